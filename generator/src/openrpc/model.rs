@@ -1,0 +1,186 @@
+//! The loaded OpenRPC document: what the rest of the generator reads.
+//!
+//! Loading (`load.rs`) turns JSON text into this model: content-descriptor `$ref`s are resolved in
+//! place, and every schema `$ref` (into `#/components/schemas` or another file) is rewritten to a
+//! key of [`Document::schemas`], so later passes never open files or follow JSON pointers.
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use std::path::PathBuf;
+
+use crate::diagnostics::Location;
+
+/// A loaded, reference-resolved OpenRPC document.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The `openrpc` version string, e.g. `1.2.6`.
+    pub openrpc: String,
+    /// The `info` object.
+    pub info: Info,
+    /// Server identity from `info["x-mcp"]`.
+    pub server: ServerExtension,
+    /// Methods in declaration order.
+    pub methods: Vec<Method>,
+    /// Every named schema reachable through `$ref`, keyed by its canonical reference
+    /// (`#/components/schemas/Pet`, or `common.json#/definitions/Id` for another file).
+    /// Every `$ref` inside any schema of this document is one of these keys.
+    pub schemas: IndexMap<String, NamedSchema>,
+    /// Every file read while loading, main document first (for `cargo:rerun-if-changed`).
+    pub files: Vec<PathBuf>,
+}
+
+/// The OpenRPC `info` object.
+#[derive(Debug, Clone, Default)]
+pub struct Info {
+    /// `info.title`.
+    pub title: String,
+    /// `info.version`.
+    pub version: String,
+    /// `info.description`.
+    pub description: Option<String>,
+}
+
+/// Server identity and instructions: `info["x-mcp"] = {"name", "title", "instructions"}`.
+#[derive(Debug, Clone, Default)]
+pub struct ServerExtension {
+    /// The `serverInfo.name`; defaults to `info.title` in kebab case.
+    pub name: Option<String>,
+    /// The `serverInfo.title`; defaults to `info.title`.
+    pub title: Option<String>,
+    /// The `instructions` of the initialize / discover result.
+    pub instructions: Option<String>,
+    /// `serverInfo.websiteUrl`.
+    pub website_url: Option<String>,
+}
+
+/// A schema that has a name: a component schema, or a definition in another file.
+#[derive(Debug, Clone)]
+pub struct NamedSchema {
+    /// Suggested type name: the last segment of the reference (`Pet`).
+    pub name: String,
+    /// The schema, with its `$ref`s canonicalized.
+    pub schema: Value,
+    /// Where the schema is defined.
+    pub location: Location,
+}
+
+/// How a method accepts its params (`paramStructure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ParamStructure {
+    /// Only a JSON object keyed by param name.
+    ByName,
+    /// Only a JSON array in declaration order.
+    ByPosition,
+    /// Either form (the OpenRPC default).
+    #[default]
+    Either,
+}
+
+/// One OpenRPC method.
+#[derive(Debug, Clone)]
+pub struct Method {
+    /// The JSON-RPC method name.
+    pub name: String,
+    /// `summary`.
+    pub summary: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// Params in declaration order, `$ref`s resolved.
+    pub params: Vec<ContentDescriptor>,
+    /// The result; `None` makes the method a notification.
+    pub result: Option<ContentDescriptor>,
+    /// `paramStructure`.
+    pub param_structure: ParamStructure,
+    /// `deprecated`.
+    pub deprecated: bool,
+    /// Errors the method declares.
+    pub errors: Vec<ErrorObject>,
+    /// The MCP binding from `x-mcp`; `None` keeps the method plain JSON-RPC.
+    pub mcp: Option<McpBinding>,
+    /// Where the method object is.
+    pub location: Location,
+}
+
+/// An OpenRPC content descriptor (a param or a result).
+#[derive(Debug, Clone)]
+pub struct ContentDescriptor {
+    /// `name`.
+    pub name: String,
+    /// `summary`.
+    pub summary: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `required` (default false).
+    pub required: bool,
+    /// `deprecated`.
+    pub deprecated: bool,
+    /// The schema, `$ref`s canonicalized to keys of [`Document::schemas`].
+    pub schema: Value,
+    /// Where the content descriptor is (the `$ref` site when it was referenced).
+    pub location: Location,
+    /// Where its `schema` is.
+    pub schema_location: Location,
+}
+
+/// An OpenRPC error object declared by a method.
+#[derive(Debug, Clone)]
+pub struct ErrorObject {
+    /// `code`.
+    pub code: i64,
+    /// `message`.
+    pub message: String,
+    /// `data`, as given.
+    pub data: Option<Value>,
+}
+
+/// What kind of MCP primitive a method is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum McpKind {
+    /// Listed by `tools/list`, called by `tools/call`.
+    Tool,
+    /// Listed by `prompts/list`, rendered by `prompts/get`.
+    Prompt,
+    /// A fixed URI, listed by `resources/list`, read by `resources/read`.
+    Resource,
+    /// An RFC 6570 URI template whose variables bind to params.
+    ResourceTemplate,
+}
+
+impl McpKind {
+    /// The name used in `x-mcp` (`tool`, `prompt`, `resource`, `resource-template`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpKind::Tool => "tool",
+            McpKind::Prompt => "prompt",
+            McpKind::Resource => "resource",
+            McpKind::ResourceTemplate => "resource-template",
+        }
+    }
+}
+
+/// The `x-mcp` extension of a method: `"tool"` or an object with `kind` and options.
+#[derive(Debug, Clone)]
+pub struct McpBinding {
+    /// What the method is exposed as.
+    pub kind: McpKind,
+    /// The exposed name (`x-mcp.name`, default the method name).
+    pub name: String,
+    /// `title`.
+    pub title: Option<String>,
+    /// `description`, default the method's description, else its summary.
+    pub description: Option<String>,
+    /// Tool `annotations`, as given (an object).
+    pub annotations: Option<Value>,
+    /// `icons`, as given (an array).
+    pub icons: Option<Value>,
+    /// Resource `uri`.
+    pub uri: Option<String>,
+    /// Resource-template `uriTemplate`.
+    pub uri_template: Option<String>,
+    /// Resource `mimeType`.
+    pub mime_type: Option<String>,
+    /// `_meta` to publish on the descriptor, as given (an object).
+    pub meta: Option<Value>,
+    /// Where the `x-mcp` value is.
+    pub location: Location,
+}
