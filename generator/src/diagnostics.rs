@@ -56,12 +56,22 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error that blocks generation.
     pub fn error(rule: &'static str, location: Location, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Error, rule, message: message.into(), location }
+        Self {
+            severity: Severity::Error,
+            rule,
+            message: message.into(),
+            location,
+        }
     }
 
     /// A warning that is reported but does not block generation.
     pub fn warning(rule: &'static str, location: Location, message: impl Into<String>) -> Self {
-        Self { severity: Severity::Warning, rule, message: message.into(), location }
+        Self {
+            severity: Severity::Warning,
+            rule,
+            message: message.into(),
+            location,
+        }
     }
 }
 
@@ -72,7 +82,11 @@ impl fmt::Display for Diagnostic {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        write!(f, "{level}[{}]: {}\n  --> {}", self.rule, self.message, self.location)
+        write!(
+            f,
+            "{level}[{}]: {}\n  --> {}",
+            self.rule, self.message, self.location
+        )
     }
 }
 

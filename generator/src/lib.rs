@@ -1,7 +1,56 @@
-//! `mcp-codegen`: turns an OpenRPC document into a typed Rust MCP server crate.
+//! `mcp-codegen`: turns an OpenRPC document into a typed Rust MCP server.
+//!
+//! Three front ends share this library: the `mcp-codegen` CLI (a whole crate), `build.rs`
+//! ([`Builder`], one file in `OUT_DIR`), and tests ([`generate`]).
+//!
+//! The pipeline: [`openrpc::load`] (positions, `$ref`s) → [`validate::validate`] (every rule,
+//! all errors at once) → [`typespace`] (JSON Schema to a type IR) → [`emit`] (tokens, formatted
+//! by prettyplease) → [`scaffold`] (the crate around it, from minijinja templates).
 
 pub mod diagnostics;
+pub mod emit;
 pub mod names;
 pub mod openrpc;
+pub mod scaffold;
 pub mod typespace;
 pub mod validate;
+
+mod builder;
+
+pub use builder::Builder;
+pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};
+
+use std::path::Path;
+
+/// The result of generating from one document.
+#[derive(Debug)]
+pub struct Generated {
+    /// The loaded document.
+    pub document: openrpc::Document,
+    /// Warnings (never errors: those fail [`generate`]).
+    pub warnings: Diagnostics,
+    /// The server source (types, `Handler` trait, `Server<H>`, descriptors) and the handler
+    /// signatures the scaffold needs.
+    pub server: emit::Emitted,
+}
+
+/// Loads, validates and emits the document at `path`. Fails with every error found, before
+/// anything is emitted.
+pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
+    let (document, mut diagnostics) = openrpc::load(path)?;
+    diagnostics.0.extend(validate::validate(&document).0);
+    diagnostics.sort();
+    if diagnostics.has_errors() {
+        return Err(diagnostics);
+    }
+    let source_name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let server = emit::emit(&document, &source_name);
+    Ok(Generated {
+        document,
+        warnings: diagnostics,
+        server,
+    })
+}

@@ -1,1 +1,143 @@
-fn main(){}
+//! The `mcp-codegen` command line: OpenRPC document in, MCP server crate out.
+
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use mcp_codegen::scaffold::{self, CrateOptions, RuntimeDependency};
+
+/// Generate a typed Rust MCP server crate from an OpenRPC document.
+///
+/// Mark the methods to expose with `"x-mcp": "tool"` (or prompt, resource, resource-template),
+/// generate, implement the `Handler` trait in src/handler.rs, build.
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-codegen",
+    version,
+    after_help = "\
+Examples:
+  Generate a new server crate (creates server/Cargo.toml, src/main.rs, src/handler.rs, README.md
+  and src/generated.rs):
+      mcp-codegen openrpc.json -o server/
+
+  Regenerate after editing the contract (rewrites only src/generated.rs; your files are kept):
+      mcp-codegen openrpc.json -o server/
+
+  In CI, fail when src/generated.rs is stale:
+      mcp-codegen openrpc.json -o server/ --check
+
+  Depend on a published runtime instead of this checkout's:
+      mcp-codegen openrpc.json -o server/ --runtime-version 0.1
+
+Exit codes: 0 success; 1 --check found stale files; 2 the document is invalid (every error is
+printed, with file:line:column and JSON pointer, and nothing is written); 3 I/O failure."
+)]
+struct Cli {
+    /// The OpenRPC document (JSON, openrpc 1.0.0-rc1 through 1.4.x).
+    openrpc: PathBuf,
+
+    /// The crate directory to write (created when missing).
+    #[arg(short, long, value_name = "DIR")]
+    output: PathBuf,
+
+    /// Write nothing; exit 1 and list the generated files that differ from what is on disk.
+    #[arg(long)]
+    check: bool,
+
+    /// Package name of a new crate [default: the document's info.title in kebab case].
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+
+    /// Depend on mcp-runtime at this path [default: the runtime next to this generator].
+    #[arg(long, value_name = "PATH", conflicts_with = "runtime_version")]
+    runtime_path: Option<PathBuf>,
+
+    /// Depend on this version of mcp-runtime from crates.io.
+    #[arg(long, value_name = "VERSION")]
+    runtime_version: Option<String>,
+
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let generated = match mcp_codegen::generate(&cli.openrpc) {
+        Ok(generated) => generated,
+        Err(diagnostics) => {
+            eprintln!("{diagnostics}");
+            eprintln!("nothing was written: fix the errors above and run again");
+            return ExitCode::from(2);
+        }
+    };
+    if !cli.quiet {
+        for warning in &generated.warnings.0 {
+            eprintln!("{warning}");
+        }
+    }
+    let runtime = match (cli.runtime_path, cli.runtime_version) {
+        (Some(path), _) => RuntimeDependency::Path(path),
+        (None, Some(version)) => RuntimeDependency::Version(version),
+        (None, None) => match RuntimeDependency::workspace_default() {
+            Some(default) => default,
+            None => {
+                eprintln!("error: this mcp-codegen was not built from a workspace with mcp-runtime; pass --runtime-path or --runtime-version");
+                return ExitCode::from(3);
+            }
+        },
+    };
+    let source_name = cli.openrpc.file_name().map_or_else(
+        || cli.openrpc.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let files = scaffold::crate_files(
+        &generated,
+        &source_name,
+        &CrateOptions {
+            crate_name: cli.name,
+            runtime,
+        },
+    );
+
+    if cli.check {
+        let stale = scaffold::stale_files(&cli.output, &files);
+        if stale.is_empty() {
+            if !cli.quiet {
+                eprintln!("up to date: {}", cli.output.display());
+            }
+            return ExitCode::SUCCESS;
+        }
+        for path in &stale {
+            println!("{}", cli.output.join(path).display());
+        }
+        eprintln!(
+            "{} generated file(s) are stale: run `mcp-codegen {} -o {}`",
+            stale.len(),
+            cli.openrpc.display(),
+            cli.output.display()
+        );
+        return ExitCode::from(1);
+    }
+
+    match scaffold::write_crate(&cli.output, &files) {
+        Ok(report) => {
+            if !cli.quiet {
+                for path in &report.written {
+                    eprintln!("wrote     {}", cli.output.join(path).display());
+                }
+                for path in &report.unchanged {
+                    eprintln!("unchanged {}", cli.output.join(path).display());
+                }
+                for path in &report.kept {
+                    eprintln!("kept      {} (yours)", cli.output.join(path).display());
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: writing {}: {error}", cli.output.display());
+            ExitCode::from(3)
+        }
+    }
+}

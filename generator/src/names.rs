@@ -56,7 +56,10 @@ fn clean(wire: &str) -> String {
 /// Makes `candidate` a valid identifier: non-empty, not starting with a digit, keywords escaped
 /// (`type` becomes `r#type`; `self` becomes `self_`).
 pub fn sanitize(candidate: &str, fallback: &str) -> String {
-    let mut name: String = candidate.chars().filter(|c| c.is_alphanumeric() || *c == '_').collect();
+    let mut name: String = candidate
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
     if name.is_empty() {
         name = fallback.to_string();
     }
@@ -98,7 +101,13 @@ impl Scope {
         let camel = bare.starts_with(|c: char| c.is_ascii_uppercase());
         let base = bare.trim_end_matches('_');
         (2..)
-            .map(|n| if camel { format!("{base}{n}") } else { format!("{base}_{n}") })
+            .map(|n| {
+                if camel {
+                    format!("{base}{n}")
+                } else {
+                    format!("{base}_{n}")
+                }
+            })
             .find(|candidate| self.taken.insert(candidate.clone()))
             .expect("an unbounded range always yields a free name")
     }

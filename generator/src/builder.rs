@@ -1,0 +1,101 @@
+//! `build.rs` front end: generate into `OUT_DIR` and tell cargo what to watch.
+
+use std::path::{Path, PathBuf};
+
+use crate::Diagnostics;
+
+/// Generates a server module from a `build.rs`.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     mcp_codegen::Builder::new("openrpc.json").generate().expect("valid OpenRPC document");
+/// }
+/// ```
+/// and in the crate: `mod server { include!(concat!(env!("OUT_DIR"), "/mcp_server.rs")); }`.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    input: PathBuf,
+    out_dir: Option<PathBuf>,
+    file_name: String,
+}
+
+/// Why a `build.rs` generation failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The document has errors; each is printed as a cargo warning before this is returned.
+    Invalid(Diagnostics),
+    /// Writing the output failed, or `OUT_DIR` is not set.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Invalid(diagnostics) => {
+                write!(f, "invalid OpenRPC document:\n{diagnostics}")
+            }
+            BuildError::Io(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl Builder {
+    /// Generates from the OpenRPC document at `input` (relative to the crate root).
+    pub fn new(input: impl AsRef<Path>) -> Self {
+        Self {
+            input: input.as_ref().to_path_buf(),
+            out_dir: None,
+            file_name: "mcp_server.rs".into(),
+        }
+    }
+
+    /// Writes into `dir` instead of `$OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Names the output file (default `mcp_server.rs`).
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = name.into();
+        self
+    }
+
+    /// Generates, prints `cargo:rerun-if-changed` for every file read and a `cargo:warning` per
+    /// diagnostic, and returns the path written. The file is rewritten only when it changed.
+    pub fn generate(self) -> Result<PathBuf, BuildError> {
+        println!("cargo:rerun-if-changed={}", self.input.display());
+        let generated = match crate::generate(&self.input) {
+            Ok(generated) => generated,
+            Err(diagnostics) => {
+                for d in &diagnostics.0 {
+                    println!("cargo:warning={}", d.to_string().replace('\n', " "));
+                }
+                return Err(BuildError::Invalid(diagnostics));
+            }
+        };
+        for file in generated.document.files.iter().skip(1) {
+            println!("cargo:rerun-if-changed={}", file.display());
+        }
+        for warning in &generated.warnings.0 {
+            println!("cargo:warning={}", warning.to_string().replace('\n', " "));
+        }
+        let dir = match self.out_dir {
+            Some(dir) => dir,
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    BuildError::Io(std::io::Error::other(
+                        "OUT_DIR is not set: call Builder from build.rs or set out_dir",
+                    ))
+                })?,
+        };
+        let path = dir.join(&self.file_name);
+        crate::scaffold::write_if_changed(&path, &generated.server.source)
+            .map_err(BuildError::Io)?;
+        Ok(path)
+    }
+}

@@ -1,0 +1,195 @@
+//! MCP descriptors computed at generation time: the `Tool`, `Prompt`, `Resource` and
+//! `ResourceTemplate` objects of every MCP method, serialized once per protocol revision.
+
+use serde_json::{json, Map, Value};
+
+use super::schema_bundle::{is_object_schema, strip_header_annotations, Bundler, Dialect};
+use crate::openrpc::{Document, McpBinding, McpKind, Method};
+
+/// The protocol revisions descriptors are shaped for, in the runtime's index order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Revision {
+    /// 2025-03-26.
+    V2025_03_26,
+    /// 2025-06-18.
+    V2025_06_18,
+    /// 2025-11-25.
+    V2025_11_25,
+    /// 2026-07-28.
+    V2026_07_28,
+}
+
+impl Revision {
+    /// All revisions, oldest first (the runtime's `ProtocolVersion::ALL` order).
+    pub const ALL: [Revision; 4] = [
+        Revision::V2025_03_26,
+        Revision::V2025_06_18,
+        Revision::V2025_11_25,
+        Revision::V2026_07_28,
+    ];
+
+    fn dialect(self) -> Dialect {
+        if self >= Revision::V2025_11_25 {
+            Dialect::Draft2020_12
+        } else {
+            Dialect::Draft07
+        }
+    }
+
+    /// `title`, `outputSchema`, `_meta` exist from 2025-06-18.
+    fn has_titles(self) -> bool {
+        self >= Revision::V2025_06_18
+    }
+
+    /// `icons` exist from 2025-11-25.
+    fn has_icons(self) -> bool {
+        self >= Revision::V2025_11_25
+    }
+}
+
+/// The descriptor of `method` (which must have an MCP binding) for every revision, in
+/// [`Revision::ALL`] order, serialized compactly.
+pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBinding) -> [String; 4] {
+    Revision::ALL.map(|revision| {
+        let value = match binding.kind {
+            McpKind::Tool => tool(document, method, binding, revision),
+            McpKind::Prompt => prompt(method, binding, revision),
+            McpKind::Resource | McpKind::ResourceTemplate => resource(binding, revision),
+        };
+        serde_json::to_string(&value).expect("descriptor values always serialize")
+    })
+}
+
+/// Fields every kind shares: `name`, `title`, `description`, `icons`.
+fn base(binding: &McpBinding, revision: Revision) -> Map<String, Value> {
+    let mut map = Map::new();
+    map.insert("name".into(), json!(binding.name));
+    if revision.has_titles() {
+        if let Some(title) = &binding.title {
+            map.insert("title".into(), json!(title));
+        }
+    }
+    if let Some(description) = &binding.description {
+        map.insert("description".into(), json!(description));
+    }
+    if revision.has_icons() {
+        if let Some(icons) = &binding.icons {
+            map.insert("icons".into(), icons.clone());
+        }
+    }
+    map
+}
+
+/// `_meta` from 2025-06-18 on.
+fn finish(mut map: Map<String, Value>, binding: &McpBinding, revision: Revision) -> Value {
+    if revision.has_titles() {
+        if let Some(meta) = &binding.meta {
+            map.insert("_meta".into(), meta.clone());
+        }
+    }
+    Value::Object(map)
+}
+
+fn tool(document: &Document, method: &Method, binding: &McpBinding, revision: Revision) -> Value {
+    let mut map = base(binding, revision);
+    map.insert(
+        "inputSchema".into(),
+        input_schema(document, method, revision),
+    );
+    if revision.has_titles() {
+        if let Some(output) = output_schema(document, method, revision) {
+            map.insert("outputSchema".into(), output);
+        }
+    }
+    if let Some(annotations) = &binding.annotations {
+        map.insert("annotations".into(), annotations.clone());
+    }
+    finish(map, binding, revision)
+}
+
+/// `{"type":"object","properties":{...},"required":[...]}` from the params in declaration
+/// order, each property carrying the param's description when its schema has none.
+fn input_schema(document: &Document, method: &Method, revision: Revision) -> Value {
+    let mut bundler = Bundler::new(document, revision.dialect());
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for param in &method.params {
+        let mut schema = bundler.rewrite(&param.schema);
+        if let (Value::Object(map), Some(description)) = (&mut schema, &param.description) {
+            if !map.contains_key("description") && !map.contains_key("$ref") {
+                map.insert("description".into(), json!(description));
+            }
+        }
+        properties.insert(param.name.clone(), schema);
+        if param.required {
+            required.push(json!(param.name));
+        }
+    }
+    let mut root = Map::new();
+    root.insert("type".into(), json!("object"));
+    root.insert("properties".into(), Value::Object(properties));
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    let mut schema = bundler.finish(Value::Object(root));
+    if revision < Revision::V2026_07_28 {
+        strip_header_annotations(&mut schema);
+    }
+    schema
+}
+
+/// The result schema as `outputSchema`; before 2026-07-28 only when results are objects
+/// (`structuredContent` must be an object there).
+fn output_schema(document: &Document, method: &Method, revision: Revision) -> Option<Value> {
+    let result = method.result.as_ref()?;
+    let mut bundler = Bundler::new(document, revision.dialect());
+    let root = bundler.resolve_root(&result.schema);
+    if revision < Revision::V2026_07_28 && !is_object_schema(&root) {
+        return None;
+    }
+    let rewritten = bundler.rewrite(&root);
+    let mut schema = bundler.finish(rewritten);
+    strip_header_annotations(&mut schema);
+    Some(schema)
+}
+
+fn prompt(method: &Method, binding: &McpBinding, revision: Revision) -> Value {
+    let mut map = base(binding, revision);
+    if !method.params.is_empty() {
+        let arguments = method
+            .params
+            .iter()
+            .map(|param| {
+                let mut argument = Map::new();
+                argument.insert("name".into(), json!(param.name));
+                if let Some(description) = param.description.as_ref().or(param.summary.as_ref()) {
+                    argument.insert("description".into(), json!(description));
+                }
+                argument.insert("required".into(), json!(param.required));
+                Value::Object(argument)
+            })
+            .collect();
+        map.insert("arguments".into(), Value::Array(arguments));
+    }
+    finish(map, binding, revision)
+}
+
+fn resource(binding: &McpBinding, revision: Revision) -> Value {
+    let mut map = Map::new();
+    match binding.kind {
+        McpKind::ResourceTemplate => {
+            map.insert("uriTemplate".into(), json!(binding.uri_template));
+        }
+        _ => {
+            map.insert("uri".into(), json!(binding.uri));
+        }
+    }
+    map.extend(base(binding, revision));
+    if let Some(mime_type) = &binding.mime_type {
+        map.insert("mimeType".into(), json!(mime_type));
+    }
+    if let Some(annotations) = &binding.annotations {
+        map.insert("annotations".into(), annotations.clone());
+    }
+    finish(map, binding, revision)
+}

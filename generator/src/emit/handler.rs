@@ -1,0 +1,68 @@
+//! The `Handler` trait: one async method per OpenRPC method, typed params in, typed result out.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::doc_attrs;
+use super::plan::MethodPlan;
+use crate::typespace::TypeSpace;
+
+/// `pub trait Handler { ... }`.
+pub fn handler_trait(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
+    let types_path = quote!(types);
+    let fns = methods.iter().map(|plan| {
+        let name = ident(&plan.fn_name);
+        let method = plan.method;
+        let kind = match plan.binding() {
+            Some(binding) => format!(
+                "MCP {} `{}`; JSON-RPC method `{}`.",
+                binding.kind.as_str(),
+                binding.name,
+                method.name
+            ),
+            None => format!("JSON-RPC method `{}`.", method.name),
+        };
+        let docs = doc_attrs(&[
+            method.summary.as_deref(),
+            method.description.as_deref(),
+            Some(&kind),
+        ]);
+        let deprecated = method.deprecated.then(|| quote!(#[deprecated]));
+        let params = plan.params.map(|ty| {
+            let ty = types.type_expr(ty, &types_path);
+            quote!(, params: #ty)
+        });
+        let output = match plan.result {
+            Some(ty) => types.type_expr(ty, &types_path),
+            None => quote!(()),
+        };
+        quote! {
+            #docs
+            #deprecated
+            fn #name(
+                &self,
+                ctx: &::mcp_runtime::RequestContext
+                #params
+            ) -> impl ::std::future::Future<
+                Output = ::std::result::Result<#output, ::mcp_runtime::Error>,
+            > + ::std::marker::Send;
+        }
+    });
+    quote! {
+        /// Implement this trait to serve the document: one method per OpenRPC method.
+        ///
+        /// Write each method as an `async fn`. A returned `Err` becomes an `isError` result for
+        /// a tool, and a JSON-RPC error otherwise.
+        pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+            #(#fns)*
+        }
+    }
+}
+
+/// An identifier token from a name `names` produced (raw identifiers included).
+pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
+        None => format_ident!("{}", name),
+    }
+}

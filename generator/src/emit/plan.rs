@@ -1,0 +1,84 @@
+//! What the emitter needs to know about each method, decided once: Rust names and the types of
+//! its params and result in the type space.
+
+use heck::ToUpperCamelCase;
+use serde_json::{json, Map, Value};
+
+use crate::names::{camel_ident, snake_ident, Scope};
+use crate::openrpc::{Document, McpBinding, Method};
+use crate::typespace::{TypeId, TypeSpace};
+
+/// One method, ready to emit.
+pub struct MethodPlan<'d> {
+    /// The method as loaded.
+    pub method: &'d Method,
+    /// The handler method's identifier (`snake_case`, unique in the trait).
+    pub fn_name: String,
+    /// The params struct, or `None` when the method takes no params.
+    pub params: Option<TypeId>,
+    /// The result type, or `None` for a notification.
+    pub result: Option<TypeId>,
+}
+
+impl MethodPlan<'_> {
+    /// The method's MCP binding, if it has one.
+    pub fn binding(&self) -> Option<&McpBinding> {
+        self.method.mcp.as_ref()
+    }
+}
+
+/// Lowers every named schema and every method's params and result into `types`, and names the
+/// handler methods.
+pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan<'d>> {
+    for (key, named) in &document.schemas {
+        types.add_named(key, &named.name, &named.schema);
+    }
+    let mut fn_names = Scope::new();
+    document
+        .methods
+        .iter()
+        .map(|method| {
+            let type_base = camel_ident(&method.name)
+                .trim_start_matches("r#")
+                .to_upper_camel_case();
+            let params = (!method.params.is_empty())
+                .then(|| types.add_inline(&params_schema(method), &format!("{type_base}Params")));
+            let result = method
+                .result
+                .as_ref()
+                .map(|result| types.add_inline(&result.schema, &format!("{type_base}Result")));
+            MethodPlan {
+                method,
+                fn_name: fn_names.unique_ident(&snake_ident(&method.name)),
+                params,
+                result,
+            }
+        })
+        .collect()
+}
+
+/// The object schema of a method's params: properties in declaration order, the required ones
+/// listed, each carrying its content descriptor's description when its schema has none.
+fn params_schema(method: &Method) -> Value {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for param in &method.params {
+        let mut schema = param.schema.clone();
+        let description = param.description.as_ref().or(param.summary.as_ref());
+        if let (Value::Object(map), Some(description)) = (&mut schema, description) {
+            if !map.contains_key("description") && !map.contains_key("$ref") {
+                map.insert("description".into(), json!(description));
+            }
+        }
+        properties.insert(param.name.clone(), schema);
+        if param.required {
+            required.push(json!(param.name));
+        }
+    }
+    json!({
+        "type": "object",
+        "description": format!("Params of `{}`.", method.name),
+        "properties": properties,
+        "required": required,
+    })
+}

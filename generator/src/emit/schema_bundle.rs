@@ -1,0 +1,174 @@
+//! Self-contained JSON Schemas for descriptors: the params and result schemas of a method with
+//! every `$ref` into the document's named schemas moved into `$defs` (2020-12) or
+//! `definitions` (draft-07), so a client can read `inputSchema` and `outputSchema` alone.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::names::Scope;
+use crate::openrpc::{Document, NamedSchema};
+
+/// The JSON Schema dialect a protocol revision expects in descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Draft-07, implicit (2025-03-26, 2025-06-18): definitions under `definitions`.
+    Draft07,
+    /// 2020-12, declared with `$schema` (2025-11-25 on): definitions under `$defs`.
+    Draft2020_12,
+}
+
+impl Dialect {
+    fn defs_key(self) -> &'static str {
+        match self {
+            Dialect::Draft07 => "definitions",
+            Dialect::Draft2020_12 => "$defs",
+        }
+    }
+}
+
+/// The `$schema` URI of JSON Schema 2020-12.
+pub const SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Builds self-contained schemas out of a document's schemas, one root at a time.
+pub struct Bundler<'d> {
+    registry: &'d IndexMap<String, NamedSchema>,
+    dialect: Dialect,
+    /// Registry key -> definition name, in first-use order.
+    used: IndexMap<String, String>,
+    names: Scope,
+}
+
+impl<'d> Bundler<'d> {
+    /// A bundler over `document`'s named schemas for `dialect`.
+    pub fn new(document: &'d Document, dialect: Dialect) -> Self {
+        Self {
+            registry: &document.schemas,
+            dialect,
+            used: IndexMap::new(),
+            names: Scope::new(),
+        }
+    }
+
+    /// Follows `$ref`s at the root of `schema` until a schema that is not a bare reference, so a
+    /// root keeps its `type: "object"` visible (clients check it there).
+    pub fn resolve_root(&self, schema: &Value) -> Value {
+        let mut current = schema;
+        for _ in 0..64 {
+            let Some(key) = bare_ref(current) else { break };
+            match self.registry.get(key) {
+                Some(named) => current = &named.schema,
+                None => break,
+            }
+        }
+        current.clone()
+    }
+
+    /// Rewrites every `$ref` in `schema` to the bundle's definitions, recording what is used.
+    pub fn rewrite(&mut self, schema: &Value) -> Value {
+        match schema {
+            Value::Object(map) => {
+                let mut out = Map::with_capacity(map.len());
+                for (key, value) in map {
+                    if key == "$ref" {
+                        if let Value::String(target) = value {
+                            out.insert(key.clone(), Value::String(self.reference(target)));
+                            continue;
+                        }
+                    }
+                    out.insert(key.clone(), self.rewrite(value));
+                }
+                Value::Object(out)
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.rewrite(v)).collect()),
+            other => other.clone(),
+        }
+    }
+
+    /// Adds the collected definitions (and `$schema` for 2020-12) to `root`, transitively.
+    pub fn finish(mut self, mut root: Value) -> Value {
+        let mut defs = Map::new();
+        let mut done = 0;
+        while done < self.used.len() {
+            let (key, name) = self
+                .used
+                .get_index(done)
+                .map(|(k, n)| (k.clone(), n.clone()))
+                .expect("index in range");
+            done += 1;
+            let schema = self
+                .registry
+                .get(&key)
+                .map(|n| n.schema.clone())
+                .unwrap_or(Value::Bool(true));
+            let rewritten = self.rewrite(&schema);
+            defs.insert(name, rewritten);
+        }
+        if let Value::Object(map) = &mut root {
+            if self.dialect == Dialect::Draft2020_12 {
+                map.shift_insert(0, "$schema".into(), Value::String(SCHEMA_2020_12.into()));
+            }
+            if !defs.is_empty() {
+                map.insert(self.dialect.defs_key().into(), Value::Object(defs));
+            }
+        }
+        root
+    }
+
+    fn reference(&mut self, target: &str) -> String {
+        let name = match self.used.get(target) {
+            Some(name) => name.clone(),
+            None => {
+                let base = self
+                    .registry
+                    .get(target)
+                    .map_or("Unresolved", |n| n.name.as_str());
+                let name = self.names.unique_ident(base);
+                self.used.insert(target.to_string(), name.clone());
+                name
+            }
+        };
+        format!("#/{}/{}", self.dialect.defs_key(), escape_pointer(&name))
+    }
+}
+
+/// The target of a schema that is only `{"$ref": ...}` (siblings such as `description` allowed).
+fn bare_ref(schema: &Value) -> Option<&str> {
+    let map = schema.as_object()?;
+    let target = map.get("$ref")?.as_str()?;
+    let only_annotations = map
+        .keys()
+        .all(|k| matches!(k.as_str(), "$ref" | "description" | "title"));
+    only_annotations.then_some(target)
+}
+
+fn escape_pointer(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// Removes `x-mcp-header` annotations (meaningful from 2026-07-28 only).
+pub fn strip_header_annotations(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.shift_remove("x-mcp-header");
+            map.values_mut().for_each(strip_header_annotations);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_header_annotations),
+        _ => {}
+    }
+}
+
+/// True when values of `schema` (after root references) are JSON objects.
+pub fn is_object_schema(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    match map.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(_) => false,
+        None => {
+            map.contains_key("properties")
+                && !map.contains_key("oneOf")
+                && !map.contains_key("anyOf")
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! What a generated server exposes, computed at generation time: server identity and the
+//! descriptors of its tools, prompts, resources and resource templates, as JSON bytes per
+//! protocol revision.
+
+use crate::protocol::ProtocolVersion;
+
+/// Everything `initialize`, `server/discover` and the `*/list` methods publish.
+#[derive(Debug)]
+pub struct Catalog {
+    /// `serverInfo`.
+    pub server: ServerInfo,
+    /// `instructions`, if the document gives any.
+    pub instructions: Option<&'static str>,
+    /// Tools in declaration order.
+    pub tools: &'static [Descriptor],
+    /// Prompts in declaration order.
+    pub prompts: &'static [Descriptor],
+    /// Static resources in declaration order.
+    pub resources: &'static [Descriptor],
+    /// Resource templates in declaration order.
+    pub resource_templates: &'static [Descriptor],
+}
+
+/// `serverInfo` / `Implementation`.
+#[derive(Debug)]
+pub struct ServerInfo {
+    /// `name`.
+    pub name: &'static str,
+    /// `version`.
+    pub version: &'static str,
+    /// `title` (2025-06-18 and later).
+    pub title: Option<&'static str>,
+    /// `websiteUrl` (2025-11-25 and later).
+    pub website_url: Option<&'static str>,
+}
+
+/// One tool, prompt, resource or template: its key and its JSON object in every revision.
+#[derive(Debug)]
+pub struct Descriptor {
+    /// The tool or prompt name, the resource URI, or the URI template.
+    pub key: &'static str,
+    /// The descriptor object serialized for each revision, indexed by
+    /// [`ProtocolVersion::index`]. Each is a complete JSON object.
+    pub json: [&'static str; 4],
+}
+
+impl Descriptor {
+    /// The descriptor object for `version`.
+    pub fn json_for(&self, version: ProtocolVersion) -> &'static str {
+        self.json[version.index()]
+    }
+}
+
+impl Catalog {
+    /// The tool named `name`.
+    pub fn tool(&self, name: &str) -> Option<&Descriptor> {
+        self.tools.iter().find(|d| d.key == name)
+    }
+
+    /// The prompt named `name`.
+    pub fn prompt(&self, name: &str) -> Option<&Descriptor> {
+        self.prompts.iter().find(|d| d.key == name)
+    }
+}

@@ -1,0 +1,270 @@
+//! The contract between generated code and the transports.
+//!
+//! A generated crate implements [`Dispatch`] for its `Server<H>`: it decodes params straight from
+//! the request bytes into the generated params type, calls the user's handler and encodes the
+//! result once. The transports only route method names and bytes to it.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::catalog::Catalog;
+use crate::context::RequestContext;
+use crate::error::Error;
+use crate::jsonrpc::RpcError;
+use crate::protocol::ProtocolVersion;
+
+/// A boxed, sendable future: what dispatch returns so one trait object can route any method.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How a method accepts its params (OpenRPC `paramStructure`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamStructure {
+    /// Only a JSON object keyed by param name.
+    ByName,
+    /// Only a JSON array in declaration order.
+    ByPosition,
+    /// Either form.
+    Either,
+}
+
+/// Implemented by generated code: routes a call to the user's handler.
+///
+/// Each method returns `None` when the name is unknown, so the caller picks the error the
+/// protocol revision requires.
+pub trait Dispatch: Send + Sync + 'static {
+    /// What the server publishes.
+    fn catalog(&self) -> &'static Catalog;
+
+    /// Calls the plain JSON-RPC method `method` with its raw `params`.
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        params: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+
+    /// Calls the tool `name` with its raw `arguments` object.
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>>;
+
+    /// Renders the prompt `name` with its raw `arguments` object.
+    fn get_prompt<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+
+    /// Reads the resource at `uri` (a static resource, or one matching a template).
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+}
+
+/// What a tool call produced, before it is shaped for a protocol revision.
+#[derive(Debug)]
+pub enum ToolOutcome {
+    /// The handler's result, serialized once.
+    Success(Box<RawValue>),
+    /// The handler failed: a result with `isError: true`.
+    Failed(Error),
+    /// The arguments did not decode into the tool's params: a JSON-RPC `-32602` before
+    /// 2025-11-25, an `isError` result from 2025-11-25 on.
+    InvalidArguments(String),
+}
+
+/// Decodes JSON-RPC `params` into `T`, honouring `structure`. Absent params decode as an
+/// empty object, so methods whose params are all optional accept them.
+pub fn decode_params<T: DeserializeOwned>(
+    params: Option<&RawValue>,
+    structure: ParamStructure,
+) -> Result<T, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    match (text.trim_start().as_bytes().first(), structure) {
+        (Some(b'{'), ParamStructure::ByPosition) => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: this method takes params by position (a JSON array)",
+            ));
+        }
+        (Some(b'['), ParamStructure::ByName) => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: this method takes params by name (a JSON object)",
+            ));
+        }
+        (Some(b'{' | b'['), _) => {}
+        _ => {
+            return Err(RpcError::invalid_params(
+                "Invalid params: expected a JSON object or array",
+            ))
+        }
+    }
+    serde_json::from_str(text).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// Decodes MCP `arguments` (always a JSON object, absent means `{}`) into `T`.
+pub fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+    let text = arguments.map_or("{}", RawValue::get);
+    if !text.trim_start().starts_with('{') {
+        return Err("arguments must be a JSON object".to_string());
+    }
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
+/// Serializes a handler's result once.
+pub fn encode_result<T: Serialize>(result: &T) -> Result<Box<RawValue>, RpcError> {
+    serde_json::value::to_raw_value(result)
+        .map_err(|e| RpcError::internal(format!("Internal error: result did not serialize: {e}")))
+}
+
+impl ToolOutcome {
+    /// Wraps a handler's return value.
+    pub fn from_result<T: Serialize>(result: Result<T, Error>) -> Self {
+        match result {
+            Ok(value) => match serde_json::value::to_raw_value(&value) {
+                Ok(raw) => ToolOutcome::Success(raw),
+                Err(e) => ToolOutcome::Failed(Error::new(format!("result did not serialize: {e}"))),
+            },
+            Err(error) => ToolOutcome::Failed(error),
+        }
+    }
+
+    /// The `CallToolResult` for `version`, or the JSON-RPC error that revision requires.
+    ///
+    /// The result travels as `structuredContent` (an object before 2026-07-28, any value from
+    /// then on) and as a text block for clients that only read content: the string itself for
+    /// a string result, its JSON otherwise.
+    pub fn into_call_tool_result(
+        self,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let json = match self {
+            ToolOutcome::Success(raw) => {
+                let text = raw.get();
+                let shown = match serde_json::from_str::<String>(text) {
+                    Ok(s) if text.starts_with('"') => s,
+                    _ => text.to_string(),
+                };
+                let content = text_content(&shown);
+                let structured = match version {
+                    ProtocolVersion::V2025_03_26 => false,
+                    ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
+                        text.starts_with('{')
+                    }
+                    ProtocolVersion::V2026_07_28 => true,
+                };
+                if structured {
+                    format!(r#"{{"content":[{content}],"structuredContent":{text}}}"#)
+                } else {
+                    format!(r#"{{"content":[{content}]}}"#)
+                }
+            }
+            ToolOutcome::Failed(error) => {
+                format!(
+                    r#"{{"content":[{}],"isError":true}}"#,
+                    text_content(error.message())
+                )
+            }
+            ToolOutcome::InvalidArguments(message) => {
+                let message = format!("Invalid arguments: {message}");
+                if version < ProtocolVersion::V2025_11_25 {
+                    return Err(RpcError::invalid_params(message));
+                }
+                format!(
+                    r#"{{"content":[{}],"isError":true}}"#,
+                    text_content(&message)
+                )
+            }
+        };
+        RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
+    }
+}
+
+/// `{"type":"text","text":...}` with `text` escaped.
+fn text_content(text: &str) -> String {
+    let escaped = serde_json::to_string(text).expect("a string always serializes");
+    format!(r#"{{"type":"text","text":{escaped}}}"#)
+}
+
+/// A prompt result from a handler's return value: a string is one user text message; any
+/// other value is one user text message holding its JSON.
+pub fn prompt_result<T: Serialize>(
+    description: Option<&str>,
+    value: &T,
+) -> Result<Box<RawValue>, RpcError> {
+    let raw = encode_result(value)?;
+    let text = raw.get();
+    let shown = match serde_json::from_str::<String>(text) {
+        Ok(s) if text.starts_with('"') => s,
+        _ => text.to_string(),
+    };
+    let description = description
+        .map(|d| {
+            format!(
+                r#""description":{},"#,
+                serde_json::to_string(d).expect("string")
+            )
+        })
+        .unwrap_or_default();
+    let json = format!(
+        r#"{{{description}"messages":[{{"role":"user","content":{}}}]}}"#,
+        text_content(&shown)
+    );
+    RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
+}
+
+/// A `resources/read` result: a string result is the resource's text; any other value is its
+/// JSON with `mimeType` `application/json` unless the descriptor names another.
+pub fn resource_result<T: Serialize>(
+    uri: &str,
+    mime_type: Option<&str>,
+    value: &T,
+) -> Result<Box<RawValue>, RpcError> {
+    let raw = encode_result(value)?;
+    let text = raw.get();
+    let (shown, default_mime) = match serde_json::from_str::<String>(text) {
+        Ok(s) if text.starts_with('"') => (s, "text/plain"),
+        _ => (text.to_string(), "application/json"),
+    };
+    let mime = mime_type.unwrap_or(default_mime);
+    let quote = |s: &str| serde_json::to_string(s).expect("a string always serializes");
+    let json = format!(
+        r#"{{"contents":[{{"uri":{},"mimeType":{},"text":{}}}]}}"#,
+        quote(uri),
+        quote(mime),
+        quote(&shown)
+    );
+    RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
+}
+
+/// Builds the params object of a resource template from the variables matched in a URI.
+/// Variables named in `json_vars` (integer, number or boolean params) are parsed as JSON
+/// literals; all others are strings.
+pub fn template_params<T: DeserializeOwned>(
+    vars: Vec<(&str, String)>,
+    json_vars: &[&str],
+) -> Result<T, RpcError> {
+    let mut object = serde_json::Map::new();
+    for (name, value) in vars {
+        let value = if json_vars.contains(&name) {
+            serde_json::from_str(&value).map_err(|_| {
+                RpcError::invalid_params(format!(
+                    "Invalid params: `{name}` is not a valid value: {value}"
+                ))
+            })?
+        } else {
+            serde_json::Value::String(value)
+        };
+        object.insert(name.to_string(), value);
+    }
+    serde_json::from_value(serde_json::Value::Object(object))
+        .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+}

@@ -1,0 +1,100 @@
+//! The error a handler returns.
+
+use serde_json::Value;
+use std::fmt;
+
+use crate::jsonrpc::{self, RpcError};
+
+/// What a handler returns when a call fails.
+///
+/// For a tool this becomes a result with `isError: true` whose text is the message, so the model
+/// can read it; for a plain JSON-RPC method it becomes a JSON-RPC error with the code given (or
+/// `-32000`). Any `std::error::Error` converts into it, so `?` works on I/O and parse errors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Error {
+    code: Option<i32>,
+    message: String,
+    data: Option<Value>,
+}
+
+impl Error {
+    /// A failure described by `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            code: None,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// A failure with an explicit JSON-RPC error code (used by plain JSON-RPC methods; tools
+    /// report failures as results and ignore it).
+    pub fn with_code(code: i32, message: impl Into<String>) -> Self {
+        Self {
+            code: Some(code),
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// `-32602`: the arguments were well-formed but not acceptable.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::with_code(jsonrpc::INVALID_PARAMS, message)
+    }
+
+    /// Attaches structured `data` to the error.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The explicit code, if any.
+    pub fn code(&self) -> Option<i32> {
+        self.code
+    }
+
+    /// The data, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    /// The JSON-RPC error object for a plain JSON-RPC method.
+    pub fn into_rpc_error(self) -> RpcError {
+        RpcError {
+            code: self.code.unwrap_or(jsonrpc::SERVER_ERROR),
+            message: self.message.into(),
+            data: self.data,
+        }
+    }
+}
+
+impl Error {
+    /// The JSON-RPC error object for an MCP request (prompt, resource): the explicit code, else
+    /// `-32603`, keeping clear of the `-32000..-32019` range 2026-07-28 reserves.
+    pub fn into_mcp_error(self) -> RpcError {
+        RpcError {
+            code: self.code.unwrap_or(jsonrpc::INTERNAL_ERROR),
+            message: self.message.into(),
+            data: self.data,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Like `anyhow`, `Error` deliberately does not implement `std::error::Error`, so that this
+/// blanket conversion can exist and `?` works on any error type.
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for Error {
+    fn from(error: E) -> Self {
+        Self::new(error.to_string())
+    }
+}

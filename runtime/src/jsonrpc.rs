@@ -1,0 +1,133 @@
+//! JSON-RPC 2.0 errors: the codes the runtime answers with and the error object on the wire.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Invalid JSON was received.
+pub const PARSE_ERROR: i32 = -32700;
+/// The JSON sent is not a valid request object.
+pub const INVALID_REQUEST: i32 = -32600;
+/// The method does not exist or is not available.
+pub const METHOD_NOT_FOUND: i32 = -32601;
+/// Invalid method parameters (also: unknown tool or prompt, bad cursor).
+pub const INVALID_PARAMS: i32 = -32602;
+/// Internal JSON-RPC error.
+pub const INTERNAL_ERROR: i32 = -32603;
+/// Application error of a plain JSON-RPC method that gave no code of its own.
+pub const SERVER_ERROR: i32 = -32000;
+/// Session-era "resource not found" (2025-03-26 .. 2025-11-25).
+pub const RESOURCE_NOT_FOUND: i32 = -32002;
+
+/// A JSON-RPC error object: `{"code", "message", "data"?}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RpcError {
+    /// The error code.
+    pub code: i32,
+    /// A short description.
+    pub message: Cow<'static, str>,
+    /// Extra information, omitted when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with `code` and `message` and no data.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// `-32602 Invalid params` with a message that says what was wrong.
+    pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(INVALID_PARAMS, message)
+    }
+
+    /// `-32601 Method not found`, naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    /// `-32603 Internal error`.
+    pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(INTERNAL_ERROR, message)
+    }
+
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+impl fmt::Display for RpcError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "JSON-RPC error {}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+/// An incoming JSON-RPC message, borrowed from the request bytes: `params` stays raw so it can
+/// be decoded straight into the method's generated type.
+#[derive(Debug, serde::Deserialize)]
+pub struct Request<'a> {
+    /// Must be `"2.0"`.
+    #[serde(borrow)]
+    pub jsonrpc: Cow<'a, str>,
+    /// The id; absent for a notification.
+    #[serde(default, borrow)]
+    pub id: Option<&'a serde_json::value::RawValue>,
+    /// The method name.
+    #[serde(borrow)]
+    pub method: Cow<'a, str>,
+    /// The params, undecoded.
+    #[serde(default, borrow)]
+    pub params: Option<&'a serde_json::value::RawValue>,
+}
+
+impl<'a> Request<'a> {
+    /// Parses one message; the error is the JSON-RPC error to answer with (`-32700` for bad
+    /// JSON, `-32600` for a JSON value that is not a request).
+    pub fn parse(text: &'a str) -> Result<Self, RpcError> {
+        let request: Request<'a> = serde_json::from_str(text).map_err(|e| {
+            if e.is_syntax() || e.is_eof() {
+                RpcError::new(PARSE_ERROR, format!("Parse error: {e}"))
+            } else {
+                RpcError::new(INVALID_REQUEST, format!("Invalid Request: {e}"))
+            }
+        })?;
+        if request.jsonrpc != "2.0" {
+            return Err(RpcError::new(
+                INVALID_REQUEST,
+                "Invalid Request: jsonrpc must be \"2.0\"",
+            ));
+        }
+        Ok(request)
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":...,"result":...}` from already-encoded parts.
+pub fn success_response(
+    id: &serde_json::value::RawValue,
+    result: &serde_json::value::RawValue,
+) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
+        id.get(),
+        result.get()
+    )
+}
+
+/// `{"jsonrpc":"2.0","id":...,"error":{...}}`; `id` is `null` when the request had none.
+pub fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError) -> String {
+    let error = serde_json::to_string(error).expect("an error object always serializes");
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#,
+        id.map_or("null", |id| id.get())
+    )
+}
