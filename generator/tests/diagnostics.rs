@@ -359,3 +359,144 @@ fn versions_accepted() {
         }
     }
 }
+
+/// Loads and validates, failing on any error.
+fn load_clean(path: &Path) -> mcp_codegen::openrpc::Document {
+    let (document, warnings) = load(path).unwrap_or_else(|e| panic!("{}:\n{e}", path.display()));
+    assert!(!warnings.has_errors());
+    let diags = validate(&document);
+    assert!(!diags.has_errors(), "{}:\n{diags}", path.display());
+    document
+}
+
+#[test]
+fn open_rpc_examples_load_and_validate() {
+    let dir = fixtures().join("third-party/open-rpc-examples/service-descriptions");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            load_clean(&path);
+            count += 1;
+        }
+    }
+    assert!(count >= 8, "found {count} examples");
+}
+
+#[test]
+fn lotus_gateway_loads() {
+    let doc = load_clean(&fixtures().join("third-party/lotus/build/openrpc/v2/gateway.json"));
+    assert_eq!(doc.methods.len(), 50);
+    assert!(doc
+        .methods
+        .iter()
+        .all(|m| m.param_structure == mcp_codegen::openrpc::ParamStructure::ByPosition));
+    assert_eq!(doc.openrpc, "1.2.6");
+}
+
+#[test]
+fn petstore_refs_resolve_into_components() {
+    let path = fixtures().join("third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json");
+    let doc = load_clean(&path);
+    let keys: Vec<&str> = doc.schemas.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        ["#/components/schemas/PetId", "#/components/schemas/Pet", "#/components/schemas/Pets"]
+    );
+    assert_eq!(doc.schemas["#/components/schemas/Pets"].name, "Pets");
+    assert_eq!(
+        doc.schemas["#/components/schemas/Pets"].schema["items"]["$ref"],
+        "#/components/schemas/Pet"
+    );
+    let get_pet = doc.methods.iter().find(|m| m.name == "get_pet").unwrap();
+    // the param was `{"$ref": "#/components/contentDescriptors/PetId"}`
+    assert_eq!(get_pet.params[0].name, "petId");
+    assert!(get_pet.params[0].required);
+    assert_eq!(get_pet.params[0].schema["$ref"], "#/components/schemas/PetId");
+    assert_eq!(get_pet.params[0].location.pointer, "/methods/2/params/0");
+    assert_eq!(get_pet.params[0].schema_location.pointer, "/components/contentDescriptors/PetId/schema");
+    assert_eq!(doc.files, vec![path]);
+}
+
+#[test]
+fn split_document_resolves_across_files() {
+    let dir = fixtures().join("openrpc/refs");
+    let doc = load_clean(&dir.join("main.json"));
+    assert_eq!(doc.files, vec![dir.join("main.json"), dir.join("common.json")]);
+    let keys: Vec<&str> = doc.schemas.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "#/components/schemas/Item",
+            "#/components/schemas/Unused",
+            "common.json#/definitions/Item",
+            "common.json#/definitions/Id",
+            "common.json#/definitions/Tag Name",
+        ]
+    );
+    let item = &doc.schemas["common.json#/definitions/Item"];
+    assert_eq!(item.name, "Item");
+    assert_eq!(item.location.file, dir.join("common.json"));
+    assert_eq!(item.location.pointer, "/definitions/Item");
+    assert_eq!(item.location.line, 11);
+    assert_eq!(item.schema["properties"]["id"]["$ref"], "common.json#/definitions/Id");
+    assert_eq!(
+        item.schema["properties"]["children"]["items"]["$ref"],
+        "common.json#/definitions/Item"
+    );
+    assert_eq!(
+        item.schema["properties"]["tag name"]["$ref"],
+        "common.json#/definitions/Tag Name"
+    );
+    assert_eq!(doc.schemas["common.json#/definitions/Tag Name"].name, "Tag Name");
+    assert_eq!(
+        doc.schemas["#/components/schemas/Item"].schema["$ref"],
+        "common.json#/definitions/Item"
+    );
+
+    let get = &doc.methods[0];
+    assert_eq!(get.params[0].name, "id");
+    assert!(get.params[0].required);
+    assert_eq!(get.params[0].schema["$ref"], "common.json#/definitions/Id");
+    assert_eq!(get.params[0].location.file, dir.join("main.json"));
+    assert_eq!(get.params[0].schema_location.file, dir.join("common.json"));
+    assert_eq!(get.errors[0].code, 404);
+    let mcp = get.mcp.as_ref().unwrap();
+    assert_eq!(mcp.kind, mcp_codegen::openrpc::McpKind::Tool);
+    assert_eq!(mcp.name, "get_item");
+    assert_eq!(mcp.title.as_deref(), Some("Get item"));
+    assert_eq!(mcp.description.as_deref(), Some("Fetch an item by id"));
+    assert_eq!(mcp.annotations.as_ref().unwrap()["readOnlyHint"], true);
+    assert!(doc.methods[1].mcp.is_none());
+    assert_eq!(doc.server.name.as_deref(), Some("split-doc"));
+    assert_eq!(doc.server.instructions.as_deref(), Some("Look things up by id."));
+
+    // every $ref in every stored schema is a key of `schemas`
+    fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                if let Some(serde_json::Value::String(r)) = m.get("$ref") {
+                    out.push(r.clone());
+                }
+                m.values().for_each(|c| refs(c, out));
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|c| refs(c, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    doc.schemas.values().for_each(|s| refs(&s.schema, &mut all));
+    doc.methods.iter().flat_map(|m| m.params.iter().chain(&m.result)).for_each(|c| refs(&c.schema, &mut all));
+    assert!(!all.is_empty());
+    for r in all {
+        assert!(doc.schemas.contains_key(&r), "{r}");
+    }
+}
+
+#[test]
+fn locations_point_into_nested_schemas() {
+    let dir = fixtures().join("openrpc/refs");
+    let doc = load_clean(&dir.join("main.json"));
+    let loc = doc.sources.locate(&dir.join("common.json"), "/definitions/Item/properties/children/items/$ref");
+    assert_eq!((loc.line, loc.column), (17, 59));
+}
