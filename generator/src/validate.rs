@@ -1,10 +1,499 @@
 //! Validation of a loaded document before anything is generated: OpenRPC rules and MCP rules.
+//!
+//! Every rule runs on the whole document and all problems are reported at once, sorted with
+//! [`Diagnostics::sort`]. Rule ids: `unique-method-names`, `unique-param-names`,
+//! `required-params-first`, `mcp-needs-result`, `mcp-unique-names`, `mcp-tool-name` (warning),
+//! `mcp-prompt-arguments`, `mcp-resource-params`, `mcp-uri-template`, `mcp-header-token`,
+//! `mcp-header-unique`, `mcp-header-type`, `mcp-header-reachable`, `mcp-header-placement`.
 
-use crate::diagnostics::Diagnostics;
-use crate::openrpc::Document;
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use crate::diagnostics::{Diagnostic, Diagnostics, Location};
+use crate::openrpc::json_pos::escape_token;
+use crate::openrpc::{ContentDescriptor, Document, McpKind, Method};
 
 /// Checks every rule on `document` and returns all diagnostics found (errors and warnings).
 pub fn validate(document: &Document) -> Diagnostics {
-    let _ = document;
-    Diagnostics::default()
+    let mut v = Validator { doc: document, diags: Diagnostics::default() };
+    v.unique_method_names();
+    for method in &document.methods {
+        v.params(method);
+        v.mcp(method);
+        v.headers(method);
+    }
+    v.mcp_unique_names();
+    let mut diags = v.diags;
+    diags.sort();
+    diags.0.dedup();
+    diags
+}
+
+struct Validator<'a> {
+    doc: &'a Document,
+    diags: Diagnostics,
+}
+
+/// True for an RFC 9110 `tchar`.
+fn is_tchar(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
+
+/// True for a tool name MCP accepts: 1 to 128 characters of `[A-Za-z0-9_.-]`.
+pub fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.chars().count())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// One variable of a URI template expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateVar {
+    /// The variable name.
+    pub name: String,
+    /// True for `{+var}` (reserved expansion).
+    pub reserved: bool,
+}
+
+/// Parses the RFC 6570 subset supported for resource templates: literals with `{var}` and
+/// `{+var}` expressions. Returns the variables in order, or why the template is not supported.
+pub fn parse_uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
+    let mut vars = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find(['{', '}']) {
+        if rest[open..].starts_with('}') {
+            return Err("unmatched `}`".to_string());
+        }
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return Err("unclosed `{`".to_string());
+        };
+        let expr = &after[..close];
+        let (reserved, name) = match expr.strip_prefix('+') {
+            Some(name) => (true, name),
+            None => (false, expr),
+        };
+        if name.is_empty() {
+            return Err(format!("empty expression `{{{expr}}}`"));
+        }
+        if let Some(op) = name.chars().next().filter(|c| "#./;?&=,!@|".contains(*c)) {
+            return Err(format!(
+                "operator `{op}` in `{{{expr}}}` is not supported; use `{{var}}` or `{{+var}}`"
+            ));
+        }
+        if name.contains(',') {
+            return Err(format!(
+                "`{{{expr}}}` has several variables; use one variable per expression"
+            ));
+        }
+        if name.contains([':', '*']) {
+            return Err(format!("modifiers in `{{{expr}}}` are not supported"));
+        }
+        let valid = name.split('.').all(|part| {
+            !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if !valid {
+            return Err(format!("invalid variable name in `{{{expr}}}`"));
+        }
+        vars.push(TemplateVar { name: name.to_string(), reserved });
+        rest = &after[close + 1..];
+    }
+    Ok(vars)
+}
+
+impl Validator<'_> {
+    fn error(&mut self, rule: &'static str, location: Location, message: String) {
+        self.diags.push(Diagnostic::error(rule, location, message));
+    }
+
+    fn child(&self, parent: &Location, key: &str) -> Location {
+        self.doc.sources.child_or_self(parent, key)
+    }
+
+    fn unique_method_names(&mut self) {
+        let mut seen: HashMap<&str, &Location> = HashMap::new();
+        for m in &self.doc.methods {
+            if let Some(first) = seen.get(m.name.as_str()) {
+                let message = format!(
+                    "duplicate method name {:?} (first declared at {}:{}:{})",
+                    m.name,
+                    first.file.display(),
+                    first.line,
+                    first.column
+                );
+                self.error("unique-method-names", self.child(&m.location, "name"), message);
+            } else {
+                seen.insert(&m.name, &m.location);
+            }
+        }
+    }
+
+    fn params(&mut self, m: &Method) {
+        let mut seen = HashSet::new();
+        let mut first_optional: Option<&ContentDescriptor> = None;
+        for p in &m.params {
+            if !seen.insert(p.name.as_str()) {
+                let message = format!("method {:?} has two params named {:?}", m.name, p.name);
+                self.error("unique-param-names", self.child(&p.location, "name"), message);
+            }
+            if p.required {
+                if let Some(opt) = first_optional {
+                    let message = format!(
+                        "required param {:?} of method {:?} comes after optional param {:?}; required params must come first",
+                        p.name, m.name, opt.name
+                    );
+                    self.error("required-params-first", self.child(&p.location, "required"), message);
+                }
+            } else if first_optional.is_none() {
+                first_optional = Some(p);
+            }
+        }
+    }
+
+    /// Follows `$ref`s through [`Document::schemas`] (bounded, so cycles end).
+    fn deref<'s>(&'s self, mut schema: &'s Value) -> &'s Value {
+        for _ in 0..32 {
+            match schema.get("$ref").and_then(Value::as_str).and_then(|k| self.doc.schemas.get(k)) {
+                Some(named) => schema = &named.schema,
+                None => break,
+            }
+        }
+        schema
+    }
+
+    fn mcp(&mut self, m: &Method) {
+        let Some(b) = &m.mcp else { return };
+        let kind = b.kind.as_str();
+        if m.result.is_none() {
+            self.error(
+                "mcp-needs-result",
+                b.location.clone(),
+                format!("method {:?} is exposed as a {kind} but has no `result` (it is a notification)", m.name),
+            );
+        }
+        match b.kind {
+            McpKind::Tool => {
+                if !valid_tool_name(&b.name) {
+                    self.diags.push(Diagnostic::warning(
+                        "mcp-tool-name",
+                        self.child(&b.location, "name"),
+                        format!(
+                            "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
+                            b.name
+                        ),
+                    ));
+                }
+            }
+            McpKind::Prompt => {
+                for p in &m.params {
+                    let schema = self.deref(&p.schema);
+                    if schema.get("type").and_then(Value::as_str) != Some("string") {
+                        self.error(
+                            "mcp-prompt-arguments",
+                            p.schema_location.clone(),
+                            format!(
+                                "prompt {:?} argument {:?} must have a schema of `type: \"string\"` (prompt arguments are strings)",
+                                b.name, p.name
+                            ),
+                        );
+                    }
+                }
+            }
+            McpKind::Resource => {
+                for p in &m.params {
+                    self.error(
+                        "mcp-resource-params",
+                        p.location.clone(),
+                        format!(
+                            "resource {:?} takes param {:?}; a static resource takes no params (use a resource-template)",
+                            b.uri.as_deref().unwrap_or(&b.name),
+                            p.name
+                        ),
+                    );
+                }
+            }
+            McpKind::ResourceTemplate => self.uri_template(m),
+        }
+    }
+
+    fn uri_template(&mut self, m: &Method) {
+        let Some(b) = &m.mcp else { return };
+        let Some(template) = &b.uri_template else { return };
+        let at = self.child(&b.location, "uriTemplate");
+        let vars = match parse_uri_template(template) {
+            Ok(vars) => vars,
+            Err(why) => {
+                self.error("mcp-uri-template", at, format!("uriTemplate {template:?}: {why}"));
+                return;
+            }
+        };
+        for var in &vars {
+            if !m.params.iter().any(|p| p.name == var.name) {
+                let message = format!(
+                    "uriTemplate {template:?}: variable {:?} names no param of method {:?}",
+                    var.name, m.name
+                );
+                self.error("mcp-uri-template", at.clone(), message);
+            }
+        }
+        for p in m.params.iter().filter(|p| p.required) {
+            if !vars.iter().any(|v| v.name == p.name) {
+                let message = format!(
+                    "required param {:?} of method {:?} does not appear in uriTemplate {template:?}",
+                    p.name, m.name
+                );
+                self.error("mcp-uri-template", at.clone(), message);
+            }
+        }
+    }
+
+    fn mcp_unique_names(&mut self) {
+        let mut seen: HashMap<(McpKind, String), &Location> = HashMap::new();
+        for m in &self.doc.methods {
+            let Some(b) = &m.mcp else { continue };
+            let (what, id, key) = match b.kind {
+                McpKind::Tool => ("tool name", b.name.clone(), "name"),
+                McpKind::Prompt => ("prompt name", b.name.clone(), "name"),
+                McpKind::Resource => ("resource uri", b.uri.clone().unwrap_or_default(), "uri"),
+                McpKind::ResourceTemplate => {
+                    ("resource uriTemplate", b.uri_template.clone().unwrap_or_default(), "uriTemplate")
+                }
+            };
+            if let Some(first) = seen.get(&(b.kind, id.clone())) {
+                let message = format!(
+                    "duplicate {what} {id:?} (method {:?}; first at {}:{}:{})",
+                    m.name,
+                    first.file.display(),
+                    first.line,
+                    first.column
+                );
+                self.error("mcp-unique-names", self.child(&b.location, key), message);
+            } else {
+                seen.insert((b.kind, id), &b.location);
+            }
+        }
+    }
+
+    fn headers(&mut self, m: &Method) {
+        let is_tool = m.mcp.as_ref().is_some_and(|b| b.kind == McpKind::Tool);
+        let mut found = Vec::new();
+        for p in &m.params {
+            let mut visited = HashSet::new();
+            walk_headers(
+                self.doc,
+                &p.schema,
+                &p.schema_location,
+                true,
+                is_tool,
+                &mut visited,
+                &mut found,
+            );
+        }
+        if !is_tool {
+            for h in found {
+                let message = format!(
+                    "`x-mcp-header` on a param of method {:?}, which is not an MCP tool; only tool params become headers",
+                    m.name
+                );
+                self.error("mcp-header-placement", h.location, message);
+            }
+            return;
+        }
+        let mut names: HashMap<String, Location> = HashMap::new();
+        for h in found {
+            if !h.reachable {
+                self.error(
+                    "mcp-header-reachable",
+                    h.location,
+                    format!(
+                        "`x-mcp-header` {} is not reachable from the tool's input root through `properties` alone (it is under {})",
+                        h.value, h.via
+                    ),
+                );
+                continue;
+            }
+            let Some(name) = h.value.as_str() else {
+                self.error(
+                    "mcp-header-token",
+                    h.location,
+                    format!("`x-mcp-header` must be a string, found {}", h.value),
+                );
+                continue;
+            };
+            if name.is_empty() || !name.chars().all(is_tchar) {
+                self.error(
+                    "mcp-header-token",
+                    h.location.clone(),
+                    format!("`x-mcp-header` {name:?} is not a non-empty RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~)"),
+                );
+            } else if let Some(first) = names.get(&name.to_ascii_lowercase()) {
+                self.error(
+                    "mcp-header-unique",
+                    h.location.clone(),
+                    format!(
+                        "`x-mcp-header` {name:?} repeats (case-insensitively) the one at {}:{}:{} in tool {:?}",
+                        first.file.display(),
+                        first.line,
+                        first.column,
+                        m.name
+                    ),
+                );
+            } else {
+                names.insert(name.to_ascii_lowercase(), h.location.clone());
+            }
+            match h.schema_type.as_deref() {
+                Some("string" | "integer" | "boolean") => {}
+                other => self.error(
+                    "mcp-header-type",
+                    h.location,
+                    format!(
+                        "`x-mcp-header` {name:?} is on a schema of type {}; only \"string\", \"integer\" and \"boolean\" can become headers",
+                        other.map_or("(none)".to_string(), |t| format!("{t:?}"))
+                    ),
+                ),
+            }
+        }
+    }
+}
+
+/// One `x-mcp-header` found in a param schema.
+struct FoundHeader {
+    value: Value,
+    location: Location,
+    reachable: bool,
+    via: String,
+    schema_type: Option<String>,
+}
+
+/// Collects every `x-mcp-header` in `schema`. `reachable` is true while every hop from the param
+/// root was a `properties` key. `$ref`s are followed (as unreachable) only when `follow_refs`.
+fn walk_headers(
+    doc: &Document,
+    schema: &Value,
+    at: &Location,
+    reachable: bool,
+    follow_refs: bool,
+    visited: &mut HashSet<String>,
+    found: &mut Vec<FoundHeader>,
+) {
+    walk(doc, schema, at, reachable, follow_refs, visited, found, "");
+}
+
+#[allow(clippy::too_many_arguments)]
+fn walk(
+    doc: &Document,
+    schema: &Value,
+    at: &Location,
+    reachable: bool,
+    follow_refs: bool,
+    visited: &mut HashSet<String>,
+    found: &mut Vec<FoundHeader>,
+    via: &str,
+) {
+    let Value::Object(map) = schema else { return };
+    let sub = |key: &str| -> Location {
+        let pointer = format!("{}/{}", at.pointer, escape_token(key));
+        doc.sources.locate(&at.file, &pointer)
+    };
+    if let Some(value) = map.get("x-mcp-header") {
+        let schema_type = match map.get("type") {
+            Some(Value::String(t)) => Some(t.clone()),
+            Some(Value::Array(ts)) => {
+                let non_null: Vec<&str> =
+                    ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+                match non_null.as_slice() {
+                    [one] => Some(one.to_string()),
+                    _ => Some(Value::Array(ts.clone()).to_string()),
+                }
+            }
+            _ => None,
+        };
+        found.push(FoundHeader {
+            value: value.clone(),
+            location: sub("x-mcp-header"),
+            reachable,
+            via: via.to_string(),
+            schema_type,
+        });
+    }
+    for (keyword, child) in map {
+        let child_at = sub(keyword);
+        let nested = |key: &str| -> Location {
+            let pointer = format!("{}/{}", child_at.pointer, escape_token(key));
+            doc.sources.locate(&child_at.file, &pointer)
+        };
+        match keyword.as_str() {
+            "properties" => {
+                if let Value::Object(props) = child {
+                    for (name, s) in props {
+                        let via = if reachable { "" } else { via };
+                        walk(doc, s, &nested(name), reachable, follow_refs, visited, found, via);
+                    }
+                }
+            }
+            "patternProperties" | "definitions" | "$defs" | "dependentSchemas" | "dependencies" => {
+                if let Value::Object(members) = child {
+                    for (name, s) in members {
+                        let via = if via.is_empty() { keyword.as_str() } else { via };
+                        walk(doc, s, &nested(name), false, follow_refs, visited, found, via);
+                    }
+                }
+            }
+            "items" | "additionalItems" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                let via = if via.is_empty() { keyword.as_str() } else { via };
+                if let Value::Array(items) = child {
+                    for (i, s) in items.iter().enumerate() {
+                        let here = nested(&i.to_string());
+                        walk(doc, s, &here, false, follow_refs, visited, found, via);
+                    }
+                } else {
+                    walk(doc, child, &child_at, false, follow_refs, visited, found, via);
+                }
+            }
+            "additionalProperties" | "contains" | "propertyNames" | "not" | "if" | "then"
+            | "else" | "unevaluatedItems" | "unevaluatedProperties" | "contentSchema" => {
+                let via = if via.is_empty() { keyword.as_str() } else { via };
+                walk(doc, child, &child_at, false, follow_refs, visited, found, via);
+            }
+            "$ref" if follow_refs => {
+                let Some(key) = child.as_str() else { continue };
+                let Some(named) = doc.schemas.get(key) else { continue };
+                if visited.insert(key.to_string()) {
+                    let via = if via.is_empty() { "$ref" } else { via };
+                    walk(doc, &named.schema, &named.location, false, follow_refs, visited, found, via);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates() {
+        let vars = parse_uri_template("file:///logs/{name}.log?{+rest}").unwrap();
+        assert_eq!(
+            vars,
+            vec![
+                TemplateVar { name: "name".into(), reserved: false },
+                TemplateVar { name: "rest".into(), reserved: true }
+            ]
+        );
+        assert!(parse_uri_template("plain://x").unwrap().is_empty());
+        for bad in ["a{", "a}", "{}", "{+}", "{a,b}", "{#a}", "{a:3}", "{a*}", "{a-b}", "{{a}}"] {
+            assert!(parse_uri_template(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tool_names() {
+        assert!(valid_tool_name("get_weather.v2-beta"));
+        assert!(!valid_tool_name(""));
+        assert!(!valid_tool_name("has space"));
+        assert!(!valid_tool_name(&"a".repeat(129)));
+        assert!(valid_tool_name(&"a".repeat(128)));
+    }
 }

@@ -1,7 +1,11 @@
 //! OpenRPC documents: loading with source positions, `$ref` resolution, and the model.
 
+pub mod json_pos;
+pub mod load;
+pub mod mcp;
 pub mod model;
 
+pub use json_pos::{FilePositions, Position, SourceMap};
 pub use model::*;
 
 use crate::diagnostics::Diagnostics;
@@ -13,6 +17,5 @@ use std::path::Path;
 /// A document that cannot be loaded (bad JSON, unresolvable `$ref`, wrong shapes) returns every
 /// error found, never only the first.
 pub fn load(path: &Path) -> Result<(Document, Diagnostics), Diagnostics> {
-    let _ = path;
-    todo!("loader: being written")
+    load::load(path)
 }

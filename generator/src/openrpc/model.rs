@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use std::path::PathBuf;
 
+use super::json_pos::SourceMap;
 use crate::diagnostics::Location;
 
 /// A loaded, reference-resolved OpenRPC document.
@@ -27,6 +28,9 @@ pub struct Document {
     pub schemas: IndexMap<String, NamedSchema>,
     /// Every file read while loading, main document first (for `cargo:rerun-if-changed`).
     pub files: Vec<PathBuf>,
+    /// Source positions of every value of every file read, to locate any JSON pointer
+    /// (including values nested deep inside schemas) for diagnostics.
+    pub sources: SourceMap,
 }
 
 /// The OpenRPC `info` object.
