@@ -24,19 +24,27 @@ impl Notes {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<types::Note>> {
         // A panic while holding the lock cannot leave the list half-written: every update is a
         // single push or clear, so the data is still consistent.
-        self.notes.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.notes
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
 impl server::Handler for Notes {
     async fn add(&self, _ctx: &RequestContext, params: types::AddParams) -> Result<i64, Error> {
-        params
-            .a
-            .checked_add(params.b)
-            .ok_or_else(|| Error::new(format!("{} + {} overflows a 64-bit integer", params.a, params.b)))
+        params.a.checked_add(params.b).ok_or_else(|| {
+            Error::new(format!(
+                "{} + {} overflows a 64-bit integer",
+                params.a, params.b
+            ))
+        })
     }
 
-    async fn create_note(&self, _ctx: &RequestContext, params: types::CreateNoteParams) -> Result<types::Note, Error> {
+    async fn create_note(
+        &self,
+        _ctx: &RequestContext,
+        params: types::CreateNoteParams,
+    ) -> Result<types::Note, Error> {
         if params.title.trim().is_empty() {
             return Err(Error::invalid_params("a note needs a non-empty title"));
         }
@@ -61,18 +69,32 @@ impl server::Handler for Notes {
         let matching: Vec<types::Note> = self
             .lock()
             .iter()
-            .filter(|n| n.title.to_lowercase().contains(&query) || n.body.to_lowercase().contains(&query))
+            .filter(|n| {
+                n.title.to_lowercase().contains(&query) || n.body.to_lowercase().contains(&query)
+            })
             .cloned()
             .collect();
         let total = matching.len() as i64;
         let limit = usize::try_from(params.limit.max(0)).unwrap_or(usize::MAX);
-        Ok(types::SearchNotesResult { notes: matching.into_iter().take(limit).collect(), total })
+        Ok(types::SearchNotesResult {
+            notes: matching.into_iter().take(limit).collect(),
+            total,
+        })
     }
 
-    async fn summarize(&self, _ctx: &RequestContext, params: types::SummarizeParams) -> Result<String, Error> {
+    async fn summarize(
+        &self,
+        _ctx: &RequestContext,
+        params: types::SummarizeParams,
+    ) -> Result<String, Error> {
         let notes = self.lock();
-        let listed: Vec<String> = notes.iter().map(|n| format!("- {}: {}", n.title, n.body)).collect();
-        let style = params.style.unwrap_or_else(|| "a short paragraph".to_string());
+        let listed: Vec<String> = notes
+            .iter()
+            .map(|n| format!("- {}: {}", n.title, n.body))
+            .collect();
+        let style = params
+            .style
+            .unwrap_or_else(|| "a short paragraph".to_string());
         Ok(format!(
             "Summarize what these notes say about {}, as {}.\n{}",
             params.topic,
@@ -82,10 +104,18 @@ impl server::Handler for Notes {
     }
 
     async fn note_index(&self, _ctx: &RequestContext) -> Result<types::NoteIndexResult, Error> {
-        Ok(self.lock().iter().map(|n| (n.id.to_string(), n.title.clone())).collect())
+        Ok(self
+            .lock()
+            .iter()
+            .map(|n| (n.id.to_string(), n.title.clone()))
+            .collect())
     }
 
-    async fn get_note(&self, _ctx: &RequestContext, params: types::GetNoteParams) -> Result<types::Note, Error> {
+    async fn get_note(
+        &self,
+        _ctx: &RequestContext,
+        params: types::GetNoteParams,
+    ) -> Result<types::Note, Error> {
         self.lock()
             .iter()
             .find(|n| n.id == params.id)
@@ -94,7 +124,9 @@ impl server::Handler for Notes {
     }
 
     async fn stats(&self, _ctx: &RequestContext) -> Result<types::StatsResult, Error> {
-        Ok(types::StatsResult { notes: self.lock().len() as i64 })
+        Ok(types::StatsResult {
+            notes: self.lock().len() as i64,
+        })
     }
 
     async fn clear(&self, _ctx: &RequestContext) -> Result<(), Error> {

@@ -1,0 +1,119 @@
+//! The `mcp-codegen` binary: crates that build, `--check`, user files kept, bad documents
+//! rejected with exit code 2 and nothing written.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mcp_codegen(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcp-codegen")).args(args).output().expect("the binary runs")
+}
+
+fn generate_into(fixture: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec![fixture.as_os_str(), "-o".as_ref(), out.as_os_str()];
+    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+    mcp_codegen(&args)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `mcp-codegen <fixture> -o <dir> && cargo build --manifest-path <dir>/Cargo.toml`, for every
+/// valid fixture, with one shared target directory so dependencies build once.
+#[test]
+fn every_valid_fixture_generates_a_crate_that_builds() {
+    let root = common::workspace();
+    let target = root.join("target/generated-crates");
+    let scratch = tempfile::tempdir().unwrap();
+    for (name, fixture) in common::valid_fixtures() {
+        let out = scratch.path().join(&name);
+        let generated = generate_into(&fixture, &out, &["--quiet", "--name", &format!("generated-{name}")]);
+        assert!(generated.status.success(), "{name}: {}", text(&generated.stderr));
+        // Pin dependency versions to the workspace's, so the build needs no resolution.
+        fs::copy(root.join("Cargo.lock"), out.join("Cargo.lock")).unwrap();
+        let build = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(out.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .env("RUSTFLAGS", "-D warnings")
+            .output()
+            .unwrap();
+        assert!(build.status.success(), "{name} does not build:\n{}", text(&build.stderr));
+    }
+}
+
+#[test]
+fn regenerating_keeps_user_files_and_check_detects_drift() {
+    let root = common::workspace();
+    let fixture = root.join("examples/quickstart/openrpc.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("server");
+
+    let first = generate_into(&fixture, &out, &[]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    for file in ["Cargo.toml", "README.md", "src/main.rs", "src/handler.rs", "src/generated.rs"] {
+        assert!(out.join(file).is_file(), "{file} was not created");
+    }
+
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+
+    // The user edits their files and someone edits the generated one by hand.
+    let handler = out.join("src/handler.rs");
+    fs::write(&handler, "// my implementation\n").unwrap();
+    fs::write(out.join("Cargo.toml"), "# my manifest\n").unwrap();
+    let generated = out.join("src/generated.rs");
+    let pristine = fs::read_to_string(&generated).unwrap();
+    fs::write(&generated, format!("{pristine}\n// hand edit\n")).unwrap();
+
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    let listed = text(&check.stdout);
+    assert_eq!(listed.trim(), out.join("src/generated.rs").display().to_string());
+    assert_eq!(fs::read_to_string(&generated).unwrap(), format!("{pristine}\n// hand edit\n"), "--check wrote");
+
+    let again = generate_into(&fixture, &out, &[]);
+    assert!(again.status.success());
+    assert_eq!(fs::read_to_string(&handler).unwrap(), "// my implementation\n");
+    assert_eq!(fs::read_to_string(out.join("Cargo.toml")).unwrap(), "# my manifest\n");
+    assert_eq!(fs::read_to_string(&generated).unwrap(), pristine);
+    assert!(text(&again.stderr).contains("kept      "), "{}", text(&again.stderr));
+}
+
+#[test]
+fn an_invalid_document_exits_2_lists_every_error_and_writes_nothing() {
+    let root = common::workspace();
+    let fixture = root.join("fixtures/invalid/several-errors.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("never");
+    let output = generate_into(&fixture, &out, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = text(&output.stderr);
+    assert!(stderr.matches("error[").count() >= 2, "{stderr}");
+    assert!(stderr.contains("several-errors.json:"), "{stderr}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert!(!out.exists(), "output written for an invalid document");
+}
+
+#[test]
+fn the_fusion_partial_openrpc_document_is_rejected() {
+    let root = common::workspace();
+    let fixture: PathBuf =
+        root.join("fixtures/third-party/fusion/fusion-jsonrpc/src/test/resources/META-INF/fusion/jsonrpc/openrpc.json");
+    let dir = tempfile::tempdir().unwrap();
+    let output = generate_into(&fixture, &dir.path().join("out"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(text(&output.stderr).contains("error[document-shape]"), "{}", text(&output.stderr));
+}
+
+#[test]
+fn help_teaches_by_example() {
+    let output = mcp_codegen(&["--help".as_ref()]);
+    let help = text(&output.stdout);
+    for needle in ["Examples:", "mcp-codegen openrpc.json -o server/", "--check", "--runtime-path", "Exit codes"] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}

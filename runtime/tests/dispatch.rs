@@ -1,0 +1,300 @@
+//! The pieces generated code calls: params decoding, result shaping per revision, and the
+//! stdio JSON-RPC loop over a hand-written `Dispatch`.
+
+use mcp_runtime::dispatch::{
+    decode_arguments, decode_params, prompt_result, resource_result, template_params,
+};
+use mcp_runtime::jsonrpc::{Request, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+use mcp_runtime::{
+    BoxFuture, Catalog, Dispatch, Error, ParamStructure, ProtocolVersion, RequestContext, RpcError,
+    ServerInfo, ToolOutcome,
+};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Pair {
+    a: i64,
+    #[serde(default)]
+    b: Option<String>,
+}
+
+fn raw(text: &str) -> Box<RawValue> {
+    RawValue::from_string(text.to_string()).unwrap()
+}
+
+fn parse(raw: &RawValue) -> Value {
+    serde_json::from_str(raw.get()).unwrap()
+}
+
+#[test]
+fn params_decode_by_name_and_by_position() {
+    let by_name: Pair =
+        decode_params(Some(&raw(r#"{"a":1,"b":"x"}"#)), ParamStructure::Either).unwrap();
+    assert_eq!(
+        by_name,
+        Pair {
+            a: 1,
+            b: Some("x".into())
+        }
+    );
+    let by_position: Pair =
+        decode_params(Some(&raw(r#"[2, "y"]"#)), ParamStructure::Either).unwrap();
+    assert_eq!(
+        by_position,
+        Pair {
+            a: 2,
+            b: Some("y".into())
+        }
+    );
+    let trailing_omitted: Pair =
+        decode_params(Some(&raw("[3]")), ParamStructure::ByPosition).unwrap();
+    assert_eq!(trailing_omitted, Pair { a: 3, b: None });
+}
+
+#[test]
+fn params_structure_is_enforced() {
+    let err =
+        decode_params::<Pair>(Some(&raw(r#"{"a":1}"#)), ParamStructure::ByPosition).unwrap_err();
+    assert_eq!(err.code, INVALID_PARAMS);
+    assert!(err.message.contains("by position"), "{}", err.message);
+    let err = decode_params::<Pair>(Some(&raw("[1]")), ParamStructure::ByName).unwrap_err();
+    assert!(err.message.contains("by name"), "{}", err.message);
+    let err = decode_params::<Pair>(Some(&raw("7")), ParamStructure::Either).unwrap_err();
+    assert_eq!(err.code, INVALID_PARAMS);
+    let err = decode_params::<Pair>(None, ParamStructure::Either).unwrap_err();
+    assert!(err.message.contains("missing field `a`"), "{}", err.message);
+    let err =
+        decode_params::<Pair>(Some(&raw(r#"{"a":"one"}"#)), ParamStructure::Either).unwrap_err();
+    assert!(err.message.contains("invalid type"), "{}", err.message);
+}
+
+#[test]
+fn arguments_must_be_an_object() {
+    assert!(decode_arguments::<Pair>(Some(&raw("[1]"))).is_err());
+    assert_eq!(
+        decode_arguments::<Pair>(Some(&raw(r#"{"a":5}"#))).unwrap(),
+        Pair { a: 5, b: None }
+    );
+}
+
+#[test]
+fn tool_results_follow_each_revision() {
+    let object = || ToolOutcome::from_result(Ok(json!({"sum": 3})));
+    let v = |outcome: ToolOutcome, version| parse(&outcome.into_call_tool_result(version).unwrap());
+
+    assert_eq!(
+        v(object(), ProtocolVersion::V2025_03_26),
+        json!({"content": [{"type": "text", "text": "{\"sum\":3}"}]})
+    );
+    for version in [
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        assert_eq!(
+            v(object(), version),
+            json!({"content": [{"type": "text", "text": "{\"sum\":3}"}], "structuredContent": {"sum": 3}})
+        );
+    }
+    // A non-object result is structured only from 2026-07-28, and a string shows as itself.
+    let text = || ToolOutcome::from_result(Ok("hi \"there\""));
+    assert_eq!(
+        v(text(), ProtocolVersion::V2025_11_25),
+        json!({"content": [{"type": "text", "text": "hi \"there\""}]})
+    );
+    assert_eq!(
+        v(text(), ProtocolVersion::V2026_07_28),
+        json!({"content": [{"type": "text", "text": "hi \"there\""}], "structuredContent": "hi \"there\""})
+    );
+    let failed = ToolOutcome::from_result::<()>(Err(Error::new("disk full")));
+    assert_eq!(
+        v(failed, ProtocolVersion::V2025_03_26),
+        json!({"content": [{"type": "text", "text": "disk full"}], "isError": true})
+    );
+}
+
+#[test]
+fn invalid_arguments_are_errors_before_2025_11_25_and_results_after() {
+    let outcome = || ToolOutcome::InvalidArguments("missing field `a`".into());
+    let err = outcome()
+        .into_call_tool_result(ProtocolVersion::V2025_06_18)
+        .unwrap_err();
+    assert_eq!(err.code, INVALID_PARAMS);
+    let result = parse(
+        &outcome()
+            .into_call_tool_result(ProtocolVersion::V2025_11_25)
+            .unwrap(),
+    );
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        result["content"][0]["text"],
+        json!("Invalid arguments: missing field `a`")
+    );
+}
+
+#[test]
+fn prompt_and_resource_results() {
+    let prompt = parse(&prompt_result(Some("Greets"), &"Hello").unwrap());
+    assert_eq!(
+        prompt,
+        json!({"description": "Greets", "messages": [{"role": "user", "content": {"type": "text", "text": "Hello"}}]})
+    );
+    let text = parse(&resource_result("notes://a", None, &"body").unwrap());
+    assert_eq!(
+        text,
+        json!({"contents": [{"uri": "notes://a", "mimeType": "text/plain", "text": "body"}]})
+    );
+    let json_resource = parse(&resource_result("notes://b", None, &json!({"k": 1})).unwrap());
+    assert_eq!(
+        json_resource,
+        json!({"contents": [{"uri": "notes://b", "mimeType": "application/json", "text": "{\"k\":1}"}]})
+    );
+}
+
+#[test]
+fn template_variables_become_typed_params() {
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct P {
+        id: i64,
+        name: String,
+    }
+    let p: P = template_params(vec![("id", "42".into()), ("name", "7".into())], &["id"]).unwrap();
+    assert_eq!(
+        p,
+        P {
+            id: 42,
+            name: "7".into()
+        }
+    );
+    let err =
+        template_params::<P>(vec![("id", "x".into()), ("name", "n".into())], &["id"]).unwrap_err();
+    assert_eq!(err.code, INVALID_PARAMS);
+}
+
+#[test]
+fn request_parsing_errors() {
+    assert_eq!(Request::parse("{").unwrap_err().code, PARSE_ERROR);
+    assert_eq!(
+        Request::parse(r#"{"jsonrpc":"1.0","method":"x"}"#)
+            .unwrap_err()
+            .code,
+        INVALID_REQUEST
+    );
+    assert_eq!(
+        Request::parse(r#"{"jsonrpc":"2.0"}"#).unwrap_err().code,
+        INVALID_REQUEST
+    );
+    let request =
+        Request::parse(r#"{"jsonrpc":"2.0","id":"a\"b","method":"m\u00e9","params":[1]}"#).unwrap();
+    assert_eq!(request.method, "mé");
+    assert_eq!(request.id.unwrap().get(), r#""a\"b""#);
+    assert_eq!(request.params.unwrap().get(), "[1]");
+}
+
+/// A hand-written dispatch with one method `double`, as generated code would route it.
+struct Doubler;
+
+static CATALOG: Catalog = Catalog {
+    server: ServerInfo {
+        name: "doubler",
+        version: "1",
+        title: None,
+        website_url: None,
+    },
+    instructions: None,
+    tools: &[],
+    prompts: &[],
+    resources: &[],
+    resource_templates: &[],
+};
+
+impl Dispatch for Doubler {
+    fn catalog(&self) -> &'static Catalog {
+        &CATALOG
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        params: Option<&'a RawValue>,
+        _ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        match method {
+            "double" => Some(Box::pin(async move {
+                #[derive(Deserialize)]
+                struct P {
+                    n: i64,
+                }
+                let p: P = decode_params(params, ParamStructure::Either)?;
+                mcp_runtime::dispatch::encode_result(&(p.n * 2))
+            })),
+            _ => None,
+        }
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a RawValue>,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        None
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a RawValue>,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        None
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        _: &'a str,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        None
+    }
+}
+
+#[test]
+fn stdio_loop_answers_requests_and_skips_notifications() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"double","params":{"n":21}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":"two","method":"double","params":[5]}"#,
+        "\n",
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"double","params":[1]}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":3,"method":"triple"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":4,"method":"double","params":{"n":"x"}}"#,
+        "\n",
+        "not json\n",
+    );
+    let mut output = Vec::new();
+    mcp_runtime::stdio::serve_lines(&Doubler, input.as_bytes(), &mut output).unwrap();
+    let lines: Vec<Value> = String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert_eq!(lines[0], json!({"jsonrpc": "2.0", "id": 1, "result": 42}));
+    assert_eq!(
+        lines[1],
+        json!({"jsonrpc": "2.0", "id": "two", "result": 10})
+    );
+    assert_eq!(lines[2]["error"]["code"], json!(-32601));
+    assert_eq!(lines[2]["id"], json!(3));
+    assert_eq!(lines[3]["error"]["code"], json!(-32602));
+    assert_eq!(
+        lines[4],
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": lines[4]["error"]["message"]}})
+    );
+}
