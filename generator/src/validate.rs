@@ -16,7 +16,10 @@ use crate::openrpc::{ContentDescriptor, Document, McpKind, Method};
 
 /// Checks every rule on `document` and returns all diagnostics found (errors and warnings).
 pub fn validate(document: &Document) -> Diagnostics {
-    let mut v = Validator { doc: document, diags: Diagnostics::default() };
+    let mut v = Validator {
+        doc: document,
+        diags: Diagnostics::default(),
+    };
     v.unique_method_names();
     for method in &document.methods {
         v.params(method);
@@ -43,7 +46,9 @@ fn is_tchar(c: char) -> bool {
 /// True for a tool name MCP accepts: 1 to 128 characters of `[A-Za-z0-9_.-]`.
 pub fn valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.chars().count())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// One variable of a URI template expression.
@@ -95,7 +100,10 @@ pub fn parse_uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
         if !valid {
             return Err(format!("invalid variable name in `{{{expr}}}`"));
         }
-        vars.push(TemplateVar { name: name.to_string(), reserved });
+        vars.push(TemplateVar {
+            name: name.to_string(),
+            reserved,
+        });
         rest = &after[close + 1..];
     }
     Ok(vars)
@@ -121,7 +129,11 @@ impl Validator<'_> {
                     first.line,
                     first.column
                 );
-                self.error("unique-method-names", self.child(&m.location, "name"), message);
+                self.error(
+                    "unique-method-names",
+                    self.child(&m.location, "name"),
+                    message,
+                );
             } else {
                 seen.insert(&m.name, &m.location);
             }
@@ -134,7 +146,11 @@ impl Validator<'_> {
         for p in &m.params {
             if !seen.insert(p.name.as_str()) {
                 let message = format!("method {:?} has two params named {:?}", m.name, p.name);
-                self.error("unique-param-names", self.child(&p.location, "name"), message);
+                self.error(
+                    "unique-param-names",
+                    self.child(&p.location, "name"),
+                    message,
+                );
             }
             if p.required {
                 if let Some(opt) = first_optional {
@@ -142,7 +158,11 @@ impl Validator<'_> {
                         "required param {:?} of method {:?} comes after optional param {:?}; required params must come first",
                         p.name, m.name, opt.name
                     );
-                    self.error("required-params-first", self.child(&p.location, "required"), message);
+                    self.error(
+                        "required-params-first",
+                        self.child(&p.location, "required"),
+                        message,
+                    );
                 }
             } else if first_optional.is_none() {
                 first_optional = Some(p);
@@ -153,7 +173,11 @@ impl Validator<'_> {
     /// Follows `$ref`s through [`Document::schemas`] (bounded, so cycles end).
     fn deref<'s>(&'s self, mut schema: &'s Value) -> &'s Value {
         for _ in 0..32 {
-            match schema.get("$ref").and_then(Value::as_str).and_then(|k| self.doc.schemas.get(k)) {
+            match schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|k| self.doc.schemas.get(k))
+            {
                 Some(named) => schema = &named.schema,
                 None => break,
             }
@@ -168,7 +192,10 @@ impl Validator<'_> {
             self.error(
                 "mcp-needs-result",
                 b.location.clone(),
-                format!("method {:?} is exposed as a {kind} but has no `result` (it is a notification)", m.name),
+                format!(
+                    "method {:?} is exposed as a {kind} but has no `result` (it is a notification)",
+                    m.name
+                ),
             );
         }
         match b.kind {
@@ -218,12 +245,18 @@ impl Validator<'_> {
 
     fn uri_template(&mut self, m: &Method) {
         let Some(b) = &m.mcp else { return };
-        let Some(template) = &b.uri_template else { return };
+        let Some(template) = &b.uri_template else {
+            return;
+        };
         let at = self.child(&b.location, "uriTemplate");
         let vars = match parse_uri_template(template) {
             Ok(vars) => vars,
             Err(why) => {
-                self.error("mcp-uri-template", at, format!("uriTemplate {template:?}: {why}"));
+                self.error(
+                    "mcp-uri-template",
+                    at,
+                    format!("uriTemplate {template:?}: {why}"),
+                );
                 return;
             }
         };
@@ -255,9 +288,11 @@ impl Validator<'_> {
                 McpKind::Tool => ("tool name", b.name.clone(), "name"),
                 McpKind::Prompt => ("prompt name", b.name.clone(), "name"),
                 McpKind::Resource => ("resource uri", b.uri.clone().unwrap_or_default(), "uri"),
-                McpKind::ResourceTemplate => {
-                    ("resource uriTemplate", b.uri_template.clone().unwrap_or_default(), "uriTemplate")
-                }
+                McpKind::ResourceTemplate => (
+                    "resource uriTemplate",
+                    b.uri_template.clone().unwrap_or_default(),
+                    "uriTemplate",
+                ),
             };
             if let Some(first) = seen.get(&(b.kind, id.clone())) {
                 let message = format!(
@@ -399,8 +434,11 @@ fn walk(
         let schema_type = match map.get("type") {
             Some(Value::String(t)) => Some(t.clone()),
             Some(Value::Array(ts)) => {
-                let non_null: Vec<&str> =
-                    ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+                let non_null: Vec<&str> = ts
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .filter(|t| *t != "null")
+                    .collect();
                 match non_null.as_slice() {
                     [one] => Some(one.to_string()),
                     _ => Some(Value::Array(ts.clone()).to_string()),
@@ -427,40 +465,107 @@ fn walk(
                 if let Value::Object(props) = child {
                     for (name, s) in props {
                         let via = if reachable { "" } else { via };
-                        walk(doc, s, &nested(name), reachable, follow_refs, visited, found, via);
+                        walk(
+                            doc,
+                            s,
+                            &nested(name),
+                            reachable,
+                            follow_refs,
+                            visited,
+                            found,
+                            via,
+                        );
                     }
                 }
             }
             "patternProperties" | "definitions" | "$defs" | "dependentSchemas" | "dependencies" => {
                 if let Value::Object(members) = child {
                     for (name, s) in members {
-                        let via = if via.is_empty() { keyword.as_str() } else { via };
-                        walk(doc, s, &nested(name), false, follow_refs, visited, found, via);
+                        let via = if via.is_empty() {
+                            keyword.as_str()
+                        } else {
+                            via
+                        };
+                        walk(
+                            doc,
+                            s,
+                            &nested(name),
+                            false,
+                            follow_refs,
+                            visited,
+                            found,
+                            via,
+                        );
                     }
                 }
             }
             "items" | "additionalItems" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                let via = if via.is_empty() { keyword.as_str() } else { via };
+                let via = if via.is_empty() {
+                    keyword.as_str()
+                } else {
+                    via
+                };
                 if let Value::Array(items) = child {
                     for (i, s) in items.iter().enumerate() {
                         let here = nested(&i.to_string());
                         walk(doc, s, &here, false, follow_refs, visited, found, via);
                     }
                 } else {
-                    walk(doc, child, &child_at, false, follow_refs, visited, found, via);
+                    walk(
+                        doc,
+                        child,
+                        &child_at,
+                        false,
+                        follow_refs,
+                        visited,
+                        found,
+                        via,
+                    );
                 }
             }
-            "additionalProperties" | "contains" | "propertyNames" | "not" | "if" | "then"
-            | "else" | "unevaluatedItems" | "unevaluatedProperties" | "contentSchema" => {
-                let via = if via.is_empty() { keyword.as_str() } else { via };
-                walk(doc, child, &child_at, false, follow_refs, visited, found, via);
+            "additionalProperties"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "contentSchema" => {
+                let via = if via.is_empty() {
+                    keyword.as_str()
+                } else {
+                    via
+                };
+                walk(
+                    doc,
+                    child,
+                    &child_at,
+                    false,
+                    follow_refs,
+                    visited,
+                    found,
+                    via,
+                );
             }
             "$ref" if follow_refs => {
                 let Some(key) = child.as_str() else { continue };
-                let Some(named) = doc.schemas.get(key) else { continue };
+                let Some(named) = doc.schemas.get(key) else {
+                    continue;
+                };
                 if visited.insert(key.to_string()) {
                     let via = if via.is_empty() { "$ref" } else { via };
-                    walk(doc, &named.schema, &named.location, false, follow_refs, visited, found, via);
+                    walk(
+                        doc,
+                        &named.schema,
+                        &named.location,
+                        false,
+                        follow_refs,
+                        visited,
+                        found,
+                        via,
+                    );
                 }
             }
             _ => {}
@@ -478,12 +583,20 @@ mod tests {
         assert_eq!(
             vars,
             vec![
-                TemplateVar { name: "name".into(), reserved: false },
-                TemplateVar { name: "rest".into(), reserved: true }
+                TemplateVar {
+                    name: "name".into(),
+                    reserved: false
+                },
+                TemplateVar {
+                    name: "rest".into(),
+                    reserved: true
+                }
             ]
         );
         assert!(parse_uri_template("plain://x").unwrap().is_empty());
-        for bad in ["a{", "a}", "{}", "{+}", "{a,b}", "{#a}", "{a:3}", "{a*}", "{a-b}", "{{a}}"] {
+        for bad in [
+            "a{", "a}", "{}", "{+}", "{a,b}", "{#a}", "{a:3}", "{a*}", "{a-b}", "{{a}}",
+        ] {
             assert!(parse_uri_template(bad).is_err(), "{bad}");
         }
     }

@@ -7,7 +7,10 @@ use mcp_codegen::openrpc::load;
 use mcp_codegen::validate::validate;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("fixtures")
 }
 
 /// Loads then validates, returning every diagnostic of both passes.
@@ -25,7 +28,9 @@ fn diagnose(path: &Path) -> Diagnostics {
 /// The rendering of `fixtures/invalid/<name>`, with the fixtures directory stripped.
 fn render(name: &str) -> String {
     let dir = fixtures().join("invalid");
-    diagnose(&dir.join(name)).to_string().replace(&format!("{}/", dir.display()), "")
+    diagnose(&dir.join(name))
+        .to_string()
+        .replace(&format!("{}/", dir.display()), "")
 }
 
 #[test]
@@ -307,7 +312,11 @@ fn fusion_document_is_rejected() {
         .errors()
         .find(|d| d.rule == "document-shape" && d.location.pointer == "/methods")
         .expect("methods as an object is a document-shape error");
-    assert!(methods.message.contains("must be an array"), "{}", methods.message);
+    assert!(
+        methods.message.contains("must be an array"),
+        "{}",
+        methods.message
+    );
     assert!(diags.errors().any(|d| d.location.pointer == "/schemas"));
     assert!(diags.errors().any(|d| d.message.contains("`openrpc`")));
 }
@@ -346,7 +355,12 @@ fn no_panic_on_odd_documents() {
 #[test]
 fn versions_accepted() {
     let dir = tempfile::tempdir().unwrap();
-    for (version, ok) in [("1.0.0-rc1", true), ("1.0.0", true), ("1.4.3", true), ("1.5.0", false)] {
+    for (version, ok) in [
+        ("1.0.0-rc1", true),
+        ("1.0.0", true),
+        ("1.4.3", true),
+        ("1.5.0", false),
+    ] {
         let path = dir.path().join("v.json");
         let text = format!(
             "{{\"openrpc\": \"{version}\", \"info\": {{\"title\": \"t\", \"version\": \"1\"}}, \"methods\": []}}"
@@ -396,12 +410,17 @@ fn lotus_gateway_loads() {
 
 #[test]
 fn petstore_refs_resolve_into_components() {
-    let path = fixtures().join("third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json");
+    let path =
+        fixtures().join("third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json");
     let doc = load_clean(&path);
     let keys: Vec<&str> = doc.schemas.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
-        ["#/components/schemas/PetId", "#/components/schemas/Pet", "#/components/schemas/Pets"]
+        [
+            "#/components/schemas/PetId",
+            "#/components/schemas/Pet",
+            "#/components/schemas/Pets"
+        ]
     );
     assert_eq!(doc.schemas["#/components/schemas/Pets"].name, "Pets");
     assert_eq!(
@@ -412,9 +431,15 @@ fn petstore_refs_resolve_into_components() {
     // the param was `{"$ref": "#/components/contentDescriptors/PetId"}`
     assert_eq!(get_pet.params[0].name, "petId");
     assert!(get_pet.params[0].required);
-    assert_eq!(get_pet.params[0].schema["$ref"], "#/components/schemas/PetId");
+    assert_eq!(
+        get_pet.params[0].schema["$ref"],
+        "#/components/schemas/PetId"
+    );
     assert_eq!(get_pet.params[0].location.pointer, "/methods/2/params/0");
-    assert_eq!(get_pet.params[0].schema_location.pointer, "/components/contentDescriptors/PetId/schema");
+    assert_eq!(
+        get_pet.params[0].schema_location.pointer,
+        "/components/contentDescriptors/PetId/schema"
+    );
     assert_eq!(doc.files, vec![path]);
 }
 
@@ -422,7 +447,10 @@ fn petstore_refs_resolve_into_components() {
 fn split_document_resolves_across_files() {
     let dir = fixtures().join("openrpc/refs");
     let doc = load_clean(&dir.join("main.json"));
-    assert_eq!(doc.files, vec![dir.join("main.json"), dir.join("common.json")]);
+    assert_eq!(
+        doc.files,
+        vec![dir.join("main.json"), dir.join("common.json")]
+    );
     let keys: Vec<&str> = doc.schemas.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
@@ -439,7 +467,10 @@ fn split_document_resolves_across_files() {
     assert_eq!(item.location.file, dir.join("common.json"));
     assert_eq!(item.location.pointer, "/definitions/Item");
     assert_eq!(item.location.line, 11);
-    assert_eq!(item.schema["properties"]["id"]["$ref"], "common.json#/definitions/Id");
+    assert_eq!(
+        item.schema["properties"]["id"]["$ref"],
+        "common.json#/definitions/Id"
+    );
     assert_eq!(
         item.schema["properties"]["children"]["items"]["$ref"],
         "common.json#/definitions/Item"
@@ -448,7 +479,10 @@ fn split_document_resolves_across_files() {
         item.schema["properties"]["tag name"]["$ref"],
         "common.json#/definitions/Tag Name"
     );
-    assert_eq!(doc.schemas["common.json#/definitions/Tag Name"].name, "Tag Name");
+    assert_eq!(
+        doc.schemas["common.json#/definitions/Tag Name"].name,
+        "Tag Name"
+    );
     assert_eq!(
         doc.schemas["#/components/schemas/Item"].schema["$ref"],
         "common.json#/definitions/Item"
@@ -469,7 +503,10 @@ fn split_document_resolves_across_files() {
     assert_eq!(mcp.annotations.as_ref().unwrap()["readOnlyHint"], true);
     assert!(doc.methods[1].mcp.is_none());
     assert_eq!(doc.server.name.as_deref(), Some("split-doc"));
-    assert_eq!(doc.server.instructions.as_deref(), Some("Look things up by id."));
+    assert_eq!(
+        doc.server.instructions.as_deref(),
+        Some("Look things up by id.")
+    );
 
     // every $ref in every stored schema is a key of `schemas`
     fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
@@ -486,7 +523,10 @@ fn split_document_resolves_across_files() {
     }
     let mut all = Vec::new();
     doc.schemas.values().for_each(|s| refs(&s.schema, &mut all));
-    doc.methods.iter().flat_map(|m| m.params.iter().chain(&m.result)).for_each(|c| refs(&c.schema, &mut all));
+    doc.methods
+        .iter()
+        .flat_map(|m| m.params.iter().chain(&m.result))
+        .for_each(|c| refs(&c.schema, &mut all));
     assert!(!all.is_empty());
     for r in all {
         assert!(doc.schemas.contains_key(&r), "{r}");
@@ -497,6 +537,9 @@ fn split_document_resolves_across_files() {
 fn locations_point_into_nested_schemas() {
     let dir = fixtures().join("openrpc/refs");
     let doc = load_clean(&dir.join("main.json"));
-    let loc = doc.sources.locate(&dir.join("common.json"), "/definitions/Item/properties/children/items/$ref");
+    let loc = doc.sources.locate(
+        &dir.join("common.json"),
+        "/definitions/Item/properties/children/items/$ref",
+    );
     assert_eq!((loc.line, loc.column), (17, 59));
 }

@@ -29,7 +29,12 @@ pub struct FilePositions {
 impl FilePositions {
     /// Scans `text` and records the position of every value.
     pub fn index(text: &str) -> Self {
-        let mut scanner = Scanner { bytes: text.as_bytes(), at: 0, line: 1, column: 1 };
+        let mut scanner = Scanner {
+            bytes: text.as_bytes(),
+            at: 0,
+            line: 1,
+            column: 1,
+        };
         let mut positions = HashMap::new();
         let mut pointer = String::new();
         scanner.skip_ws();
@@ -170,7 +175,13 @@ impl Scanner<'_> {
         if depth > MAX_DEPTH {
             return false;
         }
-        out.insert(pointer.clone(), Position { line: self.line, column: self.column });
+        out.insert(
+            pointer.clone(),
+            Position {
+                line: self.line,
+                column: self.column,
+            },
+        );
         match self.peek() {
             Some(b'{') => self.object(pointer, out, depth),
             Some(b'[') => self.array(pointer, out, depth),
@@ -204,7 +215,9 @@ impl Scanner<'_> {
         }
         loop {
             self.skip_ws();
-            let Some(key) = self.string() else { return false };
+            let Some(key) = self.string() else {
+                return false;
+            };
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return false;
@@ -298,13 +311,16 @@ mod tests {
     use super::*;
 
     fn pos(p: &FilePositions, pointer: &str) -> (usize, usize) {
-        let p = p.get(pointer).unwrap_or_else(|| panic!("no position for {pointer:?}"));
+        let p = p
+            .get(pointer)
+            .unwrap_or_else(|| panic!("no position for {pointer:?}"));
         (p.line, p.column)
     }
 
     #[test]
     fn nested_objects_and_arrays() {
-        let text = "{\n  \"a\": {\"b\": [1, {\"c\": true}]},\n  \"d\": [\n    null,\n    \"x\"\n  ]\n}";
+        let text =
+            "{\n  \"a\": {\"b\": [1, {\"c\": true}]},\n  \"d\": [\n    null,\n    \"x\"\n  ]\n}";
         let p = FilePositions::index(text);
         assert_eq!(pos(&p, ""), (1, 1));
         assert_eq!(pos(&p, "/a"), (2, 8));
@@ -357,7 +373,17 @@ mod tests {
 
     #[test]
     fn malformed_text_never_panics() {
-        for text in ["", "{", "{\"a\"", "{\"a\":", "[1,", "\"abc", "{\"a\":1,}", "}", "[\"\\"] {
+        for text in [
+            "",
+            "{",
+            "{\"a\"",
+            "{\"a\":",
+            "[1,",
+            "\"abc",
+            "{\"a\":1,}",
+            "}",
+            "[\"\\",
+        ] {
             let _ = FilePositions::index(text);
         }
     }
@@ -365,11 +391,20 @@ mod tests {
     #[test]
     fn locate_falls_back_to_ancestor() {
         let mut map = SourceMap::default();
-        map.insert(PathBuf::from("f.json"), FilePositions::index("{\n \"a\": {\"b\": 1}}"));
+        map.insert(
+            PathBuf::from("f.json"),
+            FilePositions::index("{\n \"a\": {\"b\": 1}}"),
+        );
         let loc = map.locate(Path::new("f.json"), "/a/zz");
-        assert_eq!((loc.line, loc.column, loc.pointer.as_str()), (2, 7, "/a/zz"));
+        assert_eq!(
+            (loc.line, loc.column, loc.pointer.as_str()),
+            (2, 7, "/a/zz")
+        );
         let loc = map.child_or_self(&map.locate(Path::new("f.json"), "/a"), "b");
-        assert_eq!((loc.line, loc.column, loc.pointer.as_str()), (2, 13, "/a/b"));
+        assert_eq!(
+            (loc.line, loc.column, loc.pointer.as_str()),
+            (2, 13, "/a/b")
+        );
         let loc = map.child_or_self(&map.locate(Path::new("f.json"), "/a"), "c");
         assert_eq!(loc.pointer, "/a");
     }

@@ -85,7 +85,11 @@ fn relative(target: &Path, base: &Path) -> String {
     let b: Vec<_> = base.components().collect();
     let common = t.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
-    parts.extend(t[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.extend(
+        t[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
     parts.join("/")
 }
 
@@ -188,7 +192,8 @@ impl Loader {
                 return Err("the file is not valid JSON".to_string());
             }
         };
-        self.sources.insert(path.clone(), FilePositions::index(&text));
+        self.sources
+            .insert(path.clone(), FilePositions::index(&text));
         self.files.push(SourceFile { path, value });
         Ok(self.files.len() - 1)
     }
@@ -207,14 +212,26 @@ impl Loader {
     }
 
     /// Resolves `reference` found in `from` at `site` to a file and a JSON pointer that exists.
-    fn resolve(&mut self, from: usize, reference: &str, site: &Location) -> Option<(usize, String)> {
+    fn resolve(
+        &mut self,
+        from: usize,
+        reference: &str,
+        site: &Location,
+    ) -> Option<(usize, String)> {
         let fail = |this: &mut Self, why: String| {
-            this.error(RULE_REF, site.clone(), format!("cannot resolve `$ref` {reference:?}: {why}"));
+            this.error(
+                RULE_REF,
+                site.clone(),
+                format!("cannot resolve `$ref` {reference:?}: {why}"),
+            );
             None
         };
         let (file_part, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         let Some(fragment) = percent_decode(fragment) else {
-            return fail(self, "the fragment has invalid percent-encoding".to_string());
+            return fail(
+                self,
+                "the fragment has invalid percent-encoding".to_string(),
+            );
         };
         if !fragment.is_empty() && !fragment.starts_with('/') {
             return fail(
@@ -230,7 +247,11 @@ impl Loader {
             let Some(decoded) = percent_decode(file_part) else {
                 return fail(self, "the path has invalid percent-encoding".to_string());
             };
-            let dir = self.files[from].path.parent().unwrap_or(Path::new("")).to_path_buf();
+            let dir = self.files[from]
+                .path
+                .parent()
+                .unwrap_or(Path::new(""))
+                .to_path_buf();
             let display = normalize(&dir.join(&decoded));
             match self.read(display.clone(), display) {
                 Ok(id) => id,
@@ -238,7 +259,11 @@ impl Loader {
             }
         };
         if self.files[file].value.pointer(&fragment).is_none() {
-            let whole = if file_part.is_empty() { "this document" } else { file_part };
+            let whole = if file_part.is_empty() {
+                "this document"
+            } else {
+                file_part
+            };
             return fail(self, format!("{whole} has no value at `{fragment}`"));
         }
         Some((file, fragment))
@@ -298,8 +323,14 @@ impl Loader {
                     .unwrap_or_default(),
             };
             let location = self.locate(file, pointer);
-            self.schemas
-                .insert(key.clone(), NamedSchema { name, schema: Value::Null, location });
+            self.schemas.insert(
+                key.clone(),
+                NamedSchema {
+                    name,
+                    schema: Value::Null,
+                    location,
+                },
+            );
         }
         key
     }
@@ -308,7 +339,11 @@ impl Loader {
         if !self.processed.insert(key.to_string()) {
             return;
         }
-        let mut value = self.files[file].value.pointer(pointer).cloned().unwrap_or(Value::Null);
+        let mut value = self.files[file]
+            .value
+            .pointer(pointer)
+            .cloned()
+            .unwrap_or(Value::Null);
         self.canon_schema(file, pointer, &mut value);
         if let Some(named) = self.schemas.get_mut(key) {
             named.schema = value;
@@ -321,8 +356,10 @@ impl Loader {
             Value::Bool(_) => return,
             Value::Object(map) => map,
             other => {
-                let message =
-                    format!("a schema must be an object or a boolean, found {}", type_name(other));
+                let message = format!(
+                    "a schema must be an object or a boolean, found {}",
+                    type_name(other)
+                );
                 self.shape(file, pointer, message);
                 return;
             }
@@ -370,8 +407,16 @@ impl Loader {
                         self.canon_schema(file, &child_ptr, child);
                     }
                 }
-                "additionalProperties" | "contains" | "propertyNames" | "not" | "if" | "then"
-                | "else" | "unevaluatedItems" | "unevaluatedProperties" | "contentSchema" => {
+                "additionalProperties"
+                | "contains"
+                | "propertyNames"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "unevaluatedItems"
+                | "unevaluatedProperties"
+                | "contentSchema" => {
                     self.canon_schema(file, &child_ptr, child);
                 }
                 _ => {}
@@ -379,7 +424,13 @@ impl Loader {
         }
     }
 
-    fn opt_string(&mut self, file: usize, ptr: &str, map: &Map<String, Value>, key: &str) -> Option<String> {
+    fn opt_string(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+        key: &str,
+    ) -> Option<String> {
         match map.get(key) {
             None => None,
             Some(Value::String(s)) => Some(s.clone()),
@@ -400,7 +451,11 @@ impl Loader {
         what: &str,
     ) -> Option<String> {
         if !map.contains_key(key) {
-            self.shape(file, ptr, format!("{what} is missing the required string `{key}`"));
+            self.shape(
+                file,
+                ptr,
+                format!("{what} is missing the required string `{key}`"),
+            );
             return None;
         }
         self.opt_string(file, ptr, map, key)
@@ -419,7 +474,13 @@ impl Loader {
     }
 
     /// Checks that `map[key]`, when present, is an array; returns its length.
-    fn opt_array_len(&mut self, file: usize, ptr: &str, map: &Map<String, Value>, key: &str) -> usize {
+    fn opt_array_len(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+        key: &str,
+    ) -> usize {
         match map.get(key) {
             None => 0,
             Some(Value::Array(items)) => items.len(),
@@ -432,7 +493,12 @@ impl Loader {
     }
 
     /// Loads the content descriptor at `ptr` in `file` (following `$ref`s).
-    fn content_descriptor(&mut self, file: usize, ptr: &str, what: &str) -> Option<ContentDescriptor> {
+    fn content_descriptor(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        what: &str,
+    ) -> Option<ContentDescriptor> {
         let location = self.locate(file, ptr);
         let (file, ptr, value) = self.follow(file, ptr, "content descriptor")?;
         let Value::Object(map) = value else {
@@ -492,12 +558,20 @@ impl Loader {
                 None
             }
             None => {
-                self.shape(file, &ptr, "an error is missing the required integer `code`");
+                self.shape(
+                    file,
+                    &ptr,
+                    "an error is missing the required integer `code`",
+                );
                 None
             }
         };
         let message = self.req_string(file, &ptr, &map, "message", "an error");
-        Some(ErrorObject { code: code?, message: message?, data: map.get("data").cloned() })
+        Some(ErrorObject {
+            code: code?,
+            message: message?,
+            data: map.get("data").cloned(),
+        })
     }
 
     fn method(&mut self, index: usize) -> Option<Method> {
@@ -518,7 +592,11 @@ impl Loader {
         let mut params_ok = true;
         match map.get("params") {
             None => {
-                self.shape(file, &ptr, "a method is missing the required array `params`");
+                self.shape(
+                    file,
+                    &ptr,
+                    "a method is missing the required array `params`",
+                );
                 params_ok = false;
             }
             Some(Value::Array(items)) => {
@@ -617,14 +695,20 @@ impl Loader {
                     column: 1,
                     pointer: String::new(),
                 };
-                self.error(RULE_JSON_SYNTAX, location, format!("cannot load the document: {why}"));
+                self.error(
+                    RULE_JSON_SYNTAX,
+                    location,
+                    format!("cannot load the document: {why}"),
+                );
             }
             return None;
         }
         let root = self.files[0].value.clone();
         let Value::Object(top) = root else {
-            let message =
-                format!("an OpenRPC document must be an object, found {}", type_name(&root));
+            let message = format!(
+                "an OpenRPC document must be an object, found {}",
+                type_name(&root)
+            );
             self.shape(0, "", message);
             return None;
         };
@@ -636,7 +720,9 @@ impl Loader {
                     self.error(
                         RULE_VERSION,
                         location,
-                        format!("unsupported OpenRPC version {v:?}; supported: 1.0.0-rc1 through 1.4.x"),
+                        format!(
+                            "unsupported OpenRPC version {v:?}; supported: 1.0.0-rc1 through 1.4.x"
+                        ),
                     );
                 }
                 Some(v.clone())
@@ -646,12 +732,19 @@ impl Loader {
                 self.error(
                     RULE_VERSION,
                     location,
-                    format!("`openrpc` must be a version string such as \"1.2.6\", found {}", type_name(other)),
+                    format!(
+                        "`openrpc` must be a version string such as \"1.2.6\", found {}",
+                        type_name(other)
+                    ),
                 );
                 None
             }
             None => {
-                self.shape(0, "", "not an OpenRPC document: the required `openrpc` version string is missing");
+                self.shape(
+                    0,
+                    "",
+                    "not an OpenRPC document: the required `openrpc` version string is missing",
+                );
                 None
             }
         };
@@ -673,8 +766,10 @@ impl Loader {
             Some(Value::Object(components)) => {
                 for (key, section) in components {
                     if !section.is_object() {
-                        let message =
-                            format!("`components.{key}` must be an object, found {}", type_name(section));
+                        let message = format!(
+                            "`components.{key}` must be an object, found {}",
+                            type_name(section)
+                        );
                         self.shape(0, &format!("/components/{}", escape_token(key)), message);
                     }
                 }
@@ -761,7 +856,11 @@ impl Loader {
             server = parsed;
         }
         let info = match (title, version) {
-            (Some(title), Some(version)) => Some(Info { title, version, description }),
+            (Some(title), Some(version)) => Some(Info {
+                title,
+                version,
+                description,
+            }),
             _ => None,
         };
         (info, server)
@@ -774,20 +873,47 @@ mod tests {
 
     #[test]
     fn versions() {
-        for ok in ["1.0.0-rc0", "1.0.0-rc1", "1.0.0", "1.2.6", "1.3.2", "1.4.0", "1.4.17"] {
+        for ok in [
+            "1.0.0-rc0",
+            "1.0.0-rc1",
+            "1.0.0",
+            "1.2.6",
+            "1.3.2",
+            "1.4.0",
+            "1.4.17",
+        ] {
             assert!(supported_version(ok), "{ok}");
         }
-        for bad in ["", "1", "1.5.0", "2.0.0", "0.9.0", "1.2", "1.2.x", "1.0.0-rc2", "v1.2.0"] {
+        for bad in [
+            "",
+            "1",
+            "1.5.0",
+            "2.0.0",
+            "0.9.0",
+            "1.2",
+            "1.2.x",
+            "1.0.0-rc2",
+            "v1.2.0",
+        ] {
             assert!(!supported_version(bad), "{bad}");
         }
     }
 
     #[test]
     fn paths() {
-        assert_eq!(normalize(Path::new("a/./b/../c.json")), PathBuf::from("a/c.json"));
+        assert_eq!(
+            normalize(Path::new("a/./b/../c.json")),
+            PathBuf::from("a/c.json")
+        );
         assert_eq!(normalize(Path::new("../x/../y")), PathBuf::from("../y"));
-        assert_eq!(relative(Path::new("a/b/c.json"), Path::new("a")), "b/c.json");
-        assert_eq!(relative(Path::new("a/c.json"), Path::new("a/b")), "../c.json");
+        assert_eq!(
+            relative(Path::new("a/b/c.json"), Path::new("a")),
+            "b/c.json"
+        );
+        assert_eq!(
+            relative(Path::new("a/c.json"), Path::new("a/b")),
+            "../c.json"
+        );
         assert_eq!(relative(Path::new("c.json"), Path::new("")), "c.json");
     }
 

@@ -66,8 +66,7 @@ pub fn parse_method(
 ) -> (Option<McpBinding>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let here = locate("");
-    let default_description =
-        method.description.or(method.summary).map(str::to_string);
+    let default_description = method.description.or(method.summary).map(str::to_string);
     let mut binding = McpBinding {
         kind: McpKind::Tool,
         name: method.name.to_string(),
@@ -124,12 +123,18 @@ pub fn parse_method(
         }
     };
 
-    let unknown: Vec<&String> = map.keys().filter(|k| !METHOD_KEYS.contains(&k.as_str())).collect();
+    let unknown: Vec<&String> = map
+        .keys()
+        .filter(|k| !METHOD_KEYS.contains(&k.as_str()))
+        .collect();
     for key in &unknown {
         diags.push(Diagnostic::error(
             RULE,
             locate(&format!("/{}", super::json_pos::escape_token(key))),
-            format!("unknown key `{key}` in `x-mcp`; allowed keys: {}", METHOD_KEYS.join(", ")),
+            format!(
+                "unknown key `{key}` in `x-mcp`; allowed keys: {}",
+                METHOD_KEYS.join(", ")
+            ),
         ));
     }
 
@@ -184,7 +189,11 @@ pub fn parse_method(
 
     for (key, want_object) in [("annotations", true), ("icons", false), ("_meta", true)] {
         let Some(v) = map.get(key) else { continue };
-        let fits = if want_object { v.is_object() } else { v.is_array() };
+        let fits = if want_object {
+            v.is_object()
+        } else {
+            v.is_array()
+        };
         if !fits {
             diags.push(Diagnostic::error(
                 RULE,
@@ -208,7 +217,11 @@ pub fn parse_method(
 
     if ok {
         if binding.kind == McpKind::Resource && binding.uri.is_none() {
-            diags.push(Diagnostic::error(RULE, here.clone(), "`x-mcp` resource needs a `uri`"));
+            diags.push(Diagnostic::error(
+                RULE,
+                here.clone(),
+                "`x-mcp` resource needs a `uri`",
+            ));
             ok = false;
         }
         if binding.kind == McpKind::ResourceTemplate && binding.uri_template.is_none() {
@@ -223,7 +236,10 @@ pub fn parse_method(
             diags.push(Diagnostic::error(
                 RULE,
                 locate("/uri"),
-                format!("`x-mcp.uri` only applies to kind \"resource\", not \"{}\"", binding.kind.as_str()),
+                format!(
+                    "`x-mcp.uri` only applies to kind \"resource\", not \"{}\"",
+                    binding.kind.as_str()
+                ),
             ));
             ok = false;
         }
@@ -281,7 +297,10 @@ pub fn parse_server(
             other => diags.push(Diagnostic::error(
                 RULE,
                 locate(&format!("/{key}")),
-                format!("`info.x-mcp.{key}` must be a string, found {}", type_name(other)),
+                format!(
+                    "`info.x-mcp.{key}` must be a string, found {}",
+                    type_name(other)
+                ),
             )),
         }
     }
