@@ -543,3 +543,46 @@ fn locations_point_into_nested_schemas() {
     );
     assert_eq!((loc.line, loc.column), (17, 59));
 }
+
+#[test]
+fn whole_file_refs_parent_dirs_and_refs_back_into_main() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("api/sub")).unwrap();
+    std::fs::create_dir_all(root.join("shared")).unwrap();
+    std::fs::write(root.join("shared/id.json"), r#"{"type": "string"}"#).unwrap();
+    std::fs::write(
+        root.join("api/sub/x.json"),
+        r#"{"X": {"type": "object", "properties": {"l": {"$ref": "../main.json#/components/schemas/Local"}, "id": {"$ref": "../../shared/id.json"}}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("api/main.json"),
+        r#"{"openrpc": "1.2.6", "info": {"title": "t", "version": "1"},
+            "methods": [{"name": "m", "params": [
+                {"name": "a", "schema": {"$ref": "../shared/id.json"}},
+                {"name": "b", "schema": {"$ref": "sub/x.json#/X"}}],
+              "result": {"name": "r", "schema": {"$ref": "./sub/../sub/x.json#/X"}}}],
+            "components": {"schemas": {"Local": {"type": "integer"}}}}"#,
+    )
+    .unwrap();
+    let doc = load_clean(&root.join("api/main.json"));
+    let keys: Vec<&str> = doc.schemas.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "#/components/schemas/Local",
+            "../shared/id.json",
+            "sub/x.json#/X"
+        ]
+    );
+    assert_eq!(doc.schemas["../shared/id.json"].name, "id");
+    let x = &doc.schemas["sub/x.json#/X"].schema;
+    assert_eq!(x["properties"]["l"]["$ref"], "#/components/schemas/Local");
+    assert_eq!(x["properties"]["id"]["$ref"], "../shared/id.json");
+    assert_eq!(
+        doc.methods[0].result.as_ref().unwrap().schema["$ref"],
+        "sub/x.json#/X"
+    );
+    assert_eq!(doc.files.len(), 3);
+}
