@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn mcp_codegen(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcp-codegen")).args(args).output().expect("the binary runs")
+    Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
 }
 
 fn generate_into(fixture: &Path, out: &Path, extra: &[&str]) -> Output {
@@ -30,8 +33,16 @@ fn every_valid_fixture_generates_a_crate_that_builds() {
     let scratch = tempfile::tempdir().unwrap();
     for (name, fixture) in common::valid_fixtures() {
         let out = scratch.path().join(&name);
-        let generated = generate_into(&fixture, &out, &["--quiet", "--name", &format!("generated-{name}")]);
-        assert!(generated.status.success(), "{name}: {}", text(&generated.stderr));
+        let generated = generate_into(
+            &fixture,
+            &out,
+            &["--quiet", "--name", &format!("generated-{name}")],
+        );
+        assert!(
+            generated.status.success(),
+            "{name}: {}",
+            text(&generated.stderr)
+        );
         // Pin dependency versions to the workspace's, so the build needs no resolution.
         fs::copy(root.join("Cargo.lock"), out.join("Cargo.lock")).unwrap();
         let build = Command::new(env!("CARGO"))
@@ -41,7 +52,11 @@ fn every_valid_fixture_generates_a_crate_that_builds() {
             .env("RUSTFLAGS", "-D warnings")
             .output()
             .unwrap();
-        assert!(build.status.success(), "{name} does not build:\n{}", text(&build.stderr));
+        assert!(
+            build.status.success(),
+            "{name} does not build:\n{}",
+            text(&build.stderr)
+        );
     }
 }
 
@@ -54,7 +69,13 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
 
     let first = generate_into(&fixture, &out, &[]);
     assert!(first.status.success(), "{}", text(&first.stderr));
-    for file in ["Cargo.toml", "README.md", "src/main.rs", "src/handler.rs", "src/generated.rs"] {
+    for file in [
+        "Cargo.toml",
+        "README.md",
+        "src/main.rs",
+        "src/handler.rs",
+        "src/generated.rs",
+    ] {
         assert!(out.join(file).is_file(), "{file} was not created");
     }
 
@@ -72,15 +93,32 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
     let check = generate_into(&fixture, &out, &["--check"]);
     assert_eq!(check.status.code(), Some(1));
     let listed = text(&check.stdout);
-    assert_eq!(listed.trim(), out.join("src/generated.rs").display().to_string());
-    assert_eq!(fs::read_to_string(&generated).unwrap(), format!("{pristine}\n// hand edit\n"), "--check wrote");
+    assert_eq!(
+        listed.trim(),
+        out.join("src/generated.rs").display().to_string()
+    );
+    assert_eq!(
+        fs::read_to_string(&generated).unwrap(),
+        format!("{pristine}\n// hand edit\n"),
+        "--check wrote"
+    );
 
     let again = generate_into(&fixture, &out, &[]);
     assert!(again.status.success());
-    assert_eq!(fs::read_to_string(&handler).unwrap(), "// my implementation\n");
-    assert_eq!(fs::read_to_string(out.join("Cargo.toml")).unwrap(), "# my manifest\n");
+    assert_eq!(
+        fs::read_to_string(&handler).unwrap(),
+        "// my implementation\n"
+    );
+    assert_eq!(
+        fs::read_to_string(out.join("Cargo.toml")).unwrap(),
+        "# my manifest\n"
+    );
     assert_eq!(fs::read_to_string(&generated).unwrap(), pristine);
-    assert!(text(&again.stderr).contains("kept      "), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("kept      "),
+        "{}",
+        text(&again.stderr)
+    );
 }
 
 #[test]
@@ -106,14 +144,24 @@ fn the_fusion_partial_openrpc_document_is_rejected() {
     let dir = tempfile::tempdir().unwrap();
     let output = generate_into(&fixture, &dir.path().join("out"), &[]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(text(&output.stderr).contains("error[document-shape]"), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains("error[document-shape]"),
+        "{}",
+        text(&output.stderr)
+    );
 }
 
 #[test]
 fn help_teaches_by_example() {
     let output = mcp_codegen(&["--help".as_ref()]);
     let help = text(&output.stdout);
-    for needle in ["Examples:", "mcp-codegen openrpc.json -o server/", "--check", "--runtime-path", "Exit codes"] {
+    for needle in [
+        "Examples:",
+        "mcp-codegen openrpc.json -o server/",
+        "--check",
+        "--runtime-path",
+        "Exit codes",
+    ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
 }

@@ -7,9 +7,13 @@ use mcp_codegen::scaffold::{crate_files, CrateOptions, RuntimeDependency};
 
 #[test]
 fn every_generated_file_of_every_fixture() {
-    let options = CrateOptions { crate_name: None, runtime: RuntimeDependency::Version("0.1.0".into()) };
+    let options = CrateOptions {
+        crate_name: None,
+        runtime: RuntimeDependency::Version("0.1.0".into()),
+    };
     for (name, path) in common::valid_fixtures() {
-        let generated = mcp_codegen::generate(&path).unwrap_or_else(|d| panic!("{name} is valid:\n{d}"));
+        let generated =
+            mcp_codegen::generate(&path).unwrap_or_else(|d| panic!("{name} is valid:\n{d}"));
         let source_name = path.file_name().unwrap().to_string_lossy().into_owned();
         for file in crate_files(&generated, &source_name, &options) {
             let file_name = file.path.to_string_lossy().replace('/', "__");
