@@ -1,5 +1,25 @@
 //! JSON Schema to Rust types: lowers schemas into an IR of named types, then emits them.
+//!
+//! The passes, one module each:
+//! - [`ir`]: the type IR (structs, string enums, tagged and untagged unions, aliases).
+//! - `lower`: schema to IR (`$ref`, `allOf` merging, unions, nullability, defaults, names).
+//! - [`discriminator`]: finds the property that tags a union.
+//! - `recursion`: decides where a `Box` breaks a by-value cycle.
+//! - `emit`: IR to tokens.
+//! - [`schema_doc`]: whole JSON Schema documents to formatted Rust source.
 
+pub mod discriminator;
+mod emit;
+pub(crate) mod ir;
+mod lower;
+mod recursion;
+pub mod schema_doc;
+
+pub use schema_doc::schema_document_to_rust;
+
+use crate::names::Scope;
+use indexmap::IndexMap;
+use ir::{Body, Builtin, Named, TypeKind};
 use proc_macro2::TokenStream;
 use serde_json::Value;
 
@@ -8,8 +28,21 @@ use serde_json::Value;
 pub struct TypeId(pub usize);
 
 /// The set of types lowered from a document's schemas.
-#[derive(Debug, Default)]
-pub struct TypeSpace {}
+///
+/// Registered schemas ([`TypeSpace::add_named`]) are lowered lazily, so a `$ref` may point at a
+/// schema registered later; [`TypeSpace::add_inline`] and [`TypeSpace::emit`] lower whatever is
+/// still pending.
+#[derive(Debug, Default, Clone)]
+pub struct TypeSpace {
+    /// Every type, indexed by [`TypeId`]; named ones are emitted in this order.
+    pub(crate) types: Vec<TypeKind>,
+    /// Registered schemas by the key `$ref`s use, with their raw schema.
+    pub(crate) refs: IndexMap<String, (TypeId, Value)>,
+    /// Type names in use.
+    pub(crate) type_names: Scope,
+    /// Names of the functions in the `defaults` module.
+    pub(crate) default_fns: Scope,
+}
 
 impl TypeSpace {
     /// An empty type space.
@@ -19,27 +52,95 @@ impl TypeSpace {
 
     /// Registers a named schema; `key` is what `$ref`s to it contain, `name` the suggested type
     /// name. Every registered schema is emitted, in registration order.
+    ///
+    /// Registering the same key twice keeps the first schema.
     pub fn add_named(&mut self, key: &str, name: &str, schema: &Value) {
-        let _ = (key, name, schema);
-        todo!()
+        if self.refs.contains_key(key) {
+            return;
+        }
+        let name = self.type_names.unique_ident(&crate::names::camel_ident(name));
+        let id = self.push(TypeKind::Named(Named {
+            name,
+            docs: Vec::new(),
+            body: Body::Pending(schema.clone()),
+        }));
+        self.refs.insert(key.to_string(), (id, schema.clone()));
     }
 
     /// Lowers an inline schema. Named types it needs are called after `name_hint`
     /// (UpperCamelCase). Returns the type to use for a value of this schema.
     pub fn add_inline(&mut self, schema: &Value, name_hint: &str) -> TypeId {
-        let _ = (schema, name_hint);
-        todo!()
+        self.lower_pending();
+        let mut notes = Vec::new();
+        let hint = crate::names::camel_ident(name_hint);
+        let id = self.lower(schema, lower::Target::Inline(&hint), &mut notes);
+        // Notes on an inline schema that became a named type are already on that type; notes on
+        // a built-in (e.g. `Value`) have nowhere to go and are dropped.
+        self.lower_pending();
+        id
     }
 
     /// The Rust type expression of `ty` as seen from outside the types module, whose path is
     /// `types_path` (e.g. `types`): `types::Pet`, `::std::vec::Vec<types::Pet>`, `i64`.
     pub fn type_expr(&self, ty: TypeId, types_path: &TokenStream) -> TokenStream {
-        let _ = (ty, types_path);
-        todo!()
+        emit::type_tokens(self, ty, &quote::quote!(#types_path ::))
     }
 
-    /// Every type definition, to be placed inside the types module.
+    /// Every type definition, to be placed inside the types module (names inside refer to each
+    /// other unqualified), followed by a `defaults` module when some field has a default value.
     pub fn emit(&self) -> TokenStream {
-        todo!()
+        if self.has_pending() {
+            let mut lowered = self.clone();
+            lowered.lower_pending();
+            return emit::emit(&lowered);
+        }
+        emit::emit(self)
+    }
+
+    /// The Rust name of a named type, `None` for built-ins and containers.
+    pub fn type_name(&self, ty: TypeId) -> Option<&str> {
+        match &self.types[ty.0] {
+            TypeKind::Named(named) => Some(&named.name),
+            _ => None,
+        }
+    }
+
+    /// The type registered under `key`, if any.
+    pub fn lookup(&self, key: &str) -> Option<TypeId> {
+        self.refs.get(key).map(|(id, _)| *id)
+    }
+
+    pub(crate) fn push(&mut self, kind: TypeKind) -> TypeId {
+        self.types.push(kind);
+        TypeId(self.types.len() - 1)
+    }
+
+    pub(crate) fn builtin(&mut self, builtin: Builtin) -> TypeId {
+        self.push(TypeKind::Builtin(builtin))
+    }
+
+    pub(crate) fn named(&self, ty: TypeId) -> Option<&Named> {
+        match &self.types[ty.0] {
+            TypeKind::Named(named) => Some(named),
+            _ => None,
+        }
+    }
+
+    fn has_pending(&self) -> bool {
+        self.types
+            .iter()
+            .any(|t| matches!(t, TypeKind::Named(Named { body: Body::Pending(_), .. })))
+    }
+
+    /// Lowers every registered schema that is still pending, in registration order.
+    fn lower_pending(&mut self) {
+        let mut index = 0;
+        while index < self.types.len() {
+            if let TypeKind::Named(Named { body: Body::Pending(schema), .. }) = &self.types[index] {
+                let schema = schema.clone();
+                self.lower_registered(TypeId(index), &schema);
+            }
+            index += 1;
+        }
     }
 }

@@ -1,0 +1,348 @@
+//! IR to tokens. Reads only the IR, never a schema.
+
+use super::ir::{Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TypeKind, VariantFields};
+use super::recursion::Boxing;
+use super::{TypeId, TypeSpace};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+use std::collections::BTreeMap;
+
+/// An identifier token from a name `names` produced (possibly raw, `r#type`).
+pub(crate) fn ident(name: &str) -> Ident {
+    match name.strip_prefix("r#") {
+        Some(raw) => Ident::new_raw(raw, Span::call_site()),
+        None => Ident::new(name, Span::call_site()),
+    }
+}
+
+/// `#[doc = "..."]` attributes, one per line.
+pub(crate) fn doc_attrs(lines: &[String]) -> TokenStream {
+    let lines = lines.iter().map(|line| {
+        let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+        quote!(#[doc = #line])
+    });
+    quote!(#(#lines)*)
+}
+
+/// The type expression of `ty`, with named types prefixed by `prefix` (e.g. `types::`).
+pub(super) fn type_tokens(space: &TypeSpace, ty: TypeId, prefix: &TokenStream) -> TokenStream {
+    match &space.types[ty.0] {
+        TypeKind::Builtin(builtin) => builtin_tokens(*builtin),
+        TypeKind::Vec(inner) => {
+            let inner = type_tokens(space, *inner, prefix);
+            quote!(::std::vec::Vec<#inner>)
+        }
+        TypeKind::Map(inner) => {
+            let inner = type_tokens(space, *inner, prefix);
+            quote!(::std::collections::BTreeMap<::std::string::String, #inner>)
+        }
+        TypeKind::Option(inner) => {
+            let inner = type_tokens(space, *inner, prefix);
+            quote!(::std::option::Option<#inner>)
+        }
+        TypeKind::Named(named) => {
+            let name = ident(&named.name);
+            quote!(#prefix #name)
+        }
+    }
+}
+
+fn builtin_tokens(builtin: Builtin) -> TokenStream {
+    match builtin {
+        Builtin::String => quote!(::std::string::String),
+        Builtin::Bool => quote!(bool),
+        Builtin::I8 => quote!(i8),
+        Builtin::I16 => quote!(i16),
+        Builtin::I32 => quote!(i32),
+        Builtin::I64 => quote!(i64),
+        Builtin::U8 => quote!(u8),
+        Builtin::U16 => quote!(u16),
+        Builtin::U32 => quote!(u32),
+        Builtin::U64 => quote!(u64),
+        Builtin::F64 => quote!(f64),
+        Builtin::Value => quote!(::serde_json::Value),
+    }
+}
+
+/// Every named type, then the `defaults` module.
+pub(super) fn emit(space: &TypeSpace) -> TokenStream {
+    let emitter = Emitter { space, boxing: Boxing::new(space) };
+    let mut items = Vec::new();
+    let mut defaults = BTreeMap::new();
+    for (index, kind) in space.types.iter().enumerate() {
+        if let TypeKind::Named(named) = kind {
+            items.push(emitter.named(TypeId(index), named, &mut defaults));
+        }
+    }
+    let default_fns = emitter.default_fns(&defaults);
+    quote! { #(#items)* #default_fns }
+}
+
+struct Emitter<'a> {
+    space: &'a TypeSpace,
+    boxing: Boxing,
+}
+
+/// The default functions to generate: name -> (type, value).
+type DefaultFns<'a> = BTreeMap<&'a str, (TypeId, &'a serde_json::Value)>;
+
+impl<'a> Emitter<'a> {
+    /// The type of a by-value use of `ty` inside `container`, boxed where it closes a cycle.
+    fn slot(&self, ty: TypeId, container: TypeId) -> TokenStream {
+        match &self.space.types[ty.0] {
+            TypeKind::Option(inner) => {
+                let inner = self.slot(*inner, container);
+                quote!(::std::option::Option<#inner>)
+            }
+            TypeKind::Named(_) if self.boxing.needs_box(container, ty) => {
+                let inner = type_tokens(self.space, ty, &TokenStream::new());
+                quote!(::std::boxed::Box<#inner>)
+            }
+            _ => type_tokens(self.space, ty, &TokenStream::new()),
+        }
+    }
+
+    fn named(&self, id: TypeId, named: &'a Named, defaults: &mut DefaultFns<'a>) -> TokenStream {
+        let docs = doc_attrs(&named.docs);
+        let name = ident(&named.name);
+        let derive_base = quote!(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::serde::Serialize, ::serde::Deserialize);
+        match &named.body {
+            Body::Pending(_) => quote!(),
+            Body::Alias(target) => {
+                let target = self.slot(*target, id);
+                quote! { #docs pub type #name = #target; }
+            }
+            Body::Struct(def) => {
+                collect_defaults(def, defaults);
+                let fields = self.fields(def, id, true);
+                let deny = def.deny_unknown_fields.then(|| quote!(#[serde(deny_unknown_fields)]));
+                let (derive_default, manual_default) = self.default_impl(def, &name);
+                quote! {
+                    #docs
+                    #[derive(#derive_base #derive_default)]
+                    #deny
+                    pub struct #name { #fields }
+                    #manual_default
+                }
+            }
+            Body::StringEnum(def) => string_enum(&docs, &name, def),
+            Body::Tagged(def) => {
+                let tag = &def.tag;
+                let variants = def.variants.iter().map(|variant| {
+                    let vname = ident(&variant.name);
+                    let wire = &variant.tag_value;
+                    let (docs, fields) = match &variant.fields {
+                        VariantFields::Inline(fields) => {
+                            collect_defaults(fields, defaults);
+                            (doc_attrs(&variant.docs), self.variant_fields(fields, id, tag))
+                        }
+                        VariantFields::FromStruct(struct_id) => {
+                            let docs = self.space.named(*struct_id).map(|n| doc_attrs(&n.docs)).unwrap_or_default();
+                            let fields = match self.space.struct_def(*struct_id) {
+                                Some(fields) => self.variant_fields(fields, id, tag),
+                                None => quote!(),
+                            };
+                            (docs, fields)
+                        }
+                    };
+                    quote! { #docs #[serde(rename = #wire)] #vname { #fields } }
+                });
+                quote! {
+                    #docs
+                    #[derive(#derive_base)]
+                    #[serde(tag = #tag)]
+                    pub enum #name { #(#variants,)* }
+                }
+            }
+            Body::Untagged(variants) => {
+                let variants = variants.iter().map(|variant| {
+                    let vname = ident(&variant.name);
+                    let ty = self.slot(variant.ty, id);
+                    quote!(#vname(#ty))
+                });
+                quote! {
+                    #docs
+                    #[derive(#derive_base)]
+                    #[serde(untagged)]
+                    pub enum #name { #(#variants,)* }
+                }
+            }
+        }
+    }
+
+    /// The fields of a struct variant: the struct's fields minus the tag, not `pub`.
+    fn variant_fields(&self, def: &StructDef, container: TypeId, tag: &str) -> TokenStream {
+        let kept = StructDef {
+            fields: def.fields.iter().filter(|f| f.flatten || f.wire != tag).cloned().collect(),
+            deny_unknown_fields: false,
+        };
+        self.fields(&kept, container, false)
+    }
+
+    fn fields(&self, def: &StructDef, container: TypeId, public: bool) -> TokenStream {
+        let fields = def.fields.iter().map(|field| {
+            let docs = doc_attrs(&field.docs);
+            let name = ident(&field.name);
+            let ty = self.slot(field.ty, container);
+            let serde = serde_field_attr(field);
+            let vis = public.then(|| quote!(pub));
+            quote! { #docs #serde #vis #name: #ty }
+        });
+        quote!(#(#fields,)*)
+    }
+
+    /// `Default`: derived when every field's default is `Default::default()`, implemented with the
+    /// `defaults` functions when some field has a schema default, absent when a field is required.
+    fn default_impl(&self, def: &StructDef, name: &Ident) -> (TokenStream, TokenStream) {
+        if def.fields.iter().any(|f| f.presence == Presence::Required) {
+            return (quote!(), quote!());
+        }
+        if !def.fields.iter().any(|f| matches!(f.presence, Presence::DefaultFn { .. })) {
+            return (quote!(, ::std::default::Default), quote!());
+        }
+        let inits = def.fields.iter().map(|field| {
+            let fname = ident(&field.name);
+            match &field.presence {
+                Presence::DefaultFn { fn_name, .. } => {
+                    let func = ident(fn_name);
+                    quote!(#fname: defaults::#func())
+                }
+                _ => quote!(#fname: ::std::default::Default::default()),
+            }
+        });
+        let manual = quote! {
+            impl ::std::default::Default for #name {
+                fn default() -> Self { Self { #(#inits,)* } }
+            }
+        };
+        (quote!(), manual)
+    }
+
+    fn default_fns(&self, defaults: &DefaultFns) -> TokenStream {
+        if defaults.is_empty() {
+            return quote!();
+        }
+        let fns = defaults.iter().map(|(fn_name, (ty, value))| {
+            let func = ident(fn_name);
+            let ret = type_tokens(self.space, *ty, &quote!(super::));
+            let body = self.default_literal(*ty, value);
+            let doc = format!(" The schema's default, `{value}`.");
+            quote! {
+                #[doc = #doc]
+                pub fn #func() -> #ret { #body }
+            }
+        });
+        quote! {
+            /// Default values the schema gives to fields absent on the wire.
+            pub mod defaults { #(#fns)* }
+        }
+    }
+
+    /// An expression of type `ty` (as seen from the `defaults` module) equal to `value`.
+    fn default_literal(&self, ty: TypeId, value: &serde_json::Value) -> TokenStream {
+        use serde_json::Value;
+        let fallback = || {
+            let json = value.to_string();
+            quote!(::serde_json::from_str(#json).expect("the schema's default is a valid value"))
+        };
+        match (&self.space.types[ty.0], value) {
+            (TypeKind::Builtin(Builtin::String), Value::String(s)) => quote!(::std::string::String::from(#s)),
+            (TypeKind::Builtin(Builtin::Bool), Value::Bool(b)) => quote!(#b),
+            (TypeKind::Builtin(Builtin::F64), Value::Number(n)) => match n.as_f64() {
+                Some(f) if f.is_finite() => {
+                    let lit = Literal::f64_suffixed(f);
+                    quote!(#lit)
+                }
+                _ => fallback(),
+            },
+            (TypeKind::Builtin(builtin), Value::Number(n)) => int_literal(*builtin, n).unwrap_or_else(fallback),
+            (TypeKind::Option(inner), value) => {
+                let inner = self.default_literal(*inner, value);
+                quote!(::std::option::Option::Some(#inner))
+            }
+            (TypeKind::Named(Named { name, body: Body::StringEnum(def), .. }), Value::String(s)) => {
+                match def.variants.iter().find(|v| &v.wire == s) {
+                    Some(variant) => {
+                        let (name, variant) = (ident(name), ident(&variant.name));
+                        quote!(super::#name::#variant)
+                    }
+                    None => fallback(),
+                }
+            }
+            (TypeKind::Named(Named { body: Body::Alias(target), .. }), value) => self.default_literal(*target, value),
+            _ => fallback(),
+        }
+    }
+}
+
+fn int_literal(builtin: Builtin, n: &serde_json::Number) -> Option<TokenStream> {
+    let lit = match builtin {
+        Builtin::I8 => Literal::i8_suffixed(i8::try_from(n.as_i64()?).ok()?),
+        Builtin::I16 => Literal::i16_suffixed(i16::try_from(n.as_i64()?).ok()?),
+        Builtin::I32 => Literal::i32_suffixed(i32::try_from(n.as_i64()?).ok()?),
+        Builtin::I64 => Literal::i64_suffixed(n.as_i64()?),
+        Builtin::U8 => Literal::u8_suffixed(u8::try_from(n.as_u64()?).ok()?),
+        Builtin::U16 => Literal::u16_suffixed(u16::try_from(n.as_u64()?).ok()?),
+        Builtin::U32 => Literal::u32_suffixed(u32::try_from(n.as_u64()?).ok()?),
+        Builtin::U64 => Literal::u64_suffixed(n.as_u64()?),
+        _ => return None,
+    };
+    Some(quote!(#lit))
+}
+
+fn collect_defaults<'a>(def: &'a StructDef, defaults: &mut DefaultFns<'a>) {
+    for field in &def.fields {
+        if let Presence::DefaultFn { fn_name, value } = &field.presence {
+            defaults.insert(fn_name, (field.ty, value));
+        }
+    }
+}
+
+/// The `#[serde(...)]` of a field: rename, absence handling, flatten.
+fn serde_field_attr(field: &Field) -> TokenStream {
+    let mut parts = Vec::new();
+    if field.flatten {
+        parts.push(quote!(flatten));
+    } else if field.name.trim_start_matches("r#") != field.wire {
+        let wire = &field.wire;
+        parts.push(quote!(rename = #wire));
+    }
+    match &field.presence {
+        Presence::Required => {}
+        Presence::Optional => {
+            parts.push(quote!(default, skip_serializing_if = "::std::option::Option::is_none"));
+        }
+        Presence::Default if field.flatten => {}
+        Presence::Default => parts.push(quote!(default)),
+        Presence::DefaultFn { fn_name, .. } => {
+            let path = format!("defaults::{fn_name}");
+            parts.push(quote!(default = #path));
+        }
+    }
+    if parts.is_empty() {
+        quote!()
+    } else {
+        quote!(#[serde(#(#parts),*)])
+    }
+}
+
+fn string_enum(docs: &TokenStream, name: &Ident, def: &StringEnumDef) -> TokenStream {
+    let variants = def.variants.iter().enumerate().map(|(index, variant)| {
+        let vname = ident(&variant.name);
+        let rename = (variant.name != variant.wire).then(|| {
+            let wire = &variant.wire;
+            quote!(#[serde(rename = #wire)])
+        });
+        let default = (def.is_const && index == 0).then(|| quote!(#[default]));
+        quote!(#rename #default #vname)
+    });
+    let default = def.is_const.then(|| quote!(, ::std::default::Default));
+    quote! {
+        #docs
+        #[derive(
+            ::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq,
+            ::std::cmp::Eq, ::std::hash::Hash, ::serde::Serialize, ::serde::Deserialize #default
+        )]
+        pub enum #name { #(#variants,)* }
+    }
+}

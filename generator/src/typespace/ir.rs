@@ -1,0 +1,150 @@
+//! The type IR: what lowering produces and emission reads. Emission never looks at raw schemas.
+
+use super::TypeId;
+use serde_json::Value;
+
+/// A type known to the space: a built-in Rust type, a container of another type, or a named type
+/// that is emitted as an item of the types module.
+#[derive(Debug, Clone)]
+pub(crate) enum TypeKind {
+    /// A scalar or `serde_json::Value`.
+    Builtin(Builtin),
+    /// `::std::vec::Vec<T>`.
+    Vec(TypeId),
+    /// `::std::collections::BTreeMap<::std::string::String, T>`.
+    Map(TypeId),
+    /// `::std::option::Option<T>`.
+    Option(TypeId),
+    /// A named item of the types module.
+    Named(Named),
+}
+
+/// Built-in Rust types a schema can lower to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Builtin {
+    String,
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F64,
+    /// Any JSON value: the schema is open or cannot be represented more precisely.
+    Value,
+}
+
+/// A named type: its Rust name, docs and shape.
+#[derive(Debug, Clone)]
+pub(crate) struct Named {
+    /// The Rust identifier, unique in the space.
+    pub name: String,
+    /// Doc lines (already split; empty strings are paragraph breaks).
+    pub docs: Vec<String>,
+    /// The shape; `Pending` until the registered schema is lowered.
+    pub body: Body,
+}
+
+/// The shape of a named type.
+#[derive(Debug, Clone)]
+pub(crate) enum Body {
+    /// A registered schema not lowered yet.
+    Pending(Value),
+    /// `pub type Name = T;`
+    Alias(TypeId),
+    /// A struct with named fields.
+    Struct(StructDef),
+    /// A fieldless enum of string values (`const` gives a single variant that is also `Default`).
+    StringEnum(StringEnumDef),
+    /// An internally tagged enum (`#[serde(tag = "...")]`) with struct variants.
+    Tagged(TaggedDef),
+    /// An untagged enum with newtype variants, tried in order.
+    Untagged(Vec<UntaggedVariant>),
+}
+
+/// A struct's fields and unknown-field policy.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StructDef {
+    pub fields: Vec<Field>,
+    /// `additionalProperties: false`: reject unknown fields.
+    pub deny_unknown_fields: bool,
+}
+
+/// One field of a struct or of a struct variant.
+#[derive(Debug, Clone)]
+pub(crate) struct Field {
+    /// Rust identifier (may be raw, `r#type`).
+    pub name: String,
+    /// The JSON property name.
+    pub wire: String,
+    pub ty: TypeId,
+    pub docs: Vec<String>,
+    pub presence: Presence,
+    /// `#[serde(flatten)]` map of the properties not named in the schema.
+    pub flatten: bool,
+}
+
+/// How a field behaves when absent on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Presence {
+    /// Must be present (a nullable required field is an `Option` without skipping).
+    Required,
+    /// `Option<T>`: absent means `None`, and `None` is not written.
+    Optional,
+    /// Absent means `Default::default()`, which equals the schema's `default`.
+    Default,
+    /// Absent means the schema's `default`, produced by `defaults::<fn_name>()`.
+    DefaultFn { fn_name: String, value: Value },
+}
+
+/// Variants of a string enum.
+#[derive(Debug, Clone)]
+pub(crate) struct StringEnumDef {
+    pub variants: Vec<EnumVariant>,
+    /// Came from `const`: the single variant is the `Default`.
+    pub is_const: bool,
+}
+
+/// One variant of a string enum.
+#[derive(Debug, Clone)]
+pub(crate) struct EnumVariant {
+    pub name: String,
+    pub wire: String,
+}
+
+/// An internally tagged union.
+#[derive(Debug, Clone)]
+pub(crate) struct TaggedDef {
+    /// The discriminating property.
+    pub tag: String,
+    pub variants: Vec<TaggedVariant>,
+}
+
+/// A struct variant of a tagged union.
+#[derive(Debug, Clone)]
+pub(crate) struct TaggedVariant {
+    pub name: String,
+    /// The tag's value for this variant.
+    pub tag_value: String,
+    pub docs: Vec<String>,
+    pub fields: VariantFields,
+}
+
+/// Where a tagged variant's fields come from.
+#[derive(Debug, Clone)]
+pub(crate) enum VariantFields {
+    /// The fields of a named struct (a `$ref` variant), minus the tag.
+    FromStruct(TypeId),
+    /// Fields lowered for this variant only, tag already left out.
+    Inline(StructDef),
+}
+
+/// A newtype variant of an untagged union.
+#[derive(Debug, Clone)]
+pub(crate) struct UntaggedVariant {
+    pub name: String,
+    pub ty: TypeId,
+}
