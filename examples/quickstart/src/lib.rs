@@ -103,7 +103,10 @@ impl server::Handler for Notes {
         ))
     }
 
-    async fn note_index(&self, _ctx: &RequestContext) -> Result<types::NoteIndexResult, Error> {
+    async fn note_index(
+        &self,
+        _ctx: &RequestContext,
+    ) -> Result<std::collections::BTreeMap<String, String>, Error> {
         Ok(self
             .lock()
             .iter()

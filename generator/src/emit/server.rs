@@ -34,15 +34,20 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
                 )?;
             }
         });
-        let encode = match plan.result {
-            Some(_) => quote!(::mcp_runtime::dispatch::encode_result(&result)),
-            None => quote!(::mcp_runtime::dispatch::encode_result(&())),
+        let call_and_encode = match plan.result {
+            Some(_) => quote! {
+                let result = #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
+                ::mcp_runtime::dispatch::encode_result(&result)
+            },
+            None => quote! {
+                #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
+                ::mcp_runtime::dispatch::encode_result(&())
+            },
         };
         quote! {
             #wire => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
                 #decode
-                let result = #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
-                #encode
+                #call_and_encode
             })),
         }
     });

@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Annotations {
     /// Describes who the intended customer of this object or data is.
@@ -29,7 +29,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct AudioContent {
     /// Optional annotations for the client.
@@ -47,7 +47,7 @@ pub struct AudioContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BlobResourceContents {
     /// A base64-encoded string representing the binary data of the item.
@@ -68,7 +68,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
@@ -89,7 +89,7 @@ pub struct CallToolRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -124,7 +124,7 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
@@ -137,7 +137,7 @@ pub struct CancelledNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities that the client supports.
@@ -162,7 +162,7 @@ pub struct ClientCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientNotification {
@@ -198,7 +198,7 @@ pub enum ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -262,7 +262,7 @@ pub enum ClientRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ClientResult {
@@ -276,7 +276,7 @@ pub enum ClientResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
@@ -288,7 +288,7 @@ pub struct CompleteRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -308,7 +308,7 @@ pub struct CompleteResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
@@ -320,7 +320,7 @@ pub struct CreateMessageRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -355,7 +355,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct EmbeddedResource {
     /// Optional annotations for the client.
@@ -371,7 +371,7 @@ pub type EmptyResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
@@ -383,7 +383,7 @@ pub struct GetPromptRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -406,7 +406,7 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ImageContent {
     /// Optional annotations for the client.
@@ -425,7 +425,7 @@ pub struct ImageContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Implementation {
     pub name: ::std::string::String,
@@ -437,7 +437,7 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
@@ -449,7 +449,7 @@ pub struct InitializeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -479,7 +479,7 @@ pub struct InitializeResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializedNotification {
     pub method: InitializedNotificationMethod,
@@ -496,7 +496,7 @@ pub type JsonrpcBatchResponse = ::std::vec::Vec<JsonrpcBatchResponseItem>;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcError {
     pub error: JsonrpcErrorError,
@@ -509,7 +509,7 @@ pub struct JsonrpcError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -526,7 +526,7 @@ pub enum JsonrpcMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -540,7 +540,7 @@ pub struct JsonrpcNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -555,7 +555,7 @@ pub struct JsonrpcRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcResponse {
     pub id: RequestId,
@@ -568,7 +568,7 @@ pub struct JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsRequest {
     pub method: ListPromptsRequestMethod,
@@ -581,7 +581,7 @@ pub struct ListPromptsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -609,7 +609,7 @@ pub struct ListPromptsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesRequest {
     pub method: ListResourceTemplatesRequestMethod,
@@ -622,7 +622,7 @@ pub struct ListResourceTemplatesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -651,7 +651,7 @@ pub struct ListResourceTemplatesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesRequest {
     pub method: ListResourcesRequestMethod,
@@ -664,7 +664,7 @@ pub struct ListResourcesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -698,7 +698,7 @@ pub struct ListResourcesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
@@ -713,7 +713,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -733,7 +733,7 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsRequest {
     pub method: ListToolsRequestMethod,
@@ -746,7 +746,7 @@ pub struct ListToolsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -780,7 +780,7 @@ pub struct ListToolsResult {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -806,7 +806,7 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotification {
     pub method: LoggingMessageNotificationMethod,
@@ -822,7 +822,7 @@ pub struct LoggingMessageNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -854,7 +854,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -899,7 +899,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -911,7 +911,7 @@ pub struct Notification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PaginatedRequest {
     pub method: ::std::string::String,
@@ -924,7 +924,7 @@ pub struct PaginatedRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -951,7 +951,7 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PingRequest {
     pub method: PingRequestMethod,
@@ -964,7 +964,7 @@ pub struct PingRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotification {
     pub method: ProgressNotificationMethod,
@@ -976,7 +976,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -989,7 +989,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Prompt {
     /// A list of arguments to use for templating the prompt.
@@ -1007,7 +1007,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -1025,7 +1025,7 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptListChangedNotification {
     pub method: PromptListChangedNotificationMethod,
@@ -1041,7 +1041,7 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptMessage {
     pub content: PromptMessageContent,
@@ -1053,7 +1053,7 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptReference {
     /// The name of the prompt or prompt template
@@ -1066,7 +1066,7 @@ pub struct PromptReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
@@ -1078,7 +1078,7 @@ pub struct ReadResourceRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -1097,7 +1097,7 @@ pub struct ReadResourceResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Request {
     pub method: ::std::string::String,
@@ -1110,7 +1110,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -1123,7 +1123,7 @@ pub enum RequestId {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Resource {
     /// Optional annotations for the client.
@@ -1159,7 +1159,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceContents {
     /// The MIME type of this resource, if known.
@@ -1178,7 +1178,7 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceListChangedNotification {
     pub method: ResourceListChangedNotificationMethod,
@@ -1191,7 +1191,7 @@ pub struct ResourceListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceReference {
     pub r#type: ResourceReferenceType,
@@ -1204,7 +1204,7 @@ pub struct ResourceReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplate {
     /// Optional annotations for the client.
@@ -1236,7 +1236,7 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotification {
     pub method: ResourceUpdatedNotificationMethod,
@@ -1248,7 +1248,7 @@ pub struct ResourceUpdatedNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Result {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -1273,7 +1273,7 @@ pub struct Result {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -1287,7 +1287,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Root {
     /// An optional name for the root. This can be used to provide a human-readable
@@ -1308,7 +1308,7 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct RootsListChangedNotification {
     pub method: RootsListChangedNotificationMethod,
@@ -1321,7 +1321,7 @@ pub struct RootsListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SamplingMessage {
     pub content: SamplingMessageContent,
@@ -1334,7 +1334,7 @@ pub struct SamplingMessage {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -1370,7 +1370,7 @@ pub struct ServerCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -1394,7 +1394,9 @@ pub enum ServerNotification {
     },
     /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
     #[serde(rename = "notifications/resources/updated")]
-    ResourceUpdatedNotification { params: ResourceUpdatedNotificationParams },
+    ResourceUpdatedNotification {
+        params: ResourceUpdatedNotificationParams,
+    },
     /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
     #[serde(rename = "notifications/prompts/list_changed")]
     PromptListChangedNotification {
@@ -1409,14 +1411,16 @@ pub enum ServerNotification {
     },
     /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
     #[serde(rename = "notifications/message")]
-    LoggingMessageNotification { params: LoggingMessageNotificationParams },
+    LoggingMessageNotification {
+        params: LoggingMessageNotificationParams,
+    },
 }
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerRequest {
@@ -1447,7 +1451,7 @@ pub enum ServerRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -1468,7 +1472,7 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SetLevelRequest {
     pub method: SetLevelRequestMethod,
@@ -1480,7 +1484,7 @@ pub struct SetLevelRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscribeRequest {
     pub method: SubscribeRequestMethod,
@@ -1492,7 +1496,7 @@ pub struct SubscribeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextContent {
     /// Optional annotations for the client.
@@ -1507,7 +1511,7 @@ pub struct TextContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextResourceContents {
     /// The MIME type of this resource, if known.
@@ -1528,7 +1532,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Tool {
     /// Optional additional tool information.
@@ -1559,7 +1563,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -1617,7 +1621,7 @@ pub struct ToolAnnotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolListChangedNotification {
     pub method: ToolListChangedNotificationMethod,
@@ -1630,7 +1634,7 @@ pub struct ToolListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsubscribeRequest {
     pub method: UnsubscribeRequestMethod,
@@ -1645,7 +1649,7 @@ pub struct UnsubscribeRequest {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum AudioContentType {
     #[serde(rename = "audio")]
@@ -1661,7 +1665,7 @@ pub enum AudioContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolRequestMethod {
     #[serde(rename = "tools/call")]
@@ -1673,7 +1677,7 @@ pub enum CallToolRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1687,7 +1691,7 @@ pub struct CallToolRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CallToolResultContentItem {
@@ -1745,7 +1749,7 @@ pub enum CallToolResultContentItem {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelledNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
@@ -1757,7 +1761,7 @@ pub enum CancelledNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotificationParams {
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
@@ -1776,7 +1780,7 @@ pub struct CancelledNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesRoots {
     /// Whether the client supports notifications for changes to the roots list.
@@ -1796,7 +1800,7 @@ pub struct ClientCapabilitiesRoots {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteRequestMethod {
     #[serde(rename = "completion/complete")]
@@ -1808,7 +1812,7 @@ pub enum CompleteRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParams {
     /// The argument's information
@@ -1821,7 +1825,7 @@ pub struct CompleteRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
@@ -1834,7 +1838,7 @@ pub struct CompleteRequestParamsArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CompleteRequestParamsRef {
@@ -1856,7 +1860,7 @@ pub enum CompleteRequestParamsRef {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -1881,7 +1885,7 @@ pub struct CompleteResultCompletion {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CreateMessageRequestMethod {
     #[serde(rename = "sampling/createMessage")]
@@ -1893,7 +1897,7 @@ pub enum CreateMessageRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -1944,7 +1948,7 @@ pub struct CreateMessageRequestParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -1959,7 +1963,7 @@ pub enum CreateMessageRequestParamsIncludeContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CreateMessageResultContent {
@@ -2002,7 +2006,7 @@ pub enum CreateMessageResultContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
@@ -2018,7 +2022,7 @@ pub enum EmbeddedResourceResource {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum EmbeddedResourceType {
     #[serde(rename = "resource")]
@@ -2034,7 +2038,7 @@ pub enum EmbeddedResourceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptRequestMethod {
     #[serde(rename = "prompts/get")]
@@ -2046,7 +2050,7 @@ pub enum GetPromptRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
@@ -2066,7 +2070,7 @@ pub struct GetPromptRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ImageContentType {
     #[serde(rename = "image")]
@@ -2082,7 +2086,7 @@ pub enum ImageContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializeRequestMethod {
     #[serde(rename = "initialize")]
@@ -2094,7 +2098,7 @@ pub enum InitializeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
@@ -2113,7 +2117,7 @@ pub struct InitializeRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializedNotificationMethod {
     #[serde(rename = "notifications/initialized")]
@@ -2126,7 +2130,7 @@ pub enum InitializedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct InitializedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -2147,7 +2151,7 @@ pub struct InitializedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcBatchRequestItem {
@@ -2159,7 +2163,7 @@ pub enum JsonrpcBatchRequestItem {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcBatchResponseItem {
@@ -2171,7 +2175,7 @@ pub enum JsonrpcBatchResponseItem {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcErrorError {
     /// The error type that occurred.
@@ -2191,7 +2195,7 @@ pub struct JsonrpcErrorError {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcErrorJsonrpc {
     #[serde(rename = "2.0")]
@@ -2203,7 +2207,7 @@ pub enum JsonrpcErrorJsonrpc {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessageVariant2Item {
@@ -2215,7 +2219,7 @@ pub enum JsonrpcMessageVariant2Item {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessageVariant5Item {
@@ -2231,7 +2235,7 @@ pub enum JsonrpcMessageVariant5Item {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -2244,7 +2248,7 @@ pub enum JsonrpcNotificationJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct JsonrpcNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -2269,7 +2273,7 @@ pub struct JsonrpcNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -2282,7 +2286,7 @@ pub enum JsonrpcRequestJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct JsonrpcRequestParams {
     #[serde(
@@ -2301,7 +2305,7 @@ pub struct JsonrpcRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct JsonrpcRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -2321,7 +2325,7 @@ pub struct JsonrpcRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -2337,7 +2341,7 @@ pub enum JsonrpcResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsRequestMethod {
     #[serde(rename = "prompts/list")]
@@ -2350,7 +2354,7 @@ pub enum ListPromptsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListPromptsRequestParams {
     /// An opaque token representing the current pagination position.
@@ -2367,7 +2371,7 @@ pub struct ListPromptsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesRequestMethod {
     #[serde(rename = "resources/templates/list")]
@@ -2380,7 +2384,7 @@ pub enum ListResourceTemplatesRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListResourceTemplatesRequestParams {
     /// An opaque token representing the current pagination position.
@@ -2397,7 +2401,7 @@ pub struct ListResourceTemplatesRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesRequestMethod {
     #[serde(rename = "resources/list")]
@@ -2410,7 +2414,7 @@ pub enum ListResourcesRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListResourcesRequestParams {
     /// An opaque token representing the current pagination position.
@@ -2427,7 +2431,7 @@ pub struct ListResourcesRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListRootsRequestMethod {
     #[serde(rename = "roots/list")]
@@ -2440,7 +2444,7 @@ pub enum ListRootsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListRootsRequestParams {
     #[serde(
@@ -2459,7 +2463,7 @@ pub struct ListRootsRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListRootsRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -2479,7 +2483,7 @@ pub struct ListRootsRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsRequestMethod {
     #[serde(rename = "tools/list")]
@@ -2492,7 +2496,7 @@ pub enum ListToolsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListToolsRequestParams {
     /// An opaque token representing the current pagination position.
@@ -2509,7 +2513,7 @@ pub struct ListToolsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LoggingMessageNotificationMethod {
     #[serde(rename = "notifications/message")]
@@ -2521,7 +2525,7 @@ pub enum LoggingMessageNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotificationParams {
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
@@ -2538,7 +2542,7 @@ pub struct LoggingMessageNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct NotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -2560,7 +2564,7 @@ pub struct NotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedRequestParams {
     /// An opaque token representing the current pagination position.
@@ -2577,7 +2581,7 @@ pub struct PaginatedRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PingRequestMethod {
     #[serde(rename = "ping")]
@@ -2590,7 +2594,7 @@ pub enum PingRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PingRequestParams {
     #[serde(
@@ -2609,7 +2613,7 @@ pub struct PingRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PingRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -2629,7 +2633,7 @@ pub struct PingRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ProgressNotificationMethod {
     #[serde(rename = "notifications/progress")]
@@ -2641,7 +2645,7 @@ pub enum ProgressNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotificationParams {
     /// An optional message describing the current progress.
@@ -2665,7 +2669,7 @@ pub struct ProgressNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptListChangedNotificationMethod {
     #[serde(rename = "notifications/prompts/list_changed")]
@@ -2678,7 +2682,7 @@ pub enum PromptListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PromptListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -2699,7 +2703,7 @@ pub struct PromptListChangedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum PromptMessageContent {
@@ -2757,7 +2761,7 @@ pub enum PromptMessageContent {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptReferenceType {
     #[serde(rename = "ref/prompt")]
@@ -2773,7 +2777,7 @@ pub enum PromptReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceRequestMethod {
     #[serde(rename = "resources/read")]
@@ -2785,7 +2789,7 @@ pub enum ReadResourceRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
@@ -2796,7 +2800,7 @@ pub struct ReadResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
@@ -2809,7 +2813,7 @@ pub enum ReadResourceResultContentsItem {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RequestParams {
     #[serde(
@@ -2828,7 +2832,7 @@ pub struct RequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -2848,7 +2852,7 @@ pub struct RequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceListChangedNotificationMethod {
     #[serde(rename = "notifications/resources/list_changed")]
@@ -2861,7 +2865,7 @@ pub enum ResourceListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ResourceListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -2886,7 +2890,7 @@ pub struct ResourceListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceReferenceType {
     #[serde(rename = "ref/resource")]
@@ -2902,7 +2906,7 @@ pub enum ResourceReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceUpdatedNotificationMethod {
     #[serde(rename = "notifications/resources/updated")]
@@ -2914,7 +2918,7 @@ pub enum ResourceUpdatedNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
@@ -2929,7 +2933,7 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum RootsListChangedNotificationMethod {
     #[serde(rename = "notifications/roots/list_changed")]
@@ -2942,7 +2946,7 @@ pub enum RootsListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RootsListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -2963,7 +2967,7 @@ pub struct RootsListChangedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContent {
@@ -3008,7 +3012,7 @@ pub enum SamplingMessageContent {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
@@ -3026,7 +3030,7 @@ pub struct ServerCapabilitiesPrompts {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
@@ -3047,7 +3051,7 @@ pub struct ServerCapabilitiesResources {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
@@ -3067,7 +3071,7 @@ pub struct ServerCapabilitiesTools {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SetLevelRequestMethod {
     #[serde(rename = "logging/setLevel")]
@@ -3079,7 +3083,7 @@ pub enum SetLevelRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SetLevelRequestParams {
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
@@ -3094,7 +3098,7 @@ pub struct SetLevelRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscribeRequestMethod {
     #[serde(rename = "resources/subscribe")]
@@ -3106,7 +3110,7 @@ pub enum SubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
@@ -3121,7 +3125,7 @@ pub struct SubscribeRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TextContentType {
     #[serde(rename = "text")]
@@ -3134,7 +3138,7 @@ pub enum TextContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolInputSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3157,7 +3161,7 @@ pub struct ToolInputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolInputSchemaType {
     #[serde(rename = "object")]
@@ -3173,7 +3177,7 @@ pub enum ToolInputSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
@@ -3186,7 +3190,7 @@ pub enum ToolListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -3211,7 +3215,7 @@ pub struct ToolListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UnsubscribeRequestMethod {
     #[serde(rename = "resources/unsubscribe")]
@@ -3223,7 +3227,7 @@ pub enum UnsubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.

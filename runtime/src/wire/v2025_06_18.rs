@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Annotations {
     /// Describes who the intended customer of this object or data is.
@@ -41,7 +41,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct AudioContent {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -69,7 +69,7 @@ pub struct AudioContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -88,7 +88,7 @@ pub struct BaseMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BlobResourceContents {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -117,7 +117,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -134,7 +134,7 @@ pub struct BooleanSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
@@ -146,7 +146,7 @@ pub struct CallToolRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -200,7 +200,7 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
@@ -213,7 +213,7 @@ pub struct CancelledNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
@@ -243,7 +243,7 @@ pub struct ClientCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientNotification {
@@ -279,7 +279,7 @@ pub enum ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -343,7 +343,7 @@ pub enum ClientRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ClientResult {
@@ -358,7 +358,7 @@ pub enum ClientResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
@@ -370,7 +370,7 @@ pub struct CompleteRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -389,7 +389,7 @@ pub struct CompleteResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum ContentBlock {
@@ -527,7 +527,7 @@ pub enum ContentBlock {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
@@ -539,7 +539,7 @@ pub struct CreateMessageRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -571,7 +571,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
@@ -583,7 +583,7 @@ pub struct ElicitRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -616,7 +616,7 @@ pub struct ElicitResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct EmbeddedResource {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -640,7 +640,7 @@ pub type EmptyResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct EnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -662,7 +662,7 @@ pub struct EnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
@@ -674,7 +674,7 @@ pub struct GetPromptRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -697,7 +697,7 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ImageContent {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -725,7 +725,7 @@ pub struct ImageContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Implementation {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -746,7 +746,7 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
@@ -758,7 +758,7 @@ pub struct InitializeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -788,7 +788,7 @@ pub struct InitializeResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializedNotification {
     pub method: InitializedNotificationMethod,
@@ -801,7 +801,7 @@ pub struct InitializedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcError {
     pub error: JsonrpcErrorError,
@@ -814,7 +814,7 @@ pub struct JsonrpcError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -829,7 +829,7 @@ pub enum JsonrpcMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -843,7 +843,7 @@ pub struct JsonrpcNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -858,7 +858,7 @@ pub struct JsonrpcRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcResponse {
     pub id: RequestId,
@@ -871,7 +871,7 @@ pub struct JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsRequest {
     pub method: ListPromptsRequestMethod,
@@ -884,7 +884,7 @@ pub struct ListPromptsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -912,7 +912,7 @@ pub struct ListPromptsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesRequest {
     pub method: ListResourceTemplatesRequestMethod,
@@ -925,7 +925,7 @@ pub struct ListResourceTemplatesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -954,7 +954,7 @@ pub struct ListResourceTemplatesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesRequest {
     pub method: ListResourcesRequestMethod,
@@ -967,7 +967,7 @@ pub struct ListResourcesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1001,7 +1001,7 @@ pub struct ListResourcesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
@@ -1016,7 +1016,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1036,7 +1036,7 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsRequest {
     pub method: ListToolsRequestMethod,
@@ -1049,7 +1049,7 @@ pub struct ListToolsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1083,7 +1083,7 @@ pub struct ListToolsResult {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -1109,7 +1109,7 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotification {
     pub method: LoggingMessageNotificationMethod,
@@ -1125,7 +1125,7 @@ pub struct LoggingMessageNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -1157,7 +1157,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -1202,7 +1202,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -1214,7 +1214,7 @@ pub struct Notification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1232,7 +1232,7 @@ pub struct NumberSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PaginatedRequest {
     pub method: ::std::string::String,
@@ -1245,7 +1245,7 @@ pub struct PaginatedRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1272,7 +1272,7 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PingRequest {
     pub method: PingRequestMethod,
@@ -1286,7 +1286,7 @@ pub struct PingRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
@@ -1301,7 +1301,7 @@ pub enum PrimitiveSchemaDefinition {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotification {
     pub method: ProgressNotificationMethod,
@@ -1313,7 +1313,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -1326,7 +1326,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Prompt {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1361,7 +1361,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -1387,7 +1387,7 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptListChangedNotification {
     pub method: PromptListChangedNotificationMethod,
@@ -1403,7 +1403,7 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptMessage {
     pub content: ContentBlock,
@@ -1415,7 +1415,7 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -1436,7 +1436,7 @@ pub struct PromptReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
@@ -1448,7 +1448,7 @@ pub struct ReadResourceRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1467,7 +1467,7 @@ pub struct ReadResourceResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Request {
     pub method: ::std::string::String,
@@ -1480,7 +1480,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -1493,7 +1493,7 @@ pub enum RequestId {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Resource {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1544,7 +1544,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceContents {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1574,7 +1574,7 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceLink {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1626,7 +1626,7 @@ pub struct ResourceLink {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceListChangedNotification {
     pub method: ResourceListChangedNotificationMethod,
@@ -1639,7 +1639,7 @@ pub struct ResourceListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplate {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1686,7 +1686,7 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplateReference {
     pub r#type: ResourceTemplateReferenceType,
@@ -1699,7 +1699,7 @@ pub struct ResourceTemplateReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotification {
     pub method: ResourceUpdatedNotificationMethod,
@@ -1711,7 +1711,7 @@ pub struct ResourceUpdatedNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Result {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1736,7 +1736,7 @@ pub struct Result {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -1750,7 +1750,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Root {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -1780,7 +1780,7 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct RootsListChangedNotification {
     pub method: RootsListChangedNotificationMethod,
@@ -1793,7 +1793,7 @@ pub struct RootsListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SamplingMessage {
     pub content: SamplingMessageContent,
@@ -1806,7 +1806,7 @@ pub struct SamplingMessage {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -1842,7 +1842,7 @@ pub struct ServerCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -1866,7 +1866,9 @@ pub enum ServerNotification {
     },
     /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
     #[serde(rename = "notifications/resources/updated")]
-    ResourceUpdatedNotification { params: ResourceUpdatedNotificationParams },
+    ResourceUpdatedNotification {
+        params: ResourceUpdatedNotificationParams,
+    },
     /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
     #[serde(rename = "notifications/prompts/list_changed")]
     PromptListChangedNotification {
@@ -1881,14 +1883,16 @@ pub enum ServerNotification {
     },
     /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
     #[serde(rename = "notifications/message")]
-    LoggingMessageNotification { params: LoggingMessageNotificationParams },
+    LoggingMessageNotification {
+        params: LoggingMessageNotificationParams,
+    },
 }
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerRequest {
@@ -1922,7 +1926,7 @@ pub enum ServerRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -1943,7 +1947,7 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SetLevelRequest {
     pub method: SetLevelRequestMethod,
@@ -1954,7 +1958,7 @@ pub struct SetLevelRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct StringSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1983,7 +1987,7 @@ pub struct StringSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscribeRequest {
     pub method: SubscribeRequestMethod,
@@ -1995,7 +1999,7 @@ pub struct SubscribeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextContent {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2019,7 +2023,7 @@ pub struct TextContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextResourceContents {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2049,7 +2053,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Tool {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2107,7 +2111,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -2165,7 +2169,7 @@ pub struct ToolAnnotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolListChangedNotification {
     pub method: ToolListChangedNotificationMethod,
@@ -2178,7 +2182,7 @@ pub struct ToolListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsubscribeRequest {
     pub method: UnsubscribeRequestMethod,
@@ -2193,7 +2197,7 @@ pub struct UnsubscribeRequest {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum AudioContentType {
     #[serde(rename = "audio")]
@@ -2209,7 +2213,7 @@ pub enum AudioContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum BooleanSchemaType {
     #[serde(rename = "boolean")]
@@ -2225,7 +2229,7 @@ pub enum BooleanSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolRequestMethod {
     #[serde(rename = "tools/call")]
@@ -2237,7 +2241,7 @@ pub enum CallToolRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -2255,7 +2259,7 @@ pub struct CallToolRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelledNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
@@ -2267,7 +2271,7 @@ pub enum CancelledNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotificationParams {
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
@@ -2286,7 +2290,7 @@ pub struct CancelledNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesRoots {
     /// Whether the client supports notifications for changes to the roots list.
@@ -2306,7 +2310,7 @@ pub struct ClientCapabilitiesRoots {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteRequestMethod {
     #[serde(rename = "completion/complete")]
@@ -2318,7 +2322,7 @@ pub enum CompleteRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParams {
     /// The argument's information
@@ -2334,7 +2338,7 @@ pub struct CompleteRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
@@ -2349,7 +2353,7 @@ pub struct CompleteRequestParamsArgument {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CompleteRequestParamsContext {
     /// Previously-resolved variables in a URI template or prompt.
@@ -2363,7 +2367,7 @@ pub struct CompleteRequestParamsContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CompleteRequestParamsRef {
@@ -2393,7 +2397,7 @@ pub enum CompleteRequestParamsRef {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -2418,7 +2422,7 @@ pub struct CompleteResultCompletion {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CreateMessageRequestMethod {
     #[serde(rename = "sampling/createMessage")]
@@ -2430,7 +2434,7 @@ pub enum CreateMessageRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -2483,7 +2487,7 @@ pub struct CreateMessageRequestParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -2498,7 +2502,7 @@ pub enum CreateMessageRequestParamsIncludeContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CreateMessageResultContent {
@@ -2572,7 +2576,7 @@ pub enum CreateMessageResultContent {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestMethod {
     #[serde(rename = "elicitation/create")]
@@ -2584,7 +2588,7 @@ pub enum ElicitRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestParams {
     /// The message to present to the user.
@@ -2601,13 +2605,10 @@ pub struct ElicitRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestParamsRequestedSchema {
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
+    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ElicitRequestParamsRequestedSchemaType,
@@ -2621,7 +2622,7 @@ pub struct ElicitRequestParamsRequestedSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestParamsRequestedSchemaType {
     #[serde(rename = "object")]
@@ -2640,7 +2641,7 @@ pub enum ElicitRequestParamsRequestedSchemaType {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -2655,7 +2656,7 @@ pub enum ElicitResultAction {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ElicitResultContentValue {
@@ -2668,7 +2669,7 @@ pub enum ElicitResultContentValue {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
@@ -2684,7 +2685,7 @@ pub enum EmbeddedResourceResource {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum EmbeddedResourceType {
     #[serde(rename = "resource")]
@@ -2700,7 +2701,7 @@ pub enum EmbeddedResourceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum EnumSchemaType {
     #[serde(rename = "string")]
@@ -2716,7 +2717,7 @@ pub enum EnumSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptRequestMethod {
     #[serde(rename = "prompts/get")]
@@ -2728,7 +2729,7 @@ pub enum GetPromptRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
@@ -2748,7 +2749,7 @@ pub struct GetPromptRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ImageContentType {
     #[serde(rename = "image")]
@@ -2764,7 +2765,7 @@ pub enum ImageContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializeRequestMethod {
     #[serde(rename = "initialize")]
@@ -2776,7 +2777,7 @@ pub enum InitializeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
@@ -2795,7 +2796,7 @@ pub struct InitializeRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializedNotificationMethod {
     #[serde(rename = "notifications/initialized")]
@@ -2808,7 +2809,7 @@ pub enum InitializedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct InitializedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2829,7 +2830,7 @@ pub struct InitializedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcErrorError {
     /// The error type that occurred.
@@ -2849,7 +2850,7 @@ pub struct JsonrpcErrorError {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcErrorJsonrpc {
     #[serde(rename = "2.0")]
@@ -2865,7 +2866,7 @@ pub enum JsonrpcErrorJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -2878,7 +2879,7 @@ pub enum JsonrpcNotificationJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct JsonrpcNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2903,7 +2904,7 @@ pub struct JsonrpcNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -2916,7 +2917,7 @@ pub enum JsonrpcRequestJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct JsonrpcRequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2937,7 +2938,7 @@ pub struct JsonrpcRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct JsonrpcRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -2960,7 +2961,7 @@ pub struct JsonrpcRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -2976,7 +2977,7 @@ pub enum JsonrpcResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsRequestMethod {
     #[serde(rename = "prompts/list")]
@@ -2989,7 +2990,7 @@ pub enum ListPromptsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListPromptsRequestParams {
     /// An opaque token representing the current pagination position.
@@ -3006,7 +3007,7 @@ pub struct ListPromptsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesRequestMethod {
     #[serde(rename = "resources/templates/list")]
@@ -3019,7 +3020,7 @@ pub enum ListResourceTemplatesRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListResourceTemplatesRequestParams {
     /// An opaque token representing the current pagination position.
@@ -3036,7 +3037,7 @@ pub struct ListResourceTemplatesRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesRequestMethod {
     #[serde(rename = "resources/list")]
@@ -3049,7 +3050,7 @@ pub enum ListResourcesRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListResourcesRequestParams {
     /// An opaque token representing the current pagination position.
@@ -3066,7 +3067,7 @@ pub struct ListResourcesRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListRootsRequestMethod {
     #[serde(rename = "roots/list")]
@@ -3079,7 +3080,7 @@ pub enum ListRootsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListRootsRequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3100,7 +3101,7 @@ pub struct ListRootsRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListRootsRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -3123,7 +3124,7 @@ pub struct ListRootsRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsRequestMethod {
     #[serde(rename = "tools/list")]
@@ -3136,7 +3137,7 @@ pub enum ListToolsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListToolsRequestParams {
     /// An opaque token representing the current pagination position.
@@ -3153,7 +3154,7 @@ pub struct ListToolsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LoggingMessageNotificationMethod {
     #[serde(rename = "notifications/message")]
@@ -3165,7 +3166,7 @@ pub enum LoggingMessageNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotificationParams {
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
@@ -3182,7 +3183,7 @@ pub struct LoggingMessageNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct NotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3206,7 +3207,7 @@ pub struct NotificationParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -3220,7 +3221,7 @@ pub enum NumberSchemaType {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedRequestParams {
     /// An opaque token representing the current pagination position.
@@ -3237,7 +3238,7 @@ pub struct PaginatedRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PingRequestMethod {
     #[serde(rename = "ping")]
@@ -3250,7 +3251,7 @@ pub enum PingRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PingRequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3271,7 +3272,7 @@ pub struct PingRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PingRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -3294,7 +3295,7 @@ pub struct PingRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ProgressNotificationMethod {
     #[serde(rename = "notifications/progress")]
@@ -3306,7 +3307,7 @@ pub enum ProgressNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotificationParams {
     /// An optional message describing the current progress.
@@ -3330,7 +3331,7 @@ pub struct ProgressNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptListChangedNotificationMethod {
     #[serde(rename = "notifications/prompts/list_changed")]
@@ -3343,7 +3344,7 @@ pub enum PromptListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PromptListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3368,7 +3369,7 @@ pub struct PromptListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptReferenceType {
     #[serde(rename = "ref/prompt")]
@@ -3384,7 +3385,7 @@ pub enum PromptReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceRequestMethod {
     #[serde(rename = "resources/read")]
@@ -3396,7 +3397,7 @@ pub enum ReadResourceRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
@@ -3407,7 +3408,7 @@ pub struct ReadResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
@@ -3420,7 +3421,7 @@ pub enum ReadResourceResultContentsItem {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3441,7 +3442,7 @@ pub struct RequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -3464,7 +3465,7 @@ pub struct RequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceLinkType {
     #[serde(rename = "resource_link")]
@@ -3480,7 +3481,7 @@ pub enum ResourceLinkType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceListChangedNotificationMethod {
     #[serde(rename = "notifications/resources/list_changed")]
@@ -3493,7 +3494,7 @@ pub enum ResourceListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ResourceListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3518,7 +3519,7 @@ pub struct ResourceListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceTemplateReferenceType {
     #[serde(rename = "ref/resource")]
@@ -3534,7 +3535,7 @@ pub enum ResourceTemplateReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceUpdatedNotificationMethod {
     #[serde(rename = "notifications/resources/updated")]
@@ -3546,7 +3547,7 @@ pub enum ResourceUpdatedNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
@@ -3561,7 +3562,7 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum RootsListChangedNotificationMethod {
     #[serde(rename = "notifications/roots/list_changed")]
@@ -3574,7 +3575,7 @@ pub enum RootsListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RootsListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3595,7 +3596,7 @@ pub struct RootsListChangedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContent {
@@ -3667,7 +3668,7 @@ pub enum SamplingMessageContent {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
@@ -3685,7 +3686,7 @@ pub struct ServerCapabilitiesPrompts {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
@@ -3706,7 +3707,7 @@ pub struct ServerCapabilitiesResources {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
@@ -3726,7 +3727,7 @@ pub struct ServerCapabilitiesTools {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SetLevelRequestMethod {
     #[serde(rename = "logging/setLevel")]
@@ -3738,7 +3739,7 @@ pub enum SetLevelRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SetLevelRequestParams {
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
@@ -3752,7 +3753,7 @@ pub struct SetLevelRequestParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -3773,7 +3774,7 @@ pub enum StringSchemaFormat {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum StringSchemaType {
     #[serde(rename = "string")]
@@ -3789,7 +3790,7 @@ pub enum StringSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscribeRequestMethod {
     #[serde(rename = "resources/subscribe")]
@@ -3801,7 +3802,7 @@ pub enum SubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
@@ -3816,7 +3817,7 @@ pub struct SubscribeRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TextContentType {
     #[serde(rename = "text")]
@@ -3829,7 +3830,7 @@ pub enum TextContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolInputSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3852,7 +3853,7 @@ pub struct ToolInputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolInputSchemaType {
     #[serde(rename = "object")]
@@ -3866,7 +3867,7 @@ pub enum ToolInputSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolOutputSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3889,7 +3890,7 @@ pub struct ToolOutputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolOutputSchemaType {
     #[serde(rename = "object")]
@@ -3905,7 +3906,7 @@ pub enum ToolOutputSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
@@ -3918,7 +3919,7 @@ pub enum ToolListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3943,7 +3944,7 @@ pub struct ToolListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UnsubscribeRequestMethod {
     #[serde(rename = "resources/unsubscribe")]
@@ -3955,7 +3956,7 @@ pub enum UnsubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.

@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
@@ -41,7 +41,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct AudioContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -69,7 +69,7 @@ pub struct AudioContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -88,7 +88,7 @@ pub struct BaseMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BlobResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -117,7 +117,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -134,7 +134,7 @@ pub struct BooleanSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequest {
     pub id: RequestId,
@@ -148,7 +148,7 @@ pub struct CallToolRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -180,7 +180,7 @@ pub struct CallToolRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -228,7 +228,7 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelTaskRequest {
     pub id: RequestId,
@@ -242,7 +242,7 @@ pub struct CancelTaskRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -303,7 +303,7 @@ pub struct CancelTaskResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotification {
     pub jsonrpc: CancelledNotificationJsonrpc,
@@ -317,7 +317,7 @@ pub struct CancelledNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CancelledNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -351,7 +351,7 @@ pub struct CancelledNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
@@ -380,7 +380,7 @@ pub struct ClientCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientNotification {
@@ -432,7 +432,7 @@ pub enum ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -567,7 +567,7 @@ pub enum ClientRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ClientResult {
@@ -586,7 +586,7 @@ pub enum ClientResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequest {
     pub id: RequestId,
@@ -600,7 +600,7 @@ pub struct CompleteRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -623,7 +623,7 @@ pub struct CompleteRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -642,7 +642,7 @@ pub struct CompleteResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum ContentBlock {
@@ -791,7 +791,7 @@ pub enum ContentBlock {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequest {
     pub id: RequestId,
@@ -805,7 +805,7 @@ pub struct CreateMessageRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -889,7 +889,7 @@ pub struct CreateMessageRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -927,7 +927,7 @@ pub struct CreateMessageResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -949,7 +949,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequest {
     pub id: RequestId,
@@ -963,7 +963,7 @@ pub struct ElicitRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestFormParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -997,7 +997,7 @@ pub struct ElicitRequestFormParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "mode")]
 pub enum ElicitRequestParams {
@@ -1060,7 +1060,7 @@ pub enum ElicitRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestUrlParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1095,7 +1095,7 @@ pub struct ElicitRequestUrlParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1126,7 +1126,7 @@ pub struct ElicitResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitationCompleteNotification {
     pub jsonrpc: ElicitationCompleteNotificationJsonrpc,
@@ -1142,7 +1142,7 @@ pub struct ElicitationCompleteNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct EmbeddedResource {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1166,7 +1166,7 @@ pub type EmptyResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum EnumSchema {
@@ -1181,7 +1181,7 @@ pub enum EnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Error {
     /// The error type that occurred.
@@ -1198,7 +1198,7 @@ pub struct Error {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequest {
     pub id: RequestId,
@@ -1212,7 +1212,7 @@ pub struct GetPromptRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1236,7 +1236,7 @@ pub struct GetPromptRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1259,7 +1259,7 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetTaskPayloadRequest {
     pub id: RequestId,
@@ -1276,7 +1276,7 @@ pub struct GetTaskPayloadRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct GetTaskPayloadResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1298,7 +1298,7 @@ pub struct GetTaskPayloadResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetTaskRequest {
     pub id: RequestId,
@@ -1312,7 +1312,7 @@ pub struct GetTaskRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1365,7 +1365,7 @@ pub struct GetTaskResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
@@ -1406,7 +1406,7 @@ pub struct Icon {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
@@ -1427,7 +1427,7 @@ pub struct Icons {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ImageContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1455,7 +1455,7 @@ pub struct ImageContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
@@ -1501,7 +1501,7 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeRequest {
     pub id: RequestId,
@@ -1515,7 +1515,7 @@ pub struct InitializeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1538,7 +1538,7 @@ pub struct InitializeRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializeResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1568,7 +1568,7 @@ pub struct InitializeResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InitializedNotification {
     pub jsonrpc: InitializedNotificationJsonrpc,
@@ -1582,7 +1582,7 @@ pub struct InitializedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcErrorResponse {
     pub error: Error,
@@ -1596,7 +1596,7 @@ pub struct JsonrpcErrorResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -1611,7 +1611,7 @@ pub enum JsonrpcMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -1627,7 +1627,7 @@ pub struct JsonrpcNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -1644,7 +1644,7 @@ pub struct JsonrpcRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcResponse {
@@ -1657,7 +1657,7 @@ pub enum JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
@@ -1671,7 +1671,7 @@ pub struct JsonrpcResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LegacyTitledEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1697,7 +1697,7 @@ pub struct LegacyTitledEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsRequest {
     pub id: RequestId,
@@ -1712,7 +1712,7 @@ pub struct ListPromptsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1740,7 +1740,7 @@ pub struct ListPromptsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
@@ -1755,7 +1755,7 @@ pub struct ListResourceTemplatesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1784,7 +1784,7 @@ pub struct ListResourceTemplatesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesRequest {
     pub id: RequestId,
@@ -1799,7 +1799,7 @@ pub struct ListResourcesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1833,7 +1833,7 @@ pub struct ListResourcesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsRequest {
     pub id: RequestId,
@@ -1850,7 +1850,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1870,7 +1870,7 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListTasksRequest {
     pub id: RequestId,
@@ -1885,7 +1885,7 @@ pub struct ListTasksRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListTasksResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1913,7 +1913,7 @@ pub struct ListTasksResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsRequest {
     pub id: RequestId,
@@ -1928,7 +1928,7 @@ pub struct ListToolsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1962,7 +1962,7 @@ pub struct ListToolsResult {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -1988,7 +1988,7 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
@@ -2001,7 +2001,7 @@ pub struct LoggingMessageNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2031,7 +2031,7 @@ pub struct LoggingMessageNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -2063,7 +2063,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -2108,7 +2108,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
@@ -2120,7 +2120,7 @@ pub enum MultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -2135,7 +2135,7 @@ pub struct Notification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct NotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2153,7 +2153,7 @@ pub struct NotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -2173,7 +2173,7 @@ pub struct NumberSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PaginatedRequest {
     pub id: RequestId,
@@ -2189,7 +2189,7 @@ pub struct PaginatedRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2210,7 +2210,7 @@ pub struct PaginatedRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2237,7 +2237,7 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PingRequest {
     pub id: RequestId,
@@ -2253,7 +2253,7 @@ pub struct PingRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
@@ -2272,7 +2272,7 @@ pub enum PrimitiveSchemaDefinition {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
@@ -2285,7 +2285,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2315,7 +2315,7 @@ pub struct ProgressNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -2328,7 +2328,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Prompt {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2374,7 +2374,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -2400,7 +2400,7 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptListChangedNotification {
     pub jsonrpc: PromptListChangedNotificationJsonrpc,
@@ -2417,7 +2417,7 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptMessage {
     pub content: ContentBlock,
@@ -2429,7 +2429,7 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -2450,7 +2450,7 @@ pub struct PromptReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequest {
     pub id: RequestId,
@@ -2464,7 +2464,7 @@ pub struct ReadResourceRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2483,7 +2483,7 @@ pub struct ReadResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2504,7 +2504,7 @@ pub struct ReadResourceResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct RelatedTaskMetadata {
     /// The task identifier this message is associated with.
@@ -2516,7 +2516,7 @@ pub struct RelatedTaskMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Request {
     pub method: ::std::string::String,
@@ -2531,7 +2531,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -2545,7 +2545,7 @@ pub enum RequestId {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2562,7 +2562,7 @@ pub struct RequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Resource {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2624,7 +2624,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2654,7 +2654,7 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceLink {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2717,7 +2717,7 @@ pub struct ResourceLink {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: ResourceListChangedNotificationJsonrpc,
@@ -2731,7 +2731,7 @@ pub struct ResourceListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2750,7 +2750,7 @@ pub struct ResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplate {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2808,7 +2808,7 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplateReference {
     pub r#type: ResourceTemplateReferenceType,
@@ -2821,7 +2821,7 @@ pub struct ResourceTemplateReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
@@ -2834,7 +2834,7 @@ pub struct ResourceUpdatedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2855,7 +2855,7 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Result {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2880,7 +2880,7 @@ pub struct Result {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -2894,7 +2894,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Root {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2924,7 +2924,7 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct RootsListChangedNotification {
     pub jsonrpc: RootsListChangedNotificationJsonrpc,
@@ -2938,7 +2938,7 @@ pub struct RootsListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SamplingMessage {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2958,7 +2958,7 @@ pub struct SamplingMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContentBlock {
@@ -3101,7 +3101,7 @@ pub enum SamplingMessageContentBlock {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -3140,7 +3140,7 @@ pub struct ServerCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -3215,7 +3215,7 @@ pub enum ServerNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerRequest {
@@ -3290,7 +3290,7 @@ pub enum ServerRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -3315,7 +3315,7 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SetLevelRequest {
     pub id: RequestId,
@@ -3329,7 +3329,7 @@ pub struct SetLevelRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SetLevelRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3347,7 +3347,7 @@ pub struct SetLevelRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
@@ -3359,7 +3359,7 @@ pub enum SingleSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct StringSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3390,7 +3390,7 @@ pub struct StringSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscribeRequest {
     pub id: RequestId,
@@ -3404,7 +3404,7 @@ pub struct SubscribeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscribeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3423,7 +3423,7 @@ pub struct SubscribeRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Task {
     /// ISO 8601 timestamp when the task was created.
@@ -3465,7 +3465,7 @@ pub struct Task {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct TaskAugmentedRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3492,7 +3492,7 @@ pub struct TaskAugmentedRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct TaskMetadata {
     /// Requested duration in milliseconds to retain task from creation.
@@ -3508,7 +3508,7 @@ pub struct TaskMetadata {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum TaskStatus {
     #[serde(rename = "cancelled")]
@@ -3528,7 +3528,7 @@ pub enum TaskStatus {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TaskStatusNotification {
     pub jsonrpc: TaskStatusNotificationJsonrpc,
@@ -3541,7 +3541,7 @@ pub struct TaskStatusNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TaskStatusNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3591,7 +3591,7 @@ pub struct TaskStatusNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3615,7 +3615,7 @@ pub struct TextContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3645,7 +3645,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -3681,7 +3681,7 @@ pub struct TitledMultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -3704,7 +3704,7 @@ pub struct TitledSingleSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Tool {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3779,7 +3779,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -3838,7 +3838,7 @@ pub struct ToolAnnotations {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
@@ -3855,7 +3855,7 @@ pub struct ToolChoice {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolExecution {
     /// Indicates whether this tool supports task-augmented execution.
@@ -3880,7 +3880,7 @@ pub struct ToolExecution {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolListChangedNotification {
     pub jsonrpc: ToolListChangedNotificationJsonrpc,
@@ -3894,7 +3894,7 @@ pub struct ToolListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
@@ -3948,7 +3948,7 @@ pub struct ToolResultContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
@@ -3979,7 +3979,7 @@ pub struct ToolUseContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UrlElicitationRequiredError {
     pub error: UrlElicitationRequiredErrorError,
@@ -3993,7 +3993,7 @@ pub struct UrlElicitationRequiredError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsubscribeRequest {
     pub id: RequestId,
@@ -4007,7 +4007,7 @@ pub struct UnsubscribeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsubscribeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -4026,7 +4026,7 @@ pub struct UnsubscribeRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -4062,7 +4062,7 @@ pub struct UntitledMultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -4087,7 +4087,7 @@ pub struct UntitledSingleSelectEnumSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum AudioContentType {
     #[serde(rename = "audio")]
@@ -4103,7 +4103,7 @@ pub enum AudioContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum BooleanSchemaType {
     #[serde(rename = "boolean")]
@@ -4119,7 +4119,7 @@ pub enum BooleanSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4135,7 +4135,7 @@ pub enum CallToolRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolRequestMethod {
     #[serde(rename = "tools/call")]
@@ -4149,7 +4149,7 @@ pub enum CallToolRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CallToolRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -4172,7 +4172,7 @@ pub struct CallToolRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelTaskRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4188,7 +4188,7 @@ pub enum CancelTaskRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelTaskRequestMethod {
     #[serde(rename = "tasks/cancel")]
@@ -4200,7 +4200,7 @@ pub enum CancelTaskRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelTaskRequestParams {
     /// The task identifier to cancel.
@@ -4216,7 +4216,7 @@ pub struct CancelTaskRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelledNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -4232,7 +4232,7 @@ pub enum CancelledNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelledNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
@@ -4246,7 +4246,7 @@ pub enum CancelledNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesElicitation {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -4265,7 +4265,7 @@ pub struct ClientCapabilitiesElicitation {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesRoots {
     /// Whether the client supports notifications for changes to the roots list.
@@ -4283,7 +4283,7 @@ pub struct ClientCapabilitiesRoots {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesSampling {
     /// Whether the client supports context inclusion via includeContext parameter.
@@ -4305,7 +4305,7 @@ pub struct ClientCapabilitiesSampling {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesTasks {
     /// Whether this client supports tasks/cancel.
@@ -4329,7 +4329,7 @@ pub struct ClientCapabilitiesTasks {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesTasksRequests {
     /// Task support for elicitation-related requests.
@@ -4346,7 +4346,7 @@ pub struct ClientCapabilitiesTasksRequests {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesTasksRequestsElicitation {
     /// Whether the client supports task-augmented elicitation/create requests.
@@ -4362,7 +4362,7 @@ pub struct ClientCapabilitiesTasksRequestsElicitation {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesTasksRequestsSampling {
     /// Whether the client supports task-augmented sampling/createMessage requests.
@@ -4384,7 +4384,7 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4400,7 +4400,7 @@ pub enum CompleteRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteRequestMethod {
     #[serde(rename = "completion/complete")]
@@ -4414,7 +4414,7 @@ pub enum CompleteRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CompleteRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -4434,7 +4434,7 @@ pub struct CompleteRequestParamsMeta {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
@@ -4449,7 +4449,7 @@ pub struct CompleteRequestParamsArgument {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CompleteRequestParamsContext {
     /// Previously-resolved variables in a URI template or prompt.
@@ -4463,7 +4463,7 @@ pub struct CompleteRequestParamsContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CompleteRequestParamsRef {
@@ -4493,7 +4493,7 @@ pub enum CompleteRequestParamsRef {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -4518,7 +4518,7 @@ pub struct CompleteResultCompletion {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CreateMessageRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4534,7 +4534,7 @@ pub enum CreateMessageRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CreateMessageRequestMethod {
     #[serde(rename = "sampling/createMessage")]
@@ -4548,7 +4548,7 @@ pub enum CreateMessageRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CreateMessageRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -4575,7 +4575,7 @@ pub struct CreateMessageRequestParamsMeta {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -4590,7 +4590,7 @@ pub enum CreateMessageRequestParamsIncludeContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum CreateMessageResultContent {
@@ -4610,7 +4610,7 @@ pub enum CreateMessageResultContent {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4626,7 +4626,7 @@ pub enum ElicitRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestMethod {
     #[serde(rename = "elicitation/create")]
@@ -4640,7 +4640,7 @@ pub enum ElicitRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ElicitRequestFormParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -4664,7 +4664,7 @@ pub struct ElicitRequestFormParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestFormParamsMode {
     #[serde(rename = "form")]
@@ -4678,7 +4678,7 @@ pub enum ElicitRequestFormParamsMode {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestFormParamsRequestedSchema {
     #[serde(
@@ -4687,10 +4687,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
+    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ElicitRequestFormParamsRequestedSchemaType,
@@ -4704,7 +4701,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestFormParamsRequestedSchemaType {
     #[serde(rename = "object")]
@@ -4718,7 +4715,7 @@ pub enum ElicitRequestFormParamsRequestedSchemaType {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ElicitRequestUrlParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -4742,7 +4739,7 @@ pub struct ElicitRequestUrlParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestUrlParamsMode {
     #[serde(rename = "url")]
@@ -4761,7 +4758,7 @@ pub enum ElicitRequestUrlParamsMode {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -4776,7 +4773,7 @@ pub enum ElicitResultAction {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ElicitResultContentValue {
@@ -4788,7 +4785,7 @@ pub enum ElicitResultContentValue {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ElicitResultContentValueVariant1 {
@@ -4805,7 +4802,7 @@ pub enum ElicitResultContentValueVariant1 {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitationCompleteNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -4821,7 +4818,7 @@ pub enum ElicitationCompleteNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitationCompleteNotificationMethod {
     #[serde(rename = "notifications/elicitation/complete")]
@@ -4833,7 +4830,7 @@ pub enum ElicitationCompleteNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitationCompleteNotificationParams {
     /// The ID of the elicitation that completed.
@@ -4845,7 +4842,7 @@ pub struct ElicitationCompleteNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
@@ -4861,7 +4858,7 @@ pub enum EmbeddedResourceResource {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum EmbeddedResourceType {
     #[serde(rename = "resource")]
@@ -4877,7 +4874,7 @@ pub enum EmbeddedResourceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4893,7 +4890,7 @@ pub enum GetPromptRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptRequestMethod {
     #[serde(rename = "prompts/get")]
@@ -4907,7 +4904,7 @@ pub enum GetPromptRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct GetPromptRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -4930,7 +4927,7 @@ pub struct GetPromptRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetTaskPayloadRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4946,7 +4943,7 @@ pub enum GetTaskPayloadRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetTaskPayloadRequestMethod {
     #[serde(rename = "tasks/result")]
@@ -4958,7 +4955,7 @@ pub enum GetTaskPayloadRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetTaskPayloadRequestParams {
     /// The task identifier to retrieve results for.
@@ -4974,7 +4971,7 @@ pub struct GetTaskPayloadRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetTaskRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4990,7 +4987,7 @@ pub enum GetTaskRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetTaskRequestMethod {
     #[serde(rename = "tasks/get")]
@@ -5002,7 +4999,7 @@ pub enum GetTaskRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetTaskRequestParams {
     /// The task identifier to query.
@@ -5022,7 +5019,7 @@ pub struct GetTaskRequestParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum IconTheme {
     #[serde(rename = "dark")]
@@ -5039,7 +5036,7 @@ pub enum IconTheme {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ImageContentType {
     #[serde(rename = "image")]
@@ -5055,7 +5052,7 @@ pub enum ImageContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializeRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5071,7 +5068,7 @@ pub enum InitializeRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializeRequestMethod {
     #[serde(rename = "initialize")]
@@ -5085,7 +5082,7 @@ pub enum InitializeRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct InitializeRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -5108,7 +5105,7 @@ pub struct InitializeRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5124,7 +5121,7 @@ pub enum InitializedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum InitializedNotificationMethod {
     #[serde(rename = "notifications/initialized")]
@@ -5140,7 +5137,7 @@ pub enum InitializedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcErrorResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5156,7 +5153,7 @@ pub enum JsonrpcErrorResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5172,7 +5169,7 @@ pub enum JsonrpcNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5188,7 +5185,7 @@ pub enum JsonrpcRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5204,7 +5201,7 @@ pub enum JsonrpcResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LegacyTitledEnumSchemaType {
     #[serde(rename = "string")]
@@ -5220,7 +5217,7 @@ pub enum LegacyTitledEnumSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5236,7 +5233,7 @@ pub enum ListPromptsRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsRequestMethod {
     #[serde(rename = "prompts/list")]
@@ -5252,7 +5249,7 @@ pub enum ListPromptsRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5268,7 +5265,7 @@ pub enum ListResourceTemplatesRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesRequestMethod {
     #[serde(rename = "resources/templates/list")]
@@ -5284,7 +5281,7 @@ pub enum ListResourceTemplatesRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5300,7 +5297,7 @@ pub enum ListResourcesRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesRequestMethod {
     #[serde(rename = "resources/list")]
@@ -5316,7 +5313,7 @@ pub enum ListResourcesRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListRootsRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5332,7 +5329,7 @@ pub enum ListRootsRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListRootsRequestMethod {
     #[serde(rename = "roots/list")]
@@ -5348,7 +5345,7 @@ pub enum ListRootsRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListTasksRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5364,7 +5361,7 @@ pub enum ListTasksRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListTasksRequestMethod {
     #[serde(rename = "tasks/list")]
@@ -5380,7 +5377,7 @@ pub enum ListTasksRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5396,7 +5393,7 @@ pub enum ListToolsRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsRequestMethod {
     #[serde(rename = "tools/list")]
@@ -5412,7 +5409,7 @@ pub enum ListToolsRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LoggingMessageNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5428,7 +5425,7 @@ pub enum LoggingMessageNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LoggingMessageNotificationMethod {
     #[serde(rename = "notifications/message")]
@@ -5443,7 +5440,7 @@ pub enum LoggingMessageNotificationMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -5460,7 +5457,7 @@ pub enum NumberSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PaginatedRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5474,7 +5471,7 @@ pub enum PaginatedRequestJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct PaginatedRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -5497,7 +5494,7 @@ pub struct PaginatedRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PingRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5513,7 +5510,7 @@ pub enum PingRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PingRequestMethod {
     #[serde(rename = "ping")]
@@ -5529,7 +5526,7 @@ pub enum PingRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ProgressNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5545,7 +5542,7 @@ pub enum ProgressNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ProgressNotificationMethod {
     #[serde(rename = "notifications/progress")]
@@ -5561,7 +5558,7 @@ pub enum ProgressNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5577,7 +5574,7 @@ pub enum PromptListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptListChangedNotificationMethod {
     #[serde(rename = "notifications/prompts/list_changed")]
@@ -5593,7 +5590,7 @@ pub enum PromptListChangedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptReferenceType {
     #[serde(rename = "ref/prompt")]
@@ -5609,7 +5606,7 @@ pub enum PromptReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5625,7 +5622,7 @@ pub enum ReadResourceRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceRequestMethod {
     #[serde(rename = "resources/read")]
@@ -5639,7 +5636,7 @@ pub enum ReadResourceRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ReadResourceRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -5658,7 +5655,7 @@ pub struct ReadResourceRequestParamsMeta {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
@@ -5672,7 +5669,7 @@ pub enum ReadResourceResultContentsItem {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct RequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -5695,7 +5692,7 @@ pub struct RequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceLinkType {
     #[serde(rename = "resource_link")]
@@ -5711,7 +5708,7 @@ pub enum ResourceLinkType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5727,7 +5724,7 @@ pub enum ResourceListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceListChangedNotificationMethod {
     #[serde(rename = "notifications/resources/list_changed")]
@@ -5741,7 +5738,7 @@ pub enum ResourceListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ResourceRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -5764,7 +5761,7 @@ pub struct ResourceRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceTemplateReferenceType {
     #[serde(rename = "ref/resource")]
@@ -5780,7 +5777,7 @@ pub enum ResourceTemplateReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceUpdatedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5796,7 +5793,7 @@ pub enum ResourceUpdatedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceUpdatedNotificationMethod {
     #[serde(rename = "notifications/resources/updated")]
@@ -5812,7 +5809,7 @@ pub enum ResourceUpdatedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum RootsListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5828,7 +5825,7 @@ pub enum RootsListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum RootsListChangedNotificationMethod {
     #[serde(rename = "notifications/roots/list_changed")]
@@ -5840,7 +5837,7 @@ pub enum RootsListChangedNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum SamplingMessageContent {
@@ -5858,7 +5855,7 @@ pub enum SamplingMessageContent {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
@@ -5876,7 +5873,7 @@ pub struct ServerCapabilitiesPrompts {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
@@ -5897,7 +5894,7 @@ pub struct ServerCapabilitiesResources {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTasks {
     /// Whether this server supports tasks/cancel.
@@ -5921,7 +5918,7 @@ pub struct ServerCapabilitiesTasks {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTasksRequests {
     /// Task support for tool-related requests.
@@ -5935,7 +5932,7 @@ pub struct ServerCapabilitiesTasksRequests {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTasksRequestsTools {
     /// Whether the server supports task-augmented tools/call requests.
@@ -5951,7 +5948,7 @@ pub struct ServerCapabilitiesTasksRequestsTools {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
@@ -5971,7 +5968,7 @@ pub struct ServerCapabilitiesTools {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SetLevelRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5987,7 +5984,7 @@ pub enum SetLevelRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SetLevelRequestMethod {
     #[serde(rename = "logging/setLevel")]
@@ -6001,7 +5998,7 @@ pub enum SetLevelRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct SetLevelRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -6023,7 +6020,7 @@ pub struct SetLevelRequestParamsMeta {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -6044,7 +6041,7 @@ pub enum StringSchemaFormat {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum StringSchemaType {
     #[serde(rename = "string")]
@@ -6060,7 +6057,7 @@ pub enum StringSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscribeRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -6076,7 +6073,7 @@ pub enum SubscribeRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscribeRequestMethod {
     #[serde(rename = "resources/subscribe")]
@@ -6090,7 +6087,7 @@ pub enum SubscribeRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct SubscribeRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -6111,7 +6108,7 @@ pub struct SubscribeRequestParamsMeta {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct TaskAugmentedRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -6134,7 +6131,7 @@ pub struct TaskAugmentedRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TaskStatusNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -6150,7 +6147,7 @@ pub enum TaskStatusNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TaskStatusNotificationMethod {
     #[serde(rename = "notifications/tasks/status")]
@@ -6166,7 +6163,7 @@ pub enum TaskStatusNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TextContentType {
     #[serde(rename = "text")]
@@ -6179,7 +6176,7 @@ pub enum TextContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledMultiSelectEnumSchemaItems {
     /// Array of enum options with values and display labels.
@@ -6191,7 +6188,7 @@ pub struct TitledMultiSelectEnumSchemaItems {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
@@ -6208,7 +6205,7 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
@@ -6220,7 +6217,7 @@ pub enum TitledMultiSelectEnumSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
@@ -6237,7 +6234,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]
@@ -6250,7 +6247,7 @@ pub enum TitledSingleSelectEnumSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolInputSchema {
     #[serde(
@@ -6279,7 +6276,7 @@ pub struct ToolInputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolInputSchemaType {
     #[serde(rename = "object")]
@@ -6296,7 +6293,7 @@ pub enum ToolInputSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolOutputSchema {
     #[serde(
@@ -6325,7 +6322,7 @@ pub struct ToolOutputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolOutputSchemaType {
     #[serde(rename = "object")]
@@ -6344,7 +6341,7 @@ pub enum ToolOutputSchemaType {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ToolChoiceMode {
     #[serde(rename = "auto")]
@@ -6371,7 +6368,7 @@ pub enum ToolChoiceMode {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ToolExecutionTaskSupport {
     #[serde(rename = "forbidden")]
@@ -6390,7 +6387,7 @@ pub enum ToolExecutionTaskSupport {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -6406,7 +6403,7 @@ pub enum ToolListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
@@ -6422,7 +6419,7 @@ pub enum ToolListChangedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolResultContentType {
     #[serde(rename = "tool_result")]
@@ -6438,7 +6435,7 @@ pub enum ToolResultContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolUseContentType {
     #[serde(rename = "tool_use")]
@@ -6450,7 +6447,7 @@ pub enum ToolUseContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UrlElicitationRequiredErrorError {
     /// Always `-32042` (a non-string constant, kept as a JSON value).
@@ -6464,7 +6461,7 @@ pub struct UrlElicitationRequiredErrorError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UrlElicitationRequiredErrorErrorData {
     pub elicitations: ::std::vec::Vec<ElicitRequestUrlParams>,
@@ -6481,7 +6478,7 @@ pub struct UrlElicitationRequiredErrorErrorData {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UrlElicitationRequiredErrorJsonrpc {
     #[serde(rename = "2.0")]
@@ -6497,7 +6494,7 @@ pub enum UrlElicitationRequiredErrorJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UnsubscribeRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -6513,7 +6510,7 @@ pub enum UnsubscribeRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UnsubscribeRequestMethod {
     #[serde(rename = "resources/unsubscribe")]
@@ -6527,7 +6524,7 @@ pub enum UnsubscribeRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct UnsubscribeRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -6547,7 +6544,7 @@ pub struct UnsubscribeRequestParamsMeta {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UntitledMultiSelectEnumSchemaItems {
     /// Array of enum values to choose from.
@@ -6563,7 +6560,7 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UntitledMultiSelectEnumSchemaItemsType {
     #[serde(rename = "string")]
@@ -6579,7 +6576,7 @@ pub enum UntitledMultiSelectEnumSchemaItemsType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UntitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
@@ -6595,7 +6592,7 @@ pub enum UntitledMultiSelectEnumSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UntitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]

@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
@@ -41,7 +41,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct AudioContent {
     #[serde(
@@ -66,7 +66,7 @@ pub struct AudioContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -85,7 +85,7 @@ pub struct BaseMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BlobResourceContents {
     #[serde(
@@ -111,7 +111,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -128,7 +128,7 @@ pub struct BooleanSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CacheableResult {
     #[serde(
@@ -175,7 +175,7 @@ pub struct CacheableResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequest {
     pub id: RequestId,
@@ -189,7 +189,7 @@ pub struct CallToolRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolRequestParams {
     #[serde(rename = "_meta")]
@@ -220,7 +220,7 @@ pub struct CallToolRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolResult {
     #[serde(
@@ -275,7 +275,7 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CallToolResultResponse {
     pub id: RequestId,
@@ -294,7 +294,7 @@ pub struct CallToolResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotification {
     pub jsonrpc: CancelledNotificationJsonrpc,
@@ -307,7 +307,7 @@ pub struct CancelledNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CancelledNotificationParams {
     #[serde(
@@ -332,7 +332,7 @@ pub struct CancelledNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
@@ -340,9 +340,8 @@ pub struct ClientCapabilities {
     pub elicitation: ::std::option::Option<ClientCapabilitiesElicitation>,
     /// Experimental, non-standard capabilities that the client supports.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub experimental: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
-    >,
+    pub experimental:
+        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
     /// Optional MCP extensions that the client supports. Keys are extension identifiers
     /// (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
     /// per-extension settings objects. An empty object indicates support with no settings.
@@ -350,9 +349,8 @@ pub struct ClientCapabilities {
     /// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     /// mandatory prefix.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub extensions: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
-    >,
+    pub extensions:
+        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
     /// Present if the client supports listing roots.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub roots: ::std::option::Option<
@@ -374,7 +372,7 @@ pub struct ClientCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ClientNotification {
     pub jsonrpc: ClientNotificationJsonrpc,
@@ -386,7 +384,7 @@ pub struct ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -474,7 +472,7 @@ pub type ClientResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequest {
     pub id: RequestId,
@@ -488,7 +486,7 @@ pub struct CompleteRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParams {
     #[serde(rename = "_meta")]
@@ -506,7 +504,7 @@ pub struct CompleteRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResult {
     #[serde(
@@ -532,7 +530,7 @@ pub struct CompleteResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResultResponse {
     pub id: RequestId,
@@ -544,7 +542,7 @@ pub struct CompleteResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum ContentBlock {
@@ -678,7 +676,7 @@ pub enum ContentBlock {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
@@ -690,7 +688,7 @@ pub struct CreateMessageRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
@@ -758,7 +756,7 @@ pub struct CreateMessageRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CreateMessageResult {
     #[serde(
@@ -798,7 +796,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct DiscoverRequest {
     pub id: RequestId,
@@ -812,7 +810,7 @@ pub struct DiscoverRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct DiscoverResult {
     #[serde(
@@ -873,7 +871,7 @@ pub struct DiscoverResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct DiscoverResultResponse {
     pub id: RequestId,
@@ -886,7 +884,7 @@ pub struct DiscoverResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
@@ -898,7 +896,7 @@ pub struct ElicitRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestFormParams {
     /// The message to present to the user describing what information is being requested.
@@ -917,7 +915,7 @@ pub struct ElicitRequestFormParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "mode")]
 pub enum ElicitRequestParams {
@@ -946,7 +944,7 @@ pub enum ElicitRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestUrlParams {
     /// The message to present to the user explaining why the interaction is needed.
@@ -962,7 +960,7 @@ pub struct ElicitRequestUrlParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitResult {
     /// The user action in response to the elicitation.
@@ -987,7 +985,7 @@ pub struct ElicitResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct EmbeddedResource {
     #[serde(
@@ -1009,7 +1007,7 @@ pub type EmptyResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum EnumSchema {
@@ -1024,7 +1022,7 @@ pub enum EnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Error {
     /// The error type that occurred.
@@ -1041,7 +1039,7 @@ pub struct Error {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequest {
     pub id: RequestId,
@@ -1055,7 +1053,7 @@ pub struct GetPromptRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptRequestParams {
     #[serde(rename = "_meta")]
@@ -1086,7 +1084,7 @@ pub struct GetPromptRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptResult {
     #[serde(
@@ -1115,7 +1113,7 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct GetPromptResultResponse {
     pub id: RequestId,
@@ -1131,7 +1129,7 @@ pub struct GetPromptResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct HeaderMismatchError {
     pub error: HeaderMismatchErrorError,
@@ -1145,7 +1143,7 @@ pub struct HeaderMismatchError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
@@ -1186,7 +1184,7 @@ pub struct Icon {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
@@ -1207,7 +1205,7 @@ pub struct Icons {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ImageContent {
     #[serde(
@@ -1232,7 +1230,7 @@ pub struct ImageContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
@@ -1278,7 +1276,7 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum InputRequest {
@@ -1303,10 +1301,7 @@ pub enum InputRequest {
 }
 /// A map of server-initiated requests that the client must fulfill.
 /// Keys are server-assigned identifiers; values are the request objects.
-pub type InputRequests = ::std::collections::BTreeMap<
-    ::std::string::String,
-    InputRequest,
->;
+pub type InputRequests = ::std::collections::BTreeMap<::std::string::String, InputRequest>;
 /// An InputRequiredResult sent by the server to indicate that additional input is needed
 /// before the request can be completed.
 ///
@@ -1316,7 +1311,7 @@ pub type InputRequests = ::std::collections::BTreeMap<
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InputRequiredResult {
     #[serde(
@@ -1352,7 +1347,7 @@ pub struct InputRequiredResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum InputResponse {
@@ -1365,7 +1360,7 @@ pub enum InputResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InputResponseRequestParams {
     #[serde(rename = "_meta")]
@@ -1386,17 +1381,14 @@ pub struct InputResponseRequestParams {
 /// A map of client responses to server-initiated requests.
 /// Keys correspond to the keys in the {@link InputRequests} map;
 /// values are the client's result for each request.
-pub type InputResponses = ::std::collections::BTreeMap<
-    ::std::string::String,
-    InputResponse,
->;
+pub type InputResponses = ::std::collections::BTreeMap<::std::string::String, InputResponse>;
 /// A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InternalError {
     /// The error type that occurred.
@@ -1424,7 +1416,7 @@ pub struct InternalError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InvalidParamsError {
     /// The error type that occurred.
@@ -1443,7 +1435,7 @@ pub struct InvalidParamsError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct InvalidRequestError {
     /// The error type that occurred.
@@ -1464,7 +1456,7 @@ pub type JsonObject = ::std::collections::BTreeMap<::std::string::String, JsonVa
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcErrorResponse {
     pub error: Error,
@@ -1478,7 +1470,7 @@ pub struct JsonrpcErrorResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -1493,7 +1485,7 @@ pub enum JsonrpcMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -1509,7 +1501,7 @@ pub struct JsonrpcNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -1526,7 +1518,7 @@ pub struct JsonrpcRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonrpcResponse {
@@ -1539,7 +1531,7 @@ pub enum JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
@@ -1551,7 +1543,7 @@ pub struct JsonrpcResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonValue {
@@ -1566,7 +1558,7 @@ pub enum JsonValue {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LegacyTitledEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1592,7 +1584,7 @@ pub struct LegacyTitledEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsRequest {
     pub id: RequestId,
@@ -1606,7 +1598,7 @@ pub struct ListPromptsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsResult {
     #[serde(
@@ -1662,7 +1654,7 @@ pub struct ListPromptsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListPromptsResultResponse {
     pub id: RequestId,
@@ -1675,7 +1667,7 @@ pub struct ListPromptsResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
@@ -1689,7 +1681,7 @@ pub struct ListResourceTemplatesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesResult {
     #[serde(
@@ -1746,7 +1738,7 @@ pub struct ListResourceTemplatesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourceTemplatesResultResponse {
     pub id: RequestId,
@@ -1759,7 +1751,7 @@ pub struct ListResourceTemplatesResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesRequest {
     pub id: RequestId,
@@ -1773,7 +1765,7 @@ pub struct ListResourcesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesResult {
     #[serde(
@@ -1829,7 +1821,7 @@ pub struct ListResourcesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListResourcesResultResponse {
     pub id: RequestId,
@@ -1848,7 +1840,7 @@ pub struct ListResourcesResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
@@ -1863,7 +1855,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
@@ -1874,7 +1866,7 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsRequest {
     pub id: RequestId,
@@ -1888,7 +1880,7 @@ pub struct ListToolsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsResult {
     #[serde(
@@ -1944,7 +1936,7 @@ pub struct ListToolsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ListToolsResultResponse {
     pub id: RequestId,
@@ -1963,7 +1955,7 @@ pub struct ListToolsResultResponse {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -1989,7 +1981,7 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
@@ -2002,7 +1994,7 @@ pub struct LoggingMessageNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct LoggingMessageNotificationParams {
     #[serde(
@@ -2034,10 +2026,7 @@ pub struct LoggingMessageNotificationParams {
 /// **Name:**
 /// - Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
 /// - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
-pub type MetaObject = ::std::collections::BTreeMap<
-    ::std::string::String,
-    ::serde_json::Value,
->;
+pub type MetaObject = ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>;
 /// A JSON-RPC error indicating that the requested method does not exist or is not available.
 ///
 /// In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
@@ -2048,7 +2037,7 @@ pub type MetaObject = ::std::collections::BTreeMap<
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct MethodNotFoundError {
     /// The error type that occurred.
@@ -2069,7 +2058,7 @@ pub struct MethodNotFoundError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct MissingRequiredClientCapabilityError {
     pub error: MissingRequiredClientCapabilityErrorError,
@@ -2087,7 +2076,7 @@ pub struct MissingRequiredClientCapabilityError {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -2119,7 +2108,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -2164,7 +2153,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
@@ -2176,7 +2165,7 @@ pub enum MultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -2192,7 +2181,7 @@ pub struct Notification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct NotificationMetaObject {
     /// Identifies the subscription stream a notification was delivered on. The
@@ -2219,7 +2208,7 @@ pub struct NotificationMetaObject {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct NotificationParams {
     #[serde(
@@ -2234,7 +2223,7 @@ pub struct NotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -2254,7 +2243,7 @@ pub struct NumberSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PaginatedRequest {
     pub id: RequestId,
@@ -2268,7 +2257,7 @@ pub struct PaginatedRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PaginatedRequestParams {
     #[serde(rename = "_meta")]
@@ -2283,7 +2272,7 @@ pub struct PaginatedRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PaginatedResult {
     #[serde(
@@ -2316,7 +2305,7 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ParseError {
     /// The error type that occurred.
@@ -2336,7 +2325,7 @@ pub struct ParseError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
@@ -2355,7 +2344,7 @@ pub enum PrimitiveSchemaDefinition {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
@@ -2368,7 +2357,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ProgressNotificationParams {
     #[serde(
@@ -2395,7 +2384,7 @@ pub struct ProgressNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -2408,7 +2397,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Prompt {
     #[serde(
@@ -2451,7 +2440,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -2477,7 +2466,7 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptListChangedNotification {
     pub jsonrpc: PromptListChangedNotificationJsonrpc,
@@ -2494,7 +2483,7 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptMessage {
     pub content: ContentBlock,
@@ -2506,7 +2495,7 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -2527,7 +2516,7 @@ pub struct PromptReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequest {
     pub id: RequestId,
@@ -2541,7 +2530,7 @@ pub struct ReadResourceRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceRequestParams {
     #[serde(rename = "_meta")]
@@ -2567,7 +2556,7 @@ pub struct ReadResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceResult {
     #[serde(
@@ -2615,7 +2604,7 @@ pub struct ReadResourceResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ReadResourceResultResponse {
     pub id: RequestId,
@@ -2627,7 +2616,7 @@ pub struct ReadResourceResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Request {
     pub method: ::std::string::String,
@@ -2642,7 +2631,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -2655,7 +2644,7 @@ pub enum RequestId {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct RequestMetaObject {
     /// The client's capabilities for this specific request. Required.
@@ -2715,7 +2704,7 @@ pub struct RequestMetaObject {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct RequestParams {
     #[serde(rename = "_meta")]
@@ -2727,7 +2716,7 @@ pub struct RequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Resource {
     #[serde(
@@ -2786,7 +2775,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceContents {
     #[serde(
@@ -2813,7 +2802,7 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceLink {
     #[serde(
@@ -2873,7 +2862,7 @@ pub struct ResourceLink {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: ResourceListChangedNotificationJsonrpc,
@@ -2887,7 +2876,7 @@ pub struct ResourceListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceRequestParams {
     #[serde(rename = "_meta")]
@@ -2901,7 +2890,7 @@ pub struct ResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplate {
     #[serde(
@@ -2956,7 +2945,7 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceTemplateReference {
     pub r#type: ResourceTemplateReferenceType,
@@ -2969,7 +2958,7 @@ pub struct ResourceTemplateReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
@@ -2982,7 +2971,7 @@ pub struct ResourceUpdatedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ResourceUpdatedNotificationParams {
     #[serde(
@@ -3000,7 +2989,7 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Result {
     #[serde(
@@ -3029,7 +3018,7 @@ pub struct Result {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
@@ -3065,7 +3054,7 @@ pub type ResultType = ::std::string::String;
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -3079,7 +3068,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Root {
     #[serde(
@@ -3104,7 +3093,7 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SamplingMessage {
     #[serde(
@@ -3121,7 +3110,7 @@ pub struct SamplingMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContentBlock {
@@ -3246,7 +3235,7 @@ pub enum SamplingMessageContentBlock {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -3254,9 +3243,8 @@ pub struct ServerCapabilities {
     pub completions: ::std::option::Option<JsonObject>,
     /// Experimental, non-standard capabilities that the server supports.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub experimental: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
-    >,
+    pub experimental:
+        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
     /// Optional MCP extensions that the server supports. Keys are extension identifiers
     /// (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
     /// objects. An empty object indicates support with no settings.
@@ -3264,9 +3252,8 @@ pub struct ServerCapabilities {
     /// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     /// mandatory prefix.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub extensions: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
-    >,
+    pub extensions:
+        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
     /// Present if the server supports sending log messages to the client.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub logging: ::std::option::Option<JsonObject>,
@@ -3285,7 +3272,7 @@ pub struct ServerCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -3361,7 +3348,7 @@ pub enum ServerNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -3383,7 +3370,7 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
@@ -3395,7 +3382,7 @@ pub enum SingleSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct StringSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3431,7 +3418,7 @@ pub struct StringSchema {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct SubscriptionFilter {
     /// If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
@@ -3448,9 +3435,7 @@ pub struct SubscriptionFilter {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub resource_subscriptions: ::std::option::Option<
-        ::std::vec::Vec<::std::string::String>,
-    >,
+    pub resource_subscriptions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     /// If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
     #[serde(
         rename = "resourcesListChanged",
@@ -3481,7 +3466,7 @@ pub struct SubscriptionFilter {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsAcknowledgedNotification {
     pub jsonrpc: SubscriptionsAcknowledgedNotificationJsonrpc,
@@ -3494,7 +3479,7 @@ pub struct SubscriptionsAcknowledgedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsAcknowledgedNotificationParams {
     #[serde(
@@ -3517,7 +3502,7 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsListenRequest {
     pub id: RequestId,
@@ -3531,7 +3516,7 @@ pub struct SubscriptionsListenRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsListenRequestParams {
     #[serde(rename = "_meta")]
@@ -3551,7 +3536,7 @@ pub struct SubscriptionsListenRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsListenResult {
     #[serde(rename = "_meta")]
@@ -3573,7 +3558,7 @@ pub struct SubscriptionsListenResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsListenResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
@@ -3608,7 +3593,7 @@ pub struct SubscriptionsListenResultMetaObject {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct SubscriptionsListenResultResponse {
     pub id: RequestId,
@@ -3621,7 +3606,7 @@ pub struct SubscriptionsListenResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextContent {
     #[serde(
@@ -3642,7 +3627,7 @@ pub struct TextContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TextResourceContents {
     #[serde(
@@ -3669,7 +3654,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -3705,7 +3690,7 @@ pub struct TitledMultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -3728,7 +3713,7 @@ pub struct TitledSingleSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct Tool {
     #[serde(
@@ -3809,7 +3794,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -3868,7 +3853,7 @@ pub struct ToolAnnotations {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
@@ -3884,7 +3869,7 @@ pub struct ToolChoice {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolListChangedNotification {
     pub jsonrpc: ToolListChangedNotificationJsonrpc,
@@ -3898,7 +3883,7 @@ pub struct ToolListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
@@ -3947,7 +3932,7 @@ pub struct ToolResultContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
@@ -3977,7 +3962,7 @@ pub struct ToolUseContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsupportedProtocolVersionError {
     pub error: UnsupportedProtocolVersionErrorError,
@@ -3991,7 +3976,7 @@ pub struct UnsupportedProtocolVersionError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -4027,7 +4012,7 @@ pub struct UntitledMultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -4052,7 +4037,7 @@ pub struct UntitledSingleSelectEnumSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum AudioContentType {
     #[serde(rename = "audio")]
@@ -4068,7 +4053,7 @@ pub enum AudioContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum BooleanSchemaType {
     #[serde(rename = "boolean")]
@@ -4093,7 +4078,7 @@ pub enum BooleanSchemaType {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum CacheableResultCacheScope {
     #[serde(rename = "private")]
@@ -4110,7 +4095,7 @@ pub enum CacheableResultCacheScope {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4126,7 +4111,7 @@ pub enum CallToolRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolRequestMethod {
     #[serde(rename = "tools/call")]
@@ -4142,7 +4127,7 @@ pub enum CallToolRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CallToolResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4154,7 +4139,7 @@ pub enum CallToolResultResponseJsonrpc {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum CallToolResultResponseResult {
@@ -4170,7 +4155,7 @@ pub enum CallToolResultResponseResult {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelledNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -4186,7 +4171,7 @@ pub enum CancelledNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CancelledNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
@@ -4200,7 +4185,7 @@ pub enum CancelledNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesElicitation {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -4215,7 +4200,7 @@ pub struct ClientCapabilitiesElicitation {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ClientCapabilitiesSampling {
     /// Whether the client supports context inclusion via `includeContext` parameter.
@@ -4235,7 +4220,7 @@ pub struct ClientCapabilitiesSampling {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ClientNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -4251,7 +4236,7 @@ pub enum ClientNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ClientNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
@@ -4267,7 +4252,7 @@ pub enum ClientNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4283,7 +4268,7 @@ pub enum CompleteRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteRequestMethod {
     #[serde(rename = "completion/complete")]
@@ -4296,7 +4281,7 @@ pub enum CompleteRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
@@ -4311,7 +4296,7 @@ pub struct CompleteRequestParamsArgument {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct CompleteRequestParamsContext {
     /// Previously-resolved variables in a URI template or prompt.
@@ -4325,7 +4310,7 @@ pub struct CompleteRequestParamsContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(tag = "type")]
 pub enum CompleteRequestParamsRef {
@@ -4355,7 +4340,7 @@ pub enum CompleteRequestParamsRef {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -4380,7 +4365,7 @@ pub struct CompleteResultCompletion {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CompleteResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4396,7 +4381,7 @@ pub enum CompleteResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum CreateMessageRequestMethod {
     #[serde(rename = "sampling/createMessage")]
@@ -4417,7 +4402,7 @@ pub enum CreateMessageRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -4432,7 +4417,7 @@ pub enum CreateMessageRequestParamsIncludeContext {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum CreateMessageResultContent {
@@ -4452,7 +4437,7 @@ pub enum CreateMessageResultContent {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum DiscoverRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4468,7 +4453,7 @@ pub enum DiscoverRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum DiscoverRequestMethod {
     #[serde(rename = "server/discover")]
@@ -4493,7 +4478,7 @@ pub enum DiscoverRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum DiscoverResultCacheScope {
     #[serde(rename = "private")]
@@ -4510,7 +4495,7 @@ pub enum DiscoverResultCacheScope {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum DiscoverResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4526,7 +4511,7 @@ pub enum DiscoverResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestMethod {
     #[serde(rename = "elicitation/create")]
@@ -4543,7 +4528,7 @@ pub enum ElicitRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestFormParamsMode {
     #[serde(rename = "form")]
@@ -4557,7 +4542,7 @@ pub enum ElicitRequestFormParamsMode {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ElicitRequestFormParamsRequestedSchema {
     #[serde(
@@ -4566,10 +4551,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
+    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ElicitRequestFormParamsRequestedSchemaType,
@@ -4583,7 +4565,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestFormParamsRequestedSchemaType {
     #[serde(rename = "object")]
@@ -4600,7 +4582,7 @@ pub enum ElicitRequestFormParamsRequestedSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ElicitRequestUrlParamsMode {
     #[serde(rename = "url")]
@@ -4619,7 +4601,7 @@ pub enum ElicitRequestUrlParamsMode {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -4634,7 +4616,7 @@ pub enum ElicitResultAction {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ElicitResultContentValue {
@@ -4646,7 +4628,7 @@ pub enum ElicitResultContentValue {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ElicitResultContentValueVariant1 {
@@ -4659,7 +4641,7 @@ pub enum ElicitResultContentValueVariant1 {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
@@ -4675,7 +4657,7 @@ pub enum EmbeddedResourceResource {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum EmbeddedResourceType {
     #[serde(rename = "resource")]
@@ -4691,7 +4673,7 @@ pub enum EmbeddedResourceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4707,7 +4689,7 @@ pub enum GetPromptRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptRequestMethod {
     #[serde(rename = "prompts/get")]
@@ -4723,7 +4705,7 @@ pub enum GetPromptRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum GetPromptResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4735,7 +4717,7 @@ pub enum GetPromptResultResponseJsonrpc {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum GetPromptResultResponseResult {
@@ -4747,7 +4729,7 @@ pub enum GetPromptResultResponseResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct HeaderMismatchErrorError {
     /// Always `-32020` (a non-string constant, kept as a JSON value).
@@ -4767,7 +4749,7 @@ pub struct HeaderMismatchErrorError {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum HeaderMismatchErrorJsonrpc {
     #[serde(rename = "2.0")]
@@ -4787,7 +4769,7 @@ pub enum HeaderMismatchErrorJsonrpc {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum IconTheme {
     #[serde(rename = "dark")]
@@ -4804,7 +4786,7 @@ pub enum IconTheme {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ImageContentType {
     #[serde(rename = "image")]
@@ -4820,7 +4802,7 @@ pub enum ImageContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcErrorResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4836,7 +4818,7 @@ pub enum JsonrpcErrorResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -4852,7 +4834,7 @@ pub enum JsonrpcNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4868,7 +4850,7 @@ pub enum JsonrpcRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum JsonrpcResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4880,7 +4862,7 @@ pub enum JsonrpcResultResponseJsonrpc {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum JsonValueVariant2 {
@@ -4897,7 +4879,7 @@ pub enum JsonValueVariant2 {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LegacyTitledEnumSchemaType {
     #[serde(rename = "string")]
@@ -4913,7 +4895,7 @@ pub enum LegacyTitledEnumSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -4929,7 +4911,7 @@ pub enum ListPromptsRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsRequestMethod {
     #[serde(rename = "prompts/list")]
@@ -4954,7 +4936,7 @@ pub enum ListPromptsRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ListPromptsResultCacheScope {
     #[serde(rename = "private")]
@@ -4971,7 +4953,7 @@ pub enum ListPromptsResultCacheScope {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListPromptsResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -4987,7 +4969,7 @@ pub enum ListPromptsResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5003,7 +4985,7 @@ pub enum ListResourceTemplatesRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesRequestMethod {
     #[serde(rename = "resources/templates/list")]
@@ -5028,7 +5010,7 @@ pub enum ListResourceTemplatesRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ListResourceTemplatesResultCacheScope {
     #[serde(rename = "private")]
@@ -5045,7 +5027,7 @@ pub enum ListResourceTemplatesResultCacheScope {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourceTemplatesResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5061,7 +5043,7 @@ pub enum ListResourceTemplatesResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5077,7 +5059,7 @@ pub enum ListResourcesRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesRequestMethod {
     #[serde(rename = "resources/list")]
@@ -5102,7 +5084,7 @@ pub enum ListResourcesRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ListResourcesResultCacheScope {
     #[serde(rename = "private")]
@@ -5119,7 +5101,7 @@ pub enum ListResourcesResultCacheScope {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListResourcesResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5135,7 +5117,7 @@ pub enum ListResourcesResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListRootsRequestMethod {
     #[serde(rename = "roots/list")]
@@ -5148,7 +5130,7 @@ pub enum ListRootsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ListRootsRequestParams {
     #[serde(
@@ -5167,7 +5149,7 @@ pub struct ListRootsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5183,7 +5165,7 @@ pub enum ListToolsRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsRequestMethod {
     #[serde(rename = "tools/list")]
@@ -5208,7 +5190,7 @@ pub enum ListToolsRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ListToolsResultCacheScope {
     #[serde(rename = "private")]
@@ -5225,7 +5207,7 @@ pub enum ListToolsResultCacheScope {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ListToolsResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5241,7 +5223,7 @@ pub enum ListToolsResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LoggingMessageNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5257,7 +5239,7 @@ pub enum LoggingMessageNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum LoggingMessageNotificationMethod {
     #[serde(rename = "notifications/message")]
@@ -5269,7 +5251,7 @@ pub enum LoggingMessageNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct MissingRequiredClientCapabilityErrorError {
     /// Always `-32021` (a non-string constant, kept as a JSON value).
@@ -5283,7 +5265,7 @@ pub struct MissingRequiredClientCapabilityErrorError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct MissingRequiredClientCapabilityErrorErrorData {
     /// The capabilities the server requires from the client to process this request.
@@ -5299,7 +5281,7 @@ pub struct MissingRequiredClientCapabilityErrorErrorData {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum MissingRequiredClientCapabilityErrorJsonrpc {
     #[serde(rename = "2.0")]
@@ -5314,7 +5296,7 @@ pub enum MissingRequiredClientCapabilityErrorJsonrpc {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -5331,7 +5313,7 @@ pub enum NumberSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PaginatedRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5347,7 +5329,7 @@ pub enum PaginatedRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ProgressNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5363,7 +5345,7 @@ pub enum ProgressNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ProgressNotificationMethod {
     #[serde(rename = "notifications/progress")]
@@ -5379,7 +5361,7 @@ pub enum ProgressNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5395,7 +5377,7 @@ pub enum PromptListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptListChangedNotificationMethod {
     #[serde(rename = "notifications/prompts/list_changed")]
@@ -5411,7 +5393,7 @@ pub enum PromptListChangedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum PromptReferenceType {
     #[serde(rename = "ref/prompt")]
@@ -5427,7 +5409,7 @@ pub enum PromptReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5443,7 +5425,7 @@ pub enum ReadResourceRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceRequestMethod {
     #[serde(rename = "resources/read")]
@@ -5468,7 +5450,7 @@ pub enum ReadResourceRequestMethod {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ReadResourceResultCacheScope {
     #[serde(rename = "private")]
@@ -5481,7 +5463,7 @@ pub enum ReadResourceResultCacheScope {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
@@ -5497,7 +5479,7 @@ pub enum ReadResourceResultContentsItem {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ReadResourceResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5509,7 +5491,7 @@ pub enum ReadResourceResultResponseJsonrpc {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum ReadResourceResultResponseResult {
@@ -5525,7 +5507,7 @@ pub enum ReadResourceResultResponseResult {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceLinkType {
     #[serde(rename = "resource_link")]
@@ -5541,7 +5523,7 @@ pub enum ResourceLinkType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5557,7 +5539,7 @@ pub enum ResourceListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceListChangedNotificationMethod {
     #[serde(rename = "notifications/resources/list_changed")]
@@ -5573,7 +5555,7 @@ pub enum ResourceListChangedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceTemplateReferenceType {
     #[serde(rename = "ref/resource")]
@@ -5589,7 +5571,7 @@ pub enum ResourceTemplateReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceUpdatedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5605,7 +5587,7 @@ pub enum ResourceUpdatedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ResourceUpdatedNotificationMethod {
     #[serde(rename = "notifications/resources/updated")]
@@ -5617,7 +5599,7 @@ pub enum ResourceUpdatedNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 #[serde(untagged)]
 pub enum SamplingMessageContent {
@@ -5635,7 +5617,7 @@ pub enum SamplingMessageContent {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
@@ -5653,7 +5635,7 @@ pub struct ServerCapabilitiesPrompts {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
@@ -5674,7 +5656,7 @@ pub struct ServerCapabilitiesResources {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
@@ -5693,7 +5675,7 @@ pub struct ServerCapabilitiesTools {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -5714,7 +5696,7 @@ pub enum StringSchemaFormat {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum StringSchemaType {
     #[serde(rename = "string")]
@@ -5730,7 +5712,7 @@ pub enum StringSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -5746,7 +5728,7 @@ pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscriptionsAcknowledgedNotificationMethod {
     #[serde(rename = "notifications/subscriptions/acknowledged")]
@@ -5762,7 +5744,7 @@ pub enum SubscriptionsAcknowledgedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscriptionsListenRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -5778,7 +5760,7 @@ pub enum SubscriptionsListenRequestJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscriptionsListenRequestMethod {
     #[serde(rename = "subscriptions/listen")]
@@ -5794,7 +5776,7 @@ pub enum SubscriptionsListenRequestMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum SubscriptionsListenResultResponseJsonrpc {
     #[serde(rename = "2.0")]
@@ -5810,7 +5792,7 @@ pub enum SubscriptionsListenResultResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TextContentType {
     #[serde(rename = "text")]
@@ -5823,7 +5805,7 @@ pub enum TextContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledMultiSelectEnumSchemaItems {
     /// Array of enum options with values and display labels.
@@ -5835,7 +5817,7 @@ pub struct TitledMultiSelectEnumSchemaItems {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
@@ -5852,7 +5834,7 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
@@ -5864,7 +5846,7 @@ pub enum TitledMultiSelectEnumSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
@@ -5881,7 +5863,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum TitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]
@@ -5907,7 +5889,7 @@ pub enum TitledSingleSelectEnumSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct ToolInputSchema {
     #[serde(
@@ -5930,7 +5912,7 @@ pub struct ToolInputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolInputSchemaType {
     #[serde(rename = "object")]
@@ -5947,7 +5929,7 @@ pub enum ToolInputSchemaType {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub struct ToolOutputSchema {
     #[serde(
@@ -5972,7 +5954,7 @@ pub struct ToolOutputSchema {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub enum ToolChoiceMode {
     #[serde(rename = "auto")]
@@ -5991,7 +5973,7 @@ pub enum ToolChoiceMode {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -6007,7 +5989,7 @@ pub enum ToolListChangedNotificationJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
@@ -6023,7 +6005,7 @@ pub enum ToolListChangedNotificationMethod {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolResultContentType {
     #[serde(rename = "tool_result")]
@@ -6039,7 +6021,7 @@ pub enum ToolResultContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum ToolUseContentType {
     #[serde(rename = "tool_use")]
@@ -6051,7 +6033,7 @@ pub enum ToolUseContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsupportedProtocolVersionErrorError {
     /// Always `-32022` (a non-string constant, kept as a JSON value).
@@ -6065,7 +6047,7 @@ pub struct UnsupportedProtocolVersionErrorError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UnsupportedProtocolVersionErrorErrorData {
     /// The protocol version that was requested by the client.
@@ -6083,7 +6065,7 @@ pub struct UnsupportedProtocolVersionErrorErrorData {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UnsupportedProtocolVersionErrorJsonrpc {
     #[serde(rename = "2.0")]
@@ -6096,7 +6078,7 @@ pub enum UnsupportedProtocolVersionErrorJsonrpc {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize
+    ::serde::Deserialize,
 )]
 pub struct UntitledMultiSelectEnumSchemaItems {
     /// Array of enum values to choose from.
@@ -6112,7 +6094,7 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UntitledMultiSelectEnumSchemaItemsType {
     #[serde(rename = "string")]
@@ -6128,7 +6110,7 @@ pub enum UntitledMultiSelectEnumSchemaItemsType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UntitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
@@ -6144,7 +6126,7 @@ pub enum UntitledMultiSelectEnumSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default
+    ::std::default::Default,
 )]
 pub enum UntitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]
