@@ -213,7 +213,8 @@ impl<'a> Emitter<'a> {
             let docs = doc_attrs(&field.docs);
             let name = ident(&field.name);
             let ty = self.slot(field.ty, container);
-            let serde = serde_field_attr(field);
+            let nullable = matches!(self.space.types[field.ty.0], TypeKind::Option(_));
+            let serde = serde_field_attr(field, nullable);
             let vis = public.then(|| quote!(pub));
             quote! { #docs #serde #vis #name: #ty }
         });
@@ -347,7 +348,10 @@ fn collect_defaults<'a>(def: &'a StructDef, defaults: &mut DefaultFns<'a>) {
 }
 
 /// The `#[serde(...)]` of a field: rename, absence handling, flatten.
-fn serde_field_attr(field: &Field) -> TokenStream {
+///
+/// A required `Option` (nullable but required) is read with `deserialize_with`, which makes serde
+/// reject a missing field instead of reading it as `None`.
+fn serde_field_attr(field: &Field, nullable: bool) -> TokenStream {
     let mut parts = Vec::new();
     if field.flatten {
         parts.push(quote!(flatten));
@@ -356,6 +360,9 @@ fn serde_field_attr(field: &Field) -> TokenStream {
         parts.push(quote!(rename = #wire));
     }
     match &field.presence {
+        Presence::Required if nullable => {
+            parts.push(quote!(deserialize_with = "::serde::Deserialize::deserialize"));
+        }
         Presence::Required => {}
         Presence::Optional => {
             parts.push(quote!(
