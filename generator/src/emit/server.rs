@@ -184,6 +184,7 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
             }
 
             /// The handler.
+            #[allow(dead_code)]
             pub fn handler(&self) -> &H {
                 &self.handler
             }

@@ -361,7 +361,9 @@ fn serde_field_attr(field: &Field, nullable: bool) -> TokenStream {
     }
     match &field.presence {
         Presence::Required if nullable => {
-            parts.push(quote!(deserialize_with = "::serde::Deserialize::deserialize"));
+            parts.push(quote!(
+                deserialize_with = "::serde::Deserialize::deserialize"
+            ));
         }
         Presence::Required => {}
         Presence::Optional => {
