@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
 }
 
 fn fixture() -> Value {
@@ -64,7 +67,10 @@ fn fixture_output() -> String {
     let aliases = methods.iter().map(|(name, params, result)| {
         let params_alias = quote::format_ident!("{}Params", mcp_codegen::names::camel_ident(name));
         let result_alias = quote::format_ident!("{}Result", mcp_codegen::names::camel_ident(name));
-        let (params, result) = (space.type_expr(*params, &path), space.type_expr(*result, &path));
+        let (params, result) = (
+            space.type_expr(*params, &path),
+            space.type_expr(*result, &path),
+        );
         quote! {
             pub type #params_alias = #params;
             pub type #result_alias = #result;
@@ -247,14 +253,26 @@ fn discriminator_is_the_pairwise_distinct_constant() {
     ];
     assert_eq!(
         find_discriminator(&variants),
-        Some(Discriminator { property: "kind".into(), values: vec!["a".into(), "b".into()] })
+        Some(Discriminator {
+            property: "kind".into(),
+            values: vec!["a".into(), "b".into()]
+        })
     );
     // Equal values, a missing property, a multi-value enum, or a single variant: none.
-    let same = [json!({"properties": {"k": {"const": "a"}}}), json!({"properties": {"k": {"const": "a"}}})];
+    let same = [
+        json!({"properties": {"k": {"const": "a"}}}),
+        json!({"properties": {"k": {"const": "a"}}}),
+    ];
     assert_eq!(find_discriminator(&same), None);
-    let missing = [json!({"properties": {"k": {"const": "a"}}}), json!({"properties": {"j": {"const": "b"}}})];
+    let missing = [
+        json!({"properties": {"k": {"const": "a"}}}),
+        json!({"properties": {"j": {"const": "b"}}}),
+    ];
     assert_eq!(find_discriminator(&missing), None);
-    let open = [json!({"properties": {"k": {"const": "a"}}}), json!({"properties": {"k": {"enum": ["b", "c"]}}})];
+    let open = [
+        json!({"properties": {"k": {"const": "a"}}}),
+        json!({"properties": {"k": {"enum": ["b", "c"]}}}),
+    ];
     assert_eq!(find_discriminator(&open), None);
     assert_eq!(find_discriminator(&variants[..1]), None);
 }
@@ -264,8 +282,16 @@ fn discriminator_found_through_refs() {
     let mut space = TypeSpace::new();
     let union = json!({"oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]});
     space.add_named("#/$defs/U", "U", &union);
-    space.add_named("#/$defs/A", "A", &json!({"properties": {"t": {"$ref": "#/$defs/TagA"}}, "required": ["t"]}));
-    space.add_named("#/$defs/B", "B", &json!({"properties": {"t": {"const": "b"}, "n": {"type": "integer"}}}));
+    space.add_named(
+        "#/$defs/A",
+        "A",
+        &json!({"properties": {"t": {"$ref": "#/$defs/TagA"}}, "required": ["t"]}),
+    );
+    space.add_named(
+        "#/$defs/B",
+        "B",
+        &json!({"properties": {"t": {"const": "b"}, "n": {"type": "integer"}}}),
+    );
     space.add_named("#/$defs/TagA", "TagA", &json!({"const": "a"}));
     let file: syn::File = syn::parse2(space.emit()).expect("valid Rust");
     let expected: syn::Item = syn::parse_quote! {
@@ -281,7 +307,10 @@ fn discriminator_found_through_refs() {
             },
         }
     };
-    assert_eq!(file.items[0].to_token_stream().to_string(), expected.to_token_stream().to_string());
+    assert_eq!(
+        file.items[0].to_token_stream().to_string(),
+        expected.to_token_stream().to_string()
+    );
 }
 
 /// The type of field `field` of struct `name` in `file`.
@@ -290,7 +319,8 @@ fn field_type(file: &syn::File, name: &str, field: &str) -> String {
         .iter()
         .find_map(|item| match item {
             syn::Item::Struct(s) if s.ident == name => s.fields.iter().find_map(|f| {
-                (f.ident.as_ref().is_some_and(|i| i == field)).then(|| f.ty.to_token_stream().to_string())
+                (f.ident.as_ref().is_some_and(|i| i == field))
+                    .then(|| f.ty.to_token_stream().to_string())
             }),
             _ => None,
         })
@@ -313,14 +343,35 @@ fn recursion_is_boxed_only_on_by_value_cycles() {
     space.add_named("#/$defs/Node", "Node", &node);
     let edge = json!({"type": "object", "properties": {"to": {"$ref": "#/$defs/Node"}}});
     space.add_named("#/$defs/Edge", "Edge", &edge);
-    space.add_named("#/$defs/Leaf", "Leaf", &json!({"type": "object", "properties": {"v": {"type": "string"}}}));
+    space.add_named(
+        "#/$defs/Leaf",
+        "Leaf",
+        &json!({"type": "object", "properties": {"v": {"type": "string"}}}),
+    );
     let file: syn::File = syn::parse2(space.emit()).expect("valid Rust");
-    let ty = |s: TokenStream| syn::parse2::<syn::Type>(s).expect("type").to_token_stream().to_string();
-    assert_eq!(field_type(&file, "Node", "children"), ty(quote!(::std::option::Option<::std::vec::Vec<Node>>)));
-    assert_eq!(field_type(&file, "Node", "parent"), ty(quote!(::std::option::Option<::std::boxed::Box<Node>>)));
-    assert_eq!(field_type(&file, "Node", "edge"), ty(quote!(::std::boxed::Box<Edge>)));
+    let ty = |s: TokenStream| {
+        syn::parse2::<syn::Type>(s)
+            .expect("type")
+            .to_token_stream()
+            .to_string()
+    };
+    assert_eq!(
+        field_type(&file, "Node", "children"),
+        ty(quote!(::std::option::Option<::std::vec::Vec<Node>>))
+    );
+    assert_eq!(
+        field_type(&file, "Node", "parent"),
+        ty(quote!(::std::option::Option<::std::boxed::Box<Node>>))
+    );
+    assert_eq!(
+        field_type(&file, "Node", "edge"),
+        ty(quote!(::std::boxed::Box<Edge>))
+    );
     assert_eq!(field_type(&file, "Node", "leaf"), ty(quote!(Leaf)));
-    assert_eq!(field_type(&file, "Edge", "to"), ty(quote!(::std::option::Option<::std::boxed::Box<Node>>)));
+    assert_eq!(
+        field_type(&file, "Edge", "to"),
+        ty(quote!(::std::option::Option<::std::boxed::Box<Node>>))
+    );
 }
 
 #[test]
@@ -334,15 +385,40 @@ fn names_collide_deterministically() {
         "required": ["_meta", "meta", "type"]
     });
     let owner = space.add_inline(&object, "pet_status");
-    assert_eq!(space.type_name(space.lookup("#/$defs/pet_status").unwrap()), Some("PetStatus"));
-    assert_eq!(space.type_name(space.lookup("#/$defs/PetStatus").unwrap()), Some("PetStatus2"));
+    assert_eq!(
+        space.type_name(space.lookup("#/$defs/pet_status").unwrap()),
+        Some("PetStatus")
+    );
+    assert_eq!(
+        space.type_name(space.lookup("#/$defs/PetStatus").unwrap()),
+        Some("PetStatus2")
+    );
     assert_eq!(space.type_name(owner), Some("PetStatus3"));
-    assert_eq!(space.type_expr(owner, &quote!(types)).to_string(), quote!(types::PetStatus3).to_string());
+    assert_eq!(
+        space.type_expr(owner, &quote!(types)).to_string(),
+        quote!(types::PetStatus3).to_string()
+    );
     let file: syn::File = syn::parse2(space.emit()).expect("valid Rust");
-    let ty = |s: TokenStream| syn::parse2::<syn::Type>(s).expect("type").to_token_stream().to_string();
-    assert_eq!(field_type(&file, "PetStatus3", "meta"), ty(quote!(::std::string::String)));
-    let names: Vec<String> = match file.items.iter().find(|i| matches!(i, syn::Item::Struct(_))) {
-        Some(syn::Item::Struct(s)) => s.fields.iter().map(|f| f.ident.as_ref().unwrap().to_string()).collect(),
+    let ty = |s: TokenStream| {
+        syn::parse2::<syn::Type>(s)
+            .expect("type")
+            .to_token_stream()
+            .to_string()
+    };
+    assert_eq!(
+        field_type(&file, "PetStatus3", "meta"),
+        ty(quote!(::std::string::String))
+    );
+    let names: Vec<String> = match file
+        .items
+        .iter()
+        .find(|i| matches!(i, syn::Item::Struct(_)))
+    {
+        Some(syn::Item::Struct(s)) => s
+            .fields
+            .iter()
+            .map(|f| f.ident.as_ref().unwrap().to_string())
+            .collect(),
         _ => panic!("struct expected"),
     };
     assert_eq!(names, ["meta", "meta_2", "r#type"]);
@@ -351,22 +427,41 @@ fn names_collide_deterministically() {
 #[test]
 fn inline_builtins_and_containers() {
     let mut space = TypeSpace::new();
-    space.add_named("#/components/schemas/Pet", "Pet", &json!({"type": "object", "properties": {}}));
+    space.add_named(
+        "#/components/schemas/Pet",
+        "Pet",
+        &json!({"type": "object", "properties": {}}),
+    );
     let path = quote!(types);
     let expr = |space: &mut TypeSpace, schema: Value| {
         let id = space.add_inline(&schema, "Hint");
         space.type_expr(id, &path).to_string()
     };
     assert_eq!(expr(&mut space, json!({"type": "integer"})), "i64");
-    assert_eq!(expr(&mut space, json!({"type": "integer", "format": "uint32"})), "u32");
     assert_eq!(
-        expr(&mut space, json!({"type": "array", "items": {"$ref": "#/components/schemas/Pet"}})),
+        expr(&mut space, json!({"type": "integer", "format": "uint32"})),
+        "u32"
+    );
+    assert_eq!(
+        expr(
+            &mut space,
+            json!({"type": "array", "items": {"$ref": "#/components/schemas/Pet"}})
+        ),
         quote!(::std::vec::Vec<types::Pet>).to_string()
     );
     assert_eq!(
-        expr(&mut space, json!({"oneOf": [{"$ref": "#/components/schemas/Pet"}, {"type": "null"}]})),
+        expr(
+            &mut space,
+            json!({"oneOf": [{"$ref": "#/components/schemas/Pet"}, {"type": "null"}]})
+        ),
         quote!(::std::option::Option<types::Pet>).to_string()
     );
-    assert_eq!(expr(&mut space, json!({})), quote!(::serde_json::Value).to_string());
-    assert_eq!(expr(&mut space, json!({"$ref": "#/nowhere"})), quote!(::serde_json::Value).to_string());
+    assert_eq!(
+        expr(&mut space, json!({})),
+        quote!(::serde_json::Value).to_string()
+    );
+    assert_eq!(
+        expr(&mut space, json!({"$ref": "#/nowhere"})),
+        quote!(::serde_json::Value).to_string()
+    );
 }

@@ -27,7 +27,9 @@ fn call_tool_result_with_content_blocks_2025_06_18() {
     }));
     assert_eq!(result.is_error, Some(false));
     match &result.content[0] {
-        v2025_06_18::ContentBlock::TextContent { text, annotations, .. } => {
+        v2025_06_18::ContentBlock::TextContent {
+            text, annotations, ..
+        } => {
             assert_eq!(text, "42 files");
             assert!(annotations.is_none());
         }
@@ -82,7 +84,10 @@ fn client_request_is_tagged_by_method_2025_06_18() {
         "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 1}}
     }));
-    assert!(matches!(request, v2025_06_18::ClientRequest::CallToolRequest { .. }));
+    assert!(matches!(
+        request,
+        v2025_06_18::ClientRequest::CallToolRequest { .. }
+    ));
 }
 
 #[test]
@@ -90,11 +95,17 @@ fn jsonrpc_messages_2026_07_28() {
     let message: v2026_07_28::JsonrpcMessage = round_trip(json!({
         "jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {"cursor": "x"}
     }));
-    assert!(matches!(message, v2026_07_28::JsonrpcMessage::JsonrpcRequest(_)));
+    assert!(matches!(
+        message,
+        v2026_07_28::JsonrpcMessage::JsonrpcRequest(_)
+    ));
     let message: v2026_07_28::JsonrpcMessage = round_trip(json!({
         "jsonrpc": "2.0", "id": "a", "error": {"code": -32601, "message": "no such method"}
     }));
-    assert!(matches!(message, v2026_07_28::JsonrpcMessage::JsonrpcErrorResponse(_)));
+    assert!(matches!(
+        message,
+        v2026_07_28::JsonrpcMessage::JsonrpcErrorResponse(_)
+    ));
 }
 
 #[test]

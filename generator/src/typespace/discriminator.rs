@@ -30,7 +30,10 @@ pub fn find_discriminator(variants: &[Value]) -> Option<Discriminator> {
             .map(|variant| constant_of(variant.get("properties")?.get(property)?))
             .collect::<Option<Vec<String>>>()?;
         let distinct: BTreeSet<&String> = values.iter().collect();
-        (distinct.len() == values.len()).then(|| Discriminator { property: property.clone(), values })
+        (distinct.len() == values.len()).then(|| Discriminator {
+            property: property.clone(),
+            values,
+        })
     })
 }
 

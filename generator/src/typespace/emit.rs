@@ -1,6 +1,8 @@
 //! IR to tokens. Reads only the IR, never a schema.
 
-use super::ir::{Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TypeKind, VariantFields};
+use super::ir::{
+    Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TypeKind, VariantFields,
+};
 use super::recursion::Boxing;
 use super::{TypeId, TypeSpace};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -18,7 +20,11 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// `#[doc = "..."]` attributes, one per line.
 pub(crate) fn doc_attrs(lines: &[String]) -> TokenStream {
     let lines = lines.iter().map(|line| {
-        let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+        let line = if line.is_empty() {
+            String::new()
+        } else {
+            format!(" {line}")
+        };
         quote!(#[doc = #line])
     });
     quote!(#(#lines)*)
@@ -66,7 +72,10 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
 
 /// Every named type, then the `defaults` module.
 pub(super) fn emit(space: &TypeSpace) -> TokenStream {
-    let emitter = Emitter { space, boxing: Boxing::new(space) };
+    let emitter = Emitter {
+        space,
+        boxing: Boxing::new(space),
+    };
     let mut items = Vec::new();
     let mut defaults = BTreeMap::new();
     for (index, kind) in space.types.iter().enumerate() {
@@ -105,7 +114,13 @@ impl<'a> Emitter<'a> {
     fn named(&self, id: TypeId, named: &'a Named, defaults: &mut DefaultFns<'a>) -> TokenStream {
         let docs = doc_attrs(&named.docs);
         let name = ident(&named.name);
-        let derive_base = quote!(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::serde::Serialize, ::serde::Deserialize);
+        let derive_base = quote!(
+            ::std::fmt::Debug,
+            ::std::clone::Clone,
+            ::std::cmp::PartialEq,
+            ::serde::Serialize,
+            ::serde::Deserialize
+        );
         match &named.body {
             Body::Pending(_) => quote!(),
             Body::Alias(target) => {
@@ -115,7 +130,9 @@ impl<'a> Emitter<'a> {
             Body::Struct(def) => {
                 collect_defaults(def, defaults);
                 let fields = self.fields(def, id, true);
-                let deny = def.deny_unknown_fields.then(|| quote!(#[serde(deny_unknown_fields)]));
+                let deny = def
+                    .deny_unknown_fields
+                    .then(|| quote!(#[serde(deny_unknown_fields)]));
                 let (derive_default, manual_default) = self.default_impl(def, &name);
                 quote! {
                     #docs
@@ -134,10 +151,17 @@ impl<'a> Emitter<'a> {
                     let (docs, fields) = match &variant.fields {
                         VariantFields::Inline(fields) => {
                             collect_defaults(fields, defaults);
-                            (doc_attrs(&variant.docs), self.variant_fields(fields, id, tag))
+                            (
+                                doc_attrs(&variant.docs),
+                                self.variant_fields(fields, id, tag),
+                            )
                         }
                         VariantFields::FromStruct(struct_id) => {
-                            let docs = self.space.named(*struct_id).map(|n| doc_attrs(&n.docs)).unwrap_or_default();
+                            let docs = self
+                                .space
+                                .named(*struct_id)
+                                .map(|n| doc_attrs(&n.docs))
+                                .unwrap_or_default();
                             let fields = match self.space.struct_def(*struct_id) {
                                 Some(fields) => self.variant_fields(fields, id, tag),
                                 None => quote!(),
@@ -173,7 +197,12 @@ impl<'a> Emitter<'a> {
     /// The fields of a struct variant: the struct's fields minus the tag, not `pub`.
     fn variant_fields(&self, def: &StructDef, container: TypeId, tag: &str) -> TokenStream {
         let kept = StructDef {
-            fields: def.fields.iter().filter(|f| f.flatten || f.wire != tag).cloned().collect(),
+            fields: def
+                .fields
+                .iter()
+                .filter(|f| f.flatten || f.wire != tag)
+                .cloned()
+                .collect(),
             deny_unknown_fields: false,
         };
         self.fields(&kept, container, false)
@@ -198,7 +227,11 @@ impl<'a> Emitter<'a> {
         if def.fields.iter().any(|f| f.presence == Presence::Required) {
             return (quote!(), quote!());
         }
-        if !def.fields.iter().any(|f| matches!(f.presence, Presence::DefaultFn { .. })) {
+        if !def
+            .fields
+            .iter()
+            .any(|f| matches!(f.presence, Presence::DefaultFn { .. }))
+        {
             return (quote!(, ::std::default::Default), quote!());
         }
         let inits = def.fields.iter().map(|field| {
@@ -247,7 +280,9 @@ impl<'a> Emitter<'a> {
             quote!(::serde_json::from_str(#json).expect("the schema's default is a valid value"))
         };
         match (&self.space.types[ty.0], value) {
-            (TypeKind::Builtin(Builtin::String), Value::String(s)) => quote!(::std::string::String::from(#s)),
+            (TypeKind::Builtin(Builtin::String), Value::String(s)) => {
+                quote!(::std::string::String::from(#s))
+            }
             (TypeKind::Builtin(Builtin::Bool), Value::Bool(b)) => quote!(#b),
             (TypeKind::Builtin(Builtin::F64), Value::Number(n)) => match n.as_f64() {
                 Some(f) if f.is_finite() => {
@@ -256,21 +291,34 @@ impl<'a> Emitter<'a> {
                 }
                 _ => fallback(),
             },
-            (TypeKind::Builtin(builtin), Value::Number(n)) => int_literal(*builtin, n).unwrap_or_else(fallback),
+            (TypeKind::Builtin(builtin), Value::Number(n)) => {
+                int_literal(*builtin, n).unwrap_or_else(fallback)
+            }
             (TypeKind::Option(inner), value) => {
                 let inner = self.default_literal(*inner, value);
                 quote!(::std::option::Option::Some(#inner))
             }
-            (TypeKind::Named(Named { name, body: Body::StringEnum(def), .. }), Value::String(s)) => {
-                match def.variants.iter().find(|v| &v.wire == s) {
-                    Some(variant) => {
-                        let (name, variant) = (ident(name), ident(&variant.name));
-                        quote!(super::#name::#variant)
-                    }
-                    None => fallback(),
+            (
+                TypeKind::Named(Named {
+                    name,
+                    body: Body::StringEnum(def),
+                    ..
+                }),
+                Value::String(s),
+            ) => match def.variants.iter().find(|v| &v.wire == s) {
+                Some(variant) => {
+                    let (name, variant) = (ident(name), ident(&variant.name));
+                    quote!(super::#name::#variant)
                 }
-            }
-            (TypeKind::Named(Named { body: Body::Alias(target), .. }), value) => self.default_literal(*target, value),
+                None => fallback(),
+            },
+            (
+                TypeKind::Named(Named {
+                    body: Body::Alias(target),
+                    ..
+                }),
+                value,
+            ) => self.default_literal(*target, value),
             _ => fallback(),
         }
     }
@@ -313,11 +361,16 @@ fn serde_field_attr(field: &Field, nullable: bool) -> TokenStream {
     }
     match &field.presence {
         Presence::Required if nullable => {
-            parts.push(quote!(deserialize_with = "::serde::Deserialize::deserialize"));
+            parts.push(quote!(
+                deserialize_with = "::serde::Deserialize::deserialize"
+            ));
         }
         Presence::Required => {}
         Presence::Optional => {
-            parts.push(quote!(default, skip_serializing_if = "::std::option::Option::is_none"));
+            parts.push(quote!(
+                default,
+                skip_serializing_if = "::std::option::Option::is_none"
+            ));
         }
         Presence::Default if field.flatten => {}
         Presence::Default => parts.push(quote!(default)),

@@ -39,12 +39,19 @@ impl TypeSpace {
 
     /// Lowers `schema`; `notes` collects remarks (e.g. why a schema became `Value`) for the doc
     /// comment of whatever uses the result.
-    pub(crate) fn lower(&mut self, schema: &Value, target: Target, notes: &mut Vec<String>) -> TypeId {
+    pub(crate) fn lower(
+        &mut self,
+        schema: &Value,
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
         let obj = match schema {
             Value::Object(obj) => obj,
             Value::Bool(true) => return self.unnamed(target, Builtin::Value, schema, notes),
             other => {
-                notes.push(format!("The schema `{other}` admits no value; any JSON value is accepted."));
+                notes.push(format!(
+                    "The schema `{other}` admits no value; any JSON value is accepted."
+                ));
                 return self.unnamed(target, Builtin::Value, schema, notes);
             }
         };
@@ -82,7 +89,10 @@ impl TypeSpace {
             return match value {
                 Value::String(s) => {
                     let def = StringEnumDef {
-                        variants: vec![EnumVariant { name: camel_ident(s), wire: s.clone() }],
+                        variants: vec![EnumVariant {
+                            name: camel_ident(s),
+                            wire: s.clone(),
+                        }],
                         is_const: true,
                     };
                     let (id, _) = self.reserve(target);
@@ -90,7 +100,9 @@ impl TypeSpace {
                     id
                 }
                 other => {
-                    notes.push(format!("Always `{other}` (a non-string constant, kept as a JSON value)."));
+                    notes.push(format!(
+                        "Always `{other}` (a non-string constant, kept as a JSON value)."
+                    ));
                     self.unnamed(target, Builtin::Value, schema, notes)
                 }
             };
@@ -99,12 +111,19 @@ impl TypeSpace {
             Some(Value::Array(types)) => self.lower_multi_type(schema, types, target, notes),
             Some(Value::String(ty)) => self.lower_typed(schema, ty, target, notes),
             Some(other) => {
-                notes.push(format!("`type: {other}` is not a JSON Schema type; any JSON value is accepted."));
+                notes.push(format!(
+                    "`type: {other}` is not a JSON Schema type; any JSON value is accepted."
+                ));
                 self.unnamed(target, Builtin::Value, schema, notes)
             }
-            None if ["properties", "additionalProperties", "patternProperties", "required"]
-                .iter()
-                .any(|k| obj.contains_key(*k)) =>
+            None if [
+                "properties",
+                "additionalProperties",
+                "patternProperties",
+                "required",
+            ]
+            .iter()
+            .any(|k| obj.contains_key(*k)) =>
             {
                 self.lower_typed(schema, "object", target, notes)
             }
@@ -123,7 +142,13 @@ impl TypeSpace {
     }
 
     /// `type: "<ty>"` with no composition keywords.
-    fn lower_typed(&mut self, schema: &Value, ty: &str, target: Target, notes: &mut Vec<String>) -> TypeId {
+    fn lower_typed(
+        &mut self,
+        schema: &Value,
+        ty: &str,
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
         let builtin = match ty {
             "object" => return self.lower_object(schema, target, notes),
             "array" => return self.lower_array(schema, target, notes),
@@ -145,7 +170,9 @@ impl TypeSpace {
                 Builtin::Value
             }
             other => {
-                notes.push(format!("`type: {other:?}` is not a JSON Schema type; any JSON value is accepted."));
+                notes.push(format!(
+                    "`type: {other:?}` is not a JSON Schema type; any JSON value is accepted."
+                ));
                 Builtin::Value
             }
         };
@@ -170,8 +197,10 @@ impl TypeSpace {
     }
 
     fn lower_object(&mut self, schema: &Value, target: Target, notes: &mut Vec<String>) -> TypeId {
-        let has_properties =
-            schema.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+        let has_properties = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
         let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
         if !has_properties && !closed {
             let hint = format!("{}Value", self.hint_of(target));
@@ -201,14 +230,22 @@ impl TypeSpace {
     }
 
     /// The fields of an object schema, in schema order, leaving out `exclude` (a union's tag).
-    pub(crate) fn lower_struct_fields(&mut self, schema: &Value, parent: &str, exclude: Option<&str>) -> StructDef {
+    pub(crate) fn lower_struct_fields(
+        &mut self,
+        schema: &Value,
+        parent: &str,
+        exclude: Option<&str>,
+    ) -> StructDef {
         let required: Vec<&str> = schema
             .get("required")
             .and_then(Value::as_array)
             .map(|r| r.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
         let empty = Map::new();
-        let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+        let properties = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         let mut scope = Scope::new();
         let mut def = StructDef::default();
         for (wire, property) in properties {
@@ -228,7 +265,10 @@ impl TypeSpace {
                 } else {
                     let base = format!("{}_{}", snake_ident(parent), name.trim_start_matches("r#"));
                     let fn_name = self.default_fns.unique_ident(&base);
-                    Presence::DefaultFn { fn_name, value: value.clone() }
+                    Presence::DefaultFn {
+                        fn_name,
+                        value: value.clone(),
+                    }
                 }
             } else {
                 if !matches!(self.types[ty.0], TypeKind::Option(_)) {
@@ -237,28 +277,58 @@ impl TypeSpace {
                 Presence::Optional
             };
             let docs = doc_lines(property, &notes);
-            def.fields.push(Field { name, wire: wire.clone(), ty, docs, presence, flatten: false });
+            def.fields.push(Field {
+                name,
+                wire: wire.clone(),
+                ty,
+                docs,
+                presence,
+                flatten: false,
+            });
         }
         let additional = schema.get("additionalProperties");
-        let patterns = schema.get("patternProperties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+        let patterns = schema
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
         if patterns || additional.is_some_and(|a| a != &Value::Bool(false)) {
             let value = self.extra_value_type(schema, &format!("{parent}ExtraValue"));
             let ty = self.push(TypeKind::Map(value));
             let name = scope.unique_ident("extra");
             let docs = vec!["Properties not named in the schema.".to_string()];
-            def.fields.push(Field { name, wire: String::new(), ty, docs, presence: Presence::Default, flatten: true });
+            def.fields.push(Field {
+                name,
+                wire: String::new(),
+                ty,
+                docs,
+                presence: Presence::Default,
+                flatten: true,
+            });
         } else {
             def.deny_unknown_fields = additional == Some(&Value::Bool(false));
         }
         def
     }
 
-    fn lower_enum(&mut self, schema: &Value, values: &[Value], target: Target, notes: &mut Vec<String>) -> TypeId {
+    fn lower_enum(
+        &mut self,
+        schema: &Value,
+        values: &[Value],
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
         let nullable = values.iter().any(Value::is_null);
-        let strings: Option<Vec<&str>> = values.iter().filter(|v| !v.is_null()).map(Value::as_str).collect();
+        let strings: Option<Vec<&str>> = values
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(Value::as_str)
+            .collect();
         let Some(strings) = strings.filter(|s| !s.is_empty()) else {
             let listed: Vec<String> = values.iter().map(Value::to_string).collect();
-            notes.push(format!("One of `{}` (not all strings, kept as a JSON value).", listed.join("`, `")));
+            notes.push(format!(
+                "One of `{}` (not all strings, kept as a JSON value).",
+                listed.join("`, `")
+            ));
             return self.unnamed(target, Builtin::Value, schema, notes);
         };
         let (id, name) = match (nullable, target) {
@@ -272,10 +342,20 @@ impl TypeSpace {
             if variants.iter().any(|v| v.wire == wire) {
                 continue;
             }
-            variants.push(EnumVariant { name: scope.unique_ident(&camel_ident(wire)), wire: wire.to_string() });
+            variants.push(EnumVariant {
+                name: scope.unique_ident(&camel_ident(wire)),
+                wire: wire.to_string(),
+            });
         }
-        let def = StringEnumDef { variants, is_const: false };
-        self.set_body(id, doc_lines(schema, if nullable { &[] } else { notes }), Body::StringEnum(def));
+        let def = StringEnumDef {
+            variants,
+            is_const: false,
+        };
+        self.set_body(
+            id,
+            doc_lines(schema, if nullable { &[] } else { notes }),
+            Body::StringEnum(def),
+        );
         if nullable {
             let option = self.push(TypeKind::Option(id));
             return self.alias_or(target, option, schema, notes);
@@ -284,9 +364,19 @@ impl TypeSpace {
     }
 
     /// `type: [A, B, ...]`: `null` makes it an `Option`, several others an untagged enum.
-    fn lower_multi_type(&mut self, schema: &Value, types: &[Value], target: Target, notes: &mut Vec<String>) -> TypeId {
+    fn lower_multi_type(
+        &mut self,
+        schema: &Value,
+        types: &[Value],
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
         let nullable = types.iter().any(|t| t == "null");
-        let rest: Vec<&str> = types.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect();
+        let rest: Vec<&str> = types
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect();
         let with_type = |ty: &str| {
             let mut single = schema.as_object().cloned().unwrap_or_default();
             single.insert("type".into(), Value::String(ty.to_string()));
@@ -305,14 +395,25 @@ impl TypeSpace {
             }
             several => {
                 let hint = inner_target(self);
-                let (id, name) = if nullable { self.reserve(Target::Inline(&hint)) } else { self.reserve(target) };
+                let (id, name) = if nullable {
+                    self.reserve(Target::Inline(&hint))
+                } else {
+                    self.reserve(target)
+                };
                 let mut scope = Scope::new();
                 let mut variants = Vec::new();
                 for ty in several {
                     let variant = scope.unique_ident(&camel_ident(ty));
                     let mut ignored = Vec::new();
-                    let vty = self.lower(&with_type(ty), Target::Inline(&format!("{name}{variant}")), &mut ignored);
-                    variants.push(UntaggedVariant { name: variant, ty: vty });
+                    let vty = self.lower(
+                        &with_type(ty),
+                        Target::Inline(&format!("{name}{variant}")),
+                        &mut ignored,
+                    );
+                    variants.push(UntaggedVariant {
+                        name: variant,
+                        ty: vty,
+                    });
                 }
                 let docs = doc_lines(schema, if nullable { &[] } else { notes });
                 self.set_body(id, docs, Body::Untagged(variants));
@@ -328,8 +429,16 @@ impl TypeSpace {
 
     /// `oneOf` / `anyOf`: `null` members make an `Option`; a discriminator makes a tagged enum;
     /// anything else is an untagged enum.
-    fn lower_union(&mut self, schema: &Value, members: &[Value], target: Target, notes: &mut Vec<String>) -> TypeId {
-        let is_null = |m: &Value| m.get("type") == Some(&Value::from("null")) || m.get("const") == Some(&Value::Null);
+    fn lower_union(
+        &mut self,
+        schema: &Value,
+        members: &[Value],
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
+        let is_null = |m: &Value| {
+            m.get("type") == Some(&Value::from("null")) || m.get("const") == Some(&Value::Null)
+        };
         let nullable = members.iter().any(is_null);
         let rest: Vec<&Value> = members.iter().filter(|m| !is_null(m)).collect();
         let inner_hint = format!("{}Value", self.hint_of(target));
@@ -338,12 +447,21 @@ impl TypeSpace {
             [single] if !nullable => return self.lower(single, target, notes),
             [single] => self.lower(single, Target::Inline(&inner_hint), notes),
             several => {
-                let union_target = if nullable { Target::Inline(&inner_hint) } else { target };
+                let union_target = if nullable {
+                    Target::Inline(&inner_hint)
+                } else {
+                    target
+                };
                 let docs = doc_lines(schema, if nullable { &[] } else { notes });
-                let resolved: Vec<Value> = several.iter().map(|m| self.resolve_for_discriminator(m)).collect();
+                let resolved: Vec<Value> = several
+                    .iter()
+                    .map(|m| self.resolve_for_discriminator(m))
+                    .collect();
                 let (id, name) = self.reserve(union_target);
                 let body = match find_discriminator(&resolved) {
-                    Some(discriminator) => self.lower_tagged(&name, several, &resolved, discriminator),
+                    Some(discriminator) => {
+                        self.lower_tagged(&name, several, &resolved, discriminator)
+                    }
                     None => self.lower_untagged(&name, several),
                 };
                 self.set_body(id, docs, body);
@@ -357,11 +475,20 @@ impl TypeSpace {
         self.alias_or(target, option, schema, notes)
     }
 
-    fn lower_tagged(&mut self, name: &str, members: &[&Value], resolved: &[Value], d: Discriminator) -> Body {
+    fn lower_tagged(
+        &mut self,
+        name: &str,
+        members: &[&Value],
+        resolved: &[Value],
+        d: Discriminator,
+    ) -> Body {
         let mut scope = Scope::new();
         let mut variants = Vec::new();
         for ((member, resolved), tag_value) in members.iter().zip(resolved).zip(d.values) {
-            let referenced = member.get("$ref").and_then(Value::as_str).and_then(|r| self.refs.get(r));
+            let referenced = member
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| self.refs.get(r));
             let variant = match referenced {
                 Some((id, _)) => {
                     let id = *id;
@@ -375,7 +502,11 @@ impl TypeSpace {
                 }
                 None => {
                     let variant_name = scope.unique_ident(&camel_ident(&tag_value));
-                    let def = self.lower_struct_fields(resolved, &format!("{name}{variant_name}"), Some(&d.property));
+                    let def = self.lower_struct_fields(
+                        resolved,
+                        &format!("{name}{variant_name}"),
+                        Some(&d.property),
+                    );
                     TaggedVariant {
                         name: variant_name,
                         tag_value,
@@ -386,14 +517,20 @@ impl TypeSpace {
             };
             variants.push(variant);
         }
-        Body::Tagged(TaggedDef { tag: d.property, variants })
+        Body::Tagged(TaggedDef {
+            tag: d.property,
+            variants,
+        })
     }
 
     fn lower_untagged(&mut self, name: &str, members: &[&Value]) -> Body {
         let mut scope = Scope::new();
         let mut variants = Vec::new();
         for (index, member) in members.iter().enumerate() {
-            let referenced = member.get("$ref").and_then(Value::as_str).and_then(|r| self.refs.get(r));
+            let referenced = member
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| self.refs.get(r));
             let variant_name = match referenced {
                 Some((id, _)) => self.type_name(*id).unwrap_or("Variant").to_string(),
                 None => format!("Variant{index}"),
@@ -402,7 +539,10 @@ impl TypeSpace {
             let mut ignored = Vec::new();
             let hint = format!("{name}Variant{index}");
             let ty = self.lower(member, Target::Inline(&hint), &mut ignored);
-            variants.push(UntaggedVariant { name: variant_name, ty });
+            variants.push(UntaggedVariant {
+                name: variant_name,
+                ty,
+            });
         }
         Body::Untagged(variants)
     }
@@ -442,7 +582,9 @@ impl TypeSpace {
         let mut properties = Map::new();
         let mut required: Vec<Value> = Vec::new();
         let mut absorb = |source: &Value, out: &mut Map<String, Value>| {
-            let Some(source) = source.as_object() else { return };
+            let Some(source) = source.as_object() else {
+                return;
+            };
             for (key, value) in source {
                 match key.as_str() {
                     "allOf" => {}
@@ -464,7 +606,12 @@ impl TypeSpace {
                 }
             }
         };
-        for member in schema.get("allOf").and_then(Value::as_array).into_iter().flatten() {
+        for member in schema
+            .get("allOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let member = self.resolve_raw(member, depth + 1);
             absorb(&member, &mut out);
         }
@@ -506,13 +653,25 @@ impl TypeSpace {
     }
 
     /// A built-in result: into a registered target it becomes an alias.
-    fn unnamed(&mut self, target: Target, builtin: Builtin, schema: &Value, notes: &mut Vec<String>) -> TypeId {
+    fn unnamed(
+        &mut self,
+        target: Target,
+        builtin: Builtin,
+        schema: &Value,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
         let id = self.builtin(builtin);
         self.alias_or(target, id, schema, notes)
     }
 
     /// `id` itself inline; `pub type Name = id;` for a registered target.
-    fn alias_or(&mut self, target: Target, id: TypeId, schema: &Value, notes: &mut Vec<String>) -> TypeId {
+    fn alias_or(
+        &mut self,
+        target: Target,
+        id: TypeId,
+        schema: &Value,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
         match target {
             Target::Inline(_) => id,
             Target::Registered(own) => {
@@ -531,7 +690,11 @@ impl TypeSpace {
             Target::Inline(hint) => {
                 let name = self.type_names.unique_ident(&camel_ident(hint));
                 let body = Body::Untagged(Vec::new());
-                let id = self.push(TypeKind::Named(Named { name: name.clone(), docs: Vec::new(), body }));
+                let id = self.push(TypeKind::Named(Named {
+                    name: name.clone(),
+                    docs: Vec::new(),
+                    body,
+                }));
                 (id, name)
             }
         }
@@ -555,7 +718,17 @@ impl TypeSpace {
 
 /// Keywords that document a schema without changing its shape.
 fn is_annotation(key: &str) -> bool {
-    matches!(key, "description" | "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly" | "$comment")
+    matches!(
+        key,
+        "description"
+            | "title"
+            | "default"
+            | "examples"
+            | "deprecated"
+            | "readOnly"
+            | "writeOnly"
+            | "$comment"
+    )
 }
 
 /// Doc lines from `title` and `description`, then the lowering notes.

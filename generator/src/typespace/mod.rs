@@ -58,7 +58,9 @@ impl TypeSpace {
         if self.refs.contains_key(key) {
             return;
         }
-        let name = self.type_names.unique_ident(&crate::names::camel_ident(name));
+        let name = self
+            .type_names
+            .unique_ident(&crate::names::camel_ident(name));
         let id = self.push(TypeKind::Named(Named {
             name,
             docs: Vec::new(),
@@ -127,16 +129,26 @@ impl TypeSpace {
     }
 
     fn has_pending(&self) -> bool {
-        self.types
-            .iter()
-            .any(|t| matches!(t, TypeKind::Named(Named { body: Body::Pending(_), .. })))
+        self.types.iter().any(|t| {
+            matches!(
+                t,
+                TypeKind::Named(Named {
+                    body: Body::Pending(_),
+                    ..
+                })
+            )
+        })
     }
 
     /// Lowers every registered schema that is still pending, in registration order.
     fn lower_pending(&mut self) {
         let mut index = 0;
         while index < self.types.len() {
-            if let TypeKind::Named(Named { body: Body::Pending(schema), .. }) = &self.types[index] {
+            if let TypeKind::Named(Named {
+                body: Body::Pending(schema),
+                ..
+            }) = &self.types[index]
+            {
                 let schema = schema.clone();
                 self.lower_registered(TypeId(index), &schema);
             }

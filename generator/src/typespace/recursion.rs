@@ -55,17 +55,25 @@ fn edges_of(space: &TypeSpace, index: usize) -> Vec<usize> {
     };
     match &named.body {
         Body::Alias(target) => by_value(space, *target, &mut out),
-        Body::Struct(def) => def.fields.iter().for_each(|f| by_value(space, f.ty, &mut out)),
+        Body::Struct(def) => def
+            .fields
+            .iter()
+            .for_each(|f| by_value(space, f.ty, &mut out)),
         Body::Tagged(def) => {
             for variant in &def.variants {
                 let fields = match &variant.fields {
                     VariantFields::FromStruct(id) => space.struct_def(*id).map(|d| &d.fields),
                     VariantFields::Inline(def) => Some(&def.fields),
                 };
-                fields.into_iter().flatten().for_each(|f| by_value(space, f.ty, &mut out));
+                fields
+                    .into_iter()
+                    .flatten()
+                    .for_each(|f| by_value(space, f.ty, &mut out));
             }
         }
-        Body::Untagged(variants) => variants.iter().for_each(|v| by_value(space, v.ty, &mut out)),
+        Body::Untagged(variants) => variants
+            .iter()
+            .for_each(|v| by_value(space, v.ty, &mut out)),
         Body::StringEnum(_) | Body::Pending(_) => {}
     }
     out

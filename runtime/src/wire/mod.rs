@@ -4,34 +4,8 @@
 //!
 //! One module per protocol revision; regenerate with
 //! `MCP_CODEGEN_BLESS=1 cargo test -p mcp-codegen --test wire_model`.
-/// MCP wire types of protocol revision 2026-07-28, generated from `fixtures/mcp-schema/2026-07-28/schema.json`.
-#[allow(
-    clippy::large_enum_variant,
-    clippy::enum_variant_names,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    reason = "generated from the official schema: shapes, names and doc text follow the specification"
-)]
-pub mod v2026_07_28;
-/// MCP wire types of protocol revision 2025-11-25, generated from `fixtures/mcp-schema/2025-11-25/schema.json`.
-#[allow(
-    clippy::large_enum_variant,
-    clippy::enum_variant_names,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    reason = "generated from the official schema: shapes, names and doc text follow the specification"
-)]
-pub mod v2025_11_25;
-/// MCP wire types of protocol revision 2025-06-18, generated from `fixtures/mcp-schema/2025-06-18/schema.json`.
-#[allow(
-    clippy::large_enum_variant,
-    clippy::enum_variant_names,
-    clippy::doc_lazy_continuation,
-    clippy::doc_overindented_list_items,
-    reason = "generated from the official schema: shapes, names and doc text follow the specification"
-)]
-pub mod v2025_06_18;
 /// MCP wire types of protocol revision 2025-03-26, generated from `fixtures/mcp-schema/2025-03-26/schema.json`.
+#[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
     clippy::enum_variant_names,
@@ -40,3 +14,33 @@ pub mod v2025_06_18;
     reason = "generated from the official schema: shapes, names and doc text follow the specification"
 )]
 pub mod v2025_03_26;
+/// MCP wire types of protocol revision 2025-06-18, generated from `fixtures/mcp-schema/2025-06-18/schema.json`.
+#[rustfmt::skip]
+#[allow(
+    clippy::large_enum_variant,
+    clippy::enum_variant_names,
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    reason = "generated from the official schema: shapes, names and doc text follow the specification"
+)]
+pub mod v2025_06_18;
+/// MCP wire types of protocol revision 2025-11-25, generated from `fixtures/mcp-schema/2025-11-25/schema.json`.
+#[rustfmt::skip]
+#[allow(
+    clippy::large_enum_variant,
+    clippy::enum_variant_names,
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    reason = "generated from the official schema: shapes, names and doc text follow the specification"
+)]
+pub mod v2025_11_25;
+/// MCP wire types of protocol revision 2026-07-28, generated from `fixtures/mcp-schema/2026-07-28/schema.json`.
+#[rustfmt::skip]
+#[allow(
+    clippy::large_enum_variant,
+    clippy::enum_variant_names,
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    reason = "generated from the official schema: shapes, names and doc text follow the specification"
+)]
+pub mod v2026_07_28;

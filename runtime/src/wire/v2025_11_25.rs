@@ -284,6 +284,7 @@ pub struct CancelTaskResult {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
     /// Properties not named in the schema.
     #[serde(flatten)]
@@ -1354,6 +1355,7 @@ pub struct GetTaskResult {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
     /// Properties not named in the schema.
     #[serde(flatten)]
@@ -3456,6 +3458,7 @@ pub struct Task {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
 }
 /// Common params for any task-augmented request.
@@ -3583,6 +3586,7 @@ pub struct TaskStatusNotificationParams {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
 }
 /// Text provided to or from an LLM.
