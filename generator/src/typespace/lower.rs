@@ -29,7 +29,9 @@ impl TypeSpace {
     pub(crate) fn lower_registered(&mut self, id: TypeId, schema: &Value) {
         self.set_body(id, Vec::new(), Body::Untagged(Vec::new()));
         let mut notes = Vec::new();
+        self.lowering = Some(id);
         self.lower(schema, Target::Registered(id), &mut notes);
+        self.lowering = None;
         if let TypeKind::Named(named) = &mut self.types[id.0] {
             if named.docs.is_empty() {
                 named.docs = doc_lines(schema, &notes);
@@ -695,6 +697,9 @@ impl TypeSpace {
                     docs: Vec::new(),
                     body,
                 }));
+                if let Some(owner) = self.lowering {
+                    self.owners.insert(id, owner);
+                }
                 (id, name)
             }
         }

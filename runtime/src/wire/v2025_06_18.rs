@@ -63,6 +63,22 @@ pub struct AudioContent {
     pub mime_type: ::std::string::String,
     pub r#type: AudioContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(
     ::std::fmt::Debug,
@@ -128,6 +144,22 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum BooleanSchemaType {
+    #[serde(rename = "boolean")]
+    #[default]
+    Boolean,
+}
 /// Used by the client to invoke a tool provided by the server.
 #[derive(
     ::std::fmt::Debug,
@@ -139,6 +171,36 @@ pub struct BooleanSchema {
 pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CallToolRequestParams {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub name: ::std::string::String,
 }
 /// The server's response to a tool call.
 #[derive(
@@ -206,6 +268,39 @@ pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CancelledNotificationParams {
+    /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub reason: ::std::option::Option<::std::string::String>,
+    /// The ID of the request to cancel.
+    ///
+    /// This MUST correspond to the ID of a request previously issued in the same direction.
+    #[serde(rename = "requestId")]
+    pub request_id: RequestId,
+}
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(
     ::std::fmt::Debug,
@@ -237,6 +332,24 @@ pub struct ClientCapabilities {
     pub sampling: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
+}
+/// Present if the client supports listing roots.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesRoots {
+    /// Whether the client supports notifications for changes to the roots list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -364,6 +477,97 @@ pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParams {
+    /// The argument's information
+    pub argument: CompleteRequestParamsArgument,
+    /// Additional, optional context for completions
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub context: ::std::option::Option<CompleteRequestParamsContext>,
+    pub r#ref: CompleteRequestParamsRef,
+}
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+/// Additional, optional context for completions
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsContext {
+    /// Previously-resolved variables in a URI template or prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+        name: ::std::string::String,
+        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+        /// even by those unfamiliar with domain-specific terminology.
+        ///
+        /// If not provided, the name should be used for display (except for Tool,
+        /// where `annotations.title` should be given precedence over using `name`,
+        /// if present).
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        title: ::std::option::Option<::std::string::String>,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceTemplateReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
+}
 /// The server's response to a completion/complete request
 #[derive(
     ::std::fmt::Debug,
@@ -383,6 +587,27 @@ pub struct CompleteResult {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
     pub completion: CompleteResultCompletion,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -533,6 +758,90 @@ pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestMethod {
+    #[serde(rename = "sampling/createMessage")]
+    #[default]
+    SamplingCreateMessage,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CreateMessageRequestParams {
+    /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
+    #[serde(
+        rename = "includeContext",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
+    /// The requested maximum number of tokens to sample (to prevent runaway completions).
+    ///
+    /// The client MAY choose to sample fewer tokens than the requested maximum.
+    #[serde(rename = "maxTokens")]
+    pub max_tokens: i64,
+    pub messages: ::std::vec::Vec<SamplingMessage>,
+    /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The server's preferences for which model to select. The client MAY ignore these preferences.
+    #[serde(
+        rename = "modelPreferences",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub model_preferences: ::std::option::Option<ModelPreferences>,
+    #[serde(
+        rename = "stopSequences",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub stop_sequences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
+    #[serde(
+        rename = "systemPrompt",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub system_prompt: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub temperature: ::std::option::Option<f64>,
+}
+/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CreateMessageRequestParamsIncludeContext {
+    #[serde(rename = "allServers")]
+    AllServers,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "thisServer")]
+    ThisServer,
+}
 /// The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
 #[derive(
     ::std::fmt::Debug,
@@ -563,6 +872,76 @@ pub struct CreateMessageResult {
     )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CreateMessageResultContent {
+    /// Text provided to or from an LLM.
+    #[serde(rename = "text")]
+    TextContent {
+        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+        #[serde(
+            rename = "_meta",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The text content of the message.
+        text: ::std::string::String,
+    },
+    /// An image provided to or from an LLM.
+    #[serde(rename = "image")]
+    ImageContent {
+        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+        #[serde(
+            rename = "_meta",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded image data.
+        data: ::std::string::String,
+        /// The MIME type of the image. Different providers may support different image types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// Audio provided to or from an LLM.
+    #[serde(rename = "audio")]
+    AudioContent {
+        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+        #[serde(
+            rename = "_meta",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded audio data.
+        data: ::std::string::String,
+        /// The MIME type of the audio. Different providers may support different audio types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+}
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// A request from the server to elicit additional information from the user via the client.
@@ -576,6 +955,71 @@ pub type Cursor = ::std::string::String;
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestMethod {
+    #[serde(rename = "elicitation/create")]
+    #[default]
+    ElicitationCreate,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequestParams {
+    /// The message to present to the user.
+    pub message: ::std::string::String,
+    /// A restricted subset of JSON Schema.
+    /// Only top-level properties are allowed, without nesting.
+    #[serde(rename = "requestedSchema")]
+    pub requested_schema: ElicitRequestParamsRequestedSchema,
+}
+/// A restricted subset of JSON Schema.
+/// Only top-level properties are allowed, without nesting.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequestParamsRequestedSchema {
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ElicitRequestParamsRequestedSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestParamsRequestedSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
 }
 /// The client's response to an elicitation request.
 #[derive(
@@ -607,6 +1051,41 @@ pub struct ElicitResult {
         ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
     >,
 }
+/// The user action in response to the elicitation.
+/// - "accept": User submitted the form/confirmed the action
+/// - "decline": User explicitly declined the action
+/// - "cancel": User dismissed without making an explicit choice
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ElicitResultAction {
+    #[serde(rename = "accept")]
+    Accept,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "decline")]
+    Decline,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValue {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
+}
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
 /// It is up to the client how best to render embedded resources for the benefit
@@ -634,6 +1113,34 @@ pub struct EmbeddedResource {
     pub resource: EmbeddedResourceResource,
     pub r#type: EmbeddedResourceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum EmbeddedResourceResource {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EmbeddedResourceType {
+    #[serde(rename = "resource")]
+    #[default]
+    Resource,
+}
 pub type EmptyResult = Result;
 #[derive(
     ::std::fmt::Debug,
@@ -656,6 +1163,22 @@ pub struct EnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: EnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Used by the client to get a prompt provided by the server.
 #[derive(
     ::std::fmt::Debug,
@@ -667,6 +1190,38 @@ pub struct EnumSchema {
 pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestMethod {
+    #[serde(rename = "prompts/get")]
+    #[default]
+    PromptsGet,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetPromptRequestParams {
+    /// Arguments to use for templating the prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+    /// The name of the prompt or prompt template.
+    pub name: ::std::string::String,
 }
 /// The server's response to a prompts/get request from the client.
 #[derive(
@@ -719,6 +1274,22 @@ pub struct ImageContent {
     pub mime_type: ::std::string::String,
     pub r#type: ImageContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
+}
 /// Describes the name and version of an MCP implementation, with an optional title for UI representation.
 #[derive(
     ::std::fmt::Debug,
@@ -751,6 +1322,37 @@ pub struct Implementation {
 pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
     pub params: InitializeRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializeRequestMethod {
+    #[serde(rename = "initialize")]
+    #[default]
+    Initialize,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct InitializeRequestParams {
+    pub capabilities: ClientCapabilities,
+    #[serde(rename = "clientInfo")]
+    pub client_info: Implementation,
+    /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: ::std::string::String,
 }
 /// After receiving an initialize request from the client, the server sends this response.
 #[derive(
@@ -795,6 +1397,44 @@ pub struct InitializedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<InitializedNotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializedNotificationMethod {
+    #[serde(rename = "notifications/initialized")]
+    #[default]
+    NotificationsInitialized,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct InitializedNotificationParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// A response to a request that indicates an error occurred.
 #[derive(
     ::std::fmt::Debug,
@@ -807,6 +1447,38 @@ pub struct JsonrpcError {
     pub error: JsonrpcErrorError,
     pub id: RequestId,
     pub jsonrpc: JsonrpcErrorJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct JsonrpcErrorError {
+    /// The error type that occurred.
+    pub code: i64,
+    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub data: ::std::option::Option<::serde_json::Value>,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(
@@ -837,6 +1509,44 @@ pub struct JsonrpcNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<JsonrpcNotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct JsonrpcNotificationParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// A request that expects a response.
 #[derive(
     ::std::fmt::Debug,
@@ -852,6 +1562,63 @@ pub struct JsonrpcRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<JsonrpcRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct JsonrpcRequestParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<JsonrpcRequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct JsonrpcRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// A successful (non-error) response to a request.
 #[derive(
     ::std::fmt::Debug,
@@ -865,6 +1632,22 @@ pub struct JsonrpcResponse {
     pub jsonrpc: JsonrpcResponseJsonrpc,
     pub result: Result,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(
     ::std::fmt::Debug,
@@ -877,6 +1660,36 @@ pub struct ListPromptsRequest {
     pub method: ListPromptsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListPromptsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestMethod {
+    #[serde(rename = "prompts/list")]
+    #[default]
+    PromptsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListPromptsRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a prompts/list request from the client.
 #[derive(
@@ -919,6 +1732,36 @@ pub struct ListResourceTemplatesRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListResourceTemplatesRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestMethod {
+    #[serde(rename = "resources/templates/list")]
+    #[default]
+    ResourcesTemplatesList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListResourceTemplatesRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
+}
 /// The server's response to a resources/templates/list request from the client.
 #[derive(
     ::std::fmt::Debug,
@@ -960,6 +1803,36 @@ pub struct ListResourcesRequest {
     pub method: ListResourcesRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListResourcesRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestMethod {
+    #[serde(rename = "resources/list")]
+    #[default]
+    ResourcesList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListResourcesRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a resources/list request from the client.
 #[derive(
@@ -1008,6 +1881,63 @@ pub struct ListRootsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListRootsRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestMethod {
+    #[serde(rename = "roots/list")]
+    #[default]
+    RootsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListRootsRequestParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<ListRootsRequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListRootsRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
 /// or file that the server can operate on.
@@ -1042,6 +1972,36 @@ pub struct ListToolsRequest {
     pub method: ListToolsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListToolsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestMethod {
+    #[serde(rename = "tools/list")]
+    #[default]
+    ToolsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListToolsRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a tools/list request from the client.
 #[derive(
@@ -1114,6 +2074,38 @@ pub enum LoggingLevel {
 pub struct LoggingMessageNotification {
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationMethod {
+    #[serde(rename = "notifications/message")]
+    #[default]
+    NotificationsMessage,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct LoggingMessageNotificationParams {
+    /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
+    pub data: ::serde_json::Value,
+    /// The severity of this log message.
+    pub level: LoggingLevel,
+    /// An optional name of the logger issuing this message.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub logger: ::std::option::Option<::std::string::String>,
 }
 /// Hints to use for model selection.
 ///
@@ -1214,6 +2206,28 @@ pub struct Notification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct NotificationParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
     ::serde::Deserialize
 )]
 pub struct NumberSchema {
@@ -1230,6 +2244,22 @@ pub struct NumberSchema {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum NumberSchemaType {
+    #[serde(rename = "integer")]
+    Integer,
+    #[serde(rename = "number")]
+    Number,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize
@@ -1238,6 +2268,20 @@ pub struct PaginatedRequest {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PaginatedRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -1279,6 +2323,63 @@ pub struct PingRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PingRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PingRequestMethod {
+    #[serde(rename = "ping")]
+    #[default]
+    Ping,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PingRequestParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<PingRequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PingRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[derive(
@@ -1306,6 +2407,42 @@ pub enum PrimitiveSchemaDefinition {
 pub struct ProgressNotification {
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationMethod {
+    #[serde(rename = "notifications/progress")]
+    #[default]
+    NotificationsProgress,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ProgressNotificationParams {
+    /// An optional message describing the current progress.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub message: ::std::option::Option<::std::string::String>,
+    /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
+    pub progress: f64,
+    /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
+    #[serde(rename = "progressToken")]
+    pub progress_token: ProgressToken,
+    /// Total number of items to process (or total progress required), if known.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<f64>,
 }
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(
@@ -1394,6 +2531,44 @@ pub struct PromptListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PromptListChangedNotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationMethod {
+    #[serde(rename = "notifications/prompts/list_changed")]
+    #[default]
+    NotificationsPromptsListChanged,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PromptListChangedNotificationParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
@@ -1430,6 +2605,22 @@ pub struct PromptReference {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: PromptReferenceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
+}
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(
     ::std::fmt::Debug,
@@ -1441,6 +2632,33 @@ pub struct PromptReference {
 pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestMethod {
+    #[serde(rename = "resources/read")]
+    #[default]
+    ResourcesRead,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ReadResourceRequestParams {
+    /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
+    pub uri: ::std::string::String,
 }
 /// The server's response to a resources/read request from the client.
 #[derive(
@@ -1469,10 +2687,63 @@ pub struct ReadResourceResult {
     ::serde::Serialize,
     ::serde::Deserialize
 )]
+#[serde(untagged)]
+pub enum ReadResourceResultContentsItem {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
 pub struct Request {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RequestParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<RequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(
@@ -1620,6 +2891,22 @@ pub struct ResourceLink {
     /// The URI of this resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceLinkType {
+    #[serde(rename = "resource_link")]
+    #[default]
+    ResourceLink,
+}
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(
     ::std::fmt::Debug,
@@ -1632,6 +2919,44 @@ pub struct ResourceListChangedNotification {
     pub method: ResourceListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ResourceListChangedNotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationMethod {
+    #[serde(rename = "notifications/resources/list_changed")]
+    #[default]
+    NotificationsResourcesListChanged,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ResourceListChangedNotificationParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A template description for resources available on the server.
 #[derive(
@@ -1693,6 +3018,22 @@ pub struct ResourceTemplateReference {
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceTemplateReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
+}
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(
     ::std::fmt::Debug,
@@ -1704,6 +3045,33 @@ pub struct ResourceTemplateReference {
 pub struct ResourceUpdatedNotification {
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
+    pub uri: ::std::string::String,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -1787,6 +3155,44 @@ pub struct RootsListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RootsListChangedNotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum RootsListChangedNotificationMethod {
+    #[serde(rename = "notifications/roots/list_changed")]
+    #[default]
+    NotificationsRootsListChanged,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RootsListChangedNotificationParams {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// Describes a message issued to or received from an LLM API.
 #[derive(
     ::std::fmt::Debug,
@@ -1798,6 +3204,76 @@ pub struct RootsListChangedNotification {
 pub struct SamplingMessage {
     pub content: SamplingMessageContent,
     pub role: Role,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum SamplingMessageContent {
+    /// Text provided to or from an LLM.
+    #[serde(rename = "text")]
+    TextContent {
+        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+        #[serde(
+            rename = "_meta",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The text content of the message.
+        text: ::std::string::String,
+    },
+    /// An image provided to or from an LLM.
+    #[serde(rename = "image")]
+    ImageContent {
+        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+        #[serde(
+            rename = "_meta",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded image data.
+        data: ::std::string::String,
+        /// The MIME type of the image. Different providers may support different image types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// Audio provided to or from an LLM.
+    #[serde(rename = "audio")]
+    AudioContent {
+        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+        #[serde(
+            rename = "_meta",
+            default,
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        meta: ::std::option::Option<
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded audio data.
+        data: ::std::string::String,
+        /// The MIME type of the audio. Different providers may support different audio types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
 }
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 #[derive(
@@ -1836,6 +3312,63 @@ pub struct ServerCapabilities {
     /// Present if the server offers any tools to call.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
+}
+/// Present if the server offers any prompt templates.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the server offers any resources to read.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesResources {
+    /// Whether this server supports notifications for changes to the resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+    /// Whether this server supports subscribing to resource updates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub subscribe: ::std::option::Option<bool>,
+}
+/// Present if the server offers any tools to call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -1952,6 +3485,33 @@ pub struct SetLevelRequest {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SetLevelRequestMethod {
+    #[serde(rename = "logging/setLevel")]
+    #[default]
+    LoggingSetLevel,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct SetLevelRequestParams {
+    /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
+    pub level: LoggingLevel,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize
@@ -1977,6 +3537,42 @@ pub struct StringSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: StringSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum StringSchemaFormat {
+    #[serde(rename = "date")]
+    Date,
+    #[serde(rename = "date-time")]
+    DateTime,
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "uri")]
+    Uri,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum StringSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(
     ::std::fmt::Debug,
@@ -1988,6 +3584,33 @@ pub struct StringSchema {
 pub struct SubscribeRequest {
     pub method: SubscribeRequestMethod,
     pub params: SubscribeRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscribeRequestMethod {
+    #[serde(rename = "resources/subscribe")]
+    #[default]
+    ResourcesSubscribe,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct SubscribeRequestParams {
+    /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
+    pub uri: ::std::string::String,
 }
 /// Text provided to or from an LLM.
 #[derive(
@@ -2013,6 +3636,22 @@ pub struct TextContent {
     /// The text content of the message.
     pub text: ::std::string::String,
     pub r#type: TextContentType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TextContentType {
+    #[serde(rename = "text")]
+    #[default]
+    Text,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2093,6 +3732,79 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
+/// A JSON Schema object defining the expected parameters for the tool.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolInputSchema {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub properties: ::std::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ToolInputSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolInputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
+/// An optional JSON Schema object defining the structure of the tool's output returned in
+/// the structuredContent field of a CallToolResult.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolOutputSchema {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub properties: ::std::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ToolOutputSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolOutputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
 /// Additional properties describing a Tool to clients.
 ///
 /// NOTE: all properties in ToolAnnotations are **hints**.
@@ -2172,1730 +3884,6 @@ pub struct ToolListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ToolListChangedNotificationParams>,
 }
-/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UnsubscribeRequest {
-    pub method: UnsubscribeRequestMethod,
-    pub params: UnsubscribeRequestParams,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum BooleanSchemaType {
-    #[serde(rename = "boolean")]
-    #[default]
-    Boolean,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CallToolRequestParams {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub name: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CancelledNotificationParams {
-    /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub reason: ::std::option::Option<::std::string::String>,
-    /// The ID of the request to cancel.
-    ///
-    /// This MUST correspond to the ID of a request previously issued in the same direction.
-    #[serde(rename = "requestId")]
-    pub request_id: RequestId,
-}
-/// Present if the client supports listing roots.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesRoots {
-    /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteRequestParams {
-    /// The argument's information
-    pub argument: CompleteRequestParamsArgument,
-    /// Additional, optional context for completions
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context: ::std::option::Option<CompleteRequestParamsContext>,
-    pub r#ref: CompleteRequestParamsRef,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-/// Additional, optional context for completions
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct CompleteRequestParamsContext {
-    /// Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-        name: ::std::string::String,
-        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-        /// even by those unfamiliar with domain-specific terminology.
-        ///
-        /// If not provided, the name should be used for display (except for Tool,
-        /// where `annotations.title` should be given precedence over using `name`,
-        /// if present).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        title: ::std::option::Option<::std::string::String>,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceTemplateReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CreateMessageRequestMethod {
-    #[serde(rename = "sampling/createMessage")]
-    #[default]
-    SamplingCreateMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CreateMessageRequestParams {
-    /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
-    #[serde(
-        rename = "includeContext",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
-    /// The requested maximum number of tokens to sample (to prevent runaway completions).
-    ///
-    /// The client MAY choose to sample fewer tokens than the requested maximum.
-    #[serde(rename = "maxTokens")]
-    pub max_tokens: i64,
-    pub messages: ::std::vec::Vec<SamplingMessage>,
-    /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub model_preferences: ::std::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stop_sequences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub system_prompt: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub temperature: ::std::option::Option<f64>,
-}
-/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum CreateMessageRequestParamsIncludeContext {
-    #[serde(rename = "allServers")]
-    AllServers,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "thisServer")]
-    ThisServer,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(tag = "type")]
-pub enum CreateMessageResultContent {
-    /// Text provided to or from an LLM.
-    #[serde(rename = "text")]
-    TextContent {
-        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The text content of the message.
-        text: ::std::string::String,
-    },
-    /// An image provided to or from an LLM.
-    #[serde(rename = "image")]
-    ImageContent {
-        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded image data.
-        data: ::std::string::String,
-        /// The MIME type of the image. Different providers may support different image types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// Audio provided to or from an LLM.
-    #[serde(rename = "audio")]
-    AudioContent {
-        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded audio data.
-        data: ::std::string::String,
-        /// The MIME type of the audio. Different providers may support different audio types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestMethod {
-    #[serde(rename = "elicitation/create")]
-    #[default]
-    ElicitationCreate,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ElicitRequestParams {
-    /// The message to present to the user.
-    pub message: ::std::string::String,
-    /// A restricted subset of JSON Schema.
-    /// Only top-level properties are allowed, without nesting.
-    #[serde(rename = "requestedSchema")]
-    pub requested_schema: ElicitRequestParamsRequestedSchema,
-}
-/// A restricted subset of JSON Schema.
-/// Only top-level properties are allowed, without nesting.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ElicitRequestParamsRequestedSchema {
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ElicitRequestParamsRequestedSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestParamsRequestedSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// The user action in response to the elicitation.
-/// - "accept": User submitted the form/confirmed the action
-/// - "decline": User explicitly declined the action
-/// - "cancel": User dismissed without making an explicit choice
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ElicitResultAction {
-    #[serde(rename = "accept")]
-    Accept,
-    #[serde(rename = "cancel")]
-    Cancel,
-    #[serde(rename = "decline")]
-    Decline,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValue {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum EmbeddedResourceResource {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum EmbeddedResourceType {
-    #[serde(rename = "resource")]
-    #[default]
-    Resource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum EnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetPromptRequestMethod {
-    #[serde(rename = "prompts/get")]
-    #[default]
-    PromptsGet,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct GetPromptRequestParams {
-    /// Arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-    /// The name of the prompt or prompt template.
-    pub name: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum InitializeRequestMethod {
-    #[serde(rename = "initialize")]
-    #[default]
-    Initialize,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct InitializeRequestParams {
-    pub capabilities: ClientCapabilities,
-    #[serde(rename = "clientInfo")]
-    pub client_info: Implementation,
-    /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
-    #[serde(rename = "protocolVersion")]
-    pub protocol_version: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum InitializedNotificationMethod {
-    #[serde(rename = "notifications/initialized")]
-    #[default]
-    NotificationsInitialized,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct InitializedNotificationParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct JsonrpcErrorError {
-    /// The error type that occurred.
-    pub code: i64,
-    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub data: ::std::option::Option<::serde_json::Value>,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct JsonrpcNotificationParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct JsonrpcRequestParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<JsonrpcRequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct JsonrpcRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListPromptsRequestMethod {
-    #[serde(rename = "prompts/list")]
-    #[default]
-    PromptsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListPromptsRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourceTemplatesRequestMethod {
-    #[serde(rename = "resources/templates/list")]
-    #[default]
-    ResourcesTemplatesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListResourceTemplatesRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourcesRequestMethod {
-    #[serde(rename = "resources/list")]
-    #[default]
-    ResourcesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListResourcesRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListRootsRequestMethod {
-    #[serde(rename = "roots/list")]
-    #[default]
-    RootsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListRootsRequestParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<ListRootsRequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListRootsRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListToolsRequestMethod {
-    #[serde(rename = "tools/list")]
-    #[default]
-    ToolsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListToolsRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LoggingMessageNotificationMethod {
-    #[serde(rename = "notifications/message")]
-    #[default]
-    NotificationsMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct LoggingMessageNotificationParams {
-    /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
-    pub data: ::serde_json::Value,
-    /// The severity of this log message.
-    pub level: LoggingLevel,
-    /// An optional name of the logger issuing this message.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub logger: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct NotificationParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum NumberSchemaType {
-    #[serde(rename = "integer")]
-    Integer,
-    #[serde(rename = "number")]
-    Number,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct PaginatedRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PingRequestMethod {
-    #[serde(rename = "ping")]
-    #[default]
-    Ping,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct PingRequestParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<PingRequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct PingRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ProgressNotificationMethod {
-    #[serde(rename = "notifications/progress")]
-    #[default]
-    NotificationsProgress,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ProgressNotificationParams {
-    /// An optional message describing the current progress.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub message: ::std::option::Option<::std::string::String>,
-    /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
-    pub progress: f64,
-    /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
-    pub progress_token: ProgressToken,
-    /// Total number of items to process (or total progress required), if known.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<f64>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptListChangedNotificationMethod {
-    #[serde(rename = "notifications/prompts/list_changed")]
-    #[default]
-    NotificationsPromptsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct PromptListChangedNotificationParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ReadResourceRequestMethod {
-    #[serde(rename = "resources/read")]
-    #[default]
-    ResourcesRead,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ReadResourceRequestParams {
-    /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
-    pub uri: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultContentsItem {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct RequestParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<RequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct RequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceLinkType {
-    #[serde(rename = "resource_link")]
-    #[default]
-    ResourceLink,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceListChangedNotificationMethod {
-    #[serde(rename = "notifications/resources/list_changed")]
-    #[default]
-    NotificationsResourcesListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ResourceListChangedNotificationParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceTemplateReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ResourceUpdatedNotificationParams {
-    /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
-    pub uri: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum RootsListChangedNotificationMethod {
-    #[serde(rename = "notifications/roots/list_changed")]
-    #[default]
-    NotificationsRootsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct RootsListChangedNotificationParams {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(tag = "type")]
-pub enum SamplingMessageContent {
-    /// Text provided to or from an LLM.
-    #[serde(rename = "text")]
-    TextContent {
-        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The text content of the message.
-        text: ::std::string::String,
-    },
-    /// An image provided to or from an LLM.
-    #[serde(rename = "image")]
-    ImageContent {
-        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded image data.
-        data: ::std::string::String,
-        /// The MIME type of the image. Different providers may support different image types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// Audio provided to or from an LLM.
-    #[serde(rename = "audio")]
-    AudioContent {
-        /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded audio data.
-        data: ::std::string::String,
-        /// The MIME type of the audio. Different providers may support different audio types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-}
-/// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesPrompts {
-    /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesResources {
-    /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-    /// Whether this server supports subscribing to resource updates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subscribe: ::std::option::Option<bool>,
-}
-/// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SetLevelRequestMethod {
-    #[serde(rename = "logging/setLevel")]
-    #[default]
-    LoggingSetLevel,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct SetLevelRequestParams {
-    /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
-    pub level: LoggingLevel,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum StringSchemaFormat {
-    #[serde(rename = "date")]
-    Date,
-    #[serde(rename = "date-time")]
-    DateTime,
-    #[serde(rename = "email")]
-    Email,
-    #[serde(rename = "uri")]
-    Uri,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum StringSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscribeRequestMethod {
-    #[serde(rename = "resources/subscribe")]
-    #[default]
-    ResourcesSubscribe,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct SubscribeRequestParams {
-    /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
-    pub uri: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TextContentType {
-    #[serde(rename = "text")]
-    #[default]
-    Text,
-}
-/// A JSON Schema object defining the expected parameters for the tool.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ToolInputSchema {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub properties: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ToolInputSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolInputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// An optional JSON Schema object defining the structure of the tool's output returned in
-/// the structuredContent field of a CallToolResult.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ToolOutputSchema {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub properties: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ToolOutputSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolOutputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3933,6 +3921,18 @@ pub struct ToolListChangedNotificationParams {
     /// Properties not named in the schema.
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsubscribeRequest {
+    pub method: UnsubscribeRequestMethod,
+    pub params: UnsubscribeRequestParams,
 }
 #[derive(
     ::std::fmt::Debug,

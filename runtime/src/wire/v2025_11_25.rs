@@ -63,6 +63,22 @@ pub struct AudioContent {
     pub mime_type: ::std::string::String,
     pub r#type: AudioContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(
     ::std::fmt::Debug,
@@ -128,6 +144,22 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum BooleanSchemaType {
+    #[serde(rename = "boolean")]
+    #[default]
+    Boolean,
+}
 /// Used by the client to invoke a tool provided by the server.
 #[derive(
     ::std::fmt::Debug,
@@ -141,6 +173,38 @@ pub struct CallToolRequest {
     pub jsonrpc: CallToolRequestJsonrpc,
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
 }
 /// Parameters for a `tools/call` request.
 #[derive(
@@ -173,6 +237,27 @@ pub struct CallToolRequestParams {
     /// for task augmentation of specific request types in their capabilities.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CallToolRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// The server's response to a tool call.
 #[derive(
@@ -235,6 +320,50 @@ pub struct CancelTaskRequest {
     pub jsonrpc: CancelTaskRequestJsonrpc,
     pub method: CancelTaskRequestMethod,
     pub params: CancelTaskRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelTaskRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelTaskRequestMethod {
+    #[serde(rename = "tasks/cancel")]
+    #[default]
+    TasksCancel,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CancelTaskRequestParams {
+    /// The task identifier to cancel.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
 }
 /// The response to a tasks/cancel request.
 #[derive(
@@ -311,6 +440,38 @@ pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
+}
 /// Parameters for a `notifications/cancelled` notification.
 #[derive(
     ::std::fmt::Debug,
@@ -375,6 +536,142 @@ pub struct ClientCapabilities {
     /// Present if the client supports task-augmented requests.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tasks: ::std::option::Option<ClientCapabilitiesTasks>,
+}
+/// Present if the client supports elicitation from the server.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesElicitation {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub form: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub url: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Present if the client supports listing roots.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesRoots {
+    /// Whether the client supports notifications for changes to the roots list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the client supports sampling from an LLM.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesSampling {
+    /// Whether the client supports context inclusion via includeContext parameter.
+    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub context: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Whether the client supports tool use via tools and toolChoice parameters.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Present if the client supports task-augmented requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasks {
+    /// Whether this client supports tasks/cancel.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cancel: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Whether this client supports tasks/list.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub list: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Specifies which request types can be augmented with tasks.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
+}
+/// Specifies which request types can be augmented with tasks.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasksRequests {
+    /// Task support for elicitation-related requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub elicitation: ::std::option::Option<ClientCapabilitiesTasksRequestsElicitation>,
+    /// Task support for sampling-related requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
+}
+/// Task support for elicitation-related requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasksRequestsElicitation {
+    /// Whether the client supports task-augmented elicitation/create requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub create: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Task support for sampling-related requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasksRequestsSampling {
+    /// Whether the client supports task-augmented sampling/createMessage requests.
+    #[serde(
+        rename = "createMessage",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub create_message: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -595,6 +892,38 @@ pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
 /// Parameters for a `completion/complete` request.
 #[derive(
     ::std::fmt::Debug,
@@ -618,6 +947,87 @@ pub struct CompleteRequestParams {
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
     pub r#ref: CompleteRequestParamsRef,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+/// Additional, optional context for completions
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsContext {
+    /// Previously-resolved variables in a URI template or prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+        name: ::std::string::String,
+        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+        /// even by those unfamiliar with domain-specific terminology.
+        ///
+        /// If not provided, the name should be used for display (except for Tool,
+        /// where `annotations.title` should be given precedence over using `name`,
+        /// if present).
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        title: ::std::option::Option<::std::string::String>,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceTemplateReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
+}
 /// The server's response to a completion/complete request
 #[derive(
     ::std::fmt::Debug,
@@ -637,6 +1047,27 @@ pub struct CompleteResult {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
     pub completion: CompleteResultCompletion,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -800,6 +1231,38 @@ pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestMethod {
+    #[serde(rename = "sampling/createMessage")]
+    #[default]
+    SamplingCreateMessage,
+}
 /// Parameters for a `sampling/createMessage` request.
 #[derive(
     ::std::fmt::Debug,
@@ -882,6 +1345,50 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CreateMessageRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
+/// The client MAY ignore this request.
+///
+/// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
+/// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CreateMessageRequestParamsIncludeContext {
+    #[serde(rename = "allServers")]
+    AllServers,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "thisServer")]
+    ThisServer,
+}
 /// The client's response to a sampling/createMessage request from the server.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -922,6 +1429,22 @@ pub struct CreateMessageResult {
     )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum CreateMessageResultContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
+}
 /// A response to a task-augmented request.
 #[derive(
     ::std::fmt::Debug,
@@ -958,6 +1481,38 @@ pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestMethod {
+    #[serde(rename = "elicitation/create")]
+    #[default]
+    ElicitationCreate,
+}
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(
     ::std::fmt::Debug,
@@ -991,6 +1546,84 @@ pub struct ElicitRequestFormParams {
     /// for task augmentation of specific request types in their capabilities.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ElicitRequestFormParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsMode {
+    #[serde(rename = "form")]
+    #[default]
+    Form,
+}
+/// A restricted subset of JSON Schema.
+/// Only top-level properties are allowed, without nesting.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequestFormParamsRequestedSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsRequestedSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
 }
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(
@@ -1090,6 +1723,44 @@ pub struct ElicitRequestUrlParams {
     /// The URL that the user should navigate to.
     pub url: ::std::string::String,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ElicitRequestUrlParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestUrlParamsMode {
+    #[serde(rename = "url")]
+    #[default]
+    Url,
+}
 /// The client's response to an elicitation request.
 #[derive(
     ::std::fmt::Debug,
@@ -1121,6 +1792,53 @@ pub struct ElicitResult {
         ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
     >,
 }
+/// The user action in response to the elicitation.
+/// - "accept": User submitted the form/confirmed the action
+/// - "decline": User explicitly decline the action
+/// - "cancel": User dismissed without making an explicit choice
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ElicitResultAction {
+    #[serde(rename = "accept")]
+    Accept,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "decline")]
+    Decline,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValue {
+    Variant0(::std::vec::Vec<::std::string::String>),
+    Variant1(ElicitResultContentValueVariant1),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValueVariant1 {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
+}
 /// An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
 #[derive(
     ::std::fmt::Debug,
@@ -1133,6 +1851,50 @@ pub struct ElicitationCompleteNotification {
     pub jsonrpc: ElicitationCompleteNotificationJsonrpc,
     pub method: ElicitationCompleteNotificationMethod,
     pub params: ElicitationCompleteNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitationCompleteNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitationCompleteNotificationMethod {
+    #[serde(rename = "notifications/elicitation/complete")]
+    #[default]
+    NotificationsElicitationComplete,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitationCompleteNotificationParams {
+    /// The ID of the elicitation that completed.
+    #[serde(rename = "elicitationId")]
+    pub elicitation_id: ::std::string::String,
 }
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
@@ -1160,6 +1922,34 @@ pub struct EmbeddedResource {
     pub annotations: ::std::option::Option<Annotations>,
     pub resource: EmbeddedResourceResource,
     pub r#type: EmbeddedResourceType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum EmbeddedResourceResource {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EmbeddedResourceType {
+    #[serde(rename = "resource")]
+    #[default]
+    Resource,
 }
 pub type EmptyResult = Result;
 #[derive(
@@ -1207,6 +1997,38 @@ pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestMethod {
+    #[serde(rename = "prompts/get")]
+    #[default]
+    PromptsGet,
+}
 /// Parameters for a `prompts/get` request.
 #[derive(
     ::std::fmt::Debug,
@@ -1230,6 +2052,27 @@ pub struct GetPromptRequestParams {
     >,
     /// The name of the prompt or prompt template.
     pub name: ::std::string::String,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct GetPromptRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// The server's response to a prompts/get request from the client.
 #[derive(
@@ -1267,6 +2110,50 @@ pub struct GetTaskPayloadRequest {
     pub jsonrpc: GetTaskPayloadRequestJsonrpc,
     pub method: GetTaskPayloadRequestMethod,
     pub params: GetTaskPayloadRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskPayloadRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskPayloadRequestMethod {
+    #[serde(rename = "tasks/result")]
+    #[default]
+    TasksResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetTaskPayloadRequestParams {
+    /// The task identifier to retrieve results for.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
 }
 /// The response to a tasks/result request.
 /// The structure matches the result type of the original request.
@@ -1306,6 +2193,50 @@ pub struct GetTaskRequest {
     pub jsonrpc: GetTaskRequestJsonrpc,
     pub method: GetTaskRequestMethod,
     pub params: GetTaskRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskRequestMethod {
+    #[serde(rename = "tasks/get")]
+    #[default]
+    TasksGet,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetTaskRequestParams {
+    /// The task identifier to query.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
 }
 /// The response to a tasks/get request.
 #[derive(
@@ -1401,6 +2332,27 @@ pub struct Icon {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
 }
+/// Optional specifier for the theme this icon is designed for. `light` indicates
+/// the icon is designed to be used with a light background, and `dark` indicates
+/// the icon is designed to be used with a dark background.
+///
+/// If not provided, the client should assume the icon can be used with any theme.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum IconTheme {
+    #[serde(rename = "dark")]
+    Dark,
+    #[serde(rename = "light")]
+    Light,
+}
 /// Base interface to add `icons` property.
 #[derive(
     ::std::fmt::Debug,
@@ -1450,6 +2402,22 @@ pub struct ImageContent {
     #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
     pub r#type: ImageContentType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
 }
 /// Describes the MCP implementation.
 #[derive(
@@ -1511,6 +2479,38 @@ pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
     pub params: InitializeRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializeRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializeRequestMethod {
+    #[serde(rename = "initialize")]
+    #[default]
+    Initialize,
+}
 /// Parameters for an `initialize` request.
 #[derive(
     ::std::fmt::Debug,
@@ -1533,6 +2533,27 @@ pub struct InitializeRequestParams {
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
     #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct InitializeRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// After receiving an initialize request from the client, the server sends this response.
 #[derive(
@@ -1578,6 +2599,38 @@ pub struct InitializedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializedNotificationMethod {
+    #[serde(rename = "notifications/initialized")]
+    #[default]
+    NotificationsInitialized,
+}
 /// A response to a request that indicates an error occurred.
 #[derive(
     ::std::fmt::Debug,
@@ -1591,6 +2644,22 @@ pub struct JsonrpcErrorResponse {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonrpcErrorResponseJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcErrorResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(
@@ -1623,6 +2692,22 @@ pub struct JsonrpcNotification {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A request that expects a response.
 #[derive(
     ::std::fmt::Debug,
@@ -1639,6 +2724,22 @@ pub struct JsonrpcRequest {
     pub params: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// A response to a request, containing either the result or error.
 #[derive(
@@ -1665,6 +2766,22 @@ pub struct JsonrpcResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonrpcResultResponseJsonrpc,
     pub result: Result,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Use TitledSingleSelectEnumSchema instead.
 /// This interface will be removed in a future version.
@@ -1693,6 +2810,22 @@ pub struct LegacyTitledEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: LegacyTitledEnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LegacyTitledEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(
     ::std::fmt::Debug,
@@ -1707,6 +2840,38 @@ pub struct ListPromptsRequest {
     pub method: ListPromptsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestMethod {
+    #[serde(rename = "prompts/list")]
+    #[default]
+    PromptsList,
 }
 /// The server's response to a prompts/list request from the client.
 #[derive(
@@ -1751,6 +2916,38 @@ pub struct ListResourceTemplatesRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestMethod {
+    #[serde(rename = "resources/templates/list")]
+    #[default]
+    ResourcesTemplatesList,
+}
 /// The server's response to a resources/templates/list request from the client.
 #[derive(
     ::std::fmt::Debug,
@@ -1794,6 +2991,38 @@ pub struct ListResourcesRequest {
     pub method: ListResourcesRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestMethod {
+    #[serde(rename = "resources/list")]
+    #[default]
+    ResourcesList,
 }
 /// The server's response to a resources/list request from the client.
 #[derive(
@@ -1844,6 +3073,38 @@ pub struct ListRootsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestMethod {
+    #[serde(rename = "roots/list")]
+    #[default]
+    RootsList,
+}
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
 /// or file that the server can operate on.
@@ -1880,6 +3141,38 @@ pub struct ListTasksRequest {
     pub method: ListTasksRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListTasksRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListTasksRequestMethod {
+    #[serde(rename = "tasks/list")]
+    #[default]
+    TasksList,
 }
 /// The response to a tasks/list request.
 #[derive(
@@ -1923,6 +3216,38 @@ pub struct ListToolsRequest {
     pub method: ListToolsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestMethod {
+    #[serde(rename = "tools/list")]
+    #[default]
+    ToolsList,
 }
 /// The server's response to a tools/list request from the client.
 #[derive(
@@ -1996,6 +3321,38 @@ pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationMethod {
+    #[serde(rename = "notifications/message")]
+    #[default]
+    NotificationsMessage,
 }
 /// Parameters for a `notifications/message` notification.
 #[derive(
@@ -2173,6 +3530,22 @@ pub struct NumberSchema {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum NumberSchemaType {
+    #[serde(rename = "integer")]
+    Integer,
+    #[serde(rename = "number")]
+    Number,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize
@@ -2183,6 +3556,22 @@ pub struct PaginatedRequest {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PaginatedRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Common parameters for paginated requests.
 #[derive(
@@ -2205,6 +3594,27 @@ pub struct PaginatedRequestParams {
     /// If provided, the server should return results starting after this cursor.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PaginatedRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2248,6 +3658,38 @@ pub struct PingRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PingRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PingRequestMethod {
+    #[serde(rename = "ping")]
+    #[default]
+    Ping,
+}
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[derive(
@@ -2280,6 +3722,38 @@ pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationMethod {
+    #[serde(rename = "notifications/progress")]
+    #[default]
+    NotificationsProgress,
 }
 /// Parameters for a `notifications/progress` notification.
 #[derive(
@@ -2410,6 +3884,38 @@ pub struct PromptListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationMethod {
+    #[serde(rename = "notifications/prompts/list_changed")]
+    #[default]
+    NotificationsPromptsListChanged,
+}
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
@@ -2446,6 +3952,22 @@ pub struct PromptReference {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: PromptReferenceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
+}
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(
     ::std::fmt::Debug,
@@ -2459,6 +3981,38 @@ pub struct ReadResourceRequest {
     pub jsonrpc: ReadResourceRequestJsonrpc,
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestMethod {
+    #[serde(rename = "resources/read")]
+    #[default]
+    ResourcesRead,
 }
 /// Parameters for a `resources/read` request.
 #[derive(
@@ -2479,6 +4033,27 @@ pub struct ReadResourceRequestParams {
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ReadResourceRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// The server's response to a resources/read request from the client.
 #[derive(
     ::std::fmt::Debug,
@@ -2498,6 +4073,18 @@ pub struct ReadResourceResult {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultContentsItem {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
 }
 /// Metadata for associating messages with a task.
 /// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
@@ -2557,6 +4144,27 @@ pub struct RequestParams {
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub meta: ::std::option::Option<RequestParamsMeta>,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A known resource that the server is capable of reading.
 #[derive(
@@ -2713,6 +4321,22 @@ pub struct ResourceLink {
     /// The URI of this resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceLinkType {
+    #[serde(rename = "resource_link")]
+    #[default]
+    ResourceLink,
+}
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(
     ::std::fmt::Debug,
@@ -2726,6 +4350,38 @@ pub struct ResourceListChangedNotification {
     pub method: ResourceListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationMethod {
+    #[serde(rename = "notifications/resources/list_changed")]
+    #[default]
+    NotificationsResourcesListChanged,
 }
 /// Common parameters when working with resources.
 #[derive(
@@ -2745,6 +4401,27 @@ pub struct ResourceRequestParams {
     pub meta: ::std::option::Option<ResourceRequestParamsMeta>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ResourceRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A template description for resources available on the server.
 #[derive(
@@ -2817,6 +4494,22 @@ pub struct ResourceTemplateReference {
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceTemplateReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
+}
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(
     ::std::fmt::Debug,
@@ -2829,6 +4522,38 @@ pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
 }
 /// Parameters for a `notifications/resources/updated` notification.
 #[derive(
@@ -2934,6 +4659,38 @@ pub struct RootsListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum RootsListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum RootsListChangedNotificationMethod {
+    #[serde(rename = "notifications/roots/list_changed")]
+    #[default]
+    NotificationsRootsListChanged,
+}
 /// Describes a message issued to or received from an LLM API.
 #[derive(
     ::std::fmt::Debug,
@@ -2954,6 +4711,22 @@ pub struct SamplingMessage {
     >,
     pub content: SamplingMessageContent,
     pub role: Role,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum SamplingMessageContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3136,6 +4909,117 @@ pub struct ServerCapabilities {
     /// Present if the server offers any tools to call.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
+}
+/// Present if the server offers any prompt templates.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the server offers any resources to read.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesResources {
+    /// Whether this server supports notifications for changes to the resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+    /// Whether this server supports subscribing to resource updates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub subscribe: ::std::option::Option<bool>,
+}
+/// Present if the server supports task-augmented requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTasks {
+    /// Whether this server supports tasks/cancel.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cancel: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Whether this server supports tasks/list.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub list: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Specifies which request types can be augmented with tasks.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
+}
+/// Specifies which request types can be augmented with tasks.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTasksRequests {
+    /// Task support for tool-related requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
+}
+/// Task support for tool-related requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTasksRequestsTools {
+    /// Whether the server supports task-augmented tools/call requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub call: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Present if the server offers any tools to call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3325,6 +5209,38 @@ pub struct SetLevelRequest {
     pub method: SetLevelRequestMethod,
     pub params: SetLevelRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SetLevelRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SetLevelRequestMethod {
+    #[serde(rename = "logging/setLevel")]
+    #[default]
+    LoggingSetLevel,
+}
 /// Parameters for a `logging/setLevel` request.
 #[derive(
     ::std::fmt::Debug,
@@ -3343,6 +5259,27 @@ pub struct SetLevelRequestParams {
     pub meta: ::std::option::Option<SetLevelRequestParamsMeta>,
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
     pub level: LoggingLevel,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct SetLevelRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3386,6 +5323,42 @@ pub struct StringSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: StringSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum StringSchemaFormat {
+    #[serde(rename = "date")]
+    Date,
+    #[serde(rename = "date-time")]
+    DateTime,
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "uri")]
+    Uri,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum StringSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(
     ::std::fmt::Debug,
@@ -3399,6 +5372,38 @@ pub struct SubscribeRequest {
     pub jsonrpc: SubscribeRequestJsonrpc,
     pub method: SubscribeRequestMethod,
     pub params: SubscribeRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscribeRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscribeRequestMethod {
+    #[serde(rename = "resources/subscribe")]
+    #[default]
+    ResourcesSubscribe,
 }
 /// Parameters for a `resources/subscribe` request.
 #[derive(
@@ -3418,6 +5423,27 @@ pub struct SubscribeRequestParams {
     pub meta: ::std::option::Option<SubscribeRequestParamsMeta>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+}
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct SubscribeRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Data associated with a task.
 #[derive(
@@ -3487,6 +5513,27 @@ pub struct TaskAugmentedRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct TaskAugmentedRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// Metadata for augmenting a request with task execution.
 /// Include this in the `task` field of the request parameters.
 #[derive(
@@ -3537,6 +5584,38 @@ pub struct TaskStatusNotification {
     pub jsonrpc: TaskStatusNotificationJsonrpc,
     pub method: TaskStatusNotificationMethod,
     pub params: TaskStatusNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TaskStatusNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TaskStatusNotificationMethod {
+    #[serde(rename = "notifications/tasks/status")]
+    #[default]
+    NotificationsTasksStatus,
 }
 /// Parameters for a `notifications/tasks/status` notification.
 #[derive(
@@ -3617,6 +5696,22 @@ pub struct TextContent {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TextContentType {
+    #[serde(rename = "text")]
+    #[default]
+    Text,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize
@@ -3679,6 +5774,48 @@ pub struct TitledMultiSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledMultiSelectEnumSchemaType,
 }
+/// Schema for array items with enum options and display labels.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItems {
+    /// Array of enum options with values and display labels.
+    #[serde(rename = "anyOf")]
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// The constant enum value.
+    pub r#const: ::std::string::String,
+    /// Display title for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledMultiSelectEnumSchemaType {
+    #[serde(rename = "array")]
+    #[default]
+    Array,
+}
 /// Schema for single-selection enumeration with display titles for each option.
 #[derive(
     ::std::fmt::Debug,
@@ -3701,6 +5838,35 @@ pub struct TitledSingleSelectEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledSingleSelectEnumSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledSingleSelectEnumSchemaOneOfItem {
+    /// The enum value.
+    pub r#const: ::std::string::String,
+    /// Display label for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledSingleSelectEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
 }
 /// Definition for a tool the client can call.
 #[derive(
@@ -3768,2485 +5934,6 @@ pub struct Tool {
     /// if present).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-}
-/// Additional properties describing a Tool to clients.
-///
-/// NOTE: all properties in ToolAnnotations are **hints**.
-/// They are not guaranteed to provide a faithful description of
-/// tool behavior (including descriptive properties like `title`).
-///
-/// Clients should never make tool use decisions based on ToolAnnotations
-/// received from untrusted servers.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ToolAnnotations {
-    /// If true, the tool may perform destructive updates to its environment.
-    /// If false, the tool performs only additive updates.
-    ///
-    /// (This property is meaningful only when `readOnlyHint == false`)
-    ///
-    /// Default: true
-    #[serde(
-        rename = "destructiveHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub destructive_hint: ::std::option::Option<bool>,
-    /// If true, calling the tool repeatedly with the same arguments
-    /// will have no additional effect on its environment.
-    ///
-    /// (This property is meaningful only when `readOnlyHint == false`)
-    ///
-    /// Default: false
-    #[serde(
-        rename = "idempotentHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub idempotent_hint: ::std::option::Option<bool>,
-    /// If true, this tool may interact with an "open world" of external
-    /// entities. If false, the tool's domain of interaction is closed.
-    /// For example, the world of a web search tool is open, whereas that
-    /// of a memory tool is not.
-    ///
-    /// Default: true
-    #[serde(
-        rename = "openWorldHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub open_world_hint: ::std::option::Option<bool>,
-    /// If true, the tool does not modify its environment.
-    ///
-    /// Default: false
-    #[serde(
-        rename = "readOnlyHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only_hint: ::std::option::Option<bool>,
-    /// A human-readable title for the tool.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-}
-/// Controls tool selection behavior for sampling requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ToolChoice {
-    /// Controls the tool use ability of the model:
-    /// - "auto": Model decides whether to use tools (default)
-    /// - "required": Model MUST use at least one tool before completing
-    /// - "none": Model MUST NOT use any tools
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<ToolChoiceMode>,
-}
-/// Execution-related properties for a tool.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ToolExecution {
-    /// Indicates whether this tool supports task-augmented execution.
-    /// This allows clients to handle long-running operations through polling
-    /// the task system.
-    ///
-    /// - "forbidden": Tool does not support task-augmented execution (default when absent)
-    /// - "optional": Tool may support task-augmented execution
-    /// - "required": Tool requires task-augmented execution
-    ///
-    /// Default: "forbidden"
-    #[serde(
-        rename = "taskSupport",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub task_support: ::std::option::Option<ToolExecutionTaskSupport>,
-}
-/// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ToolListChangedNotification {
-    pub jsonrpc: ToolListChangedNotificationJsonrpc,
-    pub method: ToolListChangedNotificationMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<NotificationParams>,
-}
-/// The result of a tool use, provided by the user back to the assistant.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ToolResultContent {
-    /// Optional metadata about the tool result. Clients SHOULD preserve this field when
-    /// including tool results in subsequent sampling requests to enable caching optimizations.
-    ///
-    /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The unstructured result content of the tool use.
-    ///
-    /// This has the same format as CallToolResult.content and can include text, images,
-    /// audio, resource links, and embedded resources.
-    pub content: ::std::vec::Vec<ContentBlock>,
-    /// Whether the tool use resulted in an error.
-    ///
-    /// If true, the content typically describes the error that occurred.
-    /// Default: false
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub is_error: ::std::option::Option<bool>,
-    /// An optional structured result object.
-    ///
-    /// If the tool defined an outputSchema, this SHOULD conform to that schema.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub structured_content: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The ID of the tool use this result corresponds to.
-    ///
-    /// This MUST match the ID from a previous ToolUseContent.
-    #[serde(rename = "toolUseId")]
-    pub tool_use_id: ::std::string::String,
-    pub r#type: ToolResultContentType,
-}
-/// A request from the assistant to call a tool.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ToolUseContent {
-    /// Optional metadata about the tool use. Clients SHOULD preserve this field when
-    /// including tool uses in subsequent sampling requests to enable caching optimizations.
-    ///
-    /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// A unique identifier for this tool use.
-    ///
-    /// This ID is used to match tool results to their corresponding tool uses.
-    pub id: ::std::string::String,
-    /// The arguments to pass to the tool, conforming to the tool's input schema.
-    pub input: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    /// The name of the tool to call.
-    pub name: ::std::string::String,
-    pub r#type: ToolUseContentType,
-}
-/// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UrlElicitationRequiredError {
-    pub error: UrlElicitationRequiredErrorError,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<RequestId>,
-    pub jsonrpc: UrlElicitationRequiredErrorJsonrpc,
-}
-/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UnsubscribeRequest {
-    pub id: RequestId,
-    pub jsonrpc: UnsubscribeRequestJsonrpc,
-    pub method: UnsubscribeRequestMethod,
-    pub params: UnsubscribeRequestParams,
-}
-/// Parameters for a `resources/unsubscribe` request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UnsubscribeRequestParams {
-    /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<UnsubscribeRequestParamsMeta>,
-    /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    pub uri: ::std::string::String,
-}
-/// Schema for multiple-selection enumeration without display titles for options.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UntitledMultiSelectEnumSchema {
-    /// Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// Optional description for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Schema for the array items.
-    pub items: UntitledMultiSelectEnumSchemaItems,
-    /// Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_items: ::std::option::Option<i64>,
-    /// Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_items: ::std::option::Option<i64>,
-    /// Optional title for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: UntitledMultiSelectEnumSchemaType,
-}
-/// Schema for single-selection enumeration without display titles for options.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UntitledSingleSelectEnumSchema {
-    /// Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<::std::string::String>,
-    /// Optional description for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Array of enum values to choose from.
-    pub r#enum: ::std::vec::Vec<::std::string::String>,
-    /// Optional title for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: UntitledSingleSelectEnumSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum BooleanSchemaType {
-    #[serde(rename = "boolean")]
-    #[default]
-    Boolean,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CallToolRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct CallToolRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelTaskRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelTaskRequestMethod {
-    #[serde(rename = "tasks/cancel")]
-    #[default]
-    TasksCancel,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CancelTaskRequestParams {
-    /// The task identifier to cancel.
-    #[serde(rename = "taskId")]
-    pub task_id: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelledNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-/// Present if the client supports elicitation from the server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesElicitation {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub form: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub url: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Present if the client supports listing roots.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesRoots {
-    /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the client supports sampling from an LLM.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesSampling {
-    /// Whether the client supports context inclusion via includeContext parameter.
-    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Whether the client supports tool use via tools and toolChoice parameters.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Present if the client supports task-augmented requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesTasks {
-    /// Whether this client supports tasks/cancel.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cancel: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Whether this client supports tasks/list.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub list: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Specifies which request types can be augmented with tasks.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
-}
-/// Specifies which request types can be augmented with tasks.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesTasksRequests {
-    /// Task support for elicitation-related requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub elicitation: ::std::option::Option<ClientCapabilitiesTasksRequestsElicitation>,
-    /// Task support for sampling-related requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
-}
-/// Task support for elicitation-related requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesTasksRequestsElicitation {
-    /// Whether the client supports task-augmented elicitation/create requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub create: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Task support for sampling-related requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesTasksRequestsSampling {
-    /// Whether the client supports task-augmented sampling/createMessage requests.
-    #[serde(
-        rename = "createMessage",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub create_message: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CompleteRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct CompleteRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-/// Additional, optional context for completions
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct CompleteRequestParamsContext {
-    /// Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-        name: ::std::string::String,
-        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-        /// even by those unfamiliar with domain-specific terminology.
-        ///
-        /// If not provided, the name should be used for display (except for Tool,
-        /// where `annotations.title` should be given precedence over using `name`,
-        /// if present).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        title: ::std::option::Option<::std::string::String>,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceTemplateReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CreateMessageRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CreateMessageRequestMethod {
-    #[serde(rename = "sampling/createMessage")]
-    #[default]
-    SamplingCreateMessage,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct CreateMessageRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-/// The client MAY ignore this request.
-///
-/// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
-/// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum CreateMessageRequestParamsIncludeContext {
-    #[serde(rename = "allServers")]
-    AllServers,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "thisServer")]
-    ThisServer,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum CreateMessageResultContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestMethod {
-    #[serde(rename = "elicitation/create")]
-    #[default]
-    ElicitationCreate,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ElicitRequestFormParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestFormParamsMode {
-    #[serde(rename = "form")]
-    #[default]
-    Form,
-}
-/// A restricted subset of JSON Schema.
-/// Only top-level properties are allowed, without nesting.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ElicitRequestFormParamsRequestedSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestFormParamsRequestedSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ElicitRequestUrlParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestUrlParamsMode {
-    #[serde(rename = "url")]
-    #[default]
-    Url,
-}
-/// The user action in response to the elicitation.
-/// - "accept": User submitted the form/confirmed the action
-/// - "decline": User explicitly decline the action
-/// - "cancel": User dismissed without making an explicit choice
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ElicitResultAction {
-    #[serde(rename = "accept")]
-    Accept,
-    #[serde(rename = "cancel")]
-    Cancel,
-    #[serde(rename = "decline")]
-    Decline,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValue {
-    Variant0(::std::vec::Vec<::std::string::String>),
-    Variant1(ElicitResultContentValueVariant1),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValueVariant1 {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitationCompleteNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitationCompleteNotificationMethod {
-    #[serde(rename = "notifications/elicitation/complete")]
-    #[default]
-    NotificationsElicitationComplete,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ElicitationCompleteNotificationParams {
-    /// The ID of the elicitation that completed.
-    #[serde(rename = "elicitationId")]
-    pub elicitation_id: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum EmbeddedResourceResource {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum EmbeddedResourceType {
-    #[serde(rename = "resource")]
-    #[default]
-    Resource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetPromptRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetPromptRequestMethod {
-    #[serde(rename = "prompts/get")]
-    #[default]
-    PromptsGet,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct GetPromptRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetTaskPayloadRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetTaskPayloadRequestMethod {
-    #[serde(rename = "tasks/result")]
-    #[default]
-    TasksResult,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct GetTaskPayloadRequestParams {
-    /// The task identifier to retrieve results for.
-    #[serde(rename = "taskId")]
-    pub task_id: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetTaskRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetTaskRequestMethod {
-    #[serde(rename = "tasks/get")]
-    #[default]
-    TasksGet,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct GetTaskRequestParams {
-    /// The task identifier to query.
-    #[serde(rename = "taskId")]
-    pub task_id: ::std::string::String,
-}
-/// Optional specifier for the theme this icon is designed for. `light` indicates
-/// the icon is designed to be used with a light background, and `dark` indicates
-/// the icon is designed to be used with a dark background.
-///
-/// If not provided, the client should assume the icon can be used with any theme.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum IconTheme {
-    #[serde(rename = "dark")]
-    Dark,
-    #[serde(rename = "light")]
-    Light,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum InitializeRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum InitializeRequestMethod {
-    #[serde(rename = "initialize")]
-    #[default]
-    Initialize,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct InitializeRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum InitializedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum InitializedNotificationMethod {
-    #[serde(rename = "notifications/initialized")]
-    #[default]
-    NotificationsInitialized,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcErrorResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LegacyTitledEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListPromptsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListPromptsRequestMethod {
-    #[serde(rename = "prompts/list")]
-    #[default]
-    PromptsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourceTemplatesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourceTemplatesRequestMethod {
-    #[serde(rename = "resources/templates/list")]
-    #[default]
-    ResourcesTemplatesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourcesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourcesRequestMethod {
-    #[serde(rename = "resources/list")]
-    #[default]
-    ResourcesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListRootsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListRootsRequestMethod {
-    #[serde(rename = "roots/list")]
-    #[default]
-    RootsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListTasksRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListTasksRequestMethod {
-    #[serde(rename = "tasks/list")]
-    #[default]
-    TasksList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListToolsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListToolsRequestMethod {
-    #[serde(rename = "tools/list")]
-    #[default]
-    ToolsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LoggingMessageNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LoggingMessageNotificationMethod {
-    #[serde(rename = "notifications/message")]
-    #[default]
-    NotificationsMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum NumberSchemaType {
-    #[serde(rename = "integer")]
-    Integer,
-    #[serde(rename = "number")]
-    Number,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PaginatedRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct PaginatedRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PingRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PingRequestMethod {
-    #[serde(rename = "ping")]
-    #[default]
-    Ping,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ProgressNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ProgressNotificationMethod {
-    #[serde(rename = "notifications/progress")]
-    #[default]
-    NotificationsProgress,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptListChangedNotificationMethod {
-    #[serde(rename = "notifications/prompts/list_changed")]
-    #[default]
-    NotificationsPromptsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ReadResourceRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ReadResourceRequestMethod {
-    #[serde(rename = "resources/read")]
-    #[default]
-    ResourcesRead,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ReadResourceRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultContentsItem {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct RequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceLinkType {
-    #[serde(rename = "resource_link")]
-    #[default]
-    ResourceLink,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceListChangedNotificationMethod {
-    #[serde(rename = "notifications/resources/list_changed")]
-    #[default]
-    NotificationsResourcesListChanged,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ResourceRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceTemplateReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceUpdatedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum RootsListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum RootsListChangedNotificationMethod {
-    #[serde(rename = "notifications/roots/list_changed")]
-    #[default]
-    NotificationsRootsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum SamplingMessageContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-/// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesPrompts {
-    /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesResources {
-    /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-    /// Whether this server supports subscribing to resource updates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subscribe: ::std::option::Option<bool>,
-}
-/// Present if the server supports task-augmented requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesTasks {
-    /// Whether this server supports tasks/cancel.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cancel: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Whether this server supports tasks/list.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub list: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Specifies which request types can be augmented with tasks.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
-}
-/// Specifies which request types can be augmented with tasks.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesTasksRequests {
-    /// Task support for tool-related requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
-}
-/// Task support for tool-related requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesTasksRequestsTools {
-    /// Whether the server supports task-augmented tools/call requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub call: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SetLevelRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SetLevelRequestMethod {
-    #[serde(rename = "logging/setLevel")]
-    #[default]
-    LoggingSetLevel,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct SetLevelRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum StringSchemaFormat {
-    #[serde(rename = "date")]
-    Date,
-    #[serde(rename = "date-time")]
-    DateTime,
-    #[serde(rename = "email")]
-    Email,
-    #[serde(rename = "uri")]
-    Uri,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum StringSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscribeRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscribeRequestMethod {
-    #[serde(rename = "resources/subscribe")]
-    #[default]
-    ResourcesSubscribe,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct SubscribeRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct TaskAugmentedRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TaskStatusNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TaskStatusNotificationMethod {
-    #[serde(rename = "notifications/tasks/status")]
-    #[default]
-    NotificationsTasksStatus,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TextContentType {
-    #[serde(rename = "text")]
-    #[default]
-    Text,
-}
-/// Schema for array items with enum options and display labels.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct TitledMultiSelectEnumSchemaItems {
-    /// Array of enum options with values and display labels.
-    #[serde(rename = "anyOf")]
-    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    /// The constant enum value.
-    pub r#const: ::std::string::String,
-    /// Display title for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TitledMultiSelectEnumSchemaType {
-    #[serde(rename = "array")]
-    #[default]
-    Array,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct TitledSingleSelectEnumSchemaOneOfItem {
-    /// The enum value.
-    pub r#const: ::std::string::String,
-    /// Display label for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TitledSingleSelectEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
 }
 /// A JSON Schema object defining the expected parameters for the tool.
 #[derive(
@@ -6336,6 +6023,89 @@ pub enum ToolOutputSchemaType {
     #[default]
     Object,
 }
+/// Additional properties describing a Tool to clients.
+///
+/// NOTE: all properties in ToolAnnotations are **hints**.
+/// They are not guaranteed to provide a faithful description of
+/// tool behavior (including descriptive properties like `title`).
+///
+/// Clients should never make tool use decisions based on ToolAnnotations
+/// received from untrusted servers.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ToolAnnotations {
+    /// If true, the tool may perform destructive updates to its environment.
+    /// If false, the tool performs only additive updates.
+    ///
+    /// (This property is meaningful only when `readOnlyHint == false`)
+    ///
+    /// Default: true
+    #[serde(
+        rename = "destructiveHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub destructive_hint: ::std::option::Option<bool>,
+    /// If true, calling the tool repeatedly with the same arguments
+    /// will have no additional effect on its environment.
+    ///
+    /// (This property is meaningful only when `readOnlyHint == false`)
+    ///
+    /// Default: false
+    #[serde(
+        rename = "idempotentHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub idempotent_hint: ::std::option::Option<bool>,
+    /// If true, this tool may interact with an "open world" of external
+    /// entities. If false, the tool's domain of interaction is closed.
+    /// For example, the world of a web search tool is open, whereas that
+    /// of a memory tool is not.
+    ///
+    /// Default: true
+    #[serde(
+        rename = "openWorldHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub open_world_hint: ::std::option::Option<bool>,
+    /// If true, the tool does not modify its environment.
+    ///
+    /// Default: false
+    #[serde(
+        rename = "readOnlyHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub read_only_hint: ::std::option::Option<bool>,
+    /// A human-readable title for the tool.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+/// Controls tool selection behavior for sampling requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ToolChoice {
+    /// Controls the tool use ability of the model:
+    /// - "auto": Model decides whether to use tools (default)
+    /// - "required": Model MUST use at least one tool before completing
+    /// - "none": Model MUST NOT use any tools
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub mode: ::std::option::Option<ToolChoiceMode>,
+}
 /// Controls the tool use ability of the model:
 /// - "auto": Model decides whether to use tools (default)
 /// - "required": Model MUST use at least one tool before completing
@@ -6357,6 +6127,32 @@ pub enum ToolChoiceMode {
     None,
     #[serde(rename = "required")]
     Required,
+}
+/// Execution-related properties for a tool.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ToolExecution {
+    /// Indicates whether this tool supports task-augmented execution.
+    /// This allows clients to handle long-running operations through polling
+    /// the task system.
+    ///
+    /// - "forbidden": Tool does not support task-augmented execution (default when absent)
+    /// - "optional": Tool may support task-augmented execution
+    /// - "required": Tool requires task-augmented execution
+    ///
+    /// Default: "forbidden"
+    #[serde(
+        rename = "taskSupport",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub task_support: ::std::option::Option<ToolExecutionTaskSupport>,
 }
 /// Indicates whether this tool supports task-augmented execution.
 /// This allows clients to handle long-running operations through polling
@@ -6384,6 +6180,20 @@ pub enum ToolExecutionTaskSupport {
     Optional,
     #[serde(rename = "required")]
     Required,
+}
+/// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolListChangedNotification {
+    pub jsonrpc: ToolListChangedNotificationJsonrpc,
+    pub method: ToolListChangedNotificationMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<NotificationParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -6417,6 +6227,60 @@ pub enum ToolListChangedNotificationMethod {
     #[default]
     NotificationsToolsListChanged,
 }
+/// The result of a tool use, provided by the user back to the assistant.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolResultContent {
+    /// Optional metadata about the tool result. Clients SHOULD preserve this field when
+    /// including tool results in subsequent sampling requests to enable caching optimizations.
+    ///
+    /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The unstructured result content of the tool use.
+    ///
+    /// This has the same format as CallToolResult.content and can include text, images,
+    /// audio, resource links, and embedded resources.
+    pub content: ::std::vec::Vec<ContentBlock>,
+    /// Whether the tool use resulted in an error.
+    ///
+    /// If true, the content typically describes the error that occurred.
+    /// Default: false
+    #[serde(
+        rename = "isError",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub is_error: ::std::option::Option<bool>,
+    /// An optional structured result object.
+    ///
+    /// If the tool defined an outputSchema, this SHOULD conform to that schema.
+    #[serde(
+        rename = "structuredContent",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub structured_content: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The ID of the tool use this result corresponds to.
+    ///
+    /// This MUST match the ID from a previous ToolUseContent.
+    #[serde(rename = "toolUseId")]
+    pub tool_use_id: ::std::string::String,
+    pub r#type: ToolResultContentType,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6433,6 +6297,37 @@ pub enum ToolResultContentType {
     #[default]
     ToolResult,
 }
+/// A request from the assistant to call a tool.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolUseContent {
+    /// Optional metadata about the tool use. Clients SHOULD preserve this field when
+    /// including tool uses in subsequent sampling requests to enable caching optimizations.
+    ///
+    /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// A unique identifier for this tool use.
+    ///
+    /// This ID is used to match tool results to their corresponding tool uses.
+    pub id: ::std::string::String,
+    /// The arguments to pass to the tool, conforming to the tool's input schema.
+    pub input: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    /// The name of the tool to call.
+    pub name: ::std::string::String,
+    pub r#type: ToolUseContentType,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6448,6 +6343,20 @@ pub enum ToolUseContentType {
     #[serde(rename = "tool_use")]
     #[default]
     ToolUse,
+}
+/// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UrlElicitationRequiredError {
+    pub error: UrlElicitationRequiredErrorError,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub id: ::std::option::Option<RequestId>,
+    pub jsonrpc: UrlElicitationRequiredErrorJsonrpc,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -6492,6 +6401,20 @@ pub enum UrlElicitationRequiredErrorJsonrpc {
     #[default]
     _20,
 }
+/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsubscribeRequest {
+    pub id: RequestId,
+    pub jsonrpc: UnsubscribeRequestJsonrpc,
+    pub method: UnsubscribeRequestMethod,
+    pub params: UnsubscribeRequestParams,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6524,6 +6447,25 @@ pub enum UnsubscribeRequestMethod {
     #[default]
     ResourcesUnsubscribe,
 }
+/// Parameters for a `resources/unsubscribe` request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsubscribeRequestParams {
+    /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<UnsubscribeRequestParamsMeta>,
+    /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
+    pub uri: ::std::string::String,
+}
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
@@ -6544,6 +6486,42 @@ pub struct UnsubscribeRequestParamsMeta {
     /// Properties not named in the schema.
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// Schema for multiple-selection enumeration without display titles for options.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UntitledMultiSelectEnumSchema {
+    /// Optional default value.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// Optional description for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// Schema for the array items.
+    pub items: UntitledMultiSelectEnumSchemaItems,
+    /// Maximum number of items to select.
+    #[serde(
+        rename = "maxItems",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub max_items: ::std::option::Option<i64>,
+    /// Minimum number of items to select.
+    #[serde(
+        rename = "minItems",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub min_items: ::std::option::Option<i64>,
+    /// Optional title for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: UntitledMultiSelectEnumSchemaType,
 }
 /// Schema for the array items.
 #[derive(
@@ -6589,6 +6567,28 @@ pub enum UntitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
     #[default]
     Array,
+}
+/// Schema for single-selection enumeration without display titles for options.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UntitledSingleSelectEnumSchema {
+    /// Optional default value.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub default: ::std::option::Option<::std::string::String>,
+    /// Optional description for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// Array of enum values to choose from.
+    pub r#enum: ::std::vec::Vec<::std::string::String>,
+    /// Optional title for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: UntitledSingleSelectEnumSchemaType,
 }
 #[derive(
     ::std::fmt::Debug,

@@ -60,6 +60,22 @@ pub struct AudioContent {
     pub mime_type: ::std::string::String,
     pub r#type: AudioContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(
     ::std::fmt::Debug,
@@ -122,6 +138,22 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum BooleanSchemaType {
+    #[serde(rename = "boolean")]
+    #[default]
+    Boolean,
+}
 /// A result that supports a time-to-live (TTL) hint for client-side caching.
 #[derive(
     ::std::fmt::Debug,
@@ -169,6 +201,32 @@ pub struct CacheableResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CacheableResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// Used by the client to invoke a tool provided by the server.
 #[derive(
     ::std::fmt::Debug,
@@ -182,6 +240,38 @@ pub struct CallToolRequest {
     pub jsonrpc: CallToolRequestJsonrpc,
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
 }
 /// Parameters for a `tools/call` request.
 #[derive(
@@ -282,6 +372,34 @@ pub struct CallToolResultResponse {
     pub jsonrpc: CallToolResultResponseJsonrpc,
     pub result: CallToolResultResponseResult,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum CallToolResultResponseResult {
+    InputRequiredResult(InputRequiredResult),
+    CallToolResult(CallToolResult),
+}
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
 /// On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
@@ -300,6 +418,38 @@ pub struct CancelledNotification {
     pub jsonrpc: CancelledNotificationJsonrpc,
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
 }
 /// Parameters for a `notifications/cancelled` notification.
 #[derive(
@@ -362,6 +512,39 @@ pub struct ClientCapabilities {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub sampling: ::std::option::Option<ClientCapabilitiesSampling>,
 }
+/// Present if the client supports elicitation from the server.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesElicitation {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub form: ::std::option::Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub url: ::std::option::Option<JsonObject>,
+}
+/// Present if the client supports sampling from an LLM.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesSampling {
+    /// Whether the client supports context inclusion via `includeContext` parameter.
+    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub context: ::std::option::Option<JsonObject>,
+    /// Whether the client supports tool use via `tools` and `toolChoice` parameters.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<JsonObject>,
+}
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
 /// On stdio, the server also sends this notification, solely to terminate a {@link SubscriptionsListenRequestsubscriptions/listen} stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
@@ -380,6 +563,38 @@ pub struct ClientNotification {
     pub jsonrpc: ClientNotificationJsonrpc,
     pub method: ClientNotificationMethod,
     pub params: CancelledNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ClientNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ClientNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -482,6 +697,38 @@ pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
 /// Parameters for a `completion/complete` request.
 #[derive(
     ::std::fmt::Debug,
@@ -499,6 +746,66 @@ pub struct CompleteRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
     pub r#ref: CompleteRequestParamsRef,
+}
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+/// Additional, optional context for completions
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsContext {
+    /// Previously-resolved variables in a URI template or prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+        name: ::std::string::String,
+        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+        /// even by those unfamiliar with domain-specific terminology.
+        ///
+        /// If not provided, the name should be used for display (except for {@link Tool},
+        /// where `annotations.title` should be given precedence over using `name`,
+        /// if present).
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        title: ::std::option::Option<::std::string::String>,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceTemplateReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
 }
 /// The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
 #[derive(
@@ -526,6 +833,27 @@ pub struct CompleteResult {
     #[serde(rename = "resultType")]
     pub result_type: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
+}
 /// A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 #[derive(
     ::std::fmt::Debug,
@@ -538,6 +866,22 @@ pub struct CompleteResultResponse {
     pub id: RequestId,
     pub jsonrpc: CompleteResultResponseJsonrpc,
     pub result: CompleteResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -684,6 +1028,22 @@ pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestMethod {
+    #[serde(rename = "sampling/createMessage")]
+    #[default]
+    SamplingCreateMessage,
+}
 /// Parameters for a `sampling/createMessage` request.
 #[derive(
     ::std::fmt::Debug,
@@ -750,6 +1110,30 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
 }
+/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
+/// The client MAY ignore this request.
+///
+/// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
+/// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
+/// {@link ClientCapabilities.sampling.context}.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CreateMessageRequestParamsIncludeContext {
+    #[serde(rename = "allServers")]
+    AllServers,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "thisServer")]
+    ThisServer,
+}
 /// The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -787,6 +1171,22 @@ pub struct CreateMessageResult {
     )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum CreateMessageResultContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
+}
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// A request from the client asking the server to advertise its supported
@@ -805,6 +1205,38 @@ pub struct DiscoverRequest {
     pub jsonrpc: DiscoverRequestJsonrpc,
     pub method: DiscoverRequestMethod,
     pub params: RequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum DiscoverRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum DiscoverRequestMethod {
+    #[serde(rename = "server/discover")]
+    #[default]
+    ServerDiscover,
 }
 /// The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 #[derive(
@@ -867,6 +1299,32 @@ pub struct DiscoverResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum DiscoverResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link DiscoverRequestserver/discover} request.
 #[derive(
     ::std::fmt::Debug,
@@ -880,6 +1338,22 @@ pub struct DiscoverResultResponse {
     pub jsonrpc: DiscoverResultResponseJsonrpc,
     pub result: DiscoverResult,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum DiscoverResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A request from the server to elicit additional information from the user via the client.
 #[derive(
     ::std::fmt::Debug,
@@ -891,6 +1365,22 @@ pub struct DiscoverResultResponse {
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestMethod {
+    #[serde(rename = "elicitation/create")]
+    #[default]
+    ElicitationCreate,
 }
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(
@@ -910,6 +1400,63 @@ pub struct ElicitRequestFormParams {
     /// Only top-level properties are allowed, without nesting.
     #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
+}
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsMode {
+    #[serde(rename = "form")]
+    #[default]
+    Form,
+}
+/// A restricted subset of JSON Schema.
+/// Only top-level properties are allowed, without nesting.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequestFormParamsRequestedSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsRequestedSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
 }
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(
@@ -956,6 +1503,23 @@ pub struct ElicitRequestUrlParams {
     /// The URL that the user should navigate to.
     pub url: ::std::string::String,
 }
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestUrlParamsMode {
+    #[serde(rename = "url")]
+    #[default]
+    Url,
+}
 /// The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 #[derive(
     ::std::fmt::Debug,
@@ -977,6 +1541,53 @@ pub struct ElicitResult {
     pub content: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
     >,
+}
+/// The user action in response to the elicitation.
+/// - `"accept"`: User submitted the form/confirmed the action
+/// - `"decline"`: User explicitly declined the action
+/// - `"cancel"`: User dismissed without making an explicit choice
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ElicitResultAction {
+    #[serde(rename = "accept")]
+    Accept,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "decline")]
+    Decline,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValue {
+    Variant0(::std::vec::Vec<::std::string::String>),
+    Variant1(ElicitResultContentValueVariant1),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValueVariant1 {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
 }
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
@@ -1001,6 +1612,34 @@ pub struct EmbeddedResource {
     pub annotations: ::std::option::Option<Annotations>,
     pub resource: EmbeddedResourceResource,
     pub r#type: EmbeddedResourceType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum EmbeddedResourceResource {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EmbeddedResourceType {
+    #[serde(rename = "resource")]
+    #[default]
+    Resource,
 }
 /// Common result fields.
 pub type EmptyResult = Result;
@@ -1048,6 +1687,38 @@ pub struct GetPromptRequest {
     pub jsonrpc: GetPromptRequestJsonrpc,
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestMethod {
+    #[serde(rename = "prompts/get")]
+    #[default]
+    PromptsGet,
 }
 /// Parameters for a `prompts/get` request.
 #[derive(
@@ -1122,6 +1793,34 @@ pub struct GetPromptResultResponse {
     pub jsonrpc: GetPromptResultResponseJsonrpc,
     pub result: GetPromptResultResponseResult,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum GetPromptResultResponseResult {
+    InputRequiredResult(InputRequiredResult),
+    GetPromptResult(GetPromptResult),
+}
 /// Returned when a server rejects a request because the values in the HTTP
 /// headers do not match the corresponding values in the request body, or
 /// because required headers are missing or malformed. For HTTP, the response
@@ -1138,6 +1837,38 @@ pub struct HeaderMismatchError {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: HeaderMismatchErrorJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct HeaderMismatchErrorError {
+    /// Always `-32020` (a non-string constant, kept as a JSON value).
+    pub code: ::serde_json::Value,
+    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub data: ::std::option::Option<::serde_json::Value>,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum HeaderMismatchErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// An optionally-sized icon that can be displayed in a user interface.
 #[derive(
@@ -1178,6 +1909,27 @@ pub struct Icon {
     /// If not provided, the client should assume the icon can be used with any theme.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
+}
+/// Optional specifier for the theme this icon is designed for. `"light"` indicates
+/// the icon is designed to be used with a light background, and `"dark"` indicates
+/// the icon is designed to be used with a dark background.
+///
+/// If not provided, the client should assume the icon can be used with any theme.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum IconTheme {
+    #[serde(rename = "dark")]
+    Dark,
+    #[serde(rename = "light")]
+    Light,
 }
 /// Base interface to add `icons` property.
 #[derive(
@@ -1225,6 +1977,22 @@ pub struct ImageContent {
     #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
     pub r#type: ImageContentType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
 }
 /// Describes the MCP implementation.
 #[derive(
@@ -1472,6 +2240,22 @@ pub struct JsonrpcErrorResponse {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonrpcErrorResponseJsonrpc,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcErrorResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(
     ::std::fmt::Debug,
@@ -1503,6 +2287,22 @@ pub struct JsonrpcNotification {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A request that expects a response.
 #[derive(
     ::std::fmt::Debug,
@@ -1519,6 +2319,22 @@ pub struct JsonrpcRequest {
     pub params: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// A response to a request, containing either the result or error.
 #[derive(
@@ -1549,6 +2365,22 @@ pub struct JsonrpcResultResponse {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize
@@ -1558,6 +2390,19 @@ pub enum JsonValue {
     JsonObject(JsonObject),
     Variant1(::std::vec::Vec<JsonValue>),
     Variant2(JsonValueVariant2),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonValueVariant2 {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
 }
 /// Use {@link TitledSingleSelectEnumSchema} instead.
 /// This interface will be removed in a future version.
@@ -1586,6 +2431,22 @@ pub struct LegacyTitledEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: LegacyTitledEnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LegacyTitledEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(
     ::std::fmt::Debug,
@@ -1599,6 +2460,38 @@ pub struct ListPromptsRequest {
     pub jsonrpc: ListPromptsRequestJsonrpc,
     pub method: ListPromptsRequestMethod,
     pub params: PaginatedRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestMethod {
+    #[serde(rename = "prompts/list")]
+    #[default]
+    PromptsList,
 }
 /// The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
 #[derive(
@@ -1656,6 +2549,32 @@ pub struct ListPromptsResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListPromptsResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
 #[derive(
     ::std::fmt::Debug,
@@ -1668,6 +2587,22 @@ pub struct ListPromptsResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListPromptsResultResponseJsonrpc,
     pub result: ListPromptsResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the client to request a list of resource templates the server has.
 #[derive(
@@ -1682,6 +2617,38 @@ pub struct ListResourceTemplatesRequest {
     pub jsonrpc: ListResourceTemplatesRequestJsonrpc,
     pub method: ListResourceTemplatesRequestMethod,
     pub params: PaginatedRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestMethod {
+    #[serde(rename = "resources/templates/list")]
+    #[default]
+    ResourcesTemplatesList,
 }
 /// The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[derive(
@@ -1740,6 +2707,32 @@ pub struct ListResourceTemplatesResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListResourceTemplatesResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[derive(
     ::std::fmt::Debug,
@@ -1752,6 +2745,22 @@ pub struct ListResourceTemplatesResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListResourceTemplatesResultResponseJsonrpc,
     pub result: ListResourceTemplatesResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the client to request a list of resources the server has.
 #[derive(
@@ -1766,6 +2775,38 @@ pub struct ListResourcesRequest {
     pub jsonrpc: ListResourcesRequestJsonrpc,
     pub method: ListResourcesRequestMethod,
     pub params: PaginatedRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestMethod {
+    #[serde(rename = "resources/list")]
+    #[default]
+    ResourcesList,
 }
 /// The result returned by the server for a {@link ListResourcesRequestresources/list} request.
 #[derive(
@@ -1823,6 +2864,32 @@ pub struct ListResourcesResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListResourcesResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListResourcesRequestresources/list} request.
 #[derive(
     ::std::fmt::Debug,
@@ -1835,6 +2902,22 @@ pub struct ListResourcesResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListResourcesResultResponseJsonrpc,
     pub result: ListResourcesResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
@@ -1854,6 +2937,38 @@ pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListRootsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestMethod {
+    #[serde(rename = "roots/list")]
+    #[default]
+    RootsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListRootsRequestParams {
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<MetaObject>,
 }
 /// The result returned by the client for a {@link ListRootsRequestroots/list} request.
 /// This result contains an array of {@link Root} objects, each representing a root directory
@@ -1881,6 +2996,38 @@ pub struct ListToolsRequest {
     pub jsonrpc: ListToolsRequestJsonrpc,
     pub method: ListToolsRequestMethod,
     pub params: PaginatedRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestMethod {
+    #[serde(rename = "tools/list")]
+    #[default]
+    ToolsList,
 }
 /// The result returned by the server for a {@link ListToolsRequesttools/list} request.
 #[derive(
@@ -1938,6 +3085,32 @@ pub struct ListToolsResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListToolsResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListToolsRequesttools/list} request.
 #[derive(
     ::std::fmt::Debug,
@@ -1950,6 +3123,22 @@ pub struct ListToolsResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListToolsResultResponseJsonrpc,
     pub result: ListToolsResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// The severity of a log message.
 ///
@@ -1995,6 +3184,38 @@ pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationMethod {
+    #[serde(rename = "notifications/message")]
+    #[default]
+    NotificationsMessage,
 }
 /// Parameters for a `notifications/message` notification.
 #[derive(
@@ -2076,6 +3297,48 @@ pub struct MissingRequiredClientCapabilityError {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: MissingRequiredClientCapabilityErrorJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct MissingRequiredClientCapabilityErrorError {
+    /// Always `-32021` (a non-string constant, kept as a JSON value).
+    pub code: ::serde_json::Value,
+    pub data: MissingRequiredClientCapabilityErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct MissingRequiredClientCapabilityErrorErrorData {
+    /// The capabilities the server requires from the client to process this request.
+    #[serde(rename = "requiredCapabilities")]
+    pub required_capabilities: ClientCapabilities,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum MissingRequiredClientCapabilityErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Hints to use for model selection.
 ///
@@ -2252,6 +3515,22 @@ pub struct NumberSchema {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum NumberSchemaType {
+    #[serde(rename = "integer")]
+    Integer,
+    #[serde(rename = "number")]
+    Number,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize
@@ -2261,6 +3540,22 @@ pub struct PaginatedRequest {
     pub jsonrpc: PaginatedRequestJsonrpc,
     pub method: ::std::string::String,
     pub params: PaginatedRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PaginatedRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Common params for paginated requests.
 #[derive(
@@ -2361,6 +3656,38 @@ pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationMethod {
+    #[serde(rename = "notifications/progress")]
+    #[default]
+    NotificationsProgress,
 }
 /// Parameters for a {@link ProgressNotificationnotifications/progress} notification.
 #[derive(
@@ -2485,6 +3812,38 @@ pub struct PromptListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationMethod {
+    #[serde(rename = "notifications/prompts/list_changed")]
+    #[default]
+    NotificationsPromptsListChanged,
+}
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to {@link SamplingMessage}, but also supports the embedding of
@@ -2521,6 +3880,22 @@ pub struct PromptReference {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: PromptReferenceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
+}
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(
     ::std::fmt::Debug,
@@ -2534,6 +3909,38 @@ pub struct ReadResourceRequest {
     pub jsonrpc: ReadResourceRequestJsonrpc,
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestMethod {
+    #[serde(rename = "resources/read")]
+    #[default]
+    ResourcesRead,
 }
 /// Parameters for a `resources/read` request.
 #[derive(
@@ -2609,6 +4016,44 @@ pub struct ReadResourceResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ReadResourceResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultContentsItem {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
 /// A successful response from the server for a {@link ReadResourceRequestresources/read} request.
 #[derive(
     ::std::fmt::Debug,
@@ -2621,6 +4066,34 @@ pub struct ReadResourceResultResponse {
     pub id: RequestId,
     pub jsonrpc: ReadResourceResultResponseJsonrpc,
     pub result: ReadResourceResultResponseResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultResponseResult {
+    InputRequiredResult(InputRequiredResult),
+    ReadResourceResult(ReadResourceResult),
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2867,6 +4340,22 @@ pub struct ResourceLink {
     /// The URI of this resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceLinkType {
+    #[serde(rename = "resource_link")]
+    #[default]
+    ResourceLink,
+}
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 #[derive(
     ::std::fmt::Debug,
@@ -2880,6 +4369,38 @@ pub struct ResourceListChangedNotification {
     pub method: ResourceListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationMethod {
+    #[serde(rename = "notifications/resources/list_changed")]
+    #[default]
+    NotificationsResourcesListChanged,
 }
 /// Common params for resource-related requests.
 #[derive(
@@ -2963,6 +4484,22 @@ pub struct ResourceTemplateReference {
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceTemplateReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
+}
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(
     ::std::fmt::Debug,
@@ -2975,6 +4512,38 @@ pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
 }
 /// Parameters for a `notifications/resources/updated` notification.
 #[derive(
@@ -3115,6 +4684,22 @@ pub struct SamplingMessage {
     pub meta: ::std::option::Option<MetaObject>,
     pub content: SamplingMessageContent,
     pub role: Role,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum SamplingMessageContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3280,6 +4865,63 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
 }
+/// Present if the server offers any prompt templates.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the server offers any resources to read.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesResources {
+    /// Whether this server supports notifications for changes to the resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+    /// Whether this server supports subscribing to resource updates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub subscribe: ::std::option::Option<bool>,
+}
+/// Present if the server offers any tools to call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3420,6 +5062,42 @@ pub struct StringSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: StringSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum StringSchemaFormat {
+    #[serde(rename = "date")]
+    Date,
+    #[serde(rename = "date-time")]
+    DateTime,
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "uri")]
+    Uri,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum StringSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// The set of notification types a client may opt in to on a
 /// {@link SubscriptionsListenRequestsubscriptions/listen} request.
 ///
@@ -3488,6 +5166,38 @@ pub struct SubscriptionsAcknowledgedNotification {
     pub method: SubscriptionsAcknowledgedNotificationMethod,
     pub params: SubscriptionsAcknowledgedNotificationParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsAcknowledgedNotificationMethod {
+    #[serde(rename = "notifications/subscriptions/acknowledged")]
+    #[default]
+    NotificationsSubscriptionsAcknowledged,
+}
 /// Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 #[derive(
     ::std::fmt::Debug,
@@ -3524,6 +5234,38 @@ pub struct SubscriptionsListenRequest {
     pub jsonrpc: SubscriptionsListenRequestJsonrpc,
     pub method: SubscriptionsListenRequestMethod,
     pub params: SubscriptionsListenRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsListenRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsListenRequestMethod {
+    #[serde(rename = "subscriptions/listen")]
+    #[default]
+    SubscriptionsListen,
 }
 /// Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(
@@ -3615,6 +5357,22 @@ pub struct SubscriptionsListenResultResponse {
     pub jsonrpc: SubscriptionsListenResultResponseJsonrpc,
     pub result: SubscriptionsListenResult,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsListenResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Text provided to or from an LLM.
 #[derive(
     ::std::fmt::Debug,
@@ -3636,6 +5394,22 @@ pub struct TextContent {
     /// The text content of the message.
     pub text: ::std::string::String,
     pub r#type: TextContentType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TextContentType {
+    #[serde(rename = "text")]
+    #[default]
+    Text,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3699,6 +5473,48 @@ pub struct TitledMultiSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledMultiSelectEnumSchemaType,
 }
+/// Schema for array items with enum options and display labels.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItems {
+    /// Array of enum options with values and display labels.
+    #[serde(rename = "anyOf")]
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// The constant enum value.
+    pub r#const: ::std::string::String,
+    /// Display title for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledMultiSelectEnumSchemaType {
+    #[serde(rename = "array")]
+    #[default]
+    Array,
+}
 /// Schema for single-selection enumeration with display titles for each option.
 #[derive(
     ::std::fmt::Debug,
@@ -3721,6 +5537,35 @@ pub struct TitledSingleSelectEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledSingleSelectEnumSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledSingleSelectEnumSchemaOneOfItem {
+    /// The enum value.
+    pub r#const: ::std::string::String,
+    /// Display label for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledSingleSelectEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
 }
 /// Definition for a tool the client can call.
 #[derive(
@@ -3794,6 +5639,78 @@ pub struct Tool {
     /// if present).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
+}
+/// A JSON Schema object defining the expected parameters for the tool.
+///
+/// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
+/// Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
+/// composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
+/// (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
+/// standard validation or annotation keywords.
+///
+/// Property schemas may carry an `x-mcp-header` annotation to mirror the
+/// argument value into an HTTP header on the Streamable HTTP transport. See
+/// the Streamable HTTP transport specification for the validity and
+/// extraction rules.
+///
+/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolInputSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    pub r#type: ToolInputSchemaType,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolInputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
+/// An optional JSON Schema object defining the structure of the tool's output returned in
+/// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
+///
+/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ToolOutputSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Additional properties describing a {@link Tool} to clients.
 ///
@@ -3878,6 +5795,28 @@ pub struct ToolChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ToolChoiceMode>,
 }
+/// Controls the tool use ability of the model:
+/// - `"auto"`: Model decides whether to use tools (default)
+/// - `"required"`: Model MUST use at least one tool before completing
+/// - `"none"`: Model MUST NOT use any tools
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ToolChoiceMode {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "required")]
+    Required,
+}
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
 #[derive(
     ::std::fmt::Debug,
@@ -3891,6 +5830,38 @@ pub struct ToolListChangedNotification {
     pub method: ToolListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolListChangedNotificationMethod {
+    #[serde(rename = "notifications/tools/list_changed")]
+    #[default]
+    NotificationsToolsListChanged,
 }
 /// The result of a tool use, provided by the user back to the assistant.
 #[derive(
@@ -3941,6 +5912,22 @@ pub struct ToolResultContent {
     pub tool_use_id: ::std::string::String,
     pub r#type: ToolResultContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolResultContentType {
+    #[serde(rename = "tool_result")]
+    #[default]
+    ToolResult,
+}
 /// A request from the assistant to call a tool.
 #[derive(
     ::std::fmt::Debug,
@@ -3968,6 +5955,22 @@ pub struct ToolUseContent {
     pub name: ::std::string::String,
     pub r#type: ToolUseContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolUseContentType {
+    #[serde(rename = "tool_use")]
+    #[default]
+    ToolUse,
+}
 /// Returned when the request's protocol version is unknown to the server or
 /// unsupported (e.g., a known experimental or draft version the server has
 /// chosen not to implement). For HTTP, the response status code MUST be
@@ -3984,2067 +5987,6 @@ pub struct UnsupportedProtocolVersionError {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: UnsupportedProtocolVersionErrorJsonrpc,
-}
-/// Schema for multiple-selection enumeration without display titles for options.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UntitledMultiSelectEnumSchema {
-    /// Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// Optional description for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Schema for the array items.
-    pub items: UntitledMultiSelectEnumSchemaItems,
-    /// Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_items: ::std::option::Option<i64>,
-    /// Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_items: ::std::option::Option<i64>,
-    /// Optional title for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: UntitledMultiSelectEnumSchemaType,
-}
-/// Schema for single-selection enumeration without display titles for options.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct UntitledSingleSelectEnumSchema {
-    /// Optional default value.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub default: ::std::option::Option<::std::string::String>,
-    /// Optional description for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Array of enum values to choose from.
-    pub r#enum: ::std::vec::Vec<::std::string::String>,
-    /// Optional title for the enum field.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: UntitledSingleSelectEnumSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum BooleanSchemaType {
-    #[serde(rename = "boolean")]
-    #[default]
-    Boolean,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum CacheableResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CallToolRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CallToolResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum CallToolResultResponseResult {
-    InputRequiredResult(InputRequiredResult),
-    CallToolResult(CallToolResult),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelledNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-/// Present if the client supports elicitation from the server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesElicitation {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub form: ::std::option::Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub url: ::std::option::Option<JsonObject>,
-}
-/// Present if the client supports sampling from an LLM.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ClientCapabilitiesSampling {
-    /// Whether the client supports context inclusion via `includeContext` parameter.
-    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context: ::std::option::Option<JsonObject>,
-    /// Whether the client supports tool use via `tools` and `toolChoice` parameters.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<JsonObject>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ClientNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ClientNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CompleteRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-/// Additional, optional context for completions
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct CompleteRequestParamsContext {
-    /// Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-        name: ::std::string::String,
-        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-        /// even by those unfamiliar with domain-specific terminology.
-        ///
-        /// If not provided, the name should be used for display (except for {@link Tool},
-        /// where `annotations.title` should be given precedence over using `name`,
-        /// if present).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        title: ::std::option::Option<::std::string::String>,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceTemplateReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CompleteResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum CreateMessageRequestMethod {
-    #[serde(rename = "sampling/createMessage")]
-    #[default]
-    SamplingCreateMessage,
-}
-/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-/// The client MAY ignore this request.
-///
-/// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
-/// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-/// {@link ClientCapabilities.sampling.context}.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum CreateMessageRequestParamsIncludeContext {
-    #[serde(rename = "allServers")]
-    AllServers,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "thisServer")]
-    ThisServer,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum CreateMessageResultContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum DiscoverRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum DiscoverRequestMethod {
-    #[serde(rename = "server/discover")]
-    #[default]
-    ServerDiscover,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum DiscoverResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum DiscoverResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestMethod {
-    #[serde(rename = "elicitation/create")]
-    #[default]
-    ElicitationCreate,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestFormParamsMode {
-    #[serde(rename = "form")]
-    #[default]
-    Form,
-}
-/// A restricted subset of JSON Schema.
-/// Only top-level properties are allowed, without nesting.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ElicitRequestFormParamsRequestedSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub properties: ::std::collections::BTreeMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestFormParamsRequestedSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ElicitRequestUrlParamsMode {
-    #[serde(rename = "url")]
-    #[default]
-    Url,
-}
-/// The user action in response to the elicitation.
-/// - `"accept"`: User submitted the form/confirmed the action
-/// - `"decline"`: User explicitly declined the action
-/// - `"cancel"`: User dismissed without making an explicit choice
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ElicitResultAction {
-    #[serde(rename = "accept")]
-    Accept,
-    #[serde(rename = "cancel")]
-    Cancel,
-    #[serde(rename = "decline")]
-    Decline,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValue {
-    Variant0(::std::vec::Vec<::std::string::String>),
-    Variant1(ElicitResultContentValueVariant1),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValueVariant1 {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum EmbeddedResourceResource {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum EmbeddedResourceType {
-    #[serde(rename = "resource")]
-    #[default]
-    Resource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetPromptRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetPromptRequestMethod {
-    #[serde(rename = "prompts/get")]
-    #[default]
-    PromptsGet,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum GetPromptResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum GetPromptResultResponseResult {
-    InputRequiredResult(InputRequiredResult),
-    GetPromptResult(GetPromptResult),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct HeaderMismatchErrorError {
-    /// Always `-32020` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
-    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub data: ::std::option::Option<::serde_json::Value>,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum HeaderMismatchErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-/// Optional specifier for the theme this icon is designed for. `"light"` indicates
-/// the icon is designed to be used with a light background, and `"dark"` indicates
-/// the icon is designed to be used with a dark background.
-///
-/// If not provided, the client should assume the icon can be used with any theme.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum IconTheme {
-    #[serde(rename = "dark")]
-    Dark,
-    #[serde(rename = "light")]
-    Light,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcErrorResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum JsonrpcResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum JsonValueVariant2 {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LegacyTitledEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListPromptsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListPromptsRequestMethod {
-    #[serde(rename = "prompts/list")]
-    #[default]
-    PromptsList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ListPromptsResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListPromptsResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourceTemplatesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourceTemplatesRequestMethod {
-    #[serde(rename = "resources/templates/list")]
-    #[default]
-    ResourcesTemplatesList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ListResourceTemplatesResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourceTemplatesResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourcesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourcesRequestMethod {
-    #[serde(rename = "resources/list")]
-    #[default]
-    ResourcesList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ListResourcesResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListResourcesResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListRootsRequestMethod {
-    #[serde(rename = "roots/list")]
-    #[default]
-    RootsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ListRootsRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<MetaObject>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListToolsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListToolsRequestMethod {
-    #[serde(rename = "tools/list")]
-    #[default]
-    ToolsList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ListToolsResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ListToolsResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LoggingMessageNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum LoggingMessageNotificationMethod {
-    #[serde(rename = "notifications/message")]
-    #[default]
-    NotificationsMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct MissingRequiredClientCapabilityErrorError {
-    /// Always `-32021` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
-    pub data: MissingRequiredClientCapabilityErrorErrorData,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct MissingRequiredClientCapabilityErrorErrorData {
-    /// The capabilities the server requires from the client to process this request.
-    #[serde(rename = "requiredCapabilities")]
-    pub required_capabilities: ClientCapabilities,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum MissingRequiredClientCapabilityErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum NumberSchemaType {
-    #[serde(rename = "integer")]
-    Integer,
-    #[serde(rename = "number")]
-    Number,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PaginatedRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ProgressNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ProgressNotificationMethod {
-    #[serde(rename = "notifications/progress")]
-    #[default]
-    NotificationsProgress,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptListChangedNotificationMethod {
-    #[serde(rename = "notifications/prompts/list_changed")]
-    #[default]
-    NotificationsPromptsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ReadResourceRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ReadResourceRequestMethod {
-    #[serde(rename = "resources/read")]
-    #[default]
-    ResourcesRead,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ReadResourceResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultContentsItem {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ReadResourceResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultResponseResult {
-    InputRequiredResult(InputRequiredResult),
-    ReadResourceResult(ReadResourceResult),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceLinkType {
-    #[serde(rename = "resource_link")]
-    #[default]
-    ResourceLink,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceListChangedNotificationMethod {
-    #[serde(rename = "notifications/resources/list_changed")]
-    #[default]
-    NotificationsResourcesListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceTemplateReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceUpdatedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-#[serde(untagged)]
-pub enum SamplingMessageContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-/// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesPrompts {
-    /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesResources {
-    /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-    /// Whether this server supports subscribing to resource updates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subscribe: ::std::option::Option<bool>,
-}
-/// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum StringSchemaFormat {
-    #[serde(rename = "date")]
-    Date,
-    #[serde(rename = "date-time")]
-    DateTime,
-    #[serde(rename = "email")]
-    Email,
-    #[serde(rename = "uri")]
-    Uri,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum StringSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscriptionsAcknowledgedNotificationMethod {
-    #[serde(rename = "notifications/subscriptions/acknowledged")]
-    #[default]
-    NotificationsSubscriptionsAcknowledged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscriptionsListenRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscriptionsListenRequestMethod {
-    #[serde(rename = "subscriptions/listen")]
-    #[default]
-    SubscriptionsListen,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum SubscriptionsListenResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TextContentType {
-    #[serde(rename = "text")]
-    #[default]
-    Text,
-}
-/// Schema for array items with enum options and display labels.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct TitledMultiSelectEnumSchemaItems {
-    /// Array of enum options with values and display labels.
-    #[serde(rename = "anyOf")]
-    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    /// The constant enum value.
-    pub r#const: ::std::string::String,
-    /// Display title for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TitledMultiSelectEnumSchemaType {
-    #[serde(rename = "array")]
-    #[default]
-    Array,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct TitledSingleSelectEnumSchemaOneOfItem {
-    /// The enum value.
-    pub r#const: ::std::string::String,
-    /// Display label for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum TitledSingleSelectEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-/// A JSON Schema object defining the expected parameters for the tool.
-///
-/// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
-/// Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
-/// composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
-/// (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
-/// standard validation or annotation keywords.
-///
-/// Property schemas may carry an `x-mcp-header` annotation to mirror the
-/// argument value into an HTTP header on the Streamable HTTP transport. See
-/// the Streamable HTTP transport specification for the validity and
-/// extraction rules.
-///
-/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub struct ToolInputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub r#type: ToolInputSchemaType,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolInputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// An optional JSON Schema object defining the structure of the tool's output returned in
-/// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
-///
-/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub struct ToolOutputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// Controls the tool use ability of the model:
-/// - `"auto"`: Model decides whether to use tools (default)
-/// - `"required"`: Model MUST use at least one tool before completing
-/// - `"none"`: Model MUST NOT use any tools
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
-pub enum ToolChoiceMode {
-    #[serde(rename = "auto")]
-    Auto,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "required")]
-    Required,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolListChangedNotificationMethod {
-    #[serde(rename = "notifications/tools/list_changed")]
-    #[default]
-    NotificationsToolsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolResultContentType {
-    #[serde(rename = "tool_result")]
-    #[default]
-    ToolResult,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
-pub enum ToolUseContentType {
-    #[serde(rename = "tool_use")]
-    #[default]
-    ToolUse,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -6090,6 +6032,42 @@ pub enum UnsupportedProtocolVersionErrorJsonrpc {
     #[default]
     _20,
 }
+/// Schema for multiple-selection enumeration without display titles for options.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UntitledMultiSelectEnumSchema {
+    /// Optional default value.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub default: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// Optional description for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// Schema for the array items.
+    pub items: UntitledMultiSelectEnumSchemaItems,
+    /// Maximum number of items to select.
+    #[serde(
+        rename = "maxItems",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub max_items: ::std::option::Option<i64>,
+    /// Minimum number of items to select.
+    #[serde(
+        rename = "minItems",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub min_items: ::std::option::Option<i64>,
+    /// Optional title for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: UntitledMultiSelectEnumSchemaType,
+}
 /// Schema for the array items.
 #[derive(
     ::std::fmt::Debug,
@@ -6134,6 +6112,28 @@ pub enum UntitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
     #[default]
     Array,
+}
+/// Schema for single-selection enumeration without display titles for options.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UntitledSingleSelectEnumSchema {
+    /// Optional default value.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub default: ::std::option::Option<::std::string::String>,
+    /// Optional description for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// Array of enum values to choose from.
+    pub r#enum: ::std::vec::Vec<::std::string::String>,
+    /// Optional title for the enum field.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: UntitledSingleSelectEnumSchemaType,
 }
 #[derive(
     ::std::fmt::Debug,
