@@ -1633,60 +1633,10 @@ pub enum ElicitRequestFormParamsRequestedSchemaType {
     ::serde::Serialize,
     ::serde::Deserialize
 )]
-#[serde(tag = "mode")]
+#[serde(untagged)]
 pub enum ElicitRequestParams {
-    /// The parameters for a request to elicit information from the user via a URL in the client.
-    #[serde(rename = "url")]
-    ElicitRequestUrlParams {
-        /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<ElicitRequestUrlParamsMeta>,
-        /// The ID of the elicitation, which must be unique within the context of the server.
-        /// The client MUST treat this ID as an opaque value.
-        #[serde(rename = "elicitationId")]
-        elicitation_id: ::std::string::String,
-        /// The message to present to the user explaining why the interaction is needed.
-        message: ::std::string::String,
-        /// If specified, the caller is requesting task-augmented execution for this request.
-        /// The request will return a CreateTaskResult immediately, and the actual result can be
-        /// retrieved later via tasks/result.
-        ///
-        /// Task augmentation is subject to capability negotiation - receivers MUST declare support
-        /// for task augmentation of specific request types in their capabilities.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        task: ::std::option::Option<TaskMetadata>,
-        /// The URL that the user should navigate to.
-        url: ::std::string::String,
-    },
-    /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-    #[serde(rename = "form")]
-    ElicitRequestFormParams {
-        /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<ElicitRequestFormParamsMeta>,
-        /// The message to present to the user describing what information is being requested.
-        message: ::std::string::String,
-        /// A restricted subset of JSON Schema.
-        /// Only top-level properties are allowed, without nesting.
-        #[serde(rename = "requestedSchema")]
-        requested_schema: ElicitRequestFormParamsRequestedSchema,
-        /// If specified, the caller is requesting task-augmented execution for this request.
-        /// The request will return a CreateTaskResult immediately, and the actual result can be
-        /// retrieved later via tasks/result.
-        ///
-        /// Task augmentation is subject to capability negotiation - receivers MUST declare support
-        /// for task augmentation of specific request types in their capabilities.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        task: ::std::option::Option<TaskMetadata>,
-    },
+    ElicitRequestUrlParams(ElicitRequestUrlParams),
+    ElicitRequestFormParams(ElicitRequestFormParams),
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(

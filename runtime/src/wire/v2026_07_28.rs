@@ -1466,26 +1466,10 @@ pub enum ElicitRequestFormParamsRequestedSchemaType {
     ::serde::Serialize,
     ::serde::Deserialize
 )]
-#[serde(tag = "mode")]
+#[serde(untagged)]
 pub enum ElicitRequestParams {
-    /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-    #[serde(rename = "form")]
-    ElicitRequestFormParams {
-        /// The message to present to the user describing what information is being requested.
-        message: ::std::string::String,
-        /// A restricted subset of JSON Schema.
-        /// Only top-level properties are allowed, without nesting.
-        #[serde(rename = "requestedSchema")]
-        requested_schema: ElicitRequestFormParamsRequestedSchema,
-    },
-    /// The parameters for a request to elicit information from the user via a URL in the client.
-    #[serde(rename = "url")]
-    ElicitRequestUrlParams {
-        /// The message to present to the user explaining why the interaction is needed.
-        message: ::std::string::String,
-        /// The URL that the user should navigate to.
-        url: ::std::string::String,
-    },
+    ElicitRequestFormParams(ElicitRequestFormParams),
+    ElicitRequestUrlParams(ElicitRequestUrlParams),
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(
