@@ -139,5 +139,8 @@ fn elicit_params_without_optional_mode_2026_07_28() {
         "message": "Your name?",
         "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
     }));
-    assert!(matches!(params, v2026_07_28::ElicitRequestParams::ElicitRequestFormParams(_)));
+    assert!(matches!(
+        params,
+        v2026_07_28::ElicitRequestParams::ElicitRequestFormParams(_)
+    ));
 }
