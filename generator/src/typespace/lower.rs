@@ -333,11 +333,10 @@ impl TypeSpace {
             ));
             return self.unnamed(target, Builtin::Value, schema, notes);
         };
-        let (id, name) = match (nullable, target) {
+        let (id, _) = match (nullable, target) {
             (true, _) => self.reserve(Target::Inline(&format!("{}Value", self.hint_of(target)))),
             (false, target) => self.reserve(target),
         };
-        let _ = name;
         let mut scope = Scope::new();
         let mut variants: Vec<EnumVariant> = Vec::new();
         for wire in strings {
