@@ -248,8 +248,8 @@ serde_json = "1"
 #[test]
 fn discriminator_is_the_pairwise_distinct_constant() {
     let variants = [
-        json!({"properties": {"version": {"const": "1"}, "kind": {"const": "a"}}}),
-        json!({"properties": {"version": {"const": "1"}, "kind": {"enum": ["b"]}}}),
+        json!({"properties": {"version": {"const": "1"}, "kind": {"const": "a"}}, "required": ["version", "kind"]}),
+        json!({"properties": {"version": {"const": "1"}, "kind": {"enum": ["b"]}}, "required": ["kind", "version"]}),
     ];
     assert_eq!(
         find_discriminator(&variants),
@@ -290,7 +290,7 @@ fn discriminator_found_through_refs() {
     space.add_named(
         "#/$defs/B",
         "B",
-        &json!({"properties": {"t": {"const": "b"}, "n": {"type": "integer"}}}),
+        &json!({"properties": {"t": {"const": "b"}, "n": {"type": "integer"}}, "required": ["t"]}),
     );
     space.add_named("#/$defs/TagA", "TagA", &json!({"const": "a"}));
     let file: syn::File = syn::parse2(space.emit()).expect("valid Rust");

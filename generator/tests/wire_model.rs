@@ -21,13 +21,15 @@ fn module_name(version: &str) -> String {
     format!("v{}", version.replace('-', "_"))
 }
 
-/// `runtime/src/wire/mod.rs`: one documented module per revision.
+/// `runtime/src/wire/mod.rs`: one documented module per revision, oldest first (the order
+/// rustfmt keeps), each `#[rustfmt::skip]` so `cargo fmt` leaves the generated files as generated.
 fn mod_rs() -> String {
-    let modules = VERSIONS.iter().rev().map(|version| {
+    let modules = VERSIONS.iter().map(|version| {
         let module = format_ident!("{}", module_name(version));
         let doc = format!(" MCP wire types of protocol revision {version}, generated from `fixtures/mcp-schema/{version}/schema.json`.");
         quote! {
             #[doc = #doc]
+            #[rustfmt::skip]
             #[allow(
                 clippy::large_enum_variant,
                 clippy::enum_variant_names,

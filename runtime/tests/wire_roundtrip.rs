@@ -131,3 +131,16 @@ fn open_result_keeps_unknown_fields_2026_07_28() {
 fn json_value_is_recursive_2026_07_28() {
     let _: v2026_07_28::JsonValue = round_trip(json!({"a": [1, "two", true, {"b": []}]}));
 }
+
+#[test]
+fn elicit_params_without_optional_mode_2026_07_28() {
+    // `mode` is optional for form elicitation, so the union is untagged, not tagged by `mode`.
+    let params: v2026_07_28::ElicitRequestParams = round_trip(json!({
+        "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}
+    }));
+    assert!(matches!(
+        params,
+        v2026_07_28::ElicitRequestParams::ElicitRequestFormParams(_)
+    ));
+}

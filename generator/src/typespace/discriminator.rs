@@ -12,8 +12,12 @@ pub struct Discriminator {
     pub values: Vec<String>,
 }
 
-/// Looks for a property present in every variant whose constant string value (`const`, or an
-/// `enum` of exactly one string) differs pairwise between variants.
+/// Looks for a property present and required in every variant whose constant string value
+/// (`const`, or an `enum` of exactly one string) differs pairwise between variants.
+///
+/// The property must be required: serde's internally tagged enums cannot read a message without
+/// the tag, so an optional one (e.g. MCP's `ElicitRequestParams.mode`, which defaults to `form`)
+/// would reject valid messages; such unions stay untagged.
 ///
 /// `variants` must already be resolved: no `$ref` or `allOf` at the top, nor in property schemas.
 /// Candidates are tried in the first variant's property order, so the result is deterministic.
@@ -27,7 +31,13 @@ pub fn find_discriminator(variants: &[Value]) -> Option<Discriminator> {
     first.keys().find_map(|property| {
         let values = variants
             .iter()
-            .map(|variant| constant_of(variant.get("properties")?.get(property)?))
+            .map(|variant| {
+                let required = variant.get("required")?.as_array()?;
+                if !required.iter().any(|r| r == property.as_str()) {
+                    return None;
+                }
+                constant_of(variant.get("properties")?.get(property)?)
+            })
             .collect::<Option<Vec<String>>>()?;
         let distinct: BTreeSet<&String> = values.iter().collect();
         (distinct.len() == values.len()).then(|| Discriminator {

@@ -70,17 +70,31 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
     }
 }
 
-/// Every named type, then the `defaults` module.
+/// Every named type (registered ones in registration order, each followed by the types created
+/// while lowering it), then the `defaults` module.
 pub(super) fn emit(space: &TypeSpace) -> TokenStream {
     let emitter = Emitter {
         space,
         boxing: Boxing::new(space),
     };
+    let mut owned: BTreeMap<TypeId, Vec<TypeId>> = BTreeMap::new();
+    for (child, owner) in &space.owners {
+        owned.entry(*owner).or_default().push(*child);
+    }
     let mut items = Vec::new();
     let mut defaults = BTreeMap::new();
     for (index, kind) in space.types.iter().enumerate() {
+        let id = TypeId(index);
+        if space.owners.contains_key(&id) {
+            continue;
+        }
         if let TypeKind::Named(named) = kind {
-            items.push(emitter.named(TypeId(index), named, &mut defaults));
+            items.push(emitter.named(id, named, &mut defaults));
+            for child in owned.get(&id).into_iter().flatten() {
+                if let TypeKind::Named(named) = &space.types[child.0] {
+                    items.push(emitter.named(*child, named, &mut defaults));
+                }
+            }
         }
     }
     let default_fns = emitter.default_fns(&defaults);

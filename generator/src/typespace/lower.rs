@@ -29,7 +29,9 @@ impl TypeSpace {
     pub(crate) fn lower_registered(&mut self, id: TypeId, schema: &Value) {
         self.set_body(id, Vec::new(), Body::Untagged(Vec::new()));
         let mut notes = Vec::new();
+        self.lowering = Some(id);
         self.lower(schema, Target::Registered(id), &mut notes);
+        self.lowering = None;
         if let TypeKind::Named(named) = &mut self.types[id.0] {
             if named.docs.is_empty() {
                 named.docs = doc_lines(schema, &notes);
@@ -331,11 +333,10 @@ impl TypeSpace {
             ));
             return self.unnamed(target, Builtin::Value, schema, notes);
         };
-        let (id, name) = match (nullable, target) {
+        let (id, _) = match (nullable, target) {
             (true, _) => self.reserve(Target::Inline(&format!("{}Value", self.hint_of(target)))),
             (false, target) => self.reserve(target),
         };
-        let _ = name;
         let mut scope = Scope::new();
         let mut variants: Vec<EnumVariant> = Vec::new();
         for wire in strings {
@@ -695,6 +696,9 @@ impl TypeSpace {
                     docs: Vec::new(),
                     body,
                 }));
+                if let Some(owner) = self.lowering {
+                    self.owners.insert(id, owner);
+                }
                 (id, name)
             }
         }

@@ -22,6 +22,7 @@ use indexmap::IndexMap;
 use ir::{Body, Builtin, Named, TypeKind};
 use proc_macro2::TokenStream;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// A handle to a lowered type (a named type of the space, or a built-in one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,6 +43,11 @@ pub struct TypeSpace {
     pub(crate) type_names: Scope,
     /// Names of the functions in the `defaults` module.
     pub(crate) default_fns: Scope,
+    /// For a named type created while lowering a registered schema: that schema's type. Emission
+    /// places such types right after their owner, so related items stay together.
+    pub(crate) owners: BTreeMap<TypeId, TypeId>,
+    /// The registered type being lowered, if any.
+    pub(crate) lowering: Option<TypeId>,
 }
 
 impl TypeSpace {

@@ -5,6 +5,7 @@
 //! One module per protocol revision; regenerate with
 //! `MCP_CODEGEN_BLESS=1 cargo test -p mcp-codegen --test wire_model`.
 /// MCP wire types of protocol revision 2025-03-26, generated from `fixtures/mcp-schema/2025-03-26/schema.json`.
+#[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
     clippy::enum_variant_names,
@@ -14,6 +15,7 @@
 )]
 pub mod v2025_03_26;
 /// MCP wire types of protocol revision 2025-06-18, generated from `fixtures/mcp-schema/2025-06-18/schema.json`.
+#[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
     clippy::enum_variant_names,
@@ -23,6 +25,7 @@ pub mod v2025_03_26;
 )]
 pub mod v2025_06_18;
 /// MCP wire types of protocol revision 2025-11-25, generated from `fixtures/mcp-schema/2025-11-25/schema.json`.
+#[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
     clippy::enum_variant_names,
@@ -32,6 +35,7 @@ pub mod v2025_06_18;
 )]
 pub mod v2025_11_25;
 /// MCP wire types of protocol revision 2026-07-28, generated from `fixtures/mcp-schema/2026-07-28/schema.json`.
+#[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
     clippy::enum_variant_names,

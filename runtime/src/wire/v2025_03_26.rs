@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Annotations {
     /// Describes who the intended customer of this object or data is.
@@ -29,7 +29,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct AudioContent {
     /// Optional annotations for the client.
@@ -45,9 +45,25 @@ pub struct AudioContent {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct BlobResourceContents {
     /// A base64-encoded string representing the binary data of the item.
@@ -68,11 +84,41 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CallToolRequestParams {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub name: ::std::string::String,
 }
 /// The server's response to a tool call.
 ///
@@ -89,7 +135,7 @@ pub struct CallToolRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -112,6 +158,60 @@ pub struct CallToolResult {
     )]
     pub is_error: ::std::option::Option<bool>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CallToolResultContentItem {
+    /// Text provided to or from an LLM.
+    #[serde(rename = "text")]
+    TextContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The text content of the message.
+        text: ::std::string::String,
+    },
+    /// An image provided to or from an LLM.
+    #[serde(rename = "image")]
+    ImageContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded image data.
+        data: ::std::string::String,
+        /// The MIME type of the image. Different providers may support different image types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// Audio provided to or from an LLM.
+    #[serde(rename = "audio")]
+    AudioContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded audio data.
+        data: ::std::string::String,
+        /// The MIME type of the audio. Different providers may support different audio types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// The contents of a resource, embedded into a prompt or tool call result.
+    ///
+    /// It is up to the client how best to render embedded resources for the benefit
+    /// of the LLM and/or the user.
+    #[serde(rename = "resource")]
+    EmbeddedResource {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        resource: EmbeddedResourceResource,
+    },
+}
 /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
 ///
 /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
@@ -124,11 +224,44 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CancelledNotificationParams {
+    /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub reason: ::std::option::Option<::std::string::String>,
+    /// The ID of the request to cancel.
+    ///
+    /// This MUST correspond to the ID of a request previously issued in the same direction.
+    #[serde(rename = "requestId")]
+    pub request_id: RequestId,
 }
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(
@@ -137,7 +270,7 @@ pub struct CancelledNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities that the client supports.
@@ -157,12 +290,30 @@ pub struct ClientCapabilities {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+/// Present if the client supports listing roots.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesRoots {
+    /// Whether the client supports notifications for changes to the roots list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientNotification {
@@ -198,7 +349,7 @@ pub enum ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -262,7 +413,7 @@ pub enum ClientRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ClientResult {
@@ -276,11 +427,75 @@ pub enum ClientResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParams {
+    /// The argument's information
+    pub argument: CompleteRequestParamsArgument,
+    pub r#ref: CompleteRequestParamsRef,
+}
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// The name of the prompt or prompt template
+        name: ::std::string::String,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
 }
 /// The server's response to a completion/complete request
 #[derive(
@@ -288,7 +503,7 @@ pub struct CompleteRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -302,17 +517,120 @@ pub struct CompleteResult {
     >,
     pub completion: CompleteResultCompletion,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
+}
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestMethod {
+    #[serde(rename = "sampling/createMessage")]
+    #[default]
+    SamplingCreateMessage,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CreateMessageRequestParams {
+    /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
+    #[serde(
+        rename = "includeContext",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
+    /// The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested.
+    #[serde(rename = "maxTokens")]
+    pub max_tokens: i64,
+    pub messages: ::std::vec::Vec<SamplingMessage>,
+    /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub metadata: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The server's preferences for which model to select. The client MAY ignore these preferences.
+    #[serde(
+        rename = "modelPreferences",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub model_preferences: ::std::option::Option<ModelPreferences>,
+    #[serde(
+        rename = "stopSequences",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub stop_sequences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
+    #[serde(
+        rename = "systemPrompt",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub system_prompt: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub temperature: ::std::option::Option<f64>,
+}
+/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CreateMessageRequestParamsIncludeContext {
+    #[serde(rename = "allServers")]
+    AllServers,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "thisServer")]
+    ThisServer,
 }
 /// The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
 #[derive(
@@ -320,7 +638,7 @@ pub struct CreateMessageRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -344,6 +662,49 @@ pub struct CreateMessageResult {
     )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CreateMessageResultContent {
+    /// Text provided to or from an LLM.
+    #[serde(rename = "text")]
+    TextContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The text content of the message.
+        text: ::std::string::String,
+    },
+    /// An image provided to or from an LLM.
+    #[serde(rename = "image")]
+    ImageContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded image data.
+        data: ::std::string::String,
+        /// The MIME type of the image. Different providers may support different image types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// Audio provided to or from an LLM.
+    #[serde(rename = "audio")]
+    AudioContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded audio data.
+        data: ::std::string::String,
+        /// The MIME type of the audio. Different providers may support different audio types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+}
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// The contents of a resource, embedded into a prompt or tool call result.
@@ -355,7 +716,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct EmbeddedResource {
     /// Optional annotations for the client.
@@ -364,6 +725,34 @@ pub struct EmbeddedResource {
     pub resource: EmbeddedResourceResource,
     pub r#type: EmbeddedResourceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum EmbeddedResourceResource {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EmbeddedResourceType {
+    #[serde(rename = "resource")]
+    #[default]
+    Resource,
+}
 pub type EmptyResult = Result;
 /// Used by the client to get a prompt provided by the server.
 #[derive(
@@ -371,11 +760,43 @@ pub type EmptyResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestMethod {
+    #[serde(rename = "prompts/get")]
+    #[default]
+    PromptsGet,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetPromptRequestParams {
+    /// Arguments to use for templating the prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+    /// The name of the prompt or prompt template.
+    pub name: ::std::string::String,
 }
 /// The server's response to a prompts/get request from the client.
 #[derive(
@@ -383,7 +804,7 @@ pub struct GetPromptRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -406,7 +827,7 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ImageContent {
     /// Optional annotations for the client.
@@ -419,13 +840,29 @@ pub struct ImageContent {
     pub mime_type: ::std::string::String,
     pub r#type: ImageContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
+}
 /// Describes the name and version of an MCP implementation.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Implementation {
     pub name: ::std::string::String,
@@ -437,11 +874,42 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
     pub params: InitializeRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializeRequestMethod {
+    #[serde(rename = "initialize")]
+    #[default]
+    Initialize,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct InitializeRequestParams {
+    pub capabilities: ClientCapabilities,
+    #[serde(rename = "clientInfo")]
+    pub client_info: Implementation,
+    /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: ::std::string::String,
 }
 /// After receiving an initialize request from the client, the server sends this response.
 #[derive(
@@ -449,7 +917,7 @@ pub struct InitializeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializeResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -479,29 +947,123 @@ pub struct InitializeResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializedNotification {
     pub method: InitializedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<InitializedNotificationParams>,
 }
-/// A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
-pub type JsonrpcBatchRequest = ::std::vec::Vec<JsonrpcBatchRequestItem>;
-/// A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
-pub type JsonrpcBatchResponse = ::std::vec::Vec<JsonrpcBatchResponseItem>;
-/// A response to a request that indicates an error occurred.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializedNotificationMethod {
+    #[serde(rename = "notifications/initialized")]
+    #[default]
+    NotificationsInitialized,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct InitializedNotificationParams {
+    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// A JSON-RPC batch request, as described in https://www.jsonrpc.org/specification#batch.
+pub type JsonrpcBatchRequest = ::std::vec::Vec<JsonrpcBatchRequestItem>;
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonrpcBatchRequestItem {
+    JsonrpcRequest(JsonrpcRequest),
+    JsonrpcNotification(JsonrpcNotification),
+}
+/// A JSON-RPC batch response, as described in https://www.jsonrpc.org/specification#batch.
+pub type JsonrpcBatchResponse = ::std::vec::Vec<JsonrpcBatchResponseItem>;
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonrpcBatchResponseItem {
+    JsonrpcResponse(JsonrpcResponse),
+    JsonrpcError(JsonrpcError),
+}
+/// A response to a request that indicates an error occurred.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcError {
     pub error: JsonrpcErrorError,
     pub id: RequestId,
     pub jsonrpc: JsonrpcErrorJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct JsonrpcErrorError {
+    /// The error type that occurred.
+    pub code: i64,
+    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub data: ::std::option::Option<::serde_json::Value>,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(
@@ -509,7 +1071,7 @@ pub struct JsonrpcError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -520,13 +1082,37 @@ pub enum JsonrpcMessage {
     JsonrpcError(JsonrpcError),
     Variant5(::std::vec::Vec<JsonrpcMessageVariant5Item>),
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonrpcMessageVariant2Item {
+    JsonrpcRequest(JsonrpcRequest),
+    JsonrpcNotification(JsonrpcNotification),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonrpcMessageVariant5Item {
+    JsonrpcResponse(JsonrpcResponse),
+    JsonrpcError(JsonrpcError),
+}
 /// A notification which does not expect a response.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -534,13 +1120,51 @@ pub struct JsonrpcNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<JsonrpcNotificationParams>,
 }
-/// A request that expects a response.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct JsonrpcNotificationParams {
+    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// A request that expects a response.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -549,18 +1173,86 @@ pub struct JsonrpcRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<JsonrpcRequestParams>,
 }
-/// A successful (non-error) response to a request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct JsonrpcRequestParams {
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<JsonrpcRequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct JsonrpcRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+}
+/// A successful (non-error) response to a request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcResponse {
     pub id: RequestId,
     pub jsonrpc: JsonrpcResponseJsonrpc,
     pub result: Result,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(
@@ -568,12 +1260,42 @@ pub struct JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsRequest {
     pub method: ListPromptsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListPromptsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestMethod {
+    #[serde(rename = "prompts/list")]
+    #[default]
+    PromptsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListPromptsRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a prompts/list request from the client.
 #[derive(
@@ -581,7 +1303,7 @@ pub struct ListPromptsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -609,12 +1331,42 @@ pub struct ListPromptsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesRequest {
     pub method: ListResourceTemplatesRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListResourceTemplatesRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestMethod {
+    #[serde(rename = "resources/templates/list")]
+    #[default]
+    ResourcesTemplatesList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListResourceTemplatesRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a resources/templates/list request from the client.
 #[derive(
@@ -622,7 +1374,7 @@ pub struct ListResourceTemplatesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -651,12 +1403,42 @@ pub struct ListResourceTemplatesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesRequest {
     pub method: ListResourcesRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListResourcesRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestMethod {
+    #[serde(rename = "resources/list")]
+    #[default]
+    ResourcesList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListResourcesRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a resources/list request from the client.
 #[derive(
@@ -664,7 +1446,7 @@ pub struct ListResourcesRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -698,12 +1480,64 @@ pub struct ListResourcesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListRootsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestMethod {
+    #[serde(rename = "roots/list")]
+    #[default]
+    RootsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListRootsRequestParams {
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<ListRootsRequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListRootsRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
 }
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
@@ -713,7 +1547,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListRootsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -733,12 +1567,42 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsRequest {
     pub method: ListToolsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListToolsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestMethod {
+    #[serde(rename = "tools/list")]
+    #[default]
+    ToolsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListToolsRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// The server's response to a tools/list request from the client.
 #[derive(
@@ -746,7 +1610,7 @@ pub struct ListToolsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -780,7 +1644,7 @@ pub struct ListToolsResult {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -806,11 +1670,43 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LoggingMessageNotification {
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationMethod {
+    #[serde(rename = "notifications/message")]
+    #[default]
+    NotificationsMessage,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct LoggingMessageNotificationParams {
+    /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
+    pub data: ::serde_json::Value,
+    /// The severity of this log message.
+    pub level: LoggingLevel,
+    /// An optional name of the logger issuing this message.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub logger: ::std::option::Option<::std::string::String>,
 }
 /// Hints to use for model selection.
 ///
@@ -822,7 +1718,7 @@ pub struct LoggingMessageNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -854,7 +1750,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -899,7 +1795,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -912,6 +1808,28 @@ pub struct Notification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct NotificationParams {
+    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct PaginatedRequest {
     pub method: ::std::string::String,
@@ -924,7 +1842,21 @@ pub struct PaginatedRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub struct PaginatedRequestParams {
+    /// An opaque token representing the current pagination position.
+    /// If provided, the server should return results starting after this cursor.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cursor: ::std::option::Option<::std::string::String>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub struct PaginatedResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -951,12 +1883,64 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PingRequest {
     pub method: PingRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PingRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PingRequestMethod {
+    #[serde(rename = "ping")]
+    #[default]
+    Ping,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PingRequestParams {
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<PingRequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PingRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 #[derive(
@@ -964,11 +1948,47 @@ pub struct PingRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ProgressNotification {
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationMethod {
+    #[serde(rename = "notifications/progress")]
+    #[default]
+    NotificationsProgress,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ProgressNotificationParams {
+    /// An optional message describing the current progress.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub message: ::std::option::Option<::std::string::String>,
+    /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
+    pub progress: f64,
+    /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
+    #[serde(rename = "progressToken")]
+    pub progress_token: ProgressToken,
+    /// Total number of items to process (or total progress required), if known.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<f64>,
 }
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(
@@ -976,7 +1996,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -989,7 +2009,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Prompt {
     /// A list of arguments to use for templating the prompt.
@@ -1007,7 +2027,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -1025,12 +2045,50 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptListChangedNotification {
     pub method: PromptListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PromptListChangedNotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationMethod {
+    #[serde(rename = "notifications/prompts/list_changed")]
+    #[default]
+    NotificationsPromptsListChanged,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PromptListChangedNotificationParams {
+    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Describes a message returned as part of a prompt.
 ///
@@ -1041,11 +2099,65 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptMessage {
     pub content: PromptMessageContent,
     pub role: Role,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum PromptMessageContent {
+    /// Text provided to or from an LLM.
+    #[serde(rename = "text")]
+    TextContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The text content of the message.
+        text: ::std::string::String,
+    },
+    /// An image provided to or from an LLM.
+    #[serde(rename = "image")]
+    ImageContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded image data.
+        data: ::std::string::String,
+        /// The MIME type of the image. Different providers may support different image types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// Audio provided to or from an LLM.
+    #[serde(rename = "audio")]
+    AudioContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded audio data.
+        data: ::std::string::String,
+        /// The MIME type of the audio. Different providers may support different audio types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// The contents of a resource, embedded into a prompt or tool call result.
+    ///
+    /// It is up to the client how best to render embedded resources for the benefit
+    /// of the LLM and/or the user.
+    #[serde(rename = "resource")]
+    EmbeddedResource {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        resource: EmbeddedResourceResource,
+    },
 }
 /// Identifies a prompt.
 #[derive(
@@ -1053,12 +2165,28 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptReference {
     /// The name of the prompt or prompt template
     pub name: ::std::string::String,
     pub r#type: PromptReferenceType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
 }
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(
@@ -1066,11 +2194,38 @@ pub struct PromptReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestMethod {
+    #[serde(rename = "resources/read")]
+    #[default]
+    ResourcesRead,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ReadResourceRequestParams {
+    /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
+    pub uri: ::std::string::String,
 }
 /// The server's response to a resources/read request from the client.
 #[derive(
@@ -1078,7 +2233,7 @@ pub struct ReadResourceRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -1097,12 +2252,60 @@ pub struct ReadResourceResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultContentsItem {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct Request {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RequestParams {
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<RequestParamsMeta>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(
@@ -1110,7 +2313,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -1123,7 +2326,7 @@ pub enum RequestId {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Resource {
     /// Optional annotations for the client.
@@ -1159,7 +2362,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceContents {
     /// The MIME type of this resource, if known.
@@ -1178,12 +2381,50 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceListChangedNotification {
     pub method: ResourceListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ResourceListChangedNotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationMethod {
+    #[serde(rename = "notifications/resources/list_changed")]
+    #[default]
+    NotificationsResourcesListChanged,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ResourceListChangedNotificationParams {
+    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A reference to a resource or resource template definition.
 #[derive(
@@ -1191,12 +2432,28 @@ pub struct ResourceListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceReference {
     pub r#type: ResourceReferenceType,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
 }
 /// A template description for resources available on the server.
 #[derive(
@@ -1204,7 +2461,7 @@ pub struct ResourceReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceTemplate {
     /// Optional annotations for the client.
@@ -1236,7 +2493,7 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceUpdatedNotification {
     pub method: ResourceUpdatedNotificationMethod,
@@ -1245,10 +2502,37 @@ pub struct ResourceUpdatedNotification {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
+    pub uri: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Result {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
@@ -1273,7 +2557,7 @@ pub struct Result {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -1287,7 +2571,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Root {
     /// An optional name for the root. This can be used to provide a human-readable
@@ -1308,12 +2592,50 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct RootsListChangedNotification {
     pub method: RootsListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RootsListChangedNotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum RootsListChangedNotificationMethod {
+    #[serde(rename = "notifications/roots/list_changed")]
+    #[default]
+    NotificationsRootsListChanged,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RootsListChangedNotificationParams {
+    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Describes a message issued to or received from an LLM API.
 #[derive(
@@ -1321,11 +2643,54 @@ pub struct RootsListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SamplingMessage {
     pub content: SamplingMessageContent,
     pub role: Role,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum SamplingMessageContent {
+    /// Text provided to or from an LLM.
+    #[serde(rename = "text")]
+    TextContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The text content of the message.
+        text: ::std::string::String,
+    },
+    /// An image provided to or from an LLM.
+    #[serde(rename = "image")]
+    ImageContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded image data.
+        data: ::std::string::String,
+        /// The MIME type of the image. Different providers may support different image types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+    /// Audio provided to or from an LLM.
+    #[serde(rename = "audio")]
+    AudioContent {
+        /// Optional annotations for the client.
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        annotations: ::std::option::Option<Annotations>,
+        /// The base64-encoded audio data.
+        data: ::std::string::String,
+        /// The MIME type of the audio. Different providers may support different audio types.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
 }
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 #[derive(
@@ -1334,7 +2699,7 @@ pub struct SamplingMessage {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -1365,12 +2730,69 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
 }
+/// Present if the server offers any prompt templates.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the server offers any resources to read.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesResources {
+    /// Whether this server supports notifications for changes to the resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+    /// Whether this server supports subscribing to resource updates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub subscribe: ::std::option::Option<bool>,
+}
+/// Present if the server offers any tools to call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -1394,9 +2816,7 @@ pub enum ServerNotification {
     },
     /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
     #[serde(rename = "notifications/resources/updated")]
-    ResourceUpdatedNotification {
-        params: ResourceUpdatedNotificationParams,
-    },
+    ResourceUpdatedNotification { params: ResourceUpdatedNotificationParams },
     /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
     #[serde(rename = "notifications/prompts/list_changed")]
     PromptListChangedNotification {
@@ -1411,16 +2831,14 @@ pub enum ServerNotification {
     },
     /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
     #[serde(rename = "notifications/message")]
-    LoggingMessageNotification {
-        params: LoggingMessageNotificationParams,
-    },
+    LoggingMessageNotification { params: LoggingMessageNotificationParams },
 }
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ServerRequest {
@@ -1451,7 +2869,7 @@ pub enum ServerRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -1472,11 +2890,38 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SetLevelRequest {
     pub method: SetLevelRequestMethod,
     pub params: SetLevelRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SetLevelRequestMethod {
+    #[serde(rename = "logging/setLevel")]
+    #[default]
+    LoggingSetLevel,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct SetLevelRequestParams {
+    /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
+    pub level: LoggingLevel,
 }
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(
@@ -1484,11 +2929,38 @@ pub struct SetLevelRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscribeRequest {
     pub method: SubscribeRequestMethod,
     pub params: SubscribeRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscribeRequestMethod {
+    #[serde(rename = "resources/subscribe")]
+    #[default]
+    ResourcesSubscribe,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct SubscribeRequestParams {
+    /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
+    pub uri: ::std::string::String,
 }
 /// Text provided to or from an LLM.
 #[derive(
@@ -1496,7 +2968,7 @@ pub struct SubscribeRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TextContent {
     /// Optional annotations for the client.
@@ -1509,9 +2981,25 @@ pub struct TextContent {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TextContentType {
+    #[serde(rename = "text")]
+    #[default]
+    Text,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct TextResourceContents {
     /// The MIME type of this resource, if known.
@@ -1532,7 +3020,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Tool {
     /// Optional additional tool information.
@@ -1549,6 +3037,42 @@ pub struct Tool {
     /// The name of the tool.
     pub name: ::std::string::String,
 }
+/// A JSON Schema object defining the expected parameters for the tool.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolInputSchema {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub properties: ::std::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ToolInputSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolInputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
 /// Additional properties describing a Tool to clients.
 ///
 /// NOTE: all properties in ToolAnnotations are **hints**.
@@ -1563,7 +3087,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -1621,25 +3145,13 @@ pub struct ToolAnnotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolListChangedNotification {
     pub method: ToolListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ToolListChangedNotificationParams>,
 }
-/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UnsubscribeRequest {
-    pub method: UnsubscribeRequestMethod,
-    pub params: UnsubscribeRequestParams,
-}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1649,1535 +3161,7 @@ pub struct UnsubscribeRequest {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CallToolRequestParams {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub name: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum CallToolResultContentItem {
-    /// Text provided to or from an LLM.
-    #[serde(rename = "text")]
-    TextContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The text content of the message.
-        text: ::std::string::String,
-    },
-    /// An image provided to or from an LLM.
-    #[serde(rename = "image")]
-    ImageContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded image data.
-        data: ::std::string::String,
-        /// The MIME type of the image. Different providers may support different image types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// Audio provided to or from an LLM.
-    #[serde(rename = "audio")]
-    AudioContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded audio data.
-        data: ::std::string::String,
-        /// The MIME type of the audio. Different providers may support different audio types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// The contents of a resource, embedded into a prompt or tool call result.
-    ///
-    /// It is up to the client how best to render embedded resources for the benefit
-    /// of the LLM and/or the user.
-    #[serde(rename = "resource")]
-    EmbeddedResource {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        resource: EmbeddedResourceResource,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CancelledNotificationParams {
-    /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub reason: ::std::option::Option<::std::string::String>,
-    /// The ID of the request to cancel.
-    ///
-    /// This MUST correspond to the ID of a request previously issued in the same direction.
-    #[serde(rename = "requestId")]
-    pub request_id: RequestId,
-}
-/// Present if the client supports listing roots.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesRoots {
-    /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteRequestParams {
-    /// The argument's information
-    pub argument: CompleteRequestParamsArgument,
-    pub r#ref: CompleteRequestParamsRef,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// The name of the prompt or prompt template
-        name: ::std::string::String,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CreateMessageRequestMethod {
-    #[serde(rename = "sampling/createMessage")]
-    #[default]
-    SamplingCreateMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CreateMessageRequestParams {
-    /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
-    #[serde(
-        rename = "includeContext",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub include_context: ::std::option::Option<CreateMessageRequestParamsIncludeContext>,
-    /// The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested.
-    #[serde(rename = "maxTokens")]
-    pub max_tokens: i64,
-    pub messages: ::std::vec::Vec<SamplingMessage>,
-    /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub metadata: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub model_preferences: ::std::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stop_sequences: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub system_prompt: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub temperature: ::std::option::Option<f64>,
-}
-/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum CreateMessageRequestParamsIncludeContext {
-    #[serde(rename = "allServers")]
-    AllServers,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "thisServer")]
-    ThisServer,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum CreateMessageResultContent {
-    /// Text provided to or from an LLM.
-    #[serde(rename = "text")]
-    TextContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The text content of the message.
-        text: ::std::string::String,
-    },
-    /// An image provided to or from an LLM.
-    #[serde(rename = "image")]
-    ImageContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded image data.
-        data: ::std::string::String,
-        /// The MIME type of the image. Different providers may support different image types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// Audio provided to or from an LLM.
-    #[serde(rename = "audio")]
-    AudioContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded audio data.
-        data: ::std::string::String,
-        /// The MIME type of the audio. Different providers may support different audio types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum EmbeddedResourceResource {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum EmbeddedResourceType {
-    #[serde(rename = "resource")]
-    #[default]
-    Resource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetPromptRequestMethod {
-    #[serde(rename = "prompts/get")]
-    #[default]
-    PromptsGet,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct GetPromptRequestParams {
-    /// Arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-    /// The name of the prompt or prompt template.
-    pub name: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum InitializeRequestMethod {
-    #[serde(rename = "initialize")]
-    #[default]
-    Initialize,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct InitializeRequestParams {
-    pub capabilities: ClientCapabilities,
-    #[serde(rename = "clientInfo")]
-    pub client_info: Implementation,
-    /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
-    #[serde(rename = "protocolVersion")]
-    pub protocol_version: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum InitializedNotificationMethod {
-    #[serde(rename = "notifications/initialized")]
-    #[default]
-    NotificationsInitialized,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct InitializedNotificationParams {
-    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum JsonrpcBatchRequestItem {
-    JsonrpcRequest(JsonrpcRequest),
-    JsonrpcNotification(JsonrpcNotification),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum JsonrpcBatchResponseItem {
-    JsonrpcResponse(JsonrpcResponse),
-    JsonrpcError(JsonrpcError),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct JsonrpcErrorError {
-    /// The error type that occurred.
-    pub code: i64,
-    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub data: ::std::option::Option<::serde_json::Value>,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum JsonrpcMessageVariant2Item {
-    JsonrpcRequest(JsonrpcRequest),
-    JsonrpcNotification(JsonrpcNotification),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum JsonrpcMessageVariant5Item {
-    JsonrpcResponse(JsonrpcResponse),
-    JsonrpcError(JsonrpcError),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct JsonrpcNotificationParams {
-    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct JsonrpcRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<JsonrpcRequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct JsonrpcRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListPromptsRequestMethod {
-    #[serde(rename = "prompts/list")]
-    #[default]
-    PromptsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListPromptsRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourceTemplatesRequestMethod {
-    #[serde(rename = "resources/templates/list")]
-    #[default]
-    ResourcesTemplatesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListResourceTemplatesRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourcesRequestMethod {
-    #[serde(rename = "resources/list")]
-    #[default]
-    ResourcesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListResourcesRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListRootsRequestMethod {
-    #[serde(rename = "roots/list")]
-    #[default]
-    RootsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListRootsRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<ListRootsRequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListRootsRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListToolsRequestMethod {
-    #[serde(rename = "tools/list")]
-    #[default]
-    ToolsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListToolsRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LoggingMessageNotificationMethod {
-    #[serde(rename = "notifications/message")]
-    #[default]
-    NotificationsMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct LoggingMessageNotificationParams {
-    /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
-    pub data: ::serde_json::Value,
-    /// The severity of this log message.
-    pub level: LoggingLevel,
-    /// An optional name of the logger issuing this message.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub logger: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct NotificationParams {
-    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct PaginatedRequestParams {
-    /// An opaque token representing the current pagination position.
-    /// If provided, the server should return results starting after this cursor.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PingRequestMethod {
-    #[serde(rename = "ping")]
-    #[default]
-    Ping,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct PingRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<PingRequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct PingRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ProgressNotificationMethod {
-    #[serde(rename = "notifications/progress")]
-    #[default]
-    NotificationsProgress,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ProgressNotificationParams {
-    /// An optional message describing the current progress.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub message: ::std::option::Option<::std::string::String>,
-    /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
-    pub progress: f64,
-    /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
-    pub progress_token: ProgressToken,
-    /// Total number of items to process (or total progress required), if known.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<f64>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptListChangedNotificationMethod {
-    #[serde(rename = "notifications/prompts/list_changed")]
-    #[default]
-    NotificationsPromptsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct PromptListChangedNotificationParams {
-    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum PromptMessageContent {
-    /// Text provided to or from an LLM.
-    #[serde(rename = "text")]
-    TextContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The text content of the message.
-        text: ::std::string::String,
-    },
-    /// An image provided to or from an LLM.
-    #[serde(rename = "image")]
-    ImageContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded image data.
-        data: ::std::string::String,
-        /// The MIME type of the image. Different providers may support different image types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// Audio provided to or from an LLM.
-    #[serde(rename = "audio")]
-    AudioContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded audio data.
-        data: ::std::string::String,
-        /// The MIME type of the audio. Different providers may support different audio types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// The contents of a resource, embedded into a prompt or tool call result.
-    ///
-    /// It is up to the client how best to render embedded resources for the benefit
-    /// of the LLM and/or the user.
-    #[serde(rename = "resource")]
-    EmbeddedResource {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        resource: EmbeddedResourceResource,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ReadResourceRequestMethod {
-    #[serde(rename = "resources/read")]
-    #[default]
-    ResourcesRead,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ReadResourceRequestParams {
-    /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
-    pub uri: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultContentsItem {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct RequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<RequestParamsMeta>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct RequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceListChangedNotificationMethod {
-    #[serde(rename = "notifications/resources/list_changed")]
-    #[default]
-    NotificationsResourcesListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ResourceListChangedNotificationParams {
-    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceUpdatedNotificationParams {
-    /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
-    pub uri: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum RootsListChangedNotificationMethod {
-    #[serde(rename = "notifications/roots/list_changed")]
-    #[default]
-    NotificationsRootsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct RootsListChangedNotificationParams {
-    /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum SamplingMessageContent {
-    /// Text provided to or from an LLM.
-    #[serde(rename = "text")]
-    TextContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The text content of the message.
-        text: ::std::string::String,
-    },
-    /// An image provided to or from an LLM.
-    #[serde(rename = "image")]
-    ImageContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded image data.
-        data: ::std::string::String,
-        /// The MIME type of the image. Different providers may support different image types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-    /// Audio provided to or from an LLM.
-    #[serde(rename = "audio")]
-    AudioContent {
-        /// Optional annotations for the client.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        annotations: ::std::option::Option<Annotations>,
-        /// The base64-encoded audio data.
-        data: ::std::string::String,
-        /// The MIME type of the audio. Different providers may support different audio types.
-        #[serde(rename = "mimeType")]
-        mime_type: ::std::string::String,
-    },
-}
-/// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesPrompts {
-    /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesResources {
-    /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-    /// Whether this server supports subscribing to resource updates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subscribe: ::std::option::Option<bool>,
-}
-/// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SetLevelRequestMethod {
-    #[serde(rename = "logging/setLevel")]
-    #[default]
-    LoggingSetLevel,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct SetLevelRequestParams {
-    /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
-    pub level: LoggingLevel,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscribeRequestMethod {
-    #[serde(rename = "resources/subscribe")]
-    #[default]
-    ResourcesSubscribe,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct SubscribeRequestParams {
-    /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
-    pub uri: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TextContentType {
-    #[serde(rename = "text")]
-    #[default]
-    Text,
-}
-/// A JSON Schema object defining the expected parameters for the tool.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ToolInputSchema {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub properties: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ToolInputSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolInputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
@@ -3190,7 +3174,7 @@ pub enum ToolListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -3206,6 +3190,18 @@ pub struct ToolListChangedNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsubscribeRequest {
+    pub method: UnsubscribeRequestMethod,
+    pub params: UnsubscribeRequestParams,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3215,7 +3211,7 @@ pub struct ToolListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum UnsubscribeRequestMethod {
     #[serde(rename = "resources/unsubscribe")]
@@ -3227,7 +3223,7 @@ pub enum UnsubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.

@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Annotations {
     /// Describes who the intended customer of this object or data is.
@@ -41,7 +41,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct AudioContent {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -63,13 +63,29 @@ pub struct AudioContent {
     pub mime_type: ::std::string::String,
     pub r#type: AudioContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -88,7 +104,7 @@ pub struct BaseMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BlobResourceContents {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -117,7 +133,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -128,17 +144,63 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum BooleanSchemaType {
+    #[serde(rename = "boolean")]
+    #[default]
+    Boolean,
+}
 /// Used by the client to invoke a tool provided by the server.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CallToolRequestParams {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub name: ::std::string::String,
 }
 /// The server's response to a tool call.
 #[derive(
@@ -146,7 +208,7 @@ pub struct CallToolRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -200,11 +262,44 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CancelledNotificationParams {
+    /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub reason: ::std::option::Option<::std::string::String>,
+    /// The ID of the request to cancel.
+    ///
+    /// This MUST correspond to the ID of a request previously issued in the same direction.
+    #[serde(rename = "requestId")]
+    pub request_id: RequestId,
 }
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(
@@ -213,7 +308,7 @@ pub struct CancelledNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
@@ -238,12 +333,30 @@ pub struct ClientCapabilities {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+/// Present if the client supports listing roots.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesRoots {
+    /// Whether the client supports notifications for changes to the roots list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientNotification {
@@ -279,7 +392,7 @@ pub enum ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -343,7 +456,7 @@ pub enum ClientRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ClientResult {
@@ -358,11 +471,102 @@ pub enum ClientResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParams {
+    /// The argument's information
+    pub argument: CompleteRequestParamsArgument,
+    /// Additional, optional context for completions
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub context: ::std::option::Option<CompleteRequestParamsContext>,
+    pub r#ref: CompleteRequestParamsRef,
+}
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+/// Additional, optional context for completions
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsContext {
+    /// Previously-resolved variables in a URI template or prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+        name: ::std::string::String,
+        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+        /// even by those unfamiliar with domain-specific terminology.
+        ///
+        /// If not provided, the name should be used for display (except for Tool,
+        /// where `annotations.title` should be given precedence over using `name`,
+        /// if present).
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        title: ::std::option::Option<::std::string::String>,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceTemplateReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
 }
 /// The server's response to a completion/complete request
 #[derive(
@@ -370,7 +574,7 @@ pub struct CompleteRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteResult {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -389,7 +593,28 @@ pub struct CompleteResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum ContentBlock {
@@ -527,554 +752,12 @@ pub enum ContentBlock {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
-/// The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CreateMessageResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub content: CreateMessageResultContent,
-    /// The name of the model that generated the message.
-    pub model: ::std::string::String,
-    pub role: Role,
-    /// The reason why sampling stopped, if known.
-    #[serde(
-        rename = "stopReason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub stop_reason: ::std::option::Option<::std::string::String>,
-}
-/// An opaque token used to represent a cursor for pagination.
-pub type Cursor = ::std::string::String;
-/// A request from the server to elicit additional information from the user via the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ElicitRequest {
-    pub method: ElicitRequestMethod,
-    pub params: ElicitRequestParams,
-}
-/// The client's response to an elicitation request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ElicitResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The user action in response to the elicitation.
-    /// - "accept": User submitted the form/confirmed the action
-    /// - "decline": User explicitly declined the action
-    /// - "cancel": User dismissed without making an explicit choice
-    pub action: ElicitResultAction,
-    /// The submitted form data, only present when action is "accept".
-    /// Contains values matching the requested schema.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub content: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
-    >,
-}
-/// The contents of a resource, embedded into a prompt or tool call result.
-///
-/// It is up to the client how best to render embedded resources for the benefit
-/// of the LLM and/or the user.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct EmbeddedResource {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional annotations for the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<Annotations>,
-    pub resource: EmbeddedResourceResource,
-    pub r#type: EmbeddedResourceType,
-}
-pub type EmptyResult = Result;
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct EnumSchema {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    pub r#enum: ::std::vec::Vec<::std::string::String>,
-    #[serde(
-        rename = "enumNames",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub enum_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: EnumSchemaType,
-}
-/// Used by the client to get a prompt provided by the server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct GetPromptRequest {
-    pub method: GetPromptRequestMethod,
-    pub params: GetPromptRequestParams,
-}
-/// The server's response to a prompts/get request from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct GetPromptResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An optional description for the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    pub messages: ::std::vec::Vec<PromptMessage>,
-}
-/// An image provided to or from an LLM.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ImageContent {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional annotations for the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<Annotations>,
-    /// The base64-encoded image data.
-    pub data: ::std::string::String,
-    /// The MIME type of the image. Different providers may support different image types.
-    #[serde(rename = "mimeType")]
-    pub mime_type: ::std::string::String,
-    pub r#type: ImageContentType,
-}
-/// Describes the name and version of an MCP implementation, with an optional title for UI representation.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Implementation {
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub version: ::std::string::String,
-}
-/// This request is sent from the client to the server when it first connects, asking it to begin initialization.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct InitializeRequest {
-    pub method: InitializeRequestMethod,
-    pub params: InitializeRequestParams,
-}
-/// After receiving an initialize request from the client, the server sends this response.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct InitializeResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub capabilities: ServerCapabilities,
-    /// Instructions describing how to use the server and its features.
-    ///
-    /// This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub instructions: ::std::option::Option<::std::string::String>,
-    /// The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
-    #[serde(rename = "protocolVersion")]
-    pub protocol_version: ::std::string::String,
-    #[serde(rename = "serverInfo")]
-    pub server_info: Implementation,
-}
-/// This notification is sent from the client to the server after initialization has finished.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct InitializedNotification {
-    pub method: InitializedNotificationMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<InitializedNotificationParams>,
-}
-/// A response to a request that indicates an error occurred.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct JsonrpcError {
-    pub error: JsonrpcErrorError,
-    pub id: RequestId,
-    pub jsonrpc: JsonrpcErrorJsonrpc,
-}
-/// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum JsonrpcMessage {
-    JsonrpcRequest(JsonrpcRequest),
-    JsonrpcNotification(JsonrpcNotification),
-    JsonrpcResponse(JsonrpcResponse),
-    JsonrpcError(JsonrpcError),
-}
-/// A notification which does not expect a response.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct JsonrpcNotification {
-    pub jsonrpc: JsonrpcNotificationJsonrpc,
-    pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<JsonrpcNotificationParams>,
-}
-/// A request that expects a response.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct JsonrpcRequest {
-    pub id: RequestId,
-    pub jsonrpc: JsonrpcRequestJsonrpc,
-    pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<JsonrpcRequestParams>,
-}
-/// A successful (non-error) response to a request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct JsonrpcResponse {
-    pub id: RequestId,
-    pub jsonrpc: JsonrpcResponseJsonrpc,
-    pub result: Result,
-}
-/// Sent from the client to request a list of prompts and prompt templates the server has.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListPromptsRequest {
-    pub method: ListPromptsRequestMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ListPromptsRequestParams>,
-}
-/// The server's response to a prompts/list request from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListPromptsResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An opaque token representing the pagination position after the last returned result.
-    /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub next_cursor: ::std::option::Option<::std::string::String>,
-    pub prompts: ::std::vec::Vec<Prompt>,
-}
-/// Sent from the client to request a list of resource templates the server has.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListResourceTemplatesRequest {
-    pub method: ListResourceTemplatesRequestMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ListResourceTemplatesRequestParams>,
-}
-/// The server's response to a resources/templates/list request from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListResourceTemplatesResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An opaque token representing the pagination position after the last returned result.
-    /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub next_cursor: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "resourceTemplates")]
-    pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
-}
-/// Sent from the client to request a list of resources the server has.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListResourcesRequest {
-    pub method: ListResourcesRequestMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ListResourcesRequestParams>,
-}
-/// The server's response to a resources/list request from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListResourcesResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An opaque token representing the pagination position after the last returned result.
-    /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub next_cursor: ::std::option::Option<::std::string::String>,
-    pub resources: ::std::vec::Vec<Resource>,
-}
-/// Sent from the server to request a list of root URIs from the client. Roots allow
-/// servers to ask for specific directories or files to operate on. A common example
-/// for roots is providing a set of repositories or directories a server should operate
-/// on.
-///
-/// This request is typically used when the server needs to understand the file system
-/// structure or access specific locations that the client has permission to read from.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListRootsRequest {
-    pub method: ListRootsRequestMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ListRootsRequestParams>,
-}
-/// The client's response to a roots/list request from the server.
-/// This result contains an array of Root objects, each representing a root directory
-/// or file that the server can operate on.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListRootsResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub roots: ::std::vec::Vec<Root>,
-}
-/// Sent from the client to request a list of tools the server has.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListToolsRequest {
-    pub method: ListToolsRequestMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ListToolsRequestParams>,
-}
-/// The server's response to a tools/list request from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ListToolsResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An opaque token representing the pagination position after the last returned result.
-    /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub next_cursor: ::std::option::Option<::std::string::String>,
-    pub tools: ::std::vec::Vec<Tool>,
-}
-/// The severity of a log message.
-///
-/// These map to syslog message severities, as specified in RFC-5424:
-/// https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1084,1345 +767,7 @@ pub struct ListToolsResult {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-)]
-pub enum LoggingLevel {
-    #[serde(rename = "alert")]
-    Alert,
-    #[serde(rename = "critical")]
-    Critical,
-    #[serde(rename = "debug")]
-    Debug,
-    #[serde(rename = "emergency")]
-    Emergency,
-    #[serde(rename = "error")]
-    Error,
-    #[serde(rename = "info")]
-    Info,
-    #[serde(rename = "notice")]
-    Notice,
-    #[serde(rename = "warning")]
-    Warning,
-}
-/// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct LoggingMessageNotification {
-    pub method: LoggingMessageNotificationMethod,
-    pub params: LoggingMessageNotificationParams,
-}
-/// Hints to use for model selection.
-///
-/// Keys not declared here are currently left unspecified by the spec and are up
-/// to the client to interpret.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ModelHint {
-    /// A hint for a model name.
-    ///
-    /// The client SHOULD treat this as a substring of a model name; for example:
-    ///  - `claude-3-5-sonnet` should match `claude-3-5-sonnet-20241022`
-    ///  - `sonnet` should match `claude-3-5-sonnet-20241022`, `claude-3-sonnet-20240229`, etc.
-    ///  - `claude` should match any Claude model
-    ///
-    /// The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
-    ///  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-/// The server's preferences for model selection, requested of the client during sampling.
-///
-/// Because LLMs can vary along multiple dimensions, choosing the "best" model is
-/// rarely straightforward.  Different models excel in different areas—some are
-/// faster but less capable, others are more capable but more expensive, and so
-/// on. This interface allows servers to express their priorities across multiple
-/// dimensions to help clients make an appropriate selection for their use case.
-///
-/// These preferences are always advisory. The client MAY ignore them. It is also
-/// up to the client to decide how to interpret these preferences and how to
-/// balance them against other considerations.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ModelPreferences {
-    /// How much to prioritize cost when selecting a model. A value of 0 means cost
-    /// is not important, while a value of 1 means cost is the most important
-    /// factor.
-    #[serde(
-        rename = "costPriority",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub cost_priority: ::std::option::Option<f64>,
-    /// Optional hints to use for model selection.
-    ///
-    /// If multiple hints are specified, the client MUST evaluate them in order
-    /// (such that the first match is taken).
-    ///
-    /// The client SHOULD prioritize these hints over the numeric priorities, but
-    /// MAY still use the priorities to select from ambiguous matches.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
-    /// How much to prioritize intelligence and capabilities when selecting a
-    /// model. A value of 0 means intelligence is not important, while a value of 1
-    /// means intelligence is the most important factor.
-    #[serde(
-        rename = "intelligencePriority",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub intelligence_priority: ::std::option::Option<f64>,
-    /// How much to prioritize sampling speed (latency) when selecting a model. A
-    /// value of 0 means speed is not important, while a value of 1 means speed is
-    /// the most important factor.
-    #[serde(
-        rename = "speedPriority",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub speed_priority: ::std::option::Option<f64>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Notification {
-    pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<NotificationParams>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct NumberSchema {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub maximum: ::std::option::Option<f64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub minimum: ::std::option::Option<f64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: NumberSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct PaginatedRequest {
-    pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<PaginatedRequestParams>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct PaginatedResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An opaque token representing the pagination position after the last returned result.
-    /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub next_cursor: ::std::option::Option<::std::string::String>,
-}
-/// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct PingRequest {
-    pub method: PingRequestMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<PingRequestParams>,
-}
-/// Restricted schema definitions that only allow primitive types
-/// without nested objects or arrays.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum PrimitiveSchemaDefinition {
-    StringSchema(StringSchema),
-    NumberSchema(NumberSchema),
-    BooleanSchema(BooleanSchema),
-    EnumSchema(EnumSchema),
-}
-/// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ProgressNotification {
-    pub method: ProgressNotificationMethod,
-    pub params: ProgressNotificationParams,
-}
-/// A progress token, used to associate progress notifications with the original request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ProgressToken {
-    String(::std::string::String),
-    Integer(i64),
-}
-/// A prompt or prompt template that the server offers.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Prompt {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// A list of arguments to use for templating the prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<::std::vec::Vec<PromptArgument>>,
-    /// An optional description of what this prompt provides
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-}
-/// Describes an argument that a prompt can accept.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct PromptArgument {
-    /// A human-readable description of the argument.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// Whether this argument must be provided.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<bool>,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-}
-/// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct PromptListChangedNotification {
-    pub method: PromptListChangedNotificationMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<PromptListChangedNotificationParams>,
-}
-/// Describes a message returned as part of a prompt.
-///
-/// This is similar to `SamplingMessage`, but also supports the embedding of
-/// resources from the MCP server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct PromptMessage {
-    pub content: ContentBlock,
-    pub role: Role,
-}
-/// Identifies a prompt.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct PromptReference {
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: PromptReferenceType,
-}
-/// Sent from the client to the server, to read a specific resource URI.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ReadResourceRequest {
-    pub method: ReadResourceRequestMethod,
-    pub params: ReadResourceRequestParams,
-}
-/// The server's response to a resources/read request from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ReadResourceResult {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Request {
-    pub method: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<RequestParams>,
-}
-/// A uniquely identifying ID for a request in JSON-RPC.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum RequestId {
-    String(::std::string::String),
-    Integer(i64),
-}
-/// A known resource that the server is capable of reading.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Resource {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional annotations for the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<Annotations>,
-    /// A description of what this resource represents.
-    ///
-    /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mime_type: ::std::option::Option<::std::string::String>,
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
-    ///
-    /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<i64>,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    /// The URI of this resource.
-    pub uri: ::std::string::String,
-}
-/// The contents of a specific resource or sub-resource.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceContents {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mime_type: ::std::option::Option<::std::string::String>,
-    /// The URI of this resource.
-    pub uri: ::std::string::String,
-}
-/// A resource that the server is capable of reading, included in a prompt or tool call result.
-///
-/// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceLink {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional annotations for the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<Annotations>,
-    /// A description of what this resource represents.
-    ///
-    /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mime_type: ::std::option::Option<::std::string::String>,
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
-    ///
-    /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<i64>,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: ResourceLinkType,
-    /// The URI of this resource.
-    pub uri: ::std::string::String,
-}
-/// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceListChangedNotification {
-    pub method: ResourceListChangedNotificationMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ResourceListChangedNotificationParams>,
-}
-/// A template description for resources available on the server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceTemplate {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional annotations for the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<Annotations>,
-    /// A description of what this template is for.
-    ///
-    /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mime_type: ::std::option::Option<::std::string::String>,
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    /// A URI template (according to RFC 6570) that can be used to construct resource URIs.
-    #[serde(rename = "uriTemplate")]
-    pub uri_template: ::std::string::String,
-}
-/// A reference to a resource or resource template definition.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceTemplateReference {
-    pub r#type: ResourceTemplateReferenceType,
-    /// The URI or URI template of the resource.
-    pub uri: ::std::string::String,
-}
-/// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ResourceUpdatedNotification {
-    pub method: ResourceUpdatedNotificationMethod,
-    pub params: ResourceUpdatedNotificationParams,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct Result {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The sender or recipient of messages and data in a conversation.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum Role {
-    #[serde(rename = "assistant")]
-    Assistant,
-    #[serde(rename = "user")]
-    User,
-}
-/// Represents a root directory or file that the server can operate on.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Root {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// An optional name for the root. This can be used to provide a human-readable
-    /// identifier for the root, which may be useful for display purposes or for
-    /// referencing the root in other parts of the application.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// The URI identifying the root. This *must* start with file:// for now.
-    /// This restriction may be relaxed in future versions of the protocol to allow
-    /// other URI schemes.
-    pub uri: ::std::string::String,
-}
-/// A notification from the client to the server, informing it that the list of roots has changed.
-/// This notification should be sent whenever the client adds, removes, or modifies any root.
-/// The server should then request an updated list of roots using the ListRootsRequest.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct RootsListChangedNotification {
-    pub method: RootsListChangedNotificationMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<RootsListChangedNotificationParams>,
-}
-/// Describes a message issued to or received from an LLM API.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct SamplingMessage {
-    pub content: SamplingMessageContent,
-    pub role: Role,
-}
-/// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilities {
-    /// Present if the server supports argument autocompletion suggestions.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub completions: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Experimental, non-standard capabilities that the server supports.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub experimental: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-    >,
-    /// Present if the server supports sending log messages to the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub logging: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Present if the server offers any prompt templates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
-    /// Present if the server offers any resources to read.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub resources: ::std::option::Option<ServerCapabilitiesResources>,
-    /// Present if the server offers any tools to call.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<ServerCapabilitiesTools>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "method")]
-pub enum ServerNotification {
-    /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
-    ///
-    /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
-    ///
-    /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
-    ///
-    /// A client MUST NOT attempt to cancel its `initialize` request.
-    #[serde(rename = "notifications/cancelled")]
-    CancelledNotification { params: CancelledNotificationParams },
-    /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-    #[serde(rename = "notifications/progress")]
-    ProgressNotification { params: ProgressNotificationParams },
-    /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
-    #[serde(rename = "notifications/resources/list_changed")]
-    ResourceListChangedNotification {
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        params: ::std::option::Option<ResourceListChangedNotificationParams>,
-    },
-    /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-    #[serde(rename = "notifications/resources/updated")]
-    ResourceUpdatedNotification {
-        params: ResourceUpdatedNotificationParams,
-    },
-    /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
-    #[serde(rename = "notifications/prompts/list_changed")]
-    PromptListChangedNotification {
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        params: ::std::option::Option<PromptListChangedNotificationParams>,
-    },
-    /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
-    #[serde(rename = "notifications/tools/list_changed")]
-    ToolListChangedNotification {
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        params: ::std::option::Option<ToolListChangedNotificationParams>,
-    },
-    /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
-    #[serde(rename = "notifications/message")]
-    LoggingMessageNotification {
-        params: LoggingMessageNotificationParams,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "method")]
-pub enum ServerRequest {
-    /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
-    #[serde(rename = "ping")]
-    PingRequest {
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        params: ::std::option::Option<PingRequestParams>,
-    },
-    /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-    #[serde(rename = "sampling/createMessage")]
-    CreateMessageRequest { params: CreateMessageRequestParams },
-    /// Sent from the server to request a list of root URIs from the client. Roots allow
-    /// servers to ask for specific directories or files to operate on. A common example
-    /// for roots is providing a set of repositories or directories a server should operate
-    /// on.
-    ///
-    /// This request is typically used when the server needs to understand the file system
-    /// structure or access specific locations that the client has permission to read from.
-    #[serde(rename = "roots/list")]
-    ListRootsRequest {
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        params: ::std::option::Option<ListRootsRequestParams>,
-    },
-    /// A request from the server to elicit additional information from the user via the client.
-    #[serde(rename = "elicitation/create")]
-    ElicitRequest { params: ElicitRequestParams },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ServerResult {
-    Result(Result),
-    InitializeResult(InitializeResult),
-    ListResourcesResult(ListResourcesResult),
-    ListResourceTemplatesResult(ListResourceTemplatesResult),
-    ReadResourceResult(ReadResourceResult),
-    ListPromptsResult(ListPromptsResult),
-    GetPromptResult(GetPromptResult),
-    ListToolsResult(ListToolsResult),
-    CallToolResult(CallToolResult),
-    CompleteResult(CompleteResult),
-}
-/// A request from the client to the server, to enable or adjust logging.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct SetLevelRequest {
-    pub method: SetLevelRequestMethod,
-    pub params: SetLevelRequestParams,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct StringSchema {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub format: ::std::option::Option<StringSchemaFormat>,
-    #[serde(
-        rename = "maxLength",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub max_length: ::std::option::Option<i64>,
-    #[serde(
-        rename = "minLength",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub min_length: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-    pub r#type: StringSchemaType,
-}
-/// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct SubscribeRequest {
-    pub method: SubscribeRequestMethod,
-    pub params: SubscribeRequestParams,
-}
-/// Text provided to or from an LLM.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TextContent {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional annotations for the client.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<Annotations>,
-    /// The text content of the message.
-    pub text: ::std::string::String,
-    pub r#type: TextContentType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TextResourceContents {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub mime_type: ::std::option::Option<::std::string::String>,
-    /// The text of the item. This must only be set if the item can actually be represented as text (not binary data).
-    pub text: ::std::string::String,
-    /// The URI of this resource.
-    pub uri: ::std::string::String,
-}
-/// Definition for a tool the client can call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct Tool {
-    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Optional additional tool information.
-    ///
-    /// Display name precedence order is: title, annotations.title, then name.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub annotations: ::std::option::Option<ToolAnnotations>,
-    /// A human-readable description of the tool.
-    ///
-    /// This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub description: ::std::option::Option<::std::string::String>,
-    /// A JSON Schema object defining the expected parameters for the tool.
-    #[serde(rename = "inputSchema")]
-    pub input_schema: ToolInputSchema,
-    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    pub name: ::std::string::String,
-    /// An optional JSON Schema object defining the structure of the tool's output returned in
-    /// the structuredContent field of a CallToolResult.
-    #[serde(
-        rename = "outputSchema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub output_schema: ::std::option::Option<ToolOutputSchema>,
-    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-    /// even by those unfamiliar with domain-specific terminology.
-    ///
-    /// If not provided, the name should be used for display (except for Tool,
-    /// where `annotations.title` should be given precedence over using `name`,
-    /// if present).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-}
-/// Additional properties describing a Tool to clients.
-///
-/// NOTE: all properties in ToolAnnotations are **hints**.
-/// They are not guaranteed to provide a faithful description of
-/// tool behavior (including descriptive properties like `title`).
-///
-/// Clients should never make tool use decisions based on ToolAnnotations
-/// received from untrusted servers.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ToolAnnotations {
-    /// If true, the tool may perform destructive updates to its environment.
-    /// If false, the tool performs only additive updates.
-    ///
-    /// (This property is meaningful only when `readOnlyHint == false`)
-    ///
-    /// Default: true
-    #[serde(
-        rename = "destructiveHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub destructive_hint: ::std::option::Option<bool>,
-    /// If true, calling the tool repeatedly with the same arguments
-    /// will have no additional effect on the its environment.
-    ///
-    /// (This property is meaningful only when `readOnlyHint == false`)
-    ///
-    /// Default: false
-    #[serde(
-        rename = "idempotentHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub idempotent_hint: ::std::option::Option<bool>,
-    /// If true, this tool may interact with an "open world" of external
-    /// entities. If false, the tool's domain of interaction is closed.
-    /// For example, the world of a web search tool is open, whereas that
-    /// of a memory tool is not.
-    ///
-    /// Default: true
-    #[serde(
-        rename = "openWorldHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub open_world_hint: ::std::option::Option<bool>,
-    /// If true, the tool does not modify its environment.
-    ///
-    /// Default: false
-    #[serde(
-        rename = "readOnlyHint",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub read_only_hint: ::std::option::Option<bool>,
-    /// A human-readable title for the tool.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub title: ::std::option::Option<::std::string::String>,
-}
-/// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ToolListChangedNotification {
-    pub method: ToolListChangedNotificationMethod,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub params: ::std::option::Option<ToolListChangedNotificationParams>,
-}
-/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UnsubscribeRequest {
-    pub method: UnsubscribeRequestMethod,
-    pub params: UnsubscribeRequestParams,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum BooleanSchemaType {
-    #[serde(rename = "boolean")]
-    #[default]
-    Boolean,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CallToolRequestParams {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    pub name: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CancelledNotificationParams {
-    /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub reason: ::std::option::Option<::std::string::String>,
-    /// The ID of the request to cancel.
-    ///
-    /// This MUST correspond to the ID of a request previously issued in the same direction.
-    #[serde(rename = "requestId")]
-    pub request_id: RequestId,
-}
-/// Present if the client supports listing roots.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesRoots {
-    /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteRequestParams {
-    /// The argument's information
-    pub argument: CompleteRequestParamsArgument,
-    /// Additional, optional context for completions
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context: ::std::option::Option<CompleteRequestParamsContext>,
-    pub r#ref: CompleteRequestParamsRef,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-/// Additional, optional context for completions
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct CompleteRequestParamsContext {
-    /// Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-        name: ::std::string::String,
-        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-        /// even by those unfamiliar with domain-specific terminology.
-        ///
-        /// If not provided, the name should be used for display (except for Tool,
-        /// where `annotations.title` should be given precedence over using `name`,
-        /// if present).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        title: ::std::option::Option<::std::string::String>,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceTemplateReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum CreateMessageRequestMethod {
     #[serde(rename = "sampling/createMessage")]
@@ -2434,7 +779,7 @@ pub enum CreateMessageRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -2487,7 +832,7 @@ pub struct CreateMessageRequestParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
@@ -2497,12 +842,42 @@ pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "thisServer")]
     ThisServer,
 }
+/// The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+pub struct CreateMessageResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub content: CreateMessageResultContent,
+    /// The name of the model that generated the message.
+    pub model: ::std::string::String,
+    pub role: Role,
+    /// The reason why sampling stopped, if known.
+    #[serde(
+        rename = "stopReason",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub stop_reason: ::std::option::Option<::std::string::String>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum CreateMessageResultContent {
@@ -2567,6 +942,20 @@ pub enum CreateMessageResultContent {
         mime_type: ::std::string::String,
     },
 }
+/// An opaque token used to represent a cursor for pagination.
+pub type Cursor = ::std::string::String;
+/// A request from the server to elicit additional information from the user via the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequest {
+    pub method: ElicitRequestMethod,
+    pub params: ElicitRequestParams,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2576,7 +965,7 @@ pub enum CreateMessageResultContent {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ElicitRequestMethod {
     #[serde(rename = "elicitation/create")]
@@ -2588,7 +977,7 @@ pub enum ElicitRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequestParams {
     /// The message to present to the user.
@@ -2605,10 +994,13 @@ pub struct ElicitRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequestParamsRequestedSchema {
-    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ElicitRequestParamsRequestedSchemaType,
@@ -2622,12 +1014,42 @@ pub struct ElicitRequestParamsRequestedSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ElicitRequestParamsRequestedSchemaType {
     #[serde(rename = "object")]
     #[default]
     Object,
+}
+/// The client's response to an elicitation request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The user action in response to the elicitation.
+    /// - "accept": User submitted the form/confirmed the action
+    /// - "decline": User explicitly declined the action
+    /// - "cancel": User dismissed without making an explicit choice
+    pub action: ElicitResultAction,
+    /// The submitted form data, only present when action is "accept".
+    /// Contains values matching the requested schema.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub content: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
+    >,
 }
 /// The user action in response to the elicitation.
 /// - "accept": User submitted the form/confirmed the action
@@ -2641,7 +1063,7 @@ pub enum ElicitRequestParamsRequestedSchemaType {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
@@ -2656,7 +1078,7 @@ pub enum ElicitResultAction {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ElicitResultContentValue {
@@ -2664,12 +1086,39 @@ pub enum ElicitResultContentValue {
     Integer(i64),
     Boolean(bool),
 }
+/// The contents of a resource, embedded into a prompt or tool call result.
+///
+/// It is up to the client how best to render embedded resources for the benefit
+/// of the LLM and/or the user.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+pub struct EmbeddedResource {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional annotations for the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<Annotations>,
+    pub resource: EmbeddedResourceResource,
+    pub r#type: EmbeddedResourceType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
@@ -2685,28 +1134,34 @@ pub enum EmbeddedResourceResource {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum EmbeddedResourceType {
     #[serde(rename = "resource")]
     #[default]
     Resource,
 }
+pub type EmptyResult = Result;
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
-    ::std::marker::Copy,
     ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::serde::Deserialize
 )]
-pub enum EnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
+pub struct EnumSchema {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    pub r#enum: ::std::vec::Vec<::std::string::String>,
+    #[serde(
+        rename = "enumNames",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub enum_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: EnumSchemaType,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2717,7 +1172,35 @@ pub enum EnumSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub enum EnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
+/// Used by the client to get a prompt provided by the server.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetPromptRequest {
+    pub method: GetPromptRequestMethod,
+    pub params: GetPromptRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub enum GetPromptRequestMethod {
     #[serde(rename = "prompts/get")]
@@ -2729,7 +1212,7 @@ pub enum GetPromptRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
@@ -2740,21 +1223,56 @@ pub struct GetPromptRequestParams {
     /// The name of the prompt or prompt template.
     pub name: ::std::string::String,
 }
+/// The server's response to a prompts/get request from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
-    ::std::marker::Copy,
     ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::serde::Deserialize
 )]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
+pub struct GetPromptResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An optional description for the prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    pub messages: ::std::vec::Vec<PromptMessage>,
+}
+/// An image provided to or from an LLM.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ImageContent {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional annotations for the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<Annotations>,
+    /// The base64-encoded image data.
+    pub data: ::std::string::String,
+    /// The MIME type of the image. Different providers may support different image types.
+    #[serde(rename = "mimeType")]
+    pub mime_type: ::std::string::String,
+    pub r#type: ImageContentType,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2765,7 +1283,56 @@ pub enum ImageContentType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
+}
+/// Describes the name and version of an MCP implementation, with an optional title for UI representation.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Implementation {
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub version: ::std::string::String,
+}
+/// This request is sent from the client to the server when it first connects, asking it to begin initialization.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct InitializeRequest {
+    pub method: InitializeRequestMethod,
+    pub params: InitializeRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub enum InitializeRequestMethod {
     #[serde(rename = "initialize")]
@@ -2777,7 +1344,7 @@ pub enum InitializeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
@@ -2786,6 +1353,49 @@ pub struct InitializeRequestParams {
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
     #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
+}
+/// After receiving an initialize request from the client, the server sends this response.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct InitializeResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub capabilities: ServerCapabilities,
+    /// Instructions describing how to use the server and its features.
+    ///
+    /// This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub instructions: ::std::option::Option<::std::string::String>,
+    /// The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
+    #[serde(rename = "protocolVersion")]
+    pub protocol_version: ::std::string::String,
+    #[serde(rename = "serverInfo")]
+    pub server_info: Implementation,
+}
+/// This notification is sent from the client to the server after initialization has finished.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct InitializedNotification {
+    pub method: InitializedNotificationMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<InitializedNotificationParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2796,7 +1406,7 @@ pub struct InitializeRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum InitializedNotificationMethod {
     #[serde(rename = "notifications/initialized")]
@@ -2809,7 +1419,7 @@ pub enum InitializedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct InitializedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2825,12 +1435,25 @@ pub struct InitializedNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// A response to a request that indicates an error occurred.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+pub struct JsonrpcError {
+    pub error: JsonrpcErrorError,
+    pub id: RequestId,
+    pub jsonrpc: JsonrpcErrorJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcErrorError {
     /// The error type that occurred.
@@ -2850,12 +1473,41 @@ pub struct JsonrpcErrorError {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum JsonrpcErrorJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
+}
+/// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonrpcMessage {
+    JsonrpcRequest(JsonrpcRequest),
+    JsonrpcNotification(JsonrpcNotification),
+    JsonrpcResponse(JsonrpcResponse),
+    JsonrpcError(JsonrpcError),
+}
+/// A notification which does not expect a response.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct JsonrpcNotification {
+    pub jsonrpc: JsonrpcNotificationJsonrpc,
+    pub method: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<JsonrpcNotificationParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2866,7 +1518,7 @@ pub enum JsonrpcErrorJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum JsonrpcNotificationJsonrpc {
     #[serde(rename = "2.0")]
@@ -2879,7 +1531,7 @@ pub enum JsonrpcNotificationJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct JsonrpcNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2895,6 +1547,21 @@ pub struct JsonrpcNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// A request that expects a response.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct JsonrpcRequest {
+    pub id: RequestId,
+    pub jsonrpc: JsonrpcRequestJsonrpc,
+    pub method: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<JsonrpcRequestParams>,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2904,7 +1571,7 @@ pub struct JsonrpcNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum JsonrpcRequestJsonrpc {
     #[serde(rename = "2.0")]
@@ -2917,7 +1584,7 @@ pub enum JsonrpcRequestJsonrpc {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct JsonrpcRequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -2938,7 +1605,7 @@ pub struct JsonrpcRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct JsonrpcRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -2952,21 +1619,18 @@ pub struct JsonrpcRequestParamsMeta {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// A successful (non-error) response to a request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
-    ::std::marker::Copy,
     ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::serde::Deserialize
 )]
-pub enum JsonrpcResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
+pub struct JsonrpcResponse {
+    pub id: RequestId,
+    pub jsonrpc: JsonrpcResponseJsonrpc,
+    pub result: Result,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -2977,7 +1641,36 @@ pub enum JsonrpcResponseJsonrpc {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub enum JsonrpcResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+/// Sent from the client to request a list of prompts and prompt templates the server has.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListPromptsRequest {
+    pub method: ListPromptsRequestMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ListPromptsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub enum ListPromptsRequestMethod {
     #[serde(rename = "prompts/list")]
@@ -2990,13 +1683,54 @@ pub enum ListPromptsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ListPromptsRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
+}
+/// The server's response to a prompts/list request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListPromptsResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An opaque token representing the pagination position after the last returned result.
+    /// If present, there may be more results available.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+    pub prompts: ::std::vec::Vec<Prompt>,
+}
+/// Sent from the client to request a list of resource templates the server has.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListResourceTemplatesRequest {
+    pub method: ListResourceTemplatesRequestMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ListResourceTemplatesRequestParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3007,7 +1741,7 @@ pub struct ListPromptsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ListResourceTemplatesRequestMethod {
     #[serde(rename = "resources/templates/list")]
@@ -3020,13 +1754,55 @@ pub enum ListResourceTemplatesRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ListResourceTemplatesRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
+}
+/// The server's response to a resources/templates/list request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListResourceTemplatesResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An opaque token representing the pagination position after the last returned result.
+    /// If present, there may be more results available.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+    #[serde(rename = "resourceTemplates")]
+    pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
+}
+/// Sent from the client to request a list of resources the server has.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListResourcesRequest {
+    pub method: ListResourcesRequestMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ListResourcesRequestParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3037,7 +1813,7 @@ pub struct ListResourceTemplatesRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ListResourcesRequestMethod {
     #[serde(rename = "resources/list")]
@@ -3050,13 +1826,60 @@ pub enum ListResourcesRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ListResourcesRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
+}
+/// The server's response to a resources/list request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListResourcesResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An opaque token representing the pagination position after the last returned result.
+    /// If present, there may be more results available.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+    pub resources: ::std::vec::Vec<Resource>,
+}
+/// Sent from the server to request a list of root URIs from the client. Roots allow
+/// servers to ask for specific directories or files to operate on. A common example
+/// for roots is providing a set of repositories or directories a server should operate
+/// on.
+///
+/// This request is typically used when the server needs to understand the file system
+/// structure or access specific locations that the client has permission to read from.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListRootsRequest {
+    pub method: ListRootsRequestMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ListRootsRequestParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3067,7 +1890,7 @@ pub struct ListResourcesRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ListRootsRequestMethod {
     #[serde(rename = "roots/list")]
@@ -3080,7 +1903,7 @@ pub enum ListRootsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ListRootsRequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3101,7 +1924,7 @@ pub struct ListRootsRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ListRootsRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -3115,6 +1938,41 @@ pub struct ListRootsRequestParamsMeta {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// The client's response to a roots/list request from the server.
+/// This result contains an array of Root objects, each representing a root directory
+/// or file that the server can operate on.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListRootsResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub roots: ::std::vec::Vec<Root>,
+}
+/// Sent from the client to request a list of tools the server has.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListToolsRequest {
+    pub method: ListToolsRequestMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ListToolsRequestParams>,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3124,7 +1982,7 @@ pub struct ListRootsRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ListToolsRequestMethod {
     #[serde(rename = "tools/list")]
@@ -3137,13 +1995,85 @@ pub enum ListToolsRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ListToolsRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
+}
+/// The server's response to a tools/list request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ListToolsResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An opaque token representing the pagination position after the last returned result.
+    /// If present, there may be more results available.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+    pub tools: ::std::vec::Vec<Tool>,
+}
+/// The severity of a log message.
+///
+/// These map to syslog message severities, as specified in RFC-5424:
+/// https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum LoggingLevel {
+    #[serde(rename = "alert")]
+    Alert,
+    #[serde(rename = "critical")]
+    Critical,
+    #[serde(rename = "debug")]
+    Debug,
+    #[serde(rename = "emergency")]
+    Emergency,
+    #[serde(rename = "error")]
+    Error,
+    #[serde(rename = "info")]
+    Info,
+    #[serde(rename = "notice")]
+    Notice,
+    #[serde(rename = "warning")]
+    Warning,
+}
+/// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct LoggingMessageNotification {
+    pub method: LoggingMessageNotificationMethod,
+    pub params: LoggingMessageNotificationParams,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3154,7 +2084,7 @@ pub struct ListToolsRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum LoggingMessageNotificationMethod {
     #[serde(rename = "notifications/message")]
@@ -3166,7 +2096,7 @@ pub enum LoggingMessageNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LoggingMessageNotificationParams {
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
@@ -3177,13 +2107,107 @@ pub struct LoggingMessageNotificationParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub logger: ::std::option::Option<::std::string::String>,
 }
+/// Hints to use for model selection.
+///
+/// Keys not declared here are currently left unspecified by the spec and are up
+/// to the client to interpret.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub struct ModelHint {
+    /// A hint for a model name.
+    ///
+    /// The client SHOULD treat this as a substring of a model name; for example:
+    ///  - `claude-3-5-sonnet` should match `claude-3-5-sonnet-20241022`
+    ///  - `sonnet` should match `claude-3-5-sonnet-20241022`, `claude-3-sonnet-20240229`, etc.
+    ///  - `claude` should match any Claude model
+    ///
+    /// The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
+    ///  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+}
+/// The server's preferences for model selection, requested of the client during sampling.
+///
+/// Because LLMs can vary along multiple dimensions, choosing the "best" model is
+/// rarely straightforward.  Different models excel in different areas—some are
+/// faster but less capable, others are more capable but more expensive, and so
+/// on. This interface allows servers to express their priorities across multiple
+/// dimensions to help clients make an appropriate selection for their use case.
+///
+/// These preferences are always advisory. The client MAY ignore them. It is also
+/// up to the client to decide how to interpret these preferences and how to
+/// balance them against other considerations.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ModelPreferences {
+    /// How much to prioritize cost when selecting a model. A value of 0 means cost
+    /// is not important, while a value of 1 means cost is the most important
+    /// factor.
+    #[serde(
+        rename = "costPriority",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cost_priority: ::std::option::Option<f64>,
+    /// Optional hints to use for model selection.
+    ///
+    /// If multiple hints are specified, the client MUST evaluate them in order
+    /// (such that the first match is taken).
+    ///
+    /// The client SHOULD prioritize these hints over the numeric priorities, but
+    /// MAY still use the priorities to select from ambiguous matches.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub hints: ::std::option::Option<::std::vec::Vec<ModelHint>>,
+    /// How much to prioritize intelligence and capabilities when selecting a
+    /// model. A value of 0 means intelligence is not important, while a value of 1
+    /// means intelligence is the most important factor.
+    #[serde(
+        rename = "intelligencePriority",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub intelligence_priority: ::std::option::Option<f64>,
+    /// How much to prioritize sampling speed (latency) when selecting a model. A
+    /// value of 0 means speed is not important, while a value of 1 means speed is
+    /// the most important factor.
+    #[serde(
+        rename = "speedPriority",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub speed_priority: ::std::option::Option<f64>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Notification {
+    pub method: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<NotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub struct NotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3202,12 +2226,30 @@ pub struct NotificationParams {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct NumberSchema {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub maximum: ::std::option::Option<f64>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub minimum: ::std::option::Option<f64>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: NumberSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::marker::Copy,
     ::std::cmp::PartialEq,
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
@@ -3220,8 +2262,20 @@ pub enum NumberSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct PaginatedRequest {
+    pub method: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<PaginatedRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct PaginatedRequestParams {
     /// An opaque token representing the current pagination position.
@@ -3232,13 +2286,53 @@ pub struct PaginatedRequestParams {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct PaginatedResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An opaque token representing the pagination position after the last returned result.
+    /// If present, there may be more results available.
+    #[serde(
+        rename = "nextCursor",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub next_cursor: ::std::option::Option<::std::string::String>,
+}
+/// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct PingRequest {
+    pub method: PingRequestMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<PingRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::marker::Copy,
     ::std::cmp::PartialEq,
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum PingRequestMethod {
     #[serde(rename = "ping")]
@@ -3251,7 +2345,7 @@ pub enum PingRequestMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct PingRequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3272,7 +2366,7 @@ pub struct PingRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct PingRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -3286,6 +2380,34 @@ pub struct PingRequestParamsMeta {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// Restricted schema definitions that only allow primitive types
+/// without nested objects or arrays.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum PrimitiveSchemaDefinition {
+    StringSchema(StringSchema),
+    NumberSchema(NumberSchema),
+    BooleanSchema(BooleanSchema),
+    EnumSchema(EnumSchema),
+}
+/// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ProgressNotification {
+    pub method: ProgressNotificationMethod,
+    pub params: ProgressNotificationParams,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3295,7 +2417,7 @@ pub struct PingRequestParamsMeta {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ProgressNotificationMethod {
     #[serde(rename = "notifications/progress")]
@@ -3307,7 +2429,7 @@ pub enum ProgressNotificationMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ProgressNotificationParams {
     /// An optional message describing the current progress.
@@ -3322,6 +2444,93 @@ pub struct ProgressNotificationParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub total: ::std::option::Option<f64>,
 }
+/// A progress token, used to associate progress notifications with the original request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ProgressToken {
+    String(::std::string::String),
+    Integer(i64),
+}
+/// A prompt or prompt template that the server offers.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Prompt {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// A list of arguments to use for templating the prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<::std::vec::Vec<PromptArgument>>,
+    /// An optional description of what this prompt provides
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+/// Describes an argument that a prompt can accept.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct PromptArgument {
+    /// A human-readable description of the argument.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// Whether this argument must be provided.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<bool>,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+/// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct PromptListChangedNotification {
+    pub method: PromptListChangedNotificationMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<PromptListChangedNotificationParams>,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3331,7 +2540,7 @@ pub struct ProgressNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum PromptListChangedNotificationMethod {
     #[serde(rename = "notifications/prompts/list_changed")]
@@ -3344,7 +2553,7 @@ pub enum PromptListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct PromptListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3360,21 +2569,41 @@ pub struct PromptListChangedNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// Describes a message returned as part of a prompt.
+///
+/// This is similar to `SamplingMessage`, but also supports the embedding of
+/// resources from the MCP server.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
-    ::std::marker::Copy,
     ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::serde::Deserialize
 )]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
+pub struct PromptMessage {
+    pub content: ContentBlock,
+    pub role: Role,
+}
+/// Identifies a prompt.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct PromptReference {
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: PromptReferenceType,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3385,7 +2614,35 @@ pub enum PromptReferenceType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
+}
+/// Sent from the client to the server, to read a specific resource URI.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ReadResourceRequest {
+    pub method: ReadResourceRequestMethod,
+    pub params: ReadResourceRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub enum ReadResourceRequestMethod {
     #[serde(rename = "resources/read")]
@@ -3397,18 +2654,38 @@ pub enum ReadResourceRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+}
+/// The server's response to a resources/read request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ReadResourceResult {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
 }
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
@@ -3420,8 +2697,20 @@ pub enum ReadResourceResultContentsItem {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Request {
+    pub method: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct RequestParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3442,7 +2731,7 @@ pub struct RequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct RequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
@@ -3456,21 +2745,151 @@ pub struct RequestParamsMeta {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
-    ::std::marker::Copy,
     ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::serde::Deserialize
 )]
-pub enum ResourceLinkType {
-    #[serde(rename = "resource_link")]
-    #[default]
-    ResourceLink,
+#[serde(untagged)]
+pub enum RequestId {
+    String(::std::string::String),
+    Integer(i64),
+}
+/// A known resource that the server is capable of reading.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Resource {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional annotations for the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<Annotations>,
+    /// A description of what this resource represents.
+    ///
+    /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// The MIME type of this resource, if known.
+    #[serde(
+        rename = "mimeType",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub mime_type: ::std::option::Option<::std::string::String>,
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
+    ///
+    /// This can be used by Hosts to display file sizes and estimate context window usage.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub size: ::std::option::Option<i64>,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    /// The URI of this resource.
+    pub uri: ::std::string::String,
+}
+/// The contents of a specific resource or sub-resource.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceContents {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The MIME type of this resource, if known.
+    #[serde(
+        rename = "mimeType",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub mime_type: ::std::option::Option<::std::string::String>,
+    /// The URI of this resource.
+    pub uri: ::std::string::String,
+}
+/// A resource that the server is capable of reading, included in a prompt or tool call result.
+///
+/// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceLink {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional annotations for the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<Annotations>,
+    /// A description of what this resource represents.
+    ///
+    /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// The MIME type of this resource, if known.
+    #[serde(
+        rename = "mimeType",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub mime_type: ::std::option::Option<::std::string::String>,
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
+    ///
+    /// This can be used by Hosts to display file sizes and estimate context window usage.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub size: ::std::option::Option<i64>,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: ResourceLinkType,
+    /// The URI of this resource.
+    pub uri: ::std::string::String,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3481,7 +2900,36 @@ pub enum ResourceLinkType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub enum ResourceLinkType {
+    #[serde(rename = "resource_link")]
+    #[default]
+    ResourceLink,
+}
+/// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceListChangedNotification {
+    pub method: ResourceListChangedNotificationMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ResourceListChangedNotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub enum ResourceListChangedNotificationMethod {
     #[serde(rename = "notifications/resources/list_changed")]
@@ -3494,7 +2942,7 @@ pub enum ResourceListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ResourceListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3510,47 +2958,64 @@ pub struct ResourceListChangedNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// A template description for resources available on the server.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
-    ::std::marker::Copy,
     ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::serde::Deserialize
 )]
-pub enum ResourceTemplateReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
+pub struct ResourceTemplate {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional annotations for the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<Annotations>,
+    /// A description of what this template is for.
+    ///
+    /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
+    #[serde(
+        rename = "mimeType",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub mime_type: ::std::option::Option<::std::string::String>,
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    /// A URI template (according to RFC 6570) that can be used to construct resource URIs.
+    #[serde(rename = "uriTemplate")]
+    pub uri_template: ::std::string::String,
 }
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
+/// A reference to a resource or resource template definition.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
-pub struct ResourceUpdatedNotificationParams {
-    /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
+pub struct ResourceTemplateReference {
+    pub r#type: ResourceTemplateReferenceType,
+    /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
 }
 #[derive(
@@ -3562,7 +3027,144 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub enum ResourceTemplateReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
+}
+/// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceUpdatedNotification {
+    pub method: ResourceUpdatedNotificationMethod,
+    pub params: ResourceUpdatedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceUpdatedNotificationParams {
+    /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
+    pub uri: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct Result {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The sender or recipient of messages and data in a conversation.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum Role {
+    #[serde(rename = "assistant")]
+    Assistant,
+    #[serde(rename = "user")]
+    User,
+}
+/// Represents a root directory or file that the server can operate on.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Root {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// An optional name for the root. This can be used to provide a human-readable
+    /// identifier for the root, which may be useful for display purposes or for
+    /// referencing the root in other parts of the application.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub name: ::std::option::Option<::std::string::String>,
+    /// The URI identifying the root. This *must* start with file:// for now.
+    /// This restriction may be relaxed in future versions of the protocol to allow
+    /// other URI schemes.
+    pub uri: ::std::string::String,
+}
+/// A notification from the client to the server, informing it that the list of roots has changed.
+/// This notification should be sent whenever the client adds, removes, or modifies any root.
+/// The server should then request an updated list of roots using the ListRootsRequest.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct RootsListChangedNotification {
+    pub method: RootsListChangedNotificationMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<RootsListChangedNotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub enum RootsListChangedNotificationMethod {
     #[serde(rename = "notifications/roots/list_changed")]
@@ -3575,7 +3177,7 @@ pub enum RootsListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct RootsListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3591,12 +3193,24 @@ pub struct RootsListChangedNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// Describes a message issued to or received from an LLM API.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+pub struct SamplingMessage {
+    pub content: SamplingMessageContent,
+    pub role: Role,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContent {
@@ -3661,6 +3275,44 @@ pub enum SamplingMessageContent {
         mime_type: ::std::string::String,
     },
 }
+/// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilities {
+    /// Present if the server supports argument autocompletion suggestions.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub completions: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Experimental, non-standard capabilities that the server supports.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub experimental: ::std::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    /// Present if the server supports sending log messages to the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub logging: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Present if the server offers any prompt templates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub prompts: ::std::option::Option<ServerCapabilitiesPrompts>,
+    /// Present if the server offers any resources to read.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub resources: ::std::option::Option<ServerCapabilitiesResources>,
+    /// Present if the server offers any tools to call.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<ServerCapabilitiesTools>,
+}
 /// Present if the server offers any prompt templates.
 #[derive(
     ::std::fmt::Debug,
@@ -3668,7 +3320,7 @@ pub enum SamplingMessageContent {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
@@ -3686,7 +3338,7 @@ pub struct ServerCapabilitiesPrompts {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
@@ -3707,7 +3359,7 @@ pub struct ServerCapabilitiesResources {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
@@ -3721,13 +3373,125 @@ pub struct ServerCapabilitiesTools {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "method")]
+pub enum ServerNotification {
+    /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
+    ///
+    /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
+    ///
+    /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
+    ///
+    /// A client MUST NOT attempt to cancel its `initialize` request.
+    #[serde(rename = "notifications/cancelled")]
+    CancelledNotification { params: CancelledNotificationParams },
+    /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
+    #[serde(rename = "notifications/progress")]
+    ProgressNotification { params: ProgressNotificationParams },
+    /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
+    #[serde(rename = "notifications/resources/list_changed")]
+    ResourceListChangedNotification {
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        params: ::std::option::Option<ResourceListChangedNotificationParams>,
+    },
+    /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
+    #[serde(rename = "notifications/resources/updated")]
+    ResourceUpdatedNotification { params: ResourceUpdatedNotificationParams },
+    /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
+    #[serde(rename = "notifications/prompts/list_changed")]
+    PromptListChangedNotification {
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        params: ::std::option::Option<PromptListChangedNotificationParams>,
+    },
+    /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
+    #[serde(rename = "notifications/tools/list_changed")]
+    ToolListChangedNotification {
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        params: ::std::option::Option<ToolListChangedNotificationParams>,
+    },
+    /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
+    #[serde(rename = "notifications/message")]
+    LoggingMessageNotification { params: LoggingMessageNotificationParams },
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "method")]
+pub enum ServerRequest {
+    /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
+    #[serde(rename = "ping")]
+    PingRequest {
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        params: ::std::option::Option<PingRequestParams>,
+    },
+    /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+    #[serde(rename = "sampling/createMessage")]
+    CreateMessageRequest { params: CreateMessageRequestParams },
+    /// Sent from the server to request a list of root URIs from the client. Roots allow
+    /// servers to ask for specific directories or files to operate on. A common example
+    /// for roots is providing a set of repositories or directories a server should operate
+    /// on.
+    ///
+    /// This request is typically used when the server needs to understand the file system
+    /// structure or access specific locations that the client has permission to read from.
+    #[serde(rename = "roots/list")]
+    ListRootsRequest {
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        params: ::std::option::Option<ListRootsRequestParams>,
+    },
+    /// A request from the server to elicit additional information from the user via the client.
+    #[serde(rename = "elicitation/create")]
+    ElicitRequest { params: ElicitRequestParams },
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ServerResult {
+    Result(Result),
+    InitializeResult(InitializeResult),
+    ListResourcesResult(ListResourcesResult),
+    ListResourceTemplatesResult(ListResourceTemplatesResult),
+    ReadResourceResult(ReadResourceResult),
+    ListPromptsResult(ListPromptsResult),
+    GetPromptResult(GetPromptResult),
+    ListToolsResult(ListToolsResult),
+    CallToolResult(CallToolResult),
+    CompleteResult(CompleteResult),
+}
+/// A request from the client to the server, to enable or adjust logging.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct SetLevelRequest {
+    pub method: SetLevelRequestMethod,
+    pub params: SetLevelRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::marker::Copy,
     ::std::cmp::PartialEq,
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum SetLevelRequestMethod {
     #[serde(rename = "logging/setLevel")]
@@ -3739,11 +3503,39 @@ pub enum SetLevelRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SetLevelRequestParams {
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
     pub level: LoggingLevel,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct StringSchema {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub format: ::std::option::Option<StringSchemaFormat>,
+    #[serde(
+        rename = "maxLength",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub max_length: ::std::option::Option<i64>,
+    #[serde(
+        rename = "minLength",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub min_length: ::std::option::Option<i64>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+    pub r#type: StringSchemaType,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3753,7 +3545,7 @@ pub struct SetLevelRequestParams {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
@@ -3774,12 +3566,24 @@ pub enum StringSchemaFormat {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum StringSchemaType {
     #[serde(rename = "string")]
     #[default]
     String,
+}
+/// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct SubscribeRequest {
+    pub method: SubscribeRequestMethod,
+    pub params: SubscribeRequestParams,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3790,7 +3594,7 @@ pub enum StringSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum SubscribeRequestMethod {
     #[serde(rename = "resources/subscribe")]
@@ -3802,11 +3606,36 @@ pub enum SubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
+}
+/// Text provided to or from an LLM.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TextContent {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional annotations for the client.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<Annotations>,
+    /// The text content of the message.
+    pub text: ::std::string::String,
+    pub r#type: TextContentType,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3817,12 +3646,91 @@ pub struct SubscribeRequestParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum TextContentType {
     #[serde(rename = "text")]
     #[default]
     Text,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TextResourceContents {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// The MIME type of this resource, if known.
+    #[serde(
+        rename = "mimeType",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub mime_type: ::std::option::Option<::std::string::String>,
+    /// The text of the item. This must only be set if the item can actually be represented as text (not binary data).
+    pub text: ::std::string::String,
+    /// The URI of this resource.
+    pub uri: ::std::string::String,
+}
+/// Definition for a tool the client can call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct Tool {
+    /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Optional additional tool information.
+    ///
+    /// Display name precedence order is: title, annotations.title, then name.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<ToolAnnotations>,
+    /// A human-readable description of the tool.
+    ///
+    /// This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    /// A JSON Schema object defining the expected parameters for the tool.
+    #[serde(rename = "inputSchema")]
+    pub input_schema: ToolInputSchema,
+    /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+    pub name: ::std::string::String,
+    /// An optional JSON Schema object defining the structure of the tool's output returned in
+    /// the structuredContent field of a CallToolResult.
+    #[serde(
+        rename = "outputSchema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub output_schema: ::std::option::Option<ToolOutputSchema>,
+    /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+    /// even by those unfamiliar with domain-specific terminology.
+    ///
+    /// If not provided, the name should be used for display (except for Tool,
+    /// where `annotations.title` should be given precedence over using `name`,
+    /// if present).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
 }
 /// A JSON Schema object defining the expected parameters for the tool.
 #[derive(
@@ -3830,7 +3738,7 @@ pub enum TextContentType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolInputSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3853,7 +3761,7 @@ pub struct ToolInputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ToolInputSchemaType {
     #[serde(rename = "object")]
@@ -3867,7 +3775,7 @@ pub enum ToolInputSchemaType {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolOutputSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3890,12 +3798,91 @@ pub struct ToolOutputSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ToolOutputSchemaType {
     #[serde(rename = "object")]
     #[default]
     Object,
+}
+/// Additional properties describing a Tool to clients.
+///
+/// NOTE: all properties in ToolAnnotations are **hints**.
+/// They are not guaranteed to provide a faithful description of
+/// tool behavior (including descriptive properties like `title`).
+///
+/// Clients should never make tool use decisions based on ToolAnnotations
+/// received from untrusted servers.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ToolAnnotations {
+    /// If true, the tool may perform destructive updates to its environment.
+    /// If false, the tool performs only additive updates.
+    ///
+    /// (This property is meaningful only when `readOnlyHint == false`)
+    ///
+    /// Default: true
+    #[serde(
+        rename = "destructiveHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub destructive_hint: ::std::option::Option<bool>,
+    /// If true, calling the tool repeatedly with the same arguments
+    /// will have no additional effect on the its environment.
+    ///
+    /// (This property is meaningful only when `readOnlyHint == false`)
+    ///
+    /// Default: false
+    #[serde(
+        rename = "idempotentHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub idempotent_hint: ::std::option::Option<bool>,
+    /// If true, this tool may interact with an "open world" of external
+    /// entities. If false, the tool's domain of interaction is closed.
+    /// For example, the world of a web search tool is open, whereas that
+    /// of a memory tool is not.
+    ///
+    /// Default: true
+    #[serde(
+        rename = "openWorldHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub open_world_hint: ::std::option::Option<bool>,
+    /// If true, the tool does not modify its environment.
+    ///
+    /// Default: false
+    #[serde(
+        rename = "readOnlyHint",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub read_only_hint: ::std::option::Option<bool>,
+    /// A human-readable title for the tool.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub title: ::std::option::Option<::std::string::String>,
+}
+/// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolListChangedNotification {
+    pub method: ToolListChangedNotificationMethod,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub params: ::std::option::Option<ToolListChangedNotificationParams>,
 }
 #[derive(
     ::std::fmt::Debug,
@@ -3906,7 +3893,7 @@ pub enum ToolOutputSchemaType {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
@@ -3919,7 +3906,7 @@ pub enum ToolListChangedNotificationMethod {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolListChangedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -3935,6 +3922,18 @@ pub struct ToolListChangedNotificationParams {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+/// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsubscribeRequest {
+    pub method: UnsubscribeRequestMethod,
+    pub params: UnsubscribeRequestParams,
+}
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3944,7 +3943,7 @@ pub struct ToolListChangedNotificationParams {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum UnsubscribeRequestMethod {
     #[serde(rename = "resources/unsubscribe")]
@@ -3956,7 +3955,7 @@ pub enum UnsubscribeRequestMethod {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.

@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
@@ -41,7 +41,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct AudioContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -63,13 +63,29 @@ pub struct AudioContent {
     pub mime_type: ::std::string::String,
     pub r#type: AudioContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -88,7 +104,7 @@ pub struct BaseMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BlobResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -117,7 +133,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -128,13 +144,29 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum BooleanSchemaType {
+    #[serde(rename = "boolean")]
+    #[default]
+    Boolean,
+}
 /// Used by the client to invoke a tool provided by the server.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolRequest {
     pub id: RequestId,
@@ -142,13 +174,45 @@ pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
+}
 /// Parameters for a `tools/call` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -174,13 +238,34 @@ pub struct CallToolRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
-/// The server's response to a tool call.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CallToolRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The server's response to a tool call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -228,7 +313,7 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelTaskRequest {
     pub id: RequestId,
@@ -236,13 +321,57 @@ pub struct CancelTaskRequest {
     pub method: CancelTaskRequestMethod,
     pub params: CancelTaskRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelTaskRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelTaskRequestMethod {
+    #[serde(rename = "tasks/cancel")]
+    #[default]
+    TasksCancel,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CancelTaskRequestParams {
+    /// The task identifier to cancel.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
+}
 /// The response to a tasks/cancel request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -284,6 +413,7 @@ pub struct CancelTaskResult {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
     /// Properties not named in the schema.
     #[serde(flatten)]
@@ -303,12 +433,44 @@ pub struct CancelTaskResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelledNotification {
     pub jsonrpc: CancelledNotificationJsonrpc,
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
 }
 /// Parameters for a `notifications/cancelled` notification.
 #[derive(
@@ -317,7 +479,7 @@ pub struct CancelledNotification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct CancelledNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -351,7 +513,7 @@ pub struct CancelledNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
@@ -375,12 +537,148 @@ pub struct ClientCapabilities {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tasks: ::std::option::Option<ClientCapabilitiesTasks>,
 }
+/// Present if the client supports elicitation from the server.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesElicitation {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub form: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub url: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Present if the client supports listing roots.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesRoots {
+    /// Whether the client supports notifications for changes to the roots list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the client supports sampling from an LLM.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesSampling {
+    /// Whether the client supports context inclusion via includeContext parameter.
+    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub context: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Whether the client supports tool use via tools and toolChoice parameters.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Present if the client supports task-augmented requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasks {
+    /// Whether this client supports tasks/cancel.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cancel: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Whether this client supports tasks/list.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub list: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Specifies which request types can be augmented with tasks.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
+}
+/// Specifies which request types can be augmented with tasks.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasksRequests {
+    /// Task support for elicitation-related requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub elicitation: ::std::option::Option<ClientCapabilitiesTasksRequestsElicitation>,
+    /// Task support for sampling-related requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
+}
+/// Task support for elicitation-related requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasksRequestsElicitation {
+    /// Whether the client supports task-augmented elicitation/create requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub create: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Task support for sampling-related requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesTasksRequestsSampling {
+    /// Whether the client supports task-augmented sampling/createMessage requests.
+    #[serde(
+        rename = "createMessage",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub create_message: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientNotification {
@@ -432,7 +730,7 @@ pub enum ClientNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -567,7 +865,7 @@ pub enum ClientRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ClientResult {
@@ -586,7 +884,7 @@ pub enum ClientResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteRequest {
     pub id: RequestId,
@@ -594,13 +892,45 @@ pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
 /// Parameters for a `completion/complete` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -617,13 +947,94 @@ pub struct CompleteRequestParams {
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
     pub r#ref: CompleteRequestParamsRef,
 }
-/// The server's response to a completion/complete request
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+/// Additional, optional context for completions
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsContext {
+    /// Previously-resolved variables in a URI template or prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+        name: ::std::string::String,
+        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+        /// even by those unfamiliar with domain-specific terminology.
+        ///
+        /// If not provided, the name should be used for display (except for Tool,
+        /// where `annotations.title` should be given precedence over using `name`,
+        /// if present).
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        title: ::std::option::Option<::std::string::String>,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceTemplateReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
+}
+/// The server's response to a completion/complete request
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -642,7 +1053,28 @@ pub struct CompleteResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum ContentBlock {
@@ -791,7 +1223,7 @@ pub enum ContentBlock {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequest {
     pub id: RequestId,
@@ -799,13 +1231,45 @@ pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestMethod {
+    #[serde(rename = "sampling/createMessage")]
+    #[default]
+    SamplingCreateMessage,
+}
 /// Parameters for a `sampling/createMessage` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -881,6 +1345,50 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CreateMessageRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
+/// The client MAY ignore this request.
+///
+/// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
+/// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CreateMessageRequestParamsIncludeContext {
+    #[serde(rename = "allServers")]
+    AllServers,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "thisServer")]
+    ThisServer,
+}
 /// The client's response to a sampling/createMessage request from the server.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -889,7 +1397,7 @@ pub struct CreateMessageRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -921,13 +1429,29 @@ pub struct CreateMessageResult {
     )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum CreateMessageResultContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
+}
 /// A response to a task-augmented request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -949,7 +1473,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequest {
     pub id: RequestId,
@@ -957,13 +1481,45 @@ pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestMethod {
+    #[serde(rename = "elicitation/create")]
+    #[default]
+    ElicitationCreate,
+}
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequestFormParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -991,68 +1547,96 @@ pub struct ElicitRequestFormParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
-/// The parameters for a request to elicit additional information from the user via the client.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
 )]
-#[serde(tag = "mode")]
-pub enum ElicitRequestParams {
-    /// The parameters for a request to elicit information from the user via a URL in the client.
-    #[serde(rename = "url")]
-    ElicitRequestUrlParams {
-        /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<ElicitRequestUrlParamsMeta>,
-        /// The ID of the elicitation, which must be unique within the context of the server.
-        /// The client MUST treat this ID as an opaque value.
-        #[serde(rename = "elicitationId")]
-        elicitation_id: ::std::string::String,
-        /// The message to present to the user explaining why the interaction is needed.
-        message: ::std::string::String,
-        /// If specified, the caller is requesting task-augmented execution for this request.
-        /// The request will return a CreateTaskResult immediately, and the actual result can be
-        /// retrieved later via tasks/result.
-        ///
-        /// Task augmentation is subject to capability negotiation - receivers MUST declare support
-        /// for task augmentation of specific request types in their capabilities.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        task: ::std::option::Option<TaskMetadata>,
-        /// The URL that the user should navigate to.
-        url: ::std::string::String,
-    },
-    /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
+pub struct ElicitRequestFormParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsMode {
     #[serde(rename = "form")]
-    ElicitRequestFormParams {
-        /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-        #[serde(
-            rename = "_meta",
-            default,
-            skip_serializing_if = "::std::option::Option::is_none"
-        )]
-        meta: ::std::option::Option<ElicitRequestFormParamsMeta>,
-        /// The message to present to the user describing what information is being requested.
-        message: ::std::string::String,
-        /// A restricted subset of JSON Schema.
-        /// Only top-level properties are allowed, without nesting.
-        #[serde(rename = "requestedSchema")]
-        requested_schema: ElicitRequestFormParamsRequestedSchema,
-        /// If specified, the caller is requesting task-augmented execution for this request.
-        /// The request will return a CreateTaskResult immediately, and the actual result can be
-        /// retrieved later via tasks/result.
-        ///
-        /// Task augmentation is subject to capability negotiation - receivers MUST declare support
-        /// for task augmentation of specific request types in their capabilities.
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        task: ::std::option::Option<TaskMetadata>,
-    },
+    #[default]
+    Form,
+}
+/// A restricted subset of JSON Schema.
+/// Only top-level properties are allowed, without nesting.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequestFormParamsRequestedSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsRequestedSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
+/// The parameters for a request to elicit additional information from the user via the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitRequestParams {
+    ElicitRequestUrlParams(ElicitRequestUrlParams),
+    ElicitRequestFormParams(ElicitRequestFormParams),
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(
@@ -1060,7 +1644,7 @@ pub enum ElicitRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequestUrlParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1089,13 +1673,51 @@ pub struct ElicitRequestUrlParams {
     /// The URL that the user should navigate to.
     pub url: ::std::string::String,
 }
-/// The client's response to an elicitation request.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ElicitRequestUrlParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestUrlParamsMode {
+    #[serde(rename = "url")]
+    #[default]
+    Url,
+}
+/// The client's response to an elicitation request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1120,18 +1742,109 @@ pub struct ElicitResult {
         ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
     >,
 }
+/// The user action in response to the elicitation.
+/// - "accept": User submitted the form/confirmed the action
+/// - "decline": User explicitly decline the action
+/// - "cancel": User dismissed without making an explicit choice
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ElicitResultAction {
+    #[serde(rename = "accept")]
+    Accept,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "decline")]
+    Decline,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValue {
+    Variant0(::std::vec::Vec<::std::string::String>),
+    Variant1(ElicitResultContentValueVariant1),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValueVariant1 {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
+}
 /// An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitationCompleteNotification {
     pub jsonrpc: ElicitationCompleteNotificationJsonrpc,
     pub method: ElicitationCompleteNotificationMethod,
     pub params: ElicitationCompleteNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitationCompleteNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitationCompleteNotificationMethod {
+    #[serde(rename = "notifications/elicitation/complete")]
+    #[default]
+    NotificationsElicitationComplete,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitationCompleteNotificationParams {
+    /// The ID of the elicitation that completed.
+    #[serde(rename = "elicitationId")]
+    pub elicitation_id: ::std::string::String,
 }
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
@@ -1142,7 +1855,7 @@ pub struct ElicitationCompleteNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct EmbeddedResource {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1160,13 +1873,41 @@ pub struct EmbeddedResource {
     pub resource: EmbeddedResourceResource,
     pub r#type: EmbeddedResourceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum EmbeddedResourceResource {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EmbeddedResourceType {
+    #[serde(rename = "resource")]
+    #[default]
+    Resource,
+}
 pub type EmptyResult = Result;
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum EnumSchema {
@@ -1181,7 +1922,7 @@ pub enum EnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Error {
     /// The error type that occurred.
@@ -1198,7 +1939,7 @@ pub struct Error {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptRequest {
     pub id: RequestId,
@@ -1206,13 +1947,45 @@ pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestMethod {
+    #[serde(rename = "prompts/get")]
+    #[default]
+    PromptsGet,
+}
 /// Parameters for a `prompts/get` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1230,13 +2003,34 @@ pub struct GetPromptRequestParams {
     /// The name of the prompt or prompt template.
     pub name: ::std::string::String,
 }
-/// The server's response to a prompts/get request from the client.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct GetPromptRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The server's response to a prompts/get request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1259,13 +2053,57 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetTaskPayloadRequest {
     pub id: RequestId,
     pub jsonrpc: GetTaskPayloadRequestJsonrpc,
     pub method: GetTaskPayloadRequestMethod,
     pub params: GetTaskPayloadRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskPayloadRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskPayloadRequestMethod {
+    #[serde(rename = "tasks/result")]
+    #[default]
+    TasksResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetTaskPayloadRequestParams {
+    /// The task identifier to retrieve results for.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
 }
 /// The response to a tasks/result request.
 /// The structure matches the result type of the original request.
@@ -1276,7 +2114,7 @@ pub struct GetTaskPayloadRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct GetTaskPayloadResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1298,7 +2136,7 @@ pub struct GetTaskPayloadResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetTaskRequest {
     pub id: RequestId,
@@ -1306,13 +2144,57 @@ pub struct GetTaskRequest {
     pub method: GetTaskRequestMethod,
     pub params: GetTaskRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetTaskRequestMethod {
+    #[serde(rename = "tasks/get")]
+    #[default]
+    TasksGet,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct GetTaskRequestParams {
+    /// The task identifier to query.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
+}
 /// The response to a tasks/get request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetTaskResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1354,6 +2236,7 @@ pub struct GetTaskResult {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
     /// Properties not named in the schema.
     #[serde(flatten)]
@@ -1365,7 +2248,7 @@ pub struct GetTaskResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
@@ -1399,6 +2282,27 @@ pub struct Icon {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
 }
+/// Optional specifier for the theme this icon is designed for. `light` indicates
+/// the icon is designed to be used with a light background, and `dark` indicates
+/// the icon is designed to be used with a dark background.
+///
+/// If not provided, the client should assume the icon can be used with any theme.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum IconTheme {
+    #[serde(rename = "dark")]
+    Dark,
+    #[serde(rename = "light")]
+    Light,
+}
 /// Base interface to add `icons` property.
 #[derive(
     ::std::fmt::Debug,
@@ -1406,7 +2310,7 @@ pub struct Icon {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
@@ -1427,7 +2331,7 @@ pub struct Icons {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ImageContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1449,13 +2353,29 @@ pub struct ImageContent {
     pub mime_type: ::std::string::String,
     pub r#type: ImageContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
+}
 /// Describes the MCP implementation.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
@@ -1501,7 +2421,7 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializeRequest {
     pub id: RequestId,
@@ -1509,13 +2429,45 @@ pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
     pub params: InitializeRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializeRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializeRequestMethod {
+    #[serde(rename = "initialize")]
+    #[default]
+    Initialize,
+}
 /// Parameters for an `initialize` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1532,13 +2484,34 @@ pub struct InitializeRequestParams {
     #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
 }
-/// After receiving an initialize request from the client, the server sends this response.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct InitializeRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// After receiving an initialize request from the client, the server sends this response.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct InitializeResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1568,7 +2541,7 @@ pub struct InitializeResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InitializedNotification {
     pub jsonrpc: InitializedNotificationJsonrpc,
@@ -1576,13 +2549,45 @@ pub struct InitializedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum InitializedNotificationMethod {
+    #[serde(rename = "notifications/initialized")]
+    #[default]
+    NotificationsInitialized,
+}
 /// A response to a request that indicates an error occurred.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcErrorResponse {
     pub error: Error,
@@ -1590,13 +2595,29 @@ pub struct JsonrpcErrorResponse {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonrpcErrorResponseJsonrpc,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcErrorResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -1611,7 +2632,7 @@ pub enum JsonrpcMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -1621,13 +2642,29 @@ pub struct JsonrpcNotification {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A request that expects a response.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -1638,13 +2675,29 @@ pub struct JsonrpcRequest {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A response to a request, containing either the result or error.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum JsonrpcResponse {
@@ -1657,12 +2710,28 @@ pub enum JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonrpcResultResponseJsonrpc,
     pub result: Result,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Use TitledSingleSelectEnumSchema instead.
 /// This interface will be removed in a future version.
@@ -1671,7 +2740,7 @@ pub struct JsonrpcResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LegacyTitledEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1691,13 +2760,29 @@ pub struct LegacyTitledEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: LegacyTitledEnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LegacyTitledEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsRequest {
     pub id: RequestId,
@@ -1706,13 +2791,45 @@ pub struct ListPromptsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestMethod {
+    #[serde(rename = "prompts/list")]
+    #[default]
+    PromptsList,
+}
 /// The server's response to a prompts/list request from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1740,7 +2857,7 @@ pub struct ListPromptsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
@@ -1749,13 +2866,45 @@ pub struct ListResourceTemplatesRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestMethod {
+    #[serde(rename = "resources/templates/list")]
+    #[default]
+    ResourcesTemplatesList,
+}
 /// The server's response to a resources/templates/list request from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1784,7 +2933,7 @@ pub struct ListResourceTemplatesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesRequest {
     pub id: RequestId,
@@ -1793,13 +2942,45 @@ pub struct ListResourcesRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestMethod {
+    #[serde(rename = "resources/list")]
+    #[default]
+    ResourcesList,
+}
 /// The server's response to a resources/list request from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1833,7 +3014,7 @@ pub struct ListResourcesResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListRootsRequest {
     pub id: RequestId,
@@ -1841,6 +3022,38 @@ pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestMethod {
+    #[serde(rename = "roots/list")]
+    #[default]
+    RootsList,
 }
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
@@ -1850,7 +3063,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListRootsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1870,7 +3083,7 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListTasksRequest {
     pub id: RequestId,
@@ -1879,13 +3092,45 @@ pub struct ListTasksRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListTasksRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListTasksRequestMethod {
+    #[serde(rename = "tasks/list")]
+    #[default]
+    TasksList,
+}
 /// The response to a tasks/list request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListTasksResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1913,7 +3158,7 @@ pub struct ListTasksResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsRequest {
     pub id: RequestId,
@@ -1922,13 +3167,45 @@ pub struct ListToolsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestMethod {
+    #[serde(rename = "tools/list")]
+    #[default]
+    ToolsList,
+}
 /// The server's response to a tools/list request from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -1962,7 +3239,7 @@ pub struct ListToolsResult {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -1988,12 +3265,44 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationMethod {
+    #[serde(rename = "notifications/message")]
+    #[default]
+    NotificationsMessage,
 }
 /// Parameters for a `notifications/message` notification.
 #[derive(
@@ -2001,7 +3310,7 @@ pub struct LoggingMessageNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LoggingMessageNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2031,7 +3340,7 @@ pub struct LoggingMessageNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -2063,7 +3372,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -2108,7 +3417,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
@@ -2120,7 +3429,7 @@ pub enum MultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -2135,7 +3444,7 @@ pub struct Notification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct NotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2153,7 +3462,7 @@ pub struct NotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -2171,9 +3480,25 @@ pub struct NumberSchema {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum NumberSchemaType {
+    #[serde(rename = "integer")]
+    Integer,
+    #[serde(rename = "number")]
+    Number,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PaginatedRequest {
     pub id: RequestId,
@@ -2182,6 +3507,22 @@ pub struct PaginatedRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PaginatedRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Common parameters for paginated requests.
 #[derive(
     ::std::fmt::Debug,
@@ -2189,7 +3530,7 @@ pub struct PaginatedRequest {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct PaginatedRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2204,13 +3545,34 @@ pub struct PaginatedRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub cursor: ::std::option::Option<::std::string::String>,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
+)]
+pub struct PaginatedRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
 )]
 pub struct PaginatedResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2237,7 +3599,7 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PingRequest {
     pub id: RequestId,
@@ -2246,6 +3608,38 @@ pub struct PingRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PingRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PingRequestMethod {
+    #[serde(rename = "ping")]
+    #[default]
+    Ping,
+}
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[derive(
@@ -2253,7 +3647,7 @@ pub struct PingRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
@@ -2272,12 +3666,44 @@ pub enum PrimitiveSchemaDefinition {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationMethod {
+    #[serde(rename = "notifications/progress")]
+    #[default]
+    NotificationsProgress,
 }
 /// Parameters for a `notifications/progress` notification.
 #[derive(
@@ -2285,7 +3711,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ProgressNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2315,7 +3741,7 @@ pub struct ProgressNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -2328,7 +3754,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Prompt {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2374,7 +3800,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -2400,13 +3826,45 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptListChangedNotification {
     pub jsonrpc: PromptListChangedNotificationJsonrpc,
     pub method: PromptListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationMethod {
+    #[serde(rename = "notifications/prompts/list_changed")]
+    #[default]
+    NotificationsPromptsListChanged,
 }
 /// Describes a message returned as part of a prompt.
 ///
@@ -2417,7 +3875,7 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptMessage {
     pub content: ContentBlock,
@@ -2429,7 +3887,7 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -2444,13 +3902,29 @@ pub struct PromptReference {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: PromptReferenceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
+}
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceRequest {
     pub id: RequestId,
@@ -2458,13 +3932,45 @@ pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestMethod {
+    #[serde(rename = "resources/read")]
+    #[default]
+    ResourcesRead,
+}
 /// Parameters for a `resources/read` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2477,13 +3983,34 @@ pub struct ReadResourceRequestParams {
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
 }
-/// The server's response to a resources/read request from the client.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ReadResourceRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// The server's response to a resources/read request from the client.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceResult {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2497,6 +4024,18 @@ pub struct ReadResourceResult {
     >,
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultContentsItem {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
 /// Metadata for associating messages with a task.
 /// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
 #[derive(
@@ -2504,7 +4043,7 @@ pub struct ReadResourceResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct RelatedTaskMetadata {
     /// The task identifier this message is associated with.
@@ -2516,7 +4055,7 @@ pub struct RelatedTaskMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Request {
     pub method: ::std::string::String,
@@ -2531,7 +4070,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -2545,7 +4084,7 @@ pub enum RequestId {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct RequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2556,13 +4095,34 @@ pub struct RequestParams {
     )]
     pub meta: ::std::option::Option<RequestParamsMeta>,
 }
-/// A known resource that the server is capable of reading.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct RequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// A known resource that the server is capable of reading.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct Resource {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2624,7 +4184,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2654,7 +4214,7 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceLink {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2711,13 +4271,29 @@ pub struct ResourceLink {
     /// The URI of this resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceLinkType {
+    #[serde(rename = "resource_link")]
+    #[default]
+    ResourceLink,
+}
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: ResourceListChangedNotificationJsonrpc,
@@ -2725,13 +4301,45 @@ pub struct ResourceListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationMethod {
+    #[serde(rename = "notifications/resources/list_changed")]
+    #[default]
+    NotificationsResourcesListChanged,
+}
 /// Common parameters when working with resources.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2744,13 +4352,34 @@ pub struct ResourceRequestParams {
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
 }
-/// A template description for resources available on the server.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ResourceRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// A template description for resources available on the server.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceTemplate {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2808,12 +4437,28 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceTemplateReference {
     pub r#type: ResourceTemplateReferenceType,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceTemplateReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(
@@ -2821,12 +4466,44 @@ pub struct ResourceTemplateReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
 }
 /// Parameters for a `notifications/resources/updated` notification.
 #[derive(
@@ -2834,7 +4511,7 @@ pub struct ResourceUpdatedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceUpdatedNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2855,7 +4532,7 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Result {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2880,7 +4557,7 @@ pub struct Result {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -2894,7 +4571,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Root {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2924,7 +4601,7 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct RootsListChangedNotification {
     pub jsonrpc: RootsListChangedNotificationJsonrpc,
@@ -2932,13 +4609,45 @@ pub struct RootsListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum RootsListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum RootsListChangedNotificationMethod {
+    #[serde(rename = "notifications/roots/list_changed")]
+    #[default]
+    NotificationsRootsListChanged,
+}
 /// Describes a message issued to or received from an LLM API.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SamplingMessage {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -2958,7 +4667,23 @@ pub struct SamplingMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum SamplingMessageContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContentBlock {
@@ -3101,7 +4826,7 @@ pub enum SamplingMessageContentBlock {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -3135,12 +4860,123 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
 }
+/// Present if the server offers any prompt templates.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the server offers any resources to read.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesResources {
+    /// Whether this server supports notifications for changes to the resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+    /// Whether this server supports subscribing to resource updates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub subscribe: ::std::option::Option<bool>,
+}
+/// Present if the server supports task-augmented requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTasks {
+    /// Whether this server supports tasks/cancel.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub cancel: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Whether this server supports tasks/list.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub list: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+    /// Specifies which request types can be augmented with tasks.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
+}
+/// Specifies which request types can be augmented with tasks.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTasksRequests {
+    /// Task support for tool-related requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
+}
+/// Task support for tool-related requests.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTasksRequestsTools {
+    /// Whether the server supports task-augmented tools/call requests.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub call: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+    >,
+}
+/// Present if the server offers any tools to call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -3215,7 +5051,7 @@ pub enum ServerNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ServerRequest {
@@ -3290,7 +5126,7 @@ pub enum ServerRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -3315,7 +5151,7 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SetLevelRequest {
     pub id: RequestId,
@@ -3323,13 +5159,45 @@ pub struct SetLevelRequest {
     pub method: SetLevelRequestMethod,
     pub params: SetLevelRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SetLevelRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SetLevelRequestMethod {
+    #[serde(rename = "logging/setLevel")]
+    #[default]
+    LoggingSetLevel,
+}
 /// Parameters for a `logging/setLevel` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SetLevelRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3342,12 +5210,33 @@ pub struct SetLevelRequestParams {
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
     pub level: LoggingLevel,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct SetLevelRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
@@ -3359,7 +5248,7 @@ pub enum SingleSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct StringSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3384,13 +5273,49 @@ pub struct StringSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: StringSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum StringSchemaFormat {
+    #[serde(rename = "date")]
+    Date,
+    #[serde(rename = "date-time")]
+    DateTime,
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "uri")]
+    Uri,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum StringSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscribeRequest {
     pub id: RequestId,
@@ -3398,13 +5323,45 @@ pub struct SubscribeRequest {
     pub method: SubscribeRequestMethod,
     pub params: SubscribeRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscribeRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscribeRequestMethod {
+    #[serde(rename = "resources/subscribe")]
+    #[default]
+    ResourcesSubscribe,
+}
 /// Parameters for a `resources/subscribe` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscribeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3417,13 +5374,34 @@ pub struct SubscribeRequestParams {
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
 }
-/// Data associated with a task.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct SubscribeRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// Data associated with a task.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct Task {
     /// ISO 8601 timestamp when the task was created.
@@ -3456,6 +5434,7 @@ pub struct Task {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
 }
 /// Common params for any task-augmented request.
@@ -3465,7 +5444,7 @@ pub struct Task {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct TaskAugmentedRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3484,6 +5463,27 @@ pub struct TaskAugmentedRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub task: ::std::option::Option<TaskMetadata>,
 }
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct TaskAugmentedRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// Metadata for augmenting a request with task execution.
 /// Include this in the `task` field of the request parameters.
 #[derive(
@@ -3492,7 +5492,7 @@ pub struct TaskAugmentedRequestParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct TaskMetadata {
     /// Requested duration in milliseconds to retain task from creation.
@@ -3508,7 +5508,7 @@ pub struct TaskMetadata {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum TaskStatus {
     #[serde(rename = "cancelled")]
@@ -3528,12 +5528,44 @@ pub enum TaskStatus {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TaskStatusNotification {
     pub jsonrpc: TaskStatusNotificationJsonrpc,
     pub method: TaskStatusNotificationMethod,
     pub params: TaskStatusNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TaskStatusNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TaskStatusNotificationMethod {
+    #[serde(rename = "notifications/tasks/status")]
+    #[default]
+    NotificationsTasksStatus,
 }
 /// Parameters for a `notifications/tasks/status` notification.
 #[derive(
@@ -3541,7 +5573,7 @@ pub struct TaskStatusNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TaskStatusNotificationParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3583,6 +5615,7 @@ pub struct TaskStatusNotificationParams {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(deserialize_with = "::serde::Deserialize::deserialize")]
     pub ttl: ::std::option::Option<i64>,
 }
 /// Text provided to or from an LLM.
@@ -3591,7 +5624,7 @@ pub struct TaskStatusNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TextContent {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3613,9 +5646,25 @@ pub struct TextContent {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TextContentType {
+    #[serde(rename = "text")]
+    #[default]
+    Text,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct TextResourceContents {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3645,7 +5694,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -3675,13 +5724,55 @@ pub struct TitledMultiSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledMultiSelectEnumSchemaType,
 }
+/// Schema for array items with enum options and display labels.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItems {
+    /// Array of enum options with values and display labels.
+    #[serde(rename = "anyOf")]
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// The constant enum value.
+    pub r#const: ::std::string::String,
+    /// Display title for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledMultiSelectEnumSchemaType {
+    #[serde(rename = "array")]
+    #[default]
+    Array,
+}
 /// Schema for single-selection enumeration with display titles for each option.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -3698,13 +5789,42 @@ pub struct TitledSingleSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledSingleSelectEnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledSingleSelectEnumSchemaOneOfItem {
+    /// The enum value.
+    pub r#const: ::std::string::String,
+    /// Display label for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledSingleSelectEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Definition for a tool the client can call.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Tool {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -3765,6 +5885,94 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
+/// A JSON Schema object defining the expected parameters for the tool.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolInputSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub properties: ::std::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ToolInputSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolInputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
+/// An optional JSON Schema object defining the structure of the tool's output returned in
+/// the structuredContent field of a CallToolResult.
+///
+/// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
+/// Currently restricted to type: "object" at the root level.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolOutputSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub properties: ::std::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+        >,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ToolOutputSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolOutputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
 /// Additional properties describing a Tool to clients.
 ///
 /// NOTE: all properties in ToolAnnotations are **hints**.
@@ -3779,7 +5987,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -3838,7 +6046,7 @@ pub struct ToolAnnotations {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
@@ -3848,6 +6056,28 @@ pub struct ToolChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ToolChoiceMode>,
 }
+/// Controls the tool use ability of the model:
+/// - "auto": Model decides whether to use tools (default)
+/// - "required": Model MUST use at least one tool before completing
+/// - "none": Model MUST NOT use any tools
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ToolChoiceMode {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "required")]
+    Required,
+}
 /// Execution-related properties for a tool.
 #[derive(
     ::std::fmt::Debug,
@@ -3855,7 +6085,7 @@ pub struct ToolChoice {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolExecution {
     /// Indicates whether this tool supports task-augmented execution.
@@ -3874,13 +6104,40 @@ pub struct ToolExecution {
     )]
     pub task_support: ::std::option::Option<ToolExecutionTaskSupport>,
 }
+/// Indicates whether this tool supports task-augmented execution.
+/// This allows clients to handle long-running operations through polling
+/// the task system.
+///
+/// - "forbidden": Tool does not support task-augmented execution (default when absent)
+/// - "optional": Tool may support task-augmented execution
+/// - "required": Tool requires task-augmented execution
+///
+/// Default: "forbidden"
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ToolExecutionTaskSupport {
+    #[serde(rename = "forbidden")]
+    Forbidden,
+    #[serde(rename = "optional")]
+    Optional,
+    #[serde(rename = "required")]
+    Required,
+}
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolListChangedNotification {
     pub jsonrpc: ToolListChangedNotificationJsonrpc,
@@ -3888,13 +6145,45 @@ pub struct ToolListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolListChangedNotificationMethod {
+    #[serde(rename = "notifications/tools/list_changed")]
+    #[default]
+    NotificationsToolsListChanged,
+}
 /// The result of a tool use, provided by the user back to the assistant.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
@@ -3942,13 +6231,29 @@ pub struct ToolResultContent {
     pub tool_use_id: ::std::string::String,
     pub r#type: ToolResultContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolResultContentType {
+    #[serde(rename = "tool_result")]
+    #[default]
+    ToolResult,
+}
 /// A request from the assistant to call a tool.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
@@ -3973,13 +6278,29 @@ pub struct ToolUseContent {
     pub name: ::std::string::String,
     pub r#type: ToolUseContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolUseContentType {
+    #[serde(rename = "tool_use")]
+    #[default]
+    ToolUse,
+}
 /// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UrlElicitationRequiredError {
     pub error: UrlElicitationRequiredErrorError,
@@ -3987,13 +6308,56 @@ pub struct UrlElicitationRequiredError {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: UrlElicitationRequiredErrorJsonrpc,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UrlElicitationRequiredErrorError {
+    /// Always `-32042` (a non-string constant, kept as a JSON value).
+    pub code: ::serde_json::Value,
+    pub data: UrlElicitationRequiredErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UrlElicitationRequiredErrorErrorData {
+    pub elicitations: ::std::vec::Vec<ElicitRequestUrlParams>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UrlElicitationRequiredErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UnsubscribeRequest {
     pub id: RequestId,
@@ -4001,13 +6365,45 @@ pub struct UnsubscribeRequest {
     pub method: UnsubscribeRequestMethod,
     pub params: UnsubscribeRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UnsubscribeRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UnsubscribeRequestMethod {
+    #[serde(rename = "resources/unsubscribe")]
+    #[default]
+    ResourcesUnsubscribe,
+}
 /// Parameters for a `resources/unsubscribe` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UnsubscribeRequestParams {
     /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -4020,13 +6416,34 @@ pub struct UnsubscribeRequestParams {
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
 }
-/// Schema for multiple-selection enumeration without display titles for options.
+/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct UnsubscribeRequestParamsMeta {
+    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+    #[serde(
+        rename = "progressToken",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+/// Schema for multiple-selection enumeration without display titles for options.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -4056,13 +6473,58 @@ pub struct UntitledMultiSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: UntitledMultiSelectEnumSchemaType,
 }
+/// Schema for the array items.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UntitledMultiSelectEnumSchemaItems {
+    /// Array of enum values to choose from.
+    pub r#enum: ::std::vec::Vec<::std::string::String>,
+    pub r#type: UntitledMultiSelectEnumSchemaItemsType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UntitledMultiSelectEnumSchemaItemsType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UntitledMultiSelectEnumSchemaType {
+    #[serde(rename = "array")]
+    #[default]
+    Array,
+}
 /// Schema for single-selection enumeration without display titles for options.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -4087,2512 +6549,7 @@ pub struct UntitledSingleSelectEnumSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum BooleanSchemaType {
-    #[serde(rename = "boolean")]
-    #[default]
-    Boolean,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct CallToolRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelTaskRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelTaskRequestMethod {
-    #[serde(rename = "tasks/cancel")]
-    #[default]
-    TasksCancel,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CancelTaskRequestParams {
-    /// The task identifier to cancel.
-    #[serde(rename = "taskId")]
-    pub task_id: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelledNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-/// Present if the client supports elicitation from the server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesElicitation {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub form: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub url: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Present if the client supports listing roots.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesRoots {
-    /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the client supports sampling from an LLM.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesSampling {
-    /// Whether the client supports context inclusion via includeContext parameter.
-    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Whether the client supports tool use via tools and toolChoice parameters.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Present if the client supports task-augmented requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesTasks {
-    /// Whether this client supports tasks/cancel.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cancel: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Whether this client supports tasks/list.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub list: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Specifies which request types can be augmented with tasks.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
-}
-/// Specifies which request types can be augmented with tasks.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesTasksRequests {
-    /// Task support for elicitation-related requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub elicitation: ::std::option::Option<ClientCapabilitiesTasksRequestsElicitation>,
-    /// Task support for sampling-related requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
-}
-/// Task support for elicitation-related requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesTasksRequestsElicitation {
-    /// Whether the client supports task-augmented elicitation/create requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub create: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Task support for sampling-related requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesTasksRequestsSampling {
-    /// Whether the client supports task-augmented sampling/createMessage requests.
-    #[serde(
-        rename = "createMessage",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub create_message: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct CompleteRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-/// Additional, optional context for completions
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct CompleteRequestParamsContext {
-    /// Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-        name: ::std::string::String,
-        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-        /// even by those unfamiliar with domain-specific terminology.
-        ///
-        /// If not provided, the name should be used for display (except for Tool,
-        /// where `annotations.title` should be given precedence over using `name`,
-        /// if present).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        title: ::std::option::Option<::std::string::String>,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceTemplateReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CreateMessageRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CreateMessageRequestMethod {
-    #[serde(rename = "sampling/createMessage")]
-    #[default]
-    SamplingCreateMessage,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct CreateMessageRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-/// The client MAY ignore this request.
-///
-/// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
-/// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum CreateMessageRequestParamsIncludeContext {
-    #[serde(rename = "allServers")]
-    AllServers,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "thisServer")]
-    ThisServer,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum CreateMessageResultContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestMethod {
-    #[serde(rename = "elicitation/create")]
-    #[default]
-    ElicitationCreate,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ElicitRequestFormParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestFormParamsMode {
-    #[serde(rename = "form")]
-    #[default]
-    Form,
-}
-/// A restricted subset of JSON Schema.
-/// Only top-level properties are allowed, without nesting.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ElicitRequestFormParamsRequestedSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestFormParamsRequestedSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ElicitRequestUrlParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestUrlParamsMode {
-    #[serde(rename = "url")]
-    #[default]
-    Url,
-}
-/// The user action in response to the elicitation.
-/// - "accept": User submitted the form/confirmed the action
-/// - "decline": User explicitly decline the action
-/// - "cancel": User dismissed without making an explicit choice
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ElicitResultAction {
-    #[serde(rename = "accept")]
-    Accept,
-    #[serde(rename = "cancel")]
-    Cancel,
-    #[serde(rename = "decline")]
-    Decline,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValue {
-    Variant0(::std::vec::Vec<::std::string::String>),
-    Variant1(ElicitResultContentValueVariant1),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValueVariant1 {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitationCompleteNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitationCompleteNotificationMethod {
-    #[serde(rename = "notifications/elicitation/complete")]
-    #[default]
-    NotificationsElicitationComplete,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ElicitationCompleteNotificationParams {
-    /// The ID of the elicitation that completed.
-    #[serde(rename = "elicitationId")]
-    pub elicitation_id: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum EmbeddedResourceResource {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum EmbeddedResourceType {
-    #[serde(rename = "resource")]
-    #[default]
-    Resource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetPromptRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetPromptRequestMethod {
-    #[serde(rename = "prompts/get")]
-    #[default]
-    PromptsGet,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct GetPromptRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetTaskPayloadRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetTaskPayloadRequestMethod {
-    #[serde(rename = "tasks/result")]
-    #[default]
-    TasksResult,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct GetTaskPayloadRequestParams {
-    /// The task identifier to retrieve results for.
-    #[serde(rename = "taskId")]
-    pub task_id: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetTaskRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetTaskRequestMethod {
-    #[serde(rename = "tasks/get")]
-    #[default]
-    TasksGet,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct GetTaskRequestParams {
-    /// The task identifier to query.
-    #[serde(rename = "taskId")]
-    pub task_id: ::std::string::String,
-}
-/// Optional specifier for the theme this icon is designed for. `light` indicates
-/// the icon is designed to be used with a light background, and `dark` indicates
-/// the icon is designed to be used with a dark background.
-///
-/// If not provided, the client should assume the icon can be used with any theme.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum IconTheme {
-    #[serde(rename = "dark")]
-    Dark,
-    #[serde(rename = "light")]
-    Light,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum InitializeRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum InitializeRequestMethod {
-    #[serde(rename = "initialize")]
-    #[default]
-    Initialize,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct InitializeRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum InitializedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum InitializedNotificationMethod {
-    #[serde(rename = "notifications/initialized")]
-    #[default]
-    NotificationsInitialized,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcErrorResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LegacyTitledEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListPromptsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListPromptsRequestMethod {
-    #[serde(rename = "prompts/list")]
-    #[default]
-    PromptsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourceTemplatesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourceTemplatesRequestMethod {
-    #[serde(rename = "resources/templates/list")]
-    #[default]
-    ResourcesTemplatesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourcesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourcesRequestMethod {
-    #[serde(rename = "resources/list")]
-    #[default]
-    ResourcesList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListRootsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListRootsRequestMethod {
-    #[serde(rename = "roots/list")]
-    #[default]
-    RootsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListTasksRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListTasksRequestMethod {
-    #[serde(rename = "tasks/list")]
-    #[default]
-    TasksList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListToolsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListToolsRequestMethod {
-    #[serde(rename = "tools/list")]
-    #[default]
-    ToolsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LoggingMessageNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LoggingMessageNotificationMethod {
-    #[serde(rename = "notifications/message")]
-    #[default]
-    NotificationsMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum NumberSchemaType {
-    #[serde(rename = "integer")]
-    Integer,
-    #[serde(rename = "number")]
-    Number,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PaginatedRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct PaginatedRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PingRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PingRequestMethod {
-    #[serde(rename = "ping")]
-    #[default]
-    Ping,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ProgressNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ProgressNotificationMethod {
-    #[serde(rename = "notifications/progress")]
-    #[default]
-    NotificationsProgress,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptListChangedNotificationMethod {
-    #[serde(rename = "notifications/prompts/list_changed")]
-    #[default]
-    NotificationsPromptsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ReadResourceRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ReadResourceRequestMethod {
-    #[serde(rename = "resources/read")]
-    #[default]
-    ResourcesRead,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ReadResourceRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultContentsItem {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct RequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceLinkType {
-    #[serde(rename = "resource_link")]
-    #[default]
-    ResourceLink,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceListChangedNotificationMethod {
-    #[serde(rename = "notifications/resources/list_changed")]
-    #[default]
-    NotificationsResourcesListChanged,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ResourceRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceTemplateReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceUpdatedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum RootsListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum RootsListChangedNotificationMethod {
-    #[serde(rename = "notifications/roots/list_changed")]
-    #[default]
-    NotificationsRootsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum SamplingMessageContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-/// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesPrompts {
-    /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesResources {
-    /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-    /// Whether this server supports subscribing to resource updates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subscribe: ::std::option::Option<bool>,
-}
-/// Present if the server supports task-augmented requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesTasks {
-    /// Whether this server supports tasks/cancel.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cancel: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Whether this server supports tasks/list.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub list: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-    /// Specifies which request types can be augmented with tasks.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub requests: ::std::option::Option<ServerCapabilitiesTasksRequests>,
-}
-/// Specifies which request types can be augmented with tasks.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesTasksRequests {
-    /// Task support for tool-related requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<ServerCapabilitiesTasksRequestsTools>,
-}
-/// Task support for tool-related requests.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesTasksRequestsTools {
-    /// Whether the server supports task-augmented tools/call requests.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub call: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-    >,
-}
-/// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SetLevelRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SetLevelRequestMethod {
-    #[serde(rename = "logging/setLevel")]
-    #[default]
-    LoggingSetLevel,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct SetLevelRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum StringSchemaFormat {
-    #[serde(rename = "date")]
-    Date,
-    #[serde(rename = "date-time")]
-    DateTime,
-    #[serde(rename = "email")]
-    Email,
-    #[serde(rename = "uri")]
-    Uri,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum StringSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscribeRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscribeRequestMethod {
-    #[serde(rename = "resources/subscribe")]
-    #[default]
-    ResourcesSubscribe,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct SubscribeRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct TaskAugmentedRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TaskStatusNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TaskStatusNotificationMethod {
-    #[serde(rename = "notifications/tasks/status")]
-    #[default]
-    NotificationsTasksStatus,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TextContentType {
-    #[serde(rename = "text")]
-    #[default]
-    Text,
-}
-/// Schema for array items with enum options and display labels.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TitledMultiSelectEnumSchemaItems {
-    /// Array of enum options with values and display labels.
-    #[serde(rename = "anyOf")]
-    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    /// The constant enum value.
-    pub r#const: ::std::string::String,
-    /// Display title for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TitledMultiSelectEnumSchemaType {
-    #[serde(rename = "array")]
-    #[default]
-    Array,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TitledSingleSelectEnumSchemaOneOfItem {
-    /// The enum value.
-    pub r#const: ::std::string::String,
-    /// Display label for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TitledSingleSelectEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-/// A JSON Schema object defining the expected parameters for the tool.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ToolInputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub properties: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ToolInputSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolInputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// An optional JSON Schema object defining the structure of the tool's output returned in
-/// the structuredContent field of a CallToolResult.
-///
-/// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
-/// Currently restricted to type: "object" at the root level.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ToolOutputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub properties: ::std::option::Option<
-        ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-        >,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ToolOutputSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolOutputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// Controls the tool use ability of the model:
-/// - "auto": Model decides whether to use tools (default)
-/// - "required": Model MUST use at least one tool before completing
-/// - "none": Model MUST NOT use any tools
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ToolChoiceMode {
-    #[serde(rename = "auto")]
-    Auto,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "required")]
-    Required,
-}
-/// Indicates whether this tool supports task-augmented execution.
-/// This allows clients to handle long-running operations through polling
-/// the task system.
-///
-/// - "forbidden": Tool does not support task-augmented execution (default when absent)
-/// - "optional": Tool may support task-augmented execution
-/// - "required": Tool requires task-augmented execution
-///
-/// Default: "forbidden"
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ToolExecutionTaskSupport {
-    #[serde(rename = "forbidden")]
-    Forbidden,
-    #[serde(rename = "optional")]
-    Optional,
-    #[serde(rename = "required")]
-    Required,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolListChangedNotificationMethod {
-    #[serde(rename = "notifications/tools/list_changed")]
-    #[default]
-    NotificationsToolsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolResultContentType {
-    #[serde(rename = "tool_result")]
-    #[default]
-    ToolResult,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolUseContentType {
-    #[serde(rename = "tool_use")]
-    #[default]
-    ToolUse,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UrlElicitationRequiredErrorError {
-    /// Always `-32042` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
-    pub data: UrlElicitationRequiredErrorErrorData,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UrlElicitationRequiredErrorErrorData {
-    pub elicitations: ::std::vec::Vec<ElicitRequestUrlParams>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UrlElicitationRequiredErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UnsubscribeRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UnsubscribeRequestMethod {
-    #[serde(rename = "resources/unsubscribe")]
-    #[default]
-    ResourcesUnsubscribe,
-}
-/// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct UnsubscribeRequestParamsMeta {
-    /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub progress_token: ::std::option::Option<ProgressToken>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// Schema for the array items.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UntitledMultiSelectEnumSchemaItems {
-    /// Array of enum values to choose from.
-    pub r#enum: ::std::vec::Vec<::std::string::String>,
-    pub r#type: UntitledMultiSelectEnumSchemaItemsType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UntitledMultiSelectEnumSchemaItemsType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UntitledMultiSelectEnumSchemaType {
-    #[serde(rename = "array")]
-    #[default]
-    Array,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum UntitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]

@@ -7,7 +7,7 @@
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
@@ -41,7 +41,7 @@ pub struct Annotations {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct AudioContent {
     #[serde(
@@ -60,13 +60,29 @@ pub struct AudioContent {
     pub mime_type: ::std::string::String,
     pub r#type: AudioContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum AudioContentType {
+    #[serde(rename = "audio")]
+    #[default]
+    Audio,
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -85,7 +101,7 @@ pub struct BaseMetadata {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BlobResourceContents {
     #[serde(
@@ -111,7 +127,7 @@ pub struct BlobResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -122,13 +138,29 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum BooleanSchemaType {
+    #[serde(rename = "boolean")]
+    #[default]
+    Boolean,
+}
 /// A result that supports a time-to-live (TTL) hint for client-side caching.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CacheableResult {
     #[serde(
@@ -169,13 +201,39 @@ pub struct CacheableResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CacheableResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// Used by the client to invoke a tool provided by the server.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolRequest {
     pub id: RequestId,
@@ -183,13 +241,45 @@ pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolRequestMethod {
+    #[serde(rename = "tools/call")]
+    #[default]
+    ToolsCall,
+}
 /// Parameters for a `tools/call` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolRequestParams {
     #[serde(rename = "_meta")]
@@ -220,7 +310,7 @@ pub struct CallToolRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolResult {
     #[serde(
@@ -275,12 +365,40 @@ pub struct CallToolResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CallToolResultResponse {
     pub id: RequestId,
     pub jsonrpc: CallToolResultResponseJsonrpc,
     pub result: CallToolResultResponseResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CallToolResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum CallToolResultResponseResult {
+    InputRequiredResult(InputRequiredResult),
+    CallToolResult(CallToolResult),
 }
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
@@ -294,12 +412,44 @@ pub struct CallToolResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelledNotification {
     pub jsonrpc: CancelledNotificationJsonrpc,
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CancelledNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
 }
 /// Parameters for a `notifications/cancelled` notification.
 #[derive(
@@ -307,7 +457,7 @@ pub struct CancelledNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CancelledNotificationParams {
     #[serde(
@@ -332,7 +482,7 @@ pub struct CancelledNotificationParams {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
@@ -340,8 +490,9 @@ pub struct ClientCapabilities {
     pub elicitation: ::std::option::Option<ClientCapabilitiesElicitation>,
     /// Experimental, non-standard capabilities that the client supports.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub experimental:
-        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
+    pub experimental: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
+    >,
     /// Optional MCP extensions that the client supports. Keys are extension identifiers
     /// (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
     /// per-extension settings objects. An empty object indicates support with no settings.
@@ -349,8 +500,9 @@ pub struct ClientCapabilities {
     /// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     /// mandatory prefix.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub extensions:
-        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
+    pub extensions: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
+    >,
     /// Present if the client supports listing roots.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub roots: ::std::option::Option<
@@ -359,6 +511,39 @@ pub struct ClientCapabilities {
     /// Present if the client supports sampling from an LLM.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub sampling: ::std::option::Option<ClientCapabilitiesSampling>,
+}
+/// Present if the client supports elicitation from the server.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesElicitation {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub form: ::std::option::Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub url: ::std::option::Option<JsonObject>,
+}
+/// Present if the client supports sampling from an LLM.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ClientCapabilitiesSampling {
+    /// Whether the client supports context inclusion via `includeContext` parameter.
+    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub context: ::std::option::Option<JsonObject>,
+    /// Whether the client supports tool use via `tools` and `toolChoice` parameters.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<JsonObject>,
 }
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
@@ -372,7 +557,7 @@ pub struct ClientCapabilities {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ClientNotification {
     pub jsonrpc: ClientNotificationJsonrpc,
@@ -382,9 +567,41 @@ pub struct ClientNotification {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ClientNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ClientNotificationMethod {
+    #[serde(rename = "notifications/cancelled")]
+    #[default]
+    NotificationsCancelled,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ClientRequest {
@@ -472,7 +689,7 @@ pub type ClientResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteRequest {
     pub id: RequestId,
@@ -480,13 +697,45 @@ pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteRequestMethod {
+    #[serde(rename = "completion/complete")]
+    #[default]
+    CompletionComplete,
+}
 /// Parameters for a `completion/complete` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteRequestParams {
     #[serde(rename = "_meta")]
@@ -498,13 +747,73 @@ pub struct CompleteRequestParams {
     pub context: ::std::option::Option<CompleteRequestParamsContext>,
     pub r#ref: CompleteRequestParamsRef,
 }
-/// The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
+/// The argument's information
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteRequestParamsArgument {
+    /// The name of the argument
+    pub name: ::std::string::String,
+    /// The value of the argument to use for completion matching.
+    pub value: ::std::string::String,
+}
+/// Additional, optional context for completions
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct CompleteRequestParamsContext {
+    /// Previously-resolved variables in a URI template or prompt.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub arguments: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(tag = "type")]
+pub enum CompleteRequestParamsRef {
+    /// Identifies a prompt.
+    #[serde(rename = "ref/prompt")]
+    PromptReference {
+        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
+        name: ::std::string::String,
+        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
+        /// even by those unfamiliar with domain-specific terminology.
+        ///
+        /// If not provided, the name should be used for display (except for {@link Tool},
+        /// where `annotations.title` should be given precedence over using `name`,
+        /// if present).
+        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+        title: ::std::option::Option<::std::string::String>,
+    },
+    /// A reference to a resource or resource template definition.
+    #[serde(rename = "ref/resource")]
+    ResourceTemplateReference {
+        /// The URI or URI template of the resource.
+        uri: ::std::string::String,
+    },
+}
+/// The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteResult {
     #[serde(
@@ -524,13 +833,34 @@ pub struct CompleteResult {
     #[serde(rename = "resultType")]
     pub result_type: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct CompleteResultCompletion {
+    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
+    #[serde(
+        rename = "hasMore",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub has_more: ::std::option::Option<bool>,
+    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<i64>,
+    /// An array of completion values. Must not exceed 100 items.
+    pub values: ::std::vec::Vec<::std::string::String>,
+}
 /// A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CompleteResultResponse {
     pub id: RequestId,
@@ -540,9 +870,25 @@ pub struct CompleteResultResponse {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CompleteResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum ContentBlock {
@@ -676,11 +1022,27 @@ pub enum ContentBlock {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum CreateMessageRequestMethod {
+    #[serde(rename = "sampling/createMessage")]
+    #[default]
+    SamplingCreateMessage,
 }
 /// Parameters for a `sampling/createMessage` request.
 #[derive(
@@ -688,7 +1050,7 @@ pub struct CreateMessageRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
@@ -748,6 +1110,30 @@ pub struct CreateMessageRequestParams {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
 }
+/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
+/// The client MAY ignore this request.
+///
+/// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
+/// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
+/// {@link ClientCapabilities.sampling.context}.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum CreateMessageRequestParamsIncludeContext {
+    #[serde(rename = "allServers")]
+    AllServers,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "thisServer")]
+    ThisServer,
+}
 /// The result returned by the client for a {@link CreateMessageRequestsampling/createMessage} request.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -756,7 +1142,7 @@ pub struct CreateMessageRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct CreateMessageResult {
     #[serde(
@@ -785,6 +1171,22 @@ pub struct CreateMessageResult {
     )]
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum CreateMessageResultContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
+}
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// A request from the client asking the server to advertise its supported
@@ -796,7 +1198,7 @@ pub type Cursor = ::std::string::String;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct DiscoverRequest {
     pub id: RequestId,
@@ -804,13 +1206,45 @@ pub struct DiscoverRequest {
     pub method: DiscoverRequestMethod,
     pub params: RequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum DiscoverRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum DiscoverRequestMethod {
+    #[serde(rename = "server/discover")]
+    #[default]
+    ServerDiscover,
+}
 /// The result returned by the server for a {@link DiscoverRequestserver/discover} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct DiscoverResult {
     #[serde(
@@ -865,18 +1299,60 @@ pub struct DiscoverResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum DiscoverResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link DiscoverRequestserver/discover} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct DiscoverResultResponse {
     pub id: RequestId,
     pub jsonrpc: DiscoverResultResponseJsonrpc,
     pub result: DiscoverResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum DiscoverResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// A request from the server to elicit additional information from the user via the client.
 #[derive(
@@ -884,11 +1360,27 @@ pub struct DiscoverResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestMethod {
+    #[serde(rename = "elicitation/create")]
+    #[default]
+    ElicitationCreate,
 }
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(
@@ -896,7 +1388,7 @@ pub struct ElicitRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequestFormParams {
     /// The message to present to the user describing what information is being requested.
@@ -909,34 +1401,75 @@ pub struct ElicitRequestFormParams {
     #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
 }
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsMode {
+    #[serde(rename = "form")]
+    #[default]
+    Form,
+}
+/// A restricted subset of JSON Schema.
+/// Only top-level properties are allowed, without nesting.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ElicitRequestFormParamsRequestedSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    pub properties: ::std::collections::BTreeMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestFormParamsRequestedSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
-#[serde(tag = "mode")]
+#[serde(untagged)]
 pub enum ElicitRequestParams {
-    /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-    #[serde(rename = "form")]
-    ElicitRequestFormParams {
-        /// The message to present to the user describing what information is being requested.
-        message: ::std::string::String,
-        /// A restricted subset of JSON Schema.
-        /// Only top-level properties are allowed, without nesting.
-        #[serde(rename = "requestedSchema")]
-        requested_schema: ElicitRequestFormParamsRequestedSchema,
-    },
-    /// The parameters for a request to elicit information from the user via a URL in the client.
-    #[serde(rename = "url")]
-    ElicitRequestUrlParams {
-        /// The message to present to the user explaining why the interaction is needed.
-        message: ::std::string::String,
-        /// The URL that the user should navigate to.
-        url: ::std::string::String,
-    },
+    ElicitRequestFormParams(ElicitRequestFormParams),
+    ElicitRequestUrlParams(ElicitRequestUrlParams),
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(
@@ -944,7 +1477,7 @@ pub enum ElicitRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitRequestUrlParams {
     /// The message to present to the user explaining why the interaction is needed.
@@ -954,13 +1487,30 @@ pub struct ElicitRequestUrlParams {
     /// The URL that the user should navigate to.
     pub url: ::std::string::String,
 }
+/// The elicitation mode.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ElicitRequestUrlParamsMode {
+    #[serde(rename = "url")]
+    #[default]
+    Url,
+}
 /// The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ElicitResult {
     /// The user action in response to the elicitation.
@@ -976,6 +1526,53 @@ pub struct ElicitResult {
         ::std::collections::BTreeMap<::std::string::String, ElicitResultContentValue>,
     >,
 }
+/// The user action in response to the elicitation.
+/// - `"accept"`: User submitted the form/confirmed the action
+/// - `"decline"`: User explicitly declined the action
+/// - `"cancel"`: User dismissed without making an explicit choice
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ElicitResultAction {
+    #[serde(rename = "accept")]
+    Accept,
+    #[serde(rename = "cancel")]
+    Cancel,
+    #[serde(rename = "decline")]
+    Decline,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValue {
+    Variant0(::std::vec::Vec<::std::string::String>),
+    Variant1(ElicitResultContentValueVariant1),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ElicitResultContentValueVariant1 {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
+}
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
 /// It is up to the client how best to render embedded resources for the benefit
@@ -985,7 +1582,7 @@ pub struct ElicitResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct EmbeddedResource {
     #[serde(
@@ -1000,6 +1597,34 @@ pub struct EmbeddedResource {
     pub resource: EmbeddedResourceResource,
     pub r#type: EmbeddedResourceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum EmbeddedResourceResource {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum EmbeddedResourceType {
+    #[serde(rename = "resource")]
+    #[default]
+    Resource,
+}
 /// Common result fields.
 pub type EmptyResult = Result;
 #[derive(
@@ -1007,7 +1632,7 @@ pub type EmptyResult = Result;
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum EnumSchema {
@@ -1022,7 +1647,7 @@ pub enum EnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Error {
     /// The error type that occurred.
@@ -1039,7 +1664,7 @@ pub struct Error {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptRequest {
     pub id: RequestId,
@@ -1047,13 +1672,45 @@ pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptRequestMethod {
+    #[serde(rename = "prompts/get")]
+    #[default]
+    PromptsGet,
+}
 /// Parameters for a `prompts/get` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptRequestParams {
     #[serde(rename = "_meta")]
@@ -1084,7 +1741,7 @@ pub struct GetPromptRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptResult {
     #[serde(
@@ -1113,12 +1770,40 @@ pub struct GetPromptResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct GetPromptResultResponse {
     pub id: RequestId,
     pub jsonrpc: GetPromptResultResponseJsonrpc,
     pub result: GetPromptResultResponseResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum GetPromptResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum GetPromptResultResponseResult {
+    InputRequiredResult(InputRequiredResult),
+    GetPromptResult(GetPromptResult),
 }
 /// Returned when a server rejects a request because the values in the HTTP
 /// headers do not match the corresponding values in the request body, or
@@ -1129,7 +1814,7 @@ pub struct GetPromptResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct HeaderMismatchError {
     pub error: HeaderMismatchErrorError,
@@ -1137,13 +1822,45 @@ pub struct HeaderMismatchError {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: HeaderMismatchErrorJsonrpc,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct HeaderMismatchErrorError {
+    /// Always `-32020` (a non-string constant, kept as a JSON value).
+    pub code: ::serde_json::Value,
+    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub data: ::std::option::Option<::serde_json::Value>,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum HeaderMismatchErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// An optionally-sized icon that can be displayed in a user interface.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
@@ -1177,6 +1894,27 @@ pub struct Icon {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub theme: ::std::option::Option<IconTheme>,
 }
+/// Optional specifier for the theme this icon is designed for. `"light"` indicates
+/// the icon is designed to be used with a light background, and `"dark"` indicates
+/// the icon is designed to be used with a dark background.
+///
+/// If not provided, the client should assume the icon can be used with any theme.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum IconTheme {
+    #[serde(rename = "dark")]
+    Dark,
+    #[serde(rename = "light")]
+    Light,
+}
 /// Base interface to add `icons` property.
 #[derive(
     ::std::fmt::Debug,
@@ -1184,7 +1922,7 @@ pub struct Icon {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
@@ -1205,7 +1943,7 @@ pub struct Icons {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ImageContent {
     #[serde(
@@ -1224,13 +1962,29 @@ pub struct ImageContent {
     pub mime_type: ::std::string::String,
     pub r#type: ImageContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ImageContentType {
+    #[serde(rename = "image")]
+    #[default]
+    Image,
+}
 /// Describes the MCP implementation.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
@@ -1276,7 +2030,7 @@ pub struct Implementation {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum InputRequest {
@@ -1301,7 +2055,10 @@ pub enum InputRequest {
 }
 /// A map of server-initiated requests that the client must fulfill.
 /// Keys are server-assigned identifiers; values are the request objects.
-pub type InputRequests = ::std::collections::BTreeMap<::std::string::String, InputRequest>;
+pub type InputRequests = ::std::collections::BTreeMap<
+    ::std::string::String,
+    InputRequest,
+>;
 /// An InputRequiredResult sent by the server to indicate that additional input is needed
 /// before the request can be completed.
 ///
@@ -1311,7 +2068,7 @@ pub type InputRequests = ::std::collections::BTreeMap<::std::string::String, Inp
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InputRequiredResult {
     #[serde(
@@ -1347,7 +2104,7 @@ pub struct InputRequiredResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum InputResponse {
@@ -1360,7 +2117,7 @@ pub enum InputResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InputResponseRequestParams {
     #[serde(rename = "_meta")]
@@ -1381,14 +2138,17 @@ pub struct InputResponseRequestParams {
 /// A map of client responses to server-initiated requests.
 /// Keys correspond to the keys in the {@link InputRequests} map;
 /// values are the client's result for each request.
-pub type InputResponses = ::std::collections::BTreeMap<::std::string::String, InputResponse>;
+pub type InputResponses = ::std::collections::BTreeMap<
+    ::std::string::String,
+    InputResponse,
+>;
 /// A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InternalError {
     /// The error type that occurred.
@@ -1416,7 +2176,7 @@ pub struct InternalError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InvalidParamsError {
     /// The error type that occurred.
@@ -1435,7 +2195,7 @@ pub struct InvalidParamsError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct InvalidRequestError {
     /// The error type that occurred.
@@ -1456,7 +2216,7 @@ pub type JsonObject = ::std::collections::BTreeMap<::std::string::String, JsonVa
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcErrorResponse {
     pub error: Error,
@@ -1464,13 +2224,29 @@ pub struct JsonrpcErrorResponse {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonrpcErrorResponseJsonrpc,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcErrorResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
@@ -1485,7 +2261,7 @@ pub enum JsonrpcMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
@@ -1495,13 +2271,29 @@ pub struct JsonrpcNotification {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A request that expects a response.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcRequest {
     pub id: RequestId,
@@ -1512,13 +2304,29 @@ pub struct JsonrpcRequest {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// A response to a request, containing either the result or error.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum JsonrpcResponse {
@@ -1531,7 +2339,7 @@ pub enum JsonrpcResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
@@ -1541,15 +2349,44 @@ pub struct JsonrpcResultResponse {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum JsonrpcResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum JsonValue {
     JsonObject(JsonObject),
     Variant1(::std::vec::Vec<JsonValue>),
     Variant2(JsonValueVariant2),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum JsonValueVariant2 {
+    String(::std::string::String),
+    Integer(i64),
+    Boolean(bool),
 }
 /// Use {@link TitledSingleSelectEnumSchema} instead.
 /// This interface will be removed in a future version.
@@ -1558,7 +2395,7 @@ pub enum JsonValue {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LegacyTitledEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1578,13 +2415,29 @@ pub struct LegacyTitledEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: LegacyTitledEnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LegacyTitledEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsRequest {
     pub id: RequestId,
@@ -1592,13 +2445,45 @@ pub struct ListPromptsRequest {
     pub method: ListPromptsRequestMethod,
     pub params: PaginatedRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsRequestMethod {
+    #[serde(rename = "prompts/list")]
+    #[default]
+    PromptsList,
+}
 /// The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsResult {
     #[serde(
@@ -1648,18 +2533,60 @@ pub struct ListPromptsResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListPromptsResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListPromptsResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListPromptsResultResponseJsonrpc,
     pub result: ListPromptsResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListPromptsResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the client to request a list of resource templates the server has.
 #[derive(
@@ -1667,7 +2594,7 @@ pub struct ListPromptsResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
@@ -1675,13 +2602,45 @@ pub struct ListResourceTemplatesRequest {
     pub method: ListResourceTemplatesRequestMethod,
     pub params: PaginatedRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesRequestMethod {
+    #[serde(rename = "resources/templates/list")]
+    #[default]
+    ResourcesTemplatesList,
+}
 /// The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesResult {
     #[serde(
@@ -1732,18 +2691,60 @@ pub struct ListResourceTemplatesResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListResourceTemplatesResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourceTemplatesResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListResourceTemplatesResultResponseJsonrpc,
     pub result: ListResourceTemplatesResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourceTemplatesResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the client to request a list of resources the server has.
 #[derive(
@@ -1751,7 +2752,7 @@ pub struct ListResourceTemplatesResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesRequest {
     pub id: RequestId,
@@ -1759,13 +2760,45 @@ pub struct ListResourcesRequest {
     pub method: ListResourcesRequestMethod,
     pub params: PaginatedRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesRequestMethod {
+    #[serde(rename = "resources/list")]
+    #[default]
+    ResourcesList,
+}
 /// The result returned by the server for a {@link ListResourcesRequestresources/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesResult {
     #[serde(
@@ -1815,18 +2848,60 @@ pub struct ListResourcesResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListResourcesResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListResourcesRequestresources/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListResourcesResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListResourcesResultResponseJsonrpc,
     pub result: ListResourcesResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListResourcesResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
@@ -1840,12 +2915,44 @@ pub struct ListResourcesResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListRootsRequestParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListRootsRequestMethod {
+    #[serde(rename = "roots/list")]
+    #[default]
+    RootsList,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ListRootsRequestParams {
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub meta: ::std::option::Option<MetaObject>,
 }
 /// The result returned by the client for a {@link ListRootsRequestroots/list} request.
 /// This result contains an array of {@link Root} objects, each representing a root directory
@@ -1855,7 +2962,7 @@ pub struct ListRootsRequest {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
@@ -1866,7 +2973,7 @@ pub struct ListRootsResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsRequest {
     pub id: RequestId,
@@ -1874,13 +2981,45 @@ pub struct ListToolsRequest {
     pub method: ListToolsRequestMethod,
     pub params: PaginatedRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsRequestMethod {
+    #[serde(rename = "tools/list")]
+    #[default]
+    ToolsList,
+}
 /// The result returned by the server for a {@link ListToolsRequesttools/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsResult {
     #[serde(
@@ -1930,18 +3069,60 @@ pub struct ListToolsResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ListToolsResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
 /// A successful response from the server for a {@link ListToolsRequesttools/list} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ListToolsResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListToolsResultResponseJsonrpc,
     pub result: ListToolsResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ListToolsResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// The severity of a log message.
 ///
@@ -1955,7 +3136,7 @@ pub struct ListToolsResultResponse {
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
@@ -1981,12 +3162,44 @@ pub enum LoggingLevel {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum LoggingMessageNotificationMethod {
+    #[serde(rename = "notifications/message")]
+    #[default]
+    NotificationsMessage,
 }
 /// Parameters for a `notifications/message` notification.
 #[derive(
@@ -1994,7 +3207,7 @@ pub struct LoggingMessageNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct LoggingMessageNotificationParams {
     #[serde(
@@ -2026,7 +3239,10 @@ pub struct LoggingMessageNotificationParams {
 /// **Name:**
 /// - Unless empty, MUST start and end with an alphanumeric character (`[a-z0-9A-Z]`).
 /// - Interior characters may be alphanumeric, hyphens (`-`), underscores (`_`), or dots (`.`).
-pub type MetaObject = ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>;
+pub type MetaObject = ::std::collections::BTreeMap<
+    ::std::string::String,
+    ::serde_json::Value,
+>;
 /// A JSON-RPC error indicating that the requested method does not exist or is not available.
 ///
 /// In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
@@ -2037,7 +3253,7 @@ pub type MetaObject = ::std::collections::BTreeMap<::std::string::String, ::serd
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct MethodNotFoundError {
     /// The error type that occurred.
@@ -2058,13 +3274,55 @@ pub struct MethodNotFoundError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct MissingRequiredClientCapabilityError {
     pub error: MissingRequiredClientCapabilityErrorError,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: MissingRequiredClientCapabilityErrorJsonrpc,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct MissingRequiredClientCapabilityErrorError {
+    /// Always `-32021` (a non-string constant, kept as a JSON value).
+    pub code: ::serde_json::Value,
+    pub data: MissingRequiredClientCapabilityErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct MissingRequiredClientCapabilityErrorErrorData {
+    /// The capabilities the server requires from the client to process this request.
+    #[serde(rename = "requiredCapabilities")]
+    pub required_capabilities: ClientCapabilities,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum MissingRequiredClientCapabilityErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Hints to use for model selection.
 ///
@@ -2076,7 +3334,7 @@ pub struct MissingRequiredClientCapabilityError {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ModelHint {
     /// A hint for a model name.
@@ -2108,7 +3366,7 @@ pub struct ModelHint {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
@@ -2153,7 +3411,7 @@ pub struct ModelPreferences {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
@@ -2165,7 +3423,7 @@ pub enum MultiSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -2181,7 +3439,7 @@ pub struct Notification {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct NotificationMetaObject {
     /// Identifies the subscription stream a notification was delivered on. The
@@ -2208,7 +3466,7 @@ pub struct NotificationMetaObject {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct NotificationParams {
     #[serde(
@@ -2223,7 +3481,7 @@ pub struct NotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -2241,9 +3499,25 @@ pub struct NumberSchema {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum NumberSchemaType {
+    #[serde(rename = "integer")]
+    Integer,
+    #[serde(rename = "number")]
+    Number,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PaginatedRequest {
     pub id: RequestId,
@@ -2251,13 +3525,29 @@ pub struct PaginatedRequest {
     pub method: ::std::string::String,
     pub params: PaginatedRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PaginatedRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Common params for paginated requests.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PaginatedRequestParams {
     #[serde(rename = "_meta")]
@@ -2272,7 +3562,7 @@ pub struct PaginatedRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PaginatedResult {
     #[serde(
@@ -2305,7 +3595,7 @@ pub struct PaginatedResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ParseError {
     /// The error type that occurred.
@@ -2325,7 +3615,7 @@ pub struct ParseError {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
@@ -2344,12 +3634,44 @@ pub enum PrimitiveSchemaDefinition {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ProgressNotificationMethod {
+    #[serde(rename = "notifications/progress")]
+    #[default]
+    NotificationsProgress,
 }
 /// Parameters for a {@link ProgressNotificationnotifications/progress} notification.
 #[derive(
@@ -2357,7 +3679,7 @@ pub struct ProgressNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ProgressNotificationParams {
     #[serde(
@@ -2384,7 +3706,7 @@ pub struct ProgressNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ProgressToken {
@@ -2397,7 +3719,7 @@ pub enum ProgressToken {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Prompt {
     #[serde(
@@ -2440,7 +3762,7 @@ pub struct Prompt {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
@@ -2466,13 +3788,45 @@ pub struct PromptArgument {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptListChangedNotification {
     pub jsonrpc: PromptListChangedNotificationJsonrpc,
     pub method: PromptListChangedNotificationMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptListChangedNotificationMethod {
+    #[serde(rename = "notifications/prompts/list_changed")]
+    #[default]
+    NotificationsPromptsListChanged,
 }
 /// Describes a message returned as part of a prompt.
 ///
@@ -2483,7 +3837,7 @@ pub struct PromptListChangedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptMessage {
     pub content: ContentBlock,
@@ -2495,7 +3849,7 @@ pub struct PromptMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
@@ -2510,13 +3864,29 @@ pub struct PromptReference {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: PromptReferenceType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum PromptReferenceType {
+    #[serde(rename = "ref/prompt")]
+    #[default]
+    RefPrompt,
+}
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceRequest {
     pub id: RequestId,
@@ -2524,13 +3894,45 @@ pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceRequestMethod {
+    #[serde(rename = "resources/read")]
+    #[default]
+    ResourcesRead,
+}
 /// Parameters for a `resources/read` request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceRequestParams {
     #[serde(rename = "_meta")]
@@ -2556,7 +3958,7 @@ pub struct ReadResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceResult {
     #[serde(
@@ -2598,13 +4000,51 @@ pub struct ReadResourceResult {
     #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
 }
+/// Indicates the intended scope of the cached response, analogous to HTTP
+/// `Cache-Control: public` vs `Cache-Control: private`.
+///
+/// - `"public"`: The response does not contain user-specific data. Any
+///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
+///   the response and serve it across authorization contexts.
+/// - `"private"`: The response MAY be cached and reused only within the
+///   same authorization context. Caches MUST NOT be shared across
+///   authorization contexts (e.g., a different access token requires a
+///   different cache).
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ReadResourceResultCacheScope {
+    #[serde(rename = "private")]
+    Private,
+    #[serde(rename = "public")]
+    Public,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultContentsItem {
+    TextResourceContents(TextResourceContents),
+    BlobResourceContents(BlobResourceContents),
+}
 /// A successful response from the server for a {@link ReadResourceRequestresources/read} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ReadResourceResultResponse {
     pub id: RequestId,
@@ -2614,9 +4054,37 @@ pub struct ReadResourceResultResponse {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ReadResourceResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum ReadResourceResultResponseResult {
+    InputRequiredResult(InputRequiredResult),
+    ReadResourceResult(ReadResourceResult),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct Request {
     pub method: ::std::string::String,
@@ -2631,7 +4099,7 @@ pub struct Request {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum RequestId {
@@ -2644,7 +4112,7 @@ pub enum RequestId {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct RequestMetaObject {
     /// The client's capabilities for this specific request. Required.
@@ -2704,7 +4172,7 @@ pub struct RequestMetaObject {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct RequestParams {
     #[serde(rename = "_meta")]
@@ -2716,7 +4184,7 @@ pub struct RequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Resource {
     #[serde(
@@ -2775,7 +4243,7 @@ pub struct Resource {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceContents {
     #[serde(
@@ -2802,7 +4270,7 @@ pub struct ResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceLink {
     #[serde(
@@ -2856,13 +4324,29 @@ pub struct ResourceLink {
     /// The URI of this resource.
     pub uri: ::std::string::String,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceLinkType {
+    #[serde(rename = "resource_link")]
+    #[default]
+    ResourceLink,
+}
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: ResourceListChangedNotificationJsonrpc,
@@ -2870,13 +4354,45 @@ pub struct ResourceListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceListChangedNotificationMethod {
+    #[serde(rename = "notifications/resources/list_changed")]
+    #[default]
+    NotificationsResourcesListChanged,
+}
 /// Common params for resource-related requests.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceRequestParams {
     #[serde(rename = "_meta")]
@@ -2890,7 +4406,7 @@ pub struct ResourceRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceTemplate {
     #[serde(
@@ -2945,12 +4461,28 @@ pub struct ResourceTemplate {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceTemplateReference {
     pub r#type: ResourceTemplateReferenceType,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceTemplateReferenceType {
+    #[serde(rename = "ref/resource")]
+    #[default]
+    RefResource,
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(
@@ -2958,12 +4490,44 @@ pub struct ResourceTemplateReference {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ResourceUpdatedNotificationMethod {
+    #[serde(rename = "notifications/resources/updated")]
+    #[default]
+    NotificationsResourcesUpdated,
 }
 /// Parameters for a `notifications/resources/updated` notification.
 #[derive(
@@ -2971,7 +4535,7 @@ pub struct ResourceUpdatedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ResourceUpdatedNotificationParams {
     #[serde(
@@ -2989,7 +4553,7 @@ pub struct ResourceUpdatedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Result {
     #[serde(
@@ -3018,7 +4582,7 @@ pub struct Result {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
@@ -3054,7 +4618,7 @@ pub type ResultType = ::std::string::String;
     ::std::cmp::Eq,
     ::std::hash::Hash,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub enum Role {
     #[serde(rename = "assistant")]
@@ -3068,7 +4632,7 @@ pub enum Role {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Root {
     #[serde(
@@ -3093,7 +4657,7 @@ pub struct Root {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SamplingMessage {
     #[serde(
@@ -3110,7 +4674,23 @@ pub struct SamplingMessage {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
+)]
+#[serde(untagged)]
+pub enum SamplingMessageContent {
+    TextContent(TextContent),
+    ImageContent(ImageContent),
+    AudioContent(AudioContent),
+    ToolUseContent(ToolUseContent),
+    ToolResultContent(ToolResultContent),
+    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "type")]
 pub enum SamplingMessageContentBlock {
@@ -3235,7 +4815,7 @@ pub enum SamplingMessageContentBlock {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
@@ -3243,8 +4823,9 @@ pub struct ServerCapabilities {
     pub completions: ::std::option::Option<JsonObject>,
     /// Experimental, non-standard capabilities that the server supports.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub experimental:
-        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
+    pub experimental: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
+    >,
     /// Optional MCP extensions that the server supports. Keys are extension identifiers
     /// (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
     /// objects. An empty object indicates support with no settings.
@@ -3252,8 +4833,9 @@ pub struct ServerCapabilities {
     /// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     /// mandatory prefix.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub extensions:
-        ::std::option::Option<::std::collections::BTreeMap<::std::string::String, JsonObject>>,
+    pub extensions: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, JsonObject>,
+    >,
     /// Present if the server supports sending log messages to the client.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub logging: ::std::option::Option<JsonObject>,
@@ -3267,12 +4849,69 @@ pub struct ServerCapabilities {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
 }
+/// Present if the server offers any prompt templates.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesPrompts {
+    /// Whether this server supports notifications for changes to the prompt list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+/// Present if the server offers any resources to read.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesResources {
+    /// Whether this server supports notifications for changes to the resource list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+    /// Whether this server supports subscribing to resource updates.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub subscribe: ::std::option::Option<bool>,
+}
+/// Present if the server offers any tools to call.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ServerCapabilitiesTools {
+    /// Whether this server supports notifications for changes to the tool list.
+    #[serde(
+        rename = "listChanged",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub list_changed: ::std::option::Option<bool>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 #[serde(tag = "method")]
 pub enum ServerNotification {
@@ -3348,7 +4987,7 @@ pub enum ServerNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum ServerResult {
@@ -3370,7 +5009,7 @@ pub enum ServerResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
@@ -3382,7 +5021,7 @@ pub enum SingleSelectEnumSchema {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct StringSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3407,6 +5046,42 @@ pub struct StringSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: StringSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum StringSchemaFormat {
+    #[serde(rename = "date")]
+    Date,
+    #[serde(rename = "date-time")]
+    DateTime,
+    #[serde(rename = "email")]
+    Email,
+    #[serde(rename = "uri")]
+    Uri,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum StringSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// The set of notification types a client may opt in to on a
 /// {@link SubscriptionsListenRequestsubscriptions/listen} request.
 ///
@@ -3418,7 +5093,7 @@ pub struct StringSchema {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct SubscriptionFilter {
     /// If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
@@ -3435,7 +5110,9 @@ pub struct SubscriptionFilter {
         default,
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub resource_subscriptions: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub resource_subscriptions: ::std::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     /// If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}.
     #[serde(
         rename = "resourcesListChanged",
@@ -3466,12 +5143,44 @@ pub struct SubscriptionFilter {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsAcknowledgedNotification {
     pub jsonrpc: SubscriptionsAcknowledgedNotificationJsonrpc,
     pub method: SubscriptionsAcknowledgedNotificationMethod,
     pub params: SubscriptionsAcknowledgedNotificationParams,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsAcknowledgedNotificationMethod {
+    #[serde(rename = "notifications/subscriptions/acknowledged")]
+    #[default]
+    NotificationsSubscriptionsAcknowledged,
 }
 /// Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 #[derive(
@@ -3479,7 +5188,7 @@ pub struct SubscriptionsAcknowledgedNotification {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsAcknowledgedNotificationParams {
     #[serde(
@@ -3502,7 +5211,7 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsListenRequest {
     pub id: RequestId,
@@ -3510,13 +5219,45 @@ pub struct SubscriptionsListenRequest {
     pub method: SubscriptionsListenRequestMethod,
     pub params: SubscriptionsListenRequestParams,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsListenRequestJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsListenRequestMethod {
+    #[serde(rename = "subscriptions/listen")]
+    #[default]
+    SubscriptionsListen,
+}
 /// Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsListenRequestParams {
     #[serde(rename = "_meta")]
@@ -3536,7 +5277,7 @@ pub struct SubscriptionsListenRequestParams {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsListenResult {
     #[serde(rename = "_meta")]
@@ -3558,7 +5299,7 @@ pub struct SubscriptionsListenResult {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsListenResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
@@ -3593,12 +5334,28 @@ pub struct SubscriptionsListenResultMetaObject {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct SubscriptionsListenResultResponse {
     pub id: RequestId,
     pub jsonrpc: SubscriptionsListenResultResponseJsonrpc,
     pub result: SubscriptionsListenResult,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum SubscriptionsListenResultResponseJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
 }
 /// Text provided to or from an LLM.
 #[derive(
@@ -3606,7 +5363,7 @@ pub struct SubscriptionsListenResultResponse {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TextContent {
     #[serde(
@@ -3625,9 +5382,25 @@ pub struct TextContent {
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
+    ::std::marker::Copy,
     ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TextContentType {
+    #[serde(rename = "text")]
+    #[default]
+    Text,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
 )]
 pub struct TextResourceContents {
     #[serde(
@@ -3654,7 +5427,7 @@ pub struct TextResourceContents {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -3684,13 +5457,55 @@ pub struct TitledMultiSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledMultiSelectEnumSchemaType,
 }
+/// Schema for array items with enum options and display labels.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItems {
+    /// Array of enum options with values and display labels.
+    #[serde(rename = "anyOf")]
+    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// The constant enum value.
+    pub r#const: ::std::string::String,
+    /// Display title for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledMultiSelectEnumSchemaType {
+    #[serde(rename = "array")]
+    #[default]
+    Array,
+}
 /// Schema for single-selection enumeration with display titles for each option.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -3707,13 +5522,42 @@ pub struct TitledSingleSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledSingleSelectEnumSchemaType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TitledSingleSelectEnumSchemaOneOfItem {
+    /// The enum value.
+    pub r#const: ::std::string::String,
+    /// Display label for this option.
+    pub title: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum TitledSingleSelectEnumSchemaType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
 /// Definition for a tool the client can call.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct Tool {
     #[serde(
@@ -3780,6 +5624,78 @@ pub struct Tool {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
 }
+/// A JSON Schema object defining the expected parameters for the tool.
+///
+/// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
+/// Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
+/// composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
+/// (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
+/// standard validation or annotation keywords.
+///
+/// Property schemas may carry an `x-mcp-header` annotation to mirror the
+/// argument value into an HTTP header on the Streamable HTTP transport. See
+/// the Streamable HTTP transport specification for the validity and
+/// extraction rules.
+///
+/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ToolInputSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    pub r#type: ToolInputSchemaType,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolInputSchemaType {
+    #[serde(rename = "object")]
+    #[default]
+    Object,
+}
+/// An optional JSON Schema object defining the structure of the tool's output returned in
+/// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
+///
+/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub struct ToolOutputSchema {
+    #[serde(
+        rename = "$schema",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub dollar_schema: ::std::option::Option<::std::string::String>,
+    /// Properties not named in the schema.
+    #[serde(flatten)]
+    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
+}
 /// Additional properties describing a {@link Tool} to clients.
 ///
 /// NOTE: all properties in `ToolAnnotations` are **hints**.
@@ -3794,7 +5710,7 @@ pub struct Tool {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
@@ -3853,7 +5769,7 @@ pub struct ToolAnnotations {
     ::std::cmp::PartialEq,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
@@ -3863,13 +5779,35 @@ pub struct ToolChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<ToolChoiceMode>,
 }
+/// Controls the tool use ability of the model:
+/// - `"auto"`: Model decides whether to use tools (default)
+/// - `"required"`: Model MUST use at least one tool before completing
+/// - `"none"`: Model MUST NOT use any tools
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum ToolChoiceMode {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "none")]
+    None,
+    #[serde(rename = "required")]
+    Required,
+}
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolListChangedNotification {
     pub jsonrpc: ToolListChangedNotificationJsonrpc,
@@ -3877,13 +5815,45 @@ pub struct ToolListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolListChangedNotificationJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolListChangedNotificationMethod {
+    #[serde(rename = "notifications/tools/list_changed")]
+    #[default]
+    NotificationsToolsListChanged,
+}
 /// The result of a tool use, provided by the user back to the assistant.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
@@ -3926,13 +5896,29 @@ pub struct ToolResultContent {
     pub tool_use_id: ::std::string::String,
     pub r#type: ToolResultContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolResultContentType {
+    #[serde(rename = "tool_result")]
+    #[default]
+    ToolResult,
+}
 /// A request from the assistant to call a tool.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
@@ -3953,6 +5939,22 @@ pub struct ToolUseContent {
     pub name: ::std::string::String,
     pub r#type: ToolUseContentType,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum ToolUseContentType {
+    #[serde(rename = "tool_use")]
+    #[default]
+    ToolUse,
+}
 /// Returned when the request's protocol version is unknown to the server or
 /// unsupported (e.g., a known experimental or draft version the server has
 /// chosen not to implement). For HTTP, the response status code MUST be
@@ -3962,7 +5964,7 @@ pub struct ToolUseContent {
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UnsupportedProtocolVersionError {
     pub error: UnsupportedProtocolVersionErrorError,
@@ -3970,13 +5972,57 @@ pub struct UnsupportedProtocolVersionError {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: UnsupportedProtocolVersionErrorJsonrpc,
 }
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsupportedProtocolVersionErrorError {
+    /// Always `-32022` (a non-string constant, kept as a JSON value).
+    pub code: ::serde_json::Value,
+    pub data: UnsupportedProtocolVersionErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    pub message: ::std::string::String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UnsupportedProtocolVersionErrorErrorData {
+    /// The protocol version that was requested by the client.
+    pub requested: ::std::string::String,
+    /// Protocol versions the server supports. The client should choose a
+    /// mutually supported version from this list and retry.
+    pub supported: ::std::vec::Vec<::std::string::String>,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UnsupportedProtocolVersionErrorJsonrpc {
+    #[serde(rename = "2.0")]
+    #[default]
+    _20,
+}
 /// Schema for multiple-selection enumeration without display titles for options.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
@@ -4006,13 +6052,58 @@ pub struct UntitledMultiSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: UntitledMultiSelectEnumSchemaType,
 }
+/// Schema for the array items.
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UntitledMultiSelectEnumSchemaItems {
+    /// Array of enum values to choose from.
+    pub r#enum: ::std::vec::Vec<::std::string::String>,
+    pub r#type: UntitledMultiSelectEnumSchemaItemsType,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UntitledMultiSelectEnumSchemaItemsType {
+    #[serde(rename = "string")]
+    #[default]
+    String,
+}
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::serde::Serialize,
+    ::serde::Deserialize,
+    ::std::default::Default
+)]
+pub enum UntitledMultiSelectEnumSchemaType {
+    #[serde(rename = "array")]
+    #[default]
+    Array,
+}
 /// Schema for single-selection enumeration without display titles for options.
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
     ::std::cmp::PartialEq,
     ::serde::Serialize,
-    ::serde::Deserialize,
+    ::serde::Deserialize
 )]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
@@ -4037,2096 +6128,7 @@ pub struct UntitledSingleSelectEnumSchema {
     ::std::hash::Hash,
     ::serde::Serialize,
     ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum AudioContentType {
-    #[serde(rename = "audio")]
-    #[default]
-    Audio,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum BooleanSchemaType {
-    #[serde(rename = "boolean")]
-    #[default]
-    Boolean,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum CacheableResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolRequestMethod {
-    #[serde(rename = "tools/call")]
-    #[default]
-    ToolsCall,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CallToolResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum CallToolResultResponseResult {
-    InputRequiredResult(InputRequiredResult),
-    CallToolResult(CallToolResult),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelledNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CancelledNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-/// Present if the client supports elicitation from the server.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesElicitation {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub form: ::std::option::Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub url: ::std::option::Option<JsonObject>,
-}
-/// Present if the client supports sampling from an LLM.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ClientCapabilitiesSampling {
-    /// Whether the client supports context inclusion via `includeContext` parameter.
-    /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub context: ::std::option::Option<JsonObject>,
-    /// Whether the client supports tool use via `tools` and `toolChoice` parameters.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tools: ::std::option::Option<JsonObject>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ClientNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ClientNotificationMethod {
-    #[serde(rename = "notifications/cancelled")]
-    #[default]
-    NotificationsCancelled,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteRequestMethod {
-    #[serde(rename = "completion/complete")]
-    #[default]
-    CompletionComplete,
-}
-/// The argument's information
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteRequestParamsArgument {
-    /// The name of the argument
-    pub name: ::std::string::String,
-    /// The value of the argument to use for completion matching.
-    pub value: ::std::string::String,
-}
-/// Additional, optional context for completions
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct CompleteRequestParamsContext {
-    /// Previously-resolved variables in a URI template or prompt.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub arguments: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
-    >,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(tag = "type")]
-pub enum CompleteRequestParamsRef {
-    /// Identifies a prompt.
-    #[serde(rename = "ref/prompt")]
-    PromptReference {
-        /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-        name: ::std::string::String,
-        /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
-        /// even by those unfamiliar with domain-specific terminology.
-        ///
-        /// If not provided, the name should be used for display (except for {@link Tool},
-        /// where `annotations.title` should be given precedence over using `name`,
-        /// if present).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        title: ::std::option::Option<::std::string::String>,
-    },
-    /// A reference to a resource or resource template definition.
-    #[serde(rename = "ref/resource")]
-    ResourceTemplateReference {
-        /// The URI or URI template of the resource.
-        uri: ::std::string::String,
-    },
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct CompleteResultCompletion {
-    /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub has_more: ::std::option::Option<bool>,
-    /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub total: ::std::option::Option<i64>,
-    /// An array of completion values. Must not exceed 100 items.
-    pub values: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CompleteResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum CreateMessageRequestMethod {
-    #[serde(rename = "sampling/createMessage")]
-    #[default]
-    SamplingCreateMessage,
-}
-/// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
-/// The client MAY ignore this request.
-///
-/// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
-/// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-/// {@link ClientCapabilities.sampling.context}.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum CreateMessageRequestParamsIncludeContext {
-    #[serde(rename = "allServers")]
-    AllServers,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "thisServer")]
-    ThisServer,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum CreateMessageResultContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum DiscoverRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum DiscoverRequestMethod {
-    #[serde(rename = "server/discover")]
-    #[default]
-    ServerDiscover,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum DiscoverResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum DiscoverResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestMethod {
-    #[serde(rename = "elicitation/create")]
-    #[default]
-    ElicitationCreate,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestFormParamsMode {
-    #[serde(rename = "form")]
-    #[default]
-    Form,
-}
-/// A restricted subset of JSON Schema.
-/// Only top-level properties are allowed, without nesting.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ElicitRequestFormParamsRequestedSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub properties: ::std::collections::BTreeMap<::std::string::String, PrimitiveSchemaDefinition>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    pub r#type: ElicitRequestFormParamsRequestedSchemaType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestFormParamsRequestedSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// The elicitation mode.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ElicitRequestUrlParamsMode {
-    #[serde(rename = "url")]
-    #[default]
-    Url,
-}
-/// The user action in response to the elicitation.
-/// - `"accept"`: User submitted the form/confirmed the action
-/// - `"decline"`: User explicitly declined the action
-/// - `"cancel"`: User dismissed without making an explicit choice
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ElicitResultAction {
-    #[serde(rename = "accept")]
-    Accept,
-    #[serde(rename = "cancel")]
-    Cancel,
-    #[serde(rename = "decline")]
-    Decline,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValue {
-    Variant0(::std::vec::Vec<::std::string::String>),
-    Variant1(ElicitResultContentValueVariant1),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ElicitResultContentValueVariant1 {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum EmbeddedResourceResource {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum EmbeddedResourceType {
-    #[serde(rename = "resource")]
-    #[default]
-    Resource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetPromptRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetPromptRequestMethod {
-    #[serde(rename = "prompts/get")]
-    #[default]
-    PromptsGet,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum GetPromptResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum GetPromptResultResponseResult {
-    InputRequiredResult(InputRequiredResult),
-    GetPromptResult(GetPromptResult),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct HeaderMismatchErrorError {
-    /// Always `-32020` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
-    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub data: ::std::option::Option<::serde_json::Value>,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum HeaderMismatchErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-/// Optional specifier for the theme this icon is designed for. `"light"` indicates
-/// the icon is designed to be used with a light background, and `"dark"` indicates
-/// the icon is designed to be used with a dark background.
-///
-/// If not provided, the client should assume the icon can be used with any theme.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum IconTheme {
-    #[serde(rename = "dark")]
-    Dark,
-    #[serde(rename = "light")]
-    Light,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ImageContentType {
-    #[serde(rename = "image")]
-    #[default]
-    Image,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcErrorResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum JsonrpcResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum JsonValueVariant2 {
-    String(::std::string::String),
-    Integer(i64),
-    Boolean(bool),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LegacyTitledEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListPromptsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListPromptsRequestMethod {
-    #[serde(rename = "prompts/list")]
-    #[default]
-    PromptsList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ListPromptsResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListPromptsResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourceTemplatesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourceTemplatesRequestMethod {
-    #[serde(rename = "resources/templates/list")]
-    #[default]
-    ResourcesTemplatesList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ListResourceTemplatesResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourceTemplatesResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourcesRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourcesRequestMethod {
-    #[serde(rename = "resources/list")]
-    #[default]
-    ResourcesList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ListResourcesResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListResourcesResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListRootsRequestMethod {
-    #[serde(rename = "roots/list")]
-    #[default]
-    RootsList,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ListRootsRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub meta: ::std::option::Option<MetaObject>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListToolsRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListToolsRequestMethod {
-    #[serde(rename = "tools/list")]
-    #[default]
-    ToolsList,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ListToolsResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ListToolsResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LoggingMessageNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum LoggingMessageNotificationMethod {
-    #[serde(rename = "notifications/message")]
-    #[default]
-    NotificationsMessage,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct MissingRequiredClientCapabilityErrorError {
-    /// Always `-32021` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
-    pub data: MissingRequiredClientCapabilityErrorErrorData,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct MissingRequiredClientCapabilityErrorErrorData {
-    /// The capabilities the server requires from the client to process this request.
-    #[serde(rename = "requiredCapabilities")]
-    pub required_capabilities: ClientCapabilities,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum MissingRequiredClientCapabilityErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum NumberSchemaType {
-    #[serde(rename = "integer")]
-    Integer,
-    #[serde(rename = "number")]
-    Number,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PaginatedRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ProgressNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ProgressNotificationMethod {
-    #[serde(rename = "notifications/progress")]
-    #[default]
-    NotificationsProgress,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptListChangedNotificationMethod {
-    #[serde(rename = "notifications/prompts/list_changed")]
-    #[default]
-    NotificationsPromptsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum PromptReferenceType {
-    #[serde(rename = "ref/prompt")]
-    #[default]
-    RefPrompt,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ReadResourceRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ReadResourceRequestMethod {
-    #[serde(rename = "resources/read")]
-    #[default]
-    ResourcesRead,
-}
-/// Indicates the intended scope of the cached response, analogous to HTTP
-/// `Cache-Control: public` vs `Cache-Control: private`.
-///
-/// - `"public"`: The response does not contain user-specific data. Any
-///   client or intermediary (e.g., shared gateway, caching proxy) MAY cache
-///   the response and serve it across authorization contexts.
-/// - `"private"`: The response MAY be cached and reused only within the
-///   same authorization context. Caches MUST NOT be shared across
-///   authorization contexts (e.g., a different access token requires a
-///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ReadResourceResultCacheScope {
-    #[serde(rename = "private")]
-    Private,
-    #[serde(rename = "public")]
-    Public,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultContentsItem {
-    TextResourceContents(TextResourceContents),
-    BlobResourceContents(BlobResourceContents),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ReadResourceResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum ReadResourceResultResponseResult {
-    InputRequiredResult(InputRequiredResult),
-    ReadResourceResult(ReadResourceResult),
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceLinkType {
-    #[serde(rename = "resource_link")]
-    #[default]
-    ResourceLink,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceListChangedNotificationMethod {
-    #[serde(rename = "notifications/resources/list_changed")]
-    #[default]
-    NotificationsResourcesListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceTemplateReferenceType {
-    #[serde(rename = "ref/resource")]
-    #[default]
-    RefResource,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceUpdatedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ResourceUpdatedNotificationMethod {
-    #[serde(rename = "notifications/resources/updated")]
-    #[default]
-    NotificationsResourcesUpdated,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-#[serde(untagged)]
-pub enum SamplingMessageContent {
-    TextContent(TextContent),
-    ImageContent(ImageContent),
-    AudioContent(AudioContent),
-    ToolUseContent(ToolUseContent),
-    ToolResultContent(ToolResultContent),
-    Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
-}
-/// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesPrompts {
-    /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-/// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesResources {
-    /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-    /// Whether this server supports subscribing to resource updates.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub subscribe: ::std::option::Option<bool>,
-}
-/// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ServerCapabilitiesTools {
-    /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub list_changed: ::std::option::Option<bool>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum StringSchemaFormat {
-    #[serde(rename = "date")]
-    Date,
-    #[serde(rename = "date-time")]
-    DateTime,
-    #[serde(rename = "email")]
-    Email,
-    #[serde(rename = "uri")]
-    Uri,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum StringSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscriptionsAcknowledgedNotificationMethod {
-    #[serde(rename = "notifications/subscriptions/acknowledged")]
-    #[default]
-    NotificationsSubscriptionsAcknowledged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscriptionsListenRequestJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscriptionsListenRequestMethod {
-    #[serde(rename = "subscriptions/listen")]
-    #[default]
-    SubscriptionsListen,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum SubscriptionsListenResultResponseJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TextContentType {
-    #[serde(rename = "text")]
-    #[default]
-    Text,
-}
-/// Schema for array items with enum options and display labels.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TitledMultiSelectEnumSchemaItems {
-    /// Array of enum options with values and display labels.
-    #[serde(rename = "anyOf")]
-    pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    /// The constant enum value.
-    pub r#const: ::std::string::String,
-    /// Display title for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TitledMultiSelectEnumSchemaType {
-    #[serde(rename = "array")]
-    #[default]
-    Array,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct TitledSingleSelectEnumSchemaOneOfItem {
-    /// The enum value.
-    pub r#const: ::std::string::String,
-    /// Display label for this option.
-    pub title: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum TitledSingleSelectEnumSchemaType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-/// A JSON Schema object defining the expected parameters for the tool.
-///
-/// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
-/// Beyond that, any JSON Schema 2020-12 keyword may appear alongside `type` — including
-/// composition keywords (`oneOf`, `anyOf`, `allOf`, `not`), conditional keywords
-/// (`if`/`then`/`else`), reference keywords (`$ref`, `$defs`, `$anchor`), and any other
-/// standard validation or annotation keywords.
-///
-/// Property schemas may carry an `x-mcp-header` annotation to mirror the
-/// argument value into an HTTP header on the Streamable HTTP transport. See
-/// the Streamable HTTP transport specification for the validity and
-/// extraction rules.
-///
-/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct ToolInputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    pub r#type: ToolInputSchemaType,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolInputSchemaType {
-    #[serde(rename = "object")]
-    #[default]
-    Object,
-}
-/// An optional JSON Schema object defining the structure of the tool's output returned in
-/// the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
-///
-/// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub struct ToolOutputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub dollar_schema: ::std::option::Option<::std::string::String>,
-    /// Properties not named in the schema.
-    #[serde(flatten)]
-    pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
-}
-/// Controls the tool use ability of the model:
-/// - `"auto"`: Model decides whether to use tools (default)
-/// - `"required"`: Model MUST use at least one tool before completing
-/// - `"none"`: Model MUST NOT use any tools
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub enum ToolChoiceMode {
-    #[serde(rename = "auto")]
-    Auto,
-    #[serde(rename = "none")]
-    None,
-    #[serde(rename = "required")]
-    Required,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolListChangedNotificationJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolListChangedNotificationMethod {
-    #[serde(rename = "notifications/tools/list_changed")]
-    #[default]
-    NotificationsToolsListChanged,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolResultContentType {
-    #[serde(rename = "tool_result")]
-    #[default]
-    ToolResult,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum ToolUseContentType {
-    #[serde(rename = "tool_use")]
-    #[default]
-    ToolUse,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UnsupportedProtocolVersionErrorError {
-    /// Always `-32022` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
-    pub data: UnsupportedProtocolVersionErrorErrorData,
-    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    pub message: ::std::string::String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UnsupportedProtocolVersionErrorErrorData {
-    /// The protocol version that was requested by the client.
-    pub requested: ::std::string::String,
-    /// Protocol versions the server supports. The client should choose a
-    /// mutually supported version from this list and retry.
-    pub supported: ::std::vec::Vec<::std::string::String>,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UnsupportedProtocolVersionErrorJsonrpc {
-    #[serde(rename = "2.0")]
-    #[default]
-    _20,
-}
-/// Schema for the array items.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-)]
-pub struct UntitledMultiSelectEnumSchemaItems {
-    /// Array of enum values to choose from.
-    pub r#enum: ::std::vec::Vec<::std::string::String>,
-    pub r#type: UntitledMultiSelectEnumSchemaItemsType,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UntitledMultiSelectEnumSchemaItemsType {
-    #[serde(rename = "string")]
-    #[default]
-    String,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
-)]
-pub enum UntitledMultiSelectEnumSchemaType {
-    #[serde(rename = "array")]
-    #[default]
-    Array,
-}
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default,
+    ::std::default::Default
 )]
 pub enum UntitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]
