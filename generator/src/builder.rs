@@ -6,11 +6,10 @@ use crate::Diagnostics;
 
 /// Generates a server module from a `build.rs`.
 ///
+/// In `build.rs`'s `main`:
+///
 /// ```no_run
-/// // build.rs
-/// fn main() {
-///     mcp_codegen::Builder::new("openrpc.json").generate().expect("valid OpenRPC document");
-/// }
+/// mcp_codegen::Builder::new("openrpc.json").generate().expect("valid OpenRPC document");
 /// ```
 /// and in the crate: `mod server { include!(concat!(env!("OUT_DIR"), "/mcp_server.rs")); }`.
 #[derive(Debug, Clone)]

@@ -189,7 +189,7 @@ mod round_trips {
             "next": {"target": {"value": "n"}}
         }));
         assert_eq!(tree.parent.as_ref().map(|p| p.value.as_str()), Some("up"));
-        let _: Opaque = round_trip(json!({"notString": 1, "pair": ["a", 1], "dangling": [true], "mixed": 1, "blob": "b"}));
+        let _: Opaque = round_trip(json!({"notString": 1, "pair": ["a", 1], "mixed": 1, "blob": "b"}));
         let _: Anything = round_trip(json!({"any": ["thing"]}));
     }
 
@@ -463,5 +463,25 @@ fn inline_builtins_and_containers() {
     assert_eq!(
         expr(&mut space, json!({"$ref": "#/nowhere"})),
         quote!(::serde_json::Value).to_string()
+    );
+}
+
+#[test]
+fn an_unknown_ref_falls_back_to_value_and_says_why() {
+    let mut space = TypeSpace::new();
+    space.add_named(
+        "#/$defs/Holder",
+        "Holder",
+        &json!({"properties": {"dangling": {"$ref": "#/$defs/Missing"}}, "required": ["dangling"]}),
+    );
+    let file: syn::File = syn::parse2(space.emit()).expect("valid Rust");
+    assert_eq!(
+        field_type(&file, "Holder", "dangling"),
+        ":: serde_json :: Value"
+    );
+    let text = prettyplease::unparse(&file);
+    assert!(
+        text.contains("#/$defs/Missing"),
+        "the fallback names the reference:\n{text}"
     );
 }

@@ -190,6 +190,8 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
             }
         }
 
+        // Deprecated methods are still served: the contract deprecates them for callers.
+        #[allow(deprecated)]
         impl<H: Handler> ::mcp_runtime::Dispatch for Server<H> {
             fn catalog(&self) -> &'static ::mcp_runtime::Catalog {
                 &descriptors::CATALOG
