@@ -165,3 +165,65 @@ fn help_teaches_by_example() {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
 }
+
+/// Every bad document of `fixtures/invalid/` through the binary: exit 2 and exactly the
+/// library's diagnostics on stderr (whose exact texts `diagnostics.rs` pins), or exit 0 with the
+/// warning for a warning-only document.
+#[test]
+fn every_invalid_fixture_is_reported_by_the_cli() {
+    let root = common::workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for entry in fs::read_dir(root.join("fixtures/invalid")).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .ends_with("-helper.json")
+        {
+            continue; // only reached through `$ref` from another document
+        }
+        let out = dir.path().join(path.file_stem().unwrap());
+        let output = generate_into(&path, &out, &[]);
+        let stderr = text(&output.stderr);
+        match mcp_codegen::generate(&path) {
+            Err(diagnostics) => {
+                assert_eq!(
+                    output.status.code(),
+                    Some(2),
+                    "{}: {stderr}",
+                    path.display()
+                );
+                assert!(
+                    stderr.starts_with(&diagnostics.to_string()),
+                    "{}:\n{stderr}",
+                    path.display()
+                );
+                assert!(!out.exists(), "{}: output written", path.display());
+            }
+            Ok(generated) => {
+                assert_eq!(
+                    output.status.code(),
+                    Some(0),
+                    "{}: {stderr}",
+                    path.display()
+                );
+                assert!(
+                    generated.warnings.warnings().count() > 0,
+                    "{} has no diagnostics",
+                    path.display()
+                );
+                for warning in generated.warnings.warnings() {
+                    assert!(
+                        stderr.contains(&warning.to_string()),
+                        "{}:\n{stderr}",
+                        path.display()
+                    );
+                }
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 19, "only {checked} invalid fixtures");
+}
