@@ -1,25 +1,220 @@
-//! The context handed to every handler call.
+//! The context handed to every handler call: who is asking, and how to talk back mid-call
+//! (progress, log messages, requests to the client).
 
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+use crate::error::Error;
+use crate::events::{Delivery, Streams};
+use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
+use crate::notifier::Notifier;
 use crate::protocol::ProtocolVersion;
+use crate::session::Session;
 
-/// What a handler knows about the request it serves.
+/// What a handler knows about the request it serves, and its line back to the client.
 ///
-/// The transports fill it in; handlers read it. It grows with the transports (progress,
-/// logging, client requests, cancellation) without changing the handler signatures.
+/// Cloning is cheap. Without a transport behind it (tests, plain JSON-RPC) the talking-back
+/// methods do nothing and client requests fail with a clear error.
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     protocol_version: ProtocolVersion,
+    progress_token: Option<Arc<RawValue>>,
+    session: Option<Arc<Session>>,
+    outbound: Option<Outbound>,
+    /// Minimum log rank for this request when it is not the session's (stateless `_meta`).
+    request_log_level: Option<u8>,
+    notifier: Option<Notifier>,
+    client_request_timeout: Duration,
 }
 
 impl RequestContext {
-    /// A context for a request negotiated at `protocol_version`.
+    /// A context for a request at `protocol_version`, with no transport behind it.
     pub fn new(protocol_version: ProtocolVersion) -> Self {
-        Self { protocol_version }
+        Self {
+            protocol_version,
+            progress_token: None,
+            session: None,
+            outbound: None,
+            request_log_level: None,
+            notifier: None,
+            client_request_timeout: Duration::from_secs(60),
+        }
     }
 
     /// The protocol revision of the request.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.protocol_version
+    }
+
+    /// The session the request belongs to (session-era revisions).
+    pub fn session(&self) -> Option<&Arc<Session>> {
+        self.session.as_ref()
+    }
+
+    /// The client's declared capabilities (`Value::Null` when unknown).
+    pub fn client_capabilities(&self) -> &Value {
+        static NULL: Value = Value::Null;
+        self.session
+            .as_ref()
+            .map_or(&NULL, |s| s.client_capabilities())
+    }
+
+    /// The `_meta.progressToken` of the request, if the client asked for progress.
+    pub fn progress_token(&self) -> Option<&RawValue> {
+        self.progress_token.as_deref()
+    }
+
+    /// The server's notifier (list changes, resource updates).
+    pub fn notifier(&self) -> Option<&Notifier> {
+        self.notifier.as_ref()
+    }
+
+    /// Sends `notifications/progress` for this request; does nothing when the client gave no
+    /// progress token.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(token) = &self.progress_token else {
+            return;
+        };
+        let mut params = json!({ "progressToken": serde_json::from_str::<Value>(token.get()).unwrap_or(Value::Null), "progress": progress });
+        if let Some(total) = total {
+            params["total"] = json!(total);
+        }
+        if let Some(message) = message {
+            params["message"] = json!(message);
+        }
+        self.notify("notifications/progress", params);
+    }
+
+    /// Sends `notifications/message` when `level` is at or above the level the client set.
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        let threshold = self
+            .request_log_level
+            .or_else(|| self.session.as_ref().and_then(|s| s.log_level()));
+        match threshold {
+            Some(threshold) if level_rank(level) >= threshold => {}
+            _ => return,
+        }
+        let mut params =
+            json!({ "level": level, "data": serde_json::to_value(data).unwrap_or(Value::Null) });
+        if let Some(logger) = logger {
+            params["logger"] = json!(logger);
+        }
+        self.notify("notifications/message", params);
+    }
+
+    /// Asks the client to fill a form or visit a URL (`elicitation/create`). `key` names this
+    /// question; it identifies the answer when the request is retried (2026-07-28).
+    pub async fn elicit(&self, key: &str, params: impl Serialize) -> Result<ElicitResult, Error> {
+        self.request_client(key, "elicitation/create", params).await
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    pub async fn sample(
+        &self,
+        key: &str,
+        params: impl Serialize,
+    ) -> Result<CreateMessageResult, Error> {
+        self.request_client(key, "sampling/createMessage", params)
+            .await
+    }
+
+    /// Asks the client for its roots (`roots/list`).
+    pub async fn list_roots(&self, key: &str) -> Result<ListRootsResult, Error> {
+        self.request_client(key, "roots/list", json!({})).await
+    }
+
+    /// Sends a request to the client on this request's stream and waits for its answer.
+    pub async fn request_client<R: DeserializeOwned>(
+        &self,
+        _key: &str,
+        method: &str,
+        params: impl Serialize,
+    ) -> Result<R, Error> {
+        let (Some(session), Some(outbound)) = (&self.session, &self.outbound) else {
+            return Err(Error::new(format!(
+                "cannot send {method}: this transport has no way to reach the client"
+            )));
+        };
+        let params = serde_json::to_value(params)
+            .map_err(|e| Error::new(format!("{method} params: {e}")))?;
+        let (id, answer) = session.register_client_request();
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        if !outbound.send(message.to_string()) {
+            session.forget_client_request(&id);
+            return Err(Error::new(format!(
+                "cannot send {method}: the response stream is closed"
+            )));
+        }
+        let answer = match tokio::time::timeout(self.client_request_timeout, answer).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => {
+                return Err(Error::new(format!(
+                    "{method}: the session ended before the client answered"
+                )))
+            }
+            Err(_) => {
+                session.forget_client_request(&id);
+                return Err(Error::new(format!(
+                    "{method}: the client did not answer within {:?}",
+                    self.client_request_timeout
+                )));
+            }
+        };
+        match answer {
+            Ok(result) => serde_json::from_str(result.get()).map_err(|e| {
+                Error::new(format!("{method}: the client's answer does not fit: {e}"))
+            }),
+            Err(error) => Err(Error::new(format!(
+                "{method} failed on the client: {error}"
+            ))),
+        }
+    }
+
+    /// Ends this request's SSE connection without ending its stream, so the client reconnects
+    /// with `Last-Event-ID` (2025-11-25 polling). Later messages wait in the replay window.
+    pub fn close_sse_stream(&self) {
+        if let Some(outbound) = &self.outbound {
+            outbound.detach();
+        }
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        if let Some(outbound) = &self.outbound {
+            outbound
+                .send(json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string());
+        }
+    }
+
+    // Builders used by the transports.
+
+    pub(crate) fn with_session(mut self, session: Arc<Session>) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    pub(crate) fn with_outbound(mut self, outbound: Outbound) -> Self {
+        self.outbound = Some(outbound);
+        self
+    }
+
+    pub(crate) fn with_progress_token(mut self, token: Option<&RawValue>) -> Self {
+        self.progress_token = token.map(|t| Arc::from(t.to_owned()));
+        self
+    }
+
+    pub(crate) fn with_notifier(mut self, notifier: Notifier) -> Self {
+        self.notifier = Some(notifier);
+        self
+    }
+
+    pub(crate) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
     }
 }
 
@@ -27,5 +222,149 @@ impl Default for RequestContext {
     /// A context at the newest revision.
     fn default() -> Self {
         Self::new(ProtocolVersion::V2026_07_28)
+    }
+}
+
+/// Where messages sent during a request go.
+#[derive(Debug, Clone)]
+pub(crate) struct Outbound(Arc<OutboundInner>);
+
+#[derive(Debug)]
+enum OutboundInner {
+    /// A POST response that becomes an SSE stream of the session on its first message.
+    Session {
+        session: Arc<Session>,
+        state: Mutex<StreamState>,
+        priming_retry_ms: Option<u64>,
+    },
+    /// Messages written in order to a line-oriented peer (stdio).
+    Lines(mpsc::UnboundedSender<String>),
+}
+
+#[derive(Debug)]
+enum StreamState {
+    /// Nothing sent yet: the response may still be plain JSON.
+    Unopened(mpsc::Sender<Delivery>),
+    /// The SSE stream with this id carries the request's messages.
+    Open(u32),
+    /// The result was sent; later messages are dropped.
+    Finished,
+}
+
+/// How a request's result leaves: as the JSON body, or on the stream already opened.
+pub(crate) enum Completion {
+    /// Nothing was streamed: answer with this JSON body.
+    Json(String),
+    /// It was pushed on the request's SSE stream, which has ended.
+    Streamed,
+}
+
+impl Outbound {
+    /// A session POST whose messages go to `connection` once the first one is sent.
+    pub(crate) fn session_stream(
+        session: Arc<Session>,
+        connection: mpsc::Sender<Delivery>,
+        priming_retry_ms: Option<u64>,
+    ) -> Self {
+        Self(Arc::new(OutboundInner::Session {
+            session,
+            state: Mutex::new(StreamState::Unopened(connection)),
+            priming_retry_ms,
+        }))
+    }
+
+    /// A line-oriented peer.
+    pub(crate) fn lines(sender: mpsc::UnboundedSender<String>) -> Self {
+        Self(Arc::new(OutboundInner::Lines(sender)))
+    }
+
+    /// Sends one JSON-RPC message; false when it cannot go anywhere.
+    pub(crate) fn send(&self, json: String) -> bool {
+        match &*self.0 {
+            OutboundInner::Lines(sender) => sender.send(json).is_ok(),
+            OutboundInner::Session {
+                session,
+                state,
+                priming_retry_ms,
+            } => {
+                let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+                let mut streams = session.streams();
+                match open(&mut state, &mut streams, *priming_retry_ms) {
+                    Some(stream) => {
+                        streams.push(stream, json.as_bytes());
+                        true
+                    }
+                    None => false,
+                }
+            }
+        }
+    }
+
+    /// Delivers the response: on the open stream (then ends it) or as the JSON body.
+    pub(crate) fn complete(&self, response: String) -> Completion {
+        match &*self.0 {
+            OutboundInner::Lines(_) => Completion::Json(response),
+            OutboundInner::Session { session, state, .. } => {
+                let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+                match std::mem::replace(&mut *state, StreamState::Finished) {
+                    StreamState::Open(stream) => {
+                        let mut streams = session.streams();
+                        streams.push(stream, response.as_bytes());
+                        streams.end(stream);
+                        Completion::Streamed
+                    }
+                    _ => Completion::Json(response),
+                }
+            }
+        }
+    }
+
+    /// Ends the SSE stream of a request that will not answer (cancelled).
+    pub(crate) fn abandon(&self) {
+        if let OutboundInner::Session { session, state, .. } = &*self.0 {
+            let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+            if let StreamState::Open(stream) = std::mem::replace(&mut *state, StreamState::Finished)
+            {
+                session.streams().end(stream);
+            }
+        }
+    }
+
+    /// Ends the connection but not the stream (opening it first, so the client gets the
+    /// priming event to resume from).
+    fn detach(&self) {
+        if let OutboundInner::Session {
+            session,
+            state,
+            priming_retry_ms,
+        } = &*self.0
+        {
+            let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+            let mut streams = session.streams();
+            if let Some(stream) = open(&mut state, &mut streams, *priming_retry_ms) {
+                streams.detach(stream);
+            }
+        }
+    }
+}
+
+/// The id of the request's stream, opening it (with its priming event) on first use; `None`
+/// once the request has finished.
+fn open(
+    state: &mut StreamState,
+    streams: &mut Streams,
+    priming_retry_ms: Option<u64>,
+) -> Option<u32> {
+    match state {
+        StreamState::Finished => None,
+        StreamState::Open(stream) => Some(*stream),
+        StreamState::Unopened(connection) => {
+            let stream = streams.open_request_stream(connection.clone());
+            if let Some(retry) = priming_retry_ms {
+                streams.prime(stream, retry);
+            }
+            *state = StreamState::Open(stream);
+            Some(stream)
+        }
     }
 }

@@ -77,6 +77,8 @@ pub enum ToolOutcome {
     Success(Box<RawValue>),
     /// The handler failed: a result with `isError: true`.
     Failed(Error),
+    /// A result the handler built itself (`x-mcp.output: "mcp"`).
+    Content(crate::mcp::ToolResult),
     /// The arguments did not decode into the tool's params: a JSON-RPC `-32602` before
     /// 2025-11-25, an `isError` result from 2025-11-25 on.
     InvalidArguments(String),
@@ -137,6 +139,14 @@ impl ToolOutcome {
         }
     }
 
+    /// Wraps a handler's own MCP result; an `Err` is an `isError` result.
+    pub fn from_mcp(result: Result<crate::mcp::ToolResult, Error>) -> Self {
+        match result {
+            Ok(result) => ToolOutcome::Content(result),
+            Err(error) => ToolOutcome::Failed(error),
+        }
+    }
+
     /// The `CallToolResult` for `version`, or the JSON-RPC error that revision requires.
     ///
     /// The result travels as `structuredContent` (an object before 2026-07-28, any value from
@@ -166,6 +176,25 @@ impl ToolOutcome {
                 } else {
                     format!(r#"{{"content":[{content}]}}"#)
                 }
+            }
+            ToolOutcome::Content(result) => {
+                let mut json = serde_json::json!({ "content": result.content });
+                if let Some(structured) = result.structured_content {
+                    let allowed = match version {
+                        ProtocolVersion::V2025_03_26 => false,
+                        ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
+                            structured.is_object()
+                        }
+                        ProtocolVersion::V2026_07_28 => true,
+                    };
+                    if allowed {
+                        json["structuredContent"] = structured;
+                    }
+                }
+                if result.is_error {
+                    json["isError"] = serde_json::Value::Bool(true);
+                }
+                json.to_string()
             }
             ToolOutcome::Failed(error) => {
                 format!(

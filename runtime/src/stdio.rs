@@ -1,68 +1,196 @@
-//! Plain JSON-RPC 2.0 over stdin/stdout: one message per line, answers on stdout, nothing else
-//! written there, and a clean return when stdin closes.
+//! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, logs only on stderr, and a
+//! clean return when stdin closes.
 //!
-//! This serves a generated server's OpenRPC methods as they are; the MCP methods come with the
-//! MCP transports.
+//! One process is one session: `initialize` negotiates it; requests then run concurrently, so a
+//! handler can wait for the client's answer to a request it sent while the reader goes on.
 
+use serde_json::value::RawValue;
 use std::future::Future;
-use std::io::{self, BufRead, Write};
+use std::io;
 use std::pin::pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
-use crate::context::RequestContext;
+use crate::context::Outbound;
 use crate::dispatch::Dispatch;
-use crate::jsonrpc::{error_response, success_response, Request, RpcError};
+use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::server::McpServer;
+use crate::session::Session;
 
-/// Serves `server` on stdin/stdout until stdin reaches end of file.
-pub fn serve_jsonrpc(server: &impl Dispatch) -> io::Result<()> {
-    let stdin = io::stdin().lock();
-    let mut stdout = io::stdout().lock();
-    serve_lines(server, stdin, &mut stdout)
+/// Serves `server` on stdin/stdout until stdin closes.
+pub async fn serve_stdio<D: Dispatch>(server: McpServer<D>) -> io::Result<()> {
+    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
-/// Serves `server` on any line-oriented reader and writer (what [`serve_jsonrpc`] does with
-/// stdin and stdout; tests use it with buffers).
-pub fn serve_lines(
-    server: &impl Dispatch,
-    input: impl BufRead,
-    output: &mut impl Write,
-) -> io::Result<()> {
-    for line in input.lines() {
-        let line = line?;
+/// Serves `server` on any byte streams (what [`serve_stdio`] does with stdin and stdout; tests
+/// use pipes). Returns when `input` ends and every running request has answered.
+pub async fn serve_io<D, R, W>(server: McpServer<D>, input: R, mut output: W) -> io::Result<()>
+where
+    D: Dispatch,
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(async move {
+        while let Some(line) = rx.recv().await {
+            output.write_all(line.as_bytes()).await?;
+            output.write_all(b"\n").await?;
+            output.flush().await?;
+        }
+        Ok::<(), io::Error>(())
+    });
+    let session: Arc<Mutex<Option<Arc<Session>>>> = Arc::new(Mutex::new(None));
+    let mut running = JoinSet::new();
+    let mut lines = BufReader::new(input).lines();
+    while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
         }
-        if let Some(answer) = answer(server, &line) {
-            output.write_all(answer.as_bytes())?;
-            output.write_all(b"\n")?;
-            output.flush()?;
+        let body: Box<RawValue> = match serde_json::from_str(&line) {
+            Ok(body) => body,
+            Err(e) => {
+                let _ = tx.send(error_response(
+                    None,
+                    &RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
+                ));
+                continue;
+            }
+        };
+        let messages: Vec<Box<RawValue>> = if body.get().trim_start().starts_with('[') {
+            serde_json::from_str(body.get()).unwrap_or_default()
+        } else {
+            vec![body]
+        };
+        for message in messages {
+            handle_line(&server, &session, &tx, &mut running, &message);
+        }
+        while running.try_join_next().is_some() {}
+    }
+    while running.join_next().await.is_some() {}
+    drop(tx);
+    writer.await.map_err(io::Error::other)?
+}
+
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a str>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+fn handle_line<D: Dispatch>(
+    server: &McpServer<D>,
+    session: &Arc<Mutex<Option<Arc<Session>>>>,
+    tx: &mpsc::UnboundedSender<String>,
+    running: &mut JoinSet<()>,
+    message: &RawValue,
+) {
+    let envelope: Envelope<'_> = match serde_json::from_str(message.get()) {
+        Ok(envelope) => envelope,
+        Err(e) => {
+            let _ = tx.send(error_response(
+                None,
+                &RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}")),
+            ));
+            return;
+        }
+    };
+    let current = session.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    match (envelope.method, envelope.id) {
+        (Some("initialize"), Some(id)) => {
+            let answer = match server.core.initialize(envelope.params) {
+                Ok((created, result)) => {
+                    *session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
+                    success_response(id, &result)
+                }
+                Err(error) => error_response(Some(id), &error),
+            };
+            let _ = tx.send(answer);
+        }
+        (Some(method), Some(id)) => {
+            let Some(current) = current else {
+                let error = RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Invalid Request: send initialize first",
+                );
+                let _ = tx.send(error_response(Some(id), &error));
+                return;
+            };
+            let core = server.core.clone();
+            let ctx = core
+                .context(&current, envelope.params)
+                .with_outbound(Outbound::lines(tx.clone()));
+            let id = id.to_owned();
+            let method = method.to_string();
+            let params = envelope.params.map(RawValue::to_owned);
+            let key = id.get().trim().to_string();
+            let out = tx.clone();
+            let task_session = current.clone();
+            let task_key = key.clone();
+            let handle = running.spawn(async move {
+                let answer = match core
+                    .handle(&task_session, &method, params.as_deref(), ctx)
+                    .await
+                {
+                    Ok(result) => success_response(&id, &result),
+                    Err(error) => error_response(Some(&id), &error),
+                };
+                task_session.untrack(&task_key);
+                let _ = out.send(answer);
+            });
+            current.track(&key, handle);
+        }
+        (Some("notifications/cancelled"), None) => {
+            #[derive(serde::Deserialize)]
+            struct Cancelled<'a> {
+                #[serde(rename = "requestId", borrow)]
+                request_id: &'a RawValue,
+            }
+            if let (Some(current), Some(Ok(cancelled))) = (
+                current,
+                envelope
+                    .params
+                    .map(|p| serde_json::from_str::<Cancelled<'_>>(p.get())),
+            ) {
+                current.cancel(cancelled.request_id.get().trim());
+            }
+        }
+        (Some(_), None) => {}
+        (None, Some(id)) => {
+            let Some(current) = current else { return };
+            let answer = match (envelope.result, envelope.error) {
+                (Some(result), _) => Ok(result.to_owned()),
+                (None, error) => Err(error.unwrap_or(serde_json::Value::Null)),
+            };
+            let key =
+                serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string());
+            current.answer_client_request(&key, answer);
+        }
+        (None, None) => {
+            let _ = tx.send(error_response(
+                None,
+                &RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Invalid Request: no method and no id",
+                ),
+            ));
         }
     }
-    Ok(())
 }
 
-/// The response line to one message, or `None` for a notification.
-fn answer(server: &impl Dispatch, line: &str) -> Option<String> {
-    let request = match Request::parse(line) {
-        Ok(request) => request,
-        Err(error) => return Some(error_response(None, &error)),
-    };
-    let outcome =
-        match server.call_method(&request.method, request.params, RequestContext::default()) {
-            Some(call) => block_on(call),
-            None => Err(RpcError::method_not_found(&request.method)),
-        };
-    let id = request.id?;
-    Some(match outcome {
-        Ok(result) => success_response(id, &result),
-        Err(error) => error_response(Some(id), &error),
-    })
-}
-
-/// Runs a future to completion on the current thread. For the stdio loop and for tests; the
-/// HTTP transport runs on tokio.
+/// Runs a future to completion on the current thread (for tests and simple tools; the
+/// transports run on tokio).
 pub fn block_on<F: Future>(future: F) -> F::Output {
     struct Unpark(Thread);
     impl Wake for Unpark {

@@ -261,40 +261,54 @@ impl Dispatch for Doubler {
     }
 }
 
-#[test]
-fn stdio_loop_answers_requests_and_skips_notifications() {
+#[tokio::test]
+async fn stdio_serves_a_session_and_routes_plain_methods() {
     let input = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
         r#"{"jsonrpc":"2.0","id":1,"method":"double","params":{"n":21}}"#,
         "\n",
         r#"{"jsonrpc":"2.0","id":"two","method":"double","params":[5]}"#,
         "\n",
         "\n",
-        r#"{"jsonrpc":"2.0","method":"double","params":[1]}"#,
-        "\n",
         r#"{"jsonrpc":"2.0","id":3,"method":"triple"}"#,
         "\n",
-        r#"{"jsonrpc":"2.0","id":4,"method":"double","params":{"n":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
         "\n",
         "not json\n",
     );
-    let mut output = Vec::new();
-    mcp_runtime::stdio::serve_lines(&Doubler, input.as_bytes(), &mut output).unwrap();
-    let lines: Vec<Value> = String::from_utf8(output)
-        .unwrap()
+    let (writer, mut reader) = tokio::io::duplex(64 * 1024);
+    let server = mcp_runtime::McpServer::new(Doubler);
+    mcp_runtime::stdio::serve_io(server, input.as_bytes(), writer)
+        .await
+        .unwrap();
+    let mut output = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut reader, &mut output)
+        .await
+        .unwrap();
+    let mut lines: Vec<Value> = output
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 5, "{lines:?}");
-    assert_eq!(lines[0], json!({"jsonrpc": "2.0", "id": 1, "result": 42}));
+    // Requests run concurrently: order the answers by id for the assertions.
+    lines.sort_by_key(|l| l["id"].to_string());
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    let by_id = |id: Value| lines.iter().find(|l| l["id"] == id).unwrap().clone();
     assert_eq!(
-        lines[1],
+        by_id(json!(0))["result"]["protocolVersion"],
+        json!("2025-06-18")
+    );
+    assert_eq!(
+        by_id(json!(1)),
+        json!({"jsonrpc": "2.0", "id": 1, "result": 42})
+    );
+    assert_eq!(
+        by_id(json!("two")),
         json!({"jsonrpc": "2.0", "id": "two", "result": 10})
     );
-    assert_eq!(lines[2]["error"]["code"], json!(-32601));
-    assert_eq!(lines[2]["id"], json!(3));
-    assert_eq!(lines[3]["error"]["code"], json!(-32602));
-    assert_eq!(
-        lines[4],
-        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": lines[4]["error"]["message"]}})
-    );
+    assert_eq!(by_id(json!(3))["error"]["code"], json!(-32601));
+    assert_eq!(by_id(json!(4))["result"], json!({}));
+    assert_eq!(by_id(Value::Null)["error"]["code"], json!(-32700));
 }

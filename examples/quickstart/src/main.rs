@@ -1,7 +1,6 @@
-//! The quickstart server binary: serves the notes over plain JSON-RPC on stdio until the MCP
-//! transports land (see README.md, "What works today").
+//! The quickstart server binary: `--addr HOST:PORT` (default 127.0.0.1:8080) serves MCP over
+//! Streamable HTTP at `/mcp`; `--stdio` serves it over stdin/stdout.
 
-fn main() -> std::io::Result<()> {
-    let server = quickstart::server::Server::new(quickstart::Notes::default());
-    mcp_runtime::stdio::serve_jsonrpc(&server)
+fn main() -> std::process::ExitCode {
+    mcp_runtime::entry::main(quickstart::server::Server::new(quickstart::Notes::default()))
 }

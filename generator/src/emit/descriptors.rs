@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::schema_bundle::{is_object_schema, strip_header_annotations, Bundler, Dialect};
-use crate::openrpc::{Document, McpBinding, McpKind, Method};
+use crate::openrpc::{Document, McpBinding, McpKind, McpOutput, Method};
 
 /// The protocol revisions descriptors are shaped for, in the runtime's index order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -96,7 +96,7 @@ fn tool(document: &Document, method: &Method, binding: &McpBinding, revision: Re
         "inputSchema".into(),
         input_schema(document, method, revision),
     );
-    if revision.has_titles() {
+    if revision.has_titles() && binding.output == McpOutput::Typed {
         if let Some(output) = output_schema(document, method, revision) {
             map.insert("outputSchema".into(), output);
         }

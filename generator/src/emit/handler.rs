@@ -32,10 +32,7 @@ pub fn handler_trait(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStre
             let ty = types.type_expr(ty, &types_path);
             quote!(, params: #ty)
         });
-        let output = match plan.result {
-            Some(ty) => types.type_expr(ty, &types_path),
-            None => quote!(()),
-        };
+        let output = plan.result_type(types);
         quote! {
             #docs
             #deprecated

@@ -5,8 +5,10 @@ use heck::ToUpperCamelCase;
 use serde_json::{json, Map, Value};
 
 use crate::names::{camel_ident, snake_ident, Scope};
-use crate::openrpc::{Document, McpBinding, Method};
+use crate::openrpc::{Document, McpBinding, McpKind, McpOutput, Method};
 use crate::typespace::{TypeId, TypeSpace};
+use proc_macro2::TokenStream;
+use quote::quote;
 
 /// One method, ready to emit.
 pub struct MethodPlan<'d> {
@@ -24,6 +26,27 @@ impl MethodPlan<'_> {
     /// The method's MCP binding, if it has one.
     pub fn binding(&self) -> Option<&McpBinding> {
         self.method.mcp.as_ref()
+    }
+
+    /// Whether the handler returns the MCP result itself (`x-mcp.output: "mcp"`).
+    pub fn returns_mcp(&self) -> bool {
+        self.binding().is_some_and(|b| b.output == McpOutput::Mcp)
+    }
+
+    /// The handler's return type as seen from next to the types module: the result schema's
+    /// type, the runtime's MCP result type, or `()` for a notification.
+    pub fn result_type(&self, types: &TypeSpace) -> TokenStream {
+        match (self.binding(), self.result) {
+            (Some(binding), _) if binding.output == McpOutput::Mcp => match binding.kind {
+                McpKind::Tool => quote!(::mcp_runtime::mcp::ToolResult),
+                McpKind::Prompt => quote!(::mcp_runtime::mcp::GetPromptResult),
+                McpKind::Resource | McpKind::ResourceTemplate => {
+                    quote!(::mcp_runtime::mcp::ReadResourceResult)
+                }
+            },
+            (_, Some(ty)) => types.type_expr(ty, &quote!(types)),
+            (_, None) => quote!(()),
+        }
     }
 }
 
@@ -43,9 +66,14 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
                 .to_upper_camel_case();
             let params = (!method.params.is_empty())
                 .then(|| types.add_inline(&params_schema(method), &format!("{type_base}Params")));
+            let returns_mcp = method
+                .mcp
+                .as_ref()
+                .is_some_and(|b| b.output == McpOutput::Mcp);
             let result = method
                 .result
                 .as_ref()
+                .filter(|_| !returns_mcp)
                 .map(|result| types.add_inline(&result.schema, &format!("{type_base}Result")));
             MethodPlan {
                 method,

@@ -71,10 +71,15 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
                 };
             }
         });
+        let outcome = if plan.returns_mcp() {
+            quote!(::mcp_runtime::ToolOutcome::from_mcp(#call.await))
+        } else {
+            quote!(::mcp_runtime::ToolOutcome::from_result(#call.await))
+        };
         quote! {
             #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
                 #decode
-                ::mcp_runtime::ToolOutcome::from_result(#call.await)
+                #outcome
             })),
         }
     });
@@ -83,6 +88,11 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
         let binding = plan.binding().expect("filtered on binding");
         let name = str_lit(&binding.name);
         let description = option_str(binding.description.as_deref());
+        let encode = if plan.returns_mcp() {
+            quote!(::mcp_runtime::dispatch::encode_result(&result))
+        } else {
+            quote!(::mcp_runtime::dispatch::prompt_result(#description, &result))
+        };
         let call = call_expr(plan);
         let decode = params_ty(plan).map(|ty| {
             quote! {
@@ -96,7 +106,7 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
             #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
                 #decode
                 let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                ::mcp_runtime::dispatch::prompt_result(#description, &result)
+                #encode
             })),
         }
     });
@@ -104,13 +114,13 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
     let static_resources = of_kind(McpKind::Resource).map(|plan| {
         let binding = plan.binding().expect("filtered on binding");
         let uri = str_lit(binding.uri.as_deref().unwrap_or_default());
-        let mime = option_str(binding.mime_type.as_deref());
+        let encode = resource_encode(plan, binding.mime_type.as_deref());
         let call = call_expr(plan);
         quote! {
             if uri == #uri {
                 return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
                     let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                    ::mcp_runtime::dispatch::resource_result(uri, #mime, &result)
+                    #encode
                 }));
             }
         }
@@ -119,7 +129,7 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
     let templates = of_kind(McpKind::ResourceTemplate).map(|plan| {
         let binding = plan.binding().expect("filtered on binding");
         let template = str_lit(binding.uri_template.as_deref().unwrap_or_default());
-        let mime = option_str(binding.mime_type.as_deref());
+        let encode = resource_encode(plan, binding.mime_type.as_deref());
         let call = call_expr(plan);
         let json_vars: Vec<&str> = plan
             .method
@@ -139,7 +149,7 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
                 return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
                     #decode
                     let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                    ::mcp_runtime::dispatch::resource_result(uri, #mime, &result)
+                    #encode
                 }));
             }
         }
@@ -252,6 +262,16 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
                 ::std::option::Option::None
             }
         }
+    }
+}
+
+/// How a resource handler's result becomes a `resources/read` result.
+fn resource_encode(plan: &MethodPlan<'_>, mime_type: Option<&str>) -> TokenStream {
+    if plan.returns_mcp() {
+        quote!(::mcp_runtime::dispatch::encode_result(&result))
+    } else {
+        let mime = option_str(mime_type);
+        quote!(::mcp_runtime::dispatch::resource_result(uri, #mime, &result))
     }
 }
 

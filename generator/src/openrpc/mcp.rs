@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::model::{McpBinding, McpKind, ServerExtension};
+use super::model::{McpBinding, McpKind, McpOutput, ServerExtension};
 use crate::diagnostics::{Diagnostic, Location};
 
 /// Rule id of every problem with an `x-mcp` extension.
@@ -20,6 +20,7 @@ pub const METHOD_KEYS: &[&str] = &[
     "uriTemplate",
     "mimeType",
     "_meta",
+    "output",
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
@@ -78,6 +79,7 @@ pub fn parse_method(
         uri_template: None,
         mime_type: None,
         meta: None,
+        output: McpOutput::Typed,
         location: here.clone(),
     };
     let map: &Map<String, Value> = match value {
@@ -186,6 +188,18 @@ pub fn parse_method(
     binding.uri = string_field("uri", &mut diags);
     binding.uri_template = string_field("uriTemplate", &mut diags);
     binding.mime_type = string_field("mimeType", &mut diags);
+    match string_field("output", &mut diags).as_deref() {
+        None | Some("typed") => {}
+        Some("mcp") => binding.output = McpOutput::Mcp,
+        Some(other) => {
+            diags.push(Diagnostic::error(
+                RULE,
+                locate("/output"),
+                format!("`x-mcp.output` must be \"typed\" or \"mcp\", found \"{other}\""),
+            ));
+            ok = false;
+        }
+    }
 
     for (key, want_object) in [("annotations", true), ("icons", false), ("_meta", true)] {
         let Some(v) = map.get(key) else { continue };

@@ -185,6 +185,21 @@ pub struct McpBinding {
     pub mime_type: Option<String>,
     /// `_meta` to publish on the descriptor, as given (an object).
     pub meta: Option<Value>,
+    /// What the handler returns (`output`).
+    pub output: McpOutput,
     /// Where the `x-mcp` value is.
     pub location: Location,
+}
+
+/// What the handler of an MCP method returns (`x-mcp.output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum McpOutput {
+    /// The type of the OpenRPC result schema; the runtime turns it into MCP content
+    /// (`structuredContent` and a text block, one text message, or the resource text).
+    #[default]
+    Typed,
+    /// The MCP result itself, for content the result schema cannot express (images, audio,
+    /// embedded resources, several messages): `mcp_runtime::mcp::ToolResult`,
+    /// `mcp_runtime::mcp::GetPromptResult` or `mcp_runtime::mcp::ReadResourceResult`.
+    Mcp,
 }

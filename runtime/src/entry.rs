@@ -1,0 +1,140 @@
+//! The `main` of a generated server binary: flags, logging, runtime, transport.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use crate::dispatch::Dispatch;
+use crate::server::McpServer;
+
+const USAGE: &str = "\
+Usage: <server> [--addr HOST:PORT | --stdio]
+
+  --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
+  --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
+  -h, --help         print this help
+
+Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
+
+/// How to serve, from the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// Streamable HTTP on this address.
+    Http(SocketAddr),
+    /// stdin/stdout.
+    Stdio,
+}
+
+/// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`.
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, String> {
+    let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let addr = match arg.as_str() {
+            "--stdio" => {
+                transport = Transport::Stdio;
+                continue;
+            }
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            "--addr" => args
+                .next()
+                .ok_or("--addr needs a value, e.g. --addr 127.0.0.1:8080")?,
+            other => match other.strip_prefix("--addr=") {
+                Some(value) => value.to_string(),
+                None => return Err(format!("unknown argument `{other}`\n\n{USAGE}")),
+            },
+        };
+        let addr = addr
+            .parse()
+            .map_err(|e| format!("--addr {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?;
+        transport = Transport::Http(addr);
+    }
+    Ok(transport)
+}
+
+/// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
+/// HTTP or stdio until the process is stopped (or stdin closes).
+pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
+    let transport = match parse_args(std::env::args().skip(1)) {
+        Ok(transport) => transport,
+        Err(message) => {
+            eprintln!("{message}");
+            return if message == USAGE {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            };
+        }
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .try_init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = McpServer::new(dispatch);
+    let result = runtime.block_on(async move {
+        match transport {
+            Transport::Http(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr).await?;
+                server
+                    .serve_listener(listener, async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    })
+                    .await
+            }
+            Transport::Stdio => crate::stdio::serve_stdio(server).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Transport, String> {
+        parse_args(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn flags() {
+        assert_eq!(
+            parse(&[]).unwrap(),
+            Transport::Http("127.0.0.1:8080".parse().unwrap())
+        );
+        assert_eq!(
+            parse(&["--addr", "127.0.0.1:9"]).unwrap(),
+            Transport::Http("127.0.0.1:9".parse().unwrap())
+        );
+        assert_eq!(
+            parse(&["--addr=[::1]:80"]).unwrap(),
+            Transport::Http("[::1]:80".parse().unwrap())
+        );
+        assert_eq!(parse(&["--stdio"]).unwrap(), Transport::Stdio);
+        assert!(parse(&["--addr"]).is_err());
+        assert!(parse(&["--addr", "nope"])
+            .unwrap_err()
+            .contains("HOST:PORT"));
+        assert!(parse(&["--bogus"])
+            .unwrap_err()
+            .contains("unknown argument"));
+    }
+}

@@ -1,0 +1,286 @@
+//! SSE streams of one session: event ids, the replay window, and routing of each message to
+//! the one connection currently carrying its stream.
+//!
+//! Every message the server sends on SSE belongs to exactly one logical stream: the standalone
+//! GET stream (id 0) or the stream of one POST request (ids 1, 2, ...). Event ids are
+//! `"<stream>-<sequence>"`, unique in the session, so a `Last-Event-ID` names both the stream to
+//! resume and where to resume it. The last `window` events are kept for replay.
+
+use bytes::Bytes;
+use std::collections::{HashMap, VecDeque};
+use tokio::sync::mpsc;
+
+/// The id of the standalone GET stream.
+pub const STANDALONE: u32 = 0;
+
+/// How many frames a connection may have queued before the sender waits.
+pub const CONNECTION_QUEUE: usize = 64;
+
+/// One SSE frame, already encoded.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    /// The logical stream it belongs to.
+    pub stream: u32,
+    /// Its sequence number within the session.
+    pub sequence: u64,
+    /// The encoded bytes (`id: ...\nevent: message\ndata: ...\n\n`).
+    pub bytes: Bytes,
+}
+
+/// What a connection receives: frames, then the end of its stream.
+#[derive(Debug)]
+pub enum Delivery {
+    /// A frame to write.
+    Frame(Bytes),
+    /// The logical stream is complete: end the HTTP response.
+    End,
+    /// Drop the connection without ending the logical stream (SSE polling).
+    Detach,
+}
+
+/// The session's streams and replay window.
+#[derive(Debug)]
+pub struct Streams {
+    window: usize,
+    buffered_limit: usize,
+    next_stream: u32,
+    next_sequence: u64,
+    log: VecDeque<Frame>,
+    /// The connection of each live logical stream (None while detached).
+    live: HashMap<u32, Option<mpsc::Sender<Delivery>>>,
+    /// Standalone messages published while no GET stream was open.
+    pending_standalone: VecDeque<Bytes>,
+}
+
+impl Streams {
+    /// Streams keeping `window` events for replay and at most `buffered_limit` standalone
+    /// messages while no GET stream is open.
+    pub fn new(window: usize, buffered_limit: usize) -> Self {
+        Self {
+            window,
+            buffered_limit,
+            next_stream: 1,
+            next_sequence: 1,
+            log: VecDeque::new(),
+            live: HashMap::new(),
+            pending_standalone: VecDeque::new(),
+        }
+    }
+
+    /// Opens the stream of a POST request on `connection`; returns its id.
+    pub fn open_request_stream(&mut self, connection: mpsc::Sender<Delivery>) -> u32 {
+        let id = self.next_stream;
+        self.next_stream = self.next_stream.wrapping_add(1).max(1);
+        self.live.insert(id, Some(connection));
+        id
+    }
+
+    /// Attaches `connection` as the standalone stream, ending any previous one, and flushes the
+    /// messages buffered while none was open.
+    pub fn open_standalone(&mut self, connection: mpsc::Sender<Delivery>) {
+        if let Some(Some(previous)) = self.live.insert(STANDALONE, Some(connection)) {
+            let _ = previous.try_send(Delivery::End);
+        }
+        for data in std::mem::take(&mut self.pending_standalone) {
+            self.push(STANDALONE, &data);
+        }
+    }
+
+    /// Frames and sends `json` on `stream`, recording it for replay. Returns false when the
+    /// message could not be delivered now (it stays in the replay window).
+    pub fn push(&mut self, stream: u32, json: &[u8]) -> bool {
+        if stream == STANDALONE && !matches!(self.live.get(&STANDALONE), Some(Some(_))) {
+            if self.pending_standalone.len() >= self.buffered_limit {
+                self.pending_standalone.pop_front();
+            }
+            self.pending_standalone
+                .push_back(Bytes::copy_from_slice(json));
+            return false;
+        }
+        let sequence = self.next_sequence;
+        self.next_sequence += 1;
+        let bytes = encode_frame(&event_id(stream, sequence), json);
+        self.remember(Frame {
+            stream,
+            sequence,
+            bytes: bytes.clone(),
+        });
+        self.deliver(stream, Delivery::Frame(bytes))
+    }
+
+    /// A priming event (an id and empty data) and a `retry` hint, sent first on 2025-11-25 SSE
+    /// responses so the client can resume from it.
+    pub fn prime(&mut self, stream: u32, retry_ms: u64) -> bool {
+        let sequence = self.next_sequence;
+        self.next_sequence += 1;
+        let bytes = Bytes::from(format!(
+            "id: {}\nretry: {retry_ms}\ndata: \n\n",
+            event_id(stream, sequence)
+        ));
+        self.remember(Frame {
+            stream,
+            sequence,
+            bytes: bytes.clone(),
+        });
+        self.deliver(stream, Delivery::Frame(bytes))
+    }
+
+    /// Ends `stream`: its connection (if any) completes and the stream is forgotten.
+    pub fn end(&mut self, stream: u32) {
+        if let Some(Some(connection)) = self.live.remove(&stream) {
+            let _ = connection.try_send(Delivery::End);
+        }
+    }
+
+    /// Drops the connection of `stream` but keeps the stream alive, so a later GET with
+    /// `Last-Event-ID` gets the rest (2025-11-25 polling).
+    pub fn detach(&mut self, stream: u32) {
+        if let Some(slot) = self.live.get_mut(&stream) {
+            if let Some(connection) = slot.take() {
+                let _ = connection.try_send(Delivery::Detach);
+            }
+        }
+    }
+
+    /// Resumes after `last_event_id` on `connection`: replays that stream's later events and, if
+    /// the stream is still live, routes its next events there. `None` when the id is unknown.
+    pub fn resume(
+        &mut self,
+        last_event_id: &str,
+        connection: mpsc::Sender<Delivery>,
+    ) -> Option<u32> {
+        let (stream, after) = parse_event_id(last_event_id)?;
+        for frame in self
+            .log
+            .iter()
+            .filter(|f| f.stream == stream && f.sequence > after)
+        {
+            if connection
+                .try_send(Delivery::Frame(frame.bytes.clone()))
+                .is_err()
+            {
+                break;
+            }
+        }
+        match self.live.get_mut(&stream) {
+            Some(slot) => {
+                if let Some(previous) = slot.replace(connection) {
+                    let _ = previous.try_send(Delivery::End);
+                }
+            }
+            None if stream == STANDALONE => {
+                self.live.insert(STANDALONE, Some(connection));
+            }
+            None => {
+                let _ = connection.try_send(Delivery::End);
+            }
+        }
+        Some(stream)
+    }
+
+    /// Number of frames kept for replay.
+    pub fn window_len(&self) -> usize {
+        self.log.len()
+    }
+
+    fn remember(&mut self, frame: Frame) {
+        if self.window == 0 {
+            return;
+        }
+        if self.log.len() >= self.window {
+            self.log.pop_front();
+        }
+        self.log.push_back(frame);
+    }
+
+    fn deliver(&mut self, stream: u32, delivery: Delivery) -> bool {
+        match self.live.get(&stream) {
+            Some(Some(connection)) => match connection.try_send(delivery) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => false,
+                Err(mpsc::error::TrySendError::Closed(_)) => {
+                    // The client went away: keep the stream for a resumption.
+                    self.live.insert(stream, None);
+                    false
+                }
+            },
+            _ => false,
+        }
+    }
+}
+
+fn event_id(stream: u32, sequence: u64) -> String {
+    format!("{stream}-{sequence}")
+}
+
+fn parse_event_id(id: &str) -> Option<(u32, u64)> {
+    let (stream, sequence) = id.trim().split_once('-')?;
+    Some((stream.parse().ok()?, sequence.parse().ok()?))
+}
+
+/// `id: ...\nevent: message\ndata: <json>\n\n`. JSON from serde_json never contains a raw
+/// newline, so each message is one `data:` line.
+pub fn encode_frame(id: &str, json: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + id.len() + 32);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b"\nevent: message\ndata: ");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(d: Delivery) -> String {
+        match d {
+            Delivery::Frame(b) => String::from_utf8(b.to_vec()).unwrap(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn frames_replay_after_the_last_event_id_of_their_own_stream() {
+        let mut streams = Streams::new(128, 16);
+        let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
+        let s = streams.open_request_stream(tx);
+        assert!(streams.prime(s, 500));
+        assert!(text(rx.recv().await.unwrap()).starts_with("id: 1-1\nretry: 500\ndata: \n\n"));
+        streams.detach(s);
+        assert!(matches!(rx.recv().await.unwrap(), Delivery::Detach));
+        // Published while detached: kept for replay only.
+        assert!(!streams.push(s, br#"{"a":1}"#));
+        let (tx2, mut rx2) = mpsc::channel(CONNECTION_QUEUE);
+        assert_eq!(streams.resume("1-1", tx2), Some(s));
+        assert_eq!(
+            text(rx2.recv().await.unwrap()),
+            "id: 1-2\nevent: message\ndata: {\"a\":1}\n\n"
+        );
+        assert!(streams.push(s, br#"{"b":2}"#));
+        assert!(text(rx2.recv().await.unwrap()).contains(r#"{"b":2}"#));
+        streams.end(s);
+        assert!(matches!(rx2.recv().await.unwrap(), Delivery::End));
+        assert_eq!(streams.resume("garbage", mpsc::channel(1).0), None);
+    }
+
+    #[tokio::test]
+    async fn standalone_messages_wait_for_a_get_stream_and_a_second_get_ends_the_first() {
+        let mut streams = Streams::new(4, 2);
+        assert!(!streams.push(STANDALONE, b"1"));
+        assert!(!streams.push(STANDALONE, b"2"));
+        assert!(!streams.push(STANDALONE, b"3")); // bounded: "1" is dropped
+        let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
+        streams.open_standalone(tx);
+        assert!(text(rx.recv().await.unwrap()).ends_with("data: 2\n\n"));
+        assert!(text(rx.recv().await.unwrap()).ends_with("data: 3\n\n"));
+        let (tx2, _rx2) = mpsc::channel(CONNECTION_QUEUE);
+        streams.open_standalone(tx2);
+        assert!(matches!(rx.recv().await.unwrap(), Delivery::End));
+        for i in 0..10 {
+            streams.push(STANDALONE, format!("{i}").as_bytes());
+        }
+        assert_eq!(streams.window_len(), 4, "the replay window is bounded");
+    }
+}

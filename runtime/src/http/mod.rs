@@ -1,0 +1,675 @@
+//! The Streamable HTTP transport: one `/mcp` endpoint (POST, GET, DELETE) for the session-era
+//! revisions, as a `tower::Service` and as a ready [`McpServer::serve`].
+
+mod body;
+mod guard;
+
+pub use body::Body;
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Limited};
+use serde_json::value::RawValue;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::context::{Completion, Outbound};
+use crate::dispatch::{BoxFuture, Dispatch};
+use crate::events::{Delivery, CONNECTION_QUEUE};
+use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::protocol::ProtocolVersion;
+use crate::server::McpServer;
+use crate::session::{Session, StoreError};
+
+/// The header carrying the session id.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The header carrying the negotiated protocol version.
+pub const VERSION_HEADER: &str = "mcp-protocol-version";
+/// The endpoint path.
+pub const ENDPOINT: &str = "/mcp";
+
+/// A JSON-RPC error as an HTTP response.
+fn rpc_error(status: StatusCode, error: RpcError, id: Option<&RawValue>) -> Response<Body> {
+    json_response(status, error_response(id, &error))
+}
+
+fn json_response(status: StatusCode, json: String) -> Response<Body> {
+    let mut response = Response::new(Body::full(json));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn status_only(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn sse_response(head: Option<Bytes>, rx: mpsc::Receiver<Delivery>) -> Response<Body> {
+    let mut response = Response::new(Body::stream(head, rx));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+fn bad_request(message: impl Into<String>) -> Response<Body> {
+    rpc_error(
+        StatusCode::BAD_REQUEST,
+        RpcError::new(jsonrpc::INVALID_REQUEST, message.into()),
+        None,
+    )
+}
+
+fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// One JSON-RPC message of a POST body, classified.
+enum Incoming<'a> {
+    Request {
+        id: &'a RawValue,
+        method: &'a str,
+        params: Option<&'a RawValue>,
+    },
+    Notification {
+        method: &'a str,
+        params: Option<&'a RawValue>,
+    },
+    Response {
+        id: &'a RawValue,
+        result: Result<Box<RawValue>, serde_json::Value>,
+    },
+}
+
+#[derive(serde::Deserialize)]
+struct Envelope<'a> {
+    jsonrpc: Option<&'a str>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a str>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+fn classify(message: &RawValue) -> Result<Incoming<'_>, RpcError> {
+    let envelope: Envelope<'_> = serde_json::from_str(message.get())
+        .map_err(|e| RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}")))?;
+    if envelope.jsonrpc != Some("2.0") {
+        return Err(RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            "Invalid Request: jsonrpc must be \"2.0\"",
+        ));
+    }
+    match (envelope.method, envelope.id) {
+        (Some(method), Some(id)) => Ok(Incoming::Request {
+            id,
+            method,
+            params: envelope.params,
+        }),
+        (Some(method), None) => Ok(Incoming::Notification {
+            method,
+            params: envelope.params,
+        }),
+        (None, Some(id)) => match (envelope.result, envelope.error) {
+            (Some(result), None) => Ok(Incoming::Response {
+                id,
+                result: Ok(result.to_owned()),
+            }),
+            (None, Some(error)) => Ok(Incoming::Response {
+                id,
+                result: Err(error),
+            }),
+            _ => Err(RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Invalid Request: a response needs exactly one of result and error",
+            )),
+        },
+        (None, None) => Err(RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            "Invalid Request: no method and no id",
+        )),
+    }
+}
+
+/// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).
+fn id_key(id: &RawValue) -> String {
+    id.get().trim().to_string()
+}
+
+impl<D: Dispatch> McpServer<D> {
+    /// Answers one HTTP request to the MCP endpoint.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<Body>
+    where
+        B: http_body::Body + Send,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if request.uri().path() != ENDPOINT {
+            return status_only(StatusCode::NOT_FOUND);
+        }
+        if let Err(message) =
+            guard::check_host_and_origin(request.headers(), &self.core.config.allowed_hosts)
+        {
+            tracing::warn!(%message, "refused request");
+            return rpc_error(
+                StatusCode::FORBIDDEN,
+                RpcError::new(jsonrpc::SERVER_ERROR, message),
+                None,
+            );
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::GET => self.get(request.headers()),
+            Method::DELETE => self.delete(request.headers()),
+            _ => {
+                let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                response
+            }
+        }
+    }
+
+    /// The version the request's `MCP-Protocol-Version` header names; absent means
+    /// 2025-03-26. An unsupported value is a 400.
+    fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
+        match header(headers, VERSION_HEADER) {
+            None => Ok(None),
+            Some(text) => match ProtocolVersion::parse(text.trim()).filter(|v| !v.is_stateless()) {
+                Some(version) => Ok(Some(version)),
+                None => Err(Box::new(bad_request(format!(
+                    "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2025-03-26, 2025-06-18, 2025-11-25)"
+                )))),
+            },
+        }
+    }
+
+    /// The session a non-initialize request belongs to: 400 without the header (unless
+    /// session-less clients are allowed), 404 when unknown or expired.
+    fn session(
+        &self,
+        headers: &HeaderMap,
+        version: Option<ProtocolVersion>,
+    ) -> Result<Arc<Session>, Box<Response<Body>>> {
+        match header(headers, SESSION_HEADER) {
+            Some(id) => self.core.store.get(id.trim()).ok_or_else(|| {
+                Box::new(rpc_error(
+                    StatusCode::NOT_FOUND,
+                    RpcError::new(-32001, "Session not found"),
+                    None,
+                ))
+            }),
+            None if self.core.config.allow_sessionless => Ok(Arc::new(Session::new(
+                version.unwrap_or(ProtocolVersion::V2025_03_26),
+                serde_json::Value::Null,
+                serde_json::Value::Null,
+                self.core.config.replay_window,
+                self.core.config.buffered_messages,
+            ))),
+            None => Err(Box::new(bad_request(
+                "Bad Request: Mcp-Session-Id header is required (send initialize first)",
+            ))),
+        }
+    }
+
+    async fn post<B>(&self, request: Request<B>) -> Response<Body>
+    where
+        B: http_body::Body + Send,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let headers = request.headers().clone();
+        if !guard::is_json_content(&headers) {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Unsupported Media Type: Content-Type must be application/json",
+                ),
+                None,
+            );
+        }
+        if !(guard::accepts(&headers, "application/json")
+            && guard::accepts(&headers, "text/event-stream"))
+        {
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Not Acceptable: Accept must list application/json and text/event-stream",
+                ),
+                None,
+            );
+        }
+        let limit = self.core.config.body_limit;
+        let bytes = match Limited::new(request.into_body(), limit).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(error) => {
+                let too_large = error
+                    .downcast_ref::<http_body_util::LengthLimitError>()
+                    .is_some();
+                return if too_large {
+                    rpc_error(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        RpcError::new(
+                            jsonrpc::INVALID_REQUEST,
+                            format!("Payload Too Large: the body exceeds {limit} bytes"),
+                        ),
+                        None,
+                    )
+                } else {
+                    bad_request(format!("Bad Request: reading the body failed: {error}"))
+                };
+            }
+        };
+        let header_version = match Self::header_version(&headers) {
+            Ok(version) => version,
+            Err(response) => return *response,
+        };
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => text,
+            Err(_) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
+                    None,
+                )
+            }
+        };
+        let body: &RawValue = match serde_json::from_str(text) {
+            Ok(body) => body,
+            Err(e) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
+                    None,
+                )
+            }
+        };
+        if body.get().trim_start().starts_with('[') {
+            return self.batch(&headers, header_version, body).await;
+        }
+        let message = match classify(body) {
+            Ok(message) => message,
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
+        };
+        if let Incoming::Request {
+            id,
+            method: "initialize",
+            params,
+        } = message
+        {
+            return self.initialize(id, params);
+        }
+        let session = match self.session(&headers, header_version) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        match message {
+            Incoming::Notification { method, params } => {
+                self.notification(&session, method, params);
+                status_only(StatusCode::ACCEPTED)
+            }
+            Incoming::Response { id, result } => {
+                if !session.answer_client_request(&answer_key(id), result) {
+                    tracing::debug!(id = id.get(), "a response nobody waits for");
+                }
+                status_only(StatusCode::ACCEPTED)
+            }
+            Incoming::Request { id, method, params } => {
+                self.request(session, id, method, params).await
+            }
+        }
+    }
+
+    fn initialize(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
+        let (session, result) = match self.core.initialize(params) {
+            Ok(created) => created,
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
+        };
+        if let Err(StoreError::Full) = self.core.store.insert(session.clone()) {
+            return rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                RpcError::new(
+                    jsonrpc::INTERNAL_ERROR,
+                    "Service Unavailable: too many sessions; try again later",
+                ),
+                Some(id),
+            );
+        }
+        tracing::debug!(session = session.id(), version = %session.version(), "session created");
+        let mut response = json_response(StatusCode::OK, success_response(id, &result));
+        if let Ok(value) = HeaderValue::from_str(session.id()) {
+            response.headers_mut().insert(SESSION_HEADER, value);
+        }
+        response
+    }
+
+    fn notification(&self, session: &Arc<Session>, method: &str, params: Option<&RawValue>) {
+        if method == "notifications/cancelled" {
+            #[derive(serde::Deserialize)]
+            struct Cancelled<'a> {
+                #[serde(rename = "requestId", borrow)]
+                request_id: &'a RawValue,
+            }
+            if let Some(Ok(cancelled)) =
+                params.map(|p| serde_json::from_str::<Cancelled<'_>>(p.get()))
+            {
+                let stopped = session.cancel(&id_key(cancelled.request_id));
+                tracing::debug!(
+                    request = cancelled.request_id.get(),
+                    stopped,
+                    "cancellation"
+                );
+            }
+        }
+    }
+
+    /// Runs one request: a JSON answer when the handler sends nothing first, else an SSE
+    /// stream carrying its messages and then the answer.
+    async fn request(
+        &self,
+        session: Arc<Session>,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Response<Body> {
+        let (connection, mut rx) = mpsc::channel(CONNECTION_QUEUE);
+        let priming = (session.version() >= ProtocolVersion::V2025_11_25)
+            .then_some(self.core.config.sse_retry_ms);
+        // The task keeps the channel open until it has handed over its answer, so `rx` never
+        // reports "closed" before `done_rx` has the JSON answer.
+        let keep_open = connection.clone();
+        let outbound = Outbound::session_stream(session.clone(), connection, priming);
+        let ctx = self
+            .core
+            .context(&session, params)
+            .with_outbound(outbound.clone());
+        let (done_tx, mut done_rx) = oneshot::channel::<String>();
+        let key = id_key(id);
+        let core = self.core.clone();
+        let owned_id = id.to_owned();
+        let owned_method = method.to_string();
+        let owned_params = params.map(RawValue::to_owned);
+        let task_session = session.clone();
+        let task_key = key.clone();
+        let task = tokio::spawn(async move {
+            // Ends the stream if the task is dropped unfinished (cancelled).
+            let _abandon = AbandonOnDrop(outbound.clone());
+            let result = core
+                .handle(&task_session, &owned_method, owned_params.as_deref(), ctx)
+                .await;
+            let response = match result {
+                Ok(result) => success_response(&owned_id, &result),
+                Err(error) => error_response(Some(&owned_id), &error),
+            };
+            task_session.untrack(&task_key);
+            if let Completion::Json(json) = outbound.complete(response) {
+                let _ = done_tx.send(json);
+            }
+            drop(keep_open);
+        });
+        session.track(&key, task.abort_handle());
+        tokio::select! {
+            Ok(json) = &mut done_rx => return json_response(StatusCode::OK, json),
+            delivery = rx.recv() => {
+                if let Some(delivery) = delivery {
+                    let head = match delivery {
+                        Delivery::Frame(bytes) => Some(bytes),
+                        Delivery::End | Delivery::Detach => return sse_response(None, closed_channel()),
+                    };
+                    return sse_response(head, rx);
+                }
+            }
+        }
+        // The channel closed: either the answer is ready (both branches were ready and the
+        // select picked this one), or the request was cancelled and will never answer.
+        match done_rx.try_recv() {
+            Ok(json) => json_response(StatusCode::OK, json),
+            Err(_) => status_only(StatusCode::ACCEPTED),
+        }
+    }
+
+    /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
+    async fn batch(
+        &self,
+        headers: &HeaderMap,
+        header_version: Option<ProtocolVersion>,
+        body: &RawValue,
+    ) -> Response<Body> {
+        let messages: Vec<&RawValue> = match serde_json::from_str(body.get()) {
+            Ok(messages) => messages,
+            Err(e) => {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}")),
+                    None,
+                )
+            }
+        };
+        if messages.is_empty() {
+            return bad_request("Invalid Request: an empty batch");
+        }
+        let session = match self.session(headers, header_version) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        if session.version() != ProtocolVersion::V2025_03_26 {
+            return bad_request(format!(
+                "Invalid Request: batches are not part of protocol version {}",
+                session.version()
+            ));
+        }
+        let mut answers = Vec::new();
+        for message in messages {
+            match classify(message) {
+                Err(error) => answers.push(error_response(None, &error)),
+                Ok(Incoming::Request {
+                    id,
+                    method: "initialize",
+                    ..
+                }) => answers.push(error_response(
+                    Some(id),
+                    &RpcError::new(
+                        jsonrpc::INVALID_REQUEST,
+                        "Invalid Request: initialize cannot be part of a batch",
+                    ),
+                )),
+                Ok(Incoming::Request { id, method, params }) => {
+                    let ctx = self.core.context(&session, params);
+                    answers.push(
+                        match self.core.handle(&session, method, params, ctx).await {
+                            Ok(result) => success_response(id, &result),
+                            Err(error) => error_response(Some(id), &error),
+                        },
+                    );
+                }
+                Ok(Incoming::Notification { method, params }) => {
+                    self.notification(&session, method, params)
+                }
+                Ok(Incoming::Response { id, result }) => {
+                    session.answer_client_request(&answer_key(id), result);
+                }
+            }
+        }
+        if answers.is_empty() {
+            return status_only(StatusCode::ACCEPTED);
+        }
+        json_response(StatusCode::OK, format!("[{}]", answers.join(",")))
+    }
+
+    /// GET: the session's standalone SSE stream, or the resumption of a broken one.
+    fn get(&self, headers: &HeaderMap) -> Response<Body> {
+        if !guard::accepts(headers, "text/event-stream") {
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Not Acceptable: Accept must list text/event-stream",
+                ),
+                None,
+            );
+        }
+        let header_version = match Self::header_version(headers) {
+            Ok(version) => version,
+            Err(response) => return *response,
+        };
+        if header(headers, SESSION_HEADER).is_none() {
+            return bad_request("Bad Request: Mcp-Session-Id header is required");
+        }
+        let session = match self.session(headers, header_version) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
+        let resumed = header(headers, "last-event-id")
+            .and_then(|last| session.streams().resume(last, connection.clone()));
+        if resumed.is_none() {
+            session.streams().open_standalone(connection);
+        }
+        sse_response(Some(Bytes::from_static(b": ping\n\n")), rx)
+    }
+
+    /// DELETE: ends the session.
+    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+        match header(headers, SESSION_HEADER) {
+            None => bad_request("Bad Request: Mcp-Session-Id header is required"),
+            Some(id) => match self.core.store.remove(id.trim()) {
+                Some(session) => {
+                    tracing::debug!(session = session.id(), "session deleted");
+                    status_only(StatusCode::NO_CONTENT)
+                }
+                None => rpc_error(
+                    StatusCode::NOT_FOUND,
+                    RpcError::new(-32001, "Session not found"),
+                    None,
+                ),
+            },
+        }
+    }
+
+    /// Serves the MCP endpoint on `addr` until the process ends.
+    pub async fn serve(self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
+        let listener = TcpListener::bind(addr).await?;
+        self.serve_listener(listener, std::future::pending()).await
+    }
+
+    /// Serves on `listener` until `shutdown` completes. Expired sessions are evicted in the
+    /// background.
+    pub async fn serve_listener(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> std::io::Result<()> {
+        let local: SocketAddr = listener.local_addr()?;
+        tracing::info!("MCP server listening on http://{local}{ENDPOINT}");
+        let sweeper = self.spawn_expiry();
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        tracing::warn!(%error, "accept failed");
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            // Without TCP_NODELAY a small SSE frame waits for the peer's delayed ACK.
+            let _ = stream.set_nodelay(true);
+            let server = self.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let server = server.clone();
+                    async move { Ok::<_, Infallible>(server.handle(request).await) }
+                });
+                let io = hyper_util::rt::TokioIo::new(stream);
+                if let Err(error) = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(io, service)
+                    .await
+                {
+                    tracing::debug!(%peer, %error, "connection ended with an error");
+                }
+            });
+        }
+        if let Some(sweeper) = sweeper {
+            sweeper.abort();
+        }
+        Ok(())
+    }
+
+    /// Evicts idle sessions every quarter of the idle timeout (at most every 30 s).
+    fn spawn_expiry(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let idle = self.core.config.session_idle_timeout?;
+        let store = self.core.store.clone();
+        let period = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+        Some(tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(period);
+            loop {
+                ticker.tick().await;
+                let evicted = store.evict_idle(idle);
+                if evicted > 0 {
+                    tracing::debug!(evicted, "expired sessions evicted");
+                }
+            }
+        }))
+    }
+}
+
+/// Ends a request's stream when its task is dropped before answering.
+struct AbandonOnDrop(Outbound);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.abandon();
+    }
+}
+
+/// The key a server-to-client request id is registered under (ids are strings we minted).
+fn answer_key(id: &RawValue) -> String {
+    serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string())
+}
+
+fn closed_channel() -> mpsc::Receiver<Delivery> {
+    mpsc::channel(1).1
+}
+
+impl<D: Dispatch, B> tower_service::Service<Request<B>> for McpServer<D>
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response<Body>, Infallible>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let server = self.clone();
+        Box::pin(async move { Ok(server.handle(request).await) })
+    }
+}

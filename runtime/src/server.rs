@@ -1,0 +1,429 @@
+//! [`McpServer`]: a generated [`Dispatch`] plus configuration, sessions and the MCP methods of
+//! the session-era revisions. The transports ([`crate::http`], [`crate::stdio`]) feed it
+//! requests.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::context::RequestContext;
+use crate::dispatch::{Dispatch, ToolOutcome};
+use crate::jsonrpc::{self, RpcError};
+use crate::mcp::{level_rank, LoggingLevel};
+use crate::notifier::Notifier;
+use crate::panic::CatchUnwind;
+use crate::protocol::ProtocolVersion;
+use crate::session::{MemorySessionStore, Session, SessionStore};
+use crate::Descriptor;
+
+/// Settings of a server. Every bound has a name and a default.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection). Default: the
+    /// loopback names `localhost`, `127.0.0.1`, `::1`.
+    pub allowed_hosts: Vec<String>,
+    /// Largest request body, in bytes (413 above). Default 4 MiB.
+    pub body_limit: usize,
+    /// A session unused this long is evicted; `None` disables expiry. Default 30 minutes.
+    pub session_idle_timeout: Option<Duration>,
+    /// Most sessions alive at once (503 above). Default 100,000.
+    pub max_sessions: usize,
+    /// Serve a non-initialize request that carries no session with a throwaway session
+    /// instead of answering 400. Default false.
+    pub allow_sessionless: bool,
+    /// Entries per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list`. Default 100.
+    pub page_size: usize,
+    /// SSE events kept per session for `Last-Event-ID` replay. Default 128.
+    pub replay_window: usize,
+    /// Standalone messages kept while no GET stream is open. Default 128.
+    pub buffered_messages: usize,
+    /// How long a handler waits for the client to answer a request it sent. Default 60 s.
+    pub client_request_timeout: Duration,
+    /// The `retry` hint of 2025-11-25 priming events, in milliseconds. Default 1,000.
+    pub sse_retry_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            body_limit: 4 * 1024 * 1024,
+            session_idle_timeout: Some(Duration::from_secs(30 * 60)),
+            max_sessions: 100_000,
+            allow_sessionless: false,
+            page_size: 100,
+            replay_window: 128,
+            buffered_messages: 128,
+            client_request_timeout: Duration::from_secs(60),
+            sse_retry_ms: 1_000,
+        }
+    }
+}
+
+/// A generated server with its configuration and sessions: what the transports serve.
+///
+/// Cheap to clone (it is an `Arc`).
+pub struct McpServer<D> {
+    pub(crate) core: Arc<Core<D>>,
+}
+
+impl<D> Clone for McpServer<D> {
+    fn clone(&self) -> Self {
+        Self {
+            core: self.core.clone(),
+        }
+    }
+}
+
+pub(crate) struct Core<D> {
+    pub(crate) dispatch: D,
+    pub(crate) config: Config,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) notifier: Notifier,
+}
+
+impl<D: Dispatch> McpServer<D> {
+    /// Serves `dispatch` (a generated `Server<H>`) with the default [`Config`].
+    pub fn new(dispatch: D) -> Self {
+        Self::with_config(dispatch, Config::default())
+    }
+
+    /// Serves `dispatch` with `config`, keeping sessions in memory.
+    pub fn with_config(dispatch: D, config: Config) -> Self {
+        let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::new(config.max_sessions));
+        Self::with_store(dispatch, config, store)
+    }
+
+    /// Serves `dispatch` with `config`, keeping sessions in `store`.
+    pub fn with_store(dispatch: D, config: Config, store: Arc<dyn SessionStore>) -> Self {
+        let notifier = Notifier::new(store.clone());
+        Self {
+            core: Arc::new(Core {
+                dispatch,
+                config,
+                store,
+                notifier,
+            }),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.core.config
+    }
+
+    /// The handle to announce list changes and resource updates.
+    pub fn notifier(&self) -> Notifier {
+        self.core.notifier.clone()
+    }
+
+    /// The session store.
+    pub fn sessions(&self) -> &Arc<dyn SessionStore> {
+        &self.core.store
+    }
+
+    /// The generated dispatch.
+    pub fn dispatch(&self) -> &D {
+        &self.core.dispatch
+    }
+}
+
+/// Awaits a handler's future; a panic becomes `-32603` and an error log line.
+async fn caught(
+    future: crate::BoxFuture<'_, Result<Box<RawValue>, RpcError>>,
+    kind: &str,
+    name: &str,
+) -> Result<Box<RawValue>, RpcError> {
+    match CatchUnwind::new(future).await {
+        Ok(result) => result,
+        Err(panic) => {
+            tracing::error!(kind, name, %panic, "handler panicked");
+            Err(RpcError::internal(format!(
+                "Internal error: the {kind} handler failed unexpectedly"
+            )))
+        }
+    }
+}
+
+/// The `params` fields every request may carry.
+#[derive(Deserialize, Default)]
+struct CommonParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaFields<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct MetaFields<'a> {
+    #[serde(rename = "progressToken", borrow, default)]
+    progress_token: Option<&'a RawValue>,
+}
+
+/// The progress token in `params._meta`, if any.
+pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
+    let params = params?;
+    let common: CommonParams<'_> = serde_json::from_str(params.get()).ok()?;
+    common.meta?.progress_token
+}
+
+#[derive(Deserialize)]
+struct NamedCall<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct UriParams<'a> {
+    #[serde(borrow)]
+    uri: Cow<'a, str>,
+}
+
+#[derive(Deserialize, Default)]
+struct CursorParams<'a> {
+    #[serde(borrow, default)]
+    cursor: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct SetLevelParams {
+    level: LoggingLevel,
+}
+
+#[derive(Deserialize)]
+struct InitializeParams {
+    #[serde(rename = "protocolVersion")]
+    protocol_version: String,
+    #[serde(default)]
+    capabilities: Value,
+    #[serde(rename = "clientInfo", default)]
+    client_info: Value,
+}
+
+fn params_as<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+}
+
+fn raw(json: String) -> Result<Box<RawValue>, RpcError> {
+    RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
+}
+
+const EMPTY_RESULT: &str = "{}";
+
+impl<D: Dispatch> Core<D> {
+    /// Creates the session `initialize` asks for and its result.
+    pub(crate) fn initialize(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<(Arc<Session>, Box<RawValue>), RpcError> {
+        let params: InitializeParams = params_as(params)?;
+        let version = ProtocolVersion::parse(&params.protocol_version)
+            .filter(|v| !v.is_stateless())
+            .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA);
+        let session = Arc::new(Session::new(
+            version,
+            params.capabilities,
+            params.client_info,
+            self.config.replay_window,
+            self.config.buffered_messages,
+        ));
+        session.touch();
+        let result = raw(self.initialize_result(version))?;
+        Ok((session, result))
+    }
+
+    fn initialize_result(&self, version: ProtocolVersion) -> String {
+        let catalog = self.dispatch.catalog();
+        let mut server_info =
+            json!({"name": catalog.server.name, "version": catalog.server.version});
+        if version >= ProtocolVersion::V2025_06_18 {
+            if let Some(title) = catalog.server.title {
+                server_info["title"] = json!(title);
+            }
+        }
+        if version >= ProtocolVersion::V2025_11_25 {
+            if let Some(url) = catalog.server.website_url {
+                server_info["websiteUrl"] = json!(url);
+            }
+        }
+        let mut result = json!({
+            "protocolVersion": version.as_str(),
+            "capabilities": self.capabilities(),
+            "serverInfo": server_info,
+        });
+        if let Some(instructions) = catalog.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result.to_string()
+    }
+
+    /// What the catalog lets the server offer.
+    pub(crate) fn capabilities(&self) -> Value {
+        let catalog = self.dispatch.catalog();
+        let mut capabilities = json!({"logging": {}});
+        if !catalog.tools.is_empty() {
+            capabilities["tools"] = json!({"listChanged": true});
+        }
+        if !catalog.prompts.is_empty() {
+            capabilities["prompts"] = json!({"listChanged": true});
+        }
+        if !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() {
+            capabilities["resources"] = json!({"subscribe": true, "listChanged": true});
+        }
+        if !catalog.prompts.is_empty() || !catalog.resource_templates.is_empty() {
+            capabilities["completions"] = json!({});
+        }
+        capabilities
+    }
+
+    /// Answers one session-era request (anything but `initialize`).
+    pub(crate) async fn handle(
+        &self,
+        session: &Arc<Session>,
+        method: &str,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let version = session.version();
+        let catalog = self.dispatch.catalog();
+        match method {
+            "ping" => raw(EMPTY_RESULT.into()),
+            "logging/setLevel" => {
+                let params: SetLevelParams = params_as(params)?;
+                session.set_log_level(level_rank(params.level));
+                raw(EMPTY_RESULT.into())
+            }
+            "tools/list" => self.page("tools", catalog.tools, params, version),
+            "prompts/list" => self.page("prompts", catalog.prompts, params, version),
+            "resources/list" => self.page("resources", catalog.resources, params, version),
+            "resources/templates/list" => self.page(
+                "resourceTemplates",
+                catalog.resource_templates,
+                params,
+                version,
+            ),
+            "tools/call" => {
+                let call: NamedCall<'_> = params_as(params)?;
+                let outcome = match self.dispatch.call_tool(&call.name, call.arguments, ctx) {
+                    Some(future) => match CatchUnwind::new(future).await {
+                        Ok(outcome) => outcome,
+                        Err(panic) => {
+                            tracing::error!(tool = %call.name, %panic, "tool handler panicked");
+                            ToolOutcome::Failed(crate::Error::new(format!(
+                                "the tool failed unexpectedly: {panic}"
+                            )))
+                        }
+                    },
+                    None => {
+                        return Err(RpcError::invalid_params(format!(
+                            "Unknown tool: {}",
+                            call.name
+                        )))
+                    }
+                };
+                outcome.into_call_tool_result(version)
+            }
+            "prompts/get" => {
+                let call: NamedCall<'_> = params_as(params)?;
+                let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
+                    Some(future) => caught(future, "prompt", &call.name).await,
+                    None => Err(RpcError::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        call.name
+                    ))),
+                };
+                result
+            }
+            "resources/read" => {
+                let read: UriParams<'_> = params_as(params)?;
+                let result = match self.dispatch.read_resource(&read.uri, ctx) {
+                    Some(future) => caught(future, "resource", &read.uri).await,
+                    None => Err(
+                        RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+                            .with_data(json!({"uri": read.uri})),
+                    ),
+                };
+                result
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let target: UriParams<'_> = params_as(params)?;
+                if method == "resources/subscribe" {
+                    session.subscribe(&target.uri);
+                } else {
+                    session.unsubscribe(&target.uri);
+                }
+                raw(EMPTY_RESULT.into())
+            }
+            "completion/complete" => {
+                raw(r#"{"completion":{"values":[],"total":0,"hasMore":false}}"#.into())
+            }
+            "initialize" => Err(RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Invalid Request: the session is already initialized",
+            )),
+            _ => match self.dispatch.call_method(method, params, ctx) {
+                Some(future) => caught(future, "method", method).await,
+                None => Err(RpcError::method_not_found(method)),
+            },
+        }
+    }
+
+    /// One page of a list, from the precomputed descriptors of `version`.
+    fn page(
+        &self,
+        key: &str,
+        descriptors: &[Descriptor],
+        params: Option<&RawValue>,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let cursor: CursorParams<'_> = params_as(params)?;
+        let start = match cursor.cursor.as_deref() {
+            None | Some("") => 0,
+            Some(text) => text
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n <= descriptors.len())
+                .ok_or_else(|| RpcError::invalid_params(format!("Invalid cursor: {text}")))?,
+        };
+        let end = (start + self.config.page_size.max(1)).min(descriptors.len());
+        let mut out = String::with_capacity(
+            64 + descriptors[start..end]
+                .iter()
+                .map(|d| d.json_for(version).len() + 1)
+                .sum::<usize>(),
+        );
+        out.push_str("{\"");
+        out.push_str(key);
+        out.push_str("\":[");
+        for (i, descriptor) in descriptors[start..end].iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(descriptor.json_for(version));
+        }
+        out.push(']');
+        if end < descriptors.len() {
+            out.push_str(&format!(",\"nextCursor\":\"{end}\""));
+        }
+        out.push('}');
+        raw(out)
+    }
+
+    /// A context for a request of `session`.
+    pub(crate) fn context(
+        &self,
+        session: &Arc<Session>,
+        params: Option<&RawValue>,
+    ) -> RequestContext {
+        RequestContext::new(session.version())
+            .with_session(session.clone())
+            .with_progress_token(progress_token(params))
+            .with_notifier(self.notifier.clone())
+            .with_client_request_timeout(self.config.client_request_timeout)
+    }
+}

@@ -1,0 +1,364 @@
+//! Sessions of the session-era revisions (2025-03-26 .. 2025-11-25) and where they are kept.
+//!
+//! A [`Session`] holds what `initialize` negotiated and the live state of one client: log level,
+//! resource subscriptions, requests it is waiting on, requests it is serving, and its SSE
+//! streams. Sessions live behind [`SessionStore`]; [`MemorySessionStore`] is the default.
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
+
+use crate::events::Streams;
+use crate::protocol::ProtocolVersion;
+
+/// The answer to a server-to-client request: its `result`, or its `error` object.
+pub type ClientAnswer = Result<Box<RawValue>, Value>;
+
+/// One client's session.
+#[derive(Debug)]
+pub struct Session {
+    id: String,
+    version: ProtocolVersion,
+    client_capabilities: Value,
+    client_info: Value,
+    created: Instant,
+    /// Milliseconds since `created` at the last request, for idle expiry.
+    last_seen_ms: AtomicU64,
+    /// Minimum log level rank to send (see [`crate::mcp::level_rank`]); 255 = none set.
+    log_level: AtomicU8,
+    next_request_id: AtomicU64,
+    subscriptions: Mutex<BTreeSet<String>>,
+    pending: Mutex<HashMap<String, oneshot::Sender<ClientAnswer>>>,
+    in_flight: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    streams: Mutex<Streams>,
+}
+
+/// Locks `mutex`, recovering the data if a panicking thread poisoned it: every critical section
+/// here leaves the data consistent at each step.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Session {
+    /// A new session with a fresh random id.
+    pub fn new(
+        version: ProtocolVersion,
+        client_capabilities: Value,
+        client_info: Value,
+        replay_window: usize,
+        buffered_limit: usize,
+    ) -> Self {
+        Self {
+            id: new_session_id(),
+            version,
+            client_capabilities,
+            client_info,
+            created: Instant::now(),
+            last_seen_ms: AtomicU64::new(0),
+            log_level: AtomicU8::new(u8::MAX),
+            next_request_id: AtomicU64::new(1),
+            subscriptions: Mutex::new(BTreeSet::new()),
+            pending: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
+            streams: Mutex::new(Streams::new(replay_window, buffered_limit)),
+        }
+    }
+
+    /// The session id (visible ASCII, from the OS CSPRNG).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The negotiated protocol version.
+    pub fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    /// The client's declared capabilities.
+    pub fn client_capabilities(&self) -> &Value {
+        &self.client_capabilities
+    }
+
+    /// The client's `clientInfo`.
+    pub fn client_info(&self) -> &Value {
+        &self.client_info
+    }
+
+    /// Marks the session as used now.
+    pub fn touch(&self) {
+        let ms = self.created.elapsed().as_millis() as u64;
+        self.last_seen_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// How long since the last request.
+    pub fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last_seen_ms.load(Ordering::Relaxed));
+        self.created.elapsed().saturating_sub(last)
+    }
+
+    /// The minimum log level rank the client wants, if it set one.
+    pub fn log_level(&self) -> Option<u8> {
+        let rank = self.log_level.load(Ordering::Relaxed);
+        (rank != u8::MAX).then_some(rank)
+    }
+
+    /// Sets the minimum log level rank (`logging/setLevel`).
+    pub fn set_log_level(&self, rank: u8) {
+        self.log_level.store(rank, Ordering::Relaxed);
+    }
+
+    /// Subscribes to updates of `uri`.
+    pub fn subscribe(&self, uri: &str) {
+        lock(&self.subscriptions).insert(uri.to_string());
+    }
+
+    /// Unsubscribes from `uri`.
+    pub fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
+    }
+
+    /// Whether the session subscribed to `uri`.
+    pub fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// A fresh id for a server-to-client request, and the receiver of its answer.
+    pub fn register_client_request(&self) -> (String, oneshot::Receiver<ClientAnswer>) {
+        let id = format!("s{}", self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    /// Forgets a server-to-client request (timed out or abandoned).
+    pub fn forget_client_request(&self, id: &str) {
+        lock(&self.pending).remove(id);
+    }
+
+    /// Delivers the client's answer to request `id`; false when nothing waits for it.
+    pub fn answer_client_request(&self, id: &str, answer: ClientAnswer) -> bool {
+        match lock(&self.pending).remove(id) {
+            Some(waiter) => waiter.send(answer).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Records a running request so `notifications/cancelled` can stop it.
+    pub fn track(&self, request_id: &str, handle: tokio::task::AbortHandle) {
+        lock(&self.in_flight).insert(request_id.to_string(), handle);
+    }
+
+    /// Forgets a finished request.
+    pub fn untrack(&self, request_id: &str) {
+        lock(&self.in_flight).remove(request_id);
+    }
+
+    /// Stops the running request `request_id` (its handler future is dropped); false when no
+    /// such request is running.
+    pub fn cancel(&self, request_id: &str) -> bool {
+        match lock(&self.in_flight).remove(request_id) {
+            Some(handle) => {
+                handle.abort();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Number of requests running.
+    pub fn in_flight(&self) -> usize {
+        lock(&self.in_flight).len()
+    }
+
+    /// The session's SSE streams.
+    pub fn streams(&self) -> MutexGuard<'_, Streams> {
+        lock(&self.streams)
+    }
+
+    /// Stops everything the session runs (on DELETE or expiry).
+    pub fn close(&self) {
+        for (_, handle) in lock(&self.in_flight).drain() {
+            handle.abort();
+        }
+        lock(&self.pending).clear();
+    }
+}
+
+/// 32 random bytes from the OS CSPRNG, hex-encoded: 64 visible ASCII characters.
+fn new_session_id() -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
+    let mut id = String::with_capacity(64);
+    for b in bytes {
+        id.push_str(&format!("{b:02x}"));
+    }
+    id
+}
+
+/// Why a session could not be stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The store holds its maximum number of sessions.
+    Full,
+}
+
+/// Where sessions live. The default keeps them in memory; a shared store (e.g. Redis) lets
+/// several instances serve one session.
+pub trait SessionStore: Send + Sync + 'static {
+    /// Stores a new session.
+    fn insert(&self, session: Arc<Session>) -> Result<(), StoreError>;
+    /// The live session `id`, marked as used.
+    fn get(&self, id: &str) -> Option<Arc<Session>>;
+    /// Removes session `id`, returning it if it was live.
+    fn remove(&self, id: &str) -> Option<Arc<Session>>;
+    /// Removes the sessions idle for longer than `idle`, returning how many.
+    fn evict_idle(&self, idle: Duration) -> usize;
+    /// Calls `f` with every live session (to deliver notifications).
+    fn for_each(&self, f: &mut dyn FnMut(&Arc<Session>));
+    /// Number of live sessions.
+    fn len(&self) -> usize;
+    /// Whether no session is live.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Sessions in a bounded in-memory map.
+#[derive(Debug)]
+pub struct MemorySessionStore {
+    sessions: RwLock<HashMap<String, Arc<Session>>>,
+    max_sessions: usize,
+}
+
+impl MemorySessionStore {
+    /// A store that holds at most `max_sessions`.
+    pub fn new(max_sessions: usize) -> Self {
+        Self {
+            sessions: RwLock::new(HashMap::new()),
+            max_sessions,
+        }
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn insert(&self, session: Arc<Session>) -> Result<(), StoreError> {
+        let mut sessions = self.sessions.write().unwrap_or_else(|p| p.into_inner());
+        if sessions.len() >= self.max_sessions {
+            return Err(StoreError::Full);
+        }
+        sessions.insert(session.id().to_string(), session);
+        Ok(())
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let session = self
+            .sessions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()?;
+        session.touch();
+        Some(session)
+    }
+
+    fn remove(&self, id: &str) -> Option<Arc<Session>> {
+        let session = self
+            .sessions
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id)?;
+        session.close();
+        Some(session)
+    }
+
+    fn evict_idle(&self, idle: Duration) -> usize {
+        let mut sessions = self.sessions.write().unwrap_or_else(|p| p.into_inner());
+        let before = sessions.len();
+        sessions.retain(|_, session| {
+            let keep = session.idle_for() <= idle || session.in_flight() > 0;
+            if !keep {
+                session.close();
+            }
+            keep
+        });
+        let evicted = before - sessions.len();
+        if evicted > 0 {
+            sessions.shrink_to_fit();
+        }
+        evicted
+    }
+
+    fn for_each(&self, f: &mut dyn FnMut(&Arc<Session>)) {
+        let sessions: Vec<Arc<Session>> = self
+            .sessions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        sessions.iter().for_each(f);
+    }
+
+    fn len(&self) -> usize {
+        self.sessions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session() -> Arc<Session> {
+        Arc::new(Session::new(
+            ProtocolVersion::V2025_11_25,
+            Value::Null,
+            Value::Null,
+            8,
+            8,
+        ))
+    }
+
+    #[test]
+    fn ids_are_random_visible_ascii() {
+        let (a, b) = (session(), session());
+        assert_ne!(a.id(), b.id());
+        assert_eq!(a.id().len(), 64);
+        assert!(a.id().bytes().all(|c| (0x21..=0x7e).contains(&c)));
+    }
+
+    #[test]
+    fn store_is_bounded_and_evicts_idle_sessions() {
+        let store = MemorySessionStore::new(2);
+        let (a, b) = (session(), session());
+        store.insert(a.clone()).unwrap();
+        store.insert(b.clone()).unwrap();
+        assert_eq!(store.insert(session()), Err(StoreError::Full));
+        assert!(store.get(a.id()).is_some());
+        std::thread::sleep(Duration::from_millis(30));
+        b.touch();
+        assert_eq!(store.evict_idle(Duration::from_millis(20)), 1);
+        assert!(store.get(a.id()).is_none());
+        assert!(store.get(b.id()).is_some());
+        assert!(store.remove(b.id()).is_some());
+        assert!(store.remove(b.id()).is_none());
+        assert!(store.is_empty());
+    }
+
+    #[test]
+    fn client_requests_are_matched_by_id() {
+        let s = session();
+        let (id, mut rx) = s.register_client_request();
+        assert!(!s.answer_client_request("other", Err(Value::Null)));
+        assert!(s.answer_client_request(&id, Ok(RawValue::from_string("{}".into()).unwrap())));
+        assert_eq!(rx.try_recv().unwrap().unwrap().get(), "{}");
+    }
+}
