@@ -21,6 +21,7 @@ pub const METHOD_KEYS: &[&str] = &[
     "mimeType",
     "_meta",
     "output",
+    "inputSchema",
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
@@ -80,6 +81,7 @@ pub fn parse_method(
         mime_type: None,
         meta: None,
         output: McpOutput::Typed,
+        input_schema: None,
         location: here.clone(),
     };
     let map: &Map<String, Value> = match value {
@@ -201,7 +203,12 @@ pub fn parse_method(
         }
     }
 
-    for (key, want_object) in [("annotations", true), ("icons", false), ("_meta", true)] {
+    for (key, want_object) in [
+        ("annotations", true),
+        ("icons", false),
+        ("_meta", true),
+        ("inputSchema", true),
+    ] {
         let Some(v) = map.get(key) else { continue };
         let fits = if want_object {
             v.is_object()
@@ -224,6 +231,7 @@ pub fn parse_method(
         let slot = match key {
             "annotations" => &mut binding.annotations,
             "icons" => &mut binding.icons,
+            "inputSchema" => &mut binding.input_schema,
             _ => &mut binding.meta,
         };
         *slot = Some(v.clone());

@@ -187,6 +187,10 @@ pub struct McpBinding {
     pub meta: Option<Value>,
     /// What the handler returns (`output`).
     pub output: McpOutput,
+    /// A tool's `inputSchema`, published verbatim instead of the one built from its params
+    /// (for JSON Schema the params cannot express: `if`/`then`, `$anchor`, root `allOf`...).
+    /// The params still type the arguments.
+    pub input_schema: Option<Value>,
     /// Where the `x-mcp` value is.
     pub location: Location,
 }
