@@ -1,0 +1,456 @@
+//! everything-server: the fixture server of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`), generated from `openrpc.json` by `build.rs`.
+//!
+//! It serves every tool, prompt, resource and resource template the suite's session-era
+//! scenarios (2025-03-26, 2025-06-18, 2025-11-25) call, with the names, texts and behaviour of the
+//! TypeScript reference server (see `shared/conformance/FIXTURE.md` §2). `conformance/run.sh`
+//! starts it and runs the suite against it; it doubles as an example of `"output": "mcp"`
+//! handlers that build MCP content blocks themselves and of talking back to the client mid-call
+//! (progress, logging, sampling, elicitation, SSE stream polling).
+//!
+//! `server` is the generated module; [`Everything`] implements its `Handler` trait. The handlers
+//! are grouped as FIXTURE.md groups them: tools served on every wire (§2.1), the tools that need
+//! a session (§2.2), prompts (§2.7) and resources (§2.6). The stateless-only tools of 2026-07-28
+//! (§2.3, §2.5) get their own group when they are added.
+
+use std::time::Duration;
+
+use mcp_runtime::mcp::{
+    self, ContentBlock, GetPromptResult, LoggingLevel, ReadResourceResult,
+    ReadResourceResultContentsItem, Role, ToolResult,
+};
+// The sampling answer's content type is not re-exported by `mcp_runtime::mcp`.
+use mcp_runtime::wire::v2025_11_25::CreateMessageResultContent;
+use mcp_runtime::{Error, RequestContext};
+use serde_json::{json, Value};
+
+/// The code generated from `openrpc.json`.
+pub mod server {
+    include!(concat!(env!("OUT_DIR"), "/mcp_server.rs"));
+}
+
+use server::types;
+
+/// A 1×1 PNG, base64 (`TEST_IMAGE_BASE64` of the reference server).
+pub const TEST_IMAGE_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// A minimal WAV file, base64 (`TEST_AUDIO_BASE64` of the reference server).
+pub const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+/// The logger name on the log messages the server sends.
+const LOGGER: &str = "conformance-test-server";
+
+/// The pause between the steps of the progress and logging tools.
+const STEP: Duration = Duration::from_millis(50);
+
+/// How long `test_reconnection` waits after closing its SSE stream before it answers.
+const RECONNECTION_DELAY: Duration = Duration::from_millis(100);
+
+/// The conformance fixture. It keeps no state: every answer is fixed or derived from the request.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Everything;
+
+/// One user message in a prompt.
+fn user(content: ContentBlock) -> mcp::PromptMessage {
+    mcp::message(Role::User, content)
+}
+
+/// A prompt result made of these messages.
+fn prompt(messages: Vec<mcp::PromptMessage>) -> GetPromptResult {
+    GetPromptResult {
+        meta: None,
+        description: None,
+        messages,
+    }
+}
+
+/// A `resources/read` result holding one text resource.
+fn read_text(uri: &str, mime_type: &str, text: impl Into<String>) -> ReadResourceResult {
+    ReadResourceResult {
+        meta: None,
+        contents: vec![ReadResourceResultContentsItem::TextResourceContents(
+            mcp::text_contents(uri, mime_type, text),
+        )],
+    }
+}
+
+/// JSON text of a value that is known to serialize (plain data, no maps with non-string keys).
+fn to_json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|e| format!("<unserializable: {e}>"))
+}
+
+/// The `action` of an elicitation answer as its wire string (`accept`, `decline`, `cancel`).
+fn action_name(answer: &mcp::ElicitResult) -> String {
+    match serde_json::to_value(&answer.action) {
+        Ok(Value::String(action)) => action,
+        other => format!("{other:?}"),
+    }
+}
+
+/// Sends `elicitation/create` with `message` and `requested_schema`, and describes the answer as
+/// `"<prefix>: action=<action>, content=<json>"`.
+async fn elicit_and_describe(
+    ctx: &RequestContext,
+    key: &str,
+    message: &str,
+    requested_schema: Value,
+    prefix: &str,
+) -> Result<ToolResult, Error> {
+    let answer = ctx
+        .elicit(
+            key,
+            json!({ "message": message, "requestedSchema": requested_schema }),
+        )
+        .await?;
+    Ok(ToolResult::text(format!(
+        "{prefix}: action={}, content={}",
+        action_name(&answer),
+        to_json(&answer.content)
+    )))
+}
+
+impl server::Handler for Everything {
+    // ---- §2.1 tools served on every wire -------------------------------------------------
+
+    /// Returns one fixed text block.
+    async fn test_simple_text(&self, _ctx: &RequestContext) -> Result<ToolResult, Error> {
+        Ok(ToolResult::text(
+            "This is a simple text response for testing.",
+        ))
+    }
+
+    /// Returns one PNG image block.
+    async fn test_image_content(&self, _ctx: &RequestContext) -> Result<ToolResult, Error> {
+        Ok(ToolResult::content(vec![mcp::image(
+            TEST_IMAGE_BASE64,
+            "image/png",
+        )]))
+    }
+
+    /// Returns one WAV audio block.
+    async fn test_audio_content(&self, _ctx: &RequestContext) -> Result<ToolResult, Error> {
+        Ok(ToolResult::content(vec![mcp::audio(
+            TEST_AUDIO_BASE64,
+            "audio/wav",
+        )]))
+    }
+
+    /// Returns one embedded text resource.
+    async fn test_embedded_resource(&self, _ctx: &RequestContext) -> Result<ToolResult, Error> {
+        Ok(ToolResult::content(vec![mcp::embedded_text(
+            "test://embedded-resource",
+            "text/plain",
+            "This is an embedded resource content.",
+        )]))
+    }
+
+    /// Returns a text, an image and an embedded JSON resource.
+    async fn test_multiple_content_types(
+        &self,
+        _ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        Ok(ToolResult::content(vec![
+            mcp::text("Multiple content types test:"),
+            mcp::image(TEST_IMAGE_BASE64, "image/png"),
+            mcp::embedded_text(
+                "test://mixed-content-resource",
+                "application/json",
+                r#"{"test":"data","value":123}"#,
+            ),
+        ]))
+    }
+
+    /// Returns a tool-level error (`isError: true`), not a JSON-RPC error.
+    async fn test_error_handling(&self, _ctx: &RequestContext) -> Result<ToolResult, Error> {
+        Ok(ToolResult::error(
+            "This tool intentionally returns an error for testing",
+        ))
+    }
+
+    /// Reports progress 0, 50 and 100 of 100, ~50 ms apart, then returns the progress token.
+    async fn test_tool_with_progress(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        for (i, step) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(STEP).await;
+            }
+            ctx.progress(
+                step,
+                Some(100.0),
+                Some(&format!("Completed step {step} of 100")),
+            );
+        }
+        // The reference answers with String(token): a string token as itself, a number as digits.
+        let token = match ctx.progress_token() {
+            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
+                Ok(Value::String(token)) => token,
+                _ => raw.get().to_string(),
+            },
+            None => "no progress token".to_string(),
+        };
+        Ok(ToolResult::text(token))
+    }
+
+    /// Echoes its arguments; its inputSchema is the 2020-12 fixture schema, published verbatim.
+    async fn json_schema_2020_12_tool(
+        &self,
+        _ctx: &RequestContext,
+        params: types::JsonSchema202012ToolParams,
+    ) -> Result<ToolResult, Error> {
+        Ok(ToolResult::text(format!(
+            "JSON Schema 2020-12 tool called with: {}",
+            to_json(&params)
+        )))
+    }
+
+    // ---- §2.2 tools that need a session (2025-06-18, 2025-11-25) ---------------------------
+
+    /// Sends three info log messages ~50 ms apart, then returns a fixed text.
+    async fn test_tool_with_logging(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        let steps = [
+            "Tool execution started",
+            "Tool processing data",
+            "Tool execution completed",
+        ];
+        for (i, data) in steps.into_iter().enumerate() {
+            if i > 0 {
+                tokio::time::sleep(STEP).await;
+            }
+            ctx.log(LoggingLevel::Info, Some(LOGGER), data);
+        }
+        Ok(ToolResult::text("Tool with logging executed successfully"))
+    }
+
+    /// Asks the client's model to answer `prompt` and returns its text.
+    async fn test_sampling(
+        &self,
+        ctx: &RequestContext,
+        params: types::TestSamplingParams,
+    ) -> Result<ToolResult, Error> {
+        let answer = ctx
+            .sample(
+                "sampling",
+                json!({
+                    "messages": [{ "role": "user", "content": { "type": "text", "text": params.prompt } }],
+                    "maxTokens": 100,
+                }),
+            )
+            .await?;
+        let text = match &answer.content {
+            CreateMessageResultContent::TextContent(content) => content.text.clone(),
+            other => to_json(other),
+        };
+        Ok(ToolResult::text(format!("LLM response: {text}")))
+    }
+
+    /// Asks the user for one `response` string and reports the answer.
+    async fn test_elicitation(
+        &self,
+        ctx: &RequestContext,
+        params: types::TestElicitationParams,
+    ) -> Result<ToolResult, Error> {
+        let schema = json!({
+            "type": "object",
+            "properties": { "response": { "type": "string", "description": "User's response" } },
+            "required": ["response"],
+        });
+        elicit_and_describe(ctx, "response", &params.message, schema, "User response").await
+    }
+
+    /// Elicits a form whose five fields (string, integer, number, enum, boolean) have defaults.
+    async fn test_elicitation_sep1034_defaults(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "name": { "type": "string", "description": "User name", "default": "John Doe" },
+                "age": { "type": "integer", "description": "User age", "default": 30 },
+                "score": { "type": "number", "description": "User score", "default": 95.5 },
+                "status": {
+                    "type": "string",
+                    "description": "User status",
+                    "enum": ["active", "inactive", "pending"],
+                    "default": "active",
+                },
+                "verified": { "type": "boolean", "description": "Verification status", "default": true },
+            },
+            "required": [],
+        });
+        elicit_and_describe(
+            ctx,
+            "defaults",
+            "Please review and update the form fields with defaults",
+            schema,
+            "Elicitation completed",
+        )
+        .await
+    }
+
+    /// Elicits a form with every SEP-1330 enum shape: untitled, titled and legacy single
+    /// select, untitled and titled multi select.
+    async fn test_elicitation_sep1330_enums(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {
+                    "type": "string",
+                    "description": "Select one option",
+                    "enum": ["option1", "option2", "option3"],
+                },
+                "titledSingle": {
+                    "type": "string",
+                    "description": "Select one option with titles",
+                    "oneOf": [
+                        { "const": "value1", "title": "First Option" },
+                        { "const": "value2", "title": "Second Option" },
+                        { "const": "value3", "title": "Third Option" },
+                    ],
+                },
+                "legacyEnum": {
+                    "type": "string",
+                    "description": "Select one option (legacy)",
+                    "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"],
+                },
+                "untitledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": { "type": "string", "enum": ["option1", "option2", "option3"] },
+                },
+                "titledMulti": {
+                    "type": "array",
+                    "description": "Select multiple options with titles",
+                    "minItems": 1,
+                    "maxItems": 3,
+                    "items": {
+                        "anyOf": [
+                            { "const": "value1", "title": "First Choice" },
+                            { "const": "value2", "title": "Second Choice" },
+                            { "const": "value3", "title": "Third Choice" },
+                        ],
+                    },
+                },
+            },
+            "required": [],
+        });
+        elicit_and_describe(
+            ctx,
+            "enums",
+            "Please select options from the enum fields",
+            schema,
+            "Elicitation completed",
+        )
+        .await
+    }
+
+    /// Closes its SSE stream before answering, so the client must resume with `Last-Event-ID`.
+    async fn test_reconnection(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        ctx.close_sse_stream();
+        tokio::time::sleep(RECONNECTION_DELAY).await;
+        Ok(ToolResult::text(
+            "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.",
+        ))
+    }
+
+    // ---- §2.7 prompts ----------------------------------------------------------------------
+
+    /// One fixed user message.
+    async fn test_simple_prompt(&self, _ctx: &RequestContext) -> Result<GetPromptResult, Error> {
+        Ok(prompt(vec![user(mcp::text(
+            "This is a simple prompt for testing.",
+        ))]))
+    }
+
+    /// One user message quoting both arguments.
+    async fn test_prompt_with_arguments(
+        &self,
+        _ctx: &RequestContext,
+        params: types::TestPromptWithArgumentsParams,
+    ) -> Result<GetPromptResult, Error> {
+        Ok(prompt(vec![user(mcp::text(format!(
+            "Prompt with arguments: arg1='{}', arg2='{}'",
+            params.arg1, params.arg2
+        )))]))
+    }
+
+    /// An embedded text resource at `resourceUri`, then an instruction about it.
+    async fn test_prompt_with_embedded_resource(
+        &self,
+        _ctx: &RequestContext,
+        params: types::TestPromptWithEmbeddedResourceParams,
+    ) -> Result<GetPromptResult, Error> {
+        Ok(prompt(vec![
+            user(mcp::embedded_text(
+                params.resource_uri,
+                "text/plain",
+                "Embedded resource content for testing.",
+            )),
+            user(mcp::text("Please process the embedded resource above.")),
+        ]))
+    }
+
+    /// A PNG image, then an instruction about it.
+    async fn test_prompt_with_image(
+        &self,
+        _ctx: &RequestContext,
+    ) -> Result<GetPromptResult, Error> {
+        Ok(prompt(vec![
+            user(mcp::image(TEST_IMAGE_BASE64, "image/png")),
+            user(mcp::text("Please analyze the image above.")),
+        ]))
+    }
+
+    // ---- §2.6 resources and templates --------------------------------------------------------
+
+    /// `test://static-text`: a fixed text.
+    async fn static_text(&self, _ctx: &RequestContext) -> Result<ReadResourceResult, Error> {
+        Ok(read_text(
+            "test://static-text",
+            "text/plain",
+            "This is the content of the static text resource.",
+        ))
+    }
+
+    /// `test://static-binary`: the PNG image as a blob.
+    async fn static_binary(&self, _ctx: &RequestContext) -> Result<ReadResourceResult, Error> {
+        Ok(ReadResourceResult {
+            meta: None,
+            contents: vec![ReadResourceResultContentsItem::BlobResourceContents(
+                mcp::blob_contents("test://static-binary", "image/png", TEST_IMAGE_BASE64),
+            )],
+        })
+    }
+
+    /// `test://watched-resource`: a fixed text; clients subscribe to it.
+    async fn watched_resource(&self, _ctx: &RequestContext) -> Result<ReadResourceResult, Error> {
+        Ok(read_text(
+            "test://watched-resource",
+            "text/plain",
+            "Watched resource content",
+        ))
+    }
+
+    /// `test://template/{id}/data`: a JSON document naming the id.
+    async fn template_data(
+        &self,
+        _ctx: &RequestContext,
+        params: types::TemplateDataParams,
+    ) -> Result<ReadResourceResult, Error> {
+        let data = json!({
+            "id": params.id,
+            "templateTest": true,
+            "data": format!("Data for ID: {}", params.id),
+        });
+        Ok(read_text(
+            &format!("test://template/{}/data", params.id),
+            "application/json",
+            data.to_string(),
+        ))
+    }
+}
