@@ -81,7 +81,7 @@ fn to_json(value: &impl serde::Serialize) -> String {
 
 /// The `action` of an elicitation answer as its wire string (`accept`, `decline`, `cancel`).
 fn action_name(answer: &mcp::ElicitResult) -> String {
-    match serde_json::to_value(&answer.action) {
+    match serde_json::to_value(answer.action) {
         Ok(Value::String(action)) => action,
         other => format!("{other:?}"),
     }
