@@ -80,9 +80,10 @@ impl RequestContext {
         let Some(token) = &self.progress_token else {
             return;
         };
-        let mut params = json!({ "progressToken": serde_json::from_str::<Value>(token.get()).unwrap_or(Value::Null), "progress": progress });
+        let token = serde_json::from_str::<Value>(token.get()).unwrap_or(Value::Null);
+        let mut params = json!({ "progressToken": token, "progress": number(progress) });
         if let Some(total) = total {
-            params["total"] = json!(total);
+            params["total"] = number(total);
         }
         if let Some(message) = message {
             params["message"] = json!(message);
@@ -222,6 +223,15 @@ impl Default for RequestContext {
     /// A context at the newest revision.
     fn default() -> Self {
         Self::new(ProtocolVersion::V2026_07_28)
+    }
+}
+
+/// A JSON number, integral when the value is (`3` rather than `3.0`, as clients expect).
+fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9_007_199_254_740_992.0 {
+        json!(value as i64)
+    } else {
+        json!(value)
     }
 }
 

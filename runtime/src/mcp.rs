@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use crate::wire::v2025_11_25::{
-    BlobResourceContents, ContentBlock, CreateMessageResult, ElicitResult,
-    EmbeddedResourceResource, GetPromptResult, ListRootsResult, LoggingLevel, PromptMessage,
-    ReadResourceResult, ReadResourceResultContentsItem, Role, TextResourceContents,
+    BlobResourceContents, ContentBlock, CreateMessageResult, CreateMessageResultContent,
+    ElicitResult, EmbeddedResourceResource, GetPromptResult, ListRootsResult, LoggingLevel,
+    PromptMessage, ReadResourceResult, ReadResourceResultContentsItem, Role, TextResourceContents,
 };
 
 /// A tool result built by the handler itself: any content blocks, optional structured

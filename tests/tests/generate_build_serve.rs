@@ -1,5 +1,5 @@
 //! Generate → compile → serve → talk: a crate generated from a contract, built by cargo, run as
-//! a process, and called over stdio with by-name and by-position JSON-RPC requests.
+//! a process, and called over stdio (MCP) with by-name and by-position JSON-RPC requests.
 
 use std::fs;
 use std::io::Write;
@@ -73,12 +73,15 @@ fn a_generated_crate_builds_runs_and_answers() {
     );
 
     let mut child = Command::new(target.join("debug/features-server"))
+        .arg("--stdio")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "subtract", "params": [10, 4]}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "subtract", "params": [10, 4, 0.5]}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "subtract", "params": {"minuend": 1, "subtrahend": 2}}),
@@ -87,6 +90,7 @@ fn a_generated_crate_builds_runs_and_answers() {
         json!({"jsonrpc": "2.0", "id": 6, "method": "list_units"}),
         json!({"jsonrpc": "2.0", "method": "old_ping"}),
         json!({"jsonrpc": "2.0", "id": 7, "method": "missing"}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "as a tool"}}}),
     ];
     {
         let mut stdin = child.stdin.take().unwrap();
@@ -107,27 +111,42 @@ fn a_generated_crate_builds_runs_and_answers() {
         .collect();
     assert_eq!(
         answers.len(),
-        7,
+        9,
         "the notification gets no answer: {answers:?}"
     );
+    // Requests run concurrently: find each answer by its id.
+    let answer = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == json!(id))
+            .unwrap_or_else(|| panic!("no answer {id}"))
+    };
     assert_eq!(
-        answers[0],
-        json!({"jsonrpc": "2.0", "id": 1, "result": 6.0})
+        answer(0)["result"]["serverInfo"]["name"],
+        json!("mcp-features")
     );
     assert_eq!(
-        answers[1],
-        json!({"jsonrpc": "2.0", "id": 2, "result": 3.0})
+        answer(1),
+        &json!({"jsonrpc": "2.0", "id": 1, "result": 6.0})
     );
     assert_eq!(
-        answers[2]["error"]["code"],
+        answer(2),
+        &json!({"jsonrpc": "2.0", "id": 2, "result": 3.0})
+    );
+    assert_eq!(
+        answer(3)["error"]["code"],
         json!(-32602),
         "subtract is by-position only"
     );
-    assert_eq!(answers[3]["result"], json!("héllo \"you\""));
-    assert_eq!(answers[4]["result"], json!("by position"));
+    assert_eq!(answer(4)["result"], json!("héllo \"you\""));
+    assert_eq!(answer(5)["result"], json!("by position"));
     assert_eq!(
-        answers[5]["error"]["message"],
+        answer(6)["error"]["message"],
         json!("`list_units` is not implemented yet")
     );
-    assert_eq!(answers[6]["error"]["code"], json!(-32601));
+    assert_eq!(answer(7)["error"]["code"], json!(-32601));
+    assert_eq!(
+        answer(8)["result"]["content"][0]["text"],
+        json!("as a tool")
+    );
 }

@@ -92,10 +92,11 @@ fn finish(mut map: Map<String, Value>, binding: &McpBinding, revision: Revision)
 
 fn tool(document: &Document, method: &Method, binding: &McpBinding, revision: Revision) -> Value {
     let mut map = base(binding, revision);
-    map.insert(
-        "inputSchema".into(),
-        input_schema(document, method, revision),
-    );
+    let input = match &binding.input_schema {
+        Some(verbatim) => verbatim.clone(),
+        None => input_schema(document, method, revision),
+    };
+    map.insert("inputSchema".into(), input);
     if revision.has_titles() && binding.output == McpOutput::Typed {
         if let Some(output) = output_schema(document, method, revision) {
             map.insert("outputSchema".into(), output);
