@@ -19,6 +19,31 @@ pub struct Catalog {
     pub resources: &'static [Descriptor],
     /// Resource templates in declaration order.
     pub resource_templates: &'static [Descriptor],
+    /// Values `completion/complete` offers, from the enums of prompt arguments and template
+    /// variables.
+    pub completions: &'static [Completion],
+}
+
+/// The values one argument of a prompt or resource template can take.
+#[derive(Debug)]
+pub struct Completion {
+    /// `ref/prompt` or `ref/resource`.
+    pub kind: CompletionKind,
+    /// The prompt name or the URI template.
+    pub reference: &'static str,
+    /// The argument (or template variable) name.
+    pub argument: &'static str,
+    /// Its possible values, in schema order.
+    pub values: &'static [&'static str],
+}
+
+/// What a completion reference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompletionKind {
+    /// `{"type": "ref/prompt", "name": ...}`.
+    Prompt,
+    /// `{"type": "ref/resource", "uri": ...}` (a URI template).
+    Resource,
 }
 
 /// `serverInfo` / `Implementation`.

@@ -22,7 +22,7 @@ pub mod stdio;
 pub mod uri_template;
 pub mod wire;
 
-pub use catalog::{Catalog, Descriptor, ServerInfo};
+pub use catalog::{Catalog, Completion, CompletionKind, Descriptor, ServerInfo};
 pub use context::RequestContext;
 pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};
 pub use error::Error;

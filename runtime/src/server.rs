@@ -17,7 +17,7 @@ use crate::notifier::Notifier;
 use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
 use crate::session::{MemorySessionStore, Session, SessionStore};
-use crate::Descriptor;
+use crate::{CompletionKind, Descriptor};
 
 /// Settings of a server. Every bound has a name and a default.
 #[derive(Debug, Clone)]
@@ -190,6 +190,32 @@ struct CursorParams<'a> {
 }
 
 #[derive(Deserialize)]
+struct CompleteParams<'a> {
+    #[serde(rename = "ref", borrow)]
+    reference: CompleteRef<'a>,
+    #[serde(borrow)]
+    argument: CompleteArgument<'a>,
+}
+
+#[derive(Deserialize)]
+struct CompleteRef<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct CompleteArgument<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    value: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
 struct SetLevelParams {
     level: LoggingLevel,
 }
@@ -359,9 +385,7 @@ impl<D: Dispatch> Core<D> {
                 }
                 raw(EMPTY_RESULT.into())
             }
-            "completion/complete" => {
-                raw(r#"{"completion":{"values":[],"total":0,"hasMore":false}}"#.into())
-            }
+            "completion/complete" => self.complete(params),
             "initialize" => Err(RpcError::new(
                 jsonrpc::INVALID_REQUEST,
                 "Invalid Request: the session is already initialized",
@@ -371,6 +395,44 @@ impl<D: Dispatch> Core<D> {
                 None => Err(RpcError::method_not_found(method)),
             },
         }
+    }
+
+    /// `completion/complete`: the declared values of the argument that start with what the
+    /// user typed (case-insensitively), at most 100.
+    fn complete(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, RpcError> {
+        let request: CompleteParams<'_> = params_as(params)?;
+        let catalog = self.dispatch.catalog();
+        let reference = &request.reference;
+        let (kind, target) =
+            match (reference.kind.as_ref(), &reference.name, &reference.uri) {
+                ("ref/prompt", Some(name), _) => {
+                    if catalog.prompt(name).is_none() {
+                        return Err(RpcError::invalid_params(format!("Unknown prompt: {name}")));
+                    }
+                    (CompletionKind::Prompt, name.as_ref())
+                }
+                ("ref/resource", _, Some(uri)) => (CompletionKind::Resource, uri.as_ref()),
+                _ => return Err(RpcError::invalid_params(
+                    "Invalid params: ref must be ref/prompt with a name or ref/resource with a uri",
+                )),
+            };
+        let typed = request.argument.value.to_lowercase();
+        let matching: Vec<&str> = catalog
+            .completions
+            .iter()
+            .filter(|c| {
+                c.kind == kind && c.reference == target && c.argument == request.argument.name
+            })
+            .flat_map(|c| c.values.iter().copied())
+            .filter(|v| v.to_lowercase().starts_with(&typed))
+            .collect();
+        let total = matching.len();
+        let values = &matching[..total.min(100)];
+        let has_more = total > values.len();
+        raw(
+            json!({"completion": {"values": values, "total": total, "hasMore": has_more}})
+                .to_string(),
+        )
     }
 
     /// One page of a list, from the precomputed descriptors of `version`.

@@ -208,6 +208,7 @@ static CATALOG: Catalog = Catalog {
     prompts: &[],
     resources: &[],
     resource_templates: &[],
+    completions: &[],
 };
 
 impl Dispatch for Doubler {

@@ -690,6 +690,25 @@ async fn concurrent_sessions_stay_apart() {
 }
 
 #[tokio::test]
+async fn completion_offers_declared_enum_values() {
+    let server = start(Config::default()).await;
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    let complete = |value: &str| json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "tone", "value": value}});
+    let all = client.call("completion/complete", complete("")).await;
+    assert_response("2025-11-25", "completion/complete", &all);
+    assert_eq!(
+        all["result"]["completion"],
+        json!({"values": ["warm", "formal", "wry"], "total": 3, "hasMore": false})
+    );
+    let w = client.call("completion/complete", complete("W")).await;
+    assert_eq!(w["result"]["completion"]["values"], json!(["warm", "wry"]));
+    let free_text = client.call("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "A"}})).await;
+    assert_eq!(free_text["result"]["completion"]["values"], json!([]));
+    let unknown = client.call("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}})).await;
+    assert_eq!(unknown["error"]["code"], json!(-32602));
+}
+
+#[tokio::test]
 async fn list_pagination_uses_opaque_cursors() {
     let server = start(Config {
         page_size: 3,

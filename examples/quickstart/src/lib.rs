@@ -92,9 +92,11 @@ impl server::Handler for Notes {
             .iter()
             .map(|n| format!("- {}: {}", n.title, n.body))
             .collect();
-        let style = params
-            .style
-            .unwrap_or_else(|| "a short paragraph".to_string());
+        let style = match params.style {
+            None | Some(types::SummarizeParamsStyle::Paragraph) => "a short paragraph",
+            Some(types::SummarizeParamsStyle::BulletPoints) => "bullet points",
+            Some(types::SummarizeParamsStyle::Haiku) => "a haiku",
+        };
         Ok(format!(
             "Summarize what these notes say about {}, as {}.\n{}",
             params.topic,

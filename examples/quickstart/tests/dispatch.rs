@@ -282,7 +282,7 @@ fn descriptors_match_the_contract_in_every_revision() {
         prompt["arguments"],
         json!([
             {"name": "topic", "description": "What the summary is about.", "required": true},
-            {"name": "style", "description": "How to write it, e.g. bullet points.", "required": false}
+            {"name": "style", "description": "How to write it.", "required": false}
         ])
     );
 }

@@ -333,6 +333,7 @@ pub fn catalog(document: &Document, methods: &[MethodPlan<'_>]) -> TokenStream {
     let prompts = list(&[McpKind::Prompt]);
     let resources = list(&[McpKind::Resource]);
     let templates = list(&[McpKind::ResourceTemplate]);
+    let completions = completions(document, methods);
     quote! {
         /// The server's identity and its tools, prompts, resources and resource templates.
         pub static CATALOG: ::mcp_runtime::Catalog = ::mcp_runtime::Catalog {
@@ -347,6 +348,60 @@ pub fn catalog(document: &Document, methods: &[MethodPlan<'_>]) -> TokenStream {
             prompts: #prompts,
             resources: #resources,
             resource_templates: #templates,
+            completions: &[#(#completions),*],
         };
     }
+}
+
+/// `completion/complete` entries: every prompt argument and template variable whose schema is a
+/// string enum offers its values.
+fn completions(document: &Document, methods: &[MethodPlan<'_>]) -> Vec<TokenStream> {
+    let mut entries = Vec::new();
+    for plan in methods {
+        let Some(binding) = plan.binding() else {
+            continue;
+        };
+        let (kind, reference) = match binding.kind {
+            McpKind::Prompt => (quote!(Prompt), binding.name.as_str()),
+            McpKind::ResourceTemplate => (
+                quote!(Resource),
+                binding.uri_template.as_deref().unwrap_or_default(),
+            ),
+            McpKind::Tool | McpKind::Resource => continue,
+        };
+        for param in &plan.method.params {
+            let Some(values) = string_enum(document, &param.schema) else {
+                continue;
+            };
+            let reference = str_lit(reference);
+            let argument = str_lit(&param.name);
+            let values = values.iter().map(|v| str_lit(v));
+            entries.push(quote! {
+                ::mcp_runtime::Completion {
+                    kind: ::mcp_runtime::CompletionKind::#kind,
+                    reference: #reference,
+                    argument: #argument,
+                    values: &[#(#values),*],
+                }
+            });
+        }
+    }
+    entries
+}
+
+/// The values of a string `enum` schema, following `$ref`s to the document's named schemas.
+fn string_enum(document: &Document, schema: &Value) -> Option<Vec<String>> {
+    let mut current = schema;
+    for _ in 0..16 {
+        match current.get("$ref").and_then(Value::as_str) {
+            Some(key) => current = &document.schemas.get(key)?.schema,
+            None => break,
+        }
+    }
+    current
+        .get("enum")?
+        .as_array()?
+        .iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect()
 }
