@@ -54,6 +54,13 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, S
 /// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
 /// HTTP or stdio until the process is stopped (or stdin closes).
 pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
+    run(McpServer::new(dispatch))
+}
+
+/// Like [`main`], for a server built by the application, e.g. with its own [`crate::Config`],
+/// or after taking its [`McpServer::notifier`] to announce changes from the application's own
+/// threads.
+pub fn run<D: Dispatch>(server: McpServer<D>) -> ExitCode {
     let transport = match parse_args(std::env::args().skip(1)) {
         Ok(transport) => transport,
         Err(message) => {
@@ -83,7 +90,6 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let server = McpServer::new(dispatch);
     let result = runtime.block_on(async move {
         match transport {
             Transport::Http(addr) => {

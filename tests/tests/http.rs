@@ -755,3 +755,25 @@ async fn list_pagination_uses_opaque_cursors() {
         .await;
     assert_eq!(bad["error"]["code"], json!(-32602));
 }
+
+#[tokio::test]
+async fn the_server_is_a_tower_service() {
+    use tower_service::Service;
+    let mut service = mcp_runtime::McpServer::new(workspace_tests::server::Server::new(
+        workspace_tests::TestHandler::default(),
+    ));
+    let request = http::Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(http_body_util::Full::new(bytes::Bytes::from(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string(),
+        )))
+        .unwrap();
+    let response = service.call(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers().contains_key("mcp-session-id"));
+    assert_eq!(service.sessions().len(), 1);
+}
