@@ -28,6 +28,8 @@ pub struct RequestContext {
     outbound: Option<Outbound>,
     /// Minimum log rank for this request when it is not the session's (stateless `_meta`).
     request_log_level: Option<u8>,
+    /// The client capabilities of a stateless request.
+    request_capabilities: Option<Arc<Value>>,
     notifier: Option<Notifier>,
     client_request_timeout: Duration,
 }
@@ -41,6 +43,7 @@ impl RequestContext {
             session: None,
             outbound: None,
             request_log_level: None,
+            request_capabilities: None,
             notifier: None,
             client_request_timeout: Duration::from_secs(60),
         }
@@ -59,9 +62,11 @@ impl RequestContext {
     /// The client's declared capabilities (`Value::Null` when unknown).
     pub fn client_capabilities(&self) -> &Value {
         static NULL: Value = Value::Null;
-        self.session
-            .as_ref()
-            .map_or(&NULL, |s| s.client_capabilities())
+        match (&self.session, &self.request_capabilities) {
+            (Some(session), _) => session.client_capabilities(),
+            (None, Some(capabilities)) => capabilities,
+            (None, None) => &NULL,
+        }
     }
 
     /// The `_meta.progressToken` of the request, if the client asked for progress.
@@ -205,6 +210,16 @@ impl RequestContext {
 
     pub(crate) fn with_progress_token(mut self, token: Option<&RawValue>) -> Self {
         self.progress_token = token.map(|t| Arc::from(t.to_owned()));
+        self
+    }
+
+    pub(crate) fn with_log_level(mut self, rank: Option<u8>) -> Self {
+        self.request_log_level = rank;
+        self
+    }
+
+    pub(crate) fn with_client_capabilities(mut self, capabilities: Value) -> Self {
+        self.request_capabilities = Some(Arc::new(capabilities));
         self
     }
 

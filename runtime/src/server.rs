@@ -241,6 +241,25 @@ fn raw(json: String) -> Result<Box<RawValue>, RpcError> {
 
 const EMPTY_RESULT: &str = "{}";
 
+/// Adds `resultType: "complete"` and, for cacheable results, `ttlMs` and `cacheScope` to a
+/// result object.
+fn decorate(result: Box<RawValue>, cache: Option<(u64, &str)>) -> Result<Box<RawValue>, RpcError> {
+    let text = result.get().trim();
+    let Some(rest) = text.strip_prefix('{') else {
+        return Ok(result);
+    };
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str("{\"resultType\":\"complete\"");
+    if let Some((ttl, scope)) = cache {
+        out.push_str(&format!(",\"ttlMs\":{ttl},\"cacheScope\":\"{scope}\""));
+    }
+    if !rest.trim_start().starts_with('}') {
+        out.push(',');
+    }
+    out.push_str(rest);
+    raw(out)
+}
+
 impl<D: Dispatch> Core<D> {
     /// Creates the session `initialize` asks for and its result.
     pub(crate) fn initialize(
@@ -395,6 +414,131 @@ impl<D: Dispatch> Core<D> {
                 None => Err(RpcError::method_not_found(method)),
             },
         }
+    }
+
+    /// Answers one stateless (2026-07-28) request whose envelope and headers were validated:
+    /// every result carries `resultType`, cacheable ones `ttlMs` and `cacheScope`.
+    pub(crate) async fn handle_stateless(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+    ) -> Result<Box<RawValue>, RpcError> {
+        const LIST_CACHE: Option<(u64, &str)> = Some((300_000, "public"));
+        let version = ProtocolVersion::V2026_07_28;
+        let catalog = self.dispatch.catalog();
+        let (result, cache) = match method {
+            "server/discover" => (raw(self.discover_result())?, Some((0, "private"))),
+            "tools/list" => (
+                self.page("tools", catalog.tools, params, version)?,
+                LIST_CACHE,
+            ),
+            "prompts/list" => (
+                self.page("prompts", catalog.prompts, params, version)?,
+                LIST_CACHE,
+            ),
+            "resources/list" => (
+                self.page("resources", catalog.resources, params, version)?,
+                LIST_CACHE,
+            ),
+            "resources/templates/list" => (
+                self.page(
+                    "resourceTemplates",
+                    catalog.resource_templates,
+                    params,
+                    version,
+                )?,
+                LIST_CACHE,
+            ),
+            "tools/call" => {
+                let call: NamedCall<'_> = params_as(params)?;
+                let outcome = match self.dispatch.call_tool(&call.name, call.arguments, ctx) {
+                    Some(future) => match CatchUnwind::new(future).await {
+                        Ok(outcome) => outcome,
+                        Err(panic) => {
+                            tracing::error!(tool = %call.name, %panic, "tool handler panicked");
+                            ToolOutcome::Failed(crate::Error::new(format!(
+                                "the tool failed unexpectedly: {panic}"
+                            )))
+                        }
+                    },
+                    None => {
+                        return Err(RpcError::invalid_params(format!(
+                            "Unknown tool: {}",
+                            call.name
+                        )))
+                    }
+                };
+                (outcome.into_call_tool_result(version)?, None)
+            }
+            "prompts/get" => {
+                let call: NamedCall<'_> = params_as(params)?;
+                let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
+                    Some(future) => caught(future, "prompt", &call.name).await?,
+                    None => {
+                        return Err(RpcError::invalid_params(format!(
+                            "Unknown prompt: {}",
+                            call.name
+                        )))
+                    }
+                };
+                (result, None)
+            }
+            "resources/read" => {
+                let read: UriParams<'_> = params_as(params)?;
+                let result = match self.dispatch.read_resource(&read.uri, ctx) {
+                    Some(future) => caught(future, "resource", &read.uri).await?,
+                    // 2026-07-28: an unknown resource is -32602, never an empty `contents`.
+                    None => {
+                        return Err(RpcError::invalid_params(format!(
+                            "Resource not found: {}",
+                            read.uri
+                        ))
+                        .with_data(json!({"uri": read.uri})))
+                    }
+                };
+                (result, Some((300_000, "private")))
+            }
+            "completion/complete" => (self.complete(params)?, None),
+            _ => return Err(RpcError::method_not_found(method)),
+        };
+        decorate(result, cache)
+    }
+
+    /// The `server/discover` result (before `resultType` and cache hints are added).
+    fn discover_result(&self) -> String {
+        let catalog = self.dispatch.catalog();
+        let mut capabilities = json!({});
+        if !catalog.tools.is_empty() {
+            capabilities["tools"] = json!({});
+        }
+        if !catalog.prompts.is_empty() {
+            capabilities["prompts"] = json!({});
+        }
+        if !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() {
+            capabilities["resources"] = json!({});
+        }
+        if !catalog.prompts.is_empty() || !catalog.resource_templates.is_empty() {
+            capabilities["completions"] = json!({});
+        }
+        let mut server_info =
+            json!({"name": catalog.server.name, "version": catalog.server.version});
+        if let Some(title) = catalog.server.title {
+            server_info["title"] = json!(title);
+        }
+        if let Some(url) = catalog.server.website_url {
+            server_info["websiteUrl"] = json!(url);
+        }
+        let versions: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+        let mut result = json!({
+            "supportedVersions": versions,
+            "capabilities": capabilities,
+            "_meta": {"io.modelcontextprotocol/serverInfo": server_info},
+        });
+        if let Some(instructions) = catalog.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        result.to_string()
     }
 
     /// `completion/complete`: the declared values of the argument that start with what the

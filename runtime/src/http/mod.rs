@@ -3,6 +3,7 @@
 
 mod body;
 mod guard;
+pub mod stateless;
 
 pub use body::Body;
 
@@ -278,10 +279,6 @@ impl<D: Dispatch> McpServer<D> {
                 };
             }
         };
-        let header_version = match Self::header_version(&headers) {
-            Ok(version) => version,
-            Err(response) => return *response,
-        };
         let text = match std::str::from_utf8(&bytes) {
             Ok(text) => text,
             Err(_) => {
@@ -303,11 +300,31 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         if body.get().trim_start().starts_with('[') {
+            let header_version = match Self::header_version(&headers) {
+                Ok(version) => version,
+                Err(response) => return *response,
+            };
             return self.batch(&headers, header_version, body).await;
         }
         let message = match classify(body) {
             Ok(message) => message,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
+        };
+        match message {
+            Incoming::Request { id, method, params }
+                if stateless::is_stateless(&headers, params) =>
+            {
+                return self.stateless(&headers, id, method, params).await;
+            }
+            Incoming::Notification { params, .. } if stateless::is_stateless(&headers, params) => {
+                // Stateless notifications need no state: nothing to do but accept them.
+                return status_only(StatusCode::ACCEPTED);
+            }
+            _ => {}
+        }
+        let header_version = match Self::header_version(&headers) {
+            Ok(version) => version,
+            Err(response) => return *response,
         };
         if let Incoming::Request {
             id,
@@ -514,8 +531,12 @@ impl<D: Dispatch> McpServer<D> {
         json_response(StatusCode::OK, format!("[{}]", answers.join(",")))
     }
 
-    /// GET: the session's standalone SSE stream, or the resumption of a broken one.
+    /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
+    /// the stateless revision.
     fn get(&self, headers: &HeaderMap) -> Response<Body> {
+        if let Some(response) = stateless_only_post(headers) {
+            return response;
+        }
         if !guard::accepts(headers, "text/event-stream") {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
@@ -546,8 +567,11 @@ impl<D: Dispatch> McpServer<D> {
         sse_response(Some(Bytes::from_static(b": ping\n\n")), rx)
     }
 
-    /// DELETE: ends the session.
+    /// DELETE: ends the session; 405 on the stateless revision.
     fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+        if let Some(response) = stateless_only_post(headers) {
+            return response;
+        }
         match header(headers, SESSION_HEADER) {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
             Some(id) => match self.core.store.remove(id.trim()) {
@@ -631,6 +655,21 @@ impl<D: Dispatch> McpServer<D> {
             }
         }))
     }
+}
+
+/// 405 for a GET or DELETE of the stateless revision (no session, 2026-07-28 header).
+fn stateless_only_post(headers: &HeaderMap) -> Option<Response<Body>> {
+    let stateless = !headers.contains_key(SESSION_HEADER)
+        && header(headers, VERSION_HEADER)
+            .and_then(|v| ProtocolVersion::parse(v.trim()))
+            .is_some_and(|v| v.is_stateless());
+    stateless.then(|| {
+        let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        response
+    })
 }
 
 /// Ends a request's stream when its task is dropped before answering.

@@ -1,0 +1,361 @@
+//! The stateless 2026-07-28 path of the MCP endpoint: every request stands alone, carrying its
+//! version and client capabilities in `params._meta` and routing headers that must match.
+//!
+//! Served today: `server/discover`, the lists, `tools/call`, `prompts/get`, `resources/read`,
+//! `completion/complete`, progress and log notifications on an SSE response, and the
+//! validation errors of the specification in their order. Multi round-trip requests,
+//! `subscriptions/listen`, `Mcp-Param-*` headers and tasks come next.
+
+use bytes::Bytes;
+use http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use serde_json::json;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{header, json_response, rpc_error, sse_response, Body, VERSION_HEADER};
+use crate::context::{Outbound, RequestContext};
+use crate::dispatch::Dispatch;
+use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
+use crate::jsonrpc::{
+    error_response, success_response, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND,
+};
+use crate::mcp::{level_rank, LoggingLevel};
+use crate::protocol::ProtocolVersion;
+use crate::server::McpServer;
+
+/// `_meta` key of the request's protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client's capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the minimum log level the client wants on this request.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server identity in `server/discover`.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// Header-versus-body mismatch.
+pub const HEADER_MISMATCH: i32 = -32020;
+/// The request needs a client capability the client did not declare.
+pub const MISSING_CAPABILITY: i32 = -32021;
+/// The requested protocol version is not supported.
+pub const UNSUPPORTED_VERSION: i32 = -32022;
+
+/// The `params._meta` fields the stateless path reads.
+#[derive(Deserialize, Default)]
+pub(crate) struct RequestMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    pub protocol_version: Option<&'a str>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    pub client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    pub log_level: Option<LoggingLevel>,
+    #[serde(rename = "progressToken", borrow, default)]
+    pub progress_token: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct WithMeta<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<RequestMeta<'a>>,
+    #[serde(borrow, default)]
+    name: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// Whether a POST belongs to the stateless path: no session id, and either `params._meta` or
+/// an `MCP-Protocol-Version` header that does not name a session-era version.
+pub(crate) fn is_stateless(headers: &HeaderMap, params: Option<&RawValue>) -> bool {
+    if headers.contains_key(super::SESSION_HEADER) {
+        return false;
+    }
+    let has_meta = params
+        .and_then(|p| serde_json::from_str::<WithMeta<'_>>(p.get()).ok())
+        .is_some_and(|p| p.meta.is_some());
+    match header(headers, VERSION_HEADER).map(str::trim) {
+        _ if has_meta => true,
+        None => false,
+        Some(version) => !matches!(
+            version,
+            "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25"
+        ),
+    }
+}
+
+/// Methods 2026-07-28 removed.
+const REMOVED: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Methods the stateless path serves.
+const SERVED: [&str; 9] = [
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+];
+
+fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Response<Body> {
+    rpc_error(status, error, Some(id))
+}
+
+impl<D: Dispatch> McpServer<D> {
+    /// Answers one stateless request, validating it in the order the specification gives.
+    pub(super) async fn stateless(
+        &self,
+        headers: &HeaderMap,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> super::Response<Body> {
+        let fields: WithMeta<'_> =
+            match params
+                .map(|p| serde_json::from_str(p.get()))
+                .unwrap_or(Ok(WithMeta {
+                    meta: None,
+                    name: None,
+                    uri: None,
+                })) {
+                Ok(fields) => fields,
+                Err(e) => {
+                    return invalid(
+                        id,
+                        StatusCode::BAD_REQUEST,
+                        RpcError::invalid_params(format!("Invalid params: {e}")),
+                    )
+                }
+            };
+        // 1. `_meta` must carry the version and the client capabilities.
+        let meta = match fields.meta {
+            Some(meta) if meta.protocol_version.is_some() && meta.client_capabilities.is_some() => meta,
+            _ => {
+                return invalid(
+                    id,
+                    StatusCode::BAD_REQUEST,
+                    RpcError::new(
+                        INVALID_PARAMS,
+                        format!("Invalid params: params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"),
+                    ),
+                )
+            }
+        };
+        let body_version = meta.protocol_version.unwrap_or_default();
+        // 2. Routing headers must match the body.
+        let mismatch = |what: &str| {
+            invalid(
+                id,
+                StatusCode::BAD_REQUEST,
+                RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
+            )
+        };
+        match header(headers, VERSION_HEADER) {
+            Some(v) if v.trim() == body_version => {}
+            Some(v) => {
+                return mismatch(&format!(
+                "MCP-Protocol-Version {v:?} differs from _meta protocolVersion {body_version:?}"
+            ))
+            }
+            None => return mismatch("the MCP-Protocol-Version header is missing"),
+        }
+        match header(headers, "mcp-method") {
+            Some(m) if m.trim() == method => {}
+            Some(m) => {
+                return mismatch(&format!(
+                    "Mcp-Method {m:?} differs from the body's method {method:?}"
+                ))
+            }
+            None => return mismatch("the Mcp-Method header is missing"),
+        }
+        let routed_name = match method {
+            "tools/call" | "prompts/get" => fields.name.as_deref(),
+            "resources/read" => fields.uri.as_deref(),
+            _ => None,
+        };
+        if let Some(name) = routed_name {
+            match header(headers, "mcp-name").map(decode_header_value) {
+                Some(Some(h)) if h == name => {}
+                Some(_) => return mismatch(&format!("Mcp-Name differs from the body's {name:?}")),
+                None => return mismatch("the Mcp-Name header is missing"),
+            }
+        }
+        // 3. The version must be one this server speaks statelessly.
+        let Some(version) = ProtocolVersion::parse(body_version).filter(|v| v.is_stateless())
+        else {
+            let supported: Vec<&str> = ProtocolVersion::ALL
+                .iter()
+                .filter(|v| v.is_stateless())
+                .map(|v| v.as_str())
+                .collect();
+            return invalid(
+                id,
+                StatusCode::BAD_REQUEST,
+                RpcError::new(
+                    UNSUPPORTED_VERSION,
+                    format!("Unsupported protocol version: {body_version}"),
+                )
+                .with_data(json!({"supported": supported, "requested": body_version})),
+            );
+        };
+        // 4. The method must exist in this revision.
+        if REMOVED.contains(&method) || !SERVED.contains(&method) {
+            return invalid(
+                id,
+                StatusCode::NOT_FOUND,
+                RpcError::new(METHOD_NOT_FOUND, format!("Method not found: {method}")),
+            );
+        }
+        let ctx = RequestContext::new(version)
+            .with_progress_token(meta.progress_token)
+            .with_log_level(meta.log_level.map(level_rank))
+            .with_client_capabilities(
+                meta.client_capabilities
+                    .and_then(|c| serde_json::from_str(c.get()).ok())
+                    .unwrap_or_default(),
+            )
+            .with_notifier(self.core.notifier.clone());
+        self.stateless_call(id, method, params, ctx).await
+    }
+
+    /// Runs the request; answers JSON, or SSE when the handler sends notifications first.
+    async fn stateless_call(
+        &self,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+    ) -> super::Response<Body> {
+        let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<String>();
+        let ctx = ctx.with_outbound(Outbound::lines(lines_tx));
+        let (done_tx, mut done_rx) = oneshot::channel::<(StatusCode, String)>();
+        let core = self.core.clone();
+        let owned_id = id.to_owned();
+        let owned_method = method.to_string();
+        let owned_params = params.map(RawValue::to_owned);
+        let task = tokio::spawn(async move {
+            let result = core
+                .handle_stateless(&owned_method, owned_params.as_deref(), ctx)
+                .await;
+            let answer = match result {
+                Ok(result) => (StatusCode::OK, success_response(&owned_id, &result)),
+                Err(error) => (StatusCode::OK, error_response(Some(&owned_id), &error)),
+            };
+            let _ = done_tx.send(answer);
+        });
+        let first = tokio::select! {
+            Ok((status, json)) = &mut done_rx => {
+                // Notifications sent just before the answer still go first, on SSE.
+                match lines_rx.try_recv() {
+                    Ok(line) => Some((line, Some(json))),
+                    Err(_) => return json_response(status, json),
+                }
+            }
+            line = lines_rx.recv() => line.map(|line| (line, None)),
+        };
+        let Some((first, answered)) = first else {
+            return match done_rx.await {
+                Ok((status, json)) => json_response(status, json),
+                Err(_) => super::status_only(StatusCode::ACCEPTED),
+            };
+        };
+        // Stream: every notification, then the answer. Dropping the response (the client
+        // closed the stream) aborts the handler: on this revision that is the cancellation.
+        let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
+        let abort = task.abort_handle();
+        tokio::spawn(async move {
+            let mut sequence = 0u64;
+            let mut frame = |json: &str| {
+                sequence += 1;
+                Delivery::Frame(encode_frame(&sequence.to_string(), json.as_bytes()))
+            };
+            if frames.send(frame(&first)).await.is_err() {
+                abort.abort();
+                return;
+            }
+            let answer = match answered {
+                Some(json) => {
+                    while let Ok(line) = lines_rx.try_recv() {
+                        let _ = frames.send(frame(&line)).await;
+                    }
+                    json
+                }
+                None => loop {
+                    tokio::select! {
+                        line = lines_rx.recv() => match line {
+                            Some(line) => if frames.send(frame(&line)).await.is_err() { abort.abort(); return; },
+                            None => match (&mut done_rx).await { Ok((_, json)) => break json, Err(_) => return },
+                        },
+                        done = &mut done_rx => match done {
+                            Ok((_, json)) => {
+                                while let Ok(line) = lines_rx.try_recv() {
+                                    let _ = frames.send(frame(&line)).await;
+                                }
+                                break json;
+                            }
+                            Err(_) => return,
+                        },
+                        () = frames.closed() => { abort.abort(); return; }
+                    }
+                },
+            };
+            let _ = frames.send(frame(&answer)).await;
+            let _ = frames.send(Delivery::End).await;
+        });
+        sse_response(None::<Bytes>, rx)
+    }
+}
+
+/// Decodes a header value that may use the `=?base64?...?=` form; `None` when it is malformed.
+pub fn decode_header_value(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        Some(encoded) => String::from_utf8(base64_decode(encoded)?).ok(),
+        None => Some(value.to_string()),
+    }
+}
+
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut buffer = 0u32;
+    let mut bits = 0;
+    for byte in text.bytes().filter(|b| *b != b'=') {
+        let value = ALPHABET.iter().position(|c| *c == byte)? as u32;
+        buffer = (buffer << 6) | value;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_header_values() {
+        assert_eq!(
+            decode_header_value("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(),
+            Some("Hello, 世界")
+        );
+        assert_eq!(
+            decode_header_value("=?base64?IHBhZGRlZCA=?=").as_deref(),
+            Some(" padded ")
+        );
+        assert_eq!(decode_header_value("plain").as_deref(), Some("plain"));
+        assert_eq!(decode_header_value("=?base64?!!?="), None);
+    }
+}
