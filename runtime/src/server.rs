@@ -352,48 +352,14 @@ impl<D: Dispatch> Core<D> {
                 params,
                 version,
             ),
-            "tools/call" => {
-                let call: NamedCall<'_> = params_as(params)?;
-                let outcome = match self.dispatch.call_tool(&call.name, call.arguments, ctx) {
-                    Some(future) => match CatchUnwind::new(future).await {
-                        Ok(outcome) => outcome,
-                        Err(panic) => {
-                            tracing::error!(tool = %call.name, %panic, "tool handler panicked");
-                            ToolOutcome::Failed(crate::Error::new(format!(
-                                "the tool failed unexpectedly: {panic}"
-                            )))
-                        }
-                    },
-                    None => {
-                        return Err(RpcError::invalid_params(format!(
-                            "Unknown tool: {}",
-                            call.name
-                        )))
-                    }
-                };
-                outcome.into_call_tool_result(version)
-            }
-            "prompts/get" => {
-                let call: NamedCall<'_> = params_as(params)?;
-                let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
-                    Some(future) => caught(future, "prompt", &call.name).await,
-                    None => Err(RpcError::invalid_params(format!(
-                        "Unknown prompt: {}",
-                        call.name
-                    ))),
-                };
-                result
-            }
+            "tools/call" => self.call_tool(params, ctx, version).await,
+            "prompts/get" => self.get_prompt(params, ctx).await,
             "resources/read" => {
-                let read: UriParams<'_> = params_as(params)?;
-                let result = match self.dispatch.read_resource(&read.uri, ctx) {
-                    Some(future) => caught(future, "resource", &read.uri).await,
-                    None => Err(
-                        RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
-                            .with_data(json!({"uri": read.uri})),
-                    ),
-                };
-                result
+                self.read_resource(params, ctx, |uri| {
+                    RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+                        .with_data(json!({"uri": uri}))
+                })
+                .await
             }
             "resources/subscribe" | "resources/unsubscribe" => {
                 let target: UriParams<'_> = params_as(params)?;
@@ -450,59 +416,77 @@ impl<D: Dispatch> Core<D> {
                 )?,
                 LIST_CACHE,
             ),
-            "tools/call" => {
-                let call: NamedCall<'_> = params_as(params)?;
-                let outcome = match self.dispatch.call_tool(&call.name, call.arguments, ctx) {
-                    Some(future) => match CatchUnwind::new(future).await {
-                        Ok(outcome) => outcome,
-                        Err(panic) => {
-                            tracing::error!(tool = %call.name, %panic, "tool handler panicked");
-                            ToolOutcome::Failed(crate::Error::new(format!(
-                                "the tool failed unexpectedly: {panic}"
-                            )))
-                        }
-                    },
-                    None => {
-                        return Err(RpcError::invalid_params(format!(
-                            "Unknown tool: {}",
-                            call.name
-                        )))
-                    }
-                };
-                (outcome.into_call_tool_result(version)?, None)
-            }
-            "prompts/get" => {
-                let call: NamedCall<'_> = params_as(params)?;
-                let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
-                    Some(future) => caught(future, "prompt", &call.name).await?,
-                    None => {
-                        return Err(RpcError::invalid_params(format!(
-                            "Unknown prompt: {}",
-                            call.name
-                        )))
-                    }
-                };
-                (result, None)
-            }
+            "tools/call" => (self.call_tool(params, ctx, version).await?, None),
+            "prompts/get" => (self.get_prompt(params, ctx).await?, None),
+            // 2026-07-28: an unknown resource is -32602, never an empty `contents`.
             "resources/read" => {
-                let read: UriParams<'_> = params_as(params)?;
-                let result = match self.dispatch.read_resource(&read.uri, ctx) {
-                    Some(future) => caught(future, "resource", &read.uri).await?,
-                    // 2026-07-28: an unknown resource is -32602, never an empty `contents`.
-                    None => {
-                        return Err(RpcError::invalid_params(format!(
-                            "Resource not found: {}",
-                            read.uri
-                        ))
-                        .with_data(json!({"uri": read.uri})))
-                    }
-                };
-                (result, Some((300_000, "private")))
+                let read = self.read_resource(params, ctx, |uri| {
+                    RpcError::invalid_params(format!("Resource not found: {uri}"))
+                        .with_data(json!({"uri": uri}))
+                });
+                (read.await?, Some((300_000, "private")))
             }
             "completion/complete" => (self.complete(params)?, None),
             _ => return Err(RpcError::method_not_found(method)),
         };
         decorate(result, cache)
+    }
+
+    /// `tools/call` at `version`: a panic or a failure is an `isError` result; an unknown tool
+    /// is `-32602`.
+    async fn call_tool(
+        &self,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let call: NamedCall<'_> = params_as(params)?;
+        let Some(future) = self.dispatch.call_tool(&call.name, call.arguments, ctx) else {
+            return Err(RpcError::invalid_params(format!(
+                "Unknown tool: {}",
+                call.name
+            )));
+        };
+        let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
+            tracing::error!(tool = %call.name, %panic, "tool handler panicked");
+            ToolOutcome::Failed(crate::Error::new(format!(
+                "the tool failed unexpectedly: {panic}"
+            )))
+        });
+        outcome.into_call_tool_result(version)
+    }
+
+    /// `prompts/get`; an unknown prompt is `-32602`.
+    async fn get_prompt(
+        &self,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let call: NamedCall<'_> = params_as(params)?;
+        let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
+            Some(future) => caught(future, "prompt", &call.name).await,
+            None => Err(RpcError::invalid_params(format!(
+                "Unknown prompt: {}",
+                call.name
+            ))),
+        };
+        result
+    }
+
+    /// `resources/read`; an unknown URI is the error `not_found` makes (it differs by era).
+    async fn read_resource(
+        &self,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+        not_found: impl FnOnce(&str) -> RpcError,
+    ) -> Result<Box<RawValue>, RpcError> {
+        let read: UriParams<'_> = params_as(params)?;
+        // Bound to a local so the future is dropped before `read` (2021 tail-expression rule).
+        let result = match self.dispatch.read_resource(&read.uri, ctx) {
+            Some(future) => caught(future, "resource", &read.uri).await,
+            None => Err(not_found(&read.uri)),
+        };
+        result
     }
 
     /// The `server/discover` result (before `resultType` and cache hints are added).

@@ -17,7 +17,7 @@ use tokio::task::JoinSet;
 
 use crate::context::Outbound;
 use crate::dispatch::Dispatch;
-use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::jsonrpc::{self, classify, error_response, success_response, Incoming, RpcError};
 use crate::server::McpServer;
 use crate::session::Session;
 
@@ -75,20 +75,6 @@ where
     writer.await.map_err(io::Error::other)?
 }
 
-#[derive(serde::Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    method: Option<&'a str>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(default)]
-    error: Option<serde_json::Value>,
-}
-
 fn handle_line<D: Dispatch>(
     server: &McpServer<D>,
     session: &Arc<Mutex<Option<Arc<Session>>>>,
@@ -96,20 +82,21 @@ fn handle_line<D: Dispatch>(
     running: &mut JoinSet<()>,
     message: &RawValue,
 ) {
-    let envelope: Envelope<'_> = match serde_json::from_str(message.get()) {
-        Ok(envelope) => envelope,
-        Err(e) => {
-            let _ = tx.send(error_response(
-                None,
-                &RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}")),
-            ));
+    let message = match classify(message) {
+        Ok(message) => message,
+        Err(error) => {
+            let _ = tx.send(error_response(None, &error));
             return;
         }
     };
     let current = session.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    match (envelope.method, envelope.id) {
-        (Some("initialize"), Some(id)) => {
-            let answer = match server.core.initialize(envelope.params) {
+    match message {
+        Incoming::Request {
+            id,
+            method: "initialize",
+            params,
+        } => {
+            let answer = match server.core.initialize(params) {
                 Ok((created, result)) => {
                     *session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
                     success_response(id, &result)
@@ -118,7 +105,7 @@ fn handle_line<D: Dispatch>(
             };
             let _ = tx.send(answer);
         }
-        (Some(method), Some(id)) => {
+        Incoming::Request { id, method, params } => {
             let Some(current) = current else {
                 let error = RpcError::new(
                     jsonrpc::INVALID_REQUEST,
@@ -129,11 +116,11 @@ fn handle_line<D: Dispatch>(
             };
             let core = server.core.clone();
             let ctx = core
-                .context(&current, envelope.params)
+                .context(&current, params)
                 .with_outbound(Outbound::lines(tx.clone()));
             let id = id.to_owned();
             let method = method.to_string();
-            let params = envelope.params.map(RawValue::to_owned);
+            let params = params.map(RawValue::to_owned);
             let key = id.get().trim().to_string();
             let out = tx.clone();
             let task_session = current.clone();
@@ -151,7 +138,10 @@ fn handle_line<D: Dispatch>(
             });
             current.track(&key, handle);
         }
-        (Some("notifications/cancelled"), None) => {
+        Incoming::Notification {
+            method: "notifications/cancelled",
+            params,
+        } => {
             #[derive(serde::Deserialize)]
             struct Cancelled<'a> {
                 #[serde(rename = "requestId", borrow)]
@@ -159,32 +149,17 @@ fn handle_line<D: Dispatch>(
             }
             if let (Some(current), Some(Ok(cancelled))) = (
                 current,
-                envelope
-                    .params
-                    .map(|p| serde_json::from_str::<Cancelled<'_>>(p.get())),
+                params.map(|p| serde_json::from_str::<Cancelled<'_>>(p.get())),
             ) {
                 current.cancel(cancelled.request_id.get().trim());
             }
         }
-        (Some(_), None) => {}
-        (None, Some(id)) => {
+        Incoming::Notification { .. } => {}
+        Incoming::Response { id, result } => {
             let Some(current) = current else { return };
-            let answer = match (envelope.result, envelope.error) {
-                (Some(result), _) => Ok(result.to_owned()),
-                (None, error) => Err(error.unwrap_or(serde_json::Value::Null)),
-            };
             let key =
                 serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string());
-            current.answer_client_request(&key, answer);
-        }
-        (None, None) => {
-            let _ = tx.send(error_response(
-                None,
-                &RpcError::new(
-                    jsonrpc::INVALID_REQUEST,
-                    "Invalid Request: no method and no id",
-                ),
-            ));
+            current.answer_client_request(&key, result);
         }
     }
 }

@@ -179,6 +179,28 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
         used(!methods.is_empty(), "ctx"),
     );
 
+    // A `match` with only the catch-all arm trips clippy in users' crates: emit `None` alone.
+    let route = |key: &TokenStream, arms: Vec<TokenStream>| {
+        if arms.is_empty() {
+            quote!(::std::option::Option::None)
+        } else {
+            quote! {
+                match #key {
+                    #(#arms)*
+                    _ => ::std::option::Option::None,
+                }
+            }
+        }
+    };
+    let method_arms: Vec<TokenStream> = method_arms.collect();
+    let tool_arms: Vec<TokenStream> = tool_arms.collect();
+    let prompt_arms: Vec<TokenStream> = prompt_arms.collect();
+    let method_p = used(!method_arms.is_empty(), "method");
+    let name_t = used(!tool_arms.is_empty(), "name");
+    let name_p = used(!prompt_arms.is_empty(), "name");
+    let method_body = route(&method_p, method_arms);
+    let tool_body = route(&name_t, tool_arms);
+    let prompt_body = route(&name_p, prompt_arms);
     quote! {
         /// Serves a [`Handler`]: decodes params into their generated types, calls the handler,
         /// and encodes its result. Give it to an `mcp_runtime` transport.
@@ -209,44 +231,35 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
 
             fn call_method<'a>(
                 &'a self,
-                method: &str,
+                #method_p: &str,
                 #params_m: ::std::option::Option<&'a ::serde_json::value::RawValue>,
                 #ctx_m: ::mcp_runtime::RequestContext,
             ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
                 ::std::boxed::Box<::serde_json::value::RawValue>,
                 ::mcp_runtime::RpcError,
             >>> {
-                match method {
-                    #(#method_arms)*
-                    _ => ::std::option::Option::None,
-                }
+                #method_body
             }
 
             fn call_tool<'a>(
                 &'a self,
-                name: &str,
+                #name_t: &str,
                 #arguments_t: ::std::option::Option<&'a ::serde_json::value::RawValue>,
                 #ctx_t: ::mcp_runtime::RequestContext,
             ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::mcp_runtime::ToolOutcome>> {
-                match name {
-                    #(#tool_arms)*
-                    _ => ::std::option::Option::None,
-                }
+                #tool_body
             }
 
             fn get_prompt<'a>(
                 &'a self,
-                name: &str,
+                #name_p: &str,
                 #arguments_p: ::std::option::Option<&'a ::serde_json::value::RawValue>,
                 #ctx_p: ::mcp_runtime::RequestContext,
             ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
                 ::std::boxed::Box<::serde_json::value::RawValue>,
                 ::mcp_runtime::RpcError,
             >>> {
-                match name {
-                    #(#prompt_arms)*
-                    _ => ::std::option::Option::None,
-                }
+                #prompt_body
             }
 
             fn read_resource<'a>(

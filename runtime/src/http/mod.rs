@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::context::{Completion, Outbound};
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::events::{Delivery, CONNECTION_QUEUE};
-use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::jsonrpc::{self, classify, error_response, success_response, Incoming, RpcError};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use crate::session::{Session, StoreError};
@@ -73,78 +73,6 @@ fn bad_request(message: impl Into<String>) -> Response<Body> {
 
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// One JSON-RPC message of a POST body, classified.
-enum Incoming<'a> {
-    Request {
-        id: &'a RawValue,
-        method: &'a str,
-        params: Option<&'a RawValue>,
-    },
-    Notification {
-        method: &'a str,
-        params: Option<&'a RawValue>,
-    },
-    Response {
-        id: &'a RawValue,
-        result: Result<Box<RawValue>, serde_json::Value>,
-    },
-}
-
-#[derive(serde::Deserialize)]
-struct Envelope<'a> {
-    jsonrpc: Option<&'a str>,
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    method: Option<&'a str>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(default)]
-    error: Option<serde_json::Value>,
-}
-
-fn classify(message: &RawValue) -> Result<Incoming<'_>, RpcError> {
-    let envelope: Envelope<'_> = serde_json::from_str(message.get())
-        .map_err(|e| RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}")))?;
-    if envelope.jsonrpc != Some("2.0") {
-        return Err(RpcError::new(
-            jsonrpc::INVALID_REQUEST,
-            "Invalid Request: jsonrpc must be \"2.0\"",
-        ));
-    }
-    match (envelope.method, envelope.id) {
-        (Some(method), Some(id)) => Ok(Incoming::Request {
-            id,
-            method,
-            params: envelope.params,
-        }),
-        (Some(method), None) => Ok(Incoming::Notification {
-            method,
-            params: envelope.params,
-        }),
-        (None, Some(id)) => match (envelope.result, envelope.error) {
-            (Some(result), None) => Ok(Incoming::Response {
-                id,
-                result: Ok(result.to_owned()),
-            }),
-            (None, Some(error)) => Ok(Incoming::Response {
-                id,
-                result: Err(error),
-            }),
-            _ => Err(RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "Invalid Request: a response needs exactly one of result and error",
-            )),
-        },
-        (None, None) => Err(RpcError::new(
-            jsonrpc::INVALID_REQUEST,
-            "Invalid Request: no method and no id",
-        )),
-    }
 }
 
 /// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).
