@@ -115,7 +115,7 @@ echo
 echo "## Load: tools/call echo, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
 echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes"
 echo
-printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling @%s |\n' "$C0" "${C1:-1 (not run)}" "$C0" "$C0" "$C0" "$C0"
+printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling @%s |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0"
 echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'
 for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
@@ -135,7 +135,7 @@ echo
 echo "## Session memory (fresh process each; initialize + notifications/initialized per session, 8 connections)"
 echo
 printf '| server | idle RSS KiB |'; for n in "${SESSION_COUNTS[@]}"; do printf ' RSS @%s KiB |' "$n"; done
-printf ' KiB/session | sessions/s |\n|---|---:|'; for _ in "${SESSION_COUNTS[@]}"; do printf -- '---:|'; done; echo -- '---:|---:|'
+printf ' KiB/session | sessions/s |\n|---|---:|'; for _ in "${SESSION_COUNTS[@]}"; do printf -- '---:|'; done; printf -- '---:|---:|\n'
 i=10
 for entry in "ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode sessions"; do
   IFS='|' read -r name cmd <<<"$entry"
