@@ -2,14 +2,13 @@
 # Generator benchmarks (see BENCHMARKS.md):
 #   1. generation time of the release `mcp-codegen` for the Lotus gateway fixture and for a
 #      synthetic 1,000-method document (hyperfine when installed, else a 20-run loop);
-#   2. compile time of the crate generated from Lotus: deps warm (the shared target dir
-#      already holds the runtime's deps; only the generated crate compiles) and, with
-#      --cold, deps cold (a fresh target dir: every dependency compiles too; minutes).
+#   2. compile time of the crate generated from Lotus (debug): deps cold (a fresh target dir,
+#      every dependency compiles; minutes with CARGO_BUILD_JOBS=1) and deps warm (rebuild
+#      after touching src/generated.rs: only the generated crate compiles).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-COLD=0; [[ "${1:-}" == "--cold" ]] && COLD=1
 BIN=$CARGO_TARGET_DIR/release
 (cd "$ROOT" && cargo build --release --quiet -p mcp-codegen)
 (cd "$ROOT/bench" && cargo build --release --quiet --bin gen-synthetic)
@@ -32,15 +31,14 @@ for doc in lotus synthetic; do
     echo "  mean $(( ($(date +%s%N) - start) / 20000000 )) ms over 20 runs (loop)"
   fi
 done
-# Compile time of the generated Lotus crate (debug build, as `cargo build` after generating).
+# Compile time of the generated Lotus crate (debug, as a user's first `cargo build`):
+# deps cold = a fresh target dir, every dependency compiles; deps warm = then touch
+# src/generated.rs and build again, only the generated crate compiles.
 cd "$WORK/lotus"
-echo "[workspace]" >>Cargo.toml
 cargo generate-lockfile --quiet
-cargo build --quiet 2>/dev/null || true   # deps warm-up into the shared target dir
+export CARGO_TARGET_DIR=$WORK/target
+s=$(date +%s.%N); cargo build --quiet; e=$(date +%s.%N)
+echo "lotus crate, deps cold (fresh target dir, debug, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS): $(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.1f", b-a}') s"
 touch src/generated.rs
 s=$(date +%s.%N); cargo build --quiet; e=$(date +%s.%N)
 echo "lotus crate, deps warm (only the generated crate compiles, debug): $(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.1f", b-a}') s"
-if [[ $COLD == 1 ]]; then
-  s=$(date +%s.%N); CARGO_TARGET_DIR=$WORK/cold-target cargo build --quiet; e=$(date +%s.%N)
-  echo "lotus crate, deps cold (fresh target dir, debug, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS): $(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.1f", b-a}') s"
-fi

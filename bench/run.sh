@@ -104,6 +104,11 @@ done
 mean() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
   n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) { s+=p[2]; m++ } } }
   END { if (m) printf "%.1f", s/m; else printf "-" }' "$RESULTS"; }
+# "min–max" of field F over the rounds of KEY at CONNS
+span() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
+  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) {
+    v=p[2]+0; if (!m || v<lo) lo=v; if (!m || v>hi) hi=v; m++ } } }
+  END { if (m>1) printf " (%.0f–%.0f)", lo, hi }' "$RESULTS"; }
 maxf() { awk -F'|' -v k="$1" -v f="$2" '$1==k { n=split($3, kv, " ");
   for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f && p[2]>x) x=p[2] } } END { print x+0 }' "$RESULTS"; }
 
@@ -113,7 +118,7 @@ C0=${CONNS[0]}; C1=${CONNS[1]:-}
 
 echo
 echo "## Load: tools/call echo, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
-echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes"
+echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes; mean (min–max over rounds)"
 echo
 printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling @%s |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0"
 echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'
@@ -121,11 +126,11 @@ for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
   key="$name/$mode"
   rps=$(mean "$key" "$C0" rps)
-  rps1=$([[ -n $C1 ]] && mean "$key" "$C1" rps || echo -)
+  rps1=$([[ -n $C1 ]] && printf '%.0f%s' "$(mean "$key" "$C1" rps)" "$(span "$key" "$C1" rps)" || echo -)
   ratio=$(awk -v a="$rps" -v b="$CEIL" 'BEGIN { if (b>0) printf "%.2f", a/b; else print "-" }')
-  printf '| %s | %s | %.0f | %s | %.0f | %.0f | %s | %s | %s | %s |\n' "$name" "$mode" "$rps" "$rps1" \
+  printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
     "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
-    "$(mean "$key" "$C0" cpu_us_per_req)" "$ratio"
+    "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$ratio"
 done
 echo "| ours | stateless 2026-07-28 | n/a (pending) | | | | | | | |"
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
