@@ -19,7 +19,7 @@ WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 LOTUS=$ROOT/fixtures/third-party/lotus/build/openrpc/v2/gateway.json
 "$BIN/gen-synthetic" 1000 >"$WORK/synthetic.json"
 echo "inputs: lotus $(jq '.methods | length' "$LOTUS") methods ($(wc -c <"$LOTUS") bytes), synthetic $(jq '.methods | length' "$WORK/synthetic.json") methods ($(wc -c <"$WORK/synthetic.json") bytes)"
-gen() { "$BIN/mcp-codegen" "$1" -o "$2" --runtime-path "$ROOT/runtime" >/dev/null; }
+gen() { "$BIN/mcp-codegen" "$1" -o "$2" --runtime-path "$ROOT/runtime" >/dev/null 2>&1; }
 for doc in lotus synthetic; do
   src=$LOTUS; [[ $doc == synthetic ]] && src=$WORK/synthetic.json
   gen "$src" "$WORK/$doc"
