@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Load benchmark of the generated server against its peers (see BENCHMARKS.md).
+#
+#   bench/run.sh            full: 2 rounds (ROUNDS), 5 s per run (SECS), 64 and 1 connections,
+#                           session memory at 1,000 and 10,000 sessions
+#   bench/run.sh --smoke    1 round, 1 s per run, 64 connections, 1,000 sessions; exits
+#                           non-zero if any server answers wrongly
+#
+# Every server runs pinned to core 0 (`taskset -c 0`), the load generator to core 1. Servers
+# are loaded in turn (A B C D, A B C D, ...), never at once. Only 127.0.0.1 is used.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SMOKE=0
+[[ "${1:-}" == "--smoke" ]] && SMOKE=1
+export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=$CARGO_TARGET_DIR/release
+BASE_PORT=${BENCH_PORT:-39200}
+
+if [[ $SMOKE == 1 ]]; then
+  ROUNDS=1; SECS=${SECS:-1}; WARMUP=0.2; CONNS=(64); SESSION_COUNTS=(1000)
+else
+  ROUNDS=${ROUNDS:-2}; SECS=${SECS:-5}; WARMUP=1; CONNS=(64 1); SESSION_COUNTS=(1000 10000)
+fi
+
+echo "== build (release, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS)" >&2
+(cd "$ROOT" && cargo build --release --quiet -p bench-server)
+(cd "$ROOT/bench" && cargo build --release --quiet --bins)
+BUILT=$(date +%s)
+
+if [[ $(nproc) -ge 2 ]]; then
+  SERVER_CPU=(taskset -c 0); LOAD_CPU=(taskset -c 1)
+else
+  SERVER_CPU=(); LOAD_CPU=(); echo "warning: one CPU, no pinning" >&2
+fi
+
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+# start NAME PORT CMD... : starts a server pinned to core 0, waits for its port; sets $PID.
+start() {
+  local name=$1 port=$2; shift 2
+  RUST_LOG=warn "${SERVER_CPU[@]}" "$@" --addr "127.0.0.1:$port" 2>"$WORK/$name.log" &
+  PID=$!
+  PIDS+=("$PID")
+  for _ in $(seq 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    kill -0 "$PID" 2>/dev/null || { echo "$name exited: $(cat "$WORK/$name.log")" >&2; return 1; }
+    sleep 0.05
+  done
+  echo "$name did not listen on $port" >&2; return 1
+}
+
+kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+
+WORK=$(mktemp -d)
+RESULTS=$WORK/results
+: >"$RESULTS"
+
+# name | mode label | loadgen mode | command
+SERVERS=(
+  "ours|session-era JSON|session|$BIN/bench-server"
+  "rmcp|session-era SSE|session|$BIN/rmcp-peer --mode sessions"
+  "rmcp|stateless (2025, JSON)|stateless|$BIN/rmcp-peer --mode stateless"
+  "hyper (ceiling)|stateless JSON|stateless|$BIN/hyper-peer"
+)
+
+FAILED=0
+declare -A PID_OF IDLE_OF PORT_OF
+i=0
+for entry in "${SERVERS[@]}"; do
+  IFS='|' read -r name mode lmode cmd <<<"$entry"
+  key="$name/$mode"
+  port=$((BASE_PORT + i)); i=$((i + 1))
+  # shellcheck disable=SC2086
+  start "s$i" "$port" $cmd
+  PID_OF[$key]=$PID; PORT_OF[$key]=$port
+  echo "== check $key: one tools/call answer:" >&2
+  if ! "${LOAD_CPU[@]}" "$BIN/loadgen" check --addr "127.0.0.1:$port" --mode "$lmode" >&2; then
+    echo "FAIL: $key answered wrongly" >&2; FAILED=1
+  fi
+  IDLE_OF[$key]=$(kib "$PID" VmRSS)
+done
+[[ $FAILED == 0 ]] || { echo "smoke/check failed" >&2; exit 1; }
+
+for round in $(seq "$ROUNDS"); do
+  for entry in "${SERVERS[@]}"; do
+    IFS='|' read -r name mode lmode cmd <<<"$entry"
+    key="$name/$mode"
+    for conns in "${CONNS[@]}"; do
+      line=$("${LOAD_CPU[@]}" "$BIN/loadgen" load --addr "127.0.0.1:${PORT_OF[$key]}" --mode "$lmode" \
+        --conns "$conns" --secs "$SECS" --warmup "$WARMUP" --pid "${PID_OF[$key]}") || {
+        echo "FAIL: $key under load ($conns conns): $line" >&2; FAILED=1; continue; }
+      echo "round $round  $key  conns=$conns  $line" >&2
+      echo "$key|$conns|$line" >>"$RESULTS"
+    done
+  done
+done
+[[ $FAILED == 0 ]] || { echo "load failed" >&2; exit 1; }
+
+# mean of field F over the rounds of KEY at CONNS
+mean() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
+  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) { s+=p[2]; m++ } } }
+  END { if (m) printf "%.1f", s/m; else printf "-" }' "$RESULTS"; }
+# "min–max" of field F over the rounds of KEY at CONNS
+span() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
+  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) {
+    v=p[2]+0; if (!m || v<lo) lo=v; if (!m || v>hi) hi=v; m++ } } }
+  END { if (m>1) printf " (%.0f–%.0f)", lo, hi }' "$RESULTS"; }
+maxf() { awk -F'|' -v k="$1" -v f="$2" '$1==k { n=split($3, kv, " ");
+  for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f && p[2]>x) x=p[2] } } END { print x+0 }' "$RESULTS"; }
+
+CEIL_KEY="hyper (ceiling)/stateless JSON"
+CEIL=$(mean "$CEIL_KEY" "${CONNS[0]}" rps)
+C0=${CONNS[0]}; C1=${CONNS[1]:-}
+
+echo
+echo "## Load: tools/call echo, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
+echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes; mean (min–max over rounds)"
+echo
+printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling @%s |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0"
+echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'
+for entry in "${SERVERS[@]}"; do
+  IFS='|' read -r name mode lmode cmd <<<"$entry"
+  key="$name/$mode"
+  rps=$(mean "$key" "$C0" rps)
+  rps1=$([[ -n $C1 ]] && printf '%.0f%s' "$(mean "$key" "$C1" rps)" "$(span "$key" "$C1" rps)" || echo -)
+  ratio=$(awk -v a="$rps" -v b="$CEIL" 'BEGIN { if (b>0) printf "%.2f", a/b; else print "-" }')
+  printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
+    "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
+    "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$ratio"
+done
+echo "| ours | stateless 2026-07-28 | n/a (pending) | | | | | | | |"
+for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+PIDS=()
+
+echo
+echo "## Session memory (fresh process each; initialize + notifications/initialized per session, 8 connections)"
+echo
+printf '| server | idle RSS KiB |'; for n in "${SESSION_COUNTS[@]}"; do printf ' RSS @%s KiB |' "$n"; done
+printf ' KiB/session | sessions/s |\n|---|---:|'; for _ in "${SESSION_COUNTS[@]}"; do printf -- '---:|'; done; printf -- '---:|---:|\n'
+i=10
+for entry in "ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode sessions"; do
+  IFS='|' read -r name cmd <<<"$entry"
+  port=$((BASE_PORT + i)); i=$((i + 1))
+  # shellcheck disable=SC2086
+  start "m$i" "$port" $cmd
+  idle=$(kib "$PID" VmRSS); row="| $name | $idle |"; done_n=0; rate=-
+  for n in "${SESSION_COUNTS[@]}"; do
+    out=$("${LOAD_CPU[@]}" "$BIN/loadgen" sessions --addr "127.0.0.1:$port" --count $((n - done_n)) --conns 8) || {
+      echo "FAIL: $name sessions" >&2; FAILED=1; break; }
+    done_n=$n; rate=$(sed -n 's/.*per_sec=\([0-9]*\).*/\1/p' <<<"$out")
+    sleep 0.2; row+=" $(kib "$PID" VmRSS) |"
+  done
+  last=$(kib "$PID" VmRSS)
+  per=$(awk -v a="$last" -v b="$idle" -v n="$done_n" 'BEGIN { printf "%.2f", (a-b)/n }')
+  echo "$row $per | $rate |"
+  kill "$PID"; PIDS=()
+done
+[[ $FAILED == 0 ]] || exit 1
+echo
+echo "bench/run.sh$([[ $SMOKE == 1 ]] && echo ' --smoke'): $(($(date +%s) - BUILT)) s after the build" >&2
+rm -rf "$WORK"

@@ -1,0 +1,102 @@
+//! The ceiling: raw hyper 1 + serde_json answering `tools/call` of `echo` with the same JSON
+//! bytes the generated server sends, and nothing else (no sessions, no header checks beyond
+//! the path, no MCP layer). `initialize` gets a minimal result so clients can start.
+//!
+//! `--addr HOST:PORT`; TCP_NODELAY on accepted sockets, like the generated server.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: &'a str,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct EchoArgs {
+    text: String,
+}
+
+fn respond(status: StatusCode, body: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn answer(body: &[u8]) -> Response<Full<Bytes>> {
+    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) else {
+        return respond(StatusCode::BAD_REQUEST, String::new());
+    };
+    let Some(id) = envelope.id else {
+        return respond(StatusCode::ACCEPTED, String::new());
+    };
+    let result = match envelope.method {
+        "tools/call" => {
+            let call: CallParams<'_> = match envelope.params.map(|p| serde_json::from_str(p.get())) {
+                Some(Ok(call)) => call,
+                _ => return respond(StatusCode::BAD_REQUEST, String::new()),
+            };
+            let args: EchoArgs = match (call.name, call.arguments.map(|a| serde_json::from_str(a.get()))) {
+                ("echo", Some(Ok(args))) => args,
+                _ => return respond(StatusCode::BAD_REQUEST, String::new()),
+            };
+            let text = serde_json::to_string(&args.text).expect("a string serializes");
+            format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#)
+        }
+        "initialize" => r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hyper-peer","version":"0.1.0"}}"#.to_string(),
+        _ => "{}".to_string(),
+    };
+    respond(
+        StatusCode::OK,
+        format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get()),
+    )
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let (addr, _) = mcp_bench::addr_and_rest();
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!("hyper-peer listening on http://{addr}/mcp");
+    loop {
+        let (stream, _) = listener.accept().await?;
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(async move {
+            let service =
+                hyper::service::service_fn(|request: Request<hyper::body::Incoming>| async move {
+                    if request.uri().path() != "/mcp" || request.method() != http::Method::POST {
+                        return Ok::<_, Infallible>(respond(StatusCode::NOT_FOUND, String::new()));
+                    }
+                    let body = match request.into_body().collect().await {
+                        Ok(body) => body.to_bytes(),
+                        Err(_) => return Ok(respond(StatusCode::BAD_REQUEST, String::new())),
+                    };
+                    Ok(answer(&body))
+                });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
