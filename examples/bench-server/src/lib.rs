@@ -7,9 +7,6 @@ use mcp_runtime::mcp::ToolResult;
 use mcp_runtime::{Error, RequestContext};
 
 /// The code generated from `openrpc.json`.
-// A contract without prompts/resources gets `match name { _ => None }` from the generator
-// (reported to the generator's owners); allowed here until the generator emits `None`.
-#[allow(clippy::match_single_binding)]
 pub mod server {
     include!(concat!(env!("OUT_DIR"), "/mcp_server.rs"));
 }
