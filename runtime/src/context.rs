@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use crate::error::Error;
 use crate::events::{Delivery, Streams};
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
+use crate::mrtr::InputRound;
 use crate::notifier::Notifier;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
@@ -32,6 +33,9 @@ pub struct RequestContext {
     request_capabilities: Option<Arc<Value>>,
     notifier: Option<Notifier>,
     client_request_timeout: Duration,
+    /// The multi round-trip state of a stateless `tools/call`, `prompts/get` or
+    /// `resources/read`: client requests are answered from it instead of being sent.
+    input: Option<Arc<InputRound>>,
 }
 
 impl RequestContext {
@@ -46,6 +50,7 @@ impl RequestContext {
             request_capabilities: None,
             notifier: None,
             client_request_timeout: Duration::from_secs(60),
+            input: None,
         }
     }
 
@@ -113,13 +118,19 @@ impl RequestContext {
         self.notify("notifications/message", params);
     }
 
-    /// Asks the client to fill a form or visit a URL (`elicitation/create`). `key` names this
-    /// question; it identifies the answer when the request is retried (2026-07-28).
+    /// Asks the client to fill a form or visit a URL (`elicitation/create`).
+    ///
+    /// `key` names this question within the request. On a session the request goes out on the
+    /// request's stream and the answer is awaited. On a stateless 2026-07-28 request the answer
+    /// comes from the client's retry: while it is missing this returns an input-required error,
+    /// and the handler's `?` ends the round with an `InputRequiredResult` (see
+    /// [`RequestContext::request_client`]).
     pub async fn elicit(&self, key: &str, params: impl Serialize) -> Result<ElicitResult, Error> {
         self.request_client(key, "elicitation/create", params).await
     }
 
-    /// Asks the client's model for a completion (`sampling/createMessage`).
+    /// Asks the client's model for a completion (`sampling/createMessage`). See
+    /// [`RequestContext::elicit`] for `key`.
     pub async fn sample(
         &self,
         key: &str,
@@ -129,25 +140,50 @@ impl RequestContext {
             .await
     }
 
-    /// Asks the client for its roots (`roots/list`).
+    /// Asks the client for its roots (`roots/list`). See [`RequestContext::elicit`] for `key`.
     pub async fn list_roots(&self, key: &str) -> Result<ListRootsResult, Error> {
         self.request_client(key, "roots/list", json!({})).await
     }
 
-    /// Sends a request to the client on this request's stream and waits for its answer.
+    /// Sends a request to the client and returns its answer.
+    ///
+    /// - The client must have declared the capability the method needs (`elicitation`,
+    ///   `sampling`, `roots`); otherwise this fails with [`Error::missing_capability`] and
+    ///   nothing is sent.
+    /// - Session: sent on this request's stream, answered within the configured timeout.
+    /// - Stateless (2026-07-28): answered from the retry's `inputResponses[key]`. While the
+    ///   answer is missing the request is recorded and this returns an input-required error;
+    ///   when the handler fails with pending requests the round ends with an
+    ///   `InputRequiredResult` listing all of them. To ask several questions in one round,
+    ///   make every call first and apply `?` afterwards:
+    ///
+    /// ```ignore
+    /// let name = ctx.elicit("name", ask_name).await;
+    /// let roots = ctx.list_roots("roots").await;
+    /// let (name, roots) = (name?, roots?);
+    /// ```
     pub async fn request_client<R: DeserializeOwned>(
         &self,
-        _key: &str,
+        key: &str,
         method: &str,
         params: impl Serialize,
     ) -> Result<R, Error> {
+        if let Some(capability) = required_capability(method) {
+            let declared = self.client_capabilities();
+            if declared.is_object() && declared.get(capability).is_none() {
+                return Err(Error::missing_capability(capability));
+            }
+        }
+        let params = serde_json::to_value(params)
+            .map_err(|e| Error::new(format!("{method} params: {e}")))?;
+        if let Some(round) = &self.input {
+            return round.answer(key, method, params);
+        }
         let (Some(session), Some(outbound)) = (&self.session, &self.outbound) else {
             return Err(Error::new(format!(
                 "cannot send {method}: this transport has no way to reach the client"
             )));
         };
-        let params = serde_json::to_value(params)
-            .map_err(|e| Error::new(format!("{method} params: {e}")))?;
         let (id, answer) = session.register_client_request();
         let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         if !outbound.send(message.to_string()) {
@@ -178,6 +214,21 @@ impl RequestContext {
             Err(error) => Err(Error::new(format!(
                 "{method} failed on the client: {error}"
             ))),
+        }
+    }
+
+    /// A value this handler saved with [`RequestContext::save`] in an earlier round of the same
+    /// stateless request; `None` on a session, in the first round, or if it does not fit `T`.
+    pub fn saved<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
+        self.input.as_ref()?.saved(name)
+    }
+
+    /// Keeps a small value for the next rounds of this stateless request. It travels inside
+    /// the sealed `requestState`: the client cannot change it, but can read it, so never save
+    /// secrets. Does nothing on a session, where the handler simply keeps running.
+    pub fn save(&self, name: &str, value: impl Serialize) {
+        if let (Some(round), Ok(value)) = (&self.input, serde_json::to_value(value)) {
+            round.save(name, value);
         }
     }
 
@@ -228,6 +279,11 @@ impl RequestContext {
         self
     }
 
+    pub(crate) fn with_input_round(mut self, round: Arc<InputRound>) -> Self {
+        self.input = Some(round);
+        self
+    }
+
     pub(crate) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
         self.client_request_timeout = timeout;
         self
@@ -238,6 +294,16 @@ impl Default for RequestContext {
     /// A context at the newest revision.
     fn default() -> Self {
         Self::new(ProtocolVersion::V2026_07_28)
+    }
+}
+
+/// The client capability a server-to-client request needs.
+fn required_capability(method: &str) -> Option<&'static str> {
+    match method {
+        "elicitation/create" => Some("elicitation"),
+        "sampling/createMessage" => Some("sampling"),
+        "roots/list" => Some("roots"),
+        _ => None,
     }
 }
 

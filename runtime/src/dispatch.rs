@@ -196,6 +196,9 @@ impl ToolOutcome {
                 }
                 json.to_string()
             }
+            ToolOutcome::Failed(error) if error.is_protocol() => {
+                return Err(error.into_mcp_error());
+            }
             ToolOutcome::Failed(error) => {
                 format!(
                     r#"{{"content":[{}],"isError":true}}"#,

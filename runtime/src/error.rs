@@ -15,6 +15,18 @@ pub struct Error {
     code: Option<i32>,
     message: String,
     data: Option<Value>,
+    kind: Kind,
+}
+
+/// How the transports treat an [`Error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The handler's own failure: an `isError` result for a tool, a JSON-RPC error otherwise.
+    Handler,
+    /// A protocol violation: a JSON-RPC error even from a tool.
+    Protocol,
+    /// A stateless request needs an answer from the client first (multi round-trip).
+    InputRequired,
 }
 
 impl Error {
@@ -24,6 +36,7 @@ impl Error {
             code: None,
             message: message.into(),
             data: None,
+            kind: Kind::Handler,
         }
     }
 
@@ -34,7 +47,48 @@ impl Error {
             code: Some(code),
             message: message.into(),
             data: None,
+            kind: Kind::Handler,
         }
+    }
+
+    /// A protocol error: the JSON-RPC error `code`, even when a tool returns it (a tool's
+    /// other failures become `isError` results).
+    pub fn protocol(code: i32, message: impl Into<String>) -> Self {
+        Self {
+            kind: Kind::Protocol,
+            ..Self::with_code(code, message)
+        }
+    }
+
+    /// `-32021`: the request needs the client capability `capability` (`sampling`,
+    /// `elicitation`, `roots`, ...), which the client did not declare. `data` carries
+    /// `requiredCapabilities` as an object, as 2026-07-28 requires.
+    pub fn missing_capability(capability: &str) -> Self {
+        let mut required = serde_json::Map::new();
+        required.insert(capability.to_string(), Value::Object(Default::default()));
+        Self::protocol(
+            jsonrpc::MISSING_CAPABILITY,
+            format!("Missing required client capability: {capability}"),
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+
+    /// The stateless round needs the client's answer to the input request `key`.
+    pub(crate) fn input_required(key: &str) -> Self {
+        Self {
+            kind: Kind::InputRequired,
+            ..Self::new(format!("waiting for the client's answer to `{key}`"))
+        }
+    }
+
+    /// Whether this error must reach the client as a JSON-RPC error even from a tool.
+    pub fn is_protocol(&self) -> bool {
+        self.kind == Kind::Protocol
+    }
+
+    /// Whether this error ends a stateless round to ask the client for input.
+    pub fn is_input_required(&self) -> bool {
+        self.kind == Kind::InputRequired
     }
 
     /// `-32602`: the arguments were well-formed but not acceptable.

@@ -20,6 +20,13 @@ pub const INTERNAL_ERROR: i32 = -32603;
 pub const SERVER_ERROR: i32 = -32000;
 /// Session-era "resource not found" (2025-03-26 .. 2025-11-25).
 pub const RESOURCE_NOT_FOUND: i32 = -32002;
+/// 2026-07-28: a routing header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+/// `Mcp-Param-*`) is missing or differs from the body.
+pub const HEADER_MISMATCH: i32 = -32020;
+/// 2026-07-28: the request needs a client capability the client did not declare.
+pub const MISSING_CAPABILITY: i32 = -32021;
+/// 2026-07-28: the requested protocol version is not supported.
+pub const UNSUPPORTED_VERSION: i32 = -32022;
 
 /// A JSON-RPC error object: `{"code", "message", "data"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -11,11 +11,14 @@ use std::time::Duration;
 
 use crate::context::RequestContext;
 use crate::dispatch::{Dispatch, ToolOutcome};
+use crate::http::param_headers::ParamHeaders;
 use crate::jsonrpc::{self, RpcError};
 use crate::mcp::{level_rank, LoggingLevel};
+use crate::mrtr::InputRound;
 use crate::notifier::Notifier;
 use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
+use crate::request_state::{Binding, SealingKey, StateSealer, KEY_ENV};
 use crate::session::{MemorySessionStore, Session, SessionStore};
 use crate::{CompletionKind, Descriptor};
 
@@ -45,6 +48,13 @@ pub struct Config {
     pub client_request_timeout: Duration,
     /// The `retry` hint of 2025-11-25 priming events, in milliseconds. Default 1,000.
     pub sse_retry_ms: u64,
+    /// The key that seals the `requestState` of 2026-07-28 multi round-trip requests. Every
+    /// instance serving the same clients needs the same key. Default: the
+    /// `MCP_REQUEST_STATE_KEY` environment variable, else a random key made at start (with a
+    /// warning: states then only work on this instance, until it restarts).
+    pub request_state_key: Option<SealingKey>,
+    /// How long a `requestState` stays valid after it is issued. Default 10 minutes.
+    pub request_state_ttl: Duration,
 }
 
 impl Default for Config {
@@ -60,6 +70,8 @@ impl Default for Config {
             buffered_messages: 128,
             client_request_timeout: Duration::from_secs(60),
             sse_retry_ms: 1_000,
+            request_state_key: None,
+            request_state_ttl: Duration::from_secs(10 * 60),
         }
     }
 }
@@ -84,6 +96,9 @@ pub(crate) struct Core<D> {
     pub(crate) config: Config,
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) notifier: Notifier,
+    pub(crate) sealer: StateSealer,
+    /// The tool arguments mirrored in `Mcp-Param-*` headers.
+    pub(crate) param_headers: ParamHeaders,
 }
 
 impl<D: Dispatch> McpServer<D> {
@@ -101,12 +116,16 @@ impl<D: Dispatch> McpServer<D> {
     /// Serves `dispatch` with `config`, keeping sessions in `store`.
     pub fn with_store(dispatch: D, config: Config, store: Arc<dyn SessionStore>) -> Self {
         let notifier = Notifier::new(store.clone());
+        let sealer = StateSealer::new(sealing_key(&config), config.request_state_ttl);
+        let param_headers = ParamHeaders::from_catalog(dispatch.catalog());
         Self {
             core: Arc::new(Core {
                 dispatch,
                 config,
                 store,
                 notifier,
+                sealer,
+                param_headers,
             }),
         }
     }
@@ -130,6 +149,36 @@ impl<D: Dispatch> McpServer<D> {
     pub fn dispatch(&self) -> &D {
         &self.core.dispatch
     }
+}
+
+/// The configured sealing key, else the environment's, else a random one (with a warning).
+fn sealing_key(config: &Config) -> SealingKey {
+    if let Some(key) = &config.request_state_key {
+        return key.clone();
+    }
+    match SealingKey::from_env() {
+        Ok(Some(key)) => key,
+        Ok(None) => {
+            tracing::warn!(
+                "{KEY_ENV} is not set: requestState is sealed with a random key, so multi \
+                 round-trip requests only resume on this instance and until it restarts"
+            );
+            SealingKey::random()
+        }
+        Err(error) => {
+            tracing::error!(%error, "ignoring the requestState key; using a random one");
+            SealingKey::random()
+        }
+    }
+}
+
+/// The request a multi round-trip state is bound to: method, name and arguments (absent
+/// arguments count as `{}`).
+fn binding(method: &str, name: &str, arguments: Option<&RawValue>) -> Binding {
+    let arguments = arguments
+        .and_then(|a| serde_json::from_str::<Value>(a.get()).ok())
+        .unwrap_or_else(|| json!({}));
+    Binding::new(method, name, Some(&arguments))
 }
 
 /// Awaits a handler's future; a panic becomes `-32603` and an error log line.
@@ -169,18 +218,28 @@ pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
     common.meta?.progress_token
 }
 
+/// `tools/call` and `prompts/get` params, with the 2026-07-28 retry fields.
 #[derive(Deserialize)]
 struct NamedCall<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    #[serde(rename = "inputResponses", borrow, default)]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
+    request_state: Option<Cow<'a, str>>,
 }
 
+/// `resources/read` (and subscribe) params, with the 2026-07-28 retry fields.
 #[derive(Deserialize)]
 struct UriParams<'a> {
     #[serde(borrow)]
     uri: Cow<'a, str>,
+    #[serde(rename = "inputResponses", borrow, default)]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
+    request_state: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -248,6 +307,10 @@ fn decorate(result: Box<RawValue>, cache: Option<(u64, &str)>) -> Result<Box<Raw
     let Some(rest) = text.strip_prefix('{') else {
         return Ok(result);
     };
+    // An `InputRequiredResult` has its own `resultType` and is never cacheable.
+    if rest.starts_with("\"resultType\"") {
+        return Ok(result);
+    }
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str("{\"resultType\":\"complete\"");
     if let Some((ttl, scope)) = cache {
@@ -353,14 +416,8 @@ impl<D: Dispatch> Core<D> {
                 version,
             ),
             "tools/call" => self.call_tool(params, ctx, version).await,
-            "prompts/get" => self.get_prompt(params, ctx).await,
-            "resources/read" => {
-                self.read_resource(params, ctx, |uri| {
-                    RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
-                        .with_data(json!({"uri": uri}))
-                })
-                .await
-            }
+            "prompts/get" => self.get_prompt(params, ctx, version).await,
+            "resources/read" => self.read_resource(params, ctx, version).await.map(|r| r.0),
             "resources/subscribe" | "resources/unsubscribe" => {
                 let target: UriParams<'_> = params_as(params)?;
                 if method == "resources/subscribe" {
@@ -417,14 +474,16 @@ impl<D: Dispatch> Core<D> {
                 LIST_CACHE,
             ),
             "tools/call" => (self.call_tool(params, ctx, version).await?, None),
-            "prompts/get" => (self.get_prompt(params, ctx).await?, None),
-            // 2026-07-28: an unknown resource is -32602, never an empty `contents`.
+            "prompts/get" => (self.get_prompt(params, ctx, version).await?, None),
             "resources/read" => {
-                let read = self.read_resource(params, ctx, |uri| {
-                    RpcError::invalid_params(format!("Resource not found: {uri}"))
-                        .with_data(json!({"uri": uri}))
-                });
-                (read.await?, Some((300_000, "private")))
+                let (result, retried) = self.read_resource(params, ctx, version).await?;
+                // A read that took client input is specific to that exchange: never cached.
+                let cache = if retried {
+                    (0, "private")
+                } else {
+                    (300_000, "private")
+                };
+                (result, Some(cache))
             }
             "completion/complete" => (self.complete(params)?, None),
             _ => return Err(RpcError::method_not_found(method)),
@@ -432,15 +491,53 @@ impl<D: Dispatch> Core<D> {
         decorate(result, cache)
     }
 
+    /// The multi round-trip state of a stateless request (`None` on a session): the answers
+    /// of its retry fields, after `requestState` has been verified.
+    fn input_round(
+        &self,
+        version: ProtocolVersion,
+        binding: impl FnOnce() -> Binding,
+        input_responses: Option<&RawValue>,
+        request_state: Option<&str>,
+    ) -> Result<Option<Arc<InputRound>>, RpcError> {
+        if !version.is_stateless() {
+            return Ok(None);
+        }
+        InputRound::start(&self.sealer, binding, input_responses, request_state)
+            .map(|round| Some(Arc::new(round)))
+    }
+
+    /// Ends a round: a failure while input requests are pending becomes the
+    /// `InputRequiredResult` that asks for them; anything else is the handler's own answer.
+    fn finish_round(
+        &self,
+        round: Option<&InputRound>,
+        failed: bool,
+        binding: impl FnOnce() -> Binding,
+    ) -> Option<Result<Box<RawValue>, RpcError>> {
+        let round = round.filter(|round| failed && round.has_pending())?;
+        Some(round.input_required_result(&self.sealer, binding()))
+    }
+
     /// `tools/call` at `version`: a panic or a failure is an `isError` result; an unknown tool
     /// is `-32602`.
     async fn call_tool(
         &self,
         params: Option<&RawValue>,
-        ctx: RequestContext,
+        mut ctx: RequestContext,
         version: ProtocolVersion,
     ) -> Result<Box<RawValue>, RpcError> {
         let call: NamedCall<'_> = params_as(params)?;
+        let bind = || binding("tools/call", &call.name, call.arguments);
+        let round = self.input_round(
+            version,
+            bind,
+            call.input_responses,
+            call.request_state.as_deref(),
+        )?;
+        if let Some(round) = &round {
+            ctx = ctx.with_input_round(round.clone());
+        }
         let Some(future) = self.dispatch.call_tool(&call.name, call.arguments, ctx) else {
             return Err(RpcError::invalid_params(format!(
                 "Unknown tool: {}",
@@ -453,6 +550,10 @@ impl<D: Dispatch> Core<D> {
                 "the tool failed unexpectedly: {panic}"
             )))
         });
+        let failed = matches!(outcome, ToolOutcome::Failed(_));
+        if let Some(input_required) = self.finish_round(round.as_deref(), failed, bind) {
+            return input_required;
+        }
         outcome.into_call_tool_result(version)
     }
 
@@ -460,9 +561,20 @@ impl<D: Dispatch> Core<D> {
     async fn get_prompt(
         &self,
         params: Option<&RawValue>,
-        ctx: RequestContext,
+        mut ctx: RequestContext,
+        version: ProtocolVersion,
     ) -> Result<Box<RawValue>, RpcError> {
         let call: NamedCall<'_> = params_as(params)?;
+        let bind = || binding("prompts/get", &call.name, call.arguments);
+        let round = self.input_round(
+            version,
+            bind,
+            call.input_responses,
+            call.request_state.as_deref(),
+        )?;
+        if let Some(round) = &round {
+            ctx = ctx.with_input_round(round.clone());
+        }
         let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
             Some(future) => caught(future, "prompt", &call.name).await,
             None => Err(RpcError::invalid_params(format!(
@@ -470,23 +582,50 @@ impl<D: Dispatch> Core<D> {
                 call.name
             ))),
         };
+        if let Some(input_required) = self.finish_round(round.as_deref(), result.is_err(), bind) {
+            return input_required;
+        }
         result
     }
 
-    /// `resources/read`; an unknown URI is the error `not_found` makes (it differs by era).
+    /// `resources/read`, and whether the request carried client input (a retry). An unknown
+    /// URI is `-32002` on a session and `-32602` from 2026-07-28 on (never an empty
+    /// `contents`).
     async fn read_resource(
         &self,
         params: Option<&RawValue>,
-        ctx: RequestContext,
-        not_found: impl FnOnce(&str) -> RpcError,
-    ) -> Result<Box<RawValue>, RpcError> {
+        mut ctx: RequestContext,
+        version: ProtocolVersion,
+    ) -> Result<(Box<RawValue>, bool), RpcError> {
         let read: UriParams<'_> = params_as(params)?;
+        let retried = read.input_responses.is_some() || read.request_state.is_some();
+        let bind = || binding("resources/read", &read.uri, None);
+        let round = self.input_round(
+            version,
+            bind,
+            read.input_responses,
+            read.request_state.as_deref(),
+        )?;
+        if let Some(round) = &round {
+            ctx = ctx.with_input_round(round.clone());
+        }
         // Bound to a local so the future is dropped before `read` (2021 tail-expression rule).
         let result = match self.dispatch.read_resource(&read.uri, ctx) {
             Some(future) => caught(future, "resource", &read.uri).await,
-            None => Err(not_found(&read.uri)),
+            None if version.is_stateless() => Err(RpcError::invalid_params(format!(
+                "Resource not found: {}",
+                read.uri
+            ))
+            .with_data(json!({"uri": read.uri}))),
+            None => Err(
+                RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+                    .with_data(json!({"uri": read.uri})),
+            ),
         };
-        result
+        if let Some(input_required) = self.finish_round(round.as_deref(), result.is_err(), bind) {
+            return input_required.map(|r| (r, retried));
+        }
+        result.map(|r| (r, retried))
     }
 
     /// The `server/discover` result (before `resultType` and cache hints are added).

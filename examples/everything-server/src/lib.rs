@@ -10,8 +10,8 @@
 //!
 //! `server` is the generated module; [`Everything`] implements its `Handler` trait. The handlers
 //! are grouped as FIXTURE.md groups them: tools served on every wire (§2.1), the tools that need
-//! a session (§2.2), prompts (§2.7) and resources (§2.6). The stateless-only tools of 2026-07-28
-//! (§2.3, §2.5) get their own group when they are added.
+//! a session (§2.2), the 2026-07-28 diagnostic tools (§2.3), the multi round-trip tools (§2.5),
+//! prompts (§2.7) and resources (§2.6).
 
 use std::time::Duration;
 
@@ -107,6 +107,47 @@ async fn elicit_and_describe(
         action_name(&answer),
         to_json(&answer.content)
     )))
+}
+
+/// An elicitation form asking for one required property `name` of JSON type `kind`.
+fn form(message: &str, name: &str, kind: &str) -> Value {
+    json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": { name: { "type": kind } },
+            "required": [name],
+        },
+    })
+}
+
+/// A sampling request of one user question.
+fn ask_model(question: &str, max_tokens: u32) -> Value {
+    json!({
+        "messages": [{ "role": "user", "content": { "type": "text", "text": question } }],
+        "maxTokens": max_tokens,
+    })
+}
+
+/// The text of a sampling answer (its JSON when it is not text).
+fn sampled_text(answer: &mcp::CreateMessageResult) -> String {
+    match &answer.content {
+        CreateMessageResultContent::TextContent(content) => content.text.clone(),
+        other => to_json(other),
+    }
+}
+
+/// The form field `name` of an accepted elicitation, as text; an error when it is missing.
+fn field(answer: &mcp::ElicitResult, name: &str) -> Result<String, Error> {
+    let value = answer
+        .content
+        .as_ref()
+        .and_then(|content| content.get(name))
+        .ok_or_else(|| Error::new(format!("the answer has no `{name}`")))?;
+    Ok(match serde_json::to_value(value) {
+        Ok(Value::String(text)) => text,
+        _ => to_json(value),
+    })
 }
 
 impl server::Handler for Everything {
@@ -358,6 +399,212 @@ impl server::Handler for Everything {
         ))
     }
 
+    // ---- §2.3 stateless diagnostic tools and the x-mcp-header tool (2026-07-28) ----------------
+
+    /// Echoes `region`, which 2026-07-28 clients also send as the `Mcp-Param-Region` header
+    /// (the runtime checks that the two agree before the handler runs).
+    async fn test_custom_header(
+        &self,
+        _ctx: &RequestContext,
+        params: types::TestCustomHeaderParams,
+    ) -> Result<ToolResult, Error> {
+        Ok(ToolResult::text(format!("Region: {}", params.region)))
+    }
+
+    /// Needs sampling: a request that did not declare it gets `-32021` (HTTP 400 when
+    /// stateless) naming `{"sampling": {}}`.
+    async fn test_missing_capability(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        if ctx.client_capabilities().get("sampling").is_none() {
+            return Err(Error::missing_capability("sampling"));
+        }
+        Ok(ToolResult::text("Success"))
+    }
+
+    /// Streams one progress notification, then completes: a response stream carries
+    /// notifications and the result, never a request to the client.
+    async fn test_streaming_elicitation(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        ctx.progress(1.0, Some(1.0), Some("Streaming"));
+        Ok(ToolResult::text("Streaming complete"))
+    }
+
+    /// Logs one info line (sent only when the request's `_meta` asks for a log level).
+    async fn test_logging_tool(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        ctx.log(LoggingLevel::Info, Some(LOGGER), "Logging tool evaluated");
+        Ok(ToolResult::text("Logging evaluated"))
+    }
+
+    /// Announces a tool list change to sessions and `subscriptions/listen` streams.
+    async fn test_trigger_tool_change(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        if let Some(notifier) = ctx.notifier() {
+            notifier.tools_changed();
+        }
+        Ok(ToolResult::text("Mutation triggered"))
+    }
+
+    /// Announces a prompt list change to sessions and `subscriptions/listen` streams.
+    async fn test_trigger_prompt_change(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        if let Some(notifier) = ctx.notifier() {
+            notifier.prompts_changed();
+        }
+        Ok(ToolResult::text("Mutation triggered"))
+    }
+
+    // ---- §2.5 multi round-trip tools (SEP-2322) --------------------------------------------
+    // Written once for both eras: on a session `ctx.elicit` sends a real request and waits; on
+    // 2026-07-28 a missing answer ends the round with an InputRequiredResult.
+
+    /// Asks for a name, then greets it.
+    async fn test_input_required_result_elicitation(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let answer = ctx
+            .elicit("user_name", form("What is your name?", "name", "string"))
+            .await?;
+        Ok(ToolResult::text(format!(
+            "Hello, {}!",
+            field(&answer, "name")?
+        )))
+    }
+
+    /// Asks the client's model a question and reports its answer.
+    async fn test_input_required_result_sampling(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let answer = ctx
+            .sample(
+                "sample_request",
+                ask_model("What is the capital of France?", 100),
+            )
+            .await?;
+        Ok(ToolResult::text(format!(
+            "Sampling result: {}",
+            sampled_text(&answer)
+        )))
+    }
+
+    /// Asks for the client's roots and counts them.
+    async fn test_input_required_result_list_roots(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let roots = ctx.list_roots("roots_request").await?;
+        Ok(ToolResult::text(format!(
+            "Found {} root(s)",
+            roots.roots.len()
+        )))
+    }
+
+    /// Asks for a confirmation, keeping a marker in `requestState` that the last round checks.
+    async fn test_input_required_result_request_state(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        ctx.save("issued", "round-1");
+        let answer = ctx
+            .elicit("confirm", form("Please confirm", "ok", "boolean"))
+            .await?;
+        let state = match ctx.saved::<String>("issued") {
+            Some(_) => "requestState validated",
+            // A session keeps running instead of resuming, so there is nothing to carry.
+            None => "no requestState needed",
+        };
+        Ok(ToolResult::text(format!(
+            "state-ok: {state} (action={})",
+            action_name(&answer)
+        )))
+    }
+
+    /// Asks for a name, a sampled greeting and the roots in one round.
+    async fn test_input_required_result_multiple_inputs(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        // Every request is made before `?`, so one round asks for all three.
+        let name = ctx
+            .elicit("user_name", form("What is your name?", "name", "string"))
+            .await;
+        let greeting = ctx
+            .sample("greeting", ask_model("Generate a greeting", 50))
+            .await;
+        let roots = ctx.list_roots("client_roots").await;
+        let (name, greeting, roots) = (name?, greeting?, roots?);
+        Ok(ToolResult::text(format!(
+            "Name: {}; Greeting: {}; Roots: {}",
+            field(&name, "name")?,
+            sampled_text(&greeting),
+            roots.roots.len()
+        )))
+    }
+
+    /// Asks for a name, then (a second round) for a favorite color.
+    async fn test_input_required_result_multi_round(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let name = ctx
+            .elicit(
+                "step1",
+                form("Step 1: What is your name?", "name", "string"),
+            )
+            .await?;
+        let color = ctx
+            .elicit(
+                "step2",
+                form("Step 2: What is your favorite color?", "color", "string"),
+            )
+            .await?;
+        Ok(ToolResult::text(format!(
+            "Multi-round complete for {} who likes {}",
+            field(&name, "name")?,
+            field(&color, "color")?
+        )))
+    }
+
+    /// Asks for a confirmation; the runtime refuses a retry whose `requestState` was altered.
+    async fn test_input_required_result_tampered_state(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let answer = ctx
+            .elicit("confirm", form("Please confirm", "ok", "boolean"))
+            .await?;
+        Ok(ToolResult::text(format!(
+            "state-ok: action={}",
+            action_name(&answer)
+        )))
+    }
+
+    /// Asks for a form and a sample, but only what the client declared it can answer: the
+    /// context refuses (without asking) a request whose capability is missing.
+    async fn test_input_required_result_capabilities(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<ToolResult, Error> {
+        let form_answer = ctx
+            .elicit("user_input", form("What is your name?", "name", "string"))
+            .await;
+        let sample = ctx
+            .sample("sample_input", ask_model("Sample request", 50))
+            .await;
+        let mut received = Vec::new();
+        for (key, outcome) in [
+            ("user_input", form_answer.map(|a| to_json(&a))),
+            ("sample_input", sample.map(|a| sampled_text(&a))),
+        ] {
+            match outcome {
+                Ok(text) => received.push(format!("{key}={text}")),
+                Err(e) if e.is_input_required() => return Err(e),
+                Err(_) => {} // not declared by the client: skipped
+            }
+        }
+        Ok(ToolResult::text(format!(
+            "capabilities-ok: received {}",
+            received.join(", ")
+        )))
+    }
+
     // ---- §2.7 prompts ----------------------------------------------------------------------
 
     /// One fixed user message.
@@ -406,6 +653,23 @@ impl server::Handler for Everything {
         ]))
     }
 
+    /// Asks for the context to use, then renders a prompt with it (MRTR on `prompts/get`).
+    async fn test_input_required_result_prompt(
+        &self,
+        ctx: &RequestContext,
+    ) -> Result<GetPromptResult, Error> {
+        let answer = ctx
+            .elicit(
+                "user_context",
+                form("What context should the prompt use?", "context", "string"),
+            )
+            .await?;
+        Ok(prompt(vec![user(mcp::text(format!(
+            "Prompt with context: {}",
+            field(&answer, "context")?
+        )))]))
+    }
+
     // ---- §2.6 resources and templates --------------------------------------------------------
 
     /// `test://static-text`: a fixed text.
@@ -451,6 +715,18 @@ impl server::Handler for Everything {
             &format!("test://template/{}/data", params.id),
             "application/json",
             data.to_string(),
+        ))
+    }
+
+    /// `test://stateless-static-text`: a fixed text.
+    async fn stateless_static_text(
+        &self,
+        _ctx: &RequestContext,
+    ) -> Result<ReadResourceResult, Error> {
+        Ok(read_text(
+            "test://stateless-static-text",
+            "text/plain",
+            "Static text content from the stateless draft path.",
         ))
     }
 }

@@ -3,6 +3,7 @@
 
 mod body;
 mod guard;
+pub(crate) mod param_headers;
 pub mod stateless;
 
 pub use body::Body;

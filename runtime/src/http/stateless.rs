@@ -33,12 +33,7 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// `_meta` key of the server identity in `server/discover`.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// Header-versus-body mismatch.
-pub const HEADER_MISMATCH: i32 = -32020;
-/// The request needs a client capability the client did not declare.
-pub const MISSING_CAPABILITY: i32 = -32021;
-/// The requested protocol version is not supported.
-pub const UNSUPPORTED_VERSION: i32 = -32022;
+pub use crate::jsonrpc::{HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION};
 
 /// The `params._meta` fields the stateless path reads.
 #[derive(Deserialize, Default)]
@@ -61,6 +56,8 @@ struct WithMeta<'a> {
     name: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default)]
     uri: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
 }
 
 /// Whether a POST belongs to the stateless path: no session id, and either `params._meta` or
@@ -124,6 +121,7 @@ impl<D: Dispatch> McpServer<D> {
                     meta: None,
                     name: None,
                     uri: None,
+                    arguments: None,
                 })) {
                 Ok(fields) => fields,
                 Err(e) => {
@@ -187,6 +185,20 @@ impl<D: Dispatch> McpServer<D> {
                 None => return mismatch("the Mcp-Name header is missing"),
             }
         }
+        if let (true, Some(tool)) = (method == "tools/call", routed_name) {
+            if self.core.param_headers.has(tool) {
+                let arguments = fields
+                    .arguments
+                    .and_then(|a| serde_json::from_str::<serde_json::Value>(a.get()).ok());
+                if let Err(what) = self
+                    .core
+                    .param_headers
+                    .check(tool, headers, arguments.as_ref())
+                {
+                    return mismatch(&what);
+                }
+            }
+        }
         // 3. The version must be one this server speaks statelessly.
         let Some(version) = ProtocolVersion::parse(body_version).filter(|v| v.is_stateless())
         else {
@@ -246,6 +258,12 @@ impl<D: Dispatch> McpServer<D> {
                 .await;
             let answer = match result {
                 Ok(result) => (StatusCode::OK, success_response(&owned_id, &result)),
+                // A missing client capability is an HTTP error too, so that clients and
+                // intermediaries see it without reading the body.
+                Err(error) if error.code == MISSING_CAPABILITY => (
+                    StatusCode::BAD_REQUEST,
+                    error_response(Some(&owned_id), &error),
+                ),
                 Err(error) => (StatusCode::OK, error_response(Some(&owned_id), &error)),
             };
             let _ = done_tx.send(answer);
@@ -313,32 +331,10 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
-/// Decodes a header value that may use the `=?base64?...?=` form; `None` when it is malformed.
+/// Decodes a header value that may use the `=?base64?...?=` form (strictly), trimming
+/// surrounding whitespace; `None` when the encoded form is malformed.
 pub fn decode_header_value(value: &str) -> Option<String> {
-    match value
-        .strip_prefix("=?base64?")
-        .and_then(|rest| rest.strip_suffix("?="))
-    {
-        Some(encoded) => String::from_utf8(base64_decode(encoded)?).ok(),
-        None => Some(value.to_string()),
-    }
-}
-
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut buffer = 0u32;
-    let mut bits = 0;
-    for byte in text.bytes().filter(|b| *b != b'=') {
-        let value = ALPHABET.iter().position(|c| *c == byte)? as u32;
-        buffer = (buffer << 6) | value;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-        }
-    }
-    Some(out)
+    super::param_headers::decode(value)
 }
 
 #[cfg(test)]
@@ -357,5 +353,6 @@ mod tests {
         );
         assert_eq!(decode_header_value("plain").as_deref(), Some("plain"));
         assert_eq!(decode_header_value("=?base64?!!?="), None);
+        assert_eq!(decode_header_value("=?base64?SGVsbG8?="), None);
     }
 }
