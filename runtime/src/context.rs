@@ -16,6 +16,7 @@ use crate::mrtr::InputRound;
 use crate::notifier::Notifier;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
+use crate::tasks::{self, TaskSlot};
 
 /// What a handler knows about the request it serves, and its line back to the client.
 ///
@@ -36,6 +37,8 @@ pub struct RequestContext {
     /// The multi round-trip state of a stateless `tools/call`, `prompts/get` or
     /// `resources/read`: client requests are answered from it instead of being sent.
     input: Option<Arc<InputRound>>,
+    /// A stateless `tools/call` that may continue as a task (tasks extension).
+    task: Option<Arc<TaskSlot>>,
 }
 
 impl RequestContext {
@@ -51,6 +54,7 @@ impl RequestContext {
             notifier: None,
             client_request_timeout: Duration::from_secs(60),
             input: None,
+            task: None,
         }
     }
 
@@ -176,6 +180,12 @@ impl RequestContext {
         }
         let params = serde_json::to_value(params)
             .map_err(|e| Error::new(format!("{method} params: {e}")))?;
+        if let Some(slot) = self.task.as_ref().filter(|slot| slot.task_id().is_some()) {
+            let answer = slot.ask(key, method, params).await?;
+            return R::deserialize(&answer).map_err(|e| {
+                Error::new(format!("{method}: the answer to `{key}` does not fit: {e}"))
+            });
+        }
         if let Some(round) = &self.input {
             return round.answer(key, method, params);
         }
@@ -217,6 +227,44 @@ impl RequestContext {
         }
     }
 
+    /// Continues this `tools/call` as a task, when the request allows it (a stateless
+    /// 2026-07-28 request whose client declared the `io.modelcontextprotocol/tasks`
+    /// extension): the client gets a `CreateTaskResult` now, and polls `tasks/get` for what this
+    /// handler returns later. Requests to the client then park the task in `input_required`
+    /// until `tasks/update` answers; progress and log messages are no longer sent. Returns
+    /// whether the call is now a task; when it is not, the handler simply goes on and its result
+    /// is the answer.
+    ///
+    /// Answer any multi round-trip questions first: a round cannot end once the call is a task.
+    pub fn start_task(&self) -> bool {
+        match &self.task {
+            Some(slot) if tasks::declared(self.client_capabilities()) => match slot.start() {
+                Ok(()) => true,
+                Err(error) => {
+                    tracing::warn!(%error, "could not start a task; answering synchronously");
+                    false
+                }
+            },
+            _ => false,
+        }
+    }
+
+    /// Like [`RequestContext::start_task`] for a tool that only works as a task: a stateless
+    /// client that did not declare the tasks extension gets `-32021` naming it. On a session
+    /// (where the extension does not exist) the call goes on synchronously.
+    pub fn require_task(&self) -> Result<(), Error> {
+        match &self.task {
+            Some(slot) if tasks::declared(self.client_capabilities()) => slot.start(),
+            Some(_) => Err(tasks::extension_required()),
+            None => Ok(()),
+        }
+    }
+
+    /// The id of the task this call became, if it did.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task.as_ref()?.task_id()
+    }
+
     /// A value this handler saved with [`RequestContext::save`] in an earlier round of the same
     /// stateless request; `None` on a session, in the first round, or if it does not fit `T`.
     pub fn saved<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
@@ -241,6 +289,10 @@ impl RequestContext {
     }
 
     fn notify(&self, method: &str, params: Value) {
+        // A task reports through `tasks/get`, not notifications.
+        if self.task_id().is_some() {
+            return;
+        }
         if let Some(outbound) = &self.outbound {
             outbound
                 .send(json!({ "jsonrpc": "2.0", "method": method, "params": params }).to_string());
@@ -281,6 +333,11 @@ impl RequestContext {
 
     pub(crate) fn with_input_round(mut self, round: Arc<InputRound>) -> Self {
         self.input = Some(round);
+        self
+    }
+
+    pub(crate) fn with_task_slot(mut self, slot: Arc<TaskSlot>) -> Self {
+        self.task = Some(slot);
         self
     }
 

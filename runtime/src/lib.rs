@@ -21,6 +21,7 @@ pub mod request_state;
 pub mod server;
 pub mod session;
 pub mod stdio;
+pub mod tasks;
 pub mod uri_template;
 pub mod wire;
 

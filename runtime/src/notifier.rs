@@ -1,32 +1,165 @@
 //! The handle an application keeps to tell clients that its lists or resources changed.
 
+use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::sync::Arc;
+use serde_json::value::RawValue;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
 
 use crate::events::STANDALONE;
 use crate::session::SessionStore;
 
+/// How many notifications may wait for one slow `subscriptions/listen` stream; more are
+/// dropped for that stream (with a warning) rather than held without bound.
+pub const LISTENER_QUEUE: usize = 64;
+
 /// Sends `notifications/*/list_changed` and `notifications/resources/updated` to every
-/// session's standalone stream (subscribed sessions only, for resource updates).
+/// session's standalone stream (subscribed sessions only, for resource updates) and to every
+/// 2026-07-28 `subscriptions/listen` stream whose filter asked for that kind.
 ///
 /// Get it from [`crate::McpServer::notifier`]; it is cheap to clone and can be moved into the
 /// application's own tasks.
 #[derive(Clone)]
 pub struct Notifier {
     store: Arc<dyn SessionStore>,
+    listeners: Arc<Listeners>,
+}
+
+/// The notification kinds a `subscriptions/listen` stream opts in to (`SubscriptionFilter`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` for these URIs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resource_subscriptions: Vec<String>,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !flag
+}
+
+impl SubscriptionFilter {
+    fn wants(&self, method: &str) -> bool {
+        match method {
+            "notifications/tools/list_changed" => self.tools_list_changed,
+            "notifications/prompts/list_changed" => self.prompts_list_changed,
+            "notifications/resources/list_changed" => self.resources_list_changed,
+            _ => false,
+        }
+    }
+}
+
+/// The open `subscriptions/listen` streams of this instance.
+#[derive(Default)]
+struct Listeners {
+    next_id: std::sync::atomic::AtomicU64,
+    open: Mutex<Vec<Listener>>,
+}
+
+struct Listener {
+    id: u64,
+    /// The JSON of the listen request's id: every notification carries it.
+    subscription_id: Box<RawValue>,
+    filter: SubscriptionFilter,
+    sender: mpsc::Sender<String>,
+}
+
+impl Listener {
+    fn deliver(&self, method: &str, extra_params: &str) {
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{}}}{extra_params}}}}}"#,
+            self.subscription_id.get()
+        );
+        if self.sender.try_send(message).is_err() {
+            tracing::warn!(
+                subscription = self.subscription_id.get(),
+                method,
+                "listen stream is full or closed; notification dropped"
+            );
+        }
+    }
+}
+
+/// A registered `subscriptions/listen` stream: receives its notifications until dropped.
+pub(crate) struct Subscription {
+    id: u64,
+    listeners: Arc<Listeners>,
+    /// The tagged notifications, as JSON-RPC message text.
+    pub(crate) messages: mpsc::Receiver<String>,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        let mut open = self
+            .listeners
+            .open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        open.retain(|listener| listener.id != self.id);
+    }
 }
 
 impl std::fmt::Debug for Notifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Notifier")
             .field("sessions", &self.store.len())
+            .field("listen_streams", &self.listen_streams())
             .finish()
     }
 }
 
 impl Notifier {
     pub(crate) fn new(store: Arc<dyn SessionStore>) -> Self {
-        Self { store }
+        Self {
+            store,
+            listeners: Arc::default(),
+        }
+    }
+
+    /// Registers a listen stream with this filter; `subscription_id` is the JSON of the listen
+    /// request's id.
+    pub(crate) fn listen(
+        &self,
+        subscription_id: Box<RawValue>,
+        filter: SubscriptionFilter,
+    ) -> Subscription {
+        let (sender, messages) = mpsc::channel(LISTENER_QUEUE);
+        let id = self
+            .listeners
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.lock_listeners().push(Listener {
+            id,
+            subscription_id,
+            filter,
+            sender,
+        });
+        Subscription {
+            id,
+            listeners: self.listeners.clone(),
+            messages,
+        }
+    }
+
+    /// How many listen streams are open on this instance.
+    pub fn listen_streams(&self) -> usize {
+        self.lock_listeners().len()
+    }
+
+    fn lock_listeners(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
+        self.listeners
+            .open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// The tool list changed.
@@ -52,6 +185,17 @@ impl Notifier {
                 session.streams().push(STANDALONE, message.as_bytes());
             }
         });
+        let uri_param = format!(r#","uri":{}"#, json!(uri));
+        for listener in self.lock_listeners().iter() {
+            if listener
+                .filter
+                .resource_subscriptions
+                .iter()
+                .any(|u| u == uri)
+            {
+                listener.deliver("notifications/resources/updated", &uri_param);
+            }
+        }
     }
 
     fn broadcast(&self, method: &str) {
@@ -59,5 +203,10 @@ impl Notifier {
         self.store.for_each(&mut |session| {
             session.streams().push(STANDALONE, message.as_bytes());
         });
+        for listener in self.lock_listeners().iter() {
+            if listener.filter.wants(method) {
+                listener.deliver(method, "");
+            }
+        }
     }
 }

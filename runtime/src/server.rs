@@ -20,6 +20,7 @@ use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
 use crate::request_state::{Binding, SealingKey, StateSealer, KEY_ENV};
 use crate::session::{MemorySessionStore, Session, SessionStore};
+use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks, TASKS_EXTENSION};
 use crate::{CompletionKind, Descriptor};
 
 /// Settings of a server. Every bound has a name and a default.
@@ -48,6 +49,9 @@ pub struct Config {
     pub client_request_timeout: Duration,
     /// The `retry` hint of 2025-11-25 priming events, in milliseconds. Default 1,000.
     pub sse_retry_ms: u64,
+    /// A long-lived SSE stream (`subscriptions/listen`) quiet this long gets a keep-alive
+    /// comment, so proxies keep it open. Default 15 s.
+    pub sse_keep_alive: Duration,
     /// The key that seals the `requestState` of 2026-07-28 multi round-trip requests. Every
     /// instance serving the same clients needs the same key. Default: the
     /// `MCP_REQUEST_STATE_KEY` environment variable, else a random key made at start (with a
@@ -55,6 +59,13 @@ pub struct Config {
     pub request_state_key: Option<SealingKey>,
     /// How long a `requestState` stays valid after it is issued. Default 10 minutes.
     pub request_state_ttl: Duration,
+    /// How long a task (tasks extension) is kept after its creation; a task still running
+    /// then is stopped. Default 1 hour.
+    pub task_ttl: Duration,
+    /// The `pollIntervalMs` suggested to clients polling `tasks/get`. Default 250 ms.
+    pub task_poll_interval: Duration,
+    /// Most tasks kept at once by the default in-memory task store. Default 10,000.
+    pub max_tasks: usize,
 }
 
 impl Default for Config {
@@ -70,8 +81,12 @@ impl Default for Config {
             buffered_messages: 128,
             client_request_timeout: Duration::from_secs(60),
             sse_retry_ms: 1_000,
+            sse_keep_alive: Duration::from_secs(15),
             request_state_key: None,
             request_state_ttl: Duration::from_secs(10 * 60),
+            task_ttl: Duration::from_secs(60 * 60),
+            task_poll_interval: Duration::from_millis(250),
+            max_tasks: 10_000,
         }
     }
 }
@@ -99,6 +114,8 @@ pub(crate) struct Core<D> {
     pub(crate) sealer: StateSealer,
     /// The tool arguments mirrored in `Mcp-Param-*` headers.
     pub(crate) param_headers: ParamHeaders,
+    /// Tool calls that became tasks.
+    pub(crate) tasks: Arc<Tasks>,
 }
 
 impl<D: Dispatch> McpServer<D> {
@@ -115,6 +132,22 @@ impl<D: Dispatch> McpServer<D> {
 
     /// Serves `dispatch` with `config`, keeping sessions in `store`.
     pub fn with_store(dispatch: D, config: Config, store: Arc<dyn SessionStore>) -> Self {
+        let task_store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new(config.max_tasks));
+        Self::with_stores(dispatch, config, store, task_store)
+    }
+
+    /// Serves `dispatch` with `config`, keeping sessions in `store` and tasks in `task_store`.
+    pub fn with_stores(
+        dispatch: D,
+        config: Config,
+        store: Arc<dyn SessionStore>,
+        task_store: Arc<dyn TaskStore>,
+    ) -> Self {
+        let tasks = Arc::new(Tasks::new(
+            task_store,
+            config.task_ttl,
+            config.task_poll_interval,
+        ));
         let notifier = Notifier::new(store.clone());
         let sealer = StateSealer::new(sealing_key(&config), config.request_state_ttl);
         let param_headers = ParamHeaders::from_catalog(dispatch.catalog());
@@ -126,6 +159,7 @@ impl<D: Dispatch> McpServer<D> {
                 notifier,
                 sealer,
                 param_headers,
+                tasks,
             }),
         }
     }
@@ -486,6 +520,18 @@ impl<D: Dispatch> Core<D> {
                 (result, Some(cache))
             }
             "completion/complete" => (self.complete(params)?, None),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                // The capability gate comes before any task lookup.
+                if !tasks::declared(ctx.client_capabilities()) {
+                    return Err(tasks::extension_required().into_mcp_error());
+                }
+                let answer = match method {
+                    "tasks/get" => self.tasks.get(params),
+                    "tasks/update" => self.tasks.update(params),
+                    _ => self.tasks.cancel(params),
+                };
+                (raw(answer?)?, None)
+            }
             _ => return Err(RpcError::method_not_found(method)),
         };
         decorate(result, cache)
@@ -631,18 +677,22 @@ impl<D: Dispatch> Core<D> {
     /// The `server/discover` result (before `resultType` and cache hints are added).
     fn discover_result(&self) -> String {
         let catalog = self.dispatch.catalog();
+        // Change notifications reach clients through `subscriptions/listen`.
         let mut capabilities = json!({});
         if !catalog.tools.is_empty() {
-            capabilities["tools"] = json!({});
+            capabilities["tools"] = json!({"listChanged": true});
         }
         if !catalog.prompts.is_empty() {
-            capabilities["prompts"] = json!({});
+            capabilities["prompts"] = json!({"listChanged": true});
         }
         if !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() {
-            capabilities["resources"] = json!({});
+            capabilities["resources"] = json!({"subscribe": true, "listChanged": true});
         }
         if !catalog.prompts.is_empty() || !catalog.resource_templates.is_empty() {
             capabilities["completions"] = json!({});
+        }
+        if !catalog.tools.is_empty() {
+            capabilities["extensions"] = json!({ TASKS_EXTENSION: {} });
         }
         let mut server_info =
             json!({"name": catalog.server.name, "version": catalog.server.version});

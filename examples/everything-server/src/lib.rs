@@ -11,7 +11,7 @@
 //! `server` is the generated module; [`Everything`] implements its `Handler` trait. The handlers
 //! are grouped as FIXTURE.md groups them: tools served on every wire (§2.1), the tools that need
 //! a session (§2.2), the 2026-07-28 diagnostic tools (§2.3), the multi round-trip tools (§2.5),
-//! prompts (§2.7) and resources (§2.6).
+//! the tasks-extension tools (FIXTURE.md §3, "Extensions"), prompts (§2.7) and resources (§2.6).
 
 use std::time::Duration;
 
@@ -42,6 +42,9 @@ const LOGGER: &str = "conformance-test-server";
 
 /// The pause between the steps of the progress and logging tools.
 const STEP: Duration = Duration::from_millis(50);
+
+/// How long the task tools work before they finish.
+const TASK_STEP: Duration = Duration::from_millis(300);
 
 /// How long `test_reconnection` waits after closing its SSE stream before it answers.
 const RECONNECTION_DELAY: Duration = Duration::from_millis(100);
@@ -602,6 +605,95 @@ impl server::Handler for Everything {
         Ok(ToolResult::text(format!(
             "capabilities-ok: received {}",
             received.join(", ")
+        )))
+    }
+
+    // ---- tasks extension (io.modelcontextprotocol/tasks, SEP-2663) ------------------------
+    // A handler turns its call into a task with `ctx.start_task()` (when the client allows it)
+    // or `ctx.require_task()?` (-32021 when it does not); on a session both go on synchronously.
+
+    /// Greets synchronously: never a task.
+    async fn greet(
+        &self,
+        _ctx: &RequestContext,
+        params: types::GreetParams,
+    ) -> Result<ToolResult, Error> {
+        Ok(ToolResult::text(format!("Hello, {}!", params.name)))
+    }
+
+    /// Works `seconds` seconds, as a task when the client supports tasks (an instant job
+    /// answers directly).
+    async fn slow_compute(
+        &self,
+        ctx: &RequestContext,
+        params: types::SlowComputeParams,
+    ) -> Result<ToolResult, Error> {
+        let seconds = params.seconds.max(0) as u64;
+        if seconds > 0 {
+            ctx.start_task();
+        }
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+        let label = params.label.as_deref().unwrap_or("job");
+        Ok(ToolResult::text(format!("Computed {label} in {seconds}s")))
+    }
+
+    /// A task that ends with a tool error: status `completed`, result `isError: true`.
+    async fn failing_job(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        ctx.require_task()?;
+        tokio::time::sleep(TASK_STEP).await;
+        Ok(ToolResult::error("The job failed, as it always does"))
+    }
+
+    /// A task that fails with a JSON-RPC error: status `failed`.
+    async fn protocol_error_job(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        ctx.require_task()?;
+        tokio::time::sleep(TASK_STEP).await;
+        Err(Error::protocol(
+            mcp_runtime::jsonrpc::INTERNAL_ERROR,
+            "protocol_error_job failed with a protocol error",
+        ))
+    }
+
+    /// A task that waits (`input_required`) for the user to confirm.
+    async fn confirm_delete(
+        &self,
+        ctx: &RequestContext,
+        params: types::ConfirmDeleteParams,
+    ) -> Result<ToolResult, Error> {
+        ctx.require_task()?;
+        let question = format!("Delete {}?", params.filename);
+        let answer = ctx
+            .elicit("confirm", form(&question, "confirm", "boolean"))
+            .await?;
+        let confirmed = matches!(field(&answer, "confirm").as_deref(), Ok("true"));
+        let verb = if confirmed { "Deleted" } else { "Kept" };
+        Ok(ToolResult::text(format!("{verb} {}", params.filename)))
+    }
+
+    /// A task that asks two questions at once and waits for both answers.
+    async fn multi_input(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        ctx.require_task()?;
+        let (first, second) = tokio::join!(
+            ctx.elicit("first", form("First name?", "name", "string")),
+            ctx.elicit("second", form("Second name?", "name", "string")),
+        );
+        Ok(ToolResult::text(format!(
+            "Received: {} and {}",
+            field(&first?, "name")?,
+            field(&second?, "name")?
+        )))
+    }
+
+    /// Asks for a name in a multi round-trip exchange, then continues as a task.
+    async fn test_tool_with_task(&self, ctx: &RequestContext) -> Result<ToolResult, Error> {
+        let answer = ctx
+            .elicit("user_name", form("What is your name?", "name", "string"))
+            .await?;
+        ctx.require_task()?;
+        tokio::time::sleep(TASK_STEP).await;
+        Ok(ToolResult::text(format!(
+            "Hello, {}! The task is complete.",
+            field(&answer, "name")?
         )))
     }
 

@@ -1,10 +1,10 @@
 //! The stateless 2026-07-28 path of the MCP endpoint: every request stands alone, carrying its
 //! version and client capabilities in `params._meta` and routing headers that must match.
 //!
-//! Served today: `server/discover`, the lists, `tools/call`, `prompts/get`, `resources/read`,
-//! `completion/complete`, progress and log notifications on an SSE response, and the
-//! validation errors of the specification in their order. Multi round-trip requests,
-//! `subscriptions/listen`, `Mcp-Param-*` headers and tasks come next.
+//! Served: `server/discover`, the lists, `tools/call`, `prompts/get` and `resources/read` (with
+//! multi round-trip requests, see `crate::mrtr`), `completion/complete`,
+//! `subscriptions/listen`, progress and log notifications on an SSE response, and the
+//! validation errors of the specification in their order (including `Mcp-Param-*` headers).
 
 use bytes::Bytes;
 use http::{HeaderMap, StatusCode};
@@ -21,8 +21,11 @@ use crate::jsonrpc::{
     error_response, success_response, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND,
 };
 use crate::mcp::{level_rank, LoggingLevel};
+use crate::notifier::SubscriptionFilter;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
+use crate::tasks::TaskSlot;
+use std::sync::Arc;
 
 /// `_meta` key of the request's protocol version.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -58,6 +61,8 @@ struct WithMeta<'a> {
     uri: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default)]
+    task_id: Option<std::borrow::Cow<'a, str>>,
 }
 
 /// Whether a POST belongs to the stateless path: no session id, and either `params._meta` or
@@ -89,7 +94,7 @@ const REMOVED: [&str; 5] = [
 ];
 
 /// Methods the stateless path serves.
-const SERVED: [&str; 9] = [
+const SERVED: [&str; 13] = [
     "server/discover",
     "tools/list",
     "tools/call",
@@ -99,7 +104,14 @@ const SERVED: [&str; 9] = [
     "resources/templates/list",
     "resources/read",
     "completion/complete",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
+
+/// The SSE comment sent on a quiet listen stream, so proxies do not time it out.
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
 fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Response<Body> {
     rpc_error(status, error, Some(id))
@@ -122,6 +134,7 @@ impl<D: Dispatch> McpServer<D> {
                     name: None,
                     uri: None,
                     arguments: None,
+                    task_id: None,
                 })) {
                 Ok(fields) => fields,
                 Err(e) => {
@@ -176,6 +189,7 @@ impl<D: Dispatch> McpServer<D> {
         let routed_name = match method {
             "tools/call" | "prompts/get" => fields.name.as_deref(),
             "resources/read" => fields.uri.as_deref(),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => fields.task_id.as_deref(),
             _ => None,
         };
         if let Some(name) = routed_name {
@@ -225,6 +239,9 @@ impl<D: Dispatch> McpServer<D> {
                 RpcError::new(METHOD_NOT_FOUND, format!("Method not found: {method}")),
             );
         }
+        if method == "subscriptions/listen" {
+            return self.listen(id, params);
+        }
         let ctx = RequestContext::new(version)
             .with_progress_token(meta.progress_token)
             .with_log_level(meta.log_level.map(level_rank))
@@ -235,6 +252,78 @@ impl<D: Dispatch> McpServer<D> {
             )
             .with_notifier(self.core.notifier.clone());
         self.stateless_call(id, method, params, ctx).await
+    }
+
+    /// `subscriptions/listen`: an SSE stream that stays open. It starts with
+    /// `notifications/subscriptions/acknowledged` naming the honoured filter, then carries the
+    /// notifications the filter asked for, each tagged with the subscription id (the listen
+    /// request's id), and a keep-alive comment whenever it has been quiet for
+    /// `Config::sse_keep_alive`. It ends when the client disconnects.
+    fn listen(&self, id: &RawValue, params: Option<&RawValue>) -> super::Response<Body> {
+        #[derive(Deserialize)]
+        struct ListenParams {
+            notifications: SubscriptionFilter,
+        }
+        let requested = match serde_json::from_str::<ListenParams>(params.map_or("{}", |p| p.get()))
+        {
+            Ok(params) => params.notifications,
+            Err(e) => {
+                return invalid(
+                    id,
+                    StatusCode::BAD_REQUEST,
+                    RpcError::invalid_params(format!("Invalid params: {e}")),
+                )
+            }
+        };
+        // Only what this server can ever send is honoured (and echoed in the acknowledgement).
+        let catalog = self.core.dispatch.catalog();
+        let has_resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
+        let honoured = SubscriptionFilter {
+            tools_list_changed: requested.tools_list_changed && !catalog.tools.is_empty(),
+            prompts_list_changed: requested.prompts_list_changed && !catalog.prompts.is_empty(),
+            resources_list_changed: requested.resources_list_changed && has_resources,
+            resource_subscriptions: if has_resources {
+                requested.resource_subscriptions
+            } else {
+                Vec::new()
+            },
+        };
+        let ack = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{}}},"notifications":{}}}}}"#,
+            id.get(),
+            serde_json::to_string(&honoured).expect("a filter serializes")
+        );
+        let mut subscription = self.core.notifier.listen(id.to_owned(), honoured);
+        let keep_alive = self.core.config.sse_keep_alive;
+        let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
+        tokio::spawn(async move {
+            let mut sequence = 0u64;
+            let mut frame = |json: &str| {
+                sequence += 1;
+                Delivery::Frame(encode_frame(&sequence.to_string(), json.as_bytes()))
+            };
+            if frames.send(frame(&ack)).await.is_err() {
+                return;
+            }
+            let mut quiet =
+                tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+            loop {
+                let delivery = tokio::select! {
+                    message = subscription.messages.recv() => match message {
+                        Some(message) => frame(&message),
+                        None => break,
+                    },
+                    _ = quiet.tick() => Delivery::Frame(Bytes::from_static(KEEP_ALIVE)),
+                    () = frames.closed() => break,
+                };
+                if frames.send(delivery).await.is_err() {
+                    break;
+                }
+                quiet.reset();
+            }
+            // Dropping `subscription` unregisters the stream.
+        });
+        sse_response(None::<Bytes>, rx)
     }
 
     /// Runs the request; answers JSON, or SSE when the handler sends notifications first.
@@ -248,25 +337,35 @@ impl<D: Dispatch> McpServer<D> {
         let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<String>();
         let ctx = ctx.with_outbound(Outbound::lines(lines_tx));
         let (done_tx, mut done_rx) = oneshot::channel::<(StatusCode, String)>();
+        // Whoever comes first answers: the handler's outcome, or the `CreateTaskResult` of a
+        // tool call that continues as a task (then the outcome goes to the task).
+        let slot = Arc::new(TaskSlot::new(
+            self.core.tasks.clone(),
+            id.to_owned(),
+            done_tx,
+        ));
+        let ctx = ctx.with_task_slot(slot.clone());
         let core = self.core.clone();
         let owned_id = id.to_owned();
         let owned_method = method.to_string();
         let owned_params = params.map(RawValue::to_owned);
         let task = tokio::spawn(async move {
-            let result = core
-                .handle_stateless(&owned_method, owned_params.as_deref(), ctx)
-                .await;
-            let answer = match result {
-                Ok(result) => (StatusCode::OK, success_response(&owned_id, &result)),
+            let handled = core.handle_stateless(&owned_method, owned_params.as_deref(), ctx);
+            let outcome = tokio::select! {
+                outcome = handled => outcome,
+                // `tasks/cancel` already marked the task.
+                () = slot.cancelled() => return,
+            };
+            slot.finish(outcome, |outcome| match outcome {
+                Ok(result) => (StatusCode::OK, success_response(&owned_id, result)),
                 // A missing client capability is an HTTP error too, so that clients and
                 // intermediaries see it without reading the body.
                 Err(error) if error.code == MISSING_CAPABILITY => (
                     StatusCode::BAD_REQUEST,
-                    error_response(Some(&owned_id), &error),
+                    error_response(Some(&owned_id), error),
                 ),
-                Err(error) => (StatusCode::OK, error_response(Some(&owned_id), &error)),
-            };
-            let _ = done_tx.send(answer);
+                Err(error) => (StatusCode::OK, error_response(Some(&owned_id), error)),
+            });
         });
         let first = tokio::select! {
             Ok((status, json)) = &mut done_rx => {

@@ -1,0 +1,648 @@
+//! The tasks extension of 2026-07-28 (`io.modelcontextprotocol/tasks`, SEP-2663).
+//!
+//! A tool handler decides when its call becomes a task: [`RequestContext::start_task`] (or
+//! `require_task`) answers the client at once with a `CreateTaskResult`, and the handler keeps
+//! running in the background. From then on its requests to the client park the task in
+//! `input_required` until `tasks/update` brings the answers; its result (or JSON-RPC error)
+//! becomes the task's `completed` (or `failed`) state, read with `tasks/get`. `tasks/cancel`
+//! stops the handler.
+//!
+//! Task state lives behind [`TaskStore`] (in memory by default). What cannot leave the
+//! process (the running handler, its wake-ups) stays in [`Tasks`]; a handler waiting for input
+//! also re-reads the store every second, so answers written by another instance reach it.
+//!
+//! [`RequestContext::start_task`]: crate::RequestContext::start_task
+
+use http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::{oneshot, watch, Notify};
+
+use crate::error::Error;
+use crate::jsonrpc::{success_response, RpcError, MISSING_CAPABILITY};
+
+/// The extension's identifier, in `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Where a task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// The handler is running.
+    Working,
+    /// The handler waits for answers (`inputRequests`), given with `tasks/update`.
+    InputRequired,
+    /// The handler returned a result (possibly an `isError` tool result).
+    Completed,
+    /// The handler failed with a JSON-RPC error.
+    Failed,
+    /// The client cancelled the task.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Whether the task is over.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+    }
+}
+
+/// Everything a task's client can see: what [`TaskStore`] keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRecord {
+    /// The unguessable id (64 hex characters).
+    pub task_id: String,
+    /// Where it stands.
+    pub status: TaskStatus,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: u64,
+    /// Last change, milliseconds since the Unix epoch.
+    pub last_updated_at_ms: u64,
+    /// How long the task is kept after creation.
+    pub ttl_ms: u64,
+    /// The polling interval suggested to the client.
+    pub poll_interval_ms: u64,
+    /// The tool result once `completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The JSON-RPC error once `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// The questions waiting for an answer, by key (`{method, params}`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub input_requests: Map<String, Value>,
+    /// Answers given with `tasks/update` and not yet taken by the handler.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub input_responses: Map<String, Value>,
+}
+
+impl TaskRecord {
+    fn touch(&mut self) {
+        self.last_updated_at_ms = now_ms();
+    }
+
+    /// The task fields shared by `CreateTaskResult` and `tasks/get`.
+    fn envelope(&self, result_type: &str) -> Map<String, Value> {
+        let mut out = Map::new();
+        out.insert("resultType".into(), json!(result_type));
+        out.insert("taskId".into(), json!(self.task_id));
+        out.insert("status".into(), json!(self.status));
+        out.insert("createdAt".into(), json!(iso8601(self.created_at_ms)));
+        out.insert(
+            "lastUpdatedAt".into(),
+            json!(iso8601(self.last_updated_at_ms)),
+        );
+        out.insert("ttlMs".into(), json!(self.ttl_ms));
+        out.insert("pollIntervalMs".into(), json!(self.poll_interval_ms));
+        out
+    }
+
+    /// The `CreateTaskResult` (`resultType: "task"`).
+    pub fn create_result(&self) -> String {
+        Value::Object(self.envelope("task")).to_string()
+    }
+
+    /// The detailed task of `tasks/get`: the result, the error or the pending questions,
+    /// depending on the status.
+    pub fn get_result(&self) -> String {
+        let mut out = self.envelope("complete");
+        match self.status {
+            TaskStatus::Completed => {
+                if let Some(result) = &self.result {
+                    out.insert("result".into(), result.clone());
+                }
+            }
+            TaskStatus::Failed => {
+                if let Some(error) = &self.error {
+                    out.insert("error".into(), error.clone());
+                }
+            }
+            TaskStatus::InputRequired => {
+                out.insert(
+                    "inputRequests".into(),
+                    Value::Object(self.input_requests.clone()),
+                );
+            }
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+        Value::Object(out).to_string()
+    }
+}
+
+/// Where task state is kept. In memory by default ([`MemoryTaskStore`]); a shared store
+/// (Redis, a database) lets any instance answer `tasks/get`.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new task; fails when the store is full.
+    fn insert(&self, task: TaskRecord) -> Result<(), String>;
+    /// The task `id`, unless unknown or expired.
+    fn get(&self, id: &str) -> Option<TaskRecord>;
+    /// Applies `change` to the task `id` and returns the new record; `None` when unknown.
+    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord>;
+    /// Drops the tasks whose time to live has passed; returns their ids.
+    fn remove_expired(&self, now_ms: u64) -> Vec<String>;
+}
+
+/// Tasks in a bounded in-memory map.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    tasks: Mutex<HashMap<String, TaskRecord>>,
+    max_tasks: usize,
+}
+
+impl MemoryTaskStore {
+    /// A store holding at most `max_tasks` tasks at once.
+    pub fn new(max_tasks: usize) -> Self {
+        Self {
+            tasks: Mutex::default(),
+            max_tasks,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn insert(&self, task: TaskRecord) -> Result<(), String> {
+        let mut tasks = self.lock();
+        if tasks.len() >= self.max_tasks {
+            return Err(format!("too many tasks (at most {})", self.max_tasks));
+        }
+        tasks.insert(task.task_id.clone(), task);
+        Ok(())
+    }
+
+    fn get(&self, id: &str) -> Option<TaskRecord> {
+        let task = self.lock().get(id).cloned()?;
+        (task.created_at_ms + task.ttl_ms > now_ms()).then_some(task)
+    }
+
+    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord> {
+        let mut tasks = self.lock();
+        let task = tasks.get_mut(id)?;
+        change(task);
+        Some(task.clone())
+    }
+
+    fn remove_expired(&self, now_ms: u64) -> Vec<String> {
+        let mut expired = Vec::new();
+        self.lock().retain(|id, task| {
+            let keep = task.created_at_ms + task.ttl_ms > now_ms;
+            if !keep {
+                expired.push(id.clone());
+            }
+            keep
+        });
+        expired
+    }
+}
+
+/// The running side of this instance's tasks, in front of the [`TaskStore`].
+pub struct Tasks {
+    store: Arc<dyn TaskStore>,
+    ttl: Duration,
+    poll_interval: Duration,
+    /// Running handlers started here: how to stop them and wake them.
+    local: Mutex<HashMap<String, LocalTask>>,
+}
+
+struct LocalTask {
+    cancel: watch::Sender<bool>,
+    answered: Arc<Notify>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks")
+            .field("ttl", &self.ttl)
+            .field("poll_interval", &self.poll_interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tasks {
+    /// Tasks kept in `store` for `ttl` after creation, with `poll_interval` suggested.
+    pub fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll_interval: Duration) -> Self {
+        Self {
+            store,
+            ttl,
+            poll_interval,
+            local: Mutex::default(),
+        }
+    }
+
+    fn local(&self) -> std::sync::MutexGuard<'_, HashMap<String, LocalTask>> {
+        self.local.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Creates a `working` task run by this instance.
+    fn create(&self) -> Result<(TaskRecord, watch::Receiver<bool>), Error> {
+        let now = now_ms();
+        // Expired tasks go as new ones come; a running one past its TTL is stopped.
+        for id in self.store.remove_expired(now) {
+            if let Some(local) = self.local().remove(&id) {
+                let _ = local.cancel.send(true);
+            }
+        }
+        let record = TaskRecord {
+            task_id: random_id(),
+            status: TaskStatus::Working,
+            created_at_ms: now,
+            last_updated_at_ms: now,
+            ttl_ms: self.ttl.as_millis() as u64,
+            poll_interval_ms: self.poll_interval.as_millis().max(1) as u64,
+            result: None,
+            error: None,
+            input_requests: Map::new(),
+            input_responses: Map::new(),
+        };
+        self.store
+            .insert(record.clone())
+            .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e))?;
+        let (cancel, cancelled) = watch::channel(false);
+        self.local().insert(
+            record.task_id.clone(),
+            LocalTask {
+                cancel,
+                answered: Arc::default(),
+            },
+        );
+        Ok((record, cancelled))
+    }
+
+    /// Records how the handler ended, unless the task already ended (cancelled).
+    fn finish(&self, id: &str, outcome: Result<Box<RawValue>, RpcError>) {
+        self.store.update(id, &mut |task| {
+            if task.status.is_terminal() {
+                return;
+            }
+            match &outcome {
+                Ok(result) => {
+                    task.status = TaskStatus::Completed;
+                    task.result = serde_json::from_str(result.get()).ok();
+                }
+                Err(error) => {
+                    task.status = TaskStatus::Failed;
+                    task.error = serde_json::to_value(error).ok();
+                }
+            }
+            task.input_requests.clear();
+            task.touch();
+        });
+        self.local().remove(id);
+    }
+
+    /// Parks the task in `input_required` until `tasks/update` answers `key`.
+    async fn ask(&self, id: &str, key: &str, request: Value) -> Result<Value, Error> {
+        let answered = self
+            .local()
+            .get(id)
+            .map(|l| l.answered.clone())
+            .unwrap_or_default();
+        let mut request = Some(request);
+        loop {
+            let notified = answered.notified();
+            let mut answer = None;
+            let task = self.store.update(id, &mut |task| {
+                if let Some(value) = task.input_responses.remove(key) {
+                    answer = Some(value);
+                } else if let Some(request) = request.take() {
+                    task.input_requests.insert(key.to_string(), request);
+                    task.status = TaskStatus::InputRequired;
+                    task.touch();
+                }
+            });
+            if task.is_none() {
+                return Err(Error::new("the task expired while waiting for input"));
+            }
+            if let Some(answer) = answer {
+                return Ok(answer);
+            }
+            // A shared store may be answered by another instance: look again now and then.
+            let _ = tokio::time::timeout(Duration::from_secs(1), notified).await;
+        }
+    }
+
+    /// `tasks/get`.
+    pub(crate) fn get(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+        let params: TaskIdParams = parse(params)?;
+        let task = self
+            .store
+            .get(&params.task_id)
+            .ok_or_else(|| unknown(&params.task_id))?;
+        Ok(task.get_result())
+    }
+
+    /// `tasks/update`: answers for outstanding keys are taken (others ignored); once nothing
+    /// is outstanding the task is `working` again.
+    pub(crate) fn update(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+        #[derive(Deserialize)]
+        struct UpdateParams {
+            #[serde(rename = "taskId")]
+            task_id: String,
+            #[serde(rename = "inputResponses", default)]
+            input_responses: Option<Map<String, Value>>,
+        }
+        let params: UpdateParams = parse(params)?;
+        let responses = params.input_responses.unwrap_or_default();
+        self.store
+            .update(&params.task_id, &mut |task| {
+                if task.status.is_terminal() {
+                    return;
+                }
+                for (key, value) in &responses {
+                    if task.input_requests.remove(key).is_some() {
+                        task.input_responses.insert(key.clone(), value.clone());
+                    }
+                }
+                if task.input_requests.is_empty() && task.status == TaskStatus::InputRequired {
+                    task.status = TaskStatus::Working;
+                }
+                task.touch();
+            })
+            .ok_or_else(|| unknown(&params.task_id))?;
+        if let Some(local) = self.local().get(&params.task_id) {
+            local.answered.notify_waiters();
+        }
+        Ok(ACK.to_string())
+    }
+
+    /// `tasks/cancel`: stops the handler and marks the task `cancelled`; a finished task
+    /// stays as it is (the same acknowledgement).
+    pub(crate) fn cancel(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+        let params: TaskIdParams = parse(params)?;
+        self.store
+            .update(&params.task_id, &mut |task| {
+                if !task.status.is_terminal() {
+                    task.status = TaskStatus::Cancelled;
+                    task.input_requests.clear();
+                    task.touch();
+                }
+            })
+            .ok_or_else(|| unknown(&params.task_id))?;
+        if let Some(local) = self.local().remove(&params.task_id) {
+            let _ = local.cancel.send(true);
+        }
+        Ok(ACK.to_string())
+    }
+}
+
+/// The acknowledgement of `tasks/update` and `tasks/cancel`.
+const ACK: &str = r#"{"resultType":"complete"}"#;
+
+#[derive(Deserialize)]
+struct TaskIdParams {
+    #[serde(rename = "taskId")]
+    task_id: String,
+}
+
+fn parse<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, RpcError> {
+    serde_json::from_str(params.map_or("{}", RawValue::get))
+        .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+}
+
+fn unknown(id: &str) -> RpcError {
+    RpcError::invalid_params(format!("Unknown task: {id}")).with_data(json!({"taskId": id}))
+}
+
+/// The -32021 error of a request that needs the tasks extension.
+pub(crate) fn extension_required() -> Error {
+    Error::protocol(
+        MISSING_CAPABILITY,
+        format!("Missing required client capability: extensions.{TASKS_EXTENSION}"),
+    )
+    .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
+}
+
+/// Whether declared client capabilities include the tasks extension.
+pub(crate) fn declared(capabilities: &Value) -> bool {
+    capabilities
+        .get("extensions")
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some()
+}
+
+/// One stateless `tools/call` that may turn into a task: how its HTTP answer is sent (once,
+/// by whoever comes first: the result, or the `CreateTaskResult`) and, once it is a task,
+/// which one.
+pub(crate) struct TaskSlot {
+    tasks: Arc<Tasks>,
+    /// The JSON-RPC id of the `tools/call`.
+    request_id: Box<RawValue>,
+    reply: Mutex<Option<oneshot::Sender<(StatusCode, String)>>>,
+    task: OnceLock<(String, watch::Receiver<bool>)>,
+}
+
+impl std::fmt::Debug for TaskSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskSlot")
+            .field("task", &self.task.get().map(|t| &t.0))
+            .finish_non_exhaustive()
+    }
+}
+
+impl TaskSlot {
+    pub(crate) fn new(
+        tasks: Arc<Tasks>,
+        request_id: Box<RawValue>,
+        reply: oneshot::Sender<(StatusCode, String)>,
+    ) -> Self {
+        Self {
+            tasks,
+            request_id,
+            reply: Mutex::new(Some(reply)),
+            task: OnceLock::new(),
+        }
+    }
+
+    /// Turns the call into a task: creates it and answers the HTTP request with its
+    /// `CreateTaskResult`. Idempotent.
+    pub(crate) fn start(&self) -> Result<(), Error> {
+        if self.task.get().is_some() {
+            return Ok(());
+        }
+        let Some(reply) = self.reply.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+            return Err(Error::new("the request was already answered"));
+        };
+        let (record, cancelled) = self.tasks.create()?;
+        let _ = self.task.set((record.task_id.clone(), cancelled));
+        let result =
+            RawValue::from_string(record.create_result()).map_err(|e| Error::new(e.to_string()))?;
+        let _ = reply.send((StatusCode::OK, success_response(&self.request_id, &result)));
+        tracing::debug!(task = %record.task_id, "tool call continues as a task");
+        Ok(())
+    }
+
+    /// The task id once the call became a task.
+    pub(crate) fn task_id(&self) -> Option<&str> {
+        self.task.get().map(|(id, _)| id.as_str())
+    }
+
+    /// Resolves when the task is cancelled (never before it is a task).
+    pub(crate) async fn cancelled(&self) {
+        match self.task.get() {
+            Some((_, cancelled)) => {
+                let mut cancelled = cancelled.clone();
+                let _ = cancelled.wait_for(|c| *c).await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Answers the HTTP request with the call's own outcome (`answer` renders it), or, once the
+    /// call is a task, records the outcome in the task.
+    pub(crate) fn finish(
+        &self,
+        outcome: Result<Box<RawValue>, RpcError>,
+        answer: impl FnOnce(&Result<Box<RawValue>, RpcError>) -> (StatusCode, String),
+    ) {
+        if let Some(id) = self.task_id() {
+            self.tasks.finish(id, outcome);
+        } else if let Some(reply) = self.reply.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = reply.send(answer(&outcome));
+        }
+    }
+
+    /// Asks the client through the task (`input_required` until `tasks/update`).
+    pub(crate) async fn ask(&self, key: &str, method: &str, params: Value) -> Result<Value, Error> {
+        let id = self.task_id().ok_or_else(|| Error::new("not a task"))?;
+        self.tasks
+            .ask(id, key, json!({"method": method, "params": params}))
+            .await
+    }
+}
+
+/// 32 random bytes, hex: unguessable.
+fn random_id() -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `2026-11-30T06:33:00.123Z` (UTC) from milliseconds since the epoch.
+pub fn iso8601(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        ms % 1000
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(951_782_400_000), "2000-02-29T00:00:00.000Z");
+        assert_eq!(iso8601(1_796_000_908_904), "2026-11-30T01:08:28.904Z");
+    }
+
+    fn tasks() -> Tasks {
+        Tasks::new(
+            Arc::new(MemoryTaskStore::new(10)),
+            Duration::from_secs(60),
+            Duration::from_millis(250),
+        )
+    }
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    #[test]
+    fn outcomes_and_cancellation() {
+        let tasks = tasks();
+        let (done, _) = tasks.create().unwrap();
+        tasks.finish(&done.task_id, Ok(raw(r#"{"content":[]}"#)));
+        let (failed, _) = tasks.create().unwrap();
+        tasks.finish(&failed.task_id, Err(RpcError::internal("boom")));
+        let (cancelled, stop) = tasks.create().unwrap();
+        let params = raw(&json!({"taskId": cancelled.task_id}).to_string());
+        assert_eq!(tasks.cancel(Some(&params)).unwrap(), ACK);
+        assert!(*stop.borrow());
+        // A late outcome does not resurrect a cancelled task.
+        tasks.finish(&cancelled.task_id, Ok(raw("{}")));
+        let status = |id: &str| tasks.store.get(id).unwrap().status;
+        assert_eq!(status(&done.task_id), TaskStatus::Completed);
+        assert_eq!(status(&failed.task_id), TaskStatus::Failed);
+        assert_eq!(status(&cancelled.task_id), TaskStatus::Cancelled);
+        let unknown = raw(r#"{"taskId":"nope"}"#);
+        assert_eq!(tasks.get(Some(&unknown)).unwrap_err().code, -32602);
+    }
+
+    #[test]
+    fn the_store_is_bounded_and_expires() {
+        let store = MemoryTaskStore::new(1);
+        let tasks = Tasks::new(
+            Arc::new(store),
+            Duration::from_millis(1),
+            Duration::from_millis(1),
+        );
+        let (first, _) = tasks.create().unwrap();
+        assert!(tasks.create().is_err() || tasks.store.get(&first.task_id).is_none());
+        assert!(tasks.store.remove_expired(now_ms() + 10).len() <= 1);
+    }
+
+    #[tokio::test]
+    async fn input_parks_the_task_until_answered() {
+        let tasks = Arc::new(tasks());
+        let (record, _) = tasks.create().unwrap();
+        let id = record.task_id.clone();
+        let asking = {
+            let tasks = tasks.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                let a = tasks.ask(&id, "a", json!({"method": "roots/list"}));
+                let b = tasks.ask(&id, "b", json!({"method": "roots/list"}));
+                tokio::join!(a, b)
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let task = tasks.store.get(&id).unwrap();
+        assert_eq!(task.status, TaskStatus::InputRequired);
+        assert_eq!(task.input_requests.len(), 2);
+        let answer = |key: &str| {
+            raw(
+                &json!({"taskId": id, "inputResponses": {key: {"roots": []}, "stray": 1}})
+                    .to_string(),
+            )
+        };
+        tasks.update(Some(&answer("a"))).unwrap();
+        let task = tasks.store.get(&id).unwrap();
+        assert_eq!(task.status, TaskStatus::InputRequired);
+        assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["b"]);
+        tasks.update(Some(&answer("b"))).unwrap();
+        let (a, b) = asking.await.unwrap();
+        assert_eq!(a.unwrap(), json!({"roots": []}));
+        assert_eq!(b.unwrap(), json!({"roots": []}));
+        assert_eq!(tasks.store.get(&id).unwrap().status, TaskStatus::Working);
+    }
+}
