@@ -172,14 +172,11 @@ impl RequestContext {
         method: &str,
         params: impl Serialize,
     ) -> Result<R, Error> {
-        if let Some(capability) = required_capability(method) {
-            let declared = self.client_capabilities();
-            if declared.is_object() && declared.get(capability).is_none() {
-                return Err(Error::missing_capability(capability));
-            }
-        }
         let params = serde_json::to_value(params)
             .map_err(|e| Error::new(format!("{method} params: {e}")))?;
+        if let Some(required) = undeclared_capability(self.client_capabilities(), method, &params) {
+            return Err(Error::missing_capabilities(required));
+        }
         if let Some(slot) = self.task.as_ref().filter(|slot| slot.task_id().is_some()) {
             let answer = slot.ask(key, method, params).await?;
             return R::deserialize(&answer).map_err(|e| {
@@ -354,14 +351,36 @@ impl Default for RequestContext {
     }
 }
 
-/// The client capability a server-to-client request needs.
-fn required_capability(method: &str) -> Option<&'static str> {
-    match method {
-        "elicitation/create" => Some("elicitation"),
-        "sampling/createMessage" => Some("sampling"),
-        "roots/list" => Some("roots"),
-        _ => None,
+/// The capability a server-to-client request needs that `declared` lacks, as a
+/// `requiredCapabilities` object; `None` when the client can take it (or declared nothing we
+/// can judge, like a context without a transport).
+///
+/// Elicitation modes count: `elicitation: {}` means form only; `{url: {}}` alone means URL
+/// only. Sampling with `tools` needs `sampling.tools`.
+fn undeclared_capability(declared: &Value, method: &str, params: &Value) -> Option<Value> {
+    if !declared.is_object() {
+        return None;
     }
+    let (capability, feature) = match method {
+        "elicitation/create" => {
+            let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+            ("elicitation", Some(mode))
+        }
+        "sampling/createMessage" => ("sampling", params.get("tools").map(|_| "tools")),
+        "roots/list" => ("roots", None),
+        _ => return None,
+    };
+    let Some(granted) = declared.get(capability) else {
+        return Some(json!({ capability: {} }));
+    };
+    let feature = feature?;
+    let modes_declared = granted.as_object().is_some_and(|g| !g.is_empty());
+    let supported = match (capability, feature) {
+        // An empty elicitation capability is form mode, as before modes existed.
+        ("elicitation", "form") => !modes_declared || granted.get("form").is_some(),
+        _ => granted.get(feature).is_some(),
+    };
+    (!supported).then(|| json!({ capability: { feature: {} } }))
 }
 
 /// A JSON number, integral when the value is (`3` rather than `3.0`, as clients expect).
@@ -445,6 +464,19 @@ impl Outbound {
                     None => false,
                 }
             }
+        }
+    }
+
+    /// Opens the SSE stream now, so that the answer goes on it even if nothing precedes it.
+    pub(crate) fn open_stream(&self) {
+        if let OutboundInner::Session {
+            session,
+            state,
+            priming_retry_ms,
+        } = &*self.0
+        {
+            let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+            open(&mut state, &mut session.streams(), *priming_retry_ms);
         }
     }
 

@@ -66,9 +66,15 @@ impl Error {
     pub fn missing_capability(capability: &str) -> Self {
         let mut required = serde_json::Map::new();
         required.insert(capability.to_string(), Value::Object(Default::default()));
+        Self::missing_capabilities(Value::Object(required))
+    }
+
+    /// `-32021` naming the `required` capabilities object, e.g.
+    /// `{"elicitation": {"url": {}}}` or `{"sampling": {"tools": {}}}`.
+    pub fn missing_capabilities(required: Value) -> Self {
         Self::protocol(
             jsonrpc::MISSING_CAPABILITY,
-            format!("Missing required client capability: {capability}"),
+            format!("Missing required client capability: {required}"),
         )
         .with_data(serde_json::json!({ "requiredCapabilities": required }))
     }

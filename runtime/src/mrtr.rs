@@ -23,6 +23,9 @@ pub(crate) struct InputRound {
     answers: Map<String, Value>,
     pending: Mutex<Map<String, Value>>,
     saved: Mutex<Map<String, Value>>,
+    /// An answer did not fit its request: the round must end with that error, not with more
+    /// questions.
+    malformed: std::sync::atomic::AtomicBool,
 }
 
 impl InputRound {
@@ -55,6 +58,7 @@ impl InputRound {
             answers: carried.answers,
             pending: Mutex::default(),
             saved: Mutex::new(carried.saved),
+            malformed: Default::default(),
         })
     }
 
@@ -71,6 +75,8 @@ impl InputRound {
     ) -> Result<R, Error> {
         match self.answers.get(key) {
             Some(answer) => R::deserialize(answer).map_err(|e| {
+                self.malformed
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 Error::protocol(
                     crate::jsonrpc::INVALID_PARAMS,
                     format!(
@@ -97,9 +103,11 @@ impl InputRound {
         lock(&self.saved).insert(name.to_string(), value);
     }
 
-    /// Whether the handler asked for something the client has not answered.
-    pub(crate) fn has_pending(&self) -> bool {
-        !lock(&self.pending).is_empty()
+    /// Whether the round ends by asking again: the handler asked for something the client has
+    /// not answered, and every answer it did give fit.
+    pub(crate) fn needs_input(&self) -> bool {
+        !self.malformed.load(std::sync::atomic::Ordering::Relaxed)
+            && !lock(&self.pending).is_empty()
     }
 
     /// The `InputRequiredResult` of this round: every pending request, and a state carrying the

@@ -49,6 +49,9 @@ pub struct Config {
     pub client_request_timeout: Duration,
     /// The `retry` hint of 2025-11-25 priming events, in milliseconds. Default 1,000.
     pub sse_retry_ms: u64,
+    /// Answer every session-era request with an SSE stream, even when the handler sends
+    /// nothing before its result (by default such answers are plain JSON). Default false.
+    pub sse_responses: bool,
     /// A long-lived SSE stream (`subscriptions/listen`) quiet this long gets a keep-alive
     /// comment, so proxies keep it open. Default 15 s.
     pub sse_keep_alive: Duration,
@@ -81,6 +84,7 @@ impl Default for Config {
             buffered_messages: 128,
             client_request_timeout: Duration::from_secs(60),
             sse_retry_ms: 1_000,
+            sse_responses: false,
             sse_keep_alive: Duration::from_secs(15),
             request_state_key: None,
             request_state_ttl: Duration::from_secs(10 * 60),
@@ -553,15 +557,16 @@ impl<D: Dispatch> Core<D> {
             .map(|round| Some(Arc::new(round)))
     }
 
-    /// Ends a round: a failure while input requests are pending becomes the
-    /// `InputRequiredResult` that asks for them; anything else is the handler's own answer.
+    /// Ends a round: a failure while input requests are pending (and no answer was malformed)
+    /// becomes the `InputRequiredResult` that asks for them; anything else is the handler's own
+    /// answer.
     fn finish_round(
         &self,
         round: Option<&InputRound>,
         failed: bool,
         binding: impl FnOnce() -> Binding,
     ) -> Option<Result<Box<RawValue>, RpcError>> {
-        let round = round.filter(|round| failed && round.has_pending())?;
+        let round = round.filter(|round| failed && round.needs_input())?;
         Some(round.input_required_result(&self.sealer, binding()))
     }
 

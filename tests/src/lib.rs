@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::mcp::LoggingLevel;
+use mcp_runtime::mcp::{ElicitResult, LoggingLevel};
 use mcp_runtime::{Error, RequestContext};
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// The generated server.
 pub mod server {
@@ -33,6 +33,37 @@ impl Drop for DropFlag {
             self.0.store(true, Ordering::SeqCst);
         }
     }
+}
+
+/// An elicitation form asking for one required string property `field`.
+pub fn form(message: &str, field: &str) -> Value {
+    json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": { field: { "type": "string" } },
+            "required": [field],
+        },
+    })
+}
+
+/// A sampling request of one user question.
+pub fn model_question(question: &str) -> Value {
+    json!({
+        "messages": [{ "role": "user", "content": { "type": "text", "text": question } }],
+        "maxTokens": 50,
+    })
+}
+
+/// The string field `name` of an elicitation answer (`"?"` when absent).
+fn field(answer: &ElicitResult, name: &str) -> String {
+    answer
+        .content
+        .as_ref()
+        .and_then(|content| content.get(name))
+        .and_then(|value| serde_json::to_value(value).ok())
+        .and_then(|value| value.as_str().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
 }
 
 impl server::Handler for TestHandler {
@@ -103,6 +134,111 @@ impl server::Handler for TestHandler {
             notifier.tools_changed();
         }
         Ok("announced".into())
+    }
+
+    /// Round 1 asks `name` and `colour` together (both requests before `?`); round 2 asks
+    /// `confirm`; the last round still reads the round-1 answers from `requestState`.
+    async fn interview(
+        &self,
+        ctx: &RequestContext,
+        params: types::InterviewParams,
+    ) -> Result<String, Error> {
+        let name = ctx.elicit("name", form("What is your name?", "name")).await;
+        let colour = ctx
+            .elicit("colour", form("Favourite colour?", "colour"))
+            .await;
+        let (name, colour) = (name?, colour?);
+        let confirm = ctx
+            .elicit("confirm", form("Shall I write it down?", "ok"))
+            .await?;
+        Ok(format!(
+            "{}: {} likes {} (confirm={})",
+            params.topic,
+            field(&name, "name"),
+            field(&colour, "colour"),
+            field(&confirm, "ok")
+        ))
+    }
+
+    /// Counts the rounds it ran in with `ctx.save`/`ctx.saved`, asking `first`, then `second`.
+    async fn tally(&self, ctx: &RequestContext) -> Result<String, Error> {
+        let round = ctx.saved::<u32>("round").unwrap_or(0) + 1;
+        ctx.save("round", round);
+        if ctx.saved::<String>("opened_in").is_none() {
+            ctx.save("opened_in", format!("round {round}"));
+        }
+        let first = ctx.elicit("first", form("First?", "v")).await?;
+        let second = ctx.elicit("second", form("Second?", "v")).await?;
+        Ok(format!(
+            "round={round}; opened_in={}; first={}; second={}",
+            ctx.saved::<String>("opened_in").unwrap_or_default(),
+            field(&first, "v"),
+            field(&second, "v")
+        ))
+    }
+
+    /// Asks for a form and a model answer, skipping what the client did not declare.
+    async fn polite_survey(&self, ctx: &RequestContext) -> Result<String, Error> {
+        let form_answer = ctx.elicit("form", form("Your name?", "name")).await;
+        let sample = ctx.sample("model", model_question("Hi?")).await;
+        let mut received = Vec::new();
+        let outcomes = [
+            ("form", form_answer.map(|a| field(&a, "name"))),
+            ("model", sample.map(|a| a.model)),
+        ];
+        for (key, outcome) in outcomes {
+            match outcome {
+                Ok(text) => received.push(format!("{key}={text}")),
+                Err(e) if e.is_input_required() => return Err(e),
+                Err(_) => {} // capability not declared: skipped
+            }
+        }
+        Ok(format!("received [{}]", received.join(", ")))
+    }
+
+    async fn needs_sampling(&self, ctx: &RequestContext) -> Result<String, Error> {
+        if ctx.client_capabilities().get("sampling").is_none() {
+            return Err(Error::missing_capability("sampling"));
+        }
+        Ok("sampling declared".into())
+    }
+
+    async fn region_echo(
+        &self,
+        _ctx: &RequestContext,
+        params: types::RegionEchoParams,
+    ) -> Result<String, Error> {
+        Ok(params.region)
+    }
+
+    async fn limit_echo(
+        &self,
+        _ctx: &RequestContext,
+        params: types::LimitEchoParams,
+    ) -> Result<String, Error> {
+        Ok(format!("limit={:?}", params.limit))
+    }
+
+    /// Asks which style to write the prompt in (MRTR on `prompts/get`).
+    async fn styled(
+        &self,
+        ctx: &RequestContext,
+        params: types::StyledParams,
+    ) -> Result<String, Error> {
+        let style = ctx.elicit("style", form("Which style?", "style")).await?;
+        Ok(format!(
+            "Write about {} in a {} style.",
+            params.topic,
+            field(&style, "style")
+        ))
+    }
+
+    /// Asks for a passphrase before showing its text (MRTR on `resources/read`).
+    async fn vault(&self, ctx: &RequestContext) -> Result<String, Error> {
+        let pass = ctx
+            .elicit("passphrase", form("Passphrase?", "pass"))
+            .await?;
+        Ok(format!("vault opened with {}", field(&pass, "pass")))
     }
 
     async fn greet(

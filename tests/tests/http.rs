@@ -747,7 +747,13 @@ async fn list_pagination_uses_opaque_cursors() {
             "explode",
             "ask_model",
             "reconnect",
-            "touch_tools"
+            "touch_tools",
+            "interview",
+            "tally",
+            "polite_survey",
+            "needs_sampling",
+            "region_echo",
+            "limit_echo"
         ]
     );
     let bad = client

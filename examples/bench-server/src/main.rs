@@ -1,6 +1,16 @@
 //! The benchmark server binary: `--addr HOST:PORT` (default 127.0.0.1:8080) serves MCP over
 //! Streamable HTTP at `/mcp`; `--stdio` serves it over stdin/stdout.
+//!
+//! `BENCH_SSE_RESPONSES=1` answers every session-era request as an SSE stream
+//! (`Config::sse_responses`), to measure that mode.
+
+use mcp_runtime::{Config, McpServer};
 
 fn main() -> std::process::ExitCode {
-    mcp_runtime::entry::main(bench_server::server::Server::new(bench_server::Echo))
+    let config = Config {
+        sse_responses: std::env::var("BENCH_SSE_RESPONSES").is_ok_and(|v| v == "1"),
+        ..Config::default()
+    };
+    let server = bench_server::server::Server::new(bench_server::Echo);
+    mcp_runtime::entry::run(McpServer::with_config(server, config))
 }

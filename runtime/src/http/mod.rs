@@ -343,6 +343,9 @@ impl<D: Dispatch> McpServer<D> {
         // reports "closed" before `done_rx` has the JSON answer.
         let keep_open = connection.clone();
         let outbound = Outbound::session_stream(session.clone(), connection, priming);
+        if self.core.config.sse_responses {
+            outbound.open_stream();
+        }
         let ctx = self
             .core
             .context(&session, params)

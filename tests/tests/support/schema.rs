@@ -53,7 +53,9 @@ fn validator(version: &str, definition: &str) -> &'static Mutex<Validators> {
     static CACHE: OnceLock<Mutex<Validators>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (version.to_string(), definition.to_string());
-    let mut map = cache.lock().unwrap();
+    let mut map = cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let std::collections::hash_map::Entry::Vacant(slot) = map.entry(key) {
         let mut root = schema_document(version);
         let defs = if root.get("$defs").is_some() {
@@ -74,12 +76,16 @@ fn validator(version: &str, definition: &str) -> &'static Mutex<Validators> {
 /// Asserts that `value` matches `definition` of the `version` schema.
 pub fn assert_valid(version: &str, definition: &str, value: &Value) {
     let cache = validator(version, definition);
-    let map = cache.lock().unwrap();
+    let map = cache
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let compiled = &map[&(version.to_string(), definition.to_string())];
     let errors: Vec<String> = compiled
         .iter_errors(value)
         .map(|e| format!("{} at {}", e, e.instance_path))
         .collect();
+    // Released before asserting, so that a failed check does not poison the cache.
+    drop(map);
     assert!(
         errors.is_empty(),
         "{version} {definition} rejects {value}:\n{}",
@@ -123,5 +129,38 @@ pub fn assert_server_message(version: &str, message: &Value) {
         .expect("a server message has a method");
     if let Some(definition) = message_definition(method) {
         assert_valid(version, definition, message);
+    }
+}
+
+/// Asserts that a 2026-07-28 response to `method` matches the schema: the envelope, then the
+/// result by its `resultType` (`InputRequiredResult` or the method's result), or the error by
+/// its code (`HeaderMismatchError`, `MissingRequiredClientCapabilityError`,
+/// `UnsupportedProtocolVersionError`, `InvalidParamsError`).
+pub fn assert_stateless_response(method: &str, response: &Value) {
+    const V: &str = "2026-07-28";
+    if let Some(error) = response.get("error") {
+        assert_valid(V, "JSONRPCErrorResponse", response);
+        match error["code"].as_i64() {
+            Some(-32020) => assert_valid(V, "HeaderMismatchError", response),
+            Some(-32021) => assert_valid(V, "MissingRequiredClientCapabilityError", response),
+            Some(-32022) => assert_valid(V, "UnsupportedProtocolVersionError", response),
+            Some(-32602) => assert_valid(V, "InvalidParamsError", error),
+            _ => {}
+        }
+        return;
+    }
+    assert_valid(V, "JSONRPCResultResponse", response);
+    let result = &response["result"];
+    if result["resultType"] == json!("input_required") {
+        assert_valid(V, "InputRequiredResult", result);
+        for (key, request) in result["inputRequests"].as_object().into_iter().flatten() {
+            assert!(
+                request.get("jsonrpc").is_none() && request.get("id").is_none(),
+                "input request {key} is a bare {{method, params}}: {request}"
+            );
+            assert_valid(V, "InputRequest", request);
+        }
+    } else if let Some(definition) = result_definition(method) {
+        assert_valid(V, definition, result);
     }
 }
