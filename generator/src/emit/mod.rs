@@ -92,12 +92,21 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
 /// or arms aside in the frame (see [`format`]).
 type Section<'a> = dyn Fn(&mut Frame) -> TokenStream + Sync + 'a;
 
+/// Stack of a section's thread: the main thread's usual 8 MiB rather than the 2 MiB default,
+/// so deeply nested schemas recurse as far as they did before sections had threads.
+const SECTION_STACK: usize = 8 << 20;
+
 /// Formats every section, in parallel, and concatenates them in order.
 fn format_sections(sections: &[&Section<'_>]) -> String {
     std::thread::scope(|scope| {
         let workers: Vec<_> = sections
             .iter()
-            .map(|build| scope.spawn(move || Frame::format_with(build)))
+            .map(|build| {
+                std::thread::Builder::new()
+                    .stack_size(SECTION_STACK)
+                    .spawn_scoped(scope, move || Frame::format_with(build))
+                    .expect("spawning a formatting thread")
+            })
             .collect();
         workers
             .into_iter()
