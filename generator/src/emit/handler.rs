@@ -4,11 +4,16 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::doc_attrs;
+use super::format::{Frame, Slot};
 use super::plan::MethodPlan;
 use crate::typespace::TypeSpace;
 
-/// `pub trait Handler { ... }`.
-pub fn handler_trait(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
+/// `pub trait Handler { ... }`, its methods set aside in `frame`.
+pub(crate) fn handler_trait(
+    methods: &[MethodPlan<'_>],
+    types: &TypeSpace,
+    frame: &mut Frame,
+) -> TokenStream {
     let types_path = quote!(types);
     let fns = methods.iter().map(|plan| {
         let name = ident(&plan.fn_name);
@@ -45,13 +50,14 @@ pub fn handler_trait(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStre
             > + ::std::marker::Send;
         }
     });
+    let fns = frame.run(Slot::TraitItems, fns.collect());
     quote! {
         /// Implement this trait to serve the document: one method per OpenRPC method.
         ///
         /// Write each method as an `async fn`. A returned `Err` becomes an `isError` result for
         /// a tool, and a JSON-RPC error otherwise.
         pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
-            #(#fns)*
+            #fns
         }
     }
 }

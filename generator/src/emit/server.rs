@@ -7,14 +7,20 @@ use quote::quote;
 use serde_json::Value;
 
 use super::descriptors::descriptor_json;
+use super::format::{Frame, Slot};
 use super::handler::ident;
 use super::plan::MethodPlan;
 use super::str_lit;
 use crate::openrpc::{Document, McpKind, ParamStructure};
 use crate::typespace::TypeSpace;
 
-/// `pub struct Server<H>` and its `Dispatch` implementation.
-pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
+/// `pub struct Server<H>` and its `Dispatch` implementation, the arms of its `match`es set aside
+/// in `frame`.
+pub(crate) fn server(
+    methods: &[MethodPlan<'_>],
+    types: &TypeSpace,
+    frame: &mut Frame,
+) -> TokenStream {
     let types_path = quote!(types);
     let params_ty = |plan: &MethodPlan<'_>| plan.params.map(|ty| types.type_expr(ty, &types_path));
 
@@ -180,13 +186,14 @@ pub fn server(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
     );
 
     // A `match` with only the catch-all arm trips clippy in users' crates: emit `None` alone.
-    let route = |key: &TokenStream, arms: Vec<TokenStream>| {
+    let mut route = |key: &TokenStream, arms: Vec<TokenStream>| {
         if arms.is_empty() {
             quote!(::std::option::Option::None)
         } else {
+            let arms = frame.run(Slot::ImplMethodMatchArms, arms);
             quote! {
                 match #key {
-                    #(#arms)*
+                    #arms
                     _ => ::std::option::Option::None,
                 }
             }

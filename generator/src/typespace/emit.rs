@@ -71,8 +71,8 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
 }
 
 /// Every named type (registered ones in registration order, each followed by the types created
-/// while lowering it), then the `defaults` module.
-pub(super) fn emit(space: &TypeSpace) -> TokenStream {
+/// while lowering it), then the `defaults` module: one token stream per item.
+pub(super) fn emit(space: &TypeSpace) -> Vec<TokenStream> {
     let emitter = Emitter {
         space,
         boxing: Boxing::new(space),
@@ -97,8 +97,8 @@ pub(super) fn emit(space: &TypeSpace) -> TokenStream {
             }
         }
     }
-    let default_fns = emitter.default_fns(&defaults);
-    quote! { #(#items)* #default_fns }
+    items.extend(emitter.default_fns(&defaults));
+    items
 }
 
 struct Emitter<'a> {
@@ -266,9 +266,10 @@ impl<'a> Emitter<'a> {
         (quote!(), manual)
     }
 
-    fn default_fns(&self, defaults: &DefaultFns) -> TokenStream {
+    /// The `defaults` module, `None` when no field needs one.
+    fn default_fns(&self, defaults: &DefaultFns) -> Option<TokenStream> {
         if defaults.is_empty() {
-            return quote!();
+            return None;
         }
         let fns = defaults.iter().map(|(fn_name, (ty, value))| {
             let func = ident(fn_name);
@@ -280,10 +281,10 @@ impl<'a> Emitter<'a> {
                 pub fn #func() -> #ret { #body }
             }
         });
-        quote! {
+        Some(quote! {
             /// Default values the schema gives to fields absent on the wire.
             pub mod defaults { #(#fns)* }
-        }
+        })
     }
 
     /// An expression of type `ty` (as seen from the `defaults` module) equal to `value`.

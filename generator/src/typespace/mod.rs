@@ -48,6 +48,10 @@ pub struct TypeSpace {
     pub(crate) owners: BTreeMap<TypeId, TypeId>,
     /// The registered type being lowered, if any.
     pub(crate) lowering: Option<TypeId>,
+    /// Every type before this index is lowered, so [`TypeSpace::lower_pending`] resumes here:
+    /// rescanning from the start on each [`TypeSpace::add_inline`] made planning quadratic in
+    /// the number of methods.
+    lowered_upto: usize,
 }
 
 impl TypeSpace {
@@ -97,6 +101,13 @@ impl TypeSpace {
     /// Every type definition, to be placed inside the types module (names inside refer to each
     /// other unqualified), followed by a `defaults` module when some field has a default value.
     pub fn emit(&self) -> TokenStream {
+        let items = self.emit_items();
+        quote::quote!(#(#items)*)
+    }
+
+    /// [`TypeSpace::emit`] one item at a time, so a large types module can be formatted piece
+    /// by piece.
+    pub fn emit_items(&self) -> Vec<TokenStream> {
         if self.has_pending() {
             let mut lowered = self.clone();
             lowered.lower_pending();
@@ -147,8 +158,11 @@ impl TypeSpace {
     }
 
     /// Lowers every registered schema that is still pending, in registration order.
+    ///
+    /// Only [`TypeSpace::add_named`] creates pending types, always at the end of `types`, so none
+    /// is left before `lowered_upto`.
     fn lower_pending(&mut self) {
-        let mut index = 0;
+        let mut index = self.lowered_upto;
         while index < self.types.len() {
             if let TypeKind::Named(Named {
                 body: Body::Pending(schema),
@@ -160,5 +174,6 @@ impl TypeSpace {
             }
             index += 1;
         }
+        self.lowered_upto = index;
     }
 }
