@@ -61,7 +61,9 @@ RESULTS=$WORK/results
 
 # name | mode label | loadgen mode | command
 SERVERS=(
+  "ours|stateless 2026-07-28|stateless2026|$BIN/bench-server"
   "ours|session-era JSON|session|$BIN/bench-server"
+  "ours|session-era SSE|session|env BENCH_SSE_RESPONSES=1 $BIN/bench-server"
   "rmcp|session-era SSE|session|$BIN/rmcp-peer --mode sessions"
   "rmcp|stateless (2025, JSON)|stateless|$BIN/rmcp-peer --mode stateless"
   "hyper (ceiling)|stateless JSON|stateless|$BIN/hyper-peer"
@@ -132,7 +134,6 @@ for entry in "${SERVERS[@]}"; do
     "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
     "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$ratio"
 done
-echo "| ours | stateless 2026-07-28 | n/a (pending) | | | | | | | |"
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 PIDS=()
 

@@ -403,6 +403,8 @@ enum OutboundInner {
         session: Arc<Session>,
         state: Mutex<StreamState>,
         priming_retry_ms: Option<u64>,
+        /// Answer on the stream even when nothing was sent before (`Config::sse_responses`).
+        always_stream: bool,
     },
     /// Messages written in order to a line-oriented peer (stdio).
     Lines(mpsc::UnboundedSender<String>),
@@ -432,11 +434,13 @@ impl Outbound {
         session: Arc<Session>,
         connection: mpsc::Sender<Delivery>,
         priming_retry_ms: Option<u64>,
+        always_stream: bool,
     ) -> Self {
         Self(Arc::new(OutboundInner::Session {
             session,
             state: Mutex::new(StreamState::Unopened(connection)),
             priming_retry_ms,
+            always_stream,
         }))
     }
 
@@ -453,6 +457,7 @@ impl Outbound {
                 session,
                 state,
                 priming_retry_ms,
+                ..
             } => {
                 let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
                 let mut streams = session.streams();
@@ -467,34 +472,34 @@ impl Outbound {
         }
     }
 
-    /// Opens the SSE stream now, so that the answer goes on it even if nothing precedes it.
-    pub(crate) fn open_stream(&self) {
-        if let OutboundInner::Session {
-            session,
-            state,
-            priming_retry_ms,
-        } = &*self.0
-        {
-            let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-            open(&mut state, &mut session.streams(), *priming_retry_ms);
-        }
-    }
-
     /// Delivers the response: on the open stream (then ends it) or as the JSON body.
     pub(crate) fn complete(&self, response: String) -> Completion {
         match &*self.0 {
             OutboundInner::Lines(_) => Completion::Json(response),
-            OutboundInner::Session { session, state, .. } => {
+            OutboundInner::Session {
+                session,
+                state,
+                priming_retry_ms,
+                always_stream,
+            } => {
                 let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-                match std::mem::replace(&mut *state, StreamState::Finished) {
-                    StreamState::Open(stream) => {
+                let stream = match std::mem::replace(&mut *state, StreamState::Finished) {
+                    StreamState::Open(stream) => stream,
+                    // Opened only now, so priming event, answer and end leave in one write.
+                    StreamState::Unopened(connection) if *always_stream => {
                         let mut streams = session.streams();
-                        streams.push(stream, response.as_bytes());
-                        streams.end(stream);
-                        Completion::Streamed
+                        let stream = streams.open_request_stream(connection);
+                        if let Some(retry) = priming_retry_ms {
+                            streams.prime(stream, *retry);
+                        }
+                        stream
                     }
-                    _ => Completion::Json(response),
-                }
+                    _ => return Completion::Json(response),
+                };
+                let mut streams = session.streams();
+                streams.push(stream, response.as_bytes());
+                streams.end(stream);
+                Completion::Streamed
             }
         }
     }
@@ -517,6 +522,7 @@ impl Outbound {
             session,
             state,
             priming_retry_ms,
+            ..
         } = &*self.0
         {
             let mut state = state.lock().unwrap_or_else(|p| p.into_inner());

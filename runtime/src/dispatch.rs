@@ -178,23 +178,23 @@ impl ToolOutcome {
                 }
             }
             ToolOutcome::Content(result) => {
-                let mut json = serde_json::json!({ "content": result.content });
-                if let Some(structured) = result.structured_content {
-                    let allowed = match version {
+                let structured = result
+                    .structured_content
+                    .as_ref()
+                    .filter(|s| match version {
                         ProtocolVersion::V2025_03_26 => false,
                         ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
-                            structured.is_object()
+                            s.is_object()
                         }
                         ProtocolVersion::V2026_07_28 => true,
-                    };
-                    if allowed {
-                        json["structuredContent"] = structured;
-                    }
-                }
-                if result.is_error {
-                    json["isError"] = serde_json::Value::Bool(true);
-                }
-                json.to_string()
+                    });
+                // Serialized straight from the blocks, without a `Value` tree in between.
+                serde_json::to_string(&CallToolResultOut {
+                    content: &result.content,
+                    structured_content: structured,
+                    is_error: result.is_error.then_some(true),
+                })
+                .map_err(|e| RpcError::internal(format!("Internal error: {e}")))?
             }
             ToolOutcome::Failed(error) if error.is_protocol() => {
                 return Err(error.into_mcp_error());
@@ -218,6 +218,16 @@ impl ToolOutcome {
         };
         RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
     }
+}
+
+/// The `CallToolResult` of an `"output": "mcp"` tool, as sent.
+#[derive(Serialize)]
+struct CallToolResultOut<'a> {
+    content: &'a [crate::mcp::ContentBlock],
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured_content: Option<&'a serde_json::Value>,
+    #[serde(rename = "isError", skip_serializing_if = "Option::is_none")]
+    is_error: Option<bool>,
 }
 
 /// `{"type":"text","text":...}` with `text` escaped.

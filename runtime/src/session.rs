@@ -33,7 +33,7 @@ pub struct Session {
     next_request_id: AtomicU64,
     subscriptions: Mutex<BTreeSet<String>>,
     pending: Mutex<HashMap<String, oneshot::Sender<ClientAnswer>>>,
-    in_flight: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    in_flight: Mutex<HashMap<String, Stop>>,
     streams: Mutex<Streams>,
 }
 
@@ -149,9 +149,10 @@ impl Session {
         }
     }
 
-    /// Records a running request so `notifications/cancelled` can stop it.
-    pub fn track(&self, request_id: &str, handle: tokio::task::AbortHandle) {
-        lock(&self.in_flight).insert(request_id.to_string(), handle);
+    /// Records a running request so `notifications/cancelled` can stop it: `stop` is called
+    /// on cancellation (or when the session closes).
+    pub fn track(&self, request_id: &str, stop: impl FnOnce() + Send + 'static) {
+        lock(&self.in_flight).insert(request_id.to_string(), Stop(Box::new(stop)));
     }
 
     /// Forgets a finished request.
@@ -162,9 +163,11 @@ impl Session {
     /// Stops the running request `request_id` (its handler future is dropped); false when no
     /// such request is running.
     pub fn cancel(&self, request_id: &str) -> bool {
-        match lock(&self.in_flight).remove(request_id) {
-            Some(handle) => {
-                handle.abort();
+        // Bound first: the lock is released before `stop` runs.
+        let stop = lock(&self.in_flight).remove(request_id);
+        match stop {
+            Some(stop) => {
+                (stop.0)();
                 true
             }
             None => false,
@@ -183,10 +186,23 @@ impl Session {
 
     /// Stops everything the session runs (on DELETE or expiry).
     pub fn close(&self) {
-        for (_, handle) in lock(&self.in_flight).drain() {
-            handle.abort();
+        let running: Vec<Stop> = lock(&self.in_flight)
+            .drain()
+            .map(|(_, stop)| stop)
+            .collect();
+        for stop in running {
+            (stop.0)();
         }
         lock(&self.pending).clear();
+    }
+}
+
+/// How to stop one running request.
+struct Stop(Box<dyn FnOnce() + Send>);
+
+impl std::fmt::Debug for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stop")
     }
 }
 

@@ -136,7 +136,7 @@ fn handle_line<D: Dispatch>(
                 task_session.untrack(&task_key);
                 let _ = out.send(answer);
             });
-            current.track(&key, handle);
+            current.track(&key, move || handle.abort());
         }
         Incoming::Notification {
             method: "notifications/cancelled",

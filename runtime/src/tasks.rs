@@ -186,6 +186,10 @@ impl TaskStore for MemoryTaskStore {
     fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord> {
         let mut tasks = self.lock();
         let task = tasks.get_mut(id)?;
+        // An expired task is gone, even before `remove_expired` drops it.
+        if task.created_at_ms + task.ttl_ms <= now_ms() {
+            return None;
+        }
         change(task);
         Some(task.clone())
     }
@@ -213,7 +217,7 @@ pub struct Tasks {
 }
 
 struct LocalTask {
-    cancel: watch::Sender<bool>,
+    cancel: Arc<watch::Sender<bool>>,
     answered: Arc<Notify>,
 }
 
@@ -241,13 +245,13 @@ impl Tasks {
         self.local.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Creates a `working` task run by this instance.
-    fn create(&self) -> Result<(TaskRecord, watch::Receiver<bool>), Error> {
+    /// Creates a `working` task run by this instance; `cancel` is set when it is cancelled.
+    fn create(&self, cancel: Arc<watch::Sender<bool>>) -> Result<TaskRecord, Error> {
         let now = now_ms();
         // Expired tasks go as new ones come; a running one past its TTL is stopped.
         for id in self.store.remove_expired(now) {
             if let Some(local) = self.local().remove(&id) {
-                let _ = local.cancel.send(true);
+                local.cancel.send_replace(true);
             }
         }
         let record = TaskRecord {
@@ -265,7 +269,6 @@ impl Tasks {
         self.store
             .insert(record.clone())
             .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e))?;
-        let (cancel, cancelled) = watch::channel(false);
         self.local().insert(
             record.task_id.clone(),
             LocalTask {
@@ -273,7 +276,7 @@ impl Tasks {
                 answered: Arc::default(),
             },
         );
-        Ok((record, cancelled))
+        Ok(record)
     }
 
     /// Records how the handler ended, unless the task already ended (cancelled).
@@ -387,7 +390,7 @@ impl Tasks {
             })
             .ok_or_else(|| unknown(&params.task_id))?;
         if let Some(local) = self.local().remove(&params.task_id) {
-            let _ = local.cancel.send(true);
+            local.cancel.send_replace(true);
         }
         Ok(ACK.to_string())
     }
@@ -436,13 +439,16 @@ pub(crate) struct TaskSlot {
     /// The JSON-RPC id of the `tools/call`.
     request_id: Box<RawValue>,
     reply: Mutex<Option<oneshot::Sender<(StatusCode, String)>>>,
-    task: OnceLock<(String, watch::Receiver<bool>)>,
+    task: OnceLock<String>,
+    /// Set by `tasks/cancel` (or expiry). It exists from the start, so that a handler
+    /// watching it before it became a task still sees the cancellation.
+    cancel: Arc<watch::Sender<bool>>,
 }
 
 impl std::fmt::Debug for TaskSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskSlot")
-            .field("task", &self.task.get().map(|t| &t.0))
+            .field("task", &self.task.get())
             .finish_non_exhaustive()
     }
 }
@@ -458,6 +464,7 @@ impl TaskSlot {
             request_id,
             reply: Mutex::new(Some(reply)),
             task: OnceLock::new(),
+            cancel: Arc::new(watch::channel(false).0),
         }
     }
 
@@ -470,8 +477,8 @@ impl TaskSlot {
         let Some(reply) = self.reply.lock().unwrap_or_else(|p| p.into_inner()).take() else {
             return Err(Error::new("the request was already answered"));
         };
-        let (record, cancelled) = self.tasks.create()?;
-        let _ = self.task.set((record.task_id.clone(), cancelled));
+        let record = self.tasks.create(self.cancel.clone())?;
+        let _ = self.task.set(record.task_id.clone());
         let result =
             RawValue::from_string(record.create_result()).map_err(|e| Error::new(e.to_string()))?;
         let _ = reply.send((StatusCode::OK, success_response(&self.request_id, &result)));
@@ -481,17 +488,14 @@ impl TaskSlot {
 
     /// The task id once the call became a task.
     pub(crate) fn task_id(&self) -> Option<&str> {
-        self.task.get().map(|(id, _)| id.as_str())
+        self.task.get().map(String::as_str)
     }
 
-    /// Resolves when the task is cancelled (never before it is a task).
+    /// Resolves when the task is cancelled (only a task can be).
     pub(crate) async fn cancelled(&self) {
-        match self.task.get() {
-            Some((_, cancelled)) => {
-                let mut cancelled = cancelled.clone();
-                let _ = cancelled.wait_for(|c| *c).await;
-            }
-            None => std::future::pending().await,
+        let mut cancelled = self.cancel.subscribe();
+        if cancelled.wait_for(|c| *c).await.is_err() {
+            std::future::pending::<()>().await;
         }
     }
 
@@ -573,6 +577,10 @@ mod tests {
         )
     }
 
+    fn flag() -> Arc<watch::Sender<bool>> {
+        Arc::new(watch::channel(false).0)
+    }
+
     fn raw(text: &str) -> Box<RawValue> {
         RawValue::from_string(text.to_string()).unwrap()
     }
@@ -580,11 +588,12 @@ mod tests {
     #[test]
     fn outcomes_and_cancellation() {
         let tasks = tasks();
-        let (done, _) = tasks.create().unwrap();
+        let done = tasks.create(flag()).unwrap();
         tasks.finish(&done.task_id, Ok(raw(r#"{"content":[]}"#)));
-        let (failed, _) = tasks.create().unwrap();
+        let failed = tasks.create(flag()).unwrap();
         tasks.finish(&failed.task_id, Err(RpcError::internal("boom")));
-        let (cancelled, stop) = tasks.create().unwrap();
+        let stop = flag();
+        let cancelled = tasks.create(stop.clone()).unwrap();
         let params = raw(&json!({"taskId": cancelled.task_id}).to_string());
         assert_eq!(tasks.cancel(Some(&params)).unwrap(), ACK);
         assert!(*stop.borrow());
@@ -606,15 +615,15 @@ mod tests {
             Duration::from_millis(1),
             Duration::from_millis(1),
         );
-        let (first, _) = tasks.create().unwrap();
-        assert!(tasks.create().is_err() || tasks.store.get(&first.task_id).is_none());
+        let first = tasks.create(flag()).unwrap();
+        assert!(tasks.create(flag()).is_err() || tasks.store.get(&first.task_id).is_none());
         assert!(tasks.store.remove_expired(now_ms() + 10).len() <= 1);
     }
 
     #[tokio::test]
     async fn input_parks_the_task_until_answered() {
         let tasks = Arc::new(tasks());
-        let (record, _) = tasks.create().unwrap();
+        let record = tasks.create(flag()).unwrap();
         let id = record.task_id.clone();
         let asking = {
             let tasks = tasks.clone();

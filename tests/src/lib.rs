@@ -3,8 +3,10 @@
 //! `fixtures/http-test.openrpc.json`, with handlers that exercise each transport behaviour.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
 
 use mcp_runtime::mcp::{ElicitResult, LoggingLevel};
 use mcp_runtime::{Error, RequestContext};
@@ -22,6 +24,68 @@ use server::types;
 pub struct TestHandler {
     /// Set when a `slow` call is cancelled.
     pub dropped: Arc<AtomicBool>,
+    /// Fires when a `linger` call's future is dropped unfinished.
+    pub linger_dropped: DropProbe,
+    /// Fires when an `endless_job` call's future is dropped unfinished.
+    pub endless_dropped: DropProbe,
+}
+
+/// Records the moment a handler's future was dropped before it finished (its cancellation).
+#[derive(Debug, Default, Clone)]
+pub struct DropProbe(Arc<ProbeState>);
+
+#[derive(Debug, Default)]
+struct ProbeState {
+    dropped_at: Mutex<Option<Instant>>,
+    fired: Notify,
+}
+
+impl DropProbe {
+    /// A guard to hold across the handler's work: dropping it unfinished fires the probe.
+    pub fn guard(&self) -> DropGuard {
+        DropGuard {
+            probe: self.clone(),
+            finished: false,
+        }
+    }
+
+    /// When the guarded future was dropped, if it was.
+    pub fn dropped_at(&self) -> Option<Instant> {
+        *self.0.dropped_at.lock().unwrap()
+    }
+
+    /// Waits up to `timeout` for the probe to fire; returns when the future was dropped.
+    pub async fn wait(&self, timeout: Duration) -> Option<Instant> {
+        let fired = self.0.fired.notified();
+        if let Some(at) = self.dropped_at() {
+            return Some(at);
+        }
+        let _ = tokio::time::timeout(timeout, fired).await;
+        self.dropped_at()
+    }
+}
+
+/// Fires its probe when dropped before [`DropGuard::finish`].
+#[derive(Debug)]
+pub struct DropGuard {
+    probe: DropProbe,
+    finished: bool,
+}
+
+impl DropGuard {
+    /// The work completed: dropping the guard now fires nothing.
+    pub fn finish(mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        if !self.finished {
+            *self.probe.0.dropped_at.lock().unwrap() = Some(Instant::now());
+            self.probe.0.fired.notify_waiters();
+        }
+    }
 }
 
 /// Sets its flag when dropped before `disarm`.
@@ -259,5 +323,68 @@ impl server::Handler for TestHandler {
         params: types::ItemParams,
     ) -> Result<types::ItemResult, Error> {
         Ok(types::ItemResult { id: params.id })
+    }
+
+    /// Reports progress, then waits a minute: a stateless client closing the stream must
+    /// cancel it (`linger_dropped` fires).
+    async fn linger(&self, ctx: &RequestContext) -> Result<String, Error> {
+        let guard = self.linger_dropped.guard();
+        ctx.progress(1.0, None, Some("lingering"));
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        guard.finish();
+        Ok("lingered".into())
+    }
+
+    async fn verbose(&self, ctx: &RequestContext) -> Result<String, Error> {
+        ctx.log(LoggingLevel::Debug, Some("verbose"), "debug message");
+        ctx.log(LoggingLevel::Info, Some("verbose"), "info message");
+        Ok("logged".into())
+    }
+
+    /// A task when the client allows it, a plain call otherwise.
+    async fn background_job(
+        &self,
+        ctx: &RequestContext,
+        params: types::BackgroundJobParams,
+    ) -> Result<String, Error> {
+        ctx.start_task();
+        let millis = params.millis.max(0);
+        tokio::time::sleep(Duration::from_millis(millis as u64)).await;
+        Ok(format!("done in {millis} ms"))
+    }
+
+    async fn failing_job(&self, ctx: &RequestContext) -> Result<String, Error> {
+        ctx.require_task()?;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Err(Error::new("the job failed"))
+    }
+
+    async fn broken_job(&self, ctx: &RequestContext) -> Result<String, Error> {
+        ctx.require_task()?;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Err(Error::protocol(-32603, "the job broke"))
+    }
+
+    /// Works until cancelled (`endless_dropped` fires).
+    async fn endless_job(&self, ctx: &RequestContext) -> Result<String, Error> {
+        ctx.require_task()?;
+        let guard = self.endless_dropped.guard();
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        guard.finish();
+        Ok("finished after all".into())
+    }
+
+    /// Asks `first` and `second` at once; both park the task until answered.
+    async fn two_questions(&self, ctx: &RequestContext) -> Result<String, Error> {
+        ctx.require_task()?;
+        let (first, second) = tokio::join!(
+            ctx.elicit("first", form("First name?", "name")),
+            ctx.elicit("second", form("Second name?", "name")),
+        );
+        Ok(format!(
+            "{} and {}",
+            field(&first?, "name"),
+            field(&second?, "name")
+        ))
     }
 }

@@ -753,7 +753,14 @@ async fn list_pagination_uses_opaque_cursors() {
             "polite_survey",
             "needs_sampling",
             "region_echo",
-            "limit_echo"
+            "limit_echo",
+            "linger",
+            "verbose",
+            "background_job",
+            "failing_job",
+            "broken_job",
+            "endless_job",
+            "two_questions"
         ]
     );
     let bad = client

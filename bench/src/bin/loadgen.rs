@@ -2,15 +2,19 @@
 //! one tokio thread: pin it with taskset).
 //!
 //! ```text
-//! loadgen check    --addr A --mode session|stateless
-//! loadgen load     --addr A --mode session|stateless --conns N --secs S [--warmup S] [--pid PID]
+//! loadgen check    --addr A --mode session|stateless|stateless2026
+//! loadgen load     --addr A --mode session|stateless|stateless2026 --conns N --secs S [--warmup S] [--pid PID]
 //! loadgen sessions --addr A --count N [--conns C]
 //! ```
 //!
 //! - `session`: every connection first sends `initialize` (its own session) and
 //!   `notifications/initialized`, then every request carries `Mcp-Session-Id` and
 //!   `MCP-Protocol-Version`.
-//! - `stateless`: no initialize; every request carries `MCP-Protocol-Version: 2025-11-25`.
+//! - `stateless`: no initialize; every request carries `MCP-Protocol-Version: 2025-11-25`
+//!   (rmcp's stateless mode and the ceiling).
+//! - `stateless2026`: the 2026-07-28 revision: every request carries `_meta` (protocol
+//!   version, client capabilities) and the `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method`
+//!   and `Mcp-Name` headers.
 //!
 //! Every request has a fresh JSON-RPC id. A response counts as correct when its status is 200
 //! and its body holds the echoed text block (JSON or one SSE `data:` line). `load` prints
@@ -68,8 +72,8 @@ fn parse() -> Result<(String, Args)> {
             other => bail!("unknown flag {other}"),
         }
     }
-    if args.mode != "session" && args.mode != "stateless" {
-        bail!("--mode session|stateless");
+    if !["session", "stateless", "stateless2026"].contains(&args.mode.as_str()) {
+        bail!("--mode session|stateless|stateless2026");
     }
     Ok((command, args))
 }
@@ -80,6 +84,8 @@ struct Conn {
     session: Option<String>,
     version: String,
     next_id: u64,
+    /// 2026-07-28 requests: `_meta` in the body, routing headers.
+    modern: bool,
 }
 
 impl Conn {
@@ -96,6 +102,7 @@ impl Conn {
             session: None,
             version: VERSION.into(),
             next_id: 1,
+            modern: false,
         })
     }
 
@@ -107,6 +114,11 @@ impl Conn {
             .header("mcp-protocol-version", &self.version);
         if let Some(session) = &self.session {
             request = request.header("mcp-session-id", session);
+        }
+        if self.modern {
+            request = request
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "echo");
         }
         let request = request.body(Full::new(Bytes::from(body)))?;
         self.sender.ready().await?;
@@ -153,8 +165,13 @@ impl Conn {
     async fn call(&mut self) -> Result<(bool, Bytes)> {
         let id = self.next_id;
         self.next_id += 1;
+        let meta = if self.modern {
+            r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#
+        } else {
+            ""
+        };
         let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{meta}"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
             mcp_bench::ECHO_TEXT
         );
         let (status, _, bytes) = self.post(body).await?;
@@ -178,8 +195,7 @@ fn json_of(bytes: &[u8]) -> Result<serde_json::Value> {
         text.lines()
             .filter_map(|l| l.strip_prefix("data:"))
             .map(str::trim)
-            .filter(|d| d.starts_with('{'))
-            .last()
+            .rfind(|d| d.starts_with('{'))
             .ok_or_else(|| anyhow!("no JSON in body: {text:?}"))?
             .to_string()
     };
@@ -188,8 +204,13 @@ fn json_of(bytes: &[u8]) -> Result<serde_json::Value> {
 
 async fn connect(args: &Args) -> Result<Conn> {
     let mut conn = Conn::open(args.addr).await?;
-    if args.mode == "session" {
-        conn.initialize().await?;
+    match args.mode.as_str() {
+        "session" => conn.initialize().await?,
+        "stateless2026" => {
+            conn.modern = true;
+            conn.version = "2026-07-28".into();
+        }
+        _ => {}
     }
     Ok(conn)
 }

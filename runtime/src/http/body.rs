@@ -45,6 +45,19 @@ impl Body {
     }
 }
 
+/// `more` after `batch` (no copy when there is nothing before it).
+fn append(batch: Option<Bytes>, more: Bytes) -> Bytes {
+    match batch {
+        None => more,
+        Some(first) => {
+            let mut joined = Vec::with_capacity(first.len() + more.len());
+            joined.extend_from_slice(&first);
+            joined.extend_from_slice(&more);
+            Bytes::from(joined)
+        }
+    }
+}
+
 impl http_body::Body for Body {
     type Data = Bytes;
     type Error = Infallible;
@@ -57,22 +70,34 @@ impl http_body::Body for Body {
             Kind::Empty => Poll::Ready(None),
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Kind::Stream { head, rx, done } => {
-                if let Some(bytes) = head.take() {
-                    return Poll::Ready(Some(Ok(Frame::data(bytes))));
-                }
                 if *done {
-                    return Poll::Ready(None);
+                    return Poll::Ready(head.take().map(|b| Ok(Frame::data(b))));
                 }
-                match rx.poll_recv(cx) {
-                    Poll::Ready(Some(Delivery::Frame(bytes))) => {
-                        Poll::Ready(Some(Ok(Frame::data(bytes))))
+                // Everything already queued leaves in one chunk: one write instead of one per
+                // frame (a short SSE answer is priming event, result and end at once).
+                let mut batch = head.take();
+                loop {
+                    let delivery = if batch.is_none() {
+                        match rx.poll_recv(cx) {
+                            Poll::Ready(delivery) => delivery,
+                            Poll::Pending => return Poll::Pending,
+                        }
+                    } else {
+                        match rx.try_recv() {
+                            Ok(delivery) => Some(delivery),
+                            Err(mpsc::error::TryRecvError::Empty) => break,
+                            Err(mpsc::error::TryRecvError::Disconnected) => None,
+                        }
+                    };
+                    match delivery {
+                        Some(Delivery::Frame(bytes)) => batch = Some(append(batch, bytes)),
+                        Some(Delivery::End | Delivery::Detach) | None => {
+                            *done = true;
+                            break;
+                        }
                     }
-                    Poll::Ready(Some(Delivery::End | Delivery::Detach) | None) => {
-                        *done = true;
-                        Poll::Ready(None)
-                    }
-                    Poll::Pending => Poll::Pending,
                 }
+                Poll::Ready(batch.map(|b| Ok(Frame::data(b))))
             }
         }
     }

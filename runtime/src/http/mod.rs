@@ -164,7 +164,8 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let headers = request.headers().clone();
+        let (parts, body) = request.into_parts();
+        let headers = parts.headers;
         if !guard::is_json_content(&headers) {
             return rpc_error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -188,7 +189,7 @@ impl<D: Dispatch> McpServer<D> {
             );
         }
         let limit = self.core.config.body_limit;
-        let bytes = match Limited::new(request.into_body(), limit).collect().await {
+        let bytes = match Limited::new(body, limit).collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(error) => {
                 let too_large = error
@@ -342,56 +343,66 @@ impl<D: Dispatch> McpServer<D> {
         // The task keeps the channel open until it has handed over its answer, so `rx` never
         // reports "closed" before `done_rx` has the JSON answer.
         let keep_open = connection.clone();
-        let outbound = Outbound::session_stream(session.clone(), connection, priming);
-        if self.core.config.sse_responses {
-            outbound.open_stream();
-        }
+        let outbound = Outbound::session_stream(
+            session.clone(),
+            connection,
+            priming,
+            self.core.config.sse_responses,
+        );
         let ctx = self
             .core
             .context(&session, params)
             .with_outbound(outbound.clone());
         let (done_tx, mut done_rx) = oneshot::channel::<String>();
         let key = id_key(id);
+        // `notifications/cancelled` (or the session closing) fires `cancel`.
+        let (cancel, cancelled) = oneshot::channel::<()>();
+        session.track(&key, move || {
+            let _ = cancel.send(());
+        });
         let core = self.core.clone();
         let owned_id = id.to_owned();
         let owned_method = method.to_string();
         let owned_params = params.map(RawValue::to_owned);
         let task_session = session.clone();
-        let task_key = key.clone();
-        let task = tokio::spawn(async move {
-            // Ends the stream if the task is dropped unfinished (cancelled).
+        let mut work: crate::BoxFuture<'static, ()> = Box::pin(async move {
+            // Ends the stream if the work is dropped unfinished (cancelled).
             let _abandon = AbandonOnDrop(outbound.clone());
-            let result = core
-                .handle(&task_session, &owned_method, owned_params.as_deref(), ctx)
-                .await;
+            let handled = core.handle(&task_session, &owned_method, owned_params.as_deref(), ctx);
+            let result = tokio::select! {
+                result = handled => result,
+                // Cancelled, or the session is gone.
+                _ = cancelled => return,
+            };
             let response = match result {
                 Ok(result) => success_response(&owned_id, &result),
                 Err(error) => error_response(Some(&owned_id), &error),
             };
-            task_session.untrack(&task_key);
+            task_session.untrack(&key);
             if let Completion::Json(json) = outbound.complete(response) {
                 let _ = done_tx.send(json);
             }
             drop(keep_open);
         });
-        session.track(&key, task.abort_handle());
-        tokio::select! {
-            Ok(json) = &mut done_rx => return json_response(StatusCode::OK, json),
+        // The handler runs inline: a plain call costs no spawn and no cross-task wake-up. Once
+        // it streams, the rest of it moves to its own task and the stream is the response.
+        let delivery = tokio::select! {
+            biased;
+            () = &mut work => match done_rx.try_recv() {
+                Ok(json) => return json_response(StatusCode::OK, json),
+                // Streamed: everything is queued already.
+                Err(_) => rx.try_recv().ok(),
+            },
             delivery = rx.recv() => {
-                if let Some(delivery) = delivery {
-                    let head = match delivery {
-                        Delivery::Frame(bytes) => Some(bytes),
-                        Delivery::End | Delivery::Detach => return sse_response(None, closed_channel()),
-                    };
-                    return sse_response(head, rx);
-                }
+                tokio::spawn(work);
+                delivery
             }
-        }
-        // The channel closed: either the answer is ready (both branches were ready and the
-        // select picked this one), or the request was cancelled and will never answer.
-        match done_rx.try_recv() {
-            Ok(json) => json_response(StatusCode::OK, json),
-            Err(_) => status_only(StatusCode::ACCEPTED),
+        };
+        match delivery {
+            Some(Delivery::Frame(bytes)) => sse_response(Some(bytes), rx),
+            Some(Delivery::End | Delivery::Detach) => sse_response(None, closed_channel()),
+            // Cancelled before it answered.
+            None => status_only(StatusCode::ACCEPTED),
         }
     }
 

@@ -71,17 +71,18 @@ pub(crate) fn is_stateless(headers: &HeaderMap, params: Option<&RawValue>) -> bo
     if headers.contains_key(super::SESSION_HEADER) {
         return false;
     }
-    let has_meta = params
-        .and_then(|p| serde_json::from_str::<WithMeta<'_>>(p.get()).ok())
-        .is_some_and(|p| p.meta.is_some());
+    // A header naming anything but a session-era revision decides alone, without reading
+    // the params.
     match header(headers, VERSION_HEADER).map(str::trim) {
-        _ if has_meta => true,
-        None => false,
-        Some(version) => !matches!(
-            version,
-            "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25"
-        ),
+        None | Some("2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => {}
+        Some(_) => return true,
     }
+    // Otherwise `params._meta` makes it stateless (the substring test skips the parse for
+    // session-era traffic).
+    params
+        .filter(|p| p.get().contains("\"_meta\""))
+        .and_then(|p| serde_json::from_str::<WithMeta<'_>>(p.get()).ok())
+        .is_some_and(|p| p.meta.is_some())
 }
 
 /// Methods 2026-07-28 removed.
@@ -327,6 +328,10 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// Runs the request; answers JSON, or SSE when the handler sends notifications first.
+    ///
+    /// The handler runs inline in this connection's task, so a plain call costs no spawn and
+    /// no cross-task wake-up. Only when it streams, or continues as a task, is the rest of
+    /// it handed to its own tokio task.
     async fn stateless_call(
         &self,
         id: &RawValue,
@@ -349,7 +354,7 @@ impl<D: Dispatch> McpServer<D> {
         let owned_id = id.to_owned();
         let owned_method = method.to_string();
         let owned_params = params.map(RawValue::to_owned);
-        let task = tokio::spawn(async move {
+        let mut work: crate::BoxFuture<'static, ()> = Box::pin(async move {
             let handled = core.handle_stateless(&owned_method, owned_params.as_deref(), ctx);
             let outcome = tokio::select! {
                 outcome = handled => outcome,
@@ -368,66 +373,95 @@ impl<D: Dispatch> McpServer<D> {
             });
         });
         let first = tokio::select! {
-            Ok((status, json)) = &mut done_rx => {
+            biased;
+            () = &mut work => {
+                let Ok((status, json)) = done_rx.try_recv() else {
+                    return super::status_only(StatusCode::ACCEPTED);
+                };
                 // Notifications sent just before the answer still go first, on SSE.
                 match lines_rx.try_recv() {
-                    Ok(line) => Some((line, Some(json))),
+                    Ok(line) => return stream(line, lines_rx, Answer::Ready(json), None),
                     Err(_) => return json_response(status, json),
                 }
             }
-            line = lines_rx.recv() => line.map(|line| (line, None)),
+            Ok((status, json)) = &mut done_rx => {
+                // The call became a task: it goes on in the background.
+                tokio::spawn(work);
+                match lines_rx.try_recv() {
+                    Ok(line) => return stream(line, lines_rx, Answer::Ready(json), None),
+                    Err(_) => return json_response(status, json),
+                }
+            }
+            line = lines_rx.recv() => line,
         };
-        let Some((first, answered)) = first else {
+        let Some(first) = first else {
+            // The handler dropped its context without answering yet: let it finish.
+            tokio::spawn(work);
             return match done_rx.await {
                 Ok((status, json)) => json_response(status, json),
                 Err(_) => super::status_only(StatusCode::ACCEPTED),
             };
         };
-        // Stream: every notification, then the answer. Dropping the response (the client
-        // closed the stream) aborts the handler: on this revision that is the cancellation.
-        let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
-        let abort = task.abort_handle();
-        tokio::spawn(async move {
-            let mut sequence = 0u64;
-            let mut frame = |json: &str| {
-                sequence += 1;
-                Delivery::Frame(encode_frame(&sequence.to_string(), json.as_bytes()))
-            };
-            if frames.send(frame(&first)).await.is_err() {
-                abort.abort();
-                return;
-            }
-            let answer = match answered {
-                Some(json) => {
-                    while let Ok(line) = lines_rx.try_recv() {
-                        let _ = frames.send(frame(&line)).await;
-                    }
-                    json
-                }
-                None => loop {
-                    tokio::select! {
-                        line = lines_rx.recv() => match line {
-                            Some(line) => if frames.send(frame(&line)).await.is_err() { abort.abort(); return; },
-                            None => match (&mut done_rx).await { Ok((_, json)) => break json, Err(_) => return },
-                        },
-                        done = &mut done_rx => match done {
-                            Ok((_, json)) => {
-                                while let Ok(line) = lines_rx.try_recv() {
-                                    let _ = frames.send(frame(&line)).await;
-                                }
-                                break json;
-                            }
-                            Err(_) => return,
-                        },
-                        () = frames.closed() => { abort.abort(); return; }
-                    }
-                },
-            };
-            let _ = frames.send(frame(&answer)).await;
-            let _ = frames.send(Delivery::End).await;
-        });
-        sse_response(None::<Bytes>, rx)
+        let abort = tokio::spawn(work).abort_handle();
+        stream(first, lines_rx, Answer::Pending(done_rx), Some(abort))
     }
+}
+
+/// The answer of a streamed request: already there, or still to come from the handler.
+enum Answer {
+    Ready(String),
+    Pending(oneshot::Receiver<(StatusCode, String)>),
+}
+
+/// An SSE response: `first`, every later notification, then the answer. Dropping the
+/// response (the client closed the stream) aborts the handler: on this revision that is the
+/// cancellation.
+fn stream(
+    first: String,
+    mut lines: mpsc::UnboundedReceiver<String>,
+    answer: Answer,
+    abort: Option<tokio::task::AbortHandle>,
+) -> super::Response<Body> {
+    let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
+    let stop = move || {
+        if let Some(abort) = &abort {
+            abort.abort();
+        }
+    };
+    tokio::spawn(async move {
+        let mut sequence = 0u64;
+        let mut frame = |json: &str| {
+            sequence += 1;
+            Delivery::Frame(encode_frame(&sequence.to_string(), json.as_bytes()))
+        };
+        if frames.send(frame(&first)).await.is_err() {
+            stop();
+            return;
+        }
+        let answer = match answer {
+            Answer::Ready(json) => json,
+            Answer::Pending(mut done) => loop {
+                tokio::select! {
+                    line = lines.recv() => match line {
+                        Some(line) => if frames.send(frame(&line)).await.is_err() { stop(); return; },
+                        None => match (&mut done).await { Ok((_, json)) => break json, Err(_) => return },
+                    },
+                    answered = &mut done => match answered {
+                        Ok((_, json)) => break json,
+                        Err(_) => return,
+                    },
+                    () = frames.closed() => { stop(); return; }
+                }
+            },
+        };
+        // Notifications sent just before the answer go first.
+        while let Ok(line) = lines.try_recv() {
+            let _ = frames.send(frame(&line)).await;
+        }
+        let _ = frames.send(frame(&answer)).await;
+        let _ = frames.send(Delivery::End).await;
+    });
+    sse_response(None::<Bytes>, rx)
 }
 
 /// Decodes a header value that may use the `=?base64?...?=` form (strictly), trimming

@@ -17,6 +17,7 @@ use workspace_tests::server::Server;
 use workspace_tests::TestHandler;
 
 pub mod schema;
+pub mod sse;
 pub mod stateless;
 
 /// A server running on an ephemeral loopback port until dropped.

@@ -125,7 +125,8 @@ impl Answer {
 
 /// Sends one stateless request declaring `capabilities`, with `MCP-Protocol-Version`,
 /// `Mcp-Method` and (for `tools/call`, `prompts/get`, `resources/read`) `Mcp-Name` taken from the
-/// body, plus `extra` headers; checks every message of the answer against the schema.
+/// body, plus `extra` headers; checks every message of the answer against the schema. Fields
+/// of a `_meta` already in `params` (`progressToken`, the log level) are kept.
 pub async fn exchange(
     addr: SocketAddr,
     id: i64,
@@ -134,7 +135,13 @@ pub async fn exchange(
     capabilities: Value,
     extra: &[(&str, &str)],
 ) -> Answer {
-    params["_meta"] = meta(capabilities);
+    let mut full_meta = meta(capabilities);
+    if let Some(given) = params.get("_meta").and_then(Value::as_object) {
+        for (key, value) in given {
+            full_meta[key] = value.clone();
+        }
+    }
+    params["_meta"] = full_meta;
     let name = params
         .get("name")
         .or_else(|| params.get("uri"))
