@@ -16,7 +16,7 @@ SMOKE=0
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=$CARGO_TARGET_DIR/release
-BASE_PORT=${BENCH_PORT:-39200}
+BASE_PORT=${BENCH_PORT:-19200}  # below the ephemeral port range, so no load connection holds it
 
 if [[ $SMOKE == 1 ]]; then
   ROUNDS=1; SECS=${SECS:-1}; WARMUP=0.2; CONNS=(64); SESSION_COUNTS=(1000)

@@ -97,6 +97,25 @@ fn hot_path(c: &mut Criterion) {
             })
         })
     });
+    // The same call on the stateless 2026-07-28 path: `_meta` and routing headers, no session.
+    const CALL_2026: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"echo","arguments":{"text":"hello"}}}"#;
+    g.bench_function("http_handle_tools_call_stateless", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let request = http::Request::post("/mcp")
+                    .header("host", "127.0.0.1")
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tools/call")
+                    .header("mcp-name", "echo")
+                    .body(Full::new(Bytes::from_static(CALL_2026.as_bytes())))
+                    .unwrap();
+                let response = mcp.handle(request).await;
+                black_box(response.into_body().collect().await.unwrap().to_bytes())
+            })
+        })
+    });
     g.finish();
 }
 
