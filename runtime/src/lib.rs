@@ -32,4 +32,4 @@ pub use error::Error;
 pub use jsonrpc::RpcError;
 pub use notifier::Notifier;
 pub use protocol::ProtocolVersion;
-pub use server::{Config, McpServer};
+pub use server::{CacheHint, CacheHints, CacheScope, Config, McpServer};

@@ -23,6 +23,78 @@ use crate::session::{MemorySessionStore, Session, SessionStore};
 use crate::tasks::{self, MemoryTaskStore, TaskStore, Tasks, TASKS_EXTENSION};
 use crate::{CompletionKind, Descriptor};
 
+/// Who may reuse a cached 2026-07-28 result (`cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any client may reuse it (`"public"`).
+    Public,
+    /// Only the client that asked (`"private"`).
+    Private,
+}
+
+impl CacheScope {
+    fn as_str(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+/// The `ttlMs` and `cacheScope` one kind of 2026-07-28 result carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long the result may be reused (`ttlMs`; zero: do not reuse).
+    pub ttl: Duration,
+    /// Who may reuse it.
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// A hint of `ttl` for `scope`.
+    pub const fn new(ttl: Duration, scope: CacheScope) -> Self {
+        Self { ttl, scope }
+    }
+
+    fn pair(self) -> Option<(u64, &'static str)> {
+        Some((self.ttl.as_millis() as u64, self.scope.as_str()))
+    }
+}
+
+/// The cache hints of every cacheable 2026-07-28 result. The lists are generated at build time
+/// and never change while the server runs, hence the long public defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHints {
+    /// `server/discover`. Default 0 ms, private.
+    pub discover: CacheHint,
+    /// `tools/list`. Default 5 minutes, public.
+    pub tools_list: CacheHint,
+    /// `prompts/list`. Default 5 minutes, public.
+    pub prompts_list: CacheHint,
+    /// `resources/list`. Default 5 minutes, public.
+    pub resources_list: CacheHint,
+    /// `resources/templates/list`. Default 5 minutes, public.
+    pub resource_templates_list: CacheHint,
+    /// `resources/read`. Default 5 minutes, private (a read that took client input is never
+    /// cached: 0 ms).
+    pub resources_read: CacheHint,
+}
+
+impl Default for CacheHints {
+    fn default() -> Self {
+        const FIVE_MINUTES: Duration = Duration::from_secs(300);
+        let list = CacheHint::new(FIVE_MINUTES, CacheScope::Public);
+        Self {
+            discover: CacheHint::new(Duration::ZERO, CacheScope::Private),
+            tools_list: list,
+            prompts_list: list,
+            resources_list: list,
+            resource_templates_list: list,
+            resources_read: CacheHint::new(FIVE_MINUTES, CacheScope::Private),
+        }
+    }
+}
+
 /// Settings of a server. Every bound has a name and a default.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -69,6 +141,8 @@ pub struct Config {
     pub task_poll_interval: Duration,
     /// Most tasks kept at once by the default in-memory task store. Default 10,000.
     pub max_tasks: usize,
+    /// `ttlMs` and `cacheScope` of cacheable 2026-07-28 results.
+    pub cache_hints: CacheHints,
 }
 
 impl Default for Config {
@@ -91,6 +165,7 @@ impl Default for Config {
             task_ttl: Duration::from_secs(60 * 60),
             task_poll_interval: Duration::from_millis(250),
             max_tasks: 10_000,
+            cache_hints: CacheHints::default(),
         }
     }
 }
@@ -485,22 +560,22 @@ impl<D: Dispatch> Core<D> {
         params: Option<&RawValue>,
         ctx: RequestContext,
     ) -> Result<Box<RawValue>, RpcError> {
-        const LIST_CACHE: Option<(u64, &str)> = Some((300_000, "public"));
+        let hints = &self.config.cache_hints;
         let version = ProtocolVersion::V2026_07_28;
         let catalog = self.dispatch.catalog();
         let (result, cache) = match method {
-            "server/discover" => (raw(self.discover_result())?, Some((0, "private"))),
+            "server/discover" => (raw(self.discover_result())?, hints.discover.pair()),
             "tools/list" => (
                 self.page("tools", catalog.tools, params, version)?,
-                LIST_CACHE,
+                hints.tools_list.pair(),
             ),
             "prompts/list" => (
                 self.page("prompts", catalog.prompts, params, version)?,
-                LIST_CACHE,
+                hints.prompts_list.pair(),
             ),
             "resources/list" => (
                 self.page("resources", catalog.resources, params, version)?,
-                LIST_CACHE,
+                hints.resources_list.pair(),
             ),
             "resources/templates/list" => (
                 self.page(
@@ -509,7 +584,7 @@ impl<D: Dispatch> Core<D> {
                     params,
                     version,
                 )?,
-                LIST_CACHE,
+                hints.resource_templates_list.pair(),
             ),
             "tools/call" => (self.call_tool(params, ctx, version).await?, None),
             "prompts/get" => (self.get_prompt(params, ctx, version).await?, None),
@@ -517,11 +592,11 @@ impl<D: Dispatch> Core<D> {
                 let (result, retried) = self.read_resource(params, ctx, version).await?;
                 // A read that took client input is specific to that exchange: never cached.
                 let cache = if retried {
-                    (0, "private")
+                    Some((0, "private"))
                 } else {
-                    (300_000, "private")
+                    hints.resources_read.pair()
                 };
-                (result, Some(cache))
+                (result, cache)
             }
             "completion/complete" => (self.complete(params)?, None),
             "tasks/get" | "tasks/update" | "tasks/cancel" => {

@@ -17,9 +17,12 @@ use tokio::task::JoinSet;
 
 use crate::context::Outbound;
 use crate::dispatch::Dispatch;
+use crate::http::stateless;
 use crate::jsonrpc::{self, classify, error_response, success_response, Incoming, RpcError};
 use crate::server::McpServer;
 use crate::session::Session;
+use crate::tasks::TaskSlot;
+use tokio::sync::oneshot;
 
 /// Serves `server` on stdin/stdout until stdin closes.
 pub async fn serve_stdio<D: Dispatch>(server: McpServer<D>) -> io::Result<()> {
@@ -45,6 +48,8 @@ where
     });
     let session: Arc<Mutex<Option<Arc<Session>>>> = Arc::new(Mutex::new(None));
     let mut running = JoinSet::new();
+    // `subscriptions/listen` streams: they never answer, so they end with the input.
+    let mut listeners = JoinSet::new();
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
@@ -66,22 +71,36 @@ where
             vec![body]
         };
         for message in messages {
-            handle_line(&server, &session, &tx, &mut running, &message);
+            let mut tasks = Spawned {
+                running: &mut running,
+                listeners: &mut listeners,
+            };
+            handle_line(&server, &session, &tx, &mut tasks, &message);
         }
         while running.try_join_next().is_some() {}
     }
+    listeners.abort_all();
     while running.join_next().await.is_some() {}
     drop(tx);
     writer.await.map_err(io::Error::other)?
+}
+
+/// Where the tasks of one input line go.
+struct Spawned<'a> {
+    /// Requests: awaited before the server returns.
+    running: &'a mut JoinSet<()>,
+    /// Listen streams: stopped when the input ends.
+    listeners: &'a mut JoinSet<()>,
 }
 
 fn handle_line<D: Dispatch>(
     server: &McpServer<D>,
     session: &Arc<Mutex<Option<Arc<Session>>>>,
     tx: &mpsc::UnboundedSender<String>,
-    running: &mut JoinSet<()>,
+    spawned: &mut Spawned<'_>,
     message: &RawValue,
 ) {
+    let running = &mut *spawned.running;
     let message = match classify(message) {
         Ok(message) => message,
         Err(error) => {
@@ -89,6 +108,18 @@ fn handle_line<D: Dispatch>(
             return;
         }
     };
+    // A 2026-07-28 request names its version in `_meta`: served without a session.
+    if let Incoming::Request { id, method, params } = message {
+        let fields = stateless::request_fields(params).unwrap_or_default();
+        if fields
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.protocol_version.is_some())
+        {
+            stateless_request(server, tx, spawned, id, method, params, fields);
+            return;
+        }
+    }
     let current = session.lock().unwrap_or_else(|p| p.into_inner()).clone();
     match message {
         Incoming::Request {
@@ -162,6 +193,109 @@ fn handle_line<D: Dispatch>(
             current.answer_client_request(&key, result);
         }
     }
+}
+
+/// Serves one 2026-07-28 request: validated like on HTTP (without the headers), answered on
+/// stdout; its notifications (progress, logs, a listen stream's) are lines too.
+fn stateless_request<D: Dispatch>(
+    server: &McpServer<D>,
+    tx: &mpsc::UnboundedSender<String>,
+    spawned: &mut Spawned<'_>,
+    id: &RawValue,
+    method: &str,
+    params: Option<&RawValue>,
+    fields: stateless::WithMeta<'_>,
+) {
+    let checked = stateless::checked_meta(fields.meta).and_then(|meta| {
+        let version = stateless::checked_version(meta.protocol_version.unwrap_or_default())?;
+        stateless::checked_method(method)?;
+        Ok(stateless::request_context(
+            &server.core.notifier,
+            version,
+            &meta,
+        ))
+    });
+    let ctx = match checked {
+        Ok(ctx) => ctx.with_outbound(Outbound::lines(tx.clone())),
+        Err(error) => {
+            let _ = tx.send(error_response(Some(id), &error));
+            return;
+        }
+    };
+    if method == "subscriptions/listen" {
+        return listen(server, tx, spawned.listeners, id, params);
+    }
+    let core = server.core.clone();
+    let out = tx.clone();
+    let id = id.to_owned();
+    let method = method.to_string();
+    let params = params.map(RawValue::to_owned);
+    spawned.running.spawn(async move {
+        // The answer is the outcome, or the `CreateTaskResult` if the call becomes a task.
+        let (reply_tx, mut reply) = oneshot::channel::<(http::StatusCode, String)>();
+        let slot = Arc::new(TaskSlot::new(core.tasks.clone(), id.clone(), reply_tx));
+        let ctx = ctx.with_task_slot(slot.clone());
+        let work = async {
+            let outcome = tokio::select! {
+                outcome = core.handle_stateless(&method, params.as_deref(), ctx) => outcome,
+                () = slot.cancelled() => return,
+            };
+            slot.finish(outcome, |outcome| {
+                let json = match outcome {
+                    Ok(result) => success_response(&id, result),
+                    Err(error) => error_response(Some(&id), error),
+                };
+                (http::StatusCode::OK, json)
+            });
+        };
+        let mut work = pin!(work);
+        let mut answered = false;
+        loop {
+            tokio::select! {
+                () = &mut work => break,
+                reply = &mut reply, if !answered => {
+                    answered = true;
+                    if let Ok((_, json)) = reply {
+                        let _ = out.send(json);
+                    }
+                }
+            }
+        }
+        if let (false, Ok((_, json))) = (answered, reply.try_recv()) {
+            let _ = out.send(json);
+        }
+    });
+}
+
+/// `subscriptions/listen` on stdio: the acknowledgement, then the tagged notifications, as
+/// lines, until the input ends.
+fn listen<D: Dispatch>(
+    server: &McpServer<D>,
+    tx: &mpsc::UnboundedSender<String>,
+    listeners: &mut JoinSet<()>,
+    id: &RawValue,
+    params: Option<&RawValue>,
+) {
+    let (ack, mut subscription) = match server.subscribe(id, params) {
+        Ok(opened) => opened,
+        Err(error) => {
+            let _ = tx.send(error_response(Some(id), &error));
+            return;
+        }
+    };
+    let out = tx.clone();
+    let _ = out.send(ack);
+    listeners.spawn(async move {
+        loop {
+            tokio::select! {
+                message = subscription.messages.recv() => match message {
+                    Some(message) => if out.send(message).is_err() { break },
+                    None => break,
+                },
+                () = out.closed() => break,
+            }
+        }
+    });
 }
 
 /// Runs a future to completion on the current thread (for tests and simple tools; the

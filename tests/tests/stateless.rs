@@ -785,6 +785,45 @@ async fn non_ascii_param_header_bytes_are_header_mismatch() {
 // ---- The endpoint -------------------------------------------------------------------------------
 
 #[tokio::test]
+async fn cache_hints_follow_the_configuration() {
+    use mcp_runtime::{CacheHint, CacheHints, CacheScope};
+    let hints = CacheHints {
+        tools_list: CacheHint::new(Duration::from_secs(7), CacheScope::Private),
+        resources_read: CacheHint::new(Duration::from_millis(1500), CacheScope::Public),
+        discover: CacheHint::new(Duration::from_secs(60), CacheScope::Public),
+        ..CacheHints::default()
+    };
+    let server = start(Config {
+        cache_hints: hints,
+        ..Config::default()
+    })
+    .await;
+    let hint = |body: &Value| {
+        (
+            body["result"]["ttlMs"].clone(),
+            body["result"]["cacheScope"].clone(),
+        )
+    };
+    let tools = call(server.addr, 1, "tools/list", json!({})).await.body;
+    assert_eq!(hint(&tools), (json!(7000), json!("private")));
+    let prompts = call(server.addr, 2, "prompts/list", json!({})).await.body;
+    assert_eq!(hint(&prompts), (json!(300000), json!("public")));
+    let read = call(
+        server.addr,
+        3,
+        "resources/read",
+        json!({"uri": "test://hello"}),
+    )
+    .await
+    .body;
+    assert_eq!(hint(&read), (json!(1500), json!("public")));
+    let discover = call(server.addr, 4, "server/discover", json!({}))
+        .await
+        .body;
+    assert_eq!(hint(&discover), (json!(60000), json!("public")));
+}
+
+#[tokio::test]
 async fn discover_and_lists_carry_result_type_and_cache_hints() {
     let server = start(Config::default()).await;
     let discover = call(server.addr, 1, "server/discover", json!({})).await;

@@ -95,3 +95,152 @@ fn the_everything_server_answers_over_stdio() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The stateless 2026-07-28 revision over stdio: no initialize, `_meta` on every request,
+/// the same validation errors, multi round-trip requests, progress lines before the answer,
+/// a `subscriptions/listen` stream on the same pipe, and tasks.
+#[test]
+fn the_2026_revision_over_stdio() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let meta = |capabilities: Value| {
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": capabilities})
+    };
+    // `move`: dropping `send` closes stdin.
+    let mut send = move |message: Value| {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut next = || -> Value {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+    };
+
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta(json!({}))}}),
+    );
+    let discover = next();
+    assert_eq!(discover["result"]["resultType"], json!("complete"));
+    assert!(discover["result"]["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2026-07-28")));
+
+    // The validation errors of the HTTP path, minus the headers.
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+    );
+    assert_eq!(next()["error"]["code"], json!(-32602));
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": meta(json!({})).as_object().unwrap().clone().into_iter().map(|(k, v)| if k.ends_with("protocolVersion") { (k, json!("v999")) } else { (k, v) }).collect::<serde_json::Map<_, _>>()}}),
+    );
+    let unsupported = next();
+    assert_eq!(unsupported["error"]["code"], json!(-32022));
+    assert_eq!(unsupported["error"]["data"]["requested"], json!("v999"));
+    send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"_meta": meta(json!({}))}}),
+    );
+    assert_eq!(next()["error"]["code"], json!(-32601));
+
+    // Multi round-trip: asked, then answered on the retry.
+    let ask_name = json!({"name": "test_input_required_result_elicitation", "_meta": meta(json!({"elicitation": {}}))});
+    send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": ask_name}));
+    let round1 = next();
+    assert_eq!(round1["result"]["resultType"], json!("input_required"));
+    let mut retry = ask_name.clone();
+    retry["inputResponses"] =
+        json!({"user_name": {"action": "accept", "content": {"name": "Ada"}}});
+    retry["requestState"] = round1["result"]["requestState"].clone();
+    send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": retry}));
+    assert_eq!(next()["result"]["content"][0]["text"], json!("Hello, Ada!"));
+
+    // Progress lines come before the answer.
+    let mut with_progress = meta(json!({}));
+    with_progress["progressToken"] = json!("p1");
+    send(
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "test_tool_with_progress", "_meta": with_progress}}),
+    );
+    let mut progress = 0;
+    let answer = loop {
+        let message = next();
+        if message["method"] == json!("notifications/progress") {
+            assert_eq!(message["params"]["progressToken"], json!("p1"));
+            progress += 1;
+        } else {
+            break message;
+        }
+    };
+    assert_eq!(progress, 3);
+    assert_eq!(answer["id"], json!(7));
+
+    // A listen stream on the same pipe: acknowledged, then tagged notifications.
+    send(
+        json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {"_meta": meta(json!({})), "notifications": {"toolsListChanged": true}}}),
+    );
+    let ack = next();
+    assert_eq!(
+        ack["method"],
+        json!("notifications/subscriptions/acknowledged")
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!("sub")
+    );
+    send(
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "test_trigger_tool_change", "_meta": meta(json!({}))}}),
+    );
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        seen.push(next());
+    }
+    let changed = seen
+        .iter()
+        .find(|m| m["method"] == json!("notifications/tools/list_changed"))
+        .expect("the listen stream got the change");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!("sub")
+    );
+    assert!(seen.iter().any(|m| m["id"] == json!(8)));
+
+    // A task: created at once, completed later.
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    send(
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow_compute", "arguments": {"seconds": 1, "label": "stdio"}, "_meta": meta(tasks.clone())}}),
+    );
+    let created = next();
+    assert_eq!(created["result"]["resultType"], json!("task"));
+    let task_id = created["result"]["taskId"].clone();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        send(
+            json!({"jsonrpc": "2.0", "id": 10, "method": "tasks/get", "params": {"taskId": task_id, "_meta": meta(tasks.clone())}}),
+        );
+        let task = next();
+        if task["result"]["status"] == json!("completed") {
+            assert_eq!(
+                task["result"]["result"]["content"][0]["text"],
+                json!("Computed stdio in 1s")
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the task did not complete: {task}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    drop(send);
+    let status = child.wait().unwrap();
+    assert!(status.success());
+}

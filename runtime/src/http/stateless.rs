@@ -51,10 +51,10 @@ pub(crate) struct RequestMeta<'a> {
     pub progress_token: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct WithMeta<'a> {
+#[derive(Deserialize, Default)]
+pub(crate) struct WithMeta<'a> {
     #[serde(rename = "_meta", borrow, default)]
-    meta: Option<RequestMeta<'a>>,
+    pub meta: Option<RequestMeta<'a>>,
     #[serde(borrow, default)]
     name: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -114,6 +114,78 @@ const SERVED: [&str; 13] = [
 /// The SSE comment sent on a quiet listen stream, so proxies do not time it out.
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
+/// The `params` fields of a stateless request read before dispatch.
+pub(crate) fn request_fields(params: Option<&RawValue>) -> Result<WithMeta<'_>, RpcError> {
+    match params {
+        Some(params) => serde_json::from_str(params.get())
+            .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}"))),
+        None => Ok(WithMeta::default()),
+    }
+}
+
+/// Step 1 of the validation, on every transport: `_meta` carries the version and the client
+/// capabilities (`-32602` otherwise).
+pub(crate) fn checked_meta(meta: Option<RequestMeta<'_>>) -> Result<RequestMeta<'_>, RpcError> {
+    match meta {
+        Some(meta) if meta.protocol_version.is_some() && meta.client_capabilities.is_some() => {
+            Ok(meta)
+        }
+        _ => Err(RpcError::new(
+            INVALID_PARAMS,
+            format!(
+                "Invalid params: params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
+            ),
+        )),
+    }
+}
+
+/// Step 3: the version is one this server speaks statelessly (`-32022` naming the supported
+/// ones otherwise).
+pub(crate) fn checked_version(requested: &str) -> Result<ProtocolVersion, RpcError> {
+    ProtocolVersion::parse(requested)
+        .filter(|v| v.is_stateless())
+        .ok_or_else(|| {
+            let supported: Vec<&str> = ProtocolVersion::ALL
+                .iter()
+                .filter(|v| v.is_stateless())
+                .map(|v| v.as_str())
+                .collect();
+            RpcError::new(
+                UNSUPPORTED_VERSION,
+                format!("Unsupported protocol version: {requested}"),
+            )
+            .with_data(json!({"supported": supported, "requested": requested}))
+        })
+}
+
+/// Step 4: the method exists in this revision (`-32601` otherwise).
+pub(crate) fn checked_method(method: &str) -> Result<(), RpcError> {
+    if REMOVED.contains(&method) || !SERVED.contains(&method) {
+        return Err(RpcError::new(
+            METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The handler context of a validated stateless request.
+pub(crate) fn request_context(
+    notifier: &crate::Notifier,
+    version: ProtocolVersion,
+    meta: &RequestMeta<'_>,
+) -> RequestContext {
+    RequestContext::new(version)
+        .with_progress_token(meta.progress_token)
+        .with_log_level(meta.log_level.map(level_rank))
+        .with_client_capabilities(
+            meta.client_capabilities
+                .and_then(|c| serde_json::from_str(c.get()).ok())
+                .unwrap_or_default(),
+        )
+        .with_notifier(notifier.clone())
+}
+
 fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Response<Body> {
     rpc_error(status, error, Some(id))
 }
@@ -127,38 +199,14 @@ impl<D: Dispatch> McpServer<D> {
         method: &str,
         params: Option<&RawValue>,
     ) -> super::Response<Body> {
-        let fields: WithMeta<'_> =
-            match params
-                .map(|p| serde_json::from_str(p.get()))
-                .unwrap_or(Ok(WithMeta {
-                    meta: None,
-                    name: None,
-                    uri: None,
-                    arguments: None,
-                    task_id: None,
-                })) {
-                Ok(fields) => fields,
-                Err(e) => {
-                    return invalid(
-                        id,
-                        StatusCode::BAD_REQUEST,
-                        RpcError::invalid_params(format!("Invalid params: {e}")),
-                    )
-                }
-            };
+        let fields = match request_fields(params) {
+            Ok(fields) => fields,
+            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
+        };
         // 1. `_meta` must carry the version and the client capabilities.
-        let meta = match fields.meta {
-            Some(meta) if meta.protocol_version.is_some() && meta.client_capabilities.is_some() => meta,
-            _ => {
-                return invalid(
-                    id,
-                    StatusCode::BAD_REQUEST,
-                    RpcError::new(
-                        INVALID_PARAMS,
-                        format!("Invalid params: params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"),
-                    ),
-                )
-            }
+        let meta = match checked_meta(fields.meta) {
+            Ok(meta) => meta,
+            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
         };
         let body_version = meta.protocol_version.unwrap_or_default();
         // 2. Routing headers must match the body.
@@ -215,43 +263,18 @@ impl<D: Dispatch> McpServer<D> {
             }
         }
         // 3. The version must be one this server speaks statelessly.
-        let Some(version) = ProtocolVersion::parse(body_version).filter(|v| v.is_stateless())
-        else {
-            let supported: Vec<&str> = ProtocolVersion::ALL
-                .iter()
-                .filter(|v| v.is_stateless())
-                .map(|v| v.as_str())
-                .collect();
-            return invalid(
-                id,
-                StatusCode::BAD_REQUEST,
-                RpcError::new(
-                    UNSUPPORTED_VERSION,
-                    format!("Unsupported protocol version: {body_version}"),
-                )
-                .with_data(json!({"supported": supported, "requested": body_version})),
-            );
+        let version = match checked_version(body_version) {
+            Ok(version) => version,
+            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
         };
         // 4. The method must exist in this revision.
-        if REMOVED.contains(&method) || !SERVED.contains(&method) {
-            return invalid(
-                id,
-                StatusCode::NOT_FOUND,
-                RpcError::new(METHOD_NOT_FOUND, format!("Method not found: {method}")),
-            );
+        if let Err(error) = checked_method(method) {
+            return invalid(id, StatusCode::NOT_FOUND, error);
         }
         if method == "subscriptions/listen" {
             return self.listen(id, params);
         }
-        let ctx = RequestContext::new(version)
-            .with_progress_token(meta.progress_token)
-            .with_log_level(meta.log_level.map(level_rank))
-            .with_client_capabilities(
-                meta.client_capabilities
-                    .and_then(|c| serde_json::from_str(c.get()).ok())
-                    .unwrap_or_default(),
-            )
-            .with_notifier(self.core.notifier.clone());
+        let ctx = request_context(&self.core.notifier, version, &meta);
         self.stateless_call(id, method, params, ctx).await
     }
 
@@ -261,40 +284,10 @@ impl<D: Dispatch> McpServer<D> {
     /// request's id), and a keep-alive comment whenever it has been quiet for
     /// `Config::sse_keep_alive`. It ends when the client disconnects.
     fn listen(&self, id: &RawValue, params: Option<&RawValue>) -> super::Response<Body> {
-        #[derive(Deserialize)]
-        struct ListenParams {
-            notifications: SubscriptionFilter,
-        }
-        let requested = match serde_json::from_str::<ListenParams>(params.map_or("{}", |p| p.get()))
-        {
-            Ok(params) => params.notifications,
-            Err(e) => {
-                return invalid(
-                    id,
-                    StatusCode::BAD_REQUEST,
-                    RpcError::invalid_params(format!("Invalid params: {e}")),
-                )
-            }
+        let (ack, mut subscription) = match self.subscribe(id, params) {
+            Ok(opened) => opened,
+            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
         };
-        // Only what this server can ever send is honoured (and echoed in the acknowledgement).
-        let catalog = self.core.dispatch.catalog();
-        let has_resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
-        let honoured = SubscriptionFilter {
-            tools_list_changed: requested.tools_list_changed && !catalog.tools.is_empty(),
-            prompts_list_changed: requested.prompts_list_changed && !catalog.prompts.is_empty(),
-            resources_list_changed: requested.resources_list_changed && has_resources,
-            resource_subscriptions: if has_resources {
-                requested.resource_subscriptions
-            } else {
-                Vec::new()
-            },
-        };
-        let ack = format!(
-            r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{}}},"notifications":{}}}}}"#,
-            id.get(),
-            serde_json::to_string(&honoured).expect("a filter serializes")
-        );
-        let mut subscription = self.core.notifier.listen(id.to_owned(), honoured);
         let keep_alive = self.core.config.sse_keep_alive;
         let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
         tokio::spawn(async move {
@@ -325,6 +318,41 @@ impl<D: Dispatch> McpServer<D> {
             // Dropping `subscription` unregisters the stream.
         });
         sse_response(None::<Bytes>, rx)
+    }
+
+    /// Registers a `subscriptions/listen` stream (any transport): the acknowledgement message
+    /// and the subscription its notifications arrive on. Only what this server can ever send
+    /// is honoured, and echoed in the acknowledgement.
+    pub(crate) fn subscribe(
+        &self,
+        id: &RawValue,
+        params: Option<&RawValue>,
+    ) -> Result<(String, crate::notifier::Subscription), RpcError> {
+        #[derive(Deserialize)]
+        struct ListenParams {
+            notifications: SubscriptionFilter,
+        }
+        let requested = serde_json::from_str::<ListenParams>(params.map_or("{}", |p| p.get()))
+            .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))?
+            .notifications;
+        let catalog = self.core.dispatch.catalog();
+        let has_resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
+        let honoured = SubscriptionFilter {
+            tools_list_changed: requested.tools_list_changed && !catalog.tools.is_empty(),
+            prompts_list_changed: requested.prompts_list_changed && !catalog.prompts.is_empty(),
+            resources_list_changed: requested.resources_list_changed && has_resources,
+            resource_subscriptions: if has_resources {
+                requested.resource_subscriptions
+            } else {
+                Vec::new()
+            },
+        };
+        let ack = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{}}},"notifications":{}}}}}"#,
+            id.get(),
+            serde_json::to_string(&honoured).expect("a filter serializes")
+        );
+        Ok((ack, self.core.notifier.listen(id.to_owned(), honoured)))
     }
 
     /// Runs the request; answers JSON, or SSE when the handler sends notifications first.
