@@ -159,11 +159,7 @@ impl ToolOutcome {
         let json = match self {
             ToolOutcome::Success(raw) => {
                 let text = raw.get();
-                let shown = match serde_json::from_str::<String>(text) {
-                    Ok(s) if text.starts_with('"') => s,
-                    _ => text.to_string(),
-                };
-                let content = text_content(&shown);
+                let content = text_content(&shown_as_text(text).0);
                 let structured = match version {
                     ProtocolVersion::V2025_03_26 => false,
                     ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
@@ -230,6 +226,15 @@ struct CallToolResultOut<'a> {
     is_error: Option<bool>,
 }
 
+/// How a handler's serialized result reads as text: a JSON string as itself, any other value
+/// as its JSON; and whether it was a string.
+fn shown_as_text(json: &str) -> (String, bool) {
+    match serde_json::from_str::<String>(json) {
+        Ok(text) if json.starts_with('"') => (text, true),
+        _ => (json.to_string(), false),
+    }
+}
+
 /// `{"type":"text","text":...}` with `text` escaped.
 fn text_content(text: &str) -> String {
     let escaped = serde_json::to_string(text).expect("a string always serializes");
@@ -243,11 +248,7 @@ pub fn prompt_result<T: Serialize>(
     value: &T,
 ) -> Result<Box<RawValue>, RpcError> {
     let raw = encode_result(value)?;
-    let text = raw.get();
-    let shown = match serde_json::from_str::<String>(text) {
-        Ok(s) if text.starts_with('"') => s,
-        _ => text.to_string(),
-    };
+    let (shown, _) = shown_as_text(raw.get());
     let description = description
         .map(|d| {
             format!(
@@ -271,10 +272,11 @@ pub fn resource_result<T: Serialize>(
     value: &T,
 ) -> Result<Box<RawValue>, RpcError> {
     let raw = encode_result(value)?;
-    let text = raw.get();
-    let (shown, default_mime) = match serde_json::from_str::<String>(text) {
-        Ok(s) if text.starts_with('"') => (s, "text/plain"),
-        _ => (text.to_string(), "application/json"),
+    let (shown, is_string) = shown_as_text(raw.get());
+    let default_mime = if is_string {
+        "text/plain"
+    } else {
+        "application/json"
     };
     let mime = mime_type.unwrap_or(default_mime);
     let quote = |s: &str| serde_json::to_string(s).expect("a string always serializes");
