@@ -49,7 +49,7 @@ fn hot_path(c: &mut Criterion) {
         b.iter(|| {
             let outcome = ToolOutcome::Content(ToolResult::text(black_box("hello")));
             let result = outcome.into_call_tool_result(V).unwrap();
-            black_box(success_response(&id, &result))
+            black_box(success_response(&id, result.get()))
         })
     });
 

@@ -5,12 +5,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 use crate::error::Error;
-use crate::events::{Delivery, Streams};
+use crate::events::{Delivery, Streams, CONNECTION_QUEUE};
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
 use crate::mrtr::InputRound;
 use crate::notifier::Notifier;
@@ -37,8 +38,19 @@ pub struct RequestContext {
     /// The multi round-trip state of a stateless `tools/call`, `prompts/get` or
     /// `resources/read`: client requests are answered from it instead of being sent.
     input: Option<Arc<InputRound>>,
-    /// A stateless `tools/call` that may continue as a task (tasks extension).
-    task: Option<Arc<TaskSlot>>,
+    /// Whether the call may continue as a task (tasks extension).
+    task: TaskMode,
+}
+
+/// Whether a call may continue as a task.
+#[derive(Debug, Clone)]
+enum TaskMode {
+    /// Sessions, and stateless methods other than `tools/call`: tasks do not exist there.
+    Unavailable,
+    /// A stateless `tools/call` whose client did not declare the extension.
+    Undeclared,
+    /// A stateless `tools/call` whose client declared it.
+    Slot(Arc<TaskSlot>),
 }
 
 impl RequestContext {
@@ -54,7 +66,7 @@ impl RequestContext {
             notifier: None,
             client_request_timeout: Duration::from_secs(60),
             input: None,
-            task: None,
+            task: TaskMode::Unavailable,
         }
     }
 
@@ -177,7 +189,7 @@ impl RequestContext {
         if let Some(required) = undeclared_capability(self.client_capabilities(), method, &params) {
             return Err(Error::missing_capabilities(required));
         }
-        if let Some(slot) = self.task.as_ref().filter(|slot| slot.task_id().is_some()) {
+        if let Some(slot) = self.task_slot().filter(|slot| slot.task_id().is_some()) {
             let answer = slot.ask(key, method, params).await?;
             return R::deserialize(&answer).map_err(|e| {
                 Error::new(format!("{method}: the answer to `{key}` does not fit: {e}"))
@@ -234,15 +246,13 @@ impl RequestContext {
     ///
     /// Answer any multi round-trip questions first: a round cannot end once the call is a task.
     pub fn start_task(&self) -> bool {
-        match &self.task {
-            Some(slot) if tasks::declared(self.client_capabilities()) => match slot.start() {
-                Ok(()) => true,
-                Err(error) => {
-                    tracing::warn!(%error, "could not start a task; answering synchronously");
-                    false
-                }
-            },
-            _ => false,
+        match self.task_slot().map(|slot| slot.start()) {
+            Some(Ok(())) => true,
+            Some(Err(error)) => {
+                tracing::warn!(%error, "could not start a task; answering synchronously");
+                false
+            }
+            None => false,
         }
     }
 
@@ -251,15 +261,22 @@ impl RequestContext {
     /// (where the extension does not exist) the call goes on synchronously.
     pub fn require_task(&self) -> Result<(), Error> {
         match &self.task {
-            Some(slot) if tasks::declared(self.client_capabilities()) => slot.start(),
-            Some(_) => Err(tasks::extension_required()),
-            None => Ok(()),
+            TaskMode::Slot(slot) => slot.start(),
+            TaskMode::Undeclared => Err(tasks::extension_required()),
+            TaskMode::Unavailable => Ok(()),
         }
     }
 
     /// The id of the task this call became, if it did.
     pub fn task_id(&self) -> Option<&str> {
-        self.task.as_ref()?.task_id()
+        self.task_slot()?.task_id()
+    }
+
+    fn task_slot(&self) -> Option<&Arc<TaskSlot>> {
+        match &self.task {
+            TaskMode::Slot(slot) => Some(slot),
+            TaskMode::Unavailable | TaskMode::Undeclared => None,
+        }
     }
 
     /// A value this handler saved with [`RequestContext::save`] in an earlier round of the same
@@ -333,8 +350,12 @@ impl RequestContext {
         self
     }
 
-    pub(crate) fn with_task_slot(mut self, slot: Arc<TaskSlot>) -> Self {
-        self.task = Some(slot);
+    /// A stateless `tools/call`: `slot` when the client declared the tasks extension.
+    pub(crate) fn with_task_slot(mut self, slot: Option<Arc<TaskSlot>>) -> Self {
+        self.task = match slot {
+            Some(slot) => TaskMode::Slot(slot),
+            None => TaskMode::Undeclared,
+        };
         self
     }
 
@@ -392,32 +413,62 @@ fn number(value: f64) -> Value {
     }
 }
 
-/// Where messages sent during a request go.
+/// Where messages sent during a request go, and how the transport learns that the request
+/// started streaming or was cancelled.
+///
+/// Nothing is allocated for a stream until the handler sends its first message: most requests
+/// never do, and answer with plain JSON.
 #[derive(Debug, Clone)]
 pub(crate) struct Outbound(Arc<OutboundInner>);
 
 #[derive(Debug)]
-enum OutboundInner {
+struct OutboundInner {
+    route: Route,
+    /// Signalled when the first message opens the stream.
+    opened: Notify,
+    /// Signalled by [`Outbound::cancel`].
+    cancel: Notify,
+    cancelled: AtomicBool,
+}
+
+#[derive(Debug)]
+enum Route {
     /// A POST response that becomes an SSE stream of the session on its first message.
     Session {
         session: Arc<Session>,
-        state: Mutex<StreamState>,
+        state: Mutex<SessionStream>,
         priming_retry_ms: Option<u64>,
         /// Answer on the stream even when nothing was sent before (`Config::sse_responses`).
         always_stream: bool,
     },
     /// Messages written in order to a line-oriented peer (stdio).
     Lines(mpsc::UnboundedSender<String>),
+    /// A stateless POST: its messages queue on a channel created by the first one, which the
+    /// transport takes to stream them.
+    Deferred(Mutex<DeferredLines>),
+}
+
+#[derive(Debug)]
+struct SessionStream {
+    state: StreamState,
+    /// The receiving end of the opened stream, until the transport takes it.
+    receiver: Option<mpsc::Receiver<Delivery>>,
 }
 
 #[derive(Debug)]
 enum StreamState {
     /// Nothing sent yet: the response may still be plain JSON.
-    Unopened(mpsc::Sender<Delivery>),
+    Unopened,
     /// The SSE stream with this id carries the request's messages.
     Open(u32),
     /// The result was sent; later messages are dropped.
     Finished,
+}
+
+#[derive(Debug, Default)]
+struct DeferredLines {
+    sender: Option<mpsc::UnboundedSender<String>>,
+    receiver: Option<mpsc::UnboundedReceiver<String>>,
 }
 
 /// How a request's result leaves: as the JSON body, or on the stream already opened.
@@ -429,39 +480,101 @@ pub(crate) enum Completion {
 }
 
 impl Outbound {
-    /// A session POST whose messages go to `connection` once the first one is sent.
+    fn new(route: Route) -> Self {
+        Self(Arc::new(OutboundInner {
+            route,
+            opened: Notify::new(),
+            cancel: Notify::new(),
+            cancelled: AtomicBool::new(false),
+        }))
+    }
+
+    /// A session POST whose messages go to an SSE stream of `session` once the first one is
+    /// sent.
     pub(crate) fn session_stream(
         session: Arc<Session>,
-        connection: mpsc::Sender<Delivery>,
         priming_retry_ms: Option<u64>,
         always_stream: bool,
     ) -> Self {
-        Self(Arc::new(OutboundInner::Session {
+        Self::new(Route::Session {
             session,
-            state: Mutex::new(StreamState::Unopened(connection)),
+            state: Mutex::new(SessionStream {
+                state: StreamState::Unopened,
+                receiver: None,
+            }),
             priming_retry_ms,
             always_stream,
-        }))
+        })
     }
 
     /// A line-oriented peer.
     pub(crate) fn lines(sender: mpsc::UnboundedSender<String>) -> Self {
-        Self(Arc::new(OutboundInner::Lines(sender)))
+        Self::new(Route::Lines(sender))
+    }
+
+    /// A stateless POST: see [`Outbound::take_lines`].
+    pub(crate) fn deferred_lines() -> Self {
+        Self::new(Route::Deferred(Mutex::default()))
+    }
+
+    /// Resolves once the first message opened the stream (never for stdio).
+    pub(crate) async fn opened(&self) {
+        self.0.opened.notified().await;
+    }
+
+    /// The SSE stream a session request opened, once: the transport streams it as the
+    /// response.
+    pub(crate) fn take_stream(&self) -> Option<mpsc::Receiver<Delivery>> {
+        match &self.0.route {
+            Route::Session { state, .. } => lock(state).receiver.take(),
+            _ => None,
+        }
+    }
+
+    /// The messages a stateless request sent so far and will send, once.
+    pub(crate) fn take_lines(&self) -> Option<mpsc::UnboundedReceiver<String>> {
+        match &self.0.route {
+            Route::Deferred(lines) => lock(lines).receiver.take(),
+            _ => None,
+        }
+    }
+
+    /// Asks the request to stop (`notifications/cancelled`, or its session closing).
+    pub(crate) fn cancel(&self) {
+        self.0.cancelled.store(true, Ordering::Release);
+        self.0.cancel.notify_one();
+    }
+
+    /// Resolves when [`Outbound::cancel`] was called.
+    pub(crate) async fn cancelled(&self) {
+        while !self.0.cancelled.load(Ordering::Acquire) {
+            self.0.cancel.notified().await;
+        }
     }
 
     /// Sends one JSON-RPC message; false when it cannot go anywhere.
     pub(crate) fn send(&self, json: String) -> bool {
-        match &*self.0 {
-            OutboundInner::Lines(sender) => sender.send(json).is_ok(),
-            OutboundInner::Session {
+        match &self.0.route {
+            Route::Lines(sender) => sender.send(json).is_ok(),
+            Route::Deferred(lines) => {
+                let mut lines = lock(lines);
+                if lines.sender.is_none() {
+                    let (sender, receiver) = mpsc::unbounded_channel();
+                    lines.sender = Some(sender);
+                    lines.receiver = Some(receiver);
+                    self.0.opened.notify_one();
+                }
+                lines.sender.as_ref().is_some_and(|s| s.send(json).is_ok())
+            }
+            Route::Session {
                 session,
                 state,
                 priming_retry_ms,
                 ..
             } => {
-                let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+                let mut state = lock(state);
                 let mut streams = session.streams();
-                match open(&mut state, &mut streams, *priming_retry_ms) {
+                match self.open(&mut state, &mut streams, *priming_retry_ms) {
                     Some(stream) => {
                         streams.push(stream, json.as_bytes());
                         true
@@ -474,25 +587,27 @@ impl Outbound {
 
     /// Delivers the response: on the open stream (then ends it) or as the JSON body.
     pub(crate) fn complete(&self, response: String) -> Completion {
-        match &*self.0 {
-            OutboundInner::Lines(_) => Completion::Json(response),
-            OutboundInner::Session {
+        match &self.0.route {
+            Route::Lines(_) | Route::Deferred(_) => Completion::Json(response),
+            Route::Session {
                 session,
                 state,
                 priming_retry_ms,
                 always_stream,
             } => {
-                let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-                let stream = match std::mem::replace(&mut *state, StreamState::Finished) {
+                let mut state = lock(state);
+                let stream = match std::mem::replace(&mut state.state, StreamState::Finished) {
                     StreamState::Open(stream) => stream,
                     // Opened only now, so priming event, answer and end leave in one write.
-                    StreamState::Unopened(connection) if *always_stream => {
+                    StreamState::Unopened if *always_stream => {
+                        state.state = StreamState::Unopened;
                         let mut streams = session.streams();
-                        let stream = streams.open_request_stream(connection);
-                        if let Some(retry) = priming_retry_ms {
-                            streams.prime(stream, *retry);
+                        let stream = self.open(&mut state, &mut streams, *priming_retry_ms);
+                        state.state = StreamState::Finished;
+                        match stream {
+                            Some(stream) => stream,
+                            None => return Completion::Json(response),
                         }
-                        stream
                     }
                     _ => return Completion::Json(response),
                 };
@@ -506,9 +621,10 @@ impl Outbound {
 
     /// Ends the SSE stream of a request that will not answer (cancelled).
     pub(crate) fn abandon(&self) {
-        if let OutboundInner::Session { session, state, .. } = &*self.0 {
-            let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-            if let StreamState::Open(stream) = std::mem::replace(&mut *state, StreamState::Finished)
+        if let Route::Session { session, state, .. } = &self.0.route {
+            let mut state = lock(state);
+            if let StreamState::Open(stream) =
+                std::mem::replace(&mut state.state, StreamState::Finished)
             {
                 session.streams().end(stream);
             }
@@ -518,39 +634,47 @@ impl Outbound {
     /// Ends the connection but not the stream (opening it first, so the client gets the
     /// priming event to resume from).
     fn detach(&self) {
-        if let OutboundInner::Session {
+        if let Route::Session {
             session,
             state,
             priming_retry_ms,
             ..
-        } = &*self.0
+        } = &self.0.route
         {
-            let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
+            let mut state = lock(state);
             let mut streams = session.streams();
-            if let Some(stream) = open(&mut state, &mut streams, *priming_retry_ms) {
+            if let Some(stream) = self.open(&mut state, &mut streams, *priming_retry_ms) {
                 streams.detach(stream);
+            }
+        }
+    }
+
+    /// The id of the request's stream, opening it (with its priming event) on first use;
+    /// `None` once the request has finished.
+    fn open(
+        &self,
+        slot: &mut SessionStream,
+        streams: &mut Streams,
+        priming_retry_ms: Option<u64>,
+    ) -> Option<u32> {
+        match slot.state {
+            StreamState::Finished => None,
+            StreamState::Open(stream) => Some(stream),
+            StreamState::Unopened => {
+                let (connection, receiver) = mpsc::channel(CONNECTION_QUEUE);
+                let stream = streams.open_request_stream(connection);
+                if let Some(retry) = priming_retry_ms {
+                    streams.prime(stream, retry);
+                }
+                slot.state = StreamState::Open(stream);
+                slot.receiver = Some(receiver);
+                self.0.opened.notify_one();
+                Some(stream)
             }
         }
     }
 }
 
-/// The id of the request's stream, opening it (with its priming event) on first use; `None`
-/// once the request has finished.
-fn open(
-    state: &mut StreamState,
-    streams: &mut Streams,
-    priming_retry_ms: Option<u64>,
-) -> Option<u32> {
-    match state {
-        StreamState::Finished => None,
-        StreamState::Open(stream) => Some(*stream),
-        StreamState::Unopened(connection) => {
-            let stream = streams.open_request_stream(connection.clone());
-            if let Some(retry) = priming_retry_ms {
-                streams.prime(stream, retry);
-            }
-            *state = StreamState::Open(stream);
-            Some(stream)
-        }
-    }
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }

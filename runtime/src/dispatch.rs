@@ -13,6 +13,7 @@ use std::pin::Pin;
 use crate::catalog::Catalog;
 use crate::context::RequestContext;
 use crate::error::Error;
+use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
@@ -152,14 +153,10 @@ impl ToolOutcome {
     /// The result travels as `structuredContent` (an object before 2026-07-28, any value from
     /// then on) and as a text block for clients that only read content: the string itself for
     /// a string result, its JSON otherwise.
-    pub fn into_call_tool_result(
-        self,
-        version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, RpcError> {
+    pub fn into_call_tool_result(self, version: ProtocolVersion) -> Result<JsonText, RpcError> {
         let json = match self {
             ToolOutcome::Success(raw) => {
                 let text = raw.get();
-                let content = text_content(&shown_as_text(text).0);
                 let structured = match version {
                     ProtocolVersion::V2025_03_26 => false,
                     ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
@@ -167,11 +164,16 @@ impl ToolOutcome {
                     }
                     ProtocolVersion::V2026_07_28 => true,
                 };
+                let mut out = String::with_capacity(2 * text.len() + 64);
+                out.push_str(r#"{"content":["#);
+                push_text_block_of(&mut out, text);
+                out.push(']');
                 if structured {
-                    format!(r#"{{"content":[{content}],"structuredContent":{text}}}"#)
-                } else {
-                    format!(r#"{{"content":[{content}]}}"#)
+                    out.push_str(r#","structuredContent":"#);
+                    out.push_str(text);
                 }
+                out.push('}');
+                out
             }
             ToolOutcome::Content(result) => {
                 let structured = result
@@ -185,35 +187,48 @@ impl ToolOutcome {
                         ProtocolVersion::V2026_07_28 => true,
                     });
                 // Serialized straight from the blocks, without a `Value` tree in between.
-                serde_json::to_string(&CallToolResultOut {
+                return JsonText::of(&CallToolResultOut {
                     content: &result.content,
                     structured_content: structured,
                     is_error: result.is_error.then_some(true),
                 })
-                .map_err(|e| RpcError::internal(format!("Internal error: {e}")))?
+                .map_err(|e| RpcError::internal(format!("Internal error: {e}")));
             }
             ToolOutcome::Failed(error) if error.is_protocol() => {
                 return Err(error.into_mcp_error());
             }
-            ToolOutcome::Failed(error) => {
-                format!(
-                    r#"{{"content":[{}],"isError":true}}"#,
-                    text_content(error.message())
-                )
-            }
+            ToolOutcome::Failed(error) => error_result(error.message()),
             ToolOutcome::InvalidArguments(message) => {
                 let message = format!("Invalid arguments: {message}");
                 if version < ProtocolVersion::V2025_11_25 {
                     return Err(RpcError::invalid_params(message));
                 }
-                format!(
-                    r#"{{"content":[{}],"isError":true}}"#,
-                    text_content(&message)
-                )
+                error_result(&message)
             }
         };
-        RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
+        Ok(JsonText::trusted(json))
     }
+}
+
+/// `{"content":[<text block of message>],"isError":true}`.
+fn error_result(message: &str) -> String {
+    format!(
+        r#"{{"content":[{}],"isError":true}}"#,
+        text_content(message)
+    )
+}
+
+/// Appends the text block showing a serialized result: a JSON string is already the escaped
+/// text, so it goes in as it is; any other value shows as its JSON, escaped.
+fn push_text_block_of(out: &mut String, json: &str) {
+    out.push_str(r#"{"type":"text","text":"#);
+    if json.starts_with('"') {
+        out.push_str(json);
+    } else {
+        let escaped = serde_json::to_string(json).expect("a string always serializes");
+        out.push_str(&escaped);
+    }
+    out.push('}');
 }
 
 /// The `CallToolResult` of an `"output": "mcp"` tool, as sent.

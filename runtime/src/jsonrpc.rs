@@ -119,25 +119,31 @@ impl<'a> Request<'a> {
     }
 }
 
-/// `{"jsonrpc":"2.0","id":...,"result":...}` from already-encoded parts.
-pub fn success_response(
-    id: &serde_json::value::RawValue,
-    result: &serde_json::value::RawValue,
-) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
-        id.get(),
-        result.get()
-    )
+/// `{"jsonrpc":"2.0","id":...,"result":...}` from already-encoded parts, in one allocation.
+pub fn success_response(id: &serde_json::value::RawValue, result: &str) -> String {
+    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+    const MIDDLE: &str = r#","result":"#;
+    let id = id.get();
+    let mut out = String::with_capacity(HEAD.len() + id.len() + MIDDLE.len() + result.len() + 1);
+    out.push_str(HEAD);
+    out.push_str(id);
+    out.push_str(MIDDLE);
+    out.push_str(result);
+    out.push('}');
+    out
 }
 
 /// `{"jsonrpc":"2.0","id":...,"error":{...}}`; `id` is `null` when the request had none.
 pub fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError) -> String {
     let error = serde_json::to_string(error).expect("an error object always serializes");
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#,
-        id.map_or("null", |id| id.get())
-    )
+    let id = id.map_or("null", |id| id.get());
+    let mut out = String::with_capacity(error.len() + id.len() + 32);
+    out.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    out.push_str(id);
+    out.push_str(r#","error":"#);
+    out.push_str(&error);
+    out.push('}');
+    out
 }
 
 /// One incoming JSON-RPC message, classified (transports share this).
@@ -172,9 +178,20 @@ struct Envelope<'a> {
     error: Option<serde_json::Value>,
 }
 
-pub(crate) fn classify(message: &RawValue) -> Result<Incoming<'_>, RpcError> {
-    let envelope: Envelope<'_> = serde_json::from_str(message.get())
-        .map_err(|e| RpcError::new(INVALID_REQUEST, format!("Invalid Request: {e}")))?;
+/// Parses and classifies one message in a single pass over `text`. Text that is not JSON is
+/// `-32700`; JSON that is not a message is `-32600`.
+pub(crate) fn classify(text: &str) -> Result<Incoming<'_>, RpcError> {
+    let envelope: Envelope<'_> = serde_json::from_str(text).map_err(|e| {
+        if e.is_syntax() || e.is_eof() {
+            return RpcError::new(PARSE_ERROR, format!("Parse error: {e}"));
+        }
+        // A type error may come before a syntax error later in the text: only a full check
+        // tells which of the two the client gets.
+        match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Err(syntax) => RpcError::new(PARSE_ERROR, format!("Parse error: {syntax}")),
+            Ok(_) => RpcError::new(INVALID_REQUEST, format!("Invalid Request: {e}")),
+        }
+    })?;
     if envelope.jsonrpc != Some("2.0") {
         return Err(RpcError::new(
             INVALID_REQUEST,

@@ -116,7 +116,7 @@ impl InputRound {
         &self,
         sealer: &StateSealer,
         binding: Binding,
-    ) -> Result<Box<RawValue>, RpcError> {
+    ) -> Result<crate::json::JsonText, RpcError> {
         let payload = StatePayload {
             answers: self.answers.clone(),
             saved: lock(&self.saved).clone(),
@@ -126,7 +126,7 @@ impl InputRound {
             "inputRequests": lock(&self.pending).clone(),
             "requestState": sealer.seal(binding, payload),
         });
-        serde_json::value::to_raw_value(&result).map_err(|e| RpcError::internal(e.to_string()))
+        crate::json::JsonText::of(&result).map_err(|e| RpcError::internal(e.to_string()))
     }
 }
 

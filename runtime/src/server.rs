@@ -12,11 +12,13 @@ use std::time::Duration;
 use crate::context::RequestContext;
 use crate::dispatch::{Dispatch, ToolOutcome};
 use crate::http::param_headers::ParamHeaders;
+use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::mcp::{level_rank, LoggingLevel};
 use crate::mrtr::InputRound;
 use crate::notifier::Notifier;
 use crate::panic::CatchUnwind;
+use crate::params::{self, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::{Binding, SealingKey, StateSealer, KEY_ENV};
 use crate::session::{MemorySessionStore, Session, SessionStore};
@@ -299,9 +301,9 @@ async fn caught(
     future: crate::BoxFuture<'_, Result<Box<RawValue>, RpcError>>,
     kind: &str,
     name: &str,
-) -> Result<Box<RawValue>, RpcError> {
+) -> Result<JsonText, RpcError> {
     match CatchUnwind::new(future).await {
-        Ok(result) => result,
+        Ok(result) => result.map(JsonText::from),
         Err(panic) => {
             tracing::error!(kind, name, %panic, "handler panicked");
             Err(RpcError::internal(format!(
@@ -311,48 +313,11 @@ async fn caught(
     }
 }
 
-/// The `params` fields every request may carry.
-#[derive(Deserialize, Default)]
-struct CommonParams<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<MetaFields<'a>>,
-}
-
-#[derive(Deserialize, Default)]
-struct MetaFields<'a> {
-    #[serde(rename = "progressToken", borrow, default)]
-    progress_token: Option<&'a RawValue>,
-}
-
-/// The progress token in `params._meta`, if any.
-pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
-    let params = params?;
-    let common: CommonParams<'_> = serde_json::from_str(params.get()).ok()?;
-    common.meta?.progress_token
-}
-
-/// `tools/call` and `prompts/get` params, with the 2026-07-28 retry fields.
-#[derive(Deserialize)]
-struct NamedCall<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(rename = "inputResponses", borrow, default)]
-    input_responses: Option<&'a RawValue>,
-    #[serde(rename = "requestState", borrow, default)]
-    request_state: Option<Cow<'a, str>>,
-}
-
-/// `resources/read` (and subscribe) params, with the 2026-07-28 retry fields.
+/// `resources/subscribe` and `resources/unsubscribe` params.
 #[derive(Deserialize)]
 struct UriParams<'a> {
     #[serde(borrow)]
     uri: Cow<'a, str>,
-    #[serde(rename = "inputResponses", borrow, default)]
-    input_responses: Option<&'a RawValue>,
-    #[serde(rename = "requestState", borrow, default)]
-    request_state: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -407,33 +372,27 @@ fn params_as<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, 
     serde_json::from_str(text).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
 }
 
-fn raw(json: String) -> Result<Box<RawValue>, RpcError> {
-    RawValue::from_string(json).map_err(|e| RpcError::internal(e.to_string()))
+/// Text this module wrote (with `serde_json` or escaping it controls) as a result.
+fn raw(json: String) -> Result<JsonText, RpcError> {
+    Ok(JsonText::trusted(json))
 }
 
 const EMPTY_RESULT: &str = "{}";
 
 /// Adds `resultType: "complete"` and, for cacheable results, `ttlMs` and `cacheScope` to a
-/// result object.
-fn decorate(result: Box<RawValue>, cache: Option<(u64, &str)>) -> Result<Box<RawValue>, RpcError> {
-    let text = result.get().trim();
-    let Some(rest) = text.strip_prefix('{') else {
-        return Ok(result);
-    };
+/// result object, in place.
+fn decorate(mut result: JsonText, cache: Option<(u64, &str)>) -> JsonText {
     // An `InputRequiredResult` has its own `resultType` and is never cacheable.
-    if rest.starts_with("\"resultType\"") {
-        return Ok(result);
+    if result.get().trim_start().starts_with("{\"resultType\"") {
+        return result;
     }
-    let mut out = String::with_capacity(text.len() + 64);
-    out.push_str("{\"resultType\":\"complete\"");
-    if let Some((ttl, scope)) = cache {
-        out.push_str(&format!(",\"ttlMs\":{ttl},\"cacheScope\":\"{scope}\""));
+    match cache {
+        None => result.prepend_members(r#""resultType":"complete""#),
+        Some((ttl, scope)) => result.prepend_members(&format!(
+            r#""resultType":"complete","ttlMs":{ttl},"cacheScope":"{scope}""#
+        )),
     }
-    if !rest.trim_start().starts_with('}') {
-        out.push(',');
-    }
-    out.push_str(rest);
-    raw(out)
+    result
 }
 
 impl<D: Dispatch> Core<D> {
@@ -441,7 +400,7 @@ impl<D: Dispatch> Core<D> {
     pub(crate) fn initialize(
         &self,
         params: Option<&RawValue>,
-    ) -> Result<(Arc<Session>, Box<RawValue>), RpcError> {
+    ) -> Result<(Arc<Session>, JsonText), RpcError> {
         let params: InitializeParams = params_as(params)?;
         let version = ProtocolVersion::parse(&params.protocol_version)
             .filter(|v| !v.is_stateless())
@@ -509,7 +468,7 @@ impl<D: Dispatch> Core<D> {
         method: &str,
         params: Option<&RawValue>,
         ctx: RequestContext,
-    ) -> Result<Box<RawValue>, RpcError> {
+    ) -> Result<JsonText, RpcError> {
         let version = session.version();
         let catalog = self.dispatch.catalog();
         match method {
@@ -528,9 +487,15 @@ impl<D: Dispatch> Core<D> {
                 params,
                 version,
             ),
-            "tools/call" => self.call_tool(params, ctx, version).await,
-            "prompts/get" => self.get_prompt(params, ctx, version).await,
-            "resources/read" => self.read_resource(params, ctx, version).await.map(|r| r.0),
+            "tools/call" | "prompts/get" | "resources/read" => {
+                let fields = RequestParams::parse(params)?;
+                let ctx = ctx.with_progress_token(fields.progress_token());
+                match method {
+                    "tools/call" => self.call_tool(&fields, ctx, version).await,
+                    "prompts/get" => self.get_prompt(&fields, ctx, version).await,
+                    _ => self.read_resource(&fields, ctx, version).await.map(|r| r.0),
+                }
+            }
             "resources/subscribe" | "resources/unsubscribe" => {
                 let target: UriParams<'_> = params_as(params)?;
                 if method == "resources/subscribe" {
@@ -545,7 +510,11 @@ impl<D: Dispatch> Core<D> {
                 jsonrpc::INVALID_REQUEST,
                 "Invalid Request: the session is already initialized",
             )),
-            _ => match self.dispatch.call_method(method, params, ctx) {
+            _ => match self.dispatch.call_method(
+                method,
+                params,
+                ctx.with_progress_token(params::progress_token(params)),
+            ) {
                 Some(future) => caught(future, "method", method).await,
                 None => Err(RpcError::method_not_found(method)),
             },
@@ -559,7 +528,7 @@ impl<D: Dispatch> Core<D> {
         method: &str,
         params: Option<&RawValue>,
         ctx: RequestContext,
-    ) -> Result<Box<RawValue>, RpcError> {
+    ) -> Result<JsonText, RpcError> {
         let hints = &self.config.cache_hints;
         let version = ProtocolVersion::V2026_07_28;
         let catalog = self.dispatch.catalog();
@@ -586,10 +555,17 @@ impl<D: Dispatch> Core<D> {
                 )?,
                 hints.resource_templates_list.pair(),
             ),
-            "tools/call" => (self.call_tool(params, ctx, version).await?, None),
-            "prompts/get" => (self.get_prompt(params, ctx, version).await?, None),
+            "tools/call" => {
+                let fields = RequestParams::parse(params)?;
+                (self.call_tool(&fields, ctx, version).await?, None)
+            }
+            "prompts/get" => {
+                let fields = RequestParams::parse(params)?;
+                (self.get_prompt(&fields, ctx, version).await?, None)
+            }
             "resources/read" => {
-                let (result, retried) = self.read_resource(params, ctx, version).await?;
+                let fields = RequestParams::parse(params)?;
+                let (result, retried) = self.read_resource(&fields, ctx, version).await?;
                 // A read that took client input is specific to that exchange: never cached.
                 let cache = if retried {
                     Some((0, "private"))
@@ -613,7 +589,7 @@ impl<D: Dispatch> Core<D> {
             }
             _ => return Err(RpcError::method_not_found(method)),
         };
-        decorate(result, cache)
+        Ok(decorate(result, cache))
     }
 
     /// The multi round-trip state of a stateless request (`None` on a session): the answers
@@ -640,7 +616,7 @@ impl<D: Dispatch> Core<D> {
         round: Option<&InputRound>,
         failed: bool,
         binding: impl FnOnce() -> Binding,
-    ) -> Option<Result<Box<RawValue>, RpcError>> {
+    ) -> Option<Result<JsonText, RpcError>> {
         let round = round.filter(|round| failed && round.needs_input())?;
         Some(round.input_required_result(&self.sealer, binding()))
     }
@@ -649,12 +625,12 @@ impl<D: Dispatch> Core<D> {
     /// is `-32602`.
     async fn call_tool(
         &self,
-        params: Option<&RawValue>,
+        call: &RequestParams<'_>,
         mut ctx: RequestContext,
         version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, RpcError> {
-        let call: NamedCall<'_> = params_as(params)?;
-        let bind = || binding("tools/call", &call.name, call.arguments);
+    ) -> Result<JsonText, RpcError> {
+        let name = call.name()?;
+        let bind = || binding("tools/call", name, call.arguments);
         let round = self.input_round(
             version,
             bind,
@@ -664,14 +640,11 @@ impl<D: Dispatch> Core<D> {
         if let Some(round) = &round {
             ctx = ctx.with_input_round(round.clone());
         }
-        let Some(future) = self.dispatch.call_tool(&call.name, call.arguments, ctx) else {
-            return Err(RpcError::invalid_params(format!(
-                "Unknown tool: {}",
-                call.name
-            )));
+        let Some(future) = self.dispatch.call_tool(name, call.arguments, ctx) else {
+            return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
         };
         let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
-            tracing::error!(tool = %call.name, %panic, "tool handler panicked");
+            tracing::error!(tool = %name, %panic, "tool handler panicked");
             ToolOutcome::Failed(crate::Error::new(format!(
                 "the tool failed unexpectedly: {panic}"
             )))
@@ -686,12 +659,12 @@ impl<D: Dispatch> Core<D> {
     /// `prompts/get`; an unknown prompt is `-32602`.
     async fn get_prompt(
         &self,
-        params: Option<&RawValue>,
+        call: &RequestParams<'_>,
         mut ctx: RequestContext,
         version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, RpcError> {
-        let call: NamedCall<'_> = params_as(params)?;
-        let bind = || binding("prompts/get", &call.name, call.arguments);
+    ) -> Result<JsonText, RpcError> {
+        let name = call.name()?;
+        let bind = || binding("prompts/get", name, call.arguments);
         let round = self.input_round(
             version,
             bind,
@@ -701,12 +674,9 @@ impl<D: Dispatch> Core<D> {
         if let Some(round) = &round {
             ctx = ctx.with_input_round(round.clone());
         }
-        let result = match self.dispatch.get_prompt(&call.name, call.arguments, ctx) {
-            Some(future) => caught(future, "prompt", &call.name).await,
-            None => Err(RpcError::invalid_params(format!(
-                "Unknown prompt: {}",
-                call.name
-            ))),
+        let result = match self.dispatch.get_prompt(name, call.arguments, ctx) {
+            Some(future) => caught(future, "prompt", name).await,
+            None => Err(RpcError::invalid_params(format!("Unknown prompt: {name}"))),
         };
         if let Some(input_required) = self.finish_round(round.as_deref(), result.is_err(), bind) {
             return input_required;
@@ -719,13 +689,13 @@ impl<D: Dispatch> Core<D> {
     /// `contents`).
     async fn read_resource(
         &self,
-        params: Option<&RawValue>,
+        read: &RequestParams<'_>,
         mut ctx: RequestContext,
         version: ProtocolVersion,
-    ) -> Result<(Box<RawValue>, bool), RpcError> {
-        let read: UriParams<'_> = params_as(params)?;
-        let retried = read.input_responses.is_some() || read.request_state.is_some();
-        let bind = || binding("resources/read", &read.uri, None);
+    ) -> Result<(JsonText, bool), RpcError> {
+        let uri = read.uri()?;
+        let retried = read.is_retry();
+        let bind = || binding("resources/read", uri, None);
         let round = self.input_round(
             version,
             bind,
@@ -736,16 +706,15 @@ impl<D: Dispatch> Core<D> {
             ctx = ctx.with_input_round(round.clone());
         }
         // Bound to a local so the future is dropped before `read` (2021 tail-expression rule).
-        let result = match self.dispatch.read_resource(&read.uri, ctx) {
-            Some(future) => caught(future, "resource", &read.uri).await,
+        let result = match self.dispatch.read_resource(uri, ctx) {
+            Some(future) => caught(future, "resource", uri).await,
             None if version.is_stateless() => Err(RpcError::invalid_params(format!(
-                "Resource not found: {}",
-                read.uri
+                "Resource not found: {uri}"
             ))
-            .with_data(json!({"uri": read.uri}))),
+            .with_data(json!({ "uri": uri }))),
             None => Err(
                 RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
-                    .with_data(json!({"uri": read.uri})),
+                    .with_data(json!({ "uri": uri })),
             ),
         };
         if let Some(input_required) = self.finish_round(round.as_deref(), result.is_err(), bind) {
@@ -796,7 +765,7 @@ impl<D: Dispatch> Core<D> {
 
     /// `completion/complete`: the declared values of the argument that start with what the
     /// user typed (case-insensitively), at most 100.
-    fn complete(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, RpcError> {
+    fn complete(&self, params: Option<&RawValue>) -> Result<JsonText, RpcError> {
         let request: CompleteParams<'_> = params_as(params)?;
         let catalog = self.dispatch.catalog();
         let reference = &request.reference;
@@ -839,7 +808,7 @@ impl<D: Dispatch> Core<D> {
         descriptors: &[Descriptor],
         params: Option<&RawValue>,
         version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, RpcError> {
+    ) -> Result<JsonText, RpcError> {
         let cursor: CursorParams<'_> = params_as(params)?;
         let start = match cursor.cursor.as_deref() {
             None | Some("") => 0,
@@ -873,15 +842,10 @@ impl<D: Dispatch> Core<D> {
         raw(out)
     }
 
-    /// A context for a request of `session`.
-    pub(crate) fn context(
-        &self,
-        session: &Arc<Session>,
-        params: Option<&RawValue>,
-    ) -> RequestContext {
+    /// A context for a request of `session` (the method's dispatch adds the progress token).
+    pub(crate) fn context(&self, session: &Arc<Session>) -> RequestContext {
         RequestContext::new(session.version())
             .with_session(session.clone())
-            .with_progress_token(progress_token(params))
             .with_notifier(self.notifier.clone())
             .with_client_request_timeout(self.config.client_request_timeout)
     }

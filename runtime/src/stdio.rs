@@ -18,10 +18,12 @@ use tokio::task::JoinSet;
 use crate::context::Outbound;
 use crate::dispatch::Dispatch;
 use crate::http::stateless;
+use crate::json::JsonText;
 use crate::jsonrpc::{self, classify, error_response, success_response, Incoming, RpcError};
+use crate::params::RequestParams;
 use crate::server::McpServer;
 use crate::session::Session;
-use crate::tasks::TaskSlot;
+use crate::tasks::{self, TaskSlot};
 use tokio::sync::oneshot;
 
 /// Serves `server` on stdin/stdout until stdin closes.
@@ -101,7 +103,7 @@ fn handle_line<D: Dispatch>(
     message: &RawValue,
 ) {
     let running = &mut *spawned.running;
-    let message = match classify(message) {
+    let message = match classify(message.get()) {
         Ok(message) => message,
         Err(error) => {
             let _ = tx.send(error_response(None, &error));
@@ -110,7 +112,7 @@ fn handle_line<D: Dispatch>(
     };
     // A 2026-07-28 request names its version in `_meta`: served without a session.
     if let Incoming::Request { id, method, params } = message {
-        let fields = stateless::request_fields(params).unwrap_or_default();
+        let fields = RequestParams::parse(params).unwrap_or_default();
         if fields
             .meta
             .as_ref()
@@ -130,7 +132,7 @@ fn handle_line<D: Dispatch>(
             let answer = match server.core.initialize(params) {
                 Ok((created, result)) => {
                     *session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
-                    success_response(id, &result)
+                    success_response(id, result.get())
                 }
                 Err(error) => error_response(Some(id), &error),
             };
@@ -147,7 +149,7 @@ fn handle_line<D: Dispatch>(
             };
             let core = server.core.clone();
             let ctx = core
-                .context(&current, params)
+                .context(&current)
                 .with_outbound(Outbound::lines(tx.clone()));
             let id = id.to_owned();
             let method = method.to_string();
@@ -161,7 +163,7 @@ fn handle_line<D: Dispatch>(
                     .handle(&task_session, &method, params.as_deref(), ctx)
                     .await
                 {
-                    Ok(result) => success_response(&id, &result),
+                    Ok(result) => success_response(&id, result.get()),
                     Err(error) => error_response(Some(&id), &error),
                 };
                 task_session.untrack(&task_key);
@@ -204,7 +206,7 @@ fn stateless_request<D: Dispatch>(
     id: &RawValue,
     method: &str,
     params: Option<&RawValue>,
-    fields: stateless::WithMeta<'_>,
+    fields: RequestParams<'_>,
 ) {
     let checked = stateless::checked_meta(fields.meta).and_then(|meta| {
         let version = stateless::checked_version(meta.protocol_version.unwrap_or_default())?;
@@ -233,20 +235,35 @@ fn stateless_request<D: Dispatch>(
     spawned.running.spawn(async move {
         // The answer is the outcome, or the `CreateTaskResult` if the call becomes a task.
         let (reply_tx, mut reply) = oneshot::channel::<(http::StatusCode, String)>();
-        let slot = Arc::new(TaskSlot::new(core.tasks.clone(), id.clone(), reply_tx));
-        let ctx = ctx.with_task_slot(slot.clone());
+        let (ctx, slot) = if method == "tools/call" {
+            let slot = tasks::declared(ctx.client_capabilities())
+                .then(|| Arc::new(TaskSlot::new(core.tasks.clone(), id.clone(), reply_tx)));
+            (ctx.with_task_slot(slot.clone()), slot)
+        } else {
+            (ctx, None)
+        };
         let work = async {
-            let outcome = tokio::select! {
-                outcome = core.handle_stateless(&method, params.as_deref(), ctx) => outcome,
-                () = slot.cancelled() => return,
+            let handled = core.handle_stateless(&method, params.as_deref(), ctx);
+            let outcome = match &slot {
+                Some(slot) => tokio::select! {
+                    outcome = handled => outcome,
+                    () = slot.cancelled() => return,
+                },
+                None => handled.await,
             };
-            slot.finish(outcome, |outcome| {
+            let render = |outcome: &Result<JsonText, RpcError>| {
                 let json = match outcome {
-                    Ok(result) => success_response(&id, result),
+                    Ok(result) => success_response(&id, result.get()),
                     Err(error) => error_response(Some(&id), error),
                 };
                 (http::StatusCode::OK, json)
-            });
+            };
+            match &slot {
+                Some(slot) => slot.finish(outcome, render),
+                None => {
+                    let _ = out.send(render(&outcome).1);
+                }
+            }
         };
         let mut work = pin!(work);
         let mut answered = false;

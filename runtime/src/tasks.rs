@@ -23,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::{oneshot, watch, Notify};
 
 use crate::error::Error;
+use crate::json::JsonText;
 use crate::jsonrpc::{success_response, RpcError, MISSING_CAPABILITY};
 
 /// The extension's identifier, in `capabilities.extensions`.
@@ -280,7 +281,7 @@ impl Tasks {
     }
 
     /// Records how the handler ended, unless the task already ended (cancelled).
-    fn finish(&self, id: &str, outcome: Result<Box<RawValue>, RpcError>) {
+    fn finish(&self, id: &str, outcome: Result<JsonText, RpcError>) {
         self.store.update(id, &mut |task| {
             if task.status.is_terminal() {
                 return;
@@ -479,8 +480,7 @@ impl TaskSlot {
         };
         let record = self.tasks.create(self.cancel.clone())?;
         let _ = self.task.set(record.task_id.clone());
-        let result =
-            RawValue::from_string(record.create_result()).map_err(|e| Error::new(e.to_string()))?;
+        let result = record.create_result();
         let _ = reply.send((StatusCode::OK, success_response(&self.request_id, &result)));
         tracing::debug!(task = %record.task_id, "tool call continues as a task");
         Ok(())
@@ -503,8 +503,8 @@ impl TaskSlot {
     /// call is a task, records the outcome in the task.
     pub(crate) fn finish(
         &self,
-        outcome: Result<Box<RawValue>, RpcError>,
-        answer: impl FnOnce(&Result<Box<RawValue>, RpcError>) -> (StatusCode, String),
+        outcome: Result<JsonText, RpcError>,
+        answer: impl FnOnce(&Result<JsonText, RpcError>) -> (StatusCode, String),
     ) {
         if let Some(id) = self.task_id() {
             self.tasks.finish(id, outcome);
@@ -589,7 +589,7 @@ mod tests {
     fn outcomes_and_cancellation() {
         let tasks = tasks();
         let done = tasks.create(flag()).unwrap();
-        tasks.finish(&done.task_id, Ok(raw(r#"{"content":[]}"#)));
+        tasks.finish(&done.task_id, Ok(JsonText::from(raw(r#"{"content":[]}"#))));
         let failed = tasks.create(flag()).unwrap();
         tasks.finish(&failed.task_id, Err(RpcError::internal("boom")));
         let stop = flag();
@@ -598,7 +598,7 @@ mod tests {
         assert_eq!(tasks.cancel(Some(&params)).unwrap(), ACK);
         assert!(*stop.borrow());
         // A late outcome does not resurrect a cancelled task.
-        tasks.finish(&cancelled.task_id, Ok(raw("{}")));
+        tasks.finish(&cancelled.task_id, Ok(JsonText::from(raw("{}"))));
         let status = |id: &str| tasks.store.get(id).unwrap().status;
         assert_eq!(status(&done.task_id), TaskStatus::Completed);
         assert_eq!(status(&failed.task_id), TaskStatus::Failed);

@@ -28,6 +28,10 @@ fn parse(raw: &RawValue) -> Value {
     serde_json::from_str(raw.get()).unwrap()
 }
 
+fn parse_text(text: &mcp_runtime::JsonText) -> Value {
+    serde_json::from_str(text.get()).unwrap()
+}
+
 #[test]
 fn params_decode_by_name_and_by_position() {
     let by_name: Pair =
@@ -82,7 +86,9 @@ fn arguments_must_be_an_object() {
 #[test]
 fn tool_results_follow_each_revision() {
     let object = || ToolOutcome::from_result(Ok(json!({"sum": 3})));
-    let v = |outcome: ToolOutcome, version| parse(&outcome.into_call_tool_result(version).unwrap());
+    let v = |outcome: ToolOutcome, version| {
+        parse_text(&outcome.into_call_tool_result(version).unwrap())
+    };
 
     assert_eq!(
         v(object(), ProtocolVersion::V2025_03_26),
@@ -122,7 +128,7 @@ fn invalid_arguments_are_errors_before_2025_11_25_and_results_after() {
         .into_call_tool_result(ProtocolVersion::V2025_06_18)
         .unwrap_err();
     assert_eq!(err.code, INVALID_PARAMS);
-    let result = parse(
+    let result = parse_text(
         &outcome()
             .into_call_tool_result(ProtocolVersion::V2025_11_25)
             .unwrap(),

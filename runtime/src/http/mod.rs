@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::context::{Completion, Outbound};
 use crate::dispatch::{BoxFuture, Dispatch};
@@ -219,24 +219,25 @@ impl<D: Dispatch> McpServer<D> {
                 )
             }
         };
-        let body: &RawValue = match serde_json::from_str(text) {
-            Ok(body) => body,
-            Err(e) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
-                    None,
-                )
-            }
-        };
-        if body.get().trim_start().starts_with('[') {
+        if text.trim_start().starts_with('[') {
+            let body: &RawValue = match serde_json::from_str(text) {
+                Ok(body) => body,
+                Err(e) => {
+                    return rpc_error(
+                        StatusCode::BAD_REQUEST,
+                        RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
+                        None,
+                    )
+                }
+            };
             let header_version = match Self::header_version(&headers) {
                 Ok(version) => version,
                 Err(response) => return *response,
             };
             return self.batch(&headers, header_version, body).await;
         }
-        let message = match classify(body) {
+        // One pass over the body: the envelope, with `params` left raw for the method's type.
+        let message = match classify(text) {
             Ok(message) => message,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
         };
@@ -301,7 +302,7 @@ impl<D: Dispatch> McpServer<D> {
             );
         }
         tracing::debug!(session = session.id(), version = %session.version(), "session created");
-        let mut response = json_response(StatusCode::OK, success_response(id, &result));
+        let mut response = json_response(StatusCode::OK, success_response(id, result.get()));
         if let Ok(value) = HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER, value);
         }
@@ -330,6 +331,10 @@ impl<D: Dispatch> McpServer<D> {
 
     /// Runs one request: a JSON answer when the handler sends nothing first, else an SSE
     /// stream carrying its messages and then the answer.
+    ///
+    /// The handler runs inline, so a plain call costs no spawn, no channel and no cross-task
+    /// wake-up. It is registered for cancellation only if it does not finish at once. Once
+    /// it streams, the rest of it moves to its own task and the stream is the response.
     async fn request(
         &self,
         session: Arc<Session>,
@@ -337,72 +342,71 @@ impl<D: Dispatch> McpServer<D> {
         method: &str,
         params: Option<&RawValue>,
     ) -> Response<Body> {
-        let (connection, mut rx) = mpsc::channel(CONNECTION_QUEUE);
         let priming = (session.version() >= ProtocolVersion::V2025_11_25)
             .then_some(self.core.config.sse_retry_ms);
-        // The task keeps the channel open until it has handed over its answer, so `rx` never
-        // reports "closed" before `done_rx` has the JSON answer.
-        let keep_open = connection.clone();
-        let outbound = Outbound::session_stream(
-            session.clone(),
-            connection,
-            priming,
-            self.core.config.sse_responses,
-        );
-        let ctx = self
-            .core
-            .context(&session, params)
-            .with_outbound(outbound.clone());
-        let (done_tx, mut done_rx) = oneshot::channel::<String>();
-        let key = id_key(id);
-        // `notifications/cancelled` (or the session closing) fires `cancel`.
-        let (cancel, cancelled) = oneshot::channel::<()>();
-        session.track(&key, move || {
-            let _ = cancel.send(());
-        });
+        let outbound =
+            Outbound::session_stream(session.clone(), priming, self.core.config.sse_responses);
+        let ctx = self.core.context(&session).with_outbound(outbound.clone());
         let core = self.core.clone();
         let owned_id = id.to_owned();
         let owned_method = method.to_string();
         let owned_params = params.map(RawValue::to_owned);
         let task_session = session.clone();
-        let mut work: crate::BoxFuture<'static, ()> = Box::pin(async move {
+        let task_outbound = outbound.clone();
+        // Resolves to the JSON answer, or to `None` when it went on the stream (or the
+        // request was cancelled).
+        let mut work: crate::BoxFuture<'static, Option<String>> = Box::pin(async move {
             // Ends the stream if the work is dropped unfinished (cancelled).
-            let _abandon = AbandonOnDrop(outbound.clone());
+            let _abandon = AbandonOnDrop(task_outbound.clone());
             let handled = core.handle(&task_session, &owned_method, owned_params.as_deref(), ctx);
             let result = tokio::select! {
+                biased;
                 result = handled => result,
-                // Cancelled, or the session is gone.
-                _ = cancelled => return,
+                // `notifications/cancelled`, or the session is gone.
+                () = task_outbound.cancelled() => return None,
             };
             let response = match result {
-                Ok(result) => success_response(&owned_id, &result),
+                Ok(result) => success_response(&owned_id, result.get()),
                 Err(error) => error_response(Some(&owned_id), &error),
             };
-            task_session.untrack(&key);
-            if let Completion::Json(json) = outbound.complete(response) {
-                let _ = done_tx.send(json);
+            match task_outbound.complete(response) {
+                Completion::Json(json) => Some(json),
+                Completion::Streamed => None,
             }
-            drop(keep_open);
         });
-        // The handler runs inline: a plain call costs no spawn and no cross-task wake-up. Once
-        // it streams, the rest of it moves to its own task and the stream is the response.
-        let delivery = tokio::select! {
-            biased;
-            () = &mut work => match done_rx.try_recv() {
-                Ok(json) => return json_response(StatusCode::OK, json),
-                // Streamed: everything is queued already.
-                Err(_) => rx.try_recv().ok(),
-            },
-            delivery = rx.recv() => {
-                tokio::spawn(work);
-                delivery
-            }
-        };
-        match delivery {
-            Some(Delivery::Frame(bytes)) => sse_response(Some(bytes), rx),
-            Some(Delivery::End | Delivery::Detach) => sse_response(None, closed_channel()),
+        let answered = |answer: Option<String>| match (answer, outbound.take_stream()) {
+            (Some(json), _) => json_response(StatusCode::OK, json),
+            (None, Some(stream)) => sse_response(None, stream),
             // Cancelled before it answered.
-            None => status_only(StatusCode::ACCEPTED),
+            (None, None) => status_only(StatusCode::ACCEPTED),
+        };
+        // Most handlers finish in their first poll: then nothing else is needed.
+        if let std::task::Poll::Ready(answer) = poll_once(&mut work).await {
+            return answered(answer);
+        }
+        let key = id_key(id);
+        let canceller = outbound.clone();
+        session.track(&key, move || canceller.cancel());
+        let streaming = tokio::select! {
+            biased;
+            answer = &mut work => Err(answer),
+            () = outbound.opened() => Ok(()),
+        };
+        match streaming {
+            Err(answer) => {
+                session.untrack(&key);
+                answered(answer)
+            }
+            Ok(()) => {
+                tokio::spawn(async move {
+                    work.await;
+                    session.untrack(&key);
+                });
+                match outbound.take_stream() {
+                    Some(stream) => sse_response(None, stream),
+                    None => sse_response(None, closed_channel()),
+                }
+            }
         }
     }
 
@@ -438,7 +442,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         let mut answers = Vec::new();
         for message in messages {
-            match classify(message) {
+            match classify(message.get()) {
                 Err(error) => answers.push(error_response(None, &error)),
                 Ok(Incoming::Request {
                     id,
@@ -452,10 +456,10 @@ impl<D: Dispatch> McpServer<D> {
                     ),
                 )),
                 Ok(Incoming::Request { id, method, params }) => {
-                    let ctx = self.core.context(&session, params);
+                    let ctx = self.core.context(&session);
                     answers.push(
                         match self.core.handle(&session, method, params, ctx).await {
-                            Ok(result) => success_response(id, &result),
+                            Ok(result) => success_response(id, result.get()),
                             Err(error) => error_response(Some(id), &error),
                         },
                     );
@@ -627,6 +631,12 @@ impl Drop for AbandonOnDrop {
 /// The key a server-to-client request id is registered under (ids are strings we minted).
 fn answer_key(id: &RawValue) -> String {
     serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string())
+}
+
+/// Polls `future` once with the current task's waker.
+async fn poll_once<F: Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
+    std::future::poll_fn(|cx| std::task::Poll::Ready(std::pin::Pin::new(&mut *future).poll(cx)))
+        .await
 }
 
 fn closed_channel() -> mpsc::Receiver<Delivery> {

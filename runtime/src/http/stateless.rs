@@ -17,14 +17,16 @@ use super::{header, json_response, rpc_error, sse_response, Body, VERSION_HEADER
 use crate::context::{Outbound, RequestContext};
 use crate::dispatch::Dispatch;
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
+use crate::json::JsonText;
 use crate::jsonrpc::{
     error_response, success_response, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND,
 };
-use crate::mcp::{level_rank, LoggingLevel};
+use crate::mcp::level_rank;
 use crate::notifier::SubscriptionFilter;
+use crate::params::{RequestMeta, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::tasks::TaskSlot;
+use crate::tasks::{self, TaskSlot};
 use std::sync::Arc;
 
 /// `_meta` key of the request's protocol version.
@@ -37,33 +39,6 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 pub use crate::jsonrpc::{HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION};
-
-/// The `params._meta` fields the stateless path reads.
-#[derive(Deserialize, Default)]
-pub(crate) struct RequestMeta<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    pub protocol_version: Option<&'a str>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
-    pub client_capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
-    pub log_level: Option<LoggingLevel>,
-    #[serde(rename = "progressToken", borrow, default)]
-    pub progress_token: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-pub(crate) struct WithMeta<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    pub meta: Option<RequestMeta<'a>>,
-    #[serde(borrow, default)]
-    name: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    uri: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow, default)]
-    task_id: Option<std::borrow::Cow<'a, str>>,
-}
 
 /// Whether a POST belongs to the stateless path: no session id, and either `params._meta` or
 /// an `MCP-Protocol-Version` header that does not name a session-era version.
@@ -79,10 +54,15 @@ pub(crate) fn is_stateless(headers: &HeaderMap, params: Option<&RawValue>) -> bo
     }
     // Otherwise `params._meta` makes it stateless (the substring test skips the parse for
     // session-era traffic).
+    #[derive(Deserialize)]
+    struct MetaProbe<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<&'a RawValue>,
+    }
     params
         .filter(|p| p.get().contains("\"_meta\""))
-        .and_then(|p| serde_json::from_str::<WithMeta<'_>>(p.get()).ok())
-        .is_some_and(|p| p.meta.is_some())
+        .and_then(|p| serde_json::from_str::<MetaProbe<'_>>(p.get()).ok())
+        .is_some_and(|p| p.meta.is_some_and(|meta| meta.get() != "null"))
 }
 
 /// Methods 2026-07-28 removed.
@@ -113,15 +93,6 @@ const SERVED: [&str; 13] = [
 
 /// The SSE comment sent on a quiet listen stream, so proxies do not time it out.
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
-
-/// The `params` fields of a stateless request read before dispatch.
-pub(crate) fn request_fields(params: Option<&RawValue>) -> Result<WithMeta<'_>, RpcError> {
-    match params {
-        Some(params) => serde_json::from_str(params.get())
-            .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}"))),
-        None => Ok(WithMeta::default()),
-    }
-}
 
 /// Step 1 of the validation, on every transport: `_meta` carries the version and the client
 /// capabilities (`-32602` otherwise).
@@ -199,7 +170,7 @@ impl<D: Dispatch> McpServer<D> {
         method: &str,
         params: Option<&RawValue>,
     ) -> super::Response<Body> {
-        let fields = match request_fields(params) {
+        let fields = match RequestParams::parse(params) {
             Ok(fields) => fields,
             Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
         };
@@ -357,9 +328,9 @@ impl<D: Dispatch> McpServer<D> {
 
     /// Runs the request; answers JSON, or SSE when the handler sends notifications first.
     ///
-    /// The handler runs inline in this connection's task, so a plain call costs no spawn and
-    /// no cross-task wake-up. Only when it streams, or continues as a task, is the rest of
-    /// it handed to its own tokio task.
+    /// The handler runs inline in this connection's task, so a plain call costs no spawn, no
+    /// channel and no cross-task wake-up. Only when it streams, or continues as a task, is the
+    /// rest of it handed to its own tokio task.
     async fn stateless_call(
         &self,
         id: &RawValue,
@@ -367,71 +338,133 @@ impl<D: Dispatch> McpServer<D> {
         params: Option<&RawValue>,
         ctx: RequestContext,
     ) -> super::Response<Body> {
-        let (lines_tx, mut lines_rx) = mpsc::unbounded_channel::<String>();
-        let ctx = ctx.with_outbound(Outbound::lines(lines_tx));
-        let (done_tx, mut done_rx) = oneshot::channel::<(StatusCode, String)>();
-        // Whoever comes first answers: the handler's outcome, or the `CreateTaskResult` of a
-        // tool call that continues as a task (then the outcome goes to the task).
-        let slot = Arc::new(TaskSlot::new(
-            self.core.tasks.clone(),
-            id.to_owned(),
-            done_tx,
-        ));
-        let ctx = ctx.with_task_slot(slot.clone());
+        let outbound = Outbound::deferred_lines();
+        let mut ctx = ctx.with_outbound(outbound.clone());
+        // A tool call may continue as a task: then whoever comes first answers, the handler's
+        // outcome or the `CreateTaskResult` (and the outcome goes to the task).
+        let mut slot = None;
+        let mut replied = None;
+        if method == "tools/call" {
+            if tasks::declared(ctx.client_capabilities()) {
+                let (reply, replied_rx) = oneshot::channel();
+                slot = Some(Arc::new(TaskSlot::new(
+                    self.core.tasks.clone(),
+                    id.to_owned(),
+                    reply,
+                )));
+                replied = Some(replied_rx);
+            }
+            ctx = ctx.with_task_slot(slot.clone());
+        }
         let core = self.core.clone();
         let owned_id = id.to_owned();
         let owned_method = method.to_string();
         let owned_params = params.map(RawValue::to_owned);
-        let mut work: crate::BoxFuture<'static, ()> = Box::pin(async move {
-            let handled = core.handle_stateless(&owned_method, owned_params.as_deref(), ctx);
-            let outcome = tokio::select! {
-                outcome = handled => outcome,
-                // `tasks/cancel` already marked the task.
-                () = slot.cancelled() => return,
-            };
-            slot.finish(outcome, |outcome| match outcome {
-                Ok(result) => (StatusCode::OK, success_response(&owned_id, result)),
-                // A missing client capability is an HTTP error too, so that clients and
-                // intermediaries see it without reading the body.
-                Err(error) if error.code == MISSING_CAPABILITY => (
-                    StatusCode::BAD_REQUEST,
-                    error_response(Some(&owned_id), error),
-                ),
-                Err(error) => (StatusCode::OK, error_response(Some(&owned_id), error)),
-            });
-        });
-        let first = tokio::select! {
-            biased;
-            () = &mut work => {
-                let Ok((status, json)) = done_rx.try_recv() else {
-                    return super::status_only(StatusCode::ACCEPTED);
+        // Resolves to the answer, or to `None` when the task slot took it.
+        let mut work: crate::BoxFuture<'static, Option<(StatusCode, String)>> =
+            Box::pin(async move {
+                let handled = core.handle_stateless(&owned_method, owned_params.as_deref(), ctx);
+                let outcome = match &slot {
+                    Some(slot) => tokio::select! {
+                        outcome = handled => outcome,
+                        // `tasks/cancel` already marked the task.
+                        () = slot.cancelled() => return None,
+                    },
+                    None => handled.await,
                 };
-                // Notifications sent just before the answer still go first, on SSE.
-                match lines_rx.try_recv() {
-                    Ok(line) => return stream(line, lines_rx, Answer::Ready(json), None),
-                    Err(_) => return json_response(status, json),
+                let answer = |outcome: &Result<JsonText, RpcError>| match outcome {
+                    Ok(result) => (StatusCode::OK, success_response(&owned_id, result.get())),
+                    // A missing client capability is an HTTP error too, so that clients and
+                    // intermediaries see it without reading the body.
+                    Err(error) if error.code == MISSING_CAPABILITY => (
+                        StatusCode::BAD_REQUEST,
+                        error_response(Some(&owned_id), error),
+                    ),
+                    Err(error) => (StatusCode::OK, error_response(Some(&owned_id), error)),
+                };
+                match slot {
+                    Some(slot) => {
+                        slot.finish(outcome, answer);
+                        None
+                    }
+                    None => Some(answer(&outcome)),
                 }
+            });
+        let reply_now = |answer: Option<(StatusCode, String)>| {
+            let Some((status, json)) = answer else {
+                return super::status_only(StatusCode::ACCEPTED);
+            };
+            // Notifications sent just before the answer still go first, on SSE.
+            match outbound.take_lines() {
+                Some(mut lines) => match lines.try_recv() {
+                    Ok(line) => stream(line, lines, Answer::Ready(json), None),
+                    Err(_) => json_response(status, json),
+                },
+                None => json_response(status, json),
             }
-            Ok((status, json)) = &mut done_rx => {
-                // The call became a task: it goes on in the background.
-                tokio::spawn(work);
-                match lines_rx.try_recv() {
-                    Ok(line) => return stream(line, lines_rx, Answer::Ready(json), None),
-                    Err(_) => return json_response(status, json),
-                }
-            }
-            line = lines_rx.recv() => line,
         };
-        let Some(first) = first else {
-            // The handler dropped its context without answering yet: let it finish.
+        enum First {
+            Answered(Option<(StatusCode, String)>),
+            BecameTask((StatusCode, String)),
+            Streaming,
+        }
+        let first = {
+            let task_reply = async {
+                match replied.as_mut() {
+                    Some(replied) => match replied.await {
+                        Ok(answer) => answer,
+                        // The slot is gone only once the work has finished: the first branch.
+                        Err(_) => std::future::pending().await,
+                    },
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                answer = &mut work => First::Answered(answer),
+                answer = task_reply => First::BecameTask(answer),
+                () = outbound.opened() => First::Streaming,
+            }
+        };
+        match first {
+            First::Answered(answer) => {
+                let answer = answer.or_else(|| replied.as_mut()?.try_recv().ok());
+                return reply_now(answer);
+            }
+            First::BecameTask(answer) => {
+                // The handler goes on in the background.
+                tokio::spawn(work);
+                return reply_now(Some(answer));
+            }
+            First::Streaming => {}
+        }
+        // The handler streams: from now on its answer arrives through `done`.
+        let done = match replied {
+            Some(replied) => replied,
+            None => {
+                let (done_tx, done) = oneshot::channel();
+                let inner = work;
+                work = Box::pin(async move {
+                    if let Some(answer) = inner.await {
+                        let _ = done_tx.send(answer);
+                    }
+                    None
+                });
+                done
+            }
+        };
+        let Some(mut lines) = outbound.take_lines() else {
+            // Not reached: `opened` fires once the first line is queued. Answer plainly.
             tokio::spawn(work);
-            return match done_rx.await {
+            return match done.await {
                 Ok((status, json)) => json_response(status, json),
                 Err(_) => super::status_only(StatusCode::ACCEPTED),
             };
         };
+        drop(outbound);
+        let first = lines.try_recv().unwrap_or_default();
         let abort = tokio::spawn(work).abort_handle();
-        stream(first, lines_rx, Answer::Pending(done_rx), Some(abort))
+        stream(first, lines, Answer::Pending(done), Some(abort))
     }
 }
 

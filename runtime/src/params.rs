@@ -1,0 +1,136 @@
+//! The `params` members the runtime reads itself, parsed in one pass per request.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+use crate::jsonrpc::RpcError;
+use crate::mcp::LoggingLevel;
+
+/// The `params._meta` members the runtime reads.
+#[derive(Deserialize, Default)]
+pub(crate) struct RequestMeta<'a> {
+    /// 2026-07-28: the request's protocol version.
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    pub protocol_version: Option<&'a str>,
+    /// 2026-07-28: the client's capabilities.
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    pub client_capabilities: Option<&'a RawValue>,
+    /// 2026-07-28: the minimum log level wanted on this request.
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
+    pub log_level: Option<LoggingLevel>,
+    /// The token progress notifications name, when the client wants them.
+    #[serde(rename = "progressToken", borrow, default)]
+    pub progress_token: Option<&'a RawValue>,
+}
+
+/// The members of the MCP methods the runtime routes itself (`tools/call`, `prompts/get`,
+/// `resources/read`, `tasks/*`) and of every stateless request. Members a method does not
+/// have stay `None`; unknown members are ignored.
+#[derive(Deserialize, Default)]
+pub(crate) struct RequestParams<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<RequestMeta<'a>>,
+    #[serde(borrow, default)]
+    pub name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub uri: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub arguments: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default)]
+    pub task_id: Option<Cow<'a, str>>,
+    /// 2026-07-28 retry: the answers to the previous round's input requests.
+    #[serde(rename = "inputResponses", borrow, default)]
+    pub input_responses: Option<&'a RawValue>,
+    /// 2026-07-28 retry: the sealed state of the previous round.
+    #[serde(rename = "requestState", borrow, default)]
+    pub request_state: Option<Cow<'a, str>>,
+}
+
+impl<'a> RequestParams<'a> {
+    /// Parses `params` (absent means `{}`); `-32602` when it is not an object of these members.
+    pub fn parse(params: Option<&'a RawValue>) -> Result<Self, RpcError> {
+        match params {
+            Some(params) => serde_json::from_str(params.get())
+                .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}"))),
+            None => Ok(Self::default()),
+        }
+    }
+
+    /// `params._meta.progressToken`.
+    pub fn progress_token(&self) -> Option<&'a RawValue> {
+        self.meta.as_ref()?.progress_token
+    }
+
+    /// `name`, which `tools/call` and `prompts/get` require.
+    pub fn name(&self) -> Result<&str, RpcError> {
+        self.name.as_deref().ok_or_else(|| missing("name"))
+    }
+
+    /// `uri`, which `resources/read` requires.
+    pub fn uri(&self) -> Result<&str, RpcError> {
+        self.uri.as_deref().ok_or_else(|| missing("uri"))
+    }
+
+    /// Whether this is the retry of a multi round-trip request.
+    pub fn is_retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
+    }
+}
+
+fn missing(member: &str) -> RpcError {
+    RpcError::invalid_params(format!("Invalid params: missing field `{member}`"))
+}
+
+/// The progress token of any request's params. Params that never mention one (nearly all)
+/// are not parsed at all.
+pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct MetaOnly<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<ProgressOnly<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct ProgressOnly<'a> {
+        #[serde(rename = "progressToken", borrow, default)]
+        progress_token: Option<&'a RawValue>,
+    }
+    let params = params.filter(|p| p.get().contains("progressToken"))?;
+    let parsed: MetaOnly<'_> = serde_json::from_str(params.get()).ok()?;
+    parsed.meta?.progress_token
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    #[test]
+    fn one_pass_reads_every_member() {
+        let text = raw(
+            r#"{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"requestState":"s","other":[1]}"#,
+        );
+        let params = RequestParams::parse(Some(&text)).unwrap();
+        assert_eq!(params.name().unwrap(), "echo");
+        assert_eq!(params.arguments.unwrap().get(), r#"{"text":"hi"}"#);
+        assert_eq!(params.progress_token().unwrap().get(), "7");
+        assert!(params.is_retry());
+        assert!(params
+            .uri()
+            .unwrap_err()
+            .message
+            .contains("missing field `uri`"));
+    }
+
+    #[test]
+    fn the_progress_probe_skips_params_without_a_token() {
+        let with = raw(r#"{"_meta":{"progressToken":"p1"},"a":1}"#);
+        assert_eq!(progress_token(Some(&with)).unwrap().get(), r#""p1""#);
+        let mentioned_elsewhere = raw(r#"{"a":"progressToken"}"#);
+        assert!(progress_token(Some(&mentioned_elsewhere)).is_none());
+        assert!(progress_token(None).is_none());
+    }
+}
