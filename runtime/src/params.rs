@@ -78,6 +78,50 @@ impl<'a> RequestParams<'a> {
     }
 }
 
+/// The members `tools/call`, `prompts/get` and `resources/read` read, owned: what a stateless
+/// call that may outlive the request's bytes keeps, instead of a copy of all its params.
+#[derive(Default)]
+pub(crate) struct CallMembers {
+    name: Option<String>,
+    uri: Option<String>,
+    arguments: Option<Box<RawValue>>,
+    input_responses: Option<Box<RawValue>>,
+    request_state: Option<String>,
+}
+
+impl CallMembers {
+    /// The members as [`RequestParams`] (without `_meta`, which validation consumed).
+    pub fn params(&self) -> RequestParams<'_> {
+        RequestParams {
+            meta: None,
+            name: self.name.as_deref().map(Cow::Borrowed),
+            uri: self.uri.as_deref().map(Cow::Borrowed),
+            arguments: self.arguments.as_deref(),
+            task_id: None,
+            input_responses: self.input_responses.as_deref(),
+            request_state: self.request_state.as_deref().map(Cow::Borrowed),
+        }
+    }
+}
+
+impl RequestParams<'_> {
+    /// The members a call keeps (see [`CallMembers`]).
+    pub fn call_members(&self) -> CallMembers {
+        CallMembers {
+            name: self.name.as_deref().map(str::to_string),
+            uri: self.uri.as_deref().map(str::to_string),
+            arguments: self.arguments.map(RawValue::to_owned),
+            input_responses: self.input_responses.map(RawValue::to_owned),
+            request_state: self.request_state.as_deref().map(str::to_string),
+        }
+    }
+}
+
+/// Whether `method` reads its params through [`CallMembers`] alone.
+pub(crate) fn is_call(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
 fn missing(member: &str) -> RpcError {
     RpcError::invalid_params(format!("Invalid params: missing field `{member}`"))
 }

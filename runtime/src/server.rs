@@ -522,11 +522,13 @@ impl<D: Dispatch> Core<D> {
     }
 
     /// Answers one stateless (2026-07-28) request whose envelope and headers were validated:
-    /// every result carries `resultType`, cacheable ones `ttlMs` and `cacheScope`.
+    /// every result carries `resultType`, cacheable ones `ttlMs` and `cacheScope`. The call
+    /// methods read `call`, the others `params`.
     pub(crate) async fn handle_stateless(
         &self,
         method: &str,
         params: Option<&RawValue>,
+        call: &RequestParams<'_>,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let hints = &self.config.cache_hints;
@@ -555,17 +557,10 @@ impl<D: Dispatch> Core<D> {
                 )?,
                 hints.resource_templates_list.pair(),
             ),
-            "tools/call" => {
-                let fields = RequestParams::parse(params)?;
-                (self.call_tool(&fields, ctx, version).await?, None)
-            }
-            "prompts/get" => {
-                let fields = RequestParams::parse(params)?;
-                (self.get_prompt(&fields, ctx, version).await?, None)
-            }
+            "tools/call" => (self.call_tool(call, ctx, version).await?, None),
+            "prompts/get" => (self.get_prompt(call, ctx, version).await?, None),
             "resources/read" => {
-                let fields = RequestParams::parse(params)?;
-                let (result, retried) = self.read_resource(&fields, ctx, version).await?;
+                let (result, retried) = self.read_resource(call, ctx, version).await?;
                 // A read that took client input is specific to that exchange: never cached.
                 let cache = if retried {
                     Some((0, "private"))

@@ -206,9 +206,9 @@ fn stateless_request<D: Dispatch>(
     id: &RawValue,
     method: &str,
     params: Option<&RawValue>,
-    fields: RequestParams<'_>,
+    mut fields: RequestParams<'_>,
 ) {
-    let checked = stateless::checked_meta(fields.meta).and_then(|meta| {
+    let checked = stateless::checked_meta(fields.meta.take()).and_then(|meta| {
         let version = stateless::checked_version(meta.protocol_version.unwrap_or_default())?;
         stateless::checked_method(method)?;
         Ok(stateless::request_context(
@@ -232,6 +232,7 @@ fn stateless_request<D: Dispatch>(
     let id = id.to_owned();
     let method = method.to_string();
     let params = params.map(RawValue::to_owned);
+    let call = fields.call_members();
     spawned.running.spawn(async move {
         // The answer is the outcome, or the `CreateTaskResult` if the call becomes a task.
         let (reply_tx, mut reply) = oneshot::channel::<(http::StatusCode, String)>();
@@ -243,7 +244,8 @@ fn stateless_request<D: Dispatch>(
             (ctx, None)
         };
         let work = async {
-            let handled = core.handle_stateless(&method, params.as_deref(), ctx);
+            let call = call.params();
+            let handled = core.handle_stateless(&method, params.as_deref(), &call, ctx);
             let outcome = match &slot {
                 Some(slot) => tokio::select! {
                     outcome = handled => outcome,

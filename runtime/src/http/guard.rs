@@ -7,16 +7,19 @@ use http::HeaderMap;
 /// The host name of a `Host` header value or an origin's authority: port and IPv6 brackets
 /// removed, lowercased.
 pub fn host_name(authority: &str) -> String {
+    host_part(authority).to_ascii_lowercase()
+}
+
+/// [`host_name`] without the lowercasing (a slice of `authority`).
+fn host_part(authority: &str) -> &str {
     let authority = authority.trim();
-    let name = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        authority
-            .rsplit_once(':')
-            .filter(|(_, port)| port.chars().all(|c| c.is_ascii_digit()))
-            .map_or(authority, |(h, _)| h)
-    };
-    name.to_ascii_lowercase()
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or_default();
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+        _ => authority,
+    }
 }
 
 /// Why a request is refused before the protocol sees it, with the message for the body.
@@ -24,18 +27,18 @@ pub fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<
     let allowed_name = |name: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(name));
     if let Some(host) = headers.get(HOST) {
         let host = host.to_str().unwrap_or_default();
-        let name = host_name(host);
-        if !allowed_name(&name) {
+        if !allowed_name(host_part(host)) {
             return Err(format!(
-                "Forbidden: Host \"{host}\" is not allowed (DNS rebinding protection). Add \"{name}\" to Config::allowed_hosts to serve it."
+                "Forbidden: Host \"{host}\" is not allowed (DNS rebinding protection). Add \"{}\" to Config::allowed_hosts to serve it.",
+                host_name(host)
             ));
         }
     }
     if let Some(origin) = headers.get(ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
-        let name = host_name(authority.split('/').next().unwrap_or_default());
-        if name.is_empty() || !allowed_name(&name) {
+        let name = host_part(authority.split('/').next().unwrap_or_default());
+        if name.is_empty() || !allowed_name(name) {
             return Err(format!(
                 "Forbidden: Origin \"{origin}\" is not allowed (DNS rebinding protection). Add its host to Config::allowed_hosts to serve it."
             ));
@@ -44,29 +47,49 @@ pub fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<
     Ok(())
 }
 
+/// `value` up to its first `;` (media type parameters), without surrounding whitespace.
+fn media_type(value: &[u8]) -> &[u8] {
+    let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
+    value[..end].trim_ascii()
+}
+
 /// Whether the `Content-Type` is JSON.
 pub fn is_json_content(headers: &HeaderMap) -> bool {
     headers
         .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("application/json"))
+        .is_some_and(|v| media_type(v.as_bytes()).eq_ignore_ascii_case(b"application/json"))
 }
 
 /// Whether `Accept` lists `mime` (or a wildcard covering it).
 pub fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    let (kind, _) = mime.split_once('/').unwrap_or((mime, ""));
-    headers
-        .get_all(ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .any(|item| {
-            let item = item.split(';').next().unwrap_or_default().trim();
-            item.eq_ignore_ascii_case(mime)
-                || item == "*/*"
-                || item.eq_ignore_ascii_case(&format!("{kind}/*"))
-        })
+    accepted(headers, &[mime]) == [true]
+}
+
+/// For each of `mimes`, whether `Accept` lists it (or a wildcard covering it), in one pass.
+pub fn accepted<const N: usize>(headers: &HeaderMap, mimes: &[&str; N]) -> [bool; N] {
+    let mut found = [false; N];
+    for value in headers.get_all(ACCEPT) {
+        for item in value.as_bytes().split(|&b| b == b',') {
+            let item = media_type(item);
+            for (mime, found) in mimes.iter().zip(found.iter_mut()) {
+                *found = *found || covers(item, mime.as_bytes());
+            }
+        }
+    }
+    found
+}
+
+/// Whether the media range `range` (`type/subtype`, `type/*` or `*/*`) covers `mime`.
+fn covers(range: &[u8], mime: &[u8]) -> bool {
+    match range.strip_suffix(b"/*") {
+        Some(b"*") => true,
+        Some(kind) => {
+            mime.len() > kind.len()
+                && mime[kind.len()] == b'/'
+                && mime[..kind.len()].eq_ignore_ascii_case(kind)
+        }
+        None => range.eq_ignore_ascii_case(mime),
+    }
 }
 
 #[cfg(test)]
@@ -110,5 +133,18 @@ mod tests {
         assert!(accepts(&headers, "application/json") && accepts(&headers, "text/event-stream"));
         headers.insert(ACCEPT, HeaderValue::from_static("text/*;q=0.5"));
         assert!(accepts(&headers, "text/event-stream") && !accepts(&headers, "application/json"));
+        headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
+        assert_eq!(
+            accepted(&headers, &["application/json", "x/y"]),
+            [true, true]
+        );
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("Application/JSON ; q=1, tex/*"),
+        );
+        assert_eq!(
+            accepted(&headers, &["application/json", "text/event-stream"]),
+            [true, false]
+        );
     }
 }

@@ -9,7 +9,7 @@ pub mod stateless;
 pub use body::Body;
 
 use bytes::Bytes;
-use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::header::{HeaderName, HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use serde_json::value::RawValue;
@@ -35,6 +35,12 @@ pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
+
+// Parsed once: a lookup by `&str` would parse and validate the name on every request.
+pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static(SESSION_HEADER);
+pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static(VERSION_HEADER);
+pub(crate) static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub(crate) static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// A JSON-RPC error as an HTTP response.
 fn rpc_error(status: StatusCode, error: RpcError, id: Option<&RawValue>) -> Response<Body> {
@@ -72,7 +78,7 @@ fn bad_request(message: impl Into<String>) -> Response<Body> {
     )
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn header<'h>(headers: &'h HeaderMap, name: impl http::header::AsHeaderName) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -119,7 +125,7 @@ impl<D: Dispatch> McpServer<D> {
     /// The version the request's `MCP-Protocol-Version` header names; absent means
     /// 2025-03-26. An unsupported value is a 400.
     fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
-        match header(headers, VERSION_HEADER) {
+        match header(headers, &PROTOCOL_VERSION) {
             None => Ok(None),
             Some(text) => match ProtocolVersion::parse(text.trim()).filter(|v| !v.is_stateless()) {
                 Some(version) => Ok(Some(version)),
@@ -137,7 +143,7 @@ impl<D: Dispatch> McpServer<D> {
         headers: &HeaderMap,
         version: Option<ProtocolVersion>,
     ) -> Result<Arc<Session>, Box<Response<Body>>> {
-        match header(headers, SESSION_HEADER) {
+        match header(headers, &SESSION_ID) {
             Some(id) => self.core.store.get(id.trim()).ok_or_else(|| {
                 Box::new(rpc_error(
                     StatusCode::NOT_FOUND,
@@ -176,9 +182,7 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             );
         }
-        if !(guard::accepts(&headers, "application/json")
-            && guard::accepts(&headers, "text/event-stream"))
-        {
+        if guard::accepted(&headers, &["application/json", "text/event-stream"]) != [true, true] {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
                 RpcError::new(
@@ -498,7 +502,7 @@ impl<D: Dispatch> McpServer<D> {
             Ok(version) => version,
             Err(response) => return *response,
         };
-        if header(headers, SESSION_HEADER).is_none() {
+        if header(headers, &SESSION_ID).is_none() {
             return bad_request("Bad Request: Mcp-Session-Id header is required");
         }
         let session = match self.session(headers, header_version) {
@@ -519,7 +523,7 @@ impl<D: Dispatch> McpServer<D> {
         if let Some(response) = stateless_only_post(headers) {
             return response;
         }
-        match header(headers, SESSION_HEADER) {
+        match header(headers, &SESSION_ID) {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
             Some(id) => match self.core.store.remove(id.trim()) {
                 Some(session) => {
@@ -606,8 +610,8 @@ impl<D: Dispatch> McpServer<D> {
 
 /// 405 for a GET or DELETE of the stateless revision (no session, 2026-07-28 header).
 fn stateless_only_post(headers: &HeaderMap) -> Option<Response<Body>> {
-    let stateless = !headers.contains_key(SESSION_HEADER)
-        && header(headers, VERSION_HEADER)
+    let stateless = !headers.contains_key(&SESSION_ID)
+        && header(headers, &PROTOCOL_VERSION)
             .and_then(|v| ProtocolVersion::parse(v.trim()))
             .is_some_and(|v| v.is_stateless());
     stateless.then(|| {

@@ -13,7 +13,9 @@ use serde_json::json;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{header, json_response, rpc_error, sse_response, Body, VERSION_HEADER};
+use super::{
+    header, json_response, rpc_error, sse_response, Body, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION,
+};
 use crate::context::{Outbound, RequestContext};
 use crate::dispatch::Dispatch;
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
@@ -23,7 +25,7 @@ use crate::jsonrpc::{
 };
 use crate::mcp::level_rank;
 use crate::notifier::SubscriptionFilter;
-use crate::params::{RequestMeta, RequestParams};
+use crate::params::{self, CallMembers, RequestMeta, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use crate::tasks::{self, TaskSlot};
@@ -43,12 +45,12 @@ pub use crate::jsonrpc::{HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSIO
 /// Whether a POST belongs to the stateless path: no session id, and either `params._meta` or
 /// an `MCP-Protocol-Version` header that does not name a session-era version.
 pub(crate) fn is_stateless(headers: &HeaderMap, params: Option<&RawValue>) -> bool {
-    if headers.contains_key(super::SESSION_HEADER) {
+    if headers.contains_key(&super::SESSION_ID) {
         return false;
     }
     // A header naming anything but a session-era revision decides alone, without reading
     // the params.
-    match header(headers, VERSION_HEADER).map(str::trim) {
+    match header(headers, &PROTOCOL_VERSION).map(str::trim) {
         None | Some("2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => {}
         Some(_) => return true,
     }
@@ -170,12 +172,12 @@ impl<D: Dispatch> McpServer<D> {
         method: &str,
         params: Option<&RawValue>,
     ) -> super::Response<Body> {
-        let fields = match RequestParams::parse(params) {
+        let mut fields = match RequestParams::parse(params) {
             Ok(fields) => fields,
             Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
         };
         // 1. `_meta` must carry the version and the client capabilities.
-        let meta = match checked_meta(fields.meta) {
+        let meta = match checked_meta(fields.meta.take()) {
             Ok(meta) => meta,
             Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
         };
@@ -188,7 +190,7 @@ impl<D: Dispatch> McpServer<D> {
                 RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
             )
         };
-        match header(headers, VERSION_HEADER) {
+        match header(headers, &PROTOCOL_VERSION) {
             Some(v) if v.trim() == body_version => {}
             Some(v) => {
                 return mismatch(&format!(
@@ -197,7 +199,7 @@ impl<D: Dispatch> McpServer<D> {
             }
             None => return mismatch("the MCP-Protocol-Version header is missing"),
         }
-        match header(headers, "mcp-method") {
+        match header(headers, &MCP_METHOD) {
             Some(m) if m.trim() == method => {}
             Some(m) => {
                 return mismatch(&format!(
@@ -213,8 +215,12 @@ impl<D: Dispatch> McpServer<D> {
             _ => None,
         };
         if let Some(name) = routed_name {
-            match header(headers, "mcp-name").map(decode_header_value) {
-                Some(Some(h)) if h == name => {}
+            let plain_or_decoded = |value: &str| match value.trim() {
+                plain if !plain.starts_with("=?") => plain == name,
+                encoded => decode_header_value(encoded).as_deref() == Some(name),
+            };
+            match header(headers, &MCP_NAME).map(plain_or_decoded) {
+                Some(true) => {}
                 Some(_) => return mismatch(&format!("Mcp-Name differs from the body's {name:?}")),
                 None => return mismatch("the Mcp-Name header is missing"),
             }
@@ -246,7 +252,8 @@ impl<D: Dispatch> McpServer<D> {
             return self.listen(id, params);
         }
         let ctx = request_context(&self.core.notifier, version, &meta);
-        self.stateless_call(id, method, params, ctx).await
+        self.stateless_call(id, method, params, fields.call_members(), ctx)
+            .await
     }
 
     /// `subscriptions/listen`: an SSE stream that stays open. It starts with
@@ -336,6 +343,7 @@ impl<D: Dispatch> McpServer<D> {
         id: &RawValue,
         method: &str,
         params: Option<&RawValue>,
+        call: CallMembers,
         ctx: RequestContext,
     ) -> super::Response<Body> {
         let outbound = Outbound::deferred_lines();
@@ -359,11 +367,16 @@ impl<D: Dispatch> McpServer<D> {
         let core = self.core.clone();
         let owned_id = id.to_owned();
         let owned_method = method.to_string();
-        let owned_params = params.map(RawValue::to_owned);
+        // The call methods keep only the members they read.
+        let owned_params = params
+            .filter(|_| !params::is_call(method))
+            .map(RawValue::to_owned);
         // Resolves to the answer, or to `None` when the task slot took it.
         let mut work: crate::BoxFuture<'static, Option<(StatusCode, String)>> =
             Box::pin(async move {
-                let handled = core.handle_stateless(&owned_method, owned_params.as_deref(), ctx);
+                let call = call.params();
+                let handled =
+                    core.handle_stateless(&owned_method, owned_params.as_deref(), &call, ctx);
                 let outcome = match &slot {
                     Some(slot) => tokio::select! {
                         outcome = handled => outcome,
