@@ -78,7 +78,7 @@ fn bad_request(message: impl Into<String>) -> Response<Body> {
     )
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: impl http::header::AsHeaderName) -> Option<&'h str> {
+fn header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
