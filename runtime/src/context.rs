@@ -335,8 +335,8 @@ impl RequestContext {
         self
     }
 
-    pub(crate) fn with_client_capabilities(mut self, capabilities: Value) -> Self {
-        self.request_capabilities = Some(Arc::new(capabilities));
+    pub(crate) fn with_client_capabilities(mut self, capabilities: Arc<Value>) -> Self {
+        self.request_capabilities = Some(capabilities);
         self
     }
 

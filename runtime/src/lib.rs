@@ -11,6 +11,7 @@ pub mod entry;
 pub mod error;
 pub mod events;
 pub mod http;
+mod ids;
 pub mod json;
 pub mod jsonrpc;
 pub mod mcp;

@@ -117,6 +117,38 @@ impl RequestParams<'_> {
     }
 }
 
+/// The MCP methods the runtime answers itself, in either era.
+const MCP_METHODS: [&str; 19] = [
+    "tools/call",
+    "tools/list",
+    "prompts/get",
+    "prompts/list",
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "completion/complete",
+    "logging/setLevel",
+    "ping",
+    "initialize",
+    "server/discover",
+    "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "tasks/result",
+];
+
+/// `method` kept past the request's bytes: a static name for the MCP methods (nearly every
+/// request), a copy only for the server's own JSON-RPC methods.
+pub(crate) fn owned_method(method: &str) -> Cow<'static, str> {
+    match MCP_METHODS.iter().find(|known| **known == method) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(method.to_string()),
+    }
+}
+
 /// Whether `method` reads its params through [`CallMembers`] alone.
 pub(crate) fn is_call(method: &str) -> bool {
     matches!(method, "tools/call" | "prompts/get" | "resources/read")

@@ -100,7 +100,7 @@ impl Binding {
     }
 
     fn to_hex(self) -> String {
-        self.0.iter().map(|b| format!("{b:02x}")).collect()
+        crate::ids::hex(&self.0)
     }
 }
 

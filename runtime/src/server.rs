@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::context::RequestContext;
@@ -197,6 +197,8 @@ pub(crate) struct Core<D> {
     pub(crate) param_headers: ParamHeaders,
     /// Tool calls that became tasks.
     pub(crate) tasks: Arc<Tasks>,
+    /// The `initialize` result of each revision, built on first use (it never changes).
+    initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
 }
 
 impl<D: Dispatch> McpServer<D> {
@@ -241,6 +243,7 @@ impl<D: Dispatch> McpServer<D> {
                 sealer,
                 param_headers,
                 tasks,
+                initialize_results: Default::default(),
             }),
         }
     }
@@ -413,7 +416,10 @@ impl<D: Dispatch> Core<D> {
             self.config.buffered_messages,
         ));
         session.touch();
-        let result = raw(self.initialize_result(version))?;
+        let result = self.initialize_results[version.index()]
+            .get_or_init(|| self.initialize_result(version))
+            .clone();
+        let result = raw(result)?;
         Ok((session, result))
     }
 

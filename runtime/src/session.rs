@@ -55,7 +55,7 @@ impl Session {
         buffered_limit: usize,
     ) -> Self {
         Self {
-            id: new_session_id(),
+            id: crate::ids::random_id(),
             version,
             client_capabilities,
             client_info,
@@ -207,16 +207,6 @@ impl std::fmt::Debug for Stop {
 }
 
 /// 32 random bytes from the OS CSPRNG, hex-encoded: 64 visible ASCII characters.
-fn new_session_id() -> String {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
-    let mut id = String::with_capacity(64);
-    for b in bytes {
-        id.push_str(&format!("{b:02x}"));
-    }
-    id
-}
-
 /// Why a session could not be stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {

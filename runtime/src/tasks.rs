@@ -256,7 +256,7 @@ impl Tasks {
             }
         }
         let record = TaskRecord {
-            task_id: random_id(),
+            task_id: crate::ids::random_id(),
             status: TaskStatus::Working,
             created_at_ms: now,
             last_updated_at_ms: now,
@@ -520,13 +520,6 @@ impl TaskSlot {
             .ask(id, key, json!({"method": method, "params": params}))
             .await
     }
-}
-
-/// 32 random bytes, hex: unguessable.
-fn random_id() -> String {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn now_ms() -> u64 {

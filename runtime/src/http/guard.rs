@@ -1,8 +1,7 @@
 //! Checks every request passes before it reaches the protocol: Host and Origin (DNS
 //! rebinding), media types.
 
-use http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
-use http::HeaderMap;
+use http::HeaderValue;
 
 /// The host name of a `Host` header value or an origin's authority: port and IPv6 brackets
 /// removed, lowercased.
@@ -23,9 +22,13 @@ fn host_part(authority: &str) -> &str {
 }
 
 /// Why a request is refused before the protocol sees it, with the message for the body.
-pub fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
+pub fn check_host_and_origin(
+    host: Option<&HeaderValue>,
+    origin: Option<&HeaderValue>,
+    allowed: &[String],
+) -> Result<(), String> {
     let allowed_name = |name: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(name));
-    if let Some(host) = headers.get(HOST) {
+    if let Some(host) = host {
         let host = host.to_str().unwrap_or_default();
         if !allowed_name(host_part(host)) {
             return Err(format!(
@@ -34,7 +37,7 @@ pub fn check_host_and_origin(headers: &HeaderMap, allowed: &[String]) -> Result<
             ));
         }
     }
-    if let Some(origin) = headers.get(ORIGIN) {
+    if let Some(origin) = origin {
         let origin = origin.to_str().unwrap_or_default();
         let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
         let name = host_part(authority.split('/').next().unwrap_or_default());
@@ -53,27 +56,19 @@ fn media_type(value: &[u8]) -> &[u8] {
     value[..end].trim_ascii()
 }
 
-/// Whether the `Content-Type` is JSON.
-pub fn is_json_content(headers: &HeaderMap) -> bool {
-    headers
-        .get(CONTENT_TYPE)
-        .is_some_and(|v| media_type(v.as_bytes()).eq_ignore_ascii_case(b"application/json"))
+/// Whether a `Content-Type` value is JSON.
+pub fn is_json_content(content_type: Option<&HeaderValue>) -> bool {
+    content_type.is_some_and(|v| media_type(v.as_bytes()).eq_ignore_ascii_case(b"application/json"))
 }
 
-/// Whether `Accept` lists `mime` (or a wildcard covering it).
-pub fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    accepted(headers, &[mime]) == [true]
-}
-
-/// For each of `mimes`, whether `Accept` lists it (or a wildcard covering it), in one pass.
-pub fn accepted<const N: usize>(headers: &HeaderMap, mimes: &[&str; N]) -> [bool; N] {
+/// For each of `mimes`, whether the `Accept` value `accept` lists it (or a wildcard covering
+/// it).
+pub fn accepted_in<const N: usize>(accept: &HeaderValue, mimes: &[&str; N]) -> [bool; N] {
     let mut found = [false; N];
-    for value in headers.get_all(ACCEPT) {
-        for item in value.as_bytes().split(|&b| b == b',') {
-            let item = media_type(item);
-            for (mime, found) in mimes.iter().zip(found.iter_mut()) {
-                *found = *found || covers(item, mime.as_bytes());
-            }
+    for item in accept.as_bytes().split(|&b| b == b',') {
+        let item = media_type(item);
+        for (mime, found) in mimes.iter().zip(found.iter_mut()) {
+            *found = *found || covers(item, mime.as_bytes());
         }
     }
     found
@@ -95,7 +90,12 @@ fn covers(range: &[u8], mime: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
+    use http::header::{HOST, ORIGIN};
+    use http::HeaderMap;
+
+    fn check(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
+        check_host_and_origin(headers.get(HOST), headers.get(ORIGIN), allowed)
+    }
 
     #[test]
     fn host_names() {
@@ -111,40 +111,41 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(HOST, HeaderValue::from_static("127.0.0.1:9000"));
         headers.insert(ORIGIN, HeaderValue::from_static("http://localhost:9000"));
-        assert!(check_host_and_origin(&headers, &allowed).is_ok());
+        assert!(check(&headers, &allowed).is_ok());
         headers.insert(ORIGIN, HeaderValue::from_static("http://evil.example.com"));
-        assert!(check_host_and_origin(&headers, &allowed)
-            .unwrap_err()
-            .contains("Origin"));
+        assert!(check(&headers, &allowed).unwrap_err().contains("Origin"));
         headers.remove(ORIGIN);
         headers.insert(HOST, HeaderValue::from_static("evil.example.com"));
-        assert!(check_host_and_origin(&headers, &allowed)
+        assert!(check(&headers, &allowed)
             .unwrap_err()
             .contains("allowed_hosts"));
     }
 
     #[test]
     fn accept_lists() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        assert!(accepts(&headers, "application/json") && accepts(&headers, "text/event-stream"));
-        headers.insert(ACCEPT, HeaderValue::from_static("text/*;q=0.5"));
-        assert!(accepts(&headers, "text/event-stream") && !accepts(&headers, "application/json"));
-        headers.insert(ACCEPT, HeaderValue::from_static("*/*"));
+        let json_and_sse = ["application/json", "text/event-stream"];
+        let value = |v: &'static str| HeaderValue::from_static(v);
+        let both = value("application/json, text/event-stream");
+        assert_eq!(accepted_in(&both, &json_and_sse), [true, true]);
         assert_eq!(
-            accepted(&headers, &["application/json", "x/y"]),
+            accepted_in(&value("text/*;q=0.5"), &json_and_sse),
+            [false, true]
+        );
+        assert_eq!(
+            accepted_in(&value("*/*"), &["application/json", "x/y"]),
             [true, true]
         );
-        headers.insert(
-            ACCEPT,
-            HeaderValue::from_static("Application/JSON ; q=1, tex/*"),
-        );
-        assert_eq!(
-            accepted(&headers, &["application/json", "text/event-stream"]),
-            [true, false]
-        );
+        let odd = value("Application/JSON ; q=1, tex/*");
+        assert_eq!(accepted_in(&odd, &json_and_sse), [true, false]);
+    }
+
+    #[test]
+    fn json_content_types() {
+        let value = HeaderValue::from_static;
+        assert!(is_json_content(Some(&value(
+            "application/json; charset=utf-8"
+        ))));
+        assert!(!is_json_content(Some(&value("text/plain"))));
+        assert!(!is_json_content(None));
     }
 }

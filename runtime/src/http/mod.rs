@@ -3,13 +3,14 @@
 
 mod body;
 mod guard;
+mod headers;
 pub(crate) mod param_headers;
 pub mod stateless;
 
 pub use body::Body;
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Limited};
 use serde_json::value::RawValue;
@@ -28,6 +29,7 @@ use crate::jsonrpc::{self, classify, error_response, success_response, Incoming,
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use crate::session::{Session, StoreError};
+use headers::Headers;
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -35,12 +37,6 @@ pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
-
-// Parsed once: a lookup by `&str` would parse and validate the name on every request.
-pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static(SESSION_HEADER);
-pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static(VERSION_HEADER);
-pub(crate) static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-pub(crate) static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// A JSON-RPC error as an HTTP response.
 fn rpc_error(status: StatusCode, error: RpcError, id: Option<&RawValue>) -> Response<Body> {
@@ -95,12 +91,16 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        if request.uri().path() != ENDPOINT {
+        let (parts, body) = request.into_parts();
+        if parts.uri.path() != ENDPOINT {
             return status_only(StatusCode::NOT_FOUND);
         }
-        if let Err(message) =
-            guard::check_host_and_origin(request.headers(), &self.core.config.allowed_hosts)
-        {
+        let headers = Headers::scan(&parts.headers);
+        if let Err(message) = guard::check_host_and_origin(
+            headers.host,
+            headers.origin,
+            &self.core.config.allowed_hosts,
+        ) {
             tracing::warn!(%message, "refused request");
             return rpc_error(
                 StatusCode::FORBIDDEN,
@@ -108,10 +108,10 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             );
         }
-        match *request.method() {
-            Method::POST => self.post(request).await,
-            Method::GET => self.get(request.headers()),
-            Method::DELETE => self.delete(request.headers()),
+        match parts.method {
+            Method::POST => self.post(&headers, body).await,
+            Method::GET => self.get(&headers),
+            Method::DELETE => self.delete(&headers),
             _ => {
                 let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
                 response
@@ -124,8 +124,10 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The version the request's `MCP-Protocol-Version` header names; absent means
     /// 2025-03-26. An unsupported value is a 400.
-    fn header_version(headers: &HeaderMap) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
-        match header(headers, &PROTOCOL_VERSION) {
+    fn header_version(
+        headers: &Headers<'_>,
+    ) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
+        match headers.protocol_version {
             None => Ok(None),
             Some(text) => match ProtocolVersion::parse(text.trim()).filter(|v| !v.is_stateless()) {
                 Some(version) => Ok(Some(version)),
@@ -140,10 +142,10 @@ impl<D: Dispatch> McpServer<D> {
     /// session-less clients are allowed), 404 when unknown or expired.
     fn session(
         &self,
-        headers: &HeaderMap,
+        headers: &Headers<'_>,
         version: Option<ProtocolVersion>,
     ) -> Result<Arc<Session>, Box<Response<Body>>> {
-        match header(headers, &SESSION_ID) {
+        match headers.session_id {
             Some(id) => self.core.store.get(id.trim()).ok_or_else(|| {
                 Box::new(rpc_error(
                     StatusCode::NOT_FOUND,
@@ -164,15 +166,13 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    async fn post<B>(&self, request: Request<B>) -> Response<Body>
+    async fn post<B>(&self, headers: &Headers<'_>, body: B) -> Response<Body>
     where
         B: http_body::Body + Send,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (parts, body) = request.into_parts();
-        let headers = parts.headers;
-        if !guard::is_json_content(&headers) {
+        if !guard::is_json_content(headers.content_type) {
             return rpc_error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 RpcError::new(
@@ -182,7 +182,7 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             );
         }
-        if guard::accepted(&headers, &["application/json", "text/event-stream"]) != [true, true] {
+        if !(headers.accepts_json && headers.accepts_sse) {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
                 RpcError::new(
@@ -234,11 +234,11 @@ impl<D: Dispatch> McpServer<D> {
                     )
                 }
             };
-            let header_version = match Self::header_version(&headers) {
+            let header_version = match Self::header_version(headers) {
                 Ok(version) => version,
                 Err(response) => return *response,
             };
-            return self.batch(&headers, header_version, body).await;
+            return self.batch(headers, header_version, body).await;
         }
         // One pass over the body: the envelope, with `params` left raw for the method's type.
         let message = match classify(text) {
@@ -247,17 +247,17 @@ impl<D: Dispatch> McpServer<D> {
         };
         match message {
             Incoming::Request { id, method, params }
-                if stateless::is_stateless(&headers, params) =>
+                if stateless::is_stateless(headers, params) =>
             {
-                return self.stateless(&headers, id, method, params).await;
+                return self.stateless(headers, id, method, params).await;
             }
-            Incoming::Notification { params, .. } if stateless::is_stateless(&headers, params) => {
+            Incoming::Notification { params, .. } if stateless::is_stateless(headers, params) => {
                 // Stateless notifications need no state: nothing to do but accept them.
                 return status_only(StatusCode::ACCEPTED);
             }
             _ => {}
         }
-        let header_version = match Self::header_version(&headers) {
+        let header_version = match Self::header_version(headers) {
             Ok(version) => version,
             Err(response) => return *response,
         };
@@ -269,7 +269,7 @@ impl<D: Dispatch> McpServer<D> {
         {
             return self.initialize(id, params);
         }
-        let session = match self.session(&headers, header_version) {
+        let session = match self.session(headers, header_version) {
             Ok(session) => session,
             Err(response) => return *response,
         };
@@ -353,7 +353,7 @@ impl<D: Dispatch> McpServer<D> {
         let ctx = self.core.context(&session).with_outbound(outbound.clone());
         let core = self.core.clone();
         let owned_id = id.to_owned();
-        let owned_method = method.to_string();
+        let owned_method = crate::params::owned_method(method);
         let owned_params = params.map(RawValue::to_owned);
         let task_session = session.clone();
         let task_outbound = outbound.clone();
@@ -417,7 +417,7 @@ impl<D: Dispatch> McpServer<D> {
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
     async fn batch(
         &self,
-        headers: &HeaderMap,
+        headers: &Headers<'_>,
         header_version: Option<ProtocolVersion>,
         body: &RawValue,
     ) -> Response<Body> {
@@ -484,11 +484,11 @@ impl<D: Dispatch> McpServer<D> {
 
     /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
     /// the stateless revision.
-    fn get(&self, headers: &HeaderMap) -> Response<Body> {
+    fn get(&self, headers: &Headers<'_>) -> Response<Body> {
         if let Some(response) = stateless_only_post(headers) {
             return response;
         }
-        if !guard::accepts(headers, "text/event-stream") {
+        if !headers.accepts_sse {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
                 RpcError::new(
@@ -502,7 +502,7 @@ impl<D: Dispatch> McpServer<D> {
             Ok(version) => version,
             Err(response) => return *response,
         };
-        if header(headers, &SESSION_ID).is_none() {
+        if headers.session_id.is_none() {
             return bad_request("Bad Request: Mcp-Session-Id header is required");
         }
         let session = match self.session(headers, header_version) {
@@ -510,7 +510,7 @@ impl<D: Dispatch> McpServer<D> {
             Err(response) => return *response,
         };
         let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
-        let resumed = header(headers, "last-event-id")
+        let resumed = header(headers.map, "last-event-id")
             .and_then(|last| session.streams().resume(last, connection.clone()));
         if resumed.is_none() {
             session.streams().open_standalone(connection);
@@ -519,11 +519,11 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// DELETE: ends the session; 405 on the stateless revision.
-    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+    fn delete(&self, headers: &Headers<'_>) -> Response<Body> {
         if let Some(response) = stateless_only_post(headers) {
             return response;
         }
-        match header(headers, &SESSION_ID) {
+        match headers.session_id {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
             Some(id) => match self.core.store.remove(id.trim()) {
                 Some(session) => {
@@ -609,9 +609,10 @@ impl<D: Dispatch> McpServer<D> {
 }
 
 /// 405 for a GET or DELETE of the stateless revision (no session, 2026-07-28 header).
-fn stateless_only_post(headers: &HeaderMap) -> Option<Response<Body>> {
-    let stateless = !headers.contains_key(&SESSION_ID)
-        && header(headers, &PROTOCOL_VERSION)
+fn stateless_only_post(headers: &Headers<'_>) -> Option<Response<Body>> {
+    let stateless = headers.session_id.is_none()
+        && headers
+            .protocol_version
             .and_then(|v| ProtocolVersion::parse(v.trim()))
             .is_some_and(|v| v.is_stateless());
     stateless.then(|| {

@@ -7,15 +7,14 @@
 //! validation errors of the specification in their order (including `Mcp-Param-*` headers).
 
 use bytes::Bytes;
-use http::{HeaderMap, StatusCode};
+use http::StatusCode;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
-use super::{
-    header, json_response, rpc_error, sse_response, Body, MCP_METHOD, MCP_NAME, PROTOCOL_VERSION,
-};
+use super::headers::Headers;
+use super::{json_response, rpc_error, sse_response, Body};
 use crate::context::{Outbound, RequestContext};
 use crate::dispatch::Dispatch;
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
@@ -29,7 +28,8 @@ use crate::params::{self, CallMembers, RequestMeta, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use crate::tasks::{self, TaskSlot};
-use std::sync::Arc;
+use serde_json::Value;
+use std::sync::{Arc, LazyLock};
 
 /// `_meta` key of the request's protocol version.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -44,13 +44,13 @@ pub use crate::jsonrpc::{HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSIO
 
 /// Whether a POST belongs to the stateless path: no session id, and either `params._meta` or
 /// an `MCP-Protocol-Version` header that does not name a session-era version.
-pub(crate) fn is_stateless(headers: &HeaderMap, params: Option<&RawValue>) -> bool {
-    if headers.contains_key(&super::SESSION_ID) {
+pub(crate) fn is_stateless(headers: &Headers<'_>, params: Option<&RawValue>) -> bool {
+    if headers.session_id.is_some() {
         return false;
     }
     // A header naming anything but a session-era revision decides alone, without reading
     // the params.
-    match header(headers, &PROTOCOL_VERSION).map(str::trim) {
+    match headers.protocol_version.map(str::trim) {
         None | Some("2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => {}
         Some(_) => return true,
     }
@@ -151,12 +151,20 @@ pub(crate) fn request_context(
     RequestContext::new(version)
         .with_progress_token(meta.progress_token)
         .with_log_level(meta.log_level.map(level_rank))
-        .with_client_capabilities(
-            meta.client_capabilities
-                .and_then(|c| serde_json::from_str(c.get()).ok())
-                .unwrap_or_default(),
-        )
+        .with_client_capabilities(capabilities_of(meta.client_capabilities))
         .with_notifier(notifier.clone())
+}
+
+/// The declared client capabilities; the common `{}` is shared, not parsed.
+fn capabilities_of(raw: Option<&RawValue>) -> Arc<Value> {
+    static NONE_DECLARED: LazyLock<Arc<Value>> = LazyLock::new(|| Arc::new(json!({})));
+    match raw.map(|raw| raw.get().trim()) {
+        Some("{}") => NONE_DECLARED.clone(),
+        raw => Arc::new(
+            raw.and_then(|raw| serde_json::from_str(raw).ok())
+                .unwrap_or_default(),
+        ),
+    }
 }
 
 fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Response<Body> {
@@ -167,7 +175,7 @@ impl<D: Dispatch> McpServer<D> {
     /// Answers one stateless request, validating it in the order the specification gives.
     pub(super) async fn stateless(
         &self,
-        headers: &HeaderMap,
+        headers: &Headers<'_>,
         id: &RawValue,
         method: &str,
         params: Option<&RawValue>,
@@ -190,7 +198,7 @@ impl<D: Dispatch> McpServer<D> {
                 RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
             )
         };
-        match header(headers, &PROTOCOL_VERSION) {
+        match headers.protocol_version {
             Some(v) if v.trim() == body_version => {}
             Some(v) => {
                 return mismatch(&format!(
@@ -199,7 +207,7 @@ impl<D: Dispatch> McpServer<D> {
             }
             None => return mismatch("the MCP-Protocol-Version header is missing"),
         }
-        match header(headers, &MCP_METHOD) {
+        match headers.mcp_method {
             Some(m) if m.trim() == method => {}
             Some(m) => {
                 return mismatch(&format!(
@@ -219,7 +227,7 @@ impl<D: Dispatch> McpServer<D> {
                 plain if !plain.starts_with("=?") => plain == name,
                 encoded => decode_header_value(encoded).as_deref() == Some(name),
             };
-            match header(headers, &MCP_NAME).map(plain_or_decoded) {
+            match headers.mcp_name.map(plain_or_decoded) {
                 Some(true) => {}
                 Some(_) => return mismatch(&format!("Mcp-Name differs from the body's {name:?}")),
                 None => return mismatch("the Mcp-Name header is missing"),
@@ -230,10 +238,10 @@ impl<D: Dispatch> McpServer<D> {
                 let arguments = fields
                     .arguments
                     .and_then(|a| serde_json::from_str::<serde_json::Value>(a.get()).ok());
-                if let Err(what) = self
-                    .core
-                    .param_headers
-                    .check(tool, headers, arguments.as_ref())
+                if let Err(what) =
+                    self.core
+                        .param_headers
+                        .check(tool, headers.map, arguments.as_ref())
                 {
                     return mismatch(&what);
                 }
@@ -366,7 +374,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         let core = self.core.clone();
         let owned_id = id.to_owned();
-        let owned_method = method.to_string();
+        let owned_method = params::owned_method(method);
         // The call methods keep only the members they read.
         let owned_params = params
             .filter(|_| !params::is_call(method))

@@ -1,0 +1,103 @@
+//! The request headers the endpoint reads, found in one pass over the header map.
+//!
+//! A lookup by name hashes the name every time; a request carries a handful of headers, so
+//! one walk that compares names is cheaper than the ten lookups the endpoint would make.
+
+use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use http::HeaderMap;
+
+use super::guard;
+
+/// The headers of one request that the endpoint reads (the first value of each, like
+/// [`HeaderMap::get`]; a value that is not visible ASCII counts as absent).
+pub(crate) struct Headers<'a> {
+    /// All headers, for the rare ones (`Mcp-Param-*`, `Last-Event-ID`).
+    pub map: &'a HeaderMap,
+    pub host: Option<&'a HeaderValue>,
+    pub origin: Option<&'a HeaderValue>,
+    pub content_type: Option<&'a HeaderValue>,
+    /// Whether some `Accept` value covers `application/json`.
+    pub accepts_json: bool,
+    /// Whether some `Accept` value covers `text/event-stream`.
+    pub accepts_sse: bool,
+    pub session_id: Option<&'a str>,
+    pub protocol_version: Option<&'a str>,
+    pub mcp_method: Option<&'a str>,
+    pub mcp_name: Option<&'a str>,
+}
+
+impl<'a> Headers<'a> {
+    /// Reads `map` once.
+    pub fn scan(map: &'a HeaderMap) -> Self {
+        let mut headers = Headers {
+            map,
+            host: None,
+            origin: None,
+            content_type: None,
+            accepts_json: false,
+            accepts_sse: false,
+            session_id: None,
+            protocol_version: None,
+            mcp_method: None,
+            mcp_name: None,
+        };
+        let mut seen_session = false;
+        let mut seen_version = false;
+        let mut seen_method = false;
+        let mut seen_name = false;
+        for (name, value) in map {
+            if name == HOST {
+                headers.host.get_or_insert(value);
+            } else if name == ORIGIN {
+                headers.origin.get_or_insert(value);
+            } else if name == CONTENT_TYPE {
+                headers.content_type.get_or_insert(value);
+            } else if name == ACCEPT {
+                let [json, sse] =
+                    guard::accepted_in(value, &["application/json", "text/event-stream"]);
+                headers.accepts_json |= json;
+                headers.accepts_sse |= sse;
+            } else {
+                let (slot, seen) = match name.as_str() {
+                    super::SESSION_HEADER => (&mut headers.session_id, &mut seen_session),
+                    super::VERSION_HEADER => (&mut headers.protocol_version, &mut seen_version),
+                    "mcp-method" => (&mut headers.mcp_method, &mut seen_method),
+                    "mcp-name" => (&mut headers.mcp_name, &mut seen_name),
+                    _ => continue,
+                };
+                if !*seen {
+                    *seen = true;
+                    *slot = value.to_str().ok();
+                }
+            }
+        }
+        headers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_pass_finds_the_first_of_each() {
+        let mut map = HeaderMap::new();
+        map.insert(HOST, HeaderValue::from_static("localhost:3000"));
+        map.append(ACCEPT, HeaderValue::from_static("application/json"));
+        map.append(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        map.insert("Mcp-Session-Id", HeaderValue::from_static("abc"));
+        map.append("mcp-name", HeaderValue::from_static("first"));
+        map.append("mcp-name", HeaderValue::from_static("second"));
+        map.insert(
+            "mcp-method",
+            HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap(),
+        );
+        let headers = Headers::scan(&map);
+        assert_eq!(headers.host.unwrap(), "localhost:3000");
+        assert!(headers.accepts_json && headers.accepts_sse);
+        assert_eq!(headers.session_id, Some("abc"));
+        assert_eq!(headers.mcp_name, Some("first"));
+        assert_eq!(headers.mcp_method, None, "not visible ASCII");
+        assert!(headers.origin.is_none() && headers.protocol_version.is_none());
+    }
+}
