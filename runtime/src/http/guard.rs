@@ -66,6 +66,12 @@ pub fn is_json_content(content_type: Option<&HeaderValue>) -> bool {
 pub fn accepted_in<const N: usize>(accept: &HeaderValue, mimes: &[&str; N]) -> [bool; N] {
     let mut found = [false; N];
     for item in accept.as_bytes().split(|&b| b == b',') {
+        let item = item.trim_ascii();
+        // Nearly every client lists the exact types, lowercase and without parameters.
+        if let Some(exact) = mimes.iter().position(|mime| mime.as_bytes() == item) {
+            found[exact] = true;
+            continue;
+        }
         let item = media_type(item);
         for (mime, found) in mimes.iter().zip(found.iter_mut()) {
             *found = *found || covers(item, mime.as_bytes());

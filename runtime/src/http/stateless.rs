@@ -386,12 +386,16 @@ impl<D: Dispatch> McpServer<D> {
                 let handled =
                     core.handle_stateless(&owned_method, owned_params.as_deref(), &call, ctx);
                 let outcome = match &slot {
-                    Some(slot) => tokio::select! {
-                        outcome = handled => outcome,
-                        // `tasks/cancel` already marked the task.
-                        () = slot.cancelled() => return None,
-                    },
                     None => handled.await,
+                    Some(slot) => {
+                        // Boxed: the watch future would otherwise grow every call's state.
+                        let cancelled = Box::pin(slot.cancelled());
+                        tokio::select! {
+                            outcome = handled => outcome,
+                            // `tasks/cancel` already marked the task.
+                            () = cancelled => return None,
+                        }
+                    }
                 };
                 let answer = |outcome: &Result<JsonText, RpcError>| match outcome {
                     Ok(result) => (StatusCode::OK, success_response(&owned_id, result.get())),
