@@ -143,7 +143,9 @@ echo
 printf '| server | idle RSS KiB |'; for n in "${SESSION_COUNTS[@]}"; do printf ' RSS @%s KiB |' "$n"; done
 printf ' KiB/session | sessions/s |\n|---|---:|'; for _ in "${SESSION_COUNTS[@]}"; do printf -- '---:|'; done; printf -- '---:|---:|\n'
 i=10
-for entry in "ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode sessions"; do
+# The ceiling stores nothing: its row is the rate the two HTTP exchanges alone allow.
+for entry in "ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode sessions" \
+  "hyper (ceiling, no state)|$BIN/hyper-peer"; do
   IFS='|' read -r name cmd <<<"$entry"
   port=$((BASE_PORT + i)); i=$((i + 1))
   # shellcheck disable=SC2086

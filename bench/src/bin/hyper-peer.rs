@@ -1,6 +1,8 @@
 //! The ceiling: raw hyper 1 + serde_json answering `tools/call` of `echo` with the same JSON
 //! bytes the generated server sends, and nothing else (no sessions, no header checks beyond
-//! the path, no MCP layer). `initialize` gets a minimal result so clients can start.
+//! the path, no MCP layer). `initialize` gets a minimal result and an `Mcp-Session-Id` (a
+//! counter, nothing stored) so clients can start: the bound on sessions per second that the
+//! HTTP exchange alone allows.
 //!
 //! `--addr HOST:PORT`; TCP_NODELAY on accepted sockets, like the generated server.
 
@@ -68,10 +70,17 @@ fn answer(body: &[u8]) -> Response<Full<Bytes>> {
         "initialize" => r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hyper-peer","version":"0.1.0"}}"#.to_string(),
         _ => "{}".to_string(),
     };
-    respond(
+    let mut response = respond(
         StatusCode::OK,
         format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get()),
-    )
+    );
+    if envelope.method == "initialize" {
+        static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let id = http::HeaderValue::from_str(&format!("ceiling-{n}")).expect("ASCII");
+        response.headers_mut().insert("mcp-session-id", id);
+    }
+    response
 }
 
 #[tokio::main]
