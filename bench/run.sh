@@ -67,6 +67,8 @@ SERVERS=(
   "rmcp|session-era SSE|session|$BIN/rmcp-peer --mode sessions"
   "rmcp|stateless (2025, JSON)|stateless|$BIN/rmcp-peer --mode stateless"
   "hyper (ceiling)|stateless JSON|stateless|$BIN/hyper-peer"
+  "hyper (ceiling)|2026-07-28 requests|stateless2026|$BIN/hyper-peer"
+  "hyper (ceiling)|session requests|session|$BIN/hyper-peer"
 )
 
 FAILED=0
@@ -114,25 +116,32 @@ span() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
 maxf() { awk -F'|' -v k="$1" -v f="$2" '$1==k { n=split($3, kv, " ");
   for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f && p[2]>x) x=p[2] } } END { print x+0 }' "$RESULTS"; }
 
-CEIL_KEY="hyper (ceiling)/stateless JSON"
-CEIL=$(mean "$CEIL_KEY" "${CONNS[0]}" rps)
 C0=${CONNS[0]}; C1=${CONNS[1]:-}
+# The ceiling answers every request shape: each row is compared with the ceiling loaded with
+# byte-identical requests (same loadgen mode), and with the plain 2025 JSON ceiling row.
+declare -A CEIL_OF
+for entry in "${SERVERS[@]}"; do
+  IFS='|' read -r name mode lmode cmd <<<"$entry"
+  [[ $name == "hyper (ceiling)" ]] && CEIL_OF[$lmode]=$(mean "$name/$mode" "$C0" rps)
+done
+CEIL=${CEIL_OF[stateless]}
 
 echo
 echo "## Load: tools/call echo, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
 echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes; mean (min–max over rounds)"
 echo
-printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling @%s |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0"
-echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'
+printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling, same requests @%s | vs ceiling, 2025 JSON @%s |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0" "$C0"
+echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
 for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
   key="$name/$mode"
   rps=$(mean "$key" "$C0" rps)
   rps1=$([[ -n $C1 ]] && printf '%.0f%s' "$(mean "$key" "$C1" rps)" "$(span "$key" "$C1" rps)" || echo -)
+  same=$(awk -v a="$rps" -v b="${CEIL_OF[$lmode]}" 'BEGIN { if (b>0) printf "%.2f", a/b; else print "-" }')
   ratio=$(awk -v a="$rps" -v b="$CEIL" 'BEGIN { if (b>0) printf "%.2f", a/b; else print "-" }')
-  printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
+  printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
     "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
-    "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$ratio"
+    "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$same" "$ratio"
 done
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 PIDS=()
