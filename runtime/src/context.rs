@@ -475,6 +475,8 @@ struct DeferredLines {
 pub(crate) enum Completion {
     /// Nothing was streamed: answer with this JSON body.
     Json(String),
+    /// Nothing was streamed, but SSE was asked for: answer with this whole stream.
+    Sse(bytes::Bytes),
     /// It was pushed on the request's SSE stream, which has ended.
     Streamed,
 }
@@ -598,16 +600,12 @@ impl Outbound {
                 let mut state = lock(state);
                 let stream = match std::mem::replace(&mut state.state, StreamState::Finished) {
                     StreamState::Open(stream) => stream,
-                    // Opened only now, so priming event, answer and end leave in one write.
+                    // Opened and ended at once: no connection to route to, one write.
                     StreamState::Unopened if *always_stream => {
-                        state.state = StreamState::Unopened;
-                        let mut streams = session.streams();
-                        let stream = self.open(&mut state, &mut streams, *priming_retry_ms);
-                        state.state = StreamState::Finished;
-                        match stream {
-                            Some(stream) => stream,
-                            None => return Completion::Json(response),
-                        }
+                        let body = session
+                            .streams()
+                            .whole_stream(*priming_retry_ms, response.as_bytes());
+                        return Completion::Sse(body);
                     }
                     _ => return Completion::Json(response),
                 };

@@ -97,32 +97,65 @@ impl Streams {
                 .push_back(Bytes::copy_from_slice(json));
             return false;
         }
-        let sequence = self.next_sequence;
-        self.next_sequence += 1;
-        let bytes = encode_frame(&event_id(stream, sequence), json);
-        self.remember(Frame {
-            stream,
-            sequence,
-            bytes: bytes.clone(),
-        });
+        let bytes = self.message_frame(stream, json);
         self.deliver(stream, Delivery::Frame(bytes))
     }
 
     /// A priming event (an id and empty data) and a `retry` hint, sent first on 2025-11-25 SSE
     /// responses so the client can resume from it.
     pub fn prime(&mut self, stream: u32, retry_ms: u64) -> bool {
-        let sequence = self.next_sequence;
-        self.next_sequence += 1;
+        let bytes = self.priming_frame(stream, retry_ms);
+        self.deliver(stream, Delivery::Frame(bytes))
+    }
+
+    /// A request stream opened and ended at once, as one chunk: its priming event (when
+    /// `priming_retry_ms` is given) and `json`, both recorded for replay. For an answer that
+    /// streams only because SSE was asked for: no connection is registered.
+    pub fn whole_stream(&mut self, priming_retry_ms: Option<u64>, json: &[u8]) -> Bytes {
+        let stream = self.next_stream;
+        self.next_stream = self.next_stream.wrapping_add(1).max(1);
+        let Some(retry) = priming_retry_ms else {
+            return self.message_frame(stream, json);
+        };
+        // The priming event comes first in sequence too: resuming after it replays the answer.
+        let priming = self.priming_frame(stream, retry);
+        let message = self.message_frame(stream, json);
+        let mut body = Vec::with_capacity(priming.len() + message.len());
+        body.extend_from_slice(&priming);
+        body.extend_from_slice(&message);
+        Bytes::from(body)
+    }
+
+    /// The next priming event of `stream`, recorded for replay.
+    fn priming_frame(&mut self, stream: u32, retry_ms: u64) -> Bytes {
+        let sequence = self.next_event();
         let bytes = Bytes::from(format!(
-            "id: {}\nretry: {retry_ms}\ndata: \n\n",
-            event_id(stream, sequence)
+            "id: {stream}-{sequence}\nretry: {retry_ms}\ndata: \n\n"
         ));
         self.remember(Frame {
             stream,
             sequence,
             bytes: bytes.clone(),
         });
-        self.deliver(stream, Delivery::Frame(bytes))
+        bytes
+    }
+
+    /// The next message event of `stream`, recorded for replay.
+    fn message_frame(&mut self, stream: u32, json: &[u8]) -> Bytes {
+        let sequence = self.next_event();
+        let bytes = encode_frame(&event_id(stream, sequence), json);
+        self.remember(Frame {
+            stream,
+            sequence,
+            bytes: bytes.clone(),
+        });
+        bytes
+    }
+
+    fn next_event(&mut self) -> u64 {
+        let sequence = self.next_sequence;
+        self.next_sequence += 1;
+        sequence
     }
 
     /// Ends `stream`: its connection (if any) completes and the stream is forgotten.

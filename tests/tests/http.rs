@@ -582,6 +582,54 @@ async fn a_closed_stream_is_resumed_with_last_event_id() {
 }
 
 #[tokio::test]
+async fn sse_responses_answer_on_a_whole_stream_that_replays() {
+    let server = start(Config {
+        sse_responses: true,
+        ..Config::default()
+    })
+    .await;
+    // 2025-11-25: a priming event, then the answer, and the response ends.
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    let (id, reply) = client
+        .request(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.header("content-type"), Some("text/event-stream"));
+    let text = reply.text().await;
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert_eq!(ids.len(), 2, "priming event and answer: {text}");
+    assert!(text.contains("retry: "), "{text}");
+    let messages = sse_messages(&text);
+    assert_eq!(messages.len(), 1, "{text}");
+    assert_response("2025-11-25", "tools/call", &messages[0]);
+    assert_eq!(messages[0]["id"], json!(id));
+    // Resuming after the priming event replays the answer from the window.
+    let mut headers = client.headers();
+    headers.push(("accept", "text/event-stream"));
+    headers.push(("last-event-id", ids[0]));
+    let resumed = send(server.addr, "GET", &headers, "").await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    let replayed = sse_messages(&resumed.text().await);
+    assert_eq!(replayed, messages);
+    // Before 2025-11-25 there is no priming event: the stream is the answer alone.
+    let mut old = Client::connect(server.addr, "2025-06-18").await;
+    let (_, reply) = old.request("ping", json!({})).await;
+    let text = reply.text().await;
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("id: ")).count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(sse_messages(&text)[0]["result"], json!({}));
+}
+
+#[tokio::test]
 async fn idle_sessions_expire_and_free_their_memory() {
     let server = start(Config {
         session_idle_timeout: Some(Duration::from_millis(100)),

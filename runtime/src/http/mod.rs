@@ -59,7 +59,15 @@ fn status_only(status: StatusCode) -> Response<Body> {
 }
 
 fn sse_response(head: Option<Bytes>, rx: mpsc::Receiver<Delivery>) -> Response<Body> {
-    let mut response = Response::new(Body::stream(head, rx));
+    with_sse_headers(Response::new(Body::stream(head, rx)))
+}
+
+/// An SSE response whose whole stream is `body`.
+fn whole_sse_response(body: Bytes) -> Response<Body> {
+    with_sse_headers(Response::new(Body::full(body)))
+}
+
+fn with_sse_headers(mut response: Response<Body>) -> Response<Body> {
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -357,9 +365,8 @@ impl<D: Dispatch> McpServer<D> {
         let owned_params = params.map(RawValue::to_owned);
         let task_session = session.clone();
         let task_outbound = outbound.clone();
-        // Resolves to the JSON answer, or to `None` when it went on the stream (or the
-        // request was cancelled).
-        let mut work: crate::BoxFuture<'static, Option<String>> = Box::pin(async move {
+        // Resolves to how the answer leaves, or to `None` when the request was cancelled.
+        let mut work: crate::BoxFuture<'static, Option<Completion>> = Box::pin(async move {
             // Ends the stream if the work is dropped unfinished (cancelled).
             let _abandon = AbandonOnDrop(task_outbound.clone());
             let handled = core.handle(&task_session, &owned_method, owned_params.as_deref(), ctx);
@@ -373,16 +380,14 @@ impl<D: Dispatch> McpServer<D> {
                 Ok(result) => success_response(&owned_id, result.get()),
                 Err(error) => error_response(Some(&owned_id), &error),
             };
-            match task_outbound.complete(response) {
-                Completion::Json(json) => Some(json),
-                Completion::Streamed => None,
-            }
+            Some(task_outbound.complete(response))
         });
-        let answered = |answer: Option<String>| match (answer, outbound.take_stream()) {
-            (Some(json), _) => json_response(StatusCode::OK, json),
-            (None, Some(stream)) => sse_response(None, stream),
+        let answered = |answer: Option<Completion>| match (answer, outbound.take_stream()) {
+            (Some(Completion::Json(json)), _) => json_response(StatusCode::OK, json),
+            (Some(Completion::Sse(body)), _) => whole_sse_response(body),
+            (_, Some(stream)) => sse_response(None, stream),
             // Cancelled before it answered.
-            (None, None) => status_only(StatusCode::ACCEPTED),
+            (_, None) => status_only(StatusCode::ACCEPTED),
         };
         // Most handlers finish in their first poll: then nothing else is needed.
         if let std::task::Poll::Ready(answer) = poll_once(&mut work).await {
