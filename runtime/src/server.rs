@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
+use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -370,6 +371,11 @@ struct InitializeParams {
     client_info: Value,
 }
 
+/// `-32602` for a tool or prompt (`what`) the server does not have.
+fn unknown(what: &str, name: &str) -> RpcError {
+    RpcError::invalid_params(format!("Unknown {what}: {name}"))
+}
+
 fn params_as<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, RpcError> {
     let text = params.map_or("{}", RawValue::get);
     serde_json::from_str(text).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
@@ -593,33 +599,40 @@ impl<D: Dispatch> Core<D> {
         Ok(decorate(result, cache))
     }
 
-    /// The multi round-trip state of a stateless request (`None` on a session): the answers
-    /// of its retry fields, after `requestState` has been verified.
-    fn input_round(
+    /// Runs one round of a call that may need client input (`tools/call`, `prompts/get`,
+    /// `resources/read` of `target`). On the stateless revision the retry fields are opened
+    /// first (a tampered, expired or foreign `requestState` is refused before the handler
+    /// runs), and a failure while input requests are pending (and no answer was malformed)
+    /// becomes the `InputRequiredResult` that asks for them. `run` gets the context and returns
+    /// the answer and whether the handler failed.
+    async fn round<Run, Answer>(
         &self,
         version: ProtocolVersion,
-        binding: impl FnOnce() -> Binding,
-        input_responses: Option<&RawValue>,
-        request_state: Option<&str>,
-    ) -> Result<Option<Arc<InputRound>>, RpcError> {
+        (method, target, arguments): (&str, &str, Option<&RawValue>),
+        call: &RequestParams<'_>,
+        ctx: RequestContext,
+        run: Run,
+    ) -> Result<JsonText, RpcError>
+    where
+        Run: FnOnce(RequestContext) -> Answer,
+        Answer: Future<Output = (Result<JsonText, RpcError>, bool)>,
+    {
         if !version.is_stateless() {
-            return Ok(None);
+            return run(ctx).await.0;
         }
-        InputRound::start(&self.sealer, binding, input_responses, request_state)
-            .map(|round| Some(Arc::new(round)))
-    }
-
-    /// Ends a round: a failure while input requests are pending (and no answer was malformed)
-    /// becomes the `InputRequiredResult` that asks for them; anything else is the handler's own
-    /// answer.
-    fn finish_round(
-        &self,
-        round: Option<&InputRound>,
-        failed: bool,
-        binding: impl FnOnce() -> Binding,
-    ) -> Option<Result<JsonText, RpcError>> {
-        let round = round.filter(|round| failed && round.needs_input())?;
-        Some(round.input_required_result(&self.sealer, binding()))
+        let bind = || binding(method, target, arguments);
+        let round = InputRound::start(
+            &self.sealer,
+            bind,
+            call.input_responses,
+            call.request_state.as_deref(),
+        )?;
+        let round = Arc::new(round);
+        let (answer, failed) = run(ctx.with_input_round(round.clone())).await;
+        if failed && round.needs_input() {
+            return round.input_required_result(&self.sealer, bind());
+        }
+        answer
     }
 
     /// `tools/call` at `version`: a panic or a failure is an `isError` result; an unknown tool
@@ -627,62 +640,45 @@ impl<D: Dispatch> Core<D> {
     async fn call_tool(
         &self,
         call: &RequestParams<'_>,
-        mut ctx: RequestContext,
+        ctx: RequestContext,
         version: ProtocolVersion,
     ) -> Result<JsonText, RpcError> {
         let name = call.name()?;
-        let bind = || binding("tools/call", name, call.arguments);
-        let round = self.input_round(
-            version,
-            bind,
-            call.input_responses,
-            call.request_state.as_deref(),
-        )?;
-        if let Some(round) = &round {
-            ctx = ctx.with_input_round(round.clone());
-        }
-        let Some(future) = self.dispatch.call_tool(name, call.arguments, ctx) else {
-            return Err(RpcError::invalid_params(format!("Unknown tool: {name}")));
-        };
-        let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
-            tracing::error!(tool = %name, %panic, "tool handler panicked");
-            ToolOutcome::Failed(crate::Error::new(format!(
-                "the tool failed unexpectedly: {panic}"
-            )))
-        });
-        let failed = matches!(outcome, ToolOutcome::Failed(_));
-        if let Some(input_required) = self.finish_round(round.as_deref(), failed, bind) {
-            return input_required;
-        }
-        outcome.into_call_tool_result(version)
+        let target = ("tools/call", name, call.arguments);
+        self.round(version, target, call, ctx, |ctx| async move {
+            let Some(future) = self.dispatch.call_tool(name, call.arguments, ctx) else {
+                return (Err(unknown("tool", name)), false);
+            };
+            let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
+                tracing::error!(tool = %name, %panic, "tool handler panicked");
+                ToolOutcome::Failed(crate::Error::new(format!(
+                    "the tool failed unexpectedly: {panic}"
+                )))
+            });
+            let failed = matches!(outcome, ToolOutcome::Failed(_));
+            (outcome.into_call_tool_result(version), failed)
+        })
+        .await
     }
 
     /// `prompts/get`; an unknown prompt is `-32602`.
     async fn get_prompt(
         &self,
         call: &RequestParams<'_>,
-        mut ctx: RequestContext,
+        ctx: RequestContext,
         version: ProtocolVersion,
     ) -> Result<JsonText, RpcError> {
         let name = call.name()?;
-        let bind = || binding("prompts/get", name, call.arguments);
-        let round = self.input_round(
-            version,
-            bind,
-            call.input_responses,
-            call.request_state.as_deref(),
-        )?;
-        if let Some(round) = &round {
-            ctx = ctx.with_input_round(round.clone());
-        }
-        let result = match self.dispatch.get_prompt(name, call.arguments, ctx) {
-            Some(future) => caught(future, "prompt", name).await,
-            None => Err(RpcError::invalid_params(format!("Unknown prompt: {name}"))),
-        };
-        if let Some(input_required) = self.finish_round(round.as_deref(), result.is_err(), bind) {
-            return input_required;
-        }
-        result
+        let target = ("prompts/get", name, call.arguments);
+        self.round(version, target, call, ctx, |ctx| async move {
+            let result = match self.dispatch.get_prompt(name, call.arguments, ctx) {
+                Some(future) => caught(future, "prompt", name).await,
+                None => Err(unknown("prompt", name)),
+            };
+            let failed = result.is_err();
+            (result, failed)
+        })
+        .await
     }
 
     /// `resources/read`, and whether the request carried client input (a retry). An unknown
@@ -691,37 +687,27 @@ impl<D: Dispatch> Core<D> {
     async fn read_resource(
         &self,
         read: &RequestParams<'_>,
-        mut ctx: RequestContext,
+        ctx: RequestContext,
         version: ProtocolVersion,
     ) -> Result<(JsonText, bool), RpcError> {
         let uri = read.uri()?;
-        let retried = read.is_retry();
-        let bind = || binding("resources/read", uri, None);
-        let round = self.input_round(
-            version,
-            bind,
-            read.input_responses,
-            read.request_state.as_deref(),
-        )?;
-        if let Some(round) = &round {
-            ctx = ctx.with_input_round(round.clone());
-        }
-        // Bound to a local so the future is dropped before `read` (2021 tail-expression rule).
-        let result = match self.dispatch.read_resource(uri, ctx) {
-            Some(future) => caught(future, "resource", uri).await,
-            None if version.is_stateless() => Err(RpcError::invalid_params(format!(
-                "Resource not found: {uri}"
-            ))
-            .with_data(json!({ "uri": uri }))),
-            None => Err(
-                RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
-                    .with_data(json!({ "uri": uri })),
-            ),
-        };
-        if let Some(input_required) = self.finish_round(round.as_deref(), result.is_err(), bind) {
-            return input_required.map(|r| (r, retried));
-        }
-        result.map(|r| (r, retried))
+        let target = ("resources/read", uri, None);
+        let result = self.round(version, target, read, ctx, |ctx| async move {
+            let result = match self.dispatch.read_resource(uri, ctx) {
+                Some(future) => caught(future, "resource", uri).await,
+                None if version.is_stateless() => Err(RpcError::invalid_params(format!(
+                    "Resource not found: {uri}"
+                ))
+                .with_data(json!({ "uri": uri }))),
+                None => Err(
+                    RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+                        .with_data(json!({ "uri": uri })),
+                ),
+            };
+            let failed = result.is_err();
+            (result, failed)
+        });
+        Ok((result.await?, read.is_retry()))
     }
 
     /// The `server/discover` result (before `resultType` and cache hints are added).
