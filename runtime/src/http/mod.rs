@@ -232,21 +232,7 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         if text.trim_start().starts_with('[') {
-            let body: &RawValue = match serde_json::from_str(text) {
-                Ok(body) => body,
-                Err(e) => {
-                    return rpc_error(
-                        StatusCode::BAD_REQUEST,
-                        RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
-                        None,
-                    )
-                }
-            };
-            let header_version = match Self::header_version(headers) {
-                Ok(version) => version,
-                Err(response) => return *response,
-            };
-            return self.batch(headers, header_version, body).await;
+            return self.batch(headers, text).await;
         }
         // One pass over the body: the envelope, with `params` left raw for the method's type.
         let message = match classify(text) {
@@ -393,9 +379,8 @@ impl<D: Dispatch> McpServer<D> {
         if let std::task::Poll::Ready(answer) = poll_once(&mut work).await {
             return answered(answer);
         }
-        let key = id_key(id);
         let canceller = outbound.clone();
-        session.track(&key, move || canceller.cancel());
+        let tracked = Tracked::register(session, id_key(id), move || canceller.cancel());
         let streaming = tokio::select! {
             biased;
             answer = &mut work => Err(answer),
@@ -403,13 +388,13 @@ impl<D: Dispatch> McpServer<D> {
         };
         match streaming {
             Err(answer) => {
-                session.untrack(&key);
+                drop(tracked);
                 answered(answer)
             }
             Ok(()) => {
                 tokio::spawn(async move {
                     work.await;
-                    session.untrack(&key);
+                    drop(tracked);
                 });
                 match outbound.take_stream() {
                     Some(stream) => sse_response(None, stream),
@@ -420,21 +405,21 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
-    async fn batch(
-        &self,
-        headers: &Headers<'_>,
-        header_version: Option<ProtocolVersion>,
-        body: &RawValue,
-    ) -> Response<Body> {
-        let messages: Vec<&RawValue> = match serde_json::from_str(body.get()) {
+    async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
+        let messages: Vec<&RawValue> = match serde_json::from_str(body) {
             Ok(messages) => messages,
             Err(e) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}")),
-                    None,
-                )
+                let error = if e.is_syntax() || e.is_eof() {
+                    RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}"))
+                } else {
+                    RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: {e}"))
+                };
+                return rpc_error(StatusCode::BAD_REQUEST, error, None);
             }
+        };
+        let header_version = match Self::header_version(headers) {
+            Ok(version) => version,
+            Err(response) => return *response,
         };
         if messages.is_empty() {
             return bad_request("Invalid Request: an empty batch");
@@ -627,6 +612,26 @@ fn stateless_only_post(headers: &Headers<'_>) -> Option<Response<Body>> {
             .insert(ALLOW, HeaderValue::from_static("POST"));
         response
     })
+}
+
+/// A running request registered for cancellation, forgotten when dropped: when it answered,
+/// and also when the client went away and hyper dropped the request's future.
+struct Tracked {
+    session: Arc<Session>,
+    key: String,
+}
+
+impl Tracked {
+    fn register(session: Arc<Session>, key: String, stop: impl FnOnce() + Send + 'static) -> Self {
+        session.track(&key, stop);
+        Self { session, key }
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.session.untrack(&self.key);
+    }
 }
 
 /// Ends a request's stream when its task is dropped before answering.
