@@ -382,8 +382,8 @@ fn params_as<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, 
 }
 
 /// Text this module wrote (with `serde_json` or escaping it controls) as a result.
-fn raw(json: String) -> Result<JsonText, RpcError> {
-    Ok(JsonText::trusted(json))
+fn raw(json: String) -> JsonText {
+    JsonText::trusted(json)
 }
 
 const EMPTY_RESULT: &str = "{}";
@@ -425,7 +425,7 @@ impl<D: Dispatch> Core<D> {
         let result = self.initialize_results[version.index()]
             .get_or_init(|| self.initialize_result(version))
             .clone();
-        let result = raw(result)?;
+        let result = raw(result);
         Ok((session, result))
     }
 
@@ -484,11 +484,11 @@ impl<D: Dispatch> Core<D> {
         let version = session.version();
         let catalog = self.dispatch.catalog();
         match method {
-            "ping" => raw(EMPTY_RESULT.into()),
+            "ping" => Ok(raw(EMPTY_RESULT.into())),
             "logging/setLevel" => {
                 let params: SetLevelParams = params_as(params)?;
                 session.set_log_level(level_rank(params.level));
-                raw(EMPTY_RESULT.into())
+                Ok(raw(EMPTY_RESULT.into()))
             }
             "tools/list" => self.page("tools", catalog.tools, params, version),
             "prompts/list" => self.page("prompts", catalog.prompts, params, version),
@@ -515,7 +515,7 @@ impl<D: Dispatch> Core<D> {
                 } else {
                     session.unsubscribe(&target.uri);
                 }
-                raw(EMPTY_RESULT.into())
+                Ok(raw(EMPTY_RESULT.into()))
             }
             "completion/complete" => self.complete(params),
             "initialize" => Err(RpcError::new(
@@ -547,7 +547,7 @@ impl<D: Dispatch> Core<D> {
         let version = ProtocolVersion::V2026_07_28;
         let catalog = self.dispatch.catalog();
         let (result, cache) = match method {
-            "server/discover" => (raw(self.discover_result())?, hints.discover.pair()),
+            "server/discover" => (raw(self.discover_result()), hints.discover.pair()),
             "tools/list" => (
                 self.page("tools", catalog.tools, params, version)?,
                 hints.tools_list.pair(),
@@ -592,7 +592,7 @@ impl<D: Dispatch> Core<D> {
                     "tasks/update" => self.tasks.update(params),
                     _ => self.tasks.cancel(params),
                 };
-                (raw(answer?)?, None)
+                (raw(answer?), None)
             }
             _ => return Err(RpcError::method_not_found(method)),
         };
@@ -782,10 +782,10 @@ impl<D: Dispatch> Core<D> {
         let total = matching.len();
         let values = &matching[..total.min(100)];
         let has_more = total > values.len();
-        raw(
+        Ok(raw(
             json!({"completion": {"values": values, "total": total, "hasMore": has_more}})
                 .to_string(),
-        )
+        ))
     }
 
     /// One page of a list, from the precomputed descriptors of `version`.
@@ -826,7 +826,7 @@ impl<D: Dispatch> Core<D> {
             out.push_str(&format!(",\"nextCursor\":\"{end}\""));
         }
         out.push('}');
-        raw(out)
+        Ok(raw(out))
     }
 
     /// A context for a request of `session` (the method's dispatch adds the progress token).

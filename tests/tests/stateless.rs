@@ -784,6 +784,13 @@ async fn non_ascii_param_header_bytes_are_header_mismatch() {
 
 // ---- The endpoint -------------------------------------------------------------------------------
 
+/// The body of a stateless `resources/read` of `test://hello` with JSON-RPC id `id`.
+async fn read_hello(addr: SocketAddr, id: i64) -> Value {
+    call(addr, id, "resources/read", json!({"uri": "test://hello"}))
+        .await
+        .body
+}
+
 #[tokio::test]
 async fn cache_hints_follow_the_configuration() {
     use mcp_runtime::{CacheHint, CacheHints, CacheScope};
@@ -808,14 +815,7 @@ async fn cache_hints_follow_the_configuration() {
     assert_eq!(hint(&tools), (json!(7000), json!("private")));
     let prompts = call(server.addr, 2, "prompts/list", json!({})).await.body;
     assert_eq!(hint(&prompts), (json!(300000), json!("public")));
-    let read = call(
-        server.addr,
-        3,
-        "resources/read",
-        json!({"uri": "test://hello"}),
-    )
-    .await
-    .body;
+    let read = read_hello(server.addr, 3).await;
     assert_eq!(hint(&read), (json!(1500), json!("public")));
     let discover = call(server.addr, 4, "server/discover", json!({}))
         .await
@@ -855,14 +855,7 @@ async fn discover_and_lists_carry_result_type_and_cache_hints() {
         assert_eq!(list.body["result"]["cacheScope"], json!("public"));
         assert_valid(V, definition, &list.body["result"]);
     }
-    let read = call(
-        server.addr,
-        3,
-        "resources/read",
-        json!({"uri": "test://hello"}),
-    )
-    .await
-    .body;
+    let read = read_hello(server.addr, 3).await;
     assert_eq!(read["result"]["contents"][0]["text"], json!("hello, world"));
     assert_valid(V, "ReadResourceResult", &read["result"]);
     let called = call(server.addr, 4, "tools/call", json!({"name": "count"}))

@@ -3,11 +3,11 @@
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[test]
-fn the_everything_server_answers_over_stdio() {
+/// The everything server as a child process on `--stdio`, with its stdin and buffered stdout.
+fn spawn_stdio_server() -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
         .arg("--stdio")
         .stdin(Stdio::piped())
@@ -15,8 +15,14 @@ fn the_everything_server_answers_over_stdio() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the server starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    (child, stdin, stdout)
+}
+
+#[test]
+fn the_everything_server_answers_over_stdio() {
+    let (mut child, mut stdin, mut stdout) = spawn_stdio_server();
     let mut ask = |message: Value| -> Value {
         writeln!(stdin, "{message}").unwrap();
         stdin.flush().unwrap();
@@ -101,15 +107,7 @@ fn the_everything_server_answers_over_stdio() {
 /// a `subscriptions/listen` stream on the same pipe, and tasks.
 #[test]
 fn the_2026_revision_over_stdio() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the server starts");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, mut stdout) = spawn_stdio_server();
     let meta = |capabilities: Value| {
         json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientCapabilities": capabilities})
