@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Load benchmark of the generated server against its peers (see BENCHMARKS.md).
 #
-#   bench/run.sh            full: 2 rounds (ROUNDS), 5 s per run (SECS), 64 and 1 connections,
+#   bench/run.sh            full: 4 rounds (ROUNDS), 4 s per run (SECS), 64 and 1 connections,
 #                           session memory at 1,000 and 10,000 sessions
 #   bench/run.sh --smoke    1 round, 1 s per run, 64 connections, 1,000 sessions; exits
 #                           non-zero if any server answers wrongly
 #
 # Every server runs pinned to core 0 (`taskset -c 0`), the load generator to core 1. Servers
-# are loaded in turn (A B C D, A B C D, ...), never at once. Only 127.0.0.1 is used.
+# are loaded in turn (A B C D, A B C D, ...), never at once, each next to the ceiling row it is
+# compared with. Ratios to the ceiling are taken per round (the two runs are seconds apart)
+# and the median over rounds is reported: this VM's speed drifts by more than 15% within
+# minutes, which a ratio of means over the whole run would mix in. Only 127.0.0.1 is used.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +24,7 @@ BASE_PORT=${BENCH_PORT:-19200}  # below the ephemeral port range, so no load con
 if [[ $SMOKE == 1 ]]; then
   ROUNDS=1; SECS=${SECS:-1}; WARMUP=0.2; CONNS=(64); SESSION_COUNTS=(1000)
 else
-  ROUNDS=${ROUNDS:-2}; SECS=${SECS:-5}; WARMUP=1; CONNS=(64 1); SESSION_COUNTS=(1000 10000)
+  ROUNDS=${ROUNDS:-4}; SECS=${SECS:-4}; WARMUP=1; CONNS=(64 1); SESSION_COUNTS=(1000 10000)
 fi
 
 echo "== build (release, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS)" >&2
@@ -59,16 +62,16 @@ WORK=$(mktemp -d)
 RESULTS=$WORK/results
 : >"$RESULTS"
 
-# name | mode label | loadgen mode | command
+# name | mode label | loadgen mode | command; in load order: each row next to its ceiling row
 SERVERS=(
+  "hyper (ceiling)|2026-07-28 requests|stateless2026|$BIN/hyper-peer"
   "ours|stateless 2026-07-28|stateless2026|$BIN/bench-server"
+  "hyper (ceiling)|session requests|session|$BIN/hyper-peer"
   "ours|session-era JSON|session|$BIN/bench-server"
   "ours|session-era SSE|session|env BENCH_SSE_RESPONSES=1 $BIN/bench-server"
   "rmcp|session-era SSE|session|$BIN/rmcp-peer --mode sessions"
-  "rmcp|stateless (2025, JSON)|stateless|$BIN/rmcp-peer --mode stateless"
   "hyper (ceiling)|stateless JSON|stateless|$BIN/hyper-peer"
-  "hyper (ceiling)|2026-07-28 requests|stateless2026|$BIN/hyper-peer"
-  "hyper (ceiling)|session requests|session|$BIN/hyper-peer"
+  "rmcp|stateless (2025, JSON)|stateless|$BIN/rmcp-peer --mode stateless"
 )
 
 FAILED=0
@@ -98,7 +101,7 @@ for round in $(seq "$ROUNDS"); do
         --conns "$conns" --secs "$SECS" --warmup "$WARMUP" --pid "${PID_OF[$key]}") || {
         echo "FAIL: $key under load ($conns conns): $line" >&2; FAILED=1; continue; }
       echo "round $round  $key  conns=$conns  $line" >&2
-      echo "$key|$conns|$line" >>"$RESULTS"
+      echo "$key|$conns|$line|$round" >>"$RESULTS"
     done
   done
 done
@@ -116,32 +119,42 @@ span() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
 maxf() { awk -F'|' -v k="$1" -v f="$2" '$1==k { n=split($3, kv, " ");
   for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f && p[2]>x) x=p[2] } } END { print x+0 }' "$RESULTS"; }
 
+# Field F of KEY over the ceiling key CKEY at CONNS, per round: "median (min–max)" over rounds.
+round_ratio() { awk -F'|' -v k="$1" -v c="$2" -v ck="$3" -v f="$4" '
+  $2==c && ($1==k || $1==ck) { n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "=");
+    if (p[1]==f) v[$1 SUBSEP $4]=p[2] } rounds[$4]=1 }
+  END { m=0; for (r in rounds) if (v[ck SUBSEP r]>0 && (k SUBSEP r) in v) x[++m]=v[k SUBSEP r]/v[ck SUBSEP r]
+    if (m==0) { printf "-"; exit }
+    for (i=1;i<=m;i++) for (j=i+1;j<=m;j++) if (x[j]<x[i]) { t=x[i]; x[i]=x[j]; x[j]=t }
+    med=(m%2) ? x[(m+1)/2] : (x[m/2]+x[m/2+1])/2
+    if (m>1) printf "%.2f (%.2f–%.2f)", med, x[1], x[m]; else printf "%.2f", med }' "$RESULTS"; }
+
 C0=${CONNS[0]}; C1=${CONNS[1]:-}
 # The ceiling answers every request shape: each row is compared with the ceiling loaded with
 # byte-identical requests (same loadgen mode), and with the plain 2025 JSON ceiling row.
-declare -A CEIL_OF
+declare -A CEIL_KEY
 for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
-  [[ $name == "hyper (ceiling)" ]] && CEIL_OF[$lmode]=$(mean "$name/$mode" "$C0" rps)
+  [[ $name == "hyper (ceiling)" ]] && CEIL_KEY[$lmode]="$name/$mode"
 done
-CEIL=${CEIL_OF[stateless]}
 
 echo
 echo "## Load: tools/call echo, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
-echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes; mean (min–max over rounds)"
+echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes; mean (min–max over rounds); ratios to the ceiling: median (min–max) of the per-round ratios"
 echo
-printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling, same requests @%s | vs ceiling, 2025 JSON @%s |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0" "$C0"
-echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling, same requests @%s | vs ceiling, 2025 JSON @%s | p99 ÷ ceiling p99, same requests |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0" "$C0"
+echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
 for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
   key="$name/$mode"
   rps=$(mean "$key" "$C0" rps)
   rps1=$([[ -n $C1 ]] && printf '%.0f%s' "$(mean "$key" "$C1" rps)" "$(span "$key" "$C1" rps)" || echo -)
-  same=$(awk -v a="$rps" -v b="${CEIL_OF[$lmode]}" 'BEGIN { if (b>0) printf "%.2f", a/b; else print "-" }')
-  ratio=$(awk -v a="$rps" -v b="$CEIL" 'BEGIN { if (b>0) printf "%.2f", a/b; else print "-" }')
-  printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
+  same=$(round_ratio "$key" "$C0" "${CEIL_KEY[$lmode]}" rps)
+  ratio=$(round_ratio "$key" "$C0" "${CEIL_KEY[stateless]}" rps)
+  p99=$(round_ratio "$key" "$C0" "${CEIL_KEY[$lmode]}" p99_us)
+  printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s | %s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
     "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
-    "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$same" "$ratio"
+    "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$same" "$ratio" "$p99"
 done
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 PIDS=()

@@ -34,23 +34,18 @@ pub struct RequestContext {
     /// The client capabilities of a stateless request.
     request_capabilities: Option<Arc<Value>>,
     notifier: Option<Notifier>,
-    client_request_timeout: Duration,
+    /// How long a request to the client may wait for its answer, in milliseconds (a `u32`
+    /// keeps the context small: every level of a handler's future holds a copy).
+    client_request_timeout_ms: u32,
     /// The multi round-trip state of a stateless `tools/call`, `prompts/get` or
     /// `resources/read`: client requests are answered from it instead of being sent.
     input: Option<Arc<InputRound>>,
-    /// Whether the call may continue as a task (tasks extension).
-    task: TaskMode,
-}
-
-/// Whether a call may continue as a task.
-#[derive(Debug, Clone)]
-enum TaskMode {
-    /// Sessions, and stateless methods other than `tools/call`: tasks do not exist there.
-    Unavailable,
-    /// A stateless `tools/call` whose client did not declare the extension.
-    Undeclared,
-    /// A stateless `tools/call` whose client declared it.
-    Slot(Arc<TaskSlot>),
+    /// Where the call goes if it continues as a task: a stateless `tools/call` whose client
+    /// declared the tasks extension.
+    task_slot: Option<Arc<TaskSlot>>,
+    /// A stateless `tools/call`, where tasks exist (with or without a slot). Sessions and the
+    /// other methods have no tasks.
+    tasks_exist: bool,
 }
 
 impl RequestContext {
@@ -64,9 +59,10 @@ impl RequestContext {
             request_log_level: None,
             request_capabilities: None,
             notifier: None,
-            client_request_timeout: Duration::from_secs(60),
+            client_request_timeout_ms: 60_000,
             input: None,
-            task: TaskMode::Unavailable,
+            task_slot: None,
+            tasks_exist: false,
         }
     }
 
@@ -211,7 +207,8 @@ impl RequestContext {
                 "cannot send {method}: the response stream is closed"
             )));
         }
-        let answer = match tokio::time::timeout(self.client_request_timeout, answer).await {
+        let timeout = Duration::from_millis(self.client_request_timeout_ms.into());
+        let answer = match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(_)) => {
                 return Err(Error::new(format!(
@@ -221,8 +218,7 @@ impl RequestContext {
             Err(_) => {
                 session.forget_client_request(&id);
                 return Err(Error::new(format!(
-                    "{method}: the client did not answer within {:?}",
-                    self.client_request_timeout
+                    "{method}: the client did not answer within {timeout:?}"
                 )));
             }
         };
@@ -260,10 +256,10 @@ impl RequestContext {
     /// client that did not declare the tasks extension gets `-32021` naming it. On a session
     /// (where the extension does not exist) the call goes on synchronously.
     pub fn require_task(&self) -> Result<(), Error> {
-        match &self.task {
-            TaskMode::Slot(slot) => slot.start(),
-            TaskMode::Undeclared => Err(tasks::extension_required()),
-            TaskMode::Unavailable => Ok(()),
+        match (&self.task_slot, self.tasks_exist) {
+            (Some(slot), _) => slot.start(),
+            (None, true) => Err(tasks::extension_required()),
+            (None, false) => Ok(()),
         }
     }
 
@@ -273,10 +269,7 @@ impl RequestContext {
     }
 
     fn task_slot(&self) -> Option<&Arc<TaskSlot>> {
-        match &self.task {
-            TaskMode::Slot(slot) => Some(slot),
-            TaskMode::Unavailable | TaskMode::Undeclared => None,
-        }
+        self.task_slot.as_ref()
     }
 
     /// A value this handler saved with [`RequestContext::save`] in an earlier round of the same
@@ -352,15 +345,13 @@ impl RequestContext {
 
     /// A stateless `tools/call`: `slot` when the client declared the tasks extension.
     pub(crate) fn with_task_slot(mut self, slot: Option<Arc<TaskSlot>>) -> Self {
-        self.task = match slot {
-            Some(slot) => TaskMode::Slot(slot),
-            None => TaskMode::Undeclared,
-        };
+        self.task_slot = slot;
+        self.tasks_exist = true;
         self
     }
 
     pub(crate) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
-        self.client_request_timeout = timeout;
+        self.client_request_timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
         self
     }
 }

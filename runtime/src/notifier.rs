@@ -21,6 +21,11 @@ pub const LISTENER_QUEUE: usize = 64;
 /// application's own tasks.
 #[derive(Clone)]
 pub struct Notifier {
+    // One pointer: every request context carries a notifier.
+    shared: Arc<Shared>,
+}
+
+struct Shared {
     store: Arc<dyn SessionStore>,
     listeners: Arc<Listeners>,
 }
@@ -111,7 +116,7 @@ impl Drop for Subscription {
 impl std::fmt::Debug for Notifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Notifier")
-            .field("sessions", &self.store.len())
+            .field("sessions", &self.shared.store.len())
             .field("listen_streams", &self.listen_streams())
             .finish()
     }
@@ -120,8 +125,10 @@ impl std::fmt::Debug for Notifier {
 impl Notifier {
     pub(crate) fn new(store: Arc<dyn SessionStore>) -> Self {
         Self {
-            store,
-            listeners: Arc::default(),
+            shared: Arc::new(Shared {
+                store,
+                listeners: Arc::default(),
+            }),
         }
     }
 
@@ -134,6 +141,7 @@ impl Notifier {
     ) -> Subscription {
         let (sender, messages) = mpsc::channel(LISTENER_QUEUE);
         let id = self
+            .shared
             .listeners
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -145,7 +153,7 @@ impl Notifier {
         });
         Subscription {
             id,
-            listeners: self.listeners.clone(),
+            listeners: self.shared.listeners.clone(),
             messages,
         }
     }
@@ -156,7 +164,8 @@ impl Notifier {
     }
 
     fn lock_listeners(&self) -> std::sync::MutexGuard<'_, Vec<Listener>> {
-        self.listeners
+        self.shared
+            .listeners
             .open
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -180,7 +189,7 @@ impl Notifier {
     /// The resource at `uri` changed: tells the sessions subscribed to it.
     pub fn resource_updated(&self, uri: &str) {
         let message = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}).to_string();
-        self.store.for_each(&mut |session| {
+        self.shared.store.for_each(&mut |session| {
             if session.is_subscribed(uri) {
                 session.streams().push(STANDALONE, message.as_bytes());
             }
@@ -200,7 +209,7 @@ impl Notifier {
 
     fn broadcast(&self, method: &str) {
         let message = json!({"jsonrpc": "2.0", "method": method}).to_string();
-        self.store.for_each(&mut |session| {
+        self.shared.store.for_each(&mut |session| {
             session.streams().push(STANDALONE, message.as_bytes());
         });
         for listener in self.lock_listeners().iter() {

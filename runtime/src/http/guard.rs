@@ -11,7 +11,7 @@ pub fn host_name(authority: &str) -> String {
 
 /// [`host_name`] without the lowercasing (a slice of `authority`).
 fn host_part(authority: &str) -> &str {
-    let authority = authority.trim();
+    let authority = authority.trim_ascii();
     if let Some(rest) = authority.strip_prefix('[') {
         return rest.split(']').next().unwrap_or_default();
     }

@@ -9,7 +9,8 @@ use http::HeaderMap;
 use super::guard;
 
 /// The headers of one request that the endpoint reads (the first value of each, like
-/// [`HeaderMap::get`]; a value that is not visible ASCII counts as absent).
+/// [`HeaderMap::get`]; a value that is not visible ASCII counts as absent). Text values come
+/// without surrounding whitespace.
 pub(crate) struct Headers<'a> {
     /// All headers, for the rare ones (`Mcp-Param-*`, `Last-Event-ID`).
     pub map: &'a HeaderMap,
@@ -67,7 +68,7 @@ impl<'a> Headers<'a> {
                 };
                 if !*seen {
                     *seen = true;
-                    *slot = value.to_str().ok();
+                    *slot = value.to_str().ok().map(str::trim_ascii);
                 }
             }
         }
@@ -85,7 +86,7 @@ mod tests {
         map.insert(HOST, HeaderValue::from_static("localhost:3000"));
         map.append(ACCEPT, HeaderValue::from_static("application/json"));
         map.append(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        map.insert("Mcp-Session-Id", HeaderValue::from_static("abc"));
+        map.insert("Mcp-Session-Id", HeaderValue::from_static(" abc\t"));
         map.append("mcp-name", HeaderValue::from_static("first"));
         map.append("mcp-name", HeaderValue::from_static("second"));
         map.insert(

@@ -5,6 +5,7 @@ mod body;
 mod guard;
 mod headers;
 pub(crate) mod param_headers;
+mod request_body;
 pub mod stateless;
 
 pub use body::Body;
@@ -12,7 +13,6 @@ pub use body::Body;
 use bytes::Bytes;
 use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Limited};
 use serde_json::value::RawValue;
 use std::convert::Infallible;
 use std::future::Future;
@@ -30,6 +30,7 @@ use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use crate::session::{Session, StoreError};
 use headers::Headers;
+use request_body::ReadError;
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -137,7 +138,7 @@ impl<D: Dispatch> McpServer<D> {
     ) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
         match headers.protocol_version {
             None => Ok(None),
-            Some(text) => match ProtocolVersion::parse(text.trim()).filter(|v| !v.is_stateless()) {
+            Some(text) => match ProtocolVersion::parse(text).filter(|v| !v.is_stateless()) {
                 Some(version) => Ok(Some(version)),
                 None => Err(Box::new(bad_request(format!(
                     "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2025-03-26, 2025-06-18, 2025-11-25)"
@@ -154,7 +155,7 @@ impl<D: Dispatch> McpServer<D> {
         version: Option<ProtocolVersion>,
     ) -> Result<Arc<Session>, Box<Response<Body>>> {
         match headers.session_id {
-            Some(id) => self.core.store.get(id.trim()).ok_or_else(|| {
+            Some(id) => self.core.store.get(id).ok_or_else(|| {
                 Box::new(rpc_error(
                     StatusCode::NOT_FOUND,
                     RpcError::new(-32001, "Session not found"),
@@ -201,24 +202,20 @@ impl<D: Dispatch> McpServer<D> {
             );
         }
         let limit = self.core.config.body_limit;
-        let bytes = match Limited::new(body, limit).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(error) => {
-                let too_large = error
-                    .downcast_ref::<http_body_util::LengthLimitError>()
-                    .is_some();
-                return if too_large {
-                    rpc_error(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        RpcError::new(
-                            jsonrpc::INVALID_REQUEST,
-                            format!("Payload Too Large: the body exceeds {limit} bytes"),
-                        ),
-                        None,
-                    )
-                } else {
-                    bad_request(format!("Bad Request: reading the body failed: {error}"))
-                };
+        let bytes = match request_body::read_to_end(body, limit).await {
+            Ok(bytes) => bytes,
+            Err(ReadError::TooLarge) => {
+                return rpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    RpcError::new(
+                        jsonrpc::INVALID_REQUEST,
+                        format!("Payload Too Large: the body exceeds {limit} bytes"),
+                    ),
+                    None,
+                )
+            }
+            Err(ReadError::Failed(error)) => {
+                return bad_request(format!("Bad Request: reading the body failed: {error}"))
             }
         };
         let text = match std::str::from_utf8(&bytes) {
@@ -232,7 +229,11 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         if text.trim_start().starts_with('[') {
-            return self.batch(headers, text).await;
+            // Boxed: batches are rare, and their state would grow every request's future.
+            return Box::pin(self.batch(headers, text)).await;
+        }
+        if let Some(call) = stateless::read_call(headers, text) {
+            return self.stateless_call_request(headers, call).respond().await;
         }
         // One pass over the body: the envelope, with `params` left raw for the method's type.
         let message = match classify(text) {
@@ -243,7 +244,7 @@ impl<D: Dispatch> McpServer<D> {
             Incoming::Request { id, method, params }
                 if stateless::is_stateless(headers, params) =>
             {
-                return self.stateless(headers, id, method, params).await;
+                return self.stateless(headers, id, method, params).respond().await;
             }
             Incoming::Notification { params, .. } if stateless::is_stateless(headers, params) => {
                 // Stateless notifications need no state: nothing to do but accept them.
@@ -355,7 +356,9 @@ impl<D: Dispatch> McpServer<D> {
         let mut work: crate::BoxFuture<'static, Option<Completion>> = Box::pin(async move {
             // Ends the stream if the work is dropped unfinished (cancelled).
             let _abandon = AbandonOnDrop(task_outbound.clone());
-            let handled = core.handle(&task_session, &owned_method, owned_params.as_deref(), ctx);
+            // Boxed on its own, like a stateless call's (see `stateless_call`).
+            let handled =
+                Box::pin(core.handle(&task_session, &owned_method, owned_params.as_deref(), ctx));
             let result = tokio::select! {
                 biased;
                 result = handled => result,
@@ -515,7 +518,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match headers.session_id {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
-            Some(id) => match self.core.store.remove(id.trim()) {
+            Some(id) => match self.core.store.remove(id) {
                 Some(session) => {
                     tracing::debug!(session = session.id(), "session deleted");
                     status_only(StatusCode::NO_CONTENT)
@@ -603,7 +606,7 @@ fn stateless_only_post(headers: &Headers<'_>) -> Option<Response<Body>> {
     let stateless = headers.session_id.is_none()
         && headers
             .protocol_version
-            .and_then(|v| ProtocolVersion::parse(v.trim()))
+            .and_then(ProtocolVersion::parse)
             .is_some_and(|v| v.is_stateless());
     stateless.then(|| {
         let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);

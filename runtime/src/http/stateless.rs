@@ -50,9 +50,8 @@ pub(crate) fn is_stateless(headers: &Headers<'_>, params: Option<&RawValue>) -> 
     }
     // A header naming anything but a session-era revision decides alone, without reading
     // the params.
-    match headers.protocol_version.map(str::trim) {
-        None | Some("2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25") => {}
-        Some(_) => return true,
+    if headers.protocol_version.is_some_and(|v| !is_session_era(v)) {
+        return true;
     }
     // Otherwise `params._meta` makes it stateless (the substring test skips the parse for
     // session-era traffic).
@@ -65,6 +64,56 @@ pub(crate) fn is_stateless(headers: &Headers<'_>, params: Option<&RawValue>) -> 
         .filter(|p| p.get().contains("\"_meta\""))
         .and_then(|p| serde_json::from_str::<MetaProbe<'_>>(p.get()).ok())
         .is_some_and(|p| p.meta.is_some_and(|meta| meta.get() != "null"))
+}
+
+/// A 2026-07-28 call (`tools/call`, `prompts/get`, `resources/read`) read in one pass: the
+/// envelope and the members of its params.
+pub(crate) struct CallRequest<'a> {
+    pub id: &'a RawValue,
+    pub method: &'a str,
+    pub fields: RequestParams<'a>,
+}
+
+/// Reads a stateless call in one pass when the routing headers announce one; `None` sends the
+/// request down the general path (envelope first, params after), which also gives every
+/// error its exact code. A stateless request names its method in `Mcp-Method`, so the params
+/// can be read as the call's members while the envelope is parsed, instead of being skipped
+/// as raw text and parsed again.
+pub(crate) fn read_call<'a>(headers: &Headers<'_>, text: &'a str) -> Option<CallRequest<'a>> {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow, default)]
+        params: Option<RequestParams<'a>>,
+    }
+    let announced = headers.session_id.is_none()
+        && headers.protocol_version.is_some_and(|v| !is_session_era(v))
+        && headers.mcp_method.is_some_and(params::is_call);
+    if !announced {
+        return None;
+    }
+    let envelope: Envelope<'a> = serde_json::from_str(text).ok()?;
+    if envelope.jsonrpc != "2.0" {
+        return None;
+    }
+    Some(CallRequest {
+        id: envelope.id?,
+        method: envelope.method,
+        fields: envelope.params.unwrap_or_default(),
+    })
+}
+
+/// The revisions whose requests belong to a session.
+fn is_session_era(version: &str) -> bool {
+    matches!(
+        version,
+        "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25"
+    )
 }
 
 /// Methods 2026-07-28 removed.
@@ -158,7 +207,7 @@ pub(crate) fn request_context(
 /// The declared client capabilities; the common `{}` is shared, not parsed.
 fn capabilities_of(raw: Option<&RawValue>) -> Arc<Value> {
     static NONE_DECLARED: LazyLock<Arc<Value>> = LazyLock::new(|| Arc::new(json!({})));
-    match raw.map(|raw| raw.get().trim()) {
+    match raw.map(|raw| raw.get().trim_ascii()) {
         Some("{}") => NONE_DECLARED.clone(),
         raw => Arc::new(
             raw.and_then(|raw| serde_json::from_str(raw).ok())
@@ -171,35 +220,72 @@ fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Respons
     rpc_error(status, error, Some(id))
 }
 
+/// What a validated stateless request leads to: an answer already, or a handler to run.
+pub(crate) enum Next {
+    Respond(super::Response<Body>),
+    Run(StartedCall),
+}
+
+impl From<super::Response<Body>> for Next {
+    fn from(response: super::Response<Body>) -> Self {
+        Next::Respond(response)
+    }
+}
+
 impl<D: Dispatch> McpServer<D> {
-    /// Answers one stateless request, validating it in the order the specification gives.
-    pub(super) async fn stateless(
+    /// Validates one stateless request in the order the specification gives. Validation is
+    /// synchronous: only the handler (already boxed in the [`StartedCall`]) is awaited, so
+    /// the request's parsed members never become part of the connection's future.
+    pub(super) fn stateless(
         &self,
         headers: &Headers<'_>,
         id: &RawValue,
         method: &str,
         params: Option<&RawValue>,
-    ) -> super::Response<Body> {
-        let mut fields = match RequestParams::parse(params) {
-            Ok(fields) => fields,
-            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
-        };
+    ) -> Next {
+        match RequestParams::parse(params) {
+            Ok(fields) => self.validated(headers, id, method, params, fields),
+            Err(error) => invalid(id, StatusCode::BAD_REQUEST, error).into(),
+        }
+    }
+
+    /// [`McpServer::stateless`] for a call read by [`read_call`]: its raw params are never
+    /// read, its handler gets the members.
+    pub(super) fn stateless_call_request(
+        &self,
+        headers: &Headers<'_>,
+        call: CallRequest<'_>,
+    ) -> Next {
+        self.validated(headers, call.id, call.method, None, call.fields)
+    }
+
+    /// Validates a stateless request whose params were read into `fields` (`params` is the
+    /// raw text for the methods that read more than those members), then starts it.
+    fn validated(
+        &self,
+        headers: &Headers<'_>,
+        id: &RawValue,
+        method: &str,
+        params: Option<&RawValue>,
+        mut fields: RequestParams<'_>,
+    ) -> Next {
         // 1. `_meta` must carry the version and the client capabilities.
         let meta = match checked_meta(fields.meta.take()) {
             Ok(meta) => meta,
-            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
+            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error).into(),
         };
         let body_version = meta.protocol_version.unwrap_or_default();
         // 2. Routing headers must match the body.
-        let mismatch = |what: &str| {
+        let mismatch = |what: &str| -> Next {
             invalid(
                 id,
                 StatusCode::BAD_REQUEST,
                 RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
             )
+            .into()
         };
         match headers.protocol_version {
-            Some(v) if v.trim() == body_version => {}
+            Some(v) if v == body_version => {}
             Some(v) => {
                 return mismatch(&format!(
                 "MCP-Protocol-Version {v:?} differs from _meta protocolVersion {body_version:?}"
@@ -208,7 +294,7 @@ impl<D: Dispatch> McpServer<D> {
             None => return mismatch("the MCP-Protocol-Version header is missing"),
         }
         match headers.mcp_method {
-            Some(m) if m.trim() == method => {}
+            Some(m) if m == method => {}
             Some(m) => {
                 return mismatch(&format!(
                     "Mcp-Method {m:?} differs from the body's method {method:?}"
@@ -223,7 +309,7 @@ impl<D: Dispatch> McpServer<D> {
             _ => None,
         };
         if let Some(name) = routed_name {
-            let plain_or_decoded = |value: &str| match value.trim() {
+            let plain_or_decoded = |value: &str| match value {
                 plain if !plain.starts_with("=?") => plain == name,
                 encoded => decode_header_value(encoded).as_deref() == Some(name),
             };
@@ -250,18 +336,17 @@ impl<D: Dispatch> McpServer<D> {
         // 3. The version must be one this server speaks statelessly.
         let version = match checked_version(body_version) {
             Ok(version) => version,
-            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error),
+            Err(error) => return invalid(id, StatusCode::BAD_REQUEST, error).into(),
         };
         // 4. The method must exist in this revision.
         if let Err(error) = checked_method(method) {
-            return invalid(id, StatusCode::NOT_FOUND, error);
+            return invalid(id, StatusCode::NOT_FOUND, error).into();
         }
         if method == "subscriptions/listen" {
-            return self.listen(id, params);
+            return self.listen(id, params).into();
         }
         let ctx = request_context(&self.core.notifier, version, &meta);
-        self.stateless_call(id, method, params, fields.call_members(), ctx)
-            .await
+        Next::Run(self.start_call(id, method, params, fields.call_members(), ctx))
     }
 
     /// `subscriptions/listen`: an SSE stream that stays open. It starts with
@@ -341,19 +426,16 @@ impl<D: Dispatch> McpServer<D> {
         Ok((ack, self.core.notifier.listen(id.to_owned(), honoured)))
     }
 
-    /// Runs the request; answers JSON, or SSE when the handler sends notifications first.
-    ///
-    /// The handler runs inline in this connection's task, so a plain call costs no spawn, no
-    /// channel and no cross-task wake-up. Only when it streams, or continues as a task, is the
-    /// rest of it handed to its own tokio task.
-    async fn stateless_call(
+    /// Starts the request: its handler, boxed with everything it reads, ready to be awaited
+    /// by [`StartedCall::answer`].
+    fn start_call(
         &self,
         id: &RawValue,
         method: &str,
         params: Option<&RawValue>,
         call: CallMembers,
         ctx: RequestContext,
-    ) -> super::Response<Body> {
+    ) -> StartedCall {
         let outbound = Outbound::deferred_lines();
         let mut ctx = ctx.with_outbound(outbound.clone());
         // A tool call may continue as a task: then whoever comes first answers, the handler's
@@ -379,42 +461,83 @@ impl<D: Dispatch> McpServer<D> {
         let owned_params = params
             .filter(|_| !params::is_call(method))
             .map(RawValue::to_owned);
-        // Resolves to the answer, or to `None` when the task slot took it.
-        let mut work: crate::BoxFuture<'static, Option<(StatusCode, String)>> =
-            Box::pin(async move {
-                let call = call.params();
-                let handled =
-                    core.handle_stateless(&owned_method, owned_params.as_deref(), &call, ctx);
-                let outcome = match &slot {
-                    None => handled.await,
-                    Some(slot) => {
-                        // Boxed: the watch future would otherwise grow every call's state.
-                        let cancelled = Box::pin(slot.cancelled());
-                        tokio::select! {
-                            outcome = handled => outcome,
-                            // `tasks/cancel` already marked the task.
-                            () = cancelled => return None,
-                        }
+        let work = Box::pin(async move {
+            let call = call.params();
+            // Boxed on its own: together with the rest of `work` it would pass the size the
+            // allocator's per-thread cache serves (1,032 bytes in glibc), and every call
+            // would take malloc's slow path.
+            let handled =
+                Box::pin(core.handle_stateless(&owned_method, owned_params.as_deref(), &call, ctx));
+            let outcome = match &slot {
+                None => handled.await,
+                Some(slot) => {
+                    // Boxed: the watch future would otherwise grow every call's state.
+                    let cancelled = Box::pin(slot.cancelled());
+                    tokio::select! {
+                        outcome = handled => outcome,
+                        // `tasks/cancel` already marked the task.
+                        () = cancelled => return None,
                     }
-                };
-                let answer = |outcome: &Result<JsonText, RpcError>| match outcome {
-                    Ok(result) => (StatusCode::OK, success_response(&owned_id, result.get())),
-                    // A missing client capability is an HTTP error too, so that clients and
-                    // intermediaries see it without reading the body.
-                    Err(error) if error.code == MISSING_CAPABILITY => (
-                        StatusCode::BAD_REQUEST,
-                        error_response(Some(&owned_id), error),
-                    ),
-                    Err(error) => (StatusCode::OK, error_response(Some(&owned_id), error)),
-                };
-                match slot {
-                    Some(slot) => {
-                        slot.finish(outcome, answer);
-                        None
-                    }
-                    None => Some(answer(&outcome)),
                 }
-            });
+            };
+            let answer = |outcome: &Result<JsonText, RpcError>| match outcome {
+                Ok(result) => (StatusCode::OK, success_response(&owned_id, result.get())),
+                // A missing client capability is an HTTP error too, so that clients and
+                // intermediaries see it without reading the body.
+                Err(error) if error.code == MISSING_CAPABILITY => (
+                    StatusCode::BAD_REQUEST,
+                    error_response(Some(&owned_id), error),
+                ),
+                Err(error) => (StatusCode::OK, error_response(Some(&owned_id), error)),
+            };
+            match slot {
+                Some(slot) => {
+                    slot.finish(outcome, answer);
+                    None
+                }
+                None => Some(answer(&outcome)),
+            }
+        });
+        StartedCall {
+            work,
+            outbound,
+            replied,
+        }
+    }
+}
+
+/// A stateless request whose handler is ready: boxed with everything it reads, so that
+/// awaiting it holds only these few pointers in the connection's future.
+pub(crate) struct StartedCall {
+    /// Resolves to the answer, or to `None` when the task slot took it.
+    work: crate::BoxFuture<'static, Option<(StatusCode, String)>>,
+    outbound: Outbound,
+    /// The task slot's answer (`CreateTaskResult`), when the call may become a task.
+    replied: Option<oneshot::Receiver<(StatusCode, String)>>,
+}
+
+impl Next {
+    /// The response: the one validation gave, or the handler's answer.
+    pub(crate) async fn respond(self) -> super::Response<Body> {
+        match self {
+            Next::Respond(response) => response,
+            Next::Run(call) => call.answer().await,
+        }
+    }
+}
+
+impl StartedCall {
+    /// Runs the handler; answers JSON, or SSE when the handler sends notifications first.
+    ///
+    /// The handler runs inline in this connection's task, so a plain call costs no spawn, no
+    /// channel and no cross-task wake-up. Only when it streams, or continues as a task, is the
+    /// rest of it handed to its own tokio task.
+    async fn answer(self) -> super::Response<Body> {
+        let StartedCall {
+            mut work,
+            outbound,
+            mut replied,
+        } = self;
         let reply_now = |answer: Option<(StatusCode, String)>| {
             let Some((status, json)) = answer else {
                 return super::status_only(StatusCode::ACCEPTED);
@@ -559,6 +682,62 @@ pub fn decode_header_value(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::HeaderMap;
+
+    fn stateless_headers(method: &'static str) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        map.insert("mcp-protocol-version", header("2026-07-28"));
+        map.insert("mcp-method", header(method));
+        map
+    }
+
+    fn header(value: &'static str) -> http::HeaderValue {
+        http::HeaderValue::from_static(value)
+    }
+
+    #[test]
+    fn a_call_announced_by_its_headers_is_read_in_one_pass() {
+        let map = stateless_headers("tools/call");
+        let text = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let call = read_call(&Headers::scan(&map), text).expect("read in one pass");
+        assert_eq!((call.id.get(), call.method), ("7", "tools/call"));
+        assert_eq!(call.fields.name.as_deref(), Some("echo"));
+        assert_eq!(call.fields.arguments.unwrap().get(), r#"{"text":"hi"}"#);
+        let meta = call.fields.meta.unwrap();
+        assert_eq!(meta.protocol_version, Some("2026-07-28"));
+        // The body's method is read as it is: a mismatch with the header is found later.
+        let other = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+        assert_eq!(
+            read_call(&Headers::scan(&map), other).unwrap().method,
+            "tools/list"
+        );
+    }
+
+    #[test]
+    fn anything_unusual_goes_down_the_general_path() {
+        let call = stateless_headers("tools/call");
+        let scan = Headers::scan(&call);
+        for text in [
+            // Errors, which the general path reports with their exact codes.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"echo"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call"}"#,
+            // A notification, and a request whose id is null.
+            r#"{"jsonrpc":"2.0","method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call"}"#,
+        ] {
+            assert!(read_call(&scan, text).is_none(), "{text}");
+        }
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        for map in [stateless_headers("tools/list"), HeaderMap::new()] {
+            assert!(read_call(&Headers::scan(&map), body).is_none());
+        }
+        let mut session = stateless_headers("tools/call");
+        session.insert("mcp-protocol-version", header("2025-11-25"));
+        assert!(read_call(&Headers::scan(&session), body).is_none());
+    }
 
     #[test]
     fn base64_header_values() {

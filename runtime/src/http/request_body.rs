@@ -1,0 +1,123 @@
+//! Reading a request body whole, within a size limit.
+//!
+//! A JSON-RPC request nearly always arrives as one data frame. Its bytes are used as they are:
+//! no frame queue, no buffer and no copy, unlike a general-purpose collector.
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use http_body::Body;
+use std::pin::pin;
+
+/// Why a body could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadError {
+    /// The body is longer than the limit (by its announced length or by what arrived).
+    TooLarge,
+    /// The connection failed while the body was read.
+    Failed(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Reads `body` to its end; more than `limit` bytes is [`ReadError::TooLarge`]. Trailers are
+/// ignored.
+pub(crate) async fn read_to_end<B>(body: B, limit: usize) -> Result<Bytes, ReadError>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    // A `Content-Length` above the limit is refused before anything is read.
+    if body.size_hint().lower() > limit as u64 {
+        return Err(ReadError::TooLarge);
+    }
+    let mut body = pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<BytesMut> = None;
+    let mut length = 0usize;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let frame = frame.map_err(|error| ReadError::Failed(error.into()))?;
+        let Ok(mut data) = frame.into_data() else {
+            continue;
+        };
+        length += data.remaining();
+        if length > limit {
+            return Err(ReadError::TooLarge);
+        }
+        if let Some(buffer) = &mut joined {
+            buffer.put(data);
+        } else if let Some(head) = first.take() {
+            let mut buffer = BytesMut::with_capacity(length);
+            buffer.extend_from_slice(&head);
+            buffer.put(data);
+            joined = Some(buffer);
+        } else {
+            first = Some(data.copy_to_bytes(data.remaining()));
+        }
+    }
+    Ok(match joined {
+        Some(buffer) => buffer.freeze(),
+        None => first.unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body::{Frame, SizeHint};
+    use http_body_util::Full;
+    use std::collections::VecDeque;
+    use std::task::{Context, Poll};
+
+    /// A body of several data frames with no announced length.
+    struct Chunks(VecDeque<&'static str>);
+
+    impl Body for Chunks {
+        type Data = Bytes;
+        type Error = std::io::Error;
+
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+            let next = self.0.pop_front();
+            Poll::Ready(next.map(|part| Ok(Frame::data(Bytes::from_static(part.as_bytes())))))
+        }
+
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::default()
+        }
+    }
+
+    fn chunks(parts: &[&'static str]) -> Chunks {
+        Chunks(parts.iter().copied().collect())
+    }
+
+    #[tokio::test]
+    async fn one_frame_is_used_as_it_is() {
+        let text = Bytes::from_static(b"{\"jsonrpc\":\"2.0\"}");
+        let read = read_to_end(Full::new(text.clone()), 100).await.unwrap();
+        assert_eq!(read, text);
+        assert_eq!(read.as_ptr(), text.as_ptr(), "no copy of a single frame");
+    }
+
+    #[tokio::test]
+    async fn frames_are_joined_in_order() {
+        let read = read_to_end(chunks(&["ab", "cd", "e"]), 5).await.unwrap();
+        assert_eq!(&read[..], b"abcde");
+        let empty = read_to_end(chunks(&[]), 5).await.unwrap();
+        assert!(empty.is_empty());
+    }
+
+    #[tokio::test]
+    async fn more_than_the_limit_is_refused() {
+        let announced = Full::new(Bytes::from_static(b"123456"));
+        assert!(matches!(
+            read_to_end(announced, 5).await,
+            Err(ReadError::TooLarge)
+        ));
+        // Without an announced length, the frames are counted as they arrive.
+        assert!(matches!(
+            read_to_end(chunks(&["123", "456"]), 5).await,
+            Err(ReadError::TooLarge)
+        ));
+        let exact = read_to_end(Full::new(Bytes::from_static(b"12345")), 5).await;
+        assert_eq!(&exact.unwrap()[..], b"12345");
+    }
+}
