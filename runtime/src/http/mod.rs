@@ -94,39 +94,45 @@ fn id_key(id: &RawValue) -> String {
 
 impl<D: Dispatch> McpServer<D> {
     /// Answers one HTTP request to the MCP endpoint.
-    pub async fn handle<B>(&self, request: Request<B>) -> Response<Body>
+    ///
+    /// Not an `async fn`: the request is split before the future is built, so the future
+    /// holds its parts once instead of also keeping the whole request (a connection's future
+    /// is copied into place for every request it serves).
+    pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<Body>> + '_
     where
-        B: http_body::Body + Send,
+        B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        if parts.uri.path() != ENDPOINT {
-            return status_only(StatusCode::NOT_FOUND);
-        }
-        let headers = Headers::scan(&parts.headers);
-        if let Err(message) = guard::check_host_and_origin(
-            headers.host,
-            headers.origin,
-            &self.core.config.allowed_hosts,
-        ) {
-            tracing::warn!(%message, "refused request");
-            return rpc_error(
-                StatusCode::FORBIDDEN,
-                RpcError::new(jsonrpc::SERVER_ERROR, message),
-                None,
-            );
-        }
-        match parts.method {
-            Method::POST => self.post(&headers, body).await,
-            Method::GET => self.get(&headers),
-            Method::DELETE => self.delete(&headers),
-            _ => {
-                let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
-                response
-                    .headers_mut()
-                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                response
+        async move {
+            if parts.uri.path() != ENDPOINT {
+                return status_only(StatusCode::NOT_FOUND);
+            }
+            let headers = Headers::scan(&parts.headers);
+            if let Err(message) = guard::check_host_and_origin(
+                headers.host,
+                headers.origin,
+                &self.core.config.allowed_hosts,
+            ) {
+                tracing::warn!(%message, "refused request");
+                return rpc_error(
+                    StatusCode::FORBIDDEN,
+                    RpcError::new(jsonrpc::SERVER_ERROR, message),
+                    None,
+                );
+            }
+            match parts.method {
+                Method::POST => self.post(&headers, body).await,
+                Method::GET => self.get(&headers),
+                Method::DELETE => self.delete(&headers),
+                _ => {
+                    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+                    response
+                        .headers_mut()
+                        .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                    response
+                }
             }
         }
     }
@@ -232,8 +238,14 @@ impl<D: Dispatch> McpServer<D> {
             // Boxed: batches are rare, and their state would grow every request's future.
             return Box::pin(self.batch(headers, text)).await;
         }
-        if let Some(call) = stateless::read_call(headers, text) {
-            return self.stateless_call_request(headers, call).respond().await;
+        // Validated in a block of its own: the parsed members are gone before the await, so
+        // they never become part of the connection's future.
+        let announced = {
+            let call = stateless::read_call(headers, text);
+            call.map(|call| self.stateless_call_request(headers, call))
+        };
+        if let Some(next) = announced {
+            return next.respond().await;
         }
         // One pass over the body: the envelope, with `params` left raw for the method's type.
         let message = match classify(text) {

@@ -222,13 +222,14 @@ fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Respons
 
 /// What a validated stateless request leads to: an answer already, or a handler to run.
 pub(crate) enum Next {
-    Respond(super::Response<Body>),
+    /// Boxed: refusals are rare, and a response is three times the size of a started call.
+    Respond(Box<super::Response<Body>>),
     Run(StartedCall),
 }
 
 impl From<super::Response<Body>> for Next {
     fn from(response: super::Response<Body>) -> Self {
-        Next::Respond(response)
+        Next::Respond(Box::new(response))
     }
 }
 
@@ -520,7 +521,7 @@ impl Next {
     /// The response: the one validation gave, or the handler's answer.
     pub(crate) async fn respond(self) -> super::Response<Body> {
         match self {
-            Next::Respond(response) => response,
+            Next::Respond(response) => *response,
             Next::Run(call) => call.answer().await,
         }
     }
