@@ -44,7 +44,7 @@ measure() {
   requests=$(sed -n 's/.*requests=\([0-9]*\).*/\1/p' <<<"$load")
   # Totals line: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw.
   callgrind_annotate "$out" 2>/dev/null | awk -v n="$requests" -v name="$name" -v mode="$mode" '
-    /PROGRAM TOTALS/ { gsub(",", ""); printf "| %s | %s | %d | %.0f | %.0f | %.0f | %.0f |\n",
+    /PROGRAM TOTALS/ { gsub(",", ""); gsub(/\([^)]*\)/, ""); printf "| %s | %s | %d | %.0f | %.0f | %.0f | %.0f |\n",
       name, mode, n, $1/n, $4/n, ($5+$6)/n, ($7+$8+$9)/n }'
   PORT=$((PORT + 1))
 }

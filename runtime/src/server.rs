@@ -362,13 +362,13 @@ struct SetLevelParams {
 }
 
 #[derive(Deserialize)]
-struct InitializeParams {
-    #[serde(rename = "protocolVersion")]
-    protocol_version: String,
-    #[serde(default)]
-    capabilities: Value,
-    #[serde(rename = "clientInfo", default)]
-    client_info: Value,
+struct InitializeParams<'a> {
+    #[serde(rename = "protocolVersion", borrow)]
+    protocol_version: Cow<'a, str>,
+    #[serde(borrow, default)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "clientInfo", borrow, default)]
+    client_info: Option<&'a RawValue>,
 }
 
 /// `-32602` for a tool or prompt (`what`) the server does not have.
@@ -410,14 +410,14 @@ impl<D: Dispatch> Core<D> {
         &self,
         params: Option<&RawValue>,
     ) -> Result<(Arc<Session>, JsonText), RpcError> {
-        let params: InitializeParams = params_as(params)?;
+        let params: InitializeParams<'_> = params_as(params)?;
         let version = ProtocolVersion::parse(&params.protocol_version)
             .filter(|v| !v.is_stateless())
             .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA);
-        let session = Arc::new(Session::new(
+        let session = Arc::new(Session::from_initialize(
             version,
-            params.capabilities,
-            params.client_info,
+            params.capabilities.map(RawValue::to_owned),
+            params.client_info.map(RawValue::to_owned),
             self.config.replay_window,
             self.config.buffered_messages,
         ));

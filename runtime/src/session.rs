@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
@@ -23,8 +23,8 @@ pub type ClientAnswer = Result<Box<RawValue>, Value>;
 pub struct Session {
     id: String,
     version: ProtocolVersion,
-    client_capabilities: Value,
-    client_info: Value,
+    client_capabilities: ClientJson,
+    client_info: ClientJson,
     created: Instant,
     /// Milliseconds since `created` at the last request, for idle expiry.
     last_seen_ms: AtomicU64,
@@ -35,6 +35,41 @@ pub struct Session {
     pending: Mutex<HashMap<String, oneshot::Sender<ClientAnswer>>>,
     in_flight: Mutex<HashMap<String, Stop>>,
     streams: Mutex<Streams>,
+}
+
+/// A JSON value the client sent in `initialize`, kept as its text and parsed the first time
+/// it is read: most sessions never look at it, and a parsed tree costs more to build and to
+/// keep than its text.
+#[derive(Debug)]
+struct ClientJson {
+    text: Option<Box<RawValue>>,
+    parsed: OnceLock<Value>,
+}
+
+impl ClientJson {
+    fn text(text: Option<Box<RawValue>>) -> Self {
+        Self {
+            text,
+            parsed: OnceLock::new(),
+        }
+    }
+
+    fn value(value: Value) -> Self {
+        Self {
+            text: None,
+            parsed: OnceLock::from(value),
+        }
+    }
+
+    /// The value; `Null` when the client sent none.
+    fn get(&self) -> &Value {
+        self.parsed.get_or_init(|| {
+            self.text
+                .as_ref()
+                .and_then(|text| serde_json::from_str(text.get()).ok())
+                .unwrap_or(Value::Null)
+        })
+    }
 }
 
 /// Locks `mutex`, recovering the data if a panicking thread poisoned it: every critical section
@@ -51,6 +86,40 @@ impl Session {
         version: ProtocolVersion,
         client_capabilities: Value,
         client_info: Value,
+        replay_window: usize,
+        buffered_limit: usize,
+    ) -> Self {
+        Self::with_client(
+            version,
+            ClientJson::value(client_capabilities),
+            ClientJson::value(client_info),
+            replay_window,
+            buffered_limit,
+        )
+    }
+
+    /// A new session whose client capabilities and `clientInfo` are the JSON texts the client
+    /// sent (`None` when absent), parsed only when read.
+    pub(crate) fn from_initialize(
+        version: ProtocolVersion,
+        client_capabilities: Option<Box<RawValue>>,
+        client_info: Option<Box<RawValue>>,
+        replay_window: usize,
+        buffered_limit: usize,
+    ) -> Self {
+        Self::with_client(
+            version,
+            ClientJson::text(client_capabilities),
+            ClientJson::text(client_info),
+            replay_window,
+            buffered_limit,
+        )
+    }
+
+    fn with_client(
+        version: ProtocolVersion,
+        client_capabilities: ClientJson,
+        client_info: ClientJson,
         replay_window: usize,
         buffered_limit: usize,
     ) -> Self {
@@ -82,12 +151,12 @@ impl Session {
 
     /// The client's declared capabilities.
     pub fn client_capabilities(&self) -> &Value {
-        &self.client_capabilities
+        self.client_capabilities.get()
     }
 
     /// The client's `clientInfo`.
     pub fn client_info(&self) -> &Value {
-        &self.client_info
+        self.client_info.get()
     }
 
     /// Marks the session as used now.

@@ -34,6 +34,8 @@ use request_body::ReadError;
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
+/// [`SESSION_HEADER`] as a header name, built at compile time.
+const SESSION_HEADER_NAME: http::HeaderName = http::HeaderName::from_static(SESSION_HEADER);
 /// The header carrying the negotiated protocol version.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// The endpoint path.
@@ -315,7 +317,7 @@ impl<D: Dispatch> McpServer<D> {
         tracing::debug!(session = session.id(), version = %session.version(), "session created");
         let mut response = json_response(StatusCode::OK, success_response(id, result.get()));
         if let Ok(value) = HeaderValue::from_str(session.id()) {
-            response.headers_mut().insert(SESSION_HEADER, value);
+            response.headers_mut().insert(SESSION_HEADER_NAME, value);
         }
         response
     }
