@@ -4,18 +4,27 @@
 pub(crate) fn random_id() -> String {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes).expect("the OS random number generator is available");
-    hex(&bytes)
+    let mut text = [0u8; 64];
+    hex_into(&bytes, &mut text);
+    String::from_utf8(text.to_vec()).expect("hex digits are ASCII")
 }
 
 /// `bytes` as lowercase hex digits.
 pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut text = vec![0; bytes.len() * 2];
+    hex_into(bytes, &mut text);
+    String::from_utf8(text).expect("hex digits are ASCII")
+}
+
+/// Writes `bytes` as hex digits into `out`, which is twice as long. Filling bytes and checking
+/// UTF-8 once is a few times cheaper than `String::push`, which checks capacity and encodes
+/// every character.
+fn hex_into(bytes: &[u8], out: &mut [u8]) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        text.push(DIGITS[usize::from(b >> 4)] as char);
-        text.push(DIGITS[usize::from(b & 0x0f)] as char);
+    for (pair, &b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 0x0f)];
     }
-    text
 }
 
 #[cfg(test)]
