@@ -4,7 +4,8 @@
 # run to run and from machine to machine of the same kind: use them to judge a change to the
 # hot path, and bench/run.sh to see what it is worth in req/s.
 #
-#   bench/instructions.sh [MODE...]     MODE: stateless2026 (default), session, stateless
+#   bench/instructions.sh [MODE...]     MODE: stateless2026 (default) or session (loadgen's
+#                                       modes; ours serves 2025 requests only in a session)
 #
 # Each server runs under `valgrind --tool=callgrind --cache-sim=yes` (user-space only: the
 # kernel's share of a request is not counted) while loadgen sends 5 s of load on 64
