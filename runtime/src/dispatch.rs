@@ -186,6 +186,11 @@ impl ToolOutcome {
                         }
                         ProtocolVersion::V2026_07_28 => true,
                     });
+                if structured.is_none() {
+                    if let Some(json) = text_only_result(&result.content, result.is_error) {
+                        return Ok(JsonText::trusted(json));
+                    }
+                }
                 // Serialized straight from the blocks, without a `Value` tree in between.
                 return JsonText::of(&CallToolResultOut {
                     content: &result.content,
@@ -229,6 +234,38 @@ fn push_text_block_of(out: &mut String, json: &str) {
         out.push_str(&escaped);
     }
     out.push('}');
+}
+
+/// `{"content":[{"type":"text","text":...},...]}` (with `"isError":true` when `is_error`) when
+/// every block is plain text, the usual result; `None` otherwise. Written by hand because
+/// serde's serializer for the `ContentBlock` enum is a large piece of code on every call's
+/// path; the bytes are the same as [`CallToolResultOut`]'s.
+fn text_only_result(content: &[crate::mcp::ContentBlock], is_error: bool) -> Option<String> {
+    use crate::mcp::ContentBlock;
+    let mut out = Vec::with_capacity(48 + content.len() * 32);
+    out.extend_from_slice(br#"{"content":["#);
+    for (i, block) in content.iter().enumerate() {
+        let ContentBlock::TextContent {
+            meta: None,
+            annotations: None,
+            text,
+        } = block
+        else {
+            return None;
+        };
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"type":"text","text":"#);
+        serde_json::to_writer(&mut out, text).ok()?;
+        out.push(b'}');
+    }
+    out.push(b']');
+    if is_error {
+        out.extend_from_slice(br#","isError":true"#);
+    }
+    out.push(b'}');
+    String::from_utf8(out).ok()
 }
 
 /// The `CallToolResult` of an `"output": "mcp"` tool, as sent.
@@ -326,4 +363,67 @@ pub fn template_params<T: DeserializeOwned>(
     }
     serde_json::from_value(serde_json::Value::Object(object))
         .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::{ContentBlock, ToolResult};
+
+    fn text(text: &str) -> ContentBlock {
+        ContentBlock::TextContent {
+            meta: None,
+            annotations: None,
+            text: text.to_string(),
+        }
+    }
+
+    /// What serde writes for the same result: the hand-written path must match it byte for
+    /// byte.
+    fn by_serde(content: &[ContentBlock], is_error: bool) -> String {
+        serde_json::to_string(&CallToolResultOut {
+            content,
+            structured_content: None,
+            is_error: is_error.then_some(true),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn text_blocks_are_written_as_serde_writes_them() {
+        for (content, is_error) in [
+            (vec![text("hello")], false),
+            (
+                vec![text("quote \" backslash \\ newline \n tab \t \u{1} é 世界")],
+                true,
+            ),
+            (vec![text("a"), text(""), text("c")], false),
+            (vec![], false),
+        ] {
+            let written = text_only_result(&content, is_error).expect("text only");
+            assert_eq!(written, by_serde(&content, is_error));
+        }
+    }
+
+    #[test]
+    fn other_blocks_take_serdes_path() {
+        let mut annotated = text("x");
+        if let ContentBlock::TextContent { annotations, .. } = &mut annotated {
+            *annotations = Some(Default::default());
+        }
+        assert!(text_only_result(&[text("a"), annotated], false).is_none());
+        // The public path still answers them, through serde.
+        let result = ToolResult {
+            content: vec![text("a")],
+            structured_content: Some(serde_json::json!({"n": 1})),
+            is_error: false,
+        };
+        let json = ToolOutcome::Content(result)
+            .into_call_tool_result(ProtocolVersion::V2025_11_25)
+            .unwrap();
+        assert_eq!(
+            json.get(),
+            r#"{"content":[{"type":"text","text":"a"}],"structuredContent":{"n":1}}"#
+        );
+    }
 }
