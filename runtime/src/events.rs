@@ -16,17 +16,6 @@ pub const STANDALONE: u32 = 0;
 /// How many frames a connection may have queued before the sender waits.
 pub const CONNECTION_QUEUE: usize = 64;
 
-/// One SSE frame, already encoded.
-#[derive(Debug, Clone)]
-pub struct Frame {
-    /// The logical stream it belongs to.
-    pub stream: u32,
-    /// Its sequence number within the session.
-    pub sequence: u64,
-    /// The encoded bytes (`id: ...\nevent: message\ndata: ...\n\n`).
-    pub bytes: Bytes,
-}
-
 /// What a connection receives: frames, then the end of its stream.
 #[derive(Debug)]
 pub enum Delivery {
@@ -45,7 +34,7 @@ pub struct Streams {
     buffered_limit: usize,
     next_stream: u32,
     next_sequence: u64,
-    log: VecDeque<Frame>,
+    log: ReplayLog,
     /// The connection of each live logical stream (None while detached).
     live: HashMap<u32, Option<mpsc::Sender<Delivery>>>,
     /// Standalone messages published while no GET stream was open.
@@ -61,7 +50,7 @@ impl Streams {
             buffered_limit,
             next_stream: 1,
             next_sequence: 1,
-            log: VecDeque::new(),
+            log: ReplayLog::default(),
             live: HashMap::new(),
             pending_standalone: VecDeque::new(),
         }
@@ -118,38 +107,33 @@ impl Streams {
             return self.message_frame(stream, json);
         };
         // The priming event comes first in sequence too: resuming after it replays the answer.
-        let priming = self.priming_frame(stream, retry);
-        let message = self.message_frame(stream, json);
-        let mut body = Vec::with_capacity(priming.len() + message.len());
-        body.extend_from_slice(&priming);
-        body.extend_from_slice(&message);
+        let priming_sequence = self.next_event();
+        let message_sequence = self.next_event();
+        let mut body = Vec::with_capacity(json.len() + 2 * FRAME_OVERHEAD);
+        write_priming(&mut body, stream, priming_sequence, retry);
+        let priming_len = body.len();
+        write_frame(&mut body, stream, message_sequence, json);
+        self.remember(stream, priming_sequence, &body[..priming_len]);
+        self.remember(stream, message_sequence, &body[priming_len..]);
         Bytes::from(body)
     }
 
     /// The next priming event of `stream`, recorded for replay.
     fn priming_frame(&mut self, stream: u32, retry_ms: u64) -> Bytes {
         let sequence = self.next_event();
-        let bytes = Bytes::from(format!(
-            "id: {stream}-{sequence}\nretry: {retry_ms}\ndata: \n\n"
-        ));
-        self.remember(Frame {
-            stream,
-            sequence,
-            bytes: bytes.clone(),
-        });
-        bytes
+        let mut bytes = Vec::with_capacity(FRAME_OVERHEAD);
+        write_priming(&mut bytes, stream, sequence, retry_ms);
+        self.remember(stream, sequence, &bytes);
+        Bytes::from(bytes)
     }
 
     /// The next message event of `stream`, recorded for replay.
     fn message_frame(&mut self, stream: u32, json: &[u8]) -> Bytes {
         let sequence = self.next_event();
-        let bytes = encode_frame(&event_id(stream, sequence), json);
-        self.remember(Frame {
-            stream,
-            sequence,
-            bytes: bytes.clone(),
-        });
-        bytes
+        let mut bytes = Vec::with_capacity(json.len() + FRAME_OVERHEAD);
+        write_frame(&mut bytes, stream, sequence, json);
+        self.remember(stream, sequence, &bytes);
+        Bytes::from(bytes)
     }
 
     fn next_event(&mut self) -> u64 {
@@ -183,15 +167,8 @@ impl Streams {
         connection: mpsc::Sender<Delivery>,
     ) -> Option<u32> {
         let (stream, after) = parse_event_id(last_event_id)?;
-        for frame in self
-            .log
-            .iter()
-            .filter(|f| f.stream == stream && f.sequence > after)
-        {
-            if connection
-                .try_send(Delivery::Frame(frame.bytes.clone()))
-                .is_err()
-            {
+        for frame in self.log.after(stream, after) {
+            if connection.try_send(Delivery::Frame(frame)).is_err() {
                 break;
             }
         }
@@ -216,14 +193,10 @@ impl Streams {
         self.log.len()
     }
 
-    fn remember(&mut self, frame: Frame) {
-        if self.window == 0 {
-            return;
+    fn remember(&mut self, stream: u32, sequence: u64, frame: &[u8]) {
+        if self.window > 0 {
+            self.log.record(self.window, stream, sequence, frame);
         }
-        if self.log.len() >= self.window {
-            self.log.pop_front();
-        }
-        self.log.push_back(frame);
     }
 
     fn deliver(&mut self, stream: u32, delivery: Delivery) -> bool {
@@ -242,14 +215,65 @@ impl Streams {
     }
 }
 
-fn event_id(stream: u32, sequence: u64) -> String {
-    format!("{stream}-{sequence}")
-}
-
 fn parse_event_id(id: &str) -> Option<(u32, u64)> {
     let (stream, sequence) = id.trim().split_once('-')?;
     Some((stream.parse().ok()?, sequence.parse().ok()?))
 }
+
+/// The last events of a session, for replay. Their bytes lie back to back in one ring, so
+/// recording an event copies it (~150 bytes) instead of keeping an allocation of its own alive
+/// for the next `window` events: long-lived small allocations interleaved with each request's
+/// short-lived ones push the allocator off its fast path.
+#[derive(Debug, Default)]
+struct ReplayLog {
+    events: VecDeque<LoggedEvent>,
+    bytes: VecDeque<u8>,
+}
+
+#[derive(Debug)]
+struct LoggedEvent {
+    stream: u32,
+    sequence: u64,
+    len: usize,
+}
+
+impl ReplayLog {
+    /// Appends one encoded event, forgetting the oldest when `window` are kept.
+    fn record(&mut self, window: usize, stream: u32, sequence: u64, frame: &[u8]) {
+        if self.events.len() >= window {
+            if let Some(oldest) = self.events.pop_front() {
+                self.bytes.drain(..oldest.len);
+            }
+        }
+        self.bytes.extend(frame);
+        self.events.push_back(LoggedEvent {
+            stream,
+            sequence,
+            len: frame.len(),
+        });
+    }
+
+    /// The events of `stream` after sequence number `after`, oldest first.
+    fn after(&self, stream: u32, after: u64) -> impl Iterator<Item = Bytes> + '_ {
+        self.events
+            .iter()
+            .scan(0, |start, event| {
+                let range = *start..*start + event.len;
+                *start = range.end;
+                Some((event, range))
+            })
+            .filter(move |(event, _)| event.stream == stream && event.sequence > after)
+            .map(|(_, range)| self.bytes.range(range).copied().collect::<Vec<u8>>().into())
+    }
+
+    fn len(&self) -> usize {
+        self.events.len()
+    }
+}
+
+/// Room for everything of a frame but its data: `id: `, the two numbers, `event: message`,
+/// `data: ` and the newlines (or the `retry:` line of a priming event).
+const FRAME_OVERHEAD: usize = 64;
 
 /// `id: ...\nevent: message\ndata: <json>\n\n`. JSON from serde_json never contains a raw
 /// newline, so each message is one `data:` line.
@@ -261,6 +285,46 @@ pub fn encode_frame(id: &str, json: &[u8]) -> Bytes {
     out.extend_from_slice(json);
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
+}
+
+/// Appends the message event `<stream>-<sequence>` carrying `json` to `out`.
+fn write_frame(out: &mut Vec<u8>, stream: u32, sequence: u64, json: &[u8]) {
+    out.extend_from_slice(b"id: ");
+    write_event_id(out, stream, sequence);
+    out.extend_from_slice(b"\nevent: message\ndata: ");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"\n\n");
+}
+
+/// Appends the priming event `<stream>-<sequence>` (empty data, a `retry` hint) to `out`.
+fn write_priming(out: &mut Vec<u8>, stream: u32, sequence: u64, retry_ms: u64) {
+    out.extend_from_slice(b"id: ");
+    write_event_id(out, stream, sequence);
+    out.extend_from_slice(b"\nretry: ");
+    write_decimal(out, retry_ms);
+    out.extend_from_slice(b"\ndata: \n\n");
+}
+
+fn write_event_id(out: &mut Vec<u8>, stream: u32, sequence: u64) {
+    write_decimal(out, stream.into());
+    out.push(b'-');
+    write_decimal(out, sequence);
+}
+
+/// Appends `n` in decimal (what `write!` does, without the formatting machinery on the path of
+/// every SSE answer).
+fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[start..]);
 }
 
 #[cfg(test)]
@@ -315,5 +379,52 @@ mod tests {
             streams.push(STANDALONE, format!("{i}").as_bytes());
         }
         assert_eq!(streams.window_len(), 4, "the replay window is bounded");
+    }
+
+    #[tokio::test]
+    async fn a_whole_stream_is_one_chunk_whose_events_replay_one_by_one() {
+        let mut streams = Streams::new(8, 2);
+        let body = streams.whole_stream(Some(3000), br#"{"ok":true}"#);
+        assert_eq!(
+            &body[..],
+            b"id: 1-1\nretry: 3000\ndata: \n\nid: 1-2\nevent: message\ndata: {\"ok\":true}\n\n"
+        );
+        let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
+        assert_eq!(streams.resume("1-1", tx), Some(1));
+        assert_eq!(
+            text(rx.recv().await.unwrap()),
+            "id: 1-2\nevent: message\ndata: {\"ok\":true}\n\n"
+        );
+        assert!(matches!(rx.recv().await.unwrap(), Delivery::End));
+        let unprimed = streams.whole_stream(None, b"{}");
+        assert_eq!(&unprimed[..], b"id: 2-3\nevent: message\ndata: {}\n\n");
+    }
+
+    #[tokio::test]
+    async fn replay_after_the_window_moved_gives_the_kept_events_whole() {
+        let mut streams = Streams::new(3, 2);
+        let (tx, _rx) = mpsc::channel(CONNECTION_QUEUE);
+        let s = streams.open_request_stream(tx);
+        streams.detach(s);
+        for data in ["\"first\"", "[2]", "{\"third\":3}", "4444", "5"] {
+            streams.push(s, data.as_bytes());
+        }
+        assert_eq!(streams.window_len(), 3);
+        let (tx2, mut rx2) = mpsc::channel(CONNECTION_QUEUE);
+        assert_eq!(streams.resume("1-1", tx2), Some(s));
+        for expected in ["1-3\nevent: message\ndata: {\"third\":3}", "1-4", "1-5"] {
+            let frame = text(rx2.recv().await.unwrap());
+            assert!(frame.starts_with(&format!("id: {expected}")), "{frame}");
+            assert!(frame.ends_with("\n\n"));
+        }
+    }
+
+    #[test]
+    fn decimals() {
+        for n in [0, 7, 10, 4_294_967_295, u64::MAX] {
+            let mut out = Vec::new();
+            write_decimal(&mut out, n);
+            assert_eq!(out, n.to_string().into_bytes());
+        }
     }
 }

@@ -1,12 +1,50 @@
 //! Unguessable identifiers (sessions, tasks) and hex text.
 
+use std::cell::RefCell;
+
 /// 32 bytes from the OS CSPRNG, as 64 lowercase hex digits.
 pub(crate) fn random_id() -> String {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).expect("the OS random number generator is available");
+    random_bytes(&mut bytes);
     let mut text = [0u8; 64];
     hex_into(&bytes, &mut text);
     String::from_utf8(text.to_vec()).expect("hex digits are ASCII")
+}
+
+/// How many bytes one call to the OS fetches for later ids: 128 session ids.
+const POOL_SIZE: usize = 4096;
+
+/// Bytes from the OS CSPRNG, fetched [`POOL_SIZE`] at a time per thread.
+struct RandomPool {
+    bytes: [u8; POOL_SIZE],
+    /// Bytes before this index were handed out (and wiped).
+    used: usize,
+}
+
+thread_local! {
+    static POOL: RefCell<RandomPool> = const {
+        RefCell::new(RandomPool { bytes: [0; POOL_SIZE], used: POOL_SIZE })
+    };
+}
+
+/// Fills `out` with bytes from the OS CSPRNG. They come from a per-thread pool that one
+/// `getrandom` call refills: a system call per session id cost more than the rest of creating
+/// the session. Every byte is handed out once and wiped from the pool when it is.
+pub(crate) fn random_bytes(out: &mut [u8]) {
+    if out.len() > POOL_SIZE / 4 {
+        getrandom::fill(out).expect("the OS random number generator is available");
+        return;
+    }
+    POOL.with_borrow_mut(|pool| {
+        if POOL_SIZE - pool.used < out.len() {
+            getrandom::fill(&mut pool.bytes).expect("the OS random number generator is available");
+            pool.used = 0;
+        }
+        let taken = &mut pool.bytes[pool.used..pool.used + out.len()];
+        out.copy_from_slice(taken);
+        taken.fill(0);
+        pool.used += out.len();
+    });
 }
 
 /// `bytes` as lowercase hex digits.
@@ -30,6 +68,21 @@ fn hex_into(bytes: &[u8], out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_bytes_are_never_handed_out_twice() {
+        let mut seen = std::collections::HashSet::new();
+        // Several refills of the pool, and a request larger than the pool serves.
+        for _ in 0..3 * POOL_SIZE / 32 {
+            let mut id = [0u8; 32];
+            random_bytes(&mut id);
+            assert!(seen.insert(id), "a repeated id");
+        }
+        let mut big = [0u8; POOL_SIZE];
+        random_bytes(&mut big);
+        assert!(big.iter().any(|&b| b != 0));
+        assert_eq!(random_id().len(), 64);
+    }
 
     #[test]
     fn hex_digits() {

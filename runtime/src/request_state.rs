@@ -212,7 +212,7 @@ impl StateSealer {
 
     fn seal_at(&self, binding: Binding, payload: StatePayload, now_ms: u64) -> String {
         let mut nonce = [0u8; 12];
-        getrandom::fill(&mut nonce).expect("the OS random number generator is available");
+        crate::ids::random_bytes(&mut nonce);
         let envelope = Envelope {
             v: 1,
             b: binding.to_hex(),

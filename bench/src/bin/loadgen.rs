@@ -4,7 +4,7 @@
 //! ```text
 //! loadgen check    --addr A --mode session|stateless|stateless2026
 //! loadgen load     --addr A --mode session|stateless|stateless2026 --conns N --secs S [--warmup S] [--pid PID]
-//! loadgen sessions --addr A --count N [--conns C]
+//! loadgen sessions --addr A --count N [--conns C] [--pid PID]
 //! ```
 //!
 //! - `session`: every connection first sends `initialize` (its own session) and
@@ -20,7 +20,8 @@
 //! and its body holds the echoed text block (JSON or one SSE `data:` line). `load` prints
 //! `key=value` pairs on one line: requests, errors, secs, rps, p50_us, p99_us, and, with
 //! `--pid`, the server's CPU microseconds per request over the measured window (utime+stime
-//! from /proc/PID/stat) and its VmRSS/VmHWM in KiB at the end.
+//! from /proc/PID/stat) and its VmRSS/VmHWM in KiB at the end. `sessions` prints sessions,
+//! secs and per_sec, and with `--pid` the server's CPU microseconds per session.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -364,6 +365,7 @@ async fn load(args: &Args) -> Result<()> {
 /// Creates `count` sessions over `conns` connections (initialize + initialized each).
 async fn sessions(args: &Args) -> Result<()> {
     let conns = args.conns.max(1);
+    let cpu_start = args.pid.and_then(cpu_ticks);
     let start = Instant::now();
     let mut tasks = Vec::new();
     for i in 0..conns {
@@ -382,11 +384,19 @@ async fn sessions(args: &Args) -> Result<()> {
         task.await??;
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    let mut line = format!(
         "sessions={} secs={secs:.3} per_sec={:.0}",
         args.count,
         args.count as f64 / secs
     );
+    if let (Some(a), Some(b)) = (cpu_start, args.pid.and_then(cpu_ticks)) {
+        let cpu_us = (b - a) as f64 * 1e6 / ticks_per_sec() as f64;
+        line += &format!(
+            " cpu_us_per_session={:.1}",
+            cpu_us / args.count.max(1) as f64
+        );
+    }
+    println!("{line}");
     Ok(())
 }
 
