@@ -6,17 +6,19 @@ use http::HeaderValue;
 /// The host name of a `Host` header value or an origin's authority: port and IPv6 brackets
 /// removed, lowercased.
 pub fn host_name(authority: &str) -> String {
-    host_part(authority).to_ascii_lowercase()
+    String::from_utf8_lossy(host_part(authority.as_bytes())).to_ascii_lowercase()
 }
 
-/// [`host_name`] without the lowercasing (a slice of `authority`).
-fn host_part(authority: &str) -> &str {
+/// [`host_name`] without the lowercasing (a slice of `authority`). Bytes, not text: every
+/// request goes through here, and a header value need not be checked for UTF-8 to be compared
+/// with an allowed name.
+fn host_part(authority: &[u8]) -> &[u8] {
     let authority = authority.trim_ascii();
-    if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or_default();
+    if let Some(rest) = authority.strip_prefix(b"[") {
+        return rest.split(|&b| b == b']').next().unwrap_or_default();
     }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+    match authority.iter().rposition(|&b| b == b':') {
+        Some(colon) if authority[colon + 1..].iter().all(u8::is_ascii_digit) => &authority[..colon],
         _ => authority,
     }
 }
@@ -27,20 +29,24 @@ pub fn check_host_and_origin(
     origin: Option<&HeaderValue>,
     allowed: &[String],
 ) -> Result<(), String> {
-    let allowed_name = |name: &str| allowed.iter().any(|a| a.eq_ignore_ascii_case(name));
+    let allowed_name = |name: &[u8]| {
+        allowed
+            .iter()
+            .any(|a| a.as_bytes().eq_ignore_ascii_case(name))
+    };
     if let Some(host) = host {
-        let host = host.to_str().unwrap_or_default();
-        if !allowed_name(host_part(host)) {
+        if !allowed_name(host_part(host.as_bytes())) {
+            let host = String::from_utf8_lossy(host.as_bytes());
             return Err(format!(
                 "Forbidden: Host \"{host}\" is not allowed (DNS rebinding protection). Add \"{}\" to Config::allowed_hosts to serve it.",
-                host_name(host)
+                host_name(&host)
             ));
         }
     }
     if let Some(origin) = origin {
         let origin = origin.to_str().unwrap_or_default();
         let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
-        let name = host_part(authority.split('/').next().unwrap_or_default());
+        let name = host_part(authority.split('/').next().unwrap_or_default().as_bytes());
         if name.is_empty() || !allowed_name(name) {
             return Err(format!(
                 "Forbidden: Origin \"{origin}\" is not allowed (DNS rebinding protection). Add its host to Config::allowed_hosts to serve it."
@@ -58,7 +64,11 @@ fn media_type(value: &[u8]) -> &[u8] {
 
 /// Whether a `Content-Type` value is JSON.
 pub fn is_json_content(content_type: Option<&HeaderValue>) -> bool {
-    content_type.is_some_and(|v| media_type(v.as_bytes()).eq_ignore_ascii_case(b"application/json"))
+    const JSON: &[u8] = b"application/json";
+    // Nearly every client sends exactly this.
+    content_type.is_some_and(|v| {
+        v.as_bytes() == JSON || media_type(v.as_bytes()).eq_ignore_ascii_case(JSON)
+    })
 }
 
 /// For each of `mimes`, whether the `Accept` value `accept` lists it (or a wildcard covering
@@ -109,6 +119,9 @@ mod tests {
         assert_eq!(host_name("[::1]:3000"), "::1");
         assert_eq!(host_name("[::1]"), "::1");
         assert_eq!(host_name("Example.COM"), "example.com");
+        assert_eq!(host_name("example.com:"), "example.com");
+        assert_eq!(host_name("example.com:80x"), "example.com:80x");
+        assert_eq!(host_name(" localhost "), "localhost");
     }
 
     #[test]
@@ -151,6 +164,8 @@ mod tests {
         assert!(is_json_content(Some(&value(
             "application/json; charset=utf-8"
         ))));
+        assert!(is_json_content(Some(&value("application/json"))));
+        assert!(is_json_content(Some(&value("Application/JSON"))));
         assert!(!is_json_content(Some(&value("text/plain"))));
         assert!(!is_json_content(None));
     }

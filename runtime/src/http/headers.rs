@@ -54,8 +54,12 @@ impl<'a> Headers<'a> {
             } else if name == CONTENT_TYPE {
                 headers.content_type.get_or_insert(value);
             } else if name == ACCEPT {
-                let [json, sse] =
-                    guard::accepted_in(value, &["application/json", "text/event-stream"]);
+                // What the specification tells clients to send, and nearly all do.
+                let [json, sse] = if value.as_bytes() == b"application/json, text/event-stream" {
+                    [true, true]
+                } else {
+                    guard::accepted_in(value, &["application/json", "text/event-stream"])
+                };
                 headers.accepts_json |= json;
                 headers.accepts_sse |= sse;
             } else {
