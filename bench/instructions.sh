@@ -5,7 +5,8 @@
 # hot path, and bench/run.sh to see what it is worth in req/s.
 #
 #   bench/instructions.sh [MODE...]     MODE: stateless2026 (default) or session (loadgen's
-#                                       modes; ours serves 2025 requests only in a session)
+#                                       modes; ours serves 2025 requests only in a session), or
+#                                       session-sse (session requests, ours answering with SSE)
 #
 # Each server runs under `valgrind --tool=callgrind --cache-sim=yes` (user-space only: the
 # kernel's share of a request is not counted) while loadgen sends 5 s of load on 64
@@ -30,7 +31,7 @@ trap 'pkill -f "callgrind-out-file=$WORK" 2>/dev/null || true; rm -rf "$WORK"' E
 measure() {
   local name=$1 mode=$2; shift 2
   local out="$WORK/$name.$mode.out"
-  valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$@" \
+  env ${SERVER_ENV:-} valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out" "$@" \
     --addr "127.0.0.1:$PORT" 2>"$WORK/valgrind.log" &
   local pid=$!
   for _ in $(seq 200); do
@@ -55,6 +56,11 @@ echo
 echo "| server | loadgen mode | requests | instructions / request | I1 misses / request | D1 misses / request | LL misses / request |"
 echo "|---|---|---:|---:|---:|---:|---:|"
 for mode in "${MODES[@]}"; do
-  measure "hyper (ceiling)" "$mode" "$BIN/hyper-peer"
-  measure "ours" "$mode" "$BIN/bench-server"
+  if [[ $mode == session-sse ]]; then
+    measure "hyper (ceiling, JSON)" session "$BIN/hyper-peer"
+    SERVER_ENV=BENCH_SSE_RESPONSES=1 measure "ours, SSE answers" session "$BIN/bench-server"
+  else
+    measure "hyper (ceiling)" "$mode" "$BIN/hyper-peer"
+    measure "ours" "$mode" "$BIN/bench-server"
+  fi
 done
