@@ -278,19 +278,20 @@ const FRAME_OVERHEAD: usize = 64;
 /// `id: ...\nevent: message\ndata: <json>\n\n`. JSON from serde_json never contains a raw
 /// newline, so each message is one `data:` line.
 pub fn encode_frame(id: &str, json: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(json.len() + id.len() + 32);
-    out.extend_from_slice(b"id: ");
-    out.extend_from_slice(id.as_bytes());
-    out.extend_from_slice(b"\nevent: message\ndata: ");
-    out.extend_from_slice(json);
-    out.extend_from_slice(b"\n\n");
+    let mut out = Vec::with_capacity(json.len() + id.len() + FRAME_OVERHEAD);
+    write_message(&mut out, |out| out.extend_from_slice(id.as_bytes()), json);
     Bytes::from(out)
 }
 
 /// Appends the message event `<stream>-<sequence>` carrying `json` to `out`.
 fn write_frame(out: &mut Vec<u8>, stream: u32, sequence: u64, json: &[u8]) {
+    write_message(out, |out| write_event_id(out, stream, sequence), json);
+}
+
+/// Appends a message event whose id `write_id` writes: the one place that knows the format.
+fn write_message(out: &mut Vec<u8>, write_id: impl FnOnce(&mut Vec<u8>), json: &[u8]) {
     out.extend_from_slice(b"id: ");
-    write_event_id(out, stream, sequence);
+    write_id(out);
     out.extend_from_slice(b"\nevent: message\ndata: ");
     out.extend_from_slice(json);
     out.extend_from_slice(b"\n\n");

@@ -8,6 +8,13 @@ use http::HeaderMap;
 
 use super::guard;
 
+/// The media types a POST must accept.
+const ACCEPTED: [&str; 2] = ["application/json", "text/event-stream"];
+
+/// The `Accept` value the specification tells clients to send, and nearly all do: it is
+/// compared whole before the general parser runs.
+const USUAL_ACCEPT: &[u8] = b"application/json, text/event-stream";
+
 /// The headers of one request that the endpoint reads (the first value of each, like
 /// [`HeaderMap::get`]; a value that is not visible ASCII counts as absent). Text values come
 /// without surrounding whitespace.
@@ -54,11 +61,10 @@ impl<'a> Headers<'a> {
             } else if name == CONTENT_TYPE {
                 headers.content_type.get_or_insert(value);
             } else if name == ACCEPT {
-                // What the specification tells clients to send, and nearly all do.
-                let [json, sse] = if value.as_bytes() == b"application/json, text/event-stream" {
+                let [json, sse] = if value.as_bytes() == USUAL_ACCEPT {
                     [true, true]
                 } else {
-                    guard::accepted_in(value, &["application/json", "text/event-stream"])
+                    guard::accepted_in(value, &ACCEPTED)
                 };
                 headers.accepts_json |= json;
                 headers.accepts_sse |= sse;
