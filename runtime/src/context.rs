@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, Notify};
 
@@ -37,9 +37,9 @@ pub struct RequestContext {
     /// How long a request to the client may wait for its answer, in milliseconds (a `u32`
     /// keeps the context small: every level of a handler's future holds a copy).
     client_request_timeout_ms: u32,
-    /// The multi round-trip state of a stateless `tools/call`, `prompts/get` or
-    /// `resources/read`: client requests are answered from it instead of being sent.
-    input: Option<Arc<InputRound>>,
+    /// A stateless `tools/call`, `prompts/get` or `resources/read`, which runs in rounds:
+    /// client requests are answered from the round its outbound keeps instead of being sent.
+    in_rounds: bool,
     /// Where the call goes if it continues as a task: a stateless `tools/call` whose client
     /// declared the tasks extension.
     task_slot: Option<Arc<TaskSlot>>,
@@ -60,7 +60,7 @@ impl RequestContext {
             request_capabilities: None,
             notifier: None,
             client_request_timeout_ms: 60_000,
-            input: None,
+            in_rounds: false,
             task_slot: None,
             tasks_exist: false,
         }
@@ -191,7 +191,7 @@ impl RequestContext {
                 Error::new(format!("{method}: the answer to `{key}` does not fit: {e}"))
             });
         }
-        if let Some(round) = &self.input {
+        if let Some(round) = self.input_round() {
             return round.answer(key, method, params);
         }
         let (Some(session), Some(outbound)) = (&self.session, &self.outbound) else {
@@ -275,14 +275,14 @@ impl RequestContext {
     /// A value this handler saved with [`RequestContext::save`] in an earlier round of the same
     /// stateless request; `None` on a session, in the first round, or if it does not fit `T`.
     pub fn saved<T: DeserializeOwned>(&self, name: &str) -> Option<T> {
-        self.input.as_ref()?.saved(name)
+        self.outbound.as_ref()?.input_round()?.saved(name)
     }
 
     /// Keeps a small value for the next rounds of this stateless request. It travels inside
     /// the sealed `requestState`: the client cannot change it, but can read it, so never save
     /// secrets. Does nothing on a session, where the handler simply keeps running.
     pub fn save(&self, name: &str, value: impl Serialize) {
-        if let (Some(round), Ok(value)) = (&self.input, serde_json::to_value(value)) {
+        if let (Some(round), Ok(value)) = (self.input_round(), serde_json::to_value(value)) {
             round.save(name, value);
         }
     }
@@ -338,9 +338,26 @@ impl RequestContext {
         self
     }
 
-    pub(crate) fn with_input_round(mut self, round: Arc<InputRound>) -> Self {
-        self.input = Some(round);
+    /// A call that runs in rounds (see [`Outbound::start_round`]); it gets an outbound if
+    /// its transport gave none, to keep the round.
+    pub(crate) fn in_rounds(mut self) -> Self {
+        self.in_rounds = true;
+        self.outbound.get_or_insert_with(Outbound::deferred_lines);
         self
+    }
+
+    /// Where the request's messages go.
+    pub(crate) fn outbound(&self) -> Option<&Outbound> {
+        self.outbound.as_ref()
+    }
+
+    /// The round of a call that runs in rounds, created when first needed: a first round
+    /// that asks the client nothing never has one.
+    fn input_round(&self) -> Option<&InputRound> {
+        match (&self.outbound, self.in_rounds) {
+            (Some(outbound), true) => Some(outbound.input_round_or_new()),
+            _ => None,
+        }
     }
 
     /// A stateless `tools/call`: `slot` when the client declared the tasks extension.
@@ -420,6 +437,9 @@ struct OutboundInner {
     /// Signalled by [`Outbound::cancel`].
     cancel: Notify,
     cancelled: AtomicBool,
+    /// The multi round-trip state of a stateless call, once it has one: carried from an
+    /// earlier round, or asked for by the handler.
+    input: OnceLock<Box<InputRound>>,
 }
 
 #[derive(Debug)]
@@ -479,6 +499,7 @@ impl Outbound {
             opened: Notify::new(),
             cancel: Notify::new(),
             cancelled: AtomicBool::new(false),
+            input: OnceLock::new(),
         }))
     }
 
@@ -536,6 +557,21 @@ impl Outbound {
     pub(crate) fn cancel(&self) {
         self.0.cancelled.store(true, Ordering::Release);
         self.0.cancel.notify_one();
+    }
+
+    /// Starts a round that carries answers or saved values from earlier rounds. A round that
+    /// carries nothing is created only if the handler asks the client something.
+    pub(crate) fn start_round(&self, round: InputRound) {
+        let _ = self.0.input.set(Box::new(round));
+    }
+
+    /// The round, if the request has one.
+    pub(crate) fn input_round(&self) -> Option<&InputRound> {
+        self.0.input.get().map(|round| &**round)
+    }
+
+    fn input_round_or_new(&self) -> &InputRound {
+        self.0.input.get_or_init(Box::default)
     }
 
     /// Resolves when [`Outbound::cancel`] was called.

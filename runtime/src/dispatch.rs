@@ -13,7 +13,7 @@ use std::pin::Pin;
 use crate::catalog::Catalog;
 use crate::context::RequestContext;
 use crate::error::Error;
-use crate::json::JsonText;
+use crate::json::{JsonText, RESPONSE_HEADROOM};
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
@@ -164,7 +164,7 @@ impl ToolOutcome {
                     }
                     ProtocolVersion::V2026_07_28 => true,
                 };
-                let mut out = String::with_capacity(2 * text.len() + 64);
+                let mut out = String::with_capacity(2 * text.len() + 64 + RESPONSE_HEADROOM);
                 out.push_str(r#"{"content":["#);
                 push_text_block_of(&mut out, text);
                 out.push(']');
@@ -242,7 +242,15 @@ fn push_text_block_of(out: &mut String, json: &str) {
 /// path; the bytes are the same as [`CallToolResultOut`]'s.
 fn text_only_result(content: &[crate::mcp::ContentBlock], is_error: bool) -> Option<String> {
     use crate::mcp::ContentBlock;
-    let mut out = Vec::with_capacity(48 + content.len() * 32);
+    // Escaping rarely lengthens a text by much: the estimate is nearly always enough.
+    let texts: usize = content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::TextContent { text, .. } => text.len() + 32,
+            _ => 0,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(32 + texts + RESPONSE_HEADROOM);
     out.extend_from_slice(br#"{"content":["#);
     for (i, block) in content.iter().enumerate() {
         let ContentBlock::TextContent {

@@ -35,7 +35,7 @@ impl JsonText {
     /// Inserts `members` (`"a":1,"b":2`, no braces) first in this object; does nothing when
     /// the text is not an object. One move of the text, no new allocation when it has room.
     pub(crate) fn prepend_members(&mut self, members: &str) {
-        let start = self.0.len() - self.0.trim_start().len();
+        let start = self.object_start();
         if self.0.as_bytes().get(start) != Some(&b'{') {
             return;
         }
@@ -45,6 +45,48 @@ impl JsonText {
         self.0.insert_str(start + 1, members);
     }
 }
+
+impl JsonText {
+    /// Where the value starts: after leading whitespace, which the runtime's own writers
+    /// never produce (so the usual answer costs one comparison).
+    fn object_start(&self) -> usize {
+        match self.0.as_bytes().first() {
+            Some(b'{') => 0,
+            _ => self.0.len() - self.0.trim_start().len(),
+        }
+    }
+
+    /// Whether this is an object whose first member is `name` (as written, unescaped).
+    pub(crate) fn starts_with_member(&self, name: &str) -> bool {
+        let rest = &self.0.as_bytes()[self.object_start()..];
+        rest.len() > name.len() + 2
+            && rest[0] == b'{'
+            && rest[1] == b'"'
+            && rest[2..].starts_with(name.as_bytes())
+            && rest[2 + name.len()] == b'"'
+    }
+
+    /// The JSON-RPC response carrying this result: `{"jsonrpc":"2.0","id":...,"result":...}`,
+    /// the same bytes as [`crate::jsonrpc::success_response`]. The result's buffer becomes the
+    /// response: the head is moved in front of the text, so a result written with
+    /// [`RESPONSE_HEADROOM`] to spare costs no second allocation and copy.
+    pub(crate) fn into_success_response(self, id: &RawValue) -> String {
+        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+        const MIDDLE: &str = r#","result":"#;
+        let id = id.get();
+        let mut out = self.0;
+        out.reserve(HEAD.len() + id.len() + MIDDLE.len() + 1);
+        out.insert_str(0, MIDDLE);
+        out.insert_str(0, id);
+        out.insert_str(0, HEAD);
+        out.push('}');
+        out
+    }
+}
+
+/// The room a writer of a result leaves at the end of its buffer for what is added before
+/// it goes out: `"resultType":"complete",` and the response head with a short id.
+pub(crate) const RESPONSE_HEADROOM: usize = 64;
 
 impl From<Box<RawValue>> for JsonText {
     fn from(raw: Box<RawValue>) -> Self {
@@ -73,6 +115,37 @@ mod tests {
         let mut array = JsonText::trusted("[1]".to_string());
         array.prepend_members(r#""a":1"#);
         assert_eq!(array.get(), "[1]");
+    }
+
+    #[test]
+    fn leading_whitespace_is_skipped() {
+        let mut text = JsonText::trusted(" \n{\"content\":[]}".to_string());
+        assert!(!text.starts_with_member("resultType"));
+        text.prepend_members(r#""resultType":"complete""#);
+        assert_eq!(
+            text.get(),
+            " \n{\"resultType\":\"complete\",\"content\":[]}"
+        );
+        assert!(text.starts_with_member("resultType"));
+        assert!(!text.starts_with_member("result"));
+        assert!(!JsonText::trusted("{\"resultType".to_string()).starts_with_member("resultType"));
+        assert!(!JsonText::trusted(String::new()).starts_with_member("a"));
+    }
+
+    #[test]
+    fn the_response_wraps_the_result_in_its_own_buffer() {
+        let id = RawValue::from_string(r#""req-1""#.to_string()).unwrap();
+        let result = r#"{"content":[{"type":"text","text":"hi"}]}"#;
+        let mut buffer = String::with_capacity(result.len() + RESPONSE_HEADROOM);
+        buffer.push_str(result);
+        let before = buffer.as_ptr();
+        let response = JsonText::trusted(buffer).into_success_response(&id);
+        assert_eq!(response, crate::jsonrpc::success_response(&id, result));
+        assert_eq!(
+            response.as_ptr(),
+            before,
+            "the headroom sufficed: no new buffer"
+        );
     }
 
     #[test]

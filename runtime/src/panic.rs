@@ -7,24 +7,25 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 /// Polls `future`, catching a panic raised while polling it.
+///
+/// The future must be `Unpin`: handlers arrive boxed already (`BoxFuture`), and boxing them
+/// again here would cost every call an allocation.
 pub struct CatchUnwind<F> {
-    future: Pin<Box<F>>,
+    future: F,
 }
 
-impl<F: Future> CatchUnwind<F> {
-    /// Wraps `future`.
+impl<F: Future + Unpin> CatchUnwind<F> {
+    /// Wraps `future` (`Box::pin` one that is not `Unpin`).
     pub fn new(future: F) -> Self {
-        Self {
-            future: Box::pin(future),
-        }
+        Self { future }
     }
 }
 
-impl<F: Future> Future for CatchUnwind<F> {
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
     type Output = Result<F::Output, String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let future = self.future.as_mut();
+        let future = Pin::new(&mut self.future);
         match catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
             Ok(Poll::Pending) => Poll::Pending,
@@ -41,5 +42,18 @@ pub fn panic_message(payload: &(dyn Any + Send)) -> String {
         text.clone()
     } else {
         "a handler panicked".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_while_polling_becomes_its_message() {
+        let calm: crate::BoxFuture<'static, u8> = Box::pin(async { 7 });
+        assert_eq!(CatchUnwind::new(calm).await, Ok(7));
+        let panicking: crate::BoxFuture<'static, u8> = Box::pin(async { panic!("boom") });
+        assert_eq!(CatchUnwind::new(panicking).await, Err("boom".to_string()));
     }
 }

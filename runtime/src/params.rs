@@ -31,20 +31,36 @@ pub(crate) struct RequestMeta<'a> {
 pub(crate) struct RequestParams<'a> {
     #[serde(rename = "_meta", borrow, default)]
     pub meta: Option<RequestMeta<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     pub name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     pub uri: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub arguments: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow, default)]
+    #[serde(rename = "taskId", borrow, default, deserialize_with = "borrowed_str")]
     pub task_id: Option<Cow<'a, str>>,
     /// 2026-07-28 retry: the answers to the previous round's input requests.
     #[serde(rename = "inputResponses", borrow, default)]
     pub input_responses: Option<&'a RawValue>,
     /// 2026-07-28 retry: the sealed state of the previous round.
-    #[serde(rename = "requestState", borrow, default)]
+    #[serde(
+        rename = "requestState",
+        borrow,
+        default,
+        deserialize_with = "borrowed_str"
+    )]
     pub request_state: Option<Cow<'a, str>>,
+}
+
+/// An optional string borrowed from the request when it has no escapes. serde borrows a
+/// `Cow<str>` only when it is a field's whole type: around an `Option` it always copies.
+pub(crate) fn borrowed_str<'de, D>(deserializer: D) -> Result<Option<Cow<'de, str>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    Ok(Option::<Borrowed<'de>>::deserialize(deserializer)?.map(|text| text.0))
 }
 
 impl<'a> RequestParams<'a> {
@@ -182,6 +198,17 @@ mod tests {
 
     fn raw(text: &str) -> Box<RawValue> {
         RawValue::from_string(text.to_string()).unwrap()
+    }
+
+    #[test]
+    fn strings_are_borrowed_unless_escaped() {
+        let text = raw(r#"{"name":"echo","uri":"a\"b","taskId":null}"#);
+        let params = RequestParams::parse(Some(&text)).unwrap();
+        assert!(matches!(params.name, Some(Cow::Borrowed("echo"))));
+        assert!(matches!(params.uri.as_deref(), Some("a\"b")));
+        assert!(matches!(params.uri, Some(Cow::Owned(_))));
+        assert!(params.task_id.is_none() && params.request_state.is_none());
+        assert!(RequestParams::parse(Some(&raw(r#"{"name":7}"#))).is_err());
     }
 
     #[test]

@@ -326,7 +326,7 @@ struct UriParams<'a> {
 
 #[derive(Deserialize, Default)]
 struct CursorParams<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
     cursor: Option<Cow<'a, str>>,
 }
 
@@ -342,9 +342,9 @@ struct CompleteParams<'a> {
 struct CompleteRef<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
     uri: Option<Cow<'a, str>>,
 }
 
@@ -392,7 +392,7 @@ const EMPTY_RESULT: &str = "{}";
 /// result object, in place.
 fn decorate(mut result: JsonText, cache: Option<(u64, &str)>) -> JsonText {
     // An `InputRequiredResult` has its own `resultType` and is never cacheable.
-    if result.get().trim_start().starts_with("{\"resultType\"") {
+    if result.starts_with_member("resultType") {
         return result;
     }
     match cache {
@@ -621,18 +621,26 @@ impl<D: Dispatch> Core<D> {
             return run(ctx).await.0;
         }
         let bind = || binding(method, target, arguments);
-        let round = InputRound::start(
-            &self.sealer,
-            bind,
-            call.input_responses,
-            call.request_state.as_deref(),
-        )?;
-        let round = Arc::new(round);
-        let (answer, failed) = run(ctx.with_input_round(round.clone())).await;
-        if failed && round.needs_input() {
-            return round.input_required_result(&self.sealer, bind());
+        let ctx = ctx.in_rounds();
+        let outbound = ctx
+            .outbound()
+            .expect("a call in rounds has an outbound")
+            .clone();
+        if call.is_retry() {
+            outbound.start_round(InputRound::start(
+                &self.sealer,
+                bind,
+                call.input_responses,
+                call.request_state.as_deref(),
+            )?);
         }
-        answer
+        let (answer, failed) = run(ctx).await;
+        match outbound.input_round() {
+            Some(round) if failed && round.needs_input() => {
+                round.input_required_result(&self.sealer, bind())
+            }
+            _ => answer,
+        }
     }
 
     /// `tools/call` at `version`: a panic or a failure is an `isError` result; an unknown tool

@@ -163,7 +163,7 @@ fn handle_line<D: Dispatch>(
                     .handle(&task_session, &method, params.as_deref(), ctx)
                     .await
                 {
-                    Ok(result) => success_response(&id, result.get()),
+                    Ok(result) => result.into_success_response(&id),
                     Err(error) => error_response(Some(&id), &error),
                 };
                 task_session.untrack(&task_key);

@@ -380,7 +380,7 @@ impl<D: Dispatch> McpServer<D> {
                 () = task_outbound.cancelled() => return None,
             };
             let response = match result {
-                Ok(result) => success_response(&owned_id, result.get()),
+                Ok(result) => result.into_success_response(&owned_id),
                 Err(error) => error_response(Some(&owned_id), &error),
             };
             Some(task_outbound.complete(response))

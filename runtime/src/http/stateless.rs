@@ -491,12 +491,16 @@ impl<D: Dispatch> McpServer<D> {
                 ),
                 Err(error) => (StatusCode::OK, error_response(Some(&owned_id), error)),
             };
-            match slot {
-                Some(slot) => {
+            match (slot, outcome) {
+                (Some(slot), outcome) => {
                     slot.finish(outcome, answer);
                     None
                 }
-                None => Some(answer(&outcome)),
+                // The usual answer reuses the result's buffer.
+                (None, Ok(result)) => {
+                    Some((StatusCode::OK, result.into_success_response(&owned_id)))
+                }
+                (None, outcome) => Some(answer(&outcome)),
             }
         });
         StartedCall {
