@@ -40,8 +40,11 @@ pub struct RpcError {
     pub data: Option<Value>,
 }
 
+/// The constructors are `#[cold]`: a call that fails is the exception, and the branches that
+/// build errors then leave the request path's code compact.
 impl RpcError {
     /// An error with `code` and `message` and no data.
+    #[cold]
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
         Self {
             code,
@@ -51,16 +54,19 @@ impl RpcError {
     }
 
     /// `-32602 Invalid params` with a message that says what was wrong.
+    #[cold]
     pub fn invalid_params(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(INVALID_PARAMS, message)
     }
 
     /// `-32601 Method not found`, naming the method.
+    #[cold]
     pub fn method_not_found(method: &str) -> Self {
         Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
     }
 
     /// `-32603 Internal error`.
+    #[cold]
     pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
         Self::new(INTERNAL_ERROR, message)
     }
@@ -134,6 +140,7 @@ pub fn success_response(id: &serde_json::value::RawValue, result: &str) -> Strin
 }
 
 /// `{"jsonrpc":"2.0","id":...,"error":{...}}`; `id` is `null` when the request had none.
+#[cold]
 pub fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError) -> String {
     let error = serde_json::to_string(error).expect("an error object always serializes");
     let id = id.map_or("null", |id| id.get());

@@ -41,7 +41,8 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 /// The endpoint path.
 pub const ENDPOINT: &str = "/mcp";
 
-/// A JSON-RPC error as an HTTP response.
+/// A JSON-RPC error as an HTTP response (cold: see `guard`).
+#[cold]
 fn rpc_error(status: StatusCode, error: RpcError, id: Option<&RawValue>) -> Response<Body> {
     json_response(status, error_response(id, &error))
 }
@@ -77,6 +78,7 @@ fn with_sse_headers(mut response: Response<Body>) -> Response<Body> {
     response
 }
 
+#[cold]
 fn bad_request(message: impl Into<String>) -> Response<Body> {
     rpc_error(
         StatusCode::BAD_REQUEST,

@@ -19,9 +19,7 @@ use crate::context::{Outbound, RequestContext};
 use crate::dispatch::Dispatch;
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 use crate::json::JsonText;
-use crate::jsonrpc::{
-    error_response, success_response, RpcError, INVALID_PARAMS, METHOD_NOT_FOUND,
-};
+use crate::jsonrpc::{error_response, success_response, RpcError, INVALID_PARAMS};
 use crate::mcp::level_rank;
 use crate::notifier::SubscriptionFilter;
 use crate::params::{self, CallMembers, RequestMeta, RequestParams};
@@ -152,13 +150,18 @@ pub(crate) fn checked_meta(meta: Option<RequestMeta<'_>>) -> Result<RequestMeta<
         Some(meta) if meta.protocol_version.is_some() && meta.client_capabilities.is_some() => {
             Ok(meta)
         }
-        _ => Err(RpcError::new(
-            INVALID_PARAMS,
-            format!(
-                "Invalid params: params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
-            ),
-        )),
+        _ => Err(incomplete_meta()),
     }
+}
+
+#[cold]
+fn incomplete_meta() -> RpcError {
+    RpcError::new(
+        INVALID_PARAMS,
+        format!(
+            "Invalid params: params._meta must carry {META_PROTOCOL_VERSION} and {META_CLIENT_CAPABILITIES}"
+        ),
+    )
 }
 
 /// Step 3: the version is one this server speaks statelessly (`-32022` naming the supported
@@ -166,27 +169,27 @@ pub(crate) fn checked_meta(meta: Option<RequestMeta<'_>>) -> Result<RequestMeta<
 pub(crate) fn checked_version(requested: &str) -> Result<ProtocolVersion, RpcError> {
     ProtocolVersion::parse(requested)
         .filter(|v| v.is_stateless())
-        .ok_or_else(|| {
-            let supported: Vec<&str> = ProtocolVersion::ALL
-                .iter()
-                .filter(|v| v.is_stateless())
-                .map(|v| v.as_str())
-                .collect();
-            RpcError::new(
-                UNSUPPORTED_VERSION,
-                format!("Unsupported protocol version: {requested}"),
-            )
-            .with_data(json!({"supported": supported, "requested": requested}))
-        })
+        .ok_or_else(|| unsupported_version(requested))
+}
+
+#[cold]
+fn unsupported_version(requested: &str) -> RpcError {
+    let supported: Vec<&str> = ProtocolVersion::ALL
+        .iter()
+        .filter(|v| v.is_stateless())
+        .map(|v| v.as_str())
+        .collect();
+    RpcError::new(
+        UNSUPPORTED_VERSION,
+        format!("Unsupported protocol version: {requested}"),
+    )
+    .with_data(json!({"supported": supported, "requested": requested}))
 }
 
 /// Step 4: the method exists in this revision (`-32601` otherwise).
 pub(crate) fn checked_method(method: &str) -> Result<(), RpcError> {
     if REMOVED.contains(&method) || !SERVED.contains(&method) {
-        return Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!("Method not found: {method}"),
-        ));
+        return Err(RpcError::method_not_found(method));
     }
     Ok(())
 }
@@ -216,8 +219,20 @@ fn capabilities_of(raw: Option<&RawValue>) -> Arc<Value> {
     }
 }
 
+#[cold]
 fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Response<Body> {
     rpc_error(status, error, Some(id))
+}
+
+/// The `-32001` answer to routing headers that do not match the body.
+#[cold]
+fn mismatch(id: &RawValue, what: &str) -> Next {
+    invalid(
+        id,
+        StatusCode::BAD_REQUEST,
+        RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
+    )
+    .into()
 }
 
 /// What a validated stateless request leads to: an answer already, or a handler to run.
@@ -277,14 +292,7 @@ impl<D: Dispatch> McpServer<D> {
         };
         let body_version = meta.protocol_version.unwrap_or_default();
         // 2. Routing headers must match the body.
-        let mismatch = |what: &str| -> Next {
-            invalid(
-                id,
-                StatusCode::BAD_REQUEST,
-                RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
-            )
-            .into()
-        };
+        let mismatch = |what: &str| mismatch(id, what);
         match headers.protocol_version {
             Some(v) if v == body_version => {}
             Some(v) => {
