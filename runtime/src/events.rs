@@ -313,19 +313,23 @@ fn write_event_id(out: &mut Vec<u8>, stream: u32, sequence: u64) {
 }
 
 /// Appends `n` in decimal (what `write!` does, without the formatting machinery on the path of
-/// every SSE answer).
+/// every SSE answer). The digits are pushed one by one: ids and retry times are a few digits
+/// long, and a call to `memcpy` would cost more than they do.
 fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut start = digits.len();
-    loop {
+    while n > 0 {
         start -= 1;
         digits[start] = b'0' + (n % 10) as u8;
         n /= 10;
-        if n == 0 {
-            break;
-        }
     }
-    out.extend_from_slice(&digits[start..]);
+    for &digit in &digits[start..] {
+        out.push(digit);
+    }
 }
 
 #[cfg(test)]
@@ -422,7 +426,7 @@ mod tests {
 
     #[test]
     fn decimals() {
-        for n in [0, 7, 10, 4_294_967_295, u64::MAX] {
+        for n in [0, 7, 9, 10, 99, 100, 12_345, 4_294_967_295, u64::MAX] {
             let mut out = Vec::new();
             write_decimal(&mut out, n);
             assert_eq!(out, n.to_string().into_bytes());
