@@ -63,12 +63,14 @@ WORK=$(mktemp -d)
 RESULTS=$WORK/results
 : >"$RESULTS"
 
-# name | mode label | loadgen mode | command; in load order: each row next to its ceiling row
+# name | mode label | loadgen mode | command; in load order: each row after the ceiling row it
+# is compared with (the nearest one above it)
 SERVERS=(
   "hyper (ceiling)|2026-07-28 requests|stateless2026|$BIN/hyper-peer"
   "ours|stateless 2026-07-28|stateless2026|$BIN/bench-server"
   "hyper (ceiling)|session requests|session|$BIN/hyper-peer"
   "ours|session-era JSON|session|$BIN/bench-server"
+  "hyper (ceiling)|session requests, SSE answers|session|$BIN/hyper-peer --sse"
   "ours|session-era SSE|session|env BENCH_SSE_RESPONSES=1 $BIN/bench-server"
   "rmcp|session-era SSE|session|$BIN/rmcp-peer --mode sessions"
   "hyper (ceiling)|stateless JSON|stateless|$BIN/hyper-peer"
@@ -131,28 +133,31 @@ round_ratio() { awk -F'|' -v k="$1" -v c="$2" -v ck="$3" -v f="$4" '
     if (m>1) printf "%.2f (%.2f–%.2f)", med, x[1], x[m]; else printf "%.2f", med }' "$RESULTS"; }
 
 C0=${CONNS[0]}; C1=${CONNS[1]:-}
-# The ceiling answers every request shape: each row is compared with the ceiling loaded with
-# byte-identical requests (same loadgen mode), and with the plain 2025 JSON ceiling row.
-declare -A CEIL_KEY
+# The ceiling answers every request shape: each row is compared with the ceiling row above it,
+# loaded with byte-identical requests and answering the same bytes, and with the plain 2025
+# JSON ceiling row.
+declare -A CEIL_KEY CEIL_OF
+ceiling=""
 for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
-  [[ $name == "hyper (ceiling)" ]] && CEIL_KEY[$lmode]="$name/$mode"
+  [[ $name == "hyper (ceiling)" ]] && { CEIL_KEY[$lmode]="$name/$mode"; ceiling="$name/$mode"; }
+  CEIL_OF["$name/$mode"]=$ceiling
 done
 
 echo
 echo "## Load: tools/call echo, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
 echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; server on core 0, load on core 1; one session per connection in session modes; mean (min–max over rounds); ratios to the ceiling: median (min–max) of the per-round ratios"
 echo
-printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling, same requests @%s | vs ceiling, 2025 JSON @%s | p99 ÷ ceiling p99, same requests |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0" "$C0"
+printf '| server | mode | req/s @%s | req/s @%s | p50 µs @%s | p99 µs @%s | idle RSS KiB | peak RSS KiB | CPU µs/req @%s | vs ceiling, same requests and answers @%s | vs ceiling, 2025 JSON @%s | p99 ÷ ceiling p99, same requests and answers |\n' "$C0" "${C1:-1}" "$C0" "$C0" "$C0" "$C0" "$C0"
 echo '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
 for entry in "${SERVERS[@]}"; do
   IFS='|' read -r name mode lmode cmd <<<"$entry"
   key="$name/$mode"
   rps=$(mean "$key" "$C0" rps)
   rps1=$([[ -n $C1 ]] && printf '%.0f%s' "$(mean "$key" "$C1" rps)" "$(span "$key" "$C1" rps)" || echo -)
-  same=$(round_ratio "$key" "$C0" "${CEIL_KEY[$lmode]}" rps)
+  same=$(round_ratio "$key" "$C0" "${CEIL_OF[$key]}" rps)
   ratio=$(round_ratio "$key" "$C0" "${CEIL_KEY[stateless]}" rps)
-  p99=$(round_ratio "$key" "$C0" "${CEIL_KEY[$lmode]}" p99_us)
+  p99=$(round_ratio "$key" "$C0" "${CEIL_OF[$key]}" p99_us)
   printf '| %s | %s | %.0f%s | %s | %.0f | %.0f | %s | %s | %s%s | %s | %s | %s |\n' "$name" "$mode" "$rps" "$(span "$key" "$C0" rps)" "$rps1" \
     "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
     "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$same" "$ratio" "$p99"

@@ -5,8 +5,15 @@
 //! HTTP exchange alone allows.
 //!
 //! `--addr HOST:PORT`; TCP_NODELAY on accepted sockets, like the generated server.
+//!
+//! `--sse`: `tools/call` is answered as the generated server answers it with
+//! `Config::sse_responses`, the same bytes in an SSE stream (a priming event, then the answer
+//! as a `message` event; event ids `<stream>-<n>` with a stream counter per connection),
+//! formatted with `format!`: the ceiling of the session-era SSE mode.
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
@@ -47,7 +54,27 @@ fn respond(status: StatusCode, body: String) -> Response<Full<Bytes>> {
     response
 }
 
-fn answer(body: &[u8]) -> Response<Full<Bytes>> {
+/// `json` as the generated server's SSE answer on stream `stream`.
+fn sse(stream: u64, json: String) -> Response<Full<Bytes>> {
+    let body = format!(
+        "id: {stream}-1\nretry: 1000\ndata: \n\nid: {stream}-2\nevent: message\ndata: {json}\n\n"
+    );
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+/// The answer to one request; `sse_stream` numbers the SSE stream when `tools/call` is
+/// answered with SSE.
+fn answer(body: &[u8], sse_stream: Option<&AtomicU64>) -> Response<Full<Bytes>> {
     let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) else {
         return respond(StatusCode::BAD_REQUEST, String::new());
     };
@@ -70,13 +97,14 @@ fn answer(body: &[u8]) -> Response<Full<Bytes>> {
         "initialize" => r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hyper-peer","version":"0.1.0"}}"#.to_string(),
         _ => "{}".to_string(),
     };
-    let mut response = respond(
-        StatusCode::OK,
-        format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get()),
-    );
+    let json = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.get());
+    if let (Some(streams), "tools/call") = (sse_stream, envelope.method) {
+        return sse(streams.fetch_add(1, Ordering::Relaxed) + 1, json);
+    }
+    let mut response = respond(StatusCode::OK, json);
     if envelope.method == "initialize" {
-        static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        static SESSIONS: AtomicU64 = AtomicU64::new(1);
+        let n = SESSIONS.fetch_add(1, Ordering::Relaxed);
         let id = http::HeaderValue::from_str(&format!("ceiling-{n}")).expect("ASCII");
         response.headers_mut().insert("mcp-session-id", id);
     }
@@ -85,23 +113,32 @@ fn answer(body: &[u8]) -> Response<Full<Bytes>> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let (addr, _) = mcp_bench::addr_and_rest();
+    let (addr, rest) = mcp_bench::addr_and_rest();
+    let sse_answers = rest.iter().any(|arg| arg == "--sse");
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("hyper-peer listening on http://{addr}/mcp");
     loop {
         let (stream, _) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
+        let streams = sse_answers.then(|| Arc::new(AtomicU64::new(0)));
         tokio::spawn(async move {
             let service =
-                hyper::service::service_fn(|request: Request<hyper::body::Incoming>| async move {
-                    if request.uri().path() != "/mcp" || request.method() != http::Method::POST {
-                        return Ok::<_, Infallible>(respond(StatusCode::NOT_FOUND, String::new()));
+                hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                    let streams = streams.clone();
+                    async move {
+                        if request.uri().path() != "/mcp" || request.method() != http::Method::POST
+                        {
+                            return Ok::<_, Infallible>(respond(
+                                StatusCode::NOT_FOUND,
+                                String::new(),
+                            ));
+                        }
+                        let body = match request.into_body().collect().await {
+                            Ok(body) => body.to_bytes(),
+                            Err(_) => return Ok(respond(StatusCode::BAD_REQUEST, String::new())),
+                        };
+                        Ok(answer(&body, streams.as_deref()))
                     }
-                    let body = match request.into_body().collect().await {
-                        Ok(body) => body.to_bytes(),
-                        Err(_) => return Ok(respond(StatusCode::BAD_REQUEST, String::new())),
-                    };
-                    Ok(answer(&body))
                 });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
