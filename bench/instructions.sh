@@ -6,7 +6,8 @@
 #
 #   bench/instructions.sh [MODE...]     MODE: stateless2026 (default) or session (loadgen's
 #                                       modes; ours serves 2025 requests only in a session), or
-#                                       session-sse (session requests, ours answering with SSE)
+#                                       session-sse (session requests answered with SSE, by ours
+#                                       and by `hyper-peer --sse`)
 #
 # Each server runs under `valgrind --tool=callgrind --cache-sim=yes` (user-space only: the
 # kernel's share of a request is not counted) while loadgen sends 5 s of load on 64
@@ -57,7 +58,7 @@ echo "| server | loadgen mode | requests | instructions / request | I1 misses / 
 echo "|---|---|---:|---:|---:|---:|---:|"
 for mode in "${MODES[@]}"; do
   if [[ $mode == session-sse ]]; then
-    measure "hyper (ceiling, JSON)" session "$BIN/hyper-peer"
+    measure "hyper (ceiling, SSE answers)" session "$BIN/hyper-peer" --sse
     SERVER_ENV=BENCH_SSE_RESPONSES=1 measure "ours, SSE answers" session "$BIN/bench-server"
   else
     measure "hyper (ceiling)" "$mode" "$BIN/hyper-peer"
