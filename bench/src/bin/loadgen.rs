@@ -18,7 +18,8 @@
 //!
 //! Every request has a fresh JSON-RPC id. A response counts as correct when its status is 200
 //! and its body holds the echoed text block (JSON or one SSE `data:` line). `load` prints
-//! `key=value` pairs on one line: requests, errors, secs, rps, p50_us, p99_us, and, with
+//! `key=value` pairs on one line: requests, errors, secs, rps, p50_us, p99_us, p999_us, max_us
+//! (latency tail, for telling a wider distribution from rare stalls), and, with
 //! `--pid`, the server's CPU microseconds per request over the measured window (utime+stime
 //! from /proc/PID/stat) and its VmRSS/VmHWM in KiB at the end. `sessions` prints sessions,
 //! secs and per_sec, and with `--pid` the server's CPU microseconds per session.
@@ -338,10 +339,12 @@ async fn load(args: &Args) -> Result<()> {
     let secs = args.secs;
     let ok = requests - errors;
     let mut line = format!(
-        "requests={requests} errors={errors} secs={secs} rps={:.0} p50_us={} p99_us={}",
+        "requests={requests} errors={errors} secs={secs} rps={:.0} p50_us={} p99_us={} p999_us={} max_us={}",
         ok as f64 / secs,
         histogram.value_at_quantile(0.50),
         histogram.value_at_quantile(0.99),
+        histogram.value_at_quantile(0.999),
+        histogram.max(),
     );
     if let (Some(pid), Some(a), Some(b)) = (args.pid, cpu_start, cpu_end) {
         let cpu_us = (b - a) as f64 * 1e6 / ticks_per_sec() as f64;
