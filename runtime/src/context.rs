@@ -338,17 +338,15 @@ impl RequestContext {
         self
     }
 
-    /// A call that runs in rounds (see [`Outbound::start_round`]); it gets an outbound if
-    /// its transport gave none, to keep the round.
-    pub(crate) fn in_rounds(mut self) -> Self {
+    /// A call that runs in rounds, and the outbound that keeps its round (see
+    /// [`Outbound::start_round`]); one is made if the transport gave none.
+    pub(crate) fn in_rounds(mut self) -> (Self, Outbound) {
         self.in_rounds = true;
-        self.outbound.get_or_insert_with(Outbound::deferred_lines);
-        self
-    }
-
-    /// Where the request's messages go.
-    pub(crate) fn outbound(&self) -> Option<&Outbound> {
-        self.outbound.as_ref()
+        let outbound = self
+            .outbound
+            .get_or_insert_with(Outbound::deferred_lines)
+            .clone();
+        (self, outbound)
     }
 
     /// The round of a call that runs in rounds, created when first needed: a first round

@@ -44,9 +44,7 @@ impl JsonText {
         self.0.insert_str(start + 1, separator);
         self.0.insert_str(start + 1, members);
     }
-}
 
-impl JsonText {
     /// Where the value starts: after leading whitespace, which the runtime's own writers
     /// never produce (so the usual answer costs one comparison).
     fn object_start(&self) -> usize {
@@ -71,14 +69,13 @@ impl JsonText {
     /// response: the head is moved in front of the text, so a result written with
     /// [`RESPONSE_HEADROOM`] to spare costs no second allocation and copy.
     pub(crate) fn into_success_response(self, id: &RawValue) -> String {
-        const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
-        const MIDDLE: &str = r#","result":"#;
+        use crate::jsonrpc::{RESPONSE_HEAD, RESULT_MEMBER};
         let id = id.get();
         let mut out = self.0;
-        out.reserve(HEAD.len() + id.len() + MIDDLE.len() + 1);
-        out.insert_str(0, MIDDLE);
+        out.reserve(RESPONSE_HEAD.len() + id.len() + RESULT_MEMBER.len() + 1);
+        out.insert_str(0, RESULT_MEMBER);
         out.insert_str(0, id);
-        out.insert_str(0, HEAD);
+        out.insert_str(0, RESPONSE_HEAD);
         out.push('}');
         out
     }

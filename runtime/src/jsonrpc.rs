@@ -125,15 +125,20 @@ impl<'a> Request<'a> {
     }
 }
 
+/// A success response is `RESPONSE_HEAD`, the id, `RESULT_MEMBER`, the result and `}`.
+pub(crate) const RESPONSE_HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
+/// See [`RESPONSE_HEAD`].
+pub(crate) const RESULT_MEMBER: &str = r#","result":"#;
+
 /// `{"jsonrpc":"2.0","id":...,"result":...}` from already-encoded parts, in one allocation.
 pub fn success_response(id: &serde_json::value::RawValue, result: &str) -> String {
-    const HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
-    const MIDDLE: &str = r#","result":"#;
     let id = id.get();
-    let mut out = String::with_capacity(HEAD.len() + id.len() + MIDDLE.len() + result.len() + 1);
-    out.push_str(HEAD);
+    let mut out = String::with_capacity(
+        RESPONSE_HEAD.len() + id.len() + RESULT_MEMBER.len() + result.len() + 1,
+    );
+    out.push_str(RESPONSE_HEAD);
     out.push_str(id);
-    out.push_str(MIDDLE);
+    out.push_str(RESULT_MEMBER);
     out.push_str(result);
     out.push('}');
     out

@@ -621,11 +621,7 @@ impl<D: Dispatch> Core<D> {
             return run(ctx).await.0;
         }
         let bind = || binding(method, target, arguments);
-        let ctx = ctx.in_rounds();
-        let outbound = ctx
-            .outbound()
-            .expect("a call in rounds has an outbound")
-            .clone();
+        let (ctx, outbound) = ctx.in_rounds();
         if call.is_retry() {
             outbound.start_round(InputRound::start(
                 &self.sealer,

@@ -226,7 +226,7 @@ fn invalid(id: &RawValue, status: StatusCode, error: RpcError) -> super::Respons
 
 /// The `-32001` answer to routing headers that do not match the body.
 #[cold]
-fn mismatch(id: &RawValue, what: &str) -> Next {
+fn header_mismatch(id: &RawValue, what: &str) -> Next {
     invalid(
         id,
         StatusCode::BAD_REQUEST,
@@ -292,7 +292,7 @@ impl<D: Dispatch> McpServer<D> {
         };
         let body_version = meta.protocol_version.unwrap_or_default();
         // 2. Routing headers must match the body.
-        let mismatch = |what: &str| mismatch(id, what);
+        let mismatch = |what: &str| header_mismatch(id, what);
         match headers.protocol_version {
             Some(v) if v == body_version => {}
             Some(v) => {
