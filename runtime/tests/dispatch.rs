@@ -319,3 +319,16 @@ async fn stdio_serves_a_session_and_routes_plain_methods() {
     assert_eq!(by_id(json!(4))["result"], json!({}));
     assert_eq!(by_id(Value::Null)["error"]["code"], json!(-32700));
 }
+
+/// A request's future is boxed for every request (see `serve_listener`); under 1 KiB it
+/// stays in glibc's per-thread cache, which hands back the block the last request freed.
+#[test]
+fn a_request_future_fits_the_allocator_cache() {
+    let server = mcp_runtime::McpServer::new(Doubler);
+    let request = http::Request::post("/mcp")
+        .body(http_body_util::Full::new(bytes::Bytes::from_static(b"{}")))
+        .unwrap();
+    let future = server.handle(request);
+    let size = std::mem::size_of_val(&future);
+    assert!(size <= 1024, "a request's future takes {size} bytes");
+}

