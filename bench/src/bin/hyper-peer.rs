@@ -73,8 +73,9 @@ fn sse(stream: u64, json: String) -> Response<Full<Bytes>> {
 }
 
 /// The answer to one request; `sse_stream` numbers the SSE stream when `tools/call` is
-/// answered with SSE.
-fn answer(body: &[u8], sse_stream: Option<&AtomicU64>) -> Response<Full<Bytes>> {
+/// answered with SSE. A 2026-07-28 request (by its `MCP-Protocol-Version` header) gets the
+/// `resultType` member that revision's results carry.
+fn answer(body: &[u8], sse_stream: Option<&AtomicU64>, stateless: bool) -> Response<Full<Bytes>> {
     let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) else {
         return respond(StatusCode::BAD_REQUEST, String::new());
     };
@@ -92,7 +93,8 @@ fn answer(body: &[u8], sse_stream: Option<&AtomicU64>) -> Response<Full<Bytes>> 
                 _ => return respond(StatusCode::BAD_REQUEST, String::new()),
             };
             let text = serde_json::to_string(&args.text).expect("a string serializes");
-            format!(r#"{{"content":[{{"type":"text","text":{text}}}]}}"#)
+            let result_type = if stateless { r#""resultType":"complete","# } else { "" };
+            format!(r#"{{{result_type}"content":[{{"type":"text","text":{text}}}]}}"#)
         }
         "initialize" => r#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hyper-peer","version":"0.1.0"}}"#.to_string(),
         _ => "{}".to_string(),
@@ -133,11 +135,15 @@ async fn main() -> anyhow::Result<()> {
                                 String::new(),
                             ));
                         }
+                        let stateless = request
+                            .headers()
+                            .get("mcp-protocol-version")
+                            .is_some_and(|v| v == "2026-07-28");
                         let body = match request.into_body().collect().await {
                             Ok(body) => body.to_bytes(),
                             Err(_) => return Ok(respond(StatusCode::BAD_REQUEST, String::new())),
                         };
-                        Ok(answer(&body, streams.as_deref()))
+                        Ok(answer(&body, streams.as_deref(), stateless))
                     }
                 });
             let _ = hyper::server::conn::http1::Builder::new()
