@@ -19,10 +19,11 @@
 //! Every request has a fresh JSON-RPC id. A response counts as correct when its status is 200
 //! and its body holds the echoed text block (JSON or one SSE `data:` line). `load` prints
 //! `key=value` pairs on one line: requests, errors, secs, rps, p50_us, p99_us, p999_us, max_us
-//! (latency tail, for telling a wider distribution from rare stalls), and, with
-//! `--pid`, the server's CPU microseconds per request over the measured window (utime+stime
-//! from /proc/PID/stat) and its VmRSS/VmHWM in KiB at the end. `sessions` prints sessions,
-//! secs and per_sec, and with `--pid` the server's CPU microseconds per session.
+//! (latency tail, for telling a wider distribution from rare stalls), and, with `--pid`, the
+//! server's CPU microseconds per request over the measured window (utime+stime from
+//! /proc/PID/stat: cpu_us_per_req, and apart: user_us_per_req, sys_us_per_req) and its
+//! VmRSS/VmHWM in KiB at the end. `sessions` prints sessions, secs and per_sec, and with
+//! `--pid` the server's CPU microseconds per session.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -249,12 +250,28 @@ async fn check(args: &Args) -> Result<()> {
     Ok(())
 }
 
-fn cpu_ticks(pid: u32) -> Option<u64> {
+/// CPU time a process has used so far, in clock ticks.
+#[derive(Clone, Copy)]
+struct CpuTicks {
+    user: u64,
+    system: u64,
+}
+
+impl CpuTicks {
+    fn total(self) -> u64 {
+        self.user + self.system
+    }
+}
+
+fn cpu_ticks(pid: u32) -> Option<CpuTicks> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = after.split_whitespace().collect();
     // fields[0] is field 3 (state); utime is field 14, stime 15.
-    Some(fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?)
+    Some(CpuTicks {
+        user: fields[11].parse().ok()?,
+        system: fields[12].parse().ok()?,
+    })
 }
 
 fn status_kib(pid: u32, key: &str) -> Option<u64> {
@@ -347,10 +364,13 @@ async fn load(args: &Args) -> Result<()> {
         histogram.max(),
     );
     if let (Some(pid), Some(a), Some(b)) = (args.pid, cpu_start, cpu_end) {
-        let cpu_us = (b - a) as f64 * 1e6 / ticks_per_sec() as f64;
+        let us_per_req =
+            |ticks: u64| ticks as f64 * 1e6 / ticks_per_sec() as f64 / ok.max(1) as f64;
         line += &format!(
-            " cpu_us_per_req={:.1} rss_kib={} hwm_kib={}",
-            cpu_us / ok.max(1) as f64,
+            " cpu_us_per_req={:.1} user_us_per_req={:.2} sys_us_per_req={:.2} rss_kib={} hwm_kib={}",
+            us_per_req(b.total() - a.total()),
+            us_per_req(b.user - a.user),
+            us_per_req(b.system - a.system),
             status_kib(pid, "VmRSS:").unwrap_or(0),
             status_kib(pid, "VmHWM:").unwrap_or(0),
         );
@@ -393,7 +413,7 @@ async fn sessions(args: &Args) -> Result<()> {
         args.count as f64 / secs
     );
     if let (Some(a), Some(b)) = (cpu_start, args.pid.and_then(cpu_ticks)) {
-        let cpu_us = (b - a) as f64 * 1e6 / ticks_per_sec() as f64;
+        let cpu_us = (b.total() - a.total()) as f64 * 1e6 / ticks_per_sec() as f64;
         line += &format!(
             " cpu_us_per_session={:.1}",
             cpu_us / args.count.max(1) as f64
