@@ -94,8 +94,9 @@ impl<'a> RequestParams<'a> {
     }
 }
 
-/// The members `tools/call`, `prompts/get` and `resources/read` read, owned: what a stateless
-/// call that may outlive the request's bytes keeps, instead of a copy of all its params.
+/// The members `tools/call`, `prompts/get` and `resources/read` read, owned: what a call that
+/// may outlive the request's bytes keeps (stateless, or in a session once read in one pass),
+/// instead of a copy of all its params.
 #[derive(Default)]
 pub(crate) struct CallMembers {
     name: Option<String>,

@@ -19,7 +19,7 @@ use crate::mcp::{level_rank, LoggingLevel};
 use crate::mrtr::InputRound;
 use crate::notifier::Notifier;
 use crate::panic::CatchUnwind;
-use crate::params::{self, RequestParams};
+use crate::params::{self, CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::{Binding, SealingKey, StateSealer, KEY_ENV};
 use crate::session::{MemorySessionStore, Session, SessionStore};
@@ -473,12 +473,15 @@ impl<D: Dispatch> Core<D> {
         capabilities
     }
 
-    /// Answers one session-era request (anything but `initialize`).
+    /// Answers one session-era request (anything but `initialize`). `call` holds the members
+    /// of a call whose params were read with the envelope (then `params` is not read, and
+    /// the context carries the progress token of its `_meta`).
     pub(crate) async fn handle(
         &self,
         session: &Arc<Session>,
         method: &str,
         params: Option<&RawValue>,
+        call: Option<&CallMembers>,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let version = session.version();
@@ -500,8 +503,16 @@ impl<D: Dispatch> Core<D> {
                 version,
             ),
             "tools/call" | "prompts/get" | "resources/read" => {
-                let fields = RequestParams::parse(params)?;
-                let ctx = ctx.with_progress_token(fields.progress_token());
+                let fields = match call {
+                    Some(members) => members.params(),
+                    None => RequestParams::parse(params)?,
+                };
+                // Members read with the envelope come without `_meta`: the transport put
+                // their progress token in the context already.
+                let ctx = match fields.progress_token() {
+                    Some(token) => ctx.with_progress_token(Some(token)),
+                    None => ctx,
+                };
                 match method {
                     "tools/call" => self.call_tool(&fields, ctx, version).await,
                     "prompts/get" => self.get_prompt(&fields, ctx, version).await,

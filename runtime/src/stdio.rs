@@ -160,7 +160,7 @@ fn handle_line<D: Dispatch>(
             let task_key = key.clone();
             let handle = running.spawn(async move {
                 let answer = match core
-                    .handle(&task_session, &method, params.as_deref(), ctx)
+                    .handle(&task_session, &method, params.as_deref(), None, ctx)
                     .await
                 {
                     Ok(result) => result.into_success_response(&id),

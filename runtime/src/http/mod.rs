@@ -6,6 +6,7 @@ mod guard;
 mod headers;
 pub(crate) mod param_headers;
 mod request_body;
+mod session_call;
 pub mod stateless;
 
 pub use body::Body;
@@ -26,6 +27,7 @@ use crate::context::{Completion, Outbound};
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::events::{Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{self, classify, error_response, success_response, Incoming, RpcError};
+use crate::params::RequestParams;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use crate::session::{Session, StoreError};
@@ -274,6 +276,24 @@ impl<D: Dispatch> McpServer<D> {
         if let Some(next) = announced {
             return next.respond().await;
         }
+        // In a session, a call is read in one pass: the envelope and the call's members (see
+        // `session_call`). In a block of its own, so that nothing read here is held across
+        // the awaits below: the connection's future stays small.
+        {
+            let started = headers
+                .session_id
+                .and_then(|_| session_call::read_session_call(text))
+                .map(|call| -> Result<_, Box<Response<Body>>> {
+                    let version = Self::header_version(headers)?;
+                    let session = self.session(headers, version)?;
+                    Ok(self.request(session, call.id, call.method, Input::Call(call.fields)))
+                });
+            match started {
+                Some(Ok(answer)) => return answer.await,
+                Some(Err(response)) => return *response,
+                None => {}
+            }
+        }
         // One pass over the body: the envelope, with `params` left raw for the method's type.
         let message = match classify(text) {
             Ok(message) => message,
@@ -319,7 +339,8 @@ impl<D: Dispatch> McpServer<D> {
                 status_only(StatusCode::ACCEPTED)
             }
             Incoming::Request { id, method, params } => {
-                self.request(session, id, method, params).await
+                self.request(session, id, method, Input::Params(params))
+                    .await
             }
         }
     }
@@ -370,25 +391,37 @@ impl<D: Dispatch> McpServer<D> {
     /// Runs one request: a JSON answer when the handler sends nothing first, else an SSE
     /// stream carrying its messages and then the answer.
     ///
-    /// The handler runs inline, so a plain call costs no spawn, no channel and no cross-task
+    /// Everything the handler reads is set up here, synchronously, and boxed with it: the
+    /// future returned holds only pointers, so the connection's future stays small. The
+    /// handler runs inline, so a plain call costs no spawn, no channel and no cross-task
     /// wake-up. It is registered for cancellation only if it does not finish at once. Once
     /// it streams, the rest of it moves to its own task and the stream is the response.
-    async fn request(
+    fn request<'a>(
         &self,
         session: Arc<Session>,
-        id: &RawValue,
+        id: &'a RawValue,
         method: &str,
-        params: Option<&RawValue>,
-    ) -> Response<Body> {
+        input: Input<'_>,
+    ) -> impl Future<Output = Response<Body>> + Send + 'a {
         let priming = (session.version() >= ProtocolVersion::V2025_11_25)
             .then_some(self.core.config.sse_retry_ms);
         let outbound =
             Outbound::session_stream(session.clone(), priming, self.core.config.sse_responses);
-        let ctx = self.core.context(&session).with_outbound(outbound.clone());
+        let mut ctx = self.core.context(&session).with_outbound(outbound.clone());
         let core = self.core.clone();
         let owned_id = id.to_owned();
         let owned_method = crate::params::owned_method(method);
-        let owned_params = params.map(RawValue::to_owned);
+        // The work outlives the request's bytes: it keeps a copy of the params, or of the
+        // call's members (and the progress token, the one member of `_meta` it reads).
+        let (owned_params, members) = match input {
+            Input::Params(params) => (params.map(RawValue::to_owned), None),
+            Input::Call(fields) => {
+                if let Some(token) = fields.progress_token() {
+                    ctx = ctx.with_progress_token(Some(token));
+                }
+                (None, Some(fields.call_members()))
+            }
+        };
         let task_session = session.clone();
         let task_outbound = outbound.clone();
         // Resolves to how the answer leaves, or to `None` when the request was cancelled.
@@ -396,8 +429,13 @@ impl<D: Dispatch> McpServer<D> {
             // Ends the stream if the work is dropped unfinished (cancelled).
             let _abandon = AbandonOnDrop(task_outbound.clone());
             // Boxed on its own, like a stateless call's (see `stateless_call`).
-            let handled =
-                Box::pin(core.handle(&task_session, &owned_method, owned_params.as_deref(), ctx));
+            let handled = Box::pin(core.handle(
+                &task_session,
+                &owned_method,
+                owned_params.as_deref(),
+                members.as_ref(),
+                ctx,
+            ));
             let result = tokio::select! {
                 biased;
                 result = handled => result,
@@ -410,39 +448,14 @@ impl<D: Dispatch> McpServer<D> {
             };
             Some(task_outbound.complete(response))
         });
-        let answered = |answer: Option<Completion>| match (answer, outbound.take_stream()) {
-            (Some(Completion::Json(json)), _) => json_response(StatusCode::OK, json),
-            (Some(Completion::Sse(body)), _) => whole_sse_response(body),
-            (_, Some(stream)) => sse_response(None, stream),
-            // Cancelled before it answered.
-            (_, None) => status_only(StatusCode::ACCEPTED),
-        };
-        // Most handlers finish in their first poll: then nothing else is needed.
-        if let std::task::Poll::Ready(answer) = poll_once(&mut work).await {
-            return answered(answer);
-        }
-        let canceller = outbound.clone();
-        let tracked = Tracked::register(session, id_key(id), move || canceller.cancel());
-        let streaming = tokio::select! {
-            biased;
-            answer = &mut work => Err(answer),
-            () = outbound.opened() => Ok(()),
-        };
-        match streaming {
-            Err(answer) => {
-                drop(tracked);
-                answered(answer)
+        async move {
+            // Most handlers finish in their first poll: then nothing else is needed.
+            if let std::task::Poll::Ready(answer) = poll_once(&mut work).await {
+                return answered(answer, &outbound);
             }
-            Ok(()) => {
-                tokio::spawn(async move {
-                    work.await;
-                    drop(tracked);
-                });
-                match outbound.take_stream() {
-                    Some(stream) => sse_response(None, stream),
-                    None => sse_response(None, closed_channel()),
-                }
-            }
+            // Boxed: few handlers wait, and this part's state would grow every request's
+            // future.
+            Box::pin(until_answered(session, id_key(id), work, outbound)).await
         }
     }
 
@@ -494,7 +507,7 @@ impl<D: Dispatch> McpServer<D> {
                 Ok(Incoming::Request { id, method, params }) => {
                     let ctx = self.core.context(&session);
                     answers.push(
-                        match self.core.handle(&session, method, params, ctx).await {
+                        match self.core.handle(&session, method, params, None, ctx).await {
                             Ok(result) => success_response(id, result.get()),
                             Err(error) => error_response(Some(id), &error),
                         },
@@ -691,6 +704,59 @@ impl Drop for AbandonOnDrop {
 /// The key a server-to-client request id is registered under (ids are strings we minted).
 fn answer_key(id: &RawValue) -> String {
     serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string())
+}
+
+/// What a session request's handler reads.
+enum Input<'a> {
+    /// The params as raw JSON text (absent: none).
+    Params(Option<&'a RawValue>),
+    /// The members of a call, read with the envelope.
+    Call(RequestParams<'a>),
+}
+
+/// The response to a session request whose work ended (`None`: it was cancelled).
+fn answered(answer: Option<Completion>, outbound: &Outbound) -> Response<Body> {
+    match (answer, outbound.take_stream()) {
+        (Some(Completion::Json(json)), _) => json_response(StatusCode::OK, json),
+        (Some(Completion::Sse(body)), _) => whole_sse_response(body),
+        (_, Some(stream)) => sse_response(None, stream),
+        // Cancelled before it answered.
+        (_, None) => status_only(StatusCode::ACCEPTED),
+    }
+}
+
+/// A session request whose handler did not finish in its first poll: registered for
+/// cancellation under `key`, it answers JSON if it finishes before sending anything; once it
+/// sends, its stream is the response and it runs on as a task of its own.
+async fn until_answered(
+    session: Arc<Session>,
+    key: String,
+    mut work: BoxFuture<'static, Option<Completion>>,
+    outbound: Outbound,
+) -> Response<Body> {
+    let canceller = outbound.clone();
+    let tracked = Tracked::register(session, key, move || canceller.cancel());
+    let streaming = tokio::select! {
+        biased;
+        answer = &mut work => Err(answer),
+        () = outbound.opened() => Ok(()),
+    };
+    match streaming {
+        Err(answer) => {
+            drop(tracked);
+            answered(answer, &outbound)
+        }
+        Ok(()) => {
+            tokio::spawn(async move {
+                work.await;
+                drop(tracked);
+            });
+            match outbound.take_stream() {
+                Some(stream) => sse_response(None, stream),
+                None => sse_response(None, closed_channel()),
+            }
+        }
+    }
 }
 
 /// Polls `future` once with the current task's waker.
