@@ -72,7 +72,6 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         use serde::de::Error;
         let mut envelope = CallEnvelope::default();
         // Any member met twice ends the fast read: the general reader reports it.
-        let mut params_seen = false;
         while let Some(member) = map.next_key::<Member>()? {
             match member {
                 Member::Jsonrpc if envelope.jsonrpc.is_none() => {
@@ -82,9 +81,11 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 Member::Method if envelope.method.is_none() => {
                     envelope.method = Some(map.next_value()?)
                 }
-                Member::Params if !params_seen && envelope.method.is_some_and(params::is_call) => {
-                    params_seen = true;
-                    envelope.fields = Some(map.next_value()?);
+                Member::Params
+                    if envelope.fields.is_none()
+                        && envelope.method.is_some_and(params::is_call) =>
+                {
+                    envelope.fields = Some(map.next_value()?)
                 }
                 Member::Other => {
                     map.next_value::<IgnoredAny>()?;
