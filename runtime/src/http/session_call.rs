@@ -4,6 +4,11 @@
 //! which the call then parses again for its members: two passes over the params. A session
 //! request carries no header naming its method, but clients write `method` before `params`,
 //! so a reader that meets the method first can read the params as the call's members at once.
+//!
+//! Its stateless twin, [`read_call`](super::stateless::read_call), needs no such order: the
+//! `Mcp-Method` header has named the call before the body is read, so it reads the params as
+//! members wherever they stand, and leaves a body method that differs from the header to
+//! validation.
 
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
