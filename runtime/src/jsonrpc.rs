@@ -1,7 +1,6 @@
 //! JSON-RPC 2.0 errors: the codes the runtime answers with and the error object on the wire.
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -156,87 +155,4 @@ pub fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError
     out.push_str(&error);
     out.push('}');
     out
-}
-
-/// One incoming JSON-RPC message, classified (transports share this).
-pub(crate) enum Incoming<'a> {
-    Request {
-        id: &'a RawValue,
-        method: &'a str,
-        params: Option<&'a RawValue>,
-    },
-    Notification {
-        method: &'a str,
-        params: Option<&'a RawValue>,
-    },
-    Response {
-        id: &'a RawValue,
-        result: Result<Box<RawValue>, serde_json::Value>,
-    },
-}
-
-#[derive(serde::Deserialize)]
-struct Envelope<'a> {
-    jsonrpc: Option<&'a str>,
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    method: Option<&'a str>,
-    #[serde(borrow, default)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-    #[serde(default)]
-    error: Option<serde_json::Value>,
-}
-
-/// Parses and classifies one message in a single pass over `text`. Text that is not JSON is
-/// `-32700`; JSON that is not a message is `-32600`.
-pub(crate) fn classify(text: &str) -> Result<Incoming<'_>, RpcError> {
-    let envelope: Envelope<'_> = serde_json::from_str(text).map_err(|e| {
-        if e.is_syntax() || e.is_eof() {
-            return RpcError::new(PARSE_ERROR, format!("Parse error: {e}"));
-        }
-        // A type error may come before a syntax error later in the text: only a full check
-        // tells which of the two the client gets.
-        match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            Err(syntax) => RpcError::new(PARSE_ERROR, format!("Parse error: {syntax}")),
-            Ok(_) => RpcError::new(INVALID_REQUEST, format!("Invalid Request: {e}")),
-        }
-    })?;
-    if envelope.jsonrpc != Some("2.0") {
-        return Err(RpcError::new(
-            INVALID_REQUEST,
-            "Invalid Request: jsonrpc must be \"2.0\"",
-        ));
-    }
-    match (envelope.method, envelope.id) {
-        (Some(method), Some(id)) => Ok(Incoming::Request {
-            id,
-            method,
-            params: envelope.params,
-        }),
-        (Some(method), None) => Ok(Incoming::Notification {
-            method,
-            params: envelope.params,
-        }),
-        (None, Some(id)) => match (envelope.result, envelope.error) {
-            (Some(result), None) => Ok(Incoming::Response {
-                id,
-                result: Ok(result.to_owned()),
-            }),
-            (None, Some(error)) => Ok(Incoming::Response {
-                id,
-                result: Err(error),
-            }),
-            _ => Err(RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: a response needs exactly one of result and error",
-            )),
-        },
-        (None, None) => Err(RpcError::new(
-            INVALID_REQUEST,
-            "Invalid Request: no method and no id",
-        )),
-    }
 }

@@ -5,8 +5,10 @@
 //! from the official schemas.
 
 pub mod catalog;
+pub mod config;
 pub mod context;
 pub mod dispatch;
+mod engine;
 pub mod entry;
 pub mod error;
 pub mod events;
@@ -17,7 +19,9 @@ pub mod jsonrpc;
 pub mod mcp;
 mod mrtr;
 pub mod notifier;
+mod outbound;
 pub mod panic;
+mod param_headers;
 mod params;
 pub mod protocol;
 pub mod request_state;
@@ -29,6 +33,7 @@ pub mod uri_template;
 pub mod wire;
 
 pub use catalog::{Catalog, Completion, CompletionKind, Descriptor, ServerInfo};
+pub use config::{CacheHint, CacheHints, CacheScope, Config};
 pub use context::RequestContext;
 pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};
 pub use error::Error;
@@ -36,4 +41,4 @@ pub use json::JsonText;
 pub use jsonrpc::RpcError;
 pub use notifier::Notifier;
 pub use protocol::ProtocolVersion;
-pub use server::{CacheHint, CacheHints, CacheScope, Config, McpServer};
+pub use server::McpServer;

@@ -134,38 +134,6 @@ impl RequestParams<'_> {
     }
 }
 
-/// The MCP methods the runtime answers itself, in either era.
-const MCP_METHODS: [&str; 19] = [
-    "tools/call",
-    "tools/list",
-    "prompts/get",
-    "prompts/list",
-    "resources/read",
-    "resources/list",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "completion/complete",
-    "logging/setLevel",
-    "ping",
-    "initialize",
-    "server/discover",
-    "subscriptions/listen",
-    "tasks/get",
-    "tasks/update",
-    "tasks/cancel",
-    "tasks/result",
-];
-
-/// `method` kept past the request's bytes: a static name for the MCP methods (nearly every
-/// request), a copy only for the server's own JSON-RPC methods.
-pub(crate) fn owned_method(method: &str) -> Cow<'static, str> {
-    match MCP_METHODS.iter().find(|known| **known == method) {
-        Some(known) => Cow::Borrowed(known),
-        None => Cow::Owned(method.to_string()),
-    }
-}
-
 /// Whether `method` reads its params through [`CallMembers`] alone.
 pub(crate) fn is_call(method: &str) -> bool {
     matches!(method, "tools/call" | "prompts/get" | "resources/read")
@@ -173,6 +141,39 @@ pub(crate) fn is_call(method: &str) -> bool {
 
 fn missing(member: &str) -> RpcError {
     RpcError::invalid_params(format!("Invalid params: missing field `{member}`"))
+}
+
+/// Whether raw params carry a non-null `_meta` (which makes a request without a session a
+/// 2026-07-28 one). Params that never mention it (nearly all session-era ones) are not
+/// parsed.
+pub(crate) fn has_meta(params: Option<&RawValue>) -> bool {
+    #[derive(Deserialize)]
+    struct MetaProbe<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<&'a RawValue>,
+    }
+    params
+        .filter(|p| p.get().contains("\"_meta\""))
+        .and_then(|p| serde_json::from_str::<MetaProbe<'_>>(p.get()).ok())
+        .is_some_and(|p| p.meta.is_some_and(|meta| meta.get() != "null"))
+}
+
+/// The `_meta` protocol version of raw params, which makes a stdio request a 2026-07-28
+/// one. Params that never mention it are not parsed.
+pub(crate) fn meta_version(params: Option<&RawValue>) -> Option<&str> {
+    #[derive(Deserialize)]
+    struct MetaOnly<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<VersionOnly<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct VersionOnly<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+        version: Option<&'a str>,
+    }
+    let params = params.filter(|p| p.get().contains("io.modelcontextprotocol/protocolVersion"))?;
+    let parsed: MetaOnly<'_> = serde_json::from_str(params.get()).ok()?;
+    parsed.meta?.version
 }
 
 /// The progress token of any request's params. Params that never mention one (nearly all)

@@ -53,6 +53,15 @@ impl ProtocolVersion {
     }
 }
 
+/// Whether `version` (as a header spells it) names a revision whose requests belong to a
+/// session, including 2024-11-05, which this runtime does not speak.
+pub(crate) fn names_session_era(version: &str) -> bool {
+    matches!(
+        version,
+        "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25"
+    )
+}
+
 impl fmt::Display for ProtocolVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -2,9 +2,11 @@
 //! clean return when stdin closes.
 //!
 //! One process is one session: `initialize` negotiates it; requests then run concurrently, so a
-//! handler can wait for the client's answer to a request it sent while the reader goes on.
+//! handler can wait for the client's answer to a request it sent while the reader goes on. A
+//! 2026-07-28 request (its `_meta` names the version) is served without a session. Like HTTP,
+//! this module only frames: each line is read into the engine's request model, and the
+//! engine's answers are written back as lines.
 
-use serde_json::value::RawValue;
 use std::future::Future;
 use std::io;
 use std::pin::pin;
@@ -15,16 +17,16 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::context::Outbound;
 use crate::dispatch::Dispatch;
-use crate::http::stateless;
-use crate::json::JsonText;
-use crate::jsonrpc::{self, classify, error_response, success_response, Incoming, RpcError};
-use crate::params::RequestParams;
+use crate::engine::incoming::{self, Incoming, Request};
+use crate::engine::method::Method;
+use crate::engine::run::{Identity, Started};
+use crate::engine::stateless as era;
+use crate::engine::{answer_key, batch, id_key, Engine};
+use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
 use crate::session::Session;
-use crate::tasks::{self, TaskSlot};
-use tokio::sync::oneshot;
 
 /// Serves `server` on stdin/stdout until stdin closes.
 pub async fn serve_stdio<D: Dispatch>(server: McpServer<D>) -> io::Result<()> {
@@ -48,273 +50,246 @@ where
         }
         Ok::<(), io::Error>(())
     });
-    let session: Arc<Mutex<Option<Arc<Session>>>> = Arc::new(Mutex::new(None));
-    let mut running = JoinSet::new();
-    // `subscriptions/listen` streams: they never answer, so they end with the input.
-    let mut listeners = JoinSet::new();
+    let mut peer = Peer {
+        engine: server.engine.clone(),
+        out: tx,
+        session: Arc::default(),
+        running: JoinSet::new(),
+        listeners: JoinSet::new(),
+    };
     let mut lines = BufReader::new(input).lines();
     while let Some(line) = lines.next_line().await? {
-        if line.trim().is_empty() {
-            continue;
+        if !line.trim().is_empty() {
+            peer.line(line);
         }
-        let body: Box<RawValue> = match serde_json::from_str(&line) {
-            Ok(body) => body,
-            Err(e) => {
-                let _ = tx.send(error_response(
-                    None,
-                    &RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
-                ));
-                continue;
-            }
-        };
-        let messages: Vec<Box<RawValue>> = if body.get().trim_start().starts_with('[') {
-            serde_json::from_str(body.get()).unwrap_or_default()
-        } else {
-            vec![body]
-        };
-        for message in messages {
-            let mut tasks = Spawned {
-                running: &mut running,
-                listeners: &mut listeners,
-            };
-            handle_line(&server, &session, &tx, &mut tasks, &message);
-        }
-        while running.try_join_next().is_some() {}
+        while peer.running.try_join_next().is_some() {}
     }
-    listeners.abort_all();
-    while running.join_next().await.is_some() {}
-    drop(tx);
+    peer.listeners.abort_all();
+    while peer.running.join_next().await.is_some() {}
+    drop(peer);
     writer.await.map_err(io::Error::other)?
 }
 
-/// Where the tasks of one input line go.
-struct Spawned<'a> {
+/// The client on the other end of the pipes, and what runs for it.
+struct Peer<D> {
+    engine: Arc<Engine<D>>,
+    /// Lines to write.
+    out: mpsc::UnboundedSender<String>,
+    /// The session `initialize` created.
+    session: Arc<Mutex<Option<Arc<Session>>>>,
     /// Requests: awaited before the server returns.
-    running: &'a mut JoinSet<()>,
-    /// Listen streams: stopped when the input ends.
-    listeners: &'a mut JoinSet<()>,
+    running: JoinSet<()>,
+    /// `subscriptions/listen` streams: they never answer, so they end with the input.
+    listeners: JoinSet<()>,
 }
 
-fn handle_line<D: Dispatch>(
-    server: &McpServer<D>,
-    session: &Arc<Mutex<Option<Arc<Session>>>>,
-    tx: &mpsc::UnboundedSender<String>,
-    spawned: &mut Spawned<'_>,
-    message: &RawValue,
-) {
-    let running = &mut *spawned.running;
-    let message = match classify(message.get()) {
-        Ok(message) => message,
-        Err(error) => {
-            let _ = tx.send(error_response(None, &error));
-            return;
-        }
-    };
-    // A 2026-07-28 request names its version in `_meta`: served without a session.
-    if let Incoming::Request { id, method, params } = message {
-        let fields = RequestParams::parse(params).unwrap_or_default();
-        if fields
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.protocol_version.is_some())
-        {
-            stateless_request(server, tx, spawned, id, method, params, fields);
-            return;
-        }
+impl<D: Dispatch> Peer<D> {
+    fn send(&self, line: String) {
+        let _ = self.out.send(line);
     }
-    let current = session.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    match message {
-        Incoming::Request {
-            id,
-            method: "initialize",
-            params,
-        } => {
-            let answer = match server.core.initialize(params) {
-                Ok((created, result)) => {
-                    *session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
-                    success_response(id, result.get())
-                }
-                Err(error) => error_response(Some(id), &error),
-            };
-            let _ = tx.send(answer);
-        }
-        Incoming::Request { id, method, params } => {
-            let Some(current) = current else {
-                let error = RpcError::new(
-                    jsonrpc::INVALID_REQUEST,
-                    "Invalid Request: send initialize first",
-                );
-                let _ = tx.send(error_response(Some(id), &error));
-                return;
-            };
-            let core = server.core.clone();
-            let ctx = core
-                .context(&current)
-                .with_outbound(Outbound::lines(tx.clone()));
-            let id = id.to_owned();
-            let method = method.to_string();
-            let params = params.map(RawValue::to_owned);
-            let key = id.get().trim().to_string();
-            let out = tx.clone();
-            let task_session = current.clone();
-            let task_key = key.clone();
-            let handle = running.spawn(async move {
-                let answer = match core
-                    .handle(&task_session, &method, params.as_deref(), None, ctx)
-                    .await
-                {
-                    Ok(result) => result.into_success_response(&id),
-                    Err(error) => error_response(Some(&id), &error),
-                };
-                task_session.untrack(&task_key);
-                let _ = out.send(answer);
-            });
-            current.track(&key, move || handle.abort());
-        }
-        Incoming::Notification {
-            method: "notifications/cancelled",
-            params,
-        } => {
-            #[derive(serde::Deserialize)]
-            struct Cancelled<'a> {
-                #[serde(rename = "requestId", borrow)]
-                request_id: &'a RawValue,
-            }
-            if let (Some(current), Some(Ok(cancelled))) = (
-                current,
-                params.map(|p| serde_json::from_str::<Cancelled<'_>>(p.get())),
-            ) {
-                current.cancel(cancelled.request_id.get().trim());
-            }
-        }
-        Incoming::Notification { .. } => {}
-        Incoming::Response { id, result } => {
-            let Some(current) = current else { return };
-            let key =
-                serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string());
-            current.answer_client_request(&key, result);
-        }
-    }
-}
 
-/// Serves one 2026-07-28 request: validated like on HTTP (without the headers), answered on
-/// stdout; its notifications (progress, logs, a listen stream's) are lines too.
-fn stateless_request<D: Dispatch>(
-    server: &McpServer<D>,
-    tx: &mpsc::UnboundedSender<String>,
-    spawned: &mut Spawned<'_>,
-    id: &RawValue,
-    method: &str,
-    params: Option<&RawValue>,
-    mut fields: RequestParams<'_>,
-) {
-    let checked = stateless::checked_meta(fields.meta.take()).and_then(|meta| {
-        let version = stateless::checked_version(meta.protocol_version.unwrap_or_default())?;
-        stateless::checked_method(method)?;
-        Ok(stateless::request_context(
-            &server.core.notifier,
-            version,
-            &meta,
-        ))
-    });
-    let ctx = match checked {
-        Ok(ctx) => ctx.with_outbound(Outbound::lines(tx.clone())),
-        Err(error) => {
-            let _ = tx.send(error_response(Some(id), &error));
-            return;
-        }
-    };
-    if method == "subscriptions/listen" {
-        return listen(server, tx, spawned.listeners, id, params);
+    fn current_session(&self) -> Option<Arc<Session>> {
+        self.session
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
-    let core = server.core.clone();
-    let out = tx.clone();
-    let id = id.to_owned();
-    let method = method.to_string();
-    let params = params.map(RawValue::to_owned);
-    let call = fields.call_members();
-    spawned.running.spawn(async move {
-        // The answer is the outcome, or the `CreateTaskResult` if the call becomes a task.
-        let (reply_tx, mut reply) = oneshot::channel::<(http::StatusCode, String)>();
-        let (ctx, slot) = if method == "tools/call" {
-            let slot = tasks::declared(ctx.client_capabilities())
-                .then(|| Arc::new(TaskSlot::new(core.tasks.clone(), id.clone(), reply_tx)));
-            (ctx.with_task_slot(slot.clone()), slot)
-        } else {
-            (ctx, None)
+
+    /// One input line: a message or a batch.
+    fn line(&mut self, line: String) {
+        if incoming::is_batch(&line) {
+            return self.batch(line);
+        }
+        let message = match incoming::read(&line, None) {
+            Ok(message) => message,
+            Err(error) => return self.send(error_response(None, &error)),
         };
-        let work = async {
-            let call = call.params();
-            let handled = core.handle_stateless(&method, params.as_deref(), &call, ctx);
-            let outcome = match &slot {
-                Some(slot) => tokio::select! {
-                    outcome = handled => outcome,
-                    () = slot.cancelled() => return,
-                },
-                None => handled.await,
-            };
-            let render = |outcome: &Result<JsonText, RpcError>| {
-                let json = match outcome {
-                    Ok(result) => success_response(&id, result.get()),
-                    Err(error) => error_response(Some(&id), error),
-                };
-                (http::StatusCode::OK, json)
-            };
-            match &slot {
-                Some(slot) => slot.finish(outcome, render),
-                None => {
-                    let _ = out.send(render(&outcome).1);
-                }
+        match message {
+            Incoming::Request(request) if request.params.meta_version().is_some() => {
+                self.stateless(request)
             }
-        };
-        let mut work = pin!(work);
-        let mut answered = false;
-        loop {
-            tokio::select! {
-                () = &mut work => break,
-                reply = &mut reply, if !answered => {
-                    answered = true;
-                    if let Ok((_, json)) = reply {
-                        let _ = out.send(json);
+            Incoming::Request(Request {
+                id,
+                method: "initialize",
+                params,
+            }) => {
+                let answer = match self.engine.initialize(params.raw()) {
+                    Ok((created, result)) => {
+                        *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
+                        success_response(id, result.get())
                     }
+                    Err(error) => error_response(Some(id), &error),
+                };
+                self.send(answer);
+            }
+            Incoming::Request(request) => match self.current_session() {
+                Some(session) => self.in_session(session, request),
+                None => self.send(error_response(Some(request.id), &not_initialized())),
+            },
+            Incoming::Notification { method, params } => {
+                let Some(session) = self.current_session() else {
+                    return;
+                };
+                if let Some(work) = self.engine.notification(&session, method, params) {
+                    self.running.spawn(work);
+                }
+            }
+            Incoming::Response { id, answer } => {
+                if let Some(session) = self.current_session() {
+                    session.answer_client_request(&answer_key(id), answer);
                 }
             }
         }
-        if let (false, Ok((_, json))) = (answered, reply.try_recv()) {
+    }
+
+    /// A request of the session: registered for cancellation while it runs.
+    fn in_session(&mut self, session: Arc<Session>, request: Request<'_>) {
+        let key = id_key(request.id);
+        let outbound = Outbound::lines(self.out.clone());
+        let started = self
+            .engine
+            .start(Identity::Session(session.clone()), request, outbound);
+        let canceller = started.outbound.clone();
+        session.track(&key, move || canceller.cancel());
+        let out = self.out.clone();
+        self.running.spawn(async move {
+            let reply = started.work.await;
+            session.untrack(&key);
+            if let Some(Reply::Json { json, .. }) = reply {
+                let _ = out.send(json);
+            }
+        });
+    }
+
+    /// A 2026-07-28 request: the era's checks (no headers on stdio), then the engine; its
+    /// notifications (progress, logs, a listen stream's) are lines too.
+    fn stateless(&mut self, request: Request<'_>) {
+        let Request {
+            id,
+            method: name,
+            params,
+        } = request;
+        let method = Method::of(name);
+        let checked = era::checked_meta(method, params).and_then(|checked| {
+            let version = era::checked_version_and_method(&checked.meta, method, name)?;
+            Ok((version, checked))
+        });
+        let (version, checked) = match checked {
+            Ok(checked) => checked,
+            Err(error) => return self.send(error_response(Some(id), &error)),
+        };
+        if method == Method::Listen {
+            return self.listen(id, checked.params.raw());
+        }
+        let request = Request {
+            id,
+            method: name,
+            params: checked.params,
+        };
+        let identity = Identity::Stateless {
+            version,
+            meta: checked.meta,
+        };
+        let started = self
+            .engine
+            .start(identity, request, Outbound::lines(self.out.clone()));
+        self.running.spawn(answer_lines(started, self.out.clone()));
+    }
+
+    /// A batch line: answered with one line holding the array of answers (2025-03-26), or one
+    /// error (a later revision, no session yet, an empty or malformed batch).
+    fn batch(&mut self, line: String) {
+        let session = match self.current_session() {
+            Some(session) => session,
+            None => return self.send(error_response(None, &not_initialized())),
+        };
+        let engine = self.engine.clone();
+        let out = self.out.clone();
+        self.running.spawn(async move {
+            let answer = match batch::allowed(&session).and_then(|()| incoming::read_batch(&line)) {
+                Ok(messages) => engine.batch(&session, &messages).await,
+                Err(error) => Some(error_response(None, &error)),
+            };
+            if let Some(answer) = answer {
+                let _ = out.send(answer);
+            }
+        });
+    }
+
+    /// `subscriptions/listen` on stdio: the acknowledgement, then the tagged notifications, as
+    /// lines, until the input ends.
+    fn listen(
+        &mut self,
+        id: &serde_json::value::RawValue,
+        params: Option<&serde_json::value::RawValue>,
+    ) {
+        let (ack, mut subscription) = match self.engine.subscribe(id, params) {
+            Ok(opened) => opened,
+            Err(error) => return self.send(error_response(Some(id), &error)),
+        };
+        let out = self.out.clone();
+        let _ = out.send(ack);
+        self.listeners.spawn(async move {
+            loop {
+                tokio::select! {
+                    message = subscription.messages.recv() => match message {
+                        Some(message) => if out.send(message).is_err() { break },
+                        None => break,
+                    },
+                    () = out.closed() => break,
+                }
+            }
+        });
+    }
+}
+
+/// Awaits a started stateless request and writes its answer: the handler's, or the
+/// `CreateTaskResult` if the call became a task first (the handler then goes on).
+async fn answer_lines(started: Started, out: mpsc::UnboundedSender<String>) {
+    let Started {
+        work, task_reply, ..
+    } = started;
+    let send = |reply: Reply| {
+        if let Reply::Json { json, .. } = reply {
             let _ = out.send(json);
         }
-    });
-}
-
-/// `subscriptions/listen` on stdio: the acknowledgement, then the tagged notifications, as
-/// lines, until the input ends.
-fn listen<D: Dispatch>(
-    server: &McpServer<D>,
-    tx: &mpsc::UnboundedSender<String>,
-    listeners: &mut JoinSet<()>,
-    id: &RawValue,
-    params: Option<&RawValue>,
-) {
-    let (ack, mut subscription) = match server.subscribe(id, params) {
-        Ok(opened) => opened,
-        Err(error) => {
-            let _ = tx.send(error_response(Some(id), &error));
-            return;
-        }
     };
-    let out = tx.clone();
-    let _ = out.send(ack);
-    listeners.spawn(async move {
-        loop {
-            tokio::select! {
-                message = subscription.messages.recv() => match message {
-                    Some(message) => if out.send(message).is_err() { break },
-                    None => break,
-                },
-                () = out.closed() => break,
+    let Some(mut task_reply) = task_reply else {
+        if let Some(reply) = work.await {
+            send(reply);
+        }
+        return;
+    };
+    let mut work = work;
+    let mut answered = false;
+    loop {
+        tokio::select! {
+            reply = &mut work => {
+                if let Some(reply) = reply {
+                    send(reply);
+                    answered = true;
+                }
+                break;
+            }
+            reply = &mut task_reply, if !answered => {
+                answered = true;
+                if let Ok(reply) = reply {
+                    send(reply);
+                }
             }
         }
-    });
+    }
+    if let (false, Ok(reply)) = (answered, task_reply.try_recv()) {
+        send(reply);
+    }
+}
+
+#[cold]
+fn not_initialized() -> RpcError {
+    RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        "Invalid Request: send initialize first",
+    )
 }
 
 /// Runs a future to completion on the current thread (for tests and simple tools; the

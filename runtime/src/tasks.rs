@@ -13,7 +13,6 @@
 //!
 //! [`RequestContext::start_task`]: crate::RequestContext::start_task
 
-use http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
@@ -25,6 +24,7 @@ use tokio::sync::{oneshot, watch, Notify};
 use crate::error::Error;
 use crate::json::JsonText;
 use crate::jsonrpc::{success_response, RpcError, MISSING_CAPABILITY};
+use crate::outbound::Reply;
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -432,14 +432,14 @@ pub(crate) fn declared(capabilities: &Value) -> bool {
         .is_some()
 }
 
-/// One stateless `tools/call` that may turn into a task: how its HTTP answer is sent (once,
+/// One stateless `tools/call` that may turn into a task: how its answer is sent (once,
 /// by whoever comes first: the result, or the `CreateTaskResult`) and, once it is a task,
 /// which one.
 pub(crate) struct TaskSlot {
     tasks: Arc<Tasks>,
     /// The JSON-RPC id of the `tools/call`.
     request_id: Box<RawValue>,
-    reply: Mutex<Option<oneshot::Sender<(StatusCode, String)>>>,
+    reply: Mutex<Option<oneshot::Sender<Reply>>>,
     task: OnceLock<String>,
     /// Set by `tasks/cancel` (or expiry). It exists from the start, so that a handler
     /// watching it before it became a task still sees the cancellation.
@@ -458,7 +458,7 @@ impl TaskSlot {
     pub(crate) fn new(
         tasks: Arc<Tasks>,
         request_id: Box<RawValue>,
-        reply: oneshot::Sender<(StatusCode, String)>,
+        reply: oneshot::Sender<Reply>,
     ) -> Self {
         Self {
             tasks,
@@ -469,7 +469,7 @@ impl TaskSlot {
         }
     }
 
-    /// Turns the call into a task: creates it and answers the HTTP request with its
+    /// Turns the call into a task: creates it and answers the request with its
     /// `CreateTaskResult`. Idempotent.
     pub(crate) fn start(&self) -> Result<(), Error> {
         if self.task.get().is_some() {
@@ -481,7 +481,7 @@ impl TaskSlot {
         let record = self.tasks.create(self.cancel.clone())?;
         let _ = self.task.set(record.task_id.clone());
         let result = record.create_result();
-        let _ = reply.send((StatusCode::OK, success_response(&self.request_id, &result)));
+        let _ = reply.send(Reply::json(success_response(&self.request_id, &result)));
         tracing::debug!(task = %record.task_id, "tool call continues as a task");
         Ok(())
     }
@@ -499,12 +499,12 @@ impl TaskSlot {
         }
     }
 
-    /// Answers the HTTP request with the call's own outcome (`answer` renders it), or, once the
+    /// Answers the request with the call's own outcome (`answer` renders it), or, once the
     /// call is a task, records the outcome in the task.
     pub(crate) fn finish(
         &self,
         outcome: Result<JsonText, RpcError>,
-        answer: impl FnOnce(&Result<JsonText, RpcError>) -> (StatusCode, String),
+        answer: impl FnOnce(&Result<JsonText, RpcError>) -> Reply,
     ) {
         if let Some(id) = self.task_id() {
             self.tasks.finish(id, outcome);

@@ -1,0 +1,153 @@
+//! [`Config`]: the settings of a server, every bound named with its default, and the cache
+//! hints of 2026-07-28 results.
+
+use std::time::Duration;
+
+use crate::request_state::SealingKey;
+
+/// Who may reuse a cached 2026-07-28 result (`cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any client may reuse it (`"public"`).
+    Public,
+    /// Only the client that asked (`"private"`).
+    Private,
+}
+
+impl CacheScope {
+    fn as_str(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+/// The `ttlMs` and `cacheScope` one kind of 2026-07-28 result carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long the result may be reused (`ttlMs`; zero: do not reuse).
+    pub ttl: Duration,
+    /// Who may reuse it.
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// A hint of `ttl` for `scope`.
+    pub const fn new(ttl: Duration, scope: CacheScope) -> Self {
+        Self { ttl, scope }
+    }
+
+    pub(crate) fn pair(self) -> Option<(u64, &'static str)> {
+        Some((self.ttl.as_millis() as u64, self.scope.as_str()))
+    }
+}
+
+/// The cache hints of every cacheable 2026-07-28 result. The lists are generated at build time
+/// and never change while the server runs, hence the long public defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHints {
+    /// `server/discover`. Default 0 ms, private.
+    pub discover: CacheHint,
+    /// `tools/list`. Default 5 minutes, public.
+    pub tools_list: CacheHint,
+    /// `prompts/list`. Default 5 minutes, public.
+    pub prompts_list: CacheHint,
+    /// `resources/list`. Default 5 minutes, public.
+    pub resources_list: CacheHint,
+    /// `resources/templates/list`. Default 5 minutes, public.
+    pub resource_templates_list: CacheHint,
+    /// `resources/read`. Default 5 minutes, private (a read that took client input is never
+    /// cached: 0 ms).
+    pub resources_read: CacheHint,
+}
+
+impl Default for CacheHints {
+    fn default() -> Self {
+        const FIVE_MINUTES: Duration = Duration::from_secs(300);
+        let list = CacheHint::new(FIVE_MINUTES, CacheScope::Public);
+        Self {
+            discover: CacheHint::new(Duration::ZERO, CacheScope::Private),
+            tools_list: list,
+            prompts_list: list,
+            resources_list: list,
+            resource_templates_list: list,
+            resources_read: CacheHint::new(FIVE_MINUTES, CacheScope::Private),
+        }
+    }
+}
+
+/// Settings of a server. Every bound has a name and a default.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection). Default: the
+    /// loopback names `localhost`, `127.0.0.1`, `::1`.
+    pub allowed_hosts: Vec<String>,
+    /// Largest request body, in bytes (413 above). Default 4 MiB.
+    pub body_limit: usize,
+    /// A session unused this long is evicted; `None` disables expiry. Default 30 minutes.
+    pub session_idle_timeout: Option<Duration>,
+    /// Most sessions alive at once (503 above). Default 100,000.
+    pub max_sessions: usize,
+    /// Serve a non-initialize request that carries no session with a throwaway session
+    /// instead of answering 400. Default false.
+    pub allow_sessionless: bool,
+    /// Entries per page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list`. Default 100.
+    pub page_size: usize,
+    /// SSE events kept per session for `Last-Event-ID` replay. Default 128.
+    pub replay_window: usize,
+    /// Standalone messages kept while no GET stream is open. Default 128.
+    pub buffered_messages: usize,
+    /// How long a handler waits for the client to answer a request it sent. Default 60 s.
+    pub client_request_timeout: Duration,
+    /// The `retry` hint of 2025-11-25 priming events, in milliseconds. Default 1,000.
+    pub sse_retry_ms: u64,
+    /// Answer every session-era request with an SSE stream, even when the handler sends
+    /// nothing before its result (by default such answers are plain JSON). Default false.
+    pub sse_responses: bool,
+    /// A long-lived SSE stream (`subscriptions/listen`) quiet this long gets a keep-alive
+    /// comment, so proxies keep it open. Default 15 s.
+    pub sse_keep_alive: Duration,
+    /// The key that seals the `requestState` of 2026-07-28 multi round-trip requests. Every
+    /// instance serving the same clients needs the same key. Default: the
+    /// `MCP_REQUEST_STATE_KEY` environment variable, else a random key made at start (with a
+    /// warning: states then only work on this instance, until it restarts).
+    pub request_state_key: Option<SealingKey>,
+    /// How long a `requestState` stays valid after it is issued. Default 10 minutes.
+    pub request_state_ttl: Duration,
+    /// How long a task (tasks extension) is kept after its creation; a task still running
+    /// then is stopped. Default 1 hour.
+    pub task_ttl: Duration,
+    /// The `pollIntervalMs` suggested to clients polling `tasks/get`. Default 250 ms.
+    pub task_poll_interval: Duration,
+    /// Most tasks kept at once by the default in-memory task store. Default 10,000.
+    pub max_tasks: usize,
+    /// `ttlMs` and `cacheScope` of cacheable 2026-07-28 results.
+    pub cache_hints: CacheHints,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            body_limit: 4 * 1024 * 1024,
+            session_idle_timeout: Some(Duration::from_secs(30 * 60)),
+            max_sessions: 100_000,
+            allow_sessionless: false,
+            page_size: 100,
+            replay_window: 128,
+            buffered_messages: 128,
+            client_request_timeout: Duration::from_secs(60),
+            sse_retry_ms: 1_000,
+            sse_responses: false,
+            sse_keep_alive: Duration::from_secs(15),
+            request_state_key: None,
+            request_state_ttl: Duration::from_secs(10 * 60),
+            task_ttl: Duration::from_secs(60 * 60),
+            task_poll_interval: Duration::from_millis(250),
+            max_tasks: 10_000,
+            cache_hints: CacheHints::default(),
+        }
+    }
+}

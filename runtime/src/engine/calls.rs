@@ -1,0 +1,165 @@
+//! The calls that run a user's handler with client input: `tools/call`, `prompts/get` and
+//! `resources/read`.
+//!
+//! In a session a handler that asks the client waits for the answer on the session. On the
+//! stateless revision a call runs in rounds (see `crate::mrtr`): the retry's answers and
+//! sealed `requestState` are opened before the handler runs, and a handler that failed while
+//! questions are pending ends the round with an `InputRequiredResult`.
+
+use serde_json::json;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::{caught, Engine};
+use crate::context::RequestContext;
+use crate::dispatch::{Dispatch, ToolOutcome};
+use crate::json::JsonText;
+use crate::jsonrpc::{self, RpcError};
+use crate::mrtr::InputRound;
+use crate::panic::CatchUnwind;
+use crate::params::RequestParams;
+use crate::request_state::Binding;
+
+/// What a round of a call is bound to: method, target (tool or prompt name, resource URI)
+/// and arguments.
+type Target<'a> = (&'a str, &'a str, Option<&'a RawValue>);
+
+impl<D: Dispatch> Engine<D> {
+    /// `tools/call`: a panic or a failure is an `isError` result; an unknown tool is `-32602`.
+    pub(super) async fn call_tool(
+        &self,
+        call: &RequestParams<'_>,
+        ctx: RequestContext,
+    ) -> Result<JsonText, RpcError> {
+        let name = call.name()?;
+        let target = ("tools/call", name, call.arguments);
+        self.open_round(target, call, &ctx)?;
+        let version = ctx.protocol_version();
+        let round = ctx.round_outbound().cloned();
+        let Some(future) = self.dispatch.call_tool(name, call.arguments, ctx) else {
+            return Err(unknown("tool", name));
+        };
+        let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
+            tracing::error!(tool = %name, %panic, "tool handler panicked");
+            ToolOutcome::Failed(crate::Error::new(format!(
+                "the tool failed unexpectedly: {panic}"
+            )))
+        });
+        let failed = matches!(outcome, ToolOutcome::Failed(_));
+        let answer = outcome.into_call_tool_result(version);
+        self.close_round(
+            target,
+            round.as_ref().and_then(|o| o.input_round()),
+            failed,
+            answer,
+        )
+    }
+
+    /// `prompts/get`; an unknown prompt is `-32602`.
+    pub(super) async fn get_prompt(
+        &self,
+        call: &RequestParams<'_>,
+        ctx: RequestContext,
+    ) -> Result<JsonText, RpcError> {
+        let name = call.name()?;
+        let target = ("prompts/get", name, call.arguments);
+        self.open_round(target, call, &ctx)?;
+        let round = ctx.round_outbound().cloned();
+        let answer = match self.dispatch.get_prompt(name, call.arguments, ctx) {
+            Some(future) => caught(future, "prompt", name).await,
+            None => Err(unknown("prompt", name)),
+        };
+        let failed = answer.is_err();
+        self.close_round(
+            target,
+            round.as_ref().and_then(|o| o.input_round()),
+            failed,
+            answer,
+        )
+    }
+
+    /// `resources/read`. An unknown URI is `-32002` on a session and `-32602` from 2026-07-28
+    /// on (never an empty `contents`).
+    pub(super) async fn read_resource(
+        &self,
+        read: &RequestParams<'_>,
+        ctx: RequestContext,
+    ) -> Result<JsonText, RpcError> {
+        let uri = read.uri()?;
+        let target = ("resources/read", uri, None);
+        self.open_round(target, read, &ctx)?;
+        let stateless = ctx.protocol_version().is_stateless();
+        let round = ctx.round_outbound().cloned();
+        let answer = match self.dispatch.read_resource(uri, ctx) {
+            Some(future) => caught(future, "resource", uri).await,
+            None if stateless => Err(RpcError::invalid_params(format!(
+                "Resource not found: {uri}"
+            ))
+            .with_data(json!({ "uri": uri }))),
+            None => Err(
+                RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+                    .with_data(json!({ "uri": uri })),
+            ),
+        };
+        let failed = answer.is_err();
+        self.close_round(
+            target,
+            round.as_ref().and_then(|o| o.input_round()),
+            failed,
+            answer,
+        )
+    }
+
+    /// Starts the round of a stateless retry: a tampered, expired or foreign `requestState` is
+    /// refused before the handler runs. A first round, and a session's call, need nothing.
+    fn open_round(
+        &self,
+        target: Target<'_>,
+        call: &RequestParams<'_>,
+        ctx: &RequestContext,
+    ) -> Result<(), RpcError> {
+        let Some(outbound) = ctx.round_outbound() else {
+            return Ok(());
+        };
+        if call.is_retry() {
+            outbound.start_round(InputRound::start(
+                &self.sealer,
+                || binding(target),
+                call.input_responses,
+                call.request_state.as_deref(),
+            )?);
+        }
+        Ok(())
+    }
+
+    /// The answer of a call: a failure while input requests are pending (and no answer was
+    /// malformed) becomes the `InputRequiredResult` that asks for them.
+    fn close_round(
+        &self,
+        target: Target<'_>,
+        round: Option<&InputRound>,
+        failed: bool,
+        answer: Result<JsonText, RpcError>,
+    ) -> Result<JsonText, RpcError> {
+        match round {
+            Some(round) if failed && round.needs_input() => {
+                round.input_required_result(&self.sealer, binding(target))
+            }
+            _ => answer,
+        }
+    }
+}
+
+/// `-32602` for a tool or prompt (`what`) the server does not have.
+fn unknown(what: &str, name: &str) -> RpcError {
+    RpcError::invalid_params(format!("Unknown {what}: {name}"))
+}
+
+/// The request a multi round-trip state is bound to: method, name and arguments (absent
+/// arguments count as `{}`).
+fn binding((method, name, arguments): Target<'_>) -> Binding {
+    let arguments = arguments
+        .and_then(|a| serde_json::from_str::<Value>(a.get()).ok())
+        .unwrap_or_else(|| json!({}));
+    Binding::new(method, name, Some(&arguments))
+}

@@ -1,0 +1,350 @@
+//! The engine: one method table for both eras, behind every transport.
+//!
+//! A transport reads each message once into an [`Incoming`](incoming::Incoming), decides the
+//! request's [`Era`] at its edge, and hands the request to [`Engine::start`] (see [`run`]).
+//! The engine checks what the era requires, answers the MCP methods itself and routes calls
+//! through the generated [`Dispatch`] to the user's handler. It knows nothing of HTTP status
+//! codes or stdout lines: it produces [`Reply`](crate::outbound::Reply) values, which the
+//! transports frame.
+
+pub(crate) mod batch;
+mod calls;
+pub(crate) mod incoming;
+pub(crate) mod method;
+mod results;
+pub(crate) mod run;
+pub(crate) mod stateless;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+use crate::config::Config;
+use crate::context::RequestContext;
+use crate::dispatch::Dispatch;
+use crate::json::JsonText;
+use crate::jsonrpc::{self, RpcError};
+use crate::mcp::{level_rank, LoggingLevel};
+use crate::notifier::Notifier;
+use crate::panic::CatchUnwind;
+use crate::param_headers::ParamHeaders;
+use crate::protocol::ProtocolVersion;
+use crate::request_state::StateSealer;
+use crate::session::{Session, SessionStore};
+use crate::tasks::{self, Tasks};
+use incoming::Params;
+use method::Method;
+
+/// Which era a request belongs to, decided once at the transport's edge.
+#[derive(Clone, Copy)]
+pub(crate) enum Era<'s> {
+    /// A request of this session (2025-03-26 .. 2025-11-25).
+    Session(&'s Arc<Session>),
+    /// A stateless 2026-07-28 request, whose `_meta` was checked.
+    Stateless,
+}
+
+/// Everything a server shares between its requests: the generated dispatch, the
+/// configuration, the stores and the results that never change.
+pub(crate) struct Engine<D> {
+    pub(crate) dispatch: D,
+    pub(crate) config: Config,
+    pub(crate) store: Arc<dyn SessionStore>,
+    pub(crate) notifier: Notifier,
+    pub(crate) sealer: StateSealer,
+    /// The tool arguments mirrored in `Mcp-Param-*` headers (read from the catalog).
+    pub(crate) param_headers: ParamHeaders,
+    /// Tool calls that became tasks.
+    pub(crate) tasks: Arc<Tasks>,
+    /// The `initialize` result of each revision, built on first use (it never changes).
+    initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
+    /// The `server/discover` result, built on first use.
+    discover_result: OnceLock<String>,
+}
+
+impl<D: Dispatch> Engine<D> {
+    pub(crate) fn new(
+        dispatch: D,
+        config: Config,
+        store: Arc<dyn SessionStore>,
+        tasks: Arc<Tasks>,
+        sealer: StateSealer,
+    ) -> Self {
+        Self {
+            notifier: Notifier::new(store.clone()),
+            param_headers: ParamHeaders::from_catalog(dispatch.catalog()),
+            dispatch,
+            config,
+            store,
+            sealer,
+            tasks,
+            initialize_results: Default::default(),
+            discover_result: OnceLock::new(),
+        }
+    }
+
+    /// Answers one request whose era was decided and checked: the one method table.
+    ///
+    /// A method the era does not serve is `-32601`. A call's members come read (its progress
+    /// token is in `ctx` already); other methods read their raw params. Stateless results
+    /// carry `resultType`, cacheable ones `ttlMs` and `cacheScope`.
+    pub(crate) async fn handle(
+        &self,
+        era: Era<'_>,
+        method: Method,
+        name: &str,
+        params: Params<'_>,
+        ctx: RequestContext,
+    ) -> Result<JsonText, RpcError> {
+        let served = match era {
+            Era::Session(_) => method.in_sessions(),
+            Era::Stateless => method.in_stateless(),
+        };
+        if !served {
+            return Err(RpcError::method_not_found(name));
+        }
+        let version = ctx.protocol_version();
+        let catalog = self.dispatch.catalog();
+        let raw = params.raw();
+        // Whether a stateless read carried client input: such a result is never cached.
+        let mut retried = false;
+        let result = match method {
+            Method::Ping => empty(),
+            Method::SetLogLevel => {
+                let params: SetLevelParams = params_as(raw)?;
+                if let Era::Session(session) = era {
+                    session.set_log_level(level_rank(params.level));
+                }
+                empty()
+            }
+            Method::Subscribe | Method::Unsubscribe => {
+                let target: UriParams<'_> = params_as(raw)?;
+                if let Era::Session(session) = era {
+                    match method {
+                        Method::Subscribe => session.subscribe(&target.uri),
+                        _ => session.unsubscribe(&target.uri),
+                    }
+                }
+                empty()
+            }
+            Method::ToolsList => self.page("tools", catalog.tools, raw, version)?,
+            Method::PromptsList => self.page("prompts", catalog.prompts, raw, version)?,
+            Method::ResourcesList => self.page("resources", catalog.resources, raw, version)?,
+            Method::TemplatesList => self.page(
+                "resourceTemplates",
+                catalog.resource_templates,
+                raw,
+                version,
+            )?,
+            Method::ToolsCall => self.call_tool(&params.into_members()?, ctx).await?,
+            Method::PromptsGet => self.get_prompt(&params.into_members()?, ctx).await?,
+            Method::ResourcesRead => {
+                let read = params.into_members()?;
+                retried = read.is_retry();
+                self.read_resource(&read, ctx).await?
+            }
+            Method::Complete => self.complete(raw)?,
+            Method::Initialize => {
+                return Err(RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Invalid Request: the session is already initialized",
+                ))
+            }
+            Method::Discover => JsonText::trusted(
+                self.discover_result
+                    .get_or_init(|| self.build_discover_result())
+                    .clone(),
+            ),
+            Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
+                // The capability gate comes before any task lookup.
+                if !tasks::declared(ctx.client_capabilities()) {
+                    return Err(tasks::extension_required().into_mcp_error());
+                }
+                JsonText::trusted(match method {
+                    Method::TasksGet => self.tasks.get(raw)?,
+                    Method::TasksUpdate => self.tasks.update(raw)?,
+                    _ => self.tasks.cancel(raw)?,
+                })
+            }
+            // A stream, opened by the transport before a request reaches the table.
+            Method::Listen => return Err(RpcError::method_not_found(name)),
+            Method::Plain => match self.dispatch.call_method(name, raw, ctx) {
+                Some(future) => caught(future, "method", name).await?,
+                None => return Err(RpcError::method_not_found(name)),
+            },
+        };
+        Ok(match era {
+            Era::Session(_) => result,
+            Era::Stateless => {
+                let hint = method.cache_hint(&self.config.cache_hints);
+                let cache = if retried {
+                    Some((0, "private"))
+                } else {
+                    hint.and_then(|hint| hint.pair())
+                };
+                decorate(result, cache)
+            }
+        })
+    }
+
+    /// Creates the session `initialize` asks for, and its result.
+    pub(crate) fn initialize(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<(Arc<Session>, JsonText), RpcError> {
+        let params: InitializeParams<'_> = params_as(params)?;
+        let version = ProtocolVersion::parse(&params.protocol_version)
+            .filter(|v| !v.is_stateless())
+            .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA);
+        let session = Arc::new(Session::from_initialize(
+            version,
+            params.capabilities.map(RawValue::to_owned),
+            params.client_info.map(RawValue::to_owned),
+            self.config.replay_window,
+            self.config.buffered_messages,
+        ));
+        session.touch();
+        let result = self.initialize_results[version.index()]
+            .get_or_init(|| self.build_initialize_result(version))
+            .clone();
+        Ok((session, JsonText::trusted(result)))
+    }
+
+    /// Handles a notification of `session`: a cancellation stops the request it names; a
+    /// method of the contract runs (its result is dropped, as JSON-RPC wants). Returns the
+    /// handler's work when there is some, for the transport to run.
+    pub(crate) fn notification(
+        self: &Arc<Self>,
+        session: &Arc<Session>,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Option<crate::BoxFuture<'static, ()>> {
+        match method {
+            "notifications/cancelled" => {
+                #[derive(Deserialize)]
+                struct Cancelled<'a> {
+                    #[serde(rename = "requestId", borrow)]
+                    request_id: &'a RawValue,
+                }
+                let cancelled = serde_json::from_str::<Cancelled<'_>>(params?.get()).ok()?;
+                let stopped = session.cancel(&id_key(cancelled.request_id));
+                tracing::debug!(
+                    request = cancelled.request_id.get(),
+                    stopped,
+                    "cancellation"
+                );
+                None
+            }
+            _ if Method::of(method) != Method::Plain || method.starts_with("notifications/") => {
+                None
+            }
+            _ => {
+                let engine = self.clone();
+                let ctx = self.session_context(session, None);
+                let method = method.to_string();
+                let params = params.map(RawValue::to_owned);
+                Some(Box::pin(async move {
+                    let Some(future) = engine.dispatch.call_method(&method, params.as_deref(), ctx)
+                    else {
+                        tracing::debug!(%method, "a notification nobody handles");
+                        return;
+                    };
+                    if let Err(error) = caught(future, "notification", &method).await {
+                        tracing::warn!(%method, %error, "a notification's handler failed");
+                    }
+                }))
+            }
+        }
+    }
+
+    /// The context of a request of `session`, its messages going to `outbound`.
+    pub(crate) fn session_context(
+        &self,
+        session: &Arc<Session>,
+        outbound: Option<crate::outbound::Outbound>,
+    ) -> RequestContext {
+        RequestContext::in_session(
+            session.clone(),
+            outbound,
+            self.notifier.clone(),
+            self.config.client_request_timeout,
+        )
+    }
+}
+
+/// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).
+pub(crate) fn id_key(id: &RawValue) -> String {
+    id.get().trim().to_string()
+}
+
+/// Awaits a handler's future; a panic becomes `-32603` and an error log line.
+async fn caught(
+    future: crate::BoxFuture<'_, Result<Box<RawValue>, RpcError>>,
+    kind: &str,
+    name: &str,
+) -> Result<JsonText, RpcError> {
+    match CatchUnwind::new(future).await {
+        Ok(result) => result.map(JsonText::from),
+        Err(panic) => {
+            tracing::error!(kind, name, %panic, "handler panicked");
+            Err(RpcError::internal(format!(
+                "Internal error: the {kind} handler failed unexpectedly"
+            )))
+        }
+    }
+}
+
+/// `resources/subscribe` and `resources/unsubscribe` params.
+#[derive(Deserialize)]
+struct UriParams<'a> {
+    #[serde(borrow)]
+    uri: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct SetLevelParams {
+    level: LoggingLevel,
+}
+
+#[derive(Deserialize)]
+struct InitializeParams<'a> {
+    #[serde(rename = "protocolVersion", borrow)]
+    protocol_version: Cow<'a, str>,
+    #[serde(borrow, default)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "clientInfo", borrow, default)]
+    client_info: Option<&'a RawValue>,
+}
+
+/// `params` read as `T` (absent: `{}`); `-32602` when they do not fit.
+fn params_as<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, RpcError> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// The empty result `{}`.
+fn empty() -> JsonText {
+    JsonText::trusted("{}".into())
+}
+
+/// Adds `resultType: "complete"` and, for cacheable results, `ttlMs` and `cacheScope` to a
+/// result object, in place.
+fn decorate(mut result: JsonText, cache: Option<(u64, &str)>) -> JsonText {
+    // An `InputRequiredResult` has its own `resultType` and is never cacheable.
+    if result.starts_with_member("resultType") {
+        return result;
+    }
+    match cache {
+        None => result.prepend_members(r#""resultType":"complete""#),
+        Some((ttl, scope)) => result.prepend_members(&format!(
+            r#""resultType":"complete","ttlMs":{ttl},"cacheScope":"{scope}""#
+        )),
+    }
+    result
+}
+
+/// The key a server-to-client request id is registered under (ids are strings we minted).
+pub(crate) fn answer_key(id: &RawValue) -> String {
+    serde_json::from_str::<String>(id.get()).unwrap_or_else(|_| id.get().to_string())
+}

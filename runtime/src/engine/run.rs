@@ -1,0 +1,243 @@
+//! Starting a request, for every transport and both eras: the context the era gives it, the
+//! params kept past the request's bytes, and the handler boxed with them and raced against
+//! its cancellation (a session's `notifications/cancelled`, a task's `tasks/cancel`).
+//!
+//! Everything is set up synchronously and boxed once: the future a transport awaits holds
+//! only pointers, so a connection's future stays small, and the handler runs inline in the
+//! transport's task (no spawn, no channel) unless it streams or becomes a task.
+
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+
+use super::incoming::{Params, Request};
+use super::method::Method;
+use super::stateless::{capabilities_of, log_rank};
+use super::{Engine, Era};
+use crate::context::RequestContext;
+use crate::dispatch::{BoxFuture, Dispatch};
+use crate::json::JsonText;
+use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
+use crate::outbound::{Outbound, Reply};
+use crate::params::{self, CallMembers, RequestMeta};
+use crate::protocol::ProtocolVersion;
+use crate::session::Session;
+use crate::tasks::{self, TaskSlot};
+
+/// Who is asking, decided once at the transport's edge.
+pub(crate) enum Identity<'a> {
+    /// The client of this session.
+    Session(Arc<Session>),
+    /// A stateless client, whose `_meta` passed the era's checks.
+    Stateless {
+        version: ProtocolVersion,
+        meta: RequestMeta<'a>,
+    },
+}
+
+/// A started request: what its transport awaits and frames.
+pub(crate) struct Started {
+    /// Resolves to the answer; `None` when the request was cancelled, or when it became a
+    /// task (then `task_reply` carried the answer).
+    pub work: BoxFuture<'static, Option<Reply>>,
+    /// Where the request's messages go.
+    pub outbound: Outbound,
+    /// The `CreateTaskResult`, for a tool call that may become a task.
+    pub task_reply: Option<oneshot::Receiver<Reply>>,
+}
+
+/// A request's params kept past its bytes: a call's members, or the raw text.
+enum OwnedParams {
+    Members(CallMembers),
+    Raw(Option<Box<RawValue>>),
+}
+
+impl OwnedParams {
+    fn params(&self) -> Params<'_> {
+        match self {
+            OwnedParams::Members(members) => Params::Members(members.params()),
+            OwnedParams::Raw(raw) => Params::Raw(raw.as_deref()),
+        }
+    }
+}
+
+impl<D: Dispatch> Engine<D> {
+    /// Starts `request` for `identity`, its messages going to `outbound`.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        identity: Identity<'_>,
+        request: Request<'_>,
+        outbound: Outbound,
+    ) -> Started {
+        let method = Method::of(request.method);
+        let mut ctx = match &identity {
+            Identity::Session(session) => self.session_context(session, Some(outbound.clone())),
+            Identity::Stateless { version, meta } => RequestContext::in_round(
+                *version,
+                capabilities_of(meta.client_capabilities),
+                log_rank(meta),
+                outbound.clone(),
+                self.notifier.clone(),
+            ),
+        };
+        // The progress token is the one member of `_meta` the work reads: it goes into the
+        // context now, and the params are kept without `_meta`.
+        let token = match (&identity, &request.params) {
+            (Identity::Stateless { meta, .. }, _) => meta.progress_token,
+            (_, Params::Members(members)) => members.progress_token(),
+            (_, Params::Raw(raw)) => params::progress_token(*raw),
+        };
+        if token.is_some() {
+            ctx = ctx.with_progress_token(token);
+        }
+        let owned = match request.params {
+            Params::Members(members) => OwnedParams::Members(members.call_members()),
+            Params::Raw(raw) => OwnedParams::Raw(raw.map(RawValue::to_owned)),
+        };
+        let call = Call {
+            engine: self.clone(),
+            id: request.id.to_owned(),
+            method,
+            name: method.owned_name(request.method),
+            params: owned,
+        };
+        match identity {
+            Identity::Session(session) => Started {
+                work: call.in_session(session, ctx, outbound.clone()),
+                outbound,
+                task_reply: None,
+            },
+            Identity::Stateless { .. } => {
+                let (work, task_reply) = call.stateless(ctx);
+                Started {
+                    work,
+                    outbound,
+                    task_reply,
+                }
+            }
+        }
+    }
+}
+
+/// What the boxed work of a request owns.
+struct Call<D> {
+    engine: Arc<Engine<D>>,
+    id: Box<RawValue>,
+    method: Method,
+    name: Cow<'static, str>,
+    params: OwnedParams,
+}
+
+impl<D: Dispatch> Call<D> {
+    /// A session request: answers through `outbound` (its stream once opened), stops at
+    /// `notifications/cancelled` or when the session ends.
+    fn in_session(
+        self,
+        session: Arc<Session>,
+        ctx: RequestContext,
+        outbound: Outbound,
+    ) -> BoxFuture<'static, Option<Reply>> {
+        Box::pin(async move {
+            // Ends the stream if the work is dropped unfinished (cancelled).
+            let _abandon = AbandonOnDrop(outbound.clone());
+            // Boxed on its own: with the rest of the work it would pass the size the
+            // allocator's per-thread cache serves (1,032 bytes in glibc).
+            let handled = Box::pin(self.engine.handle(
+                Era::Session(&session),
+                self.method,
+                &self.name,
+                self.params.params(),
+                ctx,
+            ));
+            let result = tokio::select! {
+                biased;
+                result = handled => result,
+                () = outbound.cancelled() => return None,
+            };
+            let response = match result {
+                Ok(result) => result.into_success_response(&self.id),
+                Err(error) => error_response(Some(&self.id), &error),
+            };
+            Some(outbound.complete(response))
+        })
+    }
+
+    /// A stateless request. A tool call whose client declared the tasks extension may become
+    /// a task: then whoever comes first answers, the handler's outcome or the
+    /// `CreateTaskResult` (and the outcome goes to the task).
+    fn stateless(
+        self,
+        ctx: RequestContext,
+    ) -> (
+        BoxFuture<'static, Option<Reply>>,
+        Option<oneshot::Receiver<Reply>>,
+    ) {
+        let mut slot = None;
+        let mut task_reply = None;
+        let ctx = if self.method == Method::ToolsCall {
+            if tasks::declared(ctx.client_capabilities()) {
+                let (reply, reply_rx) = oneshot::channel();
+                let tasks = self.engine.tasks.clone();
+                slot = Some(Arc::new(TaskSlot::new(tasks, self.id.clone(), reply)));
+                task_reply = Some(reply_rx);
+            }
+            ctx.into_task(slot.clone())
+        } else {
+            ctx
+        };
+        let work = Box::pin(async move {
+            let handled = Box::pin(self.engine.handle(
+                Era::Stateless,
+                self.method,
+                &self.name,
+                self.params.params(),
+                ctx,
+            ));
+            let outcome = match &slot {
+                None => handled.await,
+                Some(slot) => {
+                    // Boxed: the watch future would otherwise grow every call's state.
+                    let cancelled = Box::pin(slot.cancelled());
+                    tokio::select! {
+                        outcome = handled => outcome,
+                        // `tasks/cancel` already marked the task.
+                        () = cancelled => return None,
+                    }
+                }
+            };
+            match (slot, outcome) {
+                (Some(slot), outcome) => {
+                    slot.finish(outcome, |outcome| stateless_reply(&self.id, outcome));
+                    None
+                }
+                // The usual answer reuses the result's buffer.
+                (None, Ok(result)) => Some(Reply::json(result.into_success_response(&self.id))),
+                (None, outcome) => Some(stateless_reply(&self.id, &outcome)),
+            }
+        });
+        (work, task_reply)
+    }
+}
+
+/// The reply to a stateless request. A missing client capability is a refusal, which HTTP
+/// also shows in its status, so that clients and intermediaries see it without reading the
+/// body.
+fn stateless_reply(id: &RawValue, outcome: &Result<JsonText, RpcError>) -> Reply {
+    match outcome {
+        Ok(result) => Reply::json(success_response(id, result.get())),
+        Err(error) => Reply::Json {
+            json: error_response(Some(id), error),
+            refused: error.code == MISSING_CAPABILITY,
+        },
+    }
+}
+
+/// Ends a request's stream when its work is dropped before answering.
+struct AbandonOnDrop(Outbound);
+
+impl Drop for AbandonOnDrop {
+    fn drop(&mut self) {
+        self.0.abandon();
+    }
+}

@@ -1,0 +1,322 @@
+//! POST: one message (or a 2025-03-26 batch) in, its answer out.
+//!
+//! The edge's whole job for a message: check the headers, read the body once into an
+//! [`Incoming`], decide the era (a session id, or a 2026-07-28 header or `_meta`), find the
+//! session or run the stateless checks, and hand the request to the engine. What comes back
+//! is framed by `session_answer` (JSON, or the session's SSE stream) or `stateless` (JSON,
+//! or an SSE response of its own).
+
+use http::{Response, StatusCode};
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+use super::headers::Headers;
+use super::request_body::{self, ReadError};
+use super::response::{bad_request, json_response, rpc_error, session_not_found, status_only};
+use super::{guard, session_answer, stateless, Body, SESSION_HEADER_NAME};
+use crate::dispatch::{BoxFuture, Dispatch};
+use crate::engine::incoming::{self, Incoming, Request};
+use crate::engine::run::{Identity, Started};
+use crate::jsonrpc::{self, RpcError};
+use crate::outbound::Outbound;
+use crate::params;
+use crate::protocol::ProtocolVersion;
+use crate::server::McpServer;
+use crate::session::{Session, StoreError};
+
+/// What a message leads to once read and routed: an answer already, or work to await.
+pub(super) enum Next<'a> {
+    /// Boxed: refusals are rare, and a response is three times the size of a started call.
+    Respond(Box<Response<Body>>),
+    /// A request of `session`, started.
+    Session {
+        started: Started,
+        session: Arc<Session>,
+        id: &'a RawValue,
+    },
+    /// A stateless request, started.
+    Stateless(Started),
+    /// A notification whose handler runs before the `202`.
+    Notified(BoxFuture<'static, ()>),
+}
+
+impl From<Response<Body>> for Next<'_> {
+    fn from(response: Response<Body>) -> Self {
+        Next::Respond(Box::new(response))
+    }
+}
+
+impl Next<'_> {
+    /// The response: the one routing gave, or the work's answer, framed.
+    pub(super) async fn respond(self) -> Response<Body> {
+        match self {
+            Next::Respond(response) => *response,
+            Next::Session {
+                started,
+                session,
+                id,
+            } => session_answer::answer(started, session, id).await,
+            Next::Stateless(started) => stateless::answer(started).await,
+            Next::Notified(work) => {
+                work.await;
+                status_only(StatusCode::ACCEPTED)
+            }
+        }
+    }
+}
+
+impl<D: Dispatch> McpServer<D> {
+    pub(super) async fn post<B>(&self, headers: &Headers<'_>, body: B) -> Response<Body>
+    where
+        B: http_body::Body + Send,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if let Some(refused) = refused_media(headers) {
+            return refused;
+        }
+        let limit = self.engine.config.body_limit;
+        let bytes = match request_body::read_to_end(body, limit).await {
+            Ok(bytes) => bytes,
+            Err(error) => return body_error(error, limit),
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
+                None,
+            );
+        };
+        if incoming::is_batch(text) {
+            // Boxed: batches are rare, and their state would grow every request's future.
+            return Box::pin(self.batch(headers, text)).await;
+        }
+        // Read and routed in a block of its own: the parsed members are gone before the
+        // await, so they never become part of the connection's future.
+        let next = match incoming::read(text, stateless::announced_method(headers)) {
+            Ok(message) => self.route_message(headers, message),
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
+        };
+        next.respond().await
+    }
+
+    /// Decides the message's era and starts it.
+    fn route_message<'a>(&self, headers: &Headers<'_>, message: Incoming<'a>) -> Next<'a> {
+        match message {
+            Incoming::Request(request)
+                if stateless::is_stateless(headers, request.params.has_meta()) =>
+            {
+                return self.start_stateless(headers, request)
+            }
+            Incoming::Notification { params, .. }
+                if stateless::is_stateless(headers, params::has_meta(params)) =>
+            {
+                // Stateless notifications need no state: nothing to do but accept them.
+                return status_only(StatusCode::ACCEPTED).into();
+            }
+            _ => {}
+        }
+        let header_version = match header_version(headers) {
+            Ok(version) => version,
+            Err(response) => return Next::Respond(response),
+        };
+        if let Incoming::Request(Request {
+            id,
+            method: "initialize",
+            params,
+        }) = message
+        {
+            return self.initialize(id, params.raw()).into();
+        }
+        let session = match self.session(headers, header_version) {
+            Ok(session) => session,
+            Err(response) => return Next::Respond(response),
+        };
+        match message {
+            Incoming::Notification { method, params } => {
+                match self.engine.notification(&session, method, params) {
+                    Some(work) => Next::Notified(work),
+                    None => status_only(StatusCode::ACCEPTED).into(),
+                }
+            }
+            Incoming::Response { id, answer } => {
+                if !session.answer_client_request(&crate::engine::answer_key(id), answer) {
+                    tracing::debug!(id = id.get(), "a response nobody waits for");
+                }
+                status_only(StatusCode::ACCEPTED).into()
+            }
+            Incoming::Request(request) => {
+                let priming = (session.version() >= ProtocolVersion::V2025_11_25)
+                    .then_some(self.engine.config.sse_retry_ms);
+                let outbound = Outbound::session_stream(
+                    session.clone(),
+                    priming,
+                    self.engine.config.sse_responses,
+                );
+                let id = request.id;
+                let started =
+                    self.engine
+                        .start(Identity::Session(session.clone()), request, outbound);
+                Next::Session {
+                    started,
+                    session,
+                    id,
+                }
+            }
+        }
+    }
+
+    fn initialize(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
+        let (session, result) = match self.engine.initialize(params) {
+            Ok(created) => created,
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
+        };
+        if let Err(StoreError::Full) = self.engine.store.insert(session.clone()) {
+            return rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                RpcError::new(
+                    jsonrpc::INTERNAL_ERROR,
+                    "Service Unavailable: too many sessions; try again later",
+                ),
+                Some(id),
+            );
+        }
+        tracing::debug!(session = session.id(), version = %session.version(), "session created");
+        let mut response = json_response(StatusCode::OK, result.into_success_response(id));
+        if let Ok(value) = http::HeaderValue::from_str(session.id()) {
+            response.headers_mut().insert(SESSION_HEADER_NAME, value);
+        }
+        response
+    }
+
+    /// The session a non-initialize request belongs to: 400 without the header (unless
+    /// session-less clients are allowed) or with a version header other than the one the
+    /// session negotiated, 404 when unknown or expired.
+    pub(super) fn session(
+        &self,
+        headers: &Headers<'_>,
+        header_version: Option<ProtocolVersion>,
+    ) -> Result<Arc<Session>, Box<Response<Body>>> {
+        let Some(id) = headers.session_id else {
+            return self.sessionless(header_version);
+        };
+        let session = self
+            .engine
+            .store
+            .get(id)
+            .ok_or_else(|| Box::new(session_not_found()))?;
+        match header_version {
+            Some(version) if version != session.version() => {
+                Err(Box::new(version_mismatch(version, session.version())))
+            }
+            _ => Ok(session),
+        }
+    }
+
+    /// A throwaway session for a client that sent none, when the configuration allows it.
+    fn sessionless(
+        &self,
+        header_version: Option<ProtocolVersion>,
+    ) -> Result<Arc<Session>, Box<Response<Body>>> {
+        if !self.engine.config.allow_sessionless {
+            return Err(Box::new(bad_request(
+                "Bad Request: Mcp-Session-Id header is required (send initialize first)",
+            )));
+        }
+        Ok(Arc::new(Session::new(
+            header_version.unwrap_or(ProtocolVersion::V2025_03_26),
+            serde_json::Value::Null,
+            serde_json::Value::Null,
+            self.engine.config.replay_window,
+            self.engine.config.buffered_messages,
+        )))
+    }
+
+    /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
+    async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
+        let messages = match incoming::read_batch(body) {
+            Ok(messages) => messages,
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
+        };
+        let header_version = match header_version(headers) {
+            Ok(version) => version,
+            Err(response) => return *response,
+        };
+        let session = match self.session(headers, header_version) {
+            Ok(session) => session,
+            Err(response) => return *response,
+        };
+        if let Err(error) = crate::engine::batch::allowed(&session) {
+            return rpc_error(StatusCode::BAD_REQUEST, error, None);
+        }
+        match self.engine.batch(&session, &messages).await {
+            Some(answers) => json_response(StatusCode::OK, answers),
+            None => status_only(StatusCode::ACCEPTED),
+        }
+    }
+}
+
+/// The version the request's `MCP-Protocol-Version` header names (absent: none, which a
+/// session takes as its own). An unsupported value is a 400.
+pub(super) fn header_version(
+    headers: &Headers<'_>,
+) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
+    match headers.protocol_version {
+        None => Ok(None),
+        Some(text) => match ProtocolVersion::parse(text).filter(|v| !v.is_stateless()) {
+            Some(version) => Ok(Some(version)),
+            None => Err(Box::new(bad_request(format!(
+                "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2025-03-26, 2025-06-18, 2025-11-25)"
+            )))),
+        },
+    }
+}
+
+#[cold]
+fn version_mismatch(sent: ProtocolVersion, negotiated: ProtocolVersion) -> Response<Body> {
+    bad_request(format!(
+        "Bad Request: MCP-Protocol-Version {sent} differs from the version this session negotiated ({negotiated})"
+    ))
+}
+
+/// 415 or 406 when the POST's media types are not the protocol's.
+fn refused_media(headers: &Headers<'_>) -> Option<Response<Body>> {
+    if !guard::is_json_content(headers.content_type) {
+        return Some(rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            ),
+            None,
+        ));
+    }
+    if !(headers.accepts_json && headers.accepts_sse) {
+        return Some(rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            ),
+            None,
+        ));
+    }
+    None
+}
+
+#[cold]
+fn body_error(error: ReadError, limit: usize) -> Response<Body> {
+    match error {
+        ReadError::TooLarge => rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                format!("Payload Too Large: the body exceeds {limit} bytes"),
+            ),
+            None,
+        ),
+        ReadError::Failed(error) => {
+            bad_request(format!("Bad Request: reading the body failed: {error}"))
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! The responses of the endpoint: JSON bodies, JSON-RPC errors with their status, SSE streams.
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use http::{Response, StatusCode};
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use super::Body;
+use crate::events::Delivery;
+use crate::jsonrpc::{self, error_response, RpcError};
+
+/// A JSON-RPC error as an HTTP response (cold: errors are the exception, and their code stays
+/// out of the request path).
+#[cold]
+pub(super) fn rpc_error(
+    status: StatusCode,
+    error: RpcError,
+    id: Option<&RawValue>,
+) -> Response<Body> {
+    json_response(status, error_response(id, &error))
+}
+
+/// `400 Bad Request` with an Invalid Request error saying why.
+#[cold]
+pub(super) fn bad_request(message: impl Into<String>) -> Response<Body> {
+    rpc_error(
+        StatusCode::BAD_REQUEST,
+        RpcError::new(jsonrpc::INVALID_REQUEST, message.into()),
+        None,
+    )
+}
+
+/// `404` for a session that does not exist (any more).
+#[cold]
+pub(super) fn session_not_found() -> Response<Body> {
+    rpc_error(
+        StatusCode::NOT_FOUND,
+        RpcError::new(-32001, "Session not found"),
+        None,
+    )
+}
+
+/// `405` naming the methods `allow`ed.
+#[cold]
+pub(super) fn method_not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+pub(super) fn json_response(status: StatusCode, json: String) -> Response<Body> {
+    let mut response = Response::new(Body::full(json));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+pub(super) fn status_only(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+/// An SSE response: `head` (a comment or priming event), then what arrives on `rx`.
+pub(super) fn sse_response(head: Option<Bytes>, rx: mpsc::Receiver<Delivery>) -> Response<Body> {
+    with_sse_headers(Response::new(Body::stream(head, rx)))
+}
+
+/// An SSE response whose whole stream is `body`.
+pub(super) fn whole_sse_response(body: Bytes) -> Response<Body> {
+    with_sse_headers(Response::new(Body::full(body)))
+}
+
+fn with_sse_headers(mut response: Response<Body>) -> Response<Body> {
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
