@@ -1,5 +1,5 @@
 //! Micro-benchmarks of the generated server's hot path for one `tools/call` of `echo`:
-//! envelope decode, params decode into the generated type, tool dispatch, result encode, SSE
+//! params decode into the generated type, tool dispatch, result encode, SSE
 //! frame write, and the whole in-process HTTP handler (no socket). Era detection comes with
 //! the stateless revision.
 
@@ -9,7 +9,7 @@ use bytes::Bytes;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use http_body_util::{BodyExt, Full};
 use mcp_runtime::dispatch::{decode_arguments, Dispatch, ToolOutcome};
-use mcp_runtime::jsonrpc::{success_response, Request};
+use mcp_runtime::jsonrpc::success_response;
 use mcp_runtime::mcp::ToolResult;
 use mcp_runtime::stdio::block_on;
 use mcp_runtime::{McpServer, ProtocolVersion, RequestContext};
@@ -21,13 +21,6 @@ const V: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
 fn hot_path(c: &mut Criterion) {
     let mut g = c.benchmark_group("hot_path");
-
-    g.bench_function("envelope_decode", |b| {
-        b.iter(|| {
-            let request = Request::parse(black_box(CALL)).unwrap();
-            black_box(request.params);
-        })
-    });
 
     let args: Box<RawValue> = RawValue::from_string(ARGS.to_string()).unwrap();
     g.bench_function("params_decode", |b| {

@@ -85,45 +85,6 @@ impl fmt::Display for RpcError {
 
 impl std::error::Error for RpcError {}
 
-/// An incoming JSON-RPC message, borrowed from the request bytes: `params` stays raw so it can
-/// be decoded straight into the method's generated type.
-#[derive(Debug, serde::Deserialize)]
-pub struct Request<'a> {
-    /// Must be `"2.0"`.
-    #[serde(borrow)]
-    pub jsonrpc: Cow<'a, str>,
-    /// The id; absent for a notification.
-    #[serde(default, borrow)]
-    pub id: Option<&'a serde_json::value::RawValue>,
-    /// The method name.
-    #[serde(borrow)]
-    pub method: Cow<'a, str>,
-    /// The params, undecoded.
-    #[serde(default, borrow)]
-    pub params: Option<&'a serde_json::value::RawValue>,
-}
-
-impl<'a> Request<'a> {
-    /// Parses one message; the error is the JSON-RPC error to answer with (`-32700` for bad
-    /// JSON, `-32600` for a JSON value that is not a request).
-    pub fn parse(text: &'a str) -> Result<Self, RpcError> {
-        let request: Request<'a> = serde_json::from_str(text).map_err(|e| {
-            if e.is_syntax() || e.is_eof() {
-                RpcError::new(PARSE_ERROR, format!("Parse error: {e}"))
-            } else {
-                RpcError::new(INVALID_REQUEST, format!("Invalid Request: {e}"))
-            }
-        })?;
-        if request.jsonrpc != "2.0" {
-            return Err(RpcError::new(
-                INVALID_REQUEST,
-                "Invalid Request: jsonrpc must be \"2.0\"",
-            ));
-        }
-        Ok(request)
-    }
-}
-
 /// A success response is `RESPONSE_HEAD`, the id, `RESULT_MEMBER`, the result and `}`.
 pub(crate) const RESPONSE_HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
 /// See [`RESPONSE_HEAD`].

@@ -4,7 +4,7 @@
 use mcp_runtime::dispatch::{
     decode_arguments, decode_params, prompt_result, resource_result, template_params,
 };
-use mcp_runtime::jsonrpc::{Request, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+use mcp_runtime::jsonrpc::INVALID_PARAMS;
 use mcp_runtime::{
     BoxFuture, Catalog, Dispatch, Error, ParamStructure, ProtocolVersion, RequestContext, RpcError,
     ServerInfo, ToolOutcome,
@@ -177,26 +177,6 @@ fn template_variables_become_typed_params() {
     let err =
         template_params::<P>(vec![("id", "x".into()), ("name", "n".into())], &["id"]).unwrap_err();
     assert_eq!(err.code, INVALID_PARAMS);
-}
-
-#[test]
-fn request_parsing_errors() {
-    assert_eq!(Request::parse("{").unwrap_err().code, PARSE_ERROR);
-    assert_eq!(
-        Request::parse(r#"{"jsonrpc":"1.0","method":"x"}"#)
-            .unwrap_err()
-            .code,
-        INVALID_REQUEST
-    );
-    assert_eq!(
-        Request::parse(r#"{"jsonrpc":"2.0"}"#).unwrap_err().code,
-        INVALID_REQUEST
-    );
-    let request =
-        Request::parse(r#"{"jsonrpc":"2.0","id":"a\"b","method":"m\u00e9","params":[1]}"#).unwrap();
-    assert_eq!(request.method, "mé");
-    assert_eq!(request.id.unwrap().get(), r#""a\"b""#);
-    assert_eq!(request.params.unwrap().get(), "[1]");
 }
 
 /// A hand-written dispatch with one method `double`, as generated code would route it.

@@ -105,38 +105,17 @@ impl<D: Dispatch> Engine<D> {
             return Err(RpcError::method_not_found(name));
         }
         let version = ctx.protocol_version();
-        let catalog = self.dispatch.catalog();
         let raw = params.raw();
         // Whether a stateless read carried client input: such a result is never cached.
         let mut retried = false;
         let result = match method {
-            Method::Ping => empty(),
-            Method::SetLogLevel => {
-                let params: SetLevelParams = params_as(raw)?;
-                if let Era::Session(session) = era {
-                    session.set_log_level(level_rank(params.level));
-                }
-                empty()
+            Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
+                session_method(era, method, raw)?
             }
-            Method::Subscribe | Method::Unsubscribe => {
-                let target: UriParams<'_> = params_as(raw)?;
-                if let Era::Session(session) = era {
-                    match method {
-                        Method::Subscribe => session.subscribe(&target.uri),
-                        _ => session.unsubscribe(&target.uri),
-                    }
-                }
-                empty()
-            }
-            Method::ToolsList => self.page("tools", catalog.tools, raw, version)?,
-            Method::PromptsList => self.page("prompts", catalog.prompts, raw, version)?,
-            Method::ResourcesList => self.page("resources", catalog.resources, raw, version)?,
-            Method::TemplatesList => self.page(
-                "resourceTemplates",
-                catalog.resource_templates,
-                raw,
-                version,
-            )?,
+            Method::ToolsList
+            | Method::PromptsList
+            | Method::ResourcesList
+            | Method::TemplatesList => self.list(method, raw, version)?,
             Method::ToolsCall => self.call_tool(&params.into_members()?, ctx).await?,
             Method::PromptsGet => self.get_prompt(&params.into_members()?, ctx).await?,
             Method::ResourcesRead => {
@@ -157,15 +136,7 @@ impl<D: Dispatch> Engine<D> {
                     .clone(),
             ),
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                // The capability gate comes before any task lookup.
-                if !tasks::declared(ctx.client_capabilities()) {
-                    return Err(tasks::extension_required().into_mcp_error());
-                }
-                JsonText::trusted(match method {
-                    Method::TasksGet => self.tasks.get(raw)?,
-                    Method::TasksUpdate => self.tasks.update(raw)?,
-                    _ => self.tasks.cancel(raw)?,
-                })
+                self.task_method(method, raw, &ctx)?
             }
             // A stream, opened by the transport before a request reaches the table.
             Method::Listen => return Err(RpcError::method_not_found(name)),
@@ -177,15 +148,34 @@ impl<D: Dispatch> Engine<D> {
         Ok(match era {
             Era::Session(_) => result,
             Era::Stateless => {
-                let hint = method.cache_hint(&self.config.cache_hints);
-                let cache = if retried {
-                    Some((0, "private"))
-                } else {
-                    hint.and_then(|hint| hint.pair())
+                // A read that took client input is specific to that exchange: never cached.
+                let cache = match retried {
+                    true => Some((0, "private")),
+                    false => method
+                        .cache_hint(&self.config.cache_hints)
+                        .and_then(|hint| hint.pair()),
                 };
                 decorate(result, cache)
             }
         })
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`: the capability gate comes before any
+    /// task lookup.
+    fn task_method(
+        &self,
+        method: Method,
+        raw: Option<&RawValue>,
+        ctx: &RequestContext,
+    ) -> Result<JsonText, RpcError> {
+        if !tasks::declared(ctx.client_capabilities()) {
+            return Err(tasks::extension_required().into_mcp_error());
+        }
+        Ok(JsonText::trusted(match method {
+            Method::TasksGet => self.tasks.get(raw)?,
+            Method::TasksUpdate => self.tasks.update(raw)?,
+            _ => self.tasks.cancel(raw)?,
+        }))
     }
 
     /// Creates the session `initialize` asks for, and its result.
@@ -271,6 +261,33 @@ impl<D: Dispatch> Engine<D> {
             self.config.client_request_timeout,
         )
     }
+}
+
+/// `ping`, `logging/setLevel` and the resource subscriptions: the methods that act on the
+/// session (the method table lets no other era reach them).
+fn session_method(
+    era: Era<'_>,
+    method: Method,
+    raw: Option<&RawValue>,
+) -> Result<JsonText, RpcError> {
+    let Era::Session(session) = era else {
+        return Ok(empty());
+    };
+    match method {
+        Method::SetLogLevel => {
+            let params: SetLevelParams = params_as(raw)?;
+            session.set_log_level(level_rank(params.level));
+        }
+        Method::Subscribe | Method::Unsubscribe => {
+            let target: UriParams<'_> = params_as(raw)?;
+            match method {
+                Method::Subscribe => session.subscribe(&target.uri),
+                _ => session.unsubscribe(&target.uri),
+            }
+        }
+        _ => {}
+    }
+    Ok(empty())
 }
 
 /// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).

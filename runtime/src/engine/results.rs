@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
+use super::method::Method;
 use super::{params_as, Engine};
 use crate::dispatch::Dispatch;
 use crate::json::JsonText;
@@ -164,8 +165,25 @@ impl<D: Dispatch> Engine<D> {
         ))
     }
 
+    /// `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`.
+    pub(super) fn list(
+        &self,
+        method: Method,
+        params: Option<&RawValue>,
+        version: ProtocolVersion,
+    ) -> Result<JsonText, RpcError> {
+        let catalog = self.dispatch.catalog();
+        let (key, descriptors) = match method {
+            Method::ToolsList => ("tools", catalog.tools),
+            Method::PromptsList => ("prompts", catalog.prompts),
+            Method::ResourcesList => ("resources", catalog.resources),
+            _ => ("resourceTemplates", catalog.resource_templates),
+        };
+        self.page(key, descriptors, params, version)
+    }
+
     /// One page of a list, from the precomputed descriptors of `version`.
-    pub(super) fn page(
+    fn page(
         &self,
         key: &str,
         descriptors: &[Descriptor],

@@ -16,7 +16,7 @@ use super::headers::Headers;
 use super::post::Next;
 use super::response::{json_response, rpc_error, sse_response, status_only};
 use super::Body;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{BoxFuture, Dispatch};
 use crate::engine::incoming::{Params, Request};
 use crate::engine::method::Method;
 use crate::engine::run::{Identity, Started};
@@ -272,7 +272,18 @@ pub(super) async fn answer(started: Started) -> Response<Body> {
         }
         First::Streaming => {}
     }
-    // The handler streams: from now on its answer arrives through `done`.
+    // Boxed: few handlers stream, and this part's state would grow every request's future.
+    Box::pin(streaming(work, replied, outbound)).await
+}
+
+/// The rest of a stateless request whose handler started streaming: its notifications and
+/// then its answer, as an SSE response; the handler goes on in a task of its own.
+async fn streaming(
+    mut work: BoxFuture<'static, Option<Reply>>,
+    replied: Option<oneshot::Receiver<Reply>>,
+    outbound: Outbound,
+) -> Response<Body> {
+    // From now on the answer arrives through `done`.
     let done = match replied {
         Some(replied) => replied,
         None => {
