@@ -1,0 +1,216 @@
+//! Task state: what a client can see of a task ([`TaskRecord`]), where it is kept
+//! ([`TaskStore`], in memory by default with [`MemoryTaskStore`]), and its wire shapes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Where a task stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// The handler is running.
+    Working,
+    /// The handler waits for answers (`inputRequests`), given with `tasks/update`.
+    InputRequired,
+    /// The handler returned a result (possibly an `isError` tool result).
+    Completed,
+    /// The handler failed with a JSON-RPC error.
+    Failed,
+    /// The client cancelled the task.
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Whether the task is over.
+    pub fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+    }
+}
+
+/// Everything a task's client can see: what [`TaskStore`] keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRecord {
+    /// The unguessable id (64 hex characters).
+    pub task_id: String,
+    /// Where it stands.
+    pub status: TaskStatus,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_at_ms: u64,
+    /// Last change, milliseconds since the Unix epoch.
+    pub last_updated_at_ms: u64,
+    /// How long the task is kept after creation.
+    pub ttl_ms: u64,
+    /// The polling interval suggested to the client.
+    pub poll_interval_ms: u64,
+    /// The tool result once `completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The JSON-RPC error once `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+    /// The questions waiting for an answer, by key (`{method, params}`).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub input_requests: Map<String, Value>,
+    /// Answers given with `tasks/update` and not yet taken by the handler.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub input_responses: Map<String, Value>,
+}
+
+impl TaskRecord {
+    pub(crate) fn touch(&mut self) {
+        self.last_updated_at_ms = now_ms();
+    }
+
+    /// The task fields shared by `CreateTaskResult` and `tasks/get`.
+    fn envelope(&self, result_type: &str) -> Map<String, Value> {
+        let mut out = Map::new();
+        out.insert("resultType".into(), json!(result_type));
+        out.insert("taskId".into(), json!(self.task_id));
+        out.insert("status".into(), json!(self.status));
+        out.insert("createdAt".into(), json!(iso8601(self.created_at_ms)));
+        out.insert(
+            "lastUpdatedAt".into(),
+            json!(iso8601(self.last_updated_at_ms)),
+        );
+        out.insert("ttlMs".into(), json!(self.ttl_ms));
+        out.insert("pollIntervalMs".into(), json!(self.poll_interval_ms));
+        out
+    }
+
+    /// The `CreateTaskResult` (`resultType: "task"`).
+    pub fn create_result(&self) -> String {
+        Value::Object(self.envelope("task")).to_string()
+    }
+
+    /// The detailed task of `tasks/get`: the result, the error or the pending questions,
+    /// depending on the status.
+    pub fn get_result(&self) -> String {
+        let mut out = self.envelope("complete");
+        match self.status {
+            TaskStatus::Completed => {
+                if let Some(result) = &self.result {
+                    out.insert("result".into(), result.clone());
+                }
+            }
+            TaskStatus::Failed => {
+                if let Some(error) = &self.error {
+                    out.insert("error".into(), error.clone());
+                }
+            }
+            TaskStatus::InputRequired => {
+                out.insert(
+                    "inputRequests".into(),
+                    Value::Object(self.input_requests.clone()),
+                );
+            }
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+        Value::Object(out).to_string()
+    }
+}
+
+/// Where task state is kept. In memory by default ([`MemoryTaskStore`]); a shared store
+/// (Redis, a database) lets any instance answer `tasks/get`.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new task; fails when the store is full.
+    fn insert(&self, task: TaskRecord) -> Result<(), String>;
+    /// The task `id`, unless unknown or expired.
+    fn get(&self, id: &str) -> Option<TaskRecord>;
+    /// Applies `change` to the task `id` and returns the new record; `None` when unknown.
+    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord>;
+    /// Drops the tasks whose time to live has passed; returns their ids.
+    fn remove_expired(&self, now_ms: u64) -> Vec<String>;
+}
+
+/// Tasks in a bounded in-memory map.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    tasks: Mutex<HashMap<String, TaskRecord>>,
+    max_tasks: usize,
+}
+
+impl MemoryTaskStore {
+    /// A store holding at most `max_tasks` tasks at once.
+    pub fn new(max_tasks: usize) -> Self {
+        Self {
+            tasks: Mutex::default(),
+            max_tasks,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+        self.tasks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn insert(&self, task: TaskRecord) -> Result<(), String> {
+        let mut tasks = self.lock();
+        if tasks.len() >= self.max_tasks {
+            return Err(format!("too many tasks (at most {})", self.max_tasks));
+        }
+        tasks.insert(task.task_id.clone(), task);
+        Ok(())
+    }
+
+    fn get(&self, id: &str) -> Option<TaskRecord> {
+        let task = self.lock().get(id).cloned()?;
+        (task.created_at_ms + task.ttl_ms > now_ms()).then_some(task)
+    }
+
+    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord> {
+        let mut tasks = self.lock();
+        let task = tasks.get_mut(id)?;
+        // An expired task is gone, even before `remove_expired` drops it.
+        if task.created_at_ms + task.ttl_ms <= now_ms() {
+            return None;
+        }
+        change(task);
+        Some(task.clone())
+    }
+
+    fn remove_expired(&self, now_ms: u64) -> Vec<String> {
+        let mut expired = Vec::new();
+        self.lock().retain(|id, task| {
+            let keep = task.created_at_ms + task.ttl_ms > now_ms;
+            if !keep {
+                expired.push(id.clone());
+            }
+            keep
+        });
+        expired
+    }
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `2026-11-30T06:33:00.123Z` (UTC) from milliseconds since the epoch.
+pub fn iso8601(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        ms % 1000
+    )
+}
