@@ -16,6 +16,7 @@ pub mod typespace;
 pub mod validate;
 
 mod builder;
+mod tokens;
 
 pub use builder::Builder;
 pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};

@@ -8,10 +8,10 @@ use serde_json::Value;
 
 use super::descriptors::descriptor_json;
 use super::format::{Frame, Slot};
-use super::handler::ident;
 use super::plan::MethodPlan;
 use super::str_lit;
 use crate::openrpc::{Document, McpKind, ParamStructure};
+use crate::tokens::ident;
 use crate::typespace::TypeSpace;
 
 /// `pub struct Server<H>` and its `Dispatch` implementation, the arms of its `match`es set aside

@@ -5,30 +5,10 @@ use super::ir::{
 };
 use super::recursion::Boxing;
 use super::{TypeId, TypeSpace};
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use crate::tokens::{doc_attrs, ident};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use std::collections::BTreeMap;
-
-/// An identifier token from a name `names` produced (possibly raw, `r#type`).
-pub(crate) fn ident(name: &str) -> Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(name, Span::call_site()),
-    }
-}
-
-/// `#[doc = "..."]` attributes, one per line.
-pub(crate) fn doc_attrs(lines: &[String]) -> TokenStream {
-    let lines = lines.iter().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#lines)*)
-}
 
 /// The type expression of `ty`, with named types prefixed by `prefix` (e.g. `types::`).
 pub(super) fn type_tokens(space: &TypeSpace, ty: TypeId, prefix: &TokenStream) -> TokenStream {
