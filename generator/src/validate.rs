@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use crate::openrpc::json_pos::escape_token;
-use crate::openrpc::{ContentDescriptor, Document, McpKind, Method};
+use crate::openrpc::{
+    ContentDescriptor, Document, McpBinding, McpCommon, McpKind, Method, ResourceTemplateBinding,
+};
 
 /// Checks every rule on `document` and returns all diagnostics found (errors and warnings).
 pub fn validate(document: &Document) -> Diagnostics {
@@ -186,69 +188,72 @@ impl Validator<'_> {
     }
 
     fn mcp(&mut self, m: &Method) {
-        let Some(b) = &m.mcp else { return };
-        let kind = b.kind.as_str();
+        let Some(binding) = &m.mcp else { return };
+        let common = binding.common();
         if m.result.is_none() {
             self.error(
                 "mcp-needs-result",
-                b.location.clone(),
+                common.location.clone(),
                 format!(
-                    "method {:?} is exposed as a {kind} but has no `result` (it is a notification)",
-                    m.name
+                    "method {:?} is exposed as a {} but has no `result` (it is a notification)",
+                    m.name,
+                    binding.kind().as_str()
                 ),
             );
         }
-        match b.kind {
-            McpKind::Tool => {
-                if !valid_tool_name(&b.name) {
-                    self.diags.push(Diagnostic::warning(
-                        "mcp-tool-name",
-                        self.child(&b.location, "name"),
-                        format!(
-                            "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
-                            b.name
-                        ),
-                    ));
-                }
-            }
-            McpKind::Prompt => {
-                for p in &m.params {
-                    let schema = self.deref(&p.schema);
-                    if schema.get("type").and_then(Value::as_str) != Some("string") {
-                        self.error(
-                            "mcp-prompt-arguments",
-                            p.schema_location.clone(),
-                            format!(
-                                "prompt {:?} argument {:?} must have a schema of `type: \"string\"` (prompt arguments are strings)",
-                                b.name, p.name
-                            ),
-                        );
-                    }
-                }
-            }
-            McpKind::Resource => {
-                for p in &m.params {
-                    self.error(
-                        "mcp-resource-params",
-                        p.location.clone(),
-                        format!(
-                            "resource {:?} takes param {:?}; a static resource takes no params (use a resource-template)",
-                            b.uri.as_deref().unwrap_or(&b.name),
-                            p.name
-                        ),
-                    );
-                }
-            }
-            McpKind::ResourceTemplate => self.uri_template(m),
+        match binding {
+            McpBinding::Tool(tool) => self.tool_name(&tool.common),
+            McpBinding::Prompt(prompt) => self.prompt_arguments(m, &prompt.common.name),
+            McpBinding::Resource(resource) => self.resource_params(m, &resource.uri),
+            McpBinding::ResourceTemplate(template) => self.uri_template(m, template),
         }
     }
 
-    fn uri_template(&mut self, m: &Method) {
-        let Some(b) = &m.mcp else { return };
-        let Some(template) = &b.uri_template else {
-            return;
-        };
-        let at = self.child(&b.location, "uriTemplate");
+    fn tool_name(&mut self, tool: &McpCommon) {
+        if !valid_tool_name(&tool.name) {
+            self.diags.push(Diagnostic::warning(
+                "mcp-tool-name",
+                self.child(&tool.location, "name"),
+                format!(
+                    "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
+                    tool.name
+                ),
+            ));
+        }
+    }
+
+    fn prompt_arguments(&mut self, m: &Method, prompt: &str) {
+        for p in &m.params {
+            let schema = self.deref(&p.schema);
+            if schema.get("type").and_then(Value::as_str) != Some("string") {
+                self.error(
+                    "mcp-prompt-arguments",
+                    p.schema_location.clone(),
+                    format!(
+                        "prompt {prompt:?} argument {:?} must have a schema of `type: \"string\"` (prompt arguments are strings)",
+                        p.name
+                    ),
+                );
+            }
+        }
+    }
+
+    fn resource_params(&mut self, m: &Method, uri: &str) {
+        for p in &m.params {
+            self.error(
+                "mcp-resource-params",
+                p.location.clone(),
+                format!(
+                    "resource {uri:?} takes param {:?}; a static resource takes no params (use a resource-template)",
+                    p.name
+                ),
+            );
+        }
+    }
+
+    fn uri_template(&mut self, m: &Method, binding: &ResourceTemplateBinding) {
+        let template = &binding.uri_template;
+        let at = self.child(&binding.common.location, "uriTemplate");
         let vars = match parse_uri_template(template) {
             Ok(vars) => vars,
             Err(why) => {
@@ -281,20 +286,17 @@ impl Validator<'_> {
     }
 
     fn mcp_unique_names(&mut self) {
-        let mut seen: HashMap<(McpKind, String), &Location> = HashMap::new();
+        let mut seen: HashMap<(McpKind, &str), &Location> = HashMap::new();
         for m in &self.doc.methods {
             let Some(b) = &m.mcp else { continue };
-            let (what, id, key) = match b.kind {
-                McpKind::Tool => ("tool name", b.name.clone(), "name"),
-                McpKind::Prompt => ("prompt name", b.name.clone(), "name"),
-                McpKind::Resource => ("resource uri", b.uri.clone().unwrap_or_default(), "uri"),
-                McpKind::ResourceTemplate => (
-                    "resource uriTemplate",
-                    b.uri_template.clone().unwrap_or_default(),
-                    "uriTemplate",
-                ),
+            let (what, key) = match b.kind() {
+                McpKind::Tool => ("tool name", "name"),
+                McpKind::Prompt => ("prompt name", "name"),
+                McpKind::Resource => ("resource uri", "uri"),
+                McpKind::ResourceTemplate => ("resource uriTemplate", "uriTemplate"),
             };
-            if let Some(first) = seen.get(&(b.kind, id.clone())) {
+            let (id, location) = (b.key(), &b.common().location);
+            if let Some(first) = seen.get(&(b.kind(), id)) {
                 let message = format!(
                     "duplicate {what} {id:?} (method {:?}; first at {}:{}:{})",
                     m.name,
@@ -302,15 +304,15 @@ impl Validator<'_> {
                     first.line,
                     first.column
                 );
-                self.error("mcp-unique-names", self.child(&b.location, key), message);
+                self.error("mcp-unique-names", self.child(location, key), message);
             } else {
-                seen.insert((b.kind, id), &b.location);
+                seen.insert((b.kind(), id), location);
             }
         }
     }
 
     fn headers(&mut self, m: &Method) {
-        let is_tool = m.mcp.as_ref().is_some_and(|b| b.kind == McpKind::Tool);
+        let is_tool = m.mcp.as_ref().is_some_and(|b| b.kind() == McpKind::Tool);
         let mut found = Vec::new();
         for p in &m.params {
             let mut visited = HashSet::new();

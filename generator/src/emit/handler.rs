@@ -21,8 +21,8 @@ pub(crate) fn handler_trait(
         let kind = match plan.binding() {
             Some(binding) => format!(
                 "MCP {} `{}`; JSON-RPC method `{}`.",
-                binding.kind.as_str(),
-                binding.name,
+                binding.kind().as_str(),
+                binding.common().name,
                 method.name
             ),
             None => format!("JSON-RPC method `{}`.", method.name),
