@@ -16,6 +16,7 @@ pub mod typespace;
 pub mod validate;
 
 mod builder;
+mod schema_walk;
 mod tokens;
 
 pub use builder::Builder;

@@ -10,6 +10,7 @@ use super::json_pos::{escape_token, unescape_token, FilePositions, SourceMap};
 use super::mcp::{self, type_name, MethodFacts};
 use super::model::*;
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
+use crate::schema_walk;
 
 /// Rule id: the text is not JSON.
 pub const RULE_JSON_SYNTAX: &str = "json-syntax";
@@ -380,46 +381,8 @@ impl Loader {
         }
         for (keyword, child) in map.iter_mut() {
             let child_ptr = ptr_child(pointer, keyword);
-            match keyword.as_str() {
-                "properties" | "patternProperties" | "definitions" | "$defs"
-                | "dependentSchemas" => {
-                    if let Value::Object(members) = child {
-                        for (name, schema) in members.iter_mut() {
-                            self.canon_schema(file, &ptr_child(&child_ptr, name), schema);
-                        }
-                    }
-                }
-                "dependencies" => {
-                    if let Value::Object(members) = child {
-                        for (name, schema) in members.iter_mut() {
-                            if schema.is_object() || schema.is_boolean() {
-                                self.canon_schema(file, &ptr_child(&child_ptr, name), schema);
-                            }
-                        }
-                    }
-                }
-                "items" | "additionalItems" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    if let Value::Array(items) = child {
-                        for (i, schema) in items.iter_mut().enumerate() {
-                            self.canon_schema(file, &format!("{child_ptr}/{i}"), schema);
-                        }
-                    } else {
-                        self.canon_schema(file, &child_ptr, child);
-                    }
-                }
-                "additionalProperties"
-                | "contains"
-                | "propertyNames"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "contentSchema" => {
-                    self.canon_schema(file, &child_ptr, child);
-                }
-                _ => {}
+            for (member, schema) in schema_walk::subschemas_mut(keyword, child) {
+                self.canon_schema(file, &member.pointer(&child_ptr), schema);
             }
         }
     }

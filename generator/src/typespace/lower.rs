@@ -7,6 +7,7 @@ use super::ir::{
 };
 use super::{TypeId, TypeSpace};
 use crate::names::{camel_ident, snake_ident, Scope};
+use crate::schema_walk;
 use serde_json::{Map, Value};
 
 /// Where the result of a lowering goes.
@@ -20,9 +21,6 @@ pub(crate) enum Target<'a> {
 
 /// How deep `$ref`/`allOf` chains are followed before giving up (guards against cycles).
 const MAX_RESOLVE_DEPTH: usize = 32;
-
-/// Keywords that constrain a value in ways no Rust type here can express.
-const UNTYPEABLE: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "contains"];
 
 impl TypeSpace {
     /// Lowers a registered schema into its reserved entry.
@@ -133,7 +131,7 @@ impl TypeSpace {
                 self.lower_typed(schema, "array", target, notes)
             }
             None => {
-                if let Some(keyword) = UNTYPEABLE.iter().find(|k| obj.contains_key(**k)) {
+                if let Some(keyword) = schema_walk::first_untypeable(obj) {
                     notes.push(format!(
                         "The schema uses `{keyword}`, which has no Rust type; any JSON value is accepted."
                     ));
