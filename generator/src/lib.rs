@@ -19,7 +19,7 @@ mod builder;
 mod schema_walk;
 mod tokens;
 
-pub use builder::Builder;
+pub use builder::{BuildError, Builder};
 pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};
 
 use std::path::Path;
