@@ -190,11 +190,10 @@ impl Validator<'_> {
 
     fn mcp(&mut self, m: &Method) {
         let Some(binding) = &m.mcp else { return };
-        let common = binding.common();
         if m.result.is_none() {
             self.error(
                 "mcp-needs-result",
-                common.location.clone(),
+                binding.common().location.clone(),
                 format!(
                     "method {:?} is exposed as a {} but has no `result` (it is a notification)",
                     m.name,

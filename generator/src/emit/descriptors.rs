@@ -54,45 +54,39 @@ pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBindin
         let value = match binding {
             McpBinding::Tool(tool_binding) => tool(document, method, tool_binding, revision),
             McpBinding::Prompt(prompt_binding) => prompt(method, &prompt_binding.common, revision),
-            McpBinding::Resource(r) => {
-                let address = ("uri", r.uri.as_str());
-                resource(
-                    address,
-                    &r.common,
-                    r.mime_type.as_deref(),
-                    r.annotations.as_ref(),
-                    revision,
-                )
-            }
-            McpBinding::ResourceTemplate(t) => {
-                let address = ("uriTemplate", t.uri_template.as_str());
-                resource(
-                    address,
-                    &t.common,
-                    t.mime_type.as_deref(),
-                    t.annotations.as_ref(),
-                    revision,
-                )
-            }
+            McpBinding::Resource(r) => resource(
+                ("uri", &r.uri),
+                &r.common,
+                r.mime_type.as_deref(),
+                r.annotations.as_ref(),
+                revision,
+            ),
+            McpBinding::ResourceTemplate(t) => resource(
+                ("uriTemplate", &t.uri_template),
+                &t.common,
+                t.mime_type.as_deref(),
+                t.annotations.as_ref(),
+                revision,
+            ),
         };
         serde_json::to_string(&value).expect("descriptor values always serialize")
     })
 }
 
 /// Fields every kind shares: `name`, `title`, `description`, `icons`.
-fn base(binding: &McpCommon, revision: Revision) -> Map<String, Value> {
+fn base(common: &McpCommon, revision: Revision) -> Map<String, Value> {
     let mut map = Map::new();
-    map.insert("name".into(), json!(binding.name));
+    map.insert("name".into(), json!(common.name));
     if revision.has_titles() {
-        if let Some(title) = &binding.title {
+        if let Some(title) = &common.title {
             map.insert("title".into(), json!(title));
         }
     }
-    if let Some(description) = &binding.description {
+    if let Some(description) = &common.description {
         map.insert("description".into(), json!(description));
     }
     if revision.has_icons() {
-        if let Some(icons) = &binding.icons {
+        if let Some(icons) = &common.icons {
             map.insert("icons".into(), icons.clone());
         }
     }
@@ -100,9 +94,9 @@ fn base(binding: &McpCommon, revision: Revision) -> Map<String, Value> {
 }
 
 /// `_meta` from 2025-06-18 on.
-fn finish(mut map: Map<String, Value>, binding: &McpCommon, revision: Revision) -> Value {
+fn finish(mut map: Map<String, Value>, common: &McpCommon, revision: Revision) -> Value {
     if revision.has_titles() {
-        if let Some(meta) = &binding.meta {
+        if let Some(meta) = &common.meta {
             map.insert("_meta".into(), meta.clone());
         }
     }
@@ -173,8 +167,8 @@ fn output_schema(document: &Document, method: &Method, revision: Revision) -> Op
     Some(schema)
 }
 
-fn prompt(method: &Method, binding: &McpCommon, revision: Revision) -> Value {
-    let mut map = base(binding, revision);
+fn prompt(method: &Method, common: &McpCommon, revision: Revision) -> Value {
+    let mut map = base(common, revision);
     if !method.params.is_empty() {
         let arguments = method
             .params
@@ -191,26 +185,26 @@ fn prompt(method: &Method, binding: &McpCommon, revision: Revision) -> Value {
             .collect();
         map.insert("arguments".into(), Value::Array(arguments));
     }
-    finish(map, binding, revision)
+    finish(map, common, revision)
 }
 
 /// A resource or a resource template: its `address` (`("uri", ...)` or `("uriTemplate", ...)`)
 /// first, then the common fields, `mimeType` and `annotations`.
 fn resource(
     (address_key, address): (&str, &str),
-    binding: &McpCommon,
+    common: &McpCommon,
     mime_type: Option<&str>,
     annotations: Option<&Value>,
     revision: Revision,
 ) -> Value {
     let mut map = Map::new();
     map.insert(address_key.into(), json!(address));
-    map.extend(base(binding, revision));
+    map.extend(base(common, revision));
     if let Some(mime_type) = mime_type {
         map.insert("mimeType".into(), json!(mime_type));
     }
     if let Some(annotations) = annotations {
         map.insert("annotations".into(), annotations.clone());
     }
-    finish(map, binding, revision)
+    finish(map, common, revision)
 }
