@@ -19,7 +19,8 @@ pub struct Builder {
     file_name: String,
 }
 
-/// Why a `build.rs` generation failed.
+/// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
+/// failure (fix the build environment), so a caller can tell the two apart.
 #[derive(Debug)]
 pub enum BuildError {
     /// The document has errors; each is printed as a cargo warning before this is returned.
@@ -28,6 +29,8 @@ pub enum BuildError {
     Io(std::io::Error),
 }
 
+// Written out rather than derived with `thiserror`: every crate that generates from `build.rs`
+// builds this crate, and the derive would add a second `syn` to all of their builds.
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -39,7 +42,14 @@ impl std::fmt::Display for BuildError {
     }
 }
 
-impl std::error::Error for BuildError {}
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::Invalid(_) => None,
+            BuildError::Io(error) => error.source(),
+        }
+    }
+}
 
 impl Builder {
     /// Generates from the OpenRPC document at `input` (relative to the crate root).

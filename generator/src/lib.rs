@@ -3,9 +3,13 @@
 //! Three front ends share this library: the `mcp-codegen` CLI (a whole crate), `build.rs`
 //! ([`Builder`], one file in `OUT_DIR`), and tests ([`generate`]).
 //!
-//! The pipeline: [`openrpc::load`] (positions, `$ref`s) → [`validate::validate`] (every rule,
+//! The pipeline: [`openrpc::load()`] (positions, `$ref`s) → [`validate::validate`] (every rule,
 //! all errors at once) → [`typespace`] (JSON Schema to a type IR) → [`emit`] (tokens, formatted
 //! by prettyplease) → [`scaffold`] (the crate around it, from minijinja templates).
+
+// The library is the API of every `build.rs` that generates a server: each public item says
+// what it is for.
+#![deny(missing_docs)]
 
 pub mod diagnostics;
 pub mod emit;
@@ -16,8 +20,10 @@ pub mod typespace;
 pub mod validate;
 
 mod builder;
+mod schema_walk;
+mod tokens;
 
-pub use builder::Builder;
+pub use builder::{BuildError, Builder};
 pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};
 
 use std::path::Path;

@@ -94,12 +94,8 @@ pub fn crate_files(
         document
             .methods
             .iter()
-            .filter_map(|m| m.mcp.as_ref().filter(|b| kinds.contains(&b.kind)))
-            .map(|b| match b.kind {
-                McpKind::Resource => b.uri.clone().unwrap_or_default(),
-                McpKind::ResourceTemplate => b.uri_template.clone().unwrap_or_default(),
-                _ => b.name.clone(),
-            })
+            .filter_map(|m| m.mcp.as_ref().filter(|b| kinds.contains(&b.kind())))
+            .map(|b| b.key().to_string())
             .collect()
     };
     let ctx = context! {

@@ -12,7 +12,10 @@ use serde_json::Value;
 
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use crate::openrpc::json_pos::escape_token;
-use crate::openrpc::{ContentDescriptor, Document, McpKind, Method};
+use crate::openrpc::{
+    ContentDescriptor, Document, McpBinding, McpCommon, McpKind, Method, ResourceTemplateBinding,
+};
+use crate::schema_walk;
 
 /// Checks every rule on `document` and returns all diagnostics found (errors and warnings).
 pub fn validate(document: &Document) -> Diagnostics {
@@ -186,69 +189,71 @@ impl Validator<'_> {
     }
 
     fn mcp(&mut self, m: &Method) {
-        let Some(b) = &m.mcp else { return };
-        let kind = b.kind.as_str();
+        let Some(binding) = &m.mcp else { return };
         if m.result.is_none() {
             self.error(
                 "mcp-needs-result",
-                b.location.clone(),
+                binding.common().location.clone(),
                 format!(
-                    "method {:?} is exposed as a {kind} but has no `result` (it is a notification)",
-                    m.name
+                    "method {:?} is exposed as a {} but has no `result` (it is a notification)",
+                    m.name,
+                    binding.kind().as_str()
                 ),
             );
         }
-        match b.kind {
-            McpKind::Tool => {
-                if !valid_tool_name(&b.name) {
-                    self.diags.push(Diagnostic::warning(
-                        "mcp-tool-name",
-                        self.child(&b.location, "name"),
-                        format!(
-                            "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
-                            b.name
-                        ),
-                    ));
-                }
-            }
-            McpKind::Prompt => {
-                for p in &m.params {
-                    let schema = self.deref(&p.schema);
-                    if schema.get("type").and_then(Value::as_str) != Some("string") {
-                        self.error(
-                            "mcp-prompt-arguments",
-                            p.schema_location.clone(),
-                            format!(
-                                "prompt {:?} argument {:?} must have a schema of `type: \"string\"` (prompt arguments are strings)",
-                                b.name, p.name
-                            ),
-                        );
-                    }
-                }
-            }
-            McpKind::Resource => {
-                for p in &m.params {
-                    self.error(
-                        "mcp-resource-params",
-                        p.location.clone(),
-                        format!(
-                            "resource {:?} takes param {:?}; a static resource takes no params (use a resource-template)",
-                            b.uri.as_deref().unwrap_or(&b.name),
-                            p.name
-                        ),
-                    );
-                }
-            }
-            McpKind::ResourceTemplate => self.uri_template(m),
+        match binding {
+            McpBinding::Tool(tool) => self.tool_name(&tool.common),
+            McpBinding::Prompt(prompt) => self.prompt_arguments(m, &prompt.common.name),
+            McpBinding::Resource(resource) => self.resource_params(m, &resource.uri),
+            McpBinding::ResourceTemplate(template) => self.uri_template(m, template),
         }
     }
 
-    fn uri_template(&mut self, m: &Method) {
-        let Some(b) = &m.mcp else { return };
-        let Some(template) = &b.uri_template else {
-            return;
-        };
-        let at = self.child(&b.location, "uriTemplate");
+    fn tool_name(&mut self, tool: &McpCommon) {
+        if !valid_tool_name(&tool.name) {
+            self.diags.push(Diagnostic::warning(
+                "mcp-tool-name",
+                self.child(&tool.location, "name"),
+                format!(
+                    "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
+                    tool.name
+                ),
+            ));
+        }
+    }
+
+    fn prompt_arguments(&mut self, m: &Method, prompt: &str) {
+        for p in &m.params {
+            let schema = self.deref(&p.schema);
+            if schema.get("type").and_then(Value::as_str) != Some("string") {
+                self.error(
+                    "mcp-prompt-arguments",
+                    p.schema_location.clone(),
+                    format!(
+                        "prompt {prompt:?} argument {:?} must have a schema of `type: \"string\"` (prompt arguments are strings)",
+                        p.name
+                    ),
+                );
+            }
+        }
+    }
+
+    fn resource_params(&mut self, m: &Method, uri: &str) {
+        for p in &m.params {
+            self.error(
+                "mcp-resource-params",
+                p.location.clone(),
+                format!(
+                    "resource {uri:?} takes param {:?}; a static resource takes no params (use a resource-template)",
+                    p.name
+                ),
+            );
+        }
+    }
+
+    fn uri_template(&mut self, m: &Method, binding: &ResourceTemplateBinding) {
+        let template = &binding.uri_template;
+        let at = self.child(&binding.common.location, "uriTemplate");
         let vars = match parse_uri_template(template) {
             Ok(vars) => vars,
             Err(why) => {
@@ -281,20 +286,17 @@ impl Validator<'_> {
     }
 
     fn mcp_unique_names(&mut self) {
-        let mut seen: HashMap<(McpKind, String), &Location> = HashMap::new();
+        let mut seen: HashMap<(McpKind, &str), &Location> = HashMap::new();
         for m in &self.doc.methods {
             let Some(b) = &m.mcp else { continue };
-            let (what, id, key) = match b.kind {
-                McpKind::Tool => ("tool name", b.name.clone(), "name"),
-                McpKind::Prompt => ("prompt name", b.name.clone(), "name"),
-                McpKind::Resource => ("resource uri", b.uri.clone().unwrap_or_default(), "uri"),
-                McpKind::ResourceTemplate => (
-                    "resource uriTemplate",
-                    b.uri_template.clone().unwrap_or_default(),
-                    "uriTemplate",
-                ),
+            let (what, key) = match b.kind() {
+                McpKind::Tool => ("tool name", "name"),
+                McpKind::Prompt => ("prompt name", "name"),
+                McpKind::Resource => ("resource uri", "uri"),
+                McpKind::ResourceTemplate => ("resource uriTemplate", "uriTemplate"),
             };
-            if let Some(first) = seen.get(&(b.kind, id.clone())) {
+            let (id, location) = (b.key(), &b.common().location);
+            if let Some(first) = seen.get(&(b.kind(), id)) {
                 let message = format!(
                     "duplicate {what} {id:?} (method {:?}; first at {}:{}:{})",
                     m.name,
@@ -302,27 +304,25 @@ impl Validator<'_> {
                     first.line,
                     first.column
                 );
-                self.error("mcp-unique-names", self.child(&b.location, key), message);
+                self.error("mcp-unique-names", self.child(location, key), message);
             } else {
-                seen.insert((b.kind, id), &b.location);
+                seen.insert((b.kind(), id), location);
             }
         }
     }
 
     fn headers(&mut self, m: &Method) {
-        let is_tool = m.mcp.as_ref().is_some_and(|b| b.kind == McpKind::Tool);
+        let is_tool = m.mcp.as_ref().is_some_and(|b| b.kind() == McpKind::Tool);
         let mut found = Vec::new();
         for p in &m.params {
             let mut visited = HashSet::new();
-            walk_headers(
-                self.doc,
-                &p.schema,
-                &p.schema_location,
-                true,
-                is_tool,
-                &mut visited,
-                &mut found,
-            );
+            let mut walk = HeaderWalk {
+                doc: self.doc,
+                follow_refs: is_tool,
+                visited: &mut visited,
+                found: &mut found,
+            };
+            walk.schema(&p.schema, &p.schema_location, true, "");
         }
         if !is_tool {
             for h in found {
@@ -336,57 +336,63 @@ impl Validator<'_> {
         }
         let mut names: HashMap<String, Location> = HashMap::new();
         for h in found {
-            if !h.reachable {
-                self.error(
-                    "mcp-header-reachable",
-                    h.location,
-                    format!(
-                        "`x-mcp-header` {} is not reachable from the tool's input root through `properties` alone (it is under {})",
-                        h.value, h.via
-                    ),
-                );
-                continue;
-            }
-            let Some(name) = h.value.as_str() else {
-                self.error(
-                    "mcp-header-token",
-                    h.location,
-                    format!("`x-mcp-header` must be a string, found {}", h.value),
-                );
-                continue;
-            };
-            if name.is_empty() || !name.chars().all(is_tchar) {
-                self.error(
-                    "mcp-header-token",
-                    h.location.clone(),
-                    format!("`x-mcp-header` {name:?} is not a non-empty RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~)"),
-                );
-            } else if let Some(first) = names.get(&name.to_ascii_lowercase()) {
-                self.error(
-                    "mcp-header-unique",
-                    h.location.clone(),
-                    format!(
-                        "`x-mcp-header` {name:?} repeats (case-insensitively) the one at {}:{}:{} in tool {:?}",
-                        first.file.display(),
-                        first.line,
-                        first.column,
-                        m.name
-                    ),
-                );
-            } else {
-                names.insert(name.to_ascii_lowercase(), h.location.clone());
-            }
-            match h.schema_type.as_deref() {
-                Some("string" | "integer" | "boolean") => {}
-                other => self.error(
-                    "mcp-header-type",
-                    h.location,
-                    format!(
-                        "`x-mcp-header` {name:?} is on a schema of type {}; only \"string\", \"integer\" and \"boolean\" can become headers",
-                        other.map_or("(none)".to_string(), |t| format!("{t:?}"))
-                    ),
+            self.tool_header(m, h, &mut names);
+        }
+    }
+
+    /// Checks one header of a tool param: reachable, a token, unique, on a scalar schema.
+    /// `names` holds the headers already seen in the tool, lowercased.
+    fn tool_header(&mut self, m: &Method, h: FoundHeader, names: &mut HashMap<String, Location>) {
+        if !h.reachable {
+            self.error(
+                "mcp-header-reachable",
+                h.location,
+                format!(
+                    "`x-mcp-header` {} is not reachable from the tool's input root through `properties` alone (it is under {})",
+                    h.value, h.via
                 ),
-            }
+            );
+            return;
+        }
+        let Some(name) = h.value.as_str() else {
+            self.error(
+                "mcp-header-token",
+                h.location,
+                format!("`x-mcp-header` must be a string, found {}", h.value),
+            );
+            return;
+        };
+        if name.is_empty() || !name.chars().all(is_tchar) {
+            self.error(
+                "mcp-header-token",
+                h.location.clone(),
+                format!("`x-mcp-header` {name:?} is not a non-empty RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~)"),
+            );
+        } else if let Some(first) = names.get(&name.to_ascii_lowercase()) {
+            self.error(
+                "mcp-header-unique",
+                h.location.clone(),
+                format!(
+                    "`x-mcp-header` {name:?} repeats (case-insensitively) the one at {}:{}:{} in tool {:?}",
+                    first.file.display(),
+                    first.line,
+                    first.column,
+                    m.name
+                ),
+            );
+        } else {
+            names.insert(name.to_ascii_lowercase(), h.location.clone());
+        }
+        match h.schema_type.as_deref() {
+            Some("string" | "integer" | "boolean") => {}
+            other => self.error(
+                "mcp-header-type",
+                h.location,
+                format!(
+                    "`x-mcp-header` {name:?} is on a schema of type {}; only \"string\", \"integer\" and \"boolean\" can become headers",
+                    other.map_or("(none)".to_string(), |t| format!("{t:?}"))
+                ),
+            ),
         }
     }
 }
@@ -400,176 +406,97 @@ struct FoundHeader {
     schema_type: Option<String>,
 }
 
-/// Collects every `x-mcp-header` in `schema`. `reachable` is true while every hop from the param
-/// root was a `properties` key. `$ref`s are followed (as unreachable) only when `follow_refs`.
-fn walk_headers(
-    doc: &Document,
-    schema: &Value,
-    at: &Location,
-    reachable: bool,
+/// One search for `x-mcp-header`s through a param schema and what it references.
+struct HeaderWalk<'w> {
+    doc: &'w Document,
+    /// Whether `$ref`s are followed (as unreachable): only for tools, whose params can carry
+    /// headers; elsewhere a header is misplaced where it is written, not where it is used.
     follow_refs: bool,
-    visited: &mut HashSet<String>,
-    found: &mut Vec<FoundHeader>,
-) {
-    walk(doc, schema, at, reachable, follow_refs, visited, found, "");
+    /// Named schemas already entered, so reference cycles end.
+    visited: &'w mut HashSet<String>,
+    found: &'w mut Vec<FoundHeader>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn walk(
-    doc: &Document,
-    schema: &Value,
-    at: &Location,
-    reachable: bool,
-    follow_refs: bool,
-    visited: &mut HashSet<String>,
-    found: &mut Vec<FoundHeader>,
-    via: &str,
-) {
-    let Value::Object(map) = schema else { return };
-    let sub = |key: &str| -> Location {
-        let pointer = format!("{}/{}", at.pointer, escape_token(key));
-        doc.sources.locate(&at.file, &pointer)
-    };
-    if let Some(value) = map.get("x-mcp-header") {
-        let schema_type = match map.get("type") {
-            Some(Value::String(t)) => Some(t.clone()),
-            Some(Value::Array(ts)) => {
-                let non_null: Vec<&str> = ts
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .filter(|t| *t != "null")
-                    .collect();
-                match non_null.as_slice() {
-                    [one] => Some(one.to_string()),
-                    _ => Some(Value::Array(ts.clone()).to_string()),
-                }
-            }
-            _ => None,
-        };
-        found.push(FoundHeader {
-            value: value.clone(),
-            location: sub("x-mcp-header"),
-            reachable,
-            via: via.to_string(),
-            schema_type,
-        });
-    }
-    for (keyword, child) in map {
-        let child_at = sub(keyword);
-        let nested = |key: &str| -> Location {
-            let pointer = format!("{}/{}", child_at.pointer, escape_token(key));
-            doc.sources.locate(&child_at.file, &pointer)
-        };
-        match keyword.as_str() {
-            "properties" => {
-                if let Value::Object(props) = child {
-                    for (name, s) in props {
-                        let via = if reachable { "" } else { via };
-                        walk(
-                            doc,
-                            s,
-                            &nested(name),
-                            reachable,
-                            follow_refs,
-                            visited,
-                            found,
-                            via,
-                        );
-                    }
-                }
-            }
-            "patternProperties" | "definitions" | "$defs" | "dependentSchemas" | "dependencies" => {
-                if let Value::Object(members) = child {
-                    for (name, s) in members {
-                        let via = if via.is_empty() {
-                            keyword.as_str()
-                        } else {
-                            via
-                        };
-                        walk(
-                            doc,
-                            s,
-                            &nested(name),
-                            false,
-                            follow_refs,
-                            visited,
-                            found,
-                            via,
-                        );
-                    }
-                }
-            }
-            "items" | "additionalItems" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                let via = if via.is_empty() {
-                    keyword.as_str()
-                } else {
-                    via
-                };
-                if let Value::Array(items) = child {
-                    for (i, s) in items.iter().enumerate() {
-                        let here = nested(&i.to_string());
-                        walk(doc, s, &here, false, follow_refs, visited, found, via);
-                    }
-                } else {
-                    walk(
-                        doc,
-                        child,
-                        &child_at,
-                        false,
-                        follow_refs,
-                        visited,
-                        found,
-                        via,
-                    );
-                }
-            }
-            "additionalProperties"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "contentSchema" => {
-                let via = if via.is_empty() {
-                    keyword.as_str()
-                } else {
-                    via
-                };
-                walk(
-                    doc,
-                    child,
-                    &child_at,
-                    false,
-                    follow_refs,
-                    visited,
-                    found,
-                    via,
-                );
-            }
-            "$ref" if follow_refs => {
-                let Some(key) = child.as_str() else { continue };
-                let Some(named) = doc.schemas.get(key) else {
-                    continue;
-                };
-                if visited.insert(key.to_string()) {
-                    let via = if via.is_empty() { "$ref" } else { via };
-                    walk(
-                        doc,
-                        &named.schema,
-                        &named.location,
-                        false,
-                        follow_refs,
-                        visited,
-                        found,
-                        via,
-                    );
-                }
-            }
-            _ => {}
+impl HeaderWalk<'_> {
+    /// Walks `schema` at `at`. `via` names the first hop that was not a `properties` key (empty
+    /// while `reachable`), for the message when a header is found under it.
+    fn schema(&mut self, schema: &Value, at: &Location, reachable: bool, via: &str) {
+        let Value::Object(map) = schema else { return };
+        if let Some(value) = map.get("x-mcp-header") {
+            self.found.push(FoundHeader {
+                value: value.clone(),
+                location: self.locate(at, "x-mcp-header"),
+                reachable,
+                via: via.to_string(),
+                schema_type: header_type(map),
+            });
         }
+        for (keyword, child) in map {
+            if keyword == "$ref" {
+                self.reference(child, via);
+                continue;
+            }
+            // Only `properties` keeps a header reachable; the first other hop names the path.
+            let (reachable, via) = match keyword.as_str() {
+                "properties" => (reachable, via),
+                _ if via.is_empty() => (false, keyword.as_str()),
+                _ => (false, via),
+            };
+            let subschemas = schema_walk::subschemas(keyword, child);
+            if subschemas.is_empty() {
+                continue;
+            }
+            let child_at = self.locate(at, keyword);
+            for (member, subschema) in subschemas {
+                let member_at = self
+                    .doc
+                    .sources
+                    .locate(&child_at.file, &member.pointer(&child_at.pointer));
+                self.schema(subschema, &member_at, reachable, via);
+            }
+        }
+    }
+
+    /// Follows a `$ref` (when following them) into its named schema, once.
+    fn reference(&mut self, reference: &Value, via: &str) {
+        if !self.follow_refs {
+            return;
+        }
+        let Some(key) = reference.as_str() else {
+            return;
+        };
+        let Some(named) = self.doc.schemas.get(key) else {
+            return;
+        };
+        if self.visited.insert(key.to_string()) {
+            let via = if via.is_empty() { "$ref" } else { via };
+            self.schema(&named.schema, &named.location, false, via);
+        }
+    }
+
+    /// The location of `key` in the object at `at`.
+    fn locate(&self, at: &Location, key: &str) -> Location {
+        let pointer = format!("{}/{}", at.pointer, escape_token(key));
+        self.doc.sources.locate(&at.file, &pointer)
+    }
+}
+
+/// The type a header's schema declares: its `type`, or the one non-null type of a list.
+fn header_type(schema: &serde_json::Map<String, Value>) -> Option<String> {
+    match schema.get("type") {
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(Value::Array(ts)) => {
+            let non_null: Vec<&str> = ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
+            match non_null.as_slice() {
+                [one] => Some(one.to_string()),
+                _ => Some(Value::Array(ts.clone()).to_string()),
+            }
+        }
+        _ => None,
     }
 }
 

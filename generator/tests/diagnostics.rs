@@ -495,11 +495,15 @@ fn split_document_resolves_across_files() {
     assert_eq!(get.params[0].location.file, dir.join("main.json"));
     assert_eq!(get.params[0].schema_location.file, dir.join("common.json"));
     assert_eq!(get.errors[0].code, 404);
-    let mcp = get.mcp.as_ref().unwrap();
-    assert_eq!(mcp.kind, mcp_codegen::openrpc::McpKind::Tool);
-    assert_eq!(mcp.name, "get_item");
-    assert_eq!(mcp.title.as_deref(), Some("Get item"));
-    assert_eq!(mcp.description.as_deref(), Some("Fetch an item by id"));
+    let Some(mcp_codegen::openrpc::McpBinding::Tool(mcp)) = &get.mcp else {
+        panic!("`get_item` is bound as a tool: {:?}", get.mcp);
+    };
+    assert_eq!(mcp.common.name, "get_item");
+    assert_eq!(mcp.common.title.as_deref(), Some("Get item"));
+    assert_eq!(
+        mcp.common.description.as_deref(),
+        Some("Fetch an item by id")
+    );
     assert_eq!(mcp.annotations.as_ref().unwrap()["readOnlyHint"], true);
     assert!(doc.methods[1].mcp.is_none());
     assert_eq!(doc.server.name.as_deref(), Some("split-doc"));

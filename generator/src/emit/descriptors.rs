@@ -4,7 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::schema_bundle::{is_object_schema, strip_header_annotations, Bundler, Dialect};
-use crate::openrpc::{Document, McpBinding, McpKind, McpOutput, Method};
+use crate::openrpc::{Document, McpBinding, McpCommon, McpOutput, Method, ToolBinding};
 
 /// The protocol revisions descriptors are shaped for, in the runtime's index order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -51,29 +51,42 @@ impl Revision {
 /// [`Revision::ALL`] order, serialized compactly.
 pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBinding) -> [String; 4] {
     Revision::ALL.map(|revision| {
-        let value = match binding.kind {
-            McpKind::Tool => tool(document, method, binding, revision),
-            McpKind::Prompt => prompt(method, binding, revision),
-            McpKind::Resource | McpKind::ResourceTemplate => resource(binding, revision),
+        let value = match binding {
+            McpBinding::Tool(tool_binding) => tool(document, method, tool_binding, revision),
+            McpBinding::Prompt(prompt_binding) => prompt(method, &prompt_binding.common, revision),
+            McpBinding::Resource(r) => resource(
+                ("uri", &r.uri),
+                &r.common,
+                r.mime_type.as_deref(),
+                r.annotations.as_ref(),
+                revision,
+            ),
+            McpBinding::ResourceTemplate(t) => resource(
+                ("uriTemplate", &t.uri_template),
+                &t.common,
+                t.mime_type.as_deref(),
+                t.annotations.as_ref(),
+                revision,
+            ),
         };
         serde_json::to_string(&value).expect("descriptor values always serialize")
     })
 }
 
 /// Fields every kind shares: `name`, `title`, `description`, `icons`.
-fn base(binding: &McpBinding, revision: Revision) -> Map<String, Value> {
+fn base(common: &McpCommon, revision: Revision) -> Map<String, Value> {
     let mut map = Map::new();
-    map.insert("name".into(), json!(binding.name));
+    map.insert("name".into(), json!(common.name));
     if revision.has_titles() {
-        if let Some(title) = &binding.title {
+        if let Some(title) = &common.title {
             map.insert("title".into(), json!(title));
         }
     }
-    if let Some(description) = &binding.description {
+    if let Some(description) = &common.description {
         map.insert("description".into(), json!(description));
     }
     if revision.has_icons() {
-        if let Some(icons) = &binding.icons {
+        if let Some(icons) = &common.icons {
             map.insert("icons".into(), icons.clone());
         }
     }
@@ -81,23 +94,23 @@ fn base(binding: &McpBinding, revision: Revision) -> Map<String, Value> {
 }
 
 /// `_meta` from 2025-06-18 on.
-fn finish(mut map: Map<String, Value>, binding: &McpBinding, revision: Revision) -> Value {
+fn finish(mut map: Map<String, Value>, common: &McpCommon, revision: Revision) -> Value {
     if revision.has_titles() {
-        if let Some(meta) = &binding.meta {
+        if let Some(meta) = &common.meta {
             map.insert("_meta".into(), meta.clone());
         }
     }
     Value::Object(map)
 }
 
-fn tool(document: &Document, method: &Method, binding: &McpBinding, revision: Revision) -> Value {
-    let mut map = base(binding, revision);
+fn tool(document: &Document, method: &Method, binding: &ToolBinding, revision: Revision) -> Value {
+    let mut map = base(&binding.common, revision);
     let input = match &binding.input_schema {
         Some(verbatim) => verbatim.clone(),
         None => input_schema(document, method, revision),
     };
     map.insert("inputSchema".into(), input);
-    if revision.has_titles() && binding.output == McpOutput::Typed {
+    if revision.has_titles() && binding.common.output == McpOutput::Typed {
         if let Some(output) = output_schema(document, method, revision) {
             map.insert("outputSchema".into(), output);
         }
@@ -105,7 +118,7 @@ fn tool(document: &Document, method: &Method, binding: &McpBinding, revision: Re
     if let Some(annotations) = &binding.annotations {
         map.insert("annotations".into(), annotations.clone());
     }
-    finish(map, binding, revision)
+    finish(map, &binding.common, revision)
 }
 
 /// `{"type":"object","properties":{...},"required":[...]}` from the params in declaration
@@ -154,8 +167,8 @@ fn output_schema(document: &Document, method: &Method, revision: Revision) -> Op
     Some(schema)
 }
 
-fn prompt(method: &Method, binding: &McpBinding, revision: Revision) -> Value {
-    let mut map = base(binding, revision);
+fn prompt(method: &Method, common: &McpCommon, revision: Revision) -> Value {
+    let mut map = base(common, revision);
     if !method.params.is_empty() {
         let arguments = method
             .params
@@ -172,25 +185,26 @@ fn prompt(method: &Method, binding: &McpBinding, revision: Revision) -> Value {
             .collect();
         map.insert("arguments".into(), Value::Array(arguments));
     }
-    finish(map, binding, revision)
+    finish(map, common, revision)
 }
 
-fn resource(binding: &McpBinding, revision: Revision) -> Value {
+/// A resource or a resource template: its `address` (`("uri", ...)` or `("uriTemplate", ...)`)
+/// first, then the common fields, `mimeType` and `annotations`.
+fn resource(
+    (address_key, address): (&str, &str),
+    common: &McpCommon,
+    mime_type: Option<&str>,
+    annotations: Option<&Value>,
+    revision: Revision,
+) -> Value {
     let mut map = Map::new();
-    match binding.kind {
-        McpKind::ResourceTemplate => {
-            map.insert("uriTemplate".into(), json!(binding.uri_template));
-        }
-        _ => {
-            map.insert("uri".into(), json!(binding.uri));
-        }
-    }
-    map.extend(base(binding, revision));
-    if let Some(mime_type) = &binding.mime_type {
+    map.insert(address_key.into(), json!(address));
+    map.extend(base(common, revision));
+    if let Some(mime_type) = mime_type {
         map.insert("mimeType".into(), json!(mime_type));
     }
-    if let Some(annotations) = &binding.annotations {
+    if let Some(annotations) = annotations {
         map.insert("annotations".into(), annotations.clone());
     }
-    finish(map, binding, revision)
+    finish(map, common, revision)
 }

@@ -1,11 +1,11 @@
 //! The `Handler` trait: one async method per OpenRPC method, typed params in, typed result out.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
-use super::doc_attrs;
 use super::format::{Frame, Slot};
 use super::plan::MethodPlan;
+use crate::tokens::{doc_attrs, ident, paragraphs};
 use crate::typespace::TypeSpace;
 
 /// `pub trait Handler { ... }`, its methods set aside in `frame`.
@@ -21,17 +21,17 @@ pub(crate) fn handler_trait(
         let kind = match plan.binding() {
             Some(binding) => format!(
                 "MCP {} `{}`; JSON-RPC method `{}`.",
-                binding.kind.as_str(),
-                binding.name,
+                binding.kind().as_str(),
+                binding.common().name,
                 method.name
             ),
             None => format!("JSON-RPC method `{}`.", method.name),
         };
-        let docs = doc_attrs(&[
+        let docs = doc_attrs(&paragraphs(&[
             method.summary.as_deref(),
             method.description.as_deref(),
             Some(&kind),
-        ]);
+        ]));
         let deprecated = method.deprecated.then(|| quote!(#[deprecated]));
         let params = plan.params.map(|ty| {
             let ty = types.type_expr(ty, &types_path);
@@ -59,13 +59,5 @@ pub(crate) fn handler_trait(
         pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
             #fns
         }
-    }
-}
-
-/// An identifier token from a name `names` produced (raw identifiers included).
-pub(crate) fn ident(name: &str) -> proc_macro2::Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => proc_macro2::Ident::new_raw(raw, proc_macro2::Span::call_site()),
-        None => format_ident!("{}", name),
     }
 }

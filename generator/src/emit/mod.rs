@@ -182,21 +182,3 @@ pub(crate) fn str_lit(text: &str) -> TokenStream {
         quote!(#lit)
     }
 }
-
-/// `///` doc attributes from optional summary and description, paragraphs kept.
-pub(crate) fn doc_attrs(parts: &[Option<&str>]) -> TokenStream {
-    let text: Vec<&str> = parts
-        .iter()
-        .flatten()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let mut lines = Vec::new();
-    for (i, part) in text.iter().enumerate() {
-        if i > 0 {
-            lines.push(String::new());
-        }
-        lines.extend(part.lines().map(|l| format!(" {l}").trim_end().to_string()));
-    }
-    quote! { #( #[doc = #lines] )* }
-}

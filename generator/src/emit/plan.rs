@@ -5,7 +5,7 @@ use heck::ToUpperCamelCase;
 use serde_json::{json, Map, Value};
 
 use crate::names::{camel_ident, snake_ident, Scope};
-use crate::openrpc::{Document, McpBinding, McpKind, McpOutput, Method};
+use crate::openrpc::{Document, McpBinding, McpOutput, Method};
 use crate::typespace::{TypeId, TypeSpace};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -22,25 +22,25 @@ pub struct MethodPlan<'d> {
     pub result: Option<TypeId>,
 }
 
-impl MethodPlan<'_> {
+impl<'d> MethodPlan<'d> {
     /// The method's MCP binding, if it has one.
-    pub fn binding(&self) -> Option<&McpBinding> {
+    pub fn binding(&self) -> Option<&'d McpBinding> {
         self.method.mcp.as_ref()
     }
 
     /// Whether the handler returns the MCP result itself (`x-mcp.output: "mcp"`).
     pub fn returns_mcp(&self) -> bool {
-        self.binding().is_some_and(|b| b.output == McpOutput::Mcp)
+        returns_mcp(self.method)
     }
 
     /// The handler's return type as seen from next to the types module: the result schema's
     /// type, the runtime's MCP result type, or `()` for a notification.
     pub fn result_type(&self, types: &TypeSpace) -> TokenStream {
         match (self.binding(), self.result) {
-            (Some(binding), _) if binding.output == McpOutput::Mcp => match binding.kind {
-                McpKind::Tool => quote!(::mcp_runtime::mcp::ToolResult),
-                McpKind::Prompt => quote!(::mcp_runtime::mcp::GetPromptResult),
-                McpKind::Resource | McpKind::ResourceTemplate => {
+            (Some(binding), _) if self.returns_mcp() => match binding {
+                McpBinding::Tool(_) => quote!(::mcp_runtime::mcp::ToolResult),
+                McpBinding::Prompt(_) => quote!(::mcp_runtime::mcp::GetPromptResult),
+                McpBinding::Resource(_) | McpBinding::ResourceTemplate(_) => {
                     quote!(::mcp_runtime::mcp::ReadResourceResult)
                 }
             },
@@ -66,14 +66,10 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
                 .to_upper_camel_case();
             let params = (!method.params.is_empty())
                 .then(|| types.add_inline(&params_schema(method), &format!("{type_base}Params")));
-            let returns_mcp = method
-                .mcp
-                .as_ref()
-                .is_some_and(|b| b.output == McpOutput::Mcp);
             let result = method
                 .result
                 .as_ref()
-                .filter(|_| !returns_mcp)
+                .filter(|_| !returns_mcp(method))
                 .map(|result| types.add_inline(&result.schema, &format!("{type_base}Result")));
             MethodPlan {
                 method,
@@ -83,6 +79,15 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
             }
         })
         .collect()
+}
+
+/// Whether the handler of `method` returns the MCP result itself (`x-mcp.output: "mcp"`), so
+/// its result schema types nothing.
+fn returns_mcp(method: &Method) -> bool {
+    method
+        .mcp
+        .as_ref()
+        .is_some_and(|b| b.common().output == McpOutput::Mcp)
 }
 
 /// The object schema of a method's params: properties in declaration order, the required ones

@@ -8,10 +8,13 @@ use serde_json::Value;
 
 use super::descriptors::descriptor_json;
 use super::format::{Frame, Slot};
-use super::handler::ident;
 use super::plan::MethodPlan;
 use super::str_lit;
-use crate::openrpc::{Document, McpKind, ParamStructure};
+use crate::openrpc::{
+    Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
+    ResourceTemplateBinding, ToolBinding,
+};
+use crate::tokens::ident;
 use crate::typespace::TypeSpace;
 
 /// `pub struct Server<H>` and its `Dispatch` implementation, the arms of its `match`es set aside
@@ -21,193 +24,10 @@ pub(crate) fn server(
     types: &TypeSpace,
     frame: &mut Frame,
 ) -> TokenStream {
-    let types_path = quote!(types);
-    let params_ty = |plan: &MethodPlan<'_>| plan.params.map(|ty| types.type_expr(ty, &types_path));
-
-    let method_arms = methods.iter().map(|plan| {
-        let wire = str_lit(&plan.method.name);
-        let call = call_expr(plan);
-        let decode = params_ty(plan).map(|ty| {
-            let structure = match plan.method.param_structure {
-                ParamStructure::ByName => quote!(ByName),
-                ParamStructure::ByPosition => quote!(ByPosition),
-                ParamStructure::Either => quote!(Either),
-            };
-            quote! {
-                let params: #ty = ::mcp_runtime::dispatch::decode_params(
-                    params,
-                    ::mcp_runtime::ParamStructure::#structure,
-                )?;
-            }
-        });
-        let call_and_encode = match plan.result {
-            Some(_) => quote! {
-                let result = #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
-                ::mcp_runtime::dispatch::encode_result(&result)
-            },
-            None => quote! {
-                #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
-                ::mcp_runtime::dispatch::encode_result(&())
-            },
-        };
-        quote! {
-            #wire => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-                #decode
-                #call_and_encode
-            })),
-        }
-    });
-
-    let of_kind = |kind: McpKind| {
-        methods
-            .iter()
-            .filter(move |plan| plan.binding().is_some_and(|b| b.kind == kind))
-    };
-
-    let tool_arms = of_kind(McpKind::Tool).map(|plan| {
-        let name = str_lit(&plan.binding().expect("filtered on binding").name);
-        let call = call_expr(plan);
-        let decode = params_ty(plan).map(|ty| {
-            quote! {
-                let params: #ty = match ::mcp_runtime::dispatch::decode_arguments(arguments) {
-                    ::std::result::Result::Ok(params) => params,
-                    ::std::result::Result::Err(message) => {
-                        return ::mcp_runtime::ToolOutcome::InvalidArguments(message);
-                    }
-                };
-            }
-        });
-        let outcome = if plan.returns_mcp() {
-            quote!(::mcp_runtime::ToolOutcome::from_mcp(#call.await))
-        } else {
-            quote!(::mcp_runtime::ToolOutcome::from_result(#call.await))
-        };
-        quote! {
-            #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-                #decode
-                #outcome
-            })),
-        }
-    });
-
-    let prompt_arms = of_kind(McpKind::Prompt).map(|plan| {
-        let binding = plan.binding().expect("filtered on binding");
-        let name = str_lit(&binding.name);
-        let description = option_str(binding.description.as_deref());
-        let encode = if plan.returns_mcp() {
-            quote!(::mcp_runtime::dispatch::encode_result(&result))
-        } else {
-            quote!(::mcp_runtime::dispatch::prompt_result(#description, &result))
-        };
-        let call = call_expr(plan);
-        let decode = params_ty(plan).map(|ty| {
-            quote! {
-                let params: #ty = ::mcp_runtime::dispatch::decode_arguments(arguments)
-                    .map_err(|message| ::mcp_runtime::RpcError::invalid_params(
-                        ::std::format!("Invalid arguments: {message}"),
-                    ))?;
-            }
-        });
-        quote! {
-            #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-                #decode
-                let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                #encode
-            })),
-        }
-    });
-
-    let static_resources = of_kind(McpKind::Resource).map(|plan| {
-        let binding = plan.binding().expect("filtered on binding");
-        let uri = str_lit(binding.uri.as_deref().unwrap_or_default());
-        let encode = resource_encode(plan, binding.mime_type.as_deref());
-        let call = call_expr(plan);
-        quote! {
-            if uri == #uri {
-                return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-                    let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                    #encode
-                }));
-            }
-        }
-    });
-
-    let templates = of_kind(McpKind::ResourceTemplate).map(|plan| {
-        let binding = plan.binding().expect("filtered on binding");
-        let template = str_lit(binding.uri_template.as_deref().unwrap_or_default());
-        let encode = resource_encode(plan, binding.mime_type.as_deref());
-        let call = call_expr(plan);
-        let json_vars: Vec<&str> = plan
-            .method
-            .params
-            .iter()
-            .filter(|p| matches!(p.schema.get("type").and_then(Value::as_str), Some("integer" | "number" | "boolean")))
-            .map(|p| p.name.as_str())
-            .collect();
-        let decode = params_ty(plan).map(|ty| {
-            quote! {
-                let params: #ty = ::mcp_runtime::dispatch::template_params(vars, &[#(#json_vars),*])?;
-            }
-        });
-        let bind = if decode.is_some() { quote!(vars) } else { quote!(_vars) };
-        quote! {
-            if let ::std::option::Option::Some(#bind) = ::mcp_runtime::uri_template::match_uri(#template, uri) {
-                return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-                    #decode
-                    let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                    #encode
-                }));
-            }
-        }
-    });
-
-    let has_tools = of_kind(McpKind::Tool).next().is_some();
-    let has_prompts = of_kind(McpKind::Prompt).next().is_some();
-    let has_resources = of_kind(McpKind::Resource)
-        .chain(of_kind(McpKind::ResourceTemplate))
-        .next()
-        .is_some();
-    let used = |flag: bool, name: &str| -> TokenStream {
-        let name = if flag {
-            name.to_string()
-        } else {
-            format!("_{name}")
-        };
-        let name = proc_macro2::Ident::new(&name, proc_macro2::Span::call_site());
-        quote!(#name)
-    };
-    let (arguments_t, ctx_t) = (used(has_tools, "arguments"), used(has_tools, "ctx"));
-    let (arguments_p, ctx_p) = (used(has_prompts, "arguments"), used(has_prompts, "ctx"));
-    let ctx_r = used(has_resources, "ctx");
-    let uri_r = used(has_resources, "uri");
-    let (params_m, ctx_m) = (
-        used(methods.iter().any(|p| p.params.is_some()), "params"),
-        used(!methods.is_empty(), "ctx"),
-    );
-
-    // A `match` with only the catch-all arm trips clippy in users' crates: emit `None` alone.
-    let mut route = |key: &TokenStream, arms: Vec<TokenStream>| {
-        if arms.is_empty() {
-            quote!(::std::option::Option::None)
-        } else {
-            let arms = frame.run(Slot::ImplMethodMatchArms, arms);
-            quote! {
-                match #key {
-                    #arms
-                    _ => ::std::option::Option::None,
-                }
-            }
-        }
-    };
-    let method_arms: Vec<TokenStream> = method_arms.collect();
-    let tool_arms: Vec<TokenStream> = tool_arms.collect();
-    let prompt_arms: Vec<TokenStream> = prompt_arms.collect();
-    let method_p = used(!method_arms.is_empty(), "method");
-    let name_t = used(!tool_arms.is_empty(), "name");
-    let name_p = used(!prompt_arms.is_empty(), "name");
-    let method_body = route(&method_p, method_arms);
-    let tool_body = route(&name_t, tool_arms);
-    let prompt_body = route(&name_p, prompt_arms);
+    let call_method = call_method(methods, types, frame);
+    let call_tool = call_tool(methods, types, frame);
+    let get_prompt = get_prompt(methods, types, frame);
+    let read_resource = read_resource(methods, types);
     quote! {
         /// Serves a [`Handler`]: decodes params into their generated types, calls the handler,
         /// and encodes its result. Give it to an `mcp_runtime` transport.
@@ -236,51 +56,300 @@ pub(crate) fn server(
                 &descriptors::CATALOG
             }
 
-            fn call_method<'a>(
-                &'a self,
-                #method_p: &str,
-                #params_m: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-                #ctx_m: ::mcp_runtime::RequestContext,
-            ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
-                ::std::boxed::Box<::serde_json::value::RawValue>,
-                ::mcp_runtime::RpcError,
-            >>> {
-                #method_body
-            }
+            #call_method
+            #call_tool
+            #get_prompt
+            #read_resource
+        }
+    }
+}
 
-            fn call_tool<'a>(
-                &'a self,
-                #name_t: &str,
-                #arguments_t: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-                #ctx_t: ::mcp_runtime::RequestContext,
-            ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::mcp_runtime::ToolOutcome>> {
-                #tool_body
-            }
+/// `Dispatch::call_method`: every method, by its JSON-RPC name.
+fn call_method(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -> TokenStream {
+    let arms: Vec<TokenStream> = methods.iter().map(|plan| method_arm(plan, types)).collect();
+    let method = used(!arms.is_empty(), "method");
+    let params = used(methods.iter().any(|p| p.params.is_some()), "params");
+    let ctx = used(!methods.is_empty(), "ctx");
+    let body = route(frame, &method, arms);
+    quote! {
+        fn call_method<'a>(
+            &'a self,
+            #method: &str,
+            #params: ::std::option::Option<&'a ::serde_json::value::RawValue>,
+            #ctx: ::mcp_runtime::RequestContext,
+        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
+            ::std::boxed::Box<::serde_json::value::RawValue>,
+            ::mcp_runtime::RpcError,
+        >>> {
+            #body
+        }
+    }
+}
 
-            fn get_prompt<'a>(
-                &'a self,
-                #name_p: &str,
-                #arguments_p: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-                #ctx_p: ::mcp_runtime::RequestContext,
-            ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
-                ::std::boxed::Box<::serde_json::value::RawValue>,
-                ::mcp_runtime::RpcError,
-            >>> {
-                #prompt_body
-            }
+/// One `call_method` arm: decode the params in the method's `paramStructure`, call, encode.
+fn method_arm(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
+    let wire = str_lit(&plan.method.name);
+    let call = call_expr(plan);
+    let decode = params_type(plan, types).map(|ty| {
+        let structure = match plan.method.param_structure {
+            ParamStructure::ByName => quote!(ByName),
+            ParamStructure::ByPosition => quote!(ByPosition),
+            ParamStructure::Either => quote!(Either),
+        };
+        quote! {
+            let params: #ty = ::mcp_runtime::dispatch::decode_params(
+                params,
+                ::mcp_runtime::ParamStructure::#structure,
+            )?;
+        }
+    });
+    let call_and_encode = match plan.result {
+        Some(_) => quote! {
+            let result = #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
+            ::mcp_runtime::dispatch::encode_result(&result)
+        },
+        None => quote! {
+            #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
+            ::mcp_runtime::dispatch::encode_result(&())
+        },
+    };
+    quote! {
+        #wire => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+            #decode
+            #call_and_encode
+        })),
+    }
+}
 
-            fn read_resource<'a>(
-                &'a self,
-                #uri_r: &'a str,
-                #ctx_r: ::mcp_runtime::RequestContext,
-            ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
-                ::std::boxed::Box<::serde_json::value::RawValue>,
-                ::mcp_runtime::RpcError,
-            >>> {
-                #(#static_resources)*
-                #(#templates)*
-                ::std::option::Option::None
-            }
+/// `Dispatch::call_tool`: every tool, by its MCP name.
+fn call_tool(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -> TokenStream {
+    let arms: Vec<TokenStream> = bound(methods, McpBinding::as_tool)
+        .map(|(plan, tool)| tool_arm(plan, tool, types))
+        .collect();
+    let (arguments, ctx) = (
+        used(!arms.is_empty(), "arguments"),
+        used(!arms.is_empty(), "ctx"),
+    );
+    let name = used(!arms.is_empty(), "name");
+    let body = route(frame, &name, arms);
+    quote! {
+        fn call_tool<'a>(
+            &'a self,
+            #name: &str,
+            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
+            #ctx: ::mcp_runtime::RequestContext,
+        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::mcp_runtime::ToolOutcome>> {
+            #body
+        }
+    }
+}
+
+/// One `call_tool` arm: arguments that do not decode are the tool's error, not the protocol's.
+fn tool_arm(plan: &MethodPlan<'_>, tool: &ToolBinding, types: &TypeSpace) -> TokenStream {
+    let name = str_lit(&tool.common.name);
+    let call = call_expr(plan);
+    let decode = params_type(plan, types).map(|ty| {
+        quote! {
+            let params: #ty = match ::mcp_runtime::dispatch::decode_arguments(arguments) {
+                ::std::result::Result::Ok(params) => params,
+                ::std::result::Result::Err(message) => {
+                    return ::mcp_runtime::ToolOutcome::InvalidArguments(message);
+                }
+            };
+        }
+    });
+    let outcome = if plan.returns_mcp() {
+        quote!(::mcp_runtime::ToolOutcome::from_mcp(#call.await))
+    } else {
+        quote!(::mcp_runtime::ToolOutcome::from_result(#call.await))
+    };
+    quote! {
+        #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+            #decode
+            #outcome
+        })),
+    }
+}
+
+/// `Dispatch::get_prompt`: every prompt, by its MCP name.
+fn get_prompt(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -> TokenStream {
+    let arms: Vec<TokenStream> = bound(methods, McpBinding::as_prompt)
+        .map(|(plan, prompt)| prompt_arm(plan, prompt, types))
+        .collect();
+    let (arguments, ctx) = (
+        used(!arms.is_empty(), "arguments"),
+        used(!arms.is_empty(), "ctx"),
+    );
+    let name = used(!arms.is_empty(), "name");
+    let body = route(frame, &name, arms);
+    quote! {
+        fn get_prompt<'a>(
+            &'a self,
+            #name: &str,
+            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
+            #ctx: ::mcp_runtime::RequestContext,
+        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
+            ::std::boxed::Box<::serde_json::value::RawValue>,
+            ::mcp_runtime::RpcError,
+        >>> {
+            #body
+        }
+    }
+}
+
+/// One `get_prompt` arm: a typed result becomes one text message under the prompt's
+/// description.
+fn prompt_arm(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &TypeSpace) -> TokenStream {
+    let name = str_lit(&prompt.common.name);
+    let description = option_str(prompt.common.description.as_deref());
+    let encode = if plan.returns_mcp() {
+        quote!(::mcp_runtime::dispatch::encode_result(&result))
+    } else {
+        quote!(::mcp_runtime::dispatch::prompt_result(#description, &result))
+    };
+    let call = call_expr(plan);
+    let decode = params_type(plan, types).map(|ty| {
+        quote! {
+            let params: #ty = ::mcp_runtime::dispatch::decode_arguments(arguments)
+                .map_err(|message| ::mcp_runtime::RpcError::invalid_params(
+                    ::std::format!("Invalid arguments: {message}"),
+                ))?;
+        }
+    });
+    quote! {
+        #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+            #decode
+            let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
+            #encode
+        })),
+    }
+}
+
+/// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
+/// order (the first template that matches reads).
+fn read_resource(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
+    let resources: Vec<TokenStream> = bound(methods, McpBinding::as_resource)
+        .map(|(plan, resource)| resource_branch(plan, resource))
+        .collect();
+    let templates: Vec<TokenStream> = bound(methods, McpBinding::as_resource_template)
+        .map(|(plan, template)| template_branch(plan, template, types))
+        .collect();
+    let any = !resources.is_empty() || !templates.is_empty();
+    let (uri, ctx) = (used(any, "uri"), used(any, "ctx"));
+    quote! {
+        fn read_resource<'a>(
+            &'a self,
+            #uri: &'a str,
+            #ctx: ::mcp_runtime::RequestContext,
+        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
+            ::std::boxed::Box<::serde_json::value::RawValue>,
+            ::mcp_runtime::RpcError,
+        >>> {
+            #(#resources)*
+            #(#templates)*
+            ::std::option::Option::None
+        }
+    }
+}
+
+/// One static resource: read when the URI is exactly its `uri`.
+fn resource_branch(plan: &MethodPlan<'_>, resource: &ResourceBinding) -> TokenStream {
+    let uri = str_lit(&resource.uri);
+    let encode = resource_encode(plan, resource.mime_type.as_deref());
+    let call = call_expr(plan);
+    quote! {
+        if uri == #uri {
+            return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+                let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
+                #encode
+            }));
+        }
+    }
+}
+
+/// One resource template: read when the URI matches, its variables decoded as the params
+/// (numbers and booleans parsed as JSON, everything else taken as a string).
+fn template_branch(
+    plan: &MethodPlan<'_>,
+    template: &ResourceTemplateBinding,
+    types: &TypeSpace,
+) -> TokenStream {
+    let uri_template = str_lit(&template.uri_template);
+    let encode = resource_encode(plan, template.mime_type.as_deref());
+    let call = call_expr(plan);
+    let json_vars: Vec<&str> = plan
+        .method
+        .params
+        .iter()
+        .filter(|p| {
+            let ty = p.schema.get("type").and_then(Value::as_str);
+            matches!(ty, Some("integer" | "number" | "boolean"))
+        })
+        .map(|p| p.name.as_str())
+        .collect();
+    let decode = params_type(plan, types).map(|ty| {
+        quote! {
+            let params: #ty = ::mcp_runtime::dispatch::template_params(vars, &[#(#json_vars),*])?;
+        }
+    });
+    let bind = if decode.is_some() {
+        quote!(vars)
+    } else {
+        quote!(_vars)
+    };
+    quote! {
+        if let ::std::option::Option::Some(#bind) = ::mcp_runtime::uri_template::match_uri(#uri_template, uri) {
+            return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+                #decode
+                let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
+                #encode
+            }));
+        }
+    }
+}
+
+/// The methods bound to one MCP kind, each with its binding; `pick` is one of
+/// [`McpBinding::as_tool`] and its siblings.
+fn bound<'p, 'd, B>(
+    methods: &'p [MethodPlan<'d>],
+    pick: fn(&'d McpBinding) -> Option<&'d B>,
+) -> impl Iterator<Item = (&'p MethodPlan<'d>, &'d B)> + 'p
+where
+    'd: 'p,
+{
+    methods
+        .iter()
+        .filter_map(move |plan| Some((plan, pick(plan.binding()?)?)))
+}
+
+/// The type params decode into, named from next to the types module.
+fn params_type(plan: &MethodPlan<'_>, types: &TypeSpace) -> Option<TokenStream> {
+    plan.params.map(|ty| types.type_expr(ty, &quote!(types)))
+}
+
+/// `name`, or `_name` when the generated body does not read it (so users' crates compile
+/// without unused-variable warnings).
+fn used(flag: bool, name: &str) -> TokenStream {
+    let name = if flag {
+        name.to_string()
+    } else {
+        format!("_{name}")
+    };
+    let name = proc_macro2::Ident::new(&name, proc_macro2::Span::call_site());
+    quote!(#name)
+}
+
+/// `match key { arms..., _ => None }`, its arms set aside in `frame`. A `match` with only the
+/// catch-all arm trips clippy in users' crates, so no arms is `None` alone.
+fn route(frame: &mut Frame, key: &TokenStream, arms: Vec<TokenStream>) -> TokenStream {
+    if arms.is_empty() {
+        return quote!(::std::option::Option::None);
+    }
+    let arms = frame.run(Slot::ImplMethodMatchArms, arms);
+    quote! {
+        match #key {
+            #arms
+            _ => ::std::option::Option::None,
         }
     }
 }
@@ -332,15 +401,10 @@ pub fn catalog(document: &Document, methods: &[MethodPlan<'_>]) -> TokenStream {
     );
     let website = option_str(server.website_url.as_deref());
     let instructions = option_str(server.instructions.as_deref());
-    let list = |kinds: &[McpKind]| {
+    let list = |kind: McpKind| {
         let entries = methods.iter().filter_map(|plan| {
-            let binding = plan.binding().filter(|b| kinds.contains(&b.kind))?;
-            let key = match binding.kind {
-                McpKind::Tool | McpKind::Prompt => binding.name.as_str(),
-                McpKind::Resource => binding.uri.as_deref().unwrap_or_default(),
-                McpKind::ResourceTemplate => binding.uri_template.as_deref().unwrap_or_default(),
-            };
-            let key = str_lit(key);
+            let binding = plan.binding().filter(|b| b.kind() == kind)?;
+            let key = str_lit(binding.key());
             let json = descriptor_json(document, plan.method, binding);
             let json = json.iter().map(|j| str_lit(j));
             Some(quote! {
@@ -349,10 +413,10 @@ pub fn catalog(document: &Document, methods: &[MethodPlan<'_>]) -> TokenStream {
         });
         quote!(&[#(#entries),*])
     };
-    let tools = list(&[McpKind::Tool]);
-    let prompts = list(&[McpKind::Prompt]);
-    let resources = list(&[McpKind::Resource]);
-    let templates = list(&[McpKind::ResourceTemplate]);
+    let tools = list(McpKind::Tool);
+    let prompts = list(McpKind::Prompt);
+    let resources = list(McpKind::Resource);
+    let templates = list(McpKind::ResourceTemplate);
     let completions = completions(document, methods);
     quote! {
         /// The server's identity and its tools, prompts, resources and resource templates.
@@ -381,13 +445,12 @@ fn completions(document: &Document, methods: &[MethodPlan<'_>]) -> Vec<TokenStre
         let Some(binding) = plan.binding() else {
             continue;
         };
-        let (kind, reference) = match binding.kind {
-            McpKind::Prompt => (quote!(Prompt), binding.name.as_str()),
-            McpKind::ResourceTemplate => (
-                quote!(Resource),
-                binding.uri_template.as_deref().unwrap_or_default(),
-            ),
-            McpKind::Tool | McpKind::Resource => continue,
+        let (kind, reference) = match binding {
+            McpBinding::Prompt(prompt) => (quote!(Prompt), prompt.common.name.as_str()),
+            McpBinding::ResourceTemplate(template) => {
+                (quote!(Resource), template.uri_template.as_str())
+            }
+            McpBinding::Tool(_) | McpBinding::Resource(_) => continue,
         };
         for param in &plan.method.params {
             let Some(values) = string_enum(document, &param.schema) else {

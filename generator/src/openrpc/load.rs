@@ -10,6 +10,7 @@ use super::json_pos::{escape_token, unescape_token, FilePositions, SourceMap};
 use super::mcp::{self, type_name, MethodFacts};
 use super::model::*;
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
+use crate::schema_walk;
 
 /// Rule id: the text is not JSON.
 pub const RULE_JSON_SYNTAX: &str = "json-syntax";
@@ -380,46 +381,8 @@ impl Loader {
         }
         for (keyword, child) in map.iter_mut() {
             let child_ptr = ptr_child(pointer, keyword);
-            match keyword.as_str() {
-                "properties" | "patternProperties" | "definitions" | "$defs"
-                | "dependentSchemas" => {
-                    if let Value::Object(members) = child {
-                        for (name, schema) in members.iter_mut() {
-                            self.canon_schema(file, &ptr_child(&child_ptr, name), schema);
-                        }
-                    }
-                }
-                "dependencies" => {
-                    if let Value::Object(members) = child {
-                        for (name, schema) in members.iter_mut() {
-                            if schema.is_object() || schema.is_boolean() {
-                                self.canon_schema(file, &ptr_child(&child_ptr, name), schema);
-                            }
-                        }
-                    }
-                }
-                "items" | "additionalItems" | "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                    if let Value::Array(items) = child {
-                        for (i, schema) in items.iter_mut().enumerate() {
-                            self.canon_schema(file, &format!("{child_ptr}/{i}"), schema);
-                        }
-                    } else {
-                        self.canon_schema(file, &child_ptr, child);
-                    }
-                }
-                "additionalProperties"
-                | "contains"
-                | "propertyNames"
-                | "not"
-                | "if"
-                | "then"
-                | "else"
-                | "unevaluatedItems"
-                | "unevaluatedProperties"
-                | "contentSchema" => {
-                    self.canon_schema(file, &child_ptr, child);
-                }
-                _ => {}
+            for (member, schema) in schema_walk::subschemas_mut(keyword, child) {
+                self.canon_schema(file, &member.pointer(&child_ptr), schema);
             }
         }
     }
@@ -587,34 +550,7 @@ impl Loader {
         let summary = self.opt_string(file, &ptr, &map, "summary");
         let description = self.opt_string(file, &ptr, &map, "description");
         let deprecated = self.opt_bool(file, &ptr, &map, "deprecated");
-
-        let mut params = Vec::new();
-        let mut params_ok = true;
-        match map.get("params") {
-            None => {
-                self.shape(
-                    file,
-                    &ptr,
-                    "a method is missing the required array `params`",
-                );
-                params_ok = false;
-            }
-            Some(Value::Array(items)) => {
-                for i in 0..items.len() {
-                    let p = format!("{ptr}/params/{i}");
-                    match self.content_descriptor(file, &p, "a param") {
-                        Some(cd) => params.push(cd),
-                        None => params_ok = false,
-                    }
-                }
-            }
-            Some(other) => {
-                let message = format!("`params` must be an array, found {}", type_name(other));
-                self.shape(file, &ptr_child(&ptr, "params"), message);
-                params_ok = false;
-            }
-        }
-
+        let params = self.params(file, &ptr, &map);
         let mut result_ok = true;
         let result = if map.contains_key("result") {
             let r = self.content_descriptor(file, &ptr_child(&ptr, "result"), "`result`");
@@ -623,8 +559,72 @@ impl Loader {
         } else {
             None
         };
+        let param_structure = self.param_structure(file, &ptr, &map);
+        let errors = self.method_errors(file, &ptr, &map);
+        let mcp = match (map.get("x-mcp"), name.as_deref()) {
+            (Some(x_mcp), Some(name)) => {
+                let facts = MethodFacts {
+                    name,
+                    description: description.as_deref(),
+                    summary: summary.as_deref(),
+                };
+                self.x_mcp(file, &ptr, x_mcp, &facts)
+            }
+            _ => None,
+        };
+        Some(Method {
+            name: name?,
+            summary,
+            description,
+            params: params?,
+            result: result_ok.then_some(result)?,
+            param_structure,
+            deprecated,
+            errors,
+            mcp,
+            location,
+        })
+    }
 
-        let param_structure = match map.get("paramStructure") {
+    /// The params, or `None` when any of them (or the array) is unusable; every problem is
+    /// reported either way.
+    fn params(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> Option<Vec<ContentDescriptor>> {
+        let items = match map.get("params") {
+            Some(Value::Array(items)) => items,
+            None => {
+                self.shape(file, ptr, "a method is missing the required array `params`");
+                return None;
+            }
+            Some(other) => {
+                let message = format!("`params` must be an array, found {}", type_name(other));
+                self.shape(file, &ptr_child(ptr, "params"), message);
+                return None;
+            }
+        };
+        let mut params = Vec::new();
+        let mut params_ok = true;
+        for i in 0..items.len() {
+            let p = format!("{ptr}/params/{i}");
+            match self.content_descriptor(file, &p, "a param") {
+                Some(cd) => params.push(cd),
+                None => params_ok = false,
+            }
+        }
+        params_ok.then_some(params)
+    }
+
+    fn param_structure(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> ParamStructure {
+        match map.get("paramStructure") {
             None => ParamStructure::Either,
             Some(Value::String(s)) if s == "by-name" => ParamStructure::ByName,
             Some(Value::String(s)) if s == "by-position" => ParamStructure::ByPosition,
@@ -633,56 +633,49 @@ impl Loader {
                 let message = format!(
                     "`paramStructure` must be \"by-name\", \"by-position\" or \"either\", found {other}"
                 );
-                self.shape(file, &ptr_child(&ptr, "paramStructure"), message);
+                self.shape(file, &ptr_child(ptr, "paramStructure"), message);
                 ParamStructure::Either
             }
-        };
+        }
+    }
 
+    /// The method's error objects. Its examples and links are only followed, so a broken
+    /// `$ref` in them is reported too.
+    fn method_errors(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> Vec<ErrorObject> {
         let mut errors = Vec::new();
-        for i in 0..self.opt_array_len(file, &ptr, &map, "errors") {
+        for i in 0..self.opt_array_len(file, ptr, map, "errors") {
             if let Some(e) = self.error_object(file, &format!("{ptr}/errors/{i}")) {
                 errors.push(e);
             }
         }
         for key in ["examples", "links"] {
-            for i in 0..self.opt_array_len(file, &ptr, &map, key) {
+            for i in 0..self.opt_array_len(file, ptr, map, key) {
                 let _ = self.follow(file, &format!("{ptr}/{key}/{i}"), &key[..key.len() - 1]);
             }
         }
+        errors
+    }
 
-        let mut mcp_binding = None;
-        if let (Some(x), Some(name)) = (map.get("x-mcp"), name.as_deref()) {
-            let x_ptr = ptr_child(&ptr, "x-mcp");
-            let path = self.files[file].path.clone();
-            let facts = MethodFacts {
-                name,
-                description: description.as_deref(),
-                summary: summary.as_deref(),
-            };
-            let sources = &self.sources;
-            let locate = |sub: &str| sources.locate(&path, &format!("{x_ptr}{sub}"));
-            let (binding, diags) = mcp::parse_method(x, &facts, &locate);
-            for d in diags {
-                self.diags.push(d);
-            }
-            mcp_binding = binding;
-        }
-
-        if !params_ok || !result_ok {
-            return None;
-        }
-        Some(Method {
-            name: name?,
-            summary,
-            description,
-            params,
-            result,
-            param_structure,
-            deprecated,
-            errors,
-            mcp: mcp_binding,
-            location,
-        })
+    /// The method's `x-mcp` binding, its problems reported.
+    fn x_mcp(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        value: &Value,
+        facts: &MethodFacts<'_>,
+    ) -> Option<McpBinding> {
+        let x_ptr = ptr_child(ptr, "x-mcp");
+        let path = self.files[file].path.clone();
+        let sources = &self.sources;
+        let locate = |sub: &str| sources.locate(&path, &format!("{x_ptr}{sub}"));
+        let (binding, diags) = mcp::parse_method(value, facts, &locate);
+        self.diags.0.extend(diags);
+        binding
     }
 
     fn run(&mut self, path: &Path) -> Option<Document> {
@@ -713,7 +706,33 @@ impl Loader {
             return None;
         };
 
-        let openrpc = match top.get("openrpc") {
+        let openrpc = self.openrpc_version(&top);
+        let (info, server) = self.info(&top);
+
+        if top.contains_key("schemas") {
+            self.shape(
+                0,
+                "/schemas",
+                "`schemas` is not an OpenRPC top-level field; schemas belong in `components.schemas`",
+            );
+        }
+        self.components(&top);
+        let methods = self.methods(&top);
+
+        Some(Document {
+            openrpc: openrpc?,
+            info: info?,
+            server,
+            methods,
+            schemas: std::mem::take(&mut self.schemas),
+            files: self.files.iter().map(|f| f.path.clone()).collect(),
+            sources: std::mem::take(&mut self.sources),
+        })
+    }
+
+    /// The `openrpc` version string, checked against the versions this generator reads.
+    fn openrpc_version(&mut self, top: &Map<String, Value>) -> Option<String> {
+        match top.get("openrpc") {
             Some(Value::String(v)) => {
                 if !supported_version(v) {
                     let location = self.locate(0, "/openrpc");
@@ -747,19 +766,12 @@ impl Loader {
                 );
                 None
             }
-        };
-
-        let (info, server) = self.info(&top);
-
-        if top.contains_key("schemas") {
-            self.shape(
-                0,
-                "/schemas",
-                "`schemas` is not an OpenRPC top-level field; schemas belong in `components.schemas`",
-            );
         }
+    }
 
-        // components
+    /// Checks `components`, then registers every component schema (in declaration order) and
+    /// canonicalizes its `$ref`s.
+    fn components(&mut self, top: &Map<String, Value>) {
         let mut component_schemas: Vec<String> = Vec::new();
         match top.get("components") {
             None => {}
@@ -792,7 +804,10 @@ impl Loader {
         for (key, pointer) in &component_keys {
             self.process_schema(key, 0, pointer);
         }
+    }
 
+    /// Every method that loads, in declaration order.
+    fn methods(&mut self, top: &Map<String, Value>) -> Vec<Method> {
         let mut methods = Vec::new();
         match top.get("methods") {
             Some(Value::Array(items)) => {
@@ -816,16 +831,7 @@ impl Loader {
             }
             None => self.shape(0, "", "the required array `methods` is missing"),
         }
-
-        Some(Document {
-            openrpc: openrpc?,
-            info: info?,
-            server,
-            methods,
-            schemas: std::mem::take(&mut self.schemas),
-            files: self.files.iter().map(|f| f.path.clone()).collect(),
-            sources: std::mem::take(&mut self.sources),
-        })
+        methods
     }
 
     fn info(&mut self, top: &Map<String, Value>) -> (Option<Info>, ServerExtension) {

@@ -2,7 +2,10 @@
 
 use serde_json::{Map, Value};
 
-use super::model::{McpBinding, McpKind, McpOutput, ServerExtension};
+use super::model::{
+    McpBinding, McpCommon, McpKind, McpOutput, PromptBinding, ResourceBinding,
+    ResourceTemplateBinding, ServerExtension, ToolBinding,
+};
 use crate::diagnostics::{Diagnostic, Location};
 
 /// Rule id of every problem with an `x-mcp` extension.
@@ -66,219 +69,282 @@ pub fn parse_method(
     method: &MethodFacts<'_>,
     locate: &dyn Fn(&str) -> Location,
 ) -> (Option<McpBinding>, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
     let here = locate("");
-    let default_description = method.description.or(method.summary).map(str::to_string);
-    let mut binding = McpBinding {
-        kind: McpKind::Tool,
-        name: method.name.to_string(),
-        title: None,
-        description: default_description,
-        annotations: None,
-        icons: None,
-        uri: None,
-        uri_template: None,
-        mime_type: None,
-        meta: None,
-        output: McpOutput::Typed,
-        input_schema: None,
-        location: here.clone(),
-    };
-    let map: &Map<String, Value> = match value {
-        Value::String(s) => {
-            return match parse_kind(s) {
-                Some(McpKind::Resource) => {
-                    diags.push(Diagnostic::error(
-                        RULE,
-                        here,
-                        "`x-mcp` kind \"resource\" needs a `uri`; use an object: {\"kind\": \"resource\", \"uri\": ...}",
-                    ));
-                    (None, diags)
-                }
-                Some(McpKind::ResourceTemplate) => {
-                    diags.push(Diagnostic::error(
-                        RULE,
-                        here,
-                        "`x-mcp` kind \"resource-template\" needs a `uriTemplate`; use an object: {\"kind\": \"resource-template\", \"uriTemplate\": ...}",
-                    ));
-                    (None, diags)
-                }
-                Some(kind) => {
-                    binding.kind = kind;
-                    (Some(binding), diags)
-                }
-                None => {
-                    diags.push(kind_error(&format!("{s:?}"), here));
-                    (None, diags)
-                }
-            };
-        }
-        Value::Object(map) => map,
+    let options = Options::defaults(method, here.clone());
+    match value {
+        Value::String(s) => parse_kind_only(s, options),
+        Value::Object(map) => parse_object(map, options, locate),
         other => {
-            diags.push(Diagnostic::error(
-                RULE,
-                here,
-                format!(
-                    "`x-mcp` must be a kind string or an object with `kind`, found {}",
-                    type_name(other)
-                ),
-            ));
-            return (None, diags);
+            let message = format!(
+                "`x-mcp` must be a kind string or an object with `kind`, found {}",
+                type_name(other)
+            );
+            (None, vec![Diagnostic::error(RULE, here, message)])
         }
+    }
+}
+
+/// Every option `x-mcp` may carry, read before the kind decides which of them the binding keeps.
+struct Options {
+    common: McpCommon,
+    annotations: Option<Value>,
+    input_schema: Option<Value>,
+    uri: Option<String>,
+    uri_template: Option<String>,
+    mime_type: Option<String>,
+}
+
+impl Options {
+    /// The defaults, taken from the method.
+    fn defaults(method: &MethodFacts<'_>, location: Location) -> Self {
+        Options {
+            common: McpCommon {
+                name: method.name.to_string(),
+                title: None,
+                description: method.description.or(method.summary).map(str::to_string),
+                icons: None,
+                meta: None,
+                output: McpOutput::Typed,
+                location,
+            },
+            annotations: None,
+            input_schema: None,
+            uri: None,
+            uri_template: None,
+            mime_type: None,
+        }
+    }
+}
+
+/// `"x-mcp": "tool"`: a kind alone, usable only by kinds that need no address.
+fn parse_kind_only(text: &str, options: Options) -> (Option<McpBinding>, Vec<Diagnostic>) {
+    let here = options.common.location.clone();
+    let message = match parse_kind(text) {
+        Some(McpKind::Resource) => "`x-mcp` kind \"resource\" needs a `uri`; use an object: {\"kind\": \"resource\", \"uri\": ...}".to_string(),
+        Some(McpKind::ResourceTemplate) => "`x-mcp` kind \"resource-template\" needs a `uriTemplate`; use an object: {\"kind\": \"resource-template\", \"uriTemplate\": ...}".to_string(),
+        Some(kind) => {
+            let mut diags = Vec::new();
+            return (bind(kind, options, &|_| here.clone(), &mut diags), diags);
+        }
+        None => return (None, vec![kind_error(&format!("{text:?}"), here)]),
     };
+    (None, vec![Diagnostic::error(RULE, here, message)])
+}
 
-    let unknown: Vec<&String> = map
-        .keys()
-        .filter(|k| !METHOD_KEYS.contains(&k.as_str()))
-        .collect();
-    for key in &unknown {
-        diags.push(Diagnostic::error(
-            RULE,
-            locate(&format!("/{}", super::json_pos::escape_token(key))),
-            format!(
-                "unknown key `{key}` in `x-mcp`; allowed keys: {}",
-                METHOD_KEYS.join(", ")
-            ),
-        ));
+/// `"x-mcp": {"kind": ..., ...}`: every key checked, every problem reported.
+fn parse_object(
+    map: &Map<String, Value>,
+    mut options: Options,
+    locate: &dyn Fn(&str) -> Location,
+) -> (Option<McpBinding>, Vec<Diagnostic>) {
+    let mut reader = Reader {
+        map,
+        locate,
+        diags: Vec::new(),
+        ok: true,
+    };
+    let known = reader.unknown_keys();
+    let kind = reader.kind(&options.common.location);
+    if let Some(name) = reader.string("name") {
+        options.common.name = name;
+    }
+    options.common.title = reader.string("title");
+    if let Some(d) = reader.string("description") {
+        options.common.description = Some(d);
+    }
+    options.uri = reader.string("uri");
+    options.uri_template = reader.string("uriTemplate");
+    options.mime_type = reader.string("mimeType");
+    if let Some(output) = reader.output() {
+        options.common.output = output;
+    }
+    options.annotations = reader.value("annotations", true);
+    options.common.icons = reader.value("icons", false);
+    options.common.meta = reader.value("_meta", true);
+    options.input_schema = reader.value("inputSchema", true);
+    let Reader { mut diags, ok, .. } = reader;
+    let binding = match kind {
+        Some(kind) if ok => bind(kind, options, locate, &mut diags),
+        _ => None,
+    };
+    (binding.filter(|_| known), diags)
+}
+
+/// Reads the keys of an `x-mcp` object, recording each problem and whether any was fatal.
+struct Reader<'a> {
+    map: &'a Map<String, Value>,
+    locate: &'a dyn Fn(&str) -> Location,
+    diags: Vec<Diagnostic>,
+    ok: bool,
+}
+
+impl Reader<'_> {
+    fn error(&mut self, at: Location, message: String) {
+        self.diags.push(Diagnostic::error(RULE, at, message));
+        self.ok = false;
     }
 
-    let mut ok = true;
-    match map.get("kind") {
-        None => {
-            diags.push(Diagnostic::error(
-                RULE,
-                here.clone(),
-                "`x-mcp` object needs a `kind`: \"tool\", \"prompt\", \"resource\" or \"resource-template\"",
-            ));
-            ok = false;
-        }
-        Some(Value::String(s)) => match parse_kind(s) {
-            Some(kind) => binding.kind = kind,
-            None => {
-                diags.push(kind_error(&format!("{s:?}"), locate("/kind")));
-                ok = false;
-            }
-        },
-        Some(other) => {
-            diags.push(kind_error(type_name(other), locate("/kind")));
-            ok = false;
-        }
-    }
-
-    let mut string_field = |key: &str, diags: &mut Vec<Diagnostic>| -> Option<String> {
-        match map.get(key) {
-            None => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => {
-                diags.push(Diagnostic::error(
+    /// Reports each key `x-mcp` does not define; true when there is none.
+    fn unknown_keys(&mut self) -> bool {
+        let mut known = true;
+        for key in self.map.keys() {
+            if !METHOD_KEYS.contains(&key.as_str()) {
+                self.diags.push(Diagnostic::error(
                     RULE,
-                    locate(&format!("/{key}")),
-                    format!("`x-mcp.{key}` must be a string, found {}", type_name(other)),
+                    (self.locate)(&format!("/{}", super::json_pos::escape_token(key))),
+                    format!(
+                        "unknown key `{key}` in `x-mcp`; allowed keys: {}",
+                        METHOD_KEYS.join(", ")
+                    ),
                 ));
-                ok = false;
+                known = false;
+            }
+        }
+        known
+    }
+
+    fn kind(&mut self, here: &Location) -> Option<McpKind> {
+        let found = match self.map.get("kind") {
+            None => {
+                let message = "`x-mcp` object needs a `kind`: \"tool\", \"prompt\", \"resource\" or \"resource-template\"";
+                self.error(here.clone(), message.to_string());
+                return None;
+            }
+            Some(Value::String(s)) => match parse_kind(s) {
+                Some(kind) => return Some(kind),
+                None => format!("{s:?}"),
+            },
+            Some(other) => type_name(other).to_string(),
+        };
+        let error = kind_error(&found, (self.locate)("/kind"));
+        self.diags.push(error);
+        self.ok = false;
+        None
+    }
+
+    fn string(&mut self, key: &str) -> Option<String> {
+        match self.map.get(key)? {
+            Value::String(s) => Some(s.clone()),
+            other => {
+                let message = format!("`x-mcp.{key}` must be a string, found {}", type_name(other));
+                self.error((self.locate)(&format!("/{key}")), message);
                 None
             }
         }
-    };
-    if let Some(name) = string_field("name", &mut diags) {
-        binding.name = name;
     }
-    binding.title = string_field("title", &mut diags);
-    if let Some(d) = string_field("description", &mut diags) {
-        binding.description = Some(d);
-    }
-    binding.uri = string_field("uri", &mut diags);
-    binding.uri_template = string_field("uriTemplate", &mut diags);
-    binding.mime_type = string_field("mimeType", &mut diags);
-    match string_field("output", &mut diags).as_deref() {
-        None | Some("typed") => {}
-        Some("mcp") => binding.output = McpOutput::Mcp,
-        Some(other) => {
-            diags.push(Diagnostic::error(
-                RULE,
-                locate("/output"),
-                format!("`x-mcp.output` must be \"typed\" or \"mcp\", found \"{other}\""),
-            ));
-            ok = false;
+
+    fn output(&mut self) -> Option<McpOutput> {
+        match self.string("output").as_deref()? {
+            "typed" => Some(McpOutput::Typed),
+            "mcp" => Some(McpOutput::Mcp),
+            other => {
+                let message =
+                    format!("`x-mcp.output` must be \"typed\" or \"mcp\", found \"{other}\"");
+                self.error((self.locate)("/output"), message);
+                None
+            }
         }
     }
 
-    for (key, want_object) in [
-        ("annotations", true),
-        ("icons", false),
-        ("_meta", true),
-        ("inputSchema", true),
+    /// A value kept as given: an object, or an array when `!want_object`.
+    fn value(&mut self, key: &str, want_object: bool) -> Option<Value> {
+        let v = self.map.get(key)?;
+        if (want_object && v.is_object()) || (!want_object && v.is_array()) {
+            return Some(v.clone());
+        }
+        let message = format!(
+            "`x-mcp.{key}` must be {}, found {}",
+            if want_object { "an object" } else { "an array" },
+            type_name(v)
+        );
+        self.error((self.locate)(&format!("/{key}")), message);
+        None
+    }
+}
+
+/// The binding of `kind` from `options`, or `None` (with the reasons) when the kind's address
+/// is missing or an address is given to a kind it does not apply to.
+fn bind(
+    kind: McpKind,
+    options: Options,
+    locate: &dyn Fn(&str) -> Location,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<McpBinding> {
+    if address_problems(kind, &options, locate, diags) {
+        return None;
+    }
+    let Options {
+        common,
+        annotations,
+        input_schema,
+        uri,
+        uri_template,
+        mime_type,
+    } = options;
+    Some(match kind {
+        McpKind::Tool => McpBinding::Tool(ToolBinding {
+            common,
+            annotations,
+            input_schema,
+        }),
+        McpKind::Prompt => McpBinding::Prompt(PromptBinding { common }),
+        McpKind::Resource => McpBinding::Resource(ResourceBinding {
+            common,
+            uri: uri?,
+            mime_type,
+            annotations,
+        }),
+        McpKind::ResourceTemplate => McpBinding::ResourceTemplate(ResourceTemplateBinding {
+            common,
+            uri_template: uri_template?,
+            mime_type,
+            annotations,
+        }),
+    })
+}
+
+/// Reports a resource without its `uri`, a template without its `uriTemplate`, and either
+/// address on a kind it does not apply to; true when there was any.
+fn address_problems(
+    kind: McpKind,
+    options: &Options,
+    locate: &dyn Fn(&str) -> Location,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let here = &options.common.location;
+    let missing = match kind {
+        McpKind::Resource if options.uri.is_none() => Some("`x-mcp` resource needs a `uri`"),
+        McpKind::ResourceTemplate if options.uri_template.is_none() => {
+            Some("`x-mcp` resource-template needs a `uriTemplate`")
+        }
+        _ => None,
+    };
+    if let Some(message) = missing {
+        diags.push(Diagnostic::error(RULE, here.clone(), message));
+    }
+    let mut misplaced = false;
+    for (key, given, owner) in [
+        ("uri", options.uri.is_some(), McpKind::Resource),
+        (
+            "uriTemplate",
+            options.uri_template.is_some(),
+            McpKind::ResourceTemplate,
+        ),
     ] {
-        let Some(v) = map.get(key) else { continue };
-        let fits = if want_object {
-            v.is_object()
-        } else {
-            v.is_array()
-        };
-        if !fits {
+        if given && kind != owner {
             diags.push(Diagnostic::error(
                 RULE,
                 locate(&format!("/{key}")),
                 format!(
-                    "`x-mcp.{key}` must be {}, found {}",
-                    if want_object { "an object" } else { "an array" },
-                    type_name(v)
+                    "`x-mcp.{key}` only applies to kind \"{}\", not \"{}\"",
+                    owner.as_str(),
+                    kind.as_str()
                 ),
             ));
-            ok = false;
-            continue;
-        }
-        let slot = match key {
-            "annotations" => &mut binding.annotations,
-            "icons" => &mut binding.icons,
-            "inputSchema" => &mut binding.input_schema,
-            _ => &mut binding.meta,
-        };
-        *slot = Some(v.clone());
-    }
-
-    if ok {
-        if binding.kind == McpKind::Resource && binding.uri.is_none() {
-            diags.push(Diagnostic::error(
-                RULE,
-                here.clone(),
-                "`x-mcp` resource needs a `uri`",
-            ));
-            ok = false;
-        }
-        if binding.kind == McpKind::ResourceTemplate && binding.uri_template.is_none() {
-            diags.push(Diagnostic::error(
-                RULE,
-                here.clone(),
-                "`x-mcp` resource-template needs a `uriTemplate`",
-            ));
-            ok = false;
-        }
-        if binding.kind != McpKind::Resource && binding.uri.is_some() {
-            diags.push(Diagnostic::error(
-                RULE,
-                locate("/uri"),
-                format!(
-                    "`x-mcp.uri` only applies to kind \"resource\", not \"{}\"",
-                    binding.kind.as_str()
-                ),
-            ));
-            ok = false;
-        }
-        if binding.kind != McpKind::ResourceTemplate && binding.uri_template.is_some() {
-            diags.push(Diagnostic::error(
-                RULE,
-                locate("/uriTemplate"),
-                format!(
-                    "`x-mcp.uriTemplate` only applies to kind \"resource-template\", not \"{}\"",
-                    binding.kind.as_str()
-                ),
-            ));
-            ok = false;
+            misplaced = true;
         }
     }
-    let ok = ok && unknown.is_empty();
-    (ok.then_some(binding), diags)
+    missing.is_some() || misplaced
 }
 
 /// Parses `info["x-mcp"]`.

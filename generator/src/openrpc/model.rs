@@ -162,37 +162,149 @@ impl McpKind {
     }
 }
 
-/// The `x-mcp` extension of a method: `"tool"` or an object with `kind` and options.
+/// The `x-mcp` extension of a method (`"tool"` or an object with `kind` and options): one
+/// variant per kind, each carrying only the options that kind has, so a resource always has its
+/// `uri` and nothing reads a tool's `inputSchema` off a prompt.
 #[derive(Debug, Clone)]
-pub struct McpBinding {
+pub enum McpBinding {
+    /// Listed by `tools/list`, called by `tools/call`.
+    Tool(ToolBinding),
+    /// Listed by `prompts/list`, rendered by `prompts/get`.
+    Prompt(PromptBinding),
+    /// A fixed URI, listed by `resources/list`, read by `resources/read`.
+    Resource(ResourceBinding),
+    /// An RFC 6570 URI template whose variables bind to params.
+    ResourceTemplate(ResourceTemplateBinding),
+}
+
+impl McpBinding {
     /// What the method is exposed as.
-    pub kind: McpKind,
+    pub fn kind(&self) -> McpKind {
+        match self {
+            McpBinding::Tool(_) => McpKind::Tool,
+            McpBinding::Prompt(_) => McpKind::Prompt,
+            McpBinding::Resource(_) => McpKind::Resource,
+            McpBinding::ResourceTemplate(_) => McpKind::ResourceTemplate,
+        }
+    }
+
+    /// The options every kind has.
+    pub fn common(&self) -> &McpCommon {
+        match self {
+            McpBinding::Tool(b) => &b.common,
+            McpBinding::Prompt(b) => &b.common,
+            McpBinding::Resource(b) => &b.common,
+            McpBinding::ResourceTemplate(b) => &b.common,
+        }
+    }
+
+    /// What identifies the primitive among those of its kind, and keys it in the catalog: the
+    /// name of a tool or prompt, the `uri` of a resource, the `uriTemplate` of a template.
+    pub fn key(&self) -> &str {
+        match self {
+            McpBinding::Tool(b) => &b.common.name,
+            McpBinding::Prompt(b) => &b.common.name,
+            McpBinding::Resource(b) => &b.uri,
+            McpBinding::ResourceTemplate(b) => &b.uri_template,
+        }
+    }
+
+    /// The tool binding, if this is one.
+    pub fn as_tool(&self) -> Option<&ToolBinding> {
+        match self {
+            McpBinding::Tool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The prompt binding, if this is one.
+    pub fn as_prompt(&self) -> Option<&PromptBinding> {
+        match self {
+            McpBinding::Prompt(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The static resource binding, if this is one.
+    pub fn as_resource(&self) -> Option<&ResourceBinding> {
+        match self {
+            McpBinding::Resource(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The resource-template binding, if this is one.
+    pub fn as_resource_template(&self) -> Option<&ResourceTemplateBinding> {
+        match self {
+            McpBinding::ResourceTemplate(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// The `x-mcp` options every kind has.
+#[derive(Debug, Clone)]
+pub struct McpCommon {
     /// The exposed name (`x-mcp.name`, default the method name).
     pub name: String,
     /// `title`.
     pub title: Option<String>,
     /// `description`, default the method's description, else its summary.
     pub description: Option<String>,
-    /// Tool `annotations`, as given (an object).
-    pub annotations: Option<Value>,
     /// `icons`, as given (an array).
     pub icons: Option<Value>,
-    /// Resource `uri`.
-    pub uri: Option<String>,
-    /// Resource-template `uriTemplate`.
-    pub uri_template: Option<String>,
-    /// Resource `mimeType`.
-    pub mime_type: Option<String>,
     /// `_meta` to publish on the descriptor, as given (an object).
     pub meta: Option<Value>,
     /// What the handler returns (`output`).
     pub output: McpOutput,
-    /// A tool's `inputSchema`, published verbatim instead of the one built from its params
-    /// (for JSON Schema the params cannot express: `if`/`then`, `$anchor`, root `allOf`...).
-    /// The params still type the arguments.
-    pub input_schema: Option<Value>,
     /// Where the `x-mcp` value is.
     pub location: Location,
+}
+
+/// `x-mcp` of kind `tool`.
+#[derive(Debug, Clone)]
+pub struct ToolBinding {
+    /// Name, title, description, icons, `_meta`, output and location.
+    pub common: McpCommon,
+    /// Tool `annotations`, as given (an object).
+    pub annotations: Option<Value>,
+    /// An `inputSchema` published verbatim instead of the one built from the params (for JSON
+    /// Schema the params cannot express: `if`/`then`, `$anchor`, root `allOf`...). The params
+    /// still type the arguments.
+    pub input_schema: Option<Value>,
+}
+
+/// `x-mcp` of kind `prompt`: only the common options.
+#[derive(Debug, Clone)]
+pub struct PromptBinding {
+    /// Name, title, description, icons, `_meta`, output and location.
+    pub common: McpCommon,
+}
+
+/// `x-mcp` of kind `resource`.
+#[derive(Debug, Clone)]
+pub struct ResourceBinding {
+    /// Name, title, description, icons, `_meta`, output and location.
+    pub common: McpCommon,
+    /// `uri`, the one address the resource is read at.
+    pub uri: String,
+    /// `mimeType`.
+    pub mime_type: Option<String>,
+    /// Resource `annotations`, as given (an object).
+    pub annotations: Option<Value>,
+}
+
+/// `x-mcp` of kind `resource-template`.
+#[derive(Debug, Clone)]
+pub struct ResourceTemplateBinding {
+    /// Name, title, description, icons, `_meta`, output and location.
+    pub common: McpCommon,
+    /// `uriTemplate`, whose variables name the method's params.
+    pub uri_template: String,
+    /// `mimeType`.
+    pub mime_type: Option<String>,
+    /// Resource `annotations`, as given (an object).
+    pub annotations: Option<Value>,
 }
 
 /// What the handler of an MCP method returns (`x-mcp.output`).

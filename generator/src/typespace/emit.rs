@@ -1,34 +1,15 @@
 //! IR to tokens. Reads only the IR, never a schema.
 
 use super::ir::{
-    Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TypeKind, VariantFields,
+    Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TaggedVariant, TypeKind,
+    VariantFields,
 };
 use super::recursion::Boxing;
 use super::{TypeId, TypeSpace};
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use crate::tokens::{doc_attrs, ident};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 use std::collections::BTreeMap;
-
-/// An identifier token from a name `names` produced (possibly raw, `r#type`).
-pub(crate) fn ident(name: &str) -> Ident {
-    match name.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(name, Span::call_site()),
-    }
-}
-
-/// `#[doc = "..."]` attributes, one per line.
-pub(crate) fn doc_attrs(lines: &[String]) -> TokenStream {
-    let lines = lines.iter().map(|line| {
-        let line = if line.is_empty() {
-            String::new()
-        } else {
-            format!(" {line}")
-        };
-        quote!(#[doc = #line])
-    });
-    quote!(#(#lines)*)
-}
 
 /// The type expression of `ty`, with named types prefixed by `prefix` (e.g. `types::`).
 pub(super) fn type_tokens(space: &TypeSpace, ty: TypeId, prefix: &TokenStream) -> TokenStream {
@@ -159,32 +140,11 @@ impl<'a> Emitter<'a> {
             Body::StringEnum(def) => string_enum(&docs, &name, def),
             Body::Tagged(def) => {
                 let tag = &def.tag;
-                let variants = def.variants.iter().map(|variant| {
-                    let vname = ident(&variant.name);
-                    let wire = &variant.tag_value;
-                    let (docs, fields) = match &variant.fields {
-                        VariantFields::Inline(fields) => {
-                            collect_defaults(fields, defaults);
-                            (
-                                doc_attrs(&variant.docs),
-                                self.variant_fields(fields, id, tag),
-                            )
-                        }
-                        VariantFields::FromStruct(struct_id) => {
-                            let docs = self
-                                .space
-                                .named(*struct_id)
-                                .map(|n| doc_attrs(&n.docs))
-                                .unwrap_or_default();
-                            let fields = match self.space.struct_def(*struct_id) {
-                                Some(fields) => self.variant_fields(fields, id, tag),
-                                None => quote!(),
-                            };
-                            (docs, fields)
-                        }
-                    };
-                    quote! { #docs #[serde(rename = #wire)] #vname { #fields } }
-                });
+                let variants: Vec<TokenStream> = def
+                    .variants
+                    .iter()
+                    .map(|variant| self.tagged_variant(id, tag, variant, defaults))
+                    .collect();
                 quote! {
                     #docs
                     #[derive(#derive_base)]
@@ -206,6 +166,41 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
+    }
+
+    /// One variant of an internally tagged enum: its tag value and its fields (its own, or
+    /// those of the struct it was declared by).
+    fn tagged_variant(
+        &self,
+        id: TypeId,
+        tag: &str,
+        variant: &'a TaggedVariant,
+        defaults: &mut DefaultFns<'a>,
+    ) -> TokenStream {
+        let vname = ident(&variant.name);
+        let wire = &variant.tag_value;
+        let (docs, fields) = match &variant.fields {
+            VariantFields::Inline(fields) => {
+                collect_defaults(fields, defaults);
+                (
+                    doc_attrs(&variant.docs),
+                    self.variant_fields(fields, id, tag),
+                )
+            }
+            VariantFields::FromStruct(struct_id) => {
+                let docs = self
+                    .space
+                    .named(*struct_id)
+                    .map(|n| doc_attrs(&n.docs))
+                    .unwrap_or_default();
+                let fields = match self.space.struct_def(*struct_id) {
+                    Some(fields) => self.variant_fields(fields, id, tag),
+                    None => quote!(),
+                };
+                (docs, fields)
+            }
+        };
+        quote! { #docs #[serde(rename = #wire)] #vname { #fields } }
     }
 
     /// The fields of a struct variant: the struct's fields minus the tag, not `pub`.

@@ -7,6 +7,7 @@ use super::ir::{
 };
 use super::{TypeId, TypeSpace};
 use crate::names::{camel_ident, snake_ident, Scope};
+use crate::schema_walk;
 use serde_json::{Map, Value};
 
 /// Where the result of a lowering goes.
@@ -20,9 +21,6 @@ pub(crate) enum Target<'a> {
 
 /// How deep `$ref`/`allOf` chains are followed before giving up (guards against cycles).
 const MAX_RESOLVE_DEPTH: usize = 32;
-
-/// Keywords that constrain a value in ways no Rust type here can express.
-const UNTYPEABLE: &[&str] = &["not", "if", "then", "else", "dependentSchemas", "contains"];
 
 impl TypeSpace {
     /// Lowers a registered schema into its reserved entry.
@@ -58,18 +56,7 @@ impl TypeSpace {
             }
         };
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
-            return match self.refs.get(reference) {
-                Some((id, _)) => {
-                    let id = *id;
-                    self.alias_or(target, id, schema, notes)
-                }
-                None => {
-                    notes.push(format!(
-                        "`$ref` `{reference}` does not resolve to a known schema, so any JSON value is accepted."
-                    ));
-                    self.unnamed(target, Builtin::Value, schema, notes)
-                }
-            };
+            return self.lower_ref(schema, reference, target, notes);
         }
         if let Some(members) = obj.get("allOf").and_then(Value::as_array) {
             let own_shape = obj.keys().any(|k| !is_annotation(k) && k != "allOf");
@@ -88,26 +75,7 @@ impl TypeSpace {
             return self.lower_enum(schema, values, target, notes);
         }
         if let Some(value) = obj.get("const") {
-            return match value {
-                Value::String(s) => {
-                    let def = StringEnumDef {
-                        variants: vec![EnumVariant {
-                            name: camel_ident(s),
-                            wire: s.clone(),
-                        }],
-                        is_const: true,
-                    };
-                    let (id, _) = self.reserve(target);
-                    self.set_body(id, doc_lines(schema, notes), Body::StringEnum(def));
-                    id
-                }
-                other => {
-                    notes.push(format!(
-                        "Always `{other}` (a non-string constant, kept as a JSON value)."
-                    ));
-                    self.unnamed(target, Builtin::Value, schema, notes)
-                }
-            };
+            return self.lower_const(schema, value, target, notes);
         }
         match obj.get("type") {
             Some(Value::Array(types)) => self.lower_multi_type(schema, types, target, notes),
@@ -118,26 +86,67 @@ impl TypeSpace {
                 ));
                 self.unnamed(target, Builtin::Value, schema, notes)
             }
-            None if [
-                "properties",
-                "additionalProperties",
-                "patternProperties",
-                "required",
-            ]
-            .iter()
-            .any(|k| obj.contains_key(*k)) =>
-            {
-                self.lower_typed(schema, "object", target, notes)
-            }
-            None if obj.contains_key("items") || obj.contains_key("prefixItems") => {
-                self.lower_typed(schema, "array", target, notes)
+            None => match implied_type(obj) {
+                Some(ty) => self.lower_typed(schema, ty, target, notes),
+                None => {
+                    if let Some(keyword) = schema_walk::first_untypeable(obj) {
+                        notes.push(format!(
+                            "The schema uses `{keyword}`, which has no Rust type; any JSON value is accepted."
+                        ));
+                    }
+                    self.unnamed(target, Builtin::Value, schema, notes)
+                }
+            },
+        }
+    }
+
+    /// `$ref` to a registered schema: an alias of its type (or the type itself inline).
+    fn lower_ref(
+        &mut self,
+        schema: &Value,
+        reference: &str,
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
+        match self.refs.get(reference) {
+            Some((id, _)) => {
+                let id = *id;
+                self.alias_or(target, id, schema, notes)
             }
             None => {
-                if let Some(keyword) = UNTYPEABLE.iter().find(|k| obj.contains_key(**k)) {
-                    notes.push(format!(
-                        "The schema uses `{keyword}`, which has no Rust type; any JSON value is accepted."
-                    ));
-                }
+                notes.push(format!(
+                    "`$ref` `{reference}` does not resolve to a known schema, so any JSON value is accepted."
+                ));
+                self.unnamed(target, Builtin::Value, schema, notes)
+            }
+        }
+    }
+
+    /// `const`: a string becomes a one-variant enum; any other constant stays a JSON value.
+    fn lower_const(
+        &mut self,
+        schema: &Value,
+        value: &Value,
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
+        match value {
+            Value::String(s) => {
+                let def = StringEnumDef {
+                    variants: vec![EnumVariant {
+                        name: camel_ident(s),
+                        wire: s.clone(),
+                    }],
+                    is_const: true,
+                };
+                let (id, _) = self.reserve(target);
+                self.set_body(id, doc_lines(schema, notes), Body::StringEnum(def));
+                id
+            }
+            other => {
+                notes.push(format!(
+                    "Always `{other}` (a non-string constant, kept as a JSON value)."
+                ));
                 self.unnamed(target, Builtin::Value, schema, notes)
             }
         }
@@ -717,6 +726,24 @@ impl TypeSpace {
             Target::Registered(id) => self.type_name(id).unwrap_or_default().to_string(),
             Target::Inline(hint) => hint.to_string(),
         }
+    }
+}
+
+/// The type a schema without `type` still has: `object` when it constrains properties, `array`
+/// when it constrains items.
+fn implied_type(schema: &Map<String, Value>) -> Option<&'static str> {
+    const OBJECT: [&str; 4] = [
+        "properties",
+        "additionalProperties",
+        "patternProperties",
+        "required",
+    ];
+    if OBJECT.iter().any(|k| schema.contains_key(*k)) {
+        Some("object")
+    } else if schema.contains_key("items") || schema.contains_key("prefixItems") {
+        Some("array")
+    } else {
+        None
     }
 }
 

@@ -1,7 +1,7 @@
 //! JSON Schema to Rust types: lowers schemas into an IR of named types, then emits them.
 //!
 //! The passes, one module each:
-//! - [`ir`]: the type IR (structs, string enums, tagged and untagged unions, aliases).
+//! - `ir`: the type IR (structs, string enums, tagged and untagged unions, aliases).
 //! - `lower`: schema to IR (`$ref`, `allOf` merging, unions, nullability, defaults, names).
 //! - [`discriminator`]: finds the property that tags a union.
 //! - `recursion`: decides where a `Box` breaks a by-value cycle.
