@@ -27,29 +27,99 @@ pub(crate) struct RequestMeta<'a> {
 /// The members of the MCP methods the runtime routes itself (`tools/call`, `prompts/get`,
 /// `resources/read`, `tasks/*`) and of every stateless request. Members a method does not
 /// have stay `None`; unknown members are ignored.
-#[derive(Deserialize, Default)]
+///
+/// Read only from a JSON object (a derived struct would also take an array, by position),
+/// by a visitor written out: it is the one request-path parse of every call's params.
+#[derive(Default)]
 pub(crate) struct RequestParams<'a> {
-    #[serde(rename = "_meta", borrow, default)]
     pub meta: Option<RequestMeta<'a>>,
-    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     pub name: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "borrowed_str")]
     pub uri: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     pub arguments: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow, default, deserialize_with = "borrowed_str")]
     pub task_id: Option<Cow<'a, str>>,
     /// 2026-07-28 retry: the answers to the previous round's input requests.
-    #[serde(rename = "inputResponses", borrow, default)]
     pub input_responses: Option<&'a RawValue>,
     /// 2026-07-28 retry: the sealed state of the previous round.
-    #[serde(
-        rename = "requestState",
-        borrow,
-        default,
-        deserialize_with = "borrowed_str"
-    )]
     pub request_state: Option<Cow<'a, str>>,
+}
+
+/// The members of [`RequestParams`], as serde names the fields of a derived struct.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(field_identifier)]
+enum Member {
+    #[serde(rename = "_meta")]
+    Meta,
+    #[serde(rename = "name")]
+    Name,
+    #[serde(rename = "uri")]
+    Uri,
+    #[serde(rename = "arguments")]
+    Arguments,
+    #[serde(rename = "taskId")]
+    TaskId,
+    #[serde(rename = "inputResponses")]
+    InputResponses,
+    #[serde(rename = "requestState")]
+    RequestState,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for RequestParams<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+struct MembersVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MembersVisitor {
+    type Value = RequestParams<'de>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("params as an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut params = RequestParams::default();
+        // One bit per member seen: a member met twice is an error, as in a derived struct.
+        let mut seen = 0u8;
+        while let Some(member) = map.next_key::<Member>()? {
+            let bit = match member {
+                Member::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+                known => 1u8 << known as u8,
+            };
+            if seen & bit != 0 {
+                return Err(serde::de::Error::custom("a member of params appears twice"));
+            }
+            seen |= bit;
+            match member {
+                Member::Meta => params.meta = map.next_value()?,
+                Member::Name => params.name = next_text(&mut map)?,
+                Member::Uri => params.uri = next_text(&mut map)?,
+                Member::Arguments => params.arguments = map.next_value()?,
+                Member::TaskId => params.task_id = next_text(&mut map)?,
+                Member::InputResponses => params.input_responses = map.next_value()?,
+                Member::RequestState => params.request_state = next_text(&mut map)?,
+                Member::Other => {}
+            }
+        }
+        Ok(params)
+    }
+}
+
+/// The next value as an optional string, borrowed when it has no escapes.
+fn next_text<'de, A: serde::de::MapAccess<'de>>(
+    map: &mut A,
+) -> Result<Option<Cow<'de, str>>, A::Error> {
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    Ok(map
+        .next_value::<Option<Borrowed<'de>>>()?
+        .map(|text| text.0))
 }
 
 /// An optional string borrowed from the request when it has no escapes. serde borrows a
@@ -77,21 +147,6 @@ impl<'a> RequestParams<'a> {
     pub fn progress_token(&self) -> Option<&'a RawValue> {
         self.meta.as_ref()?.progress_token
     }
-
-    /// `name`, which `tools/call` and `prompts/get` require.
-    pub fn name(&self) -> Result<&str, RpcError> {
-        self.name.as_deref().ok_or_else(|| missing("name"))
-    }
-
-    /// `uri`, which `resources/read` requires.
-    pub fn uri(&self) -> Result<&str, RpcError> {
-        self.uri.as_deref().ok_or_else(|| missing("uri"))
-    }
-
-    /// Whether this is the retry of a multi round-trip request.
-    pub fn is_retry(&self) -> bool {
-        self.input_responses.is_some() || self.request_state.is_some()
-    }
 }
 
 /// The members `tools/call`, `prompts/get` and `resources/read` read, owned: what a call that
@@ -107,17 +162,34 @@ pub(crate) struct CallMembers {
 }
 
 impl CallMembers {
-    /// The members as [`RequestParams`] (without `_meta`, which validation consumed).
-    pub fn params(&self) -> RequestParams<'_> {
-        RequestParams {
-            meta: None,
-            name: self.name.as_deref().map(Cow::Borrowed),
-            uri: self.uri.as_deref().map(Cow::Borrowed),
-            arguments: self.arguments.as_deref(),
-            task_id: None,
-            input_responses: self.input_responses.as_deref(),
-            request_state: self.request_state.as_deref().map(Cow::Borrowed),
-        }
+    /// `name`, which `tools/call` and `prompts/get` require.
+    pub fn name(&self) -> Result<&str, RpcError> {
+        self.name.as_deref().ok_or_else(|| missing("name"))
+    }
+
+    /// `uri`, which `resources/read` requires.
+    pub fn uri(&self) -> Result<&str, RpcError> {
+        self.uri.as_deref().ok_or_else(|| missing("uri"))
+    }
+
+    /// The tool's or prompt's `arguments` (absent: none).
+    pub fn arguments(&self) -> Option<&RawValue> {
+        self.arguments.as_deref()
+    }
+
+    /// 2026-07-28 retry: the answers to the previous round's input requests.
+    pub fn input_responses(&self) -> Option<&RawValue> {
+        self.input_responses.as_deref()
+    }
+
+    /// 2026-07-28 retry: the sealed state of the previous round.
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// Whether this is the retry of a multi round-trip request.
+    pub fn is_retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
     }
 }
 
@@ -219,11 +291,12 @@ mod tests {
             r#"{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"requestState":"s","other":[1]}"#,
         );
         let params = RequestParams::parse(Some(&text)).unwrap();
-        assert_eq!(params.name().unwrap(), "echo");
+        let call = params.call_members();
+        assert_eq!(call.name().unwrap(), "echo");
         assert_eq!(params.arguments.unwrap().get(), r#"{"text":"hi"}"#);
         assert_eq!(params.progress_token().unwrap().get(), "7");
-        assert!(params.is_retry());
-        assert!(params
+        assert!(call.is_retry());
+        assert!(call
             .uri()
             .unwrap_err()
             .message

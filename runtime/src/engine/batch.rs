@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 
 use super::incoming::{self, Incoming, Request};
 use super::method::Method;
-use super::{answer_key, Engine, Era};
+use super::{answer_key, Engine, Era, OwnedParams};
 use crate::dispatch::Dispatch;
 use crate::jsonrpc::{self, error_response, RpcError};
 use crate::protocol::ProtocolVersion;
@@ -51,15 +51,14 @@ impl<D: Dispatch> Engine<D> {
                     let method = Method::of(request.method);
                     let era = Era::Session(session);
                     let id = request.id;
-                    answers.push(
-                        match self
-                            .handle(era, method, request.method, request.params, ctx)
-                            .await
-                        {
-                            Ok(result) => result.into_success_response(id),
-                            Err(error) => error_response(Some(id), &error),
-                        },
-                    );
+                    let answer = match OwnedParams::keep(method, request.params) {
+                        Ok(params) => self.handle(era, method, request.method, &params, ctx).await,
+                        Err(error) => Err(error),
+                    };
+                    answers.push(match answer {
+                        Ok(result) => result.into_success_response(id),
+                        Err(error) => error_response(Some(id), &error),
+                    });
                 }
                 Ok(Incoming::Notification { method, params }) => {
                     if let Some(work) = self.notification(session, method, params) {

@@ -17,7 +17,7 @@ use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::mrtr::InputRound;
 use crate::panic::CatchUnwind;
-use crate::params::RequestParams;
+use crate::params::CallMembers;
 use crate::request_state::Binding;
 
 /// What a round of a call is bound to: method, target (tool or prompt name, resource URI)
@@ -28,15 +28,15 @@ impl<D: Dispatch> Engine<D> {
     /// `tools/call`: a panic or a failure is an `isError` result; an unknown tool is `-32602`.
     pub(super) async fn call_tool(
         &self,
-        call: &RequestParams<'_>,
+        call: &CallMembers,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let name = call.name()?;
-        let target = ("tools/call", name, call.arguments);
+        let target = ("tools/call", name, call.arguments());
         self.open_round(target, call, &ctx)?;
         let version = ctx.protocol_version();
         let round = ctx.round_outbound().cloned();
-        let Some(future) = self.dispatch.call_tool(name, call.arguments, ctx) else {
+        let Some(future) = self.dispatch.call_tool(name, call.arguments(), ctx) else {
             return Err(unknown("tool", name));
         };
         let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
@@ -58,14 +58,14 @@ impl<D: Dispatch> Engine<D> {
     /// `prompts/get`; an unknown prompt is `-32602`.
     pub(super) async fn get_prompt(
         &self,
-        call: &RequestParams<'_>,
+        call: &CallMembers,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let name = call.name()?;
-        let target = ("prompts/get", name, call.arguments);
+        let target = ("prompts/get", name, call.arguments());
         self.open_round(target, call, &ctx)?;
         let round = ctx.round_outbound().cloned();
-        let answer = match self.dispatch.get_prompt(name, call.arguments, ctx) {
+        let answer = match self.dispatch.get_prompt(name, call.arguments(), ctx) {
             Some(future) => caught(future, "prompt", name).await,
             None => Err(unknown("prompt", name)),
         };
@@ -82,7 +82,7 @@ impl<D: Dispatch> Engine<D> {
     /// on (never an empty `contents`).
     pub(super) async fn read_resource(
         &self,
-        read: &RequestParams<'_>,
+        read: &CallMembers,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let uri = read.uri()?;
@@ -115,7 +115,7 @@ impl<D: Dispatch> Engine<D> {
     fn open_round(
         &self,
         target: Target<'_>,
-        call: &RequestParams<'_>,
+        call: &CallMembers,
         ctx: &RequestContext,
     ) -> Result<(), RpcError> {
         let Some(outbound) = ctx.round_outbound() else {
@@ -125,8 +125,8 @@ impl<D: Dispatch> Engine<D> {
             outbound.start_round(InputRound::start(
                 &self.sealer,
                 || binding(target),
-                call.input_responses,
-                call.request_state.as_deref(),
+                call.input_responses(),
+                call.request_state(),
             )?);
         }
         Ok(())

@@ -11,7 +11,6 @@
 //! The envelope rules are the same for every transport and every era: `jsonrpc` is `"2.0"`,
 //! an `id` is a string or a number, a response has exactly one of `result` and `error`.
 
-use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -103,6 +102,7 @@ impl<'a> Params<'a> {
 /// a body whose method differs is refused later, by the era's checks.
 ///
 /// Text that is not JSON is `-32700`; JSON that is not a valid message is `-32600`.
+#[inline]
 pub(crate) fn read<'a>(text: &'a str, announced: Option<&str>) -> Result<Incoming<'a>, RpcError> {
     let mut reader = EnvelopeReader {
         announced,
@@ -169,6 +169,7 @@ struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
+    #[inline]
     fn into_message(self) -> Result<Incoming<'a>, RpcError> {
         if self.jsonrpc != Some("2.0") {
             return Err(invalid("Invalid Request: jsonrpc must be \"2.0\""));
@@ -232,6 +233,7 @@ struct EnvelopeReader<'h> {
 }
 
 impl EnvelopeReader<'_> {
+    #[inline]
     fn read<'a>(&self, text: &'a str) -> Result<Envelope<'a>, serde_json::Error> {
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let envelope = (&mut deserializer).deserialize_map(*self)?;
@@ -260,8 +262,8 @@ impl<'de> Visitor<'de> for EnvelopeReader<'_> {
                 Member::Params => {
                     let method = envelope.method.or(self.announced);
                     let params = if self.members && method.is_some_and(params::is_call) {
-                        match map.next_value::<Option<ObjectMembers<'de>>>()? {
-                            Some(members) => Params::Members(members.0),
+                        match map.next_value::<Option<RequestParams<'de>>>()? {
+                            Some(members) => Params::Members(members),
                             None => Params::Raw(None),
                         }
                     } else {
@@ -280,26 +282,6 @@ impl<'de> Visitor<'de> for EnvelopeReader<'_> {
             }
         }
         Ok(envelope)
-    }
-}
-
-/// A call's members, read only from a JSON object (a derived struct would also take an
-/// array, by position).
-struct ObjectMembers<'a>(RequestParams<'a>);
-
-impl<'de> Deserialize<'de> for ObjectMembers<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ObjectOnly;
-        impl<'de> Visitor<'de> for ObjectOnly {
-            type Value = ObjectMembers<'de>;
-            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-                formatter.write_str("params as an object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                RequestParams::deserialize(MapAccessDeserializer::new(map)).map(ObjectMembers)
-            }
-        }
-        deserializer.deserialize_map(ObjectOnly)
     }
 }
 

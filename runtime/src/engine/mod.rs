@@ -29,6 +29,7 @@ use crate::mcp::{level_rank, LoggingLevel};
 use crate::notifier::Notifier;
 use crate::panic::CatchUnwind;
 use crate::param_headers::ParamHeaders;
+use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
 use crate::session::{Session, SessionStore};
@@ -43,6 +44,41 @@ pub(crate) enum Era<'s> {
     Session(&'s Arc<Session>),
     /// A stateless 2026-07-28 request, whose `_meta` was checked.
     Stateless,
+}
+
+/// A request's params kept past its bytes, as the method table reads them: a call's members
+/// (with `_meta` already consumed), or the raw text the other methods decode themselves.
+pub(crate) enum OwnedParams {
+    Members(CallMembers),
+    Raw(Option<Box<RawValue>>),
+}
+
+impl OwnedParams {
+    /// Keeps what `method` reads of `params`: a call's members (`-32602` when they do not
+    /// fit), or a copy of the raw text.
+    pub(crate) fn keep(method: Method, params: Params<'_>) -> Result<Self, RpcError> {
+        Ok(match params {
+            Params::Members(members) => OwnedParams::Members(members.call_members()),
+            Params::Raw(raw) if method.is_call() => {
+                OwnedParams::Members(RequestParams::parse(raw)?.call_members())
+            }
+            Params::Raw(raw) => OwnedParams::Raw(raw.map(RawValue::to_owned)),
+        })
+    }
+
+    fn raw(&self) -> Option<&RawValue> {
+        match self {
+            OwnedParams::Raw(raw) => raw.as_deref(),
+            OwnedParams::Members(_) => None,
+        }
+    }
+
+    fn members(&self) -> Result<&CallMembers, RpcError> {
+        match self {
+            OwnedParams::Members(members) => Ok(members),
+            OwnedParams::Raw(_) => Err(RpcError::invalid_params("Invalid params")),
+        }
+    }
 }
 
 /// Everything a server shares between its requests: the generated dispatch, the
@@ -89,12 +125,15 @@ impl<D: Dispatch> Engine<D> {
     /// A method the era does not serve is `-32601`. A call's members come read (its progress
     /// token is in `ctx` already); other methods read their raw params. Stateless results
     /// carry `resultType`, cacheable ones `ttlMs` and `cacheScope`.
+    ///
+    /// Everything is borrowed: this future is boxed on its own per request, and stays under
+    /// the size the allocator's per-thread cache serves (1,032 bytes in glibc).
     pub(crate) async fn handle(
         &self,
         era: Era<'_>,
         method: Method,
         name: &str,
-        params: Params<'_>,
+        params: &OwnedParams,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let served = match era {
@@ -116,12 +155,12 @@ impl<D: Dispatch> Engine<D> {
             | Method::PromptsList
             | Method::ResourcesList
             | Method::TemplatesList => self.list(method, raw, version)?,
-            Method::ToolsCall => self.call_tool(&params.into_members()?, ctx).await?,
-            Method::PromptsGet => self.get_prompt(&params.into_members()?, ctx).await?,
+            Method::ToolsCall => self.call_tool(params.members()?, ctx).await?,
+            Method::PromptsGet => self.get_prompt(params.members()?, ctx).await?,
             Method::ResourcesRead => {
-                let read = params.into_members()?;
+                let read = params.members()?;
                 retried = read.is_retry();
-                self.read_resource(&read, ctx).await?
+                self.read_resource(read, ctx).await?
             }
             Method::Complete => self.complete(raw)?,
             Method::Initialize => {

@@ -14,13 +14,13 @@ use tokio::sync::oneshot;
 use super::incoming::{Params, Request};
 use super::method::Method;
 use super::stateless::{capabilities_of, log_rank};
-use super::{Engine, Era};
+use super::{Engine, Era, OwnedParams};
 use crate::context::RequestContext;
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
 use crate::outbound::{Outbound, Reply};
-use crate::params::{self, CallMembers, RequestMeta};
+use crate::params::{self, RequestMeta};
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
@@ -47,23 +47,9 @@ pub(crate) struct Started {
     pub task_reply: Option<oneshot::Receiver<Reply>>,
 }
 
-/// A request's params kept past its bytes: a call's members, or the raw text.
-enum OwnedParams {
-    Members(CallMembers),
-    Raw(Option<Box<RawValue>>),
-}
-
-impl OwnedParams {
-    fn params(&self) -> Params<'_> {
-        match self {
-            OwnedParams::Members(members) => Params::Members(members.params()),
-            OwnedParams::Raw(raw) => Params::Raw(raw.as_deref()),
-        }
-    }
-}
-
 impl<D: Dispatch> Engine<D> {
     /// Starts `request` for `identity`, its messages going to `outbound`.
+    #[inline]
     pub(crate) fn start(
         self: &Arc<Self>,
         identity: Identity<'_>,
@@ -91,16 +77,17 @@ impl<D: Dispatch> Engine<D> {
         if token.is_some() {
             ctx = ctx.with_progress_token(token);
         }
-        let owned = match request.params {
-            Params::Members(members) => OwnedParams::Members(members.call_members()),
-            Params::Raw(raw) => OwnedParams::Raw(raw.map(RawValue::to_owned)),
+        let id = request.id.to_owned();
+        let params = match OwnedParams::keep(method, request.params) {
+            Ok(params) => params,
+            Err(error) => return refused(id, error, outbound),
         };
         let call = Call {
             engine: self.clone(),
-            id: request.id.to_owned(),
+            id,
             method,
             name: method.owned_name(request.method),
-            params: owned,
+            params,
         };
         match identity {
             Identity::Session(session) => Started {
@@ -132,6 +119,7 @@ struct Call<D> {
 impl<D: Dispatch> Call<D> {
     /// A session request: answers through `outbound` (its stream once opened), stops at
     /// `notifications/cancelled` or when the session ends.
+    #[inline]
     fn in_session(
         self,
         session: Arc<Session>,
@@ -147,7 +135,7 @@ impl<D: Dispatch> Call<D> {
                 Era::Session(&session),
                 self.method,
                 &self.name,
-                self.params.params(),
+                &self.params,
                 ctx,
             ));
             let result = tokio::select! {
@@ -166,6 +154,7 @@ impl<D: Dispatch> Call<D> {
     /// A stateless request. A tool call whose client declared the tasks extension may become
     /// a task: then whoever comes first answers, the handler's outcome or the
     /// `CreateTaskResult` (and the outcome goes to the task).
+    #[inline]
     fn stateless(
         self,
         ctx: RequestContext,
@@ -191,7 +180,7 @@ impl<D: Dispatch> Call<D> {
                 Era::Stateless,
                 self.method,
                 &self.name,
-                self.params.params(),
+                &self.params,
                 ctx,
             ));
             let outcome = match &slot {
@@ -217,6 +206,18 @@ impl<D: Dispatch> Call<D> {
             }
         });
         (work, task_reply)
+    }
+}
+
+/// A request refused before it ran (its call's members did not fit): the error is its
+/// answer, in either era.
+#[cold]
+fn refused(id: Box<RawValue>, error: RpcError, outbound: Outbound) -> Started {
+    let answer = Reply::json(error_response(Some(&id), &error));
+    Started {
+        work: Box::pin(std::future::ready(Some(answer))),
+        outbound,
+        task_reply: None,
     }
 }
 

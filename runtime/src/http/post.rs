@@ -101,12 +101,16 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// Decides the message's era and starts it.
+    #[inline]
     fn route_message<'a>(&self, headers: &Headers<'_>, message: Incoming<'a>) -> Next<'a> {
         match message {
             Incoming::Request(request)
                 if stateless::is_stateless(headers, request.params.has_meta()) =>
             {
-                return self.start_stateless(headers, request)
+                return match self.start_stateless(headers, request) {
+                    Ok(started) => Next::Stateless(started),
+                    Err(answer) => Next::Respond(answer),
+                };
             }
             Incoming::Notification { params, .. }
                 if stateless::is_stateless(headers, params::has_meta(params)) =>

@@ -13,7 +13,6 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 use super::headers::Headers;
-use super::post::Next;
 use super::response::{json_response, rpc_error, sse_response, status_only};
 use super::Body;
 use crate::dispatch::{BoxFuture, Dispatch};
@@ -57,24 +56,27 @@ pub(super) fn announced_method<'h>(headers: &Headers<'h>) -> Option<&'h str> {
 }
 
 #[cold]
-fn header_mismatch<'a>(id: &RawValue, what: &str) -> Next<'a> {
-    rpc_error(
-        StatusCode::BAD_REQUEST,
-        RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}")),
-        Some(id),
-    )
-    .into()
+fn refusal(status: StatusCode, error: RpcError, id: &RawValue) -> Box<Response<Body>> {
+    Box::new(rpc_error(status, error, Some(id)))
+}
+
+#[cold]
+fn header_mismatch(id: &RawValue, what: &str) -> Box<Response<Body>> {
+    let error = RpcError::new(HEADER_MISMATCH, format!("Header mismatch: {what}"));
+    refusal(StatusCode::BAD_REQUEST, error, id)
 }
 
 impl<D: Dispatch> McpServer<D> {
-    /// Checks a stateless request in the order the specification gives, then starts it.
+    /// Checks a stateless request in the order the specification gives, then starts it;
+    /// `Err` is the answer already (a refusal, or the `subscriptions/listen` stream).
     /// Synchronous: only the handler (boxed in the [`Started`]) is awaited, so the request's
     /// parsed members never become part of the connection's future.
-    pub(super) fn start_stateless<'a>(
+    #[inline]
+    pub(super) fn start_stateless(
         &self,
         headers: &Headers<'_>,
-        request: Request<'a>,
-    ) -> Next<'a> {
+        request: Request<'_>,
+    ) -> Result<Started, Box<Response<Body>>> {
         let Request {
             id,
             method: name,
@@ -84,11 +86,11 @@ impl<D: Dispatch> McpServer<D> {
         // 1. `params` is an object whose `_meta` carries the version and the capabilities.
         let checked = match era::checked_meta(method, params) {
             Ok(checked) => checked,
-            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)).into(),
+            Err(error) => return Err(refusal(StatusCode::BAD_REQUEST, error, id)),
         };
         // 2. The routing headers match the body.
         if let Err(what) = self.routing_headers_match(headers, name, &checked) {
-            return header_mismatch(id, &what);
+            return Err(header_mismatch(id, &what));
         }
         // 3. and 4. The version is served statelessly, and the method exists in it.
         let version = match era::checked_version_and_method(&checked.meta, method, name) {
@@ -98,12 +100,12 @@ impl<D: Dispatch> McpServer<D> {
                     METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
                     _ => StatusCode::BAD_REQUEST,
                 };
-                return rpc_error(status, error, Some(id)).into();
+                return Err(refusal(status, error, id));
             }
         };
         let MetaChecked { meta, params, .. } = checked;
         if method == Method::Listen {
-            return self.listen(id, params.raw()).into();
+            return Err(Box::new(self.listen(id, params.raw())));
         }
         let request = Request {
             id,
@@ -111,10 +113,9 @@ impl<D: Dispatch> McpServer<D> {
             params,
         };
         let identity = Identity::Stateless { version, meta };
-        Next::Stateless(
-            self.engine
-                .start(identity, request, Outbound::deferred_lines()),
-        )
+        Ok(self
+            .engine
+            .start(identity, request, Outbound::deferred_lines()))
     }
 
     /// Step 2: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the tool's `Mcp-Param-*`
