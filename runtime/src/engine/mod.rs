@@ -169,11 +169,14 @@ impl<D: Dispatch> Engine<D> {
                     "Invalid Request: the session is already initialized",
                 ))
             }
-            Method::Discover => JsonText::trusted(
-                self.discover_result
-                    .get_or_init(|| self.build_discover_result())
-                    .clone(),
-            ),
+            // Built whole, cache hints included.
+            Method::Discover => {
+                return Ok(JsonText::trusted(
+                    self.discover_result
+                        .get_or_init(|| self.build_discover_result())
+                        .clone(),
+                ))
+            }
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 self.task_method(method, raw, &ctx)?
             }

@@ -3,12 +3,13 @@
 //! `subscriptions/listen` stream.
 
 use serde::Deserialize;
+use serde_json::json;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
 use std::borrow::Cow;
 
 use super::method::Method;
 use super::{params_as, Engine};
+use crate::config::CacheScope;
 use crate::dispatch::Dispatch;
 use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
@@ -49,82 +50,134 @@ struct CompleteArgument<'a> {
     value: Cow<'a, str>,
 }
 
+/// The features a server offers, read from its catalog.
+struct Offered {
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    /// Completion of prompt arguments and resource template variables.
+    completions: bool,
+}
+
 impl<D: Dispatch> Engine<D> {
-    /// The `initialize` result of `version`.
+    /// The `initialize` result of a session-era `version`, from the wire model. The
+    /// 2025-11-25 types serve every session revision: what an older one lacks (a title
+    /// before 2025-06-18, a website before 2025-11-25) is left out.
     pub(super) fn build_initialize_result(&self, version: ProtocolVersion) -> String {
+        use crate::wire::v2025_11_25 as wire;
         let catalog = self.dispatch.catalog();
-        let mut server_info =
-            json!({"name": catalog.server.name, "version": catalog.server.version});
-        if version >= ProtocolVersion::V2025_06_18 {
-            if let Some(title) = catalog.server.title {
-                server_info["title"] = json!(title);
-            }
-        }
-        if version >= ProtocolVersion::V2025_11_25 {
-            if let Some(url) = catalog.server.website_url {
-                server_info["websiteUrl"] = json!(url);
-            }
-        }
-        let mut result = json!({
-            "protocolVersion": version.as_str(),
-            "capabilities": self.capabilities(false),
-            "serverInfo": server_info,
-        });
-        if let Some(instructions) = catalog.instructions {
-            result["instructions"] = json!(instructions);
-        }
-        result.to_string()
+        let server = &catalog.server;
+        let capabilities = self.capabilities();
+        let result = wire::InitializeResult {
+            meta: None,
+            capabilities: wire::ServerCapabilities {
+                completions: capabilities.completions.then(Default::default),
+                logging: Some(Default::default()),
+                prompts: capabilities
+                    .prompts
+                    .then_some(wire::ServerCapabilitiesPrompts {
+                        list_changed: Some(true),
+                    }),
+                resources: capabilities
+                    .resources
+                    .then_some(wire::ServerCapabilitiesResources {
+                        list_changed: Some(true),
+                        subscribe: Some(true),
+                    }),
+                tools: capabilities.tools.then_some(wire::ServerCapabilitiesTools {
+                    list_changed: Some(true),
+                }),
+                experimental: None,
+                tasks: None,
+            },
+            instructions: catalog.instructions.map(str::to_string),
+            protocol_version: version.as_str().to_string(),
+            server_info: wire::Implementation {
+                name: server.name.to_string(),
+                version: server.version.to_string(),
+                title: server
+                    .title
+                    .filter(|_| version >= ProtocolVersion::V2025_06_18)
+                    .map(str::to_string),
+                website_url: server
+                    .website_url
+                    .filter(|_| version >= ProtocolVersion::V2025_11_25)
+                    .map(str::to_string),
+                description: None,
+                icons: None,
+            },
+        };
+        serde_json::to_string(&result).expect("an initialize result serializes")
     }
 
-    /// What the catalog lets the server offer: in a session (with `logging`), or on the
-    /// stateless revision (change notifications through `subscriptions/listen`, and the tasks
-    /// extension).
-    fn capabilities(&self, stateless: bool) -> Value {
-        let catalog = self.dispatch.catalog();
-        let mut capabilities = json!({});
-        if !stateless {
-            capabilities["logging"] = json!({});
-        }
-        if !catalog.tools.is_empty() {
-            capabilities["tools"] = json!({"listChanged": true});
-        }
-        if !catalog.prompts.is_empty() {
-            capabilities["prompts"] = json!({"listChanged": true});
-        }
-        if !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() {
-            capabilities["resources"] = json!({"subscribe": true, "listChanged": true});
-        }
-        if !catalog.prompts.is_empty() || !catalog.resource_templates.is_empty() {
-            capabilities["completions"] = json!({});
-        }
-        if stateless && !catalog.tools.is_empty() {
-            capabilities["extensions"] = json!({ TASKS_EXTENSION: {} });
-        }
-        capabilities
-    }
-
-    /// The `server/discover` result (before `resultType` and cache hints are added).
+    /// The whole `server/discover` result, cache hints included, from the wire model.
+    /// Change notifications reach clients through `subscriptions/listen`, hence no `logging`;
+    /// a server with tools offers the tasks extension.
     pub(super) fn build_discover_result(&self) -> String {
+        use crate::wire::v2026_07_28 as wire;
         let catalog = self.dispatch.catalog();
-        let capabilities = self.capabilities(true);
-        let mut server_info =
-            json!({"name": catalog.server.name, "version": catalog.server.version});
-        if let Some(title) = catalog.server.title {
-            server_info["title"] = json!(title);
+        let server = &catalog.server;
+        let capabilities = self.capabilities();
+        let hint = self.config.cache_hints.discover;
+        let result = wire::DiscoverResult {
+            meta: Some(wire::ResultMetaObject {
+                io_modelcontextprotocol_server_info: Some(wire::Implementation {
+                    name: server.name.to_string(),
+                    version: server.version.to_string(),
+                    title: server.title.map(str::to_string),
+                    website_url: server.website_url.map(str::to_string),
+                    description: None,
+                    icons: None,
+                }),
+                ..Default::default()
+            }),
+            cache_scope: match hint.scope {
+                CacheScope::Public => wire::DiscoverResultCacheScope::Public,
+                CacheScope::Private => wire::DiscoverResultCacheScope::Private,
+            },
+            ttl_ms: i64::try_from(hint.ttl.as_millis()).unwrap_or(i64::MAX),
+            result_type: "complete".to_string(),
+            capabilities: wire::ServerCapabilities {
+                completions: capabilities.completions.then(Default::default),
+                prompts: capabilities
+                    .prompts
+                    .then_some(wire::ServerCapabilitiesPrompts {
+                        list_changed: Some(true),
+                    }),
+                resources: capabilities
+                    .resources
+                    .then_some(wire::ServerCapabilitiesResources {
+                        list_changed: Some(true),
+                        subscribe: Some(true),
+                    }),
+                tools: capabilities.tools.then_some(wire::ServerCapabilitiesTools {
+                    list_changed: Some(true),
+                }),
+                extensions: capabilities
+                    .tools
+                    .then(|| [(TASKS_EXTENSION.to_string(), Default::default())].into()),
+                experimental: None,
+                logging: None,
+            },
+            instructions: catalog.instructions.map(str::to_string),
+            supported_versions: ProtocolVersion::ALL
+                .iter()
+                .map(|v| v.as_str().to_string())
+                .collect(),
+        };
+        serde_json::to_string(&result).expect("a discover result serializes")
+    }
+
+    /// What the catalog lets the server offer, in either era.
+    fn capabilities(&self) -> Offered {
+        let catalog = self.dispatch.catalog();
+        let resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
+        Offered {
+            tools: !catalog.tools.is_empty(),
+            prompts: !catalog.prompts.is_empty(),
+            resources,
+            completions: !catalog.prompts.is_empty() || !catalog.resource_templates.is_empty(),
         }
-        if let Some(url) = catalog.server.website_url {
-            server_info["websiteUrl"] = json!(url);
-        }
-        let versions: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-        let mut result = json!({
-            "supportedVersions": versions,
-            "capabilities": capabilities,
-            "_meta": {"io.modelcontextprotocol/serverInfo": server_info},
-        });
-        if let Some(instructions) = catalog.instructions {
-            result["instructions"] = json!(instructions);
-        }
-        result.to_string()
     }
 
     /// `completion/complete`: the declared values of the argument that start with what the
