@@ -102,7 +102,6 @@ impl<'a> Params<'a> {
 /// a body whose method differs is refused later, by the era's checks.
 ///
 /// Text that is not JSON is `-32700`; JSON that is not a valid message is `-32600`.
-#[inline]
 pub(crate) fn read<'a>(text: &'a str, announced: Option<&str>) -> Result<Incoming<'a>, RpcError> {
     let mut reader = EnvelopeReader {
         announced,
@@ -169,7 +168,6 @@ struct Envelope<'a> {
 }
 
 impl<'a> Envelope<'a> {
-    #[inline]
     fn into_message(self) -> Result<Incoming<'a>, RpcError> {
         if self.jsonrpc != Some("2.0") {
             return Err(invalid("Invalid Request: jsonrpc must be \"2.0\""));
@@ -233,7 +231,6 @@ struct EnvelopeReader<'h> {
 }
 
 impl EnvelopeReader<'_> {
-    #[inline]
     fn read<'a>(&self, text: &'a str) -> Result<Envelope<'a>, serde_json::Error> {
         let mut deserializer = serde_json::Deserializer::from_str(text);
         let envelope = (&mut deserializer).deserialize_map(*self)?;

@@ -49,7 +49,6 @@ pub(crate) struct Started {
 
 impl<D: Dispatch> Engine<D> {
     /// Starts `request` for `identity`, its messages going to `outbound`.
-    #[inline]
     pub(crate) fn start(
         self: &Arc<Self>,
         identity: Identity<'_>,
@@ -119,7 +118,6 @@ struct Call<D> {
 impl<D: Dispatch> Call<D> {
     /// A session request: answers through `outbound` (its stream once opened), stops at
     /// `notifications/cancelled` or when the session ends.
-    #[inline]
     fn in_session(
         self,
         session: Arc<Session>,
@@ -154,7 +152,6 @@ impl<D: Dispatch> Call<D> {
     /// A stateless request. A tool call whose client declared the tasks extension may become
     /// a task: then whoever comes first answers, the handler's outcome or the
     /// `CreateTaskResult` (and the outcome goes to the task).
-    #[inline]
     fn stateless(
         self,
         ctx: RequestContext,

@@ -38,7 +38,6 @@ pub(crate) struct MetaChecked<'a> {
 
 /// Step 1: the params are an object (or absent) and `_meta` carries the version and the
 /// client capabilities.
-#[inline]
 pub(crate) fn checked_meta<'a>(
     method: Method,
     params: Params<'a>,

@@ -101,7 +101,6 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// Decides the message's era and starts it.
-    #[inline]
     fn route_message<'a>(&self, headers: &Headers<'_>, message: Incoming<'a>) -> Next<'a> {
         match message {
             Incoming::Request(request)

@@ -71,7 +71,6 @@ impl<D: Dispatch> McpServer<D> {
     /// `Err` is the answer already (a refusal, or the `subscriptions/listen` stream).
     /// Synchronous: only the handler (boxed in the [`Started`]) is awaited, so the request's
     /// parsed members never become part of the connection's future.
-    #[inline]
     pub(super) fn start_stateless(
         &self,
         headers: &Headers<'_>,
