@@ -129,7 +129,6 @@ impl<D: Dispatch> Engine<D> {
                     description: None,
                     icons: None,
                 }),
-                ..Default::default()
             }),
             cache_scope: match hint.scope {
                 CacheScope::Public => wire::DiscoverResultCacheScope::Public,
