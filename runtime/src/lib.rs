@@ -33,7 +33,7 @@ pub mod uri_template;
 pub mod wire;
 
 pub use catalog::{Catalog, Completion, CompletionKind, Descriptor, ServerInfo};
-pub use config::{CacheHint, CacheHints, CacheScope, Config};
+pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
 pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};
 pub use error::Error;
