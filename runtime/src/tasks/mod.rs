@@ -29,7 +29,7 @@ use crate::outbound::Reply;
 mod store;
 
 use store::now_ms;
-pub use store::{iso8601, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore};
+pub use store::{iso8601, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -95,7 +95,7 @@ impl Tasks {
         };
         self.store
             .insert(record.clone())
-            .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e))?;
+            .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e.to_string()))?;
         self.local().insert(
             record.task_id.clone(),
             LocalTask {
