@@ -3,6 +3,20 @@
 //! Generated code implements [`Dispatch`] and publishes a [`Catalog`]; handlers receive a
 //! [`RequestContext`] and fail with [`Error`]. The MCP wire model lives in [`wire`], generated
 //! from the official schemas.
+//!
+//! # What is public
+//!
+//! - The root re-exports ([`McpServer`], [`Config`], [`RequestContext`], [`Error`], ...): the
+//!   stable paths of the common types.
+//! - [`dispatch`], [`catalog`] and [`uri_template`]: what generated code calls. Their items
+//!   keep their names across releases, since generated crates name them.
+//! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types).
+//! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
+//! - Extension points: [`session::SessionStore`] and [`tasks::TaskStore`] for shared stores,
+//!   [`request_state::SealingKey`] for the `requestState` key, [`jsonrpc`] error codes.
+//!
+//! Everything else is internal. [`Config`] is `#[non_exhaustive]`: build it with
+//! [`Config::builder`] or from [`Config::default`].
 
 #![deny(missing_docs)]
 
@@ -39,8 +53,8 @@ pub mod stdio;
 pub mod tasks;
 pub mod uri_template;
 // Generated from the official schemas by `mcp-codegen` (see `generator/tests/wire_model.rs`);
-// the schemas' descriptions become docs where they exist.
-#[allow(missing_docs)]
+// the schemas' descriptions become docs where they exist, bare URLs included.
+#[allow(missing_docs, rustdoc::bare_urls)]
 pub mod wire;
 
 pub use catalog::{Catalog, Completion, CompletionKind, Descriptor, ServerInfo};
