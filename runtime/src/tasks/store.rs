@@ -242,3 +242,33 @@ pub fn iso8601(ms: u64) -> String {
         ms % 1000
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str) -> TaskRecord {
+        let now = now_ms();
+        TaskRecord {
+            task_id: id.into(),
+            status: TaskStatus::Working,
+            created_at_ms: now,
+            last_updated_at_ms: now,
+            ttl_ms: 60_000,
+            poll_interval_ms: 250,
+            result: None,
+            error: None,
+            input_requests: Map::new(),
+            input_responses: Map::new(),
+        }
+    }
+
+    #[test]
+    fn a_full_store_says_so() {
+        let store = MemoryTaskStore::new(1);
+        store.insert(record("a")).unwrap();
+        let error = store.insert(record("b")).unwrap_err();
+        assert_eq!(error, TaskStoreError::Full { max_tasks: 1 });
+        assert_eq!(error.to_string(), "too many tasks (at most 1)");
+    }
+}
