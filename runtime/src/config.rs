@@ -78,7 +78,28 @@ impl Default for CacheHints {
 }
 
 /// Settings of a server. Every bound has a name and a default.
+///
+/// Build one with [`Config::builder`], or start from [`Config::default`] and set fields. The
+/// struct is `#[non_exhaustive]`, so new settings can be added without breaking callers: it
+/// cannot be written as a struct literal outside this crate.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::Config;
+///
+/// let config = Config::builder()
+///     .body_limit(1024 * 1024)
+///     .session_idle_timeout(Some(Duration::from_secs(600)))
+///     .sse_responses(true)
+///     .build();
+/// assert_eq!(config.body_limit, 1024 * 1024);
+///
+/// let mut config = Config::default();
+/// config.page_size = 20;
+/// assert_eq!(config.page_size, 20);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Config {
     /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection). Default: the
     /// loopback names `localhost`, `127.0.0.1`, `::1`.
@@ -127,6 +148,13 @@ pub struct Config {
     pub cache_hints: CacheHints,
 }
 
+impl Config {
+    /// A [`ConfigBuilder`] starting from [`Config::default`].
+    pub fn builder() -> ConfigBuilder {
+        ConfigBuilder::default()
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Self {
@@ -149,5 +177,128 @@ impl Default for Config {
             max_tasks: 10_000,
             cache_hints: CacheHints::default(),
         }
+    }
+}
+
+/// Builds a [`Config`]: starts from [`Config::default`]; each method sets the field of the same
+/// name; [`build`](Self::build) returns the result. See [`Config`] for an example.
+#[derive(Debug, Clone, Default)]
+#[must_use]
+pub struct ConfigBuilder {
+    config: Config,
+}
+
+impl ConfigBuilder {
+    /// Sets [`Config::allowed_hosts`].
+    pub fn allowed_hosts(mut self, allowed_hosts: Vec<String>) -> Self {
+        self.config.allowed_hosts = allowed_hosts;
+        self
+    }
+
+    /// Sets [`Config::body_limit`].
+    pub fn body_limit(mut self, body_limit: usize) -> Self {
+        self.config.body_limit = body_limit;
+        self
+    }
+
+    /// Sets [`Config::session_idle_timeout`].
+    pub fn session_idle_timeout(mut self, session_idle_timeout: Option<Duration>) -> Self {
+        self.config.session_idle_timeout = session_idle_timeout;
+        self
+    }
+
+    /// Sets [`Config::max_sessions`].
+    pub fn max_sessions(mut self, max_sessions: usize) -> Self {
+        self.config.max_sessions = max_sessions;
+        self
+    }
+
+    /// Sets [`Config::allow_sessionless`].
+    pub fn allow_sessionless(mut self, allow_sessionless: bool) -> Self {
+        self.config.allow_sessionless = allow_sessionless;
+        self
+    }
+
+    /// Sets [`Config::page_size`].
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.config.page_size = page_size;
+        self
+    }
+
+    /// Sets [`Config::replay_window`].
+    pub fn replay_window(mut self, replay_window: usize) -> Self {
+        self.config.replay_window = replay_window;
+        self
+    }
+
+    /// Sets [`Config::buffered_messages`].
+    pub fn buffered_messages(mut self, buffered_messages: usize) -> Self {
+        self.config.buffered_messages = buffered_messages;
+        self
+    }
+
+    /// Sets [`Config::client_request_timeout`].
+    pub fn client_request_timeout(mut self, client_request_timeout: Duration) -> Self {
+        self.config.client_request_timeout = client_request_timeout;
+        self
+    }
+
+    /// Sets [`Config::sse_retry_ms`].
+    pub fn sse_retry_ms(mut self, sse_retry_ms: u64) -> Self {
+        self.config.sse_retry_ms = sse_retry_ms;
+        self
+    }
+
+    /// Sets [`Config::sse_responses`].
+    pub fn sse_responses(mut self, sse_responses: bool) -> Self {
+        self.config.sse_responses = sse_responses;
+        self
+    }
+
+    /// Sets [`Config::sse_keep_alive`].
+    pub fn sse_keep_alive(mut self, sse_keep_alive: Duration) -> Self {
+        self.config.sse_keep_alive = sse_keep_alive;
+        self
+    }
+
+    /// Sets [`Config::request_state_key`].
+    pub fn request_state_key(mut self, request_state_key: Option<SealingKey>) -> Self {
+        self.config.request_state_key = request_state_key;
+        self
+    }
+
+    /// Sets [`Config::request_state_ttl`].
+    pub fn request_state_ttl(mut self, request_state_ttl: Duration) -> Self {
+        self.config.request_state_ttl = request_state_ttl;
+        self
+    }
+
+    /// Sets [`Config::task_ttl`].
+    pub fn task_ttl(mut self, task_ttl: Duration) -> Self {
+        self.config.task_ttl = task_ttl;
+        self
+    }
+
+    /// Sets [`Config::task_poll_interval`].
+    pub fn task_poll_interval(mut self, task_poll_interval: Duration) -> Self {
+        self.config.task_poll_interval = task_poll_interval;
+        self
+    }
+
+    /// Sets [`Config::max_tasks`].
+    pub fn max_tasks(mut self, max_tasks: usize) -> Self {
+        self.config.max_tasks = max_tasks;
+        self
+    }
+
+    /// Sets [`Config::cache_hints`].
+    pub fn cache_hints(mut self, cache_hints: CacheHints) -> Self {
+        self.config.cache_hints = cache_hints;
+        self
+    }
+
+    /// The built [`Config`].
+    pub fn build(self) -> Config {
+        self.config
     }
 }

@@ -24,8 +24,29 @@ pub enum Transport {
     Stdio,
 }
 
+/// Why [`parse_args`] returned no [`Transport`]. Its `Display` is the text to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgsError {
+    /// `-h` / `--help`: print the usage and exit successfully.
+    Help,
+    /// A bad or unknown argument: print the message and exit with status 2.
+    Invalid(String),
+}
+
+impl std::fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ArgsError::Help => f.write_str(USAGE),
+            ArgsError::Invalid(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
 /// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`.
-pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, String> {
+pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, ArgsError> {
     let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -34,18 +55,24 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, S
                 transport = Transport::Stdio;
                 continue;
             }
-            "-h" | "--help" => return Err(USAGE.to_string()),
-            "--addr" => args
-                .next()
-                .ok_or("--addr needs a value, e.g. --addr 127.0.0.1:8080")?,
+            "-h" | "--help" => return Err(ArgsError::Help),
+            "--addr" => args.next().ok_or_else(|| {
+                ArgsError::Invalid("--addr needs a value, e.g. --addr 127.0.0.1:8080".into())
+            })?,
             other => match other.strip_prefix("--addr=") {
                 Some(value) => value.to_string(),
-                None => return Err(format!("unknown argument `{other}`\n\n{USAGE}")),
+                None => {
+                    return Err(ArgsError::Invalid(format!(
+                        "unknown argument `{other}`\n\n{USAGE}"
+                    )))
+                }
             },
         };
-        let addr = addr
-            .parse()
-            .map_err(|e| format!("--addr {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"))?;
+        let addr = addr.parse().map_err(|e| {
+            ArgsError::Invalid(format!(
+                "--addr {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"
+            ))
+        })?;
         transport = Transport::Http(addr);
     }
     Ok(transport)
@@ -63,9 +90,9 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 pub fn run<D: Dispatch>(server: McpServer<D>) -> ExitCode {
     let transport = match parse_args(std::env::args().skip(1)) {
         Ok(transport) => transport,
-        Err(message) => {
-            eprintln!("{message}");
-            return if message == USAGE {
+        Err(error) => {
+            eprintln!("{error}");
+            return if error == ArgsError::Help {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(2)
@@ -117,7 +144,7 @@ mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Result<Transport, String> {
-        parse_args(args.iter().map(|s| s.to_string()))
+        parse_args(args.iter().map(|s| s.to_string())).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -135,6 +162,8 @@ mod tests {
             Transport::Http("[::1]:80".parse().unwrap())
         );
         assert_eq!(parse(&["--stdio"]).unwrap(), Transport::Stdio);
+        assert_eq!(parse_args(["--help".to_string()]), Err(ArgsError::Help));
+        assert_eq!(parse(&["-h"]).unwrap_err(), USAGE);
         assert!(parse(&["--addr"]).is_err());
         assert!(parse(&["--addr", "nope"])
             .unwrap_err()

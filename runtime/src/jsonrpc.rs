@@ -91,6 +91,8 @@ pub(crate) const RESPONSE_HEAD: &str = r#"{"jsonrpc":"2.0","id":"#;
 pub(crate) const RESULT_MEMBER: &str = r#","result":"#;
 
 /// `{"jsonrpc":"2.0","id":...,"result":...}` from already-encoded parts, in one allocation.
+// Public only so `bench/benches/hot_path.rs` can measure it; transports answer for you.
+#[doc(hidden)]
 pub fn success_response(id: &serde_json::value::RawValue, result: &str) -> String {
     let id = id.get();
     let mut out = String::with_capacity(
@@ -106,7 +108,7 @@ pub fn success_response(id: &serde_json::value::RawValue, result: &str) -> Strin
 
 /// `{"jsonrpc":"2.0","id":...,"error":{...}}`; `id` is `null` when the request had none.
 #[cold]
-pub fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError) -> String {
+pub(crate) fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError) -> String {
     let error = serde_json::to_string(error).expect("an error object always serializes");
     let id = id.map_or("null", |id| id.get());
     let mut out = String::with_capacity(error.len() + id.len() + 32);

@@ -78,7 +78,7 @@ impl fmt::Debug for SealingKey {
 
 /// The request a state belongs to: SHA-256 of method, name and canonical arguments.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct Binding([u8; 32]);
+pub(crate) struct Binding([u8; 32]);
 
 impl Binding {
     /// Binds `method` on `name` (tool, prompt or resource URI) with these `arguments`.
@@ -143,7 +143,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 
 /// What a sealed state carries from one round to the next.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct StatePayload {
+pub(crate) struct StatePayload {
     /// The answers given in earlier rounds, by input-request key.
     #[serde(rename = "a", default, skip_serializing_if = "Map::is_empty")]
     pub answers: Map<String, Value>,
@@ -169,7 +169,7 @@ struct Envelope {
 
 /// Why a `requestState` was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateError {
+pub(crate) enum StateError {
     /// Not produced by this server's key, or altered.
     Tampered,
     /// Produced for this server, but too long ago.
@@ -194,7 +194,7 @@ impl StateError {
 
 /// Seals and opens `requestState` values with one HMAC-SHA256 key.
 #[derive(Debug, Clone)]
-pub struct StateSealer {
+pub(crate) struct StateSealer {
     key: SealingKey,
     ttl: Duration,
 }

@@ -16,7 +16,7 @@ use crate::events::Streams;
 use crate::protocol::ProtocolVersion;
 
 /// The answer to a server-to-client request: its `result`, or its `error` object.
-pub type ClientAnswer = Result<Box<RawValue>, Value>;
+pub(crate) type ClientAnswer = Result<Box<RawValue>, Value>;
 
 /// One client's session.
 #[derive(Debug)]
@@ -178,17 +178,17 @@ impl Session {
     }
 
     /// Sets the minimum log level rank (`logging/setLevel`).
-    pub fn set_log_level(&self, rank: u8) {
+    pub(crate) fn set_log_level(&self, rank: u8) {
         self.log_level.store(rank, Ordering::Relaxed);
     }
 
     /// Subscribes to updates of `uri`.
-    pub fn subscribe(&self, uri: &str) {
+    pub(crate) fn subscribe(&self, uri: &str) {
         lock(&self.subscriptions).insert(uri.to_string());
     }
 
     /// Unsubscribes from `uri`.
-    pub fn unsubscribe(&self, uri: &str) {
+    pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
     }
 
@@ -198,7 +198,7 @@ impl Session {
     }
 
     /// A fresh id for a server-to-client request, and the receiver of its answer.
-    pub fn register_client_request(&self) -> (String, oneshot::Receiver<ClientAnswer>) {
+    pub(crate) fn register_client_request(&self) -> (String, oneshot::Receiver<ClientAnswer>) {
         let id = format!("s{}", self.next_request_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id.clone(), tx);
@@ -206,12 +206,12 @@ impl Session {
     }
 
     /// Forgets a server-to-client request (timed out or abandoned).
-    pub fn forget_client_request(&self, id: &str) {
+    pub(crate) fn forget_client_request(&self, id: &str) {
         lock(&self.pending).remove(id);
     }
 
     /// Delivers the client's answer to request `id`; false when nothing waits for it.
-    pub fn answer_client_request(&self, id: &str, answer: ClientAnswer) -> bool {
+    pub(crate) fn answer_client_request(&self, id: &str, answer: ClientAnswer) -> bool {
         match lock(&self.pending).remove(id) {
             Some(waiter) => waiter.send(answer).is_ok(),
             None => false,
@@ -220,18 +220,18 @@ impl Session {
 
     /// Records a running request so `notifications/cancelled` can stop it: `stop` is called
     /// on cancellation (or when the session closes).
-    pub fn track(&self, request_id: &str, stop: impl FnOnce() + Send + 'static) {
+    pub(crate) fn track(&self, request_id: &str, stop: impl FnOnce() + Send + 'static) {
         lock(&self.in_flight).insert(request_id.to_string(), Stop(Box::new(stop)));
     }
 
     /// Forgets a finished request.
-    pub fn untrack(&self, request_id: &str) {
+    pub(crate) fn untrack(&self, request_id: &str) {
         lock(&self.in_flight).remove(request_id);
     }
 
     /// Stops the running request `request_id` (its handler future is dropped); false when no
     /// such request is running.
-    pub fn cancel(&self, request_id: &str) -> bool {
+    pub(crate) fn cancel(&self, request_id: &str) -> bool {
         // Bound first: the lock is released before `stop` runs.
         let stop = lock(&self.in_flight).remove(request_id);
         match stop {
@@ -249,7 +249,7 @@ impl Session {
     }
 
     /// The session's SSE streams.
-    pub fn streams(&self) -> MutexGuard<'_, Streams> {
+    pub(crate) fn streams(&self) -> MutexGuard<'_, Streams> {
         lock(&self.streams)
     }
 

@@ -214,11 +214,7 @@ async fn session_rules_400_404_and_delete() {
 
 #[tokio::test]
 async fn sessionless_clients_are_served_when_allowed() {
-    let server = start(Config {
-        allow_sessionless: true,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().allow_sessionless(true).build()).await;
     let reply = post(server.addr, &[], &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}})).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert_eq!(
@@ -234,11 +230,7 @@ async fn sessionless_clients_are_served_when_allowed() {
 
 #[tokio::test]
 async fn http_guards_403_405_406_413_415_and_parse_errors() {
-    let server = start(Config {
-        body_limit: 1024,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().body_limit(1024).build()).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
     let evil_host = send(
         server.addr,
@@ -583,11 +575,7 @@ async fn a_closed_stream_is_resumed_with_last_event_id() {
 
 #[tokio::test]
 async fn sse_responses_answer_on_a_whole_stream_that_replays() {
-    let server = start(Config {
-        sse_responses: true,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().sse_responses(true).build()).await;
     // 2025-11-25: a priming event, then the answer, and the response ends.
     let mut client = Client::connect(server.addr, "2025-11-25").await;
     let (id, reply) = client
@@ -631,10 +619,11 @@ async fn sse_responses_answer_on_a_whole_stream_that_replays() {
 
 #[tokio::test]
 async fn idle_sessions_expire_and_free_their_memory() {
-    let server = start(Config {
-        session_idle_timeout: Some(Duration::from_millis(100)),
-        ..Config::default()
-    })
+    let server = start(
+        Config::builder()
+            .session_idle_timeout(Some(Duration::from_millis(100)))
+            .build(),
+    )
     .await;
     let client = Client::connect(server.addr, "2025-06-18").await;
     let weak = {
@@ -660,11 +649,7 @@ async fn idle_sessions_expire_and_free_their_memory() {
 
 #[tokio::test]
 async fn the_session_store_is_bounded() {
-    let server = start(Config {
-        max_sessions: 2,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().max_sessions(2).build()).await;
     Client::connect(server.addr, "2025-06-18").await;
     Client::connect(server.addr, "2025-06-18").await;
     let third = post(server.addr, &[], &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -758,11 +743,7 @@ async fn completion_offers_declared_enum_values() {
 
 #[tokio::test]
 async fn list_pagination_uses_opaque_cursors() {
-    let server = start(Config {
-        page_size: 3,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().page_size(3).build()).await;
     let mut client = Client::connect(server.addr, "2025-06-18").await;
     let mut names = Vec::new();
     let mut cursor: Option<String> = None;

@@ -428,10 +428,11 @@ async fn a_subscribed_session_receives_resource_updates() {
 
 #[tokio::test]
 async fn a_quiet_stream_sends_keep_alive_comments() {
-    let server = start(Config {
-        sse_keep_alive: Duration::from_millis(100),
-        ..Config::default()
-    })
+    let server = start(
+        Config::builder()
+            .sse_keep_alive(Duration::from_millis(100))
+            .build(),
+    )
     .await;
     let mut listen = Listen::open(server.addr, json!(1), json!({"toolsListChanged": true})).await;
     for _ in 0..2 {

@@ -67,10 +67,11 @@ fn model_answer(text: &str) -> Value {
 
 /// A server sealing `requestState` with a fixed key made of `byte`.
 async fn start_with_key(byte: u8) -> support::TestServer {
-    start(Config {
-        request_state_key: Some(SealingKey::new(vec![byte; 32]).unwrap()),
-        ..Config::default()
-    })
+    start(
+        Config::builder()
+            .request_state_key(Some(SealingKey::new(vec![byte; 32]).unwrap()))
+            .build(),
+    )
     .await
 }
 
@@ -435,10 +436,11 @@ async fn a_tampered_state_is_refused() {
 
 #[tokio::test]
 async fn an_expired_state_is_refused() {
-    let server = start(Config {
-        request_state_ttl: Duration::from_millis(300),
-        ..Config::default()
-    })
+    let server = start(
+        Config::builder()
+            .request_state_ttl(Duration::from_millis(300))
+            .build(),
+    )
     .await;
     let (mut call, state) = interview_until_confirm(server.addr).await;
     tokio::time::sleep(Duration::from_millis(600)).await;
@@ -800,11 +802,7 @@ async fn cache_hints_follow_the_configuration() {
         discover: CacheHint::new(Duration::from_secs(60), CacheScope::Public),
         ..CacheHints::default()
     };
-    let server = start(Config {
-        cache_hints: hints,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().cache_hints(hints).build()).await;
     let hint = |body: &Value| {
         (
             body["result"]["ttlMs"].clone(),

@@ -216,11 +216,12 @@ fn the_task_check_rejects_malformed_task_results() {
 
 #[tokio::test]
 async fn a_tool_call_becomes_a_task_that_completes_with_its_result() {
-    let server = start(Config {
-        task_ttl: Duration::from_secs(90),
-        task_poll_interval: Duration::from_millis(40),
-        ..Config::default()
-    })
+    let server = start(
+        Config::builder()
+            .task_ttl(Duration::from_secs(90))
+            .task_poll_interval(Duration::from_millis(40))
+            .build(),
+    )
     .await;
     let created = start_task(server.addr, "background_job", json!({"millis": 300})).await;
     let mut keys: Vec<&str> = created
@@ -498,11 +499,7 @@ async fn tasks_result_and_tasks_list_are_not_methods() {
 async fn an_expired_task_is_unknown() {
     warm_up_checks();
     let ttl = Duration::from_millis(1000);
-    let server = start(Config {
-        task_ttl: ttl,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().task_ttl(ttl).build()).await;
     let started = Instant::now();
     let created = start_task(server.addr, "background_job", json!({"millis": 0})).await;
     let id = task_id(&created);
@@ -518,11 +515,7 @@ async fn an_expired_task_is_unknown() {
 async fn an_expired_task_cannot_be_updated_or_cancelled() {
     warm_up_checks();
     let ttl = Duration::from_millis(1000);
-    let server = start(Config {
-        task_ttl: ttl,
-        ..Config::default()
-    })
-    .await;
+    let server = start(Config::builder().task_ttl(ttl).build()).await;
     let started = Instant::now();
     let created = start_task(server.addr, "two_questions", json!({})).await;
     let id = task_id(&created);

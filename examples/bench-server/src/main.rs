@@ -7,10 +7,9 @@
 use mcp_runtime::{Config, McpServer};
 
 fn main() -> std::process::ExitCode {
-    let config = Config {
-        sse_responses: std::env::var("BENCH_SSE_RESPONSES").is_ok_and(|v| v == "1"),
-        ..Config::default()
-    };
+    let config = Config::builder()
+        .sse_responses(std::env::var("BENCH_SSE_RESPONSES").is_ok_and(|v| v == "1"))
+        .build();
     let server = bench_server::server::Server::new(bench_server::Echo);
     mcp_runtime::entry::run(McpServer::with_config(server, config))
 }

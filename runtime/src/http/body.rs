@@ -36,7 +36,7 @@ impl Body {
     }
 
     /// An SSE stream: `head` first, then each frame from `rx` until the stream ends.
-    pub fn stream(head: Option<Bytes>, rx: mpsc::Receiver<Delivery>) -> Self {
+    pub(crate) fn stream(head: Option<Bytes>, rx: mpsc::Receiver<Delivery>) -> Self {
         Body(Kind::Stream {
             head,
             rx,

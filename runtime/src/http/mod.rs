@@ -2,7 +2,7 @@
 //! as a `tower::Service` and as a ready [`McpServer::serve`].
 //!
 //! This module only frames: it checks headers, reads bodies, decides each request's era and
-//! hands it to the engine ([`crate::engine`]), then writes what comes back as JSON or SSE.
+//! hands it to the engine (`crate::engine`), then writes what comes back as JSON or SSE.
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
 
 mod body;

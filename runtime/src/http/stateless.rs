@@ -5,7 +5,7 @@
 //! open.
 //!
 //! The era's own checks (`_meta`, version, method) are the engine's
-//! ([`crate::engine::stateless`]); the header check is this transport's step 2 of them.
+//! (`crate::engine::stateless`); the header check is this transport's step 2 of them.
 
 use bytes::Bytes;
 use http::{Response, StatusCode};

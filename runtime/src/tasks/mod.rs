@@ -8,7 +8,7 @@
 //! stops the handler.
 //!
 //! Task state lives behind [`TaskStore`] (in memory by default). What cannot leave the
-//! process (the running handler, its wake-ups) stays in [`Tasks`]; a handler waiting for input
+//! process (the running handler, its wake-ups) stays in `Tasks`; a handler waiting for input
 //! also re-reads the store every second, so answers written by another instance reach it.
 //!
 //! [`RequestContext::start_task`]: crate::RequestContext::start_task
@@ -29,13 +29,13 @@ use crate::outbound::Reply;
 mod store;
 
 use store::now_ms;
-pub use store::{iso8601, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore};
+pub use store::{iso8601, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The running side of this instance's tasks, in front of the [`TaskStore`].
-pub struct Tasks {
+pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     ttl: Duration,
     poll_interval: Duration,
@@ -95,7 +95,7 @@ impl Tasks {
         };
         self.store
             .insert(record.clone())
-            .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e))?;
+            .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e.to_string()))?;
         self.local().insert(
             record.task_id.clone(),
             LocalTask {

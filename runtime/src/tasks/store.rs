@@ -113,11 +113,37 @@ impl TaskRecord {
     }
 }
 
+/// Why a [`TaskStore`] could not store a task. Its `Display` is the message the client gets
+/// (as an internal error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskStoreError {
+    /// The store holds its maximum number of tasks.
+    Full {
+        /// That maximum.
+        max_tasks: usize,
+    },
+    /// Any other failure of the store (e.g. a shared store being unreachable).
+    Other(String),
+}
+
+impl std::fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TaskStoreError::Full { max_tasks } => write!(f, "too many tasks (at most {max_tasks})"),
+            TaskStoreError::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {}
+
 /// Where task state is kept. In memory by default ([`MemoryTaskStore`]); a shared store
 /// (Redis, a database) lets any instance answer `tasks/get`.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new task; fails when the store is full.
-    fn insert(&self, task: TaskRecord) -> Result<(), String>;
+    /// Stores a new task; fails when the store is full ([`TaskStoreError::Full`]) or cannot
+    /// store it.
+    fn insert(&self, task: TaskRecord) -> Result<(), TaskStoreError>;
     /// The task `id`, unless unknown or expired.
     fn get(&self, id: &str) -> Option<TaskRecord>;
     /// Applies `change` to the task `id` and returns the new record; `None` when unknown.
@@ -148,10 +174,12 @@ impl MemoryTaskStore {
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn insert(&self, task: TaskRecord) -> Result<(), String> {
+    fn insert(&self, task: TaskRecord) -> Result<(), TaskStoreError> {
         let mut tasks = self.lock();
         if tasks.len() >= self.max_tasks {
-            return Err(format!("too many tasks (at most {})", self.max_tasks));
+            return Err(TaskStoreError::Full {
+                max_tasks: self.max_tasks,
+            });
         }
         tasks.insert(task.task_id.clone(), task);
         Ok(())
@@ -213,4 +241,34 @@ pub fn iso8601(ms: u64) -> String {
         rest % 60,
         ms % 1000
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str) -> TaskRecord {
+        let now = now_ms();
+        TaskRecord {
+            task_id: id.into(),
+            status: TaskStatus::Working,
+            created_at_ms: now,
+            last_updated_at_ms: now,
+            ttl_ms: 60_000,
+            poll_interval_ms: 250,
+            result: None,
+            error: None,
+            input_requests: Map::new(),
+            input_responses: Map::new(),
+        }
+    }
+
+    #[test]
+    fn a_full_store_says_so() {
+        let store = MemoryTaskStore::new(1);
+        store.insert(record("a")).unwrap();
+        let error = store.insert(record("b")).unwrap_err();
+        assert_eq!(error, TaskStoreError::Full { max_tasks: 1 });
+        assert_eq!(error.to_string(), "too many tasks (at most 1)");
+    }
 }
