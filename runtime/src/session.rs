@@ -275,7 +275,6 @@ impl std::fmt::Debug for Stop {
     }
 }
 
-/// 32 random bytes from the OS CSPRNG, hex-encoded: 64 visible ASCII characters.
 /// Why a session could not be stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
