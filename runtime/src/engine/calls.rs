@@ -16,9 +16,10 @@ use crate::dispatch::{Dispatch, ToolOutcome};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::mrtr::InputRound;
+use crate::outbound::Outbound;
 use crate::panic::CatchUnwind;
 use crate::params::CallMembers;
-use crate::request_state::Binding;
+use crate::request_state::{Binding, StateSealer};
 
 /// What a round of a call is bound to: method, target (tool or prompt name, resource URI)
 /// and arguments.
@@ -33,9 +34,8 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let name = call.name()?;
         let target = ("tools/call", name, call.arguments());
-        self.open_round(target, call, &ctx)?;
+        let round = self.open_round(target, call, &ctx)?;
         let version = ctx.protocol_version();
-        let round = ctx.round_outbound().cloned();
         let Some(future) = self.dispatch.call_tool(name, call.arguments(), ctx) else {
             return Err(unknown("tool", name));
         };
@@ -47,12 +47,7 @@ impl<D: Dispatch> Engine<D> {
         });
         let failed = matches!(outcome, ToolOutcome::Failed(_));
         let answer = outcome.into_call_tool_result(version);
-        self.close_round(
-            target,
-            round.as_ref().and_then(|o| o.input_round()),
-            failed,
-            answer,
-        )
+        close_round(&self.sealer, target, round, failed, answer)
     }
 
     /// `prompts/get`; an unknown prompt is `-32602`.
@@ -63,19 +58,13 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let name = call.name()?;
         let target = ("prompts/get", name, call.arguments());
-        self.open_round(target, call, &ctx)?;
-        let round = ctx.round_outbound().cloned();
+        let round = self.open_round(target, call, &ctx)?;
         let answer = match self.dispatch.get_prompt(name, call.arguments(), ctx) {
             Some(future) => caught(future, "prompt", name).await,
             None => Err(unknown("prompt", name)),
         };
         let failed = answer.is_err();
-        self.close_round(
-            target,
-            round.as_ref().and_then(|o| o.input_round()),
-            failed,
-            answer,
-        )
+        close_round(&self.sealer, target, round, failed, answer)
     }
 
     /// `resources/read`. An unknown URI is `-32002` on a session and `-32602` from 2026-07-28
@@ -87,9 +76,8 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let uri = read.uri()?;
         let target = ("resources/read", uri, None);
-        self.open_round(target, read, &ctx)?;
+        let round = self.open_round(target, read, &ctx)?;
         let stateless = ctx.protocol_version().is_stateless();
-        let round = ctx.round_outbound().cloned();
         let answer = match self.dispatch.read_resource(uri, ctx) {
             Some(future) => caught(future, "resource", uri).await,
             None if stateless => Err(RpcError::invalid_params(format!(
@@ -102,24 +90,20 @@ impl<D: Dispatch> Engine<D> {
             ),
         };
         let failed = answer.is_err();
-        self.close_round(
-            target,
-            round.as_ref().and_then(|o| o.input_round()),
-            failed,
-            answer,
-        )
+        close_round(&self.sealer, target, round, failed, answer)
     }
 
-    /// Starts the round of a stateless retry: a tampered, expired or foreign `requestState` is
-    /// refused before the handler runs. A first round, and a session's call, need nothing.
+    /// The round of a stateless call (`None` in a session), started: a retry's
+    /// `requestState` is opened first, so a tampered, expired or foreign one is refused before
+    /// the handler runs. A first round asks nothing yet.
     fn open_round(
         &self,
         target: Target<'_>,
         call: &CallMembers,
         ctx: &RequestContext,
-    ) -> Result<(), RpcError> {
+    ) -> Result<Option<Outbound>, RpcError> {
         let Some(outbound) = ctx.round_outbound() else {
-            return Ok(());
+            return Ok(None);
         };
         if call.is_retry() {
             outbound.start_round(InputRound::start(
@@ -129,24 +113,24 @@ impl<D: Dispatch> Engine<D> {
                 call.request_state(),
             )?);
         }
-        Ok(())
+        Ok(Some(outbound.clone()))
     }
+}
 
-    /// The answer of a call: a failure while input requests are pending (and no answer was
-    /// malformed) becomes the `InputRequiredResult` that asks for them.
-    fn close_round(
-        &self,
-        target: Target<'_>,
-        round: Option<&InputRound>,
-        failed: bool,
-        answer: Result<JsonText, RpcError>,
-    ) -> Result<JsonText, RpcError> {
-        match round {
-            Some(round) if failed && round.needs_input() => {
-                round.input_required_result(&self.sealer, binding(target))
-            }
-            _ => answer,
+/// The answer of a call: a failure while input requests of its `round` are pending (and no
+/// answer was malformed) becomes the `InputRequiredResult` that asks for them.
+fn close_round(
+    sealer: &StateSealer,
+    target: Target<'_>,
+    round: Option<Outbound>,
+    failed: bool,
+    answer: Result<JsonText, RpcError>,
+) -> Result<JsonText, RpcError> {
+    match round.as_ref().and_then(Outbound::input_round) {
+        Some(round) if failed && round.needs_input() => {
+            round.input_required_result(sealer, binding(target))
         }
+        _ => answer,
     }
 }
 

@@ -16,6 +16,7 @@ use mcp_runtime::{Config, McpServer};
 use workspace_tests::server::Server;
 use workspace_tests::TestHandler;
 
+pub mod envelope;
 pub mod schema;
 pub mod sse;
 pub mod stateless;
