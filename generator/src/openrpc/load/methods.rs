@@ -1,0 +1,260 @@
+//! Methods: each method object with its params, result, errors and `x-mcp` binding.
+
+use serde_json::{Map, Value};
+
+use super::{ptr_child, Loader};
+use crate::openrpc::mcp::{self, type_name, MethodFacts};
+use crate::openrpc::model::*;
+
+impl Loader {
+    /// Every method that loads, in declaration order.
+    pub(super) fn methods(&mut self, top: &Map<String, Value>) -> Vec<Method> {
+        let mut methods = Vec::new();
+        match top.get("methods") {
+            Some(Value::Array(items)) => {
+                for i in 0..items.len() {
+                    if let Some(m) = self.method(i) {
+                        methods.push(m);
+                    }
+                }
+            }
+            Some(Value::Object(_)) => self.shape(
+                0,
+                "/methods",
+                "`methods` must be an array of method objects, found an object (a map keyed by method name is not OpenRPC)",
+            ),
+            Some(other) => {
+                let message = format!(
+                    "`methods` must be an array of method objects, found {}",
+                    type_name(other)
+                );
+                self.shape(0, "/methods", message);
+            }
+            None => self.shape(0, "", "the required array `methods` is missing"),
+        }
+        methods
+    }
+
+    fn method(&mut self, index: usize) -> Option<Method> {
+        let site = format!("/methods/{index}");
+        let location = self.locate(0, &site);
+        let (file, ptr, value) = self.follow(0, &site, "method")?;
+        let Value::Object(map) = value else {
+            let message = format!("a method must be an object, found {}", type_name(&value));
+            self.shape(file, &ptr, message);
+            return None;
+        };
+        let name = self.req_string(file, &ptr, &map, "name", "a method");
+        let summary = self.opt_string(file, &ptr, &map, "summary");
+        let description = self.opt_string(file, &ptr, &map, "description");
+        let deprecated = self.opt_bool(file, &ptr, &map, "deprecated");
+        let params = self.params(file, &ptr, &map);
+        let mut result_ok = true;
+        let result = if map.contains_key("result") {
+            let r = self.content_descriptor(file, &ptr_child(&ptr, "result"), "`result`");
+            result_ok = r.is_some();
+            r
+        } else {
+            None
+        };
+        let param_structure = self.param_structure(file, &ptr, &map);
+        let errors = self.method_errors(file, &ptr, &map);
+        let mcp = match (map.get("x-mcp"), name.as_deref()) {
+            (Some(x_mcp), Some(name)) => {
+                let facts = MethodFacts {
+                    name,
+                    description: description.as_deref(),
+                    summary: summary.as_deref(),
+                };
+                self.x_mcp(file, &ptr, x_mcp, &facts)
+            }
+            _ => None,
+        };
+        Some(Method {
+            name: name?,
+            summary,
+            description,
+            params: params?,
+            result: result_ok.then_some(result)?,
+            param_structure,
+            deprecated,
+            errors,
+            mcp,
+            location,
+        })
+    }
+
+    /// The params, or `None` when any of them (or the array) is unusable; every problem is
+    /// reported either way.
+    fn params(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> Option<Vec<ContentDescriptor>> {
+        let items = match map.get("params") {
+            Some(Value::Array(items)) => items,
+            None => {
+                self.shape(file, ptr, "a method is missing the required array `params`");
+                return None;
+            }
+            Some(other) => {
+                let message = format!("`params` must be an array, found {}", type_name(other));
+                self.shape(file, &ptr_child(ptr, "params"), message);
+                return None;
+            }
+        };
+        let mut params = Vec::new();
+        let mut params_ok = true;
+        for i in 0..items.len() {
+            let p = format!("{ptr}/params/{i}");
+            match self.content_descriptor(file, &p, "a param") {
+                Some(cd) => params.push(cd),
+                None => params_ok = false,
+            }
+        }
+        params_ok.then_some(params)
+    }
+
+    fn param_structure(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> ParamStructure {
+        match map.get("paramStructure") {
+            None => ParamStructure::Either,
+            Some(Value::String(s)) if s == "by-name" => ParamStructure::ByName,
+            Some(Value::String(s)) if s == "by-position" => ParamStructure::ByPosition,
+            Some(Value::String(s)) if s == "either" => ParamStructure::Either,
+            Some(other) => {
+                let message = format!(
+                    "`paramStructure` must be \"by-name\", \"by-position\" or \"either\", found {other}"
+                );
+                self.shape(file, &ptr_child(ptr, "paramStructure"), message);
+                ParamStructure::Either
+            }
+        }
+    }
+
+    /// The method's error objects. Its examples and links are only followed, so a broken
+    /// `$ref` in them is reported too.
+    fn method_errors(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> Vec<ErrorObject> {
+        let mut errors = Vec::new();
+        for i in 0..self.opt_array_len(file, ptr, map, "errors") {
+            if let Some(e) = self.error_object(file, &format!("{ptr}/errors/{i}")) {
+                errors.push(e);
+            }
+        }
+        for key in ["examples", "links"] {
+            for i in 0..self.opt_array_len(file, ptr, map, key) {
+                let _ = self.follow(file, &format!("{ptr}/{key}/{i}"), &key[..key.len() - 1]);
+            }
+        }
+        errors
+    }
+
+    /// The method's `x-mcp` binding, its problems reported.
+    fn x_mcp(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        value: &Value,
+        facts: &MethodFacts<'_>,
+    ) -> Option<McpBinding> {
+        let x_ptr = ptr_child(ptr, "x-mcp");
+        let path = self.files[file].path.clone();
+        let sources = &self.sources;
+        let locate = |sub: &str| sources.locate(&path, &format!("{x_ptr}{sub}"));
+        let (binding, diags) = mcp::parse_method(value, facts, &locate);
+        self.diags.0.extend(diags);
+        binding
+    }
+
+    /// Loads the content descriptor at `ptr` in `file` (following `$ref`s).
+    fn content_descriptor(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        what: &str,
+    ) -> Option<ContentDescriptor> {
+        let location = self.locate(file, ptr);
+        let (file, ptr, value) = self.follow(file, ptr, "content descriptor")?;
+        let Value::Object(map) = value else {
+            let message = format!(
+                "{what} must be a content descriptor object, found {}",
+                type_name(&value)
+            );
+            self.shape(file, &ptr, message);
+            return None;
+        };
+        let name = self.req_string(file, &ptr, &map, "name", "a content descriptor");
+        let summary = self.opt_string(file, &ptr, &map, "summary");
+        let description = self.opt_string(file, &ptr, &map, "description");
+        let required = self.opt_bool(file, &ptr, &map, "required");
+        let deprecated = self.opt_bool(file, &ptr, &map, "deprecated");
+        let schema_ptr = ptr_child(&ptr, "schema");
+        let schema = match map.get("schema") {
+            None => {
+                self.shape(
+                    file,
+                    &ptr,
+                    "a content descriptor is missing the required `schema`".to_string(),
+                );
+                None
+            }
+            Some(schema) => {
+                let mut schema = schema.clone();
+                self.canon_schema(file, &schema_ptr, &mut schema);
+                Some(schema)
+            }
+        };
+        let schema_location = self.locate(file, &schema_ptr);
+        Some(ContentDescriptor {
+            name: name?,
+            summary,
+            description,
+            required,
+            deprecated,
+            schema: schema?,
+            location,
+            schema_location,
+        })
+    }
+
+    fn error_object(&mut self, file: usize, ptr: &str) -> Option<ErrorObject> {
+        let (file, ptr, value) = self.follow(file, ptr, "error")?;
+        let Value::Object(map) = value else {
+            let message = format!("an error must be an object, found {}", type_name(&value));
+            self.shape(file, &ptr, message);
+            return None;
+        };
+        let code = match map.get("code") {
+            Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
+            Some(other) => {
+                let message = format!("`code` must be an integer, found {other}");
+                self.shape(file, &ptr_child(&ptr, "code"), message);
+                None
+            }
+            None => {
+                self.shape(
+                    file,
+                    &ptr,
+                    "an error is missing the required integer `code`",
+                );
+                None
+            }
+        };
+        let message = self.req_string(file, &ptr, &map, "message", "an error");
+        Some(ErrorObject {
+            code: code?,
+            message: message?,
+            data: map.get("data").cloned(),
+        })
+    }
+}

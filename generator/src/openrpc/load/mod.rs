@@ -1,0 +1,187 @@
+//! Loading: JSON text to [`Document`], with source positions, shape checks and `$ref` resolution.
+
+mod fields;
+mod methods;
+mod paths;
+mod read;
+mod refs;
+mod schemas;
+mod top_level;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use super::json_pos::{escape_token, SourceMap};
+use super::mcp::type_name;
+use super::model::*;
+use crate::diagnostics::{Diagnostic, Diagnostics, Location};
+use paths::normalize;
+
+/// Rule id: the text is not JSON.
+pub const RULE_JSON_SYNTAX: &str = "json-syntax";
+/// Rule id: the `openrpc` version is not supported.
+pub const RULE_VERSION: &str = "openrpc-version";
+/// Rule id: a value does not have the shape OpenRPC requires.
+pub const RULE_SHAPE: &str = "document-shape";
+/// Rule id: a `$ref` cannot be resolved (missing target, missing file, cycle).
+pub const RULE_REF: &str = "ref-resolvable";
+
+/// True for the `openrpc` versions this generator accepts: `1.0.0-rc0`, `1.0.0-rc1` and any
+/// `1.0.x` through `1.4.x`.
+pub fn supported_version(version: &str) -> bool {
+    if version == "1.0.0-rc0" || version == "1.0.0-rc1" {
+        return true;
+    }
+    let parts: Vec<&str> = version.split('.').collect();
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    parts.len() == 3
+        && parts[0] == "1"
+        && matches!(parts[1], "0" | "1" | "2" | "3" | "4")
+        && numeric(parts[2])
+}
+
+pub(super) fn load(path: &Path) -> Result<(Document, Diagnostics), Diagnostics> {
+    let mut loader = Loader::new(path);
+    let document = loader.run(path);
+    let mut diags = loader.diags;
+    diags.sort();
+    match document {
+        Some(document) if !diags.has_errors() => Ok((document, diags)),
+        _ => Err(diags),
+    }
+}
+
+struct SourceFile {
+    path: PathBuf,
+    value: Value,
+}
+
+struct Loader {
+    main_dir: PathBuf,
+    files: Vec<SourceFile>,
+    by_path: HashMap<PathBuf, Result<usize, String>>,
+    sources: SourceMap,
+    schemas: IndexMap<String, NamedSchema>,
+    processed: HashSet<String>,
+    diags: Diagnostics,
+}
+
+fn ptr_child(ptr: &str, key: &str) -> String {
+    format!("{ptr}/{}", escape_token(key))
+}
+
+impl Loader {
+    fn new(path: &Path) -> Self {
+        let main_dir = normalize(path.parent().unwrap_or(Path::new("")));
+        Self {
+            main_dir,
+            files: Vec::new(),
+            by_path: HashMap::new(),
+            sources: SourceMap::default(),
+            schemas: IndexMap::new(),
+            processed: HashSet::new(),
+            diags: Diagnostics::default(),
+        }
+    }
+
+    fn locate(&self, file: usize, pointer: &str) -> Location {
+        self.sources.locate(&self.files[file].path, pointer)
+    }
+
+    fn error(&mut self, rule: &'static str, location: Location, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(rule, location, message));
+    }
+
+    fn shape(&mut self, file: usize, pointer: &str, message: impl Into<String>) {
+        let location = self.locate(file, pointer);
+        self.error(RULE_SHAPE, location, message);
+    }
+
+    fn run(&mut self, path: &Path) -> Option<Document> {
+        let main = self.read(normalize(path), path.to_path_buf());
+        if let Err(why) = main {
+            if self.diags.0.is_empty() {
+                let location = Location {
+                    file: path.to_path_buf(),
+                    line: 1,
+                    column: 1,
+                    pointer: String::new(),
+                };
+                self.error(
+                    RULE_JSON_SYNTAX,
+                    location,
+                    format!("cannot load the document: {why}"),
+                );
+            }
+            return None;
+        }
+        let root = self.files[0].value.clone();
+        let Value::Object(top) = root else {
+            let message = format!(
+                "an OpenRPC document must be an object, found {}",
+                type_name(&root)
+            );
+            self.shape(0, "", message);
+            return None;
+        };
+
+        let openrpc = self.openrpc_version(&top);
+        let (info, server) = self.info(&top);
+
+        if top.contains_key("schemas") {
+            self.shape(
+                0,
+                "/schemas",
+                "`schemas` is not an OpenRPC top-level field; schemas belong in `components.schemas`",
+            );
+        }
+        self.components(&top);
+        let methods = self.methods(&top);
+
+        Some(Document {
+            openrpc: openrpc?,
+            info: info?,
+            server,
+            methods,
+            schemas: std::mem::take(&mut self.schemas),
+            files: self.files.iter().map(|f| f.path.clone()).collect(),
+            sources: std::mem::take(&mut self.sources),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        for ok in [
+            "1.0.0-rc0",
+            "1.0.0-rc1",
+            "1.0.0",
+            "1.2.6",
+            "1.3.2",
+            "1.4.0",
+            "1.4.17",
+        ] {
+            assert!(supported_version(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "1",
+            "1.5.0",
+            "2.0.0",
+            "0.9.0",
+            "1.2",
+            "1.2.x",
+            "1.0.0-rc2",
+            "v1.2.0",
+        ] {
+            assert!(!supported_version(bad), "{bad}");
+        }
+    }
+}

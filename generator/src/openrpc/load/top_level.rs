@@ -1,0 +1,124 @@
+//! The document's top-level fields besides `methods`: `openrpc`, `info` and `components`.
+
+use serde_json::{Map, Value};
+
+use super::{supported_version, Loader, RULE_VERSION};
+use crate::openrpc::json_pos::escape_token;
+use crate::openrpc::mcp::{self, type_name};
+use crate::openrpc::model::*;
+
+impl Loader {
+    /// The `openrpc` version string, checked against the versions this generator reads.
+    pub(super) fn openrpc_version(&mut self, top: &Map<String, Value>) -> Option<String> {
+        match top.get("openrpc") {
+            Some(Value::String(v)) => {
+                if !supported_version(v) {
+                    let location = self.locate(0, "/openrpc");
+                    self.error(
+                        RULE_VERSION,
+                        location,
+                        format!(
+                            "unsupported OpenRPC version {v:?}; supported: 1.0.0-rc1 through 1.4.x"
+                        ),
+                    );
+                }
+                Some(v.clone())
+            }
+            Some(other) => {
+                let location = self.locate(0, "/openrpc");
+                self.error(
+                    RULE_VERSION,
+                    location,
+                    format!(
+                        "`openrpc` must be a version string such as \"1.2.6\", found {}",
+                        type_name(other)
+                    ),
+                );
+                None
+            }
+            None => {
+                self.shape(
+                    0,
+                    "",
+                    "not an OpenRPC document: the required `openrpc` version string is missing",
+                );
+                None
+            }
+        }
+    }
+
+    /// Checks `components`, then registers every component schema (in declaration order) and
+    /// canonicalizes its `$ref`s.
+    pub(super) fn components(&mut self, top: &Map<String, Value>) {
+        let mut component_schemas: Vec<String> = Vec::new();
+        match top.get("components") {
+            None => {}
+            Some(Value::Object(components)) => {
+                for (key, section) in components {
+                    if !section.is_object() {
+                        let message = format!(
+                            "`components.{key}` must be an object, found {}",
+                            type_name(section)
+                        );
+                        self.shape(0, &format!("/components/{}", escape_token(key)), message);
+                    }
+                }
+                if let Some(Value::Object(schemas)) = components.get("schemas") {
+                    component_schemas = schemas.keys().cloned().collect();
+                }
+            }
+            Some(other) => {
+                let message = format!("`components` must be an object, found {}", type_name(other));
+                self.shape(0, "/components", message);
+            }
+        }
+        let component_keys: Vec<(String, String)> = component_schemas
+            .iter()
+            .map(|name| {
+                let pointer = format!("/components/schemas/{}", escape_token(name));
+                (self.register_schema(0, &pointer), pointer)
+            })
+            .collect();
+        for (key, pointer) in &component_keys {
+            self.process_schema(key, 0, pointer);
+        }
+    }
+
+    pub(super) fn info(&mut self, top: &Map<String, Value>) -> (Option<Info>, ServerExtension) {
+        let mut server = ServerExtension::default();
+        let map = match top.get("info") {
+            Some(Value::Object(map)) => map,
+            Some(other) => {
+                let message = format!("`info` must be an object, found {}", type_name(other));
+                self.shape(0, "/info", message);
+                return (None, server);
+            }
+            None => {
+                self.shape(0, "", "the required object `info` is missing");
+                return (None, server);
+            }
+        };
+        let title = self.req_string(0, "/info", map, "title", "`info`");
+        let version = self.req_string(0, "/info", map, "version", "`info`");
+        let description = self.opt_string(0, "/info", map, "description");
+        if let Some(x) = map.get("x-mcp") {
+            let path = self.files[0].path.clone();
+            let sources = &self.sources;
+            let locate = |sub: &str| sources.locate(&path, &format!("/info/x-mcp{sub}"));
+            let (parsed, diags) = mcp::parse_server(x, &locate);
+            for d in diags {
+                self.diags.push(d);
+            }
+            server = parsed;
+        }
+        let info = match (title, version) {
+            (Some(title), Some(version)) => Some(Info {
+                title,
+                version,
+                description,
+            }),
+            _ => None,
+        };
+        (info, server)
+    }
+}
