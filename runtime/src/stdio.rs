@@ -164,32 +164,23 @@ impl<D: Dispatch> Peer<D> {
     /// A 2026-07-28 request: the era's checks (no headers on stdio), then the engine; its
     /// notifications (progress, logs, a listen stream's) are lines too.
     fn stateless(&mut self, request: Request<'_>) {
-        let Request {
-            id,
-            method: name,
-            params,
-        } = request;
-        let method = Method::of(name);
-        let checked = era::checked_meta(method, params).and_then(|checked| {
-            let version = era::checked_version_and_method(&checked.meta, method, name)?;
+        let id = request.id;
+        let checked = era::checked_meta(request).and_then(|checked| {
+            let version = era::checked_version_and_method(&checked)?;
             Ok((version, checked))
         });
         let (version, checked) = match checked {
             Ok(checked) => checked,
             Err(error) => return self.send(error_response(Some(id), &error)),
         };
-        if method == Method::Listen {
-            return self.listen(id, checked.params.raw());
+        if checked.method == Method::Listen {
+            return self.listen(id, checked.request.params.raw());
         }
-        let request = Request {
-            id,
-            method: name,
-            params: checked.params,
-        };
         let identity = Identity::Stateless {
             version,
             meta: checked.meta,
         };
+        let request = checked.request;
         let started = self
             .engine
             .start(identity, request, Outbound::lines(self.out.clone()));

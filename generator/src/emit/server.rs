@@ -126,22 +126,8 @@ fn call_tool(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -
     let arms: Vec<TokenStream> = bound(methods, McpBinding::as_tool)
         .map(|(plan, tool)| tool_arm(plan, tool, types))
         .collect();
-    let (arguments, ctx) = (
-        used(!arms.is_empty(), "arguments"),
-        used(!arms.is_empty(), "ctx"),
-    );
-    let name = used(!arms.is_empty(), "name");
-    let body = route(frame, &name, arms);
-    quote! {
-        fn call_tool<'a>(
-            &'a self,
-            #name: &str,
-            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-            #ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::mcp_runtime::ToolOutcome>> {
-            #body
-        }
-    }
+    let output = quote!(::mcp_runtime::ToolOutcome);
+    by_name_with_arguments(quote!(call_tool), output, arms, frame)
 }
 
 /// One `call_tool` arm: arguments that do not decode are the tool's error, not the protocol's.
@@ -176,6 +162,23 @@ fn get_prompt(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) 
     let arms: Vec<TokenStream> = bound(methods, McpBinding::as_prompt)
         .map(|(plan, prompt)| prompt_arm(plan, prompt, types))
         .collect();
+    let output = quote!(
+        ::std::result::Result<
+            ::std::boxed::Box<::serde_json::value::RawValue>,
+            ::mcp_runtime::RpcError,
+        >
+    );
+    by_name_with_arguments(quote!(get_prompt), output, arms, frame)
+}
+
+/// A `Dispatch` method that routes by MCP name and hands the raw `arguments` on
+/// (`call_tool`, `get_prompt`): `arms` match the name, anything else is `None`.
+fn by_name_with_arguments(
+    function: TokenStream,
+    output: TokenStream,
+    arms: Vec<TokenStream>,
+    frame: &mut Frame,
+) -> TokenStream {
     let (arguments, ctx) = (
         used(!arms.is_empty(), "arguments"),
         used(!arms.is_empty(), "ctx"),
@@ -183,15 +186,12 @@ fn get_prompt(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) 
     let name = used(!arms.is_empty(), "name");
     let body = route(frame, &name, arms);
     quote! {
-        fn get_prompt<'a>(
+        fn #function<'a>(
             &'a self,
             #name: &str,
             #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
             #ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
-            ::std::boxed::Box<::serde_json::value::RawValue>,
-            ::mcp_runtime::RpcError,
-        >>> {
+        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, #output>> {
             #body
         }
     }

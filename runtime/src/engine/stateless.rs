@@ -11,11 +11,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
-use super::incoming::Params;
+use super::incoming::{Params, Request};
 use super::method::Method;
 use crate::jsonrpc::{RpcError, INVALID_PARAMS, UNSUPPORTED_VERSION};
 use crate::mcp::level_rank;
-use crate::params::{RequestMeta, RequestParams};
+use crate::params::RequestMeta;
 use crate::protocol::ProtocolVersion;
 
 /// `_meta` key of the request's protocol version.
@@ -27,26 +27,30 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// `_meta` key of the server identity in `server/discover`.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
-/// A stateless request's params after step 1: its `_meta`, and the params the method reads
-/// (a call's members without `_meta`, or the raw text of the others).
+/// A stateless request after step 1: its method, its `_meta`, and the request with the
+/// params its method reads (a call's members without `_meta`, or the raw text of the others).
 pub(crate) struct MetaChecked<'a> {
+    pub method: Method,
+    pub request: Request<'a>,
     pub meta: RequestMeta<'a>,
-    pub params: Params<'a>,
     /// What a routing header names: the tool or prompt, the resource URI, the task id.
     pub routed_name: Option<Cow<'a, str>>,
 }
 
 /// Step 1: the params are an object (or absent) and `_meta` carries the version and the
 /// client capabilities.
-pub(crate) fn checked_meta<'a>(
-    method: Method,
-    params: Params<'a>,
-) -> Result<MetaChecked<'a>, RpcError> {
+pub(crate) fn checked_meta(request: Request<'_>) -> Result<MetaChecked<'_>, RpcError> {
+    let Request {
+        id,
+        method: name,
+        params,
+    } = request;
     if !params.is_object_or_absent() {
         return Err(incomplete_meta());
     }
+    let method = Method::of(name);
     let raw = params.raw();
-    let mut members: RequestParams<'a> = params.into_members()?;
+    let mut members = params.into_members()?;
     let meta = match members.meta.take() {
         Some(meta) if meta.protocol_version.is_some() && meta.client_capabilities.is_some() => meta,
         _ => return Err(incomplete_meta()),
@@ -62,24 +66,27 @@ pub(crate) fn checked_meta<'a>(
         false => Params::Raw(raw),
     };
     Ok(MetaChecked {
+        method,
+        request: Request {
+            id,
+            method: name,
+            params,
+        },
         meta,
-        params,
         routed_name,
     })
 }
 
 /// Steps 3 and 4: the version this request is served at.
 pub(crate) fn checked_version_and_method(
-    meta: &RequestMeta<'_>,
-    method: Method,
-    name: &str,
+    checked: &MetaChecked<'_>,
 ) -> Result<ProtocolVersion, RpcError> {
-    let requested = meta.protocol_version.unwrap_or_default();
+    let requested = checked.meta.protocol_version.unwrap_or_default();
     let version = ProtocolVersion::parse(requested)
         .filter(|v| v.is_stateless())
         .ok_or_else(|| unsupported_version(requested))?;
-    if !method.in_stateless() {
-        return Err(RpcError::method_not_found(name));
+    if !checked.method.in_stateless() {
+        return Err(RpcError::method_not_found(checked.request.method));
     }
     Ok(version)
 }

@@ -76,23 +76,18 @@ impl<D: Dispatch> McpServer<D> {
         headers: &Headers<'_>,
         request: Request<'_>,
     ) -> Result<Started, Box<Response<Body>>> {
-        let Request {
-            id,
-            method: name,
-            params,
-        } = request;
-        let method = Method::of(name);
+        let id = request.id;
         // 1. `params` is an object whose `_meta` carries the version and the capabilities.
-        let checked = match era::checked_meta(method, params) {
+        let checked = match era::checked_meta(request) {
             Ok(checked) => checked,
             Err(error) => return Err(refusal(StatusCode::BAD_REQUEST, error, id)),
         };
         // 2. The routing headers match the body.
-        if let Err(what) = self.routing_headers_match(headers, name, &checked) {
+        if let Err(what) = self.routing_headers_match(headers, &checked) {
             return Err(header_mismatch(id, &what));
         }
         // 3. and 4. The version is served statelessly, and the method exists in it.
-        let version = match era::checked_version_and_method(&checked.meta, method, name) {
+        let version = match era::checked_version_and_method(&checked) {
             Ok(version) => version,
             Err(error) => {
                 let status = match error.code {
@@ -102,19 +97,15 @@ impl<D: Dispatch> McpServer<D> {
                 return Err(refusal(status, error, id));
             }
         };
-        let MetaChecked { meta, params, .. } = checked;
-        if method == Method::Listen {
-            return Err(Box::new(self.listen(id, params.raw())));
+        if checked.method == Method::Listen {
+            return Err(Box::new(self.listen(id, checked.request.params.raw())));
         }
-        let request = Request {
-            id,
-            method: name,
-            params,
+        let identity = Identity::Stateless {
+            version,
+            meta: checked.meta,
         };
-        let identity = Identity::Stateless { version, meta };
-        Ok(self
-            .engine
-            .start(identity, request, Outbound::deferred_lines()))
+        let outbound = Outbound::deferred_lines();
+        Ok(self.engine.start(identity, checked.request, outbound))
     }
 
     /// Step 2: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the tool's `Mcp-Param-*`
@@ -122,9 +113,9 @@ impl<D: Dispatch> McpServer<D> {
     fn routing_headers_match(
         &self,
         headers: &Headers<'_>,
-        method: &str,
         checked: &MetaChecked<'_>,
     ) -> Result<(), String> {
+        let method = checked.request.method;
         let body_version = checked.meta.protocol_version.unwrap_or_default();
         match headers.protocol_version {
             Some(v) if v == body_version => {}
@@ -157,7 +148,8 @@ impl<D: Dispatch> McpServer<D> {
             None => return Err("the Mcp-Name header is missing".into()),
         }
         let param_headers = &self.engine.param_headers;
-        if let (true, Params::Members(members)) = (method == "tools/call", &checked.params) {
+        if let (true, Params::Members(members)) = (method == "tools/call", &checked.request.params)
+        {
             if param_headers.has(name) {
                 let arguments = members
                     .arguments
