@@ -1,5 +1,7 @@
 //! The `mcp-codegen` command line: OpenRPC document in, MCP server crate out.
 
+#![forbid(unsafe_code)]
+
 use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -11,6 +11,17 @@ pub(crate) fn random_id() -> String {
     String::from_utf8(text.to_vec()).expect("hex digits are ASCII")
 }
 
+/// What the logs say instead of a secret id (a session or task id is a bearer credential): the
+/// first 8 hex digits of its SHA-256, enough to follow one id through the logs, useless to
+/// replay it.
+pub(crate) fn fingerprint(id: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(id.as_bytes());
+    let mut text = [0u8; 8];
+    hex_into(&digest[..4], &mut text);
+    String::from_utf8(text.to_vec()).expect("hex digits are ASCII")
+}
+
 /// How many bytes one call to the OS fetches for later ids: 128 session ids.
 const POOL_SIZE: usize = 4096;
 
@@ -68,6 +79,16 @@ fn hex_into(bytes: &[u8], out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fingerprint_names_an_id_without_giving_it_away() {
+        let id = random_id();
+        let print = fingerprint(&id);
+        assert_eq!(print.len(), 8);
+        assert_eq!(print, fingerprint(&id));
+        assert!(!id.contains(&print) || id.len() == print.len());
+        assert_ne!(print, fingerprint(&random_id()));
+    }
 
     #[test]
     fn random_bytes_are_never_handed_out_twice() {

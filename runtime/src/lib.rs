@@ -19,6 +19,8 @@
 //! [`Config::builder`] or from [`Config::default`].
 
 #![deny(missing_docs)]
+// Nothing here needs `unsafe`: a server faces the network, and memory safety is the floor.
+#![forbid(unsafe_code)]
 
 // The public modules are the API generated code and applications use. The root re-exports
 // below are the stable paths for the common types; modules that only hold one of them are

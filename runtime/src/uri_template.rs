@@ -3,72 +3,156 @@
 //! Supports what resource templates use: literal text, `{var}` (simple expansion: one or more
 //! characters other than `/`, `?` and `#`, percent-decoded) and `{+var}` (reserved expansion:
 //! anything, including `/`).
+//!
+//! The URI comes from the client, so the work one match can cause is bounded: URIs longer than
+//! [`MAX_URI_LEN`] match nothing, and matching is linear in the URI's length for a given
+//! template (one pass per template part, right to left, records where the rest of the template
+//! can match; a second pass picks each variable's longest text). A variable's text is decoded
+//! once, after the whole URI matched, and decoding never fails: an escape that is not one, or
+//! bytes that are not UTF-8, leave the variable as it was written.
+
+use percent_encoding::percent_decode_str;
+
+/// The longest URI a template is matched against; longer ones match none.
+pub const MAX_URI_LEN: usize = 8 * 1024;
 
 /// Matches `uri` against `template`; on success returns each variable with its decoded value,
-/// in template order.
+/// in template order. When a variable could take several lengths, it takes the longest (so
+/// `{major}.{minor}` against `1.2.3` gives `major = 1.2`).
 pub fn match_uri<'t>(template: &'t str, uri: &str) -> Option<Vec<(&'t str, String)>> {
+    if uri.len() > MAX_URI_LEN {
+        return None;
+    }
+    let parts = parse(template)?;
+    let matches = Matches::of(&parts, uri);
+    if !matches.from(0, 0) {
+        return None;
+    }
     let mut vars = Vec::new();
-    match_from(template, uri, &mut vars).then_some(vars)
-}
-
-fn match_from<'t>(template: &'t str, uri: &str, vars: &mut Vec<(&'t str, String)>) -> bool {
-    let Some(open) = template.find('{') else {
-        return template == uri;
-    };
-    let (literal, rest) = template.split_at(open);
-    let Some(uri_rest) = uri.strip_prefix(literal) else {
-        return false;
-    };
-    let Some(close) = rest.find('}') else {
-        return false;
-    };
-    let expr = &rest[1..close];
-    let after = &rest[close + 1..];
-    let (reserved, name) = match expr.strip_prefix('+') {
-        Some(name) => (true, name),
-        None => (false, expr),
-    };
-    // Try the longest candidate first, then shorter ones: backtracking keeps `{a}.{b}` correct.
-    let limit = if reserved {
-        uri_rest.len()
-    } else {
-        uri_rest.find(['/', '?', '#']).unwrap_or(uri_rest.len())
-    };
-    let mut ends: Vec<usize> = (1..=limit)
-        .filter(|&end| uri_rest.is_char_boundary(end))
-        .collect();
-    ends.reverse();
-    for end in ends {
-        let mark = vars.len();
-        vars.push((name, percent_decode(&uri_rest[..end])));
-        if match_from(after, &uri_rest[end..], vars) {
-            return true;
-        }
-        vars.truncate(mark);
-    }
-    false
-}
-
-/// Decodes `%XX` escapes; invalid escapes and invalid UTF-8 are kept as they are.
-fn percent_decode(text: &str) -> String {
-    if !text.contains('%') {
-        return text.to_string();
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(byte) = u8::from_str_radix(&text[i + 1..i + 3], 16) {
-                out.push(byte);
-                i += 3;
-                continue;
+    let mut pos = 0;
+    for (index, part) in parts.iter().enumerate() {
+        match *part {
+            Part::Literal(literal) => pos += literal.len(),
+            Part::Variable { name, reserved } => {
+                let end = (pos + 1..=variable_limit(uri, pos, reserved))
+                    .rev()
+                    .find(|&end| matches.from(index + 1, end))?;
+                vars.push((name, decode(&uri[pos..end])));
+                pos = end;
             }
         }
-        out.push(bytes[i]);
-        i += 1;
     }
-    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+    Some(vars)
+}
+
+/// Where a variable starting at `pos` may end at the latest: a simple one stops before `/`,
+/// `?` or `#`, a reserved one takes anything.
+fn variable_limit(uri: &str, pos: usize, reserved: bool) -> usize {
+    match reserved {
+        true => uri.len(),
+        false => uri[pos..]
+            .find(['/', '?', '#'])
+            .map_or(uri.len(), |at| pos + at),
+    }
+}
+
+/// A piece of a template.
+#[derive(Debug, PartialEq)]
+enum Part<'t> {
+    Literal(&'t str),
+    /// `{name}`, or `{+name}` when `reserved`.
+    Variable {
+        name: &'t str,
+        reserved: bool,
+    },
+}
+
+/// The template's literals and variables in order; `None` when a `{` is never closed.
+fn parse(template: &str) -> Option<Vec<Part<'_>>> {
+    let mut parts = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        if open > 0 {
+            parts.push(Part::Literal(&rest[..open]));
+        }
+        let close = open + rest[open..].find('}')?;
+        let expr = &rest[open + 1..close];
+        parts.push(match expr.strip_prefix('+') {
+            Some(name) => Part::Variable {
+                name,
+                reserved: true,
+            },
+            None => Part::Variable {
+                name: expr,
+                reserved: false,
+            },
+        });
+        rest = &rest[close + 1..];
+    }
+    if !rest.is_empty() {
+        parts.push(Part::Literal(rest));
+    }
+    Some(parts)
+}
+
+/// For every part of a template and every byte position of the URI, whether the template
+/// from that part on matches the URI from that position on; filled right to left, one linear
+/// pass per part.
+struct Matches {
+    /// `rows[part][pos]`; the last row is the empty rest of the template.
+    rows: Vec<Vec<bool>>,
+}
+
+impl Matches {
+    fn of(parts: &[Part<'_>], uri: &str) -> Self {
+        let n = uri.len();
+        let mut rows = vec![vec![false; n + 1]; parts.len() + 1];
+        rows[parts.len()][n] = true;
+        // The first matching position at or after each position, for the row after a variable.
+        let mut next_match = vec![usize::MAX; n + 2];
+        for index in (0..parts.len()).rev() {
+            let (row, after) = rows.split_at_mut(index + 1);
+            let (row, after) = (&mut row[index], &after[0]);
+            match parts[index] {
+                Part::Literal(literal) => {
+                    for pos in 0..=n.saturating_sub(literal.len()) {
+                        row[pos] = uri.as_bytes()[pos..].starts_with(literal.as_bytes())
+                            && after[pos + literal.len()];
+                    }
+                }
+                Part::Variable { reserved, .. } => {
+                    for pos in (0..=n).rev() {
+                        next_match[pos] = if after[pos] { pos } else { next_match[pos + 1] };
+                    }
+                    // A simple variable stops at the first `/`, `?` or `#`: track it right to
+                    // left too.
+                    let mut stop = n;
+                    for pos in (0..n).rev() {
+                        if !reserved && matches!(uri.as_bytes()[pos], b'/' | b'?' | b'#') {
+                            stop = pos;
+                        }
+                        // One character at least, starting on a character boundary.
+                        row[pos] = uri.is_char_boundary(pos) && next_match[pos + 1] <= stop;
+                    }
+                }
+            }
+        }
+        Self { rows }
+    }
+
+    /// Whether the template from `part` on matches the URI from `pos` on.
+    fn from(&self, part: usize, pos: usize) -> bool {
+        self.rows[part][pos]
+    }
+}
+
+/// Decodes `%XX` escapes; an invalid escape is kept as written, and so is the whole text when
+/// the bytes are not UTF-8.
+fn decode(text: &str) -> String {
+    match percent_decode_str(text).decode_utf8() {
+        Ok(decoded) => decoded.into_owned(),
+        Err(_) => text.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -110,7 +194,35 @@ mod tests {
         );
         assert_eq!(match_uri("fixed://x", "fixed://x"), Some(vec![]));
         assert_eq!(match_uri("fixed://x", "fixed://y"), None);
-        assert_eq!(percent_decode("100%"), "100%");
-        assert_eq!(percent_decode("%zz%41"), "%zzA");
+        assert_eq!(match_uri("broken://{x", "broken://{x"), None);
+        assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%zz%41"), "%zzA");
+    }
+
+    #[test]
+    fn hostile_uris_neither_panic_nor_take_long() {
+        // An escape cut by a multi-byte character (it panicked a connection once).
+        assert_eq!(
+            match_uri("notes://notes/{id}", "notes://notes/%€"),
+            Some(vec![("id", "%€".to_string())])
+        );
+        assert_eq!(
+            match_uri("notes://notes/{id}", "notes://notes/%"),
+            Some(vec![("id", "%".to_string())])
+        );
+        // Bytes that are not UTF-8 once decoded stay as written.
+        assert_eq!(
+            match_uri("notes://notes/{id}", "notes://notes/%ff"),
+            Some(vec![("id", "%ff".to_string())])
+        );
+        // Many variables separated by a literal the URI repeats: linear, so this ends at once
+        // instead of exploring every split.
+        let template = "a://{a}-{b}-{c}-{d}-{e}-{f}-{g}-{h}!";
+        let uri = format!("a://{}", "x-".repeat(2_000));
+        let started = std::time::Instant::now();
+        assert_eq!(match_uri(template, &uri), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let too_long = format!("file:///{}", "a".repeat(MAX_URI_LEN));
+        assert_eq!(match_uri("file:///{+path}", &too_long), None);
     }
 }

@@ -40,10 +40,10 @@ impl<D: Dispatch> Engine<D> {
             return Err(unknown("tool", name));
         };
         let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
+            // The panic's text may hold anything the handler saw: the log gets it, the
+            // client does not.
             tracing::error!(tool = %name, %panic, "tool handler panicked");
-            ToolOutcome::Failed(crate::Error::new(format!(
-                "the tool failed unexpectedly: {panic}"
-            )))
+            ToolOutcome::Failed(crate::Error::new("the tool failed unexpectedly"))
         });
         let failed = matches!(outcome, ToolOutcome::Failed(_));
         let answer = outcome.into_call_tool_result(version);

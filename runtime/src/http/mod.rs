@@ -155,7 +155,7 @@ impl<D: Dispatch> McpServer<D> {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
             Some(id) => match self.engine.store.remove(id) {
                 Some(session) => {
-                    tracing::debug!(session = session.id(), "session deleted");
+                    tracing::debug!(session = %crate::ids::fingerprint(session.id()), "session deleted");
                     status_only(StatusCode::NO_CONTENT)
                 }
                 None => session_not_found(),

@@ -184,7 +184,7 @@ impl<D: Dispatch> McpServer<D> {
                 Some(id),
             );
         }
-        tracing::debug!(session = session.id(), version = %session.version(), "session created");
+        tracing::debug!(session = %crate::ids::fingerprint(session.id()), version = %session.version(), "session created");
         let mut response = json_response(StatusCode::OK, result.into_success_response(id));
         if let Ok(value) = http::HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER_NAME, value);

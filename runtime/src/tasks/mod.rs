@@ -308,7 +308,7 @@ impl TaskSlot {
         let _ = self.task.set(record.task_id.clone());
         let result = record.create_result();
         let _ = reply.send(Reply::json(success_response(&self.request_id, &result)));
-        tracing::debug!(task = %record.task_id, "tool call continues as a task");
+        tracing::debug!(task = %crate::ids::fingerprint(&record.task_id), "tool call continues as a task");
         Ok(())
     }
 
