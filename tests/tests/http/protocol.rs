@@ -157,6 +157,24 @@ async fn a_panicking_handler_is_an_error_result_and_the_server_lives_on() {
 }
 
 #[tokio::test]
+async fn a_hostile_resource_uri_is_an_error_not_a_dead_connection() {
+    let server = start(Config::default()).await;
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    let too_long = format!("test://items/{}", "9".repeat(9_000));
+    // An escape cut by a multi-byte character once panicked the connection's task.
+    for uri in [
+        "test://items/%€",
+        "test://items/%",
+        "test://items/%ff",
+        &too_long,
+    ] {
+        let response = client.call("resources/read", json!({"uri": uri})).await;
+        assert!(response["error"]["code"].is_i64(), "{uri}: {response}");
+    }
+    assert_eq!(client.call("ping", json!({})).await["result"], json!({}));
+}
+
+#[tokio::test]
 async fn completion_offers_declared_enum_values() {
     let server = start(Config::default()).await;
     let mut client = Client::connect(server.addr, "2025-11-25").await;
