@@ -11,11 +11,20 @@ pub fn host_name(authority: &str) -> String {
 
 /// [`host_name`] without the lowercasing (a slice of `authority`). Bytes, not text: every
 /// request goes through here, and a header value need not be checked for UTF-8 to be compared
-/// with an allowed name.
+/// with an allowed name. A bracketed IPv6 host may only be followed by a port: anything else
+/// after `]` (as in `[::1]evil.example`) makes the whole value the name, which no allowed
+/// host equals.
 fn host_part(authority: &[u8]) -> &[u8] {
     let authority = authority.trim_ascii();
     if let Some(rest) = authority.strip_prefix(b"[") {
-        return rest.split(|&b| b == b']').next().unwrap_or_default();
+        let Some(close) = rest.iter().position(|&b| b == b']') else {
+            return authority;
+        };
+        return match &rest[close + 1..] {
+            [] => &rest[..close],
+            [b':', port @ ..] if port.iter().all(u8::is_ascii_digit) => &rest[..close],
+            _ => authority,
+        };
     }
     match authority.iter().rposition(|&b| b == b':') {
         Some(colon) if authority[colon + 1..].iter().all(u8::is_ascii_digit) => &authority[..colon],
@@ -24,11 +33,19 @@ fn host_part(authority: &[u8]) -> &[u8] {
 }
 
 /// Why a request is refused before the protocol sees it, with the message for the body.
+pub enum Refusal {
+    /// No `Host` header (HTTP/1.1 requires one): 400.
+    MissingHost,
+    /// A `Host` or `Origin` naming a host that is not allowed: 403.
+    Forbidden(String),
+}
+
+/// Checks `Host` (required) and `Origin` (when present) against the allowed host names.
 pub fn check_host_and_origin(
     host: Option<&HeaderValue>,
     origin: Option<&HeaderValue>,
     allowed: &[String],
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     // Exact bytes first: clients send host names lowercase, and the case-insensitive
     // comparison costs ten times as much per byte.
     let allowed_name = |name: &[u8]| {
@@ -37,17 +54,18 @@ pub fn check_host_and_origin(
                 .iter()
                 .any(|a| a.as_bytes().eq_ignore_ascii_case(name))
     };
-    if let Some(host) = host {
-        if !allowed_name(host_part(host.as_bytes())) {
-            return Err(refused_host(host));
-        }
+    let Some(host) = host else {
+        return Err(Refusal::MissingHost);
+    };
+    if !allowed_name(host_part(host.as_bytes())) {
+        return Err(Refusal::Forbidden(refused_host(host)));
     }
     if let Some(origin) = origin {
         let origin = origin.to_str().unwrap_or_default();
         let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
         let name = host_part(authority.split('/').next().unwrap_or_default().as_bytes());
         if name.is_empty() || !allowed_name(name) {
-            return Err(refused_origin(origin));
+            return Err(Refusal::Forbidden(refused_origin(origin)));
         }
     }
     Ok(())
@@ -128,7 +146,11 @@ mod tests {
     use http::HeaderMap;
 
     fn check(headers: &HeaderMap, allowed: &[String]) -> Result<(), String> {
-        check_host_and_origin(headers.get(HOST), headers.get(ORIGIN), allowed)
+        match check_host_and_origin(headers.get(HOST), headers.get(ORIGIN), allowed) {
+            Ok(()) => Ok(()),
+            Err(Refusal::MissingHost) => Err("no Host".into()),
+            Err(Refusal::Forbidden(message)) => Err(message),
+        }
     }
 
     #[test]
@@ -140,6 +162,10 @@ mod tests {
         assert_eq!(host_name("example.com:"), "example.com");
         assert_eq!(host_name("example.com:80x"), "example.com:80x");
         assert_eq!(host_name(" localhost "), "localhost");
+        // Only a port may follow a bracketed IPv6 host.
+        assert_eq!(host_name("[::1]evil.example"), "[::1]evil.example");
+        assert_eq!(host_name("[::1]:80x"), "[::1]:80x");
+        assert_eq!(host_name("[::1"), "[::1");
     }
 
     #[test]
@@ -161,6 +187,17 @@ mod tests {
         assert!(check(&headers, &allowed)
             .unwrap_err()
             .contains("allowed_hosts"));
+        headers.insert(HOST, HeaderValue::from_static("[::1]evil.example.com"));
+        assert!(check(&headers, &allowed).is_err(), "no text after ]");
+        headers.insert(HOST, HeaderValue::from_static("[::1]:8080"));
+        headers.insert(
+            ORIGIN,
+            HeaderValue::from_static("http://[::1]evil.example.com"),
+        );
+        assert!(check(&headers, &allowed).is_err(), "nor in an origin");
+        headers.remove(ORIGIN);
+        headers.remove(HOST);
+        assert_eq!(check(&headers, &allowed).unwrap_err(), "no Host");
     }
 
     #[test]

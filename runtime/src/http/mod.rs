@@ -86,17 +86,12 @@ impl<D: Dispatch> McpServer<D> {
             return status_only(StatusCode::NOT_FOUND);
         }
         let headers = Headers::scan(&parts.headers);
-        if let Err(message) = guard::check_host_and_origin(
+        if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
             headers.origin,
             &self.engine.config.allowed_hosts,
         ) {
-            tracing::warn!(%message, "refused request");
-            return rpc_error(
-                StatusCode::FORBIDDEN,
-                RpcError::new(jsonrpc::SERVER_ERROR, message),
-                None,
-            );
+            return refused(refusal);
         }
         match parts.method {
             Method::POST => self.post(&headers, body).await,
@@ -232,6 +227,25 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }))
+    }
+}
+
+/// The answer to a request the Host and Origin checks refused: 400 without `Host`, 403 for a
+/// host that is not allowed.
+#[cold]
+fn refused(refusal: guard::Refusal) -> Response<Body> {
+    match refusal {
+        guard::Refusal::MissingHost => {
+            bad_request("Bad Request: a Host header is required (HTTP/1.1)")
+        }
+        guard::Refusal::Forbidden(message) => {
+            tracing::warn!(%message, "refused request");
+            rpc_error(
+                StatusCode::FORBIDDEN,
+                RpcError::new(jsonrpc::SERVER_ERROR, message),
+                None,
+            )
+        }
     }
 }
 

@@ -10,6 +10,36 @@ use crate::support::{send, start, Client, POST_HEADERS};
 use mcp_runtime::Config;
 
 #[tokio::test]
+async fn a_bracketed_host_with_a_tail_is_refused_and_a_request_without_host_is_400() {
+    let server = start(Config::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    let tailed = send(
+        server.addr,
+        "POST",
+        &[
+            POST_HEADERS[0],
+            POST_HEADERS[1],
+            ("host", "[::1]evil.example"),
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(tailed.status, StatusCode::FORBIDDEN);
+    // The test client always sends Host: write this request by hand.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(answer.contains("Host header is required"), "{answer}");
+}
+
+#[tokio::test]
 async fn http_guards_403_405_406_413_415_and_parse_errors() {
     let server = start(Config::builder().body_limit(1024).build()).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
