@@ -106,6 +106,13 @@ pub struct Config {
     pub allowed_hosts: Vec<String>,
     /// Largest request body, in bytes (413 above). Default 4 MiB.
     pub body_limit: usize,
+    /// Largest request header block, in bytes (431 above). Default 64 KiB.
+    pub max_header_bytes: usize,
+    /// How long a client may take to send a request's body (408 past it). Default 30 s.
+    pub body_read_timeout: Duration,
+    /// Most connections open at once: further ones wait in the listen backlog until one
+    /// closes, and the open ones are served as usual. Default 10,000.
+    pub max_connections: usize,
     /// A session unused this long is evicted; `None` disables expiry. Default 30 minutes.
     pub session_idle_timeout: Option<Duration>,
     /// Most sessions alive at once (503 above). Default 100,000.
@@ -160,6 +167,9 @@ impl Default for Config {
         Self {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             body_limit: 4 * 1024 * 1024,
+            max_header_bytes: 64 * 1024,
+            body_read_timeout: Duration::from_secs(30),
+            max_connections: 10_000,
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             max_sessions: 100_000,
             allow_sessionless: false,
@@ -198,6 +208,24 @@ impl ConfigBuilder {
     /// Sets [`Config::body_limit`].
     pub fn body_limit(mut self, body_limit: usize) -> Self {
         self.config.body_limit = body_limit;
+        self
+    }
+
+    /// Sets [`Config::max_header_bytes`].
+    pub fn max_header_bytes(mut self, max_header_bytes: usize) -> Self {
+        self.config.max_header_bytes = max_header_bytes;
+        self
+    }
+
+    /// Sets [`Config::body_read_timeout`].
+    pub fn body_read_timeout(mut self, body_read_timeout: Duration) -> Self {
+        self.config.body_read_timeout = body_read_timeout;
+        self
+    }
+
+    /// Sets [`Config::max_connections`].
+    pub fn max_connections(mut self, max_connections: usize) -> Self {
+        self.config.max_connections = max_connections;
         self
     }
 

@@ -76,7 +76,8 @@ impl<D: Dispatch> McpServer<D> {
             return refused;
         }
         let limit = self.engine.config.body_limit;
-        let bytes = match request_body::read_to_end(body, limit).await {
+        let timeout = self.engine.config.body_read_timeout;
+        let bytes = match request_body::read_within(body, limit, timeout).await {
             Ok(bytes) => bytes,
             Err(error) => return body_error(error, limit),
         };
@@ -321,5 +322,13 @@ fn body_error(error: ReadError, limit: usize) -> Response<Body> {
         ReadError::Failed(error) => {
             bad_request(format!("Bad Request: reading the body failed: {error}"))
         }
+        ReadError::TimedOut => rpc_error(
+            StatusCode::REQUEST_TIMEOUT,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Request Timeout: the body did not arrive in time (Config::body_read_timeout)",
+            ),
+            None,
+        ),
     }
 }

@@ -5,7 +5,10 @@
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http_body::Body;
+use std::future::Future;
 use std::pin::pin;
+use std::task::Poll;
+use std::time::Duration;
 
 /// Why a body could not be read.
 #[derive(Debug)]
@@ -14,6 +17,30 @@ pub(crate) enum ReadError {
     TooLarge,
     /// The connection failed while the body was read.
     Failed(Box<dyn std::error::Error + Send + Sync>),
+    /// The client did not send the whole body in time.
+    TimedOut,
+}
+
+/// [`read_to_end`] within `timeout`. A body that has arrived whole is read without a timer
+/// (nearly every JSON-RPC request: it comes in the same packets as the headers); only a body
+/// still arriving is raced against the clock, in a box of its own.
+pub(crate) async fn read_within<B>(
+    body: B,
+    limit: usize,
+    timeout: Duration,
+) -> Result<Bytes, ReadError>
+where
+    B: Body,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut reading = pin!(read_to_end(body, limit));
+    let first = std::future::poll_fn(|cx| Poll::Ready(reading.as_mut().poll(cx))).await;
+    match first {
+        Poll::Ready(read) => read,
+        Poll::Pending => Box::pin(tokio::time::timeout(timeout, reading))
+            .await
+            .unwrap_or(Err(ReadError::TimedOut)),
+    }
 }
 
 /// Reads `body` to its end; more than `limit` bytes is [`ReadError::TooLarge`]. Trailers are

@@ -3,7 +3,8 @@
 //! sessions. Every message the server sends is checked against the official schema of the
 //! negotiated version.
 //!
-//! One test binary, one module per behaviour: `protocol` (negotiation, methods, errors,
+//! One test binary, one module per behaviour: `limits` (slow and greedy clients),
+//! `protocol` (negotiation, methods, errors,
 //! completion, pagination), `transport` (HTTP guards, 202s, batches, the tower service),
 //! `sessions` (session rules, expiry, bounds, concurrency) and `streams` (SSE responses,
 //! progress, logs, sampling, cancellation, GET streams, resumption).
@@ -11,6 +12,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod limits;
 mod protocol;
 mod sessions;
 mod streams;

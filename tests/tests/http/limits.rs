@@ -1,0 +1,94 @@
+//! Connection limits against slow and greedy clients, spoken to over raw TCP: a body that
+//! stalls, a header block over the limit, and more connections than the cap (the open ones are
+//! still served).
+
+use serde_json::json;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::support::{post, start};
+use mcp_runtime::Config;
+
+/// A short timeout, so the tests stay fast.
+const SHORT: Duration = Duration::from_millis(300);
+
+/// Reads until the server closes the connection (or `within` passes): what it sent, and
+/// whether it closed.
+async fn read_until_closed(stream: &mut TcpStream, within: Duration) -> (String, bool) {
+    let mut received = Vec::new();
+    let deadline = tokio::time::Instant::now() + within;
+    let mut buffer = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return (String::from_utf8_lossy(&received).into(), true),
+            Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
+            Err(_) => return (String::from_utf8_lossy(&received).into(), false),
+        }
+    }
+}
+
+async fn connect(addr: SocketAddr) -> TcpStream {
+    TcpStream::connect(addr).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_body_that_stalls_is_408() {
+    let server = start(Config::builder().body_read_timeout(SHORT).build()).await;
+    let mut stream = connect(server.addr).await;
+    let head = "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
+                accept: application/json, text/event-stream\r\ncontent-length: 100\r\n\r\n";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(br#"{"jsonrpc":"#).await.unwrap();
+    let (answer, _) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("body_read_timeout"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_header_block_over_the_limit_is_431() {
+    let server = start(Config::builder().max_header_bytes(16 * 1024).build()).await;
+    let mut stream = connect(server.addr).await;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost\r\nx-padding: {}\r\n\r\n",
+        "a".repeat(32 * 1024)
+    );
+    // The server may close before it read everything: the write can fail, the answer cannot.
+    let _ = stream.write_all(request.as_bytes()).await;
+    let (answer, _) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_and_the_open_ones_are_served() {
+    let server = start(Config::builder().max_connections(2).build()).await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    // Two connections take both places and say nothing.
+    let first = connect(server.addr).await;
+    let mut second = connect(server.addr).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // A third waits in the backlog while both are open...
+    let waiting = tokio::spawn(async move { post(server.addr, &[], &ping).await.status });
+    tokio::time::sleep(SHORT).await;
+    assert!(
+        !waiting.is_finished(),
+        "a third connection was served past the cap"
+    );
+    // ...while an open one is still served.
+    second
+        .write_all(b"GET /elsewhere HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0u8; 12];
+    second.read_exact(&mut answer).await.unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 404");
+    // Closing one lets the third in.
+    drop(first);
+    let status = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the waiting connection was served once a place freed")
+        .unwrap();
+    // No session header: the request got as far as the protocol.
+    assert_eq!(status, http::StatusCode::BAD_REQUEST);
+}
