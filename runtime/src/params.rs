@@ -206,11 +206,6 @@ impl RequestParams<'_> {
     }
 }
 
-/// Whether `method` reads its params through [`CallMembers`] alone.
-pub(crate) fn is_call(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
-}
-
 fn missing(member: &str) -> RpcError {
     RpcError::invalid_params(format!("Invalid params: missing field `{member}`"))
 }

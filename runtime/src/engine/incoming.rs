@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
 
+use super::method::Method;
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, PARSE_ERROR};
 use crate::params::{self, RequestParams};
 use crate::session::ClientAnswer;
@@ -258,7 +259,7 @@ impl<'de> Visitor<'de> for EnvelopeReader<'_> {
                 Member::Error => envelope.error.replace(map.next_value()?).is_some(),
                 Member::Params => {
                     let method = envelope.method.or(self.announced);
-                    let params = if self.members && method.is_some_and(params::is_call) {
+                    let params = if self.members && method.is_some_and(Method::is_call_name) {
                         match map.next_value::<Option<RequestParams<'de>>>()? {
                             Some(members) => Params::Members(members),
                             None => Params::Raw(None),

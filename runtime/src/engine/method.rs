@@ -129,12 +129,20 @@ impl Method {
     }
 
     /// Whether the method is a call that runs a handler with client input (`tools/call`,
-    /// `prompts/get`, `resources/read`).
+    /// `prompts/get`, `resources/read`): its params are read as [`CallMembers`].
+    ///
+    /// [`CallMembers`]: crate::params::CallMembers
     pub fn is_call(self) -> bool {
         matches!(
             self,
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
         )
+    }
+
+    /// [`is_call`](Self::is_call) of the method named `name`, without recognising the rest
+    /// (the reader asks this of every message).
+    pub fn is_call_name(name: &str) -> bool {
+        matches!(name, "tools/call" | "prompts/get" | "resources/read")
     }
 
     /// The cache hint of this method's 2026-07-28 result, when it is cacheable.
@@ -188,6 +196,10 @@ mod tests {
         ];
         for method in all {
             assert_eq!(Method::of(method.name().unwrap()), method);
+            assert_eq!(
+                Method::is_call_name(method.name().unwrap()),
+                method.is_call()
+            );
             assert!(method.in_sessions() || method.in_stateless());
         }
         assert_eq!(Method::of("notes/add"), Method::Plain);
