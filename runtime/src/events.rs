@@ -276,7 +276,7 @@ impl ReplayLog {
 const FRAME_OVERHEAD: usize = 64;
 
 /// `id: ...\nevent: message\ndata: <json>\n\n`. JSON from serde_json never contains a raw
-/// newline, so each message is one `data:` line.
+/// line break, so a message is nearly always one `data:` line (see `write_data` for the rest).
 pub fn encode_frame(id: &str, json: &[u8]) -> Bytes {
     let mut out = Vec::with_capacity(json.len() + id.len() + FRAME_OVERHEAD);
     write_message(&mut out, |out| out.extend_from_slice(id.as_bytes()), json);
@@ -293,8 +293,32 @@ fn write_message(out: &mut Vec<u8>, write_id: impl FnOnce(&mut Vec<u8>), json: &
     out.extend_from_slice(b"id: ");
     write_id(out);
     out.extend_from_slice(b"\nevent: message\ndata: ");
-    out.extend_from_slice(json);
+    write_data(out, json);
     out.extend_from_slice(b"\n\n");
+}
+
+/// Appends `json` as an event's data. JSON that serde_json wrote has no raw line break; other
+/// JSON (a pretty result from a hand-written `Dispatch`) is split at its line breaks (CRLF, LF
+/// or CR), one `data:` line each, so that the event stays one event and a client joining its
+/// lines with `\n` reads the same JSON.
+fn write_data(out: &mut Vec<u8>, json: &[u8]) {
+    // One SIMD pass for both bytes: two `memchr` calls of core cost 250 instructions per SSE
+    // answer, a byte loop more.
+    if memchr::memchr2(b'\n', b'\r', json).is_none() {
+        out.extend_from_slice(json);
+        return;
+    }
+    let mut rest = json;
+    while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
+        out.extend_from_slice(&rest[..end]);
+        out.extend_from_slice(b"\ndata: ");
+        let skip = match &rest[end..] {
+            [b'\r', b'\n', ..] => 2,
+            _ => 1,
+        };
+        rest = &rest[end + skip..];
+    }
+    out.extend_from_slice(rest);
 }
 
 /// Appends the priming event `<stream>-<sequence>` (empty data, a `retry` hint) to `out`.
@@ -335,6 +359,34 @@ fn write_decimal(out: &mut Vec<u8>, mut n: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The data of the one event in `frame`, its `data:` lines joined with `\n`, as an SSE
+    /// client reads it.
+    fn event_data(frame: &[u8]) -> String {
+        let text = std::str::from_utf8(frame).unwrap();
+        assert!(text.ends_with("\n\n") && !text[..text.len() - 2].contains("\n\n"));
+        let data: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .collect();
+        data.join("\n")
+    }
+
+    #[test]
+    fn any_json_stays_one_event_with_the_same_data() {
+        let compact = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        assert_eq!(event_data(&encode_frame("1", compact)).as_bytes(), compact);
+        for (pretty, read) in [
+            ("{\n  \"a\": 1\n}", "{\n  \"a\": 1\n}"),
+            ("{\r\n\"a\":1\r\n}", "{\n\"a\":1\n}"),
+            ("{\r\"a\":1\r}\n", "{\n\"a\":1\n}\n"),
+        ] {
+            let frame = encode_frame("7", pretty.as_bytes());
+            assert_eq!(event_data(&frame), read, "{pretty:?}");
+            let parsed: serde_json::Value = serde_json::from_str(&event_data(&frame)).unwrap();
+            assert_eq!(parsed, serde_json::json!({"a": 1}));
+        }
+    }
 
     fn text(d: Delivery) -> String {
         match d {

@@ -13,7 +13,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
@@ -57,10 +57,15 @@ where
         running: JoinSet::new(),
         listeners: JoinSet::new(),
     };
-    let mut lines = BufReader::new(input).lines();
-    while let Some(line) = lines.next_line().await? {
-        if !line.trim().is_empty() {
-            peer.line(line);
+    let limit = server.engine.config.body_limit;
+    let mut input = BufReader::new(input);
+    let mut bytes = Vec::new();
+    while let Some(read) = next_line(&mut input, &mut bytes, limit).await? {
+        match (read, String::from_utf8(std::mem::take(&mut bytes))) {
+            (Line::TooLong, _) => peer.send(error_response(None, &too_long(limit))),
+            (Line::Whole, Err(_)) => peer.send(error_response(None, &not_utf8())),
+            (Line::Whole, Ok(line)) if line.trim().is_empty() => {}
+            (Line::Whole, Ok(line)) => peer.line(line),
         }
         while peer.running.try_join_next().is_some() {}
     }
@@ -68,6 +73,60 @@ where
     while peer.running.join_next().await.is_some() {}
     drop(peer);
     writer.await.map_err(io::Error::other)?
+}
+
+/// How a line of input ended.
+enum Line {
+    /// Whole, within the limit.
+    Whole,
+    /// Longer than the limit: skipped to its end, unread.
+    TooLong,
+}
+
+/// Reads the next line (without its `\n`) into `line`, keeping at most `limit` bytes of it: a
+/// client cannot make the server hold more than that for one message, however long its line.
+/// `None` once the input has ended.
+async fn next_line<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<Option<Line>> {
+    line.clear();
+    let mut too_long = false;
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            let ended = line.is_empty() && !too_long;
+            return Ok((!ended).then_some(if too_long { Line::TooLong } else { Line::Whole }));
+        }
+        let (taken, end_of_line) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (at, true),
+            None => (available.len(), false),
+        };
+        if too_long || line.len() + taken > limit {
+            too_long = true;
+            line.clear();
+        } else {
+            line.extend_from_slice(&available[..taken]);
+        }
+        input.consume(taken + usize::from(end_of_line));
+        if end_of_line {
+            return Ok(Some(if too_long { Line::TooLong } else { Line::Whole }));
+        }
+    }
+}
+
+#[cold]
+fn too_long(limit: usize) -> RpcError {
+    RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        format!("Invalid Request: a line over {limit} bytes (Config::body_limit)"),
+    )
+}
+
+#[cold]
+fn not_utf8() -> RpcError {
+    RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the line is not UTF-8")
 }
 
 /// The client on the other end of the pipes, and what runs for it.

@@ -368,3 +368,47 @@ async fn stdio_a_method_without_result_runs_when_notified() {
         );
     }
 }
+
+// Lines a client should not send: one over the size limit, one that is not UTF-8.
+
+#[tokio::test]
+async fn stdio_a_line_over_the_limit_or_not_utf8_is_answered_and_the_next_one_served() {
+    let server = McpServer::with_config(
+        Server::new(TestHandler::default()),
+        Config::builder().body_limit(512).build(),
+    );
+    let mut input: Vec<u8> = Vec::new();
+    for line in handshake("2025-11-25") {
+        input.extend_from_slice(line.as_bytes());
+        input.push(b'\n');
+    }
+    input.extend_from_slice(&vec![b'x'; 4096]);
+    input.push(b'\n');
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}\n");
+    input.extend_from_slice(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    input.push(b'\n');
+    let (writer, mut reader) = tokio::io::duplex(1 << 20);
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        mcp_runtime::stdio::serve_io(server, input.as_slice(), writer),
+    )
+    .await
+    .expect("the server returns when the input ends")
+    .expect("a bad line does not end the server");
+    let mut output = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut reader, &mut output)
+        .await
+        .unwrap();
+    let answers: Vec<Value> = output
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 4, "{output}");
+    assert_eq!(answers[1]["error"]["code"], json!(-32600), "{output}");
+    assert!(answers[1]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("body_limit"));
+    assert_eq!(answers[2]["error"]["code"], json!(-32700), "{output}");
+    assert_eq!(answers[3], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+}
