@@ -52,13 +52,43 @@ impl SealingKey {
         Ok(Self(bytes))
     }
 
-    /// The key in [`KEY_ENV`], if set. A set but too short value is an error.
+    /// The key in [`KEY_ENV`], if set (see [`SealingKey::from_text`]).
     pub fn from_env() -> Result<Option<Self>, String> {
         match std::env::var(KEY_ENV) {
-            Ok(text) => Self::new(text)
+            Ok(text) => Self::from_text(&text)
                 .map(Some)
                 .map_err(|e| format!("{KEY_ENV}: {e}")),
             Err(_) => Ok(None),
+        }
+    }
+
+    /// A key written as text: at least [`MIN_KEY_LEN`] random bytes as hex digits or base64
+    /// (standard or URL-safe, padded or not), e.g. the output of `openssl rand -hex 32`. Any
+    /// other text is refused: a passphrase, however long, has far fewer unguessable bits than
+    /// its length suggests.
+    pub fn from_text(text: &str) -> Result<Self, String> {
+        use base64::engine::general_purpose::{
+            STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD,
+        };
+        use base64::Engine as _;
+        let text = text.trim();
+        let hex = (text.len() % 2 == 0 && text.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| decode_hex(text));
+        let bytes = hex.or_else(|| {
+            [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+                .iter()
+                .find_map(|engine| engine.decode(text).ok())
+        });
+        match bytes {
+            Some(bytes) if bytes.len() >= MIN_KEY_LEN => Ok(Self(bytes)),
+            Some(bytes) => Err(format!(
+                "the requestState key must be at least {MIN_KEY_LEN} random bytes, got {}",
+                bytes.len()
+            )),
+            None => Err(format!(
+                "the requestState key must be {MIN_KEY_LEN} or more random bytes written as hex \
+                 or base64 (e.g. `openssl rand -hex 32`); a passphrase is not a key"
+            )),
         }
     }
 
@@ -68,6 +98,15 @@ impl SealingKey {
         getrandom::fill(&mut key).expect("the OS random number generator is available");
         Self(key.to_vec())
     }
+}
+
+/// The bytes of an even number of hex digits.
+fn decode_hex(text: &str) -> Vec<u8> {
+    let digit = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+    text.as_bytes()
+        .chunks_exact(2)
+        .map(|pair| digit(pair[0]) << 4 | digit(pair[1]))
+        .collect()
 }
 
 impl fmt::Debug for SealingKey {
@@ -283,6 +322,32 @@ fn now_ms() -> u64 {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_key_is_random_bytes_as_hex_or_base64_never_a_passphrase() {
+        let hex = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+        assert_eq!(SealingKey::from_text(hex).unwrap().0.len(), 32);
+        assert_eq!(
+            SealingKey::from_text(&format!(" {} \n", hex.to_uppercase()))
+                .unwrap()
+                .0,
+            SealingKey::from_text(hex).unwrap().0
+        );
+        let base64 = "ABEiM0RVZneImaq7zN3u/wARIjNEVWZ3iJmqu8zd7v8=";
+        assert_eq!(
+            SealingKey::from_text(base64).unwrap().0,
+            SealingKey::from_text(hex).unwrap().0
+        );
+        let url_safe = base64.replace('/', "_").replace('+', "-").replace('=', "");
+        assert!(SealingKey::from_text(&url_safe).is_ok());
+        let passphrase = "correct horse battery staple, and then some more words";
+        assert!(SealingKey::from_text(passphrase)
+            .unwrap_err()
+            .contains("a passphrase is not a key"));
+        assert!(SealingKey::from_text("00112233")
+            .unwrap_err()
+            .contains("at least 32"));
+    }
 
     fn sealer() -> StateSealer {
         StateSealer::new(

@@ -106,9 +106,10 @@ impl<D: Dispatch> Engine<D> {
             return Ok(None);
         };
         if call.is_retry() {
+            let bound = binding(target)?;
             outbound.start_round(InputRound::start(
                 &self.sealer,
-                || binding(target),
+                || bound,
                 call.input_responses(),
                 call.request_state(),
             )?);
@@ -128,7 +129,7 @@ fn close_round(
 ) -> Result<JsonText, RpcError> {
     match round.as_ref().and_then(Outbound::input_round) {
         Some(round) if failed && round.needs_input() => {
-            round.input_required_result(sealer, binding(target))
+            round.input_required_result(sealer, binding(target)?)
         }
         _ => answer,
     }
@@ -140,10 +141,36 @@ fn unknown(what: &str, name: &str) -> RpcError {
 }
 
 /// The request a multi round-trip state is bound to: method, name and arguments (absent
-/// arguments count as `{}`).
-fn binding((method, name, arguments): Target<'_>) -> Binding {
-    let arguments = arguments
-        .and_then(|a| serde_json::from_str::<Value>(a.get()).ok())
-        .unwrap_or_else(|| json!({}));
-    Binding::new(method, name, Some(&arguments))
+/// arguments count as `{}`). Arguments that cannot be read as a JSON value (nested past
+/// serde_json's depth limit) are refused: bound to `{}` instead, a state issued for one
+/// request would open for another.
+fn binding((method, name, arguments): Target<'_>) -> Result<Binding, RpcError> {
+    let arguments = match arguments {
+        None => json!({}),
+        Some(raw) => serde_json::from_str::<Value>(raw.get()).map_err(|e| {
+            RpcError::invalid_params(format!(
+                "Invalid params: the arguments cannot be bound to a requestState: {e}"
+            ))
+        })?,
+    };
+    Ok(Binding::new(method, name, Some(&arguments)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: String) -> Box<RawValue> {
+        RawValue::from_string(text).unwrap()
+    }
+
+    #[test]
+    fn arguments_that_cannot_be_read_are_refused_not_bound_to_an_empty_object() {
+        let empty = binding(("tools/call", "t", None)).unwrap();
+        let braces = raw("{}".into());
+        assert!(empty == binding(("tools/call", "t", Some(&braces))).unwrap());
+        let deep = raw(format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200)));
+        let refused = binding(("tools/call", "t", Some(&deep))).err().unwrap();
+        assert_eq!(refused.code, -32602);
+    }
 }
