@@ -30,19 +30,23 @@ pub(crate) struct InputRound {
 
 impl InputRound {
     /// The round for a request bound to `binding`: opens its `requestState` (refusing a
-    /// tampered, expired or foreign one) and merges its `inputResponses` over the answers
-    /// carried there.
+    /// tampered, expired or foreign one) and adds its `inputResponses` to the answers carried
+    /// there. With a state, only answers to what the previous round asked are taken, and an
+    /// answer given in an earlier round is never replaced: a client cannot slip in answers to
+    /// questions the handler has not asked yet, nor change one it already acted on.
     pub(crate) fn start(
         sealer: &StateSealer,
         binding: impl FnOnce() -> Binding,
         input_responses: Option<&RawValue>,
         request_state: Option<&str>,
     ) -> Result<Self, RpcError> {
-        let mut carried = match request_state {
-            Some(state) => sealer
-                .open(state, binding())
-                .map_err(|e| e.into_rpc_error())?,
-            None => StatePayload::default(),
+        let carried = match request_state {
+            Some(state) => Some(
+                sealer
+                    .open(state, binding())
+                    .map_err(|e| e.into_rpc_error())?,
+            ),
+            None => None,
         };
         // `inputResponses: null` is the same as none.
         if let Some(responses) = input_responses.filter(|r| r.get() != "null") {
@@ -52,14 +56,32 @@ impl InputRound {
                         "Invalid params: inputResponses must be an object keyed by input request",
                     )
                 })?;
-            carried.answers.extend(responses);
+            return Ok(Self::from_answers(carried, responses));
         }
-        Ok(Self {
-            answers: carried.answers,
+        Ok(Self::from_answers(carried, Map::new()))
+    }
+
+    /// The round's answers: those `carried` in the state plus the `responses` it asked for
+    /// (all of them when there is no state: nothing was asked, nothing can be replaced).
+    fn from_answers(carried: Option<StatePayload>, responses: Map<String, Value>) -> Self {
+        let (answers, saved) = match carried {
+            None => (responses, Map::new()),
+            Some(carried) => {
+                let mut answers = carried.answers;
+                for (key, answer) in responses {
+                    if carried.asked.contains(&key) && !answers.contains_key(&key) {
+                        answers.insert(key, answer);
+                    }
+                }
+                (answers, carried.saved)
+            }
+        };
+        Self {
+            answers,
             pending: Mutex::default(),
-            saved: Mutex::new(carried.saved),
+            saved: Mutex::new(saved),
             malformed: Default::default(),
-        })
+        }
     }
 
     /// The answer to the input request `key` as `R`; `None` when not answered yet (the
@@ -117,13 +139,15 @@ impl InputRound {
         sealer: &StateSealer,
         binding: Binding,
     ) -> Result<crate::json::JsonText, RpcError> {
+        let pending = lock(&self.pending);
         let payload = StatePayload {
             answers: self.answers.clone(),
             saved: lock(&self.saved).clone(),
+            asked: pending.keys().cloned().collect(),
         };
         let result = serde_json::json!({
             "resultType": "input_required",
-            "inputRequests": lock(&self.pending).clone(),
+            "inputRequests": pending.clone(),
             "requestState": sealer.seal(binding, payload),
         });
         crate::json::JsonText::of(&result).map_err(|e| RpcError::internal(e.to_string()))
@@ -132,4 +156,43 @@ impl InputRound {
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request_state::SealingKey;
+    use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn only_asked_answers_are_taken_and_earlier_ones_stay() {
+        let sealer = StateSealer::new(
+            SealingKey::new(*b"0123456789abcdef0123456789abcdef").unwrap(),
+            Duration::from_secs(60),
+        );
+        let bind = || Binding::new("tools/call", "t", Some(&json!({})));
+        // The previous round asked `name`; an earlier one was answered `color`.
+        let mut payload = StatePayload::default();
+        payload.answers.insert("color".into(), json!("red"));
+        payload.asked = vec!["name".into()];
+        let state = sealer.seal(bind(), payload);
+        let responses = json!({"name": "Ada", "color": "blue", "later": 1}).to_string();
+        let responses = RawValue::from_string(responses).unwrap();
+        let round = InputRound::start(&sealer, bind, Some(&responses), Some(&state)).unwrap();
+        assert_eq!(round.answers.get("name"), Some(&json!("Ada")));
+        assert_eq!(round.answers.get("color"), Some(&json!("red")));
+        assert!(!round.answers.contains_key("later"));
+        // Without a state nothing was asked before: every answer is this round's.
+        let first = InputRound::start(&sealer, bind, Some(&responses), None).unwrap();
+        assert_eq!(first.answers.len(), 3);
+        // The state a round seals names what it asked.
+        let _ = first.answer::<Value>("age", "elicitation/create", json!({}));
+        let sealed = first.input_required_result(&sealer, bind()).unwrap();
+        let sealed: Value = serde_json::from_str(sealed.get()).unwrap();
+        let reopened = sealer
+            .open(sealed["requestState"].as_str().unwrap(), bind())
+            .unwrap();
+        assert_eq!(reopened.asked, ["age"]);
+    }
 }

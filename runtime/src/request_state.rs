@@ -189,6 +189,10 @@ pub(crate) struct StatePayload {
     /// Values the handler saved with `RequestContext::save`.
     #[serde(rename = "s", default, skip_serializing_if = "Map::is_empty")]
     pub saved: Map<String, Value>,
+    /// The keys of the input requests the round that sealed this state asked: the only
+    /// answers the next round takes.
+    #[serde(rename = "q", default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<String>,
 }
 
 /// The sealed envelope: the payload plus what binds it to one request and one time window.
