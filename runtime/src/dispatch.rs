@@ -39,7 +39,9 @@ pub trait Dispatch: Send + Sync + 'static {
     /// What the server publishes.
     fn catalog(&self) -> &'static Catalog;
 
-    /// Calls the plain JSON-RPC method `method` with its raw `params`.
+    /// Calls the contract's JSON-RPC method `method` (any method, with or without `x-mcp`)
+    /// with its raw `params`. MCP never reaches it: `/mcp` and stdio answer -32601 for a
+    /// method that is not an MCP method. It serves plain JSON-RPC edges and tests.
     fn call_method<'a>(
         &'a self,
         method: &str,

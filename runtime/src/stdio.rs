@@ -189,9 +189,7 @@ impl<D: Dispatch> Peer<D> {
                 let Some(session) = self.current_session() else {
                     return;
                 };
-                if let Some(work) = self.engine.notification(&session, method, params) {
-                    self.running.spawn(work);
-                }
+                self.engine.notification(&session, method, params);
             }
             Incoming::Response { id, answer } => {
                 if let Some(session) = self.current_session() {

@@ -2,7 +2,7 @@
 //! `id` is not a string or a number, or whose `jsonrpc` is not `"2.0"`, is an Invalid Request
 //! answered with `id: null` and never run; a 2026-07-28 request whose `params` is not an object
 //! is refused like one without `_meta`; a session's requests carry the version it negotiated
-//! (or none); and a method without `result` runs when it arrives as a notification.
+//! (or none); and a method of the contract without `x-mcp` is not reachable at all.
 //!
 //! Whether a method ran is read from the handler: `count` counts its calls, `record_event`
 //! records its events.
@@ -13,7 +13,7 @@ use http::StatusCode;
 use serde_json::{json, Value};
 
 use mcp_runtime::Config;
-use support::envelope::{bad_envelopes, eventually, is_invalid_request, Flaw, SESSION_VERSIONS};
+use support::envelope::{bad_envelopes, is_invalid_request, Flaw, SESSION_VERSIONS};
 use support::stateless::{meta, V};
 use support::{post, start, Client, TestServer};
 
@@ -367,49 +367,84 @@ async fn a_2025_11_25_session_refuses_requests_under_another_supported_version()
     );
 }
 
-// 5: a method without result runs as a notification.
+// 5: a method without `x-mcp` is plain JSON-RPC, not MCP: unreachable on `/mcp`.
+
+/// How long a notification that should not run is given to run anyway.
+const GRACE: std::time::Duration = std::time::Duration::from_millis(300);
 
 #[tokio::test]
-async fn a_method_without_result_runs_when_notified_in_a_session() {
+async fn a_method_without_x_mcp_is_not_reachable_in_a_session() {
     let server = start(Config::default()).await;
-    let mut expected = Vec::new();
     for version in SESSION_VERSIONS {
         let client = Client::connect(server.addr, version).await;
-        let event = format!("notified at {version}");
-        let reply = client
+        let notified = client
             .post_raw(
-                &json!({"jsonrpc": "2.0", "method": "record_event", "params": {"event": event}}),
+                &json!({"jsonrpc": "2.0", "method": "record_event", "params": {"event": version}}),
             )
             .await;
-        assert_eq!(reply.status, StatusCode::ACCEPTED, "{version}");
-        assert_eq!(reply.text().await, "", "{version}: a 202 has no body");
-        expected.push(event);
-        let ran = eventually(|| server.handler.events() == expected).await;
-        assert!(
-            ran,
-            "{version}: record_event did not run within 2 s: events {:?}",
-            server.handler.events()
+        assert_eq!(notified.status, StatusCode::ACCEPTED, "{version}");
+        assert_eq!(notified.text().await, "", "{version}: a 202 has no body");
+        let called = client
+            .post_raw(&json!({"jsonrpc": "2.0", "id": 7, "method": "record_event", "params": {"event": version}}))
+            .await;
+        let answers = support::read_messages(called).await;
+        assert_eq!(
+            answers,
+            [
+                json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found: record_event"}})
+            ],
+            "{version}"
         );
     }
+    tokio::time::sleep(GRACE).await;
+    assert!(
+        server.handler.events().is_empty(),
+        "record_event ran over MCP: {:?}",
+        server.handler.events()
+    );
 }
 
 #[tokio::test]
-async fn a_method_without_result_runs_when_notified_in_a_2025_03_26_batch() {
+async fn a_method_without_x_mcp_is_not_reachable_in_a_2025_03_26_batch() {
     let server = start(Config::default()).await;
     let client = Client::connect(server.addr, "2025-03-26").await;
     let reply = client
         .post_raw(&json!([
-            {"jsonrpc": "2.0", "method": "record_event", "params": {"event": "batched"}},
+            {"jsonrpc": "2.0", "method": "record_event", "params": {"event": "batched note"}},
+            {"jsonrpc": "2.0", "id": 2, "method": "record_event", "params": {"event": "batched"}},
             {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         ]))
         .await;
     let (status, answers, text) = status_and_json(reply).await;
     assert_eq!(status, StatusCode::OK, "{text}");
-    assert_eq!(answers, json!([{"jsonrpc": "2.0", "id": 1, "result": {}}]));
-    let ran = eventually(|| server.handler.events() == ["batched"]).await;
+    assert_eq!(
+        answers,
+        json!([
+            {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found: record_event"}},
+            {"jsonrpc": "2.0", "id": 1, "result": {}}
+        ])
+    );
+    tokio::time::sleep(GRACE).await;
     assert!(
-        ran,
-        "record_event did not run within 2 s: events {:?}",
+        server.handler.events().is_empty(),
+        "{:?}",
+        server.handler.events()
+    );
+}
+
+#[tokio::test]
+async fn a_method_without_x_mcp_is_not_reachable_statelessly() {
+    let server = start(Config::default()).await;
+    let headers = [("mcp-protocol-version", V), ("mcp-method", "record_event")];
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "record_event",
+        "params": {"event": "stateless", "_meta": meta(json!({}))}});
+    let (_, answer, text) = status_and_json(post(server.addr, &headers, &body).await).await;
+    assert_eq!(answer["error"]["code"], json!(-32601), "{text}");
+    assert_eq!(answer["id"], json!(3), "{text}");
+    tokio::time::sleep(GRACE).await;
+    assert!(
+        server.handler.events().is_empty(),
+        "{:?}",
         server.handler.events()
     );
 }

@@ -15,7 +15,7 @@ use mcp_runtime::{Config, McpServer};
 use workspace_tests::server::Server;
 use workspace_tests::TestHandler;
 
-use support::envelope::{bad_envelopes, eventually, is_invalid_request, Flaw, SESSION_VERSIONS};
+use support::envelope::{bad_envelopes, is_invalid_request, Flaw, SESSION_VERSIONS};
 
 /// What a stdio run wrote, and the handler it ran.
 struct Run {
@@ -347,23 +347,31 @@ async fn stdio_batches_after_2025_03_26_are_one_invalid_request_and_run_nothing(
     );
 }
 
-// 5: a method without result runs as a notification.
+// 5: a method without `x-mcp` is plain JSON-RPC, not MCP: unreachable over stdio.
 
 #[tokio::test]
-async fn stdio_a_method_without_result_runs_when_notified() {
+async fn stdio_a_method_without_x_mcp_is_not_reachable() {
     for version in SESSION_VERSIONS {
         let note =
             json!({"jsonrpc": "2.0", "method": "record_event", "params": {"event": version}});
-        let run = run_in_session(version, &[note.to_string()]).await;
-        assert!(
-            run.lines.is_empty(),
-            "{version}: a notification gets no answer: {:?}",
-            run.lines
+        let call = json!({"jsonrpc": "2.0", "id": 4, "method": "record_event", "params": {"event": version}});
+        let run = run_in_session(version, &[note.to_string(), call.to_string()]).await;
+        let answers: Vec<serde_json::Value> = run
+            .lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(
+            answers,
+            [
+                json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found: record_event"}})
+            ],
+            "{version}: only the request is answered"
         );
-        let ran = eventually(|| run.handler.events() == [version]).await;
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         assert!(
-            ran,
-            "{version}: record_event did not run within 2 s: events {:?}",
+            run.handler.events().is_empty(),
+            "{version}: record_event ran over stdio: {:?}",
             run.handler.events()
         );
     }

@@ -61,9 +61,7 @@ impl<D: Dispatch> Engine<D> {
                     });
                 }
                 Ok(Incoming::Notification { method, params }) => {
-                    if let Some(work) = self.notification(session, method, params) {
-                        work.await;
-                    }
+                    self.notification(session, method, params);
                 }
                 Ok(Incoming::Response { id, answer }) => {
                     session.answer_client_request(&answer_key(id), answer);

@@ -182,10 +182,9 @@ impl<D: Dispatch> Engine<D> {
             }
             // A stream, opened by the transport before a request reaches the table.
             Method::Listen => return Err(RpcError::method_not_found(name)),
-            Method::Plain => match self.dispatch.call_method(name, raw, ctx) {
-                Some(future) => caught(future, "method", name).await?,
-                None => return Err(RpcError::method_not_found(name)),
-            },
+            // The contract's methods without `x-mcp` are plain JSON-RPC, not MCP: unreachable
+            // here in every era (a separate endpoint may serve them).
+            Method::Plain => return Err(RpcError::method_not_found(name)),
         };
         Ok(match era {
             Era::Session(_) => result,
@@ -243,51 +242,30 @@ impl<D: Dispatch> Engine<D> {
         Ok((session, JsonText::trusted(result)))
     }
 
-    /// Handles a notification of `session`: a cancellation stops the request it names; a
-    /// method of the contract runs (its result is dropped, as JSON-RPC wants). Returns the
-    /// handler's work when there is some, for the transport to run.
-    pub(crate) fn notification(
-        self: &Arc<Self>,
-        session: &Arc<Session>,
-        method: &str,
-        params: Option<&RawValue>,
-    ) -> Option<crate::BoxFuture<'static, ()>> {
-        match method {
-            "notifications/cancelled" => {
-                #[derive(Deserialize)]
-                struct Cancelled<'a> {
-                    #[serde(rename = "requestId", borrow)]
-                    request_id: &'a RawValue,
-                }
-                let cancelled = serde_json::from_str::<Cancelled<'_>>(params?.get()).ok()?;
-                let stopped = session.cancel(&id_key(cancelled.request_id));
-                tracing::debug!(
-                    request = cancelled.request_id.get(),
-                    stopped,
-                    "cancellation"
-                );
-                None
-            }
-            _ if Method::of(method) != Method::Plain || method.starts_with("notifications/") => {
-                None
-            }
-            _ => {
-                let engine = self.clone();
-                let ctx = self.session_context(session, None);
-                let method = method.to_string();
-                let params = params.map(RawValue::to_owned);
-                Some(Box::pin(async move {
-                    let Some(future) = engine.dispatch.call_method(&method, params.as_deref(), ctx)
-                    else {
-                        tracing::debug!(%method, "a notification nobody handles");
-                        return;
-                    };
-                    if let Err(error) = caught(future, "notification", &method).await {
-                        tracing::warn!(%method, %error, "a notification's handler failed");
-                    }
-                }))
-            }
+    /// Handles a notification of `session`: a cancellation stops the request it names; every
+    /// other notification is acknowledged and dropped. The contract's plain JSON-RPC methods
+    /// are not MCP methods, so a notification naming one runs nothing here.
+    pub(crate) fn notification(&self, session: &Session, method: &str, params: Option<&RawValue>) {
+        if method != "notifications/cancelled" {
+            tracing::debug!(%method, "a notification the server does not act on");
+            return;
         }
+        #[derive(Deserialize)]
+        struct Cancelled<'a> {
+            #[serde(rename = "requestId", borrow)]
+            request_id: &'a RawValue,
+        }
+        let Some(cancelled) =
+            params.and_then(|params| serde_json::from_str::<Cancelled<'_>>(params.get()).ok())
+        else {
+            return;
+        };
+        let stopped = session.cancel(&id_key(cancelled.request_id));
+        tracing::debug!(
+            request = cancelled.request_id.get(),
+            stopped,
+            "cancellation"
+        );
     }
 
     /// The context of a request of `session`, its messages going to `outbound`.

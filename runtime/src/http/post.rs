@@ -14,7 +14,7 @@ use super::headers::Headers;
 use super::request_body::{self, ReadError};
 use super::response::{bad_request, json_response, rpc_error, session_not_found, status_only};
 use super::{guard, session_answer, stateless, Body, SESSION_HEADER_NAME};
-use crate::dispatch::{BoxFuture, Dispatch};
+use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::run::{Identity, Started};
 use crate::jsonrpc::{self, RpcError};
@@ -36,8 +36,6 @@ pub(super) enum Next<'a> {
     },
     /// A stateless request, started.
     Stateless(Started),
-    /// A notification whose handler runs before the `202`.
-    Notified(BoxFuture<'static, ()>),
 }
 
 impl From<Response<Body>> for Next<'_> {
@@ -57,10 +55,6 @@ impl Next<'_> {
                 id,
             } => session_answer::answer(started, session, id).await,
             Next::Stateless(started) => stateless::answer(started).await,
-            Next::Notified(work) => {
-                work.await;
-                status_only(StatusCode::ACCEPTED)
-            }
         }
     }
 }
@@ -138,10 +132,8 @@ impl<D: Dispatch> McpServer<D> {
         };
         match message {
             Incoming::Notification { method, params } => {
-                match self.engine.notification(&session, method, params) {
-                    Some(work) => Next::Notified(work),
-                    None => status_only(StatusCode::ACCEPTED).into(),
-                }
+                self.engine.notification(&session, method, params);
+                status_only(StatusCode::ACCEPTED).into()
             }
             Incoming::Response { id, answer } => {
                 if !session.answer_client_request(&crate::engine::answer_key(id), answer) {
