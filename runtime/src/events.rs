@@ -13,7 +13,9 @@ use tokio::sync::mpsc;
 /// The id of the standalone GET stream.
 pub const STANDALONE: u32 = 0;
 
-/// How many frames a connection may have queued before the sender waits.
+/// How many frames a connection may have queued. A client that lets more pile up is too slow
+/// for its stream: its connection is cut (the response ends with an error, not cleanly) and
+/// the stream waits in the replay window for a `Last-Event-ID` resumption.
 pub const CONNECTION_QUEUE: usize = 64;
 
 /// What a connection receives: frames, then the end of its stream.
@@ -25,6 +27,16 @@ pub enum Delivery {
     End,
     /// Drop the connection without ending the logical stream (SSE polling).
     Detach,
+}
+
+/// Why a `Last-Event-ID` cannot resume a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeError {
+    /// The id is not an event id this session issued.
+    Unknown,
+    /// Events after the id rolled out of the replay window: the stream cannot be replayed
+    /// whole.
+    Lost,
 }
 
 /// The session's streams and replay window.
@@ -39,6 +51,8 @@ pub struct Streams {
     live: HashMap<u32, Option<mpsc::Sender<Delivery>>>,
     /// Standalone messages published while no GET stream was open.
     pending_standalone: VecDeque<Bytes>,
+    /// Standalone messages dropped because `pending_standalone` was full (logged in bulk).
+    dropped_standalone: u64,
 }
 
 impl Streams {
@@ -53,6 +67,7 @@ impl Streams {
             log: ReplayLog::default(),
             live: HashMap::new(),
             pending_standalone: VecDeque::new(),
+            dropped_standalone: 0,
         }
     }
 
@@ -64,15 +79,67 @@ impl Streams {
         id
     }
 
-    /// Attaches `connection` as the standalone stream, ending any previous one, and flushes the
-    /// messages buffered while none was open.
-    pub fn open_standalone(&mut self, connection: mpsc::Sender<Delivery>) {
+    /// Opens a GET stream on `connection`: the resumption of the stream `last_event_id` names,
+    /// or else the standalone stream (ending any previous one). Returns what the response
+    /// starts with: the replayed events and the standalone messages that waited for a GET
+    /// stream, as one chunk (more than a connection queue may have waited).
+    pub fn open_get(
+        &mut self,
+        last_event_id: Option<&str>,
+        connection: mpsc::Sender<Delivery>,
+    ) -> Result<Vec<u8>, ResumeError> {
+        let Some(last_event_id) = last_event_id else {
+            return Ok(self.attach_standalone(connection, Vec::new()));
+        };
+        let (stream, after) = parse_event_id(last_event_id).ok_or(ResumeError::Unknown)?;
+        if (stream != STANDALONE && stream >= self.next_stream) || after >= self.next_sequence {
+            return Err(ResumeError::Unknown);
+        }
+        let alive = self.live.contains_key(&stream) || stream == STANDALONE;
+        if self.window == 0 || self.log.lost_after(stream, after, alive) {
+            return Err(ResumeError::Lost);
+        }
+        let replay = self.log.after(stream, after);
+        if stream == STANDALONE {
+            return Ok(self.attach_standalone(connection, replay));
+        }
+        match self.live.get_mut(&stream) {
+            Some(slot) => {
+                if let Some(previous) = slot.replace(connection) {
+                    let _ = previous.try_send(Delivery::End);
+                }
+            }
+            // Ended: the replay is all there is.
+            None => {
+                let _ = connection.try_send(Delivery::End);
+            }
+        }
+        Ok(replay)
+    }
+
+    /// Attaches `connection` as the standalone stream after `head`, ending any previous one;
+    /// the messages buffered while none was open follow `head`.
+    fn attach_standalone(
+        &mut self,
+        connection: mpsc::Sender<Delivery>,
+        mut head: Vec<u8>,
+    ) -> Vec<u8> {
         if let Some(Some(previous)) = self.live.insert(STANDALONE, Some(connection)) {
             let _ = previous.try_send(Delivery::End);
         }
-        for data in std::mem::take(&mut self.pending_standalone) {
-            self.push(STANDALONE, &data);
+        if self.dropped_standalone > 0 {
+            tracing::warn!(
+                dropped = self.dropped_standalone,
+                kept = self.buffered_limit,
+                "standalone messages were dropped while no GET stream was open (Config::buffered_messages)"
+            );
+            self.dropped_standalone = 0;
         }
+        for data in std::mem::take(&mut self.pending_standalone) {
+            let frame = self.message_frame(STANDALONE, &data);
+            head.extend_from_slice(&frame);
+        }
+        head
     }
 
     /// Frames and sends `json` on `stream`, recording it for replay. Returns false when the
@@ -81,6 +148,7 @@ impl Streams {
         if stream == STANDALONE && !matches!(self.live.get(&STANDALONE), Some(Some(_))) {
             if self.pending_standalone.len() >= self.buffered_limit {
                 self.pending_standalone.pop_front();
+                self.dropped_standalone += 1;
             }
             self.pending_standalone
                 .push_back(Bytes::copy_from_slice(json));
@@ -147,6 +215,16 @@ impl Streams {
         if let Some(Some(connection)) = self.live.remove(&stream) {
             let _ = connection.try_send(Delivery::End);
         }
+        self.log.forget_if_empty(stream);
+    }
+
+    /// Ends every stream's connection cleanly (the session is closing).
+    pub fn end_all(&mut self) {
+        for (_, connection) in self.live.drain() {
+            if let Some(connection) = connection {
+                let _ = connection.try_send(Delivery::End);
+            }
+        }
     }
 
     /// Drops the connection of `stream` but keeps the stream alive, so a later GET with
@@ -159,58 +237,50 @@ impl Streams {
         }
     }
 
-    /// Resumes after `last_event_id` on `connection`: replays that stream's later events and, if
-    /// the stream is still live, routes its next events there. `None` when the id is unknown.
-    pub fn resume(
-        &mut self,
-        last_event_id: &str,
-        connection: mpsc::Sender<Delivery>,
-    ) -> Option<u32> {
-        let (stream, after) = parse_event_id(last_event_id)?;
-        for frame in self.log.after(stream, after) {
-            if connection.try_send(Delivery::Frame(frame)).is_err() {
-                break;
-            }
-        }
-        match self.live.get_mut(&stream) {
-            Some(slot) => {
-                if let Some(previous) = slot.replace(connection) {
-                    let _ = previous.try_send(Delivery::End);
-                }
-            }
-            None if stream == STANDALONE => {
-                self.live.insert(STANDALONE, Some(connection));
-            }
-            None => {
-                let _ = connection.try_send(Delivery::End);
-            }
-        }
-        Some(stream)
-    }
-
     /// Number of frames kept for replay.
     pub fn window_len(&self) -> usize {
         self.log.len()
     }
 
+    /// Number of streams whose replay bookkeeping is kept (live ones, and ended ones with
+    /// events still in the window): bounded by the live streams plus the window.
+    pub fn tracked_streams(&self) -> usize {
+        self.log.streams.len()
+    }
+
     fn remember(&mut self, stream: u32, sequence: u64, frame: &[u8]) {
-        if self.window > 0 {
-            self.log.record(self.window, stream, sequence, frame);
+        if self.window == 0 {
+            return;
+        }
+        if let Some(evicted) = self.log.record(self.window, stream, sequence, frame) {
+            if evicted != STANDALONE && !self.live.contains_key(&evicted) {
+                self.log.forget_if_empty(evicted);
+            }
         }
     }
 
     fn deliver(&mut self, stream: u32, delivery: Delivery) -> bool {
-        match self.live.get(&stream) {
-            Some(Some(connection)) => match connection.try_send(delivery) {
-                Ok(()) => true,
-                Err(mpsc::error::TrySendError::Full(_)) => false,
-                Err(mpsc::error::TrySendError::Closed(_)) => {
-                    // The client went away: keep the stream for a resumption.
-                    self.live.insert(stream, None);
-                    false
-                }
-            },
-            _ => false,
+        let Some(Some(connection)) = self.live.get(&stream) else {
+            return false;
+        };
+        // One slot stays free for the `End` that completes the response cleanly.
+        if connection.capacity() <= 1 {
+            tracing::warn!(
+                stream,
+                queued = CONNECTION_QUEUE,
+                "an SSE client reads too slowly: its connection is cut, the stream waits for a Last-Event-ID resumption"
+            );
+            // Dropping the sender ends the response with an error, not as a complete stream.
+            self.live.insert(stream, None);
+            return false;
+        }
+        match connection.try_send(delivery) {
+            Ok(()) => true,
+            Err(_) => {
+                // The client went away: keep the stream for a resumption.
+                self.live.insert(stream, None);
+                false
+            }
         }
     }
 }
@@ -228,6 +298,9 @@ fn parse_event_id(id: &str) -> Option<(u32, u64)> {
 struct ReplayLog {
     events: VecDeque<LoggedEvent>,
     bytes: VecDeque<u8>,
+    /// Per stream: how many of its events are kept, and the newest one that rolled out, so a
+    /// resumption knows whether it can replay everything it was asked for.
+    streams: HashMap<u32, Kept>,
 }
 
 #[derive(Debug)]
@@ -237,12 +310,25 @@ struct LoggedEvent {
     len: usize,
 }
 
+#[derive(Debug, Default, Clone, Copy)]
+struct Kept {
+    count: u32,
+    /// The sequence number of the stream's newest event that left the window (0: none).
+    lost_through: u64,
+}
+
 impl ReplayLog {
-    /// Appends one encoded event, forgetting the oldest when `window` are kept.
-    fn record(&mut self, window: usize, stream: u32, sequence: u64, frame: &[u8]) {
+    /// Appends one encoded event, forgetting the oldest when `window` are kept; returns the
+    /// stream of the event forgotten.
+    fn record(&mut self, window: usize, stream: u32, sequence: u64, frame: &[u8]) -> Option<u32> {
+        let mut evicted = None;
         if self.events.len() >= window {
             if let Some(oldest) = self.events.pop_front() {
                 self.bytes.drain(..oldest.len);
+                let kept = self.streams.entry(oldest.stream).or_default();
+                kept.count = kept.count.saturating_sub(1);
+                kept.lost_through = oldest.sequence;
+                evicted = Some(oldest.stream);
             }
         }
         self.bytes.extend(frame);
@@ -251,19 +337,45 @@ impl ReplayLog {
             sequence,
             len: frame.len(),
         });
+        self.streams.entry(stream).or_default().count += 1;
+        evicted
     }
 
-    /// The events of `stream` after sequence number `after`, oldest first.
-    fn after(&self, stream: u32, after: u64) -> impl Iterator<Item = Bytes> + '_ {
-        self.events
-            .iter()
-            .scan(0, |start, event| {
-                let range = *start..*start + event.len;
-                *start = range.end;
-                Some((event, range))
-            })
-            .filter(move |(event, _)| event.stream == stream && event.sequence > after)
-            .map(|(_, range)| self.bytes.range(range).copied().collect::<Vec<u8>>().into())
+    /// Forgets the bookkeeping of an ended stream once none of its events is kept: a later
+    /// resumption of it finds nothing and is told so.
+    fn forget_if_empty(&mut self, stream: u32) {
+        // The standalone stream never ends: its mark is kept for good.
+        if stream != STANDALONE
+            && self
+                .streams
+                .get(&stream)
+                .is_some_and(|kept| kept.count == 0)
+        {
+            self.streams.remove(&stream);
+        }
+    }
+
+    /// Whether events of `stream` after `after` left the window. A stream nothing is known
+    /// of lost everything unless it is `alive` (live streams that never recorded an event).
+    fn lost_after(&self, stream: u32, after: u64, alive: bool) -> bool {
+        match self.streams.get(&stream) {
+            Some(kept) => kept.lost_through > after,
+            None => !alive,
+        }
+    }
+
+    /// The events of `stream` after sequence number `after`, oldest first, back to back.
+    fn after(&self, stream: u32, after: u64) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for event in &self.events {
+            let range = start..start + event.len;
+            start = range.end;
+            if event.stream == stream && event.sequence > after {
+                out.extend(self.bytes.range(range));
+            }
+        }
+        out
     }
 
     fn len(&self) -> usize {
@@ -407,16 +519,19 @@ mod tests {
         // Published while detached: kept for replay only.
         assert!(!streams.push(s, br#"{"a":1}"#));
         let (tx2, mut rx2) = mpsc::channel(CONNECTION_QUEUE);
-        assert_eq!(streams.resume("1-1", tx2), Some(s));
-        assert_eq!(
-            text(rx2.recv().await.unwrap()),
-            "id: 1-2\nevent: message\ndata: {\"a\":1}\n\n"
-        );
+        let replay = streams.open_get(Some("1-1"), tx2).unwrap();
+        assert_eq!(replay, b"id: 1-2\nevent: message\ndata: {\"a\":1}\n\n");
         assert!(streams.push(s, br#"{"b":2}"#));
         assert!(text(rx2.recv().await.unwrap()).contains(r#"{"b":2}"#));
         streams.end(s);
         assert!(matches!(rx2.recv().await.unwrap(), Delivery::End));
-        assert_eq!(streams.resume("garbage", mpsc::channel(1).0), None);
+        for unknown in ["garbage", "9-1", "1-99", "-1", "1-"] {
+            assert_eq!(
+                streams.open_get(Some(unknown), mpsc::channel(1).0),
+                Err(ResumeError::Unknown),
+                "{unknown}"
+            );
+        }
     }
 
     #[tokio::test]
@@ -424,13 +539,15 @@ mod tests {
         let mut streams = Streams::new(4, 2);
         assert!(!streams.push(STANDALONE, b"1"));
         assert!(!streams.push(STANDALONE, b"2"));
-        assert!(!streams.push(STANDALONE, b"3")); // bounded: "1" is dropped
+        assert!(!streams.push(STANDALONE, b"3")); // bounded: "1" is dropped (and logged)
         let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
-        streams.open_standalone(tx);
-        assert!(text(rx.recv().await.unwrap()).ends_with("data: 2\n\n"));
-        assert!(text(rx.recv().await.unwrap()).ends_with("data: 3\n\n"));
+        let head = String::from_utf8(streams.open_get(None, tx).unwrap()).unwrap();
+        assert_eq!(
+            head,
+            "id: 0-1\nevent: message\ndata: 2\n\nid: 0-2\nevent: message\ndata: 3\n\n"
+        );
         let (tx2, _rx2) = mpsc::channel(CONNECTION_QUEUE);
-        streams.open_standalone(tx2);
+        streams.open_get(None, tx2).unwrap();
         assert!(matches!(rx.recv().await.unwrap(), Delivery::End));
         for i in 0..10 {
             streams.push(STANDALONE, format!("{i}").as_bytes());
@@ -447,18 +564,15 @@ mod tests {
             b"id: 1-1\nretry: 3000\ndata: \n\nid: 1-2\nevent: message\ndata: {\"ok\":true}\n\n"
         );
         let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
-        assert_eq!(streams.resume("1-1", tx), Some(1));
-        assert_eq!(
-            text(rx.recv().await.unwrap()),
-            "id: 1-2\nevent: message\ndata: {\"ok\":true}\n\n"
-        );
+        let replay = streams.open_get(Some("1-1"), tx).unwrap();
+        assert_eq!(replay, b"id: 1-2\nevent: message\ndata: {\"ok\":true}\n\n");
         assert!(matches!(rx.recv().await.unwrap(), Delivery::End));
         let unprimed = streams.whole_stream(None, b"{}");
         assert_eq!(&unprimed[..], b"id: 2-3\nevent: message\ndata: {}\n\n");
     }
 
     #[tokio::test]
-    async fn replay_after_the_window_moved_gives_the_kept_events_whole() {
+    async fn a_resumption_replays_the_whole_rest_or_says_it_cannot() {
         let mut streams = Streams::new(3, 2);
         let (tx, _rx) = mpsc::channel(CONNECTION_QUEUE);
         let s = streams.open_request_stream(tx);
@@ -467,13 +581,100 @@ mod tests {
             streams.push(s, data.as_bytes());
         }
         assert_eq!(streams.window_len(), 3);
-        let (tx2, mut rx2) = mpsc::channel(CONNECTION_QUEUE);
-        assert_eq!(streams.resume("1-1", tx2), Some(s));
-        for expected in ["1-3\nevent: message\ndata: {\"third\":3}", "1-4", "1-5"] {
-            let frame = text(rx2.recv().await.unwrap());
-            assert!(frame.starts_with(&format!("id: {expected}")), "{frame}");
-            assert!(frame.ends_with("\n\n"));
+        // 1-2 rolled out: resuming after 1-1 would skip it.
+        assert_eq!(
+            streams.open_get(Some("1-1"), mpsc::channel(1).0),
+            Err(ResumeError::Lost)
+        );
+        let (tx2, _rx2) = mpsc::channel(CONNECTION_QUEUE);
+        let replay = String::from_utf8(streams.open_get(Some("1-2"), tx2).unwrap()).unwrap();
+        assert_eq!(
+            replay,
+            "id: 1-3\nevent: message\ndata: {\"third\":3}\n\nid: 1-4\nevent: message\ndata: 4444\n\nid: 1-5\nevent: message\ndata: 5\n\n"
+        );
+        // Another stream's losses do not make this one's resumption fail.
+        let (tx3, _rx3) = mpsc::channel(CONNECTION_QUEUE);
+        let other = streams.open_request_stream(tx3);
+        streams.push(other, b"1");
+        streams.end(s);
+        for _ in 0..3 {
+            streams.push(other, b"2");
         }
+        assert_eq!(
+            streams.open_get(Some("1-5"), mpsc::channel(1).0),
+            Err(ResumeError::Lost),
+            "an ended stream whose events all rolled out cannot say what was lost"
+        );
+        assert!(streams.open_get(Some("2-6"), mpsc::channel(4).0).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_replay_longer_than_a_connection_queue_arrives_whole() {
+        let mut streams = Streams::new(1000, 2);
+        let (tx, _rx) = mpsc::channel(CONNECTION_QUEUE);
+        let s = streams.open_request_stream(tx);
+        streams.detach(s);
+        streams.prime(s, 10);
+        for i in 0..500 {
+            streams.push(s, format!("{i}").as_bytes());
+        }
+        let replay = streams
+            .open_get(Some("1-1"), mpsc::channel(CONNECTION_QUEUE).0)
+            .unwrap();
+        let events = String::from_utf8(replay)
+            .unwrap()
+            .matches("event: message")
+            .count();
+        assert_eq!(events, 500);
+    }
+
+    #[tokio::test]
+    async fn a_client_too_slow_for_its_queue_is_cut_and_resumes_from_the_window() {
+        let mut streams = Streams::new(1000, 2);
+        let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
+        let s = streams.open_request_stream(tx);
+        let delivered = (0..CONNECTION_QUEUE + 10)
+            .map(|i| streams.push(s, format!("{i}").as_bytes()))
+            .filter(|&sent| sent)
+            .count();
+        assert_eq!(
+            delivered,
+            CONNECTION_QUEUE - 1,
+            "one slot stays for the end"
+        );
+        // The connection's channel closes without an `End`: the response is cut.
+        let mut frames = 0;
+        while let Some(delivery) = rx.recv().await {
+            assert!(matches!(delivery, Delivery::Frame(_)), "{delivery:?}");
+            frames += 1;
+        }
+        assert_eq!(frames, CONNECTION_QUEUE - 1);
+        // The final answer is kept, and a resumption gets everything after the last frame.
+        streams.push(s, b"\"answer\"");
+        streams.end(s);
+        let last = format!("1-{}", CONNECTION_QUEUE - 1);
+        let replay =
+            String::from_utf8(streams.open_get(Some(&last), mpsc::channel(1).0).unwrap()).unwrap();
+        assert_eq!(replay.matches("event: message").count(), 12);
+        assert!(replay.ends_with("data: \"answer\"\n\n"));
+    }
+
+    #[test]
+    fn replay_bookkeeping_is_bounded_by_the_window() {
+        let mut streams = Streams::new(8, 2);
+        for _ in 0..10_000 {
+            let (tx, _rx) = mpsc::channel(CONNECTION_QUEUE);
+            let s = streams.open_request_stream(tx);
+            streams.prime(s, 10);
+            streams.push(s, b"{}");
+            streams.end(s);
+        }
+        assert!(
+            streams.tracked_streams() <= 8,
+            "{}",
+            streams.tracked_streams()
+        );
+        assert!(streams.live.is_empty());
     }
 
     #[test]

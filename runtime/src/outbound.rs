@@ -66,9 +66,16 @@ enum StreamState {
 
 #[derive(Debug, Default)]
 struct DeferredLines {
-    sender: Option<mpsc::UnboundedSender<String>>,
-    receiver: Option<mpsc::UnboundedReceiver<String>>,
+    sender: Option<mpsc::Sender<String>>,
+    receiver: Option<mpsc::Receiver<String>>,
+    /// Messages dropped because the client read too slowly (logged when the request ends).
+    dropped: u64,
 }
+
+/// How many messages of a stateless request may wait for a slow client. They are
+/// notifications (progress, logs): past this many, new ones are dropped and counted, and the
+/// request's answer, which travels apart, still arrives.
+const STATELESS_QUEUE: usize = CONNECTION_QUEUE;
 
 /// How a request's answer leaves: as the JSON body, or on the stream already opened. What a
 /// transport frames; tasks and rounds produce it too, and know nothing of HTTP.
@@ -148,7 +155,7 @@ impl Outbound {
     }
 
     /// The messages a stateless request sent so far and will send, once.
-    pub(crate) fn take_lines(&self) -> Option<mpsc::UnboundedReceiver<String>> {
+    pub(crate) fn take_lines(&self) -> Option<mpsc::Receiver<String>> {
         match &self.0.route {
             Route::Deferred(lines) => lock(lines).receiver.take(),
             _ => None,
@@ -190,12 +197,26 @@ impl Outbound {
             Route::Deferred(lines) => {
                 let mut lines = lock(lines);
                 if lines.sender.is_none() {
-                    let (sender, receiver) = mpsc::unbounded_channel();
+                    let (sender, receiver) = mpsc::channel(STATELESS_QUEUE);
                     lines.sender = Some(sender);
                     lines.receiver = Some(receiver);
                     self.0.opened.notify_one();
                 }
-                lines.sender.as_ref().is_some_and(|s| s.send(json).is_ok())
+                let sent = lines.sender.as_ref().map(|sender| sender.try_send(json));
+                match sent {
+                    Some(Ok(())) => true,
+                    Some(Err(mpsc::error::TrySendError::Full(_))) => {
+                        lines.dropped += 1;
+                        if lines.dropped.is_power_of_two() {
+                            tracing::warn!(
+                                dropped = lines.dropped,
+                                "a stateless client reads too slowly: notifications of its request are dropped"
+                            );
+                        }
+                        false
+                    }
+                    _ => false,
+                }
             }
             Route::Session {
                 session,

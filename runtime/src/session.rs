@@ -263,6 +263,7 @@ impl Session {
             (stop.0)();
         }
         lock(&self.pending).clear();
+        self.streams().end_all();
     }
 }
 

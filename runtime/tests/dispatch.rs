@@ -249,7 +249,7 @@ impl Dispatch for Doubler {
 }
 
 #[tokio::test]
-async fn stdio_serves_a_session_and_routes_plain_methods() {
+async fn stdio_serves_a_session_and_keeps_plain_methods_out() {
     let input = concat!(
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
         "\n",
@@ -287,14 +287,12 @@ async fn stdio_serves_a_session_and_routes_plain_methods() {
         by_id(json!(0))["result"]["protocolVersion"],
         json!("2025-06-18")
     );
+    // `double` is a plain JSON-RPC method, not an MCP one: stdio is MCP.
     assert_eq!(
         by_id(json!(1)),
-        json!({"jsonrpc": "2.0", "id": 1, "result": 42})
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found: double"}})
     );
-    assert_eq!(
-        by_id(json!("two")),
-        json!({"jsonrpc": "2.0", "id": "two", "result": 10})
-    );
+    assert_eq!(by_id(json!("two"))["error"]["code"], json!(-32601));
     assert_eq!(by_id(json!(3))["error"]["code"], json!(-32601));
     assert_eq!(by_id(json!(4))["result"], json!({}));
     assert_eq!(by_id(Value::Null)["error"]["code"], json!(-32700));

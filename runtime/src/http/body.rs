@@ -2,7 +2,6 @@
 
 use bytes::Bytes;
 use http_body::Frame;
-use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
@@ -20,9 +19,37 @@ enum Kind {
     Stream {
         head: Option<Bytes>,
         rx: mpsc::Receiver<Delivery>,
-        done: bool,
+        end: StreamEnd,
     },
 }
+
+/// How far an SSE response got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StreamEnd {
+    /// Frames may still come.
+    Open,
+    /// Ended (or detached) as the protocol says: the response completes.
+    Clean,
+    /// The server cut the connection (a client too slow for its queue): the response ends
+    /// with an error once `head` is written, so the client sees a broken stream, not a
+    /// complete one.
+    Cut,
+    /// The error was reported.
+    Reported,
+}
+
+/// The error that ends an SSE response the server cut: the client read too slowly. It can
+/// resume the stream with `Last-Event-ID`.
+#[derive(Debug)]
+pub struct StreamCut;
+
+impl std::fmt::Display for StreamCut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SSE stream cut: the client read more slowly than its queue allows")
+    }
+}
+
+impl std::error::Error for StreamCut {}
 
 impl Body {
     /// No body.
@@ -40,7 +67,7 @@ impl Body {
         Body(Kind::Stream {
             head,
             rx,
-            done: false,
+            end: StreamEnd::Open,
         })
     }
 }
@@ -60,18 +87,30 @@ fn append(batch: Option<Bytes>, more: Bytes) -> Bytes {
 
 impl http_body::Body for Body {
     type Data = Bytes;
-    type Error = Infallible;
+    type Error = StreamCut;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+    ) -> Poll<Option<Result<Frame<Bytes>, StreamCut>>> {
         match &mut self.0 {
             Kind::Empty => Poll::Ready(None),
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream { head, rx, done } => {
-                if *done {
-                    return Poll::Ready(head.take().map(|b| Ok(Frame::data(b))));
+            Kind::Stream { head, rx, end } => {
+                match end {
+                    StreamEnd::Open => {}
+                    StreamEnd::Clean | StreamEnd::Reported => {
+                        return Poll::Ready(head.take().map(|b| Ok(Frame::data(b))))
+                    }
+                    StreamEnd::Cut => {
+                        return Poll::Ready(Some(match head.take() {
+                            Some(bytes) => Ok(Frame::data(bytes)),
+                            None => {
+                                *end = StreamEnd::Reported;
+                                Err(StreamCut)
+                            }
+                        }))
+                    }
                 }
                 // Everything already queued leaves in one chunk: one write instead of one per
                 // frame (a short SSE answer is priming event, result and end at once).
@@ -91,13 +130,26 @@ impl http_body::Body for Body {
                     };
                     match delivery {
                         Some(Delivery::Frame(bytes)) => batch = Some(append(batch, bytes)),
-                        Some(Delivery::End | Delivery::Detach) | None => {
-                            *done = true;
+                        Some(Delivery::End | Delivery::Detach) => {
+                            *end = StreamEnd::Clean;
+                            break;
+                        }
+                        // Every sender that ends a stream says so first: a channel closed
+                        // without a word was cut.
+                        None => {
+                            *end = StreamEnd::Cut;
                             break;
                         }
                     }
                 }
-                Poll::Ready(batch.map(|b| Ok(Frame::data(b))))
+                match batch {
+                    Some(bytes) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+                    None if *end == StreamEnd::Cut => {
+                        *end = StreamEnd::Reported;
+                        Poll::Ready(Some(Err(StreamCut)))
+                    }
+                    None => Poll::Ready(None),
+                }
             }
         }
     }
@@ -106,7 +158,9 @@ impl http_body::Body for Body {
         match &self.0 {
             Kind::Empty => true,
             Kind::Full(bytes) => bytes.is_none(),
-            Kind::Stream { head, done, .. } => head.is_none() && *done,
+            Kind::Stream { head, end, .. } => {
+                head.is_none() && matches!(end, StreamEnd::Clean | StreamEnd::Reported)
+            }
         }
     }
 

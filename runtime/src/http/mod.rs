@@ -24,7 +24,7 @@ use std::future::Future;
 use tokio::sync::mpsc;
 
 use crate::dispatch::{BoxFuture, Dispatch};
-use crate::events::CONNECTION_QUEUE;
+use crate::events::{ResumeError, CONNECTION_QUEUE};
 use crate::jsonrpc::{self, RpcError};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
@@ -130,13 +130,13 @@ impl<D: Dispatch> McpServer<D> {
         let last_event_id = headers
             .map
             .get("last-event-id")
-            .and_then(|v| v.to_str().ok());
-        let resumed =
-            last_event_id.and_then(|last| session.streams().resume(last, connection.clone()));
-        if resumed.is_none() {
-            session.streams().open_standalone(connection);
+            .map(|v| v.to_str().unwrap_or_default());
+        let mut head = b": ping\n\n".to_vec();
+        match session.streams().open_get(last_event_id, connection) {
+            Ok(replay) => head.extend_from_slice(&replay),
+            Err(error) => return cannot_resume(error, self.engine.config.replay_window),
         }
-        sse_response(Some(Bytes::from_static(b": ping\n\n")), rx)
+        sse_response(Some(Bytes::from(head)), rx)
     }
 
     /// DELETE: ends the session; 405 on the stateless revision.
@@ -173,6 +173,27 @@ fn refused(refusal: guard::Refusal) -> Response<Body> {
                 None,
             )
         }
+    }
+}
+
+/// A `Last-Event-ID` that cannot resume: 400 when it is not an id of this session, 410 when
+/// events after it left the replay window (the client must not believe it has them all).
+#[cold]
+fn cannot_resume(error: ResumeError, replay_window: usize) -> Response<Body> {
+    match error {
+        ResumeError::Unknown => {
+            bad_request("Bad Request: Last-Event-ID is not an event id of this session")
+        }
+        ResumeError::Lost => rpc_error(
+            StatusCode::GONE,
+            RpcError::new(
+                jsonrpc::SERVER_ERROR,
+                format!(
+                    "Gone: events after this Last-Event-ID are no longer kept (Config::replay_window keeps the last {replay_window}); the stream cannot be resumed whole"
+                ),
+            ),
+            None,
+        ),
     }
 }
 

@@ -16,6 +16,7 @@ use super::Body;
 use crate::dispatch::BoxFuture;
 use crate::engine::id_key;
 use crate::engine::run::Started;
+use crate::events::Delivery;
 use crate::outbound::{Outbound, Reply};
 use crate::session::Session;
 
@@ -75,7 +76,12 @@ async fn until_answered(
             });
             match outbound.take_stream() {
                 Some(stream) => sse_response(None, stream),
-                None => sse_response(None, mpsc::channel(1).1),
+                // Not reached: `opened` fires once the stream exists. An empty, complete one.
+                None => {
+                    let (end, stream) = mpsc::channel(1);
+                    let _ = end.try_send(Delivery::End);
+                    sse_response(None, stream)
+                }
             }
         }
     }

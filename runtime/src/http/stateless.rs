@@ -187,7 +187,10 @@ impl<D: Dispatch> McpServer<D> {
                 let delivery = tokio::select! {
                     message = subscription.messages.recv() => match message {
                         Some(message) => frame(&message),
-                        None => break,
+                        None => {
+                            let _ = frames.send(Delivery::End).await;
+                            break;
+                        }
                     },
                     _ = quiet.tick() => Delivery::Frame(Bytes::from_static(KEEP_ALIVE)),
                     () = frames.closed() => break,
@@ -340,7 +343,7 @@ enum Answer {
 /// cancellation.
 fn stream(
     first: String,
-    mut lines: mpsc::UnboundedReceiver<String>,
+    mut lines: mpsc::Receiver<String>,
     answer: Answer,
     abort: Option<tokio::task::AbortHandle>,
 ) -> Response<Body> {
