@@ -117,6 +117,20 @@ pub struct Config {
     pub session_idle_timeout: Option<Duration>,
     /// Most sessions alive at once (503 above). Default 100,000.
     pub max_sessions: usize,
+    /// How long a session may live however busy it is; `None`: as long as it is used.
+    /// Default 24 hours.
+    pub session_max_lifetime: Option<Duration>,
+    /// Most bytes of `clientInfo` and `capabilities` a session keeps from `initialize`
+    /// (-32602 above). Default 16 KiB.
+    pub max_client_json_bytes: usize,
+    /// Most resources one session subscribes to at once (`resources/subscribe`), and most
+    /// resource URIs one `subscriptions/listen` stream names (-32602 above). Default 1,000.
+    pub max_subscriptions: usize,
+    /// Most server-to-client requests (sampling, elicitation, roots) one session awaits
+    /// answers to at once; a handler asking more gets an error. Default 64.
+    pub max_pending_client_requests: usize,
+    /// Most `subscriptions/listen` streams open at once (-32603 above). Default 10,000.
+    pub max_listen_streams: usize,
     /// Serve a non-initialize request that carries no session with a throwaway session
     /// instead of answering 400. Default false.
     pub allow_sessionless: bool,
@@ -172,6 +186,11 @@ impl Default for Config {
             max_connections: 10_000,
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             max_sessions: 100_000,
+            session_max_lifetime: Some(Duration::from_secs(24 * 60 * 60)),
+            max_client_json_bytes: 16 * 1024,
+            max_subscriptions: 1_000,
+            max_pending_client_requests: 64,
+            max_listen_streams: 10_000,
             allow_sessionless: false,
             page_size: 100,
             replay_window: 128,
@@ -238,6 +257,36 @@ impl ConfigBuilder {
     /// Sets [`Config::max_sessions`].
     pub fn max_sessions(mut self, max_sessions: usize) -> Self {
         self.config.max_sessions = max_sessions;
+        self
+    }
+
+    /// Sets [`Config::session_max_lifetime`].
+    pub fn session_max_lifetime(mut self, session_max_lifetime: Option<Duration>) -> Self {
+        self.config.session_max_lifetime = session_max_lifetime;
+        self
+    }
+
+    /// Sets [`Config::max_client_json_bytes`].
+    pub fn max_client_json_bytes(mut self, max_client_json_bytes: usize) -> Self {
+        self.config.max_client_json_bytes = max_client_json_bytes;
+        self
+    }
+
+    /// Sets [`Config::max_subscriptions`].
+    pub fn max_subscriptions(mut self, max_subscriptions: usize) -> Self {
+        self.config.max_subscriptions = max_subscriptions;
+        self
+    }
+
+    /// Sets [`Config::max_pending_client_requests`].
+    pub fn max_pending_client_requests(mut self, max_pending_client_requests: usize) -> Self {
+        self.config.max_pending_client_requests = max_pending_client_requests;
+        self
+    }
+
+    /// Sets [`Config::max_listen_streams`].
+    pub fn max_listen_streams(mut self, max_listen_streams: usize) -> Self {
+        self.config.max_listen_streams = max_listen_streams;
         self
     }
 

@@ -398,7 +398,12 @@ async fn ask_on_session<R: DeserializeOwned>(
             "cannot send {method}: this transport has no way to reach the client"
         )));
     };
-    let (id, answer) = session.register_client_request();
+    let Ok((id, answer)) = session.register_client_request() else {
+        return Err(Error::new(format!(
+            "cannot send {method}: the session awaits answers to {} requests already, the most the server allows (Config::max_pending_client_requests)",
+            session.pending_client_requests()
+        )));
+    };
     let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
     if !outbound.send(message.to_string()) {
         session.forget_client_request(&id);

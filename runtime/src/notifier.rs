@@ -133,29 +133,34 @@ impl Notifier {
     }
 
     /// Registers a listen stream with this filter; `subscription_id` is the JSON of the listen
-    /// request's id.
+    /// request's id. `None` when `max_streams` are open already.
     pub(crate) fn listen(
         &self,
         subscription_id: Box<RawValue>,
         filter: SubscriptionFilter,
-    ) -> Subscription {
+        max_streams: usize,
+    ) -> Option<Subscription> {
         let (sender, messages) = mpsc::channel(LISTENER_QUEUE);
         let id = self
             .shared
             .listeners
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.lock_listeners().push(Listener {
+        let mut open = self.lock_listeners();
+        if open.len() >= max_streams {
+            return None;
+        }
+        open.push(Listener {
             id,
             subscription_id,
             filter,
             sender,
         });
-        Subscription {
+        Some(Subscription {
             id,
             listeners: self.shared.listeners.clone(),
             messages,
-        }
+        })
     }
 
     /// How many listen streams are open on this instance.

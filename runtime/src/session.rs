@@ -12,8 +12,48 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
+use crate::config::Config;
 use crate::events::Streams;
 use crate::protocol::ProtocolVersion;
+
+/// What one session may hold, from [`Config`]: every per-client resource has a bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// SSE events kept for `Last-Event-ID` replay ([`Config::replay_window`]).
+    pub replay_window: usize,
+    /// Standalone messages kept while no GET stream is open ([`Config::buffered_messages`]).
+    pub buffered_messages: usize,
+    /// Resources subscribed at once ([`Config::max_subscriptions`]).
+    pub max_subscriptions: usize,
+    /// Server-to-client requests awaiting an answer at once
+    /// ([`Config::max_pending_client_requests`]).
+    pub max_pending_client_requests: usize,
+    /// How long the session may live however busy it is ([`Config::session_max_lifetime`]).
+    pub max_lifetime: Option<Duration>,
+}
+
+impl SessionLimits {
+    /// The limits `config` sets.
+    pub fn of(config: &Config) -> Self {
+        Self {
+            replay_window: config.replay_window,
+            buffered_messages: config.buffered_messages,
+            max_subscriptions: config.max_subscriptions,
+            max_pending_client_requests: config.max_pending_client_requests,
+            max_lifetime: config.session_max_lifetime,
+        }
+    }
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self::of(&Config::default())
+    }
+}
+
+/// A per-session bound was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Full;
 
 /// The answer to a server-to-client request: its `result`, or its `error` object.
 pub(crate) type ClientAnswer = Result<Box<RawValue>, Value>;
@@ -28,6 +68,11 @@ pub struct Session {
     created: Instant,
     /// Milliseconds since `created` at the last request, for idle expiry.
     last_seen_ms: AtomicU64,
+    /// Milliseconds after `created` when the session ends however busy it is (`u64::MAX`:
+    /// never).
+    lifetime_ms: u64,
+    max_subscriptions: usize,
+    max_pending_client_requests: usize,
     /// Minimum log level rank to send (see [`crate::mcp::level_rank`]); 255 = none set.
     log_level: AtomicU8,
     next_request_id: AtomicU64,
@@ -86,15 +131,13 @@ impl Session {
         version: ProtocolVersion,
         client_capabilities: Value,
         client_info: Value,
-        replay_window: usize,
-        buffered_limit: usize,
+        limits: SessionLimits,
     ) -> Self {
         Self::with_client(
             version,
             ClientJson::value(client_capabilities),
             ClientJson::value(client_info),
-            replay_window,
-            buffered_limit,
+            limits,
         )
     }
 
@@ -104,15 +147,13 @@ impl Session {
         version: ProtocolVersion,
         client_capabilities: Option<Box<RawValue>>,
         client_info: Option<Box<RawValue>>,
-        replay_window: usize,
-        buffered_limit: usize,
+        limits: SessionLimits,
     ) -> Self {
         Self::with_client(
             version,
             ClientJson::text(client_capabilities),
             ClientJson::text(client_info),
-            replay_window,
-            buffered_limit,
+            limits,
         )
     }
 
@@ -120,8 +161,7 @@ impl Session {
         version: ProtocolVersion,
         client_capabilities: ClientJson,
         client_info: ClientJson,
-        replay_window: usize,
-        buffered_limit: usize,
+        limits: SessionLimits,
     ) -> Self {
         Self {
             id: crate::ids::random_id(),
@@ -130,12 +170,17 @@ impl Session {
             client_info,
             created: Instant::now(),
             last_seen_ms: AtomicU64::new(0),
+            lifetime_ms: limits
+                .max_lifetime
+                .map_or(u64::MAX, |lifetime| lifetime.as_millis() as u64),
+            max_subscriptions: limits.max_subscriptions,
+            max_pending_client_requests: limits.max_pending_client_requests,
             log_level: AtomicU8::new(u8::MAX),
             next_request_id: AtomicU64::new(1),
             subscriptions: Mutex::new(BTreeSet::new()),
             pending: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
-            streams: Mutex::new(Streams::new(replay_window, buffered_limit)),
+            streams: Mutex::new(Streams::new(limits.replay_window, limits.buffered_messages)),
         }
     }
 
@@ -159,10 +204,20 @@ impl Session {
         self.client_info.get()
     }
 
-    /// Marks the session as used now.
-    pub fn touch(&self) {
+    /// Marks the session as used now; false when it outlived its lifetime (it is over, and
+    /// stays unused).
+    pub fn touch(&self) -> bool {
         let ms = self.created.elapsed().as_millis() as u64;
+        if ms >= self.lifetime_ms {
+            return false;
+        }
         self.last_seen_ms.store(ms, Ordering::Relaxed);
+        true
+    }
+
+    /// Whether the session outlived its lifetime.
+    pub fn outlived(&self) -> bool {
+        self.created.elapsed().as_millis() as u64 >= self.lifetime_ms
     }
 
     /// How long since the last request.
@@ -182,9 +237,20 @@ impl Session {
         self.log_level.store(rank, Ordering::Relaxed);
     }
 
-    /// Subscribes to updates of `uri`.
-    pub(crate) fn subscribe(&self, uri: &str) {
-        lock(&self.subscriptions).insert(uri.to_string());
+    /// Subscribes to updates of `uri`; `Full` when the session holds its maximum of
+    /// subscriptions already (subscribing again to one of them is fine).
+    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), Full> {
+        let mut subscriptions = lock(&self.subscriptions);
+        if subscriptions.len() >= self.max_subscriptions && !subscriptions.contains(uri) {
+            return Err(Full);
+        }
+        subscriptions.insert(uri.to_string());
+        Ok(())
+    }
+
+    /// Number of resources subscribed.
+    pub fn subscriptions(&self) -> usize {
+        lock(&self.subscriptions).len()
     }
 
     /// Unsubscribes from `uri`.
@@ -197,12 +263,24 @@ impl Session {
         lock(&self.subscriptions).contains(uri)
     }
 
-    /// A fresh id for a server-to-client request, and the receiver of its answer.
-    pub(crate) fn register_client_request(&self) -> (String, oneshot::Receiver<ClientAnswer>) {
+    /// A fresh id for a server-to-client request, and the receiver of its answer; `Full`
+    /// when the session awaits its maximum of answers already.
+    pub(crate) fn register_client_request(
+        &self,
+    ) -> Result<(String, oneshot::Receiver<ClientAnswer>), Full> {
+        let mut pending = lock(&self.pending);
+        if pending.len() >= self.max_pending_client_requests {
+            return Err(Full);
+        }
         let id = format!("s{}", self.next_request_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), tx);
-        (id, rx)
+        pending.insert(id.clone(), tx);
+        Ok((id, rx))
+    }
+
+    /// Number of server-to-client requests awaiting the client's answer.
+    pub fn pending_client_requests(&self) -> usize {
+        lock(&self.pending).len()
     }
 
     /// Forgets a server-to-client request (timed out or abandoned).
@@ -292,8 +370,9 @@ pub trait SessionStore: Send + Sync + 'static {
     fn get(&self, id: &str) -> Option<Arc<Session>>;
     /// Removes session `id`, returning it if it was live.
     fn remove(&self, id: &str) -> Option<Arc<Session>>;
-    /// Removes the sessions idle for longer than `idle`, returning how many.
-    fn evict_idle(&self, idle: Duration) -> usize;
+    /// Removes the sessions idle for longer than `idle` (when given) and those past their
+    /// lifetime, returning how many.
+    fn evict_expired(&self, idle: Option<Duration>) -> usize;
     /// Calls `f` with every live session (to deliver notifications).
     fn for_each(&self, f: &mut dyn FnMut(&Arc<Session>));
     /// Number of live sessions.
@@ -374,7 +453,10 @@ impl SessionStore for MemorySessionStore {
             .unwrap_or_else(|p| p.into_inner())
             .get(id)
             .cloned()?;
-        session.touch();
+        if !session.touch() {
+            self.remove(id);
+            return None;
+        }
         Some(session)
     }
 
@@ -388,15 +470,17 @@ impl SessionStore for MemorySessionStore {
         Some(session)
     }
 
-    fn evict_idle(&self, idle: Duration) -> usize {
+    fn evict_expired(&self, idle: Option<Duration>) -> usize {
         let mut sessions = self.sessions.write().unwrap_or_else(|p| p.into_inner());
         let before = sessions.len();
         sessions.retain(|_, session| {
-            let keep = session.idle_for() <= idle || session.in_flight() > 0;
-            if !keep {
+            let idle_expired = idle.is_some_and(|idle| session.idle_for() > idle);
+            // A session with requests running is not idle; past its lifetime it ends anyway.
+            let expired = (idle_expired && session.in_flight() == 0) || session.outlived();
+            if expired {
                 session.close();
             }
-            keep
+            !expired
         });
         let evicted = before - sessions.len();
         if evicted > 0 {
@@ -433,8 +517,13 @@ mod tests {
             ProtocolVersion::V2025_11_25,
             Value::Null,
             Value::Null,
-            8,
-            8,
+            SessionLimits {
+                replay_window: 8,
+                buffered_messages: 8,
+                max_subscriptions: 2,
+                max_pending_client_requests: 2,
+                max_lifetime: Some(Duration::from_millis(200)),
+            },
         ))
     }
 
@@ -456,7 +545,7 @@ mod tests {
         assert!(store.get(a.id()).is_some());
         std::thread::sleep(Duration::from_millis(30));
         b.touch();
-        assert_eq!(store.evict_idle(Duration::from_millis(20)), 1);
+        assert_eq!(store.evict_expired(Some(Duration::from_millis(20))), 1);
         assert!(store.get(a.id()).is_none());
         assert!(store.get(b.id()).is_some());
         assert!(store.remove(b.id()).is_some());
@@ -467,9 +556,42 @@ mod tests {
     #[test]
     fn client_requests_are_matched_by_id() {
         let s = session();
-        let (id, mut rx) = s.register_client_request();
+        let (id, mut rx) = s.register_client_request().unwrap();
         assert!(!s.answer_client_request("other", Err(Value::Null)));
         assert!(s.answer_client_request(&id, Ok(RawValue::from_string("{}".into()).unwrap())));
         assert_eq!(rx.try_recv().unwrap().unwrap().get(), "{}");
+    }
+
+    #[test]
+    fn subscriptions_and_pending_client_requests_are_bounded() {
+        let s = session();
+        assert_eq!(s.subscribe("a://1"), Ok(()));
+        assert_eq!(s.subscribe("a://2"), Ok(()));
+        assert_eq!(s.subscribe("a://2"), Ok(()), "again: no new entry");
+        assert_eq!(s.subscribe("a://3"), Err(Full));
+        s.unsubscribe("a://1");
+        assert_eq!(s.subscribe("a://3"), Ok(()));
+        let first = s.register_client_request().unwrap();
+        let _second = s.register_client_request().unwrap();
+        assert!(s.register_client_request().is_err());
+        s.forget_client_request(&first.0);
+        assert!(s.register_client_request().is_ok());
+    }
+
+    #[test]
+    fn a_session_ends_at_its_lifetime_however_busy() {
+        let store = MemorySessionStore::new(4);
+        let s = session();
+        store.insert(s.clone()).unwrap();
+        assert!(store.get(s.id()).is_some());
+        std::thread::sleep(Duration::from_millis(120));
+        assert!(store.get(s.id()).is_some(), "used: not idle");
+        std::thread::sleep(Duration::from_millis(120));
+        assert!(store.get(s.id()).is_none(), "past its 200 ms lifetime");
+        assert!(store.is_empty());
+        let t = session();
+        store.insert(t.clone()).unwrap();
+        std::thread::sleep(Duration::from_millis(220));
+        assert_eq!(store.evict_expired(None), 1, "the sweep ends it too");
     }
 }

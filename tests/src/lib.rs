@@ -358,6 +358,14 @@ impl server::Handler for TestHandler {
         Ok("logged".into())
     }
 
+    async fn flood(&self, ctx: &RequestContext, params: types::FloodParams) -> Result<i64, Error> {
+        let text = "x".repeat(params.size.clamp(0, 1 << 20) as usize);
+        for _ in 0..params.count {
+            ctx.log(LoggingLevel::Info, Some("flood"), text.as_str());
+        }
+        Ok(params.count)
+    }
+
     /// A task when the client allows it, a plain call otherwise.
     async fn background_job(
         &self,

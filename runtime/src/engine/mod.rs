@@ -32,7 +32,7 @@ use crate::param_headers::ParamHeaders;
 use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
-use crate::session::{Session, SessionStore};
+use crate::session::{Session, SessionLimits, SessionStore};
 use crate::tasks::{self, Tasks};
 use incoming::Params;
 use method::Method;
@@ -228,12 +228,19 @@ impl<D: Dispatch> Engine<D> {
         let version = ProtocolVersion::parse(&params.protocol_version)
             .filter(|v| !v.is_stateless())
             .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA);
+        let client_bytes = params.capabilities.map_or(0, |c| c.get().len())
+            + params.client_info.map_or(0, |c| c.get().len());
+        if client_bytes > self.config.max_client_json_bytes {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: capabilities and clientInfo take {client_bytes} bytes, more than the server keeps per session (Config::max_client_json_bytes = {})",
+                self.config.max_client_json_bytes
+            )));
+        }
         let session = Arc::new(Session::from_initialize(
             version,
             params.capabilities.map(RawValue::to_owned),
             params.client_info.map(RawValue::to_owned),
-            self.config.replay_window,
-            self.config.buffered_messages,
+            SessionLimits::of(&self.config),
         ));
         session.touch();
         let result = self.initialize_results[version.index()]
@@ -301,7 +308,12 @@ fn session_method(
         Method::Subscribe | Method::Unsubscribe => {
             let target: UriParams<'_> = params_as(raw)?;
             match method {
-                Method::Subscribe => session.subscribe(&target.uri),
+                Method::Subscribe => session.subscribe(&target.uri).map_err(|_| {
+                    RpcError::invalid_params(format!(
+                        "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions)",
+                        session.subscriptions()
+                    ))
+                })?,
                 _ => session.unsubscribe(&target.uri),
             }
         }

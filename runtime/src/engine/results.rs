@@ -290,6 +290,13 @@ impl<D: Dispatch> Engine<D> {
         let requested = serde_json::from_str::<ListenParams>(params.map_or("{}", |p| p.get()))
             .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))?
             .notifications;
+        if requested.resource_subscriptions.len() > self.config.max_subscriptions {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: {} resource subscriptions, more than one stream may name (Config::max_subscriptions = {})",
+                requested.resource_subscriptions.len(),
+                self.config.max_subscriptions
+            )));
+        }
         let catalog = self.dispatch.catalog();
         let has_resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
         let honoured = SubscriptionFilter {
@@ -307,6 +314,19 @@ impl<D: Dispatch> Engine<D> {
             id.get(),
             serde_json::to_string(&honoured).expect("a filter serializes")
         );
-        Ok((ack, self.notifier.listen(id.to_owned(), honoured)))
+        let subscription = self
+            .notifier
+            .listen(id.to_owned(), honoured, self.config.max_listen_streams)
+            .ok_or_else(|| {
+                tracing::warn!(
+                    max = self.config.max_listen_streams,
+                    "a listen stream was refused: the server holds its maximum"
+                );
+                RpcError::internal(format!(
+                    "Internal error: the server holds {} listen streams, its maximum (Config::max_listen_streams); try again later",
+                    self.config.max_listen_streams
+                ))
+            })?;
+        Ok((ack, subscription))
     }
 }

@@ -104,16 +104,22 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    /// Evicts idle sessions every quarter of the idle timeout (at most every 30 s).
+    /// Evicts expired sessions every quarter of the idle timeout or lifetime, whichever is
+    /// shorter (at most every 30 s).
     fn spawn_expiry(&self) -> Option<tokio::task::JoinHandle<()>> {
-        let idle = self.engine.config.session_idle_timeout?;
+        let config = &self.engine.config;
+        let idle = config.session_idle_timeout;
+        let shortest = match (idle, config.session_max_lifetime) {
+            (Some(idle), Some(lifetime)) => idle.min(lifetime),
+            (one, other) => one.or(other)?,
+        };
         let store = self.engine.store.clone();
-        let period = (idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+        let period = (shortest / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
         Some(tokio::spawn(async move {
             let mut ticker = tokio::time::interval(period);
             loop {
                 ticker.tick().await;
-                let evicted = store.evict_idle(idle);
+                let evicted = store.evict_expired(idle);
                 if evicted > 0 {
                     tracing::debug!(evicted, "expired sessions evicted");
                 }

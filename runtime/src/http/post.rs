@@ -22,7 +22,7 @@ use crate::outbound::Outbound;
 use crate::params;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{Session, StoreError};
+use crate::session::{Session, SessionLimits, StoreError};
 
 /// What a message leads to once read and routed: an answer already, or work to await.
 pub(super) enum Next<'a> {
@@ -223,8 +223,7 @@ impl<D: Dispatch> McpServer<D> {
             header_version.unwrap_or(ProtocolVersion::V2025_03_26),
             serde_json::Value::Null,
             serde_json::Value::Null,
-            self.engine.config.replay_window,
-            self.engine.config.buffered_messages,
+            SessionLimits::of(&self.engine.config),
         )))
     }
 

@@ -21,7 +21,7 @@ use crate::engine::method::Method;
 use crate::engine::run::{Identity, Started};
 use crate::engine::stateless::{self as era, MetaChecked};
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
-use crate::jsonrpc::{RpcError, METHOD_NOT_FOUND};
+use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
 use crate::outbound::{Outbound, Reply};
 use crate::protocol;
 use crate::server::McpServer;
@@ -168,6 +168,10 @@ impl<D: Dispatch> McpServer<D> {
     fn listen(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
         let (ack, mut subscription) = match self.engine.subscribe(id, params) {
             Ok(opened) => opened,
+            // The server at its maximum of streams is busy, not the request wrong.
+            Err(error) if error.code == INTERNAL_ERROR => {
+                return rpc_error(StatusCode::SERVICE_UNAVAILABLE, error, Some(id))
+            }
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };
         let keep_alive = self.engine.config.sse_keep_alive;

@@ -3,7 +3,8 @@
 //! sessions. Every message the server sends is checked against the official schema of the
 //! negotiated version.
 //!
-//! One test binary, one module per behaviour: `limits` (slow and greedy clients),
+//! One test binary, one module per behaviour: `limits` (slow and greedy clients), `quotas`
+//! (per-session and per-stream bounds, slow SSE readers),
 //! `protocol` (negotiation, methods, errors,
 //! completion, pagination), `transport` (HTTP guards, 202s, batches, the tower service),
 //! `sessions` (session rules, expiry, bounds, concurrency) and `streams` (SSE responses,
@@ -14,6 +15,7 @@ mod support;
 
 mod limits;
 mod protocol;
+mod quotas;
 mod sessions;
 mod streams;
 mod transport;

@@ -237,6 +237,7 @@ async fn list_pagination_uses_opaque_cursors() {
             "limit_echo",
             "linger",
             "verbose",
+            "flood",
             "background_job",
             "failing_job",
             "broken_job",
