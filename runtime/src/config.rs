@@ -113,6 +113,13 @@ pub struct Config {
     /// Most connections open at once: further ones wait in the listen backlog until one
     /// closes, and the open ones are served as usual. Default 10,000.
     pub max_connections: usize,
+    /// A connection with no response in progress that completes no request's headers for
+    /// this long (up to 1.5 times this long) is closed: an idle keep-alive connection, or a
+    /// client sending its headers too slowly. Default 30 s.
+    pub idle_connection_timeout: Duration,
+    /// On shutdown, how long running requests and open responses get to finish before the
+    /// server stops waiting for them. Default 10 s.
+    pub shutdown_grace: Duration,
     /// A session unused this long is evicted; `None` disables expiry. Default 30 minutes.
     pub session_idle_timeout: Option<Duration>,
     /// Most sessions alive at once (503 above). Default 100,000.
@@ -184,6 +191,8 @@ impl Default for Config {
             max_header_bytes: 64 * 1024,
             body_read_timeout: Duration::from_secs(30),
             max_connections: 10_000,
+            idle_connection_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(10),
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
             max_sessions: 100_000,
             session_max_lifetime: Some(Duration::from_secs(24 * 60 * 60)),
@@ -245,6 +254,18 @@ impl ConfigBuilder {
     /// Sets [`Config::max_connections`].
     pub fn max_connections(mut self, max_connections: usize) -> Self {
         self.config.max_connections = max_connections;
+        self
+    }
+
+    /// Sets [`Config::idle_connection_timeout`].
+    pub fn idle_connection_timeout(mut self, idle_connection_timeout: Duration) -> Self {
+        self.config.idle_connection_timeout = idle_connection_timeout;
+        self
+    }
+
+    /// Sets [`Config::shutdown_grace`].
+    pub fn shutdown_grace(mut self, shutdown_grace: Duration) -> Self {
+        self.config.shutdown_grace = shutdown_grace;
         self
     }
 

@@ -79,7 +79,8 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, A
 }
 
 /// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
-/// HTTP or stdio until the process is stopped (or stdin closes).
+/// HTTP or stdio until SIGTERM or Ctrl-C (HTTP shuts down gracefully, see
+/// [`McpServer::serve_listener`]) or stdin closes; exits 0 then.
 pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
     run(McpServer::new(dispatch))
 }
@@ -119,17 +120,17 @@ pub fn run<D: Dispatch>(server: McpServer<D>) -> ExitCode {
     };
     let result = runtime.block_on(async move {
         match transport {
-            Transport::Http(addr) => {
-                let listener = tokio::net::TcpListener::bind(addr).await?;
-                server
-                    .serve_listener(listener, async {
-                        let _ = tokio::signal::ctrl_c().await;
-                    })
-                    .await
-            }
-            Transport::Stdio => crate::stdio::serve_stdio(server).await,
+            Transport::Http(addr) => server.serve(addr).await,
+            // stdin closing is the usual end; a signal ends it too, with success.
+            Transport::Stdio => tokio::select! {
+                served = crate::stdio::serve_stdio(server) => served,
+                () = crate::shutdown::signal() => Ok(()),
+            },
         }
     });
+    // What is still running is dropped: handlers past the shutdown grace, and the thread
+    // blocked reading stdin (which would otherwise keep the process alive until a line comes).
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

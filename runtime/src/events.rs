@@ -218,6 +218,14 @@ impl Streams {
         self.log.forget_if_empty(stream);
     }
 
+    /// Ends the standalone GET stream cleanly (the server is shutting down); later
+    /// standalone messages wait for the next GET.
+    pub fn end_standalone(&mut self) {
+        if let Some(Some(connection)) = self.live.remove(&STANDALONE) {
+            let _ = connection.try_send(Delivery::End);
+        }
+    }
+
     /// Ends every stream's connection cleanly (the session is closing).
     pub fn end_all(&mut self) {
         for (_, connection) in self.live.drain() {

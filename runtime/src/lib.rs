@@ -51,6 +51,7 @@ mod protocol;
 pub mod request_state;
 mod server;
 pub mod session;
+pub mod shutdown;
 pub mod stdio;
 pub mod tasks;
 pub mod uri_template;

@@ -163,6 +163,12 @@ impl Notifier {
         })
     }
 
+    /// Ends every listen stream cleanly (the server is shutting down).
+    pub(crate) fn end_listen_streams(&self) {
+        // Dropping a listener's sender ends its stream's relay, which ends the response.
+        self.lock_listeners().clear();
+    }
+
     /// How many listen streams are open on this instance.
     pub fn listen_streams(&self) -> usize {
         self.lock_listeners().len()

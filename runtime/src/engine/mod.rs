@@ -275,6 +275,15 @@ impl<D: Dispatch> Engine<D> {
         );
     }
 
+    /// Ends the SSE streams that never end by themselves (sessions' standalone GET streams,
+    /// listen streams), cleanly: the server is shutting down. Request streams end with their
+    /// answers.
+    pub(crate) fn end_long_lived_streams(&self) {
+        self.store
+            .for_each(&mut |session| session.streams().end_standalone());
+        self.notifier.end_listen_streams();
+    }
+
     /// The context of a request of `session`, its messages going to `outbound`.
     pub(crate) fn session_context(
         &self,

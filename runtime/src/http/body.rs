@@ -6,11 +6,16 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
+use super::watchdog::InProgress;
 use crate::events::Delivery;
 
 /// The body of every response the MCP endpoint sends.
 #[derive(Debug)]
-pub struct Body(Kind);
+pub struct Body {
+    kind: Kind,
+    /// Tells the connection's watchdog a response is being written, until hyper drops it.
+    in_progress: Option<InProgress>,
+}
 
 #[derive(Debug)]
 enum Kind {
@@ -52,19 +57,32 @@ impl std::fmt::Display for StreamCut {
 impl std::error::Error for StreamCut {}
 
 impl Body {
+    fn of(kind: Kind) -> Self {
+        Body {
+            kind,
+            in_progress: None,
+        }
+    }
+
+    /// Marks the response as in progress on its connection until the body is dropped.
+    pub(super) fn watched(mut self, in_progress: InProgress) -> Self {
+        self.in_progress = Some(in_progress);
+        self
+    }
+
     /// No body.
     pub fn empty() -> Self {
-        Body(Kind::Empty)
+        Body::of(Kind::Empty)
     }
 
     /// A complete body.
     pub fn full(bytes: impl Into<Bytes>) -> Self {
-        Body(Kind::Full(Some(bytes.into())))
+        Body::of(Kind::Full(Some(bytes.into())))
     }
 
     /// An SSE stream: `head` first, then each frame from `rx` until the stream ends.
     pub(crate) fn stream(head: Option<Bytes>, rx: mpsc::Receiver<Delivery>) -> Self {
-        Body(Kind::Stream {
+        Body::of(Kind::Stream {
             head,
             rx,
             end: StreamEnd::Open,
@@ -93,7 +111,7 @@ impl http_body::Body for Body {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, StreamCut>>> {
-        match &mut self.0 {
+        match &mut self.kind {
             Kind::Empty => Poll::Ready(None),
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Kind::Stream { head, rx, end } => {
@@ -155,7 +173,7 @@ impl http_body::Body for Body {
     }
 
     fn is_end_stream(&self) -> bool {
-        match &self.0 {
+        match &self.kind {
             Kind::Empty => true,
             Kind::Full(bytes) => bytes.is_none(),
             Kind::Stream { head, end, .. } => {
@@ -165,7 +183,7 @@ impl http_body::Body for Body {
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
-        match &self.0 {
+        match &self.kind {
             Kind::Empty => http_body::SizeHint::with_exact(0),
             Kind::Full(Some(bytes)) => http_body::SizeHint::with_exact(bytes.len() as u64),
             Kind::Full(None) => http_body::SizeHint::with_exact(0),

@@ -1,24 +1,22 @@
 //! Accepting connections: at most [`Config::max_connections`] open at once (the next wait in
-//! the listen backlog), a back-off when accepting fails (out of file descriptors), and a header
-//! block of at most [`Config::max_header_bytes`] on every connection (431 above). Expired
-//! sessions are evicted in the background.
-//!
-//! Not here yet: a deadline for a request's headers and for an idle keep-alive connection.
-//! hyper's `header_read_timeout` gives both, but arms a timer before every request's headers:
-//! measured at 1.7k instructions per request with tokio's timer and 0.75k with a coarse timer
-//! of our own (3%), against a hot path of 25k. It is to come from the connection's reads
-//! instead (see BENCHMARKS.md, session 9).
+//! the listen backlog), a back-off when accepting fails (out of file descriptors), a header
+//! block of at most [`Config::max_header_bytes`] on every connection (431 above), and a
+//! deadline for a connection between requests (see `watchdog`). Expired sessions are evicted
+//! in the background. On shutdown: stop accepting, end the long-lived SSE streams cleanly, let
+//! the running requests finish within [`Config::shutdown_grace`].
 //!
 //! [`Config::max_connections`]: crate::Config::max_connections
 //! [`Config::max_header_bytes`]: crate::Config::max_header_bytes
+//! [`Config::shutdown_grace`]: crate::Config::shutdown_grace
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 
+use super::watchdog::{Activity, Watchdog};
 use super::ENDPOINT;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
@@ -30,14 +28,20 @@ const FIRST_ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
 
 impl<D: Dispatch> McpServer<D> {
-    /// Serves the MCP endpoint on `addr` until the process ends.
+    /// Serves the MCP endpoint on `addr` until SIGTERM or Ctrl-C, then shuts down gracefully
+    /// (see [`McpServer::serve_listener`]).
     pub async fn serve(self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
         let listener = TcpListener::bind(addr).await?;
-        self.serve_listener(listener, std::future::pending()).await
+        self.serve_listener(listener, crate::shutdown::signal())
+            .await
     }
 
-    /// Serves on `listener` until `shutdown` completes. Expired sessions are evicted in the
-    /// background.
+    /// Serves on `listener` until `shutdown` completes, then shuts down gracefully: stops
+    /// accepting, ends the standalone and listen SSE streams cleanly, lets running requests
+    /// answer, and returns once every connection closed or [`Config::shutdown_grace`]
+    /// passed. Expired sessions are evicted in the background.
+    ///
+    /// [`Config::shutdown_grace`]: crate::Config::shutdown_grace
     pub async fn serve_listener(
         self,
         listener: TcpListener,
@@ -45,8 +49,15 @@ impl<D: Dispatch> McpServer<D> {
     ) -> std::io::Result<()> {
         let local: SocketAddr = listener.local_addr()?;
         tracing::info!("MCP server listening on http://{local}{ENDPOINT}");
+        self.warn_if_unreachable(local);
         let sweeper = self.spawn_expiry();
-        let open = Arc::new(Semaphore::new(self.engine.config.max_connections.max(1)));
+        let max_connections = self
+            .engine
+            .config
+            .max_connections
+            .clamp(1, u32::MAX as usize);
+        let open = Arc::new(Semaphore::new(max_connections));
+        let (closing, closing_signal) = watch::channel(false);
         let mut shutdown = std::pin::pin!(shutdown);
         let mut backoff = FIRST_ACCEPT_BACKOFF;
         loop {
@@ -69,20 +80,47 @@ impl<D: Dispatch> McpServer<D> {
                 }
             };
             backoff = FIRST_ACCEPT_BACKOFF;
-            tokio::spawn(self.clone().serve_connection(stream, peer, permit));
+            let connection =
+                self.clone()
+                    .serve_connection(stream, peer, permit, closing_signal.clone());
+            tokio::spawn(connection);
         }
+        drop(listener);
         if let Some(sweeper) = sweeper {
             sweeper.abort();
         }
+        self.drain(closing, open, max_connections as u32).await;
         Ok(())
     }
 
-    /// Serves one connection until it closes; its `permit` frees a place for the next.
+    /// The graceful part of a shutdown, once no connection is accepted any more.
+    async fn drain(&self, closing: watch::Sender<bool>, open: Arc<Semaphore>, all: u32) {
+        let grace = self.engine.config.shutdown_grace;
+        let connections = all as usize - open.available_permits();
+        tracing::info!(
+            connections,
+            ?grace,
+            "shutting down: finishing running requests"
+        );
+        let _ = closing.send(true);
+        self.engine.end_long_lived_streams();
+        match tokio::time::timeout(grace, open.acquire_many(all)).await {
+            Ok(_) => tracing::info!("shut down: every connection closed"),
+            Err(_) => tracing::warn!(
+                connections = all as usize - open.available_permits(),
+                "shut down: Config::shutdown_grace passed with connections still open"
+            ),
+        }
+    }
+
+    /// Serves one connection until it closes, is idle too long, or the server shuts down;
+    /// its `permit` frees a place for the next.
     async fn serve_connection(
         self,
         stream: TcpStream,
         peer: SocketAddr,
         permit: OwnedSemaphorePermit,
+        closing: watch::Receiver<bool>,
     ) {
         let _permit = permit;
         // Without TCP_NODELAY a small SSE frame waits for the peer's delayed ACK.
@@ -90,17 +128,65 @@ impl<D: Dispatch> McpServer<D> {
         let config = &self.engine.config;
         let mut http = hyper::server::conn::http1::Builder::new();
         http.max_header_size(config.max_header_bytes.max(1));
+        let activity = Arc::new(Activity::default());
+        let mut watchdog = Watchdog::new(activity.clone(), config.idle_connection_timeout);
         let server = self.clone();
         // Boxed: hyper moves each request's future into a slot of the connection, last
         // written one turn of all connections ago and cold by now; a box reuses the block the
         // previous request just freed, still in cache (measured: 1.5 µs less user CPU per
         // stateless request at 64 connections).
         let service = hyper::service::service_fn(move |request| {
-            Box::pin(server.clone().serve_request(request))
+            let in_progress = activity.start();
+            let answer = server.clone().serve_request(request);
+            Box::pin(async move {
+                let response = answer.await?;
+                Ok::<_, std::convert::Infallible>(response.map(|body| body.watched(in_progress)))
+            })
         });
         let io = hyper_util::rt::TokioIo::new(stream);
-        if let Err(error) = http.serve_connection(io, service).await {
+        let connection = http.serve_connection(io, service);
+        let mut connection = std::pin::pin!(connection);
+        // Made once: polling them again at each of the connection's wake-ups costs little.
+        let mut closing = std::pin::pin!(async move {
+            let mut closing = closing;
+            let _ = closing.wait_for(|&closing| closing).await;
+        });
+        let mut shutting_down = false;
+        let result = loop {
+            tokio::select! {
+                biased;
+                result = connection.as_mut() => break result,
+                () = &mut closing, if !shutting_down => {
+                    // Answers the request in progress, if any, then closes.
+                    connection.as_mut().graceful_shutdown();
+                    shutting_down = true;
+                }
+                () = &mut watchdog, if !shutting_down => {
+                    tracing::debug!(%peer, "closing a connection idle for Config::idle_connection_timeout");
+                    return;
+                }
+            }
+        };
+        if let Err(error) = result {
             tracing::debug!(%peer, %error, "connection ended with an error");
+        }
+    }
+
+    /// Warns when the server listens beyond loopback but only loopback host names are
+    /// allowed: every request from elsewhere would get 403.
+    fn warn_if_unreachable(&self, local: SocketAddr) {
+        let loopback_names = ["localhost", "127.0.0.1", "::1"];
+        let only_loopback = self
+            .engine
+            .config
+            .allowed_hosts
+            .iter()
+            .all(|host| loopback_names.contains(&host.as_str()));
+        if !local.ip().is_loopback() && only_loopback {
+            tracing::warn!(
+                %local,
+                "listening beyond loopback, but Config::allowed_hosts only names loopback hosts: requests whose Host is this machine's name or address get 403; add the names clients use"
+            );
         }
     }
 

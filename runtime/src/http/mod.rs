@@ -14,6 +14,7 @@ mod request_body;
 mod response;
 mod session_answer;
 pub mod stateless;
+mod watchdog;
 
 pub use body::Body;
 

@@ -92,3 +92,70 @@ async fn connections_past_the_cap_wait_and_the_open_ones_are_served() {
     // No session header: the request got as far as the protocol.
     assert_eq!(status, http::StatusCode::BAD_REQUEST);
 }
+
+/// A complete `ping`-free request that keeps the connection alive: a GET of a path that is not
+/// the endpoint (404, no body to wait for).
+const KEEP_ALIVE_REQUEST: &str = "GET /nothing HTTP/1.1\r\nhost: localhost\r\n\r\n";
+
+#[tokio::test]
+async fn an_idle_keep_alive_connection_is_closed() {
+    let server = start(Config::builder().idle_connection_timeout(SHORT).build()).await;
+    let mut stream = connect(server.addr).await;
+    stream
+        .write_all(KEEP_ALIVE_REQUEST.as_bytes())
+        .await
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    let (answer, closed) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    assert!(closed, "the idle connection stays open");
+    let waited = started.elapsed();
+    assert!(
+        waited >= SHORT && waited < SHORT * 3,
+        "closed after {waited:?}, expected about {SHORT:?} to 1.5 × that"
+    );
+}
+
+#[tokio::test]
+async fn headers_sent_a_byte_at_a_time_do_not_hold_a_connection() {
+    let server = start(Config::builder().idle_connection_timeout(SHORT).build()).await;
+    let mut stream = connect(server.addr).await;
+    let started = tokio::time::Instant::now();
+    let mut closed_after = None;
+    // One byte every 50 ms: headers that never end (a "slowloris" client).
+    for byte in "POST /mcp HTTP/1.1\r\nhost: localhost\r\nx-slow: "
+        .bytes()
+        .cycle()
+    {
+        if stream.write_all(&[byte]).await.is_err() {
+            closed_after = Some(started.elapsed());
+            break;
+        }
+        let mut probe = [0u8; 64];
+        if let Ok(Ok(0)) =
+            tokio::time::timeout(Duration::from_millis(50), stream.read(&mut probe)).await
+        {
+            closed_after = Some(started.elapsed());
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "never closed");
+    }
+    let closed_after = closed_after.unwrap();
+    assert!(closed_after < SHORT * 3, "closed after {closed_after:?}");
+}
+
+#[tokio::test]
+async fn a_quiet_sse_stream_outlives_the_idle_timeout() {
+    let server = start(Config::builder().idle_connection_timeout(SHORT).build()).await;
+    let client = crate::support::Client::connect(server.addr, "2025-11-25").await;
+    let mut headers = client.headers();
+    headers.push(("accept", "text/event-stream"));
+    let mut stream = crate::support::send(server.addr, "GET", &headers, "").await;
+    assert_eq!(stream.status, http::StatusCode::OK);
+    assert!(stream.chunk().await.unwrap().starts_with(": ping"));
+    tokio::time::sleep(SHORT * 3).await;
+    // Still open: a notification sent now arrives on it.
+    server.server.notifier().tools_changed();
+    let next = stream.chunk().await.unwrap();
+    assert!(next.contains("notifications/tools/list_changed"), "{next}");
+}

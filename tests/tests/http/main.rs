@@ -17,6 +17,7 @@ mod limits;
 mod protocol;
 mod quotas;
 mod sessions;
+mod shutdown;
 mod streams;
 mod transport;
 

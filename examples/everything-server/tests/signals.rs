@@ -1,0 +1,143 @@
+//! The everything server as a real process stopped by SIGTERM: it shuts down gracefully (an
+//! open SSE stream ends cleanly) and exits 0, over HTTP and over stdio.
+
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Sends SIGTERM to `child` (with the system's `kill`: no FFI in tests).
+fn terminate(child: &Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+/// Waits up to `within` for `child` to exit; its exit code.
+fn exit_code_within(child: &mut Child, within: Duration) -> Option<i32> {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    None
+}
+
+/// A free loopback port (bound, then released for the server).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Sends one HTTP/1.1 request and returns the stream, its response head read.
+fn request(port: u16, head: &str, body: &str) -> (BufReader<TcpStream>, String) {
+    let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    write!(
+        writer,
+        "{head}host: 127.0.0.1:{port}\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut response = String::new();
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        response.push_str(&line);
+        if line == "\r\n" || line.is_empty() {
+            return (reader, response);
+        }
+    }
+}
+
+#[test]
+fn sigterm_ends_an_http_server_gracefully_with_exit_0() {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
+        .args(["--addr", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the server never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"signals","version":"1"}}}"#;
+    let (_, head) = request(
+        port,
+        "POST /mcp HTTP/1.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n",
+        init,
+    );
+    let session = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_string)
+        })
+        .expect("a session id");
+    let (mut stream, head) = request(
+        port,
+        &format!("GET /mcp HTTP/1.1\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n"),
+        "",
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+
+    terminate(&child);
+    // The stream ends as a complete chunked body: its last chunk is the zero-length one.
+    let mut rest = String::new();
+    stream
+        .read_to_string(&mut rest)
+        .expect("the stream ends, not times out");
+    assert!(rest.ends_with("0\r\n\r\n"), "a clean end: {rest:?}");
+    assert_eq!(
+        exit_code_within(&mut child, Duration::from_secs(10)),
+        Some(0)
+    );
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(stderr.contains("SIGTERM"), "{stderr}");
+}
+
+#[test]
+fn sigterm_ends_a_stdio_server_with_exit_0() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#).unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"id\":1"), "{line}");
+    terminate(&child);
+    assert_eq!(
+        exit_code_within(&mut child, Duration::from_secs(10)),
+        Some(0)
+    );
+}
