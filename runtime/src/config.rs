@@ -166,6 +166,10 @@ pub struct Config {
     /// retry was lost must start the request again. Default false (a state can be replayed
     /// with the same request until it expires).
     pub request_state_single_use: bool,
+    /// Bytes of answers and notifications waiting for stdout before the stdio transport stops
+    /// reading requests, until the client reads (back-pressure). Requests already running
+    /// still answer: nothing queued is dropped. Default 1 MiB.
+    pub stdio_output_limit: usize,
 }
 
 impl Config {
@@ -201,6 +205,7 @@ impl Default for Config {
             cache_hints: CacheHints::default(),
             request_state_previous_key: None,
             request_state_single_use: false,
+            stdio_output_limit: 1024 * 1024,
         }
     }
 }
@@ -352,6 +357,12 @@ impl ConfigBuilder {
     /// Sets [`Config::request_state_single_use`].
     pub fn request_state_single_use(mut self, request_state_single_use: bool) -> Self {
         self.config.request_state_single_use = request_state_single_use;
+        self
+    }
+
+    /// Sets [`Config::stdio_output_limit`].
+    pub fn stdio_output_limit(mut self, stdio_output_limit: usize) -> Self {
+        self.config.stdio_output_limit = stdio_output_limit;
         self
     }
 
