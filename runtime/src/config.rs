@@ -174,6 +174,23 @@ pub struct Config {
     pub max_tasks: usize,
     /// `ttlMs` and `cacheScope` of cacheable 2026-07-28 results.
     pub cache_hints: CacheHints,
+    /// The key sealing `requestState` before the last rotation: states it sealed still open
+    /// (until [`Config::request_state_ttl`] after their issue), new ones are sealed with
+    /// [`Config::request_state_key`]. Default: the `MCP_REQUEST_STATE_PREVIOUS_KEY`
+    /// environment variable (same form as `MCP_REQUEST_STATE_KEY`; empty means none), else
+    /// none.
+    pub request_state_previous_key: Option<SealingKey>,
+    /// Accept each `requestState` once: the server remembers the states it opened until they
+    /// expire (at most [`crate::request_state::SINGLE_USE_CAPACITY`]) and refuses a replay
+    /// with `-32602`. Costs a lookup on retries only, never on first calls. Per instance: with
+    /// several instances and no affinity, a state can be redeemed once on each. A client whose
+    /// retry was lost must start the request again. Default false (a state can be replayed
+    /// with the same request until it expires).
+    pub request_state_single_use: bool,
+    /// Bytes of answers and notifications waiting for stdout before the stdio transport stops
+    /// reading requests, until the client reads (back-pressure). Requests already running
+    /// still answer: nothing queued is dropped. Default 1 MiB.
+    pub stdio_output_limit: usize,
 }
 
 impl Config {
@@ -214,6 +231,9 @@ impl Default for Config {
             task_poll_interval: Duration::from_millis(250),
             max_tasks: 10_000,
             cache_hints: CacheHints::default(),
+            request_state_previous_key: None,
+            request_state_single_use: false,
+            stdio_output_limit: 1024 * 1024,
         }
     }
 }
@@ -392,6 +412,27 @@ impl ConfigBuilder {
     /// Sets [`Config::cache_hints`].
     pub fn cache_hints(mut self, cache_hints: CacheHints) -> Self {
         self.config.cache_hints = cache_hints;
+        self
+    }
+
+    /// Sets [`Config::request_state_previous_key`].
+    pub fn request_state_previous_key(
+        mut self,
+        request_state_previous_key: Option<SealingKey>,
+    ) -> Self {
+        self.config.request_state_previous_key = request_state_previous_key;
+        self
+    }
+
+    /// Sets [`Config::request_state_single_use`].
+    pub fn request_state_single_use(mut self, request_state_single_use: bool) -> Self {
+        self.config.request_state_single_use = request_state_single_use;
+        self
+    }
+
+    /// Sets [`Config::stdio_output_limit`].
+    pub fn stdio_output_limit(mut self, stdio_output_limit: usize) -> Self {
+        self.config.stdio_output_limit = stdio_output_limit;
         self
     }
 

@@ -14,6 +14,20 @@
 //! not verify, whose expiry passed, or whose binding names another request is rejected before
 //! anything in it is read. The payload is signed, not encrypted: the client can read what the
 //! server saved, so handlers must not save secrets in it.
+//!
+//! **Key rotation.** States are always sealed with the current key; opening tries the current
+//! key, then the previous one ([`PREVIOUS_KEY_ENV`], `Config::request_state_previous_key`). To
+//! rotate: deploy with the new key as current and the old one as previous, then drop the
+//! previous key once `Config::request_state_ttl` has passed, when every state it sealed has
+//! expired.
+//!
+//! **Replay.** A sealed state is a bearer value: until it expires, the same state can be sent
+//! again with the same request (the binding stops it moving to another one), and each retry
+//! runs the handler again with the answers it carries. Handlers whose effect must happen once
+//! should be idempotent, or the server can set `Config::request_state_single_use`: each
+//! instance then remembers the states it opened until they expire and refuses a second
+//! redemption. That memory is per instance: behind a load balancer without affinity, a state
+//! can still be redeemed once on each instance.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -21,15 +35,28 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::config::Config;
 use crate::jsonrpc::RpcError;
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// The environment variable that holds the sealing key (at least 32 bytes of text).
+/// The environment variable that holds the sealing key (at least 32 random bytes as hex or
+/// base64, see [`SealingKey::from_text`]).
 pub const KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
+
+/// The environment variable that holds the previous sealing key during a rotation (same form
+/// as [`KEY_ENV`]; empty means none): states it sealed still open until they expire.
+pub const PREVIOUS_KEY_ENV: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
+
+/// Most redeemed states a server remembers at once with `Config::request_state_single_use`;
+/// past it, retries are refused until remembered states expire (failing closed: forgetting one
+/// early would let it be replayed).
+pub const SINGLE_USE_CAPACITY: usize = 100_000;
 
 /// The smallest key accepted, in bytes.
 pub const MIN_KEY_LEN: usize = 32;
@@ -59,6 +86,17 @@ impl SealingKey {
                 .map(Some)
                 .map_err(|e| format!("{KEY_ENV}: {e}")),
             Err(_) => Ok(None),
+        }
+    }
+
+    /// The previous key in [`PREVIOUS_KEY_ENV`], if set and not empty (see
+    /// [`SealingKey::from_text`]).
+    pub fn previous_from_env() -> Result<Option<Self>, String> {
+        match std::env::var(PREVIOUS_KEY_ENV) {
+            Ok(text) if !text.trim().is_empty() => Self::from_text(&text)
+                .map(Some)
+                .map_err(|e| format!("{PREVIOUS_KEY_ENV}: {e}")),
+            _ => Ok(None),
         }
     }
 
@@ -219,6 +257,10 @@ pub(crate) enum StateError {
     Expired,
     /// Produced for another request (other method, name or arguments).
     Foreign,
+    /// Already redeemed once (`Config::request_state_single_use`).
+    Redeemed,
+    /// Cannot be checked for reuse: [`SINGLE_USE_CAPACITY`] redeemed states are remembered.
+    Busy,
 }
 
 impl StateError {
@@ -230,22 +272,72 @@ impl StateError {
             StateError::Foreign => {
                 "Invalid params: requestState belongs to another request (method, name or arguments differ)"
             }
+            StateError::Redeemed => {
+                "Invalid params: requestState was already used (this server accepts each state once); start the request again"
+            }
+            StateError::Busy => {
+                "Invalid params: requestState cannot be checked for reuse now (too many recent retries); try again later"
+            }
         };
         RpcError::invalid_params(message)
     }
 }
 
-/// Seals and opens `requestState` values with one HMAC-SHA256 key.
+/// Seals `requestState` values with the current HMAC-SHA256 key, and opens those sealed with
+/// it or with the previous key.
 #[derive(Debug, Clone)]
 pub(crate) struct StateSealer {
     key: SealingKey,
+    /// The key before the last rotation: still opens, never seals.
+    previous: Option<SealingKey>,
     ttl: Duration,
+    /// The states redeemed, when each may be redeemed only once.
+    redeemed: Option<Arc<Redeemed>>,
 }
 
 impl StateSealer {
-    /// A sealer with this `key`; states expire `ttl` after they are sealed.
+    /// A sealer with this `key` and no previous one; states expire `ttl` after they are sealed.
     pub fn new(key: SealingKey, ttl: Duration) -> Self {
-        Self { key, ttl }
+        Self {
+            key,
+            previous: None,
+            ttl,
+            redeemed: None,
+        }
+    }
+
+    /// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
+    /// [`PREVIOUS_KEY_ENV`]; without a current key, a random one, with a warning), its TTL and
+    /// whether states are single-use.
+    // `allow(dead_code)` here and below: unused until `McpServer::with_stores` (server.rs,
+    // outside this change) builds its sealer with this instead of `StateSealer::new`.
+    #[allow(dead_code)]
+    pub fn from_config(config: &Config) -> Self {
+        let previous = match &config.request_state_previous_key {
+            Some(key) => Some(key.clone()),
+            None => SealingKey::previous_from_env().unwrap_or_else(|error| {
+                tracing::error!(%error, "ignoring the previous requestState key");
+                None
+            }),
+        };
+        Self::new(current_key(config), config.request_state_ttl)
+            .with_previous(previous)
+            .single_use(config.request_state_single_use)
+    }
+
+    /// Also opens states sealed with `previous` (a key being rotated out).
+    #[allow(dead_code)]
+    pub fn with_previous(mut self, previous: Option<SealingKey>) -> Self {
+        // The same key twice would only verify a bad MAC twice.
+        self.previous = previous.filter(|previous| *previous != self.key);
+        self
+    }
+
+    /// Opens each state at most once when `single_use` is set.
+    #[allow(dead_code)]
+    pub fn single_use(mut self, single_use: bool) -> Self {
+        self.redeemed = single_use.then(|| Arc::new(Redeemed::new(SINGLE_USE_CAPACITY)));
+        self
     }
 
     /// Seals `payload` for the request `binding`.
@@ -264,7 +356,7 @@ impl StateSealer {
             payload,
         };
         let json = serde_json::to_vec(&envelope).expect("the envelope serializes");
-        let mac = self.mac(&json);
+        let mac = mac(&self.key, &json);
         format!(
             "{}.{}",
             URL_SAFE_NO_PAD.encode(&json),
@@ -272,7 +364,9 @@ impl StateSealer {
         )
     }
 
-    /// Opens a state sealed for `binding`, checking integrity first, then expiry, then binding.
+    /// Opens a state sealed for `binding`, checking integrity first (the current key, then the
+    /// previous one), then expiry, then binding, then (single-use) that it was not opened
+    /// before.
     pub fn open(&self, state: &str, binding: Binding) -> Result<StatePayload, StateError> {
         self.open_at(state, binding, now_ms())
     }
@@ -287,15 +381,19 @@ impl StateSealer {
         let json = URL_SAFE_NO_PAD
             .decode(body)
             .map_err(|_| StateError::Tampered)?;
-        let mac = URL_SAFE_NO_PAD
+        let mac: [u8; 32] = URL_SAFE_NO_PAD
             .decode(mac)
-            .map_err(|_| StateError::Tampered)?;
-        let mut verifier = HmacSha256::new_from_slice(&self.key.0).expect("HMAC takes any key");
-        verifier.update(&json);
-        // Constant-time comparison.
-        verifier
-            .verify_slice(&mac)
-            .map_err(|_| StateError::Tampered)?;
+            .ok()
+            .and_then(|mac| mac.try_into().ok())
+            .ok_or(StateError::Tampered)?;
+        let verified = verifies(&self.key, &json, &mac)
+            || self
+                .previous
+                .as_ref()
+                .is_some_and(|previous| verifies(previous, &json, &mac));
+        if !verified {
+            return Err(StateError::Tampered);
+        }
         let envelope: Envelope = serde_json::from_slice(&json).map_err(|_| StateError::Tampered)?;
         if envelope.v != 1 {
             return Err(StateError::Tampered);
@@ -306,13 +404,82 @@ impl StateSealer {
         if envelope.b != binding.to_hex() {
             return Err(StateError::Foreign);
         }
+        if let Some(redeemed) = &self.redeemed {
+            // The MAC names the state: it covers the whole payload, random nonce included.
+            redeemed.redeem(envelope.e, mac, now_ms)?;
+        }
         Ok(envelope.payload)
     }
+}
 
-    fn mac(&self, data: &[u8]) -> [u8; 32] {
-        let mut mac = HmacSha256::new_from_slice(&self.key.0).expect("HMAC takes any key");
-        mac.update(data);
-        mac.finalize().into_bytes().into()
+/// HMAC-SHA256 of `data` under `key`.
+fn mac(key: &SealingKey, data: &[u8]) -> [u8; 32] {
+    let mut mac = HmacSha256::new_from_slice(&key.0).expect("HMAC takes any key");
+    mac.update(data);
+    mac.finalize().into_bytes().into()
+}
+
+/// Whether `tag` is the MAC of `data` under `key`, compared in constant time.
+fn verifies(key: &SealingKey, data: &[u8], tag: &[u8; 32]) -> bool {
+    let mut verifier = HmacSha256::new_from_slice(&key.0).expect("HMAC takes any key");
+    verifier.update(data);
+    verifier.verify_slice(tag).is_ok()
+}
+
+/// The configured sealing key, else the environment's, else a random one (with a warning).
+#[allow(dead_code)]
+fn current_key(config: &Config) -> SealingKey {
+    if let Some(key) = &config.request_state_key {
+        return key.clone();
+    }
+    match SealingKey::from_env() {
+        Ok(Some(key)) => key,
+        Ok(None) => {
+            tracing::warn!(
+                "{KEY_ENV} is not set: requestState is sealed with a random key, so multi \
+                 round-trip requests only resume on this instance and until it restarts"
+            );
+            SealingKey::random()
+        }
+        Err(error) => {
+            tracing::error!(%error, "ignoring the requestState key; using a random one");
+            SealingKey::random()
+        }
+    }
+}
+
+/// The states already redeemed, by expiry and MAC, each kept until it expires: a state is
+/// only checked here on a retry that carries it, so ordinary calls never touch this set.
+#[derive(Debug)]
+struct Redeemed {
+    capacity: usize,
+    /// Ordered by expiry first, so the expired ones are pruned from the front.
+    states: Mutex<BTreeSet<(u64, [u8; 32])>>,
+}
+
+impl Redeemed {
+    #[allow(dead_code)]
+    fn new(capacity: usize) -> Self {
+        Self {
+            capacity,
+            states: Mutex::default(),
+        }
+    }
+
+    /// Records the state (`expiry`, `mac`) as redeemed; refuses one redeemed before.
+    fn redeem(&self, expiry: u64, mac: [u8; 32], now_ms: u64) -> Result<(), StateError> {
+        let mut states = self.states.lock().unwrap_or_else(|p| p.into_inner());
+        while states.first().is_some_and(|&(e, _)| e <= now_ms) {
+            states.pop_first();
+        }
+        if states.contains(&(expiry, mac)) {
+            return Err(StateError::Redeemed);
+        }
+        if states.len() >= self.capacity {
+            return Err(StateError::Busy);
+        }
+        states.insert((expiry, mac));
+        Ok(())
     }
 }
 
@@ -445,5 +612,101 @@ mod tests {
         ] {
             assert_eq!(sealer().open(&state, other), Err(StateError::Foreign));
         }
+    }
+
+    fn key(byte: u8) -> SealingKey {
+        SealingKey::new(vec![byte; 32]).unwrap()
+    }
+
+    fn sealer_with(current: u8, previous: Option<u8>) -> StateSealer {
+        StateSealer::new(key(current), Duration::from_secs(60)).with_previous(previous.map(key))
+    }
+
+    #[test]
+    fn a_rotated_key_still_opens_what_it_sealed_and_never_seals() {
+        let binding = Binding::new("tools/call", "t", None);
+        let by_a = sealer_with(b'a', None).seal(binding, payload());
+        let rotated = sealer_with(b'b', Some(b'a'));
+        assert_eq!(rotated.open(&by_a, binding), Ok(payload()));
+        assert_eq!(
+            sealer_with(b'b', None).open(&by_a, binding),
+            Err(StateError::Tampered)
+        );
+        // New states are sealed with the current key: they open without the previous one.
+        let by_rotated = rotated.seal(binding, payload());
+        assert_eq!(
+            sealer_with(b'b', None).open(&by_rotated, binding),
+            Ok(payload())
+        );
+        assert_eq!(
+            sealer_with(b'a', None).open(&by_rotated, binding),
+            Err(StateError::Tampered)
+        );
+        // The previous key does not lift the other checks.
+        assert_eq!(
+            rotated.open(&by_a, Binding::new("tools/call", "u", None)),
+            Err(StateError::Foreign)
+        );
+        let old = sealer_with(b'a', None).seal_at(binding, payload(), 1_000);
+        assert_eq!(
+            rotated.open_at(&old, binding, 61_000),
+            Err(StateError::Expired)
+        );
+        // A previous key equal to the current one is dropped.
+        assert!(sealer_with(b'a', Some(b'a')).previous.is_none());
+    }
+
+    #[test]
+    fn from_config_takes_both_keys_and_single_use() {
+        let config = Config::builder()
+            .request_state_key(Some(key(b'b')))
+            .request_state_previous_key(Some(key(b'a')))
+            .request_state_single_use(true)
+            .build();
+        let sealer = StateSealer::from_config(&config);
+        assert_eq!(sealer.key, key(b'b'));
+        assert_eq!(sealer.previous, Some(key(b'a')));
+        assert!(sealer.redeemed.is_some());
+        assert_eq!(sealer.ttl, config.request_state_ttl);
+        let plain =
+            StateSealer::from_config(&Config::builder().request_state_key(Some(key(b'b'))).build());
+        assert!(plain.redeemed.is_none());
+    }
+
+    #[test]
+    fn a_single_use_state_opens_once() {
+        let binding = Binding::new("tools/call", "t", None);
+        let sealer = sealer_with(b'b', Some(b'a')).single_use(true);
+        let state = sealer.seal(binding, payload());
+        assert_eq!(sealer.open(&state, binding), Ok(payload()));
+        assert_eq!(sealer.open(&state, binding), Err(StateError::Redeemed));
+        // So does one sealed with the previous key.
+        let by_a = sealer_with(b'a', None).seal(binding, payload());
+        assert_eq!(sealer.open(&by_a, binding), Ok(payload()));
+        assert_eq!(sealer.open(&by_a, binding), Err(StateError::Redeemed));
+        // A refused state is not remembered: tampering cannot use up a genuine one.
+        let other = sealer.seal(binding, payload());
+        let foreign = Binding::new("tools/call", "u", None);
+        assert_eq!(sealer.open(&other, foreign), Err(StateError::Foreign));
+        assert_eq!(sealer.open(&other, binding), Ok(payload()));
+        // Without single use, a state opens as often as it is sent, until it expires.
+        let replayable = sealer_with(b'b', None);
+        let state = replayable.seal(binding, payload());
+        assert!(replayable.open(&state, binding).is_ok());
+        assert!(replayable.open(&state, binding).is_ok());
+    }
+
+    #[test]
+    fn redeemed_states_are_forgotten_when_they_expire_and_bounded() {
+        let redeemed = Redeemed::new(2);
+        assert_eq!(redeemed.redeem(100, [1; 32], 0), Ok(()));
+        assert_eq!(redeemed.redeem(100, [1; 32], 50), Err(StateError::Redeemed));
+        assert_eq!(redeemed.redeem(200, [2; 32], 50), Ok(()));
+        assert_eq!(redeemed.redeem(300, [3; 32], 50), Err(StateError::Busy));
+        // Past the first expiry, its entry makes room.
+        assert_eq!(redeemed.redeem(300, [3; 32], 100), Ok(()));
+        assert_eq!(redeemed.states.lock().unwrap().len(), 2);
+        assert_eq!(StateError::Redeemed.into_rpc_error().code, -32602);
+        assert_eq!(StateError::Busy.into_rpc_error().code, -32602);
     }
 }

@@ -6,15 +6,23 @@
 //! 2026-07-28 request (its `_meta` names the version) is served without a session. Like HTTP,
 //! this module only frames: each line is read into the engine's request model, and the
 //! engine's answers are written back as lines.
+//!
+//! Bounded: once [`Config::stdio_output_limit`](crate::Config::stdio_output_limit) bytes wait
+//! for stdout (a client that does not read), no further line is read until the backlog drains,
+//! so the client's own writes block instead of the server's memory growing; nothing queued is
+//! dropped. Every running request is in one table by id: `notifications/cancelled` stops it in
+//! either era, an id already running is refused, and the entry leaves before the answer does.
 
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io;
 use std::pin::pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 use tokio::task::JoinSet;
 
 use crate::dispatch::Dispatch;
@@ -35,32 +43,33 @@ pub async fn serve_stdio<D: Dispatch>(server: McpServer<D>) -> io::Result<()> {
 
 /// Serves `server` on any byte streams (what [`serve_stdio`] does with stdin and stdout; tests
 /// use pipes). Returns when `input` ends and every running request has answered.
-pub async fn serve_io<D, R, W>(server: McpServer<D>, input: R, mut output: W) -> io::Result<()>
+pub async fn serve_io<D, R, W>(server: McpServer<D>, input: R, output: W) -> io::Result<()>
 where
     D: Dispatch,
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
-    let writer = tokio::spawn(async move {
-        while let Some(line) = rx.recv().await {
-            output.write_all(line.as_bytes()).await?;
-            output.write_all(b"\n").await?;
-            output.flush().await?;
-        }
-        Ok::<(), io::Error>(())
-    });
+    // Unbounded because the engine sends on it without waiting (`Outbound::lines`); the bound
+    // is the backlog, which stops the reader.
+    let (tx, rx) = mpsc::unbounded_channel::<String>();
+    let backlog = Arc::new(Backlog::new(server.engine.config.stdio_output_limit));
+    let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
     let mut peer = Peer {
         engine: server.engine.clone(),
         out: tx,
         session: Arc::default(),
         running: JoinSet::new(),
         listeners: JoinSet::new(),
+        in_flight: Arc::default(),
     };
     let limit = server.engine.config.body_limit;
     let mut input = BufReader::new(input);
     let mut bytes = Vec::new();
-    while let Some(read) = next_line(&mut input, &mut bytes, limit).await? {
+    loop {
+        backlog.room().await;
+        let Some(read) = next_line(&mut input, &mut bytes, limit).await? else {
+            break;
+        };
         match (read, String::from_utf8(std::mem::take(&mut bytes))) {
             (Line::TooLong, _) => peer.send(error_response(None, &too_long(limit))),
             (Line::Whole, Err(_)) => peer.send(error_response(None, &not_utf8())),
@@ -71,8 +80,116 @@ where
     }
     peer.listeners.abort_all();
     while peer.running.join_next().await.is_some() {}
+    debug_assert!(
+        peer.in_flight.is_empty(),
+        "every request left the in-flight table"
+    );
     drop(peer);
     writer.await.map_err(io::Error::other)?
+}
+
+/// The bytes of the lines waiting for the output: the reader waits for room before each line.
+#[derive(Debug)]
+struct Backlog {
+    bytes: AtomicUsize,
+    limit: usize,
+    /// Signalled when the backlog falls under the limit, or the output fails.
+    drained: Notify,
+    /// The output failed: nothing will drain, and nothing more is written.
+    closed: AtomicBool,
+}
+
+impl Backlog {
+    fn new(limit: usize) -> Self {
+        Self {
+            bytes: AtomicUsize::new(0),
+            limit,
+            drained: Notify::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Resolves once the backlog is under the limit (or the output is gone).
+    async fn room(&self) {
+        loop {
+            // Created before the check: a `notify_waiters` in between still wakes it.
+            let drained = self.drained.notified();
+            if self.bytes.load(Ordering::Acquire) < self.limit
+                || self.closed.load(Ordering::Acquire)
+            {
+                return;
+            }
+            drained.await;
+        }
+    }
+
+    fn queued(&self, line: &str) {
+        self.bytes.fetch_add(line.len() + 1, Ordering::AcqRel);
+    }
+
+    fn written(&self, line: &str) {
+        let before = self.bytes.fetch_sub(line.len() + 1, Ordering::AcqRel);
+        if before >= self.limit && before - (line.len() + 1) < self.limit {
+            self.drained.notify_waiters();
+        }
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.drained.notify_waiters();
+    }
+}
+
+/// Writes the lines of `lines` to `output`, one per line, until every sender is gone. While a
+/// write waits for the client to read, the lines sent meanwhile are taken off the channel and
+/// counted in `backlog`, so the reader sees how much waits.
+async fn write_lines<W>(
+    mut lines: mpsc::UnboundedReceiver<String>,
+    mut output: W,
+    backlog: Arc<Backlog>,
+) -> io::Result<()>
+where
+    W: AsyncWrite + Unpin,
+{
+    let mut waiting = VecDeque::new();
+    let written = async {
+        loop {
+            let line = match waiting.pop_front() {
+                Some(line) => line,
+                None => match lines.recv().await {
+                    Some(line) => {
+                        backlog.queued(&line);
+                        line
+                    }
+                    None => return Ok(()),
+                },
+            };
+            let mut write = pin!(write_line(&mut output, &line));
+            loop {
+                tokio::select! {
+                    biased;
+                    written = &mut write => {
+                        written?;
+                        break;
+                    }
+                    Some(more) = lines.recv() => {
+                        backlog.queued(&more);
+                        waiting.push_back(more);
+                    }
+                }
+            }
+            backlog.written(&line);
+        }
+    }
+    .await;
+    backlog.close();
+    written
+}
+
+async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: &str) -> io::Result<()> {
+    output.write_all(line.as_bytes()).await?;
+    output.write_all(b"\n").await?;
+    output.flush().await
 }
 
 /// How a line of input ended.
@@ -140,6 +257,85 @@ struct Peer<D> {
     running: JoinSet<()>,
     /// `subscriptions/listen` streams: they never answer, so they end with the input.
     listeners: JoinSet<()>,
+    /// The requests running, by id, in both eras.
+    in_flight: Arc<InFlight>,
+}
+
+/// The requests running, by id: what `notifications/cancelled` stops. A session also tracks
+/// its own (for `Session::close`), but only this table sees 2026-07-28 requests, which have no
+/// session. JSON-RPC ids are unique among a client's requests, so an id already running is
+/// refused: the two could not be told apart to cancel one.
+#[derive(Debug, Default)]
+struct InFlight {
+    requests: Mutex<HashMap<String, (u64, Outbound)>>,
+    /// Tells a request from a later one that reuses its id after it answered.
+    generation: AtomicU64,
+}
+
+impl InFlight {
+    /// Records the request `key`, stopped through `outbound`; `None` when a request with that
+    /// id is running.
+    fn register(self: &Arc<Self>, key: String, outbound: &Outbound) -> Option<Registered> {
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed);
+        let mut requests = lock(&self.requests);
+        if requests.contains_key(&key) {
+            return None;
+        }
+        requests.insert(key.clone(), (generation, outbound.clone()));
+        Some(Registered {
+            table: self.clone(),
+            key,
+            generation,
+        })
+    }
+
+    /// Stops the request `key`, if it runs.
+    fn cancel(&self, key: &str) {
+        let removed = lock(&self.requests).remove(key);
+        if let Some((_, outbound)) = removed {
+            outbound.cancel();
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        lock(&self.requests).is_empty()
+    }
+}
+
+/// A request's entry in [`InFlight`]: dropped when its answer is about to leave (the client may
+/// reuse the id once it has the answer), or with its work (cancelled, or the server stopping).
+#[derive(Debug)]
+struct Registered {
+    table: Arc<InFlight>,
+    key: String,
+    generation: u64,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        let mut requests = lock(&self.table.requests);
+        if requests
+            .get(&self.key)
+            .is_some_and(|(generation, _)| *generation == self.generation)
+        {
+            requests.remove(&self.key);
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The request id a `notifications/cancelled` names.
+fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Cancelled<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a serde_json::value::RawValue,
+    }
+    let cancelled = serde_json::from_str::<Cancelled<'_>>(params?.get()).ok()?;
+    Some(id_key(cancelled.request_id))
 }
 
 impl<D: Dispatch> Peer<D> {
@@ -186,6 +382,11 @@ impl<D: Dispatch> Peer<D> {
                 None => self.send(error_response(Some(request.id), &not_initialized())),
             },
             Incoming::Notification { method, params } => {
+                if method == "notifications/cancelled" {
+                    if let Some(key) = cancelled_request(params) {
+                        self.in_flight.cancel(&key);
+                    }
+                }
                 let Some(session) = self.current_session() else {
                     return;
                 };
@@ -203,6 +404,9 @@ impl<D: Dispatch> Peer<D> {
     fn in_session(&mut self, session: Arc<Session>, request: Request<'_>) {
         let key = id_key(request.id);
         let outbound = Outbound::lines(self.out.clone());
+        let Some(registered) = self.in_flight.register(key.clone(), &outbound) else {
+            return self.send(error_response(Some(request.id), &id_in_use()));
+        };
         let started = self
             .engine
             .start(Identity::Session(session.clone()), request, outbound);
@@ -212,6 +416,7 @@ impl<D: Dispatch> Peer<D> {
         self.running.spawn(async move {
             let reply = started.work.await;
             session.untrack(&key);
+            drop(registered);
             if let Some(Reply::Json { json, .. }) = reply {
                 let _ = out.send(json);
             }
@@ -238,10 +443,13 @@ impl<D: Dispatch> Peer<D> {
             meta: checked.meta,
         };
         let request = checked.request;
-        let started = self
-            .engine
-            .start(identity, request, Outbound::lines(self.out.clone()));
-        self.running.spawn(answer_lines(started, self.out.clone()));
+        let outbound = Outbound::lines(self.out.clone());
+        let Some(registered) = self.in_flight.register(id_key(id), &outbound) else {
+            return self.send(error_response(Some(id), &id_in_use()));
+        };
+        let started = self.engine.start(identity, request, outbound);
+        self.running
+            .spawn(answer_lines(started, self.out.clone(), registered));
     }
 
     /// A batch line: answered with one line holding the array of answers (2025-03-26), or one
@@ -292,19 +500,32 @@ impl<D: Dispatch> Peer<D> {
 }
 
 /// Awaits a started stateless request and writes its answer: the handler's, or the
-/// `CreateTaskResult` if the call became a task first (the handler then goes on).
-async fn answer_lines(started: Started, out: mpsc::UnboundedSender<String>) {
+/// `CreateTaskResult` if the call became a task first (the handler then goes on). A
+/// cancellation before the answer drops the work and writes nothing.
+async fn answer_lines(
+    started: Started,
+    out: mpsc::UnboundedSender<String>,
+    registered: Registered,
+) {
     let Started {
-        work, task_reply, ..
+        work,
+        task_reply,
+        outbound,
     } = started;
-    let send = |reply: Reply| {
+    let mut registered = Some(registered);
+    let mut send = |reply: Reply| {
+        registered.take();
         if let Reply::Json { json, .. } = reply {
             let _ = out.send(json);
         }
     };
+    let mut cancelled = pin!(outbound.cancelled());
     let Some(mut task_reply) = task_reply else {
-        if let Some(reply) = work.await {
-            send(reply);
+        tokio::select! {
+            reply = work => if let Some(reply) = reply {
+                send(reply);
+            },
+            () = &mut cancelled => {}
         }
         return;
     };
@@ -312,6 +533,8 @@ async fn answer_lines(started: Started, out: mpsc::UnboundedSender<String>) {
     let mut answered = false;
     loop {
         tokio::select! {
+            // Once answered, the call is a task: only `tasks/cancel` stops it.
+            () = &mut cancelled, if !answered => return,
             reply = &mut work => {
                 if let Some(reply) = reply {
                     send(reply);
@@ -330,6 +553,14 @@ async fn answer_lines(started: Started, out: mpsc::UnboundedSender<String>) {
     if let (false, Ok(reply)) = (answered, task_reply.try_recv()) {
         send(reply);
     }
+}
+
+#[cold]
+fn id_in_use() -> RpcError {
+    RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        "Invalid Request: a request with this id is still running (ids must be unique)",
+    )
 }
 
 #[cold]
@@ -357,5 +588,83 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
             Poll::Ready(output) => return output,
             Poll::Pending => thread::park(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tokio::io::AsyncReadExt;
+
+    #[tokio::test]
+    async fn a_reader_that_stops_reading_fills_the_backlog_and_loses_nothing() {
+        let (tx, rx) = mpsc::unbounded_channel::<String>();
+        let (output, mut client) = tokio::io::duplex(64);
+        let backlog = Arc::new(Backlog::new(4096));
+        let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
+        let line = "x".repeat(99);
+        for _ in 0..100 {
+            tx.send(line.clone()).unwrap();
+        }
+        // The client reads nothing: the lines wait, counted, and the reader would wait.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let queued = backlog.bytes.load(Ordering::Acquire);
+        assert!(queued > 9_000, "{queued} bytes counted");
+        let room = tokio::time::timeout(Duration::from_millis(100), backlog.room()).await;
+        assert!(room.is_err(), "no room while the client does not read");
+        // Once the client reads, everything arrives, in order, and there is room again.
+        drop(tx);
+        let mut text = String::new();
+        client.read_to_string(&mut text).await.unwrap();
+        assert_eq!(text, format!("{line}\n").repeat(100));
+        writer.await.unwrap().unwrap();
+        assert_eq!(backlog.bytes.load(Ordering::Acquire), 0);
+        backlog.room().await;
+    }
+
+    #[tokio::test]
+    async fn a_failed_output_never_leaves_the_reader_waiting() {
+        let (tx, rx) = mpsc::unbounded_channel::<String>();
+        let (output, client) = tokio::io::duplex(16);
+        let backlog = Arc::new(Backlog::new(10));
+        let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
+        tx.send("a line longer than the pipe".into()).unwrap();
+        drop(client);
+        assert!(writer.await.unwrap().is_err());
+        tokio::time::timeout(Duration::from_secs(1), backlog.room())
+            .await
+            .expect("room once the output is gone");
+    }
+
+    #[test]
+    fn the_in_flight_table_refuses_a_running_id_and_forgets_answered_ones() {
+        let (tx, _rx) = mpsc::unbounded_channel::<String>();
+        let table = Arc::new(InFlight::default());
+        let first = Outbound::lines(tx.clone());
+        let registered = table.register("1".into(), &first).unwrap();
+        assert!(table.register("1".into(), &first).is_none());
+        drop(registered);
+        assert!(table.is_empty());
+        // Cancelled, then reused: the first one's entry leaving does not take the second.
+        let again = table.register("1".into(), &first).unwrap();
+        table.cancel("1");
+        assert!(table.is_empty());
+        let second = table.register("1".into(), &Outbound::lines(tx)).unwrap();
+        drop(again);
+        assert!(!table.is_empty());
+        drop(second);
+        assert!(table.is_empty());
+    }
+
+    #[test]
+    fn cancellations_name_their_request() {
+        let params =
+            serde_json::value::RawValue::from_string(r#"{"requestId": "a", "reason": "x"}"#.into())
+                .unwrap();
+        assert_eq!(cancelled_request(Some(&params)).as_deref(), Some("\"a\""));
+        let bad = serde_json::value::RawValue::from_string("{}".into()).unwrap();
+        assert_eq!(cancelled_request(Some(&bad)), None);
+        assert_eq!(cancelled_request(None), None);
     }
 }

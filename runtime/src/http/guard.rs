@@ -41,34 +41,128 @@ pub enum Refusal {
 }
 
 /// Checks `Host` (required) and `Origin` (when present) against the allowed host names.
+///
+/// `Host` must be an authority without userinfo (`host[:port]`, the port a number up to
+/// 65535); `Origin` must be a bare origin, `http://` or `https://` and such an authority, with
+/// no path, query or fragment (so `null` is refused). Both are read with
+/// [`http::uri::Authority`], except that the usual values (exactly an allowed name, maybe with
+/// a port) are recognized from their bytes first: every request goes through here.
 pub fn check_host_and_origin(
     host: Option<&HeaderValue>,
     origin: Option<&HeaderValue>,
     allowed: &[String],
 ) -> Result<(), Refusal> {
-    // Exact bytes first: clients send host names lowercase, and the case-insensitive
-    // comparison costs ten times as much per byte.
-    let allowed_name = |name: &[u8]| {
-        allowed.iter().any(|a| a.as_bytes() == name)
-            || allowed
-                .iter()
-                .any(|a| a.as_bytes().eq_ignore_ascii_case(name))
-    };
     let Some(host) = host else {
         return Err(Refusal::MissingHost);
     };
-    if !allowed_name(host_part(host.as_bytes())) {
+    if !authority_allowed(host.as_bytes(), allowed) {
         return Err(Refusal::Forbidden(refused_host(host)));
     }
     if let Some(origin) = origin {
-        let origin = origin.to_str().unwrap_or_default();
-        let authority = origin.split_once("://").map(|(_, rest)| rest).unwrap_or("");
-        let name = host_part(authority.split('/').next().unwrap_or_default().as_bytes());
-        if name.is_empty() || !allowed_name(name) {
+        if !origin_allowed(origin.as_bytes(), allowed) {
             return Err(Refusal::Forbidden(refused_origin(origin)));
         }
     }
     Ok(())
+}
+
+/// Whether `authority` (a `Host` value, or an origin after its scheme) names an allowed host.
+fn authority_allowed(authority: &[u8], allowed: &[String]) -> bool {
+    allowed
+        .iter()
+        .any(|name| is_exactly(authority, name.as_bytes()))
+        || parsed_authority_allowed(authority, allowed)
+}
+
+/// Whether `authority` is `name` as clients usually write it: the same bytes (IPv6 in
+/// brackets), then nothing or a port. Anything else (case, a trailing dot, an empty port) is
+/// left to the parser.
+fn is_exactly(authority: &[u8], name: &[u8]) -> bool {
+    if name.is_empty() {
+        return false;
+    }
+    let rest = match authority.strip_prefix(b"[") {
+        Some(bracketed) => bracketed
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix(b"]")),
+        None => authority.strip_prefix(name),
+    };
+    let port_follows = match rest {
+        Some([]) => true,
+        Some([b':', port @ ..]) => is_port(port),
+        _ => return false,
+    };
+    // Brackets exactly around an IPv6 name (the one with colons): `::1:80` is no authority.
+    port_follows && (authority.first() == Some(&b'[')) == name.contains(&b':')
+}
+
+/// Whether `digits` is a port number: 1 to 5 digits, at most 65535.
+fn is_port(digits: &[u8]) -> bool {
+    (1..=5).contains(&digits.len())
+        && digits.iter().all(u8::is_ascii_digit)
+        && digits
+            .iter()
+            .fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'))
+            <= u32::from(u16::MAX)
+}
+
+/// [`authority_allowed`] past the byte comparison: `authority` read as an
+/// [`http::uri::Authority`], which must be `host` or `host:port` and nothing else (no
+/// userinfo, nothing after an IPv6 literal but a port, a numeric port), its host compared to
+/// the allowed names without regard to case or one trailing dot.
+#[cold]
+#[inline(never)]
+fn parsed_authority_allowed(authority: &[u8], allowed: &[String]) -> bool {
+    let Ok(authority) = http::uri::Authority::try_from(authority.trim_ascii()) else {
+        return false;
+    };
+    let text = authority.as_str();
+    let host = authority.host();
+    // `host()` stops at `]` and skips userinfo: `[::1]evil` and `localhost:80@evil` parse.
+    let Some(after_host) = text.strip_prefix(host) else {
+        return false;
+    };
+    if !(after_host.is_empty()
+        || after_host == ":"
+        || after_host
+            .strip_prefix(':')
+            .is_some_and(|p| is_port(p.as_bytes())))
+    {
+        return false;
+    }
+    let name = match host.strip_prefix('[') {
+        Some(ipv6) => ipv6.strip_suffix(']').unwrap_or(ipv6),
+        // An absolute name (`localhost.`) is the same name.
+        None => host.strip_suffix('.').unwrap_or(host),
+    };
+    !name.is_empty() && allowed.iter().any(|a| a.eq_ignore_ascii_case(name))
+}
+
+/// Whether `origin` is a bare `http` or `https` origin whose authority names an allowed host.
+fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
+    // What browsers send: a lowercase scheme, an allowed name, maybe a port.
+    let authority = origin
+        .strip_prefix(b"http://")
+        .or_else(|| origin.strip_prefix(b"https://"));
+    authority.is_some_and(|authority| {
+        allowed
+            .iter()
+            .any(|name| is_exactly(authority, name.as_bytes()))
+    }) || parsed_origin_allowed(origin, allowed)
+}
+
+/// [`origin_allowed`] past the byte comparison: the scheme `http` or `https` in any case, then
+/// `://` and an authority ([`parsed_authority_allowed`]) that runs to the end of the value.
+#[cold]
+#[inline(never)]
+fn parsed_origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
+    let origin = origin.trim_ascii();
+    let Some(at) = origin.windows(3).position(|w| w == b"://") else {
+        return false;
+    };
+    let scheme = &origin[..at];
+    (scheme.eq_ignore_ascii_case(b"http") || scheme.eq_ignore_ascii_case(b"https"))
+        && parsed_authority_allowed(&origin[at + 3..], allowed)
 }
 
 // The refusals are built out of line (`#[cold]`), here and on the other request paths: the
@@ -85,7 +179,8 @@ fn refused_host(host: &HeaderValue) -> String {
 }
 
 #[cold]
-fn refused_origin(origin: &str) -> String {
+fn refused_origin(origin: &HeaderValue) -> String {
+    let origin = String::from_utf8_lossy(origin.as_bytes());
     format!(
         "Forbidden: Origin \"{origin}\" is not allowed (DNS rebinding protection). Add its host to Config::allowed_hosts to serve it."
     )
@@ -198,6 +293,149 @@ mod tests {
         headers.remove(ORIGIN);
         headers.remove(HOST);
         assert_eq!(check(&headers, &allowed).unwrap_err(), "no Host");
+    }
+
+    fn loopback() -> Vec<String> {
+        vec!["localhost".into(), "127.0.0.1".into(), "::1".into()]
+    }
+
+    /// Whether `host` passes as the `Host` header, then whether `origin` passes with an allowed
+    /// Host.
+    fn host_ok(host: &[u8]) -> bool {
+        let host = HeaderValue::from_bytes(host).unwrap();
+        check_host_and_origin(Some(&host), None, &loopback()).is_ok()
+    }
+
+    fn origin_ok(origin: &[u8]) -> bool {
+        let host = HeaderValue::from_static("localhost:8080");
+        let origin = HeaderValue::from_bytes(origin).unwrap();
+        check_host_and_origin(Some(&host), Some(&origin), &loopback()).is_ok()
+    }
+
+    #[test]
+    fn hosts_are_authorities_without_userinfo() {
+        let accepted: &[&[u8]] = &[
+            b"localhost",
+            b"localhost:8080",
+            b"127.0.0.1:65535",
+            b"[::1]",
+            b"[::1]:3000",
+            b"LocalHost:9000",
+            b"LOCALHOST",
+            // An absolute name is the same name; an empty port is no port (RFC 3986).
+            b"localhost.",
+            b"localhost.:8080",
+            b"localhost:",
+            b"[::1]:",
+            b"[::1]:0",
+        ];
+        for host in accepted {
+            assert!(host_ok(host), "{}", String::from_utf8_lossy(host));
+        }
+        let refused: &[&[u8]] = &[
+            b"[::1]evil",
+            b"[::1]evil.example:80",
+            b"[::1].evil.example",
+            b"[::1]:80x",
+            b"[::1]:80:80",
+            b"[::1",
+            b"::1",
+            b"::1:80",
+            b"localhost:80@evil",
+            b"localhost@evil",
+            b"user@localhost",
+            b"user:pass@localhost:8080",
+            b"@localhost",
+            b"localhost:80x",
+            b"localhost:-1",
+            b"localhost:65536",
+            b"localhost:99999",
+            b"localhost:000080000",
+            b"localhost:8080:9090",
+            b"localhost..",
+            b".",
+            b"localhost.evil.example",
+            b"evil.example",
+            b"localhost/",
+            b"localhost/path",
+            b"localhost?",
+            b"localhost#",
+            b"local host",
+            b"",
+            b"[fe80::1%25eth0]",
+            b"[::1%25lo]",
+            b"[::1%lo]:80",
+            b"localhost%2e",
+            b"127.0.0.1.evil.example",
+            b"0x7f.0.0.1",
+            // Non-ASCII: an IDN look-alike and raw bytes.
+            "localh\u{f8}st".as_bytes(),
+            "lоcalhost".as_bytes(),
+            b"localhost\xff",
+        ];
+        for host in refused {
+            assert!(!host_ok(host), "{}", String::from_utf8_lossy(host));
+        }
+    }
+
+    #[test]
+    fn origins_are_bare_http_origins() {
+        let accepted: &[&[u8]] = &[
+            b"http://localhost",
+            b"http://localhost:6274",
+            b"https://127.0.0.1:8443",
+            b"http://[::1]:3000",
+            b"HTTP://LocalHost:6274",
+            b"Https://localhost",
+            b"http://localhost.:6274",
+        ];
+        for origin in accepted {
+            assert!(origin_ok(origin), "{}", String::from_utf8_lossy(origin));
+        }
+        let refused: &[&[u8]] = &[
+            b"null",
+            b"http://evil",
+            b"http://evil.example.com",
+            b"https://localhost.evil.example",
+            b"http://[::1]evil.example.com",
+            b"http://localhost:80@evil",
+            b"http://user@localhost",
+            b"http://localhost/",
+            b"http://localhost/path",
+            b"http://localhost:6274/",
+            b"http://localhost?x=1",
+            b"http://localhost#frag",
+            b"ftp://localhost",
+            b"file://localhost",
+            b"ws://localhost",
+            b"chrome-extension://abcdef",
+            b"localhost",
+            b"//localhost",
+            b"http:localhost",
+            b"http://",
+            b"http://:8080",
+            b"http://localhost:65536",
+            b"http://localhost:x",
+            b"http://[fe80::1%25eth0]:80",
+            "http://localh\u{f8}st".as_bytes(),
+            b"",
+        ];
+        for origin in refused {
+            assert!(!origin_ok(origin), "{}", String::from_utf8_lossy(origin));
+        }
+    }
+
+    #[test]
+    fn the_allowed_names_decide_not_the_fast_path() {
+        let allowed: Vec<String> = vec!["Example.COM".into(), "".into()];
+        let check = |host: &'static str| {
+            check_host_and_origin(Some(&HeaderValue::from_static(host)), None, &allowed).is_ok()
+        };
+        assert!(check("example.com:8080"));
+        assert!(check("Example.COM"));
+        assert!(!check("localhost"));
+        // An empty allowed name allows nothing.
+        assert!(!check(":8080"));
     }
 
     #[test]
