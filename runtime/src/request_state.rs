@@ -309,9 +309,6 @@ impl StateSealer {
     /// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
     /// [`PREVIOUS_KEY_ENV`]; without a current key, a random one, with a warning), its TTL and
     /// whether states are single-use.
-    // `allow(dead_code)` here and below: unused until `McpServer::with_stores` (server.rs,
-    // outside this change) builds its sealer with this instead of `StateSealer::new`.
-    #[allow(dead_code)]
     pub fn from_config(config: &Config) -> Self {
         let previous = match &config.request_state_previous_key {
             Some(key) => Some(key.clone()),
@@ -326,7 +323,6 @@ impl StateSealer {
     }
 
     /// Also opens states sealed with `previous` (a key being rotated out).
-    #[allow(dead_code)]
     pub fn with_previous(mut self, previous: Option<SealingKey>) -> Self {
         // The same key twice would only verify a bad MAC twice.
         self.previous = previous.filter(|previous| *previous != self.key);
@@ -334,7 +330,6 @@ impl StateSealer {
     }
 
     /// Opens each state at most once when `single_use` is set.
-    #[allow(dead_code)]
     pub fn single_use(mut self, single_use: bool) -> Self {
         self.redeemed = single_use.then(|| Arc::new(Redeemed::new(SINGLE_USE_CAPACITY)));
         self
@@ -427,7 +422,6 @@ fn verifies(key: &SealingKey, data: &[u8], tag: &[u8; 32]) -> bool {
 }
 
 /// The configured sealing key, else the environment's, else a random one (with a warning).
-#[allow(dead_code)]
 fn current_key(config: &Config) -> SealingKey {
     if let Some(key) = &config.request_state_key {
         return key.clone();
@@ -458,7 +452,6 @@ struct Redeemed {
 }
 
 impl Redeemed {
-    #[allow(dead_code)]
     fn new(capacity: usize) -> Self {
         Self {
             capacity,

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 use crate::notifier::Notifier;
-use crate::request_state::{SealingKey, StateSealer, KEY_ENV};
+use crate::request_state::StateSealer;
 use crate::session::{MemorySessionStore, SessionStore};
 use crate::tasks::{MemoryTaskStore, TaskStore, Tasks};
 
@@ -57,7 +57,7 @@ impl<D: Dispatch> McpServer<D> {
             config.task_ttl,
             config.task_poll_interval,
         ));
-        let sealer = StateSealer::new(sealing_key(&config), config.request_state_ttl);
+        let sealer = StateSealer::from_config(&config);
         Self {
             engine: Arc::new(Engine::new(dispatch, config, store, tasks, sealer)),
         }
@@ -81,26 +81,5 @@ impl<D: Dispatch> McpServer<D> {
     /// The generated dispatch.
     pub fn dispatch(&self) -> &D {
         &self.engine.dispatch
-    }
-}
-
-/// The configured sealing key, else the environment's, else a random one (with a warning).
-fn sealing_key(config: &Config) -> SealingKey {
-    if let Some(key) = &config.request_state_key {
-        return key.clone();
-    }
-    match SealingKey::from_env() {
-        Ok(Some(key)) => key,
-        Ok(None) => {
-            tracing::warn!(
-                "{KEY_ENV} is not set: requestState is sealed with a random key, so multi \
-                 round-trip requests only resume on this instance and until it restarts"
-            );
-            SealingKey::random()
-        }
-        Err(error) => {
-            tracing::error!(%error, "ignoring the requestState key; using a random one");
-            SealingKey::random()
-        }
     }
 }

@@ -47,7 +47,6 @@ async fn interview_until_confirm(addr: SocketAddr) -> (Mrtr, String) {
 }
 
 #[tokio::test]
-#[ignore = "needs McpServer::with_stores to build its sealer with StateSealer::from_config (runtime/src/server.rs, outside this branch)"]
 async fn a_rotated_server_opens_states_of_its_previous_key() {
     let a = start(Config::builder().request_state_key(key(1)).build()).await;
     let rotated = start(
@@ -87,7 +86,6 @@ async fn a_rotated_server_opens_states_of_its_previous_key() {
 }
 
 #[tokio::test]
-#[ignore = "needs McpServer::with_stores to build its sealer with StateSealer::from_config (runtime/src/server.rs, outside this branch)"]
 async fn a_single_use_state_is_redeemed_once() {
     let server = start(
         Config::builder()
