@@ -19,6 +19,8 @@ use crate::request_state::{Binding, SealingKey, StatePayload, StateSealer};
 // ---- the JSON-RPC reader (engine/incoming.rs) ----
 
 /// What the reader made of one message body (`http/post.rs` and `stdio.rs` do the same).
+// One value per fuzz input: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     /// The bytes are not UTF-8 (`-32700` before any JSON is read).
@@ -30,6 +32,7 @@ pub enum Body {
 }
 
 /// One message as the reader read it (`engine::incoming::Incoming`, owned).
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
     /// A request.
