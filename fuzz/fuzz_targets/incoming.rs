@@ -8,7 +8,12 @@ mod fuzz_checks;
 
 use libfuzzer_sys::fuzz_target;
 
-const ANNOUNCED: [Option<&str>; 4] = [None, Some("tools/call"), Some("resources/read"), Some("ping")];
+const ANNOUNCED: [Option<&str>; 4] = [
+    None,
+    Some("tools/call"),
+    Some("resources/read"),
+    Some("ping"),
+];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, body)) = data.split_first() else {

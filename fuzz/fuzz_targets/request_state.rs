@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
     fuzz_checks::request_state::check_arbitrary_token(text);
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         // B7: only values that survive their own text.
-        if serde_json::from_str::<Value>(&value.to_string()).ok().as_ref() != Some(&value) {
+        if serde_json::from_str::<Value>(&value.to_string())
+            .ok()
+            .as_ref()
+            != Some(&value)
+        {
             return;
         }
         let payload = Payload {
