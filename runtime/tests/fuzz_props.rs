@@ -566,3 +566,10 @@ fn b5_a_notification_of_a_call_method() {
 fn l2_an_unbracketed_ipv6_host() {
     headers::check_host(b"::1:");
 }
+
+/// L3, found by cargo-fuzz: an origin whose "scheme" is `::0`.
+#[test]
+fn l3_an_origin_scheme_is_not_read() {
+    headers::check_origin(b"::0://loCalhost");
+    headers::check_origin(b"  2://127.0.0.1         ");
+}

@@ -8,6 +8,9 @@
 //!   read as the allowed `::1`, though neither is an authority (`[::1]:80` is). No browser
 //!   sends such a Host for a rebinding name; the fix is one condition in `guard::host_part`
 //!   (no `:` left in the host part unless bracketed).
+//! - **L3, an `Origin`'s scheme.** Whatever stands before the first `://` is taken as the
+//!   scheme unread (`::0://localhost` passes as a localhost origin); only the authority is
+//!   compared. Browsers send real schemes; the host, which rebinding forges, is checked.
 //! - **L1, `Last-Event-ID` signs.** The two numbers are read with Rust's integer parsing,
 //!   which takes a leading `+` (`+1-+2` resumes stream 1 after event 2); leading zeros are
 //!   taken too. The id still names exactly one event of the session.
@@ -286,7 +289,10 @@ pub fn check_origin(bytes: &[u8]) {
     if !accepted || unbracketed_ipv6(authority) {
         return;
     }
-    let uri = Uri::try_from(bytes.trim_ascii());
+    // L3: the scheme is not read; what the guard decides on is the authority.
+    // hyper trims the value, and the guard the authority.
+    let authority = String::from_utf8_lossy(authority.unwrap_or_default().trim_ascii());
+    let uri = Uri::try_from(format!("http://{authority}"));
     let uri_host = uri.as_ref().ok().and_then(Uri::host).map(normalized);
     assert!(
         uri_host.is_some_and(|host| allowed().contains(&host)),
