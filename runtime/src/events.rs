@@ -293,7 +293,7 @@ impl Streams {
     }
 }
 
-fn parse_event_id(id: &str) -> Option<(u32, u64)> {
+pub(crate) fn parse_event_id(id: &str) -> Option<(u32, u64)> {
     let (stream, sequence) = id.trim().split_once('-')?;
     Some((stream.parse().ok()?, sequence.parse().ok()?))
 }

@@ -32,6 +32,10 @@ pub mod dispatch;
 mod engine;
 pub mod entry;
 mod error;
+// Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 // Public only so `bench/benches/hot_path.rs` can measure SSE framing (`encode_frame`); not
 // part of the API.
 #[doc(hidden)]

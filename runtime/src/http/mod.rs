@@ -6,7 +6,7 @@
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
 
 mod body;
-mod guard;
+pub(crate) mod guard;
 mod headers;
 mod listener;
 mod post;
