@@ -20,7 +20,7 @@ use base64::Engine as _;
 use http::uri::Authority;
 use http::{HeaderMap, HeaderValue, Uri};
 use mcp_runtime::catalog::{Catalog, Descriptor, ServerInfo};
-use mcp_runtime::events::{Streams, CONNECTION_QUEUE};
+use mcp_runtime::events::{ResumeError, Streams, CONNECTION_QUEUE};
 use mcp_runtime::fuzzing::{self, ParamHeaderTable};
 use serde_json::Value;
 use std::sync::OnceLock;
@@ -318,14 +318,15 @@ pub fn check_last_event_id(id: &str) {
         ))
     });
     assert_eq!(got, expected, "{id:?}");
+    // A fresh session issued no event yet: only the standalone stream from its start
+    // (`0-0`) resumes; any other id, well-formed or not, is not one of its ids.
     let mut streams = Streams::new(4, 4);
     let (connection, _rx) = mpsc::channel(CONNECTION_QUEUE);
-    let resumed = streams.resume(id, connection);
-    assert_eq!(
-        resumed,
-        expected.map(|(stream, _)| stream),
-        "resume({id:?})"
-    );
+    let resumed = streams.open_get(Some(id), connection);
+    match expected {
+        Some((0, 0)) => assert_eq!(resumed, Ok(Vec::new()), "open_get({id:?})"),
+        _ => assert_eq!(resumed, Err(ResumeError::Unknown), "open_get({id:?})"),
+    }
 }
 
 /// Every id the server writes reads back as itself.
