@@ -6,7 +6,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
-use super::watchdog::InProgress;
+use super::supervisor::InProgress;
 use crate::events::Delivery;
 
 /// The body of every response the MCP endpoint sends.

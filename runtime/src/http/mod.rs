@@ -14,7 +14,7 @@ mod request_body;
 mod response;
 mod session_answer;
 pub mod stateless;
-mod watchdog;
+mod supervisor;
 
 pub use body::Body;
 
@@ -64,6 +64,7 @@ impl<D: Dispatch> McpServer<D> {
     fn serve_request<B>(
         self,
         request: Request<B>,
+        in_progress: Option<supervisor::InProgress>,
     ) -> impl Future<Output = Result<Response<Body>, Infallible>> + Send + 'static
     where
         B: http_body::Body + Send + 'static,
@@ -71,7 +72,14 @@ impl<D: Dispatch> McpServer<D> {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        async move { Ok(self.route(&parts, body).await) }
+        async move {
+            let response = self.route(&parts, body).await;
+            // The connection counts the response as in progress until hyper drops its body.
+            Ok(match in_progress {
+                Some(in_progress) => response.map(|body| body.watched(in_progress)),
+                None => response,
+            })
+        }
     }
 
     /// Routes by path and method; checks Host and Origin first.
@@ -226,6 +234,6 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        Box::pin(self.clone().serve_request(request))
+        Box::pin(self.clone().serve_request(request, None))
     }
 }
