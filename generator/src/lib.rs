@@ -22,6 +22,7 @@ pub mod typespace;
 pub mod validate;
 
 mod builder;
+mod escape;
 mod schema_walk;
 mod tokens;
 
