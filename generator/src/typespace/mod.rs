@@ -22,7 +22,7 @@ use indexmap::IndexMap;
 use ir::{Body, Builtin, Named, TypeKind};
 use proc_macro2::TokenStream;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A handle to a lowered type (a named type of the space, or a built-in one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +48,11 @@ pub struct TypeSpace {
     pub(crate) owners: BTreeMap<TypeId, TypeId>,
     /// The registered type being lowered, if any.
     pub(crate) lowering: Option<TypeId>,
+    /// Registered schemas with `$ref`s and `allOf` resolved, by key: see
+    /// [`TypeSpace::resolve_raw`].
+    pub(crate) resolved: HashMap<String, Value>,
+    /// Registered schemas being resolved, so a cycle ends.
+    pub(crate) resolving: HashSet<String>,
     /// Every type before this index is lowered, so [`TypeSpace::lower_pending`] resumes here:
     /// rescanning from the start on each [`TypeSpace::add_inline`] made planning quadratic in
     /// the number of methods.
