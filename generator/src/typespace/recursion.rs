@@ -7,20 +7,29 @@
 use super::ir::{Body, TypeKind, VariantFields};
 use super::{TypeId, TypeSpace};
 
-/// Which strongly connected component of the by-value graph each type is in.
+/// Which strongly connected component of the by-value graph each type is in, and which
+/// aliases name themselves.
 pub(crate) struct Boxing {
     component: Vec<usize>,
+    alias_in_cycle: Vec<bool>,
 }
 
 impl Boxing {
     /// Computes the components of the by-value graph of `space`, in time linear in its types
     /// and edges (reachability from every type was quadratic: 20 000 types in a chain took
-    /// minutes).
+    /// minutes), and the aliases on a cycle of aliases.
     pub(crate) fn new(space: &TypeSpace) -> Self {
         let edges: Vec<Vec<usize>> = (0..space.types.len()).map(|i| edges_of(space, i)).collect();
         Self {
             component: components(&edges),
+            alias_in_cycle: aliases_in_cycles(space),
         }
+    }
+
+    /// Whether `alias` (a `pub type`) names itself, through other aliases and any container:
+    /// Rust rejects such an alias (`type A = Vec<A>;` included), so it is emitted as a JSON value.
+    pub(crate) fn alias_in_cycle(&self, alias: TypeId) -> bool {
+        self.alias_in_cycle[alias.0]
     }
 
     /// Whether a by-value use of `target` inside `container` closes a cycle: `target` is
@@ -82,6 +91,49 @@ fn components(edges: &[Vec<usize>]) -> Vec<usize> {
         }
     }
     component
+}
+
+/// The aliases on a cycle of the graph from each alias to the aliases its target names.
+fn aliases_in_cycles(space: &TypeSpace) -> Vec<bool> {
+    let is_alias = |i: usize| {
+        matches!(
+            &space.types[i],
+            TypeKind::Named(named) if matches!(named.body, Body::Alias(_))
+        )
+    };
+    let edges: Vec<Vec<usize>> = (0..space.types.len())
+        .map(|i| match &space.types[i] {
+            TypeKind::Named(named) => match named.body {
+                Body::Alias(target) => {
+                    let mut out = Vec::new();
+                    named_in(space, target, &mut out);
+                    out.retain(|&j| is_alias(j));
+                    out
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        })
+        .collect();
+    let component = components(&edges);
+    let mut size = vec![0usize; space.types.len()];
+    for &c in &component {
+        size[c] += 1;
+    }
+    (0..space.types.len())
+        .map(|i| size[component[i]] > 1 || edges[i].contains(&i))
+        .collect()
+}
+
+/// Named types a use of `ty` names, through any container.
+fn named_in(space: &TypeSpace, ty: TypeId, out: &mut Vec<usize>) {
+    match &space.types[ty.0] {
+        TypeKind::Named(_) => out.push(ty.0),
+        TypeKind::Option(inner) | TypeKind::Vec(inner) | TypeKind::Map(inner) => {
+            named_in(space, *inner, out)
+        }
+        TypeKind::Builtin(_) => {}
+    }
 }
 
 /// Named types held by value in a use of `ty`.

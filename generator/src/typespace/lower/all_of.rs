@@ -73,7 +73,18 @@ impl TypeSpace {
             .into_iter()
             .flatten()
         {
-            let member = self.resolve_raw(member, depth + 1);
+            let mut member = self.resolve_raw(member, depth + 1);
+            // A `$ref` still there is a cycle back into a schema being merged: it adds nothing
+            // that is not merged already, and kept it would make the result an alias of itself.
+            if let Some(map) = member.as_object_mut() {
+                if map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| self.refs.contains_key(r))
+                {
+                    map.shift_remove("$ref");
+                }
+            }
             absorb(&member, &mut out);
         }
         absorb(schema, &mut out);
