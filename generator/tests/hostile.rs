@@ -350,6 +350,19 @@ fn an_all_of_bomb_is_merged_once_per_schema() {
     assert!(source.contains("pub leaf: "));
 }
 
+/// A schema whose union members each merge the schema again (`allOf`): lowering would inline it
+/// forever, overflowing the stack (found by `arbitrary_documents.rs`). Refused with the budget
+/// rule, on a test thread's stack.
+#[test]
+fn an_all_of_that_expands_into_itself_is_refused() {
+    let path = common::workspace().join("fixtures/invalid/schema-budget.json");
+    let errors = refused(&path);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].rule, mcp_codegen::RULE_BUDGET);
+    assert_eq!(errors[0].location.file, path);
+    assert!(errors[0].message.contains("allOf"), "{}", errors[0]);
+}
+
 /// 20 000 types in a chain and in a web (each type holds three others by value): the
 /// recursion analysis is linear. Reachability from every type, as it was, takes minutes here.
 #[test]

@@ -27,6 +27,9 @@ pub struct Emitted {
     pub source: String,
     /// Each handler method's signature, in declaration order.
     pub signatures: Vec<Signature>,
+    /// Why lowering the schemas stopped short of the document, if it did (see
+    /// [`crate::typespace::MAX_LOWER_STEPS`]): [`crate::generate`] then refuses the document.
+    pub budget_exceeded: Option<String>,
 }
 
 /// A handler method's signature, as Rust source text seen from next to the generated module
@@ -50,6 +53,7 @@ pub struct Signature {
 pub fn emit(document: &Document, source_name: &str) -> Emitted {
     let mut types = TypeSpace::new();
     let methods = plan::plan(document, &mut types);
+    types.lower_all();
     let types_path = quote!(types);
     let signatures = methods
         .iter()
@@ -85,6 +89,7 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
     Emitted {
         source: with_header(&format_sections(&sections), source_name),
         signatures,
+        budget_exceeded: types.budget_exceeded().map(str::to_string),
     }
 }
 
