@@ -59,8 +59,13 @@ pub(super) fn check_relative(file_part: &str, decoded: &str) -> Result<(), Unrea
             "absolute paths are not read: only paths relative to the referring file are",
         ));
     }
-    if decoded.contains('\0') {
-        return Err(Unreadable::new(RULE_REF, "the path holds a NUL character"));
+    // A `build.rs` prints every file read as a `cargo:rerun-if-changed=` line: a line break in
+    // a path would start a directive of the document's choosing.
+    if decoded.chars().any(char::is_control) {
+        return Err(Unreadable::new(
+            RULE_REF,
+            "the path holds a control character (a line break, NUL...)",
+        ));
     }
     Ok(())
 }
