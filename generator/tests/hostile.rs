@@ -440,6 +440,7 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
             crate_name: Some(format!("hostile-{name}")),
             runtime: runtime.clone(),
         };
+        assert_docs_hold_no_html_or_unsafe_links(&generated.server.source);
         let files = crate_files(&generated, &source_name, &options);
         let dir = ws.path().join("crates").join(name);
         write_crate(&dir, &files).unwrap();
@@ -493,6 +494,32 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
         !ws.path().join("INJECTED").exists() && !root.join("INJECTED").exists(),
         "a command from a document ran"
     );
+}
+
+/// The doc comments hold no HTML tag and no `javascript:` link that rustdoc would render
+/// (`&lt;` and `\](` are the escaped forms; a ```` ```text ```` block shows its text as is).
+fn assert_docs_hold_no_html_or_unsafe_links(source: &str) {
+    let mut fence: Option<String> = None;
+    for line in source.lines().map(str::trim_start) {
+        let Some(doc) = line.strip_prefix("///") else {
+            continue;
+        };
+        let ticks: String = doc.trim().chars().take_while(|&c| c == '`').collect();
+        match &fence {
+            Some(open) if doc.trim() == open => fence = None,
+            Some(_) => continue,
+            None if ticks.len() >= 3 => {
+                assert_eq!(doc.trim(), format!("{ticks}text"), "{line}");
+                fence = Some(ticks);
+                continue;
+            }
+            None => {}
+        }
+        assert!(!doc.contains("<script") && !doc.contains("<img"), "{line}");
+        for (i, _) in doc.match_indices("](javascript") {
+            assert!(doc[..i].ends_with('\\'), "{line}");
+        }
+    }
 }
 
 /// `Cargo.toml` holds no table or key the template does not write, and the README's shell

@@ -13,8 +13,9 @@ use super::{longest_run, visible};
 /// - the whole text inside a ```` ```text ```` fence longer than any backtick run in it, when
 ///   any line could open a code block (a fence, or indentation of four columns or a tab), so
 ///   nothing in it is a doctest; or
-/// - else `\`, `<`, `[` and `]` backslash-escaped outside code spans, so the text makes no
-///   HTML, autolink or link.
+/// - else, outside code spans, `<` written `&lt;` (no HTML, no autolink) and the `]` of a link
+///   to anything but `http:`, `https:`, `mailto:` or a relative URL escaped (no `javascript:`
+///   link). Other Markdown is kept: descriptions use it.
 pub(crate) fn doc_lines<S: AsRef<str>>(lines: &[S]) -> Vec<String> {
     let lines: Vec<String> = lines
         .iter()
@@ -51,12 +52,17 @@ fn fenced(lines: Vec<String>) -> Vec<String> {
     out
 }
 
-/// Backslash-escapes `\`, `<`, `[` and `]` outside code spans. A code span is looked for on
-/// its own line only (one that crossed into another block would be no span), and its text is
-/// kept as written: Markdown shows it literally.
+/// Escapes HTML and unsafe links outside code spans. A code span is looked for on its own line
+/// only (one that crossed into another block would be no span), and its text is kept as
+/// written: Markdown shows it literally.
 fn escape_markup(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let mut out = String::with_capacity(line.len() + 8);
+    if let Some(dest) = reference_definition(line) {
+        if !safe_destination(dest) {
+            out.push('\\');
+        }
+    }
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -70,13 +76,46 @@ fn escape_markup(line: &str) -> String {
             i = end;
             continue;
         }
-        if matches!(c, '\\' | '<' | '[' | ']') {
-            out.push('\\');
+        match c {
+            '<' => out.push_str("&lt;"),
+            ']' if chars.get(i + 1) == Some(&'(') => {
+                let rest: String = chars[i + 2..].iter().collect();
+                if !safe_destination(&rest) {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            c => out.push(c),
         }
-        out.push(c);
         i += 1;
     }
     out
+}
+
+/// The destination of a link reference definition (`[label]: destination`), if `line` is one.
+fn reference_definition(line: &str) -> Option<&str> {
+    let rest = line.trim_start_matches(' ').strip_prefix('[')?;
+    let (_, after) = rest.split_once("]:")?;
+    Some(after)
+}
+
+/// True when a link destination (the text after `(` or `]:`) is a relative URL or uses
+/// `http:`, `https:` or `mailto:`.
+fn safe_destination(text: &str) -> bool {
+    let dest: String = text
+        .trim_start()
+        .trim_start_matches('<')
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ')' | '>'))
+        .collect();
+    let Some(colon) = dest.find(':') else {
+        return true;
+    };
+    if dest[..colon].contains(['/', '?', '#']) {
+        return true;
+    }
+    let scheme = dest[..colon].to_ascii_lowercase();
+    matches!(scheme.as_str(), "http" | "https" | "mailto")
 }
 
 /// The length of the run of backticks starting at `i`.
@@ -89,18 +128,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plain_text_keeps_its_markdown_but_no_html_or_links() {
+    fn plain_text_keeps_its_markdown_but_no_html_or_unsafe_links() {
         assert_eq!(
             doc_lines(&[
-                "A *pet*: see [docs](javascript:x) <script>",
-                "`Vec<T>` and C:\\x"
+                "A *pet*: see [docs](/spec#meta), [w](https://x.org) <script>",
+                "[x](javascript:alert(1)) [y]( JaVaScript:z) `Vec<T>` \\<b>",
             ]),
             [
-                "A *pet*: see \\[docs\\](javascript:x) \\<script>",
-                "`Vec<T>` and C:\\\\x"
+                "A *pet*: see [docs](/spec#meta), [w](https://x.org) &lt;script>",
+                "[x\\](javascript:alert(1)) [y\\]( JaVaScript:z) `Vec<T>` \\&lt;b>",
             ]
         );
-        assert_eq!(doc_lines(&["``a`b`` [x] `open"]), ["``a`b`` \\[x\\] `open"]);
+        assert_eq!(
+            doc_lines(&["``a<b`` <i> `open <"]),
+            ["``a<b`` &lt;i> `open &lt;"]
+        );
+        assert_eq!(doc_lines(&["[a]: javascript:x"]), ["\\[a]: javascript:x"]);
+        assert_eq!(doc_lines(&["[a]: https://x"]), ["[a]: https://x"]);
     }
 
     #[test]
@@ -125,7 +169,7 @@ mod tests {
     fn line_breaks_and_hidden_characters() {
         assert_eq!(
             doc_lines(&["a\rb\r\nc\u{202E}d"]),
-            ["a", "b", "c\\\\u{202e}d"]
+            ["a", "b", "c\\u{202e}d"]
         );
     }
 }
