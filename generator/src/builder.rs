@@ -81,7 +81,7 @@ impl Builder {
             Ok(generated) => generated,
             Err(diagnostics) => {
                 for d in &diagnostics.0 {
-                    println!("cargo:warning={}", d.to_string().replace('\n', " "));
+                    println!("cargo:warning={}", one_line(d));
                 }
                 return Err(BuildError::Invalid(diagnostics));
             }
@@ -90,7 +90,7 @@ impl Builder {
             println!("cargo:rerun-if-changed={}", file.display());
         }
         for warning in &generated.warnings.0 {
-            println!("cargo:warning={}", warning.to_string().replace('\n', " "));
+            println!("cargo:warning={}", one_line(warning));
         }
         let dir = match self.out_dir {
             Some(dir) => dir,
@@ -107,4 +107,11 @@ impl Builder {
             .map_err(BuildError::Io)?;
         Ok(path)
     }
+}
+
+/// A diagnostic on one line: cargo reads every line a build script prints as a directive, so a
+/// line break from the document must not start one. [`crate::Diagnostic`]'s rendering already
+/// escapes those in the text; its own line break is replaced.
+fn one_line(diagnostic: &crate::Diagnostic) -> String {
+    diagnostic.to_string().replace('\n', " ")
 }

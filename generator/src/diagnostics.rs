@@ -6,6 +6,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::escape::visible_line;
+
 /// How serious a diagnostic is. Errors block generation; warnings never do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -76,16 +78,21 @@ impl Diagnostic {
 }
 
 impl fmt::Display for Diagnostic {
-    /// Renders as `error[rule]: message` then `  --> file:line:column (pointer)`.
+    /// Renders as `error[rule]: message` then `  --> file:line:column (pointer)`, with control
+    /// and bidi characters escaped.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let level = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
+        // The message and the path quote the document: never let them move the cursor, start
+        // a line of their own or reorder the terminal's text.
         write!(
             f,
             "{level}[{}]: {}\n  --> {}",
-            self.rule, self.message, self.location
+            self.rule,
+            visible_line(&self.message),
+            visible_line(&self.location.to_string())
         )
     }
 }

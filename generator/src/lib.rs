@@ -22,6 +22,7 @@ pub mod typespace;
 pub mod validate;
 
 mod builder;
+mod escape;
 mod schema_walk;
 mod tokens;
 
@@ -29,6 +30,10 @@ pub use builder::{BuildError, Builder};
 pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};
 
 use std::path::Path;
+
+/// Rule id: lowering the document's schemas takes more work than the generator allows (see
+/// [`typespace::MAX_LOWER_STEPS`]).
+pub const RULE_BUDGET: &str = "schema-budget";
 
 /// The result of generating from one document.
 #[derive(Debug)]
@@ -56,6 +61,15 @@ pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
         |n| n.to_string_lossy().into_owned(),
     );
     let server = emit::emit(&document, &source_name);
+    if let Some(why) = &server.budget_exceeded {
+        let root = document.sources.locate(&document.files[0], "");
+        let message = format!("{why}: the document is refused rather than generated with those schemas as JSON values");
+        return Err(Diagnostics(vec![Diagnostic::error(
+            RULE_BUDGET,
+            root,
+            message,
+        )]));
+    }
     Ok(Generated {
         document,
         warnings: diagnostics,

@@ -65,6 +65,17 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(name) = cli
+        .name
+        .as_deref()
+        .filter(|n| !scaffold::valid_package_name(n))
+    {
+        eprintln!(
+            "error: --name {name:?} is not a package name: use ASCII letters, digits, `-` and `_`, start with a letter, at most {} characters, not a Rust keyword",
+            scaffold::MAX_PACKAGE_NAME
+        );
+        return ExitCode::from(2);
+    }
     let generated = match mcp_codegen::generate(&cli.openrpc) {
         Ok(generated) => generated,
         Err(diagnostics) => {

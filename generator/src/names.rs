@@ -5,6 +5,7 @@
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 use std::collections::BTreeSet;
+use std::fmt::Write;
 
 /// Rust keywords that cannot be used as plain identifiers (strict and reserved, 2021 edition).
 const KEYWORDS: &[&str] = &[
@@ -14,6 +15,15 @@ const KEYWORDS: &[&str] = &[
     "return", "self", "Self", "static", "struct", "super", "trait", "true", "try", "type",
     "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
+
+/// The longest identifier made from a wire name. Nested type names are built from their
+/// parents', so without a bound a deep document with long names would make names of megabytes.
+pub const MAX_IDENT_LEN: usize = 128;
+
+/// True for a Rust keyword (strict or reserved), which a plain identifier cannot be.
+pub fn is_keyword(word: &str) -> bool {
+    KEYWORDS.contains(&word)
+}
 
 /// Keywords that cannot even be raw identifiers; they get a trailing underscore instead.
 const NOT_RAW: &[&str] = &["crate", "self", "Self", "super"];
@@ -28,7 +38,10 @@ pub fn camel_ident(wire: &str) -> String {
     sanitize(&clean(wire).to_upper_camel_case(), "Type")
 }
 
-/// Replaces characters heck would drop silently with word breaks. A leading `$` or `@` is spelled
+/// Replaces characters heck would drop silently with word breaks, and spells every other
+/// non-ASCII letter or digit as `u<hex>`: identifiers are ASCII, so none is invalid (`²` is
+/// alphanumeric but no identifier character), none looks like another, and none hides a
+/// bidirectional control. A leading `$` or `@` is spelled
 /// out (`$ref` becomes `dollar_ref`); leading underscores are dropped (`_meta` becomes `meta`, and a
 /// clash with a real `meta` is resolved by [`Scope`]).
 fn clean(wire: &str) -> String {
@@ -46,21 +59,27 @@ fn clean(wire: &str) -> String {
     for c in rest.chars() {
         match c {
             '+' => out.push_str(" plus "),
-            c if c.is_alphanumeric() => out.push(c),
+            c if c.is_ascii_alphanumeric() => out.push(c),
+            // Spelled out as a word of its own, so distinct names stay distinct.
+            c if c.is_alphanumeric() => {
+                let _ = write!(out, " u{:04x} ", u32::from(c));
+            }
             _ => out.push(' '),
         }
     }
     out.trim().to_string()
 }
 
-/// Makes `candidate` a valid identifier: non-empty, not starting with a digit, keywords escaped
-/// (`type` becomes `r#type`; `self` becomes `self_`).
+/// Makes `candidate` a valid identifier: ASCII letters, digits and `_` only, at most
+/// [`MAX_IDENT_LEN`] of them, not only underscores (`_` is no identifier), not starting with a
+/// digit, keywords escaped (`type` becomes `r#type`; `self` becomes `self_`).
 pub fn sanitize(candidate: &str, fallback: &str) -> String {
     let mut name: String = candidate
         .chars()
-        .filter(|c| c.is_alphanumeric() || *c == '_')
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .take(MAX_IDENT_LEN)
         .collect();
-    if name.is_empty() {
+    if name.chars().all(|c| c == '_') {
         name = fallback.to_string();
     }
     if name.starts_with(|c: char| c.is_ascii_digit()) {
@@ -130,6 +149,37 @@ mod tests {
         assert_eq!(camel_ident("text/plain"), "TextPlain");
         assert_eq!(camel_ident("+1"), "Plus1");
         assert_eq!(camel_ident("-1"), "_1");
+    }
+
+    #[test]
+    fn hostile_names_become_plain_ascii_identifiers() {
+        assert_eq!(snake_ident("a²"), "a_u00b2");
+        assert_eq!(snake_ident("名前"), "u540d_u524d");
+        assert_eq!(camel_ident("x\u{202E}y\"z\\"), "XYZ");
+        assert_eq!(
+            snake_ident("\"); panic!(\"INJECTED\"); //"),
+            "panic_injected"
+        );
+        assert_eq!(sanitize("__", "field"), "field");
+        assert_eq!(snake_ident(&"ab".repeat(200)).len(), MAX_IDENT_LEN);
+        for name in [
+            "a²",
+            "x\u{202E}",
+            "ǅ",
+            "٣",
+            "\u{0}",
+            "__",
+            "self",
+            "Self",
+            "crate",
+            "gen",
+        ] {
+            for ident in [snake_ident(name), camel_ident(name)] {
+                let bare = ident.trim_start_matches("r#");
+                assert!(bare.is_ascii() && !bare.is_empty(), "{name:?} -> {ident:?}");
+                let _ = crate::tokens::ident(&ident);
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,8 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
+use crate::escape::rustdoc;
+
 /// An identifier token from a name [`crate::names`] produced (raw identifiers, `r#type`,
 /// included).
 pub(crate) fn ident(name: &str) -> Ident {
@@ -14,12 +16,15 @@ pub(crate) fn ident(name: &str) -> Ident {
 }
 
 /// `#[doc = "..."]` attributes, one per line; an empty line stays empty (a paragraph break)
-/// rather than becoming a lone space.
+/// rather than becoming a lone space. Every doc comment the generator writes goes through here,
+/// and the lines go through [`rustdoc::doc_lines`] first: they hold document text.
 pub(crate) fn doc_attrs<S: AsRef<str>>(lines: &[S]) -> TokenStream {
-    let lines = lines.iter().map(|line| match line.as_ref() {
-        "" => String::new(),
-        line => format!(" {line}"),
-    });
+    let lines = rustdoc::doc_lines(lines)
+        .into_iter()
+        .map(|line| match line.as_str() {
+            "" => String::new(),
+            line => format!(" {line}"),
+        });
     quote! { #( #[doc = #lines] )* }
 }
 

@@ -13,7 +13,8 @@ use serde_json::Value;
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use crate::openrpc::json_pos::escape_token;
 use crate::openrpc::{
-    ContentDescriptor, Document, McpBinding, McpCommon, McpKind, Method, ResourceTemplateBinding,
+    ContentDescriptor, Document, McpBinding, McpCommon, McpKind, Method, NamedSchema,
+    ResourceTemplateBinding,
 };
 use crate::schema_walk;
 
@@ -320,9 +321,10 @@ impl Validator<'_> {
                 doc: self.doc,
                 follow_refs: is_tool,
                 visited: &mut visited,
+                pending: Vec::new(),
                 found: &mut found,
             };
-            walk.schema(&p.schema, &p.schema_location, true, "");
+            walk.run(&p.schema, &p.schema_location);
         }
         if !is_tool {
             for h in found {
@@ -414,10 +416,21 @@ struct HeaderWalk<'w> {
     follow_refs: bool,
     /// Named schemas already entered, so reference cycles end.
     visited: &'w mut HashSet<String>,
+    /// Named schemas still to walk, with the `via` they were reached by: walked one after the
+    /// other rather than inside one another, so a long `$ref` chain does not recurse.
+    pending: Vec<(&'w NamedSchema, String)>,
     found: &'w mut Vec<FoundHeader>,
 }
 
-impl HeaderWalk<'_> {
+impl<'w> HeaderWalk<'w> {
+    /// Walks a param's schema, then every named schema it reaches.
+    fn run(&mut self, schema: &Value, at: &Location) {
+        self.schema(schema, at, true, "");
+        while let Some((named, via)) = self.pending.pop() {
+            self.schema(&named.schema, &named.location, false, &via);
+        }
+    }
+
     /// Walks `schema` at `at`. `via` names the first hop that was not a `properties` key (empty
     /// while `reachable`), for the message when a header is found under it.
     fn schema(&mut self, schema: &Value, at: &Location, reachable: bool, via: &str) {
@@ -457,7 +470,7 @@ impl HeaderWalk<'_> {
         }
     }
 
-    /// Follows a `$ref` (when following them) into its named schema, once.
+    /// Queues a `$ref`'s named schema (when following them), once.
     fn reference(&mut self, reference: &Value, via: &str) {
         if !self.follow_refs {
             return;
@@ -470,7 +483,7 @@ impl HeaderWalk<'_> {
         };
         if self.visited.insert(key.to_string()) {
             let via = if via.is_empty() { "$ref" } else { via };
-            self.schema(&named.schema, &named.location, false, via);
+            self.pending.push((named, via.to_string()));
         }
     }
 

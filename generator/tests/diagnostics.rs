@@ -548,6 +548,8 @@ fn locations_point_into_nested_schemas() {
     assert_eq!((loc.line, loc.column), (17, 59));
 }
 
+/// `..` is fine while it stays inside the root document's directory (a file outside it is
+/// refused: see `tests/hostile.rs`).
 #[test]
 fn whole_file_refs_parent_dirs_and_refs_back_into_main() {
     let dir = tempfile::tempdir().unwrap();
@@ -557,36 +559,36 @@ fn whole_file_refs_parent_dirs_and_refs_back_into_main() {
     std::fs::write(root.join("shared/id.json"), r#"{"type": "string"}"#).unwrap();
     std::fs::write(
         root.join("api/sub/x.json"),
-        r#"{"X": {"type": "object", "properties": {"l": {"$ref": "../main.json#/components/schemas/Local"}, "id": {"$ref": "../../shared/id.json"}}}}"#,
+        r#"{"X": {"type": "object", "properties": {"l": {"$ref": "../../main.json#/components/schemas/Local"}, "id": {"$ref": "../../shared/id.json"}}}}"#,
     )
     .unwrap();
     std::fs::write(
-        root.join("api/main.json"),
+        root.join("main.json"),
         r#"{"openrpc": "1.2.6", "info": {"title": "t", "version": "1"},
             "methods": [{"name": "m", "params": [
-                {"name": "a", "schema": {"$ref": "../shared/id.json"}},
-                {"name": "b", "schema": {"$ref": "sub/x.json#/X"}}],
-              "result": {"name": "r", "schema": {"$ref": "./sub/../sub/x.json#/X"}}}],
+                {"name": "a", "schema": {"$ref": "api/../shared/id.json"}},
+                {"name": "b", "schema": {"$ref": "api/sub/x.json#/X"}}],
+              "result": {"name": "r", "schema": {"$ref": "./api/sub/../sub/x.json#/X"}}}],
             "components": {"schemas": {"Local": {"type": "integer"}}}}"#,
     )
     .unwrap();
-    let doc = load_clean(&root.join("api/main.json"));
+    let doc = load_clean(&root.join("main.json"));
     let keys: Vec<&str> = doc.schemas.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
         [
             "#/components/schemas/Local",
-            "../shared/id.json",
-            "sub/x.json#/X"
+            "shared/id.json",
+            "api/sub/x.json#/X"
         ]
     );
-    assert_eq!(doc.schemas["../shared/id.json"].name, "id");
-    let x = &doc.schemas["sub/x.json#/X"].schema;
+    assert_eq!(doc.schemas["shared/id.json"].name, "id");
+    let x = &doc.schemas["api/sub/x.json#/X"].schema;
     assert_eq!(x["properties"]["l"]["$ref"], "#/components/schemas/Local");
-    assert_eq!(x["properties"]["id"]["$ref"], "../shared/id.json");
+    assert_eq!(x["properties"]["id"]["$ref"], "shared/id.json");
     assert_eq!(
         doc.methods[0].result.as_ref().unwrap().schema["$ref"],
-        "sub/x.json#/X"
+        "api/sub/x.json#/X"
     );
     assert_eq!(doc.files.len(), 3);
 }

@@ -127,7 +127,8 @@ fn call_tool(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -
         .map(|(plan, tool)| tool_arm(plan, tool, types))
         .collect();
     let output = quote!(::mcp_runtime::ToolOutcome);
-    by_name_with_arguments(quote!(call_tool), output, arms, frame)
+    let reads = bound(methods, McpBinding::as_tool).any(|(plan, _)| plan.params.is_some());
+    by_name_with_arguments(quote!(call_tool), output, arms, reads, frame)
 }
 
 /// One `call_tool` arm: arguments that do not decode are the tool's error, not the protocol's.
@@ -168,19 +169,22 @@ fn get_prompt(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) 
             ::mcp_runtime::RpcError,
         >
     );
-    by_name_with_arguments(quote!(get_prompt), output, arms, frame)
+    let reads = bound(methods, McpBinding::as_prompt).any(|(plan, _)| plan.params.is_some());
+    by_name_with_arguments(quote!(get_prompt), output, arms, reads, frame)
 }
 
 /// A `Dispatch` method that routes by MCP name and hands the raw `arguments` on
-/// (`call_tool`, `get_prompt`): `arms` match the name, anything else is `None`.
+/// (`call_tool`, `get_prompt`): `arms` match the name, anything else is `None`. `reads_arguments`:
+/// some arm decodes them (none does when no bound method has params).
 fn by_name_with_arguments(
     function: TokenStream,
     output: TokenStream,
     arms: Vec<TokenStream>,
+    reads_arguments: bool,
     frame: &mut Frame,
 ) -> TokenStream {
     let (arguments, ctx) = (
-        used(!arms.is_empty(), "arguments"),
+        used(reads_arguments, "arguments"),
         used(!arms.is_empty(), "ctx"),
     );
     let name = used(!arms.is_empty(), "name");

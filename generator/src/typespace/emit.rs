@@ -118,6 +118,18 @@ impl<'a> Emitter<'a> {
         );
         match &named.body {
             Body::Pending(_) => quote!(),
+            Body::Alias(_) if self.boxing.alias_in_cycle(id) => {
+                let mut lines = named.docs.clone();
+                if !lines.is_empty() {
+                    lines.push(String::new());
+                }
+                lines.push(
+                    "The schema only refers to itself through `$ref`s, so any JSON value is accepted."
+                        .to_string(),
+                );
+                let docs = doc_attrs(&lines);
+                quote! { #docs pub type #name = ::serde_json::Value; }
+            }
             Body::Alias(target) => {
                 let target = self.slot(*target, id);
                 quote! { #docs pub type #name = #target; }
@@ -270,9 +282,9 @@ impl<'a> Emitter<'a> {
             let func = ident(fn_name);
             let ret = type_tokens(self.space, *ty, &quote!(super::));
             let body = self.default_literal(*ty, value);
-            let doc = format!(" The schema's default, `{value}`.");
+            let doc = doc_attrs(&[format!("The schema's default, `{value}`.")]);
             quote! {
-                #[doc = #doc]
+                #doc
                 pub fn #func() -> #ret { #body }
             }
         });
@@ -328,7 +340,7 @@ impl<'a> Emitter<'a> {
                     ..
                 }),
                 value,
-            ) => self.default_literal(*target, value),
+            ) if !self.boxing.alias_in_cycle(ty) => self.default_literal(*target, value),
             _ => fallback(),
         }
     }

@@ -8,6 +8,7 @@
 //! - `emit`: IR to tokens.
 //! - [`schema_doc`]: whole JSON Schema documents to formatted Rust source.
 
+mod budget;
 pub mod discriminator;
 mod emit;
 pub(crate) mod ir;
@@ -15,6 +16,7 @@ mod lower;
 mod recursion;
 pub mod schema_doc;
 
+pub use budget::{MAX_LOWER_DEPTH, MAX_LOWER_STEPS};
 pub use schema_doc::schema_document_to_rust;
 
 use crate::names::Scope;
@@ -22,7 +24,7 @@ use indexmap::IndexMap;
 use ir::{Body, Builtin, Named, TypeKind};
 use proc_macro2::TokenStream;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A handle to a lowered type (a named type of the space, or a built-in one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,6 +50,13 @@ pub struct TypeSpace {
     pub(crate) owners: BTreeMap<TypeId, TypeId>,
     /// The registered type being lowered, if any.
     pub(crate) lowering: Option<TypeId>,
+    /// How much lowering is left.
+    pub(crate) budget: budget::Budget,
+    /// Registered schemas with `$ref`s and `allOf` resolved, by key: see
+    /// [`TypeSpace::resolve_raw`].
+    pub(crate) resolved: HashMap<String, Value>,
+    /// Registered schemas being resolved, so a cycle ends.
+    pub(crate) resolving: HashSet<String>,
     /// Every type before this index is lowered, so [`TypeSpace::lower_pending`] resumes here:
     /// rescanning from the start on each [`TypeSpace::add_inline`] made planning quadratic in
     /// the number of methods.
@@ -92,6 +101,12 @@ impl TypeSpace {
         id
     }
 
+    /// Lowers every registered schema still pending, so [`TypeSpace::budget_exceeded`] covers
+    /// them all (emission would otherwise lower them on a copy).
+    pub fn lower_all(&mut self) {
+        self.lower_pending();
+    }
+
     /// The Rust type expression of `ty` as seen from outside the types module, whose path is
     /// `types_path` (e.g. `types`): `types::Pet`, `::std::vec::Vec<types::Pet>`, `i64`.
     pub fn type_expr(&self, ty: TypeId, types_path: &TokenStream) -> TokenStream {
@@ -122,6 +137,17 @@ impl TypeSpace {
             TypeKind::Named(named) => Some(&named.name),
             _ => None,
         }
+    }
+
+    /// Why lowering stopped short, if it did: then some types are `Value` that the schemas
+    /// describe more precisely, and the document should be refused.
+    pub fn budget_exceeded(&self) -> Option<&str> {
+        self.budget.exceeded()
+    }
+
+    /// How many lowering steps were taken (see [`MAX_LOWER_STEPS`]).
+    pub fn lowering_steps(&self) -> usize {
+        self.budget.steps()
     }
 
     /// The type registered under `key`, if any.

@@ -1,6 +1,7 @@
 //! Loading: JSON text to [`Document`], with source positions, shape checks and `$ref` resolution.
 
 mod fields;
+mod files;
 mod methods;
 mod paths;
 mod read;
@@ -28,6 +29,18 @@ pub const RULE_VERSION: &str = "openrpc-version";
 pub const RULE_SHAPE: &str = "document-shape";
 /// Rule id: a `$ref` cannot be resolved (missing target, missing file, cycle).
 pub const RULE_REF: &str = "ref-resolvable";
+/// Rule id: a `$ref` names a file by something else than a relative reference (a URL, an
+/// absolute path).
+pub const RULE_REF_RELATIVE: &str = "ref-relative";
+/// Rule id: a `$ref` names a file outside the root document's directory (after `..` and
+/// symbolic links).
+pub const RULE_REF_CONFINED: &str = "ref-confined";
+/// Rule id: a file to read is not a regular file (a directory, FIFO, socket or device).
+pub const RULE_REGULAR_FILE: &str = "regular-file";
+/// Rule id: a file to read is larger than [`MAX_FILE_BYTES`].
+pub const RULE_FILE_SIZE: &str = "file-size";
+
+pub use files::MAX_FILE_BYTES;
 
 /// True for the `openrpc` versions this generator accepts: `1.0.0-rc0`, `1.0.0-rc1` and any
 /// `1.0.x` through `1.4.x`.
@@ -61,11 +74,18 @@ struct SourceFile {
 
 struct Loader {
     main_dir: PathBuf,
+    /// The canonical directory of the root document: every file read lies inside it.
+    root_dir: PathBuf,
     files: Vec<SourceFile>,
-    by_path: HashMap<PathBuf, Result<usize, String>>,
+    /// Files read (or refused) so far, by canonical path.
+    by_path: HashMap<PathBuf, Result<usize, files::Unreadable>>,
     sources: SourceMap,
     schemas: IndexMap<String, NamedSchema>,
     processed: HashSet<String>,
+    /// How many schema `$ref` targets are being processed inside one another.
+    ref_depth: usize,
+    /// Schemas whose processing waits (key, file, pointer): see [`Loader::schema_ref`].
+    deferred: Vec<(String, usize, String)>,
     diags: Diagnostics,
 }
 
@@ -76,13 +96,21 @@ fn ptr_child(ptr: &str, key: &str) -> String {
 impl Loader {
     fn new(path: &Path) -> Self {
         let main_dir = normalize(path.parent().unwrap_or(Path::new("")));
+        // Unresolvable when the document is missing, which reading it reports.
+        let root_dir = files::canonical(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| main_dir.clone());
         Self {
             main_dir,
+            root_dir,
             files: Vec::new(),
             by_path: HashMap::new(),
             sources: SourceMap::default(),
             schemas: IndexMap::new(),
             processed: HashSet::new(),
+            ref_depth: 0,
+            deferred: Vec::new(),
             diags: Diagnostics::default(),
         }
     }
@@ -101,8 +129,8 @@ impl Loader {
     }
 
     fn run(&mut self, path: &Path) -> Option<Document> {
-        let main = self.read(normalize(path), path.to_path_buf());
-        if let Err(why) = main {
+        let main = files::canonical(path).and_then(|key| self.read(key, path.to_path_buf()));
+        if let Err(unreadable) = main {
             if self.diags.0.is_empty() {
                 let location = Location {
                     file: path.to_path_buf(),
@@ -110,10 +138,14 @@ impl Loader {
                     column: 1,
                     pointer: String::new(),
                 };
+                let rule = match unreadable.rule {
+                    RULE_REF => RULE_JSON_SYNTAX,
+                    rule => rule,
+                };
                 self.error(
-                    RULE_JSON_SYNTAX,
+                    rule,
                     location,
-                    format!("cannot load the document: {why}"),
+                    format!("cannot load the document: {}", unreadable.why),
                 );
             }
             return None;
@@ -140,6 +172,7 @@ impl Loader {
         }
         self.components(&top);
         let methods = self.methods(&top);
+        self.process_deferred();
 
         Some(Document {
             openrpc: openrpc?,

@@ -5,14 +5,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::files::{read_bounded, Unreadable};
 use super::paths::{normalize, relative};
-use super::{Loader, SourceFile, RULE_JSON_SYNTAX};
+use super::{Loader, SourceFile, RULE_JSON_SYNTAX, RULE_REF};
 use crate::diagnostics::Location;
 use crate::openrpc::json_pos::FilePositions;
 
 impl Loader {
-    /// Reads and parses a file once. `display` is the path diagnostics show.
-    pub(super) fn read(&mut self, key: PathBuf, display: PathBuf) -> Result<usize, String> {
+    /// Reads and parses a file once. `key` is its canonical path, `display` the path
+    /// diagnostics show.
+    pub(super) fn read(&mut self, key: PathBuf, display: PathBuf) -> Result<usize, Unreadable> {
         if let Some(known) = self.by_path.get(&key) {
             return known.clone();
         }
@@ -21,19 +23,17 @@ impl Loader {
         result
     }
 
-    fn read_uncached(&mut self, path: PathBuf) -> Result<usize, String> {
+    fn read_uncached(&mut self, path: PathBuf) -> Result<usize, Unreadable> {
         let start = |path: &Path, line, column| Location {
             file: path.to_path_buf(),
             line,
             column,
             pointer: String::new(),
         };
-        let bytes = match std::fs::read(&path) {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err("file not found".to_string())
-            }
-            Err(e) => return Err(format!("cannot read file: {e}")),
+        let bytes = read_bounded(&path)?;
+        let not_json = || Unreadable {
+            rule: RULE_REF,
+            why: "the file is not valid JSON".to_string(),
         };
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
@@ -45,7 +45,7 @@ impl Loader {
                     loc,
                     format!("the file is not UTF-8 (invalid byte at offset {at})"),
                 );
-                return Err("the file is not valid JSON".to_string());
+                return Err(not_json());
             }
         };
         let value: Value = match serde_json::from_str(&text) {
@@ -58,7 +58,7 @@ impl Loader {
                 };
                 let loc = start(&path, e.line().max(1), e.column().max(1));
                 self.error(RULE_JSON_SYNTAX, loc, format!("invalid JSON: {message}"));
-                return Err("the file is not valid JSON".to_string());
+                return Err(not_json());
             }
         };
         self.sources

@@ -1,11 +1,13 @@
 //! `$ref` resolution: a reference to a file and a JSON pointer that exists, and following
 //! chains of references with cycle detection.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
 
-use super::paths::{normalize, percent_decode};
+use super::files::{check_relative, confined, outside, Unreadable};
+use super::paths::{normalize, percent_decode, relative};
 use super::{ptr_child, Loader, RULE_REF};
 use crate::diagnostics::Location;
 use crate::openrpc::mcp::type_name;
@@ -18,14 +20,15 @@ impl Loader {
         reference: &str,
         site: &Location,
     ) -> Option<(usize, String)> {
-        let fail = |this: &mut Self, why: String| {
+        let fail_with = |this: &mut Self, rule: &'static str, why: String| {
             this.error(
-                RULE_REF,
+                rule,
                 site.clone(),
                 format!("cannot resolve `$ref` {reference:?}: {why}"),
             );
             None
         };
+        let fail = |this: &mut Self, why: String| fail_with(this, RULE_REF, why);
         let (file_part, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         let Some(fragment) = percent_decode(fragment) else {
             return fail(
@@ -41,21 +44,13 @@ impl Loader {
         }
         let file = if file_part.is_empty() {
             from
-        } else if file_part.contains("://") || file_part.starts_with("urn:") {
-            return fail(self, "remote references are not supported".to_string());
         } else {
             let Some(decoded) = percent_decode(file_part) else {
                 return fail(self, "the path has invalid percent-encoding".to_string());
             };
-            let dir = self.files[from]
-                .path
-                .parent()
-                .unwrap_or(Path::new(""))
-                .to_path_buf();
-            let display = normalize(&dir.join(&decoded));
-            match self.read(display.clone(), display) {
+            match self.ref_file(from, file_part, &decoded) {
                 Ok(id) => id,
-                Err(why) => return fail(self, why),
+                Err(Unreadable { rule, why }) => return fail_with(self, rule, why),
             }
         };
         if self.files[file].value.pointer(&fragment).is_none() {
@@ -69,6 +64,29 @@ impl Loader {
         Some((file, fragment))
     }
 
+    /// The file a `$ref` in `from` names by `file_part` (`decoded`: percent-decoded), read once:
+    /// a relative reference, inside the root directory, a regular file of bounded size.
+    fn ref_file(
+        &mut self,
+        from: usize,
+        file_part: &str,
+        decoded: &str,
+    ) -> Result<usize, Unreadable> {
+        check_relative(file_part, decoded)?;
+        let dir = self.files[from]
+            .path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
+        let display = normalize(&dir.join(decoded));
+        // Lexically first, so whether a file outside exists is never told.
+        if relative(&display, &self.main_dir).starts_with("..") {
+            return Err(outside(&display, &self.main_dir));
+        }
+        let key = confined(&display, &self.root_dir)?;
+        self.read(key, display)
+    }
+
     /// Follows `$ref` objects from the value at `pointer` in `file` to a value that is not a
     /// reference, detecting cycles. Returns where that value is and a copy of it.
     pub(super) fn follow(
@@ -78,11 +96,12 @@ impl Loader {
         what: &str,
     ) -> Option<(usize, String, Value)> {
         let mut chain: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
         let (mut file, mut pointer) = (file, pointer.to_string());
         loop {
-            let value = self.files[file].value.pointer(&pointer)?.clone();
+            let value = self.files[file].value.pointer(&pointer)?;
             let reference = match value.as_object().and_then(|m| m.get("$ref")) {
-                None => return Some((file, pointer, value)),
+                None => return Some((file, pointer, value.clone())),
                 Some(Value::String(r)) => r.clone(),
                 Some(other) => {
                     let message = format!("`$ref` must be a string, found {}", type_name(other));
@@ -93,7 +112,10 @@ impl Loader {
             let site = self.locate(file, &ptr_child(&pointer, "$ref"));
             let (target, target_ptr) = self.resolve(file, &reference, &site)?;
             let key = self.key_for(target, &target_ptr);
-            if chain.contains(&key) {
+            if !seen.insert(key.clone()) {
+                // Only the cycle: the chain leading into it may be thousands of `$ref`s long.
+                let start = chain.iter().position(|k| *k == key).unwrap_or(0);
+                chain.drain(..start);
                 chain.push(key);
                 self.error(
                     RULE_REF,

@@ -10,13 +10,34 @@ use crate::openrpc::mcp::type_name;
 use crate::openrpc::model::NamedSchema;
 use crate::schema_walk;
 
+/// How many `$ref` targets are processed inside one another before the next waits its turn.
+const MAX_NESTED_REFS: usize = 8;
+
 impl Loader {
     /// Resolves a schema `$ref`, registers the target in `schemas`, returns its key.
+    ///
+    /// The target is processed right away (so schemas are registered in the order a reader
+    /// meets them) while fewer than [`MAX_NESTED_REFS`] targets are being processed; deeper
+    /// ones wait in `deferred`, so a chain of ten thousand `$ref`s does not recurse ten
+    /// thousand times.
     fn schema_ref(&mut self, from: usize, reference: &str, site: &Location) -> Option<String> {
         let (file, pointer) = self.resolve(from, reference, site)?;
         let key = self.register_schema(file, &pointer);
-        self.process_schema(&key, file, &pointer);
+        if self.ref_depth < MAX_NESTED_REFS {
+            self.ref_depth += 1;
+            self.process_schema(&key, file, &pointer);
+            self.ref_depth -= 1;
+        } else if !self.processed.contains(&key) {
+            self.deferred.push((key.clone(), file, pointer));
+        }
         Some(key)
+    }
+
+    /// Processes the schemas [`Loader::schema_ref`] deferred, and those they defer in turn.
+    pub(super) fn process_deferred(&mut self) {
+        while let Some((key, file, pointer)) = self.deferred.pop() {
+            self.process_schema(&key, file, &pointer);
+        }
     }
 
     pub(super) fn register_schema(&mut self, file: usize, pointer: &str) -> String {

@@ -39,8 +39,24 @@ impl TypeSpace {
     }
 
     /// Lowers `schema`; `notes` collects remarks (e.g. why a schema became `Value`) for the doc
-    /// comment of whatever uses the result.
+    /// comment of whatever uses the result. Within the type space's budget: past it, every
+    /// schema is `Value`, and [`TypeSpace::budget_exceeded`] says why.
     pub(crate) fn lower(
+        &mut self,
+        schema: &Value,
+        target: Target,
+        notes: &mut Vec<String>,
+    ) -> TypeId {
+        if !self.budget.enter() {
+            notes.push("Not lowered: the document exceeds the generator's budget.".to_string());
+            return self.unnamed(target, Builtin::Value, schema, notes);
+        }
+        let id = self.lower_within_budget(schema, target, notes);
+        self.budget.leave();
+        id
+    }
+
+    fn lower_within_budget(
         &mut self,
         schema: &Value,
         target: Target,

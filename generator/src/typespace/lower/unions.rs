@@ -196,7 +196,7 @@ impl TypeSpace {
 
     /// A union member as the discriminator finder needs it: `$ref`s and `allOf` resolved, at the
     /// top and in each property.
-    fn resolve_for_discriminator(&self, member: &Value) -> Value {
+    fn resolve_for_discriminator(&mut self, member: &Value) -> Value {
         let mut resolved = self.resolve_raw(member, 0);
         if let Some(Value::Object(properties)) = resolved.get_mut("properties") {
             for property in properties.values_mut() {

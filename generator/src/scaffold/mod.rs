@@ -4,12 +4,15 @@
 //! Ownership decides what a run may touch: generated files are rewritten on every run; the
 //! files the user owns are created once and never overwritten.
 
-use minijinja::{context, Environment};
+mod context;
+
+pub(crate) use context::file_name;
+
+use minijinja::Environment;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::openrpc::McpKind;
 use crate::Generated;
 
 /// Who owns a file of the generated crate.
@@ -68,16 +71,17 @@ impl RuntimeDependency {
 /// Options of the generated crate.
 #[derive(Debug, Clone)]
 pub struct CrateOptions {
-    /// The package name; default: the document title in kebab case.
+    /// The package name; default (and when this is no valid package name): the document title
+    /// in kebab case.
     pub crate_name: Option<String>,
     /// Where `mcp-runtime` comes from.
     pub runtime: RuntimeDependency,
 }
 
-const CARGO_TOML: &str = include_str!("../../templates/Cargo.toml.j2");
-const MAIN_RS: &str = include_str!("../../templates/main.rs.j2");
-const HANDLER_RS: &str = include_str!("../../templates/handler.rs.j2");
-const README_MD: &str = include_str!("../../templates/README.md.j2");
+const CARGO_TOML: &str = include_str!("../../../templates/Cargo.toml.j2");
+const MAIN_RS: &str = include_str!("../../../templates/main.rs.j2");
+const HANDLER_RS: &str = include_str!("../../../templates/handler.rs.j2");
+const README_MD: &str = include_str!("../../../templates/README.md.j2");
 
 /// Every file of the crate for `generated`, read from `source_name`.
 pub fn crate_files(
@@ -85,31 +89,8 @@ pub fn crate_files(
     source_name: &str,
     options: &CrateOptions,
 ) -> Vec<OutputFile> {
-    let document = &generated.document;
-    let crate_name = options
-        .crate_name
-        .clone()
-        .unwrap_or_else(|| default_crate_name(&document.info.title));
-    let names_of = |kinds: &[McpKind]| -> Vec<String> {
-        document
-            .methods
-            .iter()
-            .filter_map(|m| m.mcp.as_ref().filter(|b| kinds.contains(&b.kind())))
-            .map(|b| b.key().to_string())
-            .collect()
-    };
-    let ctx = context! {
-        crate_name,
-        source_name,
-        runtime_dependency => options.runtime.toml_line(),
-        methods => generated.server.signatures,
-        first_method => generated.server.signatures.first().map(|s| s.wire_name.clone()).unwrap_or_default(),
-        tools => names_of(&[McpKind::Tool]),
-        prompts => names_of(&[McpKind::Prompt]),
-        resources => names_of(&[McpKind::Resource, McpKind::ResourceTemplate]),
-    };
-    let mut env = Environment::new();
-    env.set_keep_trailing_newline(true);
+    let ctx = context::context(generated, source_name, options);
+    let env = environment();
     let render = |template: &str| {
         env.render_str(template, &ctx)
             .expect("the built-in templates always render")
@@ -141,6 +122,24 @@ pub fn crate_files(
             owner: Owner::User,
         },
     ]
+}
+
+/// The templates' environment: it prints only strings [`context`] marked safe (escaped for
+/// their place), and fails on any other string rather than writing it unescaped.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_keep_trailing_newline(true);
+    env.set_formatter(|out, _state, value| {
+        if value.is_safe() || value.as_str().is_none() {
+            write!(out, "{value}").map_err(minijinja::Error::from)
+        } else {
+            Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                format!("a template printed unescaped text {value:?}"),
+            ))
+        }
+    });
+    env
 }
 
 /// What [`write_crate`] did to each file.
@@ -198,19 +197,91 @@ pub fn write_if_changed(path: &Path, contents: &str) -> io::Result<bool> {
     Ok(true)
 }
 
-/// A package name from a title: kebab case, ASCII alphanumerics and `-` only.
-fn default_crate_name(title: &str) -> String {
-    let name: String = heck::ToKebabCase::to_kebab_case(title)
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
-    match name.chars().next() {
-        Some(c) if c.is_ascii_alphabetic() => name,
-        Some(_) => format!("mcp-{name}"),
-        None => "mcp-server".into(),
+/// True for a package name cargo accepts: ASCII letters, digits, `-` and `_`, starting with
+/// a letter, at most [`MAX_PACKAGE_NAME`] long, and not a Rust keyword or a name cargo reserves.
+pub fn valid_package_name(name: &str) -> bool {
+    name.len() <= MAX_PACKAGE_NAME
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !crate::names::is_keyword(&name.replace('-', "_"))
+        && !RESERVED_PACKAGE_NAMES.contains(&name)
+}
+
+/// The longest package name crates.io accepts.
+pub const MAX_PACKAGE_NAME: usize = 64;
+
+/// Names cargo refuses or warns about: the built-in crates.
+const RESERVED_PACKAGE_NAMES: &[&str] =
+    &["test", "std", "core", "alloc", "proc_macro", "proc-macro"];
+
+/// The package name: `requested` when it is valid, else [`derived_package_name`] of it.
+fn package_name(requested: &str) -> String {
+    if valid_package_name(requested) {
+        requested.to_string()
+    } else {
+        derived_package_name(requested)
     }
 }
 
+/// A package name made from any text (a title): kebab case, ASCII letters, digits and `-`
+/// only, `mcp-` in front when it would not start with a letter or would be reserved.
+fn derived_package_name(text: &str) -> String {
+    let name: String = heck::ToKebabCase::to_kebab_case(text)
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(MAX_PACKAGE_NAME - "mcp-".len())
+        .collect();
+    if name.is_empty() {
+        return "mcp-server".into();
+    }
+    if valid_package_name(&name) {
+        name
+    } else {
+        format!("mcp-{name}")
+    }
+}
+
+/// A TOML basic string: `\`, `"` and every control character escaped.
 fn toml_string(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() || crate::escape::is_hidden(c) => {
+                out.push_str(&format!("\\u{:04X}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_names() {
+        assert_eq!(package_name("Petstore"), "Petstore");
+        assert_eq!(package_name("Pet Store API"), "pet-store-api");
+        assert_eq!(derived_package_name("Petstore"), "petstore");
+        assert_eq!(package_name("self"), "mcp-self");
+        assert_eq!(package_name("test"), "mcp-test");
+        assert_eq!(package_name("2fa"), "mcp-2fa");
+        assert_eq!(package_name("\"]\n[dependencies]"), "dependencies");
+        assert_eq!(package_name("名前"), "mcp-server");
+        assert!(!valid_package_name("a\nb"));
+        assert!(!valid_package_name("mod"));
+        assert!(valid_package_name("generated-lotus_gateway"));
+    }
+
+    #[test]
+    fn toml_strings_escape_controls() {
+        assert_eq!(toml_string("a\"b\\c\nd"), r#""a\"b\\c\u000Ad""#);
+    }
 }
