@@ -145,15 +145,35 @@ fn matches(value: &Value, header: &str) -> bool {
     match value {
         Value::String(text) => text == header,
         Value::Bool(flag) => header == if *flag { "true" } else { "false" },
-        Value::Number(number) => match (number.as_i64(), header.parse::<i64>()) {
-            (Some(a), Ok(b)) => a == b,
-            _ => match (number.as_f64(), header.parse::<f64>()) {
-                (Some(a), Ok(b)) => a == b,
-                _ => false,
-            },
-        },
+        Value::Number(number) => {
+            let integer = number
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| number.as_u64().map(i128::from));
+            match (integer, integer_text(header)) {
+                // Integers exactly: past 2^53, neighbours are the same f64.
+                (Some(a), Some(b)) => a == b,
+                (Some(a), None) if a.unsigned_abs() >= 1 << 53 => false,
+                _ => match (number.as_f64(), header.parse::<f64>()) {
+                    (Some(a), Ok(b)) => a == b,
+                    _ => false,
+                },
+            }
+        }
         _ => false,
     }
+}
+
+/// The integer a header writes as `-?digits` or `-?digits.0…` (exactly, at any size).
+fn integer_text(header: &str) -> Option<i128> {
+    let whole = match header.split_once('.') {
+        Some((whole, fraction)) if !fraction.is_empty() && fraction.bytes().all(|b| b == b'0') => {
+            whole
+        }
+        Some(_) => return None,
+        None => header,
+    };
+    whole.parse().ok()
 }
 
 #[cfg(test)]

@@ -11,7 +11,12 @@ use crate::mcp::LoggingLevel;
 #[derive(Deserialize, Default)]
 pub(crate) struct RequestMeta<'a> {
     /// 2026-07-28: the request's protocol version.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        borrow,
+        default,
+        deserialize_with = "crate::engine::fixed_name::optional"
+    )]
     pub protocol_version: Option<&'a str>,
     /// 2026-07-28: the client's capabilities.
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
@@ -235,7 +240,12 @@ pub(crate) fn meta_version(params: Option<&RawValue>) -> Option<&str> {
     }
     #[derive(Deserialize)]
     struct VersionOnly<'a> {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+        #[serde(
+            rename = "io.modelcontextprotocol/protocolVersion",
+            borrow,
+            default,
+            deserialize_with = "crate::engine::fixed_name::optional"
+        )]
         version: Option<&'a str>,
     }
     let params = params.filter(|p| p.get().contains("io.modelcontextprotocol/protocolVersion"))?;

@@ -518,9 +518,8 @@ proptest! {
 // fuzzing files): each asserts the right behaviour, and fails until the bug is fixed. Run them
 // with `-- --ignored`.
 
-/// B1: a method written with an escape is the same method.
+/// B1 (fixed): a method written with an escape is the same method.
 #[test]
-#[ignore = "B1: escaped method/jsonrpc are refused (-32600); incoming.rs reads them as &str"]
 fn b1_an_escaped_method_is_read() {
     let read = mcp_runtime::fuzzing::read_message(
         r#"{"jsonrpc":"2.0","id":1,"method":"tools\/list"}"#,
@@ -534,7 +533,6 @@ fn b1_an_escaped_method_is_read() {
 
 /// B6: an integer header naming a neighbouring integer is refused.
 #[test]
-#[ignore = "B6: param_headers::matches compares integers beyond 2^53 as f64"]
 fn b6_integer_headers_are_compared_exactly() {
     headers::check_integer_param(Value::from(u64::MAX), Value::from(u64::MAX - 1), false);
     headers::check_integer_param(Value::from(1i64 << 53), Value::from((1i64 << 53) + 1), true);

@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::fmt;
 
+use super::fixed_name::FixedName;
 use super::method::Method;
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, PARSE_ERROR};
 use crate::params::{self, RequestParams};
@@ -252,9 +253,15 @@ impl<'de> Visitor<'de> for EnvelopeReader<'_> {
         let mut envelope = Envelope::default();
         while let Some(member) = map.next_key::<Member>()? {
             let duplicate = match member {
-                Member::Jsonrpc => envelope.jsonrpc.replace(map.next_value()?).is_some(),
+                Member::Jsonrpc => {
+                    let name: FixedName<'de> = map.next_value()?;
+                    envelope.jsonrpc.replace(name.0).is_some()
+                }
                 Member::Id => envelope.id.replace(map.next_value()?).is_some(),
-                Member::Method => envelope.method.replace(map.next_value()?).is_some(),
+                Member::Method => {
+                    let name: FixedName<'de> = map.next_value()?;
+                    envelope.method.replace(name.0).is_some()
+                }
                 Member::Result => envelope.result.replace(map.next_value()?).is_some(),
                 Member::Error => envelope.error.replace(map.next_value()?).is_some(),
                 Member::Params => {

@@ -9,6 +9,7 @@
 
 pub(crate) mod batch;
 mod calls;
+pub(crate) mod fixed_name;
 pub(crate) mod incoming;
 pub(crate) mod method;
 mod results;

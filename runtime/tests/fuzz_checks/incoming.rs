@@ -24,16 +24,14 @@
 //!
 //! # Known differences (bugs, reported; the reference encodes today's behaviour)
 //!
-//! - **B1, escaped `method` / `jsonrpc`.** Both are read as borrowed `&str`, which serde_json
-//!   cannot give for a string with an escape: `"method":"tools\/call"` (PHP's `json_encode`
-//!   escapes `/` by default) or `"jsonrpc":"2\u002e0"` is answered `-32600` instead of being
-//!   read.
+//! - **B1 (fixed), escaped `method` / `jsonrpc`.** serde_json cannot borrow a string with an
+//!   escape (`"method":"tools\/call"`: PHP's `json_encode` escapes `/` by default); such a
+//!   name is looked up among the names the runtime knows, and an unknown one reads as a
+//!   placeholder (it cannot be served anyway).
 //! - **B2, escaped `_meta` probes.** For raw params, `has_meta` and `meta_version` first look
 //!   for the literal text `"_meta"` / `io.modelcontextprotocol/protocolVersion`; a key written
 //!   with an escape is missed (no `_meta`, no version).
-//! - **B3, escaped `_meta` protocol version.** The version is read as a borrowed `&str`: a
-//!   version string with an escape makes the call's members fail (`-32602`) and the raw probe
-//!   answer "no version".
+//! - **B3 (fixed), escaped `_meta` protocol version.** Read like B1's names.
 //! - **B4, arrays read by position.** The `_meta` probes and `RequestMeta` are derived
 //!   structs, which also take a JSON array by position: `"_meta":["2026-07-28"]` has protocol
 //!   version `2026-07-28` for the runtime, none for `Value`; raw params `[{"x":1}]` that
@@ -127,6 +125,47 @@ pub fn check_body(bytes: &[u8], announced: Option<&str>) {
     }
 }
 
+/// The method names the runtime knows, written here independently of it.
+const KNOWN_NAMES: [&str; 23] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "server/discover",
+    "subscriptions/listen",
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "tools/call",
+    "prompts/get",
+    "resources/read",
+    "completion/complete",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/roots/list_changed",
+    "notifications/message",
+];
+
+/// What an unknown method name written with escapes reads as.
+const UNKNOWN_ESCAPED: &str = "(a name written with escapes)";
+
+/// How the runtime reads a protocol version written `escaped` or not (B3): a known version
+/// is itself, an unknown one written with escapes a placeholder.
+fn version_spelling(version: &str, escaped: bool) -> &str {
+    const KNOWN: [&str; 4] = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+    if !escaped || KNOWN.contains(&version) {
+        version
+    } else {
+        UNKNOWN_ESCAPED
+    }
+}
+
 /// Checks one message the reader read as `got`; `text` is valid JSON.
 fn check_message(text: &str, announced: Option<&str>, got: &Result<Message, i32>) {
     let context = || format!("message {text:?}, announced {announced:?}, read {got:?}");
@@ -142,17 +181,19 @@ fn check_message(text: &str, announced: Option<&str>, got: &Result<Message, i32>
     }
     let object: Map<String, Value> = serde_json::from_str(text).expect("an object");
     match object.get("jsonrpc") {
-        Some(Value::String(v)) if v == "2.0" && !pairs.escaped("jsonrpc") => {}
-        Some(Value::String(v)) if v == "2.0" => {
-            return expected_error(-32600, "an escaped jsonrpc (B1)")
-        }
+        Some(Value::String(v)) if v == "2.0" => {}
         _ => return expected_error(-32600, "jsonrpc is not \"2.0\""),
     }
     let method = match object.get("method") {
         None => None,
-        Some(Value::String(_)) if pairs.escaped("method") => {
-            return expected_error(-32600, "an escaped method (B1)")
-        }
+        // B1 (fixed): a known name written with escapes is that name; an unknown one cannot
+        // be served and reads as a placeholder.
+        Some(Value::String(method)) if pairs.escaped("method") => Some(
+            KNOWN_NAMES
+                .into_iter()
+                .find(|known| known == method)
+                .unwrap_or(UNKNOWN_ESCAPED),
+        ),
         Some(Value::String(method)) => Some(method.as_str()),
         Some(_) => return expected_error(-32600, "a method that is not a string"),
     };
@@ -268,10 +309,12 @@ fn check_params(read: &Params, params: Option<&Value>, raw: Option<&str>, contex
     assert_eq!(read.has_meta, has_meta, "has_meta: {context}");
     let version_readable = meta_pairs
         .as_ref()
-        .is_none_or(|m| m.count(VERSION_KEY) <= 1 && !m.escaped(VERSION_KEY)); // B3
+        .is_none_or(|m| m.count(VERSION_KEY) <= 1);
+    let version_escaped = meta_pairs.as_ref().is_some_and(|m| m.escaped(VERSION_KEY));
     let meta_version = meta
         .and_then(|m| m.get(VERSION_KEY))
         .and_then(Value::as_str)
+        .map(|version| version_spelling(version, version_escaped))
         .filter(|_| version_readable && probe(VERSION_KEY));
     assert_eq!(
         read.meta_version.as_deref(),
@@ -324,10 +367,9 @@ fn expected_members(params: Option<&Value>, raw: &str) -> Result<ExpectedMembers
             members.has_meta = true;
             members.protocol_version = match meta.get(VERSION_KEY) {
                 None | Some(Value::Null) => None,
-                Some(Value::String(_)) if meta_pairs.escaped(VERSION_KEY) => {
-                    return Err("an escaped protocol version (B3)".into())
+                Some(Value::String(version)) => {
+                    Some(version_spelling(version, meta_pairs.escaped(VERSION_KEY)).to_string())
                 }
-                Some(Value::String(version)) => Some(version.clone()),
                 Some(_) => return Err("the protocol version is not a string".into()),
             };
             members.client_capabilities =
