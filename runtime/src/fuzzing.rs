@@ -219,6 +219,7 @@ pub fn check_host_and_origin(
     use crate::http::guard::{self, Refusal};
     guard::check_host_and_origin(host, origin, allowed).map_err(|refusal| match refusal {
         Refusal::MissingHost => "no Host".to_string(),
+        Refusal::RepeatedAuthority => "Host or Origin repeated".to_string(),
         Refusal::Forbidden(message) => message,
     })
 }

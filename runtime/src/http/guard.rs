@@ -36,6 +36,8 @@ fn host_part(authority: &[u8]) -> &[u8] {
 pub enum Refusal {
     /// No `Host` header (HTTP/1.1 requires one): 400.
     MissingHost,
+    /// `Host` or `Origin` more than once: 400.
+    RepeatedAuthority,
     /// A `Host` or `Origin` naming a host that is not allowed: 403.
     Forbidden(String),
 }

@@ -16,13 +16,16 @@ const ACCEPTED: [&str; 2] = ["application/json", "text/event-stream"];
 const USUAL_ACCEPT: &[u8] = b"application/json, text/event-stream";
 
 /// The headers of one request that the endpoint reads (the first value of each, like
-/// [`HeaderMap::get`]; a value that is not visible ASCII counts as absent). Text values come
+/// [`HeaderMap::get`]; a value that is not visible ASCII counts as absent; `Host` and `Origin`
+/// are noted when repeated). Text values come
 /// without surrounding whitespace.
 pub(crate) struct Headers<'a> {
     /// All headers, for the rare ones (`Mcp-Param-*`, `Last-Event-ID`).
     pub map: &'a HeaderMap,
     pub host: Option<&'a HeaderValue>,
     pub origin: Option<&'a HeaderValue>,
+    /// Whether `Host` or `Origin` came more than once: which one counts would be a guess.
+    pub repeated_authority: bool,
     pub content_type: Option<&'a HeaderValue>,
     /// Whether some `Accept` value covers `application/json`.
     pub accepts_json: bool,
@@ -41,6 +44,7 @@ impl<'a> Headers<'a> {
             map,
             host: None,
             origin: None,
+            repeated_authority: false,
             content_type: None,
             accepts_json: false,
             accepts_sse: false,
@@ -55,9 +59,9 @@ impl<'a> Headers<'a> {
         let mut seen_name = false;
         for (name, value) in map {
             if name == HOST {
-                headers.host.get_or_insert(value);
+                headers.repeated_authority |= headers.host.replace(value).is_some();
             } else if name == ORIGIN {
-                headers.origin.get_or_insert(value);
+                headers.repeated_authority |= headers.origin.replace(value).is_some();
             } else if name == CONTENT_TYPE {
                 headers.content_type.get_or_insert(value);
             } else if name == ACCEPT {

@@ -93,6 +93,9 @@ impl<D: Dispatch> McpServer<D> {
             return status_only(StatusCode::NOT_FOUND);
         }
         let headers = Headers::scan(&parts.headers);
+        if headers.repeated_authority {
+            return refused(guard::Refusal::RepeatedAuthority);
+        }
         if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
             headers.origin,
@@ -173,6 +176,9 @@ fn refused(refusal: guard::Refusal) -> Response<Body> {
     match refusal {
         guard::Refusal::MissingHost => {
             bad_request("Bad Request: a Host header is required (HTTP/1.1)")
+        }
+        guard::Refusal::RepeatedAuthority => {
+            bad_request("Bad Request: Host and Origin may each appear once")
         }
         guard::Refusal::Forbidden(message) => {
             tracing::warn!(%message, "refused request");

@@ -40,6 +40,28 @@ async fn a_bracketed_host_with_a_tail_is_refused_and_a_request_without_host_is_4
 }
 
 #[tokio::test]
+async fn a_repeated_host_or_origin_is_400() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(Config::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    for repeated in [
+        "host: localhost\r\nhost: evil.example",
+        "host: localhost\r\norigin: http://localhost\r\norigin: http://evil.example",
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\n{repeated}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 400"), "{repeated}: {answer}");
+        assert!(answer.contains("may each appear once"), "{answer}");
+    }
+}
+
+#[tokio::test]
 async fn http_guards_403_405_406_413_415_and_parse_errors() {
     let server = start(Config::builder().body_limit(1024).build()).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
