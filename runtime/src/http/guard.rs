@@ -246,6 +246,7 @@ mod tests {
         match check_host_and_origin(headers.get(HOST), headers.get(ORIGIN), allowed) {
             Ok(()) => Ok(()),
             Err(Refusal::MissingHost) => Err("no Host".into()),
+            Err(Refusal::RepeatedAuthority) => Err("repeated".into()),
             Err(Refusal::Forbidden(message)) => Err(message),
         }
     }
