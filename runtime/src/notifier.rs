@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
@@ -76,20 +77,30 @@ struct Listener {
     subscription_id: Box<RawValue>,
     filter: SubscriptionFilter,
     sender: mpsc::Sender<String>,
+    /// Set when the stream is cut for reading too slowly (shared with its [`Subscription`]).
+    cut: Arc<AtomicBool>,
 }
 
 impl Listener {
-    fn deliver(&self, method: &str, extra_params: &str) {
+    /// Queues one notification; false when the stream is to be dropped: its client reads too
+    /// slowly for [`LISTENER_QUEUE`] (the stream is cut, visibly), or it is gone.
+    fn deliver(&self, method: &str, extra_params: &str) -> bool {
         let message = format!(
             r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{}}}{extra_params}}}}}"#,
             self.subscription_id.get()
         );
-        if self.sender.try_send(message).is_err() {
-            tracing::warn!(
-                subscription = self.subscription_id.get(),
-                method,
-                "listen stream is full or closed; notification dropped"
-            );
+        match self.sender.try_send(message) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::warn!(
+                    subscription = self.subscription_id.get(),
+                    method,
+                    "a listen stream's client reads too slowly: the stream is cut"
+                );
+                self.cut.store(true, Ordering::Release);
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
         }
     }
 }
@@ -100,6 +111,15 @@ pub(crate) struct Subscription {
     listeners: Arc<Listeners>,
     /// The tagged notifications, as JSON-RPC message text.
     pub(crate) messages: mpsc::Receiver<String>,
+    cut: Arc<AtomicBool>,
+}
+
+impl Subscription {
+    /// Whether the stream ended because its client read too slowly (its response must end
+    /// with an error, not as complete).
+    pub(crate) fn was_cut(&self) -> bool {
+        self.cut.load(Ordering::Acquire)
+    }
 }
 
 impl Drop for Subscription {
@@ -141,6 +161,7 @@ impl Notifier {
         max_streams: usize,
     ) -> Option<Subscription> {
         let (sender, messages) = mpsc::channel(LISTENER_QUEUE);
+        let cut = Arc::new(AtomicBool::new(false));
         let id = self
             .shared
             .listeners
@@ -155,11 +176,13 @@ impl Notifier {
             subscription_id,
             filter,
             sender,
+            cut: cut.clone(),
         });
         Some(Subscription {
             id,
             listeners: self.shared.listeners.clone(),
             messages,
+            cut,
         })
     }
 
@@ -206,16 +229,15 @@ impl Notifier {
             }
         });
         let uri_param = format!(r#","uri":{}"#, json!(uri));
-        for listener in self.lock_listeners().iter() {
-            if listener
+        // A listener that cannot take one more is dropped: its stream ends.
+        self.lock_listeners().retain(|listener| {
+            let wanted = listener
                 .filter
                 .resource_subscriptions
                 .iter()
-                .any(|u| u == uri)
-            {
-                listener.deliver("notifications/resources/updated", &uri_param);
-            }
-        }
+                .any(|u| u == uri);
+            !wanted || listener.deliver("notifications/resources/updated", &uri_param)
+        });
     }
 
     fn broadcast(&self, method: &str) {
@@ -223,10 +245,7 @@ impl Notifier {
         self.shared.store.for_each(&mut |session| {
             session.streams().push(STANDALONE, message.as_bytes());
         });
-        for listener in self.lock_listeners().iter() {
-            if listener.filter.wants(method) {
-                listener.deliver(method, "");
-            }
-        }
+        self.lock_listeners()
+            .retain(|listener| !listener.filter.wants(method) || listener.deliver(method, ""));
     }
 }

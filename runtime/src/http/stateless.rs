@@ -191,6 +191,8 @@ impl<D: Dispatch> McpServer<D> {
                 let delivery = tokio::select! {
                     message = subscription.messages.recv() => match message {
                         Some(message) => frame(&message),
+                        // Cut for reading too slowly: the response ends with an error.
+                        None if subscription.was_cut() => break,
                         None => {
                             let _ = frames.send(Delivery::End).await;
                             break;

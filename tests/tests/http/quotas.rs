@@ -222,3 +222,23 @@ async fn a_resumption_past_the_window_is_410_and_an_unknown_id_400() {
     let unknown = send(server.addr, "GET", &headers, "").await;
     assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn a_listen_stream_too_slow_for_its_queue_is_cut_visibly() {
+    let server = start(Config::default()).await;
+    let reply = listen(server.addr, 9, vec![]).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let notifier = server.server.notifier();
+    assert_eq!(notifier.listen_streams(), 1);
+    // Far more than the socket buffers and the queues hold, while the client reads nothing.
+    for _ in 0..200_000 {
+        notifier.tools_changed();
+        if notifier.listen_streams() == 0 {
+            break;
+        }
+    }
+    assert_eq!(notifier.listen_streams(), 0, "the stream was not cut");
+    let (text, clean) = read_until_end(reply).await;
+    assert!(!clean, "a cut stream ends with an error, not as complete");
+    assert!(text.contains("notifications/subscriptions/acknowledged"));
+}
