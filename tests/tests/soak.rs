@@ -1055,6 +1055,58 @@ async fn client_loop(
     }
 }
 
+/// The test server on 127.0.0.1, its task store counting what it holds.
+struct Running {
+    server: McpServer<Server<TestHandler>>,
+    addr: SocketAddr,
+    tasks: Arc<CountedTasks>,
+    stop: tokio::sync::oneshot::Sender<()>,
+    served: JoinHandle<()>,
+}
+
+impl Running {
+    async fn start(config: Config) -> Running {
+        let tasks = Arc::new(CountedTasks {
+            inner: MemoryTaskStore::new(config.max_tasks),
+            held: AtomicUsize::new(0),
+        });
+        let sessions = Arc::new(mcp_runtime::session::MemorySessionStore::new(
+            config.max_sessions,
+        ));
+        let server = McpServer::with_stores(
+            Server::new(TestHandler::default()),
+            config,
+            sessions,
+            tasks.clone(),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = server.clone();
+        let served = tokio::spawn(async move {
+            serving
+                .serve_listener(listener, async {
+                    let _ = stopped.await;
+                })
+                .await
+                .unwrap();
+        });
+        Running {
+            server,
+            addr,
+            tasks,
+            stop,
+            served,
+        }
+    }
+
+    /// Shuts the server down and waits until it has.
+    async fn stop(stop: tokio::sync::oneshot::Sender<()>, served: JoinHandle<()>) {
+        let _ = stop.send(());
+        served.await.unwrap();
+    }
+}
+
 /// The tokio tasks alive now.
 fn alive_tasks() -> usize {
     tokio::runtime::Handle::current()
@@ -1081,32 +1133,13 @@ async fn run(settings: Settings) {
     eprintln!("soak: {settings:?}");
     let config = server_config();
     let task_ttl = config.task_ttl;
-    let max_tasks = config.max_tasks;
-    let tasks = Arc::new(CountedTasks {
-        inner: MemoryTaskStore::new(max_tasks),
-        held: AtomicUsize::new(0),
-    });
-    let sessions = Arc::new(mcp_runtime::session::MemorySessionStore::new(
-        config.max_sessions,
-    ));
-    let server = McpServer::with_stores(
-        Server::new(TestHandler::default()),
-        config,
-        sessions,
-        tasks.clone(),
-    );
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = server.clone();
-    let served = tokio::spawn(async move {
-        serving
-            .serve_listener(listener, async {
-                let _ = stopped.await;
-            })
-            .await
-            .unwrap();
-    });
+    let Running {
+        server,
+        addr,
+        tasks,
+        stop,
+        served,
+    } = Running::start(config).await;
 
     let stats = Arc::new(Stats::default());
     let observed = Arc::new(Observed::default());
@@ -1272,8 +1305,7 @@ async fn run(settings: Settings) {
         Stats::get(&stats.failures)
     );
 
-    let _ = stop.send(());
-    served.await.unwrap();
+    Running::stop(stop, served).await;
     monitor.abort();
 
     let failures = stats.first_failures.lock().unwrap().clone();
@@ -1309,4 +1341,106 @@ async fn run(settings: Settings) {
         settings.rss_tolerance * 100.0,
         mib(warm_rss)
     );
+}
+
+/// Waits up to 5 s for `done` to hold of the server's load; returns the last load seen.
+async fn load_until(server: &McpServer<Server<TestHandler>>, done: impl Fn(&Load) -> bool) -> Load {
+    let started = Instant::now();
+    loop {
+        let load = server.load();
+        if done(&load) || started.elapsed() > Duration::from_secs(5) {
+            return load;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// `McpServer::load` counts what the soak expects to go back to zero: a session, its running
+/// call, the sampling request it waits on, its request stream, a listen stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_counts_sessions_requests_listen_streams_and_replay() {
+    let config = Config::builder()
+        .sse_keep_alive(Duration::from_millis(50))
+        .build();
+    let Running {
+        server,
+        addr,
+        stop,
+        served,
+        ..
+    } = Running::start(config).await;
+    assert!(server.load().is_idle(), "{:?}", server.load());
+    let stats = Arc::new(Stats::default());
+    let mut client = Client {
+        addr,
+        stats: stats.clone(),
+        http: KeepAlive::new(addr, stats.clone()),
+        rng: Rng::new(7),
+        next_id: 0,
+    };
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": SESSION_VERSION, "capabilities": {"sampling": {}},
+        "clientInfo": {"name": "soak", "version": "1.0.0"}}});
+    let answer = client
+        .http
+        .send("POST", &[], body.to_string())
+        .await
+        .unwrap();
+    let session = answer.header("mcp-session-id").unwrap().to_string();
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", SESSION_VERSION),
+    ];
+    assert_eq!(server.load().sessions, 1);
+
+    let (_, body) = client.call_body("ask_model", json!({"question": "?"}));
+    let mut call = Stream::open(&stats, addr, "POST", &headers, body)
+        .await
+        .unwrap();
+    call.find(|m| m["method"] == json!("sampling/createMessage"))
+        .await
+        .unwrap();
+    let load = server.load();
+    assert_eq!(
+        (load.sessions, load.in_flight, load.pending_client_requests),
+        (1, 1, 1),
+        "{load:?}"
+    );
+    assert!(
+        load.replay_events >= 1 && load.replay_streams >= 1,
+        "{load:?}"
+    );
+
+    let (_, body) = client.stateless(
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+        json!({}),
+    );
+    let listen_headers = [
+        ("mcp-protocol-version", STATELESS_VERSION),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let mut listen = Stream::open(&stats, addr, "POST", &listen_headers, body)
+        .await
+        .unwrap();
+    listen
+        .next_message()
+        .await
+        .unwrap()
+        .expect("an acknowledgement");
+    assert_eq!(server.load().listen_streams, 1);
+
+    drop(listen);
+    let load = load_until(&server, |l| l.listen_streams == 0).await;
+    assert_eq!(load.listen_streams, 0, "noticed at its next keep-alive");
+    let answer = client
+        .http
+        .send("DELETE", &headers, String::new())
+        .await
+        .unwrap();
+    assert!(answer.status.is_success(), "{}", answer.status);
+    drop(call);
+    let load = load_until(&server, Load::is_idle).await;
+    assert!(load.is_idle(), "{load:?}");
+    Running::stop(stop, served).await;
 }
