@@ -62,6 +62,18 @@ const SESSION_VERSION: &str = "2025-11-25";
 const STATELESS_VERSION: &str = "2026-07-28";
 /// The tasks extension.
 const TASKS: &str = "io.modelcontextprotocol/tasks";
+/// The names of the steps a session takes between `initialize` and its end.
+const SESSION_STEPS: [&str; 7] = [
+    "echo",
+    "count",
+    "cancel",
+    "disconnect",
+    "sampling answered",
+    "sampling unanswered",
+    "GET stream",
+];
+/// Their weights in the mix.
+const SESSION_WEIGHTS: [u64; 7] = [40, 15, 10, 10, 12, 5, 8];
 /// How long any one answer may take before the soak counts a failure.
 const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 
@@ -589,17 +601,26 @@ impl Client {
             answer.status == StatusCode::ACCEPTED,
             answer.status,
         )?;
+        // The previous step and when it ended, for the failures' messages.
+        let (mut previous, mut ended) = ("initialize", Instant::now());
         for _ in 0..calls {
             // echo, count, cancel, disconnect, sampling answered, unanswered, GET stream
-            match self.rng.pick(&[40, 15, 10, 10, 12, 5, 8]) {
-                0 => self.session_echo(&headers).await?,
-                1 => self.session_count(&headers).await?,
-                2 => self.session_cancel(&headers).await?,
-                3 => self.session_disconnect(&headers).await?,
-                4 => self.session_sample(&headers, true).await?,
-                5 => self.session_sample(&headers, false).await?,
-                _ => self.session_get_stream(&headers).await?,
-            }
+            let step = self.rng.pick(&SESSION_WEIGHTS);
+            let outcome = match step {
+                0 => self.session_echo(&headers).await,
+                1 => self.session_count(&headers).await,
+                2 => self.session_cancel(&headers).await,
+                3 => self.session_disconnect(&headers).await,
+                4 => self.session_sample(&headers, true).await,
+                5 => self.session_sample(&headers, false).await,
+                _ => self.session_get_stream(&headers).await,
+            };
+            let name = SESSION_STEPS[step];
+            outcome.map_err(|e| {
+                let gap = ended.elapsed().as_millis();
+                format!("{e} (session step {name}, {gap} ms after the end of {previous})")
+            })?;
+            (previous, ended) = (name, Instant::now());
         }
         if self.rng.below(10) < 7 {
             let answer = self.http.send("DELETE", &headers, String::new()).await?;
@@ -645,9 +666,10 @@ impl Client {
 
     /// A `slow` call on its own connection, cancelled with `notifications/cancelled` on the
     /// keep-alive one: its POST then ends without a response (202), unless the cancellation
-    /// came before the server registered the request (it then answers after 2 s).
+    /// came before the server registered the request (it then answers after 600 ms: shorter than
+    /// the idle timeout, see RELIABILITY.md).
     async fn session_cancel(&mut self, headers: &[(&str, &str)]) -> Result<(), String> {
-        let (id, body) = self.call_body("slow", json!({"millis": 2000}));
+        let (id, body) = self.call_body("slow", json!({"millis": 600}));
         let owned: Vec<(String, String)> = headers
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -1021,7 +1043,7 @@ async fn client_loop(
     mut client: Client,
     settings: Settings,
     calls_per_session: u64,
-    session_cost: u64,
+    session_cost: f64,
 ) {
     loop {
         let stats = client.stats.clone();
@@ -1034,10 +1056,13 @@ async fn client_loop(
         if sessions_left == 0 && requests_left == 0 {
             return;
         }
-        // The requests the remaining sessions will take, against those left.
-        let session_share = (sessions_left * session_cost) as f64 / requests_left.max(1) as f64;
+        // The share of the requests left that the remaining sessions will take, and the
+        // chance of picking a session that gives them that share of the requests.
+        let share = (sessions_left as f64 * session_cost / requests_left.max(1) as f64).min(1.0);
+        let chance =
+            share * STATELESS_COST / (session_cost * (1.0 - share) + share * STATELESS_COST);
         let take_session =
-            sessions_left > 0 && (client.rng.next() as f64 / u64::MAX as f64) < session_share;
+            sessions_left > 0 && (client.rng.next() as f64 / u64::MAX as f64) < chance;
         let outcome = if take_session {
             if !claim(&stats.sessions_started, settings.sessions) {
                 continue;
@@ -1106,6 +1131,10 @@ impl Running {
         served.await.unwrap();
     }
 }
+
+/// The requests a stateless unit takes on average: most take one, an answered MRTR call two,
+/// a polled task a few (an estimate: the budgets correct for its error as they go).
+const STATELESS_COST: f64 = 1.6;
 
 /// The tokio tasks alive now.
 fn alive_tasks() -> usize {
@@ -1177,10 +1206,11 @@ async fn run(settings: Settings) {
                 if sent >= next_report {
                     next_report += step;
                     eprintln!(
-                        "soak: {:>6.1} s  {sent} requests, {} sessions begun, RSS {}, {load:?}",
+                        "soak: {:>6.1} s  {sent} requests, {} sessions begun, RSS {}, {load:?}, tasks held {}",
                         started.elapsed().as_secs_f64(),
                         Stats::get(&stats.sessions_started),
-                        mib(rss)
+                        mib(rss),
+                        tasks.held.load(Ordering::Relaxed)
                     );
                 }
             }
@@ -1191,12 +1221,14 @@ async fn run(settings: Settings) {
     let baseline_tasks = alive_tasks();
     let idle_rss = rss_kib();
 
-    // Requests a session takes: initialize, initialized, its calls (a cancellation is two),
-    // and a DELETE 7 times in 10.
+    // Requests a session takes: initialize, initialized, its calls (a cancellation and an
+    // answered sampling request are two), and a DELETE 7 times in 10.
     let per_session_target =
         (settings.requests as f64 * 0.75 / settings.sessions.max(1) as f64).floor() as u64;
     let calls_per_session = per_session_target.saturating_sub(3).max(1);
-    let session_cost = calls_per_session + 4;
+    let two_request_steps = (SESSION_WEIGHTS[2] + SESSION_WEIGHTS[4]) as f64;
+    let per_call = 1.0 + two_request_steps / SESSION_WEIGHTS.iter().sum::<u64>() as f64;
+    let session_cost = 2.7 + calls_per_session as f64 * per_call;
     eprintln!("soak: {calls_per_session} (+0..2) calls per session; server on {addr}");
 
     let started = Instant::now();
@@ -1309,6 +1341,9 @@ async fn run(settings: Settings) {
     monitor.abort();
 
     let failures = stats.first_failures.lock().unwrap().clone();
+    for failure in &failures {
+        eprintln!("soak: FAILURE: {failure}");
+    }
     assert!(
         failures.is_empty(),
         "{} failures, the first: {failures:#?}",
