@@ -73,4 +73,5 @@ pub use json::JsonText;
 pub use jsonrpc::RpcError;
 pub use notifier::Notifier;
 pub use protocol::ProtocolVersion;
+pub use server::Load;
 pub use server::McpServer;

@@ -82,4 +82,60 @@ impl<D: Dispatch> McpServer<D> {
     pub fn dispatch(&self) -> &D {
         &self.engine.dispatch
     }
+
+    /// What the server holds right now: sessions, the requests they run and wait on, listen
+    /// streams and SSE replay bookkeeping (see [`Load`]).
+    ///
+    /// For health endpoints, metrics and leak checks: an idle server's load is
+    /// [`Load::is_idle`] once its sessions ended or expired. It visits every live session
+    /// (one lock each, through [`SessionStore::for_each`]): cheap for a scrape every few
+    /// seconds, not meant for every request.
+    pub fn load(&self) -> Load {
+        let mut load = Load {
+            sessions: self.engine.store.len(),
+            listen_streams: self.engine.notifier.listen_streams(),
+            ..Load::default()
+        };
+        self.engine.store.for_each(&mut |session| {
+            load.in_flight += session.in_flight();
+            load.pending_client_requests += session.pending_client_requests();
+            let streams = session.streams();
+            load.replay_events += streams.window_len();
+            load.replay_streams += streams.tracked_streams();
+        });
+        load
+    }
+}
+
+/// What an [`McpServer`] holds at one moment ([`McpServer::load`]).
+///
+/// Each figure is bounded by a [`Config`] setting, named on its field; all are zero on a
+/// server with no session and no open listen stream. Read-only: more figures may be added.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Load {
+    /// Live sessions in the session store ([`Config::max_sessions`]).
+    pub sessions: usize,
+    /// Session-era requests running, across sessions: what `notifications/cancelled` can
+    /// stop. Stateless (2026-07-28) requests and tasks are not counted.
+    pub in_flight: usize,
+    /// Server-to-client requests (sampling, elicitation, roots) awaiting the client's answer,
+    /// across sessions ([`Config::max_pending_client_requests`] per session).
+    pub pending_client_requests: usize,
+    /// Open `subscriptions/listen` streams on this instance ([`Config::max_listen_streams`]).
+    pub listen_streams: usize,
+    /// SSE events kept for `Last-Event-ID` replay, across sessions
+    /// ([`Config::replay_window`] per session).
+    pub replay_events: usize,
+    /// SSE streams whose replay bookkeeping is kept, across sessions: the live ones and the
+    /// ended ones with events still in their session's window.
+    pub replay_streams: usize,
+}
+
+impl Load {
+    /// Whether the server holds nothing: no session, no listen stream (and so nothing
+    /// running or kept for them).
+    pub fn is_idle(&self) -> bool {
+        *self == Self::default()
+    }
 }
