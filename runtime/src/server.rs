@@ -94,6 +94,8 @@ impl<D: Dispatch> McpServer<D> {
         let mut load = Load {
             sessions: self.engine.store.len(),
             listen_streams: self.engine.notifier.listen_streams(),
+            tasks_held: self.engine.tasks.held(),
+            tasks_running: self.engine.tasks.running_here(),
             ..Load::default()
         };
         self.engine.store.for_each(&mut |session| {
@@ -110,7 +112,7 @@ impl<D: Dispatch> McpServer<D> {
 /// What an [`McpServer`] holds at one moment ([`McpServer::load`]).
 ///
 /// Each figure is bounded by a [`Config`] setting, named on its field; all are zero on a
-/// server with no session and no open listen stream. Read-only: more figures may be added.
+/// server with no session, no open listen stream and no task. Read-only: more figures may be added.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Load {
@@ -130,11 +132,16 @@ pub struct Load {
     /// SSE streams whose replay bookkeeping is kept, across sessions: the live ones and the
     /// ended ones with events still in their session's window.
     pub replay_streams: usize,
+    /// Tasks held by the task store, finished ones included until [`Config::task_ttl`] ends
+    /// ([`Config::max_tasks`]).
+    pub tasks_held: usize,
+    /// Tasks whose handler runs on this instance.
+    pub tasks_running: usize,
 }
 
 impl Load {
-    /// Whether the server holds nothing: no session, no listen stream (and so nothing
-    /// running or kept for them).
+    /// Whether the server holds nothing: no session, no listen stream, no task (and so
+    /// nothing running or kept for them).
     pub fn is_idle(&self) -> bool {
         *self == Self::default()
     }

@@ -474,9 +474,15 @@ impl SessionStore for MemorySessionStore {
         let mut sessions = self.sessions.write().unwrap_or_else(|p| p.into_inner());
         let before = sessions.len();
         sessions.retain(|_, session| {
-            let idle_expired = idle.is_some_and(|idle| session.idle_for() > idle);
-            // A session with requests running is not idle; past its lifetime it ends anyway.
-            let expired = (idle_expired && session.in_flight() == 0) || session.outlived();
+            // A session with requests running is not idle: it counts as used now, so a long
+            // request that just ended leaves its client a whole idle timeout for the next one.
+            // Past its lifetime it ends anyway.
+            let busy = session.in_flight() > 0;
+            if busy {
+                session.touch();
+            }
+            let idle_expired = !busy && idle.is_some_and(|idle| session.idle_for() > idle);
+            let expired = idle_expired || session.outlived();
             if expired {
                 session.close();
             }
@@ -576,6 +582,27 @@ mod tests {
         assert!(s.register_client_request().is_err());
         s.forget_client_request(&first.0);
         assert!(s.register_client_request().is_ok());
+    }
+
+    #[test]
+    fn a_request_longer_than_the_idle_timeout_leaves_a_whole_timeout_after_it() {
+        let store = MemorySessionStore::new(4);
+        let s = session();
+        store.insert(s.clone()).unwrap();
+        s.track("1", || {});
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(
+            store.evict_expired(Some(Duration::from_millis(40))),
+            0,
+            "busy"
+        );
+        s.untrack("1");
+        assert_eq!(
+            store.evict_expired(Some(Duration::from_millis(40))),
+            0,
+            "the sweep that saw it busy counts as its last use"
+        );
+        assert!(store.get(s.id()).is_some());
     }
 
     #[test]

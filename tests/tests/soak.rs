@@ -34,8 +34,8 @@
 //!   dropped; `background_job` as a task, polled to completion, cancelled, or abandoned.
 //!
 //! Afterwards: [`McpServer::load`] is all zeros (sessions, session requests in flight, pending
-//! server-to-client requests, listen streams, SSE replay bookkeeping); no task is held past
-//! the one created to trigger the task store's expiry (see RELIABILITY.md); the tokio tasks
+//! server-to-client requests, listen streams, SSE replay bookkeeping, tasks held and running:
+//! the server's expiry sweep forgets tasks past their TTL); the tokio tasks
 //! alive are those alive before the load (connections, handlers, relays: all gone); and RSS is
 //! within the tolerance of its value after warm-up (the first 10% of the requests).
 
@@ -229,6 +229,10 @@ impl TaskStore for CountedTasks {
         let removed = self.inner.remove_expired(now_ms);
         self.held.fetch_sub(removed.len(), Ordering::SeqCst);
         removed
+    }
+
+    fn len(&self) -> usize {
+        self.inner.len()
     }
 }
 
@@ -1161,7 +1165,6 @@ fn soak() {
 async fn run(settings: Settings) {
     eprintln!("soak: {settings:?}");
     let config = server_config();
-    let task_ttl = config.task_ttl;
     let Running {
         server,
         addr,
@@ -1277,41 +1280,12 @@ async fn run(settings: Settings) {
         (load, alive) = (server.load(), alive_tasks());
     }
     let settled_in = settle_started.elapsed();
-    // The task store drops expired tasks when a task is created, not on a timer: create one
-    // once every task's time to live has passed, and only it may remain.
-    let expire_at = settle_started + task_ttl + Duration::from_millis(200);
-    tokio::time::sleep_until(expire_at.into()).await;
-    let held_before_sweep = tasks.held.load(Ordering::SeqCst);
-    let mut probe = Client {
-        addr,
-        stats: stats.clone(),
-        http: KeepAlive::new(addr, stats.clone()),
-        rng: Rng::new(0),
-        next_id: 0,
-    };
-    let params = json!({"name": "background_job", "arguments": {"millis": 0}});
-    let created = probe
-        .stateless_exchange(
-            "tools/call",
-            Some("background_job"),
-            params,
-            json!({"extensions": {TASKS: {}}}),
-        )
-        .await
-        .expect("the sweep probe task");
-    assert_eq!(created["result"]["resultType"], json!("task"), "{created}");
-    drop(probe);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let held_after_sweep = tasks.held.load(Ordering::SeqCst);
     let (final_load, final_alive) = (server.load(), alive_tasks());
     let final_rss = rss_kib();
     let warm_rss = observed.warm_rss_kib.load(Ordering::Relaxed);
 
     eprintln!("soak: settled in {:.1} s", settled_in.as_secs_f64());
     eprintln!("soak: final load {final_load:?}");
-    eprintln!(
-        "soak: tasks held by the store: {held_before_sweep} once all had expired (kept until a task is created), {held_after_sweep} after creating one"
-    );
     eprintln!("soak: tokio tasks alive: {final_alive} (before the load: {baseline_tasks})");
     eprintln!(
         "soak: RSS idle {}, after warm-up {}, peak {}, end of load {}, final {} ({:+.1}% of after warm-up)",
@@ -1360,8 +1334,9 @@ async fn run(settings: Settings) {
     );
     assert_eq!(final_load, Load::default());
     assert_eq!(
-        held_after_sweep, 1,
-        "tasks held past their time to live (only the probe may stay)"
+        tasks.held.load(Ordering::SeqCst),
+        0,
+        "tasks held past their time to live"
     );
     assert!(
         final_alive <= baseline_tasks,

@@ -201,24 +201,25 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    /// Evicts expired sessions every quarter of the idle timeout or lifetime, whichever is
-    /// shorter (at most every 30 s).
+    /// Evicts expired sessions and forgets expired tasks every quarter of the shortest of the
+    /// session idle timeout, the session lifetime and the task TTL (at most every 30 s).
     fn spawn_expiry(&self) -> Option<tokio::task::JoinHandle<()>> {
         let config = &self.engine.config;
         let idle = config.session_idle_timeout;
-        let shortest = match (idle, config.session_max_lifetime) {
-            (Some(idle), Some(lifetime)) => idle.min(lifetime),
-            (one, other) => one.or(other)?,
-        };
-        let store = self.engine.store.clone();
+        let shortest = [idle, config.session_max_lifetime, Some(config.task_ttl)]
+            .into_iter()
+            .flatten()
+            .min()?;
+        let engine = self.engine.clone();
         let period = (shortest / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
         Some(tokio::spawn(async move {
             let mut ticker = tokio::time::interval(period);
             loop {
                 ticker.tick().await;
-                let evicted = store.evict_expired(idle);
-                if evicted > 0 {
-                    tracing::debug!(evicted, "expired sessions evicted");
+                let evicted = engine.store.evict_expired(idle);
+                let forgotten = engine.tasks.remove_expired();
+                if evicted + forgotten > 0 {
+                    tracing::debug!(evicted, forgotten, "expired sessions and tasks removed");
                 }
             }
         }))

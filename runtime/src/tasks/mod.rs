@@ -72,15 +72,32 @@ impl Tasks {
         self.local.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Creates a `working` task run by this instance; `cancel` is set when it is cancelled.
-    fn create(&self, cancel: Arc<watch::Sender<bool>>) -> Result<TaskRecord, Error> {
-        let now = now_ms();
-        // Expired tasks go as new ones come; a running one past its TTL is stopped.
-        for id in self.store.remove_expired(now) {
-            if let Some(local) = self.local().remove(&id) {
+    /// Forgets the tasks past their TTL; a running one is stopped. Returns how many went.
+    pub(crate) fn remove_expired(&self) -> usize {
+        let expired = self.store.remove_expired(now_ms());
+        for id in &expired {
+            if let Some(local) = self.local().remove(id) {
                 local.cancel.send_replace(true);
             }
         }
+        expired.len()
+    }
+
+    /// Tasks held by the store (on every instance sharing it).
+    pub(crate) fn held(&self) -> usize {
+        self.store.len()
+    }
+
+    /// Tasks whose handler runs on this instance.
+    pub(crate) fn running_here(&self) -> usize {
+        self.local().len()
+    }
+
+    /// Creates a `working` task run by this instance; `cancel` is set when it is cancelled.
+    fn create(&self, cancel: Arc<watch::Sender<bool>>) -> Result<TaskRecord, Error> {
+        // Expired tasks go as new ones come (and on the server's expiry sweep).
+        self.remove_expired();
+        let now = now_ms();
         let record = TaskRecord {
             task_id: crate::ids::random_id(),
             status: TaskStatus::Working,

@@ -150,6 +150,12 @@ pub trait TaskStore: Send + Sync + 'static {
     fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord>;
     /// Drops the tasks whose time to live has passed; returns their ids.
     fn remove_expired(&self, now_ms: u64) -> Vec<String>;
+    /// Number of tasks held, expired ones not yet removed included.
+    fn len(&self) -> usize;
+    /// Whether no task is held.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Tasks in a bounded in-memory map.
@@ -211,6 +217,10 @@ impl TaskStore for MemoryTaskStore {
             keep
         });
         expired
+    }
+
+    fn len(&self) -> usize {
+        self.lock().len()
     }
 }
 
