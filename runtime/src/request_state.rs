@@ -40,7 +40,6 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::config::Config;
 use crate::jsonrpc::RpcError;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -306,22 +305,6 @@ impl StateSealer {
         }
     }
 
-    /// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
-    /// [`PREVIOUS_KEY_ENV`]; without a current key, a random one, with a warning), its TTL and
-    /// whether states are single-use.
-    pub fn from_config(config: &Config) -> Self {
-        let previous = match &config.request_state_previous_key {
-            Some(key) => Some(key.clone()),
-            None => SealingKey::previous_from_env().unwrap_or_else(|error| {
-                tracing::error!(%error, "ignoring the previous requestState key");
-                None
-            }),
-        };
-        Self::new(current_key(config), config.request_state_ttl)
-            .with_previous(previous)
-            .single_use(config.request_state_single_use)
-    }
-
     /// Also opens states sealed with `previous` (a key being rotated out).
     pub fn with_previous(mut self, previous: Option<SealingKey>) -> Self {
         // The same key twice would only verify a bad MAC twice.
@@ -419,27 +402,6 @@ fn verifies(key: &SealingKey, data: &[u8], tag: &[u8; 32]) -> bool {
     let mut verifier = HmacSha256::new_from_slice(&key.0).expect("HMAC takes any key");
     verifier.update(data);
     verifier.verify_slice(tag).is_ok()
-}
-
-/// The configured sealing key, else the environment's, else a random one (with a warning).
-fn current_key(config: &Config) -> SealingKey {
-    if let Some(key) = &config.request_state_key {
-        return key.clone();
-    }
-    match SealingKey::from_env() {
-        Ok(Some(key)) => key,
-        Ok(None) => {
-            tracing::warn!(
-                "{KEY_ENV} is not set: requestState is sealed with a random key, so multi \
-                 round-trip requests only resume on this instance and until it restarts"
-            );
-            SealingKey::random()
-        }
-        Err(error) => {
-            tracing::error!(%error, "ignoring the requestState key; using a random one");
-            SealingKey::random()
-        }
-    }
 }
 
 /// The states already redeemed, by expiry and MAC, each kept until it expires: a state is
@@ -647,23 +609,6 @@ mod tests {
         );
         // A previous key equal to the current one is dropped.
         assert!(sealer_with(b'a', Some(b'a')).previous.is_none());
-    }
-
-    #[test]
-    fn from_config_takes_both_keys_and_single_use() {
-        let config = Config::builder()
-            .request_state_key(Some(key(b'b')))
-            .request_state_previous_key(Some(key(b'a')))
-            .request_state_single_use(true)
-            .build();
-        let sealer = StateSealer::from_config(&config);
-        assert_eq!(sealer.key, key(b'b'));
-        assert_eq!(sealer.previous, Some(key(b'a')));
-        assert!(sealer.redeemed.is_some());
-        assert_eq!(sealer.ttl, config.request_state_ttl);
-        let plain =
-            StateSealer::from_config(&Config::builder().request_state_key(Some(key(b'b'))).build());
-        assert!(plain.redeemed.is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 use crate::notifier::Notifier;
-use crate::request_state::StateSealer;
+use crate::request_state::{SealingKey, StateSealer, KEY_ENV};
 use crate::session::{MemorySessionStore, SessionStore};
 use crate::tasks::{MemoryTaskStore, TaskStore, Tasks};
 
@@ -57,7 +57,7 @@ impl<D: Dispatch> McpServer<D> {
             config.task_ttl,
             config.task_poll_interval,
         ));
-        let sealer = StateSealer::from_config(&config);
+        let sealer = sealer(&config);
         Self {
             engine: Arc::new(Engine::new(dispatch, config, store, tasks, sealer)),
         }
@@ -144,5 +144,42 @@ impl Load {
     /// nothing running or kept for them).
     pub fn is_idle(&self) -> bool {
         *self == Self::default()
+    }
+}
+
+/// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
+/// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one, with a warning), its
+/// TTL and whether states are single-use.
+fn sealer(config: &Config) -> StateSealer {
+    let previous = match &config.request_state_previous_key {
+        Some(key) => Some(key.clone()),
+        None => SealingKey::previous_from_env().unwrap_or_else(|error| {
+            tracing::error!(%error, "ignoring the previous requestState key");
+            None
+        }),
+    };
+    StateSealer::new(current_key(config), config.request_state_ttl)
+        .with_previous(previous)
+        .single_use(config.request_state_single_use)
+}
+
+/// The configured sealing key, else the environment's, else a random one (with a warning).
+fn current_key(config: &Config) -> SealingKey {
+    if let Some(key) = &config.request_state_key {
+        return key.clone();
+    }
+    match SealingKey::from_env() {
+        Ok(Some(key)) => key,
+        Ok(None) => {
+            tracing::warn!(
+                "{KEY_ENV} is not set: requestState is sealed with a random key, so multi \
+                 round-trip requests only resume on this instance and until it restarts"
+            );
+            SealingKey::random()
+        }
+        Err(error) => {
+            tracing::error!(%error, "ignoring the requestState key; using a random one");
+            SealingKey::random()
+        }
     }
 }

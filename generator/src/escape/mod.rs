@@ -6,6 +6,8 @@
 //! ([`shell`]). This file holds what they share: which characters must never be written as they
 //! are.
 
+mod file_name;
+pub(crate) use file_name::file_name;
 pub(crate) mod markdown;
 pub(crate) mod rustdoc;
 pub(crate) mod shell;

@@ -38,7 +38,7 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
     let first_method = signatures.first().map_or("", |s| s.wire_name.as_str());
     context! {
         crate_name => safe(crate_name),
-        source_name => safe(file_name(source_name)),
+        source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line()),
         methods => signatures.iter().map(method).collect::<Vec<_>>(),
         request => safe(shell::quote(&ascii_json(&json!({
@@ -80,27 +80,6 @@ fn method(signature: &Signature) -> Value {
     }
 }
 
-/// The document's file name as the generated files mention it (in comments, Markdown and shell
-/// commands alike): every character but ASCII letters, digits and `._+-` becomes `_`, so it
-/// needs quoting nowhere.
-pub(crate) fn file_name(name: &str) -> String {
-    let name: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._+-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() {
-        "_".into()
-    } else {
-        name
-    }
-}
-
 /// Compact JSON in ASCII only (`\uXXXX` for the rest), so no bidi control or look-alike
 /// character reaches a shell command.
 fn ascii_json(value: &serde_json::Value) -> String {
@@ -122,13 +101,6 @@ fn ascii_json(value: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn file_names_need_no_quoting() {
-        assert_eq!(file_name("openrpc.json"), "openrpc.json");
-        assert_eq!(file_name("a b`\n$(x).json"), "a_b____x_.json");
-        assert_eq!(file_name(""), "_");
-    }
 
     #[test]
     fn json_for_the_shell_is_ascii() {

@@ -6,8 +6,6 @@
 
 mod context;
 
-pub(crate) use context::file_name;
-
 use minijinja::Environment;
 use std::fs;
 use std::io;

@@ -14,11 +14,15 @@ use mcp_runtime::{Config, McpServer};
 use workspace_tests::server::Server;
 use workspace_tests::TestHandler;
 
-#[tokio::test]
-async fn shutdown_finishes_running_requests_ends_streams_and_returns() {
-    let config = Config::builder()
-        .shutdown_grace(Duration::from_secs(5))
-        .build();
+/// A server with `grace` serving until `stop` is sent; `serving` is its `serve_listener`.
+async fn serve_until_stopped(
+    grace: Duration,
+) -> (
+    std::net::SocketAddr,
+    oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let config = Config::builder().shutdown_grace(grace).build();
     let server = McpServer::with_config(Server::new(TestHandler::default()), config);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -26,6 +30,12 @@ async fn shutdown_finishes_running_requests_ends_streams_and_returns() {
     let serving = tokio::spawn(server.serve_listener(listener, async {
         let _ = stopped.await;
     }));
+    (addr, stop, serving)
+}
+
+#[tokio::test]
+async fn shutdown_finishes_running_requests_ends_streams_and_returns() {
+    let (addr, stop, serving) = serve_until_stopped(Duration::from_secs(5)).await;
 
     let mut client = Client::connect(addr, "2025-11-25").await;
     let mut headers = client.headers();
@@ -72,16 +82,7 @@ async fn shutdown_finishes_running_requests_ends_streams_and_returns() {
 
 #[tokio::test]
 async fn shutdown_stops_waiting_after_the_grace() {
-    let config = Config::builder()
-        .shutdown_grace(Duration::from_millis(300))
-        .build();
-    let server = McpServer::with_config(Server::new(TestHandler::default()), config);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let serving = tokio::spawn(server.serve_listener(listener, async {
-        let _ = stopped.await;
-    }));
+    let (addr, stop, serving) = serve_until_stopped(Duration::from_millis(300)).await;
     let mut client = Client::connect(addr, "2025-11-25").await;
     // `linger` sleeps for a minute: its answer would come long after the grace.
     let _lingering = tokio::spawn(async move {
