@@ -159,3 +159,29 @@ async fn a_quiet_sse_stream_outlives_the_idle_timeout() {
     let next = stream.chunk().await.unwrap();
     assert!(next.contains("notifications/tools/list_changed"), "{next}");
 }
+
+#[tokio::test]
+async fn an_oversized_request_target_is_refused_and_the_server_goes_on() {
+    let server = start(Config::default()).await;
+    let mut stream = connect(server.addr).await;
+    let request = format!(
+        "GET /mcp?{} HTTP/1.1\r\nhost: localhost\r\n\r\n",
+        "a".repeat(128 * 1024)
+    );
+    let _ = stream.write_all(request.as_bytes()).await;
+    let (answer, closed) = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(
+        answer.starts_with("HTTP/1.1 414") || answer.starts_with("HTTP/1.1 431"),
+        "{answer}"
+    );
+    assert!(closed);
+    let ping = post(
+        server.addr,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(ping.status, http::StatusCode::OK);
+}
