@@ -561,3 +561,40 @@ async fn tasks_get_with_another_mcp_name_is_header_mismatch() {
     .await;
     missing.error(StatusCode::BAD_REQUEST, -32020);
 }
+
+/// Tasks are bounded (`Config::max_tasks`): past the maximum a call that would become a task
+/// answers directly, and an expired task frees its place (the expiry sweep).
+#[tokio::test]
+async fn tasks_are_bounded_and_expired_ones_free_their_place() {
+    let config = Config::builder()
+        .max_tasks(2)
+        .task_ttl(Duration::from_millis(1500))
+        .build();
+    let server = start(config).await;
+    start_task(server.addr, "background_job", json!({"millis": 0})).await;
+    start_task(server.addr, "background_job", json!({"millis": 0})).await;
+    assert_eq!(server.server.load().tasks_held, 2);
+    // Past the maximum, `ctx.start_task()` cannot start one: the call answers directly.
+    let direct = call_tool(
+        server.addr,
+        "background_job",
+        json!({"millis": 0}),
+        with_tasks(),
+    )
+    .await;
+    assert_eq!(direct.status, StatusCode::OK, "{}", direct.text);
+    assert_ne!(
+        direct.body["result"]["resultType"],
+        json!("task"),
+        "a third task past max_tasks: {}",
+        direct.text
+    );
+    assert_eq!(server.server.load().tasks_held, 2);
+    // Once their TTL passes, the server's sweep forgets them without a new task coming.
+    let deadline = Instant::now() + SETTLES;
+    while server.server.load().tasks_held > 0 {
+        assert!(Instant::now() < deadline, "expired tasks are still held");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    start_task(server.addr, "background_job", json!({"millis": 0})).await;
+}

@@ -318,10 +318,14 @@ impl TaskSlot {
         if self.task.get().is_some() {
             return Ok(());
         }
-        let Some(reply) = self.reply.lock().unwrap_or_else(|p| p.into_inner()).take() else {
+        let mut unanswered = self.reply.lock().unwrap_or_else(|p| p.into_inner());
+        if unanswered.is_none() {
             return Err(Error::new("the request was already answered"));
-        };
+        }
+        // Created first: when the store refuses (full), the request keeps its way to answer.
         let record = self.tasks.create(self.cancel.clone())?;
+        let reply = unanswered.take().expect("checked above");
+        drop(unanswered);
         let _ = self.task.set(record.task_id.clone());
         let result = record.create_result();
         let _ = reply.send(Reply::json(success_response(&self.request_id, &result)));
