@@ -60,18 +60,20 @@ async fn initialize_with_more_client_json_than_a_session_keeps_is_invalid_params
 
 #[tokio::test]
 async fn a_session_ends_at_its_lifetime_however_busy_it_is() {
+    let lifetime = Duration::from_millis(1000);
     let config = Config::builder()
         .session_idle_timeout(None)
-        .session_max_lifetime(Some(Duration::from_millis(400)))
+        .session_max_lifetime(Some(lifetime))
         .build();
     let server = start(config).await;
+    let born = tokio::time::Instant::now();
     let mut client = Client::connect(server.addr, "2025-11-25").await;
     for _ in 0..3 {
         let pong = client.call("ping", json!({})).await;
         assert_eq!(pong["result"], json!({}));
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::sleep_until(born + lifetime + Duration::from_millis(100)).await;
     let (_, reply) = client.request("ping", json!({})).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND, "past its lifetime");
     assert_eq!(server.server.sessions().len(), 0);
