@@ -191,6 +191,11 @@ pub struct Config {
     /// reading requests, until the client reads (back-pressure). Requests already running
     /// still answer: nothing queued is dropped. Default 1 MiB.
     pub stdio_output_limit: usize,
+    /// The path of the plain JSON-RPC endpoint (e.g. `/jsonrpc`): every method of the
+    /// contract, with or without `x-mcp`, as ordinary JSON-RPC 2.0 over HTTP POST, plus
+    /// `rpc.discover` (see `http::jsonrpc`). Same Host/Origin checks and body limits as `/mcp`.
+    /// It must start with `/` and differ from `/mcp`. Default `None`: no such endpoint (404).
+    pub jsonrpc_path: Option<String>,
 }
 
 impl Config {
@@ -234,6 +239,7 @@ impl Default for Config {
             request_state_previous_key: None,
             request_state_single_use: false,
             stdio_output_limit: 1024 * 1024,
+            jsonrpc_path: None,
         }
     }
 }
@@ -433,6 +439,12 @@ impl ConfigBuilder {
     /// Sets [`Config::stdio_output_limit`].
     pub fn stdio_output_limit(mut self, stdio_output_limit: usize) -> Self {
         self.config.stdio_output_limit = stdio_output_limit;
+        self
+    }
+
+    /// Sets [`Config::jsonrpc_path`].
+    pub fn jsonrpc_path(mut self, jsonrpc_path: Option<String>) -> Self {
+        self.config.jsonrpc_path = jsonrpc_path;
         self
     }
 

@@ -71,6 +71,14 @@ pub trait Dispatch: Send + Sync + 'static {
         uri: &'a str,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+
+    /// The OpenRPC document the server was generated from, as compact JSON text: the result
+    /// of `rpc.discover` on the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
+    /// Generated servers embed it; `None` (the default, for code generated before the
+    /// document was embedded) makes `rpc.discover` a `-32601`.
+    fn openrpc_document(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What a tool call produced, before it is shaped for a protocol revision.

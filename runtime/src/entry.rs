@@ -7,13 +7,20 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 const USAGE: &str = "\
-Usage: <server> [--addr HOST:PORT | --stdio]
+Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH]
 
   --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
   --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
+  --jsonrpc PATH     also serve every method of the contract as plain JSON-RPC 2.0 over HTTP
+                     POST at PATH (e.g. /jsonrpc), with rpc.discover; HTTP only
+                     [env: MCP_JSONRPC_PATH; default: off]
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
+
+/// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
+/// (empty: off).
+pub const JSONRPC_PATH_ENV: &str = "MCP_JSONRPC_PATH";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,37 +52,113 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-/// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`.
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Args {
+    /// How to serve MCP.
+    pub transport: Transport,
+    /// `--jsonrpc PATH`: the plain JSON-RPC endpoint's path (see
+    /// [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)), if given.
+    pub jsonrpc_path: Option<String>,
+}
+
+/// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
+/// [`parse_command_line`] for every flag).
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, ArgsError> {
+    parse_command_line(args).map(|args| args.transport)
+}
+
+/// Parses the whole command line: [`parse_args`]'s flags and `--jsonrpc PATH` /
+/// `--jsonrpc=PATH` (HTTP only: refused with `--stdio`).
+pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args, ArgsError> {
     let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
+    let mut jsonrpc_path = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        let addr = match arg.as_str() {
-            "--stdio" => {
-                transport = Transport::Stdio;
-                continue;
-            }
-            "-h" | "--help" => return Err(ArgsError::Help),
-            "--addr" => args.next().ok_or_else(|| {
-                ArgsError::Invalid("--addr needs a value, e.g. --addr 127.0.0.1:8080".into())
-            })?,
-            other => match other.strip_prefix("--addr=") {
-                Some(value) => value.to_string(),
-                None => {
+        let (flag, value) = match arg.split_once('=') {
+            Some((flag @ ("--addr" | "--jsonrpc"), value)) => (flag.to_string(), value.to_string()),
+            _ => match arg.as_str() {
+                "--stdio" => {
+                    transport = Transport::Stdio;
+                    continue;
+                }
+                "-h" | "--help" => return Err(ArgsError::Help),
+                "--addr" | "--jsonrpc" => {
+                    let value = args.next().ok_or_else(|| {
+                        ArgsError::Invalid(match arg.as_str() {
+                            "--addr" => "--addr needs a value, e.g. --addr 127.0.0.1:8080".into(),
+                            _ => "--jsonrpc needs a value, e.g. --jsonrpc /jsonrpc".into(),
+                        })
+                    })?;
+                    (arg, value)
+                }
+                other => {
                     return Err(ArgsError::Invalid(format!(
                         "unknown argument `{other}`\n\n{USAGE}"
                     )))
                 }
             },
         };
-        let addr = addr.parse().map_err(|e| {
+        if flag == "--jsonrpc" {
+            check_jsonrpc_path(&value)
+                .map_err(|why| ArgsError::Invalid(format!("--jsonrpc {value}: {why}")))?;
+            jsonrpc_path = Some(value);
+            continue;
+        }
+        let addr = value.parse().map_err(|e| {
             ArgsError::Invalid(format!(
-                "--addr {addr}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"
+                "--addr {value}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"
             ))
         })?;
         transport = Transport::Http(addr);
     }
-    Ok(transport)
+    if jsonrpc_path.is_some() && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--jsonrpc serves over HTTP: it cannot be combined with --stdio".into(),
+        ));
+    }
+    Ok(Args {
+        transport,
+        jsonrpc_path,
+    })
+}
+
+/// Whether `path` can be the plain JSON-RPC endpoint's: an absolute path other than `/mcp`,
+/// without query, fragment, spaces or control characters. The error says why not.
+pub fn check_jsonrpc_path(path: &str) -> Result<(), String> {
+    if !path.starts_with('/') {
+        return Err("the path must start with `/`, e.g. /jsonrpc".into());
+    }
+    if path == crate::http::ENDPOINT {
+        return Err("the path must differ from the MCP endpoint /mcp".into());
+    }
+    if path
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '?' || c == '#')
+    {
+        return Err(
+            "the path must be a plain path: no query, fragment, spaces or control characters"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// The plain JSON-RPC path to serve: the flag's, else the environment's ([`JSONRPC_PATH_ENV`],
+/// empty meaning off), checked.
+fn jsonrpc_path(flag: Option<String>, env: Option<String>) -> Result<Option<String>, ArgsError> {
+    if flag.is_some() {
+        return Ok(flag);
+    }
+    match env.filter(|path| !path.is_empty()) {
+        None => Ok(None),
+        Some(path) => match check_jsonrpc_path(&path) {
+            Ok(()) => Ok(Some(path)),
+            Err(why) => Err(ArgsError::Invalid(format!(
+                "{JSONRPC_PATH_ENV}={path}: {why}"
+            ))),
+        },
+    }
 }
 
 /// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
@@ -88,9 +171,31 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 /// Like [`main`], for a server built by the application, e.g. with its own [`crate::Config`],
 /// or after taking its [`McpServer::notifier`] to announce changes from the application's own
 /// threads.
-pub fn run<D: Dispatch>(server: McpServer<D>) -> ExitCode {
-    let transport = match parse_args(std::env::args().skip(1)) {
-        Ok(transport) => transport,
+///
+/// `--jsonrpc PATH` (or [`JSONRPC_PATH_ENV`]) sets [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)
+/// of `server`, which must not have been cloned yet (else the program stops with an error:
+/// set the field in the [`crate::Config`] instead).
+pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
+    let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
+        let env = std::env::var(JSONRPC_PATH_ENV).ok();
+        let path = match args.transport {
+            // The environment's path is for HTTP; stdio simply ignores it.
+            Transport::Stdio => None,
+            Transport::Http(_) => jsonrpc_path(args.jsonrpc_path, env)?,
+        };
+        Ok((args.transport, path))
+    });
+    let transport = match parsed {
+        Ok((transport, path)) => {
+            if let Some(path) = path {
+                let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
+                    eprintln!("error: --jsonrpc cannot change a server that was cloned before entry::run; set Config::jsonrpc_path instead");
+                    return ExitCode::from(2);
+                };
+                engine.config.jsonrpc_path = Some(path);
+            }
+            transport
+        }
         Err(error) => {
             eprintln!("{error}");
             return if error == ArgsError::Help {
@@ -172,5 +277,57 @@ mod tests {
         assert!(parse(&["--bogus"])
             .unwrap_err()
             .contains("unknown argument"));
+    }
+
+    fn command_line(args: &[&str]) -> Result<Args, String> {
+        parse_command_line(args.iter().map(|s| s.to_string())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn jsonrpc_flag() {
+        assert_eq!(command_line(&[]).unwrap().jsonrpc_path, None);
+        let args = command_line(&["--jsonrpc", "/jsonrpc", "--addr", "127.0.0.1:9"]).unwrap();
+        assert_eq!(args.jsonrpc_path.as_deref(), Some("/jsonrpc"));
+        assert_eq!(
+            args.transport,
+            Transport::Http("127.0.0.1:9".parse().unwrap())
+        );
+        assert_eq!(
+            command_line(&["--jsonrpc=/rpc"])
+                .unwrap()
+                .jsonrpc_path
+                .as_deref(),
+            Some("/rpc")
+        );
+        assert!(command_line(&["--jsonrpc"])
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(command_line(&["--jsonrpc", "rpc"])
+            .unwrap_err()
+            .contains("start with `/`"));
+        assert!(command_line(&["--jsonrpc", "/mcp"])
+            .unwrap_err()
+            .contains("/mcp"));
+        assert!(command_line(&["--jsonrpc", "/a?b"])
+            .unwrap_err()
+            .contains("plain path"));
+        assert!(command_line(&["--stdio", "--jsonrpc", "/rpc"])
+            .unwrap_err()
+            .contains("--stdio"));
+        assert!(USAGE.contains("--jsonrpc PATH") && USAGE.contains(JSONRPC_PATH_ENV));
+    }
+
+    #[test]
+    fn jsonrpc_path_from_the_environment() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(jsonrpc_path(None, None), Ok(None));
+        assert_eq!(jsonrpc_path(None, some("")), Ok(None));
+        assert_eq!(jsonrpc_path(None, some("/rpc")), Ok(some("/rpc")));
+        // The flag wins.
+        assert_eq!(jsonrpc_path(some("/a"), some("/b")), Ok(some("/a")));
+        assert!(matches!(
+            jsonrpc_path(None, some("rpc")),
+            Err(ArgsError::Invalid(message)) if message.contains(JSONRPC_PATH_ENV)
+        ));
     }
 }

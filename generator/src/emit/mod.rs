@@ -84,7 +84,12 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
         &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
         &|frame| handler::handler_trait(&methods, &types, frame),
         &|frame| server::server(&methods, &types, frame),
-        &|_| descriptors_module(server::catalog(document, &methods)),
+        &|_| {
+            descriptors_module(
+                server::catalog(document, &methods),
+                server::openrpc_document(document),
+            )
+        },
     ];
     Emitted {
         source: with_header(&format_sections(&sections), source_name),
@@ -135,14 +140,16 @@ fn types_module(type_defs: TokenStream) -> TokenStream {
     }
 }
 
-/// `pub mod descriptors { ... }` around the catalog.
-fn descriptors_module(catalog: TokenStream) -> TokenStream {
+/// `pub mod descriptors { ... }` around the catalog and the embedded document.
+fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStream {
     quote! {
         /// What the server publishes through `initialize`, `server/discover` and the `*/list`
-        /// methods, computed at generation time.
+        /// methods, and through `rpc.discover` on the plain JSON-RPC endpoint, computed at
+        /// generation time.
         #[allow(clippy::all, clippy::pedantic)]
         pub mod descriptors {
             #catalog
+            #document
         }
     }
 }

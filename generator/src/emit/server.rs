@@ -56,6 +56,10 @@ pub(crate) fn server(
                 &descriptors::CATALOG
             }
 
+            fn openrpc_document(&self) -> ::std::option::Option<&'static str> {
+                ::std::option::Option::Some(descriptors::OPENRPC_DOCUMENT)
+            }
+
             #call_method
             #call_tool
             #get_prompt
@@ -384,6 +388,18 @@ fn option_str(value: Option<&str>) -> TokenStream {
             quote!(::std::option::Option::Some(#lit))
         }
         None => quote!(::std::option::Option::None),
+    }
+}
+
+/// `OPENRPC_DOCUMENT`: the document as loaded, compact, for `rpc.discover`.
+pub fn openrpc_document(document: &Document) -> TokenStream {
+    let text = serde_json::to_string(&document.source_json)
+        .expect("a JSON value read from text always serializes");
+    let text = str_lit(&text);
+    quote! {
+        /// The OpenRPC document this server was generated from (its root file, compact JSON):
+        /// the result of `rpc.discover` on the plain JSON-RPC endpoint.
+        pub const OPENRPC_DOCUMENT: &str = #text;
     }
 }
 

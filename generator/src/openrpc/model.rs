@@ -31,6 +31,9 @@ pub struct Document {
     /// Source positions of every value of every file read, to locate any JSON pointer
     /// (including values nested deep inside schemas) for diagnostics.
     pub sources: SourceMap,
+    /// The root file's JSON as read (member order kept, `$ref`s as written): what the
+    /// generated server answers to `rpc.discover`.
+    pub source_json: Value,
 }
 
 /// The OpenRPC `info` object.

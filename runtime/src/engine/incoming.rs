@@ -120,6 +120,20 @@ pub(crate) fn read<'a>(text: &'a str, announced: Option<&str>) -> Result<Incomin
     envelope.into_message()
 }
 
+/// Reads one message of the plain JSON-RPC endpoint: the same envelope rules as [`read`], but
+/// every method's params stay raw text (the contract's methods decode their own, and a
+/// contract method may bear any name, an MCP one included).
+pub(crate) fn read_plain(text: &str) -> Result<Incoming<'_>, RpcError> {
+    let reader = EnvelopeReader {
+        announced: None,
+        members: false,
+    };
+    reader
+        .read(text)
+        .map_err(|e| reading_error(text, e))?
+        .into_message()
+}
+
 /// Reads a batch (a JSON array) into its elements, each for [`read`]. An empty array is
 /// `-32600`, text that is not JSON `-32700`.
 pub(crate) fn read_batch(text: &str) -> Result<Vec<&RawValue>, RpcError> {
@@ -414,6 +428,20 @@ mod tests {
             ),
             Ok(Incoming::Response { answer: Err(_), .. })
         ));
+    }
+
+    #[test]
+    fn plain_messages_keep_their_params_raw() {
+        let text = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#;
+        let Ok(Incoming::Request(request)) = read_plain(text) else {
+            panic!("a request")
+        };
+        assert_eq!(request.params.raw().unwrap().get(), r#"{"name":"echo"}"#);
+        assert_eq!(read_plain("{").err().unwrap().code, -32700);
+        assert_eq!(
+            read_plain(r#"{"id":1,"method":"m"}"#).err().unwrap().code,
+            -32600
+        );
     }
 
     #[test]

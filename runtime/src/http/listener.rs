@@ -49,6 +49,9 @@ impl<D: Dispatch> McpServer<D> {
     ) -> std::io::Result<()> {
         let local: SocketAddr = listener.local_addr()?;
         tracing::info!("MCP server listening on http://{local}{ENDPOINT}");
+        if let Some(path) = &self.engine.config.jsonrpc_path {
+            tracing::info!("plain JSON-RPC endpoint on http://{local}{path}");
+        }
         self.warn_if_unreachable(local);
         let sweeper = self.spawn_expiry();
         let max_connections = self

@@ -4,10 +4,12 @@
 //! This module only frames: it checks headers, reads bodies, decides each request's era and
 //! hands it to the engine (`crate::engine`), then writes what comes back as JSON or SSE.
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
+//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
 
 mod body;
 pub(crate) mod guard;
 mod headers;
+mod jsonrpc;
 mod listener;
 mod post;
 mod request_body;
@@ -26,7 +28,7 @@ use tokio::sync::mpsc;
 
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::events::{ResumeError, CONNECTION_QUEUE};
-use crate::jsonrpc::{self, RpcError};
+use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use headers::Headers;
@@ -89,7 +91,9 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        if parts.uri.path() != ENDPOINT {
+        // `/mcp` takes one comparison; the plain JSON-RPC path is looked at only off it.
+        let plain = parts.uri.path() != ENDPOINT;
+        if plain && !self.is_jsonrpc_path(parts.uri.path()) {
             return status_only(StatusCode::NOT_FOUND);
         }
         let headers = Headers::scan(&parts.headers);
@@ -103,12 +107,23 @@ impl<D: Dispatch> McpServer<D> {
         ) {
             return refused(refusal);
         }
+        if plain {
+            // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
+            return Box::pin(self.plain_jsonrpc(&parts.method, &headers, body)).await;
+        }
         match parts.method {
             Method::POST => self.post(&headers, body).await,
             Method::GET => self.get(&headers),
             Method::DELETE => self.delete(&headers),
             _ => method_not_allowed("GET, POST, DELETE"),
         }
+    }
+
+    /// Whether `path` is the plain JSON-RPC endpoint's (when [`crate::Config::jsonrpc_path`]
+    /// sets one).
+    #[cold]
+    fn is_jsonrpc_path(&self, path: &str) -> bool {
+        self.engine.config.jsonrpc_path.as_deref() == Some(path)
     }
 
     /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
@@ -121,7 +136,7 @@ impl<D: Dispatch> McpServer<D> {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
                 RpcError::new(
-                    jsonrpc::INVALID_REQUEST,
+                    INVALID_REQUEST,
                     "Not Acceptable: Accept must list text/event-stream",
                 ),
                 None,
@@ -184,7 +199,7 @@ fn refused(refusal: guard::Refusal) -> Response<Body> {
             tracing::warn!(%message, "refused request");
             rpc_error(
                 StatusCode::FORBIDDEN,
-                RpcError::new(jsonrpc::SERVER_ERROR, message),
+                RpcError::new(SERVER_ERROR, message),
                 None,
             )
         }
@@ -202,7 +217,7 @@ fn cannot_resume(error: ResumeError, replay_window: usize) -> Response<Body> {
         ResumeError::Lost => rpc_error(
             StatusCode::GONE,
             RpcError::new(
-                jsonrpc::SERVER_ERROR,
+                SERVER_ERROR,
                 format!(
                     "Gone: events after this Last-Event-ID are no longer kept (Config::replay_window keeps the last {replay_window}); the stream cannot be resumed whole"
                 ),

@@ -300,7 +300,7 @@ fn refused_media(headers: &Headers<'_>) -> Option<Response<Body>> {
 }
 
 #[cold]
-fn body_error(error: ReadError, limit: usize) -> Response<Body> {
+pub(super) fn body_error(error: ReadError, limit: usize) -> Response<Body> {
     match error {
         ReadError::TooLarge => rpc_error(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -103,8 +103,19 @@ impl Reply {
     }
 }
 
-/// Sends one request on a fresh connection.
+/// Sends one request to `/mcp` on a fresh connection.
 pub async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    send_to(addr, "/mcp", method, headers, body).await
+}
+
+/// Sends one request to `path` on a fresh connection.
+pub async fn send_to(
+    addr: SocketAddr,
+    path: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
     let stream = TcpStream::connect(addr).await.unwrap();
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
@@ -113,7 +124,7 @@ pub async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body
     tokio::spawn(connection);
     let mut request = Request::builder()
         .method(method)
-        .uri(format!("http://{addr}/mcp"));
+        .uri(format!("http://{addr}{path}"));
     if !headers
         .iter()
         .any(|(name, _)| name.eq_ignore_ascii_case("host"))

@@ -182,6 +182,7 @@ impl Loader {
             schemas: std::mem::take(&mut self.schemas),
             files: self.files.iter().map(|f| f.path.clone()).collect(),
             sources: std::mem::take(&mut self.sources),
+            source_json: Value::Object(top),
         })
     }
 }

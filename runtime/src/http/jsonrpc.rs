@@ -1,0 +1,193 @@
+//! The plain JSON-RPC endpoint (opt-in, [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)):
+//! every method of the contract, with or without `x-mcp`, as ordinary JSON-RPC 2.0 over HTTP
+//! POST, and `rpc.discover` answering the OpenRPC document the server was generated from.
+//!
+//! No MCP here: no session, no protocol version, no `_meta`. A message is read by the same
+//! reader as `/mcp` (`engine::incoming`, its params kept raw), behind the same Host/Origin
+//! checks (done by `route` before it gets here) and within the same body limits; its method is
+//! called through the generated `Dispatch::call_method`, which decodes the params by name or by
+//! position as the document says. The handler gets a detached context: it cannot send anything
+//! to the client.
+//!
+//! Answers:
+//! - a request: `200` with its response (the handler's typed result as `result`, or `error`);
+//! - a notification: run, then `204` with no body (whatever the method answered);
+//! - a batch: its elements in order, `200` with the array of the requests' responses (the
+//!   notifications add none); `204` when it held only notifications;
+//! - a body that is not JSON (`-32700`) or not a JSON-RPC message (`-32600`): `400`;
+//! - a method the contract does not have: `-32601`; params that do not decode: `-32602`.
+
+use http::header::ACCEPT;
+use http::{Method, Response, StatusCode};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+use super::headers::Headers;
+use super::post::body_error;
+use super::request_body;
+use super::response::{json_response, method_not_allowed, rpc_error, status_only};
+use super::{guard, Body};
+use crate::context::RequestContext;
+use crate::dispatch::Dispatch;
+use crate::engine::incoming::{self, Incoming, Request};
+use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::panic::CatchUnwind;
+use crate::server::McpServer;
+
+/// The method answering the OpenRPC document (OpenRPC service discovery).
+const DISCOVER: &str = "rpc.discover";
+
+impl<D: Dispatch> McpServer<D> {
+    /// Answers one HTTP request to the plain JSON-RPC path, whose Host and Origin were checked.
+    pub(super) async fn plain_jsonrpc<B>(
+        &self,
+        method: &Method,
+        headers: &Headers<'_>,
+        body: B,
+    ) -> Response<Body>
+    where
+        B: http_body::Body + Send,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if method != Method::POST {
+            return method_not_allowed("POST");
+        }
+        if let Some(refused) = refused_media(headers) {
+            return refused;
+        }
+        let limit = self.engine.config.body_limit;
+        let timeout = self.engine.config.body_read_timeout;
+        let bytes = match request_body::read_within(body, limit, timeout).await {
+            Ok(bytes) => bytes,
+            Err(error) => return body_error(error, limit),
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
+                None,
+            );
+        };
+        if incoming::is_batch(text) {
+            return self.plain_batch(text).await;
+        }
+        match incoming::read_plain(text) {
+            Err(error) => rpc_error(StatusCode::BAD_REQUEST, error, None),
+            Ok(Incoming::Response { id, .. }) => {
+                rpc_error(StatusCode::BAD_REQUEST, not_a_call(), Some(id))
+            }
+            Ok(message) => match self.plain_message(message).await {
+                Some(answer) => json_response(StatusCode::OK, answer),
+                None => status_only(StatusCode::NO_CONTENT),
+            },
+        }
+    }
+
+    /// A batch: every element in order; the requests' responses as one array, or `204` when
+    /// nothing in it asks for an answer.
+    async fn plain_batch(&self, text: &str) -> Response<Body> {
+        let messages = match incoming::read_batch(text) {
+            Ok(messages) => messages,
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
+        };
+        let mut answers = Vec::new();
+        for message in messages {
+            let answer = match incoming::read_plain(message.get()) {
+                Err(error) => Some(error_response(None, &error)),
+                Ok(message) => self.plain_message(message).await,
+            };
+            answers.extend(answer);
+        }
+        if answers.is_empty() {
+            return status_only(StatusCode::NO_CONTENT);
+        }
+        json_response(StatusCode::OK, format!("[{}]", answers.join(",")))
+    }
+
+    /// One message: a request's response, or `None` for a notification (run all the same).
+    async fn plain_message(&self, message: Incoming<'_>) -> Option<String> {
+        match message {
+            Incoming::Request(Request { id, method, params }) => {
+                Some(match self.plain_call(method, params.raw()).await {
+                    Ok(result) => success_response(id, &result),
+                    Err(error) => error_response(Some(id), &error),
+                })
+            }
+            Incoming::Notification { method, params } => {
+                if let Err(error) = self.plain_call(method, params).await {
+                    tracing::debug!(%method, %error, "a notification failed (no one to tell)");
+                }
+                None
+            }
+            Incoming::Response { id, .. } => Some(error_response(Some(id), &not_a_call())),
+        }
+    }
+
+    /// Calls the contract's method `method` (or `rpc.discover`): its result as JSON text.
+    async fn plain_call(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Cow<'static, str>, RpcError> {
+        let dispatch = &self.engine.dispatch;
+        if method == DISCOVER {
+            if params.is_some_and(|p| !matches!(p.get().trim(), "[]" | "{}")) {
+                return Err(RpcError::invalid_params(
+                    "Invalid params: rpc.discover takes no params",
+                ));
+            }
+            return dispatch
+                .openrpc_document()
+                .map(Cow::Borrowed)
+                .ok_or_else(|| RpcError::method_not_found(method));
+        }
+        let call = dispatch
+            .call_method(method, params, RequestContext::default())
+            .ok_or_else(|| RpcError::method_not_found(method))?;
+        match CatchUnwind::new(call).await {
+            Ok(result) => result.map(|raw| Cow::Owned(String::from(Box::<str>::from(raw)))),
+            Err(panic) => {
+                tracing::error!(%method, %panic, "handler panicked");
+                Err(RpcError::internal(format!(
+                    "Internal error: the handler of {method} failed unexpectedly"
+                )))
+            }
+        }
+    }
+}
+
+/// A message with an id but no method: a response, which this endpoint never asked for.
+#[cold]
+fn not_a_call() -> RpcError {
+    RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        "Invalid Request: a message without a method (this endpoint sends no requests)",
+    )
+}
+
+/// 415 unless the body is JSON; 406 when an `Accept` header is sent and excludes JSON (plain
+/// JSON-RPC clients often send none, or `*/*`).
+fn refused_media(headers: &Headers<'_>) -> Option<Response<Body>> {
+    if !guard::is_json_content(headers.content_type) {
+        return Some(rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            ),
+            None,
+        ));
+    }
+    if headers.map.contains_key(ACCEPT) && !headers.accepts_json {
+        return Some(rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Not Acceptable: Accept must allow application/json",
+            ),
+            None,
+        ));
+    }
+    None
+}

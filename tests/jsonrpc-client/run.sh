@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The plain JSON-RPC endpoint against a third-party client: installs jsonrpcclient + httpx
+# (requirements.txt: pinned, hash-checked wheels from PyPI) into a venv under the target
+# directory, starts the quickstart server with --jsonrpc /jsonrpc (then with MCP_JSONRPC_PATH)
+# and runs client.py against it. Fails (exit non-zero) when PyPI cannot be reached: nothing is
+# skipped.
+#
+# usage: tests/jsonrpc-client/run.sh [QUICKSTART_BINARY]   (default: target/debug/quickstart)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+server="${1:-$target/debug/quickstart}"
+[ -x "$server" ] || { echo "error: no quickstart binary at $server (cargo build -p quickstart)" >&2; exit 1; }
+
+venv="$target/jsonrpc-client-venv"
+stamp="$venv/.requirements.sha256"
+wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  if ! "$venv/bin/pip" install --quiet --require-hashes --only-binary :all: -r "$here/requirements.txt"; then
+    echo "error: installing jsonrpcclient + httpx from PyPI failed (is PyPI reachable?)" >&2
+    exit 1
+  fi
+  echo "$wanted" >"$stamp"
+fi
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+pid=""
+stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
+trap stop EXIT
+
+# run_against PATH ENV=VALUE [SERVER_ARGS...]: starts the server with that environment variable
+# and those flags, waits for its port, runs the client on http://127.0.0.1:PORT/PATH, stops the
+# server.
+run_against() {
+  local path="$1" variable="$2" port
+  shift 2
+  port="$(free_port)"
+  env "$variable" "$server" --addr "127.0.0.1:$port" "$@" &
+  pid=$!
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { echo "error: the server exited" >&2; exit 1; }
+    sleep 0.1
+  done
+  "$venv/bin/python" "$here/client.py" "http://127.0.0.1:$port$path"
+  stop
+}
+
+# The flag, then the environment variable.
+run_against /jsonrpc MCP_JSONRPC_PATH= --jsonrpc /jsonrpc
+run_against /rpc MCP_JSONRPC_PATH=/rpc
