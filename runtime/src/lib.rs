@@ -32,6 +32,7 @@ pub mod dispatch;
 mod engine;
 pub mod entry;
 mod error;
+mod expiry;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
