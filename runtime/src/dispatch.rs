@@ -79,6 +79,13 @@ pub trait Dispatch: Send + Sync + 'static {
     fn openrpc_document(&self) -> Option<&'static str> {
         None
     }
+
+    /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
+    /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
+    /// `None` (the default) when the contract has no card.
+    fn server_card(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What a tool call produced, before it is shaped for a protocol revision.

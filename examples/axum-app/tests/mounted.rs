@@ -153,11 +153,7 @@ async fn the_application_routes_and_the_mcp_server_share_one_router() {
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
     let answer = send(addr, "POST", "/mcp", &in_session, call).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
-    assert!(
-        answer.body.contains(r#""text":"5""#),
-        "{}",
-        answer.body
-    );
+    assert!(answer.body.contains(r#""text":"5""#), "{}", answer.body);
 
     // Stateless era (2026-07-28), same path.
     let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":40,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;

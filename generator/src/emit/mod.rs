@@ -83,11 +83,12 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
     let sections: [&Section<'_>; 4] = [
         &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
         &|frame| handler::handler_trait(&methods, &types, frame),
-        &|frame| server::server(&methods, &types, frame),
+        &|frame| server::server(&methods, &types, document.server.card.is_some(), frame),
         &|_| {
             descriptors_module(
                 server::catalog(document, &methods),
                 server::openrpc_document(document),
+                server::server_card(document),
             )
         },
     ];
@@ -141,7 +142,11 @@ fn types_module(type_defs: TokenStream) -> TokenStream {
 }
 
 /// `pub mod descriptors { ... }` around the catalog and the embedded document.
-fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStream {
+fn descriptors_module(
+    catalog: TokenStream,
+    document: TokenStream,
+    card: TokenStream,
+) -> TokenStream {
     quote! {
         /// What the server publishes through `initialize`, `server/discover` and the `*/list`
         /// methods, and through `rpc.discover` on the plain JSON-RPC endpoint, computed at
@@ -150,6 +155,7 @@ fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStrea
         pub mod descriptors {
             #catalog
             #document
+            #card
         }
     }
 }

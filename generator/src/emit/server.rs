@@ -22,8 +22,16 @@ use crate::typespace::TypeSpace;
 pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
+    has_card: bool,
     frame: &mut Frame,
 ) -> TokenStream {
+    let server_card = has_card.then(|| {
+        quote! {
+            fn server_card(&self) -> ::std::option::Option<&'static str> {
+                ::std::option::Option::Some(descriptors::SERVER_CARD)
+            }
+        }
+    });
     let call_method = call_method(methods, types, frame);
     let call_tool = call_tool(methods, types, frame);
     let get_prompt = get_prompt(methods, types, frame);
@@ -59,6 +67,8 @@ pub(crate) fn server(
             fn openrpc_document(&self) -> ::std::option::Option<&'static str> {
                 ::std::option::Option::Some(descriptors::OPENRPC_DOCUMENT)
             }
+
+            #server_card
 
             #call_method
             #call_tool
@@ -400,6 +410,20 @@ pub fn openrpc_document(document: &Document) -> TokenStream {
         /// The OpenRPC document this server was generated from (its root file, compact JSON):
         /// the result of `rpc.discover` on the plain JSON-RPC endpoint.
         pub const OPENRPC_DOCUMENT: &str = #text;
+    }
+}
+
+/// `SERVER_CARD`: the contract's server card, compact, when it has one (`info["x-mcp"].card`).
+pub fn server_card(document: &Document) -> TokenStream {
+    let Some(card) = crate::server_card::card(document) else {
+        return TokenStream::new();
+    };
+    let text = serde_json::to_string(&card).expect("a JSON value always serializes");
+    let text = str_lit(&text);
+    quote! {
+        /// The server card (SEP-2127) from the contract, without the `remotes` a running server
+        /// adds: served at `<mcp-url>/server-card` when the server card is turned on.
+        pub const SERVER_CARD: &str = #text;
     }
 }
 

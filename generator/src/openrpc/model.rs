@@ -58,6 +58,8 @@ pub struct ServerExtension {
     pub instructions: Option<String>,
     /// `serverInfo.websiteUrl`.
     pub website_url: Option<String>,
+    /// `card`: what the server card adds to the identity (`crate::server_card`).
+    pub card: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A schema that has a name: a component schema, or a definition in another file.

@@ -15,6 +15,7 @@ mod post;
 mod request_body;
 mod response;
 mod routes;
+mod server_card;
 mod session_answer;
 pub mod stateless;
 mod supervisor;
@@ -109,9 +110,12 @@ impl<D: Dispatch> McpServer<D> {
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
         }
+        // The discovery documents are public (CORS `*`): any Origin may read them, but their
+        // URLs name the Host, which must be allowed.
+        let public = matches!(route, Route::ServerCard | Route::Catalog);
         if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
-            headers.origin,
+            if public { None } else { headers.origin },
             &self.engine.config.allowed_hosts,
         ) {
             return refused(refusal);
@@ -126,6 +130,9 @@ impl<D: Dispatch> McpServer<D> {
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
             Route::PlainJsonRpc => {
                 Box::pin(self.plain_jsonrpc(&parts.method, &headers, body)).await
+            }
+            Route::ServerCard | Route::Catalog => {
+                self.discovery(route, &parts.method, parts.uri.path(), &headers)
             }
             Route::NotFound => status_only(StatusCode::NOT_FOUND),
         }

@@ -30,6 +30,11 @@ pub(crate) enum Route {
     Mcp,
     /// The plain JSON-RPC endpoint ([`Config::jsonrpc_path`]).
     PlainJsonRpc,
+    /// The server card, at `<mcp endpoint>/server-card` ([`Config::server_card`]).
+    ServerCard,
+    /// The MCP Catalog listing the card (`/.well-known/mcp/catalog.json`, and the AI Catalog
+    /// path `/.well-known/ai-catalog.json`).
+    Catalog,
     /// Nothing here: 404.
     NotFound,
 }
@@ -40,9 +45,38 @@ pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
     if config.jsonrpc_path.as_deref() == Some(path) {
         return Route::PlainJsonRpc;
     }
+    if config.server_card {
+        if let Some(route) = discovery(path, mount) {
+            return route;
+        }
+    }
     match mount {
         Mount::Listener => Route::NotFound,
         Mount::Embedded => Route::Mcp,
+    }
+}
+
+/// The path where a listener serves the server card: `<endpoint>/server-card`.
+pub(crate) const SERVER_CARD_PATH: &str = "/mcp/server-card";
+/// The catalog paths: the MCP Catalog, and the AI Catalog it is a subset of.
+const CATALOG_PATHS: [&str; 2] = [
+    "/.well-known/mcp/catalog.json",
+    "/.well-known/ai-catalog.json",
+];
+
+/// The discovery document at `path`, if any. Embedded, the card is `/server-card` under
+/// whatever path the router mounted the service at.
+fn discovery(path: &str, mount: Mount) -> Option<Route> {
+    let card = match mount {
+        Mount::Listener => path == SERVER_CARD_PATH,
+        Mount::Embedded => path.ends_with("/server-card"),
+    };
+    if card {
+        Some(Route::ServerCard)
+    } else if CATALOG_PATHS.contains(&path) {
+        Some(Route::Catalog)
+    } else {
+        None
     }
 }
 
