@@ -609,3 +609,23 @@ fn server_card() {
         assert!(rendered.contains(expected), "missing {expected:?} in:\n{rendered}");
     }
 }
+
+#[test]
+fn mcp_complete() {
+    let expected = r##"error[mcp-complete]: `x-mcp.complete` applies to the params of a prompt or resource-template; method "search" is a tool
+  --> mcp-complete.json:5:54 (/methods/0/params/0)
+error[mcp-complete]: `x-mcp.complete` applies to the params of a prompt or resource-template; method "plain" is not exposed to MCP
+  --> mcp-complete.json:6:36 (/methods/1/params/0)
+error[mcp-complete]: `x-mcp.complete` applies to the params of a prompt or resource-template; method "plain" is not exposed to MCP
+  --> mcp-complete.json:6:128 (/methods/1/result)
+3 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-complete.json"), expected);
+    let shapes = r##"error[mcp-extension]: `x-mcp.complete` must be a boolean, found a string
+  --> mcp-complete-shape.json:5:91 (/methods/0/params/0/x-mcp/complete)
+error[mcp-extension]: unknown key `hint` in a param's `x-mcp`; allowed keys: complete
+  --> mcp-complete-shape.json:5:106 (/methods/0/params/0/x-mcp/hint)
+error[mcp-extension]: a param's `x-mcp` must be an object such as {"complete": true}, found a boolean
+  --> mcp-complete-shape.json:6:78 (/methods/1/params/0/x-mcp)
+3 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-complete-shape.json"), shapes);
+}

@@ -65,7 +65,7 @@ pub mod uri_template;
 #[allow(missing_docs, rustdoc::bare_urls)]
 pub mod wire;
 
-pub use catalog::{Catalog, Completion, CompletionKind, Descriptor, ServerInfo};
+pub use catalog::{Catalog, Completion, CompletionKind, CompletionRequest, Descriptor, ServerInfo};
 pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
 pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};

@@ -27,6 +27,8 @@ pub struct Emitted {
     pub source: String,
     /// Each handler method's signature, in declaration order.
     pub signatures: Vec<Signature>,
+    /// The handler's completion methods (`x-mcp.complete` params), in method order.
+    pub completion_signatures: Vec<Signature>,
     /// Why lowering the schemas stopped short of the document, if it did (see
     /// [`crate::typespace::MAX_LOWER_STEPS`]): [`crate::generate`] then refuses the document.
     pub budget_exceeded: Option<String>,
@@ -76,6 +78,21 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
             ),
         })
         .collect();
+    let completion_signatures = methods
+        .iter()
+        .flat_map(|plan| {
+            plan.completions.iter().map(|completion| Signature {
+                wire_name: plan.method.name.clone(),
+                fn_name: completion.fn_name.clone(),
+                doc: Some(format!(
+                    "Completes `{}` of `{}`: the values to offer for `request.value`.",
+                    completion.argument, plan.method.name
+                )),
+                params_type: Some("mcp_runtime::CompletionRequest".to_string()),
+                result_type: "Vec<String>".to_string(),
+            })
+        })
+        .collect();
     // The four top-level parts of the file format independently (prettyplease ends every
     // top-level item at column 0), so each is built and formatted on its own thread: on large
     // documents formatting is most of the generation time. Tokens are not `Send`, so every
@@ -95,6 +112,7 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
     Emitted {
         source: with_header(&format_sections(&sections), source_name),
         signatures,
+        completion_signatures,
         budget_exceeded: types.budget_exceeded().map(str::to_string),
     }
 }

@@ -129,6 +129,9 @@ pub struct ContentDescriptor {
     pub location: Location,
     /// Where its `schema` is.
     pub schema_location: Location,
+    /// `"x-mcp": {"complete": true}`: the application completes this prompt argument or
+    /// template variable (a `complete_*` method of the handler).
+    pub complete: bool,
 }
 
 /// An OpenRPC error object declared by a method.

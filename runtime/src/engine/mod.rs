@@ -166,7 +166,8 @@ impl<D: Dispatch> Engine<D> {
                 retried = read.is_retry();
                 self.read_resource(read, ctx).await?
             }
-            Method::Complete => self.complete(raw)?,
+            // Boxed: a completion handler's state stays out of every other request's future.
+            Method::Complete => Box::pin(self.complete(raw, ctx)).await?,
             Method::Initialize => {
                 return Err(RpcError::new(
                     jsonrpc::INVALID_REQUEST,
