@@ -196,6 +196,12 @@ pub struct Config {
     /// `rpc.discover` (see `http::jsonrpc`). Same Host/Origin checks and body limits as `/mcp`.
     /// It must start with `/` and differ from `/mcp`. Default `None`: no such endpoint (404).
     pub jsonrpc_path: Option<String>,
+    /// Also serve the 2024-11-05 HTTP+SSE transport (see `http::legacy_sse`): `GET /sse`
+    /// opens a session's stream, whose first event (`endpoint`) names the
+    /// `POST /messages?sessionId=…` URL its client messages go to; every answer and server
+    /// message comes on the stream. Same Host/Origin checks, body limits and session limits as
+    /// `/mcp`. Default false: `/sse` and `/messages` answer 404.
+    pub legacy_sse: bool,
 }
 
 impl Config {
@@ -240,6 +246,7 @@ impl Default for Config {
             request_state_single_use: false,
             stdio_output_limit: 1024 * 1024,
             jsonrpc_path: None,
+            legacy_sse: false,
         }
     }
 }
@@ -445,6 +452,12 @@ impl ConfigBuilder {
     /// Sets [`Config::jsonrpc_path`].
     pub fn jsonrpc_path(mut self, jsonrpc_path: Option<String>) -> Self {
         self.config.jsonrpc_path = jsonrpc_path;
+        self
+    }
+
+    /// Sets [`Config::legacy_sse`].
+    pub fn legacy_sse(mut self, legacy_sse: bool) -> Self {
+        self.config.legacy_sse = legacy_sse;
         self
     }
 

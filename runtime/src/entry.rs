@@ -7,13 +7,16 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 const USAGE: &str = "\
-Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH]
+Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse]
 
   --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
   --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
   --jsonrpc PATH     also serve every method of the contract as plain JSON-RPC 2.0 over HTTP
                      POST at PATH (e.g. /jsonrpc), with rpc.discover; HTTP only
                      [env: MCP_JSONRPC_PATH; default: off]
+  --legacy-sse       also serve the 2024-11-05 HTTP+SSE transport: GET /sse opens the stream,
+                     POST /messages?sessionId=ID carries client messages; HTTP only
+                     [env: MCP_LEGACY_SSE=1; default: off]
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
@@ -21,6 +24,10 @@ Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
 pub const JSONRPC_PATH_ENV: &str = "MCP_JSONRPC_PATH";
+
+/// The environment variable turning the 2024-11-05 HTTP+SSE transport on when `--legacy-sse`
+/// is not given (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
+pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +67,9 @@ pub struct Args {
     /// `--jsonrpc PATH`: the plain JSON-RPC endpoint's path (see
     /// [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)), if given.
     pub jsonrpc_path: Option<String>,
+    /// `--legacy-sse`: also serve the 2024-11-05 HTTP+SSE transport (see
+    /// [`Config::legacy_sse`](crate::Config::legacy_sse)).
+    pub legacy_sse: bool,
 }
 
 /// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
@@ -73,6 +83,7 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, A
 pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args, ArgsError> {
     let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
     let mut jsonrpc_path = None;
+    let mut legacy_sse = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, value) = match arg.split_once('=') {
@@ -80,6 +91,10 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             _ => match arg.as_str() {
                 "--stdio" => {
                     transport = Transport::Stdio;
+                    continue;
+                }
+                "--legacy-sse" => {
+                    legacy_sse = true;
                     continue;
                 }
                 "-h" | "--help" => return Err(ArgsError::Help),
@@ -117,9 +132,15 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             "--jsonrpc serves over HTTP: it cannot be combined with --stdio".into(),
         ));
     }
+    if legacy_sse && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--legacy-sse serves over HTTP: it cannot be combined with --stdio".into(),
+        ));
+    }
     Ok(Args {
         transport,
         jsonrpc_path,
+        legacy_sse,
     })
 }
 
@@ -161,6 +182,21 @@ fn jsonrpc_path(flag: Option<String>, env: Option<String>) -> Result<Option<Stri
     }
 }
 
+/// Whether to serve the 2024-11-05 HTTP+SSE transport: the flag, else the environment's
+/// [`LEGACY_SSE_ENV`].
+fn legacy_sse(flag: bool, env: Option<String>) -> Result<bool, ArgsError> {
+    if flag {
+        return Ok(true);
+    }
+    match env.as_deref().map(str::trim) {
+        None | Some("" | "0" | "false" | "off" | "no") => Ok(false),
+        Some("1" | "true" | "on" | "yes") => Ok(true),
+        Some(other) => Err(ArgsError::Invalid(format!(
+            "{LEGACY_SSE_ENV}={other}: expected 1, true, on or yes (or 0, false, off, no)"
+        ))),
+    }
+}
+
 /// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
 /// HTTP or stdio until SIGTERM or Ctrl-C (HTTP shuts down gracefully, see
 /// [`McpServer::serve_listener`]) or stdin closes; exits 0 then.
@@ -178,15 +214,25 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
         let env = std::env::var(JSONRPC_PATH_ENV).ok();
-        let path = match args.transport {
-            // The environment's path is for HTTP; stdio simply ignores it.
-            Transport::Stdio => None,
-            Transport::Http(_) => jsonrpc_path(args.jsonrpc_path, env)?,
+        let (path, legacy) = match args.transport {
+            // The environment's options are for HTTP; stdio simply ignores them.
+            Transport::Stdio => (None, false),
+            Transport::Http(_) => (
+                jsonrpc_path(args.jsonrpc_path, env)?,
+                legacy_sse(args.legacy_sse, std::env::var(LEGACY_SSE_ENV).ok())?,
+            ),
         };
-        Ok((args.transport, path))
+        Ok((args.transport, path, legacy))
     });
     let transport = match parsed {
-        Ok((transport, path)) => {
+        Ok((transport, path, legacy)) => {
+            if legacy {
+                let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
+                    eprintln!("error: --legacy-sse cannot change a server that was cloned before entry::run; set Config::legacy_sse instead");
+                    return ExitCode::from(2);
+                };
+                engine.config.legacy_sse = true;
+            }
             if let Some(path) = path {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
                     eprintln!("error: --jsonrpc cannot change a server that was cloned before entry::run; set Config::jsonrpc_path instead");
@@ -315,6 +361,28 @@ mod tests {
             .unwrap_err()
             .contains("--stdio"));
         assert!(USAGE.contains("--jsonrpc PATH") && USAGE.contains(JSONRPC_PATH_ENV));
+    }
+
+    #[test]
+    fn legacy_sse_flag_and_environment() {
+        assert!(!command_line(&[]).unwrap().legacy_sse);
+        assert!(command_line(&["--legacy-sse", "--addr", "127.0.0.1:9"])
+            .unwrap()
+            .legacy_sse);
+        assert!(command_line(&["--stdio", "--legacy-sse"])
+            .unwrap_err()
+            .contains("--stdio"));
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(legacy_sse(false, None), Ok(false));
+        assert_eq!(legacy_sse(false, some("")), Ok(false));
+        assert_eq!(legacy_sse(false, some("0")), Ok(false));
+        assert_eq!(legacy_sse(false, some("1")), Ok(true));
+        assert_eq!(legacy_sse(true, some("0")), Ok(true));
+        assert!(matches!(
+            legacy_sse(false, some("maybe")),
+            Err(ArgsError::Invalid(message)) if message.contains(LEGACY_SSE_ENV)
+        ));
+        assert!(USAGE.contains("--legacy-sse") && USAGE.contains(LEGACY_SSE_ENV));
     }
 
     #[test]

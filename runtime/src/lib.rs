@@ -43,6 +43,7 @@ pub mod events;
 pub mod http;
 mod ids;
 mod json;
+mod legacy_shapes;
 pub mod jsonrpc;
 pub mod mcp;
 mod mrtr;

@@ -98,6 +98,8 @@ pub(crate) struct Engine<D> {
     initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
     /// The `server/discover` result, built on first use.
     discover_result: OnceLock<String>,
+    /// The tool descriptors of 2024-11-05 (without `annotations`), built on first use.
+    legacy_tools: OnceLock<Box<[String]>>,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -118,6 +120,7 @@ impl<D: Dispatch> Engine<D> {
             tasks,
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),
+            legacy_tools: OnceLock::new(),
         }
     }
 

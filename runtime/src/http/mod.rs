@@ -4,12 +4,14 @@
 //! This module only frames: it checks headers, reads bodies, decides each request's era and
 //! hands it to the engine (`crate::engine`), then writes what comes back as JSON or SSE.
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
-//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
+//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]),
+//! `legacy_sse` the opt-in 2024-11-05 HTTP+SSE transport ([`crate::Config::legacy_sse`]).
 
 mod body;
 pub(crate) mod guard;
 mod headers;
 mod jsonrpc;
+pub mod legacy_sse;
 mod listener;
 mod post;
 mod request_body;
@@ -93,7 +95,10 @@ impl<D: Dispatch> McpServer<D> {
     {
         // `/mcp` takes one comparison; the plain JSON-RPC path is looked at only off it.
         let plain = parts.uri.path() != ENDPOINT;
-        if plain && !self.is_jsonrpc_path(parts.uri.path()) {
+        if plain
+            && !self.is_jsonrpc_path(parts.uri.path())
+            && !legacy_sse::serves(&self.engine.config, parts.uri.path())
+        {
             return status_only(StatusCode::NOT_FOUND);
         }
         let headers = Headers::scan(&parts.headers);
@@ -106,6 +111,10 @@ impl<D: Dispatch> McpServer<D> {
             &self.engine.config.allowed_hosts,
         ) {
             return refused(refusal);
+        }
+        if plain && legacy_sse::serves(&self.engine.config, parts.uri.path()) {
+            // Boxed, like the plain endpoint's.
+            return Box::pin(self.legacy_sse(parts, &headers, body)).await;
         }
         if plain {
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
