@@ -366,9 +366,11 @@ mod tests {
     #[test]
     fn legacy_sse_flag_and_environment() {
         assert!(!command_line(&[]).unwrap().legacy_sse);
-        assert!(command_line(&["--legacy-sse", "--addr", "127.0.0.1:9"])
-            .unwrap()
-            .legacy_sse);
+        assert!(
+            command_line(&["--legacy-sse", "--addr", "127.0.0.1:9"])
+                .unwrap()
+                .legacy_sse
+        );
         assert!(command_line(&["--stdio", "--legacy-sse"])
             .unwrap_err()
             .contains("--stdio"));

@@ -52,7 +52,10 @@ mod tests {
             r#"{"name":"a","inputSchema":{},"annotations":{"readOnlyHint":true}}"#,
         ))
         .unwrap();
-        assert_eq!(stripped, serde_json::json!({"name": "a", "inputSchema": {}}));
+        assert_eq!(
+            stripped,
+            serde_json::json!({"name": "a", "inputSchema": {}})
+        );
         let plain = r#"{"name":"b","inputSchema":{"type":"object"}}"#;
         assert_eq!(tool_descriptor(plain), plain);
     }

@@ -38,14 +38,8 @@ struct Legacy {
 
 impl Legacy {
     async fn open(addr: SocketAddr) -> Legacy {
-        let mut stream = SseStream::open_at(
-            addr,
-            "/sse",
-            "GET",
-            &[("accept", "text/event-stream")],
-            "",
-        )
-        .await;
+        let mut stream =
+            SseStream::open_at(addr, "/sse", "GET", &[("accept", "text/event-stream")], "").await;
         assert_eq!(stream.status, StatusCode::OK);
         assert_eq!(stream.header("content-type"), Some("text/event-stream"));
         let block = stream.next_block(WAIT).await.expect("the endpoint event");
@@ -82,11 +76,7 @@ impl Legacy {
 
     /// The next message on the stream: one `message` event.
     async fn message(&mut self) -> Value {
-        let block = self
-            .stream
-            .next_block(WAIT)
-            .await
-            .expect("a message event");
+        let block = self.stream.next_block(WAIT).await.expect("a message event");
         let data = block
             .lines()
             .find_map(|line| line.strip_prefix("data: "))
@@ -155,7 +145,10 @@ async fn a_session_over_sse_at_2024_11_05() {
     assert_response(SCHEMA, "initialize", &answer);
     let result = &answer["result"];
     assert_eq!(result["protocolVersion"], json!("2024-11-05"));
-    assert!(result["capabilities"].get("completions").is_none(), "{result}");
+    assert!(
+        result["capabilities"].get("completions").is_none(),
+        "{result}"
+    );
     assert!(result["capabilities"]["tools"].is_object());
     assert_eq!(server.server.sessions().len(), 1);
 
@@ -167,7 +160,10 @@ async fn a_session_over_sse_at_2024_11_05() {
         }
     }
     let echoed = legacy
-        .request("tools/call", json!({"name": "echo", "arguments": {"text": "hi"}}))
+        .request(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hi"}}),
+        )
         .await;
     assert_response(SCHEMA, "tools/call", &echoed);
     assert_eq!(echoed["result"]["content"][0]["text"], json!("hi"));
@@ -187,7 +183,8 @@ async fn a_session_over_sse_at_2024_11_05() {
 
     // A handler's log messages and a server-to-client request come on the stream too; the
     // client answers the request with a POST.
-    let status = legacy.post(&json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call",
+    let status = legacy
+        .post(&json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call",
         "params": {"name": "ask_model", "arguments": {"question": "why?"}}}))
         .await;
     assert_eq!(status, StatusCode::ACCEPTED);
@@ -213,7 +210,10 @@ async fn later_revisions_negotiate_over_sse_too() {
     let answer = legacy.initialize("2025-06-18").await;
     assert_eq!(answer["result"]["protocolVersion"], json!("2025-06-18"));
     let echoed = legacy
-        .request("tools/call", json!({"name": "echo", "arguments": {"text": "x"}}))
+        .request(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "x"}}),
+        )
         .await;
     assert_response("2025-06-18", "tools/call", &echoed);
 }
@@ -248,7 +248,14 @@ async fn refusals_have_their_status() {
     let mut legacy = Legacy::open(addr).await;
     let endpoint = legacy.endpoint.clone();
     // Bodies: not JSON content, not JSON, a batch, too large.
-    let reply = send_to(addr, &endpoint, "POST", &[("content-type", "text/plain")], &ping).await;
+    let reply = send_to(
+        addr,
+        &endpoint,
+        "POST",
+        &[("content-type", "text/plain")],
+        &ping,
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     let reply = send_to(addr, &endpoint, "POST", &json_type, "{not json").await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
@@ -263,7 +270,10 @@ async fn refusals_have_their_status() {
         addr,
         &endpoint,
         "POST",
-        &[("content-type", "application/json"), ("host", "evil.example")],
+        &[
+            ("content-type", "application/json"),
+            ("host", "evil.example"),
+        ],
         &ping,
     )
     .await;
@@ -282,7 +292,10 @@ async fn refusals_have_their_status() {
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
 
     // A request before `initialize` is accepted and answered with an error on the stream.
-    assert_eq!(legacy.post(&serde_json::from_str(&ping).unwrap()).await, StatusCode::ACCEPTED);
+    assert_eq!(
+        legacy.post(&serde_json::from_str(&ping).unwrap()).await,
+        StatusCode::ACCEPTED
+    );
     let answer = legacy.message().await;
     assert_eq!(answer["id"], json!(1));
     assert_eq!(answer["error"]["code"], json!(-32600));
@@ -341,11 +354,21 @@ async fn gone(server: &TestServer, addr: SocketAddr, endpoint: &str) {
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
-        let reply = send_to(addr, endpoint, "POST", &[("content-type", "application/json")], &ping).await;
+        let reply = send_to(
+            addr,
+            endpoint,
+            "POST",
+            &[("content-type", "application/json")],
+            &ping,
+        )
+        .await;
         if reply.status == StatusCode::NOT_FOUND && server.server.sessions().is_empty() {
             return;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the session outlived its stream");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the session outlived its stream"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -386,7 +409,10 @@ async fn initialize_at_2024_11_05_negotiates_on_mcp() {
     assert_eq!(reply.status, StatusCode::OK);
     let mut other = headers.to_vec();
     other.push(("mcp-protocol-version", "2025-03-26"));
-    assert_eq!(post(server.addr, &other, &ping).await.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        post(server.addr, &other, &ping).await.status,
+        StatusCode::BAD_REQUEST
+    );
     // No batches in 2024-11-05.
     let reply = support::send(
         server.addr,

@@ -73,8 +73,7 @@ impl<D: Dispatch> Engine<D> {
             meta: None,
             capabilities: wire::ServerCapabilities {
                 // The capability came with 2025-03-26 (2024-11-05 clients complete without it).
-                completions: (capabilities.completions
-                    && version >= ProtocolVersion::V2025_03_26)
+                completions: (capabilities.completions && version >= ProtocolVersion::V2025_03_26)
                     .then(Default::default),
                 logging: Some(Default::default()),
                 prompts: capabilities
@@ -249,7 +248,12 @@ impl<D: Dispatch> Engine<D> {
         params: Option<&RawValue>,
         version: ProtocolVersion,
     ) -> Result<JsonText, RpcError> {
-        self.page_of(key, descriptors.len(), |i| descriptors[i].json_for(version), params)
+        self.page_of(
+            key,
+            descriptors.len(),
+            |i| descriptors[i].json_for(version),
+            params,
+        )
     }
 
     /// A page of `tools/list` for a 2024-11-05 session: the 2025-03-26 descriptors without
@@ -261,7 +265,9 @@ impl<D: Dispatch> Engine<D> {
                 .catalog()
                 .tools
                 .iter()
-                .map(|d| crate::legacy_shapes::tool_descriptor(d.json_for(ProtocolVersion::V2024_11_05)))
+                .map(|d| {
+                    crate::legacy_shapes::tool_descriptor(d.json_for(ProtocolVersion::V2024_11_05))
+                })
                 .collect()
         });
         self.page_of("tools", tools.len(), |i| &tools[i], params)
