@@ -209,8 +209,9 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 /// threads.
 ///
 /// `--jsonrpc PATH` (or [`JSONRPC_PATH_ENV`]) sets [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)
-/// of `server`, which must not have been cloned yet (else the program stops with an error:
-/// set the field in the [`crate::Config`] instead).
+/// of `server`, and `--legacy-sse` (or [`LEGACY_SSE_ENV`]) sets
+/// [`Config::legacy_sse`](crate::Config::legacy_sse); `server` must not have been cloned yet
+/// (else the program stops with an error: set the field in the [`crate::Config`] instead).
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
         let env = std::env::var(JSONRPC_PATH_ENV).ok();

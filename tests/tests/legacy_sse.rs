@@ -349,6 +349,19 @@ async fn the_stream_ending_ends_the_session() {
     gone(&server, server.addr, &endpoint).await;
 }
 
+#[tokio::test]
+async fn a_stream_without_initialize_ends_after_the_idle_timeout() {
+    let config = Config::builder()
+        .legacy_sse(true)
+        .session_idle_timeout(Some(Duration::from_millis(300)))
+        .build();
+    let server = start(config).await;
+    let mut legacy = Legacy::open(server.addr).await;
+    assert_eq!(legacy.stream.next_block(WAIT).await, None);
+    let endpoint = legacy.endpoint.clone();
+    gone(&server, server.addr, &endpoint).await;
+}
+
 /// Waits until the session of `endpoint` is gone: its POSTs are 404, the store is empty.
 async fn gone(server: &TestServer, addr: SocketAddr, endpoint: &str) {
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();

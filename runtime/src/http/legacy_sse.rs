@@ -160,6 +160,7 @@ impl<D: Dispatch> McpServer<D> {
             stream,
             lines: lines_rx,
             attached,
+            initialize_within: config.session_idle_timeout,
         }));
         tracing::debug!(connection = %crate::ids::fingerprint(&id), "2024-11-05 stream opened");
         let head = format!("event: endpoint\ndata: {MESSAGES_PATH}?sessionId={id}\n\n");
@@ -364,11 +365,14 @@ struct Writer {
     stream: mpsc::Sender<Delivery>,
     lines: mpsc::UnboundedReceiver<String>,
     attached: oneshot::Receiver<Standalone>,
+    /// How long a stream may stay without a session ([`Config::session_idle_timeout`]).
+    initialize_within: Option<std::time::Duration>,
 }
 
 /// Writes a connection's messages to its stream until the client goes away, the session
-/// ends, the server shuts down or the client reads too slowly (then the stream is cut); then
-/// forgets the connection and ends its session.
+/// ends, the server shuts down, no `initialize` came within the session idle timeout, or the
+/// client reads too slowly (then the stream is cut); then forgets the connection and ends its
+/// session.
 async fn write_stream(writer: Writer) {
     let Writer {
         id,
@@ -378,7 +382,9 @@ async fn write_stream(writer: Writer) {
         stream,
         mut lines,
         mut attached,
+        initialize_within,
     } = writer;
+    let initialize_by = initialize_within.map(|within| tokio::time::Instant::now() + within);
     let mut standalone: Option<mpsc::Receiver<Delivery>> = None;
     let mut waiting_attach = true;
     let clean = loop {
@@ -386,6 +392,13 @@ async fn write_stream(writer: Writer) {
             biased;
             () = stream.closed() => break false,
             () = connection.end.notified() => break true,
+            () = sleep_until(initialize_by), if waiting_attach => {
+                tracing::debug!(
+                    connection = %crate::ids::fingerprint(&id),
+                    "a 2024-11-05 stream sent no initialize in time (Config::session_idle_timeout)"
+                );
+                break true;
+            }
             // Attached before the `initialize` answer is written: both are ready then.
             received = &mut attached, if waiting_attach => {
                 waiting_attach = false;
@@ -432,6 +445,14 @@ async fn write_stream(writer: Writer) {
         store.remove(session.id());
     }
     tracing::debug!(connection = %crate::ids::fingerprint(&id), clean, "2024-11-05 stream ended");
+}
+
+/// Resolves at `deadline` (never without one).
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// The next delivery of the standalone stream once attached (pending until then).
