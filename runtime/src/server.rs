@@ -17,15 +17,12 @@ use crate::tasks::{MemoryTaskStore, TaskStore, Tasks};
 /// Cheap to clone (it is an `Arc`).
 pub struct McpServer<D> {
     pub(crate) engine: Arc<Engine<D>>,
-    /// The open streams of the 2024-11-05 HTTP+SSE transport ([`Config::legacy_sse`]).
-    pub(crate) legacy: Arc<crate::http::legacy_sse::Connections>,
 }
 
 impl<D> Clone for McpServer<D> {
     fn clone(&self) -> Self {
         Self {
             engine: self.engine.clone(),
-            legacy: self.legacy.clone(),
         }
     }
 }
@@ -63,7 +60,6 @@ impl<D: Dispatch> McpServer<D> {
         let sealer = sealer(&config);
         Self {
             engine: Arc::new(Engine::new(dispatch, config, store, tasks, sealer)),
-            legacy: Arc::default(),
         }
     }
 

@@ -140,7 +140,7 @@ impl<D: Dispatch> McpServer<D> {
         });
         {
             // Every open stream may become a session: the same bound.
-            let mut open = lock(&self.legacy.open);
+            let mut open = lock(&self.engine.legacy_sse.open);
             if open.len() >= config.max_sessions {
                 drop(open);
                 tracing::warn!(
@@ -155,7 +155,7 @@ impl<D: Dispatch> McpServer<D> {
         tokio::spawn(write_stream(Writer {
             id: id.clone(),
             connection,
-            connections: self.legacy.clone(),
+            connections: self.engine.legacy_sse.clone(),
             store: self.engine.store.clone(),
             stream,
             lines: lines_rx,
@@ -182,7 +182,7 @@ impl<D: Dispatch> McpServer<D> {
         let Some(id) = query.and_then(session_id_of) else {
             return bad_request("Bad Request: the sessionId query parameter is required");
         };
-        let Some(connection) = self.legacy.get(id) else {
+        let Some(connection) = self.engine.legacy_sse.get(id) else {
             return session_not_found();
         };
         if !guard::is_json_content(headers.content_type) {
