@@ -21,7 +21,13 @@ pub const SCHEMA_URL: &str =
     "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json";
 
 /// The protocol revisions the runtime speaks, for a card's `supportedProtocolVersions`.
-pub const REVISIONS: [&str; 4] = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+pub const REVISIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
 
 /// Keys allowed in `info["x-mcp"].card`.
 pub const CARD_KEYS: &[&str] = &[

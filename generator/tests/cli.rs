@@ -258,7 +258,7 @@ fn server_card_file() {
             .as_array()
             .unwrap()
             .len(),
-        4
+        5
     );
     assert_eq!(
         fs::read_dir(scratch.path()).unwrap().count(),

@@ -86,15 +86,21 @@ pub struct ServerInfo {
 pub struct Descriptor {
     /// The tool or prompt name, the resource URI, or the URI template.
     pub key: &'static str,
-    /// The descriptor object serialized for each revision, indexed by
-    /// [`ProtocolVersion::index`]. Each is a complete JSON object.
+    /// The descriptor object serialized for each revision from 2025-03-26 on, oldest first
+    /// (2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28). Each is a complete JSON object.
     pub json: [&'static str; 4],
 }
 
 impl Descriptor {
-    /// The descriptor object for `version`.
+    /// The descriptor object for `version`. 2024-11-05 has no slot of its own: it reads
+    /// 2025-03-26's, and the engine leaves out what 2024-11-05 lacks (a tool's `annotations`).
     pub fn json_for(&self, version: ProtocolVersion) -> &'static str {
-        self.json[version.index()]
+        self.json[match version {
+            ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => 0,
+            ProtocolVersion::V2025_06_18 => 1,
+            ProtocolVersion::V2025_11_25 => 2,
+            ProtocolVersion::V2026_07_28 => 3,
+        }]
     }
 }
 

@@ -205,6 +205,12 @@ pub struct Config {
     /// it through proxies: what the server card and catalog list. Default `None`: built from the
     /// request's (checked) `Host` as `http://{host}/mcp`.
     pub public_url: Option<String>,
+    /// Also serve the 2024-11-05 HTTP+SSE transport (see `http::legacy_sse`): `GET /sse`
+    /// opens a session's stream, whose first event (`endpoint`) names the
+    /// `POST /messages?sessionId=…` URL its client messages go to; every answer and server
+    /// message comes on the stream. Same Host/Origin checks, body limits and session limits as
+    /// `/mcp`. Default false: `/sse` and `/messages` answer 404.
+    pub legacy_sse: bool,
 }
 
 impl Config {
@@ -251,6 +257,7 @@ impl Default for Config {
             jsonrpc_path: None,
             server_card: false,
             public_url: None,
+            legacy_sse: false,
         }
     }
 }
@@ -468,6 +475,12 @@ impl ConfigBuilder {
     /// Sets [`Config::public_url`].
     pub fn public_url(mut self, public_url: Option<String>) -> Self {
         self.config.public_url = public_url;
+        self
+    }
+
+    /// Sets [`Config::legacy_sse`].
+    pub fn legacy_sse(mut self, legacy_sse: bool) -> Self {
+        self.config.legacy_sse = legacy_sse;
         self
     }
 

@@ -190,7 +190,7 @@ impl ToolOutcome {
             ToolOutcome::Success(raw) => {
                 let text = raw.get();
                 let structured = match version {
-                    ProtocolVersion::V2025_03_26 => false,
+                    ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
                     ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
                         text.starts_with('{')
                     }
@@ -207,12 +207,17 @@ impl ToolOutcome {
                 out.push('}');
                 out
             }
+            ToolOutcome::Content(result) if version == ProtocolVersion::V2024_11_05 => {
+                // Cold: only 2024-11-05 sessions take this branch.
+                return ToolOutcome::Content(crate::legacy_shapes::tool_result(result))
+                    .into_call_tool_result(ProtocolVersion::V2025_03_26);
+            }
             ToolOutcome::Content(result) => {
                 let structured = result
                     .structured_content
                     .as_ref()
                     .filter(|s| match version {
-                        ProtocolVersion::V2025_03_26 => false,
+                        ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
                         ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
                             s.is_object()
                         }

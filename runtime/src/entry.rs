@@ -7,7 +7,8 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 const USAGE: &str = "\
-Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--server-card] [--public-url URL]
+Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--server-card]
+               [--public-url URL]
 
   --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
   --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
@@ -20,6 +21,9 @@ Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--server-card] [-
   --public-url URL   the MCP endpoint's public URL, as clients reach it through proxies, e.g.
                      https://mcp.example.com/mcp; named by the server card
                      [env: MCP_PUBLIC_URL; default: http://{Host header}/mcp]
+  --legacy-sse       also serve the 2024-11-05 HTTP+SSE transport: GET /sse opens the stream,
+                     POST /messages?sessionId=ID carries client messages; HTTP only
+                     [env: MCP_LEGACY_SSE=1; default: off]
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
@@ -32,6 +36,10 @@ pub const JSONRPC_PATH_ENV: &str = "MCP_JSONRPC_PATH";
 pub const SERVER_CARD_ENV: &str = "MCP_SERVER_CARD";
 /// The environment variable giving the public URL when `--public-url` is not given.
 pub const PUBLIC_URL_ENV: &str = "MCP_PUBLIC_URL";
+
+/// The environment variable turning the 2024-11-05 HTTP+SSE transport on when `--legacy-sse`
+/// is not given (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
+pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +83,9 @@ pub struct Args {
     pub server_card: bool,
     /// `--public-url URL` ([`Config::public_url`](crate::Config::public_url)), if given.
     pub public_url: Option<String>,
+    /// `--legacy-sse`: also serve the 2024-11-05 HTTP+SSE transport (see
+    /// [`Config::legacy_sse`](crate::Config::legacy_sse)).
+    pub legacy_sse: bool,
 }
 
 /// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
@@ -90,6 +101,7 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
     let mut jsonrpc_path = None;
     let mut server_card = false;
     let mut public_url = None;
+    let mut legacy_sse = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, value) = match arg.split_once('=') {
@@ -103,6 +115,10 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
                 }
                 "--server-card" => {
                     server_card = true;
+                    continue;
+                }
+                "--legacy-sse" => {
+                    legacy_sse = true;
                     continue;
                 }
                 "-h" | "--help" => return Err(ArgsError::Help),
@@ -153,11 +169,17 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
                 .into(),
         ));
     }
+    if legacy_sse && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--legacy-sse serves over HTTP: it cannot be combined with --stdio".into(),
+        ));
+    }
     Ok(Args {
         transport,
         jsonrpc_path,
         server_card,
         public_url,
+        legacy_sse,
     })
 }
 
@@ -214,6 +236,21 @@ fn jsonrpc_path(flag: Option<String>, env: Option<String>) -> Result<Option<Stri
     }
 }
 
+/// Whether to serve the 2024-11-05 HTTP+SSE transport: the flag, else the environment's
+/// [`LEGACY_SSE_ENV`].
+fn legacy_sse(flag: bool, env: Option<String>) -> Result<bool, ArgsError> {
+    if flag {
+        return Ok(true);
+    }
+    match env.as_deref().map(str::trim) {
+        None | Some("" | "0" | "false" | "off" | "no") => Ok(false),
+        Some("1" | "true" | "on" | "yes") => Ok(true),
+        Some(other) => Err(ArgsError::Invalid(format!(
+            "{LEGACY_SSE_ENV}={other}: expected 1, true, on or yes (or 0, false, off, no)"
+        ))),
+    }
+}
+
 /// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
 /// HTTP or stdio until SIGTERM or Ctrl-C (HTTP shuts down gracefully, see
 /// [`McpServer::serve_listener`]) or stdin closes; exits 0 then.
@@ -226,15 +263,19 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 /// threads.
 ///
 /// `--jsonrpc PATH` (or [`JSONRPC_PATH_ENV`]) sets [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)
-/// of `server`, which must not have been cloned yet (else the program stops with an error:
-/// set the field in the [`crate::Config`] instead).
+/// of `server`, and `--legacy-sse` (or [`LEGACY_SSE_ENV`]) sets
+/// [`Config::legacy_sse`](crate::Config::legacy_sse); `server` must not have been cloned yet
+/// (else the program stops with an error: set the field in the [`crate::Config`] instead).
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
         let env = std::env::var(JSONRPC_PATH_ENV).ok();
-        let path = match args.transport {
-            // The environment's path is for HTTP; stdio simply ignores it.
-            Transport::Stdio => None,
-            Transport::Http(_) => jsonrpc_path(args.jsonrpc_path, env)?,
+        let (path, legacy) = match args.transport {
+            // The environment's options are for HTTP; stdio simply ignores them.
+            Transport::Stdio => (None, false),
+            Transport::Http(_) => (
+                jsonrpc_path(args.jsonrpc_path, env)?,
+                legacy_sse(args.legacy_sse, std::env::var(LEGACY_SSE_ENV).ok())?,
+            ),
         };
         let http = matches!(args.transport, Transport::Http(_));
         let server_card = http
@@ -249,18 +290,19 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             }
             _ => None,
         };
-        Ok((args.transport, path, server_card, public_url))
+        Ok((args.transport, path, legacy, server_card, public_url))
     });
     let transport = match parsed {
-        Ok((transport, path, server_card, public_url)) => {
-            if path.is_some() || server_card || public_url.is_some() {
+        Ok((transport, path, legacy, server_card, public_url)) => {
+            if path.is_some() || legacy || server_card || public_url.is_some() {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
-                    eprintln!("error: --jsonrpc, --server-card and --public-url cannot change a server that was cloned before entry::run; set them in its Config instead");
+                    eprintln!("error: --jsonrpc, --legacy-sse, --server-card and --public-url cannot change a server that was cloned before entry::run; set them in its Config instead");
                     return ExitCode::from(2);
                 };
                 engine.config.jsonrpc_path = path.or(engine.config.jsonrpc_path.take());
                 engine.config.server_card |= server_card;
                 engine.config.public_url = public_url.or(engine.config.public_url.take());
+                engine.config.legacy_sse |= legacy;
             }
             transport
         }
@@ -409,6 +451,30 @@ mod tests {
             .unwrap_err()
             .contains("--stdio"));
         assert!(USAGE.contains("--server-card") && USAGE.contains(PUBLIC_URL_ENV));
+    }
+
+    #[test]
+    fn legacy_sse_flag_and_environment() {
+        assert!(!command_line(&[]).unwrap().legacy_sse);
+        assert!(
+            command_line(&["--legacy-sse", "--addr", "127.0.0.1:9"])
+                .unwrap()
+                .legacy_sse
+        );
+        assert!(command_line(&["--stdio", "--legacy-sse"])
+            .unwrap_err()
+            .contains("--stdio"));
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(legacy_sse(false, None), Ok(false));
+        assert_eq!(legacy_sse(false, some("")), Ok(false));
+        assert_eq!(legacy_sse(false, some("0")), Ok(false));
+        assert_eq!(legacy_sse(false, some("1")), Ok(true));
+        assert_eq!(legacy_sse(true, some("0")), Ok(true));
+        assert!(matches!(
+            legacy_sse(false, some("maybe")),
+            Err(ArgsError::Invalid(message)) if message.contains(LEGACY_SSE_ENV)
+        ));
+        assert!(USAGE.contains("--legacy-sse") && USAGE.contains(LEGACY_SSE_ENV));
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub mod http;
 mod ids;
 mod json;
 pub mod jsonrpc;
+mod legacy_shapes;
 pub mod mcp;
 mod mrtr;
 mod notifier;

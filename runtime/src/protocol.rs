@@ -5,6 +5,10 @@ use std::fmt;
 /// A revision of the MCP specification this runtime speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ProtocolVersion {
+    /// 2024-11-05: sessions, served with 2025-03-26's shapes minus what 2024-11-05 lacks
+    /// (batches, tool annotations, audio content, the `completions` capability). Its
+    /// HTTP+SSE transport is opt-in (`Config::legacy_sse`); it negotiates on every transport.
+    V2024_11_05,
     /// 2025-03-26: sessions, batches, no structured tool output.
     V2025_03_26,
     /// 2025-06-18: titles, `outputSchema`, object `structuredContent`, elicitation.
@@ -17,7 +21,8 @@ pub enum ProtocolVersion {
 
 impl ProtocolVersion {
     /// Every supported revision, oldest first.
-    pub const ALL: [ProtocolVersion; 4] = [
+    pub const ALL: [ProtocolVersion; 5] = [
+        ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
         ProtocolVersion::V2025_06_18,
         ProtocolVersion::V2025_11_25,
@@ -30,6 +35,7 @@ impl ProtocolVersion {
     /// The wire spelling, e.g. `"2025-06-18"`.
     pub const fn as_str(self) -> &'static str {
         match self {
+            ProtocolVersion::V2024_11_05 => "2024-11-05",
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
@@ -54,7 +60,7 @@ impl ProtocolVersion {
 }
 
 /// Whether `version` (as a header spells it) names a revision whose requests belong to a
-/// session, including 2024-11-05, which this runtime does not speak.
+/// session.
 pub(crate) fn names_session_era(version: &str) -> bool {
     matches!(
         version,
@@ -78,7 +84,14 @@ mod tests {
             assert_eq!(ProtocolVersion::parse(v.as_str()), Some(v));
             assert_eq!(ProtocolVersion::ALL[v.index()], v);
         }
-        assert_eq!(ProtocolVersion::parse("2024-11-05"), None);
+        assert_eq!(
+            ProtocolVersion::parse("2024-11-05"),
+            Some(ProtocolVersion::V2024_11_05)
+        );
+        assert_eq!(ProtocolVersion::parse("2024-10-07"), None);
+        for v in ProtocolVersion::ALL {
+            assert_eq!(names_session_era(v.as_str()), !v.is_stateless());
+        }
         assert!(ProtocolVersion::V2026_07_28.is_stateless());
         assert!(!ProtocolVersion::LATEST_SESSION_ERA.is_stateless());
     }

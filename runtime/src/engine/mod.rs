@@ -100,6 +100,12 @@ pub(crate) struct Engine<D> {
     discover_result: OnceLock<String>,
     /// Whether the expiry sweep runs (`crate::expiry`).
     pub(crate) expiry_started: std::sync::atomic::AtomicBool,
+    /// The tool descriptors of 2024-11-05 (without `annotations`), built on first use.
+    legacy_tools: OnceLock<Box<[String]>>,
+    /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport (`Config::legacy_sse`):
+    /// kept here, reached through the engine every request already holds, so the option costs
+    /// `/mcp` requests nothing (empty when off).
+    pub(crate) legacy_sse: Arc<crate::http::legacy_sse::Connections>,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -121,6 +127,8 @@ impl<D: Dispatch> Engine<D> {
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),
             expiry_started: Default::default(),
+            legacy_tools: OnceLock::new(),
+            legacy_sse: Arc::default(),
         }
     }
 

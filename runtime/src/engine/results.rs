@@ -84,8 +84,9 @@ struct Offered {
 
 impl<D: Dispatch> Engine<D> {
     /// The `initialize` result of a session-era `version`, from the wire model. The
-    /// 2025-11-25 types serve every session revision: what an older one lacks (a title
-    /// before 2025-06-18, a website before 2025-11-25) is left out.
+    /// 2025-11-25 types serve every session revision: what an older one lacks (the
+    /// `completions` capability before 2025-03-26, a title before 2025-06-18, a website
+    /// before 2025-11-25) is left out.
     pub(super) fn build_initialize_result(&self, version: ProtocolVersion) -> String {
         use crate::wire::v2025_11_25 as wire;
         let catalog = self.dispatch.catalog();
@@ -94,7 +95,9 @@ impl<D: Dispatch> Engine<D> {
         let result = wire::InitializeResult {
             meta: None,
             capabilities: wire::ServerCapabilities {
-                completions: capabilities.completions.then(Default::default),
+                // The capability came with 2025-03-26 (2024-11-05 clients complete without it).
+                completions: (capabilities.completions && version >= ProtocolVersion::V2025_03_26)
+                    .then(Default::default),
                 logging: Some(Default::default()),
                 prompts: capabilities
                     .prompts
@@ -263,6 +266,9 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let catalog = self.dispatch.catalog();
         let (key, descriptors) = match method {
+            Method::ToolsList if version == ProtocolVersion::V2024_11_05 => {
+                return self.legacy_tools_page(params);
+            }
             Method::ToolsList => ("tools", catalog.tools),
             Method::PromptsList => ("prompts", catalog.prompts),
             Method::ResourcesList => ("resources", catalog.resources),
@@ -279,33 +285,62 @@ impl<D: Dispatch> Engine<D> {
         params: Option<&RawValue>,
         version: ProtocolVersion,
     ) -> Result<JsonText, RpcError> {
+        self.page_of(
+            key,
+            descriptors.len(),
+            |i| descriptors[i].json_for(version),
+            params,
+        )
+    }
+
+    /// A page of `tools/list` for a 2024-11-05 session: the 2025-03-26 descriptors without
+    /// `annotations`, computed on first use.
+    #[cold]
+    fn legacy_tools_page(&self, params: Option<&RawValue>) -> Result<JsonText, RpcError> {
+        let tools = self.legacy_tools.get_or_init(|| {
+            self.dispatch
+                .catalog()
+                .tools
+                .iter()
+                .map(|d| {
+                    crate::legacy_shapes::tool_descriptor(d.json_for(ProtocolVersion::V2024_11_05))
+                })
+                .collect()
+        });
+        self.page_of("tools", tools.len(), |i| &tools[i], params)
+    }
+
+    /// One page of a list of `len` serialized descriptors, the `i`th being `nth(i)`.
+    fn page_of<'d>(
+        &self,
+        key: &str,
+        len: usize,
+        nth: impl Fn(usize) -> &'d str,
+        params: Option<&RawValue>,
+    ) -> Result<JsonText, RpcError> {
         let cursor: CursorParams<'_> = params_as(params)?;
         let start = match cursor.cursor.as_deref() {
             None | Some("") => 0,
             Some(text) => text
                 .parse::<usize>()
                 .ok()
-                .filter(|&n| n <= descriptors.len())
+                .filter(|&n| n <= len)
                 .ok_or_else(|| RpcError::invalid_params(format!("Invalid cursor: {text}")))?,
         };
-        let end = (start + self.config.page_size.max(1)).min(descriptors.len());
-        let mut out = String::with_capacity(
-            64 + descriptors[start..end]
-                .iter()
-                .map(|d| d.json_for(version).len() + 1)
-                .sum::<usize>(),
-        );
+        let end = (start + self.config.page_size.max(1)).min(len);
+        let mut out =
+            String::with_capacity(64 + (start..end).map(|i| nth(i).len() + 1).sum::<usize>());
         out.push_str("{\"");
         out.push_str(key);
         out.push_str("\":[");
-        for (i, descriptor) in descriptors[start..end].iter().enumerate() {
-            if i > 0 {
+        for i in start..end {
+            if i > start {
                 out.push(',');
             }
-            out.push_str(descriptor.json_for(version));
+            out.push_str(nth(i));
         }
         out.push(']');
-        if end < descriptors.len() {
+        if end < len {
             out.push_str(&format!(",\"nextCursor\":\"{end}\""));
         }
         out.push('}');

@@ -110,6 +110,7 @@ impl<D: Dispatch> McpServer<D> {
         );
         supervisor.finish_all();
         self.engine.end_long_lived_streams();
+        self.engine.legacy_sse.end_all();
         match tokio::time::timeout(grace, open.acquire_many(all)).await {
             Ok(_) => tracing::info!("shut down: every connection closed"),
             Err(_) => tracing::warn!(

@@ -4,12 +4,14 @@
 //! This module only frames: it checks headers, reads bodies, decides each request's era and
 //! hands it to the engine (`crate::engine`), then writes what comes back as JSON or SSE.
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
-//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
+//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]),
+//! `legacy_sse` the opt-in 2024-11-05 HTTP+SSE transport ([`crate::Config::legacy_sse`]).
 
 mod body;
 pub(crate) mod guard;
 mod headers;
 mod jsonrpc;
+pub mod legacy_sse;
 mod listener;
 mod post;
 mod request_body;
@@ -128,6 +130,7 @@ impl<D: Dispatch> McpServer<D> {
                 _ => method_not_allowed("GET, POST, DELETE"),
             },
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
+            Route::LegacySse => Box::pin(self.legacy_sse(parts, &headers, body)).await,
             Route::PlainJsonRpc => {
                 Box::pin(self.plain_jsonrpc(&parts.method, &headers, body)).await
             }

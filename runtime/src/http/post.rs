@@ -261,7 +261,7 @@ pub(super) fn header_version(
         Some(text) => match ProtocolVersion::parse(text).filter(|v| !v.is_stateless()) {
             Some(version) => Ok(Some(version)),
             None => Err(Box::new(bad_request(format!(
-                "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2025-03-26, 2025-06-18, 2025-11-25)"
+                "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)"
             )))),
         },
     }

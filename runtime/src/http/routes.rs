@@ -30,6 +30,8 @@ pub(crate) enum Route {
     Mcp,
     /// The plain JSON-RPC endpoint ([`Config::jsonrpc_path`]).
     PlainJsonRpc,
+    /// The 2024-11-05 HTTP+SSE transport's `/sse` and `/messages` ([`Config::legacy_sse`]).
+    LegacySse,
     /// The server card, at `<mcp endpoint>/server-card` ([`Config::server_card`]).
     ServerCard,
     /// The MCP Catalog listing the card (`/.well-known/mcp/catalog.json`, and the AI Catalog
@@ -44,6 +46,9 @@ pub(crate) enum Route {
 pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
     if config.jsonrpc_path.as_deref() == Some(path) {
         return Route::PlainJsonRpc;
+    }
+    if super::legacy_sse::serves(config, path) {
+        return Route::LegacySse;
     }
     if config.server_card {
         if let Some(route) = discovery(path, mount) {

@@ -62,8 +62,9 @@ impl<D: Dispatch> McpServer<D> {
             );
             return status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
+        let legacy = self.engine.config.legacy_sse;
         let (body, media_type) = match route {
-            Route::ServerCard => (served_card(card, &url), SERVER_CARD_TYPE),
+            Route::ServerCard => (served_card(card, &url, legacy), SERVER_CARD_TYPE),
             _ => (catalog(&card, &url), "application/json"),
         };
         document_response(body, media_type, headers)
@@ -82,20 +83,33 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
-/// The contract's card with the remote this server serves.
-fn served_card(mut card: Map<String, Value>, url: &str) -> String {
+/// The contract's card with the remotes this server serves: the MCP endpoint at `url`, and
+/// the 2024-11-05 HTTP+SSE transport's `/sse` beside it when `legacy` is on.
+fn served_card(mut card: Map<String, Value>, url: &str, legacy: bool) -> String {
     let versions: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-    let remote = json!({
+    let mut ours = vec![json!({
         "type": "streamable-http",
         "url": url,
         "supportedProtocolVersions": versions,
-    });
-    match card.get_mut("remotes") {
-        Some(Value::Array(remotes)) => remotes.insert(0, remote),
-        _ => {
-            card.insert("remotes".into(), json!([remote]));
-        }
+    })];
+    if let Some(base) = url.strip_suffix(ENDPOINT).filter(|_| legacy) {
+        let versions: Vec<&str> = ProtocolVersion::ALL
+            .iter()
+            .filter(|v| !v.is_stateless())
+            .map(|v| v.as_str())
+            .collect();
+        ours.push(json!({
+            "type": "sse",
+            "url": format!("{base}/sse"),
+            "supportedProtocolVersions": versions,
+        }));
     }
+    match card.remove("remotes") {
+        Some(Value::Array(theirs)) => ours.extend(theirs),
+        Some(other) => ours.push(other),
+        None => {}
+    }
+    card.insert("remotes".into(), Value::Array(ours));
     Value::Object(card).to_string()
 }
 
@@ -199,14 +213,28 @@ mod tests {
             unreachable!()
         };
         let served: Value =
-            serde_json::from_str(&served_card(card, "https://mcp.example.com/mcp")).unwrap();
+            serde_json::from_str(&served_card(card, "https://mcp.example.com/mcp", true)).unwrap();
         assert_eq!(served["remotes"][0]["type"], "streamable-http");
         assert_eq!(served["remotes"][0]["url"], "https://mcp.example.com/mcp");
+        let versions = |remote: &Value| {
+            remote["supportedProtocolVersions"]
+                .as_array()
+                .unwrap()
+                .len()
+        };
         assert_eq!(
             served["remotes"][0]["supportedProtocolVersions"][0],
-            "2025-03-26"
+            "2024-11-05"
         );
+        // With the 2024-11-05 transport on, its `/sse` follows, without the stateless revision.
         assert_eq!(served["remotes"][1]["type"], "sse");
+        assert_eq!(served["remotes"][1]["url"], "https://mcp.example.com/sse");
+        assert_eq!(
+            versions(&served["remotes"][0]),
+            versions(&served["remotes"][1]) + 1
+        );
+        // The contract's own remotes come last.
+        assert_eq!(served["remotes"][2]["url"], "https://old.example/sse");
     }
 
     #[test]

@@ -17,7 +17,7 @@ async fn initialize_negotiates_and_issues_a_session() {
         ("2025-03-26", "2025-03-26"),
         ("2025-06-18", "2025-06-18"),
         ("2025-11-25", "2025-11-25"),
-        ("2024-11-05", "2025-11-25"),
+        ("2024-11-05", "2024-11-05"),
         ("2026-07-28", "2025-11-25"),
     ] {
         let reply = post(
@@ -41,7 +41,12 @@ async fn initialize_negotiates_and_issues_a_session() {
             body["result"]["serverInfo"]["name"],
             json!("http-test-server")
         );
-        assert_response(expected, "initialize", &body);
+        // No schema of its own here: 2024-11-05 answers fit 2025-03-26's.
+        let schema = match expected {
+            "2024-11-05" => "2025-03-26",
+            other => other,
+        };
+        assert_response(schema, "initialize", &body);
     }
     assert_eq!(server.server.sessions().len(), 5);
 }

@@ -72,7 +72,7 @@ async fn the_card_is_the_contracts_with_this_servers_remote() {
             "remotes": [{
                 "type": "streamable-http",
                 "url": url,
-                "supportedProtocolVersions": ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
+                "supportedProtocolVersions": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"],
             }],
         })
     );

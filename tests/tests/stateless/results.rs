@@ -56,7 +56,13 @@ async fn discover_and_lists_carry_result_type_and_cache_hints() {
     assert_eq!(result["resultType"], json!("complete"));
     assert_eq!(
         result["supportedVersions"],
-        json!(["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+        json!([
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ])
     );
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],

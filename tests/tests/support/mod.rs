@@ -37,6 +37,15 @@ impl Drop for TestServer {
     }
 }
 
+impl TestServer {
+    /// Starts the server's graceful shutdown now.
+    pub fn shut_down(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
 /// Starts a server with `config`.
 pub async fn start(config: Config) -> TestServer {
     let handler = TestHandler::default();

@@ -44,6 +44,17 @@ impl SseStream {
         headers: &[(&str, &str)],
         body: &str,
     ) -> SseStream {
+        Self::open_at(addr, "/mcp", method, headers, body).await
+    }
+
+    /// [`SseStream::open`] on `path` instead of `/mcp`.
+    pub async fn open_at(
+        addr: SocketAddr,
+        path: &str,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+    ) -> SseStream {
         let stream = TcpStream::connect(addr).await.unwrap();
         let (mut sender, connection) =
             hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
@@ -54,8 +65,13 @@ impl SseStream {
         });
         let mut request = Request::builder()
             .method(method)
-            .uri(format!("http://{addr}/mcp"))
-            .header("host", addr.to_string());
+            .uri(format!("http://{addr}{path}"));
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+        {
+            request = request.header("host", addr.to_string());
+        }
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -106,10 +122,27 @@ impl SseStream {
 
     /// The next event, `Some(None)` at the end of the stream, `None` at `deadline`.
     async fn next_before(&mut self, deadline: tokio::time::Instant) -> Option<Option<Event>> {
+        let block = self.next_block_before(deadline).await?;
+        Some(block.map(|block| parse_event(&block)))
+    }
+
+    /// The next event block as sent (its lines and blank line), waiting up to `within`
+    /// (panics after that); `None` at the end of the stream. For events whose data is not
+    /// JSON (the 2024-11-05 `endpoint` event).
+    pub async fn next_block(&mut self, within: Duration) -> Option<String> {
+        self.next_block_before(tokio::time::Instant::now() + within)
+            .await
+            .unwrap_or_else(|| panic!("no SSE event within {within:?}"))
+    }
+
+    /// The next event block, `Some(None)` at the end of the stream, `None` at `deadline`.
+    async fn next_block_before(
+        &mut self,
+        deadline: tokio::time::Instant,
+    ) -> Option<Option<String>> {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                return Some(Some(parse_event(&block)));
+                return Some(Some(self.buffer.drain(..end + 2).collect()));
             }
             let frame = tokio::time::timeout_at(deadline, self.body.frame())
                 .await

@@ -1,0 +1,554 @@
+//! The 2024-11-05 HTTP+SSE transport (opt-in, [`Config::legacy_sse`](crate::Config::legacy_sse)):
+//! a thin edge over the same engine and sessions as `/mcp`.
+//!
+//! - `GET /sse` opens a connection: an SSE response whose first event, `endpoint`, carries the
+//!   URL its client posts to (`/messages?sessionId=<id>`). The stream is the connection's only
+//!   way to the client: answers, notifications and server-to-client requests all come on it,
+//!   as `message` events.
+//! - `POST /messages?sessionId=<id>` carries one client message: `202 Accepted` once it is
+//!   read and routed, its answer later on the stream. Without `sessionId`: 400; an id that
+//!   names no open stream: 404; a body that is not one JSON-RPC message: 400 with the
+//!   JSON-RPC error.
+//! - `initialize` on the stream's first POST creates the session (any session-era revision,
+//!   2024-11-05 included), kept in the session store like `/mcp`'s: the same limits, idle
+//!   expiry and notifications. Its standalone messages (list changes, resource updates) come
+//!   on the stream too.
+//! - The stream ending ends the session (there is no resumption in 2024-11-05): its running
+//!   requests are cancelled.
+//!
+//! The Host/Origin checks are `route`'s, before this module is reached; body limits and
+//! timeouts are `/mcp`'s. Batches are refused: 2024-11-05 has none.
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ALLOW};
+use http::{Method, Response, StatusCode};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::sync::{mpsc, oneshot, Notify};
+
+use super::headers::Headers;
+use super::post::body_error;
+use super::request_body;
+use super::response::{bad_request, rpc_error, session_not_found, sse_response, status_only};
+use super::{guard, Body};
+use crate::config::Config;
+use crate::dispatch::Dispatch;
+use crate::engine::incoming::{self, Incoming, Request};
+use crate::engine::run::Identity;
+use crate::engine::{answer_key, id_key};
+use crate::events::{Delivery, CONNECTION_QUEUE};
+use crate::jsonrpc::{self, error_response, RpcError};
+use crate::outbound::{Outbound, Reply};
+use crate::protocol::ProtocolVersion;
+use crate::server::McpServer;
+use crate::session::{Session, SessionStore, StoreError};
+
+/// The path that opens a 2024-11-05 stream.
+pub const SSE_PATH: &str = "/sse";
+/// The path client messages are posted to (with `?sessionId=`).
+pub const MESSAGES_PATH: &str = "/messages";
+
+/// Whether `path` is one of this transport's, and the transport is on.
+#[cold]
+pub(super) fn serves(config: &Config, path: &str) -> bool {
+    config.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH)
+}
+
+/// The open 2024-11-05 streams of a server, by the id their endpoint URL carries.
+#[derive(Debug, Default)]
+pub(crate) struct Connections {
+    open: Mutex<HashMap<String, Arc<Connection>>>,
+}
+
+/// One open stream, as its POSTs find it.
+#[derive(Debug)]
+struct Connection {
+    /// Messages for the client (`Outbound::lines` of its requests, answers, errors).
+    lines: mpsc::UnboundedSender<String>,
+    /// The session `initialize` created.
+    session: OnceLock<Arc<Session>>,
+    /// Hands the session's standalone stream (and what was buffered for it) to the
+    /// connection's writer, once.
+    attach: Mutex<Option<oneshot::Sender<Standalone>>>,
+    /// Signalled when the server shuts down: the stream ends cleanly.
+    end: Notify,
+}
+
+/// The session's standalone stream, as the writer receives it.
+type Standalone = (Vec<u8>, mpsc::Receiver<Delivery>);
+
+impl Connections {
+    fn get(&self, id: &str) -> Option<Arc<Connection>> {
+        lock(&self.open).get(id).cloned()
+    }
+
+    fn remove(&self, id: &str) {
+        lock(&self.open).remove(id);
+    }
+
+    /// Ends every open stream cleanly (the server is shutting down).
+    pub(crate) fn end_all(&self) {
+        for connection in lock(&self.open).values() {
+            connection.end.notify_one();
+        }
+    }
+}
+
+impl<D: Dispatch> McpServer<D> {
+    /// Answers a request to [`SSE_PATH`] or [`MESSAGES_PATH`], whose Host and Origin were
+    /// checked.
+    pub(super) async fn legacy_sse<B>(
+        &self,
+        parts: &http::request::Parts,
+        headers: &Headers<'_>,
+        body: B,
+    ) -> Response<Body>
+    where
+        B: http_body::Body + Send,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        match (parts.uri.path(), &parts.method) {
+            (SSE_PATH, &Method::GET) => self.open_legacy_stream(headers),
+            (SSE_PATH, _) => allow("GET"),
+            (_, &Method::POST) => self.legacy_message(parts.uri.query(), headers, body).await,
+            _ => allow("POST"),
+        }
+    }
+
+    /// `GET /sse`: a new connection, announced by its `endpoint` event.
+    fn open_legacy_stream(&self, headers: &Headers<'_>) -> Response<Body> {
+        if !headers.accepts_sse {
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Not Acceptable: Accept must list text/event-stream",
+                ),
+                None,
+            );
+        }
+        let config = &self.engine.config;
+        let id = crate::ids::random_id();
+        let (lines, lines_rx) = mpsc::unbounded_channel();
+        let (attach, attached) = oneshot::channel();
+        let connection = Arc::new(Connection {
+            lines,
+            session: OnceLock::new(),
+            attach: Mutex::new(Some(attach)),
+            end: Notify::new(),
+        });
+        {
+            // Every open stream may become a session: the same bound.
+            let mut open = lock(&self.engine.legacy_sse.open);
+            if open.len() >= config.max_sessions {
+                drop(open);
+                tracing::warn!(
+                    max = config.max_sessions,
+                    "a 2024-11-05 stream was refused: the server holds its maximum"
+                );
+                return too_many_sessions(None);
+            }
+            open.insert(id.clone(), connection.clone());
+        }
+        let (stream, rx) = mpsc::channel(CONNECTION_QUEUE);
+        tokio::spawn(write_stream(Writer {
+            id: id.clone(),
+            connection,
+            connections: self.engine.legacy_sse.clone(),
+            store: self.engine.store.clone(),
+            stream,
+            lines: lines_rx,
+            attached,
+            initialize_within: config.session_idle_timeout,
+        }));
+        tracing::debug!(connection = %crate::ids::fingerprint(&id), "2024-11-05 stream opened");
+        let head = format!("event: endpoint\ndata: {MESSAGES_PATH}?sessionId={id}\n\n");
+        sse_response(Some(Bytes::from(head)), rx)
+    }
+
+    /// `POST /messages?sessionId=…`: one message of a connection.
+    async fn legacy_message<B>(
+        &self,
+        query: Option<&str>,
+        headers: &Headers<'_>,
+        body: B,
+    ) -> Response<Body>
+    where
+        B: http_body::Body + Send,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let Some(id) = query.and_then(session_id_of) else {
+            return bad_request("Bad Request: the sessionId query parameter is required");
+        };
+        let Some(connection) = self.engine.legacy_sse.get(id) else {
+            return session_not_found();
+        };
+        if !guard::is_json_content(headers.content_type) {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Unsupported Media Type: Content-Type must be application/json",
+                ),
+                None,
+            );
+        }
+        let limit = self.engine.config.body_limit;
+        let timeout = self.engine.config.body_read_timeout;
+        let bytes = match request_body::read_within(body, limit, timeout).await {
+            Ok(bytes) => bytes,
+            Err(error) => return body_error(error, limit),
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
+                None,
+            );
+        };
+        if incoming::is_batch(text) {
+            return bad_request(
+                "Bad Request: the 2024-11-05 HTTP+SSE transport takes one message per POST (no batches)",
+            );
+        }
+        let message = match incoming::read(text, None) {
+            Ok(message) => message,
+            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
+        };
+        self.route_legacy(&connection, headers, message)
+    }
+
+    /// Routes a read message of `connection`: its answer goes on the stream.
+    fn route_legacy(
+        &self,
+        connection: &Arc<Connection>,
+        headers: &Headers<'_>,
+        message: Incoming<'_>,
+    ) -> Response<Body> {
+        let session = match connection.session.get() {
+            // Marks the session as used; gone when it expired (then so is the stream).
+            Some(session) => match self.engine.store.get(session.id()) {
+                Some(session) => Some(session),
+                None => return session_not_found(),
+            },
+            None => None,
+        };
+        if let (Some(session), Some(sent)) = (&session, headers.protocol_version) {
+            if ProtocolVersion::parse(sent) != Some(session.version()) {
+                return bad_request(format!(
+                    "Bad Request: MCP-Protocol-Version {sent} differs from the version this session negotiated ({})",
+                    session.version()
+                ));
+            }
+        }
+        match (message, session) {
+            (
+                Incoming::Request(Request {
+                    id,
+                    method: "initialize",
+                    params,
+                }),
+                None,
+            ) => return self.legacy_initialize(connection, id, params.raw()),
+            (Incoming::Request(request), None) => {
+                connection.send(error_response(Some(request.id), &not_initialized()));
+            }
+            (Incoming::Request(request), Some(_)) if request.method == "initialize" => {
+                connection.send(error_response(
+                    Some(request.id),
+                    &RpcError::new(
+                        jsonrpc::INVALID_REQUEST,
+                        "Invalid Request: the session is already initialized",
+                    ),
+                ));
+            }
+            (Incoming::Request(request), Some(session)) => {
+                self.start_legacy(connection, session, request);
+            }
+            (Incoming::Notification { method, params }, Some(session)) => {
+                self.engine.notification(&session, method, params);
+            }
+            (Incoming::Response { id, answer }, Some(session)) => {
+                if !session.answer_client_request(&answer_key(id), answer) {
+                    tracing::debug!(id = id.get(), "a response nobody waits for");
+                }
+            }
+            // Before `initialize` there is nothing a notification or a response could act on.
+            (Incoming::Notification { .. } | Incoming::Response { .. }, None) => {}
+        }
+        status_only(StatusCode::ACCEPTED)
+    }
+
+    /// `initialize`: the session, attached to the connection; the result on the stream.
+    fn legacy_initialize(
+        &self,
+        connection: &Arc<Connection>,
+        id: &serde_json::value::RawValue,
+        params: Option<&serde_json::value::RawValue>,
+    ) -> Response<Body> {
+        let (session, result) = match self.engine.initialize(params) {
+            Ok(created) => created,
+            Err(error) => {
+                connection.send(error_response(Some(id), &error));
+                return status_only(StatusCode::ACCEPTED);
+            }
+        };
+        if let Err(StoreError::Full) = self.engine.store.insert(session.clone()) {
+            return too_many_sessions(Some(id));
+        }
+        // Two initializes racing: the first one wins, the other's session goes.
+        if connection.session.set(session.clone()).is_err() {
+            self.engine.store.remove(session.id());
+            connection.send(error_response(
+                Some(id),
+                &RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    "Invalid Request: the session is already initialized",
+                ),
+            ));
+            return status_only(StatusCode::ACCEPTED);
+        }
+        // The session's standalone messages go to this connection's writer from now on.
+        let (standalone, rx) = mpsc::channel(CONNECTION_QUEUE);
+        let buffered = session
+            .streams()
+            .open_get(None, standalone)
+            .unwrap_or_default();
+        if let Some(attach) = lock(&connection.attach).take() {
+            let _ = attach.send((buffered, rx));
+        }
+        tracing::debug!(
+            session = %crate::ids::fingerprint(session.id()),
+            version = %session.version(),
+            "2024-11-05 transport: session created"
+        );
+        connection.send(result.into_success_response(id));
+        status_only(StatusCode::ACCEPTED)
+    }
+
+    /// Starts a request of the session: its messages and its answer go on the stream.
+    fn start_legacy(&self, connection: &Connection, session: Arc<Session>, request: Request<'_>) {
+        let key = id_key(request.id);
+        let outbound = Outbound::lines(connection.lines.clone());
+        let started = self
+            .engine
+            .start(Identity::Session(session.clone()), request, outbound);
+        let canceller = started.outbound.clone();
+        session.track(&key, move || canceller.cancel());
+        let lines = connection.lines.clone();
+        tokio::spawn(async move {
+            let reply = started.work.await;
+            session.untrack(&key);
+            if let Some(Reply::Json { json, .. }) = reply {
+                let _ = lines.send(json);
+            }
+        });
+    }
+}
+
+impl Connection {
+    /// Queues a message for the stream (dropped when the stream has ended).
+    fn send(&self, json: String) {
+        let _ = self.lines.send(json);
+    }
+}
+
+/// What writes one connection's stream.
+struct Writer {
+    id: String,
+    connection: Arc<Connection>,
+    connections: Arc<Connections>,
+    store: Arc<dyn SessionStore>,
+    /// The SSE response's channel: only the writer holds it, so dropping it cuts the stream.
+    stream: mpsc::Sender<Delivery>,
+    lines: mpsc::UnboundedReceiver<String>,
+    attached: oneshot::Receiver<Standalone>,
+    /// How long a stream may stay without a session ([`Config::session_idle_timeout`]).
+    initialize_within: Option<std::time::Duration>,
+}
+
+/// Writes a connection's messages to its stream until the client goes away, the session
+/// ends, the server shuts down, no `initialize` came within the session idle timeout, or the
+/// client reads too slowly (then the stream is cut); then forgets the connection and ends its
+/// session.
+async fn write_stream(writer: Writer) {
+    let Writer {
+        id,
+        connection,
+        connections,
+        store,
+        stream,
+        mut lines,
+        mut attached,
+        initialize_within,
+    } = writer;
+    let initialize_by = initialize_within.map(|within| tokio::time::Instant::now() + within);
+    let mut standalone: Option<mpsc::Receiver<Delivery>> = None;
+    let mut waiting_attach = true;
+    let clean = loop {
+        let delivery = tokio::select! {
+            biased;
+            () = stream.closed() => break false,
+            () = connection.end.notified() => break true,
+            () = sleep_until(initialize_by), if waiting_attach => {
+                tracing::debug!(
+                    connection = %crate::ids::fingerprint(&id),
+                    "a 2024-11-05 stream sent no initialize in time (Config::session_idle_timeout)"
+                );
+                break true;
+            }
+            // Attached before the `initialize` answer is written: both are ready then.
+            received = &mut attached, if waiting_attach => {
+                waiting_attach = false;
+                if let Ok((buffered, rx)) = received {
+                    standalone = Some(rx);
+                    if !buffered.is_empty() {
+                        Some(Delivery::Frame(Bytes::from(buffered)))
+                    } else {
+                        None
+                    }
+                } else {
+                    None
+                }
+            }
+            line = lines.recv() => line.map(|json| Delivery::Frame(message_event(&json))),
+            delivery = next(&mut standalone) => match delivery {
+                Some(Delivery::Frame(frame)) => Some(Delivery::Frame(frame)),
+                // The session ended (or the server is shutting down): end cleanly.
+                Some(Delivery::End | Delivery::Detach) => break true,
+                // The session's streams cut the connection (the client reads too slowly).
+                None => break false,
+            },
+        };
+        let Some(delivery) = delivery else { continue };
+        // One slot stays free for the `End` that completes the response cleanly.
+        if stream.capacity() <= 1 {
+            tracing::warn!(
+                connection = %crate::ids::fingerprint(&id),
+                queued = CONNECTION_QUEUE,
+                "a 2024-11-05 SSE client reads too slowly: its stream is cut and its session ends"
+            );
+            break false;
+        }
+        if stream.try_send(delivery).is_err() {
+            break false;
+        }
+    };
+    if clean {
+        let _ = stream.try_send(Delivery::End);
+    }
+    drop(stream);
+    connections.remove(&id);
+    if let Some(session) = connection.session.get() {
+        store.remove(session.id());
+    }
+    tracing::debug!(connection = %crate::ids::fingerprint(&id), clean, "2024-11-05 stream ended");
+}
+
+/// Resolves at `deadline` (never without one).
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The next delivery of the standalone stream once attached (pending until then).
+async fn next(standalone: &mut Option<mpsc::Receiver<Delivery>>) -> Option<Delivery> {
+    match standalone {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// `event: message` carrying `json` (JSON written by serde has no raw line break; any other
+/// is split into `data:` lines, which a client joins back with `\n`).
+fn message_event(json: &str) -> Bytes {
+    let mut out = String::with_capacity(json.len() + 24);
+    out.push_str("event: message\n");
+    for line in json.split(['\n', '\r']) {
+        out.push_str("data: ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    Bytes::from(out)
+}
+
+/// The `sessionId` of a query string (ids are hex: no decoding needed, and an id with
+/// anything else in it names no connection).
+fn session_id_of(query: &str) -> Option<&str> {
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("sessionId="))
+        .filter(|id| !id.is_empty())
+}
+
+#[cold]
+fn allow(methods: &'static str) -> Response<Body> {
+    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(methods));
+    response
+}
+
+#[cold]
+fn too_many_sessions(id: Option<&serde_json::value::RawValue>) -> Response<Body> {
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        RpcError::new(
+            jsonrpc::INTERNAL_ERROR,
+            "Service Unavailable: too many sessions; try again later",
+        ),
+        id,
+    )
+}
+
+#[cold]
+fn not_initialized() -> RpcError {
+    RpcError::new(
+        jsonrpc::INVALID_REQUEST,
+        "Invalid Request: send initialize first",
+    )
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_id_is_read_from_the_query() {
+        assert_eq!(session_id_of("sessionId=ab12"), Some("ab12"));
+        assert_eq!(session_id_of("x=1&sessionId=ab12&y=2"), Some("ab12"));
+        assert_eq!(session_id_of("sessionId="), None);
+        assert_eq!(session_id_of("session=ab"), None);
+    }
+
+    #[test]
+    fn a_message_is_one_event() {
+        assert_eq!(
+            &message_event(r#"{"a":1}"#)[..],
+            b"event: message\ndata: {\"a\":1}\n\n"
+        );
+        assert_eq!(
+            &message_event("{\n\"a\":1}")[..],
+            b"event: message\ndata: {\ndata: \"a\":1}\n\n"
+        );
+    }
+
+    #[test]
+    fn the_paths_are_served_only_when_on() {
+        let off = Config::default();
+        assert!(!serves(&off, SSE_PATH) && !serves(&off, MESSAGES_PATH));
+        let on = Config::builder().legacy_sse(true).build();
+        assert!(serves(&on, SSE_PATH) && serves(&on, MESSAGES_PATH));
+        assert!(!serves(&on, "/mcp") && !serves(&on, "/sse/"));
+    }
+}
