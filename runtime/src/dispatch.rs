@@ -79,6 +79,13 @@ pub trait Dispatch: Send + Sync + 'static {
     fn openrpc_document(&self) -> Option<&'static str> {
         None
     }
+
+    /// The skills bundled from the `skills/` directory beside the contract (the skills
+    /// extension, [`crate::skills`]). Empty by default: the extension is then neither declared
+    /// nor served.
+    fn skills(&self) -> &'static [crate::skills::Skill] {
+        &[]
+    }
 }
 
 /// What a tool call produced, before it is shaped for a protocol revision.
