@@ -143,6 +143,15 @@ impl Method {
         self.served() != Served::SessionsOnly
     }
 
+    /// Whether the method belongs to the skills extension (served only by a server with
+    /// skills).
+    pub fn is_skills(self) -> bool {
+        matches!(
+            self,
+            Method::SkillsList | Method::SkillsGet | Method::DirectoryRead
+        )
+    }
+
     /// Whether the method is a call that runs a handler with client input (`tools/call`,
     /// `prompts/get`, `resources/read`): its params are read as [`CallMembers`].
     ///
