@@ -94,12 +94,9 @@ impl Builder {
         println!("cargo:rerun-if-changed={}", self.input.display());
         // A skills directory that appears later must regenerate too: watch where it would be.
         let skills_dir = match &self.skills {
-            crate::SkillsSource::Beside => Some(
-                self.input
-                    .parent()
-                    .unwrap_or(Path::new(""))
-                    .join("skills"),
-            ),
+            crate::SkillsSource::Beside => {
+                Some(self.input.parent().unwrap_or(Path::new("")).join("skills"))
+            }
             crate::SkillsSource::Dir(dir) => Some(dir.clone()),
             crate::SkillsSource::Off => None,
         };

@@ -41,9 +41,9 @@ fn refused(contract: &Path) -> Vec<Diagnostic> {
 /// Whether `errors` has one of `rule` whose location is `file` (and whose message holds
 /// `words`).
 fn has(errors: &[Diagnostic], rule: &str, file: &Path, words: &str) -> bool {
-    errors.iter().any(|d| {
-        d.rule == rule && d.location.file.ends_with(file) && d.message.contains(words)
-    })
+    errors
+        .iter()
+        .any(|d| d.rule == rule && d.location.file.ends_with(file) && d.message.contains(words))
 }
 
 #[test]
@@ -70,7 +70,10 @@ fn skills_beside_the_contract_are_bundled_with_digests_sizes_and_frontmatter() {
         serde_json::json!({"name": "pdf-tools", "description": "Fill PDF forms", "metadata": {"owner": "team"}})
     );
     let resources = entry["resources"].as_array().unwrap();
-    let uris: Vec<&str> = resources.iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    let uris: Vec<&str> = resources
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
     assert_eq!(
         uris,
         [
@@ -79,9 +82,15 @@ fn skills_beside_the_contract_are_bundled_with_digests_sizes_and_frontmatter() {
             "skill://pdf-tools/references/FORMS.md"
         ]
     );
-    for (resource, file) in resources.iter().zip(["SKILL.md", "logo.png", "references/FORMS.md"]) {
+    for (resource, file) in resources
+        .iter()
+        .zip(["SKILL.md", "logo.png", "references/FORMS.md"])
+    {
         let bytes = fs::read(skills.join("pdf-tools").join(file)).unwrap();
-        let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let digest: String = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         assert_eq!(resource["digest"], format!("sha256:{digest}"), "{file}");
         assert_eq!(resource["size"], bytes.len(), "{file}");
     }
@@ -117,14 +126,23 @@ fn frontmatter_rules_name_the_file_and_the_field() {
     let (dir, contract) = contract_dir();
     let skills = dir.path().join("skills");
     write(&skills.join("mismatch/SKILL.md"), skill_md("other", "x"));
-    write(&skills.join("no-description/SKILL.md"), "---\nname: no-description\n---\n");
+    write(
+        &skills.join("no-description/SKILL.md"),
+        "---\nname: no-description\n---\n",
+    );
     write(
         &skills.join("long/SKILL.md"),
         skill_md("long", &"d".repeat(1025)),
     );
-    write(&skills.join("number/SKILL.md"), "---\nname: number\ndescription: 12\n---\n");
+    write(
+        &skills.join("number/SKILL.md"),
+        "---\nname: number\ndescription: 12\n---\n",
+    );
     write(&skills.join("Bad_Name/SKILL.md"), skill_md("Bad_Name", "x"));
-    write(&skills.join("flow/SKILL.md"), "---\nname: flow\ndescription: x\ntools: [a, b]\n---\n");
+    write(
+        &skills.join("flow/SKILL.md"),
+        "---\nname: flow\ndescription: x\ntools: [a, b]\n---\n",
+    );
     write(&skills.join("open/SKILL.md"), "---\nname: open\n");
     write(&skills.join("bare/SKILL.md"), "no frontmatter here\n");
     write(&skills.join("not-utf8/SKILL.md"), b"---\nname: \xff\n---\n");
@@ -141,13 +159,32 @@ fn frontmatter_rules_name_the_file_and_the_field() {
         .find(|d| d.location.file.ends_with(md("mismatch")))
         .expect("mismatch");
     assert_eq!(
-        (mismatch.rule, mismatch.location.line, mismatch.location.pointer.as_str()),
+        (
+            mismatch.rule,
+            mismatch.location.line,
+            mismatch.location.pointer.as_str()
+        ),
         (RULE_SKILL_FIELD, 2, "/name")
     );
-    assert!(has(&errors, RULE_SKILL_FIELD, &md("no-description"), "no `description`"));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FIELD,
+        &md("no-description"),
+        "no `description`"
+    ));
     assert!(has(&errors, RULE_SKILL_FIELD, &md("long"), "1-1024"));
-    assert!(has(&errors, RULE_SKILL_FIELD, &md("number"), "must be a string"));
-    assert!(has(&errors, RULE_SKILL_FIELD, Path::new("skills/Bad_Name"), "not a skill name"));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FIELD,
+        &md("number"),
+        "must be a string"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FIELD,
+        Path::new("skills/Bad_Name"),
+        "not a skill name"
+    ));
     let flow = errors
         .iter()
         .find(|d| d.location.file.ends_with(md("flow")))
@@ -156,8 +193,18 @@ fn frontmatter_rules_name_the_file_and_the_field() {
     assert!(has(&errors, RULE_SKILL_MD, &md("open"), "closing"));
     assert!(has(&errors, RULE_SKILL_MD, &md("bare"), "must begin"));
     assert!(has(&errors, RULE_SKILL_MD, &md("not-utf8"), "UTF-8"));
-    assert!(has(&errors, RULE_SKILL_MD, &md("no-skill-md"), "must hold a SKILL.md"));
-    assert!(has(&errors, RULE_SKILL_FIELD, &md("meta"), "metadata.count"));
+    assert!(has(
+        &errors,
+        RULE_SKILL_MD,
+        &md("no-skill-md"),
+        "must hold a SKILL.md"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FIELD,
+        &md("meta"),
+        "metadata.count"
+    ));
     // Every error renders on one line per part, naming its file.
     for error in &errors {
         assert!(error.to_string().contains("skills/"), "{error}");
@@ -176,7 +223,11 @@ fn hostile_skill_directories_get_diagnostics_not_panics() {
 
     // A link out of the folder, a linked skill folder, a link to a device.
     write(&skills.join("links/SKILL.md"), skill_md("links", "x"));
-    symlink(outside.path().join("secret.txt"), skills.join("links/secret.txt")).unwrap();
+    symlink(
+        outside.path().join("secret.txt"),
+        skills.join("links/secret.txt"),
+    )
+    .unwrap();
     symlink("/dev/zero", skills.join("links/zero")).unwrap();
     symlink(outside.path(), skills.join("linked-skill")).unwrap();
     // A FIFO (opening it would block forever).
@@ -225,19 +276,111 @@ fn hostile_skill_directories_get_diagnostics_not_panics() {
         .join()
         .expect("no panic");
     let at = |p: &str| PathBuf::from(format!("skills/{p}"));
-    assert!(has(&errors, RULE_SKILL_FILE, &at("links/secret.txt"), "symbolic link"));
-    assert!(has(&errors, RULE_SKILL_FILE, &at("links/zero"), "symbolic link"));
-    assert!(has(&errors, RULE_SKILL_FILE, &at("linked-skill"), "symbolic link"));
-    assert!(has(&errors, RULE_SKILL_FILE, &at("fifo/pipe"), "not a regular file"));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FILE,
+        &at("links/secret.txt"),
+        "symbolic link"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FILE,
+        &at("links/zero"),
+        "symbolic link"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FILE,
+        &at("linked-skill"),
+        "symbolic link"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FILE,
+        &at("fifo/pipe"),
+        "not a regular file"
+    ));
     assert!(has(&errors, RULE_SKILL_LIMIT, &at("huge/big.bin"), "bytes"));
-    assert!(has(&errors, RULE_SKILL_LIMIT, &at("many/f0511.txt"), "more than 512 files"));
+    assert!(has(
+        &errors,
+        RULE_SKILL_LIMIT,
+        &at("many/f0511.txt"),
+        "more than 512 files"
+    ));
     assert!(has(&errors, RULE_SKILL_LIMIT, Path::new("d"), "deeper"));
     assert!(errors
         .iter()
         .any(|d| d.rule == RULE_SKILL_FILE && d.message.contains("not UTF-8")));
-    assert!(has(&errors, RULE_SKILL_FILE, &at("names/with space.md"), "URI segment"));
-    assert!(has(&errors, RULE_SKILL_FILE, &at("names/100%.md"), "URI segment"));
-    assert!(has(&errors, RULE_SKILL_MD, &at("nested/SKILL.md"), "nesting"));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FILE,
+        &at("names/with space.md"),
+        "URI segment"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_FILE,
+        &at("names/100%.md"),
+        "URI segment"
+    ));
+    assert!(has(
+        &errors,
+        RULE_SKILL_MD,
+        &at("nested/SKILL.md"),
+        "nesting"
+    ));
     // Nothing outside the folder was read into any message.
     assert!(errors.iter().all(|d| !d.message.contains("secret\"")));
+}
+
+#[test]
+fn the_cli_bundles_skills_beside_the_contract_or_from_skills_dir_and_refuses_bad_ones() {
+    let (dir, contract) = contract_dir();
+    let run = |out: &str, extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+            .arg(&contract)
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .args(extra)
+            .arg("--quiet")
+            .output()
+            .unwrap()
+    };
+    let generated =
+        |out: &str| fs::read_to_string(dir.path().join(out).join("src/generated.rs")).unwrap();
+    let elsewhere = dir.path().join("my-skills");
+    write(
+        &elsewhere.join("helper/SKILL.md"),
+        skill_md("helper", "Helps"),
+    );
+
+    assert!(run("plain", &[]).status.success());
+    assert!(!generated("plain").contains("SKILLS"));
+    let explicit = run("explicit", &["--skills", elsewhere.to_str().unwrap()]);
+    assert!(
+        explicit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&explicit.stderr)
+    );
+    assert!(generated("explicit").contains("skill://helper/SKILL.md"));
+
+    write(
+        &dir.path().join("skills/beside/SKILL.md"),
+        skill_md("beside", "Here"),
+    );
+    assert!(run("beside", &[]).status.success());
+    assert!(generated("beside").contains("skill://beside/SKILL.md"));
+    assert!(run("off", &["--no-skills"]).status.success());
+    assert!(!generated("off").contains("SKILLS"));
+
+    write(
+        &dir.path().join("skills/broken/SKILL.md"),
+        "---\nname: broken\n---\n",
+    );
+    let refused = run("refused", &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("error[skill-frontmatter]"), "{stderr}");
+    assert!(stderr.contains("skills/broken/SKILL.md"), "{stderr}");
+    assert!(!dir.path().join("refused").exists());
 }

@@ -347,7 +347,12 @@ mod tests {
         let page = call(SkillsMethod::List, json!({}), 10).unwrap();
         assert_eq!(page["skills"][0]["uri"], "skill://demo/SKILL.md");
         assert!(page.get("nextCursor").is_none());
-        let skill = call(SkillsMethod::Get, json!({"uri": "skill://demo/SKILL.md"}), 10).unwrap();
+        let skill = call(
+            SkillsMethod::Get,
+            json!({"uri": "skill://demo/SKILL.md"}),
+            10,
+        )
+        .unwrap();
         assert_eq!(skill["skill"]["frontmatter"]["name"], "demo");
         for uri in [
             "skill://demo/data.bin",
@@ -364,9 +369,12 @@ mod tests {
 
     #[test]
     fn read_serves_text_and_blobs_and_leaves_other_uris_alone() {
-        let text: Value =
-            serde_json::from_str(read(SKILLS, "skill://demo/references/guide.md").unwrap().get())
-                .unwrap();
+        let text: Value = serde_json::from_str(
+            read(SKILLS, "skill://demo/references/guide.md")
+                .unwrap()
+                .get(),
+        )
+        .unwrap();
         assert_eq!(text["contents"][0]["text"], "guide");
         let blob: Value =
             serde_json::from_str(read(SKILLS, "skill://demo/data.bin").unwrap().get()).unwrap();
@@ -383,7 +391,12 @@ mod tests {
 
     #[test]
     fn directory_read_lists_direct_children_and_pages_them() {
-        let root = call(SkillsMethod::DirectoryRead, json!({"uri": "skill://demo"}), 10).unwrap();
+        let root = call(
+            SkillsMethod::DirectoryRead,
+            json!({"uri": "skill://demo"}),
+            10,
+        )
+        .unwrap();
         let uris: Vec<&str> = root["resources"]
             .as_array()
             .unwrap()

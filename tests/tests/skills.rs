@@ -41,7 +41,10 @@ async fn without_skills_nothing_is_declared_and_the_methods_are_not_found() {
         &[],
     )
     .await;
-    assert_eq!(read.invalid_params(), "Resource not found: skill://any/SKILL.md");
+    assert_eq!(
+        read.invalid_params(),
+        "Resource not found: skill://any/SKILL.md"
+    );
 
     let mut client = Client::connect(server.addr, "2025-11-25").await;
     for method in METHODS {

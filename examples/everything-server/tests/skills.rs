@@ -89,8 +89,7 @@ fn post(port: u16, headers: &[(&str, &str)], body: &Value) -> (u16, Value) {
             .lines()
             .filter_map(|l| l.strip_prefix("data:"))
             .map(str::trim)
-            .filter(|l| l.starts_with('{'))
-            .last()
+            .rfind(|l| l.starts_with('{'))
             .unwrap_or_default()
             .to_string(),
     };
@@ -101,8 +100,8 @@ fn dechunk(mut raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     loop {
         let end = raw.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size = usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16)
-            .unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16).unwrap();
         if size == 0 {
             return out;
         }
@@ -139,7 +138,9 @@ fn result(answer: (u16, Value)) -> Value {
 }
 
 fn error_code(answer: &(u16, Value)) -> i64 {
-    answer.1["error"]["code"].as_i64().unwrap_or_else(|| panic!("no error: {}", answer.1))
+    answer.1["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("no error: {}", answer.1))
 }
 
 #[test]
@@ -163,17 +164,30 @@ fn a_skills_client_lists_gets_reads_verifies_and_walks_the_bundled_skills() {
     let uris: Vec<&str> = skills.iter().map(|s| s["uri"].as_str().unwrap()).collect();
     assert_eq!(
         uris,
-        ["skill://conformance-guide/SKILL.md", "skill://greeting/SKILL.md"]
+        [
+            "skill://conformance-guide/SKILL.md",
+            "skill://greeting/SKILL.md"
+        ]
     );
 
     // Every listed file reads back with the listed digest and size.
     let mut id = 10;
     for skill in skills {
-        let got = result(stateless(port, id, "skills/get", json!({"uri": skill["uri"]})));
+        let got = result(stateless(
+            port,
+            id,
+            "skills/get",
+            json!({"uri": skill["uri"]}),
+        ));
         assert_eq!(&got["skill"], skill);
         for resource in skill["resources"].as_array().unwrap() {
             id += 1;
-            let read = result(stateless(port, id, "resources/read", json!({"uri": resource["uri"]})));
+            let read = result(stateless(
+                port,
+                id,
+                "resources/read",
+                json!({"uri": resource["uri"]}),
+            ));
             let content = &read["contents"][0];
             assert_eq!(content["uri"], resource["uri"]);
             let bytes = match content["text"].as_str() {
@@ -193,7 +207,12 @@ fn a_skills_client_lists_gets_reads_verifies_and_walks_the_bundled_skills() {
     let guide = &skills[0];
     assert_eq!(guide["frontmatter"]["name"], "conformance-guide");
     assert_eq!(guide["frontmatter"]["metadata"]["author"], "mcp-codegen");
-    let skill_md = result(stateless(port, 50, "resources/read", json!({"uri": guide["uri"]})));
+    let skill_md = result(stateless(
+        port,
+        50,
+        "resources/read",
+        json!({"uri": guide["uri"]}),
+    ));
     assert_eq!(skill_md["contents"][0]["mimeType"], "text/markdown");
     let logo = result(stateless(
         port,
@@ -257,12 +276,27 @@ fn a_skills_client_lists_gets_reads_verifies_and_walks_the_bundled_skills() {
     .into_iter()
     .enumerate()
     {
-        let answer = stateless(port, 70 + n as u64, "resources/directory/read", json!({"uri": uri}));
+        let answer = stateless(
+            port,
+            70 + n as u64,
+            "resources/directory/read",
+            json!({"uri": uri}),
+        );
         assert_eq!(error_code(&answer), -32602, "{uri}");
     }
-    let unknown = stateless(port, 80, "skills/get", json!({"uri": "skill://nope/SKILL.md"}));
+    let unknown = stateless(
+        port,
+        80,
+        "skills/get",
+        json!({"uri": "skill://nope/SKILL.md"}),
+    );
     assert_eq!(error_code(&unknown), -32602);
-    let escape = stateless(port, 81, "resources/read", json!({"uri": "skill://greeting/../conformance-guide/SKILL.md"}));
+    let escape = stateless(
+        port,
+        81,
+        "resources/read",
+        json!({"uri": "skill://greeting/../conformance-guide/SKILL.md"}),
+    );
     assert_eq!(error_code(&escape), -32602);
 
     // A session (2025-11-25) sees the same extension and methods.
@@ -291,7 +325,8 @@ fn a_skills_client_lists_gets_reads_verifies_and_walks_the_bundled_skills() {
         text.lines()
             .find_map(|l| {
                 let (name, value) = l.split_once(':')?;
-                name.eq_ignore_ascii_case("mcp-session-id").then(|| value.trim().to_string())
+                name.eq_ignore_ascii_case("mcp-session-id")
+                    .then(|| value.trim().to_string())
             })
             .expect("a session id")
     };

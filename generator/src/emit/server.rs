@@ -438,13 +438,13 @@ pub fn catalog(
         let mut entries: Vec<TokenStream> = methods
             .iter()
             .filter_map(|plan| {
-            let binding = plan.binding().filter(|b| b.kind() == kind)?;
-            let key = str_lit(binding.key());
-            let json = descriptor_json(document, plan.method, binding);
-            let json = json.iter().map(|j| str_lit(j));
-            Some(quote! {
-                ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }
-            })
+                let binding = plan.binding().filter(|b| b.kind() == kind)?;
+                let key = str_lit(binding.key());
+                let json = descriptor_json(document, plan.method, binding);
+                let json = json.iter().map(|j| str_lit(j));
+                Some(quote! {
+                    ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }
+                })
             })
             .collect();
         entries.extend(extra);

@@ -130,7 +130,10 @@ impl<'a> Parser<'a> {
                 let mut key_lines = Vec::new();
                 let value = self.mapping(0, 1, Some(&mut key_lines))?;
                 if let Some((i, _)) = self.peek()? {
-                    return Err(self.error(i, "this line does not continue the mapping above it: check its indentation"));
+                    return Err(self.error(
+                        i,
+                        "this line does not continue the mapping above it: check its indentation",
+                    ));
                 }
                 Ok(Frontmatter { value, key_lines })
             }
@@ -164,7 +167,9 @@ impl<'a> Parser<'a> {
             }
             let (key, rest) = split_key(line).map_err(|m| self.error(i, m))?;
             if map.contains_key(&key) {
-                return Err(self.error(i, format!("duplicate key `{key}`: map keys must be unique")));
+                return Err(
+                    self.error(i, format!("duplicate key `{key}`: map keys must be unique"))
+                );
             }
             if let Some(lines) = key_lines.as_deref_mut() {
                 lines.push((key.clone(), self.first_line + i));
@@ -196,10 +201,11 @@ impl<'a> Parser<'a> {
                         self.mapping(child, depth + 1, None).map(Value::Object)
                     }
                 }
-                Some((j, child)) if child == indent && {
-                    let line = &self.lines[j][child..];
-                    line.starts_with("- ") || line == "-"
-                } =>
+                Some((j, child))
+                    if child == indent && {
+                        let line = &self.lines[j][child..];
+                        line.starts_with("- ") || line == "-"
+                    } =>
                 {
                     self.sequence(child, depth + 1).map(Value::Array)
                 }
@@ -241,7 +247,12 @@ impl<'a> Parser<'a> {
                 None => Value::Null,
                 Some(b'"') => double_quoted(item).map_err(|m| self.error(i, m))?,
                 Some(b'\'') => single_quoted(item).map_err(|m| self.error(i, m))?,
-                Some(b'|' | b'>') => return Err(self.error(i, "block scalars inside sequences are not supported: quote the item")),
+                Some(b'|' | b'>') => {
+                    return Err(self.error(
+                        i,
+                        "block scalars inside sequences are not supported: quote the item",
+                    ))
+                }
                 Some(_) => {
                     check_plain_start(item).map_err(|m| self.error(i, m))?;
                     if split_key(item).is_ok() {
@@ -316,7 +327,10 @@ impl<'a> Parser<'a> {
             let line = self.lines[j];
             if line.trim_matches(' ').is_empty() {
                 if line.len() > block_indent.unwrap_or(usize::MAX) {
-                    return Err(self.error(j, "a whitespace-only line indented deeper than its block is not supported"));
+                    return Err(self.error(
+                        j,
+                        "a whitespace-only line indented deeper than its block is not supported",
+                    ));
                 }
                 content.push((j, ""));
                 j += 1;
@@ -330,16 +344,26 @@ impl<'a> Parser<'a> {
             }
             let at = *block_indent.get_or_insert(line_indent);
             if line_indent < at {
-                return Err(self.error(j, "a line of a block scalar is indented less than its first line"));
+                return Err(self.error(
+                    j,
+                    "a line of a block scalar is indented less than its first line",
+                ));
             }
             if folded && line_indent > at {
-                return Err(self.error(j, "more-indented lines in a folded (`>`) block are not supported: use `|`"));
+                return Err(self.error(
+                    j,
+                    "more-indented lines in a folded (`>`) block are not supported: use `|`",
+                ));
             }
             content.push((j, &line[at..]));
             j += 1;
         }
         // Trailing blank lines belong to the chomping, not to the block's lines.
-        let trailing = content.iter().rev().take_while(|(_, l)| l.is_empty()).count();
+        let trailing = content
+            .iter()
+            .rev()
+            .take_while(|(_, l)| l.is_empty())
+            .count();
         let body = &content[..content.len() - trailing];
         self.at = body.last().map_or(self.at, |(j, _)| j + 1);
         let mut text = String::new();
@@ -441,7 +465,9 @@ fn check_plain_start(text: &str) -> Result<(), String> {
         '[' | '{' => Some("flow collections (`[...]`, `{...}`) are not supported: use block style"),
         '&' | '*' => Some("anchors and aliases are not supported"),
         '!' => Some("tags are not supported"),
-        '%' | '@' | '`' | ',' | ']' | '}' => Some("a plain value cannot start with this character: quote it"),
+        '%' | '@' | '`' | ',' | ']' | '}' => {
+            Some("a plain value cannot start with this character: quote it")
+        }
         '-' | '?' | ':' if matches!(second, None | Some(' ' | '\t')) => {
             Some("a plain value cannot start with this indicator: quote it")
         }
@@ -451,7 +477,10 @@ fn check_plain_start(text: &str) -> Result<(), String> {
         return Err(message.into());
     }
     if text.contains(": ") || text.ends_with(':') {
-        return Err("a plain value holds `: `, which YAML reads as a nested mapping: quote the value".into());
+        return Err(
+            "a plain value holds `: `, which YAML reads as a nested mapping: quote the value"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -469,24 +498,30 @@ fn resolve(text: &str) -> Result<Value, String> {
     if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
         return Err(format!("`{text}` is not a JSON number: quote it"));
     }
-    let integer = if !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
-        Some(text.parse::<i128>().ok())
-    } else if let Some(octal) = text.strip_prefix("0o").filter(|d| !d.is_empty() && d.bytes().all(|b| (b'0'..=b'7').contains(&b))) {
-        Some(i128::from_str_radix(octal, 8).ok())
-    } else if let Some(hex) = text.strip_prefix("0x").filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_hexdigit())) {
-        Some(i128::from_str_radix(hex, 16).ok())
-    } else {
-        None
+    // An integer in one of the core schema's forms (`None` when it is none of them; `Some(None)`
+    // when it is one but overflows).
+    let radix_digits = |prefix: &str, radix: u32| {
+        text.strip_prefix(prefix)
+            .filter(|d| !d.is_empty() && d.chars().all(|c| c.is_digit(radix)))
+            .map(|d| i128::from_str_radix(d, radix).ok())
+    };
+    let integer = match !unsigned.is_empty() && unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        true => Some(text.parse::<i128>().ok()),
+        false => radix_digits("0o", 8).or_else(|| radix_digits("0x", 16)),
     };
     if let Some(integer) = integer {
         const EXACT: i128 = 1 << 53;
         return match integer.filter(|n| (-EXACT..=EXACT).contains(n)) {
             Some(n) => Ok(Value::Number(Number::from(n as i64))),
-            None => Err(format!("the integer `{text}` is beyond what a JSON client keeps exactly: quote it")),
+            None => Err(format!(
+                "the integer `{text}` is beyond what a JSON client keeps exactly: quote it"
+            )),
         };
     }
     if is_float(unsigned) {
-        let value: f64 = text.parse().map_err(|_| format!("`{text}` is not a number: quote it"))?;
+        let value: f64 = text
+            .parse()
+            .map_err(|_| format!("`{text}` is not a number: quote it"))?;
         return Number::from_f64(value)
             .map(Value::Number)
             .ok_or_else(|| format!("`{text}` is not a JSON number: quote it"));
@@ -550,14 +585,15 @@ fn double_quoted(text: &str) -> Result<Value, String> {
             }
             '\\' => {
                 let (_, e) = chars.next().ok_or("a `\\` ends the line")?;
-                let hex = |n: usize, chars: &mut std::str::CharIndices<'_>| -> Result<char, String> {
-                    let digits: String = chars.by_ref().take(n).map(|(_, c)| c).collect();
-                    u32::from_str_radix(&digits, 16)
-                        .ok()
-                        .filter(|_| digits.len() == n)
-                        .and_then(char::from_u32)
-                        .ok_or_else(|| format!("`\\{e}{digits}` is not a character"))
-                };
+                let hex =
+                    |n: usize, chars: &mut std::str::CharIndices<'_>| -> Result<char, String> {
+                        let digits: String = chars.by_ref().take(n).map(|(_, c)| c).collect();
+                        u32::from_str_radix(&digits, 16)
+                            .ok()
+                            .filter(|_| digits.len() == n)
+                            .and_then(char::from_u32)
+                            .ok_or_else(|| format!("`\\{e}{digits}` is not a character"))
+                    };
                 out.push(match e {
                     '0' => '\0',
                     'a' => '\u{7}',

@@ -188,7 +188,11 @@ impl Loader {
         let read = match std::fs::read_dir(dir) {
             Ok(read) => read,
             Err(e) => {
-                self.error(RULE_SKILLS_DIR, at(dir), format!("cannot read the directory: {e}"));
+                self.error(
+                    RULE_SKILLS_DIR,
+                    at(dir),
+                    format!("cannot read the directory: {e}"),
+                );
                 return None;
             }
         };
@@ -197,7 +201,11 @@ impl Loader {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(e) => {
-                    self.error(RULE_SKILLS_DIR, at(dir), format!("cannot read the directory: {e}"));
+                    self.error(
+                        RULE_SKILLS_DIR,
+                        at(dir),
+                        format!("cannot read the directory: {e}"),
+                    );
                     return None;
                 }
             };
@@ -219,7 +227,11 @@ impl Loader {
                 Err(e) => self.error(RULE_SKILL_FILE, at(&path), format!("cannot read: {e}")),
             }
             if out.len() > MAX_SKILLS.max(MAX_FILES_PER_SKILL) * 4 {
-                self.error(RULE_SKILL_LIMIT, at(dir), "the directory holds too many entries");
+                self.error(
+                    RULE_SKILL_LIMIT,
+                    at(dir),
+                    "the directory holds too many entries",
+                );
                 return None;
             }
         }
@@ -292,7 +304,11 @@ impl Loader {
         };
         let skill_md = files.remove(at_skill_md);
         let Ok(text) = std::str::from_utf8(&skill_md.bytes) else {
-            self.error(RULE_SKILL_MD, at(&skill_md_path), "SKILL.md is not UTF-8 text");
+            self.error(
+                RULE_SKILL_MD,
+                at(&skill_md_path),
+                "SKILL.md is not UTF-8 text",
+            );
             return None;
         };
         let front = match frontmatter::parse_skill_md(text) {
@@ -374,7 +390,9 @@ impl Loader {
                 self.error(
                     RULE_SKILL_LIMIT,
                     at(&path),
-                    format!("the skill holds more than {MAX_FILES_PER_SKILL} files, SKILL.md included"),
+                    format!(
+                        "the skill holds more than {MAX_FILES_PER_SKILL} files, SKILL.md included"
+                    ),
                 );
                 return;
             } else {
@@ -433,16 +451,26 @@ impl Loader {
                 None
             }
             Some(other) => {
-                self.error(RULE_SKILL_FIELD, field("name"), format!("`name` must be a string, not {other}"));
+                self.error(
+                    RULE_SKILL_FIELD,
+                    field("name"),
+                    format!("`name` must be a string, not {other}"),
+                );
                 None
             }
             None => {
-                self.error(RULE_SKILL_FIELD, at(path), "the frontmatter has no `name`: it is required");
+                self.error(
+                    RULE_SKILL_FIELD,
+                    at(path),
+                    "the frontmatter has no `name`: it is required",
+                );
                 None
             }
         };
         let description = match value.get("description") {
-            Some(Value::String(d)) if !d.trim().is_empty() && d.chars().count() <= MAX_DESCRIPTION_CHARS => {
+            Some(Value::String(d))
+                if !d.trim().is_empty() && d.chars().count() <= MAX_DESCRIPTION_CHARS =>
+            {
                 Some(d.clone())
             }
             Some(Value::String(_)) => {
@@ -450,23 +478,42 @@ impl Loader {
                 None
             }
             Some(other) => {
-                self.error(RULE_SKILL_FIELD, field("description"), format!("`description` must be a string, not {other}: quote it"));
+                self.error(
+                    RULE_SKILL_FIELD,
+                    field("description"),
+                    format!("`description` must be a string, not {other}: quote it"),
+                );
                 None
             }
             None => {
-                self.error(RULE_SKILL_FIELD, at(path), "the frontmatter has no `description`: it is required");
+                self.error(
+                    RULE_SKILL_FIELD,
+                    at(path),
+                    "the frontmatter has no `description`: it is required",
+                );
                 None
             }
         };
         match value.get("compatibility") {
             None => {}
-            Some(Value::String(c)) if !c.is_empty() && c.chars().count() <= MAX_COMPATIBILITY_CHARS => {}
-            Some(_) => self.error(RULE_SKILL_FIELD, field("compatibility"), format!("`compatibility` must be a string of 1-{MAX_COMPATIBILITY_CHARS} characters")),
+            Some(Value::String(c))
+                if !c.is_empty() && c.chars().count() <= MAX_COMPATIBILITY_CHARS => {}
+            Some(_) => self.error(
+                RULE_SKILL_FIELD,
+                field("compatibility"),
+                format!(
+                    "`compatibility` must be a string of 1-{MAX_COMPATIBILITY_CHARS} characters"
+                ),
+            ),
         }
         for key in ["license", "allowed-tools"] {
             match value.get(key) {
                 None | Some(Value::String(_)) => {}
-                Some(other) => self.error(RULE_SKILL_FIELD, field(key), format!("`{key}` must be a string, not {other}: quote it")),
+                Some(other) => self.error(
+                    RULE_SKILL_FIELD,
+                    field(key),
+                    format!("`{key}` must be a string, not {other}: quote it"),
+                ),
             }
         }
         match value.get("metadata") {
@@ -481,7 +528,11 @@ impl Loader {
                     }
                 }
             }
-            Some(_) => self.error(RULE_SKILL_FIELD, field("metadata"), "`metadata` must be a mapping of strings to strings"),
+            Some(_) => self.error(
+                RULE_SKILL_FIELD,
+                field("metadata"),
+                "`metadata` must be a mapping of strings to strings",
+            ),
         }
         if self.diags.errors().count() > errors_before {
             return None;
@@ -535,7 +586,10 @@ fn mime_of(name: &str, bytes: &[u8]) -> (&'static str, bool) {
     ];
     let utf8 = std::str::from_utf8(bytes).is_ok() && !bytes.contains(&0);
     let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-    match TABLE.iter().find(|(e, _, _)| Some(*e) == extension.as_deref()) {
+    match TABLE
+        .iter()
+        .find(|(e, _, _)| Some(*e) == extension.as_deref())
+    {
         Some((_, mime, textual)) => (mime, *textual && utf8),
         None if utf8 => ("text/plain", true),
         None => ("application/octet-stream", false),
@@ -575,7 +629,10 @@ mod tests {
         assert_eq!(mime_of("SKILL.md", b"x"), ("text/markdown", true));
         assert_eq!(mime_of("logo.png", b"\x89PNG"), ("image/png", false));
         assert_eq!(mime_of("notes", b"hello"), ("text/plain", true));
-        assert_eq!(mime_of("blob", b"\xff\x00"), ("application/octet-stream", false));
+        assert_eq!(
+            mime_of("blob", b"\xff\x00"),
+            ("application/octet-stream", false)
+        );
         assert_eq!(mime_of("bad.md", b"\xff"), ("text/markdown", false));
     }
 }

@@ -185,9 +185,8 @@ impl<D: Dispatch> Engine<D> {
     fn capabilities(&self) -> Offered {
         let catalog = self.dispatch.catalog();
         let skills = !self.dispatch.skills().is_empty();
-        let resources = !catalog.resources.is_empty()
-            || !catalog.resource_templates.is_empty()
-            || skills;
+        let resources =
+            !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() || skills;
         Offered {
             tools: !catalog.tools.is_empty(),
             prompts: !catalog.prompts.is_empty(),
@@ -196,7 +195,6 @@ impl<D: Dispatch> Engine<D> {
             skills,
         }
     }
-
 
     /// `completion/complete`: the declared values of the argument that start with what the
     /// user typed (case-insensitively), at most 100.
