@@ -92,11 +92,12 @@ impl Builder {
     /// diagnostic, and returns the path written. The file is rewritten only when it changed.
     pub fn generate(self) -> Result<PathBuf, BuildError> {
         println!("cargo:rerun-if-changed={}", self.input.display());
-        // A skills directory that appears later must regenerate too: watch where it would be.
+        // An explicit skills directory is watched even while it is missing (generation fails
+        // until it exists); one beside the document only when it exists, since cargo reruns a
+        // build script on every build while a watched path is missing. (A `skills` directory
+        // created later is picked up once the document or `build.rs` changes.)
         let skills_dir = match &self.skills {
-            crate::SkillsSource::Beside => {
-                Some(self.input.parent().unwrap_or(Path::new("")).join("skills"))
-            }
+            crate::SkillsSource::Beside => crate::skills::beside(&self.input),
             crate::SkillsSource::Dir(dir) => Some(dir.clone()),
             crate::SkillsSource::Off => None,
         };
