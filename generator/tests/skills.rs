@@ -58,8 +58,18 @@ fn skills_beside_the_contract_are_bundled_with_digests_sizes_and_frontmatter() {
     write(&skills.join("pdf-tools/logo.png"), b"\x89PNG\x00\xff");
     write(&skills.join("pdf-tools/.DS_Store"), b"ignored");
     write(&skills.join("alpha/SKILL.md"), skill_md("alpha", "First"));
+    write(
+        &skills.join("alpha/inner/SKILL.md"),
+        skill_md("inner", "Nested"),
+    );
 
     let generated = mcp_codegen::generate(&contract).unwrap();
+    let warning = &generated.warnings.0[0];
+    assert_eq!(warning.rule, RULE_SKILL_MD);
+    assert!(warning
+        .location
+        .file
+        .ends_with("skills/alpha/inner/SKILL.md"));
     let names: Vec<&str> = generated.skills.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["alpha", "pdf-tools"]);
     let pdf = &generated.skills[1];
@@ -115,6 +125,11 @@ fn skills_beside_the_contract_are_bundled_with_digests_sizes_and_frontmatter() {
         mcp_codegen::generate_with(&contract, &SkillsSource::Dir(dir.path().join("elsewhere")))
             .unwrap();
     assert_eq!(explicit.skills.len(), 2);
+    assert_eq!(
+        explicit.skills[0].files.len(),
+        2,
+        "alpha/inner/SKILL.md is a file of alpha"
+    );
     let missing =
         mcp_codegen::generate_with(&contract, &SkillsSource::Dir(dir.path().join("nowhere")))
             .unwrap_err();

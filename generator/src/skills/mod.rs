@@ -302,6 +302,13 @@ impl Loader {
             );
             return None;
         };
+        for nested in files.iter().filter(|f| f.path.ends_with("/SKILL.md")) {
+            self.diags.push(Diagnostic::warning(
+                RULE_SKILL_MD,
+                at(&dir.join(&nested.path)),
+                format!("a SKILL.md below the skill's root is served as a file of `{name}`, not as a skill of its own: give that skill its own folder in the skills directory"),
+            ));
+        }
         let skill_md = files.remove(at_skill_md);
         let Ok(text) = std::str::from_utf8(&skill_md.bytes) else {
             self.error(
