@@ -196,6 +196,15 @@ pub struct Config {
     /// `rpc.discover` (see `http::jsonrpc`). Same Host/Origin checks and body limits as `/mcp`.
     /// It must start with `/` and differ from `/mcp`. Default `None`: no such endpoint (404).
     pub jsonrpc_path: Option<String>,
+    /// Serve the contract's server card (SEP-2127) at `/mcp/server-card`, listed by the MCP
+    /// Catalog at `/.well-known/mcp/catalog.json` (and `/.well-known/ai-catalog.json`), with
+    /// CORS open to every origin, as public discovery documents are. Default `false`: 404.
+    /// A contract without `info["x-mcp"].card` has no card to serve.
+    pub server_card: bool,
+    /// The public URL of the MCP endpoint (e.g. `https://mcp.example.com/mcp`), as clients reach
+    /// it through proxies: what the server card and catalog list. Default `None`: built from the
+    /// request's (checked) `Host` as `http://{host}/mcp`.
+    pub public_url: Option<String>,
 }
 
 impl Config {
@@ -240,6 +249,8 @@ impl Default for Config {
             request_state_single_use: false,
             stdio_output_limit: 1024 * 1024,
             jsonrpc_path: None,
+            server_card: false,
+            public_url: None,
         }
     }
 }
@@ -445,6 +456,18 @@ impl ConfigBuilder {
     /// Sets [`Config::jsonrpc_path`].
     pub fn jsonrpc_path(mut self, jsonrpc_path: Option<String>) -> Self {
         self.config.jsonrpc_path = jsonrpc_path;
+        self
+    }
+
+    /// Sets [`Config::server_card`].
+    pub fn server_card(mut self, server_card: bool) -> Self {
+        self.config.server_card = server_card;
+        self
+    }
+
+    /// Sets [`Config::public_url`].
+    pub fn public_url(mut self, public_url: Option<String>) -> Self {
+        self.config.public_url = public_url;
         self
     }
 

@@ -27,6 +27,8 @@ pub struct Emitted {
     pub source: String,
     /// Each handler method's signature, in declaration order.
     pub signatures: Vec<Signature>,
+    /// The handler's completion methods (`x-mcp.complete` params), in method order.
+    pub completion_signatures: Vec<Signature>,
     /// Why lowering the schemas stopped short of the document, if it did (see
     /// [`crate::typespace::MAX_LOWER_STEPS`]): [`crate::generate`] then refuses the document.
     pub budget_exceeded: Option<String>,
@@ -87,6 +89,21 @@ pub fn emit_with_skills(
             ),
         })
         .collect();
+    let completion_signatures = methods
+        .iter()
+        .flat_map(|plan| {
+            plan.completions.iter().map(|completion| Signature {
+                wire_name: plan.method.name.clone(),
+                fn_name: completion.fn_name.clone(),
+                doc: Some(format!(
+                    "Completes `{}` of `{}`: the values to offer for `request.value`.",
+                    completion.argument, plan.method.name
+                )),
+                params_type: Some("mcp_runtime::CompletionRequest".to_string()),
+                result_type: "Vec<String>".to_string(),
+            })
+        })
+        .collect();
     // The four top-level parts of the file format independently (prettyplease ends every
     // top-level item at column 0), so each is built and formatted on its own thread: on large
     // documents formatting is most of the generation time. Tokens are not `Send`, so every
@@ -94,19 +111,29 @@ pub fn emit_with_skills(
     let sections: [&Section<'_>; 4] = [
         &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
         &|frame| handler::handler_trait(&methods, &types, frame),
-        &|frame| server::server(&methods, &types, !skills.is_empty(), frame),
+        &|frame| {
+            server::server(
+                &methods,
+                &types,
+                document.server.card.is_some(),
+                !skills.is_empty(),
+                frame,
+            )
+        },
         &|_| {
             let catalog = server::catalog(document, &methods, skills);
             let bundled = crate::skills::skills_static(skills);
             descriptors_module(
                 quote!(#catalog #bundled),
                 server::openrpc_document(document),
+                server::server_card(document),
             )
         },
     ];
     Emitted {
         source: with_header(&format_sections(&sections), source_name),
         signatures,
+        completion_signatures,
         budget_exceeded: types.budget_exceeded().map(str::to_string),
     }
 }
@@ -154,7 +181,11 @@ fn types_module(type_defs: TokenStream) -> TokenStream {
 }
 
 /// `pub mod descriptors { ... }` around the catalog and the embedded document.
-fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStream {
+fn descriptors_module(
+    catalog: TokenStream,
+    document: TokenStream,
+    card: TokenStream,
+) -> TokenStream {
     quote! {
         /// What the server publishes through `initialize`, `server/discover` and the `*/list`
         /// methods, and through `rpc.discover` on the plain JSON-RPC endpoint, computed at
@@ -163,6 +194,7 @@ fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStrea
         pub mod descriptors {
             #catalog
             #document
+            #card
         }
     }
 }

@@ -28,7 +28,7 @@ pub const METHOD_KEYS: &[&str] = &[
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
-pub const SERVER_KEYS: &[&str] = &["name", "title", "instructions", "websiteUrl"];
+pub const SERVER_KEYS: &[&str] = &["name", "title", "instructions", "websiteUrl", "card"];
 
 /// The method facts `x-mcp` defaults come from.
 pub struct MethodFacts<'a> {
@@ -363,6 +363,20 @@ pub fn parse_server(
         return (server, diags);
     };
     for (key, v) in map {
+        if key == "card" {
+            match v {
+                Value::Object(card) => server.card = Some(card.clone()),
+                other => diags.push(Diagnostic::error(
+                    RULE,
+                    locate("/card"),
+                    format!(
+                        "`info.x-mcp.card` must be an object, found {}",
+                        type_name(other)
+                    ),
+                )),
+            }
+            continue;
+        }
         let slot = match key.as_str() {
             "name" => &mut server.name,
             "title" => &mut server.title,
