@@ -17,6 +17,7 @@ pub struct Builder {
     input: PathBuf,
     out_dir: Option<PathBuf>,
     file_name: String,
+    skills: crate::SkillsSource,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -58,6 +59,7 @@ impl Builder {
             input: input.as_ref().to_path_buf(),
             out_dir: None,
             file_name: "mcp_server.rs".into(),
+            skills: crate::SkillsSource::Beside,
         }
     }
 
@@ -73,11 +75,36 @@ impl Builder {
         self
     }
 
+    /// Bundles the skills in `dir` (relative to the crate root) instead of the `skills`
+    /// directory beside the document (the skills extension; see the README's Skills section).
+    pub fn skills(mut self, dir: impl AsRef<Path>) -> Self {
+        self.skills = crate::SkillsSource::Dir(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Bundles no skills, even when a `skills` directory sits beside the document.
+    pub fn no_skills(mut self) -> Self {
+        self.skills = crate::SkillsSource::Off;
+        self
+    }
+
     /// Generates, prints `cargo:rerun-if-changed` for every file read and a `cargo:warning` per
     /// diagnostic, and returns the path written. The file is rewritten only when it changed.
     pub fn generate(self) -> Result<PathBuf, BuildError> {
         println!("cargo:rerun-if-changed={}", self.input.display());
-        let generated = match crate::generate(&self.input) {
+        // An explicit skills directory is watched even while it is missing (generation fails
+        // until it exists); one beside the document only when it exists, since cargo reruns a
+        // build script on every build while a watched path is missing. (A `skills` directory
+        // created later is picked up once the document or `build.rs` changes.)
+        let skills_dir = match &self.skills {
+            crate::SkillsSource::Beside => crate::skills::beside(&self.input),
+            crate::SkillsSource::Dir(dir) => Some(dir.clone()),
+            crate::SkillsSource::Off => None,
+        };
+        if let Some(dir) = skills_dir.filter(|d| !d.display().to_string().contains('\n')) {
+            println!("cargo:rerun-if-changed={}", dir.display());
+        }
+        let generated = match crate::generate_with(&self.input, &self.skills) {
             Ok(generated) => generated,
             Err(diagnostics) => {
                 for d in &diagnostics.0 {
@@ -88,6 +115,15 @@ impl Builder {
         };
         for file in generated.document.files.iter().skip(1) {
             println!("cargo:rerun-if-changed={}", file.display());
+        }
+        if let Some(dir) = &generated.skills_dir {
+            for skill in &generated.skills {
+                for file in &skill.files {
+                    // Names were checked: no line breaks in them.
+                    let path = dir.join(&skill.name).join(&file.path);
+                    println!("cargo:rerun-if-changed={}", path.display());
+                }
+            }
         }
         for warning in &generated.warnings.0 {
             println!("cargo:warning={}", one_line(warning));

@@ -19,6 +19,7 @@ pub mod names;
 pub mod openrpc;
 pub mod scaffold;
 pub mod server_card;
+pub mod skills;
 pub mod typespace;
 pub mod validate;
 
@@ -46,12 +47,46 @@ pub struct Generated {
     /// The server source (types, `Handler` trait, `Server<H>`, descriptors) and the handler
     /// signatures the scaffold needs.
     pub server: emit::Emitted,
+    /// The skills bundled into the server (empty without a skills directory).
+    pub skills: Vec<skills::Skill>,
+    /// The skills directory read, if any.
+    pub skills_dir: Option<std::path::PathBuf>,
 }
 
-/// Loads, validates and emits the document at `path`. Fails with every error found, before
-/// anything is emitted.
+/// Where a contract's skills (the skills extension, [`skills`]) come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SkillsSource {
+    /// The `skills` directory beside the contract, when there is one.
+    #[default]
+    Beside,
+    /// This directory (it must exist).
+    Dir(std::path::PathBuf),
+    /// None: the server bundles no skills.
+    Off,
+}
+
+/// Loads, validates and emits the document at `path`, with the skills beside it. Fails with
+/// every error found, before anything is emitted.
 pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
+    generate_with(path, &SkillsSource::Beside)
+}
+
+/// [`generate`], with the skills from `skills`.
+pub fn generate_with(path: &Path, skills: &SkillsSource) -> Result<Generated, Diagnostics> {
     let (document, mut diagnostics) = openrpc::load(path)?;
+    let skills_dir = match skills {
+        SkillsSource::Beside => skills::beside(path),
+        SkillsSource::Dir(dir) => Some(dir.clone()),
+        SkillsSource::Off => None,
+    };
+    let bundled = match &skills_dir {
+        Some(dir) => {
+            let (bundled, skill_diagnostics) = skills::load(dir);
+            diagnostics.0.extend(skill_diagnostics.0);
+            bundled
+        }
+        None => Vec::new(),
+    };
     diagnostics.0.extend(validate::validate(&document).0);
     diagnostics.sort();
     if diagnostics.has_errors() {
@@ -61,7 +96,7 @@ pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let server = emit::emit(&document, &source_name);
+    let server = emit::emit_with_skills(&document, &bundled, &source_name);
     if let Some(why) = &server.budget_exceeded {
         let root = document.sources.locate(&document.files[0], "");
         let message = format!("{why}: the document is refused rather than generated with those schemas as JSON values");
@@ -75,5 +110,7 @@ pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
         document,
         warnings: diagnostics,
         server,
+        skills: bundled,
+        skills_dir,
     })
 }

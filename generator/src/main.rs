@@ -76,6 +76,15 @@ struct Cli {
     #[arg(long, value_name = "VERSION")]
     runtime_version: Option<String>,
 
+    /// Bundle the skills in DIR (one folder per skill, each with a SKILL.md) [default: the
+    /// `skills` directory beside the document, when there is one].
+    #[arg(long, value_name = "DIR", conflicts_with = "no_skills")]
+    skills: Option<PathBuf>,
+
+    /// Bundle no skills, even with a `skills` directory beside the document.
+    #[arg(long)]
+    no_skills: bool,
+
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
@@ -94,7 +103,12 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let generated = match mcp_codegen::generate(&cli.openrpc) {
+    let skills = match (&cli.skills, cli.no_skills) {
+        (Some(dir), _) => mcp_codegen::SkillsSource::Dir(dir.clone()),
+        (None, true) => mcp_codegen::SkillsSource::Off,
+        (None, false) => mcp_codegen::SkillsSource::Beside,
+    };
+    let generated = match mcp_codegen::generate_with(&cli.openrpc, &skills) {
         Ok(generated) => generated,
         Err(diagnostics) => {
             eprintln!("{diagnostics}");

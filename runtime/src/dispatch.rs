@@ -80,6 +80,13 @@ pub trait Dispatch: Send + Sync + 'static {
         None
     }
 
+    /// The skills bundled from the `skills/` directory beside the contract (the skills
+    /// extension, [`crate::skills`]). Empty by default: the extension is then neither declared
+    /// nor served.
+    fn skills(&self) -> &'static [crate::skills::Skill] {
+        &[]
+    }
+
     /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
     /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
     /// `None` (the default) when the contract has no card.

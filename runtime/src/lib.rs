@@ -8,7 +8,7 @@
 //!
 //! - The root re-exports ([`McpServer`], [`Config`], [`RequestContext`], [`Error`], ...): the
 //!   stable paths of the common types.
-//! - [`dispatch`], [`catalog`] and [`uri_template`]: what generated code calls. Their items
+//! - [`dispatch`], [`catalog`], [`skills`] and [`uri_template`]: what generated code calls. Their items
 //!   keep their names across releases, since generated crates name them.
 //! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types).
 //! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
@@ -58,6 +58,7 @@ pub mod request_state;
 mod server;
 pub mod session;
 pub mod shutdown;
+pub mod skills;
 pub mod stdio;
 pub mod tasks;
 pub mod uri_template;

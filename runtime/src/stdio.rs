@@ -428,7 +428,8 @@ impl<D: Dispatch> Peer<D> {
     fn stateless(&mut self, request: Request<'_>) {
         let id = request.id;
         let checked = era::checked_meta(request).and_then(|checked| {
-            let version = era::checked_version_and_method(&checked)?;
+            let has_skills = !self.engine.dispatch.skills().is_empty();
+            let version = era::checked_version_and_method(&checked, has_skills)?;
             Ok((version, checked))
         });
         let (version, checked) = match checked {

@@ -53,6 +53,17 @@ pub struct Signature {
 /// Generates the server source for `document`. `source_name` is how the header names the
 /// input (a file name, not an absolute path, so output does not depend on where it was run).
 pub fn emit(document: &Document, source_name: &str) -> Emitted {
+    emit_with_skills(document, &[], source_name)
+}
+
+/// [`emit`], with `skills` bundled into the server (the skills extension: `descriptors::SKILLS`,
+/// a `resources/list` entry per `SKILL.md`, and `Dispatch::skills`). Without skills the output
+/// is exactly [`emit`]'s.
+pub fn emit_with_skills(
+    document: &Document,
+    skills: &[crate::skills::Skill],
+    source_name: &str,
+) -> Emitted {
     let mut types = TypeSpace::new();
     let methods = plan::plan(document, &mut types);
     types.lower_all();
@@ -100,10 +111,20 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
     let sections: [&Section<'_>; 4] = [
         &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
         &|frame| handler::handler_trait(&methods, &types, frame),
-        &|frame| server::server(&methods, &types, document.server.card.is_some(), frame),
+        &|frame| {
+            server::server(
+                &methods,
+                &types,
+                document.server.card.is_some(),
+                !skills.is_empty(),
+                frame,
+            )
+        },
         &|_| {
+            let catalog = server::catalog(document, &methods, skills);
+            let bundled = crate::skills::skills_static(skills);
             descriptors_module(
-                server::catalog(document, &methods),
+                quote!(#catalog #bundled),
                 server::openrpc_document(document),
                 server::server_card(document),
             )

@@ -23,12 +23,20 @@ pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
     has_card: bool,
+    has_skills: bool,
     frame: &mut Frame,
 ) -> TokenStream {
     let server_card = has_card.then(|| {
         quote! {
             fn server_card(&self) -> ::std::option::Option<&'static str> {
                 ::std::option::Option::Some(descriptors::SERVER_CARD)
+            }
+        }
+    });
+    let skills = has_skills.then(|| {
+        quote! {
+            fn skills(&self) -> &'static [::mcp_runtime::skills::Skill] {
+                descriptors::SKILLS
             }
         }
     });
@@ -72,6 +80,8 @@ pub(crate) fn server(
             #server_card
 
             #complete
+
+            #skills
 
             #call_method
             #call_tool
@@ -486,7 +496,11 @@ pub fn server_card(document: &Document) -> TokenStream {
 }
 
 /// `pub static CATALOG: ::mcp_runtime::Catalog = ...`.
-pub fn catalog(document: &Document, methods: &[MethodPlan<'_>]) -> TokenStream {
+pub fn catalog(
+    document: &Document,
+    methods: &[MethodPlan<'_>],
+    skills: &[crate::skills::Skill],
+) -> TokenStream {
     let server = &document.server;
     let name = server
         .name
@@ -503,22 +517,27 @@ pub fn catalog(document: &Document, methods: &[MethodPlan<'_>]) -> TokenStream {
     );
     let website = option_str(server.website_url.as_deref());
     let instructions = option_str(server.instructions.as_deref());
-    let list = |kind: McpKind| {
-        let entries = methods.iter().filter_map(|plan| {
-            let binding = plan.binding().filter(|b| b.kind() == kind)?;
-            let key = str_lit(binding.key());
-            let json = descriptor_json(document, plan.method, binding);
-            let json = json.iter().map(|j| str_lit(j));
-            Some(quote! {
-                ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }
+    let list = |kind: McpKind, extra: Vec<TokenStream>| {
+        let mut entries: Vec<TokenStream> = methods
+            .iter()
+            .filter_map(|plan| {
+                let binding = plan.binding().filter(|b| b.kind() == kind)?;
+                let key = str_lit(binding.key());
+                let json = descriptor_json(document, plan.method, binding);
+                let json = json.iter().map(|j| str_lit(j));
+                Some(quote! {
+                    ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }
+                })
             })
-        });
+            .collect();
+        entries.extend(extra);
         quote!(&[#(#entries),*])
     };
-    let tools = list(McpKind::Tool);
-    let prompts = list(McpKind::Prompt);
-    let resources = list(McpKind::Resource);
-    let templates = list(McpKind::ResourceTemplate);
+    let tools = list(McpKind::Tool, Vec::new());
+    let prompts = list(McpKind::Prompt, Vec::new());
+    // Each skill's SKILL.md is a resource too, after the contract's own.
+    let resources = list(McpKind::Resource, crate::skills::skill_descriptors(skills));
+    let templates = list(McpKind::ResourceTemplate, Vec::new());
     let completions = completions(document, methods);
     quote! {
         /// The server's identity and its tools, prompts, resources and resource templates.

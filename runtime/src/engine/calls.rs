@@ -75,6 +75,10 @@ impl<D: Dispatch> Engine<D> {
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let uri = read.uri()?;
+        // A bundled skill file (skills extension); never one on a server without skills.
+        if let Some(answer) = crate::skills::read(self.dispatch.skills(), uri) {
+            return Ok(answer);
+        }
         let target = ("resources/read", uri, None);
         let round = self.open_round(target, read, &ctx)?;
         let stateless = ctx.protocol_version().is_stateless();

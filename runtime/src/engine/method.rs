@@ -3,7 +3,7 @@
 //! The era rules are data here (one `match`), not two copies of the dispatch: 2026-07-28
 //! removed `initialize`, `ping`, `logging/setLevel` and the resource subscriptions, and added
 //! `server/discover`, `subscriptions/listen` and the tasks methods; the lists, the calls and
-//! completion exist in both eras; plain JSON-RPC methods of the contract are served in
+//! completion exist in both eras, and so do the skills extension's methods; plain JSON-RPC methods of the contract are served in
 //! sessions.
 
 use std::borrow::Cow;
@@ -31,6 +31,12 @@ pub(crate) enum Method {
     TasksGet,
     TasksUpdate,
     TasksCancel,
+    /// `skills/list` (skills extension).
+    SkillsList,
+    /// `skills/get` (skills extension).
+    SkillsGet,
+    /// `resources/directory/read` (skills extension).
+    DirectoryRead,
     /// A JSON-RPC method of the contract (or one nobody serves).
     Plain,
 }
@@ -65,6 +71,9 @@ impl Method {
             "tasks/get" => Method::TasksGet,
             "tasks/update" => Method::TasksUpdate,
             "tasks/cancel" => Method::TasksCancel,
+            "skills/list" => Method::SkillsList,
+            "skills/get" => Method::SkillsGet,
+            "resources/directory/read" => Method::DirectoryRead,
             _ => Method::Plain,
         }
     }
@@ -90,6 +99,9 @@ impl Method {
             Method::TasksGet => "tasks/get",
             Method::TasksUpdate => "tasks/update",
             Method::TasksCancel => "tasks/cancel",
+            Method::SkillsList => "skills/list",
+            Method::SkillsGet => "skills/get",
+            Method::DirectoryRead => "resources/directory/read",
             Method::Plain => return None,
         })
     }
@@ -114,7 +126,10 @@ impl Method {
             | Method::ToolsCall
             | Method::PromptsGet
             | Method::ResourcesRead
-            | Method::Complete => Served::Both,
+            | Method::Complete
+            | Method::SkillsList
+            | Method::SkillsGet
+            | Method::DirectoryRead => Served::Both,
         }
     }
 
@@ -126,6 +141,15 @@ impl Method {
     /// Whether the stateless revision serves this method.
     pub fn in_stateless(self) -> bool {
         self.served() != Served::SessionsOnly
+    }
+
+    /// Whether the method belongs to the skills extension (served only by a server with
+    /// skills).
+    pub fn is_skills(self) -> bool {
+        matches!(
+            self,
+            Method::SkillsList | Method::SkillsGet | Method::DirectoryRead
+        )
     }
 
     /// Whether the method is a call that runs a handler with client input (`tools/call`,
@@ -154,6 +178,9 @@ impl Method {
             Method::ResourcesList => Some(hints.resources_list),
             Method::TemplatesList => Some(hints.resource_templates_list),
             Method::ResourcesRead => Some(hints.resources_read),
+            // The skills extension's results are a list of resources and reads of them.
+            Method::SkillsList | Method::DirectoryRead => Some(hints.resources_list),
+            Method::SkillsGet => Some(hints.resources_read),
             _ => None,
         }
     }
@@ -193,6 +220,9 @@ mod tests {
             Method::TasksGet,
             Method::TasksUpdate,
             Method::TasksCancel,
+            Method::SkillsList,
+            Method::SkillsGet,
+            Method::DirectoryRead,
         ];
         for method in all {
             assert_eq!(Method::of(method.name().unwrap()), method);

@@ -34,6 +34,7 @@ use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
 use crate::session::{Session, SessionLimits, SessionStore};
+use crate::skills;
 use crate::tasks::{self, Tasks};
 use incoming::Params;
 use method::Method;
@@ -193,6 +194,9 @@ impl<D: Dispatch> Engine<D> {
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
                 self.task_method(method, raw, &ctx)?
             }
+            Method::SkillsList | Method::SkillsGet | Method::DirectoryRead => {
+                self.skills_method(method, name, raw)?
+            }
             // A stream, opened by the transport before a request reaches the table.
             Method::Listen => return Err(RpcError::method_not_found(name)),
             // The contract's methods without `x-mcp` are plain JSON-RPC, not MCP: unreachable
@@ -230,6 +234,27 @@ impl<D: Dispatch> Engine<D> {
             Method::TasksUpdate => self.tasks.update(raw)?,
             _ => self.tasks.cancel(raw)?,
         }))
+    }
+
+    /// The skills extension's methods (`-32601` on a server without skills).
+    fn skills_method(
+        &self,
+        method: Method,
+        name: &str,
+        raw: Option<&RawValue>,
+    ) -> Result<JsonText, RpcError> {
+        let which = match method {
+            Method::SkillsList => skills::SkillsMethod::List,
+            Method::SkillsGet => skills::SkillsMethod::Get,
+            _ => skills::SkillsMethod::DirectoryRead,
+        };
+        skills::serve(
+            self.dispatch.skills(),
+            which,
+            name,
+            raw,
+            self.config.page_size,
+        )
     }
 
     /// Creates the session `initialize` asks for, and its result.

@@ -16,6 +16,7 @@ use crate::jsonrpc::RpcError;
 use crate::notifier::{Subscription, SubscriptionFilter};
 use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
+use crate::skills::{self, SKILLS_EXTENSION};
 use crate::tasks::TASKS_EXTENSION;
 use crate::{CompletionKind, CompletionRequest, Descriptor, Error, RequestContext};
 
@@ -80,6 +81,8 @@ struct Offered {
     resources: bool,
     /// Completion of prompt arguments and resource template variables.
     completions: bool,
+    /// Bundled skills (the skills extension).
+    skills: bool,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -133,7 +136,13 @@ impl<D: Dispatch> Engine<D> {
                 icons: None,
             },
         };
-        serde_json::to_string(&result).expect("an initialize result serializes")
+        let text = serde_json::to_string(&result).expect("an initialize result serializes");
+        // The session revisions' capabilities have no `extensions` member; the extension is
+        // declared there all the same, for the clients of those revisions that look for it.
+        match capabilities.skills {
+            true => with_skills_extension(&text),
+            false => text,
+        }
     }
 
     /// The whole `server/discover` result, cache hints included, from the wire model.
@@ -190,18 +199,26 @@ impl<D: Dispatch> Engine<D> {
                 .map(|v| v.as_str().to_string())
                 .collect(),
         };
-        serde_json::to_string(&result).expect("a discover result serializes")
+        let text = serde_json::to_string(&result).expect("a discover result serializes");
+        match capabilities.skills {
+            true => with_skills_extension(&text),
+            false => text,
+        }
     }
 
-    /// What the catalog lets the server offer, in either era.
+    /// What the catalog lets the server offer, in either era. Skill files are resources, so
+    /// a server with skills offers `resources` (the extension requires it).
     fn capabilities(&self) -> Offered {
         let catalog = self.dispatch.catalog();
-        let resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
+        let skills = !self.dispatch.skills().is_empty();
+        let resources =
+            !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() || skills;
         Offered {
             tools: !catalog.tools.is_empty(),
             prompts: !catalog.prompts.is_empty(),
             resources,
             completions: !catalog.prompts.is_empty() || !catalog.resource_templates.is_empty(),
+            skills,
         }
     }
 
@@ -401,4 +418,17 @@ impl<D: Dispatch> Engine<D> {
             })?;
         Ok((ack, subscription))
     }
+}
+
+/// `result` (a result with `capabilities`) declaring the skills extension under
+/// `capabilities.extensions`, beside any other extension. Built once per server.
+fn with_skills_extension(result: &str) -> String {
+    let mut value: serde_json::Value =
+        serde_json::from_str(result).expect("a result this crate wrote parses");
+    let capabilities = &mut value["capabilities"];
+    if !capabilities["extensions"].is_object() {
+        capabilities["extensions"] = json!({});
+    }
+    capabilities["extensions"][SKILLS_EXTENSION] = serde_json::Value::Object(skills::capability());
+    value.to_string()
 }

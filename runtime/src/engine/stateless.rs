@@ -78,14 +78,18 @@ pub(crate) fn checked_meta(request: Request<'_>) -> Result<MetaChecked<'_>, RpcE
 }
 
 /// Steps 3 and 4: the version this request is served at.
+///
+/// `has_skills`: whether the server bundles skills; without them the skills extension's
+/// methods do not exist, and are refused here like any unknown method.
 pub(crate) fn checked_version_and_method(
     checked: &MetaChecked<'_>,
+    has_skills: bool,
 ) -> Result<ProtocolVersion, RpcError> {
     let requested = checked.meta.protocol_version.unwrap_or_default();
     let version = ProtocolVersion::parse(requested)
         .filter(|v| v.is_stateless())
         .ok_or_else(|| unsupported_version(requested))?;
-    if !checked.method.in_stateless() {
+    if !checked.method.in_stateless() || (checked.method.is_skills() && !has_skills) {
         return Err(RpcError::method_not_found(checked.request.method));
     }
     Ok(version)

@@ -87,7 +87,10 @@ impl<D: Dispatch> McpServer<D> {
             return Err(header_mismatch(id, &what));
         }
         // 3. and 4. The version is served statelessly, and the method exists in it.
-        let version = match era::checked_version_and_method(&checked) {
+        let version = match era::checked_version_and_method(
+            &checked,
+            !self.engine.dispatch.skills().is_empty(),
+        ) {
             Ok(version) => version,
             Err(error) => {
                 let status = match error.code {
