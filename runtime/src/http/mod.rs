@@ -6,6 +6,7 @@
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
 //! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
 
+mod auth;
 mod body;
 pub(crate) mod guard;
 mod headers;
@@ -94,9 +95,9 @@ impl<D: Dispatch> McpServer<D> {
         // `/mcp` takes one comparison; the plain JSON-RPC path is looked at only off it.
         let plain = parts.uri.path() != ENDPOINT;
         if plain && !self.is_jsonrpc_path(parts.uri.path()) {
-            return status_only(StatusCode::NOT_FOUND);
+            return self.off_endpoint(parts);
         }
-        let headers = Headers::scan(&parts.headers);
+        let mut headers = Headers::scan(&parts.headers);
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
         }
@@ -106,6 +107,13 @@ impl<D: Dispatch> McpServer<D> {
             &self.engine.config.allowed_hosts,
         ) {
             return refused(refusal);
+        }
+        if let Some(auth) = &self.engine.config.auth {
+            // Boxed: the authenticator's state stays out of every request's future.
+            match Box::pin(auth::authenticate(auth, parts)).await {
+                Ok(principal) => headers.principal = Some(principal),
+                Err(response) => return response,
+            }
         }
         if plain {
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
@@ -124,6 +132,18 @@ impl<D: Dispatch> McpServer<D> {
     #[cold]
     fn is_jsonrpc_path(&self, path: &str) -> bool {
         self.engine.config.jsonrpc_path.as_deref() == Some(path)
+    }
+
+    /// A path other than the endpoints: the Protected Resource Metadata when authorization
+    /// is on ([`crate::Config::auth`]), else 404.
+    #[cold]
+    fn off_endpoint(&self, parts: &http::request::Parts) -> Response<Body> {
+        match &self.engine.config.auth {
+            Some(auth) if auth.is_metadata_path(parts.uri.path()) => {
+                auth::metadata_response(auth, &parts.method)
+            }
+            _ => status_only(StatusCode::NOT_FOUND),
+        }
     }
 
     /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on

@@ -150,9 +150,12 @@ impl<D: Dispatch> McpServer<D> {
                     self.engine.config.sse_responses,
                 );
                 let id = request.id;
-                let started =
-                    self.engine
-                        .start(Identity::Session(session.clone()), request, outbound);
+                let started = self.engine.start_as(
+                    Identity::Session(session.clone()),
+                    headers.principal.clone(),
+                    request,
+                    outbound,
+                );
                 Next::Session {
                     started,
                     session,
@@ -244,7 +247,11 @@ impl<D: Dispatch> McpServer<D> {
         if let Err(error) = crate::engine::batch::allowed(&session) {
             return rpc_error(StatusCode::BAD_REQUEST, error, None);
         }
-        match self.engine.batch(&session, &messages).await {
+        match self
+            .engine
+            .batch(&session, &messages, headers.principal.as_ref())
+            .await
+        {
             Some(answers) => json_response(StatusCode::OK, answers),
             None => status_only(StatusCode::ACCEPTED),
         }

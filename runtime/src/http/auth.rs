@@ -1,0 +1,109 @@
+//! The authorization edge ([`crate::auth`]): authenticating a request before the engine
+//! runs, the challenges of a refusal, and the Protected Resource Metadata document.
+//!
+//! Only reached when [`Config::auth`](crate::Config::auth) is set; every function here is
+//! off the unauthenticated hot path.
+
+use http::header::{HeaderValue, ACCESS_CONTROL_ALLOW_ORIGIN, CACHE_CONTROL, WWW_AUTHENTICATE};
+use http::{Method, Response, StatusCode};
+use std::sync::Arc;
+
+use super::response::{json_response, method_not_allowed, rpc_error};
+use super::Body;
+use crate::auth::{Auth, Principal, Refusal};
+use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
+
+/// The principal `parts` acts for, or the refusal's response. Scopes every request needs
+/// ([`Auth::required_scopes`]) are checked here, whatever the authenticator.
+pub(super) async fn authenticate(
+    auth: &Auth,
+    parts: &http::request::Parts,
+) -> Result<Arc<Principal>, Response<Body>> {
+    let principal = match auth.authenticator().authenticate(parts).await {
+        Ok(principal) => principal,
+        Err(refusal) => return Err(challenge(auth, &refusal)),
+    };
+    if !principal.missing_scopes(auth.required_scopes()).is_empty() {
+        let refusal = Refusal::InsufficientScope {
+            scope: auth.required_scopes().join(" "),
+        };
+        return Err(challenge(auth, &refusal));
+    }
+    Ok(Arc::new(principal))
+}
+
+/// The response to `refusal`: its status, a JSON-RPC error saying why, and (but for 503) a
+/// `WWW-Authenticate: Bearer` challenge naming the metadata URL.
+#[cold]
+pub(super) fn challenge(auth: &Auth, refusal: &Refusal) -> Response<Body> {
+    let status = refusal.status();
+    let description = refusal.description();
+    tracing::debug!(status = status.as_u16(), reason = %description, "request refused by auth");
+    let (code, prefix) = match status {
+        StatusCode::UNAUTHORIZED => (SERVER_ERROR, "Unauthorized"),
+        StatusCode::FORBIDDEN => (SERVER_ERROR, "Forbidden"),
+        StatusCode::BAD_REQUEST => (INVALID_REQUEST, "Bad Request"),
+        _ => (SERVER_ERROR, "Service Unavailable"),
+    };
+    let mut response = rpc_error(
+        status,
+        RpcError::new(code, format!("{prefix}: {description}")),
+        None,
+    );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        return response;
+    }
+    let mut value = format!("Bearer resource_metadata=\"{}\"", auth.metadata_url());
+    let scope = match refusal {
+        Refusal::InsufficientScope { scope } => Some(scope.clone()),
+        _ => auth.challenge_scope(),
+    };
+    if let Some(scope) = scope {
+        value.push_str(&format!(", scope=\"{}\"", quoted(&scope)));
+    }
+    if let Some(error) = refusal.error_code() {
+        value.push_str(&format!(
+            ", error=\"{error}\", error_description=\"{}\"",
+            quoted(&description)
+        ));
+    }
+    if let Ok(value) = HeaderValue::from_str(&value) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// `text` as the content of an RFC 6750 quoted parameter: printable ASCII other than `"`
+/// and `\` (anything else becomes `?`).
+fn quoted(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            ' ' | '!' | '#'..='[' | ']'..='~' => c,
+            _ => '?',
+        })
+        .collect()
+}
+
+/// GET of the Protected Resource Metadata (RFC 9728 §3.2): `200` JSON, readable from any
+/// origin (it is public, and browser-based clients fetch it cross-origin).
+#[cold]
+pub(super) fn metadata_response(auth: &Auth, method: &Method) -> Response<Body> {
+    if method != Method::GET && method != Method::HEAD {
+        return method_not_allowed("GET, HEAD");
+    }
+    let mut response = json_response(StatusCode::OK, auth.document().to_owned());
+    let headers = response.headers_mut();
+    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_header_values_valid() {
+        assert_eq!(quoted("a \"b\" \\ c\u{e9}\n"), "a ?b? ? c??");
+    }
+}
