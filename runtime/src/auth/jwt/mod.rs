@@ -130,6 +130,15 @@ impl JwtAuthenticator {
     }
 }
 
+impl std::fmt::Debug for JwtAuthenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtAuthenticator")
+            .field("issuer", &self.validation.iss)
+            .field("audience", &self.validation.aud)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Authenticator for JwtAuthenticator {
     fn authenticate<'a>(
         &'a self,
