@@ -7,16 +7,22 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 const USAGE: &str = "\
-Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH]
+Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--auth-issuer URL --public-url URL ...]
 
   --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
   --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
   --jsonrpc PATH     also serve every method of the contract as plain JSON-RPC 2.0 over HTTP
                      POST at PATH (e.g. /jsonrpc), with rpc.discover; HTTP only
                      [env: MCP_JSONRPC_PATH; default: off]
+{AUTH}
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
+
+/// [`USAGE`] with the authorization flags' lines.
+fn usage() -> String {
+    USAGE.replace("{AUTH}", crate::auth::cli::USAGE)
+}
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
@@ -44,7 +50,7 @@ pub enum ArgsError {
 impl std::fmt::Display for ArgsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ArgsError::Help => f.write_str(USAGE),
+            ArgsError::Help => f.write_str(&usage()),
             ArgsError::Invalid(message) => f.write_str(message),
         }
     }
@@ -60,6 +66,9 @@ pub struct Args {
     /// `--jsonrpc PATH`: the plain JSON-RPC endpoint's path (see
     /// [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)), if given.
     pub jsonrpc_path: Option<String>,
+    /// `--public-url`, `--auth-issuer`, `--auth-audience`, `--auth-jwks`, `--auth-scopes`
+    /// (HTTP only: refused with `--stdio`).
+    pub auth: crate::auth::AuthArgs,
 }
 
 /// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
@@ -73,10 +82,14 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, A
 pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args, ArgsError> {
     let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
     let mut jsonrpc_path = None;
+    let mut auth = crate::auth::AuthArgs::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, value) = match arg.split_once('=') {
             Some((flag @ ("--addr" | "--jsonrpc"), value)) => (flag.to_string(), value.to_string()),
+            Some((flag, value)) if crate::auth::AuthArgs::is_flag(flag) => {
+                (flag.to_string(), value.to_string())
+            }
             _ => match arg.as_str() {
                 "--stdio" => {
                     transport = Transport::Stdio;
@@ -92,13 +105,24 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
                     })?;
                     (arg, value)
                 }
+                flag if crate::auth::AuthArgs::is_flag(flag) => {
+                    let value = args.next().ok_or_else(|| {
+                        ArgsError::Invalid(format!("{flag} needs a value, e.g. {flag} https://…"))
+                    })?;
+                    (arg, value)
+                }
                 other => {
                     return Err(ArgsError::Invalid(format!(
-                        "unknown argument `{other}`\n\n{USAGE}"
+                        "unknown argument `{other}`\n\n{}",
+                        usage()
                     )))
                 }
             },
         };
+        if crate::auth::AuthArgs::is_flag(&flag) {
+            auth.set(&flag, value);
+            continue;
+        }
         if flag == "--jsonrpc" {
             check_jsonrpc_path(&value)
                 .map_err(|why| ArgsError::Invalid(format!("--jsonrpc {value}: {why}")))?;
@@ -117,9 +141,15 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             "--jsonrpc serves over HTTP: it cannot be combined with --stdio".into(),
         ));
     }
+    if auth.any() && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--auth-* and --public-url apply to HTTP: they cannot be combined with --stdio".into(),
+        ));
+    }
     Ok(Args {
         transport,
         jsonrpc_path,
+        auth,
     })
 }
 
@@ -178,15 +208,27 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
         let env = std::env::var(JSONRPC_PATH_ENV).ok();
-        let path = match args.transport {
-            // The environment's path is for HTTP; stdio simply ignores it.
-            Transport::Stdio => None,
-            Transport::Http(_) => jsonrpc_path(args.jsonrpc_path, env)?,
+        let (path, auth) = match args.transport {
+            // The environment's path and authorization are for HTTP; stdio ignores them.
+            Transport::Stdio => (None, None),
+            Transport::Http(_) => (
+                jsonrpc_path(args.jsonrpc_path, env)?,
+                args.auth
+                    .auth(|var| std::env::var(var).ok())
+                    .map_err(ArgsError::Invalid)?,
+            ),
         };
-        Ok((args.transport, path))
+        Ok((args.transport, path, auth))
     });
     let transport = match parsed {
-        Ok((transport, path)) => {
+        Ok((transport, path, auth)) => {
+            if let Some(auth) = auth {
+                let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
+                    eprintln!("error: --auth-issuer cannot change a server that was cloned before entry::run; set Config::auth instead");
+                    return ExitCode::from(2);
+                };
+                engine.config.auth = Some(auth);
+            }
             if let Some(path) = path {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
                     eprintln!("error: --jsonrpc cannot change a server that was cloned before entry::run; set Config::jsonrpc_path instead");
@@ -269,7 +311,7 @@ mod tests {
         );
         assert_eq!(parse(&["--stdio"]).unwrap(), Transport::Stdio);
         assert_eq!(parse_args(["--help".to_string()]), Err(ArgsError::Help));
-        assert_eq!(parse(&["-h"]).unwrap_err(), USAGE);
+        assert_eq!(parse(&["-h"]).unwrap_err(), usage());
         assert!(parse(&["--addr"]).is_err());
         assert!(parse(&["--addr", "nope"])
             .unwrap_err()
@@ -315,6 +357,27 @@ mod tests {
             .unwrap_err()
             .contains("--stdio"));
         assert!(USAGE.contains("--jsonrpc PATH") && USAGE.contains(JSONRPC_PATH_ENV));
+    }
+
+    #[test]
+    fn auth_flags() {
+        let args = command_line(&[
+            "--auth-issuer",
+            "https://as",
+            "--public-url=https://h/mcp",
+            "--auth-scopes",
+            "a,b",
+        ])
+        .unwrap();
+        assert!(args.auth.any());
+        assert!(!command_line(&[]).unwrap().auth.any());
+        assert!(command_line(&["--auth-jwks"])
+            .unwrap_err()
+            .contains("--auth-jwks needs a value"));
+        assert!(command_line(&["--stdio", "--auth-issuer", "https://as"])
+            .unwrap_err()
+            .contains("--stdio"));
+        assert!(usage().contains("--auth-issuer URL") && usage().contains("MCP_AUTH_ISSUER"));
     }
 
     #[test]

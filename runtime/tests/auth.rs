@@ -53,7 +53,10 @@ static CATALOG: Catalog = Catalog {
 fn principal_json(ctx: &RequestContext) -> Value {
     match ctx.principal() {
         Some(Principal {
-            subject, scopes, claims, ..
+            subject,
+            scopes,
+            claims,
+            ..
         }) => json!({"subject": subject, "scopes": scopes, "iss": claims["iss"]}),
         None => json!({"anonymous": true}),
     }
@@ -126,28 +129,29 @@ async fn start_issuer(keys: Vec<Value>) -> Issuer {
         loop {
             let (stream, _) = listener.accept().await.unwrap();
             let (state, fetches, issuer) = (state.clone(), fetches.clone(), issuer.clone());
-            let service = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-                let body = match request.uri().path() {
-                    "/.well-known/oauth-authorization-server" => Some(
-                        json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"),
+            let service =
+                hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                    let body = match request.uri().path() {
+                        "/.well-known/oauth-authorization-server" => Some(
+                            json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"),
                                "token_endpoint": format!("{issuer}/token")}),
-                    ),
-                    "/jwks" => {
-                        fetches.fetch_add(1, Ordering::SeqCst);
-                        Some(state.lock().unwrap().clone())
-                    }
-                    _ => None,
-                };
-                let response = match body {
-                    Some(body) => http::Response::builder()
-                        .header(CONTENT_TYPE, "application/json")
-                        .body(Full::new(Bytes::from(body.to_string()))),
-                    None => http::Response::builder()
-                        .status(404)
-                        .body(Full::new(Bytes::new())),
-                };
-                async move { response.map_err(|e| e.to_string()) }
-            });
+                        ),
+                        "/jwks" => {
+                            fetches.fetch_add(1, Ordering::SeqCst);
+                            Some(state.lock().unwrap().clone())
+                        }
+                        _ => None,
+                    };
+                    let response = match body {
+                        Some(body) => http::Response::builder()
+                            .header(CONTENT_TYPE, "application/json")
+                            .body(Full::new(Bytes::from(body.to_string()))),
+                        None => http::Response::builder()
+                            .status(404)
+                            .body(Full::new(Bytes::new())),
+                    };
+                    async move { response.map_err(|e| e.to_string()) }
+                });
             tokio::spawn(
                 hyper::server::conn::http1::Builder::new()
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), service),
@@ -191,7 +195,10 @@ fn es256_key(kid: &str) -> (EncodingKey, Value) {
 }
 
 fn now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 fn claims(issuer: &str, audience: &str) -> Value {
@@ -270,7 +277,10 @@ async fn send(
         request = request.header("mcp-session-id", session);
     }
     let body = body.map_or_else(Bytes::new, |b| Bytes::from(b.to_string()));
-    let response = client.request(request.body(Full::new(body)).unwrap()).await.unwrap();
+    let response = client
+        .request(request.body(Full::new(body)).unwrap())
+        .await
+        .unwrap();
     let header = |name: &str| {
         response
             .headers()
@@ -308,10 +318,26 @@ fn whoami_call() -> Value {
 /// initialize then `tools/call whoami` with `token`: the principal the handler saw.
 async fn call_as(server: &Server, token: &str) -> Value {
     let bearer = format!("Bearer {token}");
-    let init = send(server.addr, "POST", "/mcp", Some(&bearer), None, Some(initialize())).await;
+    let init = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        None,
+        Some(initialize()),
+    )
+    .await;
     assert_eq!(init.status, StatusCode::OK, "{}", init.body);
     let session = init.session.expect("a session id");
-    let call = send(server.addr, "POST", "/mcp", Some(&bearer), Some(&session), Some(whoami_call())).await;
+    let call = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        Some(&session),
+        Some(whoami_call()),
+    )
+    .await;
     assert_eq!(call.status, StatusCode::OK, "{}", call.body);
     call.body["result"]["structuredContent"].clone()
 }
@@ -376,7 +402,15 @@ async fn valid_tokens_reach_the_handler_with_their_principal() {
     // The plain JSON-RPC endpoint is behind the same edge.
     let plain = json!({"jsonrpc": "2.0", "id": 7, "method": "whoami"});
     let token = format!("Bearer {}", rs256("rsa-1", &claims));
-    let answer = send(server.addr, "POST", "/jsonrpc", Some(&token), None, Some(plain.clone())).await;
+    let answer = send(
+        server.addr,
+        "POST",
+        "/jsonrpc",
+        Some(&token),
+        None,
+        Some(plain.clone()),
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body["result"]["subject"], "alice");
     let answer = send(server.addr, "POST", "/jsonrpc", None, None, Some(plain)).await;
@@ -385,7 +419,15 @@ async fn valid_tokens_reach_the_handler_with_their_principal() {
     // GET and DELETE of /mcp too.
     let answer = send(server.addr, "DELETE", "/mcp", None, Some("x"), None).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
-    let answer = send(server.addr, "DELETE", "/mcp", Some(&token), Some("unknown"), None).await;
+    let answer = send(
+        server.addr,
+        "DELETE",
+        "/mcp",
+        Some(&token),
+        Some("unknown"),
+        None,
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
 }
 
@@ -403,7 +445,15 @@ async fn missing_and_malformed_credentials() {
         )),
         "Unauthorized: no access token: send Authorization: Bearer <token>",
     );
-    let answer = send(server.addr, "POST", "/mcp", Some("Basic YWxpY2U6cHc="), None, Some(initialize())).await;
+    let answer = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some("Basic YWxpY2U6cHc="),
+        None,
+        Some(initialize()),
+    )
+    .await;
     assert_refused(
         &answer,
         400,
@@ -415,7 +465,12 @@ async fn missing_and_malformed_credentials() {
     );
     let answer = refused_with(&server, "not-a-jwt").await;
     let why = "the access token is not a well-formed JWT";
-    assert_refused(&answer, 401, Some(&invalid_token(&server, why)), &format!("Unauthorized: {why}"));
+    assert_refused(
+        &answer,
+        401,
+        Some(&invalid_token(&server, why)),
+        &format!("Unauthorized: {why}"),
+    );
 }
 
 #[tokio::test]
@@ -429,23 +484,44 @@ async fn tokens_that_fail_a_check_are_refused() {
         claims
     };
     let cases = [
-        (with("exp", json!(now() - 120)), "the access token has expired"),
-        (with("nbf", json!(now() + 120)), "the access token is not valid yet (nbf)"),
-        (with("iss", json!("https://evil.example")), "the access token is from another issuer"),
+        (
+            with("exp", json!(now() - 120)),
+            "the access token has expired",
+        ),
+        (
+            with("nbf", json!(now() + 120)),
+            "the access token is not valid yet (nbf)",
+        ),
+        (
+            with("iss", json!("https://evil.example")),
+            "the access token is from another issuer",
+        ),
         (
             with("aud", json!("https://other.example/mcp")),
             "the access token was issued for another resource (aud)",
         ),
-        (with("sub", Value::Null), "the access token names no subject (sub)"),
+        (
+            with("sub", Value::Null),
+            "the access token names no subject (sub)",
+        ),
     ];
     for (claims, why) in cases {
         let answer = refused_with(&server, &rs256("rsa-1", &claims)).await;
-        assert_refused(&answer, 401, Some(&invalid_token(&server, why)), &format!("Unauthorized: {why}"));
+        assert_refused(
+            &answer,
+            401,
+            Some(&invalid_token(&server, why)),
+            &format!("Unauthorized: {why}"),
+        );
     }
     // Within the leeway (30 s) an expired token still passes.
     call_as(&server, &rs256("rsa-1", &with("exp", json!(now() - 5)))).await;
     // `aud` as a list naming this server is fine.
-    call_as(&server, &rs256("rsa-1", &with("aud", json!(["https://x", server.resource])))).await;
+    call_as(
+        &server,
+        &rs256("rsa-1", &with("aud", json!(["https://x", server.resource]))),
+    )
+    .await;
 
     // A forged signature.
     let (other_key, _) = es256_key("rsa-1");
@@ -472,13 +548,28 @@ async fn algorithm_confusion_is_refused() {
     );
     let answer = refused_with(&server, &none).await;
     let why = "the access token is not a well-formed JWT";
-    assert_refused(&answer, 401, Some(&invalid_token(&server, why)), &format!("Unauthorized: {why}"));
+    assert_refused(
+        &answer,
+        401,
+        Some(&invalid_token(&server, why)),
+        &format!("Unauthorized: {why}"),
+    );
 
     // HS256 "signed" with the public key as the HMAC secret.
-    let hs = sign(Algorithm::HS256, "rsa-1", &EncodingKey::from_secret(RSA_PUBLIC_PEM), &claims);
+    let hs = sign(
+        Algorithm::HS256,
+        "rsa-1",
+        &EncodingKey::from_secret(RSA_PUBLIC_PEM),
+        &claims,
+    );
     let answer = refused_with(&server, &hs).await;
     let why = "tokens signed with HS256 are not accepted";
-    assert_refused(&answer, 401, Some(&invalid_token(&server, why)), &format!("Unauthorized: {why}"));
+    assert_refused(
+        &answer,
+        401,
+        Some(&invalid_token(&server, why)),
+        &format!("Unauthorized: {why}"),
+    );
 
     // RS256 header on a key published as ES256 only.
     let (_, es_jwk) = es256_key("ec-1");
@@ -498,7 +589,12 @@ async fn unknown_key_ids_refresh_the_keys_once_then_refuse() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     let answer = refused_with(&server, &rs256("rotated", &claims)).await;
     let why = "the access token is signed with a key the issuer does not publish";
-    assert_refused(&answer, 401, Some(&invalid_token(&server, why)), &format!("Unauthorized: {why}"));
+    assert_refused(
+        &answer,
+        401,
+        Some(&invalid_token(&server, why)),
+        &format!("Unauthorized: {why}"),
+    );
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 2);
     // Within the interval, more unknown kids fetch nothing.
     for _ in 0..3 {
@@ -509,7 +605,10 @@ async fn unknown_key_ids_refresh_the_keys_once_then_refuse() {
     // The issuer rotates: the new kid is fetched and accepted.
     issuer.jwks.lock().unwrap()["keys"] = json!([rsa_jwk("rotated")]);
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(call_as(&server, &rs256("rotated", &claims)).await["subject"], "alice");
+    assert_eq!(
+        call_as(&server, &rs256("rotated", &claims)).await["subject"],
+        "alice"
+    );
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 3);
 }
 
@@ -548,9 +647,15 @@ async fn unreachable_keys_are_503_without_a_challenge() {
     let config = Config::builder()
         .auth(Some(JwtAuthenticator::auth(settings).unwrap()))
         .build();
-    tokio::spawn(McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()));
+    tokio::spawn(
+        McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()),
+    );
     let server = Server { addr, resource };
-    let answer = refused_with(&server, &rs256("rsa-1", &claims(&issuer.url, &server.resource))).await;
+    let answer = refused_with(
+        &server,
+        &rs256("rsa-1", &claims(&issuer.url, &server.resource)),
+    )
+    .await;
     assert_refused(
         &answer,
         503,
@@ -581,9 +686,25 @@ async fn protected_resource_metadata_is_served() {
         // The URL in the challenges is this document's.
         assert!(metadata_url(&server).ends_with("/.well-known/oauth-protected-resource/mcp"));
     }
-    let answer = send(server.addr, "POST", "/.well-known/oauth-protected-resource", None, None, None).await;
+    let answer = send(
+        server.addr,
+        "POST",
+        "/.well-known/oauth-protected-resource",
+        None,
+        None,
+        None,
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
-    let answer = send(server.addr, "GET", "/.well-known/oauth-protected-resource/other", None, None, None).await;
+    let answer = send(
+        server.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/other",
+        None,
+        None,
+        None,
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
 }
 
@@ -592,11 +713,30 @@ async fn without_auth_nothing_changes() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(McpServer::new(WhoAmI).serve_listener(listener, std::future::pending()));
-    let answer = send(addr, "GET", "/.well-known/oauth-protected-resource/mcp", None, None, None).await;
+    let answer = send(
+        addr,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        None,
+        None,
+        None,
+    )
+    .await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     let init = send(addr, "POST", "/mcp", None, None, Some(initialize())).await;
     assert_eq!(init.status, StatusCode::OK);
-    let call = send(addr, "POST", "/mcp", None, init.session.as_deref(), Some(whoami_call())).await;
+    let call = send(
+        addr,
+        "POST",
+        "/mcp",
+        None,
+        init.session.as_deref(),
+        Some(whoami_call()),
+    )
+    .await;
     // No principal: the handler sees `None`.
-    assert_eq!(call.body["result"]["structuredContent"], json!({"anonymous": true}));
+    assert_eq!(
+        call.body["result"]["structuredContent"],
+        json!({"anonymous": true})
+    );
 }

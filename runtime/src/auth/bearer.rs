@@ -67,9 +67,19 @@ mod tests {
     #[test]
     fn reads_one_bearer_token() {
         assert_eq!(token(&[]), Ok(None));
-        assert_eq!(token(&["Bearer abc.def-_~+/=="]), Ok(Some("abc.def-_~+/==".into())));
+        assert_eq!(
+            token(&["Bearer abc.def-_~+/=="]),
+            Ok(Some("abc.def-_~+/==".into()))
+        );
         assert_eq!(token(&["bearer  x"]), Ok(Some("x".into())));
-        for bad in ["Bearer", "Bearer ", "Basic abc", "Bearer a b", "Bearer ===", "Bearer a\"b"] {
+        for bad in [
+            "Bearer",
+            "Bearer ",
+            "Basic abc",
+            "Bearer a b",
+            "Bearer ===",
+            "Bearer a\"b",
+        ] {
             assert!(
                 matches!(token(&[bad]), Err(Refusal::InvalidRequest(_))),
                 "{bad}"

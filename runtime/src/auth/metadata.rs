@@ -72,13 +72,15 @@ pub fn canonical_resource(url: &str) -> Result<String, String> {
     if url.contains('#') {
         return Err(format!("{url}: a resource URL has no fragment"));
     }
-    let uri: http::Uri = url
-        .parse()
-        .map_err(|e| format!("{url}: not a URL ({e})"))?;
+    let uri: http::Uri = url.parse().map_err(|e| format!("{url}: not a URL ({e})"))?;
     let scheme = match uri.scheme_str() {
         Some(scheme) if scheme.eq_ignore_ascii_case("https") => "https",
         Some(scheme) if scheme.eq_ignore_ascii_case("http") => "http",
-        _ => return Err(format!("{url}: the URL must start with https:// (or http://)")),
+        _ => {
+            return Err(format!(
+                "{url}: the URL must start with https:// (or http://)"
+            ))
+        }
     };
     let authority = match uri.authority() {
         Some(authority) if !authority.host().is_empty() => authority.as_str().to_ascii_lowercase(),

@@ -20,6 +20,7 @@
 
 mod authenticator;
 mod bearer;
+pub(crate) mod cli;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 mod metadata;
@@ -27,6 +28,7 @@ mod principal;
 
 pub use authenticator::{Authenticator, Refusal};
 pub use bearer::bearer_token;
+pub use cli::AuthArgs;
 pub use metadata::{canonical_resource, ResourceMetadata, WELL_KNOWN};
 pub use principal::Principal;
 
@@ -180,13 +182,19 @@ mod tests {
         ] {
             assert!(auth.is_metadata_path(path), "{path}");
         }
-        for path in ["/.well-known/oauth-protected-resource/x", "/.well-known/oauth-protected-resourcex", "/mcp"] {
+        for path in [
+            "/.well-known/oauth-protected-resource/x",
+            "/.well-known/oauth-protected-resourcex",
+            "/mcp",
+        ] {
             assert!(!auth.is_metadata_path(path), "{path}");
         }
         let auth = auth.require_scopes(vec!["mcp:call".into()]);
         assert_eq!(auth.challenge_scope().as_deref(), Some("mcp:call"));
         assert_eq!(auth.metadata().scopes_supported, ["mcp:call"]);
-        assert!(auth.document().contains("\"scopes_supported\":[\"mcp:call\"]"));
+        assert!(auth
+            .document()
+            .contains("\"scopes_supported\":[\"mcp:call\"]"));
         assert_eq!(
             auth.metadata_url(),
             "https://h/.well-known/oauth-protected-resource/api/mcp"

@@ -79,7 +79,10 @@ impl<D: Dispatch> McpServer<D> {
             Ok(Incoming::Response { id, .. }) => {
                 rpc_error(StatusCode::BAD_REQUEST, not_a_call(), Some(id))
             }
-            Ok(message) => match self.plain_message(message, headers.principal.as_ref()).await {
+            Ok(message) => match self
+                .plain_message(message, headers.principal.as_ref())
+                .await
+            {
                 Some(answer) => json_response(StatusCode::OK, answer),
                 None => status_only(StatusCode::NO_CONTENT),
             },
@@ -114,12 +117,12 @@ impl<D: Dispatch> McpServer<D> {
         principal: Option<&Arc<Principal>>,
     ) -> Option<String> {
         match message {
-            Incoming::Request(Request { id, method, params }) => {
-                Some(match self.plain_call(method, params.raw(), principal).await {
+            Incoming::Request(Request { id, method, params }) => Some(
+                match self.plain_call(method, params.raw(), principal).await {
                     Ok(result) => success_response(id, &result),
                     Err(error) => error_response(Some(id), &error),
-                })
-            }
+                },
+            ),
             Incoming::Notification { method, params } => {
                 if let Err(error) = self.plain_call(method, params, principal).await {
                     tracing::debug!(%method, %error, "a notification failed (no one to tell)");

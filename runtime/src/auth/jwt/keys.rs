@@ -110,7 +110,9 @@ impl KeyCache {
             .is_some_and(|at| at.elapsed() < self.source.refresh_interval);
         if recent {
             return self.cached().ok_or_else(|| {
-                KeyError::Unavailable("the issuer's keys could not be fetched; retrying soon".into())
+                KeyError::Unavailable(
+                    "the issuer's keys could not be fetched; retrying soon".into(),
+                )
             });
         }
         refresh.last_attempt = Some(Instant::now());

@@ -112,7 +112,9 @@ impl JwtAuthenticator {
             keys = self.keys.refresh().await.map_err(unavailable)?;
         }
         let key = keys.find(kid, header.alg).ok_or_else(|| {
-            Refusal::invalid_token("the access token is signed with a key the issuer does not publish")
+            Refusal::invalid_token(
+                "the access token is signed with a key the issuer does not publish",
+            )
         })?;
         let mut validation = self.validation.clone();
         validation.algorithms = vec![header.alg];
@@ -218,7 +220,10 @@ mod tests {
         assert_eq!(principal.scopes, ["a", "b"]);
         assert_eq!(principal.claims["sub"], "alice");
         let principal = principal_of(json!({"client_id": "svc", "scp": ["x", 1, "y"]})).unwrap();
-        assert_eq!((principal.subject.as_str(), principal.scopes), ("svc", vec!["x".into(), "y".into()]));
+        assert_eq!(
+            (principal.subject.as_str(), principal.scopes),
+            ("svc", vec!["x".into(), "y".into()])
+        );
         assert!(principal_of(json!({"sub": ""})).is_err());
         assert!(principal_of(json!({})).is_err());
     }
@@ -226,6 +231,8 @@ mod tests {
     #[test]
     fn settings_refuse_plain_http_issuers() {
         let settings = JwtSettings::new("http://as.example.com", "https://mcp.example.com/mcp");
-        assert!(JwtAuthenticator::new(settings).unwrap_err().contains("https"));
+        assert!(JwtAuthenticator::new(settings)
+            .unwrap_err()
+            .contains("https"));
     }
 }
