@@ -12,14 +12,17 @@ pub(crate) const FLAGS: [(&str, &str); 5] = [
 ];
 
 /// The usage lines of the flags.
-pub(crate) const USAGE: &str = "\
-  --public-url URL   the URL clients reach the MCP endpoint at, e.g. https://mcp.example.com/mcp
-                     (a URL without a path gets /mcp) [env: MCP_PUBLIC_URL]
-  --auth-issuer URL  require OAuth access tokens (JWT) from this issuer; HTTP only
-                     [env: MCP_AUTH_ISSUER; default: off]
-  --auth-audience URL  the audience tokens must name [env: MCP_AUTH_AUDIENCE; default: --public-url]
-  --auth-jwks URL    the issuer's JWKS [env: MCP_AUTH_JWKS; default: the jwks_uri of its metadata]
-  --auth-scopes LIST scopes every request needs, comma- or space-separated [env: MCP_AUTH_SCOPES]";
+pub(crate) const USAGE: &str = concat!(
+    "  --public-url URL   the URL clients reach the MCP endpoint at, e.g. https://mcp.example.com/mcp\n",
+    "                     (a URL without a path gets /mcp) [env: MCP_PUBLIC_URL]\n",
+    "  --auth-issuer URL  require OAuth access tokens (JWT) of this issuer; HTTP only\n",
+    "                     [env: MCP_AUTH_ISSUER; default: off]\n",
+    "  --auth-audience URL\n",
+    "                     the audience tokens must name [env: MCP_AUTH_AUDIENCE; default: --public-url]\n",
+    "  --auth-jwks URL    the issuer's JWKS [env: MCP_AUTH_JWKS; default: jwks_uri of its metadata]\n",
+    "  --auth-scopes LIST scopes every request needs, comma- or space-separated\n",
+    "                     [env: MCP_AUTH_SCOPES]",
+);
 
 /// The values of [`FLAGS`] given on the command line, in their order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
