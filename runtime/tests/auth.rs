@@ -230,11 +230,16 @@ struct Server {
 }
 
 async fn start_server(issuer: &Issuer) -> Server {
+    start_server_refreshing(issuer, Duration::from_millis(300)).await
+}
+
+/// [`start_server`] whose keys are fetched at most once per `refresh_interval`.
+async fn start_server_refreshing(issuer: &Issuer, refresh_interval: Duration) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
     let mut settings = JwtSettings::new(&issuer.url, &resource);
-    settings.refresh_interval = Duration::from_millis(300);
+    settings.refresh_interval = refresh_interval;
     let auth = JwtAuthenticator::auth(settings)
         .unwrap()
         .require_scopes(vec![SCOPE.into()]);
@@ -263,18 +268,31 @@ async fn send(
     session: Option<&str>,
     body: Option<Value>,
 ) -> Answer {
+    let mut headers = vec![("mcp-protocol-version", "2025-06-18")];
+    if let Some(authorization) = authorization {
+        headers.push(("authorization", authorization));
+    }
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    send_with(addr, method, path, &headers, body).await
+}
+
+async fn send_with(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> Answer {
     let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
     let mut request = Request::builder()
         .method(method)
         .uri(format!("http://{addr}{path}"))
         .header("accept", "application/json, text/event-stream")
-        .header(CONTENT_TYPE, "application/json")
-        .header("mcp-protocol-version", "2025-06-18");
-    if let Some(authorization) = authorization {
-        request = request.header(AUTHORIZATION, authorization);
-    }
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
+        .header(CONTENT_TYPE, "application/json");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     let body = body.map_or_else(Bytes::new, |b| Bytes::from(b.to_string()));
     let response = client
@@ -399,9 +417,41 @@ async fn valid_tokens_reach_the_handler_with_their_principal() {
     // One fetch served both: the keys are cached.
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 1);
 
+    // A stateless 2026-07-28 call sees it too.
+    let token = format!("Bearer {}", rs256("rsa-1", &claims));
+    let stateless = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "whoami", "arguments": {}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "whoami"),
+    ];
+    let answer = send_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        &headers,
+        Some(stateless.clone()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    let with_token = [
+        headers[0],
+        headers[1],
+        headers[2],
+        ("authorization", token.as_str()),
+    ];
+    let answer = send_with(server.addr, "POST", "/mcp", &with_token, Some(stateless)).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(
+        answer.body["result"]["structuredContent"]["subject"],
+        "alice"
+    );
+
     // The plain JSON-RPC endpoint is behind the same edge.
     let plain = json!({"jsonrpc": "2.0", "id": 7, "method": "whoami"});
-    let token = format!("Bearer {}", rs256("rsa-1", &claims));
     let answer = send(
         server.addr,
         "POST",
@@ -581,13 +631,16 @@ async fn algorithm_confusion_is_refused() {
 #[tokio::test]
 async fn unknown_key_ids_refresh_the_keys_once_then_refuse() {
     let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
-    let server = start_server(&issuer).await;
+    let interval = Duration::from_secs(1);
+    let server = start_server_refreshing(&issuer, interval).await;
     let claims = claims(&issuer.url, &server.resource);
-    call_as(&server, &rs256("rsa-1", &claims)).await;
+    // Signed up front: RSA signing is slow in a debug build, and the checks below are timed.
+    let (known, rotated) = (rs256("rsa-1", &claims), rs256("rotated", &claims));
+    call_as(&server, &known).await;
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 1);
     // Past the refresh interval, an unknown kid fetches the keys again, then is refused.
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let answer = refused_with(&server, &rs256("rotated", &claims)).await;
+    tokio::time::sleep(interval).await;
+    let answer = refused_with(&server, &rotated).await;
     let why = "the access token is signed with a key the issuer does not publish";
     assert_refused(
         &answer,
@@ -598,17 +651,14 @@ async fn unknown_key_ids_refresh_the_keys_once_then_refuse() {
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 2);
     // Within the interval, more unknown kids fetch nothing.
     for _ in 0..3 {
-        let answer = refused_with(&server, &rs256("rotated", &claims)).await;
+        let answer = refused_with(&server, &rotated).await;
         assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     }
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 2);
     // The issuer rotates: the new kid is fetched and accepted.
     issuer.jwks.lock().unwrap()["keys"] = json!([rsa_jwk("rotated")]);
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(
-        call_as(&server, &rs256("rotated", &claims)).await["subject"],
-        "alice"
-    );
+    tokio::time::sleep(interval).await;
+    assert_eq!(call_as(&server, &rotated).await["subject"], "alice");
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 3);
 }
 
