@@ -790,3 +790,31 @@ async fn without_auth_nothing_changes() {
         json!({"anonymous": true})
     );
 }
+
+/// What one check of a token costs with the keys cached (one signature verification and the
+/// claims): `cargo test --release -p mcp-runtime --features jwt --test auth -- --ignored
+/// --nocapture verify_cost`. Ignored: a timing, meaningful only in a release build.
+#[tokio::test]
+#[ignore]
+async fn verify_cost() {
+    let (es_key, es_jwk) = es256_key("ec-1");
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1"), es_jwk]).await;
+    let audience = "https://mcp.example.com/mcp";
+    let authenticator = JwtAuthenticator::new(JwtSettings::new(&issuer.url, audience)).unwrap();
+    let claims = claims(&issuer.url, audience);
+    let tokens = [
+        ("RS256", rs256("rsa-1", &claims)),
+        ("ES256", sign(Algorithm::ES256, "ec-1", &es_key, &claims)),
+    ];
+    for (alg, token) in &tokens {
+        authenticator.verify(token).await.unwrap();
+        let rounds = 2_000;
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            std::hint::black_box(authenticator.verify(token).await.unwrap());
+        }
+        let each = start.elapsed() / rounds;
+        println!("{alg}: {each:?} per token (keys cached)");
+    }
+    assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 1);
+}
