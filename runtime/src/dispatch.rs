@@ -79,6 +79,22 @@ pub trait Dispatch: Send + Sync + 'static {
     fn openrpc_document(&self) -> Option<&'static str> {
         None
     }
+
+    /// The scopes a principal needs for `method` (`tools/call`, `prompts/get`,
+    /// `resources/read`) on `key` (the tool or prompt name, the resource URI): the contract's
+    /// `x-mcp` `scopes` (or its `info["x-mcp"]` default). Checked at the HTTP edge when
+    /// [`crate::Config::auth`] is set (403 `insufficient_scope` when one is missing). Default:
+    /// none.
+    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+        let _ = (method, key);
+        &[]
+    }
+
+    /// Every scope the contract names, published in the Protected Resource Metadata's
+    /// `scopes_supported`. Default: none.
+    fn scopes_supported(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// What a tool call produced, before it is shaped for a protocol revision.

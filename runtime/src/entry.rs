@@ -227,7 +227,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
                     eprintln!("error: --auth-issuer cannot change a server that was cloned before entry::run; set Config::auth instead");
                     return ExitCode::from(2);
                 };
-                engine.config.auth = Some(auth);
+                engine.config.auth = Some(auth.support_scopes(engine.dispatch.scopes_supported()));
             }
             if let Some(path) = path {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {

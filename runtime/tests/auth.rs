@@ -84,12 +84,23 @@ impl Dispatch for WhoAmI {
         _: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        (name == "whoami").then(|| -> BoxFuture<'a, _> {
+        (name == "whoami" || name == "admin_whoami").then(|| -> BoxFuture<'a, _> {
             Box::pin(async move {
                 let text = RawValue::from_string(principal_json(&ctx).to_string()).unwrap();
                 ToolOutcome::Success(text)
             })
         })
+    }
+
+    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+        match (method, key) {
+            ("tools/call", "admin_whoami") => &["mcp:admin"],
+            _ => &[],
+        }
+    }
+
+    fn scopes_supported(&self) -> &'static [&'static str] {
+        &["mcp:admin"]
     }
 
     fn get_prompt<'a>(
@@ -679,6 +690,68 @@ async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
         )),
         &format!("Forbidden: {why}"),
     );
+    // A tool whose contract asks for another scope: 403 naming every scope to ask for.
+    claims["scope"] = json!(SCOPE);
+    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
+    let init = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        None,
+        Some(initialize()),
+    )
+    .await;
+    let session = init.session.unwrap();
+    let mut admin_call = whoami_call();
+    admin_call["params"]["name"] = json!("admin_whoami");
+    let answer = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        Some(&session),
+        Some(admin_call.clone()),
+    )
+    .await;
+    let why = format!("the access token lacks the scope this request needs: {SCOPE} mcp:admin");
+    assert_refused(
+        &answer,
+        403,
+        Some(&format!(
+            "Bearer resource_metadata=\"{}\", scope=\"{SCOPE} mcp:admin\", error=\"insufficient_scope\", error_description=\"{why}\"",
+            metadata_url(&server)
+        )),
+        &format!("Forbidden: {why}"),
+    );
+    // The other tools still work with that token; with the scope, so does this one.
+    let answer = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        Some(&session),
+        Some(whoami_call()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    claims["scope"] = json!(format!("{SCOPE} mcp:admin"));
+    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
+    let answer = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        Some(&session),
+        Some(admin_call),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(
+        answer.body["result"]["structuredContent"]["scopes"],
+        json!([SCOPE, "mcp:admin"])
+    );
+
     // `scp` as a list counts too.
     claims["scope"] = Value::Null;
     claims["scp"] = json!([SCOPE]);
@@ -721,7 +794,7 @@ async fn protected_resource_metadata_is_served() {
     let expected = json!({
         "resource": server.resource,
         "authorization_servers": [issuer.url],
-        "scopes_supported": [SCOPE],
+        "scopes_supported": [SCOPE, "mcp:admin"],
         "bearer_methods_supported": ["header"],
     });
     for path in [

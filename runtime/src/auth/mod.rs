@@ -82,6 +82,23 @@ impl Auth {
         }
     }
 
+    /// The same settings with `scopes` added to the metadata's `scopes_supported` (the
+    /// contract's scopes: [`crate::Dispatch::scopes_supported`]).
+    #[must_use]
+    pub fn support_scopes(self, scopes: &[&str]) -> Self {
+        let mut metadata = self.published.metadata.clone();
+        for scope in scopes {
+            if !metadata.scopes_supported.iter().any(|s| s == scope) {
+                metadata.scopes_supported.push((*scope).to_owned());
+            }
+        }
+        let required = self.published.required_scopes.clone();
+        Self {
+            authenticator: self.authenticator,
+            published: Arc::new(Published::new(metadata, required)),
+        }
+    }
+
     /// The published metadata.
     pub fn metadata(&self) -> &ResourceMetadata {
         &self.published.metadata

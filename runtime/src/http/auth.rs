@@ -11,6 +11,8 @@ use std::sync::Arc;
 use super::response::{json_response, method_not_allowed, rpc_error};
 use super::Body;
 use crate::auth::{Auth, Principal, Refusal};
+use crate::dispatch::Dispatch;
+use crate::engine::incoming::{Params, Request};
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
 
 /// The principal `parts` acts for, or the refusal's response. Scopes every request needs
@@ -30,6 +32,40 @@ pub(super) async fn authenticate(
         return Err(challenge(auth, &refusal));
     }
     Ok(Arc::new(principal))
+}
+
+/// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for
+/// `request` (`x-mcp` `scopes`: [`Dispatch::required_scopes`]); `None` when it may go on.
+#[cold]
+pub(super) fn scope_refusal<D: Dispatch>(
+    dispatch: &D,
+    auth: &Auth,
+    principal: &Principal,
+    request: &Request<'_>,
+) -> Option<Response<Body>> {
+    let Params::Members(members) = &request.params else {
+        return None;
+    };
+    let key = match request.method {
+        "tools/call" | "prompts/get" => members.name.as_deref()?,
+        "resources/read" => members.uri.as_deref()?,
+        _ => return None,
+    };
+    let required = dispatch.required_scopes(request.method, key);
+    if required.iter().all(|scope| principal.has_scope(scope)) {
+        return None;
+    }
+    // The scopes to ask for: those this call needs, with those every request needs.
+    let mut scopes: Vec<&str> = auth.required_scopes().iter().map(String::as_str).collect();
+    for scope in required {
+        if !scopes.contains(scope) {
+            scopes.push(scope);
+        }
+    }
+    let refusal = Refusal::InsufficientScope {
+        scope: scopes.join(" "),
+    };
+    Some(challenge(auth, &refusal))
 }
 
 /// The response to `refusal`: its status, a JSON-RPC error saying why, and (but for 503) a

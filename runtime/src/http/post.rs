@@ -97,6 +97,11 @@ impl<D: Dispatch> McpServer<D> {
 
     /// Decides the message's era and starts it.
     fn route_message<'a>(&self, headers: &Headers<'_>, message: Incoming<'a>) -> Next<'a> {
+        if let (Some(principal), Incoming::Request(request)) = (&headers.principal, &message) {
+            if let Some(refused) = self.scope_refusal(principal, request) {
+                return refused.into();
+            }
+        }
         match message {
             Incoming::Request(request)
                 if stateless::is_stateless(headers, request.params.has_meta()) =>
@@ -163,6 +168,17 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }
+    }
+
+    /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
+    #[cold]
+    fn scope_refusal(
+        &self,
+        principal: &crate::auth::Principal,
+        request: &Request<'_>,
+    ) -> Option<Response<Body>> {
+        let auth = self.engine.config.auth.as_ref()?;
+        super::auth::scope_refusal(&self.engine.dispatch, auth, principal, request)
     }
 
     fn initialize(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
