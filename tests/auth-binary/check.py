@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """A generated server binary with --auth-issuer, end to end on 127.0.0.1.
 
-Usage: check.py SERVER_BINARY   (a generated crate built with `--features jwt`)
+Usage: check.py SERVER_BINARY   (the crate generated from fixtures/openrpc/mcp-features.openrpc.json,
+                                 built with `--features jwt`)
 
 An issuer is played by Python's http.server serving RFC 8414 metadata and a JWKS from files;
 tokens are RS256, signed with `openssl dgst` by a key made here. Checks: the binary starts with
 the flags, serves the Protected Resource Metadata, answers 401 with the challenge without a
-token, 401 invalid_token for a token of another audience, and serves a valid token's call.
+token, 401 invalid_token for a token of another audience, serves a valid token's calls, and
+refuses with 403 insufficient_scope a call whose contract scopes (`x-mcp` `scopes`) the token
+lacks.
 Standard library and the openssl CLI only. Last line: "N passed, M failed".
 """
 import base64, json, os, socket, subprocess, sys, tempfile, time, urllib.request, urllib.error
@@ -60,9 +63,9 @@ def main(binary):
         print(("ok   " if ok else "FAIL ") + name + ("" if ok else f": {detail}"))
         passed, failed = passed + ok, failed + (not ok)
 
-    def token(aud):
+    def token(aud, scope="mcp mcp:read"):
         header = b64(json.dumps({"alg": "RS256", "kid": "k1", "typ": "at+jwt"}).encode())
-        claims = b64(json.dumps({"iss": issuer, "aud": aud, "sub": "ci", "scope": "mcp",
+        claims = b64(json.dumps({"iss": issuer, "aud": aud, "sub": "ci", "scope": scope,
                                  "exp": int(time.time()) + 300}).encode())
         signed = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key],
                                 input=f"{header}.{claims}".encode(), check=True,
@@ -91,7 +94,7 @@ def main(binary):
         with urllib.request.urlopen(metadata_url) as response:
             document = json.load(response)
         check("metadata", document == {"resource": resource, "authorization_servers": [issuer],
-                                       "scopes_supported": ["mcp"],
+                                       "scopes_supported": ["mcp", "mcp:read", "weather"],
                                        "bearer_methods_supported": ["header"]}, document)
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -109,6 +112,22 @@ def main(binary):
         status, _, body = post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, good, session)
         check("tools/list with a token", status == 200 and "tools" in body.get("result", {}),
               (status, body))
+        echo = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "hi"}}}
+        status, _, body = post(echo, good, session)
+        check("a call within the token's scopes", status == 200, (status, body))
+        forecast = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                    "params": {"name": "weather_forecast", "arguments": {}}}
+        status, headers, body = post(forecast, good, session)
+        check("403 for a tool whose contract scope the token lacks", status == 403 and
+              headers.get("www-authenticate") == f'Bearer resource_metadata="{metadata_url}", '
+              'scope="mcp mcp:read weather", error="insufficient_scope", error_description='
+              '"the access token lacks the scope this request needs: mcp mcp:read weather"',
+              (status, headers))
+        status, _, body = post(echo, token(resource, "mcp"), session)
+        check("403 for the document's default scope", status == 403, (status, body))
+        status, _, body = post(forecast, token(resource, "mcp mcp:read weather"), session)
+        check("the tool with its scopes", status == 200, (status, body))
     finally:
         for proc in procs:
             proc.terminate()

@@ -83,7 +83,7 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
     let sections: [&Section<'_>; 4] = [
         &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
         &|frame| handler::handler_trait(&methods, &types, frame),
-        &|frame| server::server(&methods, &types, frame),
+        &|frame| server::server(&methods, &types, frame, document.server.scopes.as_deref()),
         &|_| {
             descriptors_module(
                 server::catalog(document, &methods),

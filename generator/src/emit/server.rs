@@ -23,7 +23,9 @@ pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
     frame: &mut Frame,
+    default_scopes: Option<&[String]>,
 ) -> TokenStream {
+    let scopes = scopes(methods, default_scopes);
     let call_method = call_method(methods, types, frame);
     let call_tool = call_tool(methods, types, frame);
     let get_prompt = get_prompt(methods, types, frame);
@@ -60,10 +62,61 @@ pub(crate) fn server(
                 ::std::option::Option::Some(descriptors::OPENRPC_DOCUMENT)
             }
 
+            #scopes
             #call_method
             #call_tool
             #get_prompt
             #read_resource
+        }
+    }
+}
+
+/// `required_scopes` and `scopes_supported` of the `Dispatch` impl, from `x-mcp` `scopes`
+/// and the document's default; nothing (the trait's defaults) when the document names none.
+fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut supported: Vec<&str> = default
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    for plan in methods {
+        let Some(binding) = plan.binding() else {
+            continue;
+        };
+        let common = binding.common();
+        let Some(scopes) = &common.scopes else {
+            continue;
+        };
+        let (method, key) = match binding {
+            McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
+            McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
+            McpBinding::Resource(resource) => ("resources/read", resource.uri.as_str()),
+            // Refused by the loader: a template's reads take the document's default.
+            McpBinding::ResourceTemplate(_) => continue,
+        };
+        for scope in scopes {
+            if !supported.contains(&scope.as_str()) {
+                supported.push(scope);
+            }
+        }
+        arms.push(quote! { (#method, #key) => &[#(#scopes),*], });
+    }
+    if arms.is_empty() && default.is_none() {
+        return TokenStream::new();
+    }
+    let default = default.unwrap_or_default();
+    quote! {
+        fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+            match (method, key) {
+                #(#arms)*
+                ("tools/call" | "prompts/get" | "resources/read", _) => &[#(#default),*],
+                _ => &[],
+            }
+        }
+
+        fn scopes_supported(&self) -> &'static [&'static str] {
+            &[#(#supported),*]
         }
     }
 }
