@@ -5,7 +5,7 @@
 //! `WWW-Authenticate` and body.
 
 use bytes::Bytes;
-use http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::header::{CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
