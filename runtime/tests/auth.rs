@@ -873,21 +873,25 @@ async fn verify_cost() {
     let (es_key, es_jwk) = es256_key("ec-1");
     let issuer = start_issuer(vec![rsa_jwk("rsa-1"), es_jwk]).await;
     let audience = "https://mcp.example.com/mcp";
-    let authenticator = JwtAuthenticator::new(JwtSettings::new(&issuer.url, audience)).unwrap();
     let claims = claims(&issuer.url, audience);
     let tokens = [
         ("RS256", rs256("rsa-1", &claims)),
         ("ES256", sign(Algorithm::ES256, "ec-1", &es_key, &claims)),
     ];
-    for (alg, token) in &tokens {
-        authenticator.verify(token).await.unwrap();
-        let rounds = 2_000;
-        let start = std::time::Instant::now();
-        for _ in 0..rounds {
-            std::hint::black_box(authenticator.verify(token).await.unwrap());
+    for (what, capacity) in [("verified each time", 0), ("verified once, then remembered", 10_000)] {
+        let mut settings = JwtSettings::new(&issuer.url, audience);
+        settings.cache_capacity = capacity;
+        let authenticator = JwtAuthenticator::new(settings).unwrap();
+        for (alg, token) in &tokens {
+            authenticator.verify(token).await.unwrap();
+            let rounds = 2_000;
+            let start = std::time::Instant::now();
+            for _ in 0..rounds {
+                std::hint::black_box(authenticator.verify(token).await.unwrap());
+            }
+            let each = start.elapsed() / rounds;
+            println!("{alg}, {what}: {each:?} per token (keys cached)");
         }
-        let each = start.elapsed() / rounds;
-        println!("{alg}: {each:?} per token (keys cached)");
     }
-    assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 1);
+    assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 2);
 }

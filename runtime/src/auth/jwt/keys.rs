@@ -27,6 +27,11 @@ pub(super) struct KeySet {
 }
 
 impl KeySet {
+    /// When these keys were fetched: what identifies this set.
+    pub fn fetched(&self) -> Instant {
+        self.fetched
+    }
+
     /// The key for a token signed with `alg` naming `kid`. Without a `kid`, the only key
     /// that verifies `alg`, if there is exactly one.
     pub fn find(&self, kid: Option<&str>, alg: Algorithm) -> Option<&Key> {
@@ -92,12 +97,18 @@ impl KeyCache {
             .clone()
     }
 
+    /// The cached keys if younger than the maximum age; never fetches.
+    pub fn fresh(&self) -> Option<Arc<KeySet>> {
+        self.cached()
+            .filter(|keys| keys.fetched.elapsed() < self.source.max_age)
+    }
+
     /// The keys to check a token with, refreshed first when there are none yet or they are
     /// older than the maximum age.
     pub async fn keys(&self) -> Result<Arc<KeySet>, KeyError> {
-        match self.cached() {
-            Some(keys) if keys.fetched.elapsed() < self.source.max_age => Ok(keys),
-            _ => self.refresh().await,
+        match self.fresh() {
+            Some(keys) => Ok(keys),
+            None => self.refresh().await,
         }
     }
 

@@ -13,6 +13,7 @@
 
 mod fetch;
 mod keys;
+mod verified;
 
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, Validation};
@@ -44,6 +45,9 @@ pub struct JwtSettings {
     pub max_key_age: Duration,
     /// How long a fetch of the metadata or the keys may take. Default 10 s.
     pub fetch_timeout: Duration,
+    /// Most verified tokens remembered, so that a token used again is not verified again
+    /// (until it expires or the keys are fetched again); 0 turns this off. Default 10,000.
+    pub cache_capacity: usize,
 }
 
 impl JwtSettings {
@@ -57,6 +61,7 @@ impl JwtSettings {
             refresh_interval: Duration::from_secs(30),
             max_key_age: Duration::from_secs(60 * 60),
             fetch_timeout: Duration::from_secs(10),
+            cache_capacity: 10_000,
         }
     }
 }
@@ -65,6 +70,7 @@ impl JwtSettings {
 pub struct JwtAuthenticator {
     validation: Validation,
     keys: KeyCache,
+    verified: verified::Verified,
 }
 
 impl JwtAuthenticator {
@@ -89,6 +95,7 @@ impl JwtAuthenticator {
             max_age: settings.max_key_age,
         };
         Ok(Self {
+            verified: verified::Verified::new(settings.cache_capacity, validation.leeway),
             validation,
             keys: KeyCache::new(source, fetch::Fetcher::new(settings.fetch_timeout)?),
         })
@@ -96,6 +103,13 @@ impl JwtAuthenticator {
 
     /// The principal of a valid `token`, or why it is refused.
     pub async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
+        let digest = verified::digest(token);
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some(keys) = self.keys.fresh() {
+            if let Some(principal) = self.verified.get(&digest, keys.fetched(), now) {
+                return Ok(principal);
+            }
+        }
         // `alg: none` and unknown algorithms fail here (the crate knows no such algorithm).
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| Refusal::invalid_token("the access token is not a well-formed JWT"))?;
@@ -120,7 +134,9 @@ impl JwtAuthenticator {
         validation.algorithms = vec![header.alg];
         let data = jsonwebtoken::decode::<Value>(token, &key.decoding, &validation)
             .map_err(|error| Refusal::invalid_token(why_invalid(error.kind())))?;
-        principal_of(data.claims)
+        let principal = principal_of(data.claims)?;
+        self.verified.put(digest, &principal, keys.fetched(), now);
+        Ok(principal)
     }
 
     /// [`Auth`] for tokens of `settings`: this authenticator, and metadata naming the
