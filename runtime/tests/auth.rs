@@ -878,7 +878,10 @@ async fn verify_cost() {
         ("RS256", rs256("rsa-1", &claims)),
         ("ES256", sign(Algorithm::ES256, "ec-1", &es_key, &claims)),
     ];
-    for (what, capacity) in [("verified each time", 0), ("verified once, then remembered", 10_000)] {
+    for (what, capacity) in [
+        ("verified each time", 0),
+        ("verified once, then remembered", 10_000),
+    ] {
         let mut settings = JwtSettings::new(&issuer.url, audience);
         settings.cache_capacity = capacity;
         let authenticator = JwtAuthenticator::new(settings).unwrap();
