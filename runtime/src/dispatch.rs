@@ -81,8 +81,9 @@ pub trait Dispatch: Send + Sync + 'static {
     }
 
     /// The scopes a principal needs for `method` (`tools/call`, `prompts/get`,
-    /// `resources/read`) on `key` (the tool or prompt name, the resource URI): the contract's
-    /// `x-mcp` `scopes` (or its `info["x-mcp"]` default). Checked at the HTTP edge when
+    /// `resources/read`) on `key` (the tool or prompt name, the resource URI), or for the
+    /// contract method `key` on the plain JSON-RPC endpoint (`method` is `"jsonrpc"`): the
+    /// contract's `x-mcp` `scopes` (or its `info["x-mcp"]` default for methods with `x-mcp`). Checked at the HTTP edge when
     /// [`crate::Config::auth`] is set (403 `insufficient_scope` when one is missing). Default:
     /// none.
     fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {

@@ -73,7 +73,7 @@ impl Dispatch for WhoAmI {
         _: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (method == "whoami").then(|| -> BoxFuture<'a, _> {
+        (method == "whoami" || method == "admin_whoami").then(|| -> BoxFuture<'a, _> {
             Box::pin(async move { mcp_runtime::dispatch::encode_result(&principal_json(&ctx)) })
         })
     }
@@ -94,7 +94,7 @@ impl Dispatch for WhoAmI {
 
     fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
         match (method, key) {
-            ("tools/call", "admin_whoami") => &["mcp:admin"],
+            ("tools/call", "admin_whoami") | ("jsonrpc", "admin_whoami") => &["mcp:admin"],
             _ => &[],
         }
     }
@@ -724,6 +724,71 @@ async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
         )),
         &format!("Forbidden: {why}"),
     );
+    // Neither a plain JSON-RPC call nor a 2025-03-26 batch goes around it.
+    let plain = json!({"jsonrpc": "2.0", "id": 8, "method": "admin_whoami"});
+    let answer = send(
+        server.addr,
+        "POST",
+        "/jsonrpc",
+        Some(&bearer),
+        None,
+        Some(plain.clone()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    assert!(answer
+        .challenge
+        .unwrap()
+        .contains("scope=\"mcp:tools mcp:admin\""));
+    let answer = send(
+        server.addr,
+        "POST",
+        "/jsonrpc",
+        Some(&bearer),
+        None,
+        Some(json!([{"jsonrpc": "2.0", "id": 9, "method": "whoami"}, plain])),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN);
+    let answer = send(
+        server.addr,
+        "POST",
+        "/jsonrpc",
+        Some(&bearer),
+        None,
+        Some(json!({"jsonrpc": "2.0", "id": 9, "method": "whoami"})),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let mut init_2025_03 = initialize();
+    init_2025_03["params"]["protocolVersion"] = json!("2025-03-26");
+    let old = send_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        &[("authorization", bearer.as_str())],
+        Some(init_2025_03),
+    )
+    .await;
+    assert_eq!(old.status, StatusCode::OK, "{}", old.body);
+    let old_session = old.session.unwrap();
+    let headers = [
+        ("authorization", bearer.as_str()),
+        ("mcp-session-id", old_session.as_str()),
+    ];
+    let batch = json!([whoami_call(), admin_call.clone()]);
+    let answer = send_with(server.addr, "POST", "/mcp", &headers, Some(batch)).await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+    let answer = send_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        &headers,
+        Some(json!([whoami_call()])),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+
     // The other tools still work with that token; with the scope, so does this one.
     let answer = send(
         server.addr,

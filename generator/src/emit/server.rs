@@ -72,9 +72,11 @@ pub(crate) fn server(
 }
 
 /// `required_scopes` and `scopes_supported` of the `Dispatch` impl, from `x-mcp` `scopes`
-/// and the document's default; nothing (the trait's defaults) when the document names none.
+/// and the document's default (for the plain JSON-RPC endpoint too, under `"jsonrpc"` and the
+/// method's name); nothing (the trait's defaults) when the document names none.
 fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream {
     let mut arms = Vec::new();
+    let mut plain_arms = Vec::new();
     let mut supported: Vec<&str> = default
         .unwrap_or_default()
         .iter()
@@ -85,6 +87,11 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
             continue;
         };
         let common = binding.common();
+        // On the plain JSON-RPC endpoint the method keeps the scopes of its MCP face.
+        if let Some(scopes) = common.scopes.as_deref().or(default) {
+            let name = plan.method.name.as_str();
+            plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
+        }
         let Some(scopes) = &common.scopes else {
             continue;
         };
@@ -111,6 +118,7 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
             match (method, key) {
                 #(#arms)*
                 ("tools/call" | "prompts/get" | "resources/read", _) => &[#(#default),*],
+                #(#plain_arms)*
                 _ => &[],
             }
         }

@@ -12,7 +12,7 @@ use super::response::{json_response, method_not_allowed, rpc_error};
 use super::Body;
 use crate::auth::{Auth, Principal, Refusal};
 use crate::dispatch::Dispatch;
-use crate::engine::incoming::{Params, Request};
+use crate::engine::incoming::{self, Incoming, Params, Request};
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
 
 /// The principal `parts` acts for, or the refusal's response. Scopes every request needs
@@ -51,11 +51,65 @@ pub(super) fn scope_refusal<D: Dispatch>(
         "resources/read" => members.uri.as_deref()?,
         _ => return None,
     };
-    let required = dispatch.required_scopes(request.method, key);
+    missing_scope(
+        auth,
+        principal,
+        dispatch.required_scopes(request.method, key),
+    )
+}
+
+/// [`scope_refusal`] for every message of a 2025-03-26 batch (`messages`, each read on its
+/// own): the first refusal refuses the whole batch.
+#[cold]
+pub(super) fn batch_scope_refusal<D: Dispatch>(
+    dispatch: &D,
+    auth: &Auth,
+    principal: &Principal,
+    messages: &[&serde_json::value::RawValue],
+) -> Option<Response<Body>> {
+    messages
+        .iter()
+        .find_map(|message| match incoming::read(message.get(), None) {
+            Ok(Incoming::Request(request)) => scope_refusal(dispatch, auth, principal, &request),
+            _ => None,
+        })
+}
+
+/// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for a
+/// plain JSON-RPC message of `text` (one message or a batch: the first refusal refuses the
+/// whole request); the scopes of a method are those of its MCP face
+/// ([`Dispatch::required_scopes`] with [`PLAIN`]).
+#[cold]
+pub(super) fn plain_scope_refusal<D: Dispatch>(
+    dispatch: &D,
+    auth: &Auth,
+    principal: &Principal,
+    text: &str,
+) -> Option<Response<Body>> {
+    let check = |text: &str| match incoming::read_plain(text) {
+        Ok(Incoming::Request(Request { method, .. }) | Incoming::Notification { method, .. }) => {
+            missing_scope(auth, principal, dispatch.required_scopes(PLAIN, method))
+        }
+        _ => None,
+    };
+    if incoming::is_batch(text) {
+        let messages = incoming::read_batch(text).ok()?;
+        messages.iter().find_map(|message| check(message.get()))
+    } else {
+        check(text)
+    }
+}
+
+/// What [`Dispatch::required_scopes`] is asked for a method of the plain JSON-RPC endpoint
+/// (the key is the method's name).
+pub(super) const PLAIN: &str = "jsonrpc";
+
+/// 403 naming the scopes to ask for (those every request needs, then `required`) when
+/// `principal` lacks one of `required`.
+fn missing_scope(auth: &Auth, principal: &Principal, required: &[&str]) -> Option<Response<Body>> {
     if required.iter().all(|scope| principal.has_scope(scope)) {
         return None;
     }
-    // The scopes to ask for: those this call needs, with those every request needs.
     let mut scopes: Vec<&str> = auth.required_scopes().iter().map(String::as_str).collect();
     for scope in required {
         if !scopes.contains(scope) {

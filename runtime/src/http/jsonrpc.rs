@@ -71,6 +71,13 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             );
         };
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
+            let dispatch = &self.engine.dispatch;
+            if let Some(refused) = super::auth::plain_scope_refusal(dispatch, auth, principal, text)
+            {
+                return refused;
+            }
+        }
         if incoming::is_batch(text) {
             return self.plain_batch(text, headers.principal.as_ref()).await;
         }

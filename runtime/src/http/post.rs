@@ -260,6 +260,14 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(response) => return *response,
         };
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
+            let dispatch = &self.engine.dispatch;
+            if let Some(refused) =
+                super::auth::batch_scope_refusal(dispatch, auth, principal, &messages)
+            {
+                return refused;
+            }
+        }
         if let Err(error) = crate::engine::batch::allowed(&session) {
             return rpc_error(StatusCode::BAD_REQUEST, error, None);
         }
