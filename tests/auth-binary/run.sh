@@ -8,5 +8,7 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 (cd "$ROOT" && cargo run -q -p mcp-codegen -- fixtures/openrpc/mcp-features.openrpc.json -o "$OUT/crate" >/dev/null)
+# The workspace's lock: the same dependency versions as the runtime's own tests.
+cp "$ROOT/Cargo.lock" "$OUT/crate/Cargo.lock"
 cargo build -q --features jwt --manifest-path "$OUT/crate/Cargo.toml"
 python3 "$ROOT/tests/auth-binary/check.py" "$CARGO_TARGET_DIR/debug/mcp-features"
