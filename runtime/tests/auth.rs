@@ -674,6 +674,78 @@ async fn unknown_key_ids_refresh_the_keys_once_then_refuse() {
 }
 
 #[tokio::test]
+async fn a_session_belongs_to_the_principal_that_created_it() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let alice = format!(
+        "Bearer {}",
+        rs256("rsa-1", &claims(&issuer.url, &server.resource))
+    );
+    let mut bob_claims = claims(&issuer.url, &server.resource);
+    bob_claims["sub"] = json!("bob");
+    let bob = format!("Bearer {}", rs256("rsa-1", &bob_claims));
+    let init = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&alice),
+        None,
+        Some(initialize()),
+    )
+    .await;
+    let session = init.session.unwrap();
+    // To bob, alice's session does not exist: POST, GET and DELETE alike.
+    let answer = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bob),
+        Some(&session),
+        Some(whoami_call()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND, "{}", answer.body);
+    assert_eq!(answer.body["error"]["message"], "Session not found");
+    let answer = send(server.addr, "GET", "/mcp", Some(&bob), Some(&session), None).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    let answer = send(
+        server.addr,
+        "DELETE",
+        "/mcp",
+        Some(&bob),
+        Some(&session),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    // Alice's goes on, and she can end it.
+    let answer = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&alice),
+        Some(&session),
+        Some(whoami_call()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.body["result"]["structuredContent"]["subject"],
+        "alice"
+    );
+    let answer = send(
+        server.addr,
+        "DELETE",
+        "/mcp",
+        Some(&alice),
+        Some(&session),
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
 async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
     let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
     let server = start_server(&issuer).await;

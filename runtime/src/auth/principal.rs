@@ -39,6 +39,16 @@ impl Principal {
         self.scopes.iter().any(|granted| granted == scope)
     }
 
+    /// What identifies this principal across requests (a session's owner): its issuer
+    /// (`iss` claim, if any) and subject.
+    pub(crate) fn owner_key(&self) -> String {
+        format!(
+            "{}\n{}",
+            self.claims["iss"].as_str().unwrap_or_default(),
+            self.subject
+        )
+    }
+
     /// The scopes of `required` that were not granted, in their order.
     pub fn missing_scopes<'a>(&self, required: &'a [String]) -> Vec<&'a str> {
         required

@@ -134,6 +134,17 @@ impl<D: Dispatch> McpServer<D> {
         self.engine.config.jsonrpc_path.as_deref() == Some(path)
     }
 
+    /// Whether the request's principal (when authorization is on) may use session `id`.
+    fn may_use(&self, headers: &Headers<'_>, id: &str) -> bool {
+        let Some(principal) = &headers.principal else {
+            return true;
+        };
+        self.engine
+            .store
+            .get(id)
+            .is_none_or(|session| session.is_usable_by(principal))
+    }
+
     /// A path other than the endpoints: the Protected Resource Metadata when authorization
     /// is on ([`crate::Config::auth`]), else 404.
     #[cold]
@@ -193,6 +204,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match headers.session_id {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
+            Some(id) if !self.may_use(headers, id) => session_not_found(),
             Some(id) => match self.engine.store.remove(id) {
                 Some(session) => {
                     tracing::debug!(session = %crate::ids::fingerprint(session.id()), "session deleted");

@@ -129,7 +129,9 @@ impl<D: Dispatch> McpServer<D> {
             params,
         }) = message
         {
-            return self.initialize(id, params.raw()).into();
+            return self
+                .initialize(id, params.raw(), headers.principal.as_deref())
+                .into();
         }
         let session = match self.session(headers, header_version) {
             Ok(session) => session,
@@ -181,11 +183,19 @@ impl<D: Dispatch> McpServer<D> {
         super::auth::scope_refusal(&self.engine.dispatch, auth, principal, request)
     }
 
-    fn initialize(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
+    fn initialize(
+        &self,
+        id: &RawValue,
+        params: Option<&RawValue>,
+        principal: Option<&crate::auth::Principal>,
+    ) -> Response<Body> {
         let (session, result) = match self.engine.initialize(params) {
             Ok(created) => created,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };
+        if let Some(principal) = principal {
+            session.bind_owner(principal.owner_key());
+        }
         if let Err(StoreError::Full) = self.engine.store.insert(session.clone()) {
             return rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -220,6 +230,12 @@ impl<D: Dispatch> McpServer<D> {
             .store
             .get(id)
             .ok_or_else(|| Box::new(session_not_found()))?;
+        if let Some(principal) = &headers.principal {
+            if !session.is_usable_by(principal) {
+                // Another principal's session is, to this one, a session that does not exist.
+                return Err(Box::new(session_not_found()));
+            }
+        }
         match header_version {
             Some(version) if version != session.version() => {
                 Err(Box::new(version_mismatch(version, session.version())))
