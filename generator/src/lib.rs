@@ -18,6 +18,7 @@ pub mod emit;
 pub mod names;
 pub mod openrpc;
 pub mod scaffold;
+pub mod server_card;
 pub mod typespace;
 pub mod validate;
 

@@ -31,6 +31,9 @@ Examples:
   Depend on a published runtime instead of this checkout's:
       mcp-codegen openrpc.json -o server/ --runtime-version 0.1
 
+  Write the server card (from info[\"x-mcp\"].card) for a registry, with the URL it is served at:
+      mcp-codegen openrpc.json --server-card card.json --server-card-url https://mcp.example.com/mcp
+
 Exit codes: 0 success; 1 --check found stale files; 2 the document is invalid (every error is
 printed, with file:line:column and JSON pointer, and nothing is written); 3 I/O failure."
 )]
@@ -39,8 +42,23 @@ struct Cli {
     openrpc: PathBuf,
 
     /// The crate directory to write (created when missing).
-    #[arg(short, long, value_name = "DIR")]
-    output: PathBuf,
+    #[arg(
+        short,
+        long,
+        value_name = "DIR",
+        required_unless_present = "server_card"
+    )]
+    output: Option<PathBuf>,
+
+    /// Also write the server card (SEP-2127) to FILE: the contract's `info["x-mcp"].card`
+    /// with the server's identity. Without --output, only the card is written.
+    #[arg(long, value_name = "FILE")]
+    server_card: Option<PathBuf>,
+
+    /// The public URL of the MCP endpoint, listed in the card as its streamable-http remote with
+    /// the protocol revisions the runtime speaks.
+    #[arg(long, value_name = "URL", requires = "server_card")]
+    server_card_url: Option<String>,
 
     /// Write nothing; exit 1 and list the generated files that differ from what is on disk.
     #[arg(long)]
@@ -89,6 +107,19 @@ fn main() -> ExitCode {
             eprintln!("{warning}");
         }
     }
+    if let Some(file) = &cli.server_card {
+        if let Err(code) = write_server_card(
+            &generated.document,
+            file,
+            cli.server_card_url.as_deref(),
+            cli.quiet,
+        ) {
+            return code;
+        }
+    }
+    let Some(output) = cli.output else {
+        return ExitCode::SUCCESS;
+    };
     let runtime = match (cli.runtime_path, cli.runtime_version) {
         (Some(path), _) => RuntimeDependency::Path(path),
         (None, Some(version)) => RuntimeDependency::Version(version),
@@ -114,43 +145,76 @@ fn main() -> ExitCode {
     );
 
     if cli.check {
-        let stale = scaffold::stale_files(&cli.output, &files);
+        let stale = scaffold::stale_files(&output, &files);
         if stale.is_empty() {
             if !cli.quiet {
-                eprintln!("up to date: {}", cli.output.display());
+                eprintln!("up to date: {}", output.display());
             }
             return ExitCode::SUCCESS;
         }
         for path in &stale {
-            println!("{}", cli.output.join(path).display());
+            println!("{}", output.join(path).display());
         }
         eprintln!(
             "{} generated file(s) are stale: run `mcp-codegen {} -o {}`",
             stale.len(),
             cli.openrpc.display(),
-            cli.output.display()
+            output.display()
         );
         return ExitCode::from(1);
     }
 
-    match scaffold::write_crate(&cli.output, &files) {
+    match scaffold::write_crate(&output, &files) {
         Ok(report) => {
             if !cli.quiet {
                 for path in &report.written {
-                    eprintln!("wrote     {}", cli.output.join(path).display());
+                    eprintln!("wrote     {}", output.join(path).display());
                 }
                 for path in &report.unchanged {
-                    eprintln!("unchanged {}", cli.output.join(path).display());
+                    eprintln!("unchanged {}", output.join(path).display());
                 }
                 for path in &report.kept {
-                    eprintln!("kept      {} (yours)", cli.output.join(path).display());
+                    eprintln!("kept      {} (yours)", output.join(path).display());
                 }
             }
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("error: writing {}: {error}", cli.output.display());
+            eprintln!("error: writing {}: {error}", output.display());
             ExitCode::from(3)
         }
     }
+}
+
+/// Writes the server card of `document` to `file`, with a streamable-http remote at `url`.
+fn write_server_card(
+    document: &mcp_codegen::openrpc::Document,
+    file: &std::path::Path,
+    url: Option<&str>,
+    quiet: bool,
+) -> Result<(), ExitCode> {
+    use mcp_codegen::server_card;
+    let Some(mut card) = server_card::card(document) else {
+        eprintln!("error: --server-card: the document has no server card: add `info[\"x-mcp\"].card` with at least a reverse-DNS `name` (e.g. {{\"name\": \"com.example/notes\"}})");
+        return Err(ExitCode::from(2));
+    };
+    if let Some(url) = url {
+        if !(url.starts_with("https://") || url.starts_with("http://"))
+            || url.contains(char::is_whitespace)
+        {
+            eprintln!("error: --server-card-url {url:?} must be an http:// or https:// URL without spaces");
+            return Err(ExitCode::from(2));
+        }
+        card = server_card::with_remote(card, url, &server_card::REVISIONS);
+    }
+    let mut text = serde_json::to_string_pretty(&card).expect("a JSON value always serializes");
+    text.push('\n');
+    if let Err(error) = std::fs::write(file, text) {
+        eprintln!("error: --server-card: writing {}: {error}", file.display());
+        return Err(ExitCode::from(3));
+    }
+    if !quiet {
+        eprintln!("wrote     {} (server card)", file.display());
+    }
+    Ok(())
 }

@@ -189,7 +189,39 @@ impl Validator<'_> {
         schema
     }
 
+    /// `x-mcp.complete` marks prompt arguments and template variables only.
+    fn completions(&mut self, m: &Method) {
+        let completable = matches!(
+            m.mcp,
+            Some(McpBinding::Prompt(_) | McpBinding::ResourceTemplate(_))
+        );
+        let marked = m
+            .params
+            .iter()
+            .filter(|p| p.complete && !completable)
+            .chain(m.result.iter().filter(|r| r.complete));
+        let mut found = Vec::new();
+        for descriptor in marked {
+            found.push(descriptor.location.clone());
+        }
+        for location in found {
+            self.error(
+                "mcp-complete",
+                location,
+                format!(
+                    "`x-mcp.complete` applies to the params of a prompt or resource-template; method {:?} is {}",
+                    m.name,
+                    match &m.mcp {
+                        Some(binding) => format!("a {}", binding.kind().as_str()),
+                        None => "not exposed to MCP".to_string(),
+                    }
+                ),
+            );
+        }
+    }
+
     fn mcp(&mut self, m: &Method) {
+        self.completions(m);
         let Some(binding) = &m.mcp else { return };
         if m.result.is_none() {
             self.error(

@@ -227,3 +227,65 @@ fn every_invalid_fixture_is_reported_by_the_cli() {
     }
     assert!(checked >= 19, "only {checked} invalid fixtures");
 }
+
+/// `--server-card FILE` without `-o` writes only the card, with `--server-card-url` as its
+/// remote; a document without a card is refused with the field to add.
+#[test]
+fn server_card_file() {
+    let scratch = tempfile::tempdir().unwrap();
+    let quickstart = common::workspace().join("examples/quickstart/openrpc.json");
+    let card_file = scratch.path().join("card.json");
+    let output = mcp_codegen(&[
+        quickstart.as_os_str(),
+        "--server-card".as_ref(),
+        card_file.as_os_str(),
+        "--server-card-url".as_ref(),
+        "https://notes.example.com/mcp".as_ref(),
+    ]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let card: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&card_file).unwrap()).unwrap();
+    assert_eq!(
+        card["$schema"],
+        "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json"
+    );
+    assert_eq!(card["name"], "invalid.example/quickstart-notes");
+    assert_eq!(card["version"], "0.1.0");
+    assert_eq!(card["title"], "Quickstart Notes");
+    assert_eq!(card["remotes"][0]["url"], "https://notes.example.com/mcp");
+    assert_eq!(
+        card["remotes"][0]["supportedProtocolVersions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    assert_eq!(
+        fs::read_dir(scratch.path()).unwrap().count(),
+        1,
+        "only the card is written"
+    );
+
+    let no_card = common::workspace().join("examples/everything-server/openrpc.json");
+    let refused = mcp_codegen(&[
+        no_card.as_os_str(),
+        "--server-card".as_ref(),
+        card_file.as_os_str(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("info[\"x-mcp\"].card"),
+        "{}",
+        text(&refused.stderr)
+    );
+
+    let bad_url = mcp_codegen(&[
+        quickstart.as_os_str(),
+        "--server-card".as_ref(),
+        card_file.as_os_str(),
+        "--server-card-url".as_ref(),
+        "notes.example.com".as_ref(),
+    ]);
+    assert_eq!(bad_url.status.code(), Some(2));
+    assert!(text(&bad_url.stderr).contains("--server-card-url"));
+}

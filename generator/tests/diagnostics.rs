@@ -101,7 +101,7 @@ error[ref-resolvable]: content descriptor `$ref` cycle: #/components/contentDesc
 
 #[test]
 fn mcp_extension() {
-    let expected = r##"error[mcp-extension]: unknown key `color` in `info.x-mcp`; allowed keys: name, title, instructions, websiteUrl, scopes
+    let expected = r##"error[mcp-extension]: unknown key `color` in `info.x-mcp`; allowed keys: name, title, instructions, websiteUrl, card, scopes
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)
@@ -607,4 +607,41 @@ fn whole_file_refs_parent_dirs_and_refs_back_into_main() {
         "api/sub/x.json#/X"
     );
     assert_eq!(doc.files.len(), 3);
+}
+
+#[test]
+fn server_card() {
+    let rendered = render("server-card.json");
+    for expected in [
+        "error[server-card]: `info.x-mcp.card.name` \"no-slash\" is not a reverse-DNS server name",
+        "error[server-card]: the card's description defaults to `info.description`, which must be 1 to 100 characters, found 113: set `info.x-mcp.card.description`",
+        "error[server-card]: `info.version` \"^1.2\" is a range; a card's version must be one version",
+        "error[server-card]: `info.x-mcp.card.repository` needs a string `source`",
+        "error[server-card]: each of `info.x-mcp.card.remotes` needs a string `url`",
+        "error[server-card]: unknown key `packages` in `info.x-mcp.card`; allowed keys: name, description, repository, icons, remotes, _meta",
+        "--> server-card.json:9:17 (/info/x-mcp/card/name)",
+        "6 error(s), 0 warning(s)",
+    ] {
+        assert!(rendered.contains(expected), "missing {expected:?} in:\n{rendered}");
+    }
+}
+
+#[test]
+fn mcp_complete() {
+    let expected = r##"error[mcp-complete]: `x-mcp.complete` applies to the params of a prompt or resource-template; method "search" is a tool
+  --> mcp-complete.json:5:54 (/methods/0/params/0)
+error[mcp-complete]: `x-mcp.complete` applies to the params of a prompt or resource-template; method "plain" is not exposed to MCP
+  --> mcp-complete.json:6:36 (/methods/1/params/0)
+error[mcp-complete]: `x-mcp.complete` applies to the params of a prompt or resource-template; method "plain" is not exposed to MCP
+  --> mcp-complete.json:6:128 (/methods/1/result)
+3 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-complete.json"), expected);
+    let shapes = r##"error[mcp-extension]: `x-mcp.complete` must be a boolean, found a string
+  --> mcp-complete-shape.json:5:91 (/methods/0/params/0/x-mcp/complete)
+error[mcp-extension]: unknown key `hint` in a param's `x-mcp`; allowed keys: complete
+  --> mcp-complete-shape.json:5:106 (/methods/0/params/0/x-mcp/hint)
+error[mcp-extension]: a param's `x-mcp` must be an object such as {"complete": true}, found a boolean
+  --> mcp-complete-shape.json:6:78 (/methods/1/params/0/x-mcp)
+3 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-complete-shape.json"), shapes);
 }

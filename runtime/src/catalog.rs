@@ -37,6 +37,28 @@ pub struct Completion {
     pub values: &'static [&'static str],
 }
 
+/// A `completion/complete` request for an argument the application completes (the contract
+/// marks it `"x-mcp": {"complete": true}`), as the generated handler method receives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompletionRequest {
+    /// What the user typed so far (`argument.value`).
+    pub value: String,
+    /// The arguments already chosen (`context.arguments`, sent by clients from 2025-06-18 on),
+    /// by name.
+    pub arguments: std::collections::BTreeMap<String, String>,
+}
+
+impl CompletionRequest {
+    /// A request for `value` with no other arguments chosen (tests and direct calls).
+    pub fn new(value: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            arguments: Default::default(),
+        }
+    }
+}
+
 /// What a completion reference names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompletionKind {

@@ -201,6 +201,15 @@ pub struct Config {
     /// the scopes every request needs. stdio is never authenticated. Default `None`: every
     /// request is served.
     pub auth: Option<crate::auth::Auth>,
+    /// Serve the contract's server card (SEP-2127) at `/mcp/server-card`, listed by the MCP
+    /// Catalog at `/.well-known/mcp/catalog.json` (and `/.well-known/ai-catalog.json`), with
+    /// CORS open to every origin, as public discovery documents are. Default `false`: 404.
+    /// A contract without `info["x-mcp"].card` has no card to serve.
+    pub server_card: bool,
+    /// The public URL of the MCP endpoint (e.g. `https://mcp.example.com/mcp`), as clients reach
+    /// it through proxies: what the server card and catalog list. Default `None`: built from the
+    /// request's (checked) `Host` as `http://{host}/mcp`.
+    pub public_url: Option<String>,
 }
 
 impl Config {
@@ -246,6 +255,8 @@ impl Default for Config {
             stdio_output_limit: 1024 * 1024,
             jsonrpc_path: None,
             auth: None,
+            server_card: false,
+            public_url: None,
         }
     }
 }
@@ -457,6 +468,18 @@ impl ConfigBuilder {
     /// Sets [`Config::auth`].
     pub fn auth(mut self, auth: Option<crate::auth::Auth>) -> Self {
         self.config.auth = auth;
+        self
+    }
+
+    /// Sets [`Config::server_card`].
+    pub fn server_card(mut self, server_card: bool) -> Self {
+        self.config.server_card = server_card;
+        self
+    }
+
+    /// Sets [`Config::public_url`].
+    pub fn public_url(mut self, public_url: Option<String>) -> Self {
+        self.config.public_url = public_url;
         self
     }
 

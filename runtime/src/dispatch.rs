@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::json::{JsonText, RESPONSE_HEADROOM};
@@ -95,6 +95,28 @@ pub trait Dispatch: Send + Sync + 'static {
     /// `scopes_supported`. Default: none.
     fn scopes_supported(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
+    /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
+    /// `None` (the default) when the contract has no card.
+    fn server_card(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Completes `argument` of the prompt or resource template `reference` through the
+    /// handler, when the contract marks it `"x-mcp": {"complete": true}`. `None` (the default)
+    /// for every other argument: the catalog's `enum` values complete those.
+    fn complete<'a>(
+        &'a self,
+        kind: CompletionKind,
+        reference: &str,
+        argument: &str,
+        request: CompletionRequest,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Vec<String>, Error>>> {
+        let _ = (kind, reference, argument, request, ctx);
+        None
     }
 }
 

@@ -7,13 +7,20 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 const USAGE: &str = "\
-Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--auth-issuer URL --public-url URL ...]
+Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--server-card] [--public-url URL]
+                [--auth-issuer URL ...]
 
   --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
   --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
   --jsonrpc PATH     also serve every method of the contract as plain JSON-RPC 2.0 over HTTP
                      POST at PATH (e.g. /jsonrpc), with rpc.discover; HTTP only
                      [env: MCP_JSONRPC_PATH; default: off]
+  --server-card      serve the contract's server card at /mcp/server-card, listed by the MCP
+                     Catalog at /.well-known/mcp/catalog.json; HTTP only
+                     [env: MCP_SERVER_CARD=1; default: off]
+  --public-url URL   the MCP endpoint's public URL, as clients reach it through proxies, e.g.
+                     https://mcp.example.com/mcp; named by the server card
+                     [env: MCP_PUBLIC_URL; default: http://{Host header}/mcp]
 {AUTH}
   -h, --help         print this help
 
@@ -27,6 +34,11 @@ fn usage() -> String {
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
 pub const JSONRPC_PATH_ENV: &str = "MCP_JSONRPC_PATH";
+/// The environment variable turning the server card on when `--server-card` is not given
+/// (`1` or `true`).
+pub const SERVER_CARD_ENV: &str = "MCP_SERVER_CARD";
+/// The environment variable giving the public URL when `--public-url` is not given.
+pub const PUBLIC_URL_ENV: &str = "MCP_PUBLIC_URL";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,8 +78,12 @@ pub struct Args {
     /// `--jsonrpc PATH`: the plain JSON-RPC endpoint's path (see
     /// [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)), if given.
     pub jsonrpc_path: Option<String>,
-    /// `--public-url`, `--auth-issuer`, `--auth-audience`, `--auth-jwks`, `--auth-scopes`
-    /// (HTTP only: refused with `--stdio`).
+    /// `--server-card`: serve the server card ([`Config::server_card`](crate::Config::server_card)).
+    pub server_card: bool,
+    /// `--public-url URL` ([`Config::public_url`](crate::Config::public_url)), if given.
+    pub public_url: Option<String>,
+    /// `--auth-issuer`, `--auth-audience`, `--auth-jwks`, `--auth-scopes` (HTTP only: refused
+    /// with `--stdio`).
     pub auth: crate::auth::AuthArgs,
 }
 
@@ -82,11 +98,15 @@ pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, A
 pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args, ArgsError> {
     let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
     let mut jsonrpc_path = None;
+    let mut server_card = false;
+    let mut public_url = None;
     let mut auth = crate::auth::AuthArgs::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, value) = match arg.split_once('=') {
-            Some((flag @ ("--addr" | "--jsonrpc"), value)) => (flag.to_string(), value.to_string()),
+            Some((flag @ ("--addr" | "--jsonrpc" | "--public-url"), value)) => {
+                (flag.to_string(), value.to_string())
+            }
             Some((flag, value)) if crate::auth::AuthArgs::is_flag(flag) => {
                 (flag.to_string(), value.to_string())
             }
@@ -95,11 +115,16 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
                     transport = Transport::Stdio;
                     continue;
                 }
+                "--server-card" => {
+                    server_card = true;
+                    continue;
+                }
                 "-h" | "--help" => return Err(ArgsError::Help),
-                "--addr" | "--jsonrpc" => {
+                "--addr" | "--jsonrpc" | "--public-url" => {
                     let value = args.next().ok_or_else(|| {
                         ArgsError::Invalid(match arg.as_str() {
                             "--addr" => "--addr needs a value, e.g. --addr 127.0.0.1:8080".into(),
+                            "--public-url" => "--public-url needs a value, e.g. --public-url https://mcp.example.com/mcp".into(),
                             _ => "--jsonrpc needs a value, e.g. --jsonrpc /jsonrpc".into(),
                         })
                     })?;
@@ -129,6 +154,12 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             jsonrpc_path = Some(value);
             continue;
         }
+        if flag == "--public-url" {
+            check_public_url(&value)
+                .map_err(|why| ArgsError::Invalid(format!("--public-url {value}: {why}")))?;
+            public_url = Some(value);
+            continue;
+        }
         let addr = value.parse().map_err(|e| {
             ArgsError::Invalid(format!(
                 "--addr {value}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"
@@ -141,16 +172,39 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             "--jsonrpc serves over HTTP: it cannot be combined with --stdio".into(),
         ));
     }
+    if (server_card || public_url.is_some()) && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--server-card and --public-url are for HTTP: they cannot be combined with --stdio"
+                .into(),
+        ));
+    }
     if auth.any() && transport == Transport::Stdio {
         return Err(ArgsError::Invalid(
-            "--auth-* and --public-url apply to HTTP: they cannot be combined with --stdio".into(),
+            "--auth-* apply to HTTP: they cannot be combined with --stdio".into(),
         ));
     }
     Ok(Args {
         transport,
         jsonrpc_path,
+        server_card,
+        public_url,
         auth,
     })
+}
+
+/// Whether `url` can be the endpoint's public URL: `http://` or `https://`, no spaces or
+/// control characters. The error says why not.
+pub fn check_public_url(url: &str) -> Result<(), String> {
+    let Some((_, rest)) = url
+        .split_once("://")
+        .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
+    else {
+        return Err("the URL must start with https:// (or http://)".into());
+    };
+    if rest.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("the URL needs a host and no spaces or control characters".into());
+    }
+    Ok(())
 }
 
 /// Whether `path` can be the plain JSON-RPC endpoint's: an absolute path other than `/mcp`,
@@ -208,20 +262,35 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
         let env = std::env::var(JSONRPC_PATH_ENV).ok();
-        let (path, auth) = match args.transport {
-            // The environment's path and authorization are for HTTP; stdio ignores them.
-            Transport::Stdio => (None, None),
-            Transport::Http(_) => (
-                jsonrpc_path(args.jsonrpc_path, env)?,
-                args.auth
-                    .auth(|var| std::env::var(var).ok())
-                    .map_err(ArgsError::Invalid)?,
-            ),
+        let path = match args.transport {
+            // The environment's path is for HTTP; stdio simply ignores it.
+            Transport::Stdio => None,
+            Transport::Http(_) => jsonrpc_path(args.jsonrpc_path, env)?,
         };
-        Ok((args.transport, path, auth))
+        let http = matches!(args.transport, Transport::Http(_));
+        let server_card = http
+            && (args.server_card
+                || std::env::var(SERVER_CARD_ENV).is_ok_and(|v| v == "1" || v == "true"));
+        let public_url = match (args.public_url, std::env::var(PUBLIC_URL_ENV).ok()) {
+            (Some(url), _) => Some(url),
+            (None, Some(url)) if http && !url.is_empty() => {
+                check_public_url(&url)
+                    .map_err(|why| ArgsError::Invalid(format!("{PUBLIC_URL_ENV}={url}: {why}")))?;
+                Some(url)
+            }
+            _ => None,
+        };
+        let auth = if http {
+            args.auth
+                .auth(public_url.as_deref(), |var| std::env::var(var).ok())
+                .map_err(ArgsError::Invalid)?
+        } else {
+            None
+        };
+        Ok((args.transport, path, server_card, public_url, auth))
     });
     let transport = match parsed {
-        Ok((transport, path, auth)) => {
+        Ok((transport, path, server_card, public_url, auth)) => {
             if let Some(auth) = auth {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
                     eprintln!("error: --auth-issuer cannot change a server that was cloned before entry::run; set Config::auth instead");
@@ -229,12 +298,14 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
                 };
                 engine.config.auth = Some(auth.support_scopes(engine.dispatch.scopes_supported()));
             }
-            if let Some(path) = path {
+            if path.is_some() || server_card || public_url.is_some() {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
-                    eprintln!("error: --jsonrpc cannot change a server that was cloned before entry::run; set Config::jsonrpc_path instead");
+                    eprintln!("error: --jsonrpc, --server-card and --public-url cannot change a server that was cloned before entry::run; set them in its Config instead");
                     return ExitCode::from(2);
                 };
-                engine.config.jsonrpc_path = Some(path);
+                engine.config.jsonrpc_path = path.or(engine.config.jsonrpc_path.take());
+                engine.config.server_card |= server_card;
+                engine.config.public_url = public_url.or(engine.config.public_url.take());
             }
             transport
         }
@@ -360,6 +431,46 @@ mod tests {
     }
 
     #[test]
+    fn server_card_flags() {
+        let args = command_line(&[
+            "--server-card",
+            "--public-url",
+            "https://mcp.example.com/mcp",
+        ])
+        .unwrap();
+        assert!(args.server_card);
+        assert_eq!(
+            args.public_url.as_deref(),
+            Some("https://mcp.example.com/mcp")
+        );
+        assert!(!command_line(&[]).unwrap().server_card);
+        assert!(command_line(&["--public-url=ftp://x"])
+            .unwrap_err()
+            .contains("https://"));
+        assert!(command_line(&["--public-url"])
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(command_line(&["--stdio", "--server-card"])
+            .unwrap_err()
+            .contains("--stdio"));
+        assert!(USAGE.contains("--server-card") && USAGE.contains(PUBLIC_URL_ENV));
+    }
+
+    #[test]
+    fn jsonrpc_path_from_the_environment() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(jsonrpc_path(None, None), Ok(None));
+        assert_eq!(jsonrpc_path(None, some("")), Ok(None));
+        assert_eq!(jsonrpc_path(None, some("/rpc")), Ok(some("/rpc")));
+        // The flag wins.
+        assert_eq!(jsonrpc_path(some("/a"), some("/b")), Ok(some("/a")));
+        assert!(matches!(
+            jsonrpc_path(None, some("rpc")),
+            Err(ArgsError::Invalid(message)) if message.contains(JSONRPC_PATH_ENV)
+        ));
+    }
+
+    #[test]
     fn auth_flags() {
         let args = command_line(&[
             "--auth-issuer",
@@ -378,19 +489,5 @@ mod tests {
             .unwrap_err()
             .contains("--stdio"));
         assert!(usage().contains("--auth-issuer URL") && usage().contains("MCP_AUTH_ISSUER"));
-    }
-
-    #[test]
-    fn jsonrpc_path_from_the_environment() {
-        let some = |s: &str| Some(s.to_string());
-        assert_eq!(jsonrpc_path(None, None), Ok(None));
-        assert_eq!(jsonrpc_path(None, some("")), Ok(None));
-        assert_eq!(jsonrpc_path(None, some("/rpc")), Ok(some("/rpc")));
-        // The flag wins.
-        assert_eq!(jsonrpc_path(some("/a"), some("/b")), Ok(some("/a")));
-        assert!(matches!(
-            jsonrpc_path(None, some("rpc")),
-            Err(ArgsError::Invalid(message)) if message.contains(JSONRPC_PATH_ENV)
-        ));
     }
 }

@@ -36,6 +36,7 @@ pub mod dispatch;
 mod engine;
 pub mod entry;
 mod error;
+mod expiry;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -68,7 +69,7 @@ pub mod uri_template;
 #[allow(missing_docs, rustdoc::bare_urls)]
 pub mod wire;
 
-pub use catalog::{Catalog, Completion, CompletionKind, Descriptor, ServerInfo};
+pub use catalog::{Catalog, Completion, CompletionKind, CompletionRequest, Descriptor, ServerInfo};
 pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
 pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};

@@ -330,6 +330,38 @@ impl server::Handler for TestHandler {
         Ok(format!("Say hello to {}.", params.name))
     }
 
+    /// Names the application knows, titled when the chosen tone is formal.
+    async fn complete_greet_name(
+        &self,
+        _ctx: &RequestContext,
+        request: mcp_runtime::CompletionRequest,
+    ) -> Result<Vec<String>, Error> {
+        let formal = request.arguments.get("tone").map(String::as_str) == Some("formal");
+        Ok(["Ada", "Alan", "Grace", "Barbara"]
+            .iter()
+            .filter(|name| name.starts_with(&request.value))
+            .map(|name| match formal {
+                true => format!("Dr. {name}"),
+                false => name.to_string(),
+            })
+            .collect())
+    }
+
+    /// Item ids 1 to 150 starting with what was typed; `boom` fails.
+    async fn complete_item_id(
+        &self,
+        _ctx: &RequestContext,
+        request: mcp_runtime::CompletionRequest,
+    ) -> Result<Vec<String>, Error> {
+        if request.value == "boom" {
+            return Err(Error::new("the item index is unavailable"));
+        }
+        Ok((1..=150)
+            .map(|id| id.to_string())
+            .filter(|id| id.starts_with(&request.value))
+            .collect())
+    }
+
     async fn hello(&self, _ctx: &RequestContext) -> Result<String, Error> {
         Ok("hello, world".into())
     }

@@ -105,6 +105,23 @@ impl server::Handler for Notes {
         ))
     }
 
+    /// Topics are the notes' tags: the ones starting with what the user typed, each once.
+    async fn complete_summarize_topic(
+        &self,
+        _ctx: &RequestContext,
+        request: mcp_runtime::CompletionRequest,
+    ) -> Result<Vec<String>, Error> {
+        let typed = request.value.to_lowercase();
+        let tags: std::collections::BTreeSet<String> = self
+            .lock()
+            .iter()
+            .flat_map(|note| note.tags.iter())
+            .filter(|tag| tag.to_lowercase().starts_with(&typed))
+            .cloned()
+            .collect();
+        Ok(tags.into_iter().collect())
+    }
+
     async fn note_index(
         &self,
         _ctx: &RequestContext,

@@ -286,3 +286,44 @@ fn descriptors_match_the_contract_in_every_revision() {
         ])
     );
 }
+
+/// `summarize`'s `topic` is marked `x-mcp.complete`: the handler offers the notes' tags; other
+/// arguments are not the handler's to complete.
+#[test]
+fn topics_complete_from_the_notes_tags() {
+    use mcp_runtime::{CompletionKind, CompletionRequest};
+    let server = Server::new(Notes::default());
+    for (title, tags) in [
+        ("a", json!(["rust", "release"])),
+        ("b", json!(["Rust", "travel"])),
+    ] {
+        tool(
+            &server,
+            "create_note",
+            json!({"title": title, "body": "", "tags": tags}),
+            ProtocolVersion::V2025_11_25,
+        )
+        .unwrap();
+    }
+    let complete = |argument: &str, value: &str| {
+        server
+            .complete(
+                CompletionKind::Prompt,
+                "summarize",
+                argument,
+                CompletionRequest::new(value),
+                RequestContext::default(),
+            )
+            .map(|future| block_on(future).unwrap())
+    };
+    assert_eq!(
+        complete("topic", "r"),
+        Some(vec!["Rust".into(), "release".into(), "rust".into()])
+    );
+    assert_eq!(complete("topic", "t"), Some(vec!["travel".to_string()]));
+    assert_eq!(
+        complete("style", "h"),
+        None,
+        "enums complete in the runtime"
+    );
+}

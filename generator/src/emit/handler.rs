@@ -38,6 +38,34 @@ pub(crate) fn handler_trait(
             quote!(, params: #ty)
         });
         let output = plan.result_type(types);
+        let completions = plan.completions.iter().map(|completion| {
+            let name = ident(&completion.fn_name);
+            let target = match plan.binding() {
+                Some(binding) => format!(
+                    "{} `{}`",
+                    binding.kind().as_str().replace('-', " "),
+                    binding.common().name
+                ),
+                None => format!("method `{}`", method.name),
+            };
+            let docs = doc_attrs(&paragraphs(&[
+                Some(&format!(
+                    "Completes `{}` of the {target} (`completion/complete`): the values to offer for what the user typed, `request.value`, given the arguments already chosen, `request.arguments`.",
+                    completion.argument
+                )),
+                Some("The first 100 are sent, with the total count."),
+            ]));
+            quote! {
+                #docs
+                fn #name(
+                    &self,
+                    ctx: &::mcp_runtime::RequestContext,
+                    request: ::mcp_runtime::CompletionRequest,
+                ) -> impl ::std::future::Future<
+                    Output = ::std::result::Result<::std::vec::Vec<::std::string::String>, ::mcp_runtime::Error>,
+                > + ::std::marker::Send;
+            }
+        });
         quote! {
             #docs
             #deprecated
@@ -48,6 +76,7 @@ pub(crate) fn handler_trait(
             ) -> impl ::std::future::Future<
                 Output = ::std::result::Result<#output, ::mcp_runtime::Error>,
             > + ::std::marker::Send;
+            #(#completions)*
         }
     });
     let fns = frame.run(Slot::TraitItems, fns.collect());

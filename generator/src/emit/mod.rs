@@ -27,6 +27,8 @@ pub struct Emitted {
     pub source: String,
     /// Each handler method's signature, in declaration order.
     pub signatures: Vec<Signature>,
+    /// The handler's completion methods (`x-mcp.complete` params), in method order.
+    pub completion_signatures: Vec<Signature>,
     /// Why lowering the schemas stopped short of the document, if it did (see
     /// [`crate::typespace::MAX_LOWER_STEPS`]): [`crate::generate`] then refuses the document.
     pub budget_exceeded: Option<String>,
@@ -76,6 +78,21 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
             ),
         })
         .collect();
+    let completion_signatures = methods
+        .iter()
+        .flat_map(|plan| {
+            plan.completions.iter().map(|completion| Signature {
+                wire_name: plan.method.name.clone(),
+                fn_name: completion.fn_name.clone(),
+                doc: Some(format!(
+                    "Completes `{}` of `{}`: the values to offer for `request.value`.",
+                    completion.argument, plan.method.name
+                )),
+                params_type: Some("mcp_runtime::CompletionRequest".to_string()),
+                result_type: "Vec<String>".to_string(),
+            })
+        })
+        .collect();
     // The four top-level parts of the file format independently (prettyplease ends every
     // top-level item at column 0), so each is built and formatted on its own thread: on large
     // documents formatting is most of the generation time. Tokens are not `Send`, so every
@@ -83,17 +100,27 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
     let sections: [&Section<'_>; 4] = [
         &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
         &|frame| handler::handler_trait(&methods, &types, frame),
-        &|frame| server::server(&methods, &types, frame, document.server.scopes.as_deref()),
+        &|frame| {
+            server::server(
+                &methods,
+                &types,
+                document.server.card.is_some(),
+                frame,
+                document.server.scopes.as_deref(),
+            )
+        },
         &|_| {
             descriptors_module(
                 server::catalog(document, &methods),
                 server::openrpc_document(document),
+                server::server_card(document),
             )
         },
     ];
     Emitted {
         source: with_header(&format_sections(&sections), source_name),
         signatures,
+        completion_signatures,
         budget_exceeded: types.budget_exceeded().map(str::to_string),
     }
 }
@@ -141,7 +168,11 @@ fn types_module(type_defs: TokenStream) -> TokenStream {
 }
 
 /// `pub mod descriptors { ... }` around the catalog and the embedded document.
-fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStream {
+fn descriptors_module(
+    catalog: TokenStream,
+    document: TokenStream,
+    card: TokenStream,
+) -> TokenStream {
     quote! {
         /// What the server publishes through `initialize`, `server/discover` and the `*/list`
         /// methods, and through `rpc.discover` on the plain JSON-RPC endpoint, computed at
@@ -150,6 +181,7 @@ fn descriptors_module(catalog: TokenStream, document: TokenStream) -> TokenStrea
         pub mod descriptors {
             #catalog
             #document
+            #card
         }
     }
 }

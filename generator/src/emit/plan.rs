@@ -20,6 +20,17 @@ pub struct MethodPlan<'d> {
     pub params: Option<TypeId>,
     /// The result type, or `None` for a notification.
     pub result: Option<TypeId>,
+    /// The prompt arguments or template variables the application completes
+    /// (`x-mcp.complete`), each with its handler method.
+    pub completions: Vec<CompletionPlan>,
+}
+
+/// A prompt argument or template variable the handler completes.
+pub struct CompletionPlan {
+    /// The param's name (the argument or variable).
+    pub argument: String,
+    /// The handler method's identifier (`complete_<method>_<param>`, unique in the trait).
+    pub fn_name: String,
 }
 
 impl<'d> MethodPlan<'d> {
@@ -57,7 +68,7 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
         types.add_named(key, &named.name, &named.schema);
     }
     let mut fn_names = Scope::new();
-    document
+    let mut plans: Vec<MethodPlan<'d>> = document
         .methods
         .iter()
         .map(|method| {
@@ -76,9 +87,28 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
                 fn_name: fn_names.unique_ident(&snake_ident(&method.name)),
                 params,
                 result,
+                completions: Vec::new(),
             }
         })
-        .collect()
+        .collect();
+    // Named after every method, so a method keeps its own name when they would collide.
+    for plan in &mut plans {
+        plan.completions = plan
+            .method
+            .params
+            .iter()
+            .filter(|param| param.complete)
+            .map(|param| CompletionPlan {
+                argument: param.name.clone(),
+                fn_name: fn_names.unique_ident(&snake_ident(&format!(
+                    "complete_{}_{}",
+                    plan.fn_name.trim_start_matches("r#"),
+                    param.name
+                ))),
+            })
+            .collect();
+    }
+    plans
 }
 
 /// Whether the handler of `method` returns the MCP result itself (`x-mcp.output: "mcp"`), so

@@ -22,10 +22,19 @@ use crate::typespace::TypeSpace;
 pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
+    has_card: bool,
     frame: &mut Frame,
     default_scopes: Option<&[String]>,
 ) -> TokenStream {
     let scopes = scopes(methods, default_scopes);
+    let server_card = has_card.then(|| {
+        quote! {
+            fn server_card(&self) -> ::std::option::Option<&'static str> {
+                ::std::option::Option::Some(descriptors::SERVER_CARD)
+            }
+        }
+    });
+    let complete = complete(methods);
     let call_method = call_method(methods, types, frame);
     let call_tool = call_tool(methods, types, frame);
     let get_prompt = get_prompt(methods, types, frame);
@@ -63,6 +72,10 @@ pub(crate) fn server(
             }
 
             #scopes
+            #server_card
+
+            #complete
+
             #call_method
             #call_tool
             #get_prompt
@@ -461,6 +474,75 @@ pub fn openrpc_document(document: &Document) -> TokenStream {
         /// The OpenRPC document this server was generated from (its root file, compact JSON):
         /// the result of `rpc.discover` on the plain JSON-RPC endpoint.
         pub const OPENRPC_DOCUMENT: &str = #text;
+    }
+}
+
+/// `Dispatch::complete`, routing each argument the contract marks `x-mcp.complete` to its
+/// handler method; nothing when none is marked (the runtime then completes from enums only).
+fn complete(methods: &[MethodPlan<'_>]) -> Option<TokenStream> {
+    let arms: Vec<TokenStream> = methods
+        .iter()
+        .flat_map(|plan| {
+            let (kind, reference) = match plan.binding() {
+                Some(McpBinding::Prompt(prompt)) => (quote!(Prompt), prompt.common.name.as_str()),
+                Some(McpBinding::ResourceTemplate(template)) => {
+                    (quote!(Resource), template.uri_template.as_str())
+                }
+                _ => return Vec::new(),
+            };
+            plan.completions
+                .iter()
+                .map(|completion| {
+                    let reference = str_lit(reference);
+                    let argument = str_lit(&completion.argument);
+                    let name = ident(&completion.fn_name);
+                    quote! {
+                        (::mcp_runtime::CompletionKind::#kind, #reference, #argument) => {
+                            ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+                                self.handler.#name(&ctx, request).await
+                            }))
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    if arms.is_empty() {
+        return None;
+    }
+    Some(quote! {
+        fn complete<'a>(
+            &'a self,
+            kind: ::mcp_runtime::CompletionKind,
+            reference: &str,
+            argument: &str,
+            request: ::mcp_runtime::CompletionRequest,
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::std::option::Option<
+            ::mcp_runtime::BoxFuture<
+                'a,
+                ::std::result::Result<::std::vec::Vec<::std::string::String>, ::mcp_runtime::Error>,
+            >,
+        > {
+            match (kind, reference, argument) {
+                #(#arms)*
+                _ => ::std::option::Option::None,
+            }
+        }
+    })
+}
+
+/// `SERVER_CARD`: the contract's server card, compact, when it has one (`info["x-mcp"].card`).
+pub fn server_card(document: &Document) -> TokenStream {
+    let Some(card) = crate::server_card::card(document) else {
+        return TokenStream::new();
+    };
+    let text = serde_json::to_string(&card).expect("a JSON value always serializes");
+    let text = str_lit(&text);
+    quote! {
+        /// The server card (SEP-2127) from the contract, without the `remotes` a running server
+        /// adds: served at `<mcp-url>/server-card` when the server card is turned on.
+        pub const SERVER_CARD: &str = #text;
     }
 }
 

@@ -29,7 +29,14 @@ pub const METHOD_KEYS: &[&str] = &[
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
-pub const SERVER_KEYS: &[&str] = &["name", "title", "instructions", "websiteUrl", "scopes"];
+pub const SERVER_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "instructions",
+    "websiteUrl",
+    "card",
+    "scopes",
+];
 
 /// The method facts `x-mcp` defaults come from.
 pub struct MethodFacts<'a> {
@@ -381,6 +388,20 @@ pub fn parse_server(
             match parse_scopes(v, "info.x-mcp.scopes") {
                 Ok(scopes) => server.scopes = Some(scopes),
                 Err(message) => diags.push(Diagnostic::error(RULE, locate("/scopes"), message)),
+            }
+            continue;
+        }
+        if key == "card" {
+            match v {
+                Value::Object(card) => server.card = Some(card.clone()),
+                other => diags.push(Diagnostic::error(
+                    RULE,
+                    locate("/card"),
+                    format!(
+                        "`info.x-mcp.card` must be an object, found {}",
+                        type_name(other)
+                    ),
+                )),
             }
             continue;
         }

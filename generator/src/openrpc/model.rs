@@ -60,6 +60,8 @@ pub struct ServerExtension {
     pub website_url: Option<String>,
     /// `scopes`: the OAuth scopes every MCP method needs unless its `x-mcp` names its own.
     pub scopes: Option<Vec<String>>,
+    /// `card`: what the server card adds to the identity (`crate::server_card`).
+    pub card: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A schema that has a name: a component schema, or a definition in another file.
@@ -129,6 +131,9 @@ pub struct ContentDescriptor {
     pub location: Location,
     /// Where its `schema` is.
     pub schema_location: Location,
+    /// `"x-mcp": {"complete": true}`: the application completes this prompt argument or
+    /// template variable (a `complete_*` method of the handler).
+    pub complete: bool,
 }
 
 /// An OpenRPC error object declared by a method.

@@ -41,6 +41,7 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line()),
         methods => signatures.iter().map(method).collect::<Vec<_>>(),
+        completions => generated.server.completion_signatures.iter().map(method).collect::<Vec<_>>(),
         request => safe(shell::quote(&ascii_json(&json!({
             "jsonrpc": "2.0",
             "id": 1,

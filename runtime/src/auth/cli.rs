@@ -1,10 +1,10 @@
-//! The authorization flags of a server binary (`entry`): `--public-url`, `--auth-issuer`,
-//! `--auth-audience`, `--auth-jwks`, `--auth-scopes`, each with its environment variable,
-//! turned into an [`Auth`](super::Auth) (the `jwt` feature's authenticator).
+//! The authorization flags of a server binary (`entry`): `--auth-issuer`, `--auth-audience`,
+//! `--auth-jwks`, `--auth-scopes`, each with its environment variable, turned into an
+//! [`Auth`](super::Auth) (the `jwt` feature's authenticator); the audience defaults to the
+//! server's public URL (`--public-url`, which `entry` reads).
 
 /// The flags, with the environment variable each falls back to.
-pub(crate) const FLAGS: [(&str, &str); 5] = [
-    ("--public-url", "MCP_PUBLIC_URL"),
+pub(crate) const FLAGS: [(&str, &str); 4] = [
     ("--auth-issuer", "MCP_AUTH_ISSUER"),
     ("--auth-audience", "MCP_AUTH_AUDIENCE"),
     ("--auth-jwks", "MCP_AUTH_JWKS"),
@@ -13,8 +13,6 @@ pub(crate) const FLAGS: [(&str, &str); 5] = [
 
 /// The usage lines of the flags.
 pub(crate) const USAGE: &str = concat!(
-    "  --public-url URL   the URL clients reach the MCP endpoint at, e.g. https://mcp.example.com/mcp\n",
-    "                     (a URL without a path gets /mcp) [env: MCP_PUBLIC_URL]\n",
     "  --auth-issuer URL  require OAuth access tokens (JWT) of this issuer; HTTP only\n",
     "                     [env: MCP_AUTH_ISSUER; default: off]\n",
     "  --auth-audience URL\n",
@@ -27,7 +25,7 @@ pub(crate) const USAGE: &str = concat!(
 /// The values of [`FLAGS`] given on the command line, in their order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthArgs {
-    values: [Option<String>; 5],
+    values: [Option<String>; 4],
 }
 
 impl AuthArgs {
@@ -50,7 +48,7 @@ impl AuthArgs {
 
     /// Each flag's value, else its environment variable's (per `env`; empty means unset),
     /// with the name to cite in errors.
-    fn resolved(&self, env: impl Fn(&str) -> Option<String>) -> [Option<(String, String)>; 5] {
+    fn resolved(&self, env: impl Fn(&str) -> Option<String>) -> [Option<(String, String)>; 4] {
         std::array::from_fn(|i| {
             let (flag, var) = FLAGS[i];
             match &self.values[i] {
@@ -63,12 +61,14 @@ impl AuthArgs {
     }
 
     /// The [`Auth`](super::Auth) asked for (`None`: no issuer, authorization off), or an
-    /// error naming the flag or variable at fault.
+    /// error naming the flag or variable at fault. `public_url` (`--public-url`, already
+    /// checked) is the default audience.
     pub(crate) fn auth(
         &self,
+        public_url: Option<&str>,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Option<super::Auth>, String> {
-        let [public_url, issuer, audience, jwks, scopes] = self.resolved(env);
+        let [issuer, audience, jwks, scopes] = self.resolved(env);
         let Some((issuer, _issuer_source)) = issuer else {
             if let Some((_, source)) = [&audience, &jwks, &scopes].into_iter().flatten().next() {
                 return Err(format!(
@@ -81,9 +81,8 @@ impl AuthArgs {
             (Some((audience, source)), _) => {
                 super::canonical_resource(&audience).map_err(|why| format!("{source}: {why}"))?
             }
-            (None, Some((url, source))) => {
-                public_resource(&url).map_err(|why| format!("{source}: {why}"))?
-            }
+            (None, Some(url)) => super::canonical_resource(url)
+                .map_err(|why| format!("--public-url (MCP_PUBLIC_URL) {why}"))?,
             (None, None) => {
                 return Err("--auth-issuer needs the URL clients reach this server at, the audience its tokens must name: give --public-url URL (e.g. https://mcp.example.com/mcp) or --auth-audience URL".into())
             }
@@ -98,17 +97,6 @@ impl AuthArgs {
             .unwrap_or_default();
         build(issuer, audience, jwks, scopes)
     }
-}
-
-/// The canonical resource URL of `--public-url`: `/mcp` added to a URL without a path.
-fn public_resource(url: &str) -> Result<String, String> {
-    let canonical = super::canonical_resource(url)?;
-    let after_scheme = canonical.find("://").map_or(0, |i| i + 3);
-    Ok(if canonical[after_scheme..].contains('/') {
-        canonical
-    } else {
-        format!("{canonical}{}", crate::http::ENDPOINT)
-    })
 }
 
 #[cfg(feature = "jwt")]
@@ -139,12 +127,18 @@ fn build(
 mod tests {
     use super::*;
 
+    /// `flags` may hold `--public-url`, which `entry` reads and passes on.
     fn auth_of(
         flags: &[(&str, &str)],
         env: &[(&str, &str)],
     ) -> Result<Option<super::super::Auth>, String> {
         let mut args = AuthArgs::default();
+        let mut public_url = None;
         for (flag, value) in flags {
+            if *flag == "--public-url" {
+                public_url = Some(value.to_string());
+                continue;
+            }
             assert!(AuthArgs::is_flag(flag));
             args.set(flag, value.to_string());
         }
@@ -152,7 +146,9 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        args.auth(|var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()))
+        args.auth(public_url.as_deref(), |var| {
+            env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone())
+        })
     }
 
     #[test]
@@ -180,22 +176,14 @@ mod tests {
         let error = auth_of(
             &[
                 ("--auth-issuer", "https://as"),
-                ("--public-url", "mcp.example.com"),
+                ("--auth-audience", "mcp.example.com"),
             ],
             &[],
         )
         .unwrap_err();
         assert!(
-            error.starts_with("--public-url mcp.example.com:"),
+            error.starts_with("--auth-audience mcp.example.com:"),
             "{error}"
-        );
-        assert_eq!(
-            public_resource("https://H.example").unwrap(),
-            "https://h.example/mcp"
-        );
-        assert_eq!(
-            public_resource("https://h/api/mcp").unwrap(),
-            "https://h/api/mcp"
         );
     }
 
@@ -206,11 +194,9 @@ mod tests {
             &[
                 ("--auth-issuer", "https://as.example.com"),
                 ("--auth-scopes", "a,b c"),
+                ("--public-url", "https://MCP.example.com/mcp"),
             ],
-            &[
-                ("MCP_PUBLIC_URL", "https://mcp.example.com"),
-                ("MCP_AUTH_ISSUER", "https://ignored"),
-            ],
+            &[("MCP_AUTH_ISSUER", "https://ignored")],
         )
         .unwrap()
         .unwrap();

@@ -98,6 +98,8 @@ pub(crate) struct Engine<D> {
     initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
     /// The `server/discover` result, built on first use.
     discover_result: OnceLock<String>,
+    /// Whether the expiry sweep runs (`crate::expiry`).
+    pub(crate) expiry_started: std::sync::atomic::AtomicBool,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -118,6 +120,7 @@ impl<D: Dispatch> Engine<D> {
             tasks,
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),
+            expiry_started: Default::default(),
         }
     }
 
@@ -163,7 +166,8 @@ impl<D: Dispatch> Engine<D> {
                 retried = read.is_retry();
                 self.read_resource(read, ctx).await?
             }
-            Method::Complete => self.complete(raw)?,
+            // Boxed: a completion handler's state stays out of every other request's future.
+            Method::Complete => Box::pin(self.complete(raw, ctx)).await?,
             Method::Initialize => {
                 return Err(RpcError::new(
                     jsonrpc::INVALID_REQUEST,

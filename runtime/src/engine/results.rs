@@ -14,9 +14,10 @@ use crate::dispatch::Dispatch;
 use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
 use crate::notifier::{Subscription, SubscriptionFilter};
+use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
 use crate::tasks::TASKS_EXTENSION;
-use crate::{CompletionKind, Descriptor};
+use crate::{CompletionKind, CompletionRequest, Descriptor, Error, RequestContext};
 
 #[derive(Deserialize, Default)]
 struct CursorParams<'a> {
@@ -30,6 +31,15 @@ struct CompleteParams<'a> {
     reference: CompleteRef<'a>,
     #[serde(borrow)]
     argument: CompleteArgument<'a>,
+    /// `context` (2025-06-18 on): the arguments already chosen.
+    #[serde(default)]
+    context: CompleteContext,
+}
+
+#[derive(Deserialize, Default)]
+struct CompleteContext {
+    #[serde(default)]
+    arguments: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +59,19 @@ struct CompleteArgument<'a> {
     #[serde(borrow, default)]
     value: Cow<'a, str>,
 }
+
+/// A `CompleteResult`: the first 100 of `values`, their total, and whether more were left out.
+fn completion_result<S: serde::Serialize>(values: &[S]) -> JsonText {
+    let total = values.len();
+    let sent = &values[..total.min(MAX_COMPLETION_VALUES)];
+    let has_more = total > sent.len();
+    JsonText::trusted(
+        json!({"completion": {"values": sent, "total": total, "hasMore": has_more}}).to_string(),
+    )
+}
+
+/// The most values one `CompleteResult` may carry (the specification's limit).
+const MAX_COMPLETION_VALUES: usize = 100;
 
 /// The features a server offers, read from its catalog.
 struct Offered {
@@ -179,9 +202,14 @@ impl<D: Dispatch> Engine<D> {
         }
     }
 
-    /// `completion/complete`: the declared values of the argument that start with what the
-    /// user typed (case-insensitively), at most 100.
-    pub(super) fn complete(&self, params: Option<&RawValue>) -> Result<JsonText, RpcError> {
+    /// `completion/complete`: what the handler offers for an argument the contract marks
+    /// `x-mcp.complete`, else the declared `enum` values that start with what the user typed
+    /// (case-insensitively); at most 100, with the total.
+    pub(super) async fn complete(
+        &self,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
+    ) -> Result<JsonText, RpcError> {
         let request: CompleteParams<'_> = params_as(params)?;
         let catalog = self.dispatch.catalog();
         let reference = &request.reference;
@@ -198,23 +226,32 @@ impl<D: Dispatch> Engine<D> {
                     "Invalid params: ref must be ref/prompt with a name or ref/resource with a uri",
                 )),
             };
+        let argument = request.argument.name.as_ref();
+        let asked = CompletionRequest {
+            value: request.argument.value.to_string(),
+            arguments: request.context.arguments,
+        };
+        if let Some(future) = self.dispatch.complete(kind, target, argument, asked, ctx) {
+            let offered = match CatchUnwind::new(future).await {
+                Ok(offered) => offered.map_err(Error::into_mcp_error)?,
+                Err(panic) => {
+                    tracing::error!(target, argument, %panic, "completion handler panicked");
+                    return Err(RpcError::internal(
+                        "Internal error: the completion handler failed unexpectedly",
+                    ));
+                }
+            };
+            return Ok(completion_result(&offered));
+        }
         let typed = request.argument.value.to_lowercase();
         let matching: Vec<&str> = catalog
             .completions
             .iter()
-            .filter(|c| {
-                c.kind == kind && c.reference == target && c.argument == request.argument.name
-            })
+            .filter(|c| c.kind == kind && c.reference == target && c.argument == argument)
             .flat_map(|c| c.values.iter().copied())
             .filter(|v| v.to_lowercase().starts_with(&typed))
             .collect();
-        let total = matching.len();
-        let values = &matching[..total.min(100)];
-        let has_more = total > values.len();
-        Ok(JsonText::trusted(
-            json!({"completion": {"values": values, "total": total, "hasMore": has_more}})
-                .to_string(),
-        ))
+        Ok(completion_result(&matching))
     }
 
     /// `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`.

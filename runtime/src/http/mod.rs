@@ -15,6 +15,8 @@ mod listener;
 mod post;
 mod request_body;
 mod response;
+mod routes;
+mod server_card;
 mod session_answer;
 pub mod stateless;
 mod supervisor;
@@ -36,6 +38,7 @@ use headers::Headers;
 use response::{
     bad_request, method_not_allowed, rpc_error, session_not_found, sse_response, status_only,
 };
+use routes::{Mount, Route};
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -47,7 +50,9 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 pub const ENDPOINT: &str = "/mcp";
 
 impl<D: Dispatch> McpServer<D> {
-    /// Answers one HTTP request to the MCP endpoint.
+    /// Answers one HTTP request that the caller's router sent to this service: any path that
+    /// is not one of the opt-in endpoints (such as [`Config::jsonrpc_path`](crate::Config))
+    /// is the MCP endpoint, so the service works wherever it is mounted.
     pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<Body>> + '_
     where
         B: http_body::Body + Send + 'static,
@@ -55,7 +60,7 @@ impl<D: Dispatch> McpServer<D> {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        async move { self.route(&parts, body).await }
+        async move { self.route(&parts, body, Mount::Embedded).await }
     }
 
     /// [`handle`](Self::handle) on an owned server, in the shape a hyper service returns.
@@ -67,6 +72,7 @@ impl<D: Dispatch> McpServer<D> {
     fn serve_request<B>(
         self,
         request: Request<B>,
+        mount: Mount,
         in_progress: Option<supervisor::InProgress>,
     ) -> impl Future<Output = Result<Response<Body>, Infallible>> + Send + 'static
     where
@@ -76,7 +82,7 @@ impl<D: Dispatch> McpServer<D> {
     {
         let (parts, body) = request.into_parts();
         async move {
-            let response = self.route(&parts, body).await;
+            let response = self.route(&parts, body, mount).await;
             // The connection counts the response as in progress until hyper drops its body.
             Ok(match in_progress {
                 Some(in_progress) => response.map(|body| body.watched(in_progress)),
@@ -86,52 +92,67 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// Routes by path and method; checks Host and Origin first.
-    async fn route<B>(&self, parts: &http::request::Parts, body: B) -> Response<Body>
+    async fn route<B>(&self, parts: &http::request::Parts, body: B, mount: Mount) -> Response<Body>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        // `/mcp` takes one comparison; the plain JSON-RPC path is looked at only off it.
-        let plain = parts.uri.path() != ENDPOINT;
-        if plain && !self.is_jsonrpc_path(parts.uri.path()) {
-            return self.off_endpoint(parts);
+        // `/mcp` takes one comparison; the other endpoints are looked up only off it.
+        let route = if parts.uri.path() == ENDPOINT {
+            Route::Mcp
+        } else {
+            routes::off_endpoint(parts.uri.path(), &self.engine.config, mount)
+        };
+        if route == Route::NotFound {
+            return status_only(StatusCode::NOT_FOUND);
         }
         let mut headers = Headers::scan(&parts.headers);
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
         }
+        // The discovery documents are public (CORS `*`): any Origin may read them, but their
+        // URLs name the Host, which must be allowed.
+        let public = matches!(
+            route,
+            Route::ServerCard | Route::Catalog | Route::ResourceMetadata
+        );
         if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
-            headers.origin,
+            if public { None } else { headers.origin },
             &self.engine.config.allowed_hosts,
         ) {
             return refused(refusal);
         }
         if let Some(auth) = &self.engine.config.auth {
-            // Boxed: the authenticator's state stays out of every request's future.
-            match Box::pin(auth::authenticate(auth, parts)).await {
-                Ok(principal) => headers.principal = Some(principal),
-                Err(response) => return response,
+            if matches!(route, Route::Mcp | Route::PlainJsonRpc) {
+                // Boxed: the authenticator's state stays out of every request's future.
+                match Box::pin(auth::authenticate(auth, parts)).await {
+                    Ok(principal) => headers.principal = Some(principal),
+                    Err(response) => return response,
+                }
             }
         }
-        if plain {
+        match route {
+            Route::Mcp => match parts.method {
+                Method::POST => self.post(&headers, body).await,
+                Method::GET => self.get(&headers),
+                Method::DELETE => self.delete(&headers),
+                _ => method_not_allowed("GET, POST, DELETE"),
+            },
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
-            return Box::pin(self.plain_jsonrpc(&parts.method, &headers, body)).await;
+            Route::PlainJsonRpc => {
+                Box::pin(self.plain_jsonrpc(&parts.method, &headers, body)).await
+            }
+            Route::ServerCard | Route::Catalog => {
+                self.discovery(route, &parts.method, parts.uri.path(), &headers)
+            }
+            Route::ResourceMetadata => match &self.engine.config.auth {
+                Some(auth) => auth::metadata_response(auth, &parts.method),
+                None => status_only(StatusCode::NOT_FOUND),
+            },
+            Route::NotFound => status_only(StatusCode::NOT_FOUND),
         }
-        match parts.method {
-            Method::POST => self.post(&headers, body).await,
-            Method::GET => self.get(&headers),
-            Method::DELETE => self.delete(&headers),
-            _ => method_not_allowed("GET, POST, DELETE"),
-        }
-    }
-
-    /// Whether `path` is the plain JSON-RPC endpoint's (when [`crate::Config::jsonrpc_path`]
-    /// sets one).
-    #[cold]
-    fn is_jsonrpc_path(&self, path: &str) -> bool {
-        self.engine.config.jsonrpc_path.as_deref() == Some(path)
     }
 
     /// Whether the request's principal (when authorization is on) may use session `id`.
@@ -143,18 +164,6 @@ impl<D: Dispatch> McpServer<D> {
             .store
             .get(id)
             .is_none_or(|session| session.is_usable_by(principal))
-    }
-
-    /// A path other than the endpoints: the Protected Resource Metadata when authorization
-    /// is on ([`crate::Config::auth`]), else 404.
-    #[cold]
-    fn off_endpoint(&self, parts: &http::request::Parts) -> Response<Body> {
-        match &self.engine.config.auth {
-            Some(auth) if auth.is_metadata_path(parts.uri.path()) => {
-                auth::metadata_response(auth, &parts.method)
-            }
-            _ => status_only(StatusCode::NOT_FOUND),
-        }
     }
 
     /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
@@ -287,6 +296,7 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        Box::pin(self.clone().serve_request(request, None))
+        self.engine.start_expiry();
+        Box::pin(self.clone().serve_request(request, Mount::Embedded, None))
     }
 }

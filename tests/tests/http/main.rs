@@ -16,6 +16,7 @@ mod support;
 mod limits;
 mod protocol;
 mod quotas;
+mod server_card;
 mod sessions;
 mod shutdown;
 mod streams;

@@ -187,10 +187,72 @@ async fn completion_offers_declared_enum_values() {
     );
     let w = client.call("completion/complete", complete("W")).await;
     assert_eq!(w["result"]["completion"]["values"], json!(["warm", "wry"]));
-    let free_text = client.call("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "A"}})).await;
-    assert_eq!(free_text["result"]["completion"]["values"], json!([]));
     let unknown = client.call("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}})).await;
     assert_eq!(unknown["error"]["code"], json!(-32602));
+}
+
+/// Arguments the contract marks `x-mcp.complete` are completed by the handler, which sees what
+/// was typed and the arguments already chosen; at most 100 values go out with the total; a
+/// handler's error is a JSON-RPC error. Checked in both eras against their schemas.
+#[tokio::test]
+async fn completion_asks_the_handler_for_marked_arguments() {
+    let server = start(Config::default()).await;
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    let name = |value: &str, context: serde_json::Value| json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": value}, "context": context});
+    let names = client
+        .call("completion/complete", name("A", json!({})))
+        .await;
+    assert_response("2025-11-25", "completion/complete", &names);
+    assert_eq!(
+        names["result"]["completion"],
+        json!({"values": ["Ada", "Alan"], "total": 2, "hasMore": false})
+    );
+    let formal = client
+        .call(
+            "completion/complete",
+            name("G", json!({"arguments": {"tone": "formal"}})),
+        )
+        .await;
+    assert_eq!(
+        formal["result"]["completion"]["values"],
+        json!(["Dr. Grace"])
+    );
+    // A template variable, past the 100-value limit: 1..=150 all start with "".
+    let id = |value: &str| json!({"ref": {"type": "ref/resource", "uri": "test://items/{id}"}, "argument": {"name": "id", "value": value}});
+    let many = client.call("completion/complete", id("")).await;
+    assert_response("2025-11-25", "completion/complete", &many);
+    let completion = &many["result"]["completion"];
+    assert_eq!(completion["values"].as_array().unwrap().len(), 100);
+    assert_eq!(
+        (completion["total"].clone(), completion["hasMore"].clone()),
+        (json!(150), json!(true))
+    );
+    let ones = client.call("completion/complete", id("14")).await;
+    assert_eq!(
+        ones["result"]["completion"]["values"],
+        json!(["14", "140", "141", "142", "143", "144", "145", "146", "147", "148", "149"])
+    );
+    let failed = client.call("completion/complete", id("boom")).await;
+    assert_eq!(failed["error"]["code"], json!(-32603));
+    assert_eq!(
+        failed["error"]["message"],
+        json!("the item index is unavailable")
+    );
+    // The enum of an unmarked argument still completes from the catalog.
+    let tone = client.call("completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "tone", "value": "f"}})).await;
+    assert_eq!(tone["result"]["completion"]["values"], json!(["formal"]));
+
+    // 2026-07-28: the same handler, one request per POST.
+    let answer = crate::support::stateless::exchange(
+        server.addr,
+        7,
+        "completion/complete",
+        name("B", json!({})),
+        json!({}),
+        &[],
+    )
+    .await;
+    assert_eq!(answer.result()["completion"]["values"], json!(["Barbara"]));
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::{ptr_child, Loader};
+use crate::diagnostics::Diagnostic;
 use crate::openrpc::mcp::{self, type_name, MethodFacts};
 use crate::openrpc::model::*;
 
@@ -215,6 +216,7 @@ impl Loader {
             }
         };
         let schema_location = self.locate(file, &schema_ptr);
+        let complete = self.param_x_mcp(file, &ptr, &map);
         Some(ContentDescriptor {
             name: name?,
             summary,
@@ -224,7 +226,49 @@ impl Loader {
             schema: schema?,
             location,
             schema_location,
+            complete,
         })
+    }
+
+    /// A content descriptor's `x-mcp`: `{"complete": true}` is its only key; whether it is set.
+    fn param_x_mcp(&mut self, file: usize, ptr: &str, map: &Map<String, Value>) -> bool {
+        let Some(value) = map.get("x-mcp") else {
+            return false;
+        };
+        let x_ptr = ptr_child(ptr, "x-mcp");
+        let Value::Object(x) = value else {
+            let location = self.locate(file, &x_ptr);
+            self.diags.push(Diagnostic::error(
+                mcp::RULE,
+                location,
+                format!(
+                    "a param's `x-mcp` must be an object such as {{\"complete\": true}}, found {}",
+                    type_name(value)
+                ),
+            ));
+            return false;
+        };
+        let mut complete = false;
+        for (key, v) in x {
+            let location = self.locate(file, &ptr_child(&x_ptr, key));
+            match (key.as_str(), v) {
+                ("complete", Value::Bool(b)) => complete = *b,
+                ("complete", other) => self.diags.push(Diagnostic::error(
+                    mcp::RULE,
+                    location,
+                    format!(
+                        "`x-mcp.complete` must be a boolean, found {}",
+                        type_name(other)
+                    ),
+                )),
+                _ => self.diags.push(Diagnostic::error(
+                    mcp::RULE,
+                    location,
+                    format!("unknown key `{key}` in a param's `x-mcp`; allowed keys: complete"),
+                )),
+            }
+        }
+        complete
     }
 
     fn error_object(&mut self, file: usize, ptr: &str) -> Option<ErrorObject> {

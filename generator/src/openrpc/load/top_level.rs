@@ -119,6 +119,16 @@ impl Loader {
             }),
             _ => None,
         };
+        if let (Some(card), Some(info)) = (&server.card, &info) {
+            let path = self.files[0].path.clone();
+            let sources = &self.sources;
+            let locate = |sub: &str| sources.locate(&path, &format!("/info/x-mcp/card{sub}"));
+            let title = server.title.as_deref().or(Some(info.title.as_str()));
+            let title = title.filter(|t| !t.is_empty());
+            for d in crate::server_card::check(card, info, title, &locate) {
+                self.diags.push(d);
+            }
+        }
         (info, server)
     }
 }

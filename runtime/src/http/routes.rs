@@ -1,0 +1,127 @@
+//! Which of the service's endpoints a request path names.
+//!
+//! The MCP endpoint is the hot path: one comparison with [`ENDPOINT`](super::ENDPOINT). Every
+//! other endpoint is opt-in and looked up only when that comparison fails, so turning them on
+//! costs `/mcp` nothing.
+//!
+//! Where the service is mounted decides how paths are read ([`Mount`]): a server that owns its
+//! listener answers exact paths and 404 elsewhere; a service embedded in an application's router
+//! is a leaf, reached only through the routes the application gave it, and any path the router
+//! hands it is the MCP endpoint (axum's `nest_service("/mcp", ..)` strips the prefix, so the
+//! endpoint arrives as `/`).
+
+use crate::config::Config;
+
+/// How the service reads request paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mount {
+    /// The service owns the listener ([`McpServer::serve`](crate::McpServer::serve)): the
+    /// MCP endpoint is `/mcp` and an unknown path gets 404.
+    Listener,
+    /// The service is a `tower::Service` inside another router: every path that is not one of
+    /// the opt-in endpoints is the MCP endpoint.
+    Embedded,
+}
+
+/// An endpoint of the service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// The MCP endpoint (POST, GET, DELETE).
+    Mcp,
+    /// The plain JSON-RPC endpoint ([`Config::jsonrpc_path`]).
+    PlainJsonRpc,
+    /// The server card, at `<mcp endpoint>/server-card` ([`Config::server_card`]).
+    ServerCard,
+    /// The MCP Catalog listing the card (`/.well-known/mcp/catalog.json`, and the AI Catalog
+    /// path `/.well-known/ai-catalog.json`).
+    Catalog,
+    /// The Protected Resource Metadata (RFC 9728), when authorization is on
+    /// ([`Config::auth`]).
+    ResourceMetadata,
+    /// Nothing here: 404.
+    NotFound,
+}
+
+/// The route of `path`, which is not [`ENDPOINT`](super::ENDPOINT).
+#[cold]
+pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
+    if config.jsonrpc_path.as_deref() == Some(path) {
+        return Route::PlainJsonRpc;
+    }
+    if config.server_card {
+        if let Some(route) = discovery(path, mount) {
+            return route;
+        }
+    }
+    if config
+        .auth
+        .as_ref()
+        .is_some_and(|auth| auth.is_metadata_path(path))
+    {
+        return Route::ResourceMetadata;
+    }
+    match mount {
+        Mount::Listener => Route::NotFound,
+        Mount::Embedded => Route::Mcp,
+    }
+}
+
+/// The path where a listener serves the server card: `<endpoint>/server-card`.
+pub(crate) const SERVER_CARD_PATH: &str = "/mcp/server-card";
+/// The catalog paths: the MCP Catalog, and the AI Catalog it is a subset of.
+const CATALOG_PATHS: [&str; 2] = [
+    "/.well-known/mcp/catalog.json",
+    "/.well-known/ai-catalog.json",
+];
+
+/// The discovery document at `path`, if any. Embedded, the card is `/server-card` under
+/// whatever path the router mounted the service at.
+fn discovery(path: &str, mount: Mount) -> Option<Route> {
+    let card = match mount {
+        Mount::Listener => path == SERVER_CARD_PATH,
+        Mount::Embedded => path.ends_with("/server-card"),
+    };
+    if card {
+        Some(Route::ServerCard)
+    } else if CATALOG_PATHS.contains(&path) {
+        Some(Route::Catalog)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config_with_jsonrpc() -> Config {
+        Config {
+            jsonrpc_path: Some("/jsonrpc".into()),
+            ..Config::default()
+        }
+    }
+
+    #[test]
+    fn a_listener_answers_only_its_paths() {
+        let config = config_with_jsonrpc();
+        let route = |path| off_endpoint(path, &config, Mount::Listener);
+        assert_eq!(route("/jsonrpc"), Route::PlainJsonRpc);
+        assert_eq!(route("/"), Route::NotFound);
+        assert_eq!(route("/mcp/"), Route::NotFound);
+        assert_eq!(route("/other"), Route::NotFound);
+    }
+
+    #[test]
+    fn an_embedded_service_is_the_endpoint_wherever_it_is_mounted() {
+        let config = config_with_jsonrpc();
+        let route = |path| off_endpoint(path, &config, Mount::Embedded);
+        assert_eq!(route("/"), Route::Mcp);
+        assert_eq!(route("/api/mcp"), Route::Mcp);
+        assert_eq!(route("/jsonrpc"), Route::PlainJsonRpc);
+        let plain = Config::default();
+        assert_eq!(
+            off_endpoint("/jsonrpc", &plain, Mount::Embedded),
+            Route::Mcp
+        );
+    }
+}
