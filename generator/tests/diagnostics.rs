@@ -101,11 +101,11 @@ error[ref-resolvable]: content descriptor `$ref` cycle: #/components/contentDesc
 
 #[test]
 fn mcp_extension() {
-    let expected = r##"error[mcp-extension]: unknown key `color` in `info.x-mcp`; allowed keys: name, title, instructions, websiteUrl, card
+    let expected = r##"error[mcp-extension]: unknown key `color` in `info.x-mcp`; allowed keys: name, title, instructions, websiteUrl, card, scopes
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)
-error[mcp-extension]: unknown key `tittle` in `x-mcp`; allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema
+error[mcp-extension]: unknown key `tittle` in `x-mcp`; allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes
   --> mcp-extension.json:6:112 (/methods/1/x-mcp/tittle)
 error[mcp-extension]: `x-mcp` resource needs a `uri`
   --> mcp-extension.json:7:84 (/methods/2/x-mcp)
@@ -117,6 +117,22 @@ error[mcp-extension]: `x-mcp` must be a kind string or an object with `kind`, fo
   --> mcp-extension.json:9:84 (/methods/4/x-mcp)
 7 error(s), 0 warning(s)"##;
     assert_eq!(render("mcp-extension.json"), expected);
+}
+
+#[test]
+fn mcp_scopes() {
+    let expected = r##"error[mcp-extension]: `info.x-mcp.scopes` must be an array of scope strings, found a string
+  --> mcp-scopes.json:3:73 (/info/x-mcp/scopes)
+error[mcp-extension]: `x-mcp.scopes`: "read" is listed twice
+  --> mcp-scopes.json:5:130 (/methods/0/x-mcp/scopes)
+error[mcp-extension]: `x-mcp.scopes`: "has space" is not an OAuth scope token (printable ASCII without spaces, quotes or backslashes)
+  --> mcp-scopes.json:6:130 (/methods/1/x-mcp/scopes)
+error[mcp-extension]: `x-mcp.scopes` must hold strings, found a number
+  --> mcp-scopes.json:7:130 (/methods/2/x-mcp/scopes)
+error[mcp-extension]: `x-mcp.scopes` is not supported on resource templates yet: their reads need the document's `info.x-mcp.scopes`
+  --> mcp-scopes.json:8:218 (/methods/3/x-mcp/scopes)
+5 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-scopes.json"), expected);
 }
 
 #[test]

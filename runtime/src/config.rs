@@ -196,6 +196,11 @@ pub struct Config {
     /// `rpc.discover` (see `http::jsonrpc`). Same Host/Origin checks and body limits as `/mcp`.
     /// It must start with `/` and differ from `/mcp`. Default `None`: no such endpoint (404).
     pub jsonrpc_path: Option<String>,
+    /// Authorization of HTTP requests (an OAuth 2.1 resource server, see [`crate::auth`]):
+    /// who authenticates, the metadata served at `/.well-known/oauth-protected-resource`,
+    /// the scopes every request needs. stdio is never authenticated. Default `None`: every
+    /// request is served.
+    pub auth: Option<crate::auth::Auth>,
     /// Serve the contract's server card (SEP-2127) at `/mcp/server-card`, listed by the MCP
     /// Catalog at `/.well-known/mcp/catalog.json` (and `/.well-known/ai-catalog.json`), with
     /// CORS open to every origin, as public discovery documents are. Default `false`: 404.
@@ -255,6 +260,7 @@ impl Default for Config {
             request_state_single_use: false,
             stdio_output_limit: 1024 * 1024,
             jsonrpc_path: None,
+            auth: None,
             server_card: false,
             public_url: None,
             legacy_sse: false,
@@ -463,6 +469,12 @@ impl ConfigBuilder {
     /// Sets [`Config::jsonrpc_path`].
     pub fn jsonrpc_path(mut self, jsonrpc_path: Option<String>) -> Self {
         self.config.jsonrpc_path = jsonrpc_path;
+        self
+    }
+
+    /// Sets [`Config::auth`].
+    pub fn auth(mut self, auth: Option<crate::auth::Auth>) -> Self {
+        self.config.auth = auth;
         self
     }
 

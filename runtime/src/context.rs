@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::auth::Principal;
 use crate::error::Error;
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
 use crate::notifier::Notifier;
@@ -29,6 +30,8 @@ use crate::tasks::{self, TaskSlot};
 pub struct RequestContext {
     protocol_version: ProtocolVersion,
     progress_token: Option<Arc<RawValue>>,
+    /// Who the request acts for (HTTP with [`crate::Config::auth`]).
+    principal: Option<Arc<Principal>>,
     notifier: Option<Notifier>,
     mode: Mode,
 }
@@ -73,6 +76,7 @@ impl RequestContext {
         Self {
             protocol_version,
             progress_token: None,
+            principal: None,
             notifier: None,
             mode: Mode::Detached,
         }
@@ -104,6 +108,19 @@ impl RequestContext {
     /// The `_meta.progressToken` of the request, if the client asked for progress.
     pub fn progress_token(&self) -> Option<&RawValue> {
         self.progress_token.as_deref()
+    }
+
+    /// Who the request acts for: the [`Principal`] the HTTP edge authenticated when
+    /// authorization is on ([`crate::Config::auth`]); `None` without it, and on stdio.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.principal.as_deref()
+    }
+
+    /// The same context acting for `principal` (for tests and handlers calling handlers;
+    /// the transports set it themselves).
+    pub fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {
+        self.principal = principal;
+        self
     }
 
     /// The server's notifier (list changes, resource updates).
@@ -330,6 +347,7 @@ impl RequestContext {
         Self {
             protocol_version: session.version(),
             progress_token: None,
+            principal: None,
             notifier: Some(notifier),
             mode: Mode::Session {
                 session,
@@ -351,6 +369,7 @@ impl RequestContext {
         Self {
             protocol_version: version,
             progress_token: None,
+            principal: None,
             notifier: Some(notifier),
             mode: Mode::Round(Round {
                 capabilities,

@@ -87,6 +87,23 @@ pub trait Dispatch: Send + Sync + 'static {
         &[]
     }
 
+    /// The scopes a principal needs for `method` (`tools/call`, `prompts/get`,
+    /// `resources/read`) on `key` (the tool or prompt name, the resource URI), or for the
+    /// contract method `key` on the plain JSON-RPC endpoint (`method` is `"jsonrpc"`): the
+    /// contract's `x-mcp` `scopes` (or its `info["x-mcp"]` default for methods with `x-mcp`). Checked at the HTTP edge when
+    /// [`crate::Config::auth`] is set (403 `insufficient_scope` when one is missing). Default:
+    /// none.
+    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+        let _ = (method, key);
+        &[]
+    }
+
+    /// Every scope the contract names, published in the Protected Resource Metadata's
+    /// `scopes_supported`. Default: none.
+    fn scopes_supported(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
     /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
     /// `None` (the default) when the contract has no card.

@@ -8,7 +8,7 @@ use crate::server::McpServer;
 
 const USAGE: &str = "\
 Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--server-card]
-               [--public-url URL]
+                [--public-url URL] [--auth-issuer URL ...]
 
   --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
   --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
@@ -24,9 +24,15 @@ Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--
   --legacy-sse       also serve the 2024-11-05 HTTP+SSE transport: GET /sse opens the stream,
                      POST /messages?sessionId=ID carries client messages; HTTP only
                      [env: MCP_LEGACY_SSE=1; default: off]
+{AUTH}
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
+
+/// [`USAGE`] with the authorization flags' lines.
+fn usage() -> String {
+    USAGE.replace("{AUTH}", crate::auth::cli::USAGE)
+}
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
@@ -63,7 +69,7 @@ pub enum ArgsError {
 impl std::fmt::Display for ArgsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ArgsError::Help => f.write_str(USAGE),
+            ArgsError::Help => f.write_str(&usage()),
             ArgsError::Invalid(message) => f.write_str(message),
         }
     }
@@ -86,6 +92,9 @@ pub struct Args {
     /// `--legacy-sse`: also serve the 2024-11-05 HTTP+SSE transport (see
     /// [`Config::legacy_sse`](crate::Config::legacy_sse)).
     pub legacy_sse: bool,
+    /// `--auth-issuer`, `--auth-audience`, `--auth-jwks`, `--auth-scopes` (HTTP only: refused
+    /// with `--stdio`).
+    pub auth: crate::auth::AuthArgs,
 }
 
 /// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
@@ -102,10 +111,14 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
     let mut server_card = false;
     let mut public_url = None;
     let mut legacy_sse = false;
+    let mut auth = crate::auth::AuthArgs::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, value) = match arg.split_once('=') {
             Some((flag @ ("--addr" | "--jsonrpc" | "--public-url"), value)) => {
+                (flag.to_string(), value.to_string())
+            }
+            Some((flag, value)) if crate::auth::AuthArgs::is_flag(flag) => {
                 (flag.to_string(), value.to_string())
             }
             _ => match arg.as_str() {
@@ -132,13 +145,24 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
                     })?;
                     (arg, value)
                 }
+                flag if crate::auth::AuthArgs::is_flag(flag) => {
+                    let value = args.next().ok_or_else(|| {
+                        ArgsError::Invalid(format!("{flag} needs a value, e.g. {flag} https://…"))
+                    })?;
+                    (arg, value)
+                }
                 other => {
                     return Err(ArgsError::Invalid(format!(
-                        "unknown argument `{other}`\n\n{USAGE}"
+                        "unknown argument `{other}`\n\n{}",
+                        usage()
                     )))
                 }
             },
         };
+        if crate::auth::AuthArgs::is_flag(&flag) {
+            auth.set(&flag, value);
+            continue;
+        }
         if flag == "--jsonrpc" {
             check_jsonrpc_path(&value)
                 .map_err(|why| ArgsError::Invalid(format!("--jsonrpc {value}: {why}")))?;
@@ -174,12 +198,18 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             "--legacy-sse serves over HTTP: it cannot be combined with --stdio".into(),
         ));
     }
+    if auth.any() && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--auth-* apply to HTTP: they cannot be combined with --stdio".into(),
+        ));
+    }
     Ok(Args {
         transport,
         jsonrpc_path,
         server_card,
         public_url,
         legacy_sse,
+        auth,
     })
 }
 
@@ -290,10 +320,28 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             }
             _ => None,
         };
-        Ok((args.transport, path, legacy, server_card, public_url))
+        let auth = if http {
+            args.auth
+                .auth(public_url.as_deref(), |var| std::env::var(var).ok())
+                .map_err(ArgsError::Invalid)?
+        } else {
+            None
+        };
+        Ok((args.transport, path, legacy, server_card, public_url, auth))
     });
     let transport = match parsed {
-        Ok((transport, path, legacy, server_card, public_url)) => {
+        Ok((transport, path, legacy, server_card, public_url, auth)) => {
+            if auth.is_some() && (legacy || server.engine.config.legacy_sse) {
+                eprintln!("error: --legacy-sse cannot be combined with --auth-issuer: the 2024-11-05 HTTP+SSE transport has no authorization");
+                return ExitCode::from(2);
+            }
+            if let Some(auth) = auth {
+                let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
+                    eprintln!("error: --auth-issuer cannot change a server that was cloned before entry::run; set Config::auth instead");
+                    return ExitCode::from(2);
+                };
+                engine.config.auth = Some(auth.support_scopes(engine.dispatch.scopes_supported()));
+            }
             if path.is_some() || legacy || server_card || public_url.is_some() {
                 let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
                     eprintln!("error: --jsonrpc, --legacy-sse, --server-card and --public-url cannot change a server that was cloned before entry::run; set them in its Config instead");
@@ -379,7 +427,7 @@ mod tests {
         );
         assert_eq!(parse(&["--stdio"]).unwrap(), Transport::Stdio);
         assert_eq!(parse_args(["--help".to_string()]), Err(ArgsError::Help));
-        assert_eq!(parse(&["-h"]).unwrap_err(), USAGE);
+        assert_eq!(parse(&["-h"]).unwrap_err(), usage());
         assert!(parse(&["--addr"]).is_err());
         assert!(parse(&["--addr", "nope"])
             .unwrap_err()
@@ -489,5 +537,26 @@ mod tests {
             jsonrpc_path(None, some("rpc")),
             Err(ArgsError::Invalid(message)) if message.contains(JSONRPC_PATH_ENV)
         ));
+    }
+
+    #[test]
+    fn auth_flags() {
+        let args = command_line(&[
+            "--auth-issuer",
+            "https://as",
+            "--public-url=https://h/mcp",
+            "--auth-scopes",
+            "a,b",
+        ])
+        .unwrap();
+        assert!(args.auth.any());
+        assert!(!command_line(&[]).unwrap().auth.any());
+        assert!(command_line(&["--auth-jwks"])
+            .unwrap_err()
+            .contains("--auth-jwks needs a value"));
+        assert!(command_line(&["--stdio", "--auth-issuer", "https://as"])
+            .unwrap_err()
+            .contains("--stdio"));
+        assert!(usage().contains("--auth-issuer URL") && usage().contains("MCP_AUTH_ISSUER"));
     }
 }

@@ -12,6 +12,9 @@
 //!   keep their names across releases, since generated crates name them.
 //! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types).
 //! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
+//! - [`auth`]: authorization of HTTP requests (the [`auth::Authenticator`] trait, the
+//!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`
+//!   feature).
 //! - Extension points: [`session::SessionStore`] and [`tasks::TaskStore`] for shared stores,
 //!   [`request_state::SealingKey`] for the `requestState` key, [`jsonrpc`] error codes.
 //!
@@ -25,6 +28,7 @@
 // The public modules are the API generated code and applications use. The root re-exports
 // below are the stable paths for the common types; modules that only hold one of them are
 // private.
+pub mod auth;
 pub mod catalog;
 mod config;
 mod context;

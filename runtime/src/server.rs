@@ -57,6 +57,11 @@ impl<D: Dispatch> McpServer<D> {
             config.task_ttl,
             config.task_poll_interval,
         ));
+        let mut config = config;
+        // The contract's scopes are published with the metadata.
+        if let Some(auth) = config.auth.take() {
+            config.auth = Some(auth.support_scopes(dispatch.scopes_supported()));
+        }
         let sealer = sealer(&config);
         Self {
             engine: Arc::new(Engine::new(dispatch, config, store, tasks, sealer)),

@@ -80,6 +80,9 @@ pub struct Session {
     pending: Mutex<HashMap<String, oneshot::Sender<ClientAnswer>>>,
     in_flight: Mutex<HashMap<String, Stop>>,
     streams: Mutex<Streams>,
+    /// Who created it, when authorization is on ([`crate::Principal`]'s owner key): only
+    /// they may use it.
+    owner: OnceLock<Box<str>>,
 }
 
 /// A JSON value the client sent in `initialize`, kept as its text and parsed the first time
@@ -181,12 +184,26 @@ impl Session {
             pending: Mutex::new(HashMap::new()),
             in_flight: Mutex::new(HashMap::new()),
             streams: Mutex::new(Streams::new(limits.replay_window, limits.buffered_messages)),
+            owner: OnceLock::new(),
         }
     }
 
     /// The session id (visible ASCII, from the OS CSPRNG).
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Binds the session to the principal that created it (once; later calls change nothing).
+    pub(crate) fn bind_owner(&self, owner: String) {
+        let _ = self.owner.set(owner.into_boxed_str());
+    }
+
+    /// Whether `principal` may use this session: the one that created it, or anyone for a
+    /// session created without authorization.
+    pub(crate) fn is_usable_by(&self, principal: &crate::auth::Principal) -> bool {
+        self.owner
+            .get()
+            .is_none_or(|owner| **owner == principal.owner_key())
     }
 
     /// The negotiated protocol version.

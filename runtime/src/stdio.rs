@@ -464,7 +464,7 @@ impl<D: Dispatch> Peer<D> {
         let out = self.out.clone();
         self.running.spawn(async move {
             let answer = match batch::allowed(&session).and_then(|()| incoming::read_batch(&line)) {
-                Ok(messages) => engine.batch(&session, &messages).await,
+                Ok(messages) => engine.batch(&session, &messages, None).await,
                 Err(error) => Some(error_response(None, &error)),
             };
             if let Some(answer) = answer {

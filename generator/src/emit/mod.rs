@@ -118,6 +118,7 @@ pub fn emit_with_skills(
                 document.server.card.is_some(),
                 !skills.is_empty(),
                 frame,
+                document.server.scopes.as_deref(),
             )
         },
         &|_| {

@@ -25,7 +25,9 @@ pub(crate) fn server(
     has_card: bool,
     has_skills: bool,
     frame: &mut Frame,
+    default_scopes: Option<&[String]>,
 ) -> TokenStream {
+    let scopes = scopes(methods, default_scopes);
     let server_card = has_card.then(|| {
         quote! {
             fn server_card(&self) -> ::std::option::Option<&'static str> {
@@ -77,6 +79,7 @@ pub(crate) fn server(
                 ::std::option::Option::Some(descriptors::OPENRPC_DOCUMENT)
             }
 
+            #scopes
             #server_card
 
             #complete
@@ -87,6 +90,64 @@ pub(crate) fn server(
             #call_tool
             #get_prompt
             #read_resource
+        }
+    }
+}
+
+/// `required_scopes` and `scopes_supported` of the `Dispatch` impl, from `x-mcp` `scopes`
+/// and the document's default (for the plain JSON-RPC endpoint too, under `"jsonrpc"` and the
+/// method's name); nothing (the trait's defaults) when the document names none.
+fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut plain_arms = Vec::new();
+    let mut supported: Vec<&str> = default
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    for plan in methods {
+        let Some(binding) = plan.binding() else {
+            continue;
+        };
+        let common = binding.common();
+        // On the plain JSON-RPC endpoint the method keeps the scopes of its MCP face.
+        if let Some(scopes) = common.scopes.as_deref().or(default) {
+            let name = plan.method.name.as_str();
+            plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
+        }
+        let Some(scopes) = &common.scopes else {
+            continue;
+        };
+        let (method, key) = match binding {
+            McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
+            McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
+            McpBinding::Resource(resource) => ("resources/read", resource.uri.as_str()),
+            // Refused by the loader: a template's reads take the document's default.
+            McpBinding::ResourceTemplate(_) => continue,
+        };
+        for scope in scopes {
+            if !supported.contains(&scope.as_str()) {
+                supported.push(scope);
+            }
+        }
+        arms.push(quote! { (#method, #key) => &[#(#scopes),*], });
+    }
+    if arms.is_empty() && default.is_none() {
+        return TokenStream::new();
+    }
+    let default = default.unwrap_or_default();
+    quote! {
+        fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+            match (method, key) {
+                #(#arms)*
+                ("tools/call" | "prompts/get" | "resources/read", _) => &[#(#default),*],
+                #(#plain_arms)*
+                _ => &[],
+            }
+        }
+
+        fn scopes_supported(&self) -> &'static [&'static str] {
+            &[#(#supported),*]
         }
     }
 }

@@ -25,10 +25,18 @@ pub const METHOD_KEYS: &[&str] = &[
     "_meta",
     "output",
     "inputSchema",
+    "scopes",
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
-pub const SERVER_KEYS: &[&str] = &["name", "title", "instructions", "websiteUrl", "card"];
+pub const SERVER_KEYS: &[&str] = &[
+    "name",
+    "title",
+    "instructions",
+    "websiteUrl",
+    "card",
+    "scopes",
+];
 
 /// The method facts `x-mcp` defaults come from.
 pub struct MethodFacts<'a> {
@@ -105,6 +113,7 @@ impl Options {
                 icons: None,
                 meta: None,
                 output: McpOutput::Typed,
+                scopes: None,
                 location,
             },
             annotations: None,
@@ -162,6 +171,18 @@ fn parse_object(
     options.common.icons = reader.value("icons", false);
     options.common.meta = reader.value("_meta", true);
     options.input_schema = reader.value("inputSchema", true);
+    if let Some(value) = map.get("scopes") {
+        match parse_scopes(value, "x-mcp.scopes") {
+            Ok(scopes) => options.common.scopes = Some(scopes),
+            Err(message) => reader.error(locate("/scopes"), message),
+        }
+    }
+    if kind == Some(McpKind::ResourceTemplate) && options.common.scopes.is_some() {
+        let message = "`x-mcp.scopes` is not supported on resource templates yet: their reads \
+            need the document's `info.x-mcp.scopes`"
+            .to_string();
+        reader.error(locate("/scopes"), message);
+    }
     let Reader { mut diags, ok, .. } = reader;
     let binding = match kind {
         Some(kind) if ok => bind(kind, options, locate, &mut diags),
@@ -363,6 +384,13 @@ pub fn parse_server(
         return (server, diags);
     };
     for (key, v) in map {
+        if key == "scopes" {
+            match parse_scopes(v, "info.x-mcp.scopes") {
+                Ok(scopes) => server.scopes = Some(scopes),
+                Err(message) => diags.push(Diagnostic::error(RULE, locate("/scopes"), message)),
+            }
+            continue;
+        }
         if key == "card" {
             match v {
                 Value::Object(card) => server.card = Some(card.clone()),
@@ -407,6 +435,40 @@ pub fn parse_server(
         }
     }
     (server, diags)
+}
+
+/// `scopes`: an array of distinct OAuth scope tokens (RFC 6749 §3.3: printable ASCII without
+/// space, `"` or `\`). The error names `what`.
+fn parse_scopes(value: &Value, what: &str) -> Result<Vec<String>, String> {
+    let Value::Array(items) = value else {
+        return Err(format!(
+            "`{what}` must be an array of scope strings, found {}",
+            type_name(value)
+        ));
+    };
+    let mut scopes: Vec<String> = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::String(scope) = item else {
+            return Err(format!(
+                "`{what}` must hold strings, found {}",
+                type_name(item)
+            ));
+        };
+        let valid = !scope.is_empty()
+            && scope
+                .bytes()
+                .all(|b| b == 0x21 || (0x23..=0x5b).contains(&b) || (0x5d..=0x7e).contains(&b));
+        if !valid {
+            return Err(format!(
+                "`{what}`: {scope:?} is not an OAuth scope token (printable ASCII without spaces, quotes or backslashes)"
+            ));
+        }
+        if scopes.contains(scope) {
+            return Err(format!("`{what}`: {scope:?} is listed twice"));
+        }
+        scopes.push(scope.clone());
+    }
+    Ok(scopes)
 }
 
 /// A short name of a JSON value's type, for messages.

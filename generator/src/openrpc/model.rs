@@ -58,6 +58,8 @@ pub struct ServerExtension {
     pub instructions: Option<String>,
     /// `serverInfo.websiteUrl`.
     pub website_url: Option<String>,
+    /// `scopes`: the OAuth scopes every MCP method needs unless its `x-mcp` names its own.
+    pub scopes: Option<Vec<String>>,
     /// `card`: what the server card adds to the identity (`crate::server_card`).
     pub card: Option<serde_json::Map<String, serde_json::Value>>,
 }
@@ -265,6 +267,9 @@ pub struct McpCommon {
     pub meta: Option<Value>,
     /// What the handler returns (`output`).
     pub output: McpOutput,
+    /// `scopes`: the OAuth scopes a principal needs to call it (over HTTP with authorization
+    /// on); `None`: the document's default (`info["x-mcp"].scopes`).
+    pub scopes: Option<Vec<String>>,
     /// Where the `x-mcp` value is.
     pub location: Location,
 }

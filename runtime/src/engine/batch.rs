@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 use super::incoming::{self, Incoming, Request};
 use super::method::Method;
 use super::{answer_key, Engine, Era, OwnedParams};
+use crate::auth::Principal;
 use crate::dispatch::Dispatch;
 use crate::jsonrpc::{self, error_response, RpcError};
 use crate::protocol::ProtocolVersion;
@@ -30,6 +31,7 @@ impl<D: Dispatch> Engine<D> {
         self: &Arc<Self>,
         session: &Arc<Session>,
         messages: &[&RawValue],
+        principal: Option<&Arc<Principal>>,
     ) -> Option<String> {
         let mut answers = Vec::new();
         for message in messages {
@@ -47,7 +49,9 @@ impl<D: Dispatch> Engine<D> {
                     ),
                 )),
                 Ok(Incoming::Request(request)) => {
-                    let ctx = self.session_context(session, None);
+                    let ctx = self
+                        .session_context(session, None)
+                        .with_principal(principal.cloned());
                     let method = Method::of(request.method);
                     let era = Era::Session(session);
                     let id = request.id;

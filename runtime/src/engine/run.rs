@@ -15,6 +15,7 @@ use super::incoming::{Params, Request};
 use super::method::Method;
 use super::stateless::{capabilities_of, log_rank};
 use super::{Engine, Era, OwnedParams};
+use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::json::JsonText;
@@ -55,6 +56,18 @@ impl<D: Dispatch> Engine<D> {
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
+        self.start_as(identity, None, request, outbound)
+    }
+
+    /// [`start`](Self::start) for a request the edge authenticated as `principal` (HTTP with
+    /// [`crate::Config::auth`]; `None` otherwise).
+    pub(crate) fn start_as(
+        self: &Arc<Self>,
+        identity: Identity<'_>,
+        principal: Option<Arc<Principal>>,
+        request: Request<'_>,
+        outbound: Outbound,
+    ) -> Started {
         let method = Method::of(request.method);
         let mut ctx = match &identity {
             Identity::Session(session) => self.session_context(session, Some(outbound.clone())),
@@ -75,6 +88,9 @@ impl<D: Dispatch> Engine<D> {
         };
         if token.is_some() {
             ctx = ctx.with_progress_token(token);
+        }
+        if principal.is_some() {
+            ctx = ctx.with_principal(principal);
         }
         let id = request.id.to_owned();
         let params = match OwnedParams::keep(method, request.params) {

@@ -35,6 +35,9 @@ pub(crate) struct Headers<'a> {
     pub protocol_version: Option<&'a str>,
     pub mcp_method: Option<&'a str>,
     pub mcp_name: Option<&'a str>,
+    /// Who the request acts for, when authorization is on ([`crate::Config::auth`]): set by
+    /// `route` after the headers are read.
+    pub principal: Option<std::sync::Arc<crate::auth::Principal>>,
 }
 
 impl<'a> Headers<'a> {
@@ -52,6 +55,7 @@ impl<'a> Headers<'a> {
             protocol_version: None,
             mcp_method: None,
             mcp_name: None,
+            principal: None,
         };
         let mut seen_session = false;
         let mut seen_version = false;

@@ -21,12 +21,14 @@ use http::header::ACCEPT;
 use http::{Method, Response, StatusCode};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::headers::Headers;
 use super::post::body_error;
 use super::request_body;
 use super::response::{json_response, method_not_allowed, rpc_error, status_only};
 use super::{guard, Body};
+use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
@@ -69,15 +71,25 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             );
         };
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
+            let dispatch = &self.engine.dispatch;
+            if let Some(refused) = super::auth::plain_scope_refusal(dispatch, auth, principal, text)
+            {
+                return refused;
+            }
+        }
         if incoming::is_batch(text) {
-            return self.plain_batch(text).await;
+            return self.plain_batch(text, headers.principal.as_ref()).await;
         }
         match incoming::read_plain(text) {
             Err(error) => rpc_error(StatusCode::BAD_REQUEST, error, None),
             Ok(Incoming::Response { id, .. }) => {
                 rpc_error(StatusCode::BAD_REQUEST, not_a_call(), Some(id))
             }
-            Ok(message) => match self.plain_message(message).await {
+            Ok(message) => match self
+                .plain_message(message, headers.principal.as_ref())
+                .await
+            {
                 Some(answer) => json_response(StatusCode::OK, answer),
                 None => status_only(StatusCode::NO_CONTENT),
             },
@@ -86,7 +98,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// A batch: every element in order; the requests' responses as one array, or `204` when
     /// nothing in it asks for an answer.
-    async fn plain_batch(&self, text: &str) -> Response<Body> {
+    async fn plain_batch(&self, text: &str, principal: Option<&Arc<Principal>>) -> Response<Body> {
         let messages = match incoming::read_batch(text) {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
@@ -95,7 +107,7 @@ impl<D: Dispatch> McpServer<D> {
         for message in messages {
             let answer = match incoming::read_plain(message.get()) {
                 Err(error) => Some(error_response(None, &error)),
-                Ok(message) => self.plain_message(message).await,
+                Ok(message) => self.plain_message(message, principal).await,
             };
             answers.extend(answer);
         }
@@ -106,16 +118,20 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// One message: a request's response, or `None` for a notification (run all the same).
-    async fn plain_message(&self, message: Incoming<'_>) -> Option<String> {
+    async fn plain_message(
+        &self,
+        message: Incoming<'_>,
+        principal: Option<&Arc<Principal>>,
+    ) -> Option<String> {
         match message {
-            Incoming::Request(Request { id, method, params }) => {
-                Some(match self.plain_call(method, params.raw()).await {
+            Incoming::Request(Request { id, method, params }) => Some(
+                match self.plain_call(method, params.raw(), principal).await {
                     Ok(result) => success_response(id, &result),
                     Err(error) => error_response(Some(id), &error),
-                })
-            }
+                },
+            ),
             Incoming::Notification { method, params } => {
-                if let Err(error) = self.plain_call(method, params).await {
+                if let Err(error) = self.plain_call(method, params, principal).await {
                     tracing::debug!(%method, %error, "a notification failed (no one to tell)");
                 }
                 None
@@ -129,6 +145,7 @@ impl<D: Dispatch> McpServer<D> {
         &self,
         method: &str,
         params: Option<&RawValue>,
+        principal: Option<&Arc<Principal>>,
     ) -> Result<Cow<'static, str>, RpcError> {
         let dispatch = &self.engine.dispatch;
         if method == DISCOVER {
@@ -143,7 +160,11 @@ impl<D: Dispatch> McpServer<D> {
                 .ok_or_else(|| RpcError::method_not_found(method));
         }
         let call = dispatch
-            .call_method(method, params, RequestContext::default())
+            .call_method(
+                method,
+                params,
+                RequestContext::default().with_principal(principal.cloned()),
+            )
             .ok_or_else(|| RpcError::method_not_found(method))?;
         match CatchUnwind::new(call).await {
             Ok(result) => result.map(|raw| Cow::Owned(String::from(Box::<str>::from(raw)))),

@@ -7,6 +7,7 @@
 //! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]),
 //! `legacy_sse` the opt-in 2024-11-05 HTTP+SSE transport ([`crate::Config::legacy_sse`]).
 
+mod auth;
 mod body;
 pub(crate) mod guard;
 mod headers;
@@ -108,19 +109,31 @@ impl<D: Dispatch> McpServer<D> {
         if route == Route::NotFound {
             return status_only(StatusCode::NOT_FOUND);
         }
-        let headers = Headers::scan(&parts.headers);
+        let mut headers = Headers::scan(&parts.headers);
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
         }
         // The discovery documents are public (CORS `*`): any Origin may read them, but their
         // URLs name the Host, which must be allowed.
-        let public = matches!(route, Route::ServerCard | Route::Catalog);
+        let public = matches!(
+            route,
+            Route::ServerCard | Route::Catalog | Route::ResourceMetadata
+        );
         if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
             if public { None } else { headers.origin },
             &self.engine.config.allowed_hosts,
         ) {
             return refused(refusal);
+        }
+        if let Some(auth) = &self.engine.config.auth {
+            if matches!(route, Route::Mcp | Route::PlainJsonRpc) {
+                // Boxed: the authenticator's state stays out of every request's future.
+                match Box::pin(auth::authenticate(auth, parts)).await {
+                    Ok(principal) => headers.principal = Some(principal),
+                    Err(response) => return response,
+                }
+            }
         }
         match route {
             Route::Mcp => match parts.method {
@@ -137,8 +150,23 @@ impl<D: Dispatch> McpServer<D> {
             Route::ServerCard | Route::Catalog => {
                 self.discovery(route, &parts.method, parts.uri.path(), &headers)
             }
+            Route::ResourceMetadata => match &self.engine.config.auth {
+                Some(auth) => auth::metadata_response(auth, &parts.method),
+                None => status_only(StatusCode::NOT_FOUND),
+            },
             Route::NotFound => status_only(StatusCode::NOT_FOUND),
         }
+    }
+
+    /// Whether the request's principal (when authorization is on) may use session `id`.
+    fn may_use(&self, headers: &Headers<'_>, id: &str) -> bool {
+        let Some(principal) = &headers.principal else {
+            return true;
+        };
+        self.engine
+            .store
+            .get(id)
+            .is_none_or(|session| session.is_usable_by(principal))
     }
 
     /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
@@ -188,6 +216,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match headers.session_id {
             None => bad_request("Bad Request: Mcp-Session-Id header is required"),
+            Some(id) if !self.may_use(headers, id) => session_not_found(),
             Some(id) => match self.engine.store.remove(id) {
                 Some(session) => {
                     tracing::debug!(session = %crate::ids::fingerprint(session.id()), "session deleted");

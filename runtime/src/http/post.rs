@@ -97,6 +97,11 @@ impl<D: Dispatch> McpServer<D> {
 
     /// Decides the message's era and starts it.
     fn route_message<'a>(&self, headers: &Headers<'_>, message: Incoming<'a>) -> Next<'a> {
+        if let (Some(principal), Incoming::Request(request)) = (&headers.principal, &message) {
+            if let Some(refused) = self.scope_refusal(principal, request) {
+                return refused.into();
+            }
+        }
         match message {
             Incoming::Request(request)
                 if stateless::is_stateless(headers, request.params.has_meta()) =>
@@ -124,7 +129,9 @@ impl<D: Dispatch> McpServer<D> {
             params,
         }) = message
         {
-            return self.initialize(id, params.raw()).into();
+            return self
+                .initialize(id, params.raw(), headers.principal.as_deref())
+                .into();
         }
         let session = match self.session(headers, header_version) {
             Ok(session) => session,
@@ -150,9 +157,12 @@ impl<D: Dispatch> McpServer<D> {
                     self.engine.config.sse_responses,
                 );
                 let id = request.id;
-                let started =
-                    self.engine
-                        .start(Identity::Session(session.clone()), request, outbound);
+                let started = self.engine.start_as(
+                    Identity::Session(session.clone()),
+                    headers.principal.clone(),
+                    request,
+                    outbound,
+                );
                 Next::Session {
                     started,
                     session,
@@ -162,11 +172,30 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    fn initialize(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
+    /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
+    #[cold]
+    fn scope_refusal(
+        &self,
+        principal: &crate::auth::Principal,
+        request: &Request<'_>,
+    ) -> Option<Response<Body>> {
+        let auth = self.engine.config.auth.as_ref()?;
+        super::auth::scope_refusal(&self.engine.dispatch, auth, principal, request)
+    }
+
+    fn initialize(
+        &self,
+        id: &RawValue,
+        params: Option<&RawValue>,
+        principal: Option<&crate::auth::Principal>,
+    ) -> Response<Body> {
         let (session, result) = match self.engine.initialize(params) {
             Ok(created) => created,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };
+        if let Some(principal) = principal {
+            session.bind_owner(principal.owner_key());
+        }
         if let Err(StoreError::Full) = self.engine.store.insert(session.clone()) {
             return rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -201,6 +230,12 @@ impl<D: Dispatch> McpServer<D> {
             .store
             .get(id)
             .ok_or_else(|| Box::new(session_not_found()))?;
+        if let Some(principal) = &headers.principal {
+            if !session.is_usable_by(principal) {
+                // Another principal's session is, to this one, a session that does not exist.
+                return Err(Box::new(session_not_found()));
+            }
+        }
         match header_version {
             Some(version) if version != session.version() => {
                 Err(Box::new(version_mismatch(version, session.version())))
@@ -241,10 +276,22 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(response) => return *response,
         };
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
+            let dispatch = &self.engine.dispatch;
+            if let Some(refused) =
+                super::auth::batch_scope_refusal(dispatch, auth, principal, &messages)
+            {
+                return refused;
+            }
+        }
         if let Err(error) = crate::engine::batch::allowed(&session) {
             return rpc_error(StatusCode::BAD_REQUEST, error, None);
         }
-        match self.engine.batch(&session, &messages).await {
+        match self
+            .engine
+            .batch(&session, &messages, headers.principal.as_ref())
+            .await
+        {
             Some(answers) => json_response(StatusCode::OK, answers),
             None => status_only(StatusCode::ACCEPTED),
         }

@@ -37,6 +37,9 @@ pub(crate) enum Route {
     /// The MCP Catalog listing the card (`/.well-known/mcp/catalog.json`, and the AI Catalog
     /// path `/.well-known/ai-catalog.json`).
     Catalog,
+    /// The Protected Resource Metadata (RFC 9728), when authorization is on
+    /// ([`Config::auth`]).
+    ResourceMetadata,
     /// Nothing here: 404.
     NotFound,
 }
@@ -47,13 +50,22 @@ pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
     if config.jsonrpc_path.as_deref() == Some(path) {
         return Route::PlainJsonRpc;
     }
-    if super::legacy_sse::serves(config, path) {
+    // The 2024-11-05 transport has no authorization (no principal bound to its sessions, no
+    // per-call scopes): under `Config::auth` it is not served at all.
+    if config.auth.is_none() && super::legacy_sse::serves(config, path) {
         return Route::LegacySse;
     }
     if config.server_card {
         if let Some(route) = discovery(path, mount) {
             return route;
         }
+    }
+    if config
+        .auth
+        .as_ref()
+        .is_some_and(|auth| auth.is_metadata_path(path))
+    {
+        return Route::ResourceMetadata;
     }
     match mount {
         Mount::Listener => Route::NotFound,

@@ -108,7 +108,12 @@ impl<D: Dispatch> McpServer<D> {
             meta: checked.meta,
         };
         let outbound = Outbound::deferred_lines();
-        Ok(self.engine.start(identity, checked.request, outbound))
+        Ok(self.engine.start_as(
+            identity,
+            headers.principal.clone(),
+            checked.request,
+            outbound,
+        ))
     }
 
     /// Step 2: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the tool's `Mcp-Param-*`

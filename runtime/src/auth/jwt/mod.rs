@@ -1,0 +1,254 @@
+//! [`JwtAuthenticator`]: JWT access tokens (RFC 9068) checked against the issuer's JWKS
+//! (feature `jwt`).
+//!
+//! A token is accepted when its signature verifies with a key of the issuer's JWKS (an
+//! asymmetric algorithm the key allows: RS*, PS*, ES256, ES384, EdDSA; never `none` nor
+//! HS*), it is within `exp`/`nbf` (with [`JwtSettings::leeway`]), its `iss` is the issuer and
+//! its `aud` names this server's canonical resource URL (RFC 8707: a token issued for
+//! another resource is refused).
+//!
+//! Built on the `jsonwebtoken` crate with its pure-Rust RustCrypto backend (no C toolchain,
+//! no OpenSSL; the crate is widely used and maintained) rather than `josekit`, which needs
+//! OpenSSL.
+
+mod fetch;
+mod keys;
+mod verified;
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, Validation};
+use serde_json::Value;
+use std::time::Duration;
+
+use super::{bearer_token, Auth, Authenticator, Principal, Refusal, ResourceMetadata};
+use crate::dispatch::BoxFuture;
+use keys::{KeyCache, KeyError, KeySource};
+
+/// The settings of a [`JwtAuthenticator`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JwtSettings {
+    /// The issuer (`iss`) tokens must carry, exactly as its metadata states it, e.g.
+    /// `https://auth.example.com`.
+    pub issuer: String,
+    /// The audience (`aud`) tokens must name: this server's canonical resource URL, e.g.
+    /// `https://mcp.example.com/mcp`.
+    pub audience: String,
+    /// The JWKS URL; `None`: the `jwks_uri` of the issuer's metadata (RFC 8414
+    /// `/.well-known/oauth-authorization-server`, else `/.well-known/openid-configuration`).
+    pub jwks_url: Option<String>,
+    /// Clock skew allowed on `exp` and `nbf`. Default 30 s.
+    pub leeway: Duration,
+    /// Least time between two fetches of the keys (a token naming an unknown key id triggers
+    /// one). Default 30 s.
+    pub refresh_interval: Duration,
+    /// Keys are fetched again once older than this. Default 1 hour.
+    pub max_key_age: Duration,
+    /// How long a fetch of the metadata or the keys may take. Default 10 s.
+    pub fetch_timeout: Duration,
+    /// Most verified tokens remembered, so that a token used again is not verified again
+    /// (until it expires or the keys are fetched again); 0 turns this off. Default 10,000.
+    pub cache_capacity: usize,
+}
+
+impl JwtSettings {
+    /// Settings for tokens of `issuer` for `audience`, other fields at their defaults.
+    pub fn new(issuer: impl Into<String>, audience: impl Into<String>) -> Self {
+        Self {
+            issuer: issuer.into(),
+            audience: audience.into(),
+            jwks_url: None,
+            leeway: Duration::from_secs(30),
+            refresh_interval: Duration::from_secs(30),
+            max_key_age: Duration::from_secs(60 * 60),
+            fetch_timeout: Duration::from_secs(10),
+            cache_capacity: 10_000,
+        }
+    }
+}
+
+/// Validates JWT access tokens from `Authorization: Bearer` (see the [module](self) docs).
+pub struct JwtAuthenticator {
+    validation: Validation,
+    keys: KeyCache,
+    verified: verified::Verified,
+}
+
+impl JwtAuthenticator {
+    /// An authenticator for `settings`. Fails on an issuer or JWKS URL that is not https
+    /// (http only to a loopback host), or when the system's root certificates cannot be
+    /// loaded. Nothing is fetched until the first token arrives.
+    pub fn new(settings: JwtSettings) -> Result<Self, String> {
+        fetch::checked_url(&settings.issuer).map_err(|why| format!("issuer {why}"))?;
+        if let Some(url) = &settings.jwks_url {
+            fetch::checked_url(url).map_err(|why| format!("JWKS {why}"))?;
+        }
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.leeway = settings.leeway.as_secs();
+        validation.validate_nbf = true;
+        validation.set_issuer(&[&settings.issuer]);
+        validation.set_audience(&[&settings.audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        let source = KeySource {
+            issuer: settings.issuer,
+            jwks_url: settings.jwks_url,
+            refresh_interval: settings.refresh_interval,
+            max_age: settings.max_key_age,
+        };
+        Ok(Self {
+            verified: verified::Verified::new(settings.cache_capacity, validation.leeway),
+            validation,
+            keys: KeyCache::new(source, fetch::Fetcher::new(settings.fetch_timeout)?),
+        })
+    }
+
+    /// The principal of a valid `token`, or why it is refused.
+    pub async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
+        let digest = verified::digest(token);
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some(keys) = self.keys.fresh() {
+            if let Some(principal) = self.verified.get(&digest, keys.fetched(), now) {
+                return Ok(principal);
+            }
+        }
+        // `alg: none` and unknown algorithms fail here (the crate knows no such algorithm).
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| Refusal::invalid_token("the access token is not a well-formed JWT"))?;
+        if !is_asymmetric(header.alg) {
+            return Err(Refusal::invalid_token(format!(
+                "tokens signed with {:?} are not accepted",
+                header.alg
+            )));
+        }
+        let kid = header.kid.as_deref();
+        let mut keys = self.keys.keys().await.map_err(unavailable)?;
+        if keys.find(kid, header.alg).is_none() {
+            // Perhaps the issuer rotated its keys: fetch them again (rate-limited).
+            keys = self.keys.refresh().await.map_err(unavailable)?;
+        }
+        let key = keys.find(kid, header.alg).ok_or_else(|| {
+            Refusal::invalid_token(
+                "the access token is signed with a key the issuer does not publish",
+            )
+        })?;
+        let mut validation = self.validation.clone();
+        validation.algorithms = vec![header.alg];
+        let data = jsonwebtoken::decode::<Value>(token, &key.decoding, &validation)
+            .map_err(|error| Refusal::invalid_token(why_invalid(error.kind())))?;
+        let principal = principal_of(data.claims)?;
+        self.verified.put(digest, &principal, keys.fetched(), now);
+        Ok(principal)
+    }
+
+    /// [`Auth`] for tokens of `settings`: this authenticator, and metadata naming the
+    /// audience as the resource and the issuer as its authorization server.
+    pub fn auth(settings: JwtSettings) -> Result<Auth, String> {
+        let metadata = ResourceMetadata::new(&settings.audience, vec![settings.issuer.clone()])
+            .map_err(|why| format!("audience {why}"))?;
+        Ok(Auth::new(metadata, Self::new(settings)?))
+    }
+}
+
+impl std::fmt::Debug for JwtAuthenticator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtAuthenticator")
+            .field("issuer", &self.validation.iss)
+            .field("audience", &self.validation.aud)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Authenticator for JwtAuthenticator {
+    fn authenticate<'a>(
+        &'a self,
+        request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Principal, Refusal>> {
+        Box::pin(async move {
+            match bearer_token(&request.headers)? {
+                Some(token) => self.verify(token).await,
+                None => Err(Refusal::Missing),
+            }
+        })
+    }
+}
+
+fn is_asymmetric(alg: Algorithm) -> bool {
+    !matches!(alg, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512)
+}
+
+fn unavailable(error: KeyError) -> Refusal {
+    match error {
+        KeyError::Unavailable(why) => Refusal::Unavailable(why),
+    }
+}
+
+/// What to tell the client about a token that failed (never the token).
+fn why_invalid(kind: &ErrorKind) -> String {
+    match kind {
+        ErrorKind::ExpiredSignature => "the access token has expired".into(),
+        ErrorKind::ImmatureSignature => "the access token is not valid yet (nbf)".into(),
+        ErrorKind::InvalidIssuer => "the access token is from another issuer".into(),
+        ErrorKind::InvalidAudience => {
+            "the access token was issued for another resource (aud)".into()
+        }
+        ErrorKind::InvalidSignature => "the access token's signature does not verify".into(),
+        ErrorKind::InvalidAlgorithm => "the access token's algorithm does not fit its key".into(),
+        ErrorKind::MissingRequiredClaim(claim) => {
+            format!("the access token has no `{claim}` claim")
+        }
+        ErrorKind::InvalidClaimFormat(claim) => {
+            format!("the access token's `{claim}` claim is malformed")
+        }
+        _ => "the access token is malformed".into(),
+    }
+}
+
+/// The principal of validated `claims`: `sub` (else `client_id`) and the scopes of `scope`
+/// (space-separated, RFC 9068) or `scp` (a list or a string).
+fn principal_of(claims: Value) -> Result<Principal, Refusal> {
+    let subject = claims["sub"]
+        .as_str()
+        .or_else(|| claims["client_id"].as_str())
+        .filter(|subject| !subject.is_empty())
+        .ok_or_else(|| Refusal::invalid_token("the access token names no subject (sub)"))?
+        .to_owned();
+    let scopes = match (&claims["scope"], &claims["scp"]) {
+        (Value::String(scope), _) | (_, Value::String(scope)) => {
+            scope.split_whitespace().map(str::to_owned).collect()
+        }
+        (_, Value::Array(scopes)) => scopes
+            .iter()
+            .filter_map(|scope| scope.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(Principal::new(subject, scopes).with_claims(claims))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn principals_of_claims() {
+        let principal = principal_of(json!({"sub": "alice", "scope": "a  b"})).unwrap();
+        assert_eq!(principal.subject, "alice");
+        assert_eq!(principal.scopes, ["a", "b"]);
+        assert_eq!(principal.claims["sub"], "alice");
+        let principal = principal_of(json!({"client_id": "svc", "scp": ["x", 1, "y"]})).unwrap();
+        assert_eq!(
+            (principal.subject.as_str(), principal.scopes),
+            ("svc", vec!["x".into(), "y".into()])
+        );
+        assert!(principal_of(json!({"sub": ""})).is_err());
+        assert!(principal_of(json!({})).is_err());
+    }
+
+    #[test]
+    fn settings_refuse_plain_http_issuers() {
+        let settings = JwtSettings::new("http://as.example.com", "https://mcp.example.com/mcp");
+        assert!(JwtAuthenticator::new(settings)
+            .unwrap_err()
+            .contains("https"));
+    }
+}

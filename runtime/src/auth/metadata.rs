@@ -1,0 +1,170 @@
+//! RFC 9728 Protected Resource Metadata: the document a client reads to learn which
+//! authorization server issues tokens for this server, and where it is served.
+//!
+//! The resource is named by its canonical URL (RFC 8707, as the MCP authorization chapter
+//! uses it): `https://host[:port]/path`, scheme and host in lower case, no fragment, no
+//! trailing `/` for the root. It is also the audience access tokens must carry.
+
+use serde_json::json;
+
+/// The well-known path of the metadata (RFC 9728 §3).
+pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+/// What [`WELL_KNOWN`] answers: `resource`, `authorization_servers`, `scopes_supported` and
+/// `bearer_methods_supported` (always `["header"]`: tokens are only read from
+/// `Authorization`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceMetadata {
+    /// This server's canonical resource URL (see [`canonical_resource`]), e.g.
+    /// `https://mcp.example.com/mcp`.
+    pub resource: String,
+    /// The issuers of the tokens this server accepts (their RFC 8414 `issuer`).
+    pub authorization_servers: Vec<String>,
+    /// The scopes a client may ask for; the document omits the field when empty.
+    pub scopes_supported: Vec<String>,
+    /// A human-readable name (`resource_name`), if any.
+    pub resource_name: Option<String>,
+}
+
+impl ResourceMetadata {
+    /// Metadata for `resource` (made canonical) whose tokens come from `authorization_servers`.
+    pub fn new(resource: &str, authorization_servers: Vec<String>) -> Result<Self, String> {
+        Ok(Self {
+            resource: canonical_resource(resource)?,
+            authorization_servers,
+            scopes_supported: Vec::new(),
+            resource_name: None,
+        })
+    }
+
+    /// The document, as JSON.
+    pub fn document(&self) -> String {
+        let mut document = json!({
+            "resource": self.resource,
+            "authorization_servers": self.authorization_servers,
+            "bearer_methods_supported": ["header"],
+        });
+        if !self.scopes_supported.is_empty() {
+            document["scopes_supported"] = json!(self.scopes_supported);
+        }
+        if let Some(name) = &self.resource_name {
+            document["resource_name"] = json!(name);
+        }
+        document.to_string()
+    }
+
+    /// The URL of the document, in the path-inserted form of RFC 9728 §3.1:
+    /// `https://host/mcp` → `https://host/.well-known/oauth-protected-resource/mcp`.
+    pub fn url(&self) -> String {
+        let (origin, path) = split_origin(&self.resource);
+        format!("{origin}{WELL_KNOWN}{path}")
+    }
+
+    /// The resource URL's path (`""` for the root).
+    pub(crate) fn resource_path(&self) -> &str {
+        split_origin(&self.resource).1
+    }
+}
+
+/// `url` as a canonical resource URL: absolute `http` or `https`, with a host, without query
+/// or fragment; scheme and host lower-cased, a lone `/` path dropped. The error says why not.
+pub fn canonical_resource(url: &str) -> Result<String, String> {
+    if url.contains('#') {
+        return Err(format!("{url}: a resource URL has no fragment"));
+    }
+    let uri: http::Uri = url.parse().map_err(|e| format!("{url}: not a URL ({e})"))?;
+    let scheme = match uri.scheme_str() {
+        Some(scheme) if scheme.eq_ignore_ascii_case("https") => "https",
+        Some(scheme) if scheme.eq_ignore_ascii_case("http") => "http",
+        _ => {
+            return Err(format!(
+                "{url}: the URL must start with https:// (or http://)"
+            ))
+        }
+    };
+    let authority = match uri.authority() {
+        Some(authority) if !authority.host().is_empty() => authority.as_str().to_ascii_lowercase(),
+        _ => return Err(format!("{url}: the URL has no host")),
+    };
+    if authority.contains('@') {
+        return Err(format!("{url}: a resource URL has no user information"));
+    }
+    if uri.query().is_some() {
+        return Err(format!("{url}: a resource URL has no query"));
+    }
+    let path = match uri.path() {
+        "/" => "",
+        path => path,
+    };
+    Ok(format!("{scheme}://{authority}{path}"))
+}
+
+/// `(scheme://authority, path)` of a canonical URL.
+fn split_origin(url: &str) -> (&str, &str) {
+    let after_scheme = url.find("://").map_or(0, |i| i + 3);
+    match url[after_scheme..].find('/') {
+        Some(i) => url.split_at(after_scheme + i),
+        None => (url, ""),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_urls() {
+        assert_eq!(
+            canonical_resource("HTTPS://MCP.Example.com/mcp").unwrap(),
+            "https://mcp.example.com/mcp"
+        );
+        assert_eq!(
+            canonical_resource("https://example.com/").unwrap(),
+            "https://example.com"
+        );
+        assert_eq!(
+            canonical_resource("http://127.0.0.1:8080/mcp").unwrap(),
+            "http://127.0.0.1:8080/mcp"
+        );
+        for bad in [
+            "mcp.example.com/mcp",
+            "ftp://x/mcp",
+            "https://x/mcp#f",
+            "https://x/mcp?a=b",
+            "https://u@x/mcp",
+            "/mcp",
+            "",
+        ] {
+            assert!(canonical_resource(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn document_and_its_url() {
+        let mut metadata = ResourceMetadata::new(
+            "https://mcp.example.com/mcp",
+            vec!["https://auth.example.com".into()],
+        )
+        .unwrap();
+        assert_eq!(
+            metadata.url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(metadata.resource_path(), "/mcp");
+        let document: serde_json::Value = serde_json::from_str(&metadata.document()).unwrap();
+        assert_eq!(
+            document,
+            json!({
+                "resource": "https://mcp.example.com/mcp",
+                "authorization_servers": ["https://auth.example.com"],
+                "bearer_methods_supported": ["header"],
+            })
+        );
+        metadata.scopes_supported = vec!["mcp:tools".into()];
+        let document: serde_json::Value = serde_json::from_str(&metadata.document()).unwrap();
+        assert_eq!(document["scopes_supported"], json!(["mcp:tools"]));
+        let root = ResourceMetadata::new("https://h", vec![]).unwrap();
+        assert_eq!(root.url(), "https://h/.well-known/oauth-protected-resource");
+        assert_eq!(root.resource_path(), "");
+    }
+}

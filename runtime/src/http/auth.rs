@@ -1,0 +1,199 @@
+//! The authorization edge ([`crate::auth`]): authenticating a request before the engine
+//! runs, the challenges of a refusal, and the Protected Resource Metadata document.
+//!
+//! Only reached when [`Config::auth`](crate::Config::auth) is set; every function here is
+//! off the unauthenticated hot path.
+
+use http::header::{HeaderValue, ACCESS_CONTROL_ALLOW_ORIGIN, CACHE_CONTROL, WWW_AUTHENTICATE};
+use http::{Method, Response, StatusCode};
+use std::sync::Arc;
+
+use super::response::{json_response, method_not_allowed, rpc_error};
+use super::Body;
+use crate::auth::{Auth, Principal, Refusal};
+use crate::dispatch::Dispatch;
+use crate::engine::incoming::{self, Incoming, Params, Request};
+use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
+
+/// The principal `parts` acts for, or the refusal's response. Scopes every request needs
+/// ([`Auth::required_scopes`]) are checked here, whatever the authenticator.
+pub(super) async fn authenticate(
+    auth: &Auth,
+    parts: &http::request::Parts,
+) -> Result<Arc<Principal>, Response<Body>> {
+    let principal = match auth.authenticator().authenticate(parts).await {
+        Ok(principal) => principal,
+        Err(refusal) => return Err(challenge(auth, &refusal)),
+    };
+    if !principal.missing_scopes(auth.required_scopes()).is_empty() {
+        let refusal = Refusal::InsufficientScope {
+            scope: auth.required_scopes().join(" "),
+        };
+        return Err(challenge(auth, &refusal));
+    }
+    Ok(Arc::new(principal))
+}
+
+/// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for
+/// `request` (`x-mcp` `scopes`: [`Dispatch::required_scopes`]); `None` when it may go on.
+#[cold]
+pub(super) fn scope_refusal<D: Dispatch>(
+    dispatch: &D,
+    auth: &Auth,
+    principal: &Principal,
+    request: &Request<'_>,
+) -> Option<Response<Body>> {
+    let Params::Members(members) = &request.params else {
+        return None;
+    };
+    let key = match request.method {
+        "tools/call" | "prompts/get" => members.name.as_deref()?,
+        "resources/read" => members.uri.as_deref()?,
+        _ => return None,
+    };
+    missing_scope(
+        auth,
+        principal,
+        dispatch.required_scopes(request.method, key),
+    )
+}
+
+/// [`scope_refusal`] for every message of a 2025-03-26 batch (`messages`, each read on its
+/// own): the first refusal refuses the whole batch.
+#[cold]
+pub(super) fn batch_scope_refusal<D: Dispatch>(
+    dispatch: &D,
+    auth: &Auth,
+    principal: &Principal,
+    messages: &[&serde_json::value::RawValue],
+) -> Option<Response<Body>> {
+    messages
+        .iter()
+        .find_map(|message| match incoming::read(message.get(), None) {
+            Ok(Incoming::Request(request)) => scope_refusal(dispatch, auth, principal, &request),
+            _ => None,
+        })
+}
+
+/// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for a
+/// plain JSON-RPC message of `text` (one message or a batch: the first refusal refuses the
+/// whole request); the scopes of a method are those of its MCP face
+/// ([`Dispatch::required_scopes`] with [`PLAIN`]).
+#[cold]
+pub(super) fn plain_scope_refusal<D: Dispatch>(
+    dispatch: &D,
+    auth: &Auth,
+    principal: &Principal,
+    text: &str,
+) -> Option<Response<Body>> {
+    let check = |text: &str| match incoming::read_plain(text) {
+        Ok(Incoming::Request(Request { method, .. }) | Incoming::Notification { method, .. }) => {
+            missing_scope(auth, principal, dispatch.required_scopes(PLAIN, method))
+        }
+        _ => None,
+    };
+    if incoming::is_batch(text) {
+        let messages = incoming::read_batch(text).ok()?;
+        messages.iter().find_map(|message| check(message.get()))
+    } else {
+        check(text)
+    }
+}
+
+/// What [`Dispatch::required_scopes`] is asked for a method of the plain JSON-RPC endpoint
+/// (the key is the method's name).
+pub(super) const PLAIN: &str = "jsonrpc";
+
+/// 403 naming the scopes to ask for (those every request needs, then `required`) when
+/// `principal` lacks one of `required`.
+fn missing_scope(auth: &Auth, principal: &Principal, required: &[&str]) -> Option<Response<Body>> {
+    if required.iter().all(|scope| principal.has_scope(scope)) {
+        return None;
+    }
+    let mut scopes: Vec<&str> = auth.required_scopes().iter().map(String::as_str).collect();
+    for scope in required {
+        if !scopes.contains(scope) {
+            scopes.push(scope);
+        }
+    }
+    let refusal = Refusal::InsufficientScope {
+        scope: scopes.join(" "),
+    };
+    Some(challenge(auth, &refusal))
+}
+
+/// The response to `refusal`: its status, a JSON-RPC error saying why, and (but for 503) a
+/// `WWW-Authenticate: Bearer` challenge naming the metadata URL.
+#[cold]
+pub(super) fn challenge(auth: &Auth, refusal: &Refusal) -> Response<Body> {
+    let status = refusal.status();
+    let description = refusal.description();
+    tracing::debug!(status = status.as_u16(), reason = %description, "request refused by auth");
+    let (code, prefix) = match status {
+        StatusCode::UNAUTHORIZED => (SERVER_ERROR, "Unauthorized"),
+        StatusCode::FORBIDDEN => (SERVER_ERROR, "Forbidden"),
+        StatusCode::BAD_REQUEST => (INVALID_REQUEST, "Bad Request"),
+        _ => (SERVER_ERROR, "Service Unavailable"),
+    };
+    let mut response = rpc_error(
+        status,
+        RpcError::new(code, format!("{prefix}: {description}")),
+        None,
+    );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        return response;
+    }
+    let mut value = format!("Bearer resource_metadata=\"{}\"", auth.metadata_url());
+    let scope = match refusal {
+        Refusal::InsufficientScope { scope } => Some(scope.clone()),
+        _ => auth.challenge_scope(),
+    };
+    if let Some(scope) = scope {
+        value.push_str(&format!(", scope=\"{}\"", quoted(&scope)));
+    }
+    if let Some(error) = refusal.error_code() {
+        value.push_str(&format!(
+            ", error=\"{error}\", error_description=\"{}\"",
+            quoted(&description)
+        ));
+    }
+    if let Ok(value) = HeaderValue::from_str(&value) {
+        response.headers_mut().insert(WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// `text` as the content of an RFC 6750 quoted parameter: printable ASCII other than `"`
+/// and `\` (anything else becomes `?`).
+fn quoted(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            ' ' | '!' | '#'..='[' | ']'..='~' => c,
+            _ => '?',
+        })
+        .collect()
+}
+
+/// GET of the Protected Resource Metadata (RFC 9728 §3.2): `200` JSON, readable from any
+/// origin (it is public, and browser-based clients fetch it cross-origin).
+#[cold]
+pub(super) fn metadata_response(auth: &Auth, method: &Method) -> Response<Body> {
+    if method != Method::GET && method != Method::HEAD {
+        return method_not_allowed("GET, HEAD");
+    }
+    let mut response = json_response(StatusCode::OK, auth.document().to_owned());
+    let headers = response.headers_mut();
+    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_header_values_valid() {
+        assert_eq!(quoted("a \"b\" \\ c\u{e9}\n"), "a ?b? ? c??");
+    }
+}
