@@ -50,6 +50,7 @@ mod ids;
 mod json;
 pub mod jsonrpc;
 mod legacy_shapes;
+mod legacy_streams;
 pub mod mcp;
 mod mrtr;
 mod notifier;

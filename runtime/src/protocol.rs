@@ -74,6 +74,10 @@ impl fmt::Display for ProtocolVersion {
     }
 }
 
+/// The path of the MCP endpoint under the runtime's own listener (a server embedded in another
+/// router answers wherever it is mounted; see `http::routes`).
+pub const ENDPOINT: &str = "/mcp";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,7 +129,9 @@ impl Auth {
     pub(crate) fn is_metadata_path(&self, path: &str) -> bool {
         match path.strip_prefix(WELL_KNOWN) {
             Some("") => true,
-            Some(rest) => rest == crate::http::ENDPOINT || rest == self.metadata().resource_path(),
+            Some(rest) => {
+                rest == crate::protocol::ENDPOINT || rest == self.metadata().resource_path()
+            }
             None => false,
         }
     }

@@ -106,7 +106,7 @@ pub(crate) struct Engine<D> {
     /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport (`Config::legacy_sse`):
     /// kept here, reached through the engine every request already holds, so the option costs
     /// `/mcp` requests nothing (empty when off).
-    pub(crate) legacy_sse: Arc<crate::http::legacy_sse::Connections>,
+    pub(crate) legacy_sse: Arc<crate::legacy_streams::Connections>,
 }
 
 impl<D: Dispatch> Engine<D> {

@@ -22,7 +22,6 @@
 use bytes::Bytes;
 use http::header::{HeaderValue, ALLOW};
 use http::{Method, Response, StatusCode};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::{mpsc, oneshot, Notify};
 
@@ -38,6 +37,7 @@ use crate::engine::run::Identity;
 use crate::engine::{answer_key, id_key};
 use crate::events::{Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{self, error_response, RpcError};
+use crate::legacy_streams::{lock, Connection, Connections, Standalone};
 use crate::outbound::{Outbound, Reply};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
@@ -52,46 +52,6 @@ pub const MESSAGES_PATH: &str = "/messages";
 #[cold]
 pub(super) fn serves(config: &Config, path: &str) -> bool {
     config.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH)
-}
-
-/// The open 2024-11-05 streams of a server, by the id their endpoint URL carries.
-#[derive(Debug, Default)]
-pub(crate) struct Connections {
-    open: Mutex<HashMap<String, Arc<Connection>>>,
-}
-
-/// One open stream, as its POSTs find it.
-#[derive(Debug)]
-struct Connection {
-    /// Messages for the client (`Outbound::lines` of its requests, answers, errors).
-    lines: mpsc::UnboundedSender<String>,
-    /// The session `initialize` created.
-    session: OnceLock<Arc<Session>>,
-    /// Hands the session's standalone stream (and what was buffered for it) to the
-    /// connection's writer, once.
-    attach: Mutex<Option<oneshot::Sender<Standalone>>>,
-    /// Signalled when the server shuts down: the stream ends cleanly.
-    end: Notify,
-}
-
-/// The session's standalone stream, as the writer receives it.
-type Standalone = (Vec<u8>, mpsc::Receiver<Delivery>);
-
-impl Connections {
-    fn get(&self, id: &str) -> Option<Arc<Connection>> {
-        lock(&self.open).get(id).cloned()
-    }
-
-    fn remove(&self, id: &str) {
-        lock(&self.open).remove(id);
-    }
-
-    /// Ends every open stream cleanly (the server is shutting down).
-    pub(crate) fn end_all(&self) {
-        for connection in lock(&self.open).values() {
-            connection.end.notify_one();
-        }
-    }
 }
 
 impl<D: Dispatch> McpServer<D> {
@@ -348,13 +308,6 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
-impl Connection {
-    /// Queues a message for the stream (dropped when the stream has ended).
-    fn send(&self, json: String) {
-        let _ = self.lines.send(json);
-    }
-}
-
 /// What writes one connection's stream.
 struct Writer {
     id: String,
@@ -513,10 +466,6 @@ fn not_initialized() -> RpcError {
         jsonrpc::INVALID_REQUEST,
         "Invalid Request: send initialize first",
     )
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[cfg(test)]

@@ -48,8 +48,7 @@ pub const SESSION_HEADER: &str = "mcp-session-id";
 const SESSION_HEADER_NAME: http::HeaderName = http::HeaderName::from_static(SESSION_HEADER);
 /// The header carrying the negotiated protocol version.
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
-/// The endpoint path.
-pub const ENDPOINT: &str = "/mcp";
+pub use crate::protocol::ENDPOINT;
 
 impl<D: Dispatch> McpServer<D> {
     /// Answers one HTTP request that the caller's router sent to this service: any path that
