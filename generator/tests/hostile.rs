@@ -543,6 +543,8 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "mcp-runtime",
             "serde",
             "serde_json",
+            "[features]",
+            "jwt",
             "[workspace]"
         ],
         "{manifest}"
