@@ -101,7 +101,7 @@ error[ref-resolvable]: content descriptor `$ref` cycle: #/components/contentDesc
 
 #[test]
 fn mcp_extension() {
-    let expected = r##"error[mcp-extension]: unknown key `color` in `info.x-mcp`; allowed keys: name, title, instructions, websiteUrl, card, scopes
+    let expected = r##"error[mcp-extension]: unknown key `color` in `info.x-mcp`; allowed keys: name, title, instructions, websiteUrl, card, scopes, hideUnauthorized
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)

@@ -116,6 +116,11 @@ impl RequestContext {
         self.principal.as_deref()
     }
 
+    /// The principal, shared (what outlives the context: a round's binding).
+    pub(crate) fn shared_principal(&self) -> Option<Arc<Principal>> {
+        self.principal.clone()
+    }
+
     /// The same context acting for `principal` (for tests and handlers calling handlers;
     /// the transports set it themselves).
     pub fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {

@@ -98,6 +98,14 @@ pub trait Dispatch: Send + Sync + 'static {
         &[]
     }
 
+    /// Whether the `*/list` methods leave out, for an authenticated caller, every tool, prompt,
+    /// resource and template whose [`required_scopes`](Self::required_scopes) it lacks (the
+    /// contract's `info["x-mcp"].hideUnauthorized`). Default: `false`: every caller sees the
+    /// whole lists, and a call it may not make is refused with 403.
+    fn hides_unauthorized(&self) -> bool {
+        false
+    }
+
     /// Every scope the contract names, published in the Protected Resource Metadata's
     /// `scopes_supported`. Default: none.
     fn scopes_supported(&self) -> &'static [&'static str] {

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! The payload names the request it belongs to (a SHA-256 digest of the method, the
-//! tool/prompt/resource name and the canonical arguments) and an expiry. A state whose MAC does
+//! tool/prompt/resource name, the canonical arguments and, when authorization is on, the
+//! principal asking) and an expiry. A state whose MAC does
 //! not verify, whose expiry passed, or whose binding names another request is rejected before
 //! anything in it is read. The payload is signed, not encrypted: the client can read what the
 //! server saved, so handlers must not save secrets in it.
@@ -175,6 +176,16 @@ impl Binding {
         Self(hasher.finalize().into())
     }
 
+    /// The same binding for the principal whose owner key is `owner` only: a state sealed
+    /// for one principal does not open for another, even for the same request.
+    pub fn owned_by(self, owner: &str) -> Self {
+        let mut hasher = Sha256::new();
+        hasher.update(self.0);
+        hasher.update([0]);
+        hasher.update(owner.as_bytes());
+        Self(hasher.finalize().into())
+    }
+
     fn to_hex(self) -> String {
         crate::ids::hex(&self.0)
     }
@@ -254,7 +265,8 @@ pub(crate) enum StateError {
     Tampered,
     /// Produced for this server, but too long ago.
     Expired,
-    /// Produced for another request (other method, name or arguments).
+    /// Produced for another request (other method, name or arguments), or for another
+    /// principal.
     Foreign,
     /// Already redeemed once (`Config::request_state_single_use`).
     Redeemed,
@@ -269,7 +281,7 @@ impl StateError {
             StateError::Tampered => "Invalid params: requestState integrity check failed",
             StateError::Expired => "Invalid params: requestState has expired; start the request again",
             StateError::Foreign => {
-                "Invalid params: requestState belongs to another request (method, name or arguments differ)"
+                "Invalid params: requestState belongs to another request (method, name, arguments or caller differ)"
             }
             StateError::Redeemed => {
                 "Invalid params: requestState was already used (this server accepts each state once); start the request again"
@@ -564,6 +576,22 @@ mod tests {
             Binding::new("tools/call", "t", Some(&json!({"a": 2}))),
             Binding::new("tools/call", "u", Some(&json!({"a": 1}))),
             Binding::new("prompts/get", "t", Some(&json!({"a": 1}))),
+            binding.owned_by("issuer\nalice"),
+        ] {
+            assert_eq!(sealer().open(&state, other), Err(StateError::Foreign));
+        }
+    }
+
+    #[test]
+    fn states_do_not_move_to_other_principals() {
+        let binding = Binding::new("tools/call", "t", None);
+        let alice = binding.owned_by("issuer\nalice");
+        let state = sealer().seal(alice, payload());
+        assert_eq!(sealer().open(&state, alice), Ok(payload()));
+        for other in [
+            binding,
+            binding.owned_by("issuer\nbob"),
+            binding.owned_by("other\nalice"),
         ] {
             assert_eq!(sealer().open(&state, other), Err(StateError::Foreign));
         }

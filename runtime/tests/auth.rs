@@ -84,12 +84,27 @@ impl Dispatch for WhoAmI {
         _: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        (name == "whoami" || name == "admin_whoami").then(|| -> BoxFuture<'a, _> {
-            Box::pin(async move {
+        let future: BoxFuture<'a, ToolOutcome> = match name {
+            "whoami" | "admin_whoami" => Box::pin(async move {
                 let text = RawValue::from_string(principal_json(&ctx).to_string()).unwrap();
                 ToolOutcome::Success(text)
-            })
-        })
+            }),
+            // Continues as a task (2026-07-28 clients declaring the extension), and runs
+            // until cancelled.
+            "background" => Box::pin(async move {
+                ctx.start_task();
+                std::future::pending::<()>().await;
+                ToolOutcome::from_result(Ok(json!({})))
+            }),
+            // Asks the client for its roots: a 2026-07-28 call answers with an
+            // `InputRequiredResult` and a sealed `requestState`.
+            "ask_roots" => Box::pin(async move {
+                let roots = ctx.list_roots("roots").await.map(|roots| json!(roots));
+                ToolOutcome::from_result(roots)
+            }),
+            _ => return None,
+        };
+        Some(future)
     }
 
     fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
@@ -1034,4 +1049,113 @@ async fn verify_cost() {
         }
     }
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// State that outlives a request belongs to its principal: tasks and `requestState`.
+
+/// A 2026-07-28 request `method` by `token` (a full `Authorization` value), declaring the
+/// tasks extension and the roots capability; `name` is its `Mcp-Name`.
+async fn stateless_as(
+    server: &Server,
+    token: &str,
+    method: &str,
+    name: &str,
+    mut params: Value,
+) -> Answer {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "roots": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name),
+        ("authorization", token),
+    ];
+    send_with(server.addr, "POST", "/mcp", &headers, Some(body)).await
+}
+
+/// Alice's and Bob's `Authorization` values (same issuer, other subjects).
+fn alice_and_bob(issuer: &Issuer, server: &Server) -> (String, String) {
+    let alice = format!(
+        "Bearer {}",
+        rs256("rsa-1", &claims(&issuer.url, &server.resource))
+    );
+    let mut bob_claims = claims(&issuer.url, &server.resource);
+    bob_claims["sub"] = json!("bob");
+    (alice, format!("Bearer {}", rs256("rsa-1", &bob_claims)))
+}
+
+#[tokio::test]
+async fn a_task_belongs_to_the_principal_that_started_it() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let (alice, bob) = alice_and_bob(&issuer, &server);
+    let call = json!({"name": "background", "arguments": {}});
+    let created = stateless_as(&server, &alice, "tools/call", "background", call).await;
+    assert_eq!(created.status, StatusCode::OK, "{}", created.body);
+    assert_eq!(created.body["result"]["resultType"], "task", "{}", created.body);
+    let task = created.body["result"]["taskId"].as_str().unwrap().to_string();
+    let about = |extra: Value| {
+        let mut params = json!({"taskId": task});
+        for (key, value) in extra.as_object().unwrap() {
+            params[key] = value.clone();
+        }
+        params
+    };
+    // To bob, alice's task does not exist: get, update and cancel answer as for an unknown
+    // task, and change nothing.
+    let unknown = json!({"code": -32602, "message": format!("Unknown task: {task}"),
+                         "data": {"taskId": task}});
+    for (method, extra) in [
+        ("tasks/get", json!({})),
+        ("tasks/update", json!({"inputResponses": {"x": {}}})),
+        ("tasks/cancel", json!({})),
+    ] {
+        let answer = stateless_as(&server, &bob, method, &task, about(extra)).await;
+        assert_eq!(answer.body["error"], unknown, "{method}: {}", answer.body);
+    }
+    let seen = stateless_as(&server, &alice, "tasks/get", &task, about(json!({}))).await;
+    assert_eq!(seen.body["result"]["status"], "working", "{}", seen.body);
+    // Alice can cancel it.
+    let cancelled = stateless_as(&server, &alice, "tasks/cancel", &task, about(json!({}))).await;
+    assert_eq!(
+        cancelled.body["result"],
+        json!({"resultType": "complete"}),
+        "{}",
+        cancelled.body
+    );
+    let seen = stateless_as(&server, &alice, "tasks/get", &task, about(json!({}))).await;
+    assert_eq!(seen.body["result"]["status"], "cancelled", "{}", seen.body);
+}
+
+#[tokio::test]
+async fn a_request_state_opens_only_for_the_principal_it_was_sealed_for() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let (alice, bob) = alice_and_bob(&issuer, &server);
+    let call = json!({"name": "ask_roots", "arguments": {}});
+    let first = stateless_as(&server, &alice, "tools/call", "ask_roots", call.clone()).await;
+    let result = &first.body["result"];
+    assert_eq!(result["resultType"], "input_required", "{}", first.body);
+    let state = result["requestState"].as_str().unwrap().to_string();
+    let mut retry = call.clone();
+    retry["inputResponses"] = json!({"roots": {"roots": [{"uri": "file:///alice"}]}});
+    retry["requestState"] = json!(state);
+    // Bob replaying alice's state, with the same call and answers: refused before the
+    // handler runs.
+    let stolen = stateless_as(&server, &bob, "tools/call", "ask_roots", retry.clone()).await;
+    assert_eq!(stolen.body["error"]["code"], -32602, "{}", stolen.body);
+    let message = stolen.body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("another request"), "{message}");
+    // Alice's own retry goes through.
+    let own = stateless_as(&server, &alice, "tools/call", "ask_roots", retry).await;
+    assert_eq!(
+        own.body["result"]["structuredContent"]["roots"][0]["uri"],
+        "file:///alice",
+        "{}",
+        own.body
+    );
 }

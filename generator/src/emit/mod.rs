@@ -115,10 +115,9 @@ pub fn emit_with_skills(
             server::server(
                 &methods,
                 &types,
-                document.server.card.is_some(),
+                &document.server,
                 !skills.is_empty(),
                 frame,
-                document.server.scopes.as_deref(),
             )
         },
         &|_| {

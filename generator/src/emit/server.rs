@@ -12,7 +12,7 @@ use super::plan::MethodPlan;
 use super::str_lit;
 use crate::openrpc::{
     Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
-    ResourceTemplateBinding, ToolBinding,
+    ResourceTemplateBinding, ServerExtension, ToolBinding,
 };
 use crate::tokens::ident;
 use crate::typespace::TypeSpace;
@@ -22,13 +22,20 @@ use crate::typespace::TypeSpace;
 pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
-    has_card: bool,
+    identity: &ServerExtension,
     has_skills: bool,
     frame: &mut Frame,
-    default_scopes: Option<&[String]>,
 ) -> TokenStream {
-    let scopes = scopes(methods, default_scopes);
-    let server_card = has_card.then(|| {
+    let scopes = scopes(methods, identity.scopes.as_deref());
+    // Off by default (the trait's `false`): every caller sees the whole lists.
+    let hides_unauthorized = identity.hide_unauthorized.then(|| {
+        quote! {
+            fn hides_unauthorized(&self) -> bool {
+                true
+            }
+        }
+    });
+    let server_card = identity.card.is_some().then(|| {
         quote! {
             fn server_card(&self) -> ::std::option::Option<&'static str> {
                 ::std::option::Option::Some(descriptors::SERVER_CARD)
@@ -80,6 +87,7 @@ pub(crate) fn server(
             }
 
             #scopes
+            #hides_unauthorized
             #server_card
 
             #complete

@@ -36,6 +36,7 @@ pub const SERVER_KEYS: &[&str] = &[
     "websiteUrl",
     "card",
     "scopes",
+    "hideUnauthorized",
 ];
 
 /// The method facts `x-mcp` defaults come from.
@@ -388,6 +389,20 @@ pub fn parse_server(
             match parse_scopes(v, "info.x-mcp.scopes") {
                 Ok(scopes) => server.scopes = Some(scopes),
                 Err(message) => diags.push(Diagnostic::error(RULE, locate("/scopes"), message)),
+            }
+            continue;
+        }
+        if key == "hideUnauthorized" {
+            match v {
+                Value::Bool(hide) => server.hide_unauthorized = *hide,
+                other => diags.push(Diagnostic::error(
+                    RULE,
+                    locate("/hideUnauthorized"),
+                    format!(
+                        "`info.x-mcp.hideUnauthorized` must be a boolean, found {}",
+                        type_name(other)
+                    ),
+                )),
             }
             continue;
         }

@@ -60,6 +60,9 @@ pub struct ServerExtension {
     pub website_url: Option<String>,
     /// `scopes`: the OAuth scopes every MCP method needs unless its `x-mcp` names its own.
     pub scopes: Option<Vec<String>>,
+    /// `hideUnauthorized`: whether, under authorization, the lists leave out what the caller
+    /// lacks a scope for (default `false`).
+    pub hide_unauthorized: bool,
     /// `card`: what the server card adds to the identity (`crate::server_card`).
     pub card: Option<serde_json::Map<String, serde_json::Value>>,
 }

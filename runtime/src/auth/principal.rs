@@ -49,6 +49,14 @@ impl Principal {
         )
     }
 
+    /// A digest of [`owner_key`](Self::owner_key) (SHA-256, hex): what state that may leave
+    /// the process (a task record, a sealed `requestState`) carries to name its owner, so
+    /// that no store holds the subject itself.
+    pub(crate) fn owner_digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        crate::ids::hex(&Sha256::digest(self.owner_key().as_bytes()))
+    }
+
     /// The scopes of `required` that were not granted, in their order.
     pub fn missing_scopes<'a>(&self, required: &'a [String]) -> Vec<&'a str> {
         required

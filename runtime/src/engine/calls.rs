@@ -4,13 +4,16 @@
 //! In a session a handler that asks the client waits for the answer on the session. On the
 //! stateless revision a call runs in rounds (see `crate::mrtr`): the retry's answers and
 //! sealed `requestState` are opened before the handler runs, and a handler that failed while
-//! questions are pending ends the round with an `InputRequiredResult`.
+//! questions are pending ends the round with an `InputRequiredResult`. A round's state is
+//! bound to the call and, when authorization is on, to the principal making it.
 
 use serde_json::json;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::sync::Arc;
 
 use super::{caught, Engine};
+use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::{Dispatch, ToolOutcome};
 use crate::json::JsonText;
@@ -24,6 +27,13 @@ use crate::request_state::{Binding, StateSealer};
 /// What a round of a call is bound to: method, target (tool or prompt name, resource URI)
 /// and arguments.
 type Target<'a> = (&'a str, &'a str, Option<&'a RawValue>);
+
+/// A stateless call's round: where its input requests go, and who makes the call (its
+/// sealed state is bound to them).
+struct Round {
+    outbound: Outbound,
+    principal: Option<Arc<Principal>>,
+}
 
 impl<D: Dispatch> Engine<D> {
     /// `tools/call`: a panic or a failure is an `isError` result; an unknown tool is `-32602`.
@@ -98,19 +108,24 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// The round of a stateless call (`None` in a session), started: a retry's
-    /// `requestState` is opened first, so a tampered, expired or foreign one is refused before
-    /// the handler runs. A first round asks nothing yet.
+    /// `requestState` is opened first, so a tampered, expired or foreign one (another call's,
+    /// or another principal's) is refused before the handler runs. A first round asks nothing
+    /// yet.
     fn open_round(
         &self,
         target: Target<'_>,
         call: &CallMembers,
         ctx: &RequestContext,
-    ) -> Result<Option<Outbound>, RpcError> {
+    ) -> Result<Option<Round>, RpcError> {
         let Some(outbound) = ctx.round_outbound() else {
             return Ok(None);
         };
+        let round = Round {
+            outbound: outbound.clone(),
+            principal: ctx.shared_principal(),
+        };
         if call.is_retry() {
-            let bound = binding(target)?;
+            let bound = binding(target, round.principal.as_deref())?;
             outbound.start_round(InputRound::start(
                 &self.sealer,
                 || bound,
@@ -118,7 +133,7 @@ impl<D: Dispatch> Engine<D> {
                 call.request_state(),
             )?);
         }
-        Ok(Some(outbound.clone()))
+        Ok(Some(round))
     }
 }
 
@@ -127,13 +142,16 @@ impl<D: Dispatch> Engine<D> {
 fn close_round(
     sealer: &StateSealer,
     target: Target<'_>,
-    round: Option<Outbound>,
+    round: Option<Round>,
     failed: bool,
     answer: Result<JsonText, RpcError>,
 ) -> Result<JsonText, RpcError> {
-    match round.as_ref().and_then(Outbound::input_round) {
-        Some(round) if failed && round.needs_input() => {
-            round.input_required_result(sealer, binding(target)?)
+    let Some(round) = round else {
+        return answer;
+    };
+    match round.outbound.input_round() {
+        Some(input) if failed && input.needs_input() => {
+            input.input_required_result(sealer, binding(target, round.principal.as_deref())?)
         }
         _ => answer,
     }
@@ -145,10 +163,13 @@ fn unknown(what: &str, name: &str) -> RpcError {
 }
 
 /// The request a multi round-trip state is bound to: method, name and arguments (absent
-/// arguments count as `{}`). Arguments that cannot be read as a JSON value (nested past
-/// serde_json's depth limit) are refused: bound to `{}` instead, a state issued for one
-/// request would open for another.
-fn binding((method, name, arguments): Target<'_>) -> Result<Binding, RpcError> {
+/// arguments count as `{}`), and the `principal` making it. Arguments that cannot be read as
+/// a JSON value (nested past serde_json's depth limit) are refused: bound to `{}` instead, a
+/// state issued for one request would open for another.
+fn binding(
+    (method, name, arguments): Target<'_>,
+    principal: Option<&Principal>,
+) -> Result<Binding, RpcError> {
     let arguments = match arguments {
         None => json!({}),
         Some(raw) => serde_json::from_str::<Value>(raw.get()).map_err(|e| {
@@ -157,7 +178,11 @@ fn binding((method, name, arguments): Target<'_>) -> Result<Binding, RpcError> {
             ))
         })?,
     };
-    Ok(Binding::new(method, name, Some(&arguments)))
+    let binding = Binding::new(method, name, Some(&arguments));
+    Ok(match principal {
+        Some(principal) => binding.owned_by(&principal.owner_key()),
+        None => binding,
+    })
 }
 
 #[cfg(test)]
@@ -170,11 +195,13 @@ mod tests {
 
     #[test]
     fn arguments_that_cannot_be_read_are_refused_not_bound_to_an_empty_object() {
-        let empty = binding(("tools/call", "t", None)).unwrap();
+        let empty = binding(("tools/call", "t", None), None).unwrap();
         let braces = raw("{}".into());
-        assert!(empty == binding(("tools/call", "t", Some(&braces))).unwrap());
+        assert!(empty == binding(("tools/call", "t", Some(&braces)), None).unwrap());
         let deep = raw(format!("{{\"a\":{}1{}}}", "[".repeat(200), "]".repeat(200)));
-        let refused = binding(("tools/call", "t", Some(&deep))).err().unwrap();
+        let refused = binding(("tools/call", "t", Some(&deep)), None)
+            .err()
+            .unwrap();
         assert_eq!(refused.code, -32602);
     }
 }

@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
+use crate::auth::Principal;
 use crate::config::Config;
 use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
@@ -167,7 +168,7 @@ impl<D: Dispatch> Engine<D> {
             Method::ToolsList
             | Method::PromptsList
             | Method::ResourcesList
-            | Method::TemplatesList => self.list(method, raw, version)?,
+            | Method::TemplatesList => self.list(method, raw, version, ctx.principal())?,
             Method::ToolsCall => self.call_tool(params.members()?, ctx).await?,
             Method::PromptsGet => self.get_prompt(params.members()?, ctx).await?,
             Method::ResourcesRead => {
@@ -219,7 +220,7 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`: the capability gate comes before any
-    /// task lookup.
+    /// task lookup, and only the principal that started a task finds it.
     fn task_method(
         &self,
         method: Method,
@@ -229,10 +230,12 @@ impl<D: Dispatch> Engine<D> {
         if !tasks::declared(ctx.client_capabilities()) {
             return Err(tasks::extension_required().into_mcp_error());
         }
+        let owner = ctx.principal().map(Principal::owner_digest);
+        let owner = owner.as_deref();
         Ok(JsonText::trusted(match method {
-            Method::TasksGet => self.tasks.get(raw)?,
-            Method::TasksUpdate => self.tasks.update(raw)?,
-            _ => self.tasks.cancel(raw)?,
+            Method::TasksGet => self.tasks.get(raw, owner)?,
+            Method::TasksUpdate => self.tasks.update(raw, owner)?,
+            _ => self.tasks.cancel(raw, owner)?,
         }))
     }
 

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use super::method::Method;
 use super::{params_as, Engine};
+use crate::auth::Principal;
 use crate::config::CacheScope;
 use crate::dispatch::Dispatch;
 use crate::json::JsonText;
@@ -18,7 +19,7 @@ use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
 use crate::skills::{self, SKILLS_EXTENSION};
 use crate::tasks::TASKS_EXTENSION;
-use crate::{CompletionKind, CompletionRequest, Descriptor, Error, RequestContext};
+use crate::{CompletionKind, CompletionRequest, Error, RequestContext};
 
 #[derive(Deserialize, Default)]
 struct CursorParams<'a> {
@@ -274,47 +275,51 @@ impl<D: Dispatch> Engine<D> {
         Ok(completion_result(&matching))
     }
 
-    /// `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`.
+    /// `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`. When the
+    /// contract hides what a caller may not use ([`Dispatch::hides_unauthorized`]), a
+    /// `principal`'s lists leave out every entry whose contract scopes it lacks.
     pub(super) fn list(
         &self,
         method: Method,
         params: Option<&RawValue>,
         version: ProtocolVersion,
+        principal: Option<&Principal>,
     ) -> Result<JsonText, RpcError> {
         let catalog = self.dispatch.catalog();
-        let (key, descriptors) = match method {
-            Method::ToolsList if version == ProtocolVersion::V2024_11_05 => {
-                return self.legacy_tools_page(params);
-            }
-            Method::ToolsList => ("tools", catalog.tools),
-            Method::PromptsList => ("prompts", catalog.prompts),
-            Method::ResourcesList => ("resources", catalog.resources),
-            _ => ("resourceTemplates", catalog.resource_templates),
+        // The method whose contract scopes decide whether an entry is shown.
+        let (key, descriptors, used_by) = match method {
+            Method::ToolsList => ("tools", catalog.tools, "tools/call"),
+            Method::PromptsList => ("prompts", catalog.prompts, "prompts/get"),
+            Method::ResourcesList => ("resources", catalog.resources, "resources/read"),
+            _ => (
+                "resourceTemplates",
+                catalog.resource_templates,
+                "resources/read",
+            ),
         };
-        self.page(key, descriptors, params, version)
+        let legacy = method == Method::ToolsList && version == ProtocolVersion::V2024_11_05;
+        let legacy_tools = if legacy { self.legacy_tools() } else { &[] };
+        let nth = |i: usize| match legacy {
+            true => legacy_tools[i].as_str(),
+            false => descriptors[i].json_for(version),
+        };
+        let Some(principal) = principal.filter(|_| self.dispatch.hides_unauthorized()) else {
+            return self.page_of(key, descriptors.len(), nth, params);
+        };
+        let visible: Vec<usize> = (0..descriptors.len())
+            .filter(|&i| {
+                let required = self.dispatch.required_scopes(used_by, descriptors[i].key);
+                required.iter().all(|scope| principal.has_scope(scope))
+            })
+            .collect();
+        self.page_of(key, visible.len(), |i| nth(visible[i]), params)
     }
 
-    /// One page of a list, from the precomputed descriptors of `version`.
-    fn page(
-        &self,
-        key: &str,
-        descriptors: &[Descriptor],
-        params: Option<&RawValue>,
-        version: ProtocolVersion,
-    ) -> Result<JsonText, RpcError> {
-        self.page_of(
-            key,
-            descriptors.len(),
-            |i| descriptors[i].json_for(version),
-            params,
-        )
-    }
-
-    /// A page of `tools/list` for a 2024-11-05 session: the 2025-03-26 descriptors without
-    /// `annotations`, computed on first use.
+    /// The 2024-11-05 tool descriptors: 2025-03-26's without `annotations`, computed on first
+    /// use.
     #[cold]
-    fn legacy_tools_page(&self, params: Option<&RawValue>) -> Result<JsonText, RpcError> {
-        let tools = self.legacy_tools.get_or_init(|| {
+    fn legacy_tools(&self) -> &[String] {
+        self.legacy_tools.get_or_init(|| {
             self.dispatch
                 .catalog()
                 .tools
@@ -323,8 +328,7 @@ impl<D: Dispatch> Engine<D> {
                     crate::legacy_shapes::tool_descriptor(d.json_for(ProtocolVersion::V2024_11_05))
                 })
                 .collect()
-        });
-        self.page_of("tools", tools.len(), |i| &tools[i], params)
+        })
     }
 
     /// One page of a list of `len` serialized descriptors, the `i`th being `nth(i)`.

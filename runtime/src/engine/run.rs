@@ -181,7 +181,13 @@ impl<D: Dispatch> Call<D> {
             if tasks::declared(ctx.client_capabilities()) {
                 let (reply, reply_rx) = oneshot::channel();
                 let tasks = self.engine.tasks.clone();
-                slot = Some(Arc::new(TaskSlot::new(tasks, self.id.clone(), reply)));
+                let owner = ctx.principal().map(Principal::owner_digest);
+                slot = Some(Arc::new(TaskSlot::new(
+                    tasks,
+                    self.id.clone(),
+                    owner,
+                    reply,
+                )));
                 task_reply = Some(reply_rx);
             }
             ctx.into_task(slot.clone())

@@ -93,8 +93,13 @@ impl Tasks {
         self.local().len()
     }
 
-    /// Creates a `working` task run by this instance; `cancel` is set when it is cancelled.
-    fn create(&self, cancel: Arc<watch::Sender<bool>>) -> Result<TaskRecord, Error> {
+    /// Creates a `working` task run by this instance for `owner` (a principal's digest, `None`
+    /// without authorization); `cancel` is set when it is cancelled.
+    fn create(
+        &self,
+        cancel: Arc<watch::Sender<bool>>,
+        owner: Option<String>,
+    ) -> Result<TaskRecord, Error> {
         // Expired tasks go as new ones come (and on the server's expiry sweep).
         self.remove_expired();
         let now = now_ms();
@@ -109,6 +114,7 @@ impl Tasks {
             error: None,
             input_requests: Map::new(),
             input_responses: Map::new(),
+            owner,
         };
         self.store
             .insert(record.clone())
@@ -176,19 +182,47 @@ impl Tasks {
         }
     }
 
-    /// `tasks/get`.
-    pub(crate) fn get(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+    /// `tasks/get` by `owner` (every `tasks/*` method takes the requester's principal digest:
+    /// another principal's task is, to them, an unknown one).
+    pub(crate) fn get(
+        &self,
+        params: Option<&RawValue>,
+        owner: Option<&str>,
+    ) -> Result<String, RpcError> {
         let params: TaskIdParams = parse(params)?;
         let task = self
             .store
             .get(&params.task_id)
+            .filter(|task| task.is_visible_to(owner))
             .ok_or_else(|| unknown(&params.task_id))?;
         Ok(task.get_result())
     }
 
+    /// `change` applied to the task `id` if `owner` may see it; `None` (unknown to them)
+    /// otherwise, and nothing changed.
+    fn update_owned(
+        &self,
+        id: &str,
+        owner: Option<&str>,
+        change: &mut dyn FnMut(&mut TaskRecord),
+    ) -> Option<TaskRecord> {
+        let mut visible = false;
+        let task = self.store.update(id, &mut |task| {
+            visible = task.is_visible_to(owner);
+            if visible {
+                change(task);
+            }
+        });
+        task.filter(|_| visible)
+    }
+
     /// `tasks/update`: answers for outstanding keys are taken (others ignored); once nothing
     /// is outstanding the task is `working` again.
-    pub(crate) fn update(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+    pub(crate) fn update(
+        &self,
+        params: Option<&RawValue>,
+        owner: Option<&str>,
+    ) -> Result<String, RpcError> {
         #[derive(Deserialize)]
         struct UpdateParams {
             #[serde(rename = "taskId")]
@@ -198,22 +232,21 @@ impl Tasks {
         }
         let params: UpdateParams = parse(params)?;
         let responses = params.input_responses.unwrap_or_default();
-        self.store
-            .update(&params.task_id, &mut |task| {
-                if task.status.is_terminal() {
-                    return;
+        self.update_owned(&params.task_id, owner, &mut |task| {
+            if task.status.is_terminal() {
+                return;
+            }
+            for (key, value) in &responses {
+                if task.input_requests.remove(key).is_some() {
+                    task.input_responses.insert(key.clone(), value.clone());
                 }
-                for (key, value) in &responses {
-                    if task.input_requests.remove(key).is_some() {
-                        task.input_responses.insert(key.clone(), value.clone());
-                    }
-                }
-                if task.input_requests.is_empty() && task.status == TaskStatus::InputRequired {
-                    task.status = TaskStatus::Working;
-                }
-                task.touch();
-            })
-            .ok_or_else(|| unknown(&params.task_id))?;
+            }
+            if task.input_requests.is_empty() && task.status == TaskStatus::InputRequired {
+                task.status = TaskStatus::Working;
+            }
+            task.touch();
+        })
+        .ok_or_else(|| unknown(&params.task_id))?;
         if let Some(local) = self.local().get(&params.task_id) {
             local.answered.notify_waiters();
         }
@@ -222,17 +255,20 @@ impl Tasks {
 
     /// `tasks/cancel`: stops the handler and marks the task `cancelled`; a finished task
     /// stays as it is (the same acknowledgement).
-    pub(crate) fn cancel(&self, params: Option<&RawValue>) -> Result<String, RpcError> {
+    pub(crate) fn cancel(
+        &self,
+        params: Option<&RawValue>,
+        owner: Option<&str>,
+    ) -> Result<String, RpcError> {
         let params: TaskIdParams = parse(params)?;
-        self.store
-            .update(&params.task_id, &mut |task| {
-                if !task.status.is_terminal() {
-                    task.status = TaskStatus::Cancelled;
-                    task.input_requests.clear();
-                    task.touch();
-                }
-            })
-            .ok_or_else(|| unknown(&params.task_id))?;
+        self.update_owned(&params.task_id, owner, &mut |task| {
+            if !task.status.is_terminal() {
+                task.status = TaskStatus::Cancelled;
+                task.input_requests.clear();
+                task.touch();
+            }
+        })
+        .ok_or_else(|| unknown(&params.task_id))?;
         if let Some(local) = self.local().remove(&params.task_id) {
             local.cancel.send_replace(true);
         }
@@ -282,6 +318,8 @@ pub(crate) struct TaskSlot {
     tasks: Arc<Tasks>,
     /// The JSON-RPC id of the `tools/call`.
     request_id: Box<RawValue>,
+    /// The caller's principal digest (authorization on), which the task will carry.
+    owner: Option<String>,
     reply: Mutex<Option<oneshot::Sender<Reply>>>,
     task: OnceLock<String>,
     /// Set by `tasks/cancel` (or expiry). It exists from the start, so that a handler
@@ -298,14 +336,17 @@ impl std::fmt::Debug for TaskSlot {
 }
 
 impl TaskSlot {
+    /// The slot of the call `request_id` by `owner`, answered through `reply`.
     pub(crate) fn new(
         tasks: Arc<Tasks>,
         request_id: Box<RawValue>,
+        owner: Option<String>,
         reply: oneshot::Sender<Reply>,
     ) -> Self {
         Self {
             tasks,
             request_id,
+            owner,
             reply: Mutex::new(Some(reply)),
             task: OnceLock::new(),
             cancel: Arc::new(watch::channel(false).0),
@@ -323,7 +364,7 @@ impl TaskSlot {
             return Err(Error::new("the request was already answered"));
         }
         // Created first: when the store refuses (full), the request keeps its way to answer.
-        let record = self.tasks.create(self.cancel.clone())?;
+        let record = self.tasks.create(self.cancel.clone(), self.owner.clone())?;
         let reply = unanswered.take().expect("checked above");
         drop(unanswered);
         let _ = self.task.set(record.task_id.clone());
@@ -399,14 +440,14 @@ mod tests {
     #[test]
     fn outcomes_and_cancellation() {
         let tasks = tasks();
-        let done = tasks.create(flag()).unwrap();
+        let done = tasks.create(flag(), None).unwrap();
         tasks.finish(&done.task_id, Ok(JsonText::from(raw(r#"{"content":[]}"#))));
-        let failed = tasks.create(flag()).unwrap();
+        let failed = tasks.create(flag(), None).unwrap();
         tasks.finish(&failed.task_id, Err(RpcError::internal("boom")));
         let stop = flag();
-        let cancelled = tasks.create(stop.clone()).unwrap();
+        let cancelled = tasks.create(stop.clone(), None).unwrap();
         let params = raw(&json!({"taskId": cancelled.task_id}).to_string());
-        assert_eq!(tasks.cancel(Some(&params)).unwrap(), ACK);
+        assert_eq!(tasks.cancel(Some(&params), None).unwrap(), ACK);
         assert!(*stop.borrow());
         // A late outcome does not resurrect a cancelled task.
         tasks.finish(&cancelled.task_id, Ok(JsonText::from(raw("{}"))));
@@ -415,7 +456,7 @@ mod tests {
         assert_eq!(status(&failed.task_id), TaskStatus::Failed);
         assert_eq!(status(&cancelled.task_id), TaskStatus::Cancelled);
         let unknown = raw(r#"{"taskId":"nope"}"#);
-        assert_eq!(tasks.get(Some(&unknown)).unwrap_err().code, -32602);
+        assert_eq!(tasks.get(Some(&unknown), None).unwrap_err().code, -32602);
     }
 
     #[test]
@@ -426,15 +467,15 @@ mod tests {
             Duration::from_millis(1),
             Duration::from_millis(1),
         );
-        let first = tasks.create(flag()).unwrap();
-        assert!(tasks.create(flag()).is_err() || tasks.store.get(&first.task_id).is_none());
+        let first = tasks.create(flag(), None).unwrap();
+        assert!(tasks.create(flag(), None).is_err() || tasks.store.get(&first.task_id).is_none());
         assert!(tasks.store.remove_expired(now_ms() + 10).len() <= 1);
     }
 
     #[tokio::test]
     async fn input_parks_the_task_until_answered() {
         let tasks = Arc::new(tasks());
-        let record = tasks.create(flag()).unwrap();
+        let record = tasks.create(flag(), None).unwrap();
         let id = record.task_id.clone();
         let asking = {
             let tasks = tasks.clone();
@@ -455,11 +496,11 @@ mod tests {
                     .to_string(),
             )
         };
-        tasks.update(Some(&answer("a"))).unwrap();
+        tasks.update(Some(&answer("a")), None).unwrap();
         let task = tasks.store.get(&id).unwrap();
         assert_eq!(task.status, TaskStatus::InputRequired);
         assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["b"]);
-        tasks.update(Some(&answer("b"))).unwrap();
+        tasks.update(Some(&answer("b")), None).unwrap();
         let (a, b) = asking.await.unwrap();
         assert_eq!(a.unwrap(), json!({"roots": []}));
         assert_eq!(b.unwrap(), json!({"roots": []}));

@@ -58,11 +58,22 @@ pub struct TaskRecord {
     /// Answers given with `tasks/update` and not yet taken by the handler.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub input_responses: Map<String, Value>,
+    /// Who started it, when authorization is on: a digest of the principal (never the
+    /// subject itself). Only the same principal may read, answer or cancel it; to anyone
+    /// else it does not exist. `None`: started without authorization.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
 }
 
 impl TaskRecord {
     pub(crate) fn touch(&mut self) {
         self.last_updated_at_ms = now_ms();
+    }
+
+    /// Whether a request by `owner` (its principal's digest, `None` without authorization)
+    /// may see this task: only the one who started it.
+    pub fn is_visible_to(&self, owner: Option<&str>) -> bool {
+        self.owner.as_deref() == owner
     }
 
     /// The task fields shared by `CreateTaskResult` and `tasks/get`.
@@ -270,6 +281,7 @@ mod tests {
             error: None,
             input_requests: Map::new(),
             input_responses: Map::new(),
+            owner: None,
         }
     }
 
