@@ -106,6 +106,16 @@ pub fn success_response(id: &serde_json::value::RawValue, result: &str) -> Strin
     out
 }
 
+/// `{"jsonrpc":"2.0","error":{...}}`: the error of a request refused before its body was read
+/// (its id is unknowable). From 2025-11-25 on the schema allows an error response without
+/// `id`, and the transport chapters allow one for rejected requests; `"id": null` matches no
+/// revision's schema.
+#[cold]
+pub(crate) fn id_less_error_response(error: &RpcError) -> String {
+    let error = serde_json::to_string(error).expect("an error object always serializes");
+    format!(r#"{{"jsonrpc":"2.0","error":{error}}}"#)
+}
+
 /// `{"jsonrpc":"2.0","id":...,"error":{...}}`; `id` is `null` when the request had none.
 #[cold]
 pub(crate) fn error_response(id: Option<&serde_json::value::RawValue>, error: &RpcError) -> String {

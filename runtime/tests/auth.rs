@@ -393,16 +393,29 @@ fn metadata_url(server: &Server) -> String {
     )
 }
 
-/// Asserts a refusal: status, exact challenge, JSON-RPC error.
+/// Asserts a refusal at the edge, before the body is read: status, exact challenge, and a
+/// JSON-RPC error without `id` (it cannot be known; the 2025-11-25 schema allows the form).
 fn assert_refused(answer: &Answer, status: u16, challenge: Option<&str>, message: &str) {
+    assert_refused_answering(answer, status, challenge, message, None);
+}
+
+/// [`assert_refused`] for a request refused once its body was read: the error answers `id`.
+fn assert_refused_answering(
+    answer: &Answer,
+    status: u16,
+    challenge: Option<&str>,
+    message: &str,
+    id: Option<i64>,
+) {
     assert_eq!(answer.status.as_u16(), status, "{}", answer.body);
     assert_eq!(answer.challenge.as_deref(), challenge);
     assert_eq!(answer.content_type.as_deref(), Some("application/json"));
     let code = if status == 400 { -32600 } else { -32000 };
-    assert_eq!(
-        answer.body,
-        json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
-    );
+    let mut expected = json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}});
+    if let Some(id) = id {
+        expected["id"] = json!(id);
+    }
+    assert_eq!(answer.body, expected);
 }
 
 async fn refused_with(server: &Server, token: &str) -> Answer {
@@ -802,7 +815,7 @@ async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
     )
     .await;
     let why = format!("the access token lacks the scope this request needs: {SCOPE} mcp:admin");
-    assert_refused(
+    assert_refused_answering(
         &answer,
         403,
         Some(&format!(
@@ -810,6 +823,7 @@ async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
             metadata_url(&server)
         )),
         &format!("Forbidden: {why}"),
+        Some(2),
     );
     // Neither a plain JSON-RPC call nor a 2025-03-26 batch goes around it.
     let plain = json!({"jsonrpc": "2.0", "id": 8, "method": "admin_whoami"});
@@ -1096,8 +1110,15 @@ async fn a_task_belongs_to_the_principal_that_started_it() {
     let call = json!({"name": "background", "arguments": {}});
     let created = stateless_as(&server, &alice, "tools/call", "background", call).await;
     assert_eq!(created.status, StatusCode::OK, "{}", created.body);
-    assert_eq!(created.body["result"]["resultType"], "task", "{}", created.body);
-    let task = created.body["result"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(
+        created.body["result"]["resultType"], "task",
+        "{}",
+        created.body
+    );
+    let task = created.body["result"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let about = |extra: Value| {
         let mut params = json!({"taskId": task});
         for (key, value) in extra.as_object().unwrap() {
@@ -1153,8 +1174,7 @@ async fn a_request_state_opens_only_for_the_principal_it_was_sealed_for() {
     // Alice's own retry goes through.
     let own = stateless_as(&server, &alice, "tools/call", "ask_roots", retry).await;
     assert_eq!(
-        own.body["result"]["structuredContent"]["roots"][0]["uri"],
-        "file:///alice",
+        own.body["result"]["structuredContent"]["roots"][0]["uri"], "file:///alice",
         "{}",
         own.body
     );

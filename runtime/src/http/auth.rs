@@ -13,7 +13,8 @@ use super::Body;
 use crate::auth::{Auth, Principal, Refusal};
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Params, Request};
-use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
+use crate::jsonrpc::{id_less_error_response, RpcError, INVALID_REQUEST, SERVER_ERROR};
+use serde_json::value::RawValue;
 
 /// The principal `parts` acts for, or the refusal's response. Scopes every request needs
 /// ([`Auth::required_scopes`]) are checked here, whatever the authenticator.
@@ -23,13 +24,13 @@ pub(super) async fn authenticate(
 ) -> Result<Arc<Principal>, Response<Body>> {
     let principal = match auth.authenticator().authenticate(parts).await {
         Ok(principal) => principal,
-        Err(refusal) => return Err(challenge(auth, &refusal)),
+        Err(refusal) => return Err(challenge(auth, &refusal, None)),
     };
     if !principal.missing_scopes(auth.required_scopes()).is_empty() {
         let refusal = Refusal::InsufficientScope {
             scope: auth.required_scopes().join(" "),
         };
-        return Err(challenge(auth, &refusal));
+        return Err(challenge(auth, &refusal, None));
     }
     Ok(Arc::new(principal))
 }
@@ -55,6 +56,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
         auth,
         principal,
         dispatch.required_scopes(request.method, key),
+        Some(request.id),
     )
 }
 
@@ -88,7 +90,12 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
 ) -> Option<Response<Body>> {
     let check = |text: &str| match incoming::read_plain(text) {
         Ok(Incoming::Request(Request { method, .. }) | Incoming::Notification { method, .. }) => {
-            missing_scope(auth, principal, dispatch.required_scopes(PLAIN, method))
+            missing_scope(
+                auth,
+                principal,
+                dispatch.required_scopes(PLAIN, method),
+                None,
+            )
         }
         _ => None,
     };
@@ -105,8 +112,14 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
 pub(super) const PLAIN: &str = "jsonrpc";
 
 /// 403 naming the scopes to ask for (those every request needs, then `required`) when
-/// `principal` lacks one of `required`.
-fn missing_scope(auth: &Auth, principal: &Principal, required: &[&str]) -> Option<Response<Body>> {
+/// `principal` lacks one of `required`; the error answers request `id` when there is one
+/// (a batch is refused whole, without one).
+fn missing_scope(
+    auth: &Auth,
+    principal: &Principal,
+    required: &[&str],
+    id: Option<&RawValue>,
+) -> Option<Response<Body>> {
     if required.iter().all(|scope| principal.has_scope(scope)) {
         return None;
     }
@@ -119,13 +132,14 @@ fn missing_scope(auth: &Auth, principal: &Principal, required: &[&str]) -> Optio
     let refusal = Refusal::InsufficientScope {
         scope: scopes.join(" "),
     };
-    Some(challenge(auth, &refusal))
+    Some(challenge(auth, &refusal, id))
 }
 
-/// The response to `refusal`: its status, a JSON-RPC error saying why, and (but for 503) a
+/// The response to `refusal`: its status, a JSON-RPC error saying why (answering `id`, or
+/// without an `id` for a request refused before its body was read), and (but for 503) a
 /// `WWW-Authenticate: Bearer` challenge naming the metadata URL.
 #[cold]
-pub(super) fn challenge(auth: &Auth, refusal: &Refusal) -> Response<Body> {
+pub(super) fn challenge(auth: &Auth, refusal: &Refusal, id: Option<&RawValue>) -> Response<Body> {
     let status = refusal.status();
     let description = refusal.description();
     tracing::debug!(status = status.as_u16(), reason = %description, "request refused by auth");
@@ -135,11 +149,11 @@ pub(super) fn challenge(auth: &Auth, refusal: &Refusal) -> Response<Body> {
         StatusCode::BAD_REQUEST => (INVALID_REQUEST, "Bad Request"),
         _ => (SERVER_ERROR, "Service Unavailable"),
     };
-    let mut response = rpc_error(
-        status,
-        RpcError::new(code, format!("{prefix}: {description}")),
-        None,
-    );
+    let error = RpcError::new(code, format!("{prefix}: {description}"));
+    let mut response = match id {
+        Some(id) => rpc_error(status, error, Some(id)),
+        None => json_response(status, id_less_error_response(&error)),
+    };
     if status == StatusCode::SERVICE_UNAVAILABLE {
         return response;
     }
