@@ -3,21 +3,23 @@
 //! a key id the cache does not hold (key rotation) or the cache is older than its maximum
 //! age, at most once per refresh interval, one fetch at a time.
 
-use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, PublicKeyUse};
-use jsonwebtoken::{Algorithm, DecodingKey};
+use jsonwebtoken::jwk::{Jwk, PublicKeyUse};
+use jsonwebtoken::Algorithm;
 use serde_json::Value;
 use std::str::FromStr;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use super::fetch::{self, Fetcher};
+use super::jws::PublicKey;
 
 /// One verification key of the JWKS.
 pub(super) struct Key {
     kid: Option<String>,
     /// The algorithms the key verifies: its JWK `alg`, else every algorithm of its type.
     algorithms: Vec<Algorithm>,
-    pub decoding: DecodingKey,
+    /// The key, decoded once when the JWKS is fetched.
+    pub public: PublicKey,
 }
 
 /// The keys of one fetch.
@@ -233,39 +235,22 @@ fn key_of(entry: &Value) -> Option<Key> {
     ) {
         return None;
     }
-    let by_type = algorithms_of(&jwk.algorithm)?;
+    // Symmetric keys, unknown curves and malformed keys have no public key.
+    let public = PublicKey::from_jwk(&jwk.algorithm)?;
+    let by_type = public.algorithms();
     let algorithms = match jwk.common.key_algorithm {
         Some(alg) => {
             let alg = Algorithm::from_str(&alg.to_string()).ok()?;
             // A key whose `alg` does not fit its type is unusable, not a way in.
             by_type.contains(&alg).then(|| vec![alg])?
         }
-        None => by_type,
+        None => by_type.to_vec(),
     };
-    let decoding = DecodingKey::from_jwk(&jwk).ok()?;
     Some(Key {
         kid: jwk.common.key_id,
         algorithms,
-        decoding,
+        public,
     })
-}
-
-/// The asymmetric algorithms a key of this type verifies. Symmetric keys have none: an
-/// issuer's public JWKS never holds a secret, and HS* is refused.
-fn algorithms_of(parameters: &AlgorithmParameters) -> Option<Vec<Algorithm>> {
-    use Algorithm::*;
-    match parameters {
-        AlgorithmParameters::RSA(_) => Some(vec![RS256, RS384, RS512, PS256, PS384, PS512]),
-        AlgorithmParameters::EllipticCurve(ec) => match ec.curve {
-            EllipticCurve::P256 => Some(vec![ES256]),
-            EllipticCurve::P384 => Some(vec![ES384]),
-            _ => None,
-        },
-        AlgorithmParameters::OctetKeyPair(okp) => {
-            (okp.curve == EllipticCurve::Ed25519).then(|| vec![EdDSA])
-        }
-        AlgorithmParameters::OctetKey(_) => None,
-    }
 }
 
 #[cfg(test)]

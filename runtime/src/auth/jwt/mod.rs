@@ -7,21 +7,26 @@
 //! its `aud` names this server's canonical resource URL (RFC 8707: a token issued for
 //! another resource is refused).
 //!
-//! Built on the `jsonwebtoken` crate with its pure-Rust RustCrypto backend (no C toolchain,
-//! no OpenSSL; the crate is widely used and maintained) rather than `josekit`, which needs
-//! OpenSSL.
+//! Signatures are verified with `ring`, already built for rustls (no OpenSSL): its RSA and
+//! ECDSA verification, in assembly, is six to eight times faster than RustCrypto's pure Rust.
+//! The `jsonwebtoken` crate, without a crypto backend, parses the header and the JWKS; the
+//! signature check (`jws.rs`: why not through jsonwebtoken's `CryptoProvider`) and the
+//! claims checks (`claims.rs`) are this module's.
 
+mod claims;
 mod fetch;
+mod jws;
 mod keys;
 mod verified;
 
-use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::{Algorithm, Validation};
-use serde_json::Value;
+use jsonwebtoken::Algorithm;
+use serde_json::{Map, Value};
 use std::time::Duration;
 
 use super::{bearer_token, Auth, Authenticator, Principal, Refusal, ResourceMetadata};
 use crate::dispatch::BoxFuture;
+use claims::{BadClaims, Expected};
+use jws::BadSignature;
 use keys::{KeyCache, KeyError, KeySource};
 
 /// The settings of a [`JwtAuthenticator`].
@@ -68,7 +73,7 @@ impl JwtSettings {
 
 /// Validates JWT access tokens from `Authorization: Bearer` (see the [module](self) docs).
 pub struct JwtAuthenticator {
-    validation: Validation,
+    expected: Expected,
     keys: KeyCache,
     verified: verified::Verified,
 }
@@ -82,12 +87,11 @@ impl JwtAuthenticator {
         if let Some(url) = &settings.jwks_url {
             fetch::checked_url(url).map_err(|why| format!("JWKS {why}"))?;
         }
-        let mut validation = Validation::new(Algorithm::RS256);
-        validation.leeway = settings.leeway.as_secs();
-        validation.validate_nbf = true;
-        validation.set_issuer(&[&settings.issuer]);
-        validation.set_audience(&[&settings.audience]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        let expected = Expected {
+            issuer: settings.issuer.clone(),
+            audience: settings.audience,
+            leeway: settings.leeway.as_secs(),
+        };
         let source = KeySource {
             issuer: settings.issuer,
             jwks_url: settings.jwks_url,
@@ -95,8 +99,8 @@ impl JwtAuthenticator {
             max_age: settings.max_key_age,
         };
         Ok(Self {
-            verified: verified::Verified::new(settings.cache_capacity, validation.leeway),
-            validation,
+            verified: verified::Verified::new(settings.cache_capacity, expected.leeway),
+            expected,
             keys: KeyCache::new(source, fetch::Fetcher::new(settings.fetch_timeout)?),
         })
     }
@@ -110,9 +114,10 @@ impl JwtAuthenticator {
                 return Ok(principal);
             }
         }
+        let not_a_jwt = || Refusal::invalid_token("the access token is not a well-formed JWT");
+        let parts = jws::split(token).ok_or_else(not_a_jwt)?;
         // `alg: none` and unknown algorithms fail here (the crate knows no such algorithm).
-        let header = jsonwebtoken::decode_header(token)
-            .map_err(|_| Refusal::invalid_token("the access token is not a well-formed JWT"))?;
+        let header = jsonwebtoken::decode_header(token).map_err(|_| not_a_jwt())?;
         if !is_asymmetric(header.alg) {
             return Err(Refusal::invalid_token(format!(
                 "tokens signed with {:?} are not accepted",
@@ -130,11 +135,22 @@ impl JwtAuthenticator {
                 "the access token is signed with a key the issuer does not publish",
             )
         })?;
-        let mut validation = self.validation.clone();
-        validation.algorithms = vec![header.alg];
-        let data = jsonwebtoken::decode::<Value>(token, &key.decoding, &validation)
-            .map_err(|error| Refusal::invalid_token(why_invalid(error.kind())))?;
-        let principal = principal_of(data.claims)?;
+        // The signature first: nothing of the payload is read before it verifies.
+        key.public
+            .verify(header.alg, parts.signing_input, parts.signature)
+            .map_err(|bad| {
+                Refusal::invalid_token(match bad {
+                    BadSignature::Malformed => MALFORMED,
+                    BadSignature::Invalid => "the access token's signature does not verify",
+                })
+            })?;
+        let claims = jws::decode_part(parts.payload)
+            .and_then(|json| serde_json::from_slice::<Map<String, Value>>(&json).ok())
+            .ok_or_else(|| Refusal::invalid_token(MALFORMED))?;
+        self.expected
+            .check(&claims, now)
+            .map_err(|bad| Refusal::invalid_token(why_invalid(bad)))?;
+        let principal = principal_of(Value::Object(claims))?;
         self.verified.put(digest, &principal, keys.fetched(), now);
         Ok(principal)
     }
@@ -151,8 +167,8 @@ impl JwtAuthenticator {
 impl std::fmt::Debug for JwtAuthenticator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtAuthenticator")
-            .field("issuer", &self.validation.iss)
-            .field("audience", &self.validation.aud)
+            .field("issuer", &self.expected.issuer)
+            .field("audience", &self.expected.audience)
             .finish_non_exhaustive()
     }
 }
@@ -181,24 +197,18 @@ fn unavailable(error: KeyError) -> Refusal {
     }
 }
 
-/// What to tell the client about a token that failed (never the token).
-fn why_invalid(kind: &ErrorKind) -> String {
-    match kind {
-        ErrorKind::ExpiredSignature => "the access token has expired".into(),
-        ErrorKind::ImmatureSignature => "the access token is not valid yet (nbf)".into(),
-        ErrorKind::InvalidIssuer => "the access token is from another issuer".into(),
-        ErrorKind::InvalidAudience => {
-            "the access token was issued for another resource (aud)".into()
-        }
-        ErrorKind::InvalidSignature => "the access token's signature does not verify".into(),
-        ErrorKind::InvalidAlgorithm => "the access token's algorithm does not fit its key".into(),
-        ErrorKind::MissingRequiredClaim(claim) => {
-            format!("the access token has no `{claim}` claim")
-        }
-        ErrorKind::InvalidClaimFormat(claim) => {
-            format!("the access token's `{claim}` claim is malformed")
-        }
-        _ => "the access token is malformed".into(),
+/// What to tell the client about a token whose payload cannot be read.
+const MALFORMED: &str = "the access token is malformed";
+
+/// What to tell the client about claims that failed (never the token).
+fn why_invalid(bad: BadClaims) -> String {
+    match bad {
+        BadClaims::Expired => "the access token has expired".into(),
+        BadClaims::NotYetValid => "the access token is not valid yet (nbf)".into(),
+        BadClaims::Issuer => "the access token is from another issuer".into(),
+        BadClaims::Audience => "the access token was issued for another resource (aud)".into(),
+        BadClaims::Missing(claim) => format!("the access token has no `{claim}` claim"),
+        BadClaims::Malformed(claim) => format!("the access token's `{claim}` claim is malformed"),
     }
 }
 
