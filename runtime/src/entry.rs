@@ -25,6 +25,11 @@ Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--
                      POST /messages?sessionId=ID carries client messages; HTTP only
                      [env: MCP_LEGACY_SSE=1; default: off]
 {AUTH}
+  --redis URL        share 2026-07-28 tasks and notifications with the other instances through
+                     the Redis at URL (redis://host:port/db; needs MCP_REQUEST_STATE_KEY, the
+                     same on every instance; MCP_REDIS_PREFIX names the keys [default: mcp]);
+                     HTTP only; the binary needs the `redis` feature
+                     [env: MCP_REDIS_URL; default: off, everything in memory]
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
@@ -46,6 +51,12 @@ pub const PUBLIC_URL_ENV: &str = "MCP_PUBLIC_URL";
 /// The environment variable turning the 2024-11-05 HTTP+SSE transport on when `--legacy-sse`
 /// is not given (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
 pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
+
+/// The environment variable giving the Redis URL when `--redis` is not given (empty: off).
+pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
+
+/// The environment variable giving the Redis key prefix (default `mcp`).
+pub const REDIS_PREFIX_ENV: &str = "MCP_REDIS_PREFIX";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,6 +106,8 @@ pub struct Args {
     /// `--auth-issuer`, `--auth-audience`, `--auth-jwks`, `--auth-scopes` (HTTP only: refused
     /// with `--stdio`).
     pub auth: crate::auth::AuthArgs,
+    /// `--redis URL`: share tasks and notifications through this Redis, if given.
+    pub redis: Option<String>,
 }
 
 /// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
@@ -112,10 +125,11 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
     let mut public_url = None;
     let mut legacy_sse = false;
     let mut auth = crate::auth::AuthArgs::default();
+    let mut redis = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, value) = match arg.split_once('=') {
-            Some((flag @ ("--addr" | "--jsonrpc" | "--public-url"), value)) => {
+            Some((flag @ ("--addr" | "--jsonrpc" | "--public-url" | "--redis"), value)) => {
                 (flag.to_string(), value.to_string())
             }
             Some((flag, value)) if crate::auth::AuthArgs::is_flag(flag) => {
@@ -135,11 +149,12 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
                     continue;
                 }
                 "-h" | "--help" => return Err(ArgsError::Help),
-                "--addr" | "--jsonrpc" | "--public-url" => {
+                "--addr" | "--jsonrpc" | "--public-url" | "--redis" => {
                     let value = args.next().ok_or_else(|| {
                         ArgsError::Invalid(match arg.as_str() {
                             "--addr" => "--addr needs a value, e.g. --addr 127.0.0.1:8080".into(),
                             "--public-url" => "--public-url needs a value, e.g. --public-url https://mcp.example.com/mcp".into(),
+                            "--redis" => "--redis needs a value, e.g. --redis redis://127.0.0.1:6379/".into(),
                             _ => "--jsonrpc needs a value, e.g. --jsonrpc /jsonrpc".into(),
                         })
                     })?;
@@ -167,6 +182,10 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             check_jsonrpc_path(&value)
                 .map_err(|why| ArgsError::Invalid(format!("--jsonrpc {value}: {why}")))?;
             jsonrpc_path = Some(value);
+            continue;
+        }
+        if flag == "--redis" {
+            redis = Some(value);
             continue;
         }
         if flag == "--public-url" {
@@ -203,6 +222,12 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
             "--auth-* apply to HTTP: they cannot be combined with --stdio".into(),
         ));
     }
+    if redis.is_some() && transport == Transport::Stdio {
+        return Err(ArgsError::Invalid(
+            "--redis shares state between HTTP instances: it cannot be combined with --stdio"
+                .into(),
+        ));
+    }
     Ok(Args {
         transport,
         jsonrpc_path,
@@ -210,6 +235,7 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
         public_url,
         legacy_sse,
         auth,
+        redis,
     })
 }
 
@@ -327,10 +353,23 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
         } else {
             None
         };
-        Ok((args.transport, path, legacy, server_card, public_url, auth))
+        let redis = match (args.redis, std::env::var(REDIS_URL_ENV).ok()) {
+            (Some(url), _) => Some((url, "--redis")),
+            (None, Some(url)) if http && !url.is_empty() => Some((url, REDIS_URL_ENV)),
+            _ => None,
+        };
+        Ok((
+            args.transport,
+            path,
+            legacy,
+            server_card,
+            public_url,
+            auth,
+            redis,
+        ))
     });
-    let transport = match parsed {
-        Ok((transport, path, legacy, server_card, public_url, auth)) => {
+    let (transport, redis) = match parsed {
+        Ok((transport, path, legacy, server_card, public_url, auth, redis)) => {
             if auth.is_some() && (legacy || server.engine.config.legacy_sse) {
                 eprintln!("error: --legacy-sse cannot be combined with --auth-issuer: the 2024-11-05 HTTP+SSE transport has no authorization");
                 return ExitCode::from(2);
@@ -352,7 +391,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
                 engine.config.public_url = public_url.or(engine.config.public_url.take());
                 engine.config.legacy_sse |= legacy;
             }
-            transport
+            (transport, redis)
         }
         Err(error) => {
             eprintln!("{error}");
@@ -381,6 +420,15 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some((url, source)) = redis {
+        server = match runtime.block_on(crate::stores::shared_through_redis(server, &url, source)) {
+            Ok(server) => server,
+            Err((code, message)) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(code);
+            }
+        };
+    }
     let result = runtime.block_on(async move {
         match transport {
             Transport::Http(addr) => server.serve(addr).await,

@@ -59,6 +59,19 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
+    /// The same dispatch and configuration with other `stores`, unless the server was cloned
+    /// (then it is given back).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn rebuilt_with(self, stores: Stores) -> Result<Self, Self> {
+        match Arc::try_unwrap(self.engine) {
+            Ok(engine) => {
+                let (dispatch, config) = engine.into_parts();
+                Ok(Self::with_stores(dispatch, config, stores))
+            }
+            Err(engine) => Err(Self { engine }),
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.engine.config

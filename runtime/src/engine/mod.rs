@@ -149,6 +149,13 @@ impl<D: Dispatch> Engine<D> {
         }
     }
 
+    /// The dispatch and configuration back, the rest dropped (a server rebuilt with other
+    /// stores).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn into_parts(self) -> (D, Config) {
+        (self.dispatch, self.config)
+    }
+
     /// Answers one request whose era was decided and checked: the one method table.
     ///
     /// A method the era does not serve is `-32601`. A call's members come read (its progress

@@ -33,7 +33,7 @@ use crate::outbound::{Outcome, Reply};
 
 mod store;
 
-use store::now_ms;
+pub(crate) use store::now_ms;
 pub use store::{
     iso8601, MemoryTaskStore, TaskChange, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
     TaskStoreResult,
