@@ -28,15 +28,22 @@ Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--
   --redis URL        share 2026-07-28 tasks and notifications with the other instances through
                      the Redis at URL (redis://host:port/db; needs MCP_REQUEST_STATE_KEY, the
                      same on every instance; MCP_REDIS_PREFIX names the keys [default: mcp]);
-                     HTTP only; the binary needs the `redis` feature
-                     [env: MCP_REDIS_URL; default: off, everything in memory]
+                     HTTP only{REDIS_BUILD} [env: MCP_REDIS_URL; default: off, everything in memory]
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
 
 /// [`USAGE`] with the authorization flags' lines.
 fn usage() -> String {
-    USAGE.replace("{AUTH}", crate::auth::cli::USAGE)
+    // Whether this build can use `--redis`, so that `--help` tells before a start fails.
+    let redis_build = if cfg!(feature = "redis") {
+        ""
+    } else {
+        "; NOT IN THIS BUILD: rebuild with the `redis` feature\n                    "
+    };
+    USAGE
+        .replace("{AUTH}", crate::auth::cli::USAGE)
+        .replace("{REDIS_BUILD}", redis_build)
 }
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given

@@ -463,8 +463,9 @@ impl TaskSlot {
     /// A store that answers at once (memory) decides here: when it refuses (full), the call is
     /// not a task and keeps its way to answer. A shared store's write is awaited in the
     /// background, and the client hears of the task once it is stored (so that `tasks/get`
-    /// on any instance finds it); if the write fails, the call is answered with the error and
-    /// the handler is stopped.
+    /// on any instance finds it). A shared store that cannot be reached (at once or later)
+    /// answers the call with its retryable error (HTTP 503) and stops the handler: a task
+    /// nobody could poll is no task.
     pub(crate) fn start(self: &Arc<Self>) -> Result<(), Error> {
         if self.task.get().is_some() {
             return Ok(());
@@ -480,51 +481,62 @@ impl TaskSlot {
         let stored_record = record.clone();
         let mut insert: BoxFuture<'static, TaskStoreResult<()>> =
             Box::pin(async move { store.insert(stored_record).await });
-        let ready = match insert
+        let written = match insert
             .as_mut()
             .poll(&mut Context::from_waker(Waker::noop()))
         {
-            Poll::Ready(Err(error)) => return Err(Error::new(store_error(error).message)),
-            Poll::Ready(Ok(())) => true,
-            Poll::Pending => false,
+            Poll::Ready(Err(error)) if !matches!(error, TaskStoreError::Unavailable(_)) => {
+                return Err(Error::new(store_error(error).message));
+            }
+            Poll::Ready(written) => Some(written),
+            Poll::Pending => None,
         };
         let reply = unanswered.take().expect("checked above");
         drop(unanswered);
         self.tasks.run_here(&record, self.cancel.clone());
         let _ = self.task.set(record.task_id.clone());
         tracing::debug!(task = %crate::ids::fingerprint(&record.task_id), "tool call continues as a task");
-        if ready {
-            self.stored.send_replace(Some(true));
-            let _ = reply.send(Reply::json(success_response(
-                &self.request_id,
-                &record.create_result(),
-            )));
-            return Ok(());
+        match written {
+            Some(written) => self.answer_start(reply, &record, written),
+            None => {
+                let slot = self.clone();
+                tokio::spawn(async move {
+                    let written = insert.await;
+                    slot.answer_start(reply, &record, written);
+                });
+            }
         }
-        let slot = self.clone();
-        tokio::spawn(async move {
-            let answer = match insert.await {
-                Ok(()) => {
-                    slot.stored.send_replace(Some(true));
-                    Reply::json(success_response(&slot.request_id, &record.create_result()))
-                }
-                Err(error) => {
-                    let error = store_error(error);
-                    slot.stored.send_replace(Some(false));
-                    slot.tasks.stop_here(&record.task_id);
-                    Reply::Json {
-                        json: error_response(Some(&slot.request_id), &error),
-                        outcome: if error.is_unavailable() {
-                            Outcome::Unavailable
-                        } else {
-                            Outcome::Answered
-                        },
-                    }
-                }
-            };
-            let _ = reply.send(answer);
-        });
         Ok(())
+    }
+
+    /// Answers the call once the store `written` the task: its `CreateTaskResult`, or the
+    /// store's error (and the handler stops).
+    fn answer_start(
+        &self,
+        reply: oneshot::Sender<Reply>,
+        record: &TaskRecord,
+        written: TaskStoreResult<()>,
+    ) {
+        let answer = match written {
+            Ok(()) => {
+                self.stored.send_replace(Some(true));
+                Reply::json(success_response(&self.request_id, &record.create_result()))
+            }
+            Err(error) => {
+                let error = store_error(error);
+                self.stored.send_replace(Some(false));
+                self.tasks.stop_here(&record.task_id);
+                Reply::Json {
+                    json: error_response(Some(&self.request_id), &error),
+                    outcome: if error.is_unavailable() {
+                        Outcome::Unavailable
+                    } else {
+                        Outcome::Answered
+                    },
+                }
+            }
+        };
+        let _ = reply.send(answer);
     }
 
     /// Whether the task is in the store, once its write is done (at once for memory).
