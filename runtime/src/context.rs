@@ -21,6 +21,7 @@ use crate::outbound::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
+use crate::telemetry::TraceContext;
 
 /// What a handler knows about the request it serves, and its line back to the client.
 ///
@@ -32,6 +33,8 @@ pub struct RequestContext {
     progress_token: Option<Arc<RawValue>>,
     /// Who the request acts for (HTTP with [`crate::Config::auth`]).
     principal: Option<Arc<Principal>>,
+    /// The client's W3C trace context (`_meta.traceparent` or the HTTP header), when valid.
+    trace_context: Option<Arc<TraceContext>>,
     notifier: Option<Notifier>,
     mode: Mode,
 }
@@ -77,6 +80,7 @@ impl RequestContext {
             protocol_version,
             progress_token: None,
             principal: None,
+            trace_context: None,
             notifier: None,
             mode: Mode::Detached,
         }
@@ -125,6 +129,21 @@ impl RequestContext {
     /// the transports set it themselves).
     pub fn with_principal(mut self, principal: Option<Arc<Principal>>) -> Self {
         self.principal = principal;
+        self
+    }
+
+    /// The W3C trace context the client sent with the request (`_meta.traceparent` and
+    /// `tracestate`, the MCP convention, else the HTTP `traceparent` and `tracestate`
+    /// headers), when it was valid: the request is a child of the client's span
+    /// [`TraceContext::parent_id`] in trace [`TraceContext::trace_id`].
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.trace_context.as_deref()
+    }
+
+    /// The same context with `trace_context` (for tests and handlers calling handlers; the
+    /// transports set it themselves).
+    pub fn with_trace_context(mut self, trace_context: Option<Arc<TraceContext>>) -> Self {
+        self.trace_context = trace_context;
         self
     }
 
@@ -353,6 +372,7 @@ impl RequestContext {
             protocol_version: session.version(),
             progress_token: None,
             principal: None,
+            trace_context: None,
             notifier: Some(notifier),
             mode: Mode::Session {
                 session,
@@ -375,6 +395,7 @@ impl RequestContext {
             protocol_version: version,
             progress_token: None,
             principal: None,
+            trace_context: None,
             notifier: Some(notifier),
             mode: Mode::Round(Round {
                 capabilities,

@@ -69,6 +69,7 @@ pub mod skills;
 pub mod stdio;
 pub mod stores;
 pub mod tasks;
+pub mod telemetry;
 pub mod uri_template;
 // Generated from the official schemas by `mcp-codegen` (see `generator/tests/wire_model.rs`);
 // the schemas' descriptions become docs where they exist, bare URLs included.
@@ -86,3 +87,4 @@ pub use notifier::Notifier;
 pub use protocol::ProtocolVersion;
 pub use server::Load;
 pub use server::McpServer;
+pub use telemetry::TraceContext;

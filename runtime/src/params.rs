@@ -27,6 +27,33 @@ pub(crate) struct RequestMeta<'a> {
     /// The token progress notifications name, when the client wants them.
     #[serde(rename = "progressToken", borrow, default)]
     pub progress_token: Option<&'a RawValue>,
+    /// The W3C trace context of the client's span (the MCP convention): kept as text, checked
+    /// by `telemetry::TraceContext::parse`; a value of another type is ignored, never an error.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub traceparent: Option<&'a str>,
+    /// The W3C `tracestate` that goes with `traceparent`.
+    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    pub tracestate: Option<&'a str>,
+}
+
+impl<'a> RequestMeta<'a> {
+    /// `traceparent` and `tracestate`, when a `traceparent` came.
+    pub fn trace(&self) -> Option<(&'a str, Option<&'a str>)> {
+        Some((self.traceparent?, self.tracestate))
+    }
+}
+
+/// A string without escapes, borrowed; any other value (a number, an object, a string with
+/// escapes, which no valid trace header has) is `None` rather than an error.
+fn lenient_str<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de str>, D::Error> {
+    let raw: &'de RawValue = Deserialize::deserialize(deserializer)?;
+    Ok(raw
+        .get()
+        .strip_prefix('"')
+        .and_then(|text| text.strip_suffix('"'))
+        .filter(|text| !text.contains('\\')))
 }
 
 /// The members of the MCP methods the runtime routes itself (`tools/call`, `prompts/get`,
@@ -271,6 +298,28 @@ pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
     parsed.meta?.progress_token
 }
 
+/// `_meta.traceparent` and `_meta.tracestate` of any request's params. Params that never
+/// mention one are not parsed (the engine asks only when the request's span is on, or for a
+/// call whose params were not read with the envelope).
+pub(crate) fn trace_meta(params: Option<&RawValue>) -> Option<(&str, Option<&str>)> {
+    #[derive(Deserialize)]
+    struct MetaOnly<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<TraceOnly<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct TraceOnly<'a> {
+        #[serde(borrow, default, deserialize_with = "lenient_str")]
+        traceparent: Option<&'a str>,
+        #[serde(borrow, default, deserialize_with = "lenient_str")]
+        tracestate: Option<&'a str>,
+    }
+    let params = params.filter(|p| p.get().contains("traceparent"))?;
+    let parsed: MetaOnly<'_> = serde_json::from_str(params.get()).ok()?;
+    let meta = parsed.meta?;
+    Some((meta.traceparent?, meta.tracestate))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +355,28 @@ mod tests {
             .unwrap_err()
             .message
             .contains("missing field `uri`"));
+    }
+
+    #[test]
+    fn trace_members_are_read_leniently() {
+        let text = raw(
+            r#"{"name":"echo","_meta":{"traceparent":"00-ab-cd-01","tracestate":"a=b","progressToken":1}}"#,
+        );
+        let params = RequestParams::parse(Some(&text)).unwrap();
+        let meta = params.meta.as_ref().unwrap();
+        assert_eq!(meta.trace(), Some(("00-ab-cd-01", Some("a=b"))));
+        assert_eq!(trace_meta(Some(&text)), Some(("00-ab-cd-01", Some("a=b"))));
+        // Other types, escapes: ignored, and the rest of the params still reads.
+        for odd in [r#"7"#, r#"{"a":[1]}"#, r#""a\"b""#, "null"] {
+            let text = raw(&format!(
+                r#"{{"name":"echo","_meta":{{"traceparent":{odd},"tracestate":{odd}}}}}"#
+            ));
+            let params = RequestParams::parse(Some(&text)).unwrap();
+            assert_eq!(params.name.as_deref(), Some("echo"));
+            assert!(params.meta.unwrap().trace().is_none(), "{odd}");
+            assert!(trace_meta(Some(&text)).is_none(), "{odd}");
+        }
+        assert!(trace_meta(Some(&raw(r#"{"a":"traceparent"}"#))).is_none());
     }
 
     #[test]

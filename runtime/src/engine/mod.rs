@@ -71,6 +71,14 @@ impl OwnedParams {
         })
     }
 
+    /// What the request names: the tool's or prompt's name, or the resource's URI (telemetry).
+    pub(crate) fn routed_name(&self) -> Option<&str> {
+        match self {
+            OwnedParams::Members(members) => members.name().or_else(|_| members.uri()).ok(),
+            OwnedParams::Raw(_) => None,
+        }
+    }
+
     fn raw(&self) -> Option<&RawValue> {
         match self {
             OwnedParams::Raw(raw) => raw.as_deref(),

@@ -25,6 +25,7 @@ use crate::params::{self, RequestMeta};
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
+use crate::telemetry::{self, EraName, RequestTrace};
 
 /// Who is asking, decided once at the transport's edge.
 pub(crate) enum Identity<'a> {
@@ -56,19 +57,26 @@ impl<D: Dispatch> Engine<D> {
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
-        self.start_as(identity, None, request, outbound)
+        self.start_as(identity, None, None, request, outbound)
     }
 
     /// [`start`](Self::start) for a request the edge authenticated as `principal` (HTTP with
-    /// [`crate::Config::auth`]; `None` otherwise).
+    /// [`crate::Config::auth`]; `None` otherwise), with the W3C trace headers the edge read
+    /// (`traceparent` and `tracestate`: HTTP).
+    ///
+    /// The request's telemetry starts here, the one place every transport's requests go
+    /// through: its span (see [`crate::telemetry`]) when enabled, which the work then runs
+    /// inside, and its metrics with the `metrics` feature.
     pub(crate) fn start_as(
         self: &Arc<Self>,
         identity: Identity<'_>,
         principal: Option<Arc<Principal>>,
+        trace_headers: Option<(&str, Option<&str>)>,
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
         let method = Method::of(request.method);
+        let wanted = telemetry::wanted();
         let mut ctx = match &identity {
             Identity::Session(session) => self.session_context(session, Some(outbound.clone())),
             Identity::Stateless { version, meta } => RequestContext::in_round(
@@ -92,19 +100,59 @@ impl<D: Dispatch> Engine<D> {
         if principal.is_some() {
             ctx = ctx.with_principal(principal);
         }
+        // The W3C trace context: `_meta`'s members were read with the rest (a call's, or a
+        // stateless request's); raw params are probed only when the span is on (or for a
+        // call read without its members, rare), so no request pays an extra pass for it.
+        let meta_trace = match (&identity, &request.params) {
+            (Identity::Stateless { meta, .. }, _) => meta.trace(),
+            (_, Params::Members(members)) => members.meta.as_ref().and_then(RequestMeta::trace),
+            (_, Params::Raw(raw)) if wanted || method.is_call() => params::trace_meta(*raw),
+            (_, Params::Raw(_)) => None,
+        };
+        let trace_context = if meta_trace.is_some() || trace_headers.is_some() {
+            telemetry::trace_context(meta_trace, trace_headers).map(Arc::new)
+        } else {
+            None
+        };
+        let trace = wanted.then(|| {
+            let (era, session) = match &identity {
+                Identity::Session(session) => (EraName::Session, Some(session.id())),
+                Identity::Stateless { .. } => (EraName::Stateless, None),
+            };
+            RequestTrace::start(
+                request.method,
+                method.name().unwrap_or("other"),
+                era,
+                session,
+                trace_context.as_deref(),
+            )
+        });
+        if trace_context.is_some() {
+            ctx = ctx.with_trace_context(trace_context);
+        }
         let id = request.id.to_owned();
         let params = match OwnedParams::keep(method, request.params) {
             Ok(params) => params,
-            Err(error) => return refused(id, error, outbound),
+            Err(error) => {
+                if let Some(mut trace) = trace {
+                    trace.end(Some(&error));
+                }
+                return refused(id, error, outbound);
+            }
         };
+        let span = trace.as_ref().and_then(|trace| {
+            trace.name(params.routed_name());
+            trace.span().cloned()
+        });
         let call = Call {
             engine: self.clone(),
             id,
             method,
             name: method.owned_name(request.method),
             params,
+            trace,
         };
-        match identity {
+        let mut started = match identity {
             Identity::Session(session) => Started {
                 work: call.in_session(session, ctx, outbound.clone()),
                 outbound,
@@ -118,8 +166,22 @@ impl<D: Dispatch> Engine<D> {
                     task_reply,
                 }
             }
+        };
+        if let Some(span) = span {
+            started.work = instrumented(started.work, span);
         }
+        started
     }
+}
+
+/// The work run inside its span (boxed again: only requests whose span is on pay for it).
+#[cold]
+#[inline(never)]
+fn instrumented(
+    work: BoxFuture<'static, Option<Reply>>,
+    span: tracing::Span,
+) -> BoxFuture<'static, Option<Reply>> {
+    Box::pin(tracing::Instrument::instrument(work, span))
 }
 
 /// What the boxed work of a request owns.
@@ -129,13 +191,15 @@ struct Call<D> {
     method: Method,
     name: Cow<'static, str>,
     params: OwnedParams,
+    /// The request's telemetry (`None` when off: see [`crate::telemetry`]).
+    trace: Option<Box<RequestTrace>>,
 }
 
 impl<D: Dispatch> Call<D> {
     /// A session request: answers through `outbound` (its stream once opened), stops at
     /// `notifications/cancelled` or when the session ends.
     fn in_session(
-        self,
+        mut self,
         session: Arc<Session>,
         ctx: RequestContext,
         outbound: Outbound,
@@ -157,6 +221,9 @@ impl<D: Dispatch> Call<D> {
                 result = handled => result,
                 () = outbound.cancelled() => return None,
             };
+            if let Some(mut trace) = self.trace.take() {
+                trace.end(result.as_ref().err());
+            }
             let response = match result {
                 Ok(result) => result.into_success_response(&self.id),
                 Err(error) => error_response(Some(&self.id), &error),
@@ -169,7 +236,7 @@ impl<D: Dispatch> Call<D> {
     /// a task: then whoever comes first answers, the handler's outcome or the
     /// `CreateTaskResult` (and the outcome goes to the task).
     fn stateless(
-        self,
+        mut self,
         ctx: RequestContext,
     ) -> (
         BoxFuture<'static, Option<Reply>>,
@@ -214,6 +281,9 @@ impl<D: Dispatch> Call<D> {
                     }
                 }
             };
+            if let Some(mut trace) = self.trace.take() {
+                trace.end(outcome.as_ref().err());
+            }
             match (slot, outcome) {
                 (Some(slot), outcome) => {
                     // Boxed: a store's write stays out of every stateless call's state.

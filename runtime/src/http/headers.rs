@@ -35,6 +35,10 @@ pub(crate) struct Headers<'a> {
     pub protocol_version: Option<&'a str>,
     pub mcp_method: Option<&'a str>,
     pub mcp_name: Option<&'a str>,
+    /// The W3C trace context headers (a request's `_meta` ones come first: see
+    /// `telemetry::trace_context`).
+    pub traceparent: Option<&'a str>,
+    pub tracestate: Option<&'a str>,
     /// Who the request acts for, when authorization is on ([`crate::Config::auth`]): set by
     /// `route` after the headers are read.
     pub principal: Option<std::sync::Arc<crate::auth::Principal>>,
@@ -55,12 +59,16 @@ impl<'a> Headers<'a> {
             protocol_version: None,
             mcp_method: None,
             mcp_name: None,
+            traceparent: None,
+            tracestate: None,
             principal: None,
         };
         let mut seen_session = false;
         let mut seen_version = false;
         let mut seen_method = false;
         let mut seen_name = false;
+        let mut seen_traceparent = false;
+        let mut seen_tracestate = false;
         for (name, value) in map {
             if name == HOST {
                 headers.repeated_authority |= headers.host.replace(value).is_some();
@@ -82,6 +90,8 @@ impl<'a> Headers<'a> {
                     super::VERSION_HEADER => (&mut headers.protocol_version, &mut seen_version),
                     "mcp-method" => (&mut headers.mcp_method, &mut seen_method),
                     "mcp-name" => (&mut headers.mcp_name, &mut seen_name),
+                    "traceparent" => (&mut headers.traceparent, &mut seen_traceparent),
+                    "tracestate" => (&mut headers.tracestate, &mut seen_tracestate),
                     _ => continue,
                 };
                 if !*seen {
@@ -91,6 +101,11 @@ impl<'a> Headers<'a> {
             }
         }
         headers
+    }
+
+    /// `traceparent` and `tracestate`, when a `traceparent` came.
+    pub fn trace(&self) -> Option<(&'a str, Option<&'a str>)> {
+        Some((self.traceparent?, self.tracestate))
     }
 }
 
@@ -111,7 +126,18 @@ mod tests {
             "mcp-method",
             HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap(),
         );
+        map.insert(
+            "traceparent",
+            HeaderValue::from_static("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+        );
         let headers = Headers::scan(&map);
+        assert_eq!(
+            headers.trace(),
+            Some((
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                None
+            ))
+        );
         assert_eq!(headers.host.unwrap(), "localhost:3000");
         assert!(headers.accepts_json && headers.accepts_sse);
         assert_eq!(headers.session_id, Some("abc"));

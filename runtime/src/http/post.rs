@@ -160,6 +160,7 @@ impl<D: Dispatch> McpServer<D> {
                 let started = self.engine.start_as(
                     Identity::Session(session.clone()),
                     headers.principal.clone(),
+                    headers.trace(),
                     request,
                     outbound,
                 );

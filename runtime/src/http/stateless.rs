@@ -111,6 +111,7 @@ impl<D: Dispatch> McpServer<D> {
         Ok(self.engine.start_as(
             identity,
             headers.principal.clone(),
+            headers.trace(),
             checked.request,
             outbound,
         ))

@@ -1,0 +1,359 @@
+//! Telemetry of requests: a `tracing` span per request, the W3C trace context a client sends,
+//! and (with the `otel` and `metrics` features) their exporters.
+//!
+//! The span is made where every transport's request starts (`engine::run::Engine::start_as`),
+//! at level `DEBUG` with target [`TARGET`], so it is off unless a subscriber asks for it
+//! (`RUST_LOG=info,mcp::request=debug`, or the OTLP exporter). Off, a request pays one load of
+//! tracing's global level (and one of the metrics switch): nothing is formatted, allocated or
+//! wrapped around its future.
+
+use std::fmt;
+use std::time::Instant;
+
+use tracing::field::Empty;
+use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
+use tracing::{Level, Span};
+
+use crate::jsonrpc::RpcError;
+
+/// The `tracing` target of the request spans: enable it with `mcp::request=debug`.
+pub const TARGET: &str = "mcp::request";
+
+/// The span's name.
+pub const SPAN_NAME: &str = "mcp.request";
+
+/// A W3C trace context (<https://www.w3.org/TR/trace-context/>) a request carried: in its
+/// `_meta` (`traceparent`, `tracestate`: the MCP convention) or in the HTTP `traceparent` and
+/// `tracestate` headers. A handler reads it with [`crate::RequestContext::trace_context`] to
+/// continue the client's trace (its own outgoing calls name [`TraceContext::trace_id`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct TraceContext {
+    trace_id: [u8; 16],
+    parent_id: [u8; 8],
+    flags: u8,
+    tracestate: Option<Box<str>>,
+}
+
+/// `tracestate` longer than this is dropped (the specification lets a vendor cut it at 512).
+const MAX_TRACESTATE: usize = 512;
+
+impl TraceContext {
+    /// Parses a `traceparent` value, version `00`: `00-<32 hex trace id>-<16 hex parent id>-<2
+    /// hex flags>`, lowercase hex, neither id all zeros. `tracestate` is kept when it is at most
+    /// 512 visible ASCII characters (spaces allowed), else dropped. `None` when `traceparent`
+    /// is not valid: a bad value is ignored, never an error.
+    pub fn parse(traceparent: &str, tracestate: Option<&str>) -> Option<Self> {
+        let bytes = traceparent.trim_ascii().as_bytes();
+        if bytes.len() != 55 || &bytes[..3] != b"00-" || bytes[35] != b'-' || bytes[52] != b'-' {
+            return None;
+        }
+        let mut trace_id = [0u8; 16];
+        let mut parent_id = [0u8; 8];
+        let mut flags = [0u8; 1];
+        hex_decode(&bytes[3..35], &mut trace_id)?;
+        hex_decode(&bytes[36..52], &mut parent_id)?;
+        hex_decode(&bytes[53..55], &mut flags)?;
+        if trace_id == [0; 16] || parent_id == [0; 8] {
+            return None;
+        }
+        let tracestate = tracestate
+            .map(str::trim_ascii)
+            .filter(|state| {
+                !state.is_empty()
+                    && state.len() <= MAX_TRACESTATE
+                    && state.bytes().all(|b| (0x20..=0x7e).contains(&b))
+            })
+            .map(Box::from);
+        Some(Self {
+            trace_id,
+            parent_id,
+            flags: flags[0],
+            tracestate,
+        })
+    }
+
+    /// The trace's id (16 bytes, never all zeros).
+    pub fn trace_id(&self) -> [u8; 16] {
+        self.trace_id
+    }
+
+    /// The id of the client's span this request is a child of (8 bytes, never all zeros).
+    pub fn parent_id(&self) -> [u8; 8] {
+        self.parent_id
+    }
+
+    /// The trace flags (bit 0: sampled).
+    pub fn flags(&self) -> u8 {
+        self.flags
+    }
+
+    /// Whether the client sampled this trace (flag bit 0).
+    pub fn sampled(&self) -> bool {
+        self.flags & 1 == 1
+    }
+
+    /// The vendor-specific `tracestate`, when one came and was valid.
+    pub fn tracestate(&self) -> Option<&str> {
+        self.tracestate.as_deref()
+    }
+
+    /// The trace id as 32 lowercase hex digits.
+    pub fn trace_id_hex(&self) -> String {
+        crate::ids::hex(&self.trace_id)
+    }
+
+    /// The parent span id as 16 lowercase hex digits.
+    pub fn parent_id_hex(&self) -> String {
+        crate::ids::hex(&self.parent_id)
+    }
+
+    /// The `traceparent` value, as received.
+    pub fn traceparent(&self) -> String {
+        format!(
+            "00-{}-{}-{:02x}",
+            self.trace_id_hex(),
+            self.parent_id_hex(),
+            self.flags
+        )
+    }
+}
+
+impl fmt::Debug for TraceContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TraceContext")
+            .field("traceparent", &self.traceparent())
+            .field("tracestate", &self.tracestate)
+            .finish()
+    }
+}
+
+/// Lowercase hex digits into `out` (twice as many digits as bytes); `None` for anything else.
+fn hex_decode(digits: &[u8], out: &mut [u8]) -> Option<()> {
+    fn nibble(digit: u8) -> Option<u8> {
+        match digit {
+            b'0'..=b'9' => Some(digit - b'0'),
+            b'a'..=b'f' => Some(digit - b'a' + 10),
+            _ => None,
+        }
+    }
+    for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(())
+}
+
+/// The trace context of a request from where it may come: `_meta` first (it travels with the
+/// message, over any transport), else the HTTP headers.
+pub(crate) fn trace_context(
+    meta: Option<(&str, Option<&str>)>,
+    headers: Option<(&str, Option<&str>)>,
+) -> Option<TraceContext> {
+    meta.and_then(|(parent, state)| TraceContext::parse(parent, state))
+        .or_else(|| headers.and_then(|(parent, state)| TraceContext::parse(parent, state)))
+}
+
+/// Whether a request needs a [`RequestTrace`]: the span's level is on somewhere, or metrics are
+/// recorded. The one check a request makes when telemetry is off.
+#[inline]
+pub(crate) fn wanted() -> bool {
+    (STATIC_MAX_LEVEL >= Level::DEBUG && LevelFilter::current() >= Level::DEBUG) || metrics_on()
+}
+
+#[inline]
+fn metrics_on() -> bool {
+    false
+}
+
+/// Which era a request belongs to, as the span names it.
+#[derive(Clone, Copy)]
+pub(crate) enum EraName {
+    Session,
+    Stateless,
+}
+
+impl EraName {
+    fn as_str(self) -> &'static str {
+        match self {
+            EraName::Session => "session",
+            EraName::Stateless => "stateless",
+        }
+    }
+}
+
+/// How a request ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    Ok,
+    Error(i32),
+    /// Dropped before it answered: `notifications/cancelled`, `tasks/cancel`, the session
+    /// or the connection gone.
+    Cancelled,
+}
+
+impl Ending {
+    /// `ok`, `error` or `cancelled`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Ending::Ok => "ok",
+            Ending::Error(_) => "error",
+            Ending::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// One request's telemetry while it runs: its span (possibly disabled, when only metrics are
+/// on), when it started, and how it ended. Made only when [`wanted`]; boxed in the request's
+/// work, so that telemetry off costs the work one null pointer.
+pub(crate) struct RequestTrace {
+    span: Span,
+    started: Instant,
+    /// The method as a metrics label (`other` for names the runtime does not know: a label
+    /// must not take any value a client sends).
+    #[allow(dead_code)]
+    label: &'static str,
+    ending: Ending,
+}
+
+impl RequestTrace {
+    /// Starts the telemetry of a request (call only when [`wanted`]). `session` is the
+    /// session's id (fingerprinted here), `name` the tool's or prompt's name or the resource's
+    /// URI.
+    #[inline(never)]
+    pub(crate) fn start(
+        method: &str,
+        label: &'static str,
+        era: EraName,
+        session: Option<&str>,
+        trace: Option<&TraceContext>,
+    ) -> Box<Self> {
+        let span = tracing::span!(
+            target: TARGET,
+            Level::DEBUG,
+            SPAN_NAME,
+            otel.name = method,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            method,
+            name = Empty,
+            era = era.as_str(),
+            session = Empty,
+            trace_id = Empty,
+            parent_span_id = Empty,
+            outcome = Empty,
+            error_code = Empty,
+            duration_us = Empty,
+        );
+        if !span.is_disabled() {
+            if let Some(session) = session {
+                span.record("session", crate::ids::fingerprint(session));
+            }
+            if let Some(trace) = trace {
+                span.record("trace_id", trace.trace_id_hex());
+                span.record("parent_span_id", trace.parent_id_hex());
+            }
+        }
+        Box::new(Self {
+            span,
+            started: Instant::now(),
+            label,
+            ending: Ending::Cancelled,
+        })
+    }
+
+    /// The span, when it is enabled (the request's work then runs inside it).
+    pub(crate) fn span(&self) -> Option<&Span> {
+        (!self.span.is_disabled()).then_some(&self.span)
+    }
+
+    /// Records the tool's or prompt's name, or the resource's URI.
+    pub(crate) fn name(&self, name: Option<&str>) {
+        if let Some(name) = name {
+            self.span.record("name", name);
+        }
+    }
+
+    /// The request answered: with a result, or with `error` (recorded when `self` drops).
+    pub(crate) fn end(&mut self, error: Option<&RpcError>) {
+        self.ending = match error {
+            None => Ending::Ok,
+            Some(error) => Ending::Error(error.code),
+        };
+    }
+}
+
+impl Drop for RequestTrace {
+    fn drop(&mut self) {
+        let elapsed = self.started.elapsed();
+        if !self.span.is_disabled() {
+            self.span.record("outcome", self.ending.as_str());
+            self.span.record(
+                "duration_us",
+                u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+            );
+            if let Ending::Error(code) = self.ending {
+                self.span.record("error_code", code);
+                self.span.record("otel.status_code", "error");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALID: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    #[test]
+    fn a_valid_traceparent_is_read() {
+        let trace =
+            TraceContext::parse(VALID, Some("rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")).unwrap();
+        assert_eq!(trace.trace_id_hex(), "4bf92f3577b34da6a3ce929d0e0e4736");
+        assert_eq!(trace.parent_id_hex(), "00f067aa0ba902b7");
+        assert!(trace.sampled());
+        assert_eq!(trace.traceparent(), VALID);
+        assert_eq!(
+            trace.tracestate(),
+            Some("rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")
+        );
+        let unsampled = TraceContext::parse(&VALID.replace("-01", "-00"), None).unwrap();
+        assert!(!unsampled.sampled() && unsampled.tracestate().is_none());
+    }
+
+    #[test]
+    fn bad_traceparents_are_ignored() {
+        for bad in [
+            "",
+            "00",
+            // Another version, uppercase hex, ids of zeros, wrong lengths and separators.
+            "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0g",
+            "00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-é",
+        ] {
+            assert!(TraceContext::parse(bad, None).is_none(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_bad_tracestate_is_dropped_and_meta_comes_first() {
+        let long = "a=".to_string() + &"b".repeat(MAX_TRACESTATE);
+        for state in ["", "a=\u{1}", long.as_str(), "é=1"] {
+            let trace = TraceContext::parse(VALID, Some(state)).unwrap();
+            assert!(trace.tracestate().is_none(), "{state:?}");
+        }
+        let other = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        let chosen = trace_context(Some((VALID, None)), Some((other, None))).unwrap();
+        assert_eq!(chosen.traceparent(), VALID);
+        let fallback = trace_context(Some(("bad", None)), Some((other, None))).unwrap();
+        assert_eq!(fallback.traceparent(), other);
+        assert!(trace_context(None, None).is_none());
+    }
+}

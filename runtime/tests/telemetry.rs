@@ -1,0 +1,404 @@
+//! The request span and the W3C trace context: what a subscriber that enables `mcp::request`
+//! sees, over both eras of `/mcp` and stdio, and what the handler sees.
+
+use bytes::Bytes;
+use http::{Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use mcp_runtime::{
+    BoxFuture, Catalog, Dispatch, McpServer, RequestContext, RpcError, ServerInfo, ToolOutcome,
+};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::Subscriber;
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::Layer;
+
+const PARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+const OTHER: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00";
+
+/// What the `echo` tool saw of its request.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Seen {
+    /// The current span's name while the handler ran.
+    span: Option<&'static str>,
+    traceparent: Option<String>,
+    tracestate: Option<String>,
+}
+
+/// One tool, `echo`, recording what it saw.
+struct Echo(Arc<Mutex<Vec<Seen>>>);
+
+static CATALOG: Catalog = Catalog {
+    server: ServerInfo {
+        name: "echo",
+        version: "1",
+        title: None,
+        website_url: None,
+    },
+    instructions: None,
+    tools: &[],
+    prompts: &[],
+    resources: &[],
+    resource_templates: &[],
+    completions: &[],
+};
+
+impl Dispatch for Echo {
+    fn catalog(&self) -> &'static Catalog {
+        &CATALOG
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a RawValue>,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        None
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        _: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        if name != "echo" {
+            return None;
+        }
+        Some(Box::pin(async move {
+            self.0.lock().unwrap().push(Seen {
+                span: tracing::Span::current().metadata().map(|m| m.name()),
+                traceparent: ctx.trace_context().map(|t| t.traceparent()),
+                tracestate: ctx
+                    .trace_context()
+                    .and_then(|t| t.tracestate())
+                    .map(str::to_string),
+            });
+            ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
+        }))
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a RawValue>,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        None
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        _: &'a str,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        None
+    }
+}
+
+/// A closed request span: its fields as text.
+type Fields = BTreeMap<String, String>;
+
+#[derive(Default)]
+struct FieldText(Fields);
+
+impl Visit for FieldText {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(
+            field.name().to_string(),
+            format!("{value:?}").replace('"', ""),
+        );
+    }
+}
+
+/// Keeps the fields of every `mcp::request` span, in the order they close.
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<Fields>>>);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Capture {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+        let mut fields = FieldText::default();
+        attrs.record(&mut fields);
+        ctx.span(id).unwrap().extensions_mut().insert(fields);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, ctx: Context<'_, S>) {
+        let span = ctx.span(id).unwrap();
+        let mut extensions = span.extensions_mut();
+        values.record(extensions.get_mut::<FieldText>().unwrap());
+    }
+
+    fn on_close(&self, id: Id, ctx: Context<'_, S>) {
+        let span = ctx.span(&id).unwrap();
+        let fields = span.extensions_mut().remove::<FieldText>().unwrap();
+        self.0.lock().unwrap().push(fields.0);
+    }
+}
+
+/// A subscriber that enables the request spans only, as `RUST_LOG=mcp::request=debug` does.
+fn capturing() -> (Capture, impl Subscriber + Send + Sync) {
+    let capture = Capture::default();
+    let filter = Targets::new().with_target(mcp_runtime::telemetry::TARGET, tracing::Level::DEBUG);
+    let subscriber = tracing_subscriber::registry().with(capture.clone().with_filter(filter));
+    (capture, subscriber)
+}
+
+async fn post(
+    server: &McpServer<Echo>,
+    headers: &[(&str, &str)],
+    body: Value,
+) -> (StatusCode, http::HeaderMap, Value) {
+    let mut request = Request::post("/mcp")
+        .header("host", "localhost")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = server.handle(request).await;
+    let (parts, body) = response.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    let json = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&bytes)))
+    };
+    (parts.status, parts.headers, json)
+}
+
+/// A session: `initialize` and `notifications/initialized`; its id.
+async fn session(server: &McpServer<Echo>) -> String {
+    let (status, headers, _) = post(
+        server,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let id = headers["mcp-session-id"].to_str().unwrap().to_string();
+    let (status, _, _) = post(
+        server,
+        &[
+            ("mcp-session-id", &id),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    id
+}
+
+fn stateless_meta(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    meta.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    meta
+}
+
+async fn stateless_call(
+    server: &McpServer<Echo>,
+    tool: &str,
+    meta: Value,
+    headers: &[(&str, &str)],
+) -> Value {
+    let mut all = vec![
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+    ];
+    all.extend_from_slice(headers);
+    let (status, _, body) = post(
+        server,
+        &all,
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+               "params": {"name": tool, "arguments": {}, "_meta": stateless_meta(meta)}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+#[tokio::test]
+async fn a_session_call_runs_in_its_span_and_continues_the_clients_trace() {
+    let (capture, subscriber) = capturing();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = McpServer::new(Echo(seen.clone()));
+    let id = session(&server).await;
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (_, _, body) = post(
+        &server,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "echo", "arguments": {},
+            "_meta": {"traceparent": PARENT, "tracestate": "rojo=1"}}}),
+    )
+    .await;
+    assert_eq!(body["result"]["content"][0]["text"], json!("hi"), "{body}");
+    // An unknown tool: the span says which error.
+    let (_, _, body) = post(
+        &server,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nope"}}),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], json!(-32602), "{body}");
+
+    assert_eq!(
+        seen.lock().unwrap().clone(),
+        vec![Seen {
+            span: Some("mcp.request"),
+            traceparent: Some(PARENT.into()),
+            tracestate: Some("rojo=1".into()),
+        }]
+    );
+    let spans = capture.0.lock().unwrap().clone();
+    // initialize is answered by the HTTP edge before any request starts: the two calls.
+    assert_eq!(spans.len(), 2, "{spans:#?}");
+    let fingerprint = &spans[0]["session"];
+    assert!(
+        fingerprint.len() == 8 && fingerprint.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{spans:#?}"
+    );
+    assert!(
+        !id.contains(fingerprint.as_str()),
+        "the session id is not logged"
+    );
+    let first = &spans[0];
+    for (field, value) in [
+        ("method", "tools/call"),
+        ("name", "echo"),
+        ("era", "session"),
+        ("outcome", "ok"),
+        ("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+        ("parent_span_id", "00f067aa0ba902b7"),
+    ] {
+        assert_eq!(
+            first.get(field).map(String::as_str),
+            Some(value),
+            "{field}: {first:#?}"
+        );
+    }
+    assert!(first["duration_us"].parse::<u64>().is_ok(), "{first:#?}");
+    assert!(!first.contains_key("error_code"), "{first:#?}");
+    let second = &spans[1];
+    assert_eq!(second["outcome"], "error", "{second:#?}");
+    assert_eq!(second["error_code"], "-32602", "{second:#?}");
+    assert_eq!(second["name"], "nope");
+    assert!(!second.contains_key("trace_id"), "{second:#?}");
+}
+
+#[tokio::test]
+async fn a_stateless_call_takes_meta_first_then_the_http_header_and_ignores_bad_values() {
+    let (capture, subscriber) = capturing();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = McpServer::new(Echo(seen.clone()));
+    // _meta and the header: _meta wins.
+    stateless_call(
+        &server,
+        "echo",
+        json!({"traceparent": PARENT}),
+        &[("traceparent", OTHER)],
+    )
+    .await;
+    // The header alone.
+    stateless_call(
+        &server,
+        "echo",
+        json!({}),
+        &[("traceparent", OTHER), ("tracestate", "congo=2")],
+    )
+    .await;
+    // Bad values: ignored, the call answers.
+    stateless_call(
+        &server,
+        "echo",
+        json!({"traceparent": 7, "tracestate": {"a": 1}}),
+        &[],
+    )
+    .await;
+    stateless_call(
+        &server,
+        "echo",
+        json!({"traceparent": PARENT.to_uppercase()}),
+        &[(
+            "traceparent",
+            "00-00000000000000000000000000000000-b7ad6b7169203331-01",
+        )],
+    )
+    .await;
+    let seen = seen.lock().unwrap().clone();
+    let parents: Vec<_> = seen.iter().map(|s| s.traceparent.as_deref()).collect();
+    assert_eq!(parents, [Some(PARENT), Some(OTHER), None, None]);
+    assert_eq!(seen[1].tracestate.as_deref(), Some("congo=2"));
+    assert!(seen.iter().all(|s| s.span == Some("mcp.request")));
+    let spans = capture.0.lock().unwrap().clone();
+    assert_eq!(spans.len(), 4, "{spans:#?}");
+    assert!(spans.iter().all(|s| s["era"] == "stateless"
+        && s["name"] == "echo"
+        && s["outcome"] == "ok"
+        && !s.contains_key("session")));
+    assert_eq!(spans[1]["trace_id"], "0af7651916cd43dd8448eb211c80319c");
+    assert_eq!(spans[1]["parent_span_id"], "b7ad6b7169203331");
+    assert!(!spans[2].contains_key("trace_id") && !spans[3].contains_key("trace_id"));
+}
+
+#[tokio::test]
+async fn stdio_requests_have_spans_too() {
+    let (capture, subscriber) = capturing();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let input = [
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        // Params before the method: read raw, probed for the trace since the span is on.
+        json!({"params":{"_meta":{"traceparent":PARENT}},"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":OTHER}}}),
+    ]
+    .iter()
+    .map(|line| line.to_string() + "\n")
+    .collect::<String>();
+    let (writer, _reader) = tokio::io::duplex(64 * 1024);
+    let server = McpServer::new(Echo(seen.clone()));
+    mcp_runtime::stdio::serve_io(server, input.as_bytes(), writer)
+        .await
+        .unwrap();
+    let mut spans = capture.0.lock().unwrap().clone();
+    spans.sort_by(|a, b| a["method"].cmp(&b["method"]));
+    let field = |s: &Fields, name: &str| s.get(name).cloned().unwrap_or_default();
+    let summary: Vec<_> = spans
+        .iter()
+        .map(|s| (field(s, "method"), field(s, "trace_id"), field(s, "era")))
+        .collect();
+    let expected: Vec<_> = [
+        ("tools/call", "0af7651916cd43dd8448eb211c80319c", "session"),
+        ("tools/list", "4bf92f3577b34da6a3ce929d0e0e4736", "session"),
+    ]
+    .iter()
+    .map(|(m, t, e)| (m.to_string(), t.to_string(), e.to_string()))
+    .collect();
+    assert_eq!(summary, expected, "{spans:#?}");
+    assert_eq!(seen.lock().unwrap()[0].traceparent.as_deref(), Some(OTHER));
+}
