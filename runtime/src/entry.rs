@@ -409,14 +409,15 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             };
         }
     };
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .try_init();
+    // Logs to stderr, and the telemetry exporters the environment asks for (telemetry::init;
+    // kept to the end: dropping it flushes them).
+    let _telemetry = match crate::telemetry::init(server.engine.dispatch.catalog().server.name) {
+        Ok(telemetry) => telemetry,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -16,6 +16,9 @@ use tracing::{Level, Span};
 
 use crate::jsonrpc::RpcError;
 
+#[cfg(feature = "otel")]
+pub mod otel;
+
 /// The `tracing` target of the request spans: enable it with `mcp::request=debug`.
 pub const TARGET: &str = "mcp::request";
 
@@ -152,6 +155,63 @@ pub(crate) fn trace_context(
         .or_else(|| headers.and_then(|(parent, state)| TraceContext::parse(parent, state)))
 }
 
+/// What [`init`] set up. Keep it while the program runs: dropping it flushes and stops the
+/// exporters (the OTLP exporter sends the spans it still holds).
+#[must_use = "dropping it stops the exporters"]
+pub struct Telemetry {
+    #[cfg(feature = "otel")]
+    _otel: Option<otel::Exporter>,
+}
+
+/// The log filter: `RUST_LOG`, `info` when unset or invalid.
+fn log_filter() -> tracing_subscriber::EnvFilter {
+    tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+}
+
+/// Sets up the process's `tracing` subscriber as a server binary does ([`crate::entry::run`]
+/// calls it): logs to stderr under `RUST_LOG` (default `info`); with the `otel` feature and
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` set, every request's span (and the handlers' spans under
+/// `RUST_LOG`) exported over OTLP, named for `service_name` unless `OTEL_SERVICE_NAME` says
+/// otherwise. Does nothing to a process that already has a global subscriber. `Err` names
+/// the variable that could not be used.
+pub fn init(service_name: &str) -> Result<Telemetry, String> {
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    #[cfg(feature = "otel")]
+    if let Some((exporter, tracer)) = otel::exporter(service_name)? {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        use tracing_subscriber::Layer;
+        let logs = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(ansi)
+            .with_filter(log_filter());
+        let request_spans = format!("{TARGET}=debug")
+            .parse()
+            .expect("a valid directive");
+        let spans = tracing_opentelemetry::layer()
+            .with_tracer(tracer)
+            .with_filter(log_filter().add_directive(request_spans));
+        let _ = tracing_subscriber::registry()
+            .with(logs)
+            .with(spans)
+            .try_init();
+        return Ok(Telemetry {
+            _otel: Some(exporter),
+        });
+    }
+    let _ = service_name;
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .with_env_filter(log_filter())
+        .try_init();
+    Ok(Telemetry {
+        #[cfg(feature = "otel")]
+        _otel: None,
+    })
+}
+
 /// Whether a request needs a [`RequestTrace`]: the span's level is on somewhere, or metrics are
 /// recorded. The one check a request makes when telemetry is off.
 #[inline]
@@ -250,6 +310,8 @@ impl RequestTrace {
             if let Some(trace) = trace {
                 span.record("trace_id", trace.trace_id_hex());
                 span.record("parent_span_id", trace.parent_id_hex());
+                #[cfg(feature = "otel")]
+                otel::continue_trace(&span, trace);
             }
         }
         Box::new(Self {
