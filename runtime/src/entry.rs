@@ -29,6 +29,9 @@ Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--
                      the Redis at URL (redis://host:port/db; needs MCP_REQUEST_STATE_KEY, the
                      same on every instance; MCP_REDIS_PREFIX names the keys [default: mcp]);
                      HTTP only{REDIS_BUILD} [env: MCP_REDIS_URL; default: off, everything in memory]
+  --metrics ADDR     serve Prometheus metrics at http://ADDR/metrics, a listener of its own
+                     (requests by method and outcome, latencies, sessions, streams, tasks){METRICS_BUILD}
+                     [env: MCP_METRICS_ADDR; default: off]
   -h, --help         print this help
 
 Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
@@ -41,9 +44,16 @@ fn usage() -> String {
     } else {
         "; NOT IN THIS BUILD: rebuild with the `redis` feature\n                    "
     };
+    // telemetry (#19): whether this build can serve `--metrics`.
+    let metrics_build = if cfg!(feature = "metrics") {
+        ""
+    } else {
+        ";\n                     NOT IN THIS BUILD: rebuild with the `metrics` feature"
+    };
     USAGE
         .replace("{AUTH}", crate::auth::cli::USAGE)
         .replace("{REDIS_BUILD}", redis_build)
+        .replace("{METRICS_BUILD}", metrics_build)
 }
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
@@ -330,7 +340,17 @@ pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
 /// [`Config::legacy_sse`](crate::Config::legacy_sse); `server` must not have been cloned yet
 /// (else the program stops with an error: set the field in the [`crate::Config`] instead).
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
-    let parsed = parse_command_line(std::env::args().skip(1)).and_then(|args| {
+    // telemetry (#19): `--metrics ADDR` / MCP_METRICS_ADDR, taken out before the other flags.
+    let metrics_env = std::env::var(crate::telemetry::METRICS_ADDR_ENV).ok();
+    let (command_line, metrics) =
+        match crate::telemetry::metrics_arg(std::env::args().skip(1), metrics_env) {
+            Ok(taken) => taken,
+            Err(message) => {
+                eprintln!("{message}");
+                return ExitCode::from(2);
+            }
+        };
+    let parsed = parse_command_line(command_line).and_then(|args| {
         let env = std::env::var(JSONRPC_PATH_ENV).ok();
         let (path, legacy) = match args.transport {
             // The environment's options are for HTTP; stdio simply ignores them.
@@ -436,6 +456,13 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
                 return ExitCode::from(code);
             }
         };
+    }
+    // telemetry (#19): the Prometheus endpoint, on its own listener.
+    if let Some(addr) = metrics {
+        if let Err((code, message)) = crate::telemetry::start_metrics(&runtime, &server, addr) {
+            eprintln!("error: {message}");
+            return ExitCode::from(code);
+        }
     }
     let result = runtime.block_on(async move {
         match transport {

@@ -16,6 +16,8 @@ use tracing::{Level, Span};
 
 use crate::jsonrpc::RpcError;
 
+#[cfg(feature = "metrics")]
+pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
 
@@ -221,7 +223,79 @@ pub(crate) fn wanted() -> bool {
 
 #[inline]
 fn metrics_on() -> bool {
-    false
+    #[cfg(feature = "metrics")]
+    {
+        metrics::on()
+    }
+    #[cfg(not(feature = "metrics"))]
+    {
+        false
+    }
+}
+
+/// The environment variable giving the metrics address when `--metrics` is not given.
+pub const METRICS_ADDR_ENV: &str = "MCP_METRICS_ADDR";
+
+/// Takes `--metrics ADDR` / `--metrics=ADDR` out of a server binary's arguments (before the
+/// other flags are parsed), else reads [`METRICS_ADDR_ENV`] (empty: off): the other arguments,
+/// and the address to serve `/metrics` on, if any. `Err` is the message to print (exit 2).
+pub fn metrics_arg(
+    args: impl IntoIterator<Item = String>,
+    env: Option<String>,
+) -> Result<(Vec<String>, Option<std::net::SocketAddr>), String> {
+    let mut rest = Vec::new();
+    let mut value = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--metrics" {
+            let addr = args
+                .next()
+                .ok_or("--metrics needs a value, e.g. --metrics 127.0.0.1:9464")?;
+            value = Some(("--metrics", addr));
+        } else if let Some(addr) = arg.strip_prefix("--metrics=") {
+            value = Some(("--metrics", addr.to_string()));
+        } else {
+            rest.push(arg);
+        }
+    }
+    let value = value.or_else(|| {
+        env.filter(|addr| !addr.is_empty())
+            .map(|addr| (METRICS_ADDR_ENV, addr))
+    });
+    let addr = match value {
+        None => None,
+        Some((source, addr)) => Some(addr.parse().map_err(|error| {
+            format!("{source} {addr}: {error} (expected HOST:PORT, e.g. 127.0.0.1:9464)")
+        })?),
+    };
+    Ok((rest, addr))
+}
+
+/// Starts the Prometheus endpoint on `addr` for `server` (feature `metrics`); without the
+/// feature, an error saying so. `Err` is (exit code, message).
+pub fn start_metrics<D: crate::dispatch::Dispatch>(
+    runtime: &tokio::runtime::Runtime,
+    server: &crate::server::McpServer<D>,
+    addr: std::net::SocketAddr,
+) -> Result<(), (u8, String)> {
+    #[cfg(feature = "metrics")]
+    {
+        let bound = runtime
+            .block_on(metrics::serve(server, addr))
+            .map_err(|error| (1, format!("--metrics {addr}: {error}")))?;
+        tracing::info!(%bound, "metrics at http://{bound}/metrics");
+        Ok(())
+    }
+    #[cfg(not(feature = "metrics"))]
+    {
+        let _ = (runtime, server);
+        Err((
+            2,
+            format!(
+                "--metrics {addr}: this build has no metrics: rebuild with the `metrics` feature"
+            ),
+        ))
+    }
 }
 
 /// Which era a request belongs to, as the span names it.
@@ -269,7 +343,7 @@ pub(crate) struct RequestTrace {
     started: Instant,
     /// The method as a metrics label (`other` for names the runtime does not know: a label
     /// must not take any value a client sends).
-    #[allow(dead_code)]
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     label: &'static str,
     ending: Ending,
 }
@@ -357,6 +431,8 @@ impl Drop for RequestTrace {
                 self.span.record("otel.status_code", "error");
             }
         }
+        #[cfg(feature = "metrics")]
+        metrics::request_ended(self.label, self.ending, elapsed);
     }
 }
 
@@ -402,6 +478,30 @@ mod tests {
         ] {
             assert!(TraceContext::parse(bad, None).is_none(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_metrics_flag_is_taken_out_of_the_command_line() {
+        let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (rest, addr) = metrics_arg(
+            args(&["--addr", "127.0.0.1:1", "--metrics", "127.0.0.1:9464"]),
+            None,
+        )
+        .unwrap();
+        assert_eq!(rest, args(&["--addr", "127.0.0.1:1"]));
+        assert_eq!(addr, Some("127.0.0.1:9464".parse().unwrap()));
+        let (_, addr) =
+            metrics_arg(args(&["--metrics=[::1]:9"]), Some("127.0.0.1:2".into())).unwrap();
+        assert_eq!(addr, Some("[::1]:9".parse().unwrap()), "the flag wins");
+        let (_, addr) = metrics_arg(args(&[]), Some("127.0.0.1:2".into())).unwrap();
+        assert_eq!(addr, Some("127.0.0.1:2".parse().unwrap()));
+        assert_eq!(metrics_arg(args(&[]), Some(String::new())).unwrap().1, None);
+        assert!(metrics_arg(args(&["--metrics"]), None)
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(metrics_arg(args(&[]), Some("nope".into()))
+            .unwrap_err()
+            .contains(METRICS_ADDR_ENV));
     }
 
     #[test]
