@@ -546,6 +546,9 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "[features]",
             "jwt",
             "redis",
+            "trace",
+            "otel",
+            "metrics",
             "[workspace]"
         ],
         "{manifest}"

@@ -33,7 +33,9 @@ pub struct RequestContext {
     progress_token: Option<Arc<RawValue>>,
     /// Who the request acts for (HTTP with [`crate::Config::auth`]).
     principal: Option<Arc<Principal>>,
-    /// The client's W3C trace context (`_meta.traceparent` or the HTTP header), when valid.
+    /// The client's W3C trace context (`_meta.traceparent` or the HTTP header), when valid
+    /// (feature `trace`).
+    #[cfg(feature = "trace")]
     trace_context: Option<Arc<TraceContext>>,
     notifier: Option<Notifier>,
     mode: Mode,
@@ -80,6 +82,7 @@ impl RequestContext {
             protocol_version,
             progress_token: None,
             principal: None,
+            #[cfg(feature = "trace")]
             trace_context: None,
             notifier: None,
             mode: Mode::Detached,
@@ -136,12 +139,24 @@ impl RequestContext {
     /// `tracestate`, the MCP convention, else the HTTP `traceparent` and `tracestate`
     /// headers), when it was valid: the request is a child of the client's span
     /// [`TraceContext::parent_id`] in trace [`TraceContext::trace_id`].
+    ///
+    /// Read only with the runtime's `trace` feature (which `otel` and `metrics` turn on; a
+    /// generated crate passes it through as its own `trace` feature): without it, always
+    /// `None`, and a request pays nothing for it.
     pub fn trace_context(&self) -> Option<&TraceContext> {
-        self.trace_context.as_deref()
+        #[cfg(feature = "trace")]
+        {
+            self.trace_context.as_deref()
+        }
+        #[cfg(not(feature = "trace"))]
+        {
+            None
+        }
     }
 
     /// The same context with `trace_context` (for tests and handlers calling handlers; the
-    /// transports set it themselves).
+    /// transports set it themselves). Feature `trace` only.
+    #[cfg(feature = "trace")]
     pub fn with_trace_context(mut self, trace_context: Option<Arc<TraceContext>>) -> Self {
         self.trace_context = trace_context;
         self
@@ -372,6 +387,7 @@ impl RequestContext {
             protocol_version: session.version(),
             progress_token: None,
             principal: None,
+            #[cfg(feature = "trace")]
             trace_context: None,
             notifier: Some(notifier),
             mode: Mode::Session {
@@ -395,6 +411,7 @@ impl RequestContext {
             protocol_version: version,
             progress_token: None,
             principal: None,
+            #[cfg(feature = "trace")]
             trace_context: None,
             notifier: Some(notifier),
             mode: Mode::Round(Round {

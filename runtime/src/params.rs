@@ -27,15 +27,19 @@ pub(crate) struct RequestMeta<'a> {
     /// The token progress notifications name, when the client wants them.
     #[serde(rename = "progressToken", borrow, default)]
     pub progress_token: Option<&'a RawValue>,
-    /// The W3C trace context of the client's span (the MCP convention): kept as text, checked
-    /// by `telemetry::TraceContext::parse`; a value of another type is ignored, never an error.
+    /// The W3C trace context of the client's span (the MCP convention; feature `trace`): kept
+    /// as text, checked by `telemetry::TraceContext::parse`; a value of another type is
+    /// ignored, never an error.
+    #[cfg(feature = "trace")]
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub traceparent: Option<&'a str>,
-    /// The W3C `tracestate` that goes with `traceparent`.
+    /// The W3C `tracestate` that goes with `traceparent` (feature `trace`).
+    #[cfg(feature = "trace")]
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub tracestate: Option<&'a str>,
 }
 
+#[cfg(feature = "trace")]
 impl<'a> RequestMeta<'a> {
     /// `traceparent` and `tracestate`, when a `traceparent` came.
     pub fn trace(&self) -> Option<(&'a str, Option<&'a str>)> {
@@ -43,8 +47,9 @@ impl<'a> RequestMeta<'a> {
     }
 }
 
-/// A string without escapes, borrowed; any other value (a number, an object, a string with
+/// A string without escapes, borrowed (feature `trace`); any other value (a number, an object, a string with
 /// escapes, which no valid trace header has) is `None` rather than an error.
+#[cfg(feature = "trace")]
 fn lenient_str<'de, D: serde::Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Option<&'de str>, D::Error> {
@@ -298,9 +303,10 @@ pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
     parsed.meta?.progress_token
 }
 
-/// `_meta.traceparent` and `_meta.tracestate` of any request's params. Params that never
+/// `_meta.traceparent` and `_meta.tracestate` of any request's params (feature `trace`). Params that never
 /// mention one are not parsed (the engine asks only when the request's span is on, or for a
 /// call whose params were not read with the envelope).
+#[cfg(feature = "trace")]
 pub(crate) fn trace_meta(params: Option<&RawValue>) -> Option<(&str, Option<&str>)> {
     #[derive(Deserialize)]
     struct MetaOnly<'a> {
@@ -357,6 +363,7 @@ mod tests {
             .contains("missing field `uri`"));
     }
 
+    #[cfg(feature = "trace")]
     #[test]
     fn trace_members_are_read_leniently() {
         let text = raw(

@@ -71,7 +71,9 @@ impl OwnedParams {
         })
     }
 
-    /// What the request names: the tool's or prompt's name, or the resource's URI (telemetry).
+    /// What the request names: the tool's or prompt's name, or the resource's URI (telemetry,
+    /// feature `trace`).
+    #[cfg(feature = "trace")]
     pub(crate) fn routed_name(&self) -> Option<&str> {
         match self {
             OwnedParams::Members(members) => members.name().or_else(|_| members.uri()).ok(),

@@ -25,7 +25,9 @@ use crate::params::{self, RequestMeta};
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
-use crate::telemetry::{self, EraName, RequestTrace};
+use crate::telemetry::TraceHeaders;
+#[cfg(feature = "trace")]
+use crate::telemetry::{self, EraName, RequestTrace, TraceContext};
 
 /// Who is asking, decided once at the transport's edge.
 pub(crate) enum Identity<'a> {
@@ -57,26 +59,28 @@ impl<D: Dispatch> Engine<D> {
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
-        self.start_as(identity, None, None, request, outbound)
+        self.start_as(identity, None, TraceHeaders::default(), request, outbound)
     }
 
     /// [`start`](Self::start) for a request the edge authenticated as `principal` (HTTP with
     /// [`crate::Config::auth`]; `None` otherwise), with the W3C trace headers the edge read
     /// (`traceparent` and `tracestate`: HTTP).
     ///
-    /// The request's telemetry starts here, the one place every transport's requests go
-    /// through: its span (see [`crate::telemetry`]) when enabled, which the work then runs
-    /// inside, and its metrics with the `metrics` feature.
+    /// The request's telemetry (feature `trace`) starts here, the one place every transport's
+    /// requests go through: its span (see [`crate::telemetry`]) when enabled, which the work
+    /// then runs inside, and its metrics with the `metrics` feature. Without the feature
+    /// `trace_headers` is zero-sized and nothing here differs from a runtime without telemetry.
     pub(crate) fn start_as(
         self: &Arc<Self>,
         identity: Identity<'_>,
         principal: Option<Arc<Principal>>,
-        trace_headers: Option<(&str, Option<&str>)>,
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
+            '_,
+        >,
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
         let method = Method::of(request.method);
-        let wanted = telemetry::wanted();
         let mut ctx = match &identity {
             Identity::Session(session) => self.session_context(session, Some(outbound.clone())),
             Identity::Stateless { version, meta } => RequestContext::in_round(
@@ -100,46 +104,26 @@ impl<D: Dispatch> Engine<D> {
         if principal.is_some() {
             ctx = ctx.with_principal(principal);
         }
-        // The W3C trace context: `_meta`'s members were read with the rest (a call's, or a
-        // stateless request's); raw params are probed only when the span is on (or for a
-        // call read without its members, rare), so no request pays an extra pass for it.
-        let meta_trace = match (&identity, &request.params) {
-            (Identity::Stateless { meta, .. }, _) => meta.trace(),
-            (_, Params::Members(members)) => members.meta.as_ref().and_then(RequestMeta::trace),
-            (_, Params::Raw(raw)) if wanted || method.is_call() => params::trace_meta(*raw),
-            (_, Params::Raw(_)) => None,
+        #[cfg(feature = "trace")]
+        let trace = {
+            let (trace_context, trace) = start_trace(&identity, &request, method, trace_headers);
+            if trace_context.is_some() {
+                ctx = ctx.with_trace_context(trace_context);
+            }
+            trace
         };
-        let trace_context = if meta_trace.is_some() || trace_headers.is_some() {
-            telemetry::trace_context(meta_trace, trace_headers).map(Arc::new)
-        } else {
-            None
-        };
-        let trace = wanted.then(|| {
-            let (era, session) = match &identity {
-                Identity::Session(session) => (EraName::Session, Some(session.id())),
-                Identity::Stateless { .. } => (EraName::Stateless, None),
-            };
-            RequestTrace::start(
-                request.method,
-                method.name().unwrap_or("other"),
-                era,
-                session,
-                trace_context.as_deref(),
-            )
-        });
-        if trace_context.is_some() {
-            ctx = ctx.with_trace_context(trace_context);
-        }
         let id = request.id.to_owned();
         let params = match OwnedParams::keep(method, request.params) {
             Ok(params) => params,
             Err(error) => {
+                #[cfg(feature = "trace")]
                 if let Some(mut trace) = trace {
                     trace.end(Some(&error));
                 }
                 return refused(id, error, outbound);
             }
         };
+        #[cfg(feature = "trace")]
         let span = trace.as_ref().and_then(|trace| {
             trace.name(params.routed_name());
             trace.span().cloned()
@@ -150,9 +134,10 @@ impl<D: Dispatch> Engine<D> {
             method,
             name: method.owned_name(request.method),
             params,
+            #[cfg(feature = "trace")]
             trace,
         };
-        let mut started = match identity {
+        let started = match identity {
             Identity::Session(session) => Started {
                 work: call.in_session(session, ctx, outbound.clone()),
                 outbound,
@@ -167,14 +152,64 @@ impl<D: Dispatch> Engine<D> {
                 }
             }
         };
-        if let Some(span) = span {
-            started.work = instrumented(started.work, span);
-        }
+        #[cfg(feature = "trace")]
+        let started = in_span(started, span);
         started
     }
 }
 
+/// The request's W3C trace context and its telemetry (feature `trace`). The context comes
+/// from `_meta` (a call's members and a stateless request's `_meta` were read with it; raw
+/// params are probed only when the span is on, or for a call read without its members, rare,
+/// so no request pays an extra pass for it), else from the HTTP headers; the telemetry only
+/// when [`telemetry::wanted`].
+#[cfg(feature = "trace")]
+fn start_trace(
+    identity: &Identity<'_>,
+    request: &Request<'_>,
+    method: Method,
+    headers: TraceHeaders<'_>,
+) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
+    let wanted = telemetry::wanted();
+    let meta_trace = match (identity, &request.params) {
+        (Identity::Stateless { meta, .. }, _) => meta.trace(),
+        (_, Params::Members(members)) => members.meta.as_ref().and_then(RequestMeta::trace),
+        (_, Params::Raw(raw)) if wanted || method.is_call() => params::trace_meta(*raw),
+        (_, Params::Raw(_)) => None,
+    };
+    let trace_context = if meta_trace.is_some() || headers.value.is_some() {
+        telemetry::trace_context(meta_trace, headers.value).map(Arc::new)
+    } else {
+        None
+    };
+    let trace = wanted.then(|| {
+        let (era, session) = match identity {
+            Identity::Session(session) => (EraName::Session, Some(session.id())),
+            Identity::Stateless { .. } => (EraName::Stateless, None),
+        };
+        RequestTrace::start(
+            request.method,
+            method.name().unwrap_or("other"),
+            era,
+            session,
+            trace_context.as_deref(),
+        )
+    });
+    (trace_context, trace)
+}
+
+/// The work run inside its span, when the span is on (feature `trace`).
+#[cfg(feature = "trace")]
+#[inline]
+fn in_span(mut started: Started, span: Option<tracing::Span>) -> Started {
+    if let Some(span) = span {
+        started.work = instrumented(started.work, span);
+    }
+    started
+}
+
 /// The work run inside its span (boxed again: only requests whose span is on pay for it).
+#[cfg(feature = "trace")]
 #[cold]
 #[inline(never)]
 fn instrumented(
@@ -191,7 +226,8 @@ struct Call<D> {
     method: Method,
     name: Cow<'static, str>,
     params: OwnedParams,
-    /// The request's telemetry (`None` when off: see [`crate::telemetry`]).
+    /// The request's telemetry (feature `trace`; `None` when off: see [`crate::telemetry`]).
+    #[cfg(feature = "trace")]
     trace: Option<Box<RequestTrace>>,
 }
 
@@ -199,7 +235,7 @@ impl<D: Dispatch> Call<D> {
     /// A session request: answers through `outbound` (its stream once opened), stops at
     /// `notifications/cancelled` or when the session ends.
     fn in_session(
-        mut self,
+        self,
         session: Arc<Session>,
         ctx: RequestContext,
         outbound: Outbound,
@@ -221,7 +257,8 @@ impl<D: Dispatch> Call<D> {
                 result = handled => result,
                 () = outbound.cancelled() => return None,
             };
-            if let Some(mut trace) = self.trace.take() {
+            #[cfg(feature = "trace")]
+            if let Some(mut trace) = self.trace {
                 trace.end(result.as_ref().err());
             }
             let response = match result {
@@ -236,7 +273,7 @@ impl<D: Dispatch> Call<D> {
     /// a task: then whoever comes first answers, the handler's outcome or the
     /// `CreateTaskResult` (and the outcome goes to the task).
     fn stateless(
-        mut self,
+        self,
         ctx: RequestContext,
     ) -> (
         BoxFuture<'static, Option<Reply>>,
@@ -281,7 +318,8 @@ impl<D: Dispatch> Call<D> {
                     }
                 }
             };
-            if let Some(mut trace) = self.trace.take() {
+            #[cfg(feature = "trace")]
+            if let Some(mut trace) = self.trace {
                 trace.end(outcome.as_ref().err());
             }
             match (slot, outcome) {

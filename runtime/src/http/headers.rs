@@ -7,6 +7,7 @@ use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use http::HeaderMap;
 
 use super::guard;
+use crate::telemetry::TraceHeaders;
 
 /// The media types a POST must accept.
 const ACCEPTED: [&str; 2] = ["application/json", "text/event-stream"];
@@ -35,10 +36,10 @@ pub(crate) struct Headers<'a> {
     pub protocol_version: Option<&'a str>,
     pub mcp_method: Option<&'a str>,
     pub mcp_name: Option<&'a str>,
-    /// The W3C trace context headers (a request's `_meta` ones come first: see
-    /// `telemetry::trace_context`).
-    pub traceparent: Option<&'a str>,
-    pub tracestate: Option<&'a str>,
+    /// The W3C trace context headers (feature `trace`; a request's `_meta` ones come first:
+    /// see `telemetry::trace_context`).
+    #[cfg(feature = "trace")]
+    trace: TraceSlots<'a>,
     /// Who the request acts for, when authorization is on ([`crate::Config::auth`]): set by
     /// `route` after the headers are read.
     pub principal: Option<std::sync::Arc<crate::auth::Principal>>,
@@ -59,16 +60,14 @@ impl<'a> Headers<'a> {
             protocol_version: None,
             mcp_method: None,
             mcp_name: None,
-            traceparent: None,
-            tracestate: None,
+            #[cfg(feature = "trace")]
+            trace: TraceSlots::default(),
             principal: None,
         };
         let mut seen_session = false;
         let mut seen_version = false;
         let mut seen_method = false;
         let mut seen_name = false;
-        let mut seen_traceparent = false;
-        let mut seen_tracestate = false;
         for (name, value) in map {
             if name == HOST {
                 headers.repeated_authority |= headers.host.replace(value).is_some();
@@ -90,8 +89,10 @@ impl<'a> Headers<'a> {
                     super::VERSION_HEADER => (&mut headers.protocol_version, &mut seen_version),
                     "mcp-method" => (&mut headers.mcp_method, &mut seen_method),
                     "mcp-name" => (&mut headers.mcp_name, &mut seen_name),
-                    "traceparent" => (&mut headers.traceparent, &mut seen_traceparent),
-                    "tracestate" => (&mut headers.tracestate, &mut seen_tracestate),
+                    #[cfg(feature = "trace")]
+                    "traceparent" => (&mut headers.trace.parent, &mut headers.trace.seen_parent),
+                    #[cfg(feature = "trace")]
+                    "tracestate" => (&mut headers.trace.state, &mut headers.trace.seen_state),
                     _ => continue,
                 };
                 if !*seen {
@@ -103,10 +104,30 @@ impl<'a> Headers<'a> {
         headers
     }
 
-    /// `traceparent` and `tracestate`, when a `traceparent` came.
-    pub fn trace(&self) -> Option<(&'a str, Option<&'a str>)> {
-        Some((self.traceparent?, self.tracestate))
+    /// `traceparent` and `tracestate`, when a `traceparent` came (nothing without the `trace`
+    /// feature).
+    pub fn trace(&self) -> TraceHeaders<'a> {
+        #[cfg(feature = "trace")]
+        {
+            TraceHeaders {
+                value: self.trace.parent.map(|parent| (parent, self.trace.state)),
+            }
+        }
+        #[cfg(not(feature = "trace"))]
+        {
+            TraceHeaders::default()
+        }
     }
+}
+
+/// `traceparent` and `tracestate` (feature `trace`), and whether each came already.
+#[cfg(feature = "trace")]
+#[derive(Default)]
+struct TraceSlots<'a> {
+    parent: Option<&'a str>,
+    state: Option<&'a str>,
+    seen_parent: bool,
+    seen_state: bool,
 }
 
 #[cfg(test)]
@@ -126,23 +147,29 @@ mod tests {
             "mcp-method",
             HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap(),
         );
-        map.insert(
-            "traceparent",
-            HeaderValue::from_static("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-        );
         let headers = Headers::scan(&map);
-        assert_eq!(
-            headers.trace(),
-            Some((
-                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-                None
-            ))
-        );
         assert_eq!(headers.host.unwrap(), "localhost:3000");
         assert!(headers.accepts_json && headers.accepts_sse);
         assert_eq!(headers.session_id, Some("abc"));
         assert_eq!(headers.mcp_name, Some("first"));
         assert_eq!(headers.mcp_method, None, "not visible ASCII");
         assert!(headers.origin.is_none() && headers.protocol_version.is_none());
+    }
+
+    #[cfg(feature = "trace")]
+    #[test]
+    fn the_trace_headers_are_found_with_the_rest() {
+        const PARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let mut map = HeaderMap::new();
+        map.insert("mcp-name", HeaderValue::from_static("echo"));
+        map.insert("traceparent", HeaderValue::from_static(PARENT));
+        let headers = Headers::scan(&map);
+        assert_eq!(headers.trace().value, Some((PARENT, None)));
+        assert_eq!(headers.mcp_name, Some("echo"));
+        map.append("traceparent", HeaderValue::from_static("second"));
+        map.insert("tracestate", HeaderValue::from_static(" a=b "));
+        let headers = Headers::scan(&map);
+        assert_eq!(headers.trace().value, Some((PARENT, Some("a=b"))));
+        assert_eq!(Headers::scan(&HeaderMap::new()).trace().value, None);
     }
 }

@@ -1,31 +1,44 @@
 //! Telemetry of requests: a `tracing` span per request, the W3C trace context a client sends,
 //! and (with the `otel` and `metrics` features) their exporters.
 //!
-//! The span is made where every transport's request starts (`engine::run::Engine::start_as`),
-//! at level `DEBUG` with target [`TARGET`], so it is off unless a subscriber asks for it
-//! (`RUST_LOG=info,mcp::request=debug`, or the OTLP exporter). Off, a request pays one load of
-//! tracing's global level (and one of the metrics switch): nothing is formatted, allocated or
-//! wrapped around its future.
+//! All of the per-request part is behind the runtime's `trace` feature (which `otel` and
+//! `metrics` turn on): without it a request's types and code are exactly what they were before
+//! telemetry (no trace members in `_meta`, no trace headers, nothing in
+//! [`crate::RequestContext`] or in the request's work), so telemetry costs nothing it does not
+//! do. With it, the span is made where every transport's request starts
+//! (`engine::run::Engine::start_as`), at level `DEBUG` with target [`TARGET`], so it is off
+//! unless a subscriber asks for it (`RUST_LOG=info,mcp::request=debug`, or the OTLP exporter).
+//! Off, a request pays one load of tracing's global level (and one of the metrics switch), and
+//! the reading of `traceparent`/`tracestate`: nothing is formatted, allocated or wrapped
+//! around its future.
 
 use std::fmt;
-use std::time::Instant;
-
-use tracing::field::Empty;
-use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
-use tracing::{Level, Span};
-
-use crate::jsonrpc::RpcError;
 
 #[cfg(feature = "metrics")]
 pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "trace")]
+mod request;
+#[cfg(feature = "trace")]
+pub(crate) use request::*;
 
 /// The `tracing` target of the request spans: enable it with `mcp::request=debug`.
 pub const TARGET: &str = "mcp::request";
 
 /// The span's name.
 pub const SPAN_NAME: &str = "mcp.request";
+
+/// The W3C trace headers an HTTP request came with (`traceparent`, then `tracestate`), as the
+/// edge hands them to the engine: with the `trace` feature; without it, nothing at all (a
+/// zero-sized value, so the engine's signature costs no more than before).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct TraceHeaders<'a> {
+    #[cfg(feature = "trace")]
+    pub(crate) value: Option<(&'a str, Option<&'a str>)>,
+    #[cfg(not(feature = "trace"))]
+    _none: std::marker::PhantomData<&'a str>,
+}
 
 /// A W3C trace context (<https://www.w3.org/TR/trace-context/>) a request carried: in its
 /// `_meta` (`traceparent`, `tracestate`: the MCP convention) or in the HTTP `traceparent` and
@@ -147,16 +160,6 @@ fn hex_decode(digits: &[u8], out: &mut [u8]) -> Option<()> {
     Some(())
 }
 
-/// The trace context of a request from where it may come: `_meta` first (it travels with the
-/// message, over any transport), else the HTTP headers.
-pub(crate) fn trace_context(
-    meta: Option<(&str, Option<&str>)>,
-    headers: Option<(&str, Option<&str>)>,
-) -> Option<TraceContext> {
-    meta.and_then(|(parent, state)| TraceContext::parse(parent, state))
-        .or_else(|| headers.and_then(|(parent, state)| TraceContext::parse(parent, state)))
-}
-
 /// What [`init`] set up. Keep it while the program runs: dropping it flushes and stops the
 /// exporters (the OTLP exporter sends the spans it still holds).
 #[must_use = "dropping it stops the exporters"]
@@ -212,25 +215,6 @@ pub fn init(service_name: &str) -> Result<Telemetry, String> {
         #[cfg(feature = "otel")]
         _otel: None,
     })
-}
-
-/// Whether a request needs a [`RequestTrace`]: the span's level is on somewhere, or metrics are
-/// recorded. The one check a request makes when telemetry is off.
-#[inline]
-pub(crate) fn wanted() -> bool {
-    (STATIC_MAX_LEVEL >= Level::DEBUG && LevelFilter::current() >= Level::DEBUG) || metrics_on()
-}
-
-#[inline]
-fn metrics_on() -> bool {
-    #[cfg(feature = "metrics")]
-    {
-        metrics::on()
-    }
-    #[cfg(not(feature = "metrics"))]
-    {
-        false
-    }
 }
 
 /// The environment variable giving the metrics address when `--metrics` is not given.
@@ -295,144 +279,6 @@ pub fn start_metrics<D: crate::dispatch::Dispatch>(
                 "--metrics {addr}: this build has no metrics: rebuild with the `metrics` feature"
             ),
         ))
-    }
-}
-
-/// Which era a request belongs to, as the span names it.
-#[derive(Clone, Copy)]
-pub(crate) enum EraName {
-    Session,
-    Stateless,
-}
-
-impl EraName {
-    fn as_str(self) -> &'static str {
-        match self {
-            EraName::Session => "session",
-            EraName::Stateless => "stateless",
-        }
-    }
-}
-
-/// How a request ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Ending {
-    Ok,
-    Error(i32),
-    /// Dropped before it answered: `notifications/cancelled`, `tasks/cancel`, the session
-    /// or the connection gone.
-    Cancelled,
-}
-
-impl Ending {
-    /// `ok`, `error` or `cancelled`.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Ending::Ok => "ok",
-            Ending::Error(_) => "error",
-            Ending::Cancelled => "cancelled",
-        }
-    }
-}
-
-/// One request's telemetry while it runs: its span (possibly disabled, when only metrics are
-/// on), when it started, and how it ended. Made only when [`wanted`]; boxed in the request's
-/// work, so that telemetry off costs the work one null pointer.
-pub(crate) struct RequestTrace {
-    span: Span,
-    started: Instant,
-    /// The method as a metrics label (`other` for names the runtime does not know: a label
-    /// must not take any value a client sends).
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
-    label: &'static str,
-    ending: Ending,
-}
-
-impl RequestTrace {
-    /// Starts the telemetry of a request (call only when [`wanted`]). `session` is the
-    /// session's id (fingerprinted here), `name` the tool's or prompt's name or the resource's
-    /// URI.
-    #[inline(never)]
-    pub(crate) fn start(
-        method: &str,
-        label: &'static str,
-        era: EraName,
-        session: Option<&str>,
-        trace: Option<&TraceContext>,
-    ) -> Box<Self> {
-        let span = tracing::span!(
-            target: TARGET,
-            Level::DEBUG,
-            SPAN_NAME,
-            otel.name = method,
-            otel.kind = "server",
-            otel.status_code = Empty,
-            method,
-            name = Empty,
-            era = era.as_str(),
-            session = Empty,
-            trace_id = Empty,
-            parent_span_id = Empty,
-            outcome = Empty,
-            error_code = Empty,
-            duration_us = Empty,
-        );
-        if !span.is_disabled() {
-            if let Some(session) = session {
-                span.record("session", crate::ids::fingerprint(session));
-            }
-            if let Some(trace) = trace {
-                span.record("trace_id", trace.trace_id_hex());
-                span.record("parent_span_id", trace.parent_id_hex());
-                #[cfg(feature = "otel")]
-                otel::continue_trace(&span, trace);
-            }
-        }
-        Box::new(Self {
-            span,
-            started: Instant::now(),
-            label,
-            ending: Ending::Cancelled,
-        })
-    }
-
-    /// The span, when it is enabled (the request's work then runs inside it).
-    pub(crate) fn span(&self) -> Option<&Span> {
-        (!self.span.is_disabled()).then_some(&self.span)
-    }
-
-    /// Records the tool's or prompt's name, or the resource's URI.
-    pub(crate) fn name(&self, name: Option<&str>) {
-        if let Some(name) = name {
-            self.span.record("name", name);
-        }
-    }
-
-    /// The request answered: with a result, or with `error` (recorded when `self` drops).
-    pub(crate) fn end(&mut self, error: Option<&RpcError>) {
-        self.ending = match error {
-            None => Ending::Ok,
-            Some(error) => Ending::Error(error.code),
-        };
-    }
-}
-
-impl Drop for RequestTrace {
-    fn drop(&mut self) {
-        let elapsed = self.started.elapsed();
-        if !self.span.is_disabled() {
-            self.span.record("outcome", self.ending.as_str());
-            self.span.record(
-                "duration_us",
-                u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-            );
-            if let Ending::Error(code) = self.ending {
-                self.span.record("error_code", code);
-                self.span.record("otel.status_code", "error");
-            }
-        }
-        #[cfg(feature = "metrics")]
-        metrics::request_ended(self.label, self.ending, elapsed);
     }
 }
 
@@ -505,12 +351,17 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_tracestate_is_dropped_and_meta_comes_first() {
+    fn a_bad_tracestate_is_dropped() {
         let long = "a=".to_string() + &"b".repeat(MAX_TRACESTATE);
         for state in ["", "a=\u{1}", long.as_str(), "é=1"] {
             let trace = TraceContext::parse(VALID, Some(state)).unwrap();
             assert!(trace.tracestate().is_none(), "{state:?}");
         }
+    }
+
+    #[cfg(feature = "trace")]
+    #[test]
+    fn meta_comes_first() {
         let other = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
         let chosen = trace_context(Some((VALID, None)), Some((other, None))).unwrap();
         assert_eq!(chosen.traceparent(), VALID);
