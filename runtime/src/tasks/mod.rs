@@ -68,6 +68,12 @@ impl Tasks {
         }
     }
 
+    /// Changes the TTL and the suggested poll interval (`entry::run`, before serving).
+    pub(crate) fn set_timing(&mut self, ttl: Duration, poll_interval: Duration) {
+        self.ttl = ttl;
+        self.poll_interval = poll_interval;
+    }
+
     fn local(&self) -> std::sync::MutexGuard<'_, HashMap<String, LocalTask>> {
         self.local.lock().unwrap_or_else(|p| p.into_inner())
     }
