@@ -66,7 +66,7 @@ pub(crate) fn duration(text: &str, min: Duration) -> Result<Duration, String> {
             .ok()
             .and_then(|n| n.checked_mul(*per))
             .and_then(|n| n.checked_add(millis))
-            .ok_or_else(|| too_long())?;
+            .ok_or_else(too_long)?;
         rest = &rest[digits + unit_len..];
     }
     let value = Duration::from_millis(millis);
