@@ -448,11 +448,11 @@ pub(crate) const SETTINGS: &[Setting] = &[
         env: "MCP_REPLAY_WINDOW",
         value: Some("N"),
         heading: STREAMS,
-        help: "SSE events kept per session for Last-Event-ID replay (0: no replay)",
+        help: "SSE events kept per session for Last-Event-ID replay",
         scope: Scope::Http,
         default: |c| c.replay_window.to_string(),
         apply: |p, v| {
-            p.config.replay_window = count(v.text, 0)?;
+            p.config.replay_window = count(v.text, 1)?;
             Ok(())
         },
     },
@@ -461,11 +461,11 @@ pub(crate) const SETTINGS: &[Setting] = &[
         env: "MCP_BUFFERED_MESSAGES",
         value: Some("N"),
         heading: STREAMS,
-        help: "server messages kept per session while no GET stream is open (0: none)",
+        help: "server messages kept per session while no GET stream is open (the oldest dropped past it)",
         scope: Scope::Http,
         default: |c| c.buffered_messages.to_string(),
         apply: |p, v| {
-            p.config.buffered_messages = count(v.text, 0)?;
+            p.config.buffered_messages = count(v.text, 1)?;
             Ok(())
         },
     },
