@@ -225,17 +225,8 @@ pub fn parse(
             .map_err(|why| ArgsError::Invalid(format!("{}: {why}", value.source)))?;
         given.push(setting.flag);
     }
-    let keys = (
-        parsed.config.request_state_key.is_some(),
-        parsed.config.request_state_previous_key.is_some(),
-    );
     settings::finish(&mut parsed, &env).map_err(ArgsError::Invalid)?;
-    if !keys.0 && parsed.config.request_state_key.is_some() {
-        given.push("request-state-key");
-    }
-    if !keys.1 && parsed.config.request_state_previous_key.is_some() {
-        given.push("request-state-previous-key");
-    }
+    given.extend(parsed.keys_from_env.iter().copied());
     Ok(Args {
         transport: if parsed.stdio {
             Transport::Stdio
@@ -254,15 +245,18 @@ pub fn help(config: &Config) -> String {
     command(&program_name(), config).render_help().to_string()
 }
 
-/// How an error cites a value: `--flag VALUE` (a switch: `--flag`) or `VAR=VALUE`.
+/// How an error cites a value: `--flag VALUE` (a switch: `--flag`) or `VAR=VALUE`, the value
+/// quoted when it is empty or holds spaces or control characters (the error stays one line).
 fn source(setting: &Setting, text: &str, from_flag: bool) -> String {
+    let shown = if text.is_empty() || text.contains(|c: char| c.is_whitespace() || c.is_control()) {
+        format!("{text:?}")
+    } else {
+        text.to_owned()
+    };
     match (from_flag, setting.value) {
         (true, None) => format!("--{}", setting.flag),
-        (true, Some(_)) if text.is_empty() || text.contains(char::is_whitespace) => {
-            format!("--{} {text:?}", setting.flag)
-        }
-        (true, Some(_)) => format!("--{} {text}", setting.flag),
-        (false, _) => format!("{}={text}", setting.env),
+        (true, Some(_)) => format!("--{} {shown}", setting.flag),
+        (false, _) => format!("{}={shown}", setting.env),
     }
 }
 

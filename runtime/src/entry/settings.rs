@@ -84,6 +84,9 @@ pub(crate) struct Parsed {
     pub key_file_by_flag: Option<bool>,
     /// Likewise for the previous key.
     pub previous_key_file_by_flag: Option<bool>,
+    /// The keys [`finish`] read from their variables: `request-state-key`,
+    /// `request-state-previous-key`.
+    pub keys_from_env: Vec<&'static str>,
 }
 
 impl Parsed {
@@ -98,6 +101,7 @@ impl Parsed {
             auth: AuthArgs::default(),
             key_file_by_flag: None,
             previous_key_file_by_flag: None,
+            keys_from_env: Vec::new(),
         }
     }
 }
@@ -702,18 +706,20 @@ const MAX_PERMITS: usize = usize::MAX >> 3;
 pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
     // The keys themselves are secrets: errors name the variable, never the value.
     let key_env = |var: &str| env(var).filter(|text| !text.trim().is_empty());
-    for (file_by_flag, var, file_var, key) in [
+    for (file_by_flag, var, file_var, key, name) in [
         (
             p.key_file_by_flag,
             KEY_ENV,
             "MCP_REQUEST_STATE_KEY_FILE",
             &mut p.config.request_state_key,
+            "request-state-key",
         ),
         (
             p.previous_key_file_by_flag,
             PREVIOUS_KEY_ENV,
             "MCP_REQUEST_STATE_PREVIOUS_KEY_FILE",
             &mut p.config.request_state_previous_key,
+            "request-state-previous-key",
         ),
     ] {
         match (file_by_flag, key_env(var)) {
@@ -726,6 +732,7 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
             }
             (None, Some(text)) => {
                 *key = Some(SealingKey::from_text(&text).map_err(|why| format!("{var}: {why}"))?);
+                p.keys_from_env.push(name);
             }
         }
     }

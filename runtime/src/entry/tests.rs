@@ -398,6 +398,7 @@ fn each_bad_value_is_refused_naming_its_flag_or_variable() {
     for (args, env, expected) in [
         (&["--body-limit", "0"][..], &[][..], "--body-limit 0: must be at least 1 byte"),
         (&[], &[("MCP_MAX_SESSIONS", "abc")], "MCP_MAX_SESSIONS=abc: not a number"),
+        (&[], &[("MCP_MAX_SESSIONS", "1\n2")], "MCP_MAX_SESSIONS=\"1\\n2\": not a number"),
         (&["--max-sessions", "0"], &[], "--max-sessions 0: must be at least 1"),
         (&["--max-connections", "0"], &[], "--max-connections 0: must be at least 1"),
         (&["--page-size", "0"], &[], "--page-size 0: must be at least 1"),
@@ -805,6 +806,20 @@ fn flags_reconfigure_a_server_built_before_them() {
         tasks.contains("ttl: 300s") && tasks.contains("poll_interval: 2s"),
         "{tasks}"
     );
+    assert_eq!(
+        server.config().request_state_key,
+        Some(SealingKeyText(KEY_HEX).key())
+    );
+
+    // A variable wins over the key the application set, as every variable does.
+    let mut server = McpServer::with_config(
+        Nothing,
+        Config::builder()
+            .request_state_key(Some(SealingKeyText(OTHER_KEY_HEX).key()))
+            .build(),
+    );
+    let args = args_over(&server, &[], &[("MCP_REQUEST_STATE_KEY", KEY_HEX)]);
+    reconfigure(&mut server, &args).unwrap();
     assert_eq!(
         server.config().request_state_key,
         Some(SealingKeyText(KEY_HEX).key())
