@@ -428,7 +428,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
         }
     };
     if let Some((url, source)) = redis {
-        server = match runtime.block_on(crate::stores::shared_through_redis(server, &url, source)) {
+        server = match runtime.block_on(shared_through_redis(server, &url, source)) {
             Ok(server) => server,
             Err((code, message)) => {
                 eprintln!("error: {message}");
@@ -455,6 +455,58 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             eprintln!("error: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `server` rebuilt with its tasks and notifications shared through the Redis at `url`
+/// (`--redis URL`; `source` names the flag or variable it came from). On failure, the exit
+/// code and the message: 2 for a setup that cannot work, 1 when Redis cannot be reached.
+async fn shared_through_redis<D: Dispatch>(
+    server: McpServer<D>,
+    url: &str,
+    source: &str,
+) -> Result<McpServer<D>, (u8, String)> {
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (server, url);
+        Err((
+            2,
+            format!("{source}: this server was built without the `redis` feature (build it with `--features redis`)"),
+        ))
+    }
+    #[cfg(feature = "redis")]
+    {
+        use crate::request_state::{SealingKey, KEY_ENV};
+        let shared_key = server.config().request_state_key.is_some()
+            || matches!(SealingKey::from_env(), Ok(Some(_)));
+        if !shared_key {
+            return Err((
+                2,
+                format!("{source} needs {KEY_ENV}: every instance must seal requestState with the same key (e.g. `openssl rand -hex 32`)"),
+            ));
+        }
+        let prefix = std::env::var(REDIS_PREFIX_ENV)
+            .ok()
+            .filter(|prefix| !prefix.is_empty())
+            .unwrap_or_else(|| crate::stores::redis::DEFAULT_PREFIX.to_string());
+        if prefix.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err((
+                2,
+                format!(
+                    "{}={prefix}: the key prefix must have no spaces or control characters",
+                    REDIS_PREFIX_ENV
+                ),
+            ));
+        }
+        let stores = crate::stores::redis::connect(url, &prefix, server.config())
+            .await
+            .map_err(|error| (1, format!("{source}: {error}")))?;
+        server.rebuilt_with(stores).map_err(|_| {
+            (
+                2,
+                format!("{source} cannot change a server that was cloned before entry::run; build it with McpServer::with_stores"),
+            )
+        })
     }
 }
 

@@ -25,8 +25,8 @@ use std::time::Duration;
 use tokio::sync::{oneshot, watch, Notify};
 
 use crate::bus::{Bus, BusEvent};
-use crate::dispatch::BoxFuture;
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
 use crate::outbound::{Outcome, Reply};

@@ -12,7 +12,7 @@ use ::redis::aio::ConnectionManager;
 use ::redis::RedisError;
 
 use super::is_unreachable;
-use crate::dispatch::BoxFuture;
+use crate::future::BoxFuture;
 use crate::tasks::{TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskStoreResult};
 
 /// Forget expired ids in the index, refuse past the bound, index the new id, store the
