@@ -545,6 +545,7 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "serde_json",
             "[features]",
             "jwt",
+            "redis",
             "[workspace]"
         ],
         "{manifest}"

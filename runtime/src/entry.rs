@@ -15,8 +15,9 @@
 //!   `--help` shows), and a closure that builds the server from the result (with its own
 //!   stores, or taking its [`McpServer::notifier`]).
 //! - [`run`]: a server already built; the flags change its configuration in place, which
-//!   works for every setting but `--max-sessions` and `--max-tasks` (they size stores already
-//!   made) and only while the server has not been cloned.
+//!   works for every setting but `--max-sessions`, `--max-tasks`, `--task-ttl` and
+//!   `--task-poll-interval` (the stores and the task runner took them when the server was
+//!   built) and only while the server has not been cloned.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -45,6 +46,13 @@ pub const PUBLIC_URL_ENV: &str = "MCP_PUBLIC_URL";
 /// The environment variable turning the 2024-11-05 HTTP+SSE transport on when `--legacy-sse`
 /// is not given (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
 pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
+
+/// The environment variable giving the Redis URL when `--redis` is not given (empty: off).
+pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
+
+/// The environment variable giving the Redis key prefix when `--redis-prefix` is not given
+/// (default `mcp`).
+pub const REDIS_PREFIX_ENV: &str = "MCP_REDIS_PREFIX";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +109,12 @@ pub struct Args {
     pub log_filter: String,
     /// `--log-format`.
     pub log_format: LogFormat,
+    /// `--redis URL`: share tasks and notifications through this Redis, if given.
+    pub redis: Option<String>,
+    /// `--redis-prefix` (default `mcp`).
+    pub redis_prefix: String,
+    /// Where `redis` came from: `--redis` or [`REDIS_URL_ENV`].
+    redis_source: &'static str,
     /// The settings given (by flag or variable, applied), by flag name; `request-state-key`
     /// or `request-state-previous-key` for a key read from its variable.
     given: Vec<&'static str>,
@@ -110,9 +124,12 @@ impl Args {
     /// Whether a setting that lives in [`Config`] was given (not only the transport or the
     /// logging).
     fn changes_config(&self) -> bool {
-        self.given
-            .iter()
-            .any(|flag| !matches!(*flag, "stdio" | "addr" | "log-level" | "log-format"))
+        self.given.iter().any(|flag| {
+            !matches!(
+                *flag,
+                "stdio" | "addr" | "log-level" | "log-format" | "redis" | "redis-prefix"
+            )
+        })
     }
 
     fn gave(&self, flag: &str) -> bool {
@@ -227,6 +244,10 @@ pub fn parse(
     }
     settings::finish(&mut parsed, &env).map_err(ArgsError::Invalid)?;
     given.extend(parsed.keys_from_env.iter().copied());
+    let (redis, redis_source) = match parsed.redis {
+        Some((url, source)) => (Some(url), source),
+        None => (None, REDIS_URL_ENV),
+    };
     Ok(Args {
         transport: if parsed.stdio {
             Transport::Stdio
@@ -236,6 +257,9 @@ pub fn parse(
         config: parsed.config,
         log_filter: parsed.log_filter,
         log_format: parsed.log_format,
+        redis,
+        redis_prefix: parsed.redis_prefix,
+        redis_source,
         given,
     })
 }
@@ -446,15 +470,16 @@ pub fn run_with<D: Dispatch>(
         Err(code) => return code,
     };
     start_logging(&args);
-    serve(build(args.config), args.transport)
+    let shared = shared(&args);
+    serve(build(args.config), args.transport, shared)
 }
 
 /// Like [`main`], for a server the application already built (e.g. with its own
 /// [`crate::Config`], or after taking its [`McpServer::notifier`]): the flags and variables
 /// change its configuration in place. That needs `server` not to have been cloned yet (else
 /// the program stops with an error: build it in [`run_with`]'s closure instead), and it cannot
-/// resize the stores already made: `--max-sessions` and `--max-tasks` are refused here
-/// ([`run_with`] takes them).
+/// change what the server took when it was built: `--max-sessions`, `--max-tasks`,
+/// `--task-ttl` and `--task-poll-interval` are refused here ([`run_with`] takes them).
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let args = match parse_process(server.config()) {
         Ok(args) => args,
@@ -465,7 +490,23 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
         eprintln!("error: {message}");
         return ExitCode::from(2);
     }
-    serve(server, args.transport)
+    let shared = shared(&args);
+    serve(server, args.transport, shared)
+}
+
+/// `--redis`, if given: the URL, the flag or variable it came from, the key prefix.
+struct Shared {
+    url: String,
+    source: &'static str,
+    prefix: String,
+}
+
+fn shared(args: &Args) -> Option<Shared> {
+    args.redis.as_ref().map(|url| Shared {
+        url: url.clone(),
+        source: args.redis_source,
+        prefix: args.redis_prefix.clone(),
+    })
 }
 
 /// [`parse`] of this process's arguments and environment over `config`; on help or error,
@@ -491,10 +532,16 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
     if !args.changes_config() {
         return Ok(());
     }
-    for (flag, field) in [("max-sessions", "max_sessions"), ("max-tasks", "max_tasks")] {
+    // What the stores and the task runner took when the server was built.
+    for (flag, field) in [
+        ("max-sessions", "max_sessions"),
+        ("max-tasks", "max_tasks"),
+        ("task-ttl", "task_ttl"),
+        ("task-poll-interval", "task_poll_interval"),
+    ] {
         if args.gave(flag) {
             return Err(format!(
-                "--{flag} cannot resize the store of a server built before entry::run: build it in entry::run_with's closure, or set Config::{field}"
+                "--{flag} is fixed when the server is built, before entry::run: build it in entry::run_with's closure, or set Config::{field}"
             ));
         }
     }
@@ -508,12 +555,6 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
     }
     engine.config = config;
     engine.sealer = crate::server::sealer(&engine.config);
-    if args.gave("task-ttl") || args.gave("task-poll-interval") {
-        let Some(tasks) = Arc::get_mut(&mut engine.tasks) else {
-            return Err("--task-ttl and --task-poll-interval cannot change a server whose tasks are shared: build it in entry::run_with's closure".into());
-        };
-        tasks.set_timing(engine.config.task_ttl, engine.config.task_poll_interval);
-    }
     Ok(())
 }
 
@@ -538,8 +579,13 @@ fn start_logging(args: &Args) {
     };
 }
 
-/// Serves `server` on `transport` until the end (see [`main`]).
-fn serve<D: Dispatch>(server: McpServer<D>, transport: Transport) -> ExitCode {
+/// Serves `server` on `transport` until the end (see [`main`]), its tasks and notifications
+/// shared through Redis first when `shared` says so.
+fn serve<D: Dispatch>(
+    mut server: McpServer<D>,
+    transport: Transport,
+    shared: Option<Shared>,
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -550,6 +596,15 @@ fn serve<D: Dispatch>(server: McpServer<D>, transport: Transport) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(shared) = shared {
+        server = match runtime.block_on(shared_through_redis(server, shared)) {
+            Ok(server) => server,
+            Err((code, message)) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(code);
+            }
+        };
+    }
     let result = runtime.block_on(async move {
         match transport {
             Transport::Http(addr) => server.serve(addr).await,
@@ -569,6 +624,46 @@ fn serve<D: Dispatch>(server: McpServer<D>, transport: Transport) -> ExitCode {
             eprintln!("error: {error}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `server` rebuilt with its tasks and notifications shared through the Redis `shared` names
+/// (`--redis URL`; errors name the flag or variable it came from, never the URL). On failure,
+/// the exit code and the message: 2 for a setup that cannot work, 1 when Redis cannot be
+/// reached.
+async fn shared_through_redis<D: Dispatch>(
+    server: McpServer<D>,
+    shared: Shared,
+) -> Result<McpServer<D>, (u8, String)> {
+    let source = shared.source;
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (server, shared.url, shared.prefix);
+        Err((
+            2,
+            format!("{source}: this server was built without the `redis` feature (build it with `--features redis`)"),
+        ))
+    }
+    #[cfg(feature = "redis")]
+    {
+        use crate::request_state::{SealingKey, KEY_ENV};
+        let shared_key = server.config().request_state_key.is_some()
+            || matches!(SealingKey::from_env(), Ok(Some(_)));
+        if !shared_key {
+            return Err((
+                2,
+                format!("{source} needs {KEY_ENV} (or --request-state-key-file): every instance must seal requestState with the same key (e.g. `openssl rand -hex 32`)"),
+            ));
+        }
+        let stores = crate::stores::redis::connect(&shared.url, &shared.prefix, server.config())
+            .await
+            .map_err(|error| (1, format!("{source}: {error}")))?;
+        server.rebuilt_with(stores).map_err(|_| {
+            (
+                2,
+                format!("{source} cannot change a server that was cloned before entry::run; build it in entry::run_with's closure, or with McpServer::with_stores"),
+            )
+        })
     }
 }
 

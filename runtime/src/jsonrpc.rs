@@ -70,6 +70,25 @@ impl RpcError {
         Self::new(INTERNAL_ERROR, message)
     }
 
+    /// `-32603 Internal error` for a request whose shared state cannot be reached now (a
+    /// shared store down): HTTP answers it with 503, and `data.retryable` says it may work
+    /// later.
+    #[cold]
+    pub fn unavailable(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(INTERNAL_ERROR, message).with_data(serde_json::json!({ "retryable": true }))
+    }
+
+    /// Whether this is an [`RpcError::unavailable`] error.
+    pub fn is_unavailable(&self) -> bool {
+        self.code == INTERNAL_ERROR
+            && self
+                .data
+                .as_ref()
+                .and_then(|data| data.get("retryable"))
+                .and_then(Value::as_bool)
+                == Some(true)
+    }
+
     /// Attaches `data`.
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);

@@ -15,7 +15,8 @@
 //! - [`auth`]: authorization of HTTP requests (the [`auth::Authenticator`] trait, the
 //!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`
 //!   feature).
-//! - Extension points: [`session::SessionStore`] and [`tasks::TaskStore`] for shared stores,
+//! - Extension points: [`stores::Stores`] ([`session::SessionStore`], [`tasks::TaskStore`],
+//!   [`bus::Bus`]) for state shared between instances (Redis with the `redis` feature),
 //!   [`request_state::SealingKey`] for the `requestState` key, [`jsonrpc`] error codes.
 //!
 //! Everything else is internal. [`Config`] is `#[non_exhaustive]`: build it with
@@ -29,6 +30,7 @@
 // below are the stable paths for the common types; modules that only hold one of them are
 // private.
 pub mod auth;
+pub mod bus;
 pub mod catalog;
 mod config;
 mod context;
@@ -37,6 +39,7 @@ mod engine;
 pub mod entry;
 mod error;
 mod expiry;
+mod future;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
@@ -65,6 +68,7 @@ pub mod session;
 pub mod shutdown;
 pub mod skills;
 pub mod stdio;
+pub mod stores;
 pub mod tasks;
 pub mod uri_template;
 // Generated from the official schemas by `mcp-codegen` (see `generator/tests/wire_model.rs`);

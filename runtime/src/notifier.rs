@@ -7,8 +7,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
+use crate::bus::{Bus, BusEvent};
 use crate::events::STANDALONE;
 use crate::session::SessionStore;
+
+/// The list-changed notifications: the only methods another instance may ask to broadcast.
+const LIST_CHANGED: [&str; 3] = [
+    "notifications/tools/list_changed",
+    "notifications/prompts/list_changed",
+    "notifications/resources/list_changed",
+];
 
 /// How many notifications may wait for one slow `subscriptions/listen` stream; more are
 /// dropped for that stream (with a warning) rather than held without bound.
@@ -29,6 +37,8 @@ pub struct Notifier {
 struct Shared {
     store: Arc<dyn SessionStore>,
     listeners: Arc<Listeners>,
+    /// The other instances, told of every change (they tell their own clients).
+    bus: Arc<dyn Bus>,
 }
 
 /// The notification kinds a `subscriptions/listen` stream opts in to (`SubscriptionFilter`).
@@ -143,11 +153,12 @@ impl std::fmt::Debug for Notifier {
 }
 
 impl Notifier {
-    pub(crate) fn new(store: Arc<dyn SessionStore>) -> Self {
+    pub(crate) fn new(store: Arc<dyn SessionStore>, bus: Arc<dyn Bus>) -> Self {
         Self {
             shared: Arc::new(Shared {
                 store,
                 listeners: Arc::default(),
+                bus,
             }),
         }
     }
@@ -205,23 +216,52 @@ impl Notifier {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The tool list changed.
+    /// The tool list changed: every client of every instance is told.
     pub fn tools_changed(&self) {
-        self.broadcast("notifications/tools/list_changed");
+        self.list_changed("notifications/tools/list_changed");
     }
 
-    /// The prompt list changed.
+    /// The prompt list changed: every client of every instance is told.
     pub fn prompts_changed(&self) {
-        self.broadcast("notifications/prompts/list_changed");
+        self.list_changed("notifications/prompts/list_changed");
     }
 
-    /// The resource list changed.
+    /// The resource list changed: every client of every instance is told.
     pub fn resources_changed(&self) {
-        self.broadcast("notifications/resources/list_changed");
+        self.list_changed("notifications/resources/list_changed");
     }
 
-    /// The resource at `uri` changed: tells the sessions subscribed to it.
+    /// The resource at `uri` changed: tells the sessions and listen streams subscribed to it,
+    /// on every instance.
     pub fn resource_updated(&self, uri: &str) {
+        self.resource_updated_here(uri);
+        self.shared.bus.publish(BusEvent::ResourceUpdated {
+            uri: uri.to_string(),
+        });
+    }
+
+    /// Another instance's change, for this instance's clients.
+    pub(crate) fn on_bus_event(&self, event: &BusEvent) {
+        match event {
+            BusEvent::ListChanged { method } => {
+                if let Some(method) = LIST_CHANGED.iter().find(|known| *known == method) {
+                    self.broadcast(method);
+                }
+            }
+            BusEvent::ResourceUpdated { uri } => self.resource_updated_here(uri),
+            _ => {}
+        }
+    }
+
+    fn list_changed(&self, method: &'static str) {
+        self.broadcast(method);
+        self.shared.bus.publish(BusEvent::ListChanged {
+            method: method.to_string(),
+        });
+    }
+
+    /// [`Notifier::resource_updated`] for this instance's clients only.
+    fn resource_updated_here(&self, uri: &str) {
         let message = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}).to_string();
         self.shared.store.for_each(&mut |session| {
             if session.is_subscribed(uri) {

@@ -81,14 +81,25 @@ const STATELESS_QUEUE: usize = CONNECTION_QUEUE;
 /// transport frames; tasks and rounds produce it too, and know nothing of HTTP.
 #[derive(Debug)]
 pub(crate) enum Reply {
-    /// Nothing was streamed: answer with this JSON body. `refused` marks an error that is a
-    /// refusal of the request itself (a 2026-07-28 missing client capability), which HTTP
-    /// also shows in its status.
-    Json { json: String, refused: bool },
+    /// Nothing was streamed: answer with this JSON body; HTTP shows `outcome` in its status.
+    Json { json: String, outcome: Outcome },
     /// Nothing was streamed, but SSE was asked for: answer with this whole stream.
     Sse(bytes::Bytes),
     /// It was pushed on the request's SSE stream, which has ended.
     Streamed,
+}
+
+/// What a JSON answer means for the HTTP status it travels with (2026-07-28 requests; a
+/// session's answers are always 200).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A result, or an error of the method: 200.
+    Answered,
+    /// A refusal of the request itself (a missing client capability): 400, so that clients
+    /// and intermediaries see it without reading the body.
+    Refused,
+    /// The shared state it needs cannot be reached now (Redis down): 503, to retry later.
+    Unavailable,
 }
 
 impl Reply {
@@ -96,7 +107,7 @@ impl Reply {
     pub(crate) fn json(json: String) -> Self {
         Reply::Json {
             json,
-            refused: false,
+            outcome: Outcome::Answered,
         }
     }
 }

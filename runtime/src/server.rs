@@ -9,8 +9,8 @@ use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 use crate::notifier::Notifier;
 use crate::request_state::{SealingKey, StateSealer, KEY_ENV};
-use crate::session::{MemorySessionStore, SessionStore};
-use crate::tasks::{MemoryTaskStore, TaskStore, Tasks};
+use crate::session::SessionStore;
+use crate::stores::Stores;
 
 /// A generated server with its configuration and sessions: what the transports serve.
 ///
@@ -33,30 +33,21 @@ impl<D: Dispatch> McpServer<D> {
         Self::with_config(dispatch, Config::default())
     }
 
-    /// Serves `dispatch` with `config`, keeping sessions in memory.
+    /// Serves `dispatch` with `config`, keeping everything in memory ([`Stores::memory`]).
     pub fn with_config(dispatch: D, config: Config) -> Self {
-        let store: Arc<dyn SessionStore> = Arc::new(MemorySessionStore::new(config.max_sessions));
-        Self::with_store(dispatch, config, store)
+        let stores = Stores::memory(&config);
+        Self::with_stores(dispatch, config, stores)
     }
 
-    /// Serves `dispatch` with `config`, keeping sessions in `store`.
+    /// Serves `dispatch` with `config`, keeping sessions in `store` (tasks in memory).
     pub fn with_store(dispatch: D, config: Config, store: Arc<dyn SessionStore>) -> Self {
-        let task_store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::new(config.max_tasks));
-        Self::with_stores(dispatch, config, store, task_store)
+        let stores = Stores::memory(&config).with_sessions(store);
+        Self::with_stores(dispatch, config, stores)
     }
 
-    /// Serves `dispatch` with `config`, keeping sessions in `store` and tasks in `task_store`.
-    pub fn with_stores(
-        dispatch: D,
-        config: Config,
-        store: Arc<dyn SessionStore>,
-        task_store: Arc<dyn TaskStore>,
-    ) -> Self {
-        let tasks = Arc::new(Tasks::new(
-            task_store,
-            config.task_ttl,
-            config.task_poll_interval,
-        ));
+    /// Serves `dispatch` with `config` and `stores` (shared ones for several instances:
+    /// [`crate::stores`]).
+    pub fn with_stores(dispatch: D, config: Config, stores: Stores) -> Self {
         let mut config = config;
         // The contract's scopes are published with the metadata.
         if let Some(auth) = config.auth.take() {
@@ -64,7 +55,20 @@ impl<D: Dispatch> McpServer<D> {
         }
         let sealer = sealer(&config);
         Self {
-            engine: Arc::new(Engine::new(dispatch, config, store, tasks, sealer)),
+            engine: Arc::new(Engine::new(dispatch, config, stores, sealer)),
+        }
+    }
+
+    /// The same dispatch and configuration with other `stores`, unless the server was cloned
+    /// (then it is given back).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn rebuilt_with(self, stores: Stores) -> Result<Self, Self> {
+        match Arc::try_unwrap(self.engine) {
+            Ok(engine) => {
+                let (dispatch, config) = engine.into_parts();
+                Ok(Self::with_stores(dispatch, config, stores))
+            }
+            Err(engine) => Err(Self { engine }),
         }
     }
 

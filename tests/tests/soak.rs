@@ -51,7 +51,9 @@ use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-use mcp_runtime::tasks::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+use mcp_runtime::stores::Stores;
+use mcp_runtime::tasks::{MemoryTaskStore, TaskChange, TaskRecord, TaskStore, TaskStoreResult};
+use mcp_runtime::BoxFuture;
 use mcp_runtime::{Config, Load, McpServer};
 use workspace_tests::server::Server;
 use workspace_tests::TestHandler;
@@ -211,23 +213,29 @@ struct CountedTasks {
 }
 
 impl TaskStore for CountedTasks {
-    fn insert(&self, task: TaskRecord) -> Result<(), TaskStoreError> {
-        self.inner.insert(task)?;
-        self.held.fetch_add(1, Ordering::SeqCst);
-        Ok(())
+    fn insert(&self, task: TaskRecord) -> BoxFuture<'_, TaskStoreResult<()>> {
+        Box::pin(async move {
+            self.inner.insert(task).await?;
+            self.held.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        })
     }
 
-    fn get(&self, id: &str) -> Option<TaskRecord> {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
         self.inner.get(id)
     }
 
-    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord> {
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a mut TaskChange<'_>,
+    ) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
         self.inner.update(id, change)
     }
 
-    fn remove_expired(&self, now_ms: u64) -> Vec<String> {
+    fn remove_expired(&self, now_ms: u64) -> usize {
         let removed = self.inner.remove_expired(now_ms);
-        self.held.fetch_sub(removed.len(), Ordering::SeqCst);
+        self.held.fetch_sub(removed, Ordering::SeqCst);
         removed
     }
 
@@ -1102,12 +1110,10 @@ impl Running {
         let sessions = Arc::new(mcp_runtime::session::MemorySessionStore::new(
             config.max_sessions,
         ));
-        let server = McpServer::with_stores(
-            Server::new(TestHandler::default()),
-            config,
-            sessions,
-            tasks.clone(),
-        );
+        let stores = Stores::memory(&config)
+            .with_sessions(sessions)
+            .with_tasks(tasks.clone());
+        let server = McpServer::with_stores(Server::new(TestHandler::default()), config, stores);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use crate::auth::Principal;
+use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
@@ -36,6 +37,7 @@ use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
 use crate::session::{Session, SessionLimits, SessionStore};
 use crate::skills;
+use crate::stores::Stores;
 use crate::tasks::{self, Tasks};
 use incoming::Params;
 use method::Method;
@@ -108,30 +110,50 @@ pub(crate) struct Engine<D> {
     /// kept here, reached through the engine every request already holds, so the option costs
     /// `/mcp` requests nothing (empty when off).
     pub(crate) legacy_sse: Arc<crate::legacy_streams::Connections>,
+    /// Where the other instances' events arrive (the bus holds it weakly: it lives as long as
+    /// the engine).
+    _bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync>,
 }
 
 impl<D: Dispatch> Engine<D> {
-    pub(crate) fn new(
-        dispatch: D,
-        config: Config,
-        store: Arc<dyn SessionStore>,
-        tasks: Arc<Tasks>,
-        sealer: StateSealer,
-    ) -> Self {
+    pub(crate) fn new(dispatch: D, config: Config, stores: Stores, sealer: StateSealer) -> Self {
+        let tasks = Arc::new(Tasks::new(
+            stores.tasks,
+            stores.bus.clone(),
+            config.task_ttl,
+            config.task_poll_interval,
+        ));
+        let notifier = Notifier::new(stores.sessions.clone(), stores.bus.clone());
+        let bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync> = {
+            let (tasks, notifier) = (tasks.clone(), notifier.clone());
+            Arc::new(move |event: BusEvent| {
+                tasks.on_bus_event(&event);
+                notifier.on_bus_event(&event);
+            })
+        };
+        stores.bus.subscribe(Arc::downgrade(&bus_delivery));
         Self {
-            notifier: Notifier::new(store.clone()),
+            notifier,
             param_headers: ParamHeaders::from_catalog(dispatch.catalog()),
             dispatch,
             config,
-            store,
+            store: stores.sessions,
             sealer,
             tasks,
+            _bus_delivery: bus_delivery,
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),
             expiry_started: Default::default(),
             legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
+    }
+
+    /// The dispatch and configuration back, the rest dropped (a server rebuilt with other
+    /// stores).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn into_parts(self) -> (D, Config) {
+        (self.dispatch, self.config)
     }
 
     /// Answers one request whose era was decided and checked: the one method table.
@@ -192,8 +214,9 @@ impl<D: Dispatch> Engine<D> {
                         .clone(),
                 ))
             }
+            // Boxed: a shared store's round trip stays out of every other request's future.
             Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
-                self.task_method(method, raw, &ctx)?
+                Box::pin(self.task_method(method, raw, &ctx)).await?
             }
             Method::SkillsList | Method::SkillsGet | Method::DirectoryRead => {
                 self.skills_method(method, name, raw)?
@@ -221,7 +244,7 @@ impl<D: Dispatch> Engine<D> {
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`: the capability gate comes before any
     /// task lookup, and only the principal that started a task finds it.
-    fn task_method(
+    async fn task_method(
         &self,
         method: Method,
         raw: Option<&RawValue>,
@@ -233,9 +256,9 @@ impl<D: Dispatch> Engine<D> {
         let owner = ctx.principal().map(Principal::owner_digest);
         let owner = owner.as_deref();
         Ok(JsonText::trusted(match method {
-            Method::TasksGet => self.tasks.get(raw, owner)?,
-            Method::TasksUpdate => self.tasks.update(raw, owner)?,
-            _ => self.tasks.cancel(raw, owner)?,
+            Method::TasksGet => self.tasks.get(raw, owner).await?,
+            Method::TasksUpdate => self.tasks.update(raw, owner).await?,
+            _ => self.tasks.cancel(raw, owner).await?,
         }))
     }
 

@@ -20,7 +20,7 @@ use crate::context::RequestContext;
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
-use crate::outbound::{Outbound, Reply};
+use crate::outbound::{Outbound, Outcome, Reply};
 use crate::params::{self, RequestMeta};
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
@@ -216,7 +216,9 @@ impl<D: Dispatch> Call<D> {
             };
             match (slot, outcome) {
                 (Some(slot), outcome) => {
-                    slot.finish(outcome, |outcome| stateless_reply(&self.id, outcome));
+                    // Boxed: a store's write stays out of every stateless call's state.
+                    Box::pin(slot.finish(outcome, |outcome| stateless_reply(&self.id, outcome)))
+                        .await;
                     None
                 }
                 // The usual answer reuses the result's buffer.
@@ -248,7 +250,13 @@ fn stateless_reply(id: &RawValue, outcome: &Result<JsonText, RpcError>) -> Reply
         Ok(result) => Reply::json(success_response(id, result.get())),
         Err(error) => Reply::Json {
             json: error_response(Some(id), error),
-            refused: error.code == MISSING_CAPABILITY,
+            outcome: if error.code == MISSING_CAPABILITY {
+                Outcome::Refused
+            } else if error.is_unavailable() {
+                Outcome::Unavailable
+            } else {
+                Outcome::Answered
+            },
         },
     }
 }

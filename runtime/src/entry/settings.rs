@@ -87,6 +87,11 @@ pub(crate) struct Parsed {
     /// The keys [`finish`] read from their variables: `request-state-key`,
     /// `request-state-previous-key`.
     pub keys_from_env: Vec<&'static str>,
+    /// `--redis`: the URL, and the flag or variable it came from (errors name that, never the
+    /// URL, which may hold a password).
+    pub redis: Option<(String, &'static str)>,
+    /// `--redis-prefix`.
+    pub redis_prefix: String,
 }
 
 impl Parsed {
@@ -102,9 +107,25 @@ impl Parsed {
             key_file_by_flag: None,
             previous_key_file_by_flag: None,
             keys_from_env: Vec::new(),
+            redis: None,
+            redis_prefix: DEFAULT_REDIS_PREFIX.into(),
         }
     }
 }
+
+/// The Redis key prefix without `--redis-prefix` (`stores::redis::DEFAULT_PREFIX`).
+pub(crate) const DEFAULT_REDIS_PREFIX: &str = "mcp";
+
+/// `--redis`'s help, which says when this build cannot use it (on a line of its own, so that
+/// scripts can look for it).
+const REDIS_HELP: &str = if cfg!(feature = "redis") {
+    "share 2026-07-28 tasks and notifications with the other instances through the Redis at URL \
+     (redis://[user:password@]host:port[/db]); needs the same requestState key on every instance"
+} else {
+    "share 2026-07-28 tasks and notifications with the other instances through the Redis at URL \
+     (redis://[user:password@]host:port[/db]); needs the same requestState key on every instance\n\
+     NOT IN THIS BUILD: rebuild with the `redis` feature"
+};
 
 /// The log filter without `--log-level` or `RUST_LOG`.
 pub(crate) const DEFAULT_LOG_FILTER: &str = "info";
@@ -117,6 +138,7 @@ const STREAMS: &str = "Streams";
 const STATE: &str = "Request state (2026-07-28 multi round-trip)";
 const TASKS: &str = "Tasks";
 const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
+const SHARED: &str = "Shared state (HTTP; feature `redis`)";
 const LOGGING: &str = "Logging";
 
 const MS: Duration = Duration::from_millis(1);
@@ -657,6 +679,42 @@ pub(crate) const SETTINGS: &[Setting] = &[
         default: |_| "none".into(),
         apply: |p, v| {
             p.auth.scopes = Some((v.text.to_owned(), v.source.clone()));
+            Ok(())
+        },
+    },
+    // Shared state.
+    Setting {
+        flag: "redis",
+        env: super::REDIS_URL_ENV,
+        value: Some("URL"),
+        heading: SHARED,
+        help: REDIS_HELP,
+        scope: Scope::Http,
+        default: |_| "off, everything in memory".into(),
+        // Checked when the server connects (entry::serve), naming the flag or variable only.
+        apply: |p, v| {
+            let source = if v.from_flag {
+                "--redis"
+            } else {
+                super::REDIS_URL_ENV
+            };
+            p.redis = Some((v.text.to_owned(), source));
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "redis-prefix",
+        env: super::REDIS_PREFIX_ENV,
+        value: Some("PREFIX"),
+        heading: SHARED,
+        help: "the prefix of every Redis key and of the channel: several deployments can share one Redis",
+        scope: Scope::Http,
+        default: |_| DEFAULT_REDIS_PREFIX.into(),
+        apply: |p, v| {
+            if v.text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err("the key prefix must have no spaces or control characters".into());
+            }
+            p.redis_prefix = v.text.to_owned();
             Ok(())
         },
     },

@@ -150,6 +150,7 @@ fn help_lists_every_setting_in_groups() {
         "Request state",
         "Tasks:",
         "Authorization",
+        "Shared state",
         "Logging:",
     ] {
         assert!(help.contains(heading), "{heading} missing:\n{help}");
@@ -353,6 +354,8 @@ fn every_setting_reaches_the_config() {
     }
     for (flag, _) in [
         ("stdio-output-limit", ()),
+        ("redis", ()),
+        ("redis-prefix", ()),
         ("request-state-key-file", ()),
         ("request-state-previous-key-file", ()),
         ("auth-issuer", ()),
@@ -682,6 +685,67 @@ impl SealingKeyText {
 }
 
 #[test]
+fn redis_settings() {
+    let args = ok(&[], &[]);
+    assert_eq!((args.redis, args.redis_prefix.as_str()), (None, "mcp"));
+    let args = ok(
+        &[
+            "--redis",
+            "redis://:secret@127.0.0.1:6379/",
+            "--redis-prefix",
+            "blue",
+        ],
+        &[("MCP_REDIS_URL", "redis://other/")],
+    );
+    assert_eq!(
+        args.redis.as_deref(),
+        Some("redis://:secret@127.0.0.1:6379/")
+    );
+    assert_eq!(
+        (args.redis_source, args.redis_prefix.as_str()),
+        ("--redis", "blue")
+    );
+    // The shared stores are not Config: entry::run needs no unshared server for them.
+    assert!(!args.changes_config());
+    let args = ok(
+        &[],
+        &[
+            ("MCP_REDIS_URL", "redis://r/"),
+            ("MCP_REDIS_PREFIX", "green"),
+        ],
+    );
+    assert_eq!(args.redis.as_deref(), Some("redis://r/"));
+    assert_eq!(
+        (args.redis_source, args.redis_prefix.as_str()),
+        ("MCP_REDIS_URL", "green")
+    );
+    assert_eq!(
+        refused(&["--redis-prefix", "a b"], &[]),
+        "--redis-prefix \"a b\": the key prefix must have no spaces or control characters"
+    );
+    assert_eq!(
+        refused(&["--stdio", "--redis", "redis://r/"], &[]),
+        "--redis is for HTTP: it cannot be combined with --stdio"
+    );
+    assert_eq!(
+        ok(&["--stdio"], &[("MCP_REDIS_URL", "redis://r/")]).redis,
+        None
+    );
+    #[cfg(feature = "redis")]
+    assert_eq!(
+        settings::DEFAULT_REDIS_PREFIX,
+        crate::stores::redis::DEFAULT_PREFIX
+    );
+    let help = super::help(&Config::default());
+    assert!(help.contains("--redis <URL>"), "{help}");
+    assert_eq!(
+        help.contains("NOT IN THIS BUILD: rebuild with the `redis` feature"),
+        !cfg!(feature = "redis"),
+        "{help}"
+    );
+}
+
+#[test]
 fn logging_settings() {
     let args = ok(&["--log-level", "debug", "--log-format", "json"], &[]);
     assert_eq!(args.log_filter, "debug");
@@ -786,26 +850,14 @@ fn flags_reconfigure_a_server_built_before_them() {
     let mut server = built();
     let args = args_over(
         &server,
-        &[
-            "--body-limit",
-            "1KiB",
-            "--task-ttl",
-            "5m",
-            "--task-poll-interval",
-            "2s",
-        ],
+        &["--body-limit", "1KiB", "--request-state-ttl", "5m"],
         &[("MCP_REQUEST_STATE_KEY", KEY_HEX)],
     );
     reconfigure(&mut server, &args).unwrap();
     assert_eq!(server.config().body_limit, 1024);
     // What no flag changed stays as the application set it.
     assert_eq!(server.config().page_size, 7);
-    assert_eq!(server.config().task_ttl, Duration::from_secs(300));
-    let tasks = format!("{:?}", server.engine.tasks);
-    assert!(
-        tasks.contains("ttl: 300s") && tasks.contains("poll_interval: 2s"),
-        "{tasks}"
-    );
+    assert_eq!(server.config().request_state_ttl, Duration::from_secs(300));
     assert_eq!(
         server.config().request_state_key,
         Some(SealingKeyText(KEY_HEX).key())
@@ -825,12 +877,27 @@ fn flags_reconfigure_a_server_built_before_them() {
         Some(SealingKeyText(KEY_HEX).key())
     );
 
-    // The stores are already made.
-    let mut server = built();
-    let args = args_over(&server, &["--max-sessions", "3"], &[]);
-    let error = reconfigure(&mut server, &args).unwrap_err();
-    assert!(error.starts_with("--max-sessions cannot resize"), "{error}");
-    assert!(error.contains("entry::run_with"), "{error}");
+    // The stores and the task runner took theirs when the server was built.
+    for flag in [
+        "--max-sessions",
+        "--max-tasks",
+        "--task-ttl",
+        "--task-poll-interval",
+    ] {
+        let mut server = built();
+        let value = if flag.starts_with("--task") {
+            "1s"
+        } else {
+            "3"
+        };
+        let args = args_over(&server, &[flag, value], &[]);
+        let error = reconfigure(&mut server, &args).unwrap_err();
+        assert!(
+            error.starts_with(&format!("{flag} is fixed when the server is built")),
+            "{error}"
+        );
+        assert!(error.contains("entry::run_with"), "{error}");
+    }
 
     // A clone holds the engine: only the transport and logging can change then.
     let mut server = built();

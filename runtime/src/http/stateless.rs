@@ -22,7 +22,7 @@ use crate::engine::run::{Identity, Started};
 use crate::engine::stateless::{self as era, MetaChecked};
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
-use crate::outbound::{Outbound, Reply};
+use crate::outbound::{Outbound, Outcome, Reply};
 use crate::protocol;
 use crate::server::McpServer;
 
@@ -324,14 +324,14 @@ async fn streaming(
     stream(first, lines, Answer::Pending(done), Some(abort))
 }
 
-/// A reply's status and JSON: a refusal is a 400.
+/// A reply's status and JSON: a refusal is a 400, missing shared state a 503.
 fn status_and_json(reply: Reply) -> (StatusCode, String) {
     match reply {
-        Reply::Json { json, refused } => {
-            let status = if refused {
-                StatusCode::BAD_REQUEST
-            } else {
-                StatusCode::OK
+        Reply::Json { json, outcome } => {
+            let status = match outcome {
+                Outcome::Answered => StatusCode::OK,
+                Outcome::Refused => StatusCode::BAD_REQUEST,
+                Outcome::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             };
             (status, json)
         }

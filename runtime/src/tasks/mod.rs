@@ -8,8 +8,10 @@
 //! stops the handler.
 //!
 //! Task state lives behind [`TaskStore`] (in memory by default). What cannot leave the
-//! process (the running handler, its wake-ups) stays in `Tasks`; a handler waiting for input
-//! also re-reads the store every second, so answers written by another instance reach it.
+//! process (the running handler, its wake-ups) stays in `Tasks`. With a shared store, any
+//! instance answers `tasks/*`: a cancel or an answer for a task another instance runs reaches
+//! it over the [`Bus`](crate::bus::Bus), and a handler waiting for input also re-reads the
+//! store every second, so an answer whose event was lost still arrives.
 //!
 //! [`RequestContext::start_task`]: crate::RequestContext::start_task
 
@@ -18,18 +20,24 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 use tokio::sync::{oneshot, watch, Notify};
 
+use crate::bus::{Bus, BusEvent};
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::json::JsonText;
-use crate::jsonrpc::{success_response, RpcError, MISSING_CAPABILITY};
-use crate::outbound::Reply;
+use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
+use crate::outbound::{Outcome, Reply};
 
 mod store;
 
-use store::now_ms;
-pub use store::{iso8601, MemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError};
+pub(crate) use store::now_ms;
+pub use store::{
+    iso8601, MemoryTaskStore, TaskChange, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
+    TaskStoreResult,
+};
 
 /// The extension's identifier, in `capabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -37,6 +45,7 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The running side of this instance's tasks, in front of the [`TaskStore`].
 pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
+    bus: Arc<dyn Bus>,
     ttl: Duration,
     poll_interval: Duration,
     /// Running handlers started here: how to stop them and wake them.
@@ -46,6 +55,8 @@ pub(crate) struct Tasks {
 struct LocalTask {
     cancel: Arc<watch::Sender<bool>>,
     answered: Arc<Notify>,
+    /// When the task's record expires: its handler is stopped then, in any store.
+    expires_at_ms: u64,
 }
 
 impl std::fmt::Debug for Tasks {
@@ -58,38 +69,44 @@ impl std::fmt::Debug for Tasks {
 }
 
 impl Tasks {
-    /// Tasks kept in `store` for `ttl` after creation, with `poll_interval` suggested.
-    pub fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll_interval: Duration) -> Self {
+    /// Tasks kept in `store` for `ttl` after creation, with `poll_interval` suggested; the
+    /// other instances sharing `store` hear of cancels and answers through `bus`.
+    pub fn new(
+        store: Arc<dyn TaskStore>,
+        bus: Arc<dyn Bus>,
+        ttl: Duration,
+        poll_interval: Duration,
+    ) -> Self {
         Self {
             store,
+            bus,
             ttl,
             poll_interval,
             local: Mutex::default(),
         }
     }
 
-    /// Changes the TTL and the suggested poll interval (`entry::run`, before serving).
-    pub(crate) fn set_timing(&mut self, ttl: Duration, poll_interval: Duration) {
-        self.ttl = ttl;
-        self.poll_interval = poll_interval;
-    }
-
     fn local(&self) -> std::sync::MutexGuard<'_, HashMap<String, LocalTask>> {
         self.local.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Forgets the tasks past their TTL; a running one is stopped. Returns how many went.
+    /// Forgets the tasks past their TTL; a running one is stopped. Returns how many the store
+    /// dropped.
     pub(crate) fn remove_expired(&self) -> usize {
-        let expired = self.store.remove_expired(now_ms());
-        for id in &expired {
-            if let Some(local) = self.local().remove(id) {
-                local.cancel.send_replace(true);
+        let now = now_ms();
+        let removed = self.store.remove_expired(now);
+        self.local().retain(|_, task| {
+            let live = task.expires_at_ms > now;
+            if !live {
+                task.cancel.send_replace(true);
             }
-        }
-        expired.len()
+            live
+        });
+        removed
     }
 
-    /// Tasks held by the store (on every instance sharing it).
+    /// Tasks held by the store (on every instance sharing it, as far as the store can tell
+    /// without a round trip).
     pub(crate) fn held(&self) -> usize {
         self.store.len()
     }
@@ -99,17 +116,11 @@ impl Tasks {
         self.local().len()
     }
 
-    /// Creates a `working` task run by this instance for `owner` (a principal's digest, `None`
-    /// without authorization); `cancel` is set when it is cancelled.
-    fn create(
-        &self,
-        cancel: Arc<watch::Sender<bool>>,
-        owner: Option<String>,
-    ) -> Result<TaskRecord, Error> {
-        // Expired tasks go as new ones come (and on the server's expiry sweep).
-        self.remove_expired();
+    /// A new `working` task record for `owner` (a principal's digest, `None` without
+    /// authorization).
+    fn new_record(&self, owner: Option<String>) -> TaskRecord {
         let now = now_ms();
-        let record = TaskRecord {
+        TaskRecord {
             task_id: crate::ids::random_id(),
             status: TaskStatus::Working,
             created_at_ms: now,
@@ -121,39 +132,53 @@ impl Tasks {
             input_requests: Map::new(),
             input_responses: Map::new(),
             owner,
-        };
-        self.store
-            .insert(record.clone())
-            .map_err(|e| Error::protocol(crate::jsonrpc::INTERNAL_ERROR, e.to_string()))?;
+        }
+    }
+
+    /// Registers the handler of task `record` as running here; `cancel` is set when it is
+    /// cancelled.
+    fn run_here(&self, record: &TaskRecord, cancel: Arc<watch::Sender<bool>>) {
         self.local().insert(
             record.task_id.clone(),
             LocalTask {
                 cancel,
                 answered: Arc::default(),
+                expires_at_ms: record.created_at_ms + record.ttl_ms,
             },
         );
-        Ok(record)
     }
 
     /// Records how the handler ended, unless the task already ended (cancelled).
-    fn finish(&self, id: &str, outcome: Result<JsonText, RpcError>) {
-        self.store.update(id, &mut |task| {
-            if task.status.is_terminal() {
-                return;
-            }
-            match &outcome {
-                Ok(result) => {
-                    task.status = TaskStatus::Completed;
-                    task.result = serde_json::from_str(result.get()).ok();
+    async fn finish(&self, id: &str, outcome: Result<JsonText, RpcError>) {
+        let outcome = outcome.map(|result| serde_json::from_str::<Value>(result.get()).ok());
+        let error = outcome
+            .as_ref()
+            .err()
+            .and_then(|e| serde_json::to_value(e).ok());
+        let stored = self
+            .store
+            .update(id, &mut |task| {
+                if task.status.is_terminal() {
+                    return;
                 }
-                Err(error) => {
-                    task.status = TaskStatus::Failed;
-                    task.error = serde_json::to_value(error).ok();
+                match &outcome {
+                    Ok(result) => {
+                        task.status = TaskStatus::Completed;
+                        task.result = result.clone();
+                    }
+                    Err(_) => {
+                        task.status = TaskStatus::Failed;
+                        task.error = error.clone();
+                    }
                 }
-            }
-            task.input_requests.clear();
-            task.touch();
-        });
+                task.input_requests.clear();
+                task.touch();
+            })
+            .await;
+        if let Err(error) = stored {
+            // The outcome is lost; the task stays `working` until it expires.
+            tracing::error!(task = %crate::ids::fingerprint(id), %error, "a task's outcome could not be stored");
+        }
         self.local().remove(id);
     }
 
@@ -164,33 +189,40 @@ impl Tasks {
             .get(id)
             .map(|l| l.answered.clone())
             .unwrap_or_default();
-        let mut request = Some(request);
+        let mut asked = false;
         loop {
             let notified = answered.notified();
             let mut answer = None;
-            let task = self.store.update(id, &mut |task| {
-                if let Some(value) = task.input_responses.remove(key) {
-                    answer = Some(value);
-                } else if let Some(request) = request.take() {
-                    task.input_requests.insert(key.to_string(), request);
-                    task.status = TaskStatus::InputRequired;
-                    task.touch();
+            let task = self
+                .store
+                .update(id, &mut |task| {
+                    answer = task.input_responses.remove(key);
+                    if answer.is_none() && !asked && !task.input_requests.contains_key(key) {
+                        task.input_requests.insert(key.to_string(), request.clone());
+                        task.status = TaskStatus::InputRequired;
+                        task.touch();
+                    }
+                })
+                .await;
+            match task {
+                Ok(None) => return Err(Error::new("the task expired while waiting for input")),
+                Ok(Some(_)) => asked = true,
+                // The shared store is gone for now: look again at the next tick.
+                Err(error) => {
+                    tracing::warn!(%error, "a task waiting for input cannot read its store")
                 }
-            });
-            if task.is_none() {
-                return Err(Error::new("the task expired while waiting for input"));
             }
             if let Some(answer) = answer {
                 return Ok(answer);
             }
-            // A shared store may be answered by another instance: look again now and then.
+            // Answers written by another instance arrive with a bus event, or on the next look.
             let _ = tokio::time::timeout(Duration::from_secs(1), notified).await;
         }
     }
 
     /// `tasks/get` by `owner` (every `tasks/*` method takes the requester's principal digest:
     /// another principal's task is, to them, an unknown one).
-    pub(crate) fn get(
+    pub(crate) async fn get(
         &self,
         params: Option<&RawValue>,
         owner: Option<&str>,
@@ -199,6 +231,8 @@ impl Tasks {
         let task = self
             .store
             .get(&params.task_id)
+            .await
+            .map_err(store_error)?
             .filter(|task| task.is_visible_to(owner))
             .ok_or_else(|| unknown(&params.task_id))?;
         Ok(task.get_result())
@@ -206,25 +240,29 @@ impl Tasks {
 
     /// `change` applied to the task `id` if `owner` may see it; `None` (unknown to them)
     /// otherwise, and nothing changed.
-    fn update_owned(
+    async fn update_owned(
         &self,
         id: &str,
         owner: Option<&str>,
-        change: &mut dyn FnMut(&mut TaskRecord),
-    ) -> Option<TaskRecord> {
+        change: &mut TaskChange<'_>,
+    ) -> Result<TaskRecord, RpcError> {
         let mut visible = false;
-        let task = self.store.update(id, &mut |task| {
-            visible = task.is_visible_to(owner);
-            if visible {
-                change(task);
-            }
-        });
-        task.filter(|_| visible)
+        let task = self
+            .store
+            .update(id, &mut |task| {
+                visible = task.is_visible_to(owner);
+                if visible {
+                    change(task);
+                }
+            })
+            .await
+            .map_err(store_error)?;
+        task.filter(|_| visible).ok_or_else(|| unknown(id))
     }
 
     /// `tasks/update`: answers for outstanding keys are taken (others ignored); once nothing
     /// is outstanding the task is `working` again.
-    pub(crate) fn update(
+    pub(crate) async fn update(
         &self,
         params: Option<&RawValue>,
         owner: Option<&str>,
@@ -252,33 +290,73 @@ impl Tasks {
             }
             task.touch();
         })
-        .ok_or_else(|| unknown(&params.task_id))?;
-        if let Some(local) = self.local().get(&params.task_id) {
-            local.answered.notify_waiters();
+        .await?;
+        if !self.wake_here(&params.task_id) {
+            self.bus.publish(BusEvent::TaskAnswered {
+                task_id: params.task_id,
+            });
         }
         Ok(ACK.to_string())
     }
 
-    /// `tasks/cancel`: stops the handler and marks the task `cancelled`; a finished task
-    /// stays as it is (the same acknowledgement).
-    pub(crate) fn cancel(
+    /// `tasks/cancel`: stops the handler (here, or on the instance running it) and marks the
+    /// task `cancelled`; a finished task stays as it is (the same acknowledgement).
+    pub(crate) async fn cancel(
         &self,
         params: Option<&RawValue>,
         owner: Option<&str>,
     ) -> Result<String, RpcError> {
         let params: TaskIdParams = parse(params)?;
-        self.update_owned(&params.task_id, owner, &mut |task| {
-            if !task.status.is_terminal() {
-                task.status = TaskStatus::Cancelled;
-                task.input_requests.clear();
-                task.touch();
-            }
-        })
-        .ok_or_else(|| unknown(&params.task_id))?;
-        if let Some(local) = self.local().remove(&params.task_id) {
-            local.cancel.send_replace(true);
+        let task = self
+            .update_owned(&params.task_id, owner, &mut |task| {
+                if !task.status.is_terminal() {
+                    task.status = TaskStatus::Cancelled;
+                    task.input_requests.clear();
+                    task.touch();
+                }
+            })
+            .await?;
+        if !self.stop_here(&params.task_id) && task.status == TaskStatus::Cancelled {
+            self.bus.publish(BusEvent::TaskCancelled {
+                task_id: params.task_id,
+            });
         }
         Ok(ACK.to_string())
+    }
+
+    /// Stops the handler of task `id` if it runs here; whether it did.
+    fn stop_here(&self, id: &str) -> bool {
+        match self.local().remove(id) {
+            Some(local) => {
+                local.cancel.send_replace(true);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Wakes the handler of task `id` if it runs here (answers arrived); whether it does.
+    fn wake_here(&self, id: &str) -> bool {
+        match self.local().get(id) {
+            Some(local) => {
+                local.answered.notify_waiters();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Another instance's event about a task.
+    pub(crate) fn on_bus_event(&self, event: &BusEvent) {
+        match event {
+            BusEvent::TaskCancelled { task_id } => {
+                self.stop_here(task_id);
+            }
+            BusEvent::TaskAnswered { task_id } => {
+                self.wake_here(task_id);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -298,6 +376,21 @@ fn parse<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, RpcE
 
 fn unknown(id: &str) -> RpcError {
     RpcError::invalid_params(format!("Unknown task: {id}")).with_data(json!({"taskId": id}))
+}
+
+/// The JSON-RPC error of a store failure: an unreachable shared store is retryable (HTTP
+/// 503); anything else is an internal error.
+#[cold]
+fn store_error(error: TaskStoreError) -> RpcError {
+    match error {
+        TaskStoreError::Unavailable(message) => {
+            tracing::warn!(%message, "task store unavailable");
+            RpcError::unavailable(format!(
+                "Service unavailable: the task store cannot be reached ({message}); retry later"
+            ))
+        }
+        other => RpcError::internal(other.to_string()),
+    }
 }
 
 /// The -32021 error of a request that needs the tasks extension.
@@ -328,6 +421,10 @@ pub(crate) struct TaskSlot {
     owner: Option<String>,
     reply: Mutex<Option<oneshot::Sender<Reply>>>,
     task: OnceLock<String>,
+    /// Whether the store holds the task: `None` while a shared store is still writing it,
+    /// then `Some(true)`, or `Some(false)` if it could not (the call was answered with the
+    /// error and the handler stopped).
+    stored: watch::Sender<Option<bool>>,
     /// Set by `tasks/cancel` (or expiry). It exists from the start, so that a handler
     /// watching it before it became a task still sees the cancellation.
     cancel: Arc<watch::Sender<bool>>,
@@ -355,13 +452,21 @@ impl TaskSlot {
             owner,
             reply: Mutex::new(Some(reply)),
             task: OnceLock::new(),
+            stored: watch::channel(None).0,
             cancel: Arc::new(watch::channel(false).0),
         }
     }
 
     /// Turns the call into a task: creates it and answers the request with its
     /// `CreateTaskResult`. Idempotent.
-    pub(crate) fn start(&self) -> Result<(), Error> {
+    ///
+    /// A store that answers at once (memory) decides here: when it refuses (full), the call is
+    /// not a task and keeps its way to answer. A shared store's write is awaited in the
+    /// background, and the client hears of the task once it is stored (so that `tasks/get`
+    /// on any instance finds it). A shared store that cannot be reached (at once or later)
+    /// answers the call with its retryable error (HTTP 503) and stops the handler: a task
+    /// nobody could poll is no task.
+    pub(crate) fn start(self: &Arc<Self>) -> Result<(), Error> {
         if self.task.get().is_some() {
             return Ok(());
         }
@@ -369,15 +474,79 @@ impl TaskSlot {
         if unanswered.is_none() {
             return Err(Error::new("the request was already answered"));
         }
-        // Created first: when the store refuses (full), the request keeps its way to answer.
-        let record = self.tasks.create(self.cancel.clone(), self.owner.clone())?;
+        // Expired tasks go as new ones come (and on the server's expiry sweep).
+        self.tasks.remove_expired();
+        let record = self.tasks.new_record(self.owner.clone());
+        let store = self.tasks.store.clone();
+        let stored_record = record.clone();
+        let mut insert: BoxFuture<'static, TaskStoreResult<()>> =
+            Box::pin(async move { store.insert(stored_record).await });
+        let written = match insert
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(Err(error)) if !matches!(error, TaskStoreError::Unavailable(_)) => {
+                return Err(Error::new(store_error(error).message));
+            }
+            Poll::Ready(written) => Some(written),
+            Poll::Pending => None,
+        };
         let reply = unanswered.take().expect("checked above");
         drop(unanswered);
+        self.tasks.run_here(&record, self.cancel.clone());
         let _ = self.task.set(record.task_id.clone());
-        let result = record.create_result();
-        let _ = reply.send(Reply::json(success_response(&self.request_id, &result)));
         tracing::debug!(task = %crate::ids::fingerprint(&record.task_id), "tool call continues as a task");
+        match written {
+            Some(written) => self.answer_start(reply, &record, written),
+            None => {
+                let slot = self.clone();
+                tokio::spawn(async move {
+                    let written = insert.await;
+                    slot.answer_start(reply, &record, written);
+                });
+            }
+        }
         Ok(())
+    }
+
+    /// Answers the call once the store `written` the task: its `CreateTaskResult`, or the
+    /// store's error (and the handler stops).
+    fn answer_start(
+        &self,
+        reply: oneshot::Sender<Reply>,
+        record: &TaskRecord,
+        written: TaskStoreResult<()>,
+    ) {
+        let answer = match written {
+            Ok(()) => {
+                self.stored.send_replace(Some(true));
+                Reply::json(success_response(&self.request_id, &record.create_result()))
+            }
+            Err(error) => {
+                let error = store_error(error);
+                self.stored.send_replace(Some(false));
+                self.tasks.stop_here(&record.task_id);
+                Reply::Json {
+                    json: error_response(Some(&self.request_id), &error),
+                    outcome: if error.is_unavailable() {
+                        Outcome::Unavailable
+                    } else {
+                        Outcome::Answered
+                    },
+                }
+            }
+        };
+        let _ = reply.send(answer);
+    }
+
+    /// Whether the task is in the store, once its write is done (at once for memory).
+    async fn is_stored(&self) -> bool {
+        let mut stored = self.stored.subscribe();
+        let outcome = match stored.wait_for(Option::is_some).await {
+            Ok(stored) => *stored == Some(true),
+            Err(_) => false,
+        };
+        outcome
     }
 
     /// The task id once the call became a task.
@@ -395,13 +564,15 @@ impl TaskSlot {
 
     /// Answers the request with the call's own outcome (`answer` renders it), or, once the
     /// call is a task, records the outcome in the task.
-    pub(crate) fn finish(
+    pub(crate) async fn finish(
         &self,
         outcome: Result<JsonText, RpcError>,
         answer: impl FnOnce(&Result<JsonText, RpcError>) -> Reply,
     ) {
         if let Some(id) = self.task_id() {
-            self.tasks.finish(id, outcome);
+            if self.is_stored().await {
+                self.tasks.finish(id, outcome).await;
+            }
         } else if let Some(reply) = self.reply.lock().unwrap_or_else(|p| p.into_inner()).take() {
             let _ = reply.send(answer(&outcome));
         }
@@ -410,6 +581,9 @@ impl TaskSlot {
     /// Asks the client through the task (`input_required` until `tasks/update`).
     pub(crate) async fn ask(&self, key: &str, method: &str, params: Value) -> Result<Value, Error> {
         let id = self.task_id().ok_or_else(|| Error::new("not a task"))?;
+        if !self.is_stored().await {
+            return Err(Error::new("the task could not be stored"));
+        }
         self.tasks
             .ask(id, key, json!({"method": method, "params": params}))
             .await
@@ -419,6 +593,7 @@ impl TaskSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bus::LocalBus;
 
     #[test]
     fn iso_dates() {
@@ -427,12 +602,17 @@ mod tests {
         assert_eq!(iso8601(1_796_000_908_904), "2026-11-30T01:08:28.904Z");
     }
 
-    fn tasks() -> Tasks {
+    fn tasks_with(store: MemoryTaskStore, ttl: Duration) -> Tasks {
         Tasks::new(
-            Arc::new(MemoryTaskStore::new(10)),
-            Duration::from_secs(60),
+            Arc::new(store),
+            Arc::new(LocalBus),
+            ttl,
             Duration::from_millis(250),
         )
+    }
+
+    fn tasks() -> Tasks {
+        tasks_with(MemoryTaskStore::new(10), Duration::from_secs(60))
     }
 
     fn flag() -> Arc<watch::Sender<bool>> {
@@ -443,45 +623,73 @@ mod tests {
         RawValue::from_string(text.to_string()).unwrap()
     }
 
-    #[test]
-    fn outcomes_and_cancellation() {
-        let tasks = tasks();
-        let done = tasks.create(flag(), None).unwrap();
-        tasks.finish(&done.task_id, Ok(JsonText::from(raw(r#"{"content":[]}"#))));
-        let failed = tasks.create(flag(), None).unwrap();
-        tasks.finish(&failed.task_id, Err(RpcError::internal("boom")));
-        let stop = flag();
-        let cancelled = tasks.create(stop.clone(), None).unwrap();
-        let params = raw(&json!({"taskId": cancelled.task_id}).to_string());
-        assert_eq!(tasks.cancel(Some(&params), None).unwrap(), ACK);
-        assert!(*stop.borrow());
-        // A late outcome does not resurrect a cancelled task.
-        tasks.finish(&cancelled.task_id, Ok(JsonText::from(raw("{}"))));
-        let status = |id: &str| tasks.store.get(id).unwrap().status;
-        assert_eq!(status(&done.task_id), TaskStatus::Completed);
-        assert_eq!(status(&failed.task_id), TaskStatus::Failed);
-        assert_eq!(status(&cancelled.task_id), TaskStatus::Cancelled);
-        let unknown = raw(r#"{"taskId":"nope"}"#);
-        assert_eq!(tasks.get(Some(&unknown), None).unwrap_err().code, -32602);
+    /// A task stored and running here, as `TaskSlot::start` makes one.
+    async fn create(
+        tasks: &Tasks,
+        cancel: Arc<watch::Sender<bool>>,
+    ) -> TaskStoreResult<TaskRecord> {
+        let record = tasks.new_record(None);
+        tasks.store.insert(record.clone()).await?;
+        tasks.run_here(&record, cancel);
+        Ok(record)
     }
 
-    #[test]
-    fn the_store_is_bounded_and_expires() {
-        let store = MemoryTaskStore::new(1);
-        let tasks = Tasks::new(
-            Arc::new(store),
-            Duration::from_millis(1),
-            Duration::from_millis(1),
+    async fn status(tasks: &Tasks, id: &str) -> TaskStatus {
+        tasks.store.get(id).await.unwrap().unwrap().status
+    }
+
+    #[tokio::test]
+    async fn outcomes_and_cancellation() {
+        let tasks = tasks();
+        let done = create(&tasks, flag()).await.unwrap();
+        let result = JsonText::from(raw(r#"{"content":[]}"#));
+        tasks.finish(&done.task_id, Ok(result)).await;
+        let failed = create(&tasks, flag()).await.unwrap();
+        tasks
+            .finish(&failed.task_id, Err(RpcError::internal("boom")))
+            .await;
+        let stop = flag();
+        let cancelled = create(&tasks, stop.clone()).await.unwrap();
+        let params = raw(&json!({"taskId": cancelled.task_id}).to_string());
+        assert_eq!(tasks.cancel(Some(&params), None).await.unwrap(), ACK);
+        assert!(*stop.borrow());
+        // A late outcome does not resurrect a cancelled task.
+        tasks
+            .finish(&cancelled.task_id, Ok(JsonText::from(raw("{}"))))
+            .await;
+        assert_eq!(status(&tasks, &done.task_id).await, TaskStatus::Completed);
+        assert_eq!(status(&tasks, &failed.task_id).await, TaskStatus::Failed);
+        assert_eq!(
+            status(&tasks, &cancelled.task_id).await,
+            TaskStatus::Cancelled
         );
-        let first = tasks.create(flag(), None).unwrap();
-        assert!(tasks.create(flag(), None).is_err() || tasks.store.get(&first.task_id).is_none());
-        assert!(tasks.store.remove_expired(now_ms() + 10).len() <= 1);
+        let unknown = raw(r#"{"taskId":"nope"}"#);
+        assert_eq!(
+            tasks.get(Some(&unknown), None).await.unwrap_err().code,
+            -32602
+        );
+    }
+
+    #[tokio::test]
+    async fn the_store_is_bounded_and_expires() {
+        let tasks = tasks_with(MemoryTaskStore::new(1), Duration::from_millis(1));
+        let stop = flag();
+        let first = create(&tasks, stop.clone()).await.unwrap();
+        let second = create(&tasks, flag()).await;
+        let gone = tasks.store.get(&first.task_id).await.unwrap().is_none();
+        assert!(second.is_err() || gone);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        tasks.remove_expired();
+        // Expired: its handler is stopped and the store forgot it.
+        assert!(*stop.borrow());
+        assert_eq!(tasks.running_here(), 0);
+        assert!(tasks.store.is_empty());
     }
 
     #[tokio::test]
     async fn input_parks_the_task_until_answered() {
         let tasks = Arc::new(tasks());
-        let record = tasks.create(flag(), None).unwrap();
+        let record = create(&tasks, flag()).await.unwrap();
         let id = record.task_id.clone();
         let asking = {
             let tasks = tasks.clone();
@@ -493,7 +701,7 @@ mod tests {
             })
         };
         tokio::time::sleep(Duration::from_millis(50)).await;
-        let task = tasks.store.get(&id).unwrap();
+        let task = tasks.store.get(&id).await.unwrap().unwrap();
         assert_eq!(task.status, TaskStatus::InputRequired);
         assert_eq!(task.input_requests.len(), 2);
         let answer = |key: &str| {
@@ -502,14 +710,26 @@ mod tests {
                     .to_string(),
             )
         };
-        tasks.update(Some(&answer("a")), None).unwrap();
-        let task = tasks.store.get(&id).unwrap();
+        tasks.update(Some(&answer("a")), None).await.unwrap();
+        let task = tasks.store.get(&id).await.unwrap().unwrap();
         assert_eq!(task.status, TaskStatus::InputRequired);
         assert_eq!(task.input_requests.keys().collect::<Vec<_>>(), ["b"]);
-        tasks.update(Some(&answer("b")), None).unwrap();
+        tasks.update(Some(&answer("b")), None).await.unwrap();
         let (a, b) = asking.await.unwrap();
         assert_eq!(a.unwrap(), json!({"roots": []}));
         assert_eq!(b.unwrap(), json!({"roots": []}));
-        assert_eq!(tasks.store.get(&id).unwrap().status, TaskStatus::Working);
+        assert_eq!(status(&tasks, &id).await, TaskStatus::Working);
+    }
+
+    #[tokio::test]
+    async fn another_instances_cancel_arrives_by_the_bus() {
+        let tasks = tasks();
+        let stop = flag();
+        let record = create(&tasks, stop.clone()).await.unwrap();
+        tasks.on_bus_event(&BusEvent::TaskCancelled {
+            task_id: record.task_id.clone(),
+        });
+        assert!(*stop.borrow());
+        assert_eq!(tasks.running_here(), 0);
     }
 }

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::future::BoxFuture;
+
 /// Where a task stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,6 +72,11 @@ impl TaskRecord {
         self.last_updated_at_ms = now_ms();
     }
 
+    /// Whether its time to live has passed at `now_ms`.
+    pub fn is_expired(&self, now_ms: u64) -> bool {
+        self.created_at_ms + self.ttl_ms <= now_ms
+    }
+
     /// Whether a request by `owner` (its principal's digest, `None` without authorization)
     /// may see this task: only the one who started it.
     pub fn is_visible_to(&self, owner: Option<&str>) -> bool {
@@ -124,8 +131,8 @@ impl TaskRecord {
     }
 }
 
-/// Why a [`TaskStore`] could not store a task. Its `Display` is the message the client gets
-/// (as an internal error).
+/// Why a [`TaskStore`] could not do what was asked. Its `Display` is the message the client
+/// gets (as an internal error; [`TaskStoreError::Unavailable`] as HTTP 503).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TaskStoreError {
@@ -134,7 +141,9 @@ pub enum TaskStoreError {
         /// That maximum.
         max_tasks: usize,
     },
-    /// Any other failure of the store (e.g. a shared store being unreachable).
+    /// A shared store cannot be reached now (Redis down): the request may be retried later.
+    Unavailable(String),
+    /// Any other failure of the store.
     Other(String),
 }
 
@@ -142,26 +151,47 @@ impl std::fmt::Display for TaskStoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TaskStoreError::Full { max_tasks } => write!(f, "too many tasks (at most {max_tasks})"),
-            TaskStoreError::Other(message) => f.write_str(message),
+            TaskStoreError::Unavailable(message) | TaskStoreError::Other(message) => {
+                f.write_str(message)
+            }
         }
     }
 }
 
 impl std::error::Error for TaskStoreError {}
 
+/// What a [`TaskStore`] answers.
+pub type TaskStoreResult<T> = Result<T, TaskStoreError>;
+
+/// A change to a task record, applied by [`TaskStore::update`]. A shared store may apply it
+/// more than once (to a fresher copy, when another instance changed the task meanwhile): it
+/// must compute everything from the record it is given, and each call overwrites what an
+/// earlier one recorded.
+pub type TaskChange<'a> = dyn FnMut(&mut TaskRecord) + Send + 'a;
+
 /// Where task state is kept. In memory by default ([`MemoryTaskStore`]); a shared store
-/// (Redis, a database) lets any instance answer `tasks/get`.
+/// (Redis with the `redis` feature, a database) lets any instance answer `tasks/get`.
+///
+/// The methods return futures, so that a shared store can do its round trips; the memory
+/// store's are ready at once.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new task; fails when the store is full ([`TaskStoreError::Full`]) or cannot
     /// store it.
-    fn insert(&self, task: TaskRecord) -> Result<(), TaskStoreError>;
-    /// The task `id`, unless unknown or expired.
-    fn get(&self, id: &str) -> Option<TaskRecord>;
-    /// Applies `change` to the task `id` and returns the new record; `None` when unknown.
-    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord>;
-    /// Drops the tasks whose time to live has passed; returns their ids.
-    fn remove_expired(&self, now_ms: u64) -> Vec<String>;
-    /// Number of tasks held, expired ones not yet removed included.
+    fn insert(&self, task: TaskRecord) -> BoxFuture<'_, TaskStoreResult<()>>;
+    /// The task `id`; `None` when unknown or expired.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>>;
+    /// Applies `change` to the task `id` and returns the new record; `None` when unknown or
+    /// expired (then `change` is not called).
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a mut TaskChange<'_>,
+    ) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>>;
+    /// Drops the tasks whose time to live has passed (a store whose records expire by
+    /// themselves does nothing); returns how many went.
+    fn remove_expired(&self, now_ms: u64) -> usize;
+    /// Number of tasks held, expired ones not yet removed included; a shared store counts
+    /// what it can see without a round trip (see its documentation).
     fn len(&self) -> usize;
     /// Whether no task is held.
     fn is_empty(&self) -> bool {
@@ -188,10 +218,8 @@ impl MemoryTaskStore {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
         self.tasks.lock().unwrap_or_else(|p| p.into_inner())
     }
-}
 
-impl TaskStore for MemoryTaskStore {
-    fn insert(&self, task: TaskRecord) -> Result<(), TaskStoreError> {
+    fn insert_now(&self, task: TaskRecord) -> TaskStoreResult<()> {
         let mut tasks = self.lock();
         if tasks.len() >= self.max_tasks {
             return Err(TaskStoreError::Full {
@@ -202,32 +230,48 @@ impl TaskStore for MemoryTaskStore {
         Ok(())
     }
 
-    fn get(&self, id: &str) -> Option<TaskRecord> {
+    fn get_now(&self, id: &str) -> Option<TaskRecord> {
         let task = self.lock().get(id).cloned()?;
-        (task.created_at_ms + task.ttl_ms > now_ms()).then_some(task)
+        (!task.is_expired(now_ms())).then_some(task)
     }
 
-    fn update(&self, id: &str, change: &mut dyn FnMut(&mut TaskRecord)) -> Option<TaskRecord> {
+    fn update_now(&self, id: &str, change: &mut TaskChange<'_>) -> Option<TaskRecord> {
         let mut tasks = self.lock();
         let task = tasks.get_mut(id)?;
         // An expired task is gone, even before `remove_expired` drops it.
-        if task.created_at_ms + task.ttl_ms <= now_ms() {
+        if task.is_expired(now_ms()) {
             return None;
         }
         change(task);
         Some(task.clone())
     }
+}
 
-    fn remove_expired(&self, now_ms: u64) -> Vec<String> {
-        let mut expired = Vec::new();
-        self.lock().retain(|id, task| {
-            let keep = task.created_at_ms + task.ttl_ms > now_ms;
-            if !keep {
-                expired.push(id.clone());
-            }
+impl TaskStore for MemoryTaskStore {
+    fn insert(&self, task: TaskRecord) -> BoxFuture<'_, TaskStoreResult<()>> {
+        Box::pin(std::future::ready(self.insert_now(task)))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
+        Box::pin(std::future::ready(Ok(self.get_now(id))))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a mut TaskChange<'_>,
+    ) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
+        Box::pin(std::future::ready(Ok(self.update_now(id, change))))
+    }
+
+    fn remove_expired(&self, now_ms: u64) -> usize {
+        let mut removed = 0;
+        self.lock().retain(|_, task| {
+            let keep = !task.is_expired(now_ms);
+            removed += usize::from(!keep);
             keep
         });
-        expired
+        removed
     }
 
     fn len(&self) -> usize {
@@ -288,8 +332,8 @@ mod tests {
     #[test]
     fn a_full_store_says_so() {
         let store = MemoryTaskStore::new(1);
-        store.insert(record("a")).unwrap();
-        let error = store.insert(record("b")).unwrap_err();
+        store.insert_now(record("a")).unwrap();
+        let error = store.insert_now(record("b")).unwrap_err();
         assert_eq!(error, TaskStoreError::Full { max_tasks: 1 });
         assert_eq!(error.to_string(), "too many tasks (at most 1)");
     }

@@ -1,0 +1,81 @@
+//! The bus: what one instance tells the others when several serve the same clients behind a
+//! load balancer and share their state (Redis, with the `redis` feature).
+//!
+//! State that can be written down (a task's record) lives in a shared store; what cannot
+//! leave a process (a running handler, an open `subscriptions/listen` stream) stays where it
+//! is, and the bus carries the events that must reach it: a cancel or an answer for a task
+//! another instance runs, a list change for every instance's listeners. One instance alone
+//! needs none of it: [`LocalBus`] is the default and does nothing.
+
+use serde::{Deserialize, Serialize};
+use std::sync::Weak;
+
+/// What one instance tells the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum BusEvent {
+    /// `tasks/cancel` marked task `task_id` cancelled: the instance running it stops its
+    /// handler.
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+    },
+    /// `tasks/update` brought answers for task `task_id`: the instance running it wakes its
+    /// handler (which would otherwise see them at its next look at the store).
+    TaskAnswered {
+        /// The task.
+        task_id: String,
+    },
+    /// A list changed: `method` is `notifications/tools/list_changed`,
+    /// `notifications/prompts/list_changed` or `notifications/resources/list_changed`.
+    ListChanged {
+        /// The notification's method.
+        method: String,
+    },
+    /// The resource `uri` changed (`notifications/resources/updated`).
+    ResourceUpdated {
+        /// The resource.
+        uri: String,
+    },
+}
+
+/// Where a server receives the other instances' events: the server registers it once, and
+/// holds it (the bus keeps only a weak handle, so a dropped server stops receiving).
+pub type Deliver = Weak<dyn Fn(BusEvent) + Send + Sync>;
+
+/// Carries [`BusEvent`]s between the instances of one deployment.
+pub trait Bus: Send + Sync + 'static {
+    /// Sends `event` to every other instance (never back to this one). It does not wait: an
+    /// event that cannot be sent now (the bus is down) is logged and dropped; what it is
+    /// about is in the shared store, where the others find it on their next look.
+    fn publish(&self, event: BusEvent);
+
+    /// Delivers every other instance's events to `deliver` from now on, until it is gone.
+    fn subscribe(&self, deliver: Deliver);
+}
+
+/// One instance alone: nothing to tell, nothing to hear.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalBus;
+
+impl Bus for LocalBus {
+    fn publish(&self, _: BusEvent) {}
+
+    fn subscribe(&self, _: Deliver) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_travel_as_tagged_json() {
+        let event = BusEvent::TaskCancelled {
+            task_id: "t1".into(),
+        };
+        let text = serde_json::to_string(&event).unwrap();
+        assert_eq!(text, r#"{"kind":"task_cancelled","task_id":"t1"}"#);
+        assert_eq!(serde_json::from_str::<BusEvent>(&text).unwrap(), event);
+    }
+}

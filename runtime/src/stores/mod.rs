@@ -1,0 +1,71 @@
+//! [`Stores`]: where a server keeps what outlives a request, and how its instances talk.
+//!
+//! In memory by default ([`Stores::memory`]): one instance, nothing to install. Several
+//! instances behind a load balancer share tasks and notifications through Redis with the
+//! `redis` feature ([`redis::connect`]). What cannot leave a process (open streams, running
+//! handlers, futures waiting for an answer) always stays in it.
+
+use std::sync::Arc;
+
+use crate::bus::{Bus, LocalBus};
+use crate::config::Config;
+use crate::session::{MemorySessionStore, SessionStore};
+use crate::tasks::{MemoryTaskStore, TaskStore};
+
+#[cfg(feature = "redis")]
+pub mod redis;
+
+/// The stores of one server: give them to
+/// [`McpServer::with_stores`](crate::McpServer::with_stores).
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Stores {
+    /// Session-era sessions (in this process for now, whatever the other stores).
+    pub sessions: Arc<dyn SessionStore>,
+    /// 2026-07-28 tasks: shared, any instance answers `tasks/*`.
+    pub tasks: Arc<dyn TaskStore>,
+    /// The events other instances must hear: task cancels and answers, list changes,
+    /// resource updates.
+    pub bus: Arc<dyn Bus>,
+}
+
+impl Stores {
+    /// Everything in this process, bounded by `config` (`max_sessions`, `max_tasks`).
+    pub fn memory(config: &Config) -> Self {
+        Self {
+            sessions: Arc::new(MemorySessionStore::new(config.max_sessions)),
+            tasks: Arc::new(MemoryTaskStore::new(config.max_tasks)),
+            bus: Arc::new(LocalBus),
+        }
+    }
+
+    /// The same stores with sessions in `sessions`.
+    #[must_use]
+    pub fn with_sessions(mut self, sessions: Arc<dyn SessionStore>) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
+    /// The same stores with tasks in `tasks`.
+    #[must_use]
+    pub fn with_tasks(mut self, tasks: Arc<dyn TaskStore>) -> Self {
+        self.tasks = tasks;
+        self
+    }
+
+    /// The same stores with events carried by `bus`.
+    #[must_use]
+    pub fn with_bus(mut self, bus: Arc<dyn Bus>) -> Self {
+        self.bus = bus;
+        self
+    }
+}
+
+impl std::fmt::Debug for Stores {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stores")
+            .field("sessions", &self.sessions.len())
+            .field("tasks", &self.tasks.len())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,141 @@
+//! Redis as the state several instances share (feature `redis`): [`connect`] gives the
+//! [`Stores`] of one instance, whose tasks live in Redis ([`RedisTaskStore`]) and whose
+//! events travel over Redis pub/sub ([`RedisBus`]).
+//!
+//! Why the `redis` crate: it is the most used Rust client, BSD-licensed, and its
+//! `ConnectionManager` is what a server needs and no more: one multiplexed connection that
+//! reconnects by itself after Redis comes back (fred offers the same with a larger API and
+//! its own pools and policies, which one connection per instance does not need).
+//!
+//! Keys, all under one prefix (`mcp` by default, so several deployments can share a Redis):
+//!
+//! | key | type | what |
+//! |---|---|---|
+//! | `{prefix}:task:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
+//! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
+//! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
+//!
+//! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
+//! lost while running, a request that needs a task answers HTTP 503 with a retryable
+//! JSON-RPC error and a log line, everything else keeps working, and the connection comes
+//! back by itself when Redis does.
+
+mod bus;
+mod tasks;
+
+pub use bus::RedisBus;
+pub use tasks::RedisTaskStore;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::Client;
+
+use super::Stores;
+use crate::config::Config;
+
+/// How long a command (or a connection attempt) may take before the request that needs it
+/// gives up with 503: long enough for a loaded Redis, short enough that clients are not left
+/// hanging while it is gone.
+const TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The key prefix when none is given.
+pub const DEFAULT_PREFIX: &str = "mcp";
+
+/// Why [`connect`] failed; its `Display` names the URL (without its password).
+#[derive(Debug)]
+pub struct ConnectError {
+    url: String,
+    reason: String,
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot reach Redis at {}: {}", self.url, self.reason)
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
+/// `rediss://` for TLS when the redis crate is built with it) and returns the stores of one
+/// instance: tasks and the bus in Redis under `prefix`, sessions in this process (bounded by
+/// `config`). Fails when Redis does not answer a `PING` within two seconds.
+///
+/// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
+pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
+    let failed = |reason: String| ConnectError {
+        url: without_password(url),
+        reason,
+    };
+    let client = Client::open(url).map_err(|e| failed(e.to_string()))?;
+    let manager_config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(TIMEOUT))
+        .set_response_timeout(Some(TIMEOUT))
+        .set_number_of_retries(2)
+        .set_max_delay(Duration::from_secs(1));
+    let mut connection = ConnectionManager::new_with_config(client.clone(), manager_config)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let pong: String = ::redis::cmd("PING")
+        .query_async(&mut connection)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    if pong != "PONG" {
+        return Err(failed(format!("PING answered {pong:?}")));
+    }
+    tracing::info!(url = %without_password(url), prefix, "sharing tasks and notifications through Redis");
+    let tasks = RedisTaskStore::new(connection.clone(), prefix, config.max_tasks);
+    let bus = RedisBus::start(client, connection, prefix);
+    Ok(Stores::memory(config)
+        .with_tasks(Arc::new(tasks))
+        .with_bus(Arc::new(bus)))
+}
+
+/// `url` with any password replaced by `***`, for logs and errors.
+fn without_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            let user = userinfo.split(':').next().unwrap_or_default();
+            let hidden = if userinfo.contains(':') {
+                format!("{user}:***")
+            } else {
+                "***".to_string()
+            };
+            format!("{}{hidden}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Whether a Redis error means "not reachable now" (a retry may work), not a bad command.
+fn is_unreachable(error: &::redis::RedisError) -> bool {
+    error.is_io_error()
+        || error.is_timeout()
+        || error.is_connection_refusal()
+        || error.is_connection_dropped()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_stay_out_of_messages() {
+        assert_eq!(
+            without_password("redis://:secret@h:6379/0"),
+            "redis://:***@h:6379/0"
+        );
+        assert_eq!(
+            without_password("redis://user:secret@h:6379"),
+            "redis://user:***@h:6379"
+        );
+        assert_eq!(without_password("redis://token@h"), "redis://***@h");
+        assert_eq!(
+            without_password("redis://127.0.0.1:6379/"),
+            "redis://127.0.0.1:6379/"
+        );
+    }
+}

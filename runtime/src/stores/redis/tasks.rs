@@ -1,0 +1,201 @@
+//! [`RedisTaskStore`]: task records in Redis, so that any instance answers `tasks/*`.
+//!
+//! A record is one JSON string that expires with the task (`PX`): Redis forgets it on time
+//! without a sweep. Insertion is one script (bound the live tasks, index, store); a change is
+//! read, applied here, and written back only if nobody wrote in between (a compare-and-set
+//! script), else read again: two instances answering the same task never lose each other's
+//! change.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ::redis::aio::ConnectionManager;
+use ::redis::RedisError;
+
+use super::is_unreachable;
+use crate::future::BoxFuture;
+use crate::tasks::{TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskStoreResult};
+
+/// Forget expired ids in the index, refuse past the bound, index the new id, store the
+/// record with its time to live. Returns the live count (0 when full).
+///
+/// KEYS: index, record. ARGV: now (ms), expiry (ms), max tasks, record JSON, id, ttl (ms).
+const INSERT: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local live = redis.call('ZCARD', KEYS[1])
+if live >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[6])
+return live + 1
+";
+
+/// Replace the record only if it is still what was read; keep its expiry.
+///
+/// KEYS: record. ARGV: the JSON read, the new JSON. Returns 1 if written, 0 if it changed.
+const COMPARE_AND_SET: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+";
+
+/// How many times a change is tried again when other writers keep getting in first (each
+/// retry after a short random pause, so that writers racing for one task spread out).
+const MAX_ATTEMPTS: u32 = 64;
+
+/// Task records in Redis (see the module documentation).
+pub struct RedisTaskStore {
+    connection: ConnectionManager,
+    prefix: String,
+    max_tasks: usize,
+    /// Live tasks (every instance's) as of this instance's last insertion: what
+    /// [`TaskStore::len`] can tell without a round trip.
+    live_at_last_insert: AtomicUsize,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.prefix)
+            .field("max_tasks", &self.max_tasks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisTaskStore {
+    /// Tasks under `prefix` through `connection`, at most `max_tasks` live at once across
+    /// every instance sharing them.
+    pub fn new(connection: ConnectionManager, prefix: &str, max_tasks: usize) -> Self {
+        Self {
+            connection,
+            prefix: prefix.to_string(),
+            max_tasks,
+            live_at_last_insert: AtomicUsize::new(0),
+        }
+    }
+
+    fn record_key(&self, id: &str) -> String {
+        format!("{}:task:{id}", self.prefix)
+    }
+
+    fn index_key(&self) -> String {
+        format!("{}:tasks", self.prefix)
+    }
+
+    async fn read(&self, id: &str) -> TaskStoreResult<Option<(String, TaskRecord)>> {
+        let text: Option<String> = ::redis::cmd("GET")
+            .arg(self.record_key(id))
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(store_error)?;
+        let Some(text) = text else {
+            return Ok(None);
+        };
+        let record: TaskRecord = serde_json::from_str(&text)
+            .map_err(|e| TaskStoreError::Other(format!("a stored task does not parse: {e}")))?;
+        let live = !record.is_expired(crate::tasks::now_ms());
+        Ok(live.then_some((text, record)))
+    }
+
+    async fn insert_record(&self, task: TaskRecord) -> TaskStoreResult<()> {
+        let text = to_json(&task)?;
+        let now = crate::tasks::now_ms();
+        let expires_at = task.created_at_ms + task.ttl_ms;
+        let live: usize = ::redis::cmd("EVAL")
+            .arg(INSERT)
+            .arg(2)
+            .arg(self.index_key())
+            .arg(self.record_key(&task.task_id))
+            .arg(now)
+            .arg(expires_at)
+            .arg(self.max_tasks)
+            .arg(text)
+            .arg(&task.task_id)
+            .arg(expires_at.saturating_sub(now).max(1))
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(store_error)?;
+        if live == 0 {
+            return Err(TaskStoreError::Full {
+                max_tasks: self.max_tasks,
+            });
+        }
+        self.live_at_last_insert.store(live, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn update_record(
+        &self,
+        id: &str,
+        change: &mut TaskChange<'_>,
+    ) -> TaskStoreResult<Option<TaskRecord>> {
+        for _ in 0..MAX_ATTEMPTS {
+            let Some((read, mut record)) = self.read(id).await? else {
+                return Ok(None);
+            };
+            change(&mut record);
+            let written: i64 = ::redis::cmd("EVAL")
+                .arg(COMPARE_AND_SET)
+                .arg(1)
+                .arg(self.record_key(id))
+                .arg(read)
+                .arg(to_json(&record)?)
+                .query_async(&mut self.connection.clone())
+                .await
+                .map_err(store_error)?;
+            if written == 1 {
+                return Ok(Some(record));
+            }
+            let mut jitter = [0u8; 1];
+            crate::ids::random_bytes(&mut jitter);
+            tokio::time::sleep(std::time::Duration::from_micros(
+                50 + 10 * u64::from(jitter[0]),
+            ))
+            .await;
+        }
+        Err(TaskStoreError::Other(format!(
+            "task {} kept changing under {MAX_ATTEMPTS} attempts to update it",
+            crate::ids::fingerprint(id)
+        )))
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn insert(&self, task: TaskRecord) -> BoxFuture<'_, TaskStoreResult<()>> {
+        Box::pin(self.insert_record(task))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
+        Box::pin(async move { Ok(self.read(id).await?.map(|(_, record)| record)) })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: &'a mut TaskChange<'_>,
+    ) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
+        Box::pin(self.update_record(id, change))
+    }
+
+    /// Nothing to do: records expire in Redis by themselves, and insertion trims the index.
+    fn remove_expired(&self, _now_ms: u64) -> usize {
+        0
+    }
+
+    /// The live tasks of every instance as of this instance's last insertion (0 before it).
+    fn len(&self) -> usize {
+        self.live_at_last_insert.load(Ordering::Relaxed)
+    }
+}
+
+fn to_json(task: &TaskRecord) -> TaskStoreResult<String> {
+    serde_json::to_string(task).map_err(|e| TaskStoreError::Other(e.to_string()))
+}
+
+fn store_error(error: RedisError) -> TaskStoreError {
+    if is_unreachable(&error) {
+        TaskStoreError::Unavailable(format!("Redis: {error}"))
+    } else {
+        TaskStoreError::Other(format!("Redis: {error}"))
+    }
+}

@@ -1,0 +1,320 @@
+//! The Redis stores (feature `redis`) against a real `redis-server` started here on a free
+//! 127.0.0.1 port, with no persistence, in a temporary directory, and stopped at the end
+//! (CI installs it: `apt-get install redis-server`).
+//!
+//! Two "instances" connect to the same Redis: a task one stores, the other reads, changes
+//! and cancels; a bus event one publishes, the other receives (and the first does not hear
+//! its own); concurrent changes from both are all kept; the bound on live tasks holds across
+//! both; Redis stopped gives `Unavailable` errors, and once it is back the same stores work
+//! again without reconnecting by hand.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_runtime::bus::{BusEvent, Deliver};
+use mcp_runtime::stores::redis::connect;
+use mcp_runtime::stores::Stores;
+use mcp_runtime::tasks::{TaskRecord, TaskStatus, TaskStoreError};
+use mcp_runtime::Config;
+
+/// A redis-server of this test's own.
+struct Redis {
+    port: u16,
+    child: Option<Child>,
+    _dir: tempfile::TempDir,
+}
+
+impl Redis {
+    fn start() -> Self {
+        let port = {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut redis = Self {
+            port,
+            child: None,
+            _dir: dir,
+        };
+        redis.spawn();
+        redis
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(self._dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server on PATH (apt-get install redis-server)");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn record(id: &str, ttl_ms: u64) -> TaskRecord {
+    let now = SystemTimeMs::now();
+    serde_json::from_value(serde_json::json!({
+        "taskId": id, "status": "working", "createdAtMs": now, "lastUpdatedAtMs": now,
+        "ttlMs": ttl_ms, "pollIntervalMs": 100}))
+    .unwrap()
+}
+
+struct SystemTimeMs;
+
+impl SystemTimeMs {
+    fn now() -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    }
+}
+
+async fn instance(redis: &Redis, prefix: &str, max_tasks: usize) -> Stores {
+    let config = Config::builder().max_tasks(max_tasks).build();
+    connect(&redis.url(), prefix, &config).await.unwrap()
+}
+
+#[tokio::test]
+async fn two_instances_share_tasks() {
+    let redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "t1", 100).await,
+        instance(&redis, "t1", 100).await,
+    );
+    a.tasks.insert(record("task-1", 60_000)).await.unwrap();
+    let seen = b
+        .tasks
+        .get("task-1")
+        .await
+        .unwrap()
+        .expect("B sees A's task");
+    assert_eq!(seen.status, TaskStatus::Working);
+    let changed = b
+        .tasks
+        .update("task-1", &mut |task| task.status = TaskStatus::Cancelled)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(changed.status, TaskStatus::Cancelled);
+    let back = a.tasks.get("task-1").await.unwrap().unwrap();
+    assert_eq!(back.status, TaskStatus::Cancelled);
+    // Unknown ids, and a prefix of another deployment, see nothing.
+    assert!(a.tasks.get("nope").await.unwrap().is_none());
+    assert!(a
+        .tasks
+        .update("nope", &mut |_| panic!("not called"))
+        .await
+        .unwrap()
+        .is_none());
+    let other = instance(&redis, "t1-other", 100).await;
+    assert!(other.tasks.get("task-1").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn records_expire_with_their_task() {
+    let redis = Redis::start();
+    let a = instance(&redis, "t2", 100).await;
+    a.tasks.insert(record("short", 150)).await.unwrap();
+    assert!(a.tasks.get("short").await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(a.tasks.get("short").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn concurrent_changes_from_two_instances_are_all_kept() {
+    let redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "t3", 100).await,
+        instance(&redis, "t3", 100).await,
+    );
+    a.tasks.insert(record("busy", 60_000)).await.unwrap();
+    let add = |stores: Stores, key: String| async move {
+        stores
+            .tasks
+            .update("busy", &mut |task| {
+                task.input_responses
+                    .insert(key.clone(), serde_json::json!(true));
+            })
+            .await
+            .unwrap()
+            .unwrap();
+    };
+    let mut writers = Vec::new();
+    for i in 0..20 {
+        let stores = if i % 2 == 0 { a.clone() } else { b.clone() };
+        writers.push(tokio::spawn(add(stores, format!("k{i}"))));
+    }
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    let task = a.tasks.get("busy").await.unwrap().unwrap();
+    assert_eq!(task.input_responses.len(), 20, "{:?}", task.input_responses);
+}
+
+#[tokio::test]
+async fn the_bound_on_live_tasks_holds_across_instances() {
+    let redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "t4", 2).await,
+        instance(&redis, "t4", 2).await,
+    );
+    a.tasks.insert(record("one", 60_000)).await.unwrap();
+    b.tasks.insert(record("two", 60_000)).await.unwrap();
+    let refused = a.tasks.insert(record("three", 60_000)).await.unwrap_err();
+    assert_eq!(refused, TaskStoreError::Full { max_tasks: 2 });
+    assert_eq!(b.tasks.len(), 2);
+}
+
+/// What a server registers with its bus.
+type Receiver = Arc<dyn Fn(BusEvent) + Send + Sync>;
+
+/// Collects the events delivered to it.
+fn collector() -> (Receiver, Arc<Mutex<Vec<BusEvent>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let deliver: Receiver = Arc::new(move |event| sink.lock().unwrap().push(event));
+    (deliver, seen)
+}
+
+async fn wait_for(seen: &Mutex<Vec<BusEvent>>, count: usize) -> Vec<BusEvent> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let events = seen.lock().unwrap().clone();
+        if events.len() >= count || Instant::now() > deadline {
+            return events;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn bus_events_reach_the_other_instances_only() {
+    let redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "t5", 100).await,
+        instance(&redis, "t5", 100).await,
+    );
+    let (to_a, seen_by_a) = collector();
+    let (to_b, seen_by_b) = collector();
+    a.bus.subscribe(Arc::downgrade(&to_a) as Deliver);
+    b.bus.subscribe(Arc::downgrade(&to_b) as Deliver);
+    // Subscriptions are asynchronous: publish until B hears one.
+    let cancel = BusEvent::TaskCancelled {
+        task_id: "x".into(),
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen_by_b.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "B never heard A");
+        a.bus.publish(cancel.clone());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    b.bus.publish(BusEvent::ListChanged {
+        method: "notifications/tools/list_changed".into(),
+    });
+    let heard = wait_for(&seen_by_a, 1).await;
+    assert_eq!(
+        heard,
+        [BusEvent::ListChanged {
+            method: "notifications/tools/list_changed".into()
+        }]
+    );
+    // Nobody hears itself.
+    assert!(seen_by_b
+        .lock()
+        .unwrap()
+        .iter()
+        .all(|event| *event == cancel));
+}
+
+#[tokio::test]
+async fn a_lost_redis_is_unavailable_then_comes_back() {
+    let mut redis = Redis::start();
+    let a = instance(&redis, "t6", 100).await;
+    let (to_a, seen_by_a) = collector();
+    a.bus.subscribe(Arc::downgrade(&to_a) as Deliver);
+    a.tasks.insert(record("before", 60_000)).await.unwrap();
+    redis.stop();
+    let started = Instant::now();
+    let error = a.tasks.get("before").await.unwrap_err();
+    assert!(matches!(error, TaskStoreError::Unavailable(_)), "{error:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "gave up too late"
+    );
+    // A publish while Redis is gone is dropped, not a panic nor a hang.
+    a.bus.publish(BusEvent::TaskAnswered {
+        task_id: "lost".into(),
+    });
+    redis.spawn();
+    // The same stores work again (the connection manager reconnects by itself); the data
+    // did not survive a Redis without persistence, which is what this Redis was told.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        match a.tasks.insert(record("after", 60_000)).await {
+            Ok(()) => break,
+            Err(error) => {
+                assert!(Instant::now() < deadline, "never came back: {error:?}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+    assert!(a.tasks.get("after").await.unwrap().is_some());
+    // The bus subscribed again: another instance's event arrives.
+    let b = instance(&redis, "t6", 100).await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while seen_by_a.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the bus never came back");
+        b.bus.publish(BusEvent::ResourceUpdated {
+            uri: "file:///x".into(),
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_at_start_is_an_error_naming_it() {
+    let port = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let url = format!("redis://:secret@127.0.0.1:{port}/");
+    let error = connect(&url, "t7", &Config::default())
+        .await
+        .expect_err("nothing listens there");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "cannot reach Redis at redis://:***@127.0.0.1:{port}/"
+        )),
+        "{message}"
+    );
+    assert!(!message.contains("secret"), "{message}");
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# tests/scale-out/run.sh — CI entry point for scale-out: three instances of the everything-server
+# sharing tasks and notifications through one Redis, behind nginx round robin with no
+# stickiness (tests/scale-out/cluster.sh starts them; it installs redis-server and nginx from the
+# Debian packages when they are missing). Runs:
+#   (a) the official conformance suite through nginx: --suite all and --requirements at
+#       2026-07-28, and every tasks-* scenario .ci/run lists; every check must pass;
+#   (b) tests/scale-out/scenarios.mjs against a cluster of its own, talking to each instance
+#       directly where a scenario names instances (a task started on A, polled and answered
+#       through B, cancelled through C; a listen stream on A hearing a list change made on C;
+#       Redis killed and started again while plain calls run through nginx);
+#   (c) a negative control, once: the cross-instance task scenario against a cluster WITHOUT
+#       Redis (SCALE_OUT_NO_REDIS=1) must fail where the state is not shared (proves (b) can fail).
+# Node >= 22 and the suite come from the conformance cache (`conformance/run.sh --install-only`).
+#
+# usage: tests/scale-out/run.sh [EVERYTHING_SERVER_BINARY]
+#        (default: ${CARGO_TARGET_DIR:-target}/debug/everything-server, built with the redis
+#        feature: it must have --redis)
+# Logs and results: target/scale-out/<UTC stamp>/ (the clusters' directories are kept there).
+# Output: a line per part; the LAST line is `N passed, M failed` (conformance checks + scenario
+# steps + 1 for the negative control). Exit 0 only when M == 0.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$target" in /*) ;; *) target="$root/$target" ;; esac
+server="${1:-$target/debug/everything-server}"
+case "$server" in /*) ;; *) server="$(pwd)/$server" ;; esac
+
+# The clusters are configured here, not by the caller's environment.
+unset SCALE_OUT_INSTANCES SCALE_OUT_NO_REDIS SCALE_OUT_STATE SCALE_OUT_DIR
+
+log() { echo "[scale-out] $*" >&2; }
+die() { log "ERROR: $*"; echo "0 passed, 1 failed"; exit 2; }
+
+[ -x "$server" ] || die "no everything-server binary at $server (cargo build -p everything-server --features redis)"
+# (The help is read whole first: `grep -q` leaving early would SIGPIPE the server, and pipefail fail.)
+help="$("$server" --help 2>&1 || true)"
+if ! grep -q -- '--redis <URL>' <<<"$help" || grep -q 'NOT IN THIS BUILD' <<<"$help"; then
+  die "$server cannot use --redis: build it with the redis feature (cargo build -p everything-server --features redis)"
+fi
+
+# ---- what the parts need ----------------------------------------------------------------------------
+"$here/cluster.sh" --install-only || die "could not install redis-server and nginx"
+"$root/conformance/run.sh" --install-only >/dev/null || die "conformance/run.sh --install-only failed"
+. "$root/conformance/env.sh"
+conformance_env || die "the conformance install is incomplete"
+node=$CONFORMANCE_NODE
+
+# The tasks-* scenarios exactly as .ci/run lists them.
+tasks_scenarios="$(grep -oE '\btasks-[a-z0-9]+(-[a-z0-9]+)*' "$root/.ci/run" | awk '!seen[$0]++' | tr '\n' ' ')"
+[ -n "${tasks_scenarios// /}" ] || die "found no tasks-* scenario in .ci/run"
+
+out="$target/scale-out/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$out"
+total_p=0; total_f=0
+summary=()
+
+# ---- a cluster of our own (parts b and c) -------------------------------------------------------------
+cluster_pid=""
+stop_cluster() {
+  [ -n "$cluster_pid" ] || return 0
+  if kill -0 "$cluster_pid" 2>/dev/null; then
+    kill -TERM "$cluster_pid" 2>/dev/null || true
+    for _ in $(seq 150); do kill -0 "$cluster_pid" 2>/dev/null || break; sleep 0.1; done
+    # Its own process group (set -m below): whatever is left of it.
+    kill -KILL -- "-$cluster_pid" 2>/dev/null || true
+  fi
+  wait "$cluster_pid" 2>/dev/null || true
+  cluster_pid=""
+}
+trap stop_cluster EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+# start_cluster NAME [ENV=VALUE ...]: a cluster with its directory and state file under $out/NAME;
+# sets $state once everything answers.
+start_cluster() {
+  local name="$1" port
+  shift
+  port="$("$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  state="$out/$name/state"
+  mkdir -p "$out/$name"
+  set -m
+  env SCALE_OUT_DIR="$out/$name" SCALE_OUT_STATE="$state" "$@" \
+    "$here/cluster.sh" "$port" "$server" </dev/null >"$out/$name/cluster.log" 2>&1 &
+  cluster_pid=$!
+  set +m
+  for _ in $(seq 1200); do
+    [ -f "$state" ] && return 0
+    kill -0 "$cluster_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  tail -n 20 "$out/$name/cluster.log" >&2 || true
+  return 1
+}
+
+# ---- (a) the conformance suite through nginx ---------------------------------------------------------
+log "(a) conformance through nginx: --versions 2026-07-28 --requirements 2026-07-28 --scenario-list \"$tasks_scenarios\""
+rc=0
+SCALE_OUT_DIR="$out/conformance-cluster" SCALE_OUT_STATE="" "$root/conformance/run.sh" \
+  --server-cmd "tests/scale-out/cluster.sh \$PORT $(printf '%q' "$server")" \
+  --versions 2026-07-28 --requirements 2026-07-28 --scenario-list "$tasks_scenarios" \
+  --out-dir "$out/conformance" >"$out/conformance.out" 2>"$out/conformance.log" || rc=$?
+grep -vE '^\[conformance\]' "$out/conformance.out" | sed '$d' || true
+last="$(tail -n 1 "$out/conformance.out")"
+if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
+  # A run that failed without failing a check (start-up, a crashed suite) still fails the part.
+  [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+else
+  p=0; f=1; tail -n 20 "$out/conformance.log" >&2 || true
+fi
+total_p=$((total_p + p)); total_f=$((total_f + f))
+summary+=("(a) conformance through nginx (3 instances, shared Redis): $p passed, $f failed (exit $rc; $out/conformance)")
+
+# ---- (b) the scale-out scenarios ----------------------------------------------------------------------
+log "(b) scenarios.mjs against 3 instances sharing Redis"
+if start_cluster cluster-redis; then
+  rc=0
+  "$node" "$here/scenarios.mjs" "$state" | tee "$out/scenarios.out" || rc=$?
+  stop_cluster
+  last="$(tail -n 1 "$out/scenarios.out")"
+  if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
+    [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+  else
+    p=0; f=1
+  fi
+else
+  stop_cluster
+  p=0; f=1; log "the cluster did not start (see $out/cluster-redis/cluster.log)"
+fi
+total_p=$((total_p + p)); total_f=$((total_f + f))
+summary+=("(b) scenarios, 3 instances sharing Redis: $p passed, $f failed ($out/cluster-redis)")
+
+# ---- (c) negative control ------------------------------------------------------------------------------
+log "(c) negative control: the cross-instance task scenario WITHOUT Redis must fail"
+if start_cluster cluster-no-redis SCALE_OUT_NO_REDIS=1; then
+  rc=0
+  "$node" "$here/scenarios.mjs" "$state" --only task-across-instances >"$out/negative.out" || rc=$?
+  stop_cluster
+  sed 's/^/    | /' "$out/negative.out"
+  # It must fail for the right reason: the task starts on A, and B does not know it.
+  if [ "$rc" != 0 ] &&
+     grep -q '^PASS task-across-instances: multi_input started on A is a task' "$out/negative.out" &&
+     grep -q '^FAIL task-across-instances: tasks/get through B' "$out/negative.out"; then
+    p=1; f=0; verdict="failed as it must (tasks/get through B does not find a task started on A)"
+  else
+    p=0; f=1; verdict="did NOT fail as expected (exit $rc): the scenario cannot tell shared state from none"
+  fi
+else
+  stop_cluster
+  p=0; f=1; verdict="the cluster did not start (see $out/cluster-no-redis/cluster.log)"
+fi
+total_p=$((total_p + p)); total_f=$((total_f + f))
+summary+=("(c) negative control without Redis: $verdict")
+
+echo
+printf '%s\n' "${summary[@]}"
+log "results and logs under $out"
+echo "$total_p passed, $total_f failed"
+[ "$total_f" -eq 0 ]

@@ -1,0 +1,641 @@
+// tests/scale-out/scenarios.mjs — scale-out scenarios against a cluster started by cluster.sh:
+// several instances of the everything-server sharing state through Redis, behind nginx.
+//
+// usage: node scenarios.mjs STATE_FILE [--only NAME,NAME...]
+//   STATE_FILE  the file cluster.sh wrote (SCALE_OUT_STATE): ports and pids of nginx, redis and
+//               the instances. Instances are A, B, C (1, 2, 3); a scenario naming an instance
+//               talks to it directly by port, "through nginx" means port nginx_port.
+//
+// Scenarios (plain fetch, 2026-07-28 requests: _meta with protocolVersion and clientCapabilities,
+// headers mcp-protocol-version, mcp-method, mcp-name):
+//   round-robin              plain tools/call through nginx land on every instance (access log)
+//   task-across-instances    multi_input started on A, polled (tasks/get) and answered in part
+//                            (tasks/update) through B, cancelled (tasks/cancel) through C,
+//                            cancelled as seen from A and B
+//   task-completes-elsewhere confirm_delete started on B, answered through A, completed as seen
+//                            from C with the handler's result
+//   cancel-running-task      slow_compute (2 s) started on A, cancelled through C; stays
+//                            cancelled after the handler would have finished
+//   tasks-through-nginx      a task started and polled through nginx (each poll may land anywhere)
+//   listen-fan-out           subscriptions/listen streams on A, B and C each receive exactly one
+//                            notifications/tools/list_changed for a test_trigger_tool_change on C
+//   redis-outage             Redis killed (SIGKILL) and started again on its port (USR1 to
+//                            cluster.sh) while plain calls run through nginx: every plain call
+//                            answers 200, no instance exits, task requests get HTTP 503 with a
+//                            JSON-RPC error while Redis is gone, and a new task works on every
+//                            instance (and a list change fans out again) soon after it is back
+//
+// Output: `PASS scenario: step`, `FAIL scenario: step: why` (a failed step ends its scenario,
+// except the independent expectations while Redis is gone), `INFO ...`; the LAST line is `N passed, M failed` (steps). Exit 0 only when M == 0.
+
+import { readFileSync, existsSync } from "node:fs";
+
+const V = "2026-07-28";
+const TASKS = "io.modelcontextprotocol/tasks";
+const TASK_CAPS = { elicitation: {}, extensions: { [TASKS]: {} } };
+const SETTLES_MS = 5000; // how long a task may take to reach a state (the machine may be busy)
+const RECOVERY_LIMIT_MS = 10000; // full service after Redis is back, at most
+const ALL = [
+  "round-robin",
+  "task-across-instances",
+  "task-completes-elsewhere",
+  "cancel-running-task",
+  "tasks-through-nginx",
+  "listen-fan-out",
+  "redis-outage",
+];
+
+// ---- arguments and state -------------------------------------------------------------------------
+const argv = process.argv.slice(2);
+const stateFile = argv[0];
+if (!stateFile || !existsSync(stateFile)) {
+  console.error(`usage: node scenarios.mjs STATE_FILE [--only NAME,...]  (no state file: ${stateFile})`);
+  console.log("0 passed, 1 failed");
+  process.exit(2);
+}
+let only = ALL;
+const o = argv.indexOf("--only");
+if (o >= 0) {
+  only = (argv[o + 1] || "").split(",").filter(Boolean);
+  const unknown = only.filter((s) => !ALL.includes(s));
+  if (unknown.length) {
+    console.error(`unknown scenario(s): ${unknown.join(", ")}; known: ${ALL.join(", ")}`);
+    console.log("0 passed, 1 failed");
+    process.exit(2);
+  }
+}
+
+function readState() {
+  const state = {};
+  for (const line of readFileSync(stateFile, "utf8").split("\n")) {
+    const eq = line.indexOf("=");
+    if (eq > 0) state[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return state;
+}
+let state = readState();
+const count = Number(state.instances);
+const inst = [];
+for (let i = 1; i <= count; i++) {
+  inst.push({
+    name: "ABCDEFGHIJ"[i - 1] ?? `#${i}`,
+    port: Number(state[`instance_${i}_port`]),
+    pid: Number(state[`instance_${i}_pid`]),
+    log: state[`instance_${i}_log`],
+  });
+}
+const NGINX = { name: "nginx", port: Number(state.nginx_port) };
+const [A, B, C] = inst;
+
+// ---- results -------------------------------------------------------------------------------------
+let passed = 0;
+let failed = 0;
+class StepFailed extends Error {}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const short = (v, n = 400) => {
+  const s = typeof v === "string" ? v : JSON.stringify(v);
+  return s.length > n ? `${s.slice(0, n)}...` : s;
+};
+function info(text) {
+  console.log(`INFO ${text}`);
+}
+
+// step(scenario, name, fn): runs fn; its return (a string) is printed after PASS; a throw is FAIL
+// and ends the scenario.
+async function step(scenario, name, fn) {
+  try {
+    const note = await fn();
+    passed++;
+    console.log(`PASS ${scenario}: ${name}${note ? ` (${note})` : ""}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${scenario}: ${name}: ${e instanceof StepFailed ? e.message : e?.stack || e}`);
+    throw new StepFailed("scenario ended");
+  }
+}
+// check(...): like step, but a failure does not end the scenario (independent expectations).
+async function check(scenario, name, fn) {
+  try {
+    await step(scenario, name, fn);
+  } catch (e) {
+    if (!(e instanceof StepFailed)) throw e;
+  }
+}
+function expect(condition, message) {
+  if (!condition) throw new StepFailed(message);
+}
+
+// ---- the wire -------------------------------------------------------------------------------------
+let nextId = 1;
+const url = (target) => `http://127.0.0.1:${target.port}/mcp`;
+
+// Parses an SSE body into its JSON messages.
+function sseMessages(text) {
+  const out = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    const data = block
+      .split(/\r?\n/)
+      .filter((l) => l.startsWith("data:"))
+      .map((l) => l.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (data) {
+      try {
+        out.push(JSON.parse(data));
+      } catch {
+        /* not JSON: ignored */
+      }
+    }
+  }
+  return out;
+}
+
+// One 2026-07-28 request to `target`. Returns {status, body (the response with our id, or null),
+// messages, text, ms, error (a network error or time-out, as text)}.
+async function rpc(target, method, params = {}, { caps = {}, name, timeoutMs = 15000 } = {}) {
+  const id = nextId++;
+  const full = { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": caps, ...(params._meta || {}) } };
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": V,
+    "mcp-method": method,
+  };
+  const routed = name ?? params.name ?? params.uri ?? params.taskId;
+  if (routed !== undefined) headers["mcp-name"] = String(routed);
+  const started = Date.now();
+  try {
+    const res = await fetch(url(target), {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id, method, params: full }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    const sse = (res.headers.get("content-type") || "").startsWith("text/event-stream");
+    let messages = [];
+    if (sse) messages = sseMessages(text);
+    else {
+      try {
+        messages = [JSON.parse(text)];
+      } catch {
+        /* not JSON */
+      }
+    }
+    const body = messages.find((m) => m && m.id === id && !("method" in m)) ?? null;
+    return { status: res.status, body, messages, text, ms: Date.now() - started, id };
+  } catch (e) {
+    return { status: 0, body: null, messages: [], text: "", ms: Date.now() - started, id, error: String(e?.cause?.code || e?.name || e) };
+  }
+}
+const describe = (a) => (a.error ? `${a.error} after ${a.ms} ms` : `HTTP ${a.status} ${short(a.text)}`);
+
+// The result of a 200 success, else a StepFailed naming what came instead.
+function resultOf(answer, what) {
+  expect(answer.status === 200 && answer.body && "result" in answer.body, `${what}: expected a 200 result, got ${describe(answer)}`);
+  return answer.body.result;
+}
+
+const callTool = (target, tool, args = {}, caps = {}) => rpc(target, "tools/call", { name: tool, arguments: args }, { caps });
+
+async function startTask(target, tool, args) {
+  const answer = await callTool(target, tool, args, TASK_CAPS);
+  const result = resultOf(answer, `tools/call ${tool} on ${target.name}`);
+  expect(result.resultType === "task" && typeof result.taskId === "string" && result.status === "working",
+    `tools/call ${tool} on ${target.name}: expected a CreateTaskResult (resultType task, status working), got ${short(answer.text)}`);
+  return result;
+}
+const taskRequest = (target, method, taskId, fields = {}) => rpc(target, method, { taskId, ...fields }, { caps: TASK_CAPS });
+
+async function getTask(target, taskId) {
+  const answer = await taskRequest(target, "tasks/get", taskId);
+  const result = resultOf(answer, `tasks/get on ${target.name}`);
+  expect(result.taskId === taskId, `tasks/get on ${target.name}: another task id: ${short(answer.text)}`);
+  return result;
+}
+
+async function waitTask(target, taskId, done, what) {
+  const started = Date.now();
+  let last;
+  for (;;) {
+    last = await getTask(target, taskId);
+    if (done(last)) return last;
+    expect(Date.now() - started < SETTLES_MS, `tasks/get on ${target.name}: ${what} not reached within ${SETTLES_MS} ms; last: ${short(last)}`);
+    await sleep(50);
+  }
+}
+
+function expectAck(answer, what) {
+  const result = resultOf(answer, what);
+  expect(JSON.stringify(result) === JSON.stringify({ resultType: "complete" }), `${what}: expected {"resultType":"complete"}, got ${short(answer.text)}`);
+}
+
+// A subscriptions/listen stream: opened, its acknowledgement read.
+class Listen {
+  static async open(target, id, notifications) {
+    const l = new Listen();
+    l.target = target;
+    l.id = id;
+    l.abort = new AbortController();
+    l.buffer = "";
+    l.queue = [];
+    l.comments = 0;
+    const res = await fetch(url(target), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": V,
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0", id, method: "subscriptions/listen",
+        params: { notifications, _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} } },
+      }),
+      signal: l.abort.signal,
+    });
+    l.status = res.status;
+    l.contentType = res.headers.get("content-type") || "";
+    if (!l.contentType.startsWith("text/event-stream")) {
+      l.text = await res.text();
+      return l;
+    }
+    l.reader = res.body.getReader();
+    l.decoder = new TextDecoder();
+    l.ended = false;
+    l.ack = await l.next(SETTLES_MS);
+    return l;
+  }
+  // The next JSON message, or null after `ms` (or when the stream ended).
+  async next(ms) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (this.queue.length) return this.queue.shift();
+      if (this.ended) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      if (!this.pending) this.pending = this.reader.read();
+      const chunk = await Promise.race([this.pending, sleep(left).then(() => "timeout")]);
+      if (chunk === "timeout") return null;
+      this.pending = null;
+      if (chunk.done) {
+        this.ended = true;
+        continue;
+      }
+      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      let cut;
+      while ((cut = this.buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const block = this.buffer.slice(0, cut);
+        this.buffer = this.buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+        if (block.split(/\r?\n/).every((l) => l.startsWith(":") || l === "")) this.comments++;
+        this.queue.push(...sseMessages(block));
+      }
+    }
+  }
+  // The next notification named `method` within `ms` (others are skipped and counted).
+  async nextOf(method, ms) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const m = await this.next(Math.max(0, deadline - Date.now()));
+      if (!m || m.method === method) return m;
+    }
+  }
+  close() {
+    try {
+      this.abort.abort();
+    } catch {
+      /* closed */
+    }
+  }
+}
+
+async function openListen(target, id) {
+  const l = await Listen.open(target, id, { toolsListChanged: true });
+  expect(l.status === 200 && l.contentType.startsWith("text/event-stream"), `subscriptions/listen on ${target.name}: expected a 200 SSE stream, got HTTP ${l.status} ${short(l.text || "")}`);
+  expect(l.ack && l.ack.method === "notifications/subscriptions/acknowledged", `subscriptions/listen on ${target.name}: expected the acknowledgement first, got ${short(l.ack)}`);
+  return l;
+}
+
+// ---- processes -------------------------------------------------------------------------------------
+function alive(pid) {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return true;
+  }
+}
+function panicsIn(log) {
+  try {
+    return readFileSync(log, "utf8").split("\n").filter((l) => /panicked|RUST_BACKTRACE/.test(l));
+  } catch {
+    return [];
+  }
+}
+
+// ---- scenarios -------------------------------------------------------------------------------------
+const scenarios = {};
+
+scenarios["round-robin"] = async (s) => {
+  const rounds = 3 * count;
+  await step(s, `${rounds} plain tools/call test_simple_text through nginx answer 200`, async () => {
+    for (let i = 0; i < rounds; i++) {
+      const answer = await callTool(NGINX, "test_simple_text");
+      const result = resultOf(answer, `call ${i + 1}`);
+      expect(Array.isArray(result.content) && result.content.length > 0, `call ${i + 1}: no content: ${short(answer.text)}`);
+    }
+  });
+  await step(s, "nginx sent them to every instance (access log upstream=)", async () => {
+    await sleep(200); // nginx writes the line as it finishes the request
+    const log = readFileSync(`${state.dir}/access.log`, "utf8").trim().split("\n").slice(-rounds);
+    const hits = Object.fromEntries(inst.map((x) => [x.name, log.filter((l) => l.includes(`upstream=127.0.0.1:${x.port} `)).length]));
+    expect(inst.every((x) => hits[x.name] > 0), `not every instance served one: ${JSON.stringify(hits)}`);
+    return JSON.stringify(hits);
+  });
+};
+
+scenarios["task-across-instances"] = async (s) => {
+  let id;
+  await step(s, "multi_input started on A is a task", async () => {
+    id = (await startTask(A, "multi_input", {})).taskId;
+  });
+  await step(s, "tasks/get through B sees it input_required with both questions", async () => {
+    const t = await waitTask(B, id, (t) => t.status === "input_required" && Object.keys(t.inputRequests || {}).length === 2, "input_required with 2 questions");
+    expect(JSON.stringify(Object.keys(t.inputRequests).sort()) === '["first","second"]', `questions: ${short(t.inputRequests)}`);
+  });
+  await step(s, "tasks/update through B answers the first question", async () => {
+    expectAck(await taskRequest(B, "tasks/update", id, { inputResponses: { first: { action: "accept", content: { name: "Ada" } } } }), "tasks/update on B");
+  });
+  await step(s, "tasks/get through C: only the second question is pending", async () => {
+    const t = await waitTask(C, id, (t) => t.status === "input_required" && Object.keys(t.inputRequests || {}).join() === "second", "only `second` pending");
+    return t.status;
+  });
+  await step(s, "tasks/cancel through C is acknowledged", async () => {
+    expectAck(await taskRequest(C, "tasks/cancel", id), "tasks/cancel on C");
+  });
+  await step(s, "tasks/get through A (where it runs) shows cancelled", async () => {
+    const t = await waitTask(A, id, (t) => t.status !== "input_required" && t.status !== "working", "a final status");
+    expect(t.status === "cancelled", `status ${t.status}: ${short(t)}`);
+  });
+  await step(s, "tasks/get through B shows cancelled too", async () => {
+    const t = await getTask(B, id);
+    expect(t.status === "cancelled", `status ${t.status}: ${short(t)}`);
+  });
+};
+
+scenarios["task-completes-elsewhere"] = async (s) => {
+  let id;
+  await step(s, "confirm_delete started on B is a task", async () => {
+    id = (await startTask(B, "confirm_delete", { filename: "scale-out.txt" })).taskId;
+  });
+  await step(s, "tasks/get through C sees the question", async () => {
+    const t = await waitTask(C, id, (t) => t.status === "input_required", "input_required");
+    expect(Object.keys(t.inputRequests || {}).join() === "confirm", `questions: ${short(t.inputRequests)}`);
+  });
+  let answeredAt;
+  await step(s, "tasks/update through A answers it", async () => {
+    expectAck(await taskRequest(A, "tasks/update", id, { inputResponses: { confirm: { action: "accept", content: { confirm: true } } } }), "tasks/update on A");
+    answeredAt = Date.now();
+  });
+  await step(s, "tasks/get through C: completed with the handler's result", async () => {
+    const t = await waitTask(C, id, (t) => t.status === "completed" || t.status === "failed" || t.status === "cancelled", "a final status");
+    const text = t.result?.content?.[0]?.text;
+    expect(t.status === "completed" && text === "Deleted scale-out.txt", `expected completed "Deleted scale-out.txt": ${short(t)}`);
+    return `${Date.now() - answeredAt} ms after the answer`;
+  });
+};
+
+scenarios["cancel-running-task"] = async (s) => {
+  let id;
+  await step(s, "slow_compute (2 s) started on A is a task", async () => {
+    id = (await startTask(A, "slow_compute", { seconds: 2, label: "scale-out" })).taskId;
+  });
+  await step(s, "tasks/get through B: working", async () => {
+    const t = await getTask(B, id);
+    expect(t.status === "working", `status ${t.status}: ${short(t)}`);
+  });
+  await step(s, "tasks/cancel through C is acknowledged", async () => {
+    expectAck(await taskRequest(C, "tasks/cancel", id), "tasks/cancel on C");
+  });
+  await step(s, "tasks/get through B: cancelled", async () => {
+    const t = await waitTask(B, id, (t) => t.status !== "working", "a final status");
+    expect(t.status === "cancelled", `status ${t.status}: ${short(t)}`);
+  });
+  await step(s, "still cancelled on A and C after the handler would have finished", async () => {
+    await sleep(2500);
+    for (const x of [A, C]) {
+      const t = await getTask(x, id);
+      expect(t.status === "cancelled", `on ${x.name}: status ${t.status}: ${short(t)}`);
+    }
+  });
+};
+
+scenarios["tasks-through-nginx"] = async (s) => {
+  let id;
+  await step(s, "slow_compute (1 s) started through nginx is a task", async () => {
+    id = (await startTask(NGINX, "slow_compute", { seconds: 1 })).taskId;
+  });
+  await step(s, `${2 * count} tasks/get through nginx (round robin) all find it, then completed`, async () => {
+    for (let i = 0; i < 2 * count; i++) await getTask(NGINX, id);
+    const t = await waitTask(NGINX, id, (t) => t.status !== "working", "a final status");
+    const text = t.result?.content?.[0]?.text;
+    expect(t.status === "completed" && text === "Computed job in 1s", `expected completed "Computed job in 1s": ${short(t)}`);
+  });
+};
+
+scenarios["listen-fan-out"] = async (s) => {
+  const streams = [];
+  try {
+    await step(s, "subscriptions/listen (toolsListChanged) open and acknowledged on every instance", async () => {
+      for (const x of inst) streams.push(await openListen(x, `listen-${x.name}`));
+    });
+    await step(s, "tools/call test_trigger_tool_change on C answers", async () => {
+      resultOf(await callTool(C, "test_trigger_tool_change"), "test_trigger_tool_change on C");
+    });
+    await step(s, "the stream on A receives notifications/tools/list_changed, tagged with its subscription id", async () => {
+      const m = await streams[0].nextOf("notifications/tools/list_changed", SETTLES_MS);
+      expect(m, `nothing within ${SETTLES_MS} ms`);
+      const tag = m.params?._meta?.["io.modelcontextprotocol/subscriptionId"];
+      expect(tag === "listen-A", `subscriptionId ${short(tag)}: ${short(m)}`);
+    });
+    await step(s, "every other stream receives it as well", async () => {
+      for (const l of streams.slice(1)) {
+        const m = await l.nextOf("notifications/tools/list_changed", SETTLES_MS);
+        expect(m, `nothing on ${l.target.name} within ${SETTLES_MS} ms`);
+      }
+    });
+    await step(s, "exactly once per stream (no duplicate within 1 s)", async () => {
+      await sleep(1000);
+      for (const l of streams) {
+        const again = await l.nextOf("notifications/tools/list_changed", 10);
+        expect(!again, `a second one on ${l.target.name}: ${short(again)}`);
+      }
+    });
+  } finally {
+    for (const l of streams) l.close();
+  }
+};
+
+scenarios["redis-outage"] = async (s) => {
+  await step(s, "the cluster has a redis-server", async () => {
+    expect(state.redis_pid, "no redis_pid in the state file (SCALE_OUT_NO_REDIS=1?)");
+  });
+  const generation = Number(state.redis_generation);
+  // The load: plain stateless calls through nginx, two at a time, until told to stop.
+  const load = { on: true, answers: 0, bad: [], maxMs: 0 };
+  const worker = async () => {
+    while (load.on) {
+      const a = await callTool(NGINX, "test_simple_text", {}, {});
+      load.answers++;
+      load.maxMs = Math.max(load.maxMs, a.ms);
+      if (a.status !== 200 || !a.body?.result) load.bad.push(describe(a));
+      await sleep(10);
+    }
+  };
+  const workers = [worker(), worker()];
+  let before;
+  let oldListen;
+  try {
+    await step(s, "before: a task started on A is seen from B", async () => {
+      before = (await startTask(A, "slow_compute", { seconds: 120 })).taskId;
+      await getTask(B, before);
+    });
+    oldListen = await Listen.open(A, "listen-before-outage", { toolsListChanged: true }).catch(() => null);
+
+    const killedAt = Date.now();
+    await step(s, `redis-server (pid ${state.redis_pid}) killed with SIGKILL`, async () => {
+      process.kill(Number(state.redis_pid), "SIGKILL");
+      for (let i = 0; i < 50 && alive(Number(state.redis_pid)); i++) await sleep(20);
+      expect(!alive(Number(state.redis_pid)), "redis-server still runs");
+    });
+    await sleep(1000);
+    // Each expectation on its own: one that fails does not hide the others.
+    const expect503 = (a, where) => {
+      expect(a.status === 503, `${where}: expected HTTP 503, got ${describe(a)}`);
+      expect(a.body && a.body.error && typeof a.body.error.code === "number" && a.body.id === a.id,
+        `${where}: expected a JSON-RPC error echoing id ${a.id}, got ${short(a.text)}`);
+      return `${a.ms} ms, code ${a.body.error.code}`;
+    };
+    await check(s, "Redis gone: a new task (slow_compute, ctx.start_task) on each instance is HTTP 503 with a JSON-RPC error", async () => {
+      const seen = [];
+      for (const x of inst) seen.push(`${x.name} ${expect503(await callTool(x, "slow_compute", { seconds: 1 }, TASK_CAPS), `on ${x.name}`)}`);
+      return seen.join("; ");
+    });
+    await check(s, "Redis gone: a new task (confirm_delete, ctx.require_task) on each instance is HTTP 503 with a JSON-RPC error", async () => {
+      const seen = [];
+      for (const x of inst) seen.push(`${x.name} ${expect503(await callTool(x, "confirm_delete", { filename: "outage.txt" }, TASK_CAPS), `on ${x.name}`)}`);
+      return seen.join("; ");
+    });
+    await check(s, "Redis gone: tasks/get of the earlier task through B and C is HTTP 503 with a JSON-RPC error", async () => {
+      for (const x of [B, C]) expect503(await taskRequest(x, "tasks/get", before), `on ${x.name}`);
+      const onA = await taskRequest(A, "tasks/get", before);
+      info(`redis-outage: tasks/get of the earlier task on A (where it runs) while Redis is gone: ${describe(onA)}`);
+    });
+    await check(s, "Redis gone: tasks/cancel of the earlier task through C is HTTP 503 with a JSON-RPC error", async () => {
+      expect503(await taskRequest(C, "tasks/cancel", before), "on C");
+    });
+    await check(s, "Redis gone: a plain tools/call directly on each instance answers 200", async () => {
+      for (const x of inst) resultOf(await callTool(x, "test_simple_text"), `on ${x.name}`);
+    });
+    await step(s, "every instance still runs while Redis is gone", async () => {
+      const dead = inst.filter((x) => !alive(x.pid)).map((x) => x.name);
+      expect(dead.length === 0, `exited: ${dead.join(", ")}`);
+      return `Redis gone for ${Date.now() - killedAt} ms so far`;
+    });
+
+    let backAt;
+    await step(s, "redis-server started again on the same port (USR1 to cluster.sh)", async () => {
+      process.kill(Number(state.cluster_pid), "SIGUSR1");
+      for (let i = 0; i < 200; i++) {
+        await sleep(50);
+        const now = readState();
+        if (Number(now.redis_generation) > generation) {
+          expect(now.redis_port === state.redis_port, `another port: ${now.redis_port} (was ${state.redis_port})`);
+          state = now;
+          backAt = Date.now();
+          return `pid ${now.redis_pid}, port ${now.redis_port}, down ${backAt - killedAt} ms`;
+        }
+      }
+      expect(false, "cluster.sh did not report a new redis-server within 10 s");
+    });
+    await step(s, `full service within ${RECOVERY_LIMIT_MS / 1000} s: a new task on every instance, seen from the next one`, async () => {
+      const ok = new Set();
+      let last = "";
+      while (ok.size < inst.length) {
+        for (const [i, x] of inst.entries()) {
+          if (ok.has(x.name)) continue;
+          const a = await callTool(x, "slow_compute", { seconds: 1 }, TASK_CAPS);
+          if (a.status === 200 && a.body?.result?.resultType === "task") {
+            const next = inst[(i + 1) % inst.length];
+            const g = await taskRequest(next, "tasks/get", a.body.result.taskId);
+            if (g.status === 200 && g.body?.result?.taskId === a.body.result.taskId) ok.add(x.name);
+            else last = `tasks/get on ${next.name}: ${describe(g)}`;
+          } else last = `new task on ${x.name}: ${describe(a)}`;
+        }
+        expect(Date.now() - backAt < RECOVERY_LIMIT_MS || ok.size === inst.length, `not within ${RECOVERY_LIMIT_MS} ms; last: ${last}`);
+        if (ok.size < inst.length) await sleep(100);
+      }
+      return `${Date.now() - backAt} ms after Redis answered`;
+    });
+    await step(s, "after: a list change on C reaches a new listen stream on A", async () => {
+      const l = await openListen(A, "listen-after-outage");
+      try {
+        const started = Date.now();
+        let m = null;
+        // The instances may resubscribe a moment after they reconnect: trigger again until it arrives.
+        while (!m && Date.now() - started < RECOVERY_LIMIT_MS) {
+          resultOf(await callTool(C, "test_trigger_tool_change"), "test_trigger_tool_change on C");
+          m = await l.nextOf("notifications/tools/list_changed", 1000);
+        }
+        expect(m, `nothing within ${RECOVERY_LIMIT_MS} ms`);
+        return `${Date.now() - started} ms`;
+      } finally {
+        l.close();
+      }
+    });
+    if (oldListen && oldListen.reader) {
+      const m = await oldListen.nextOf("notifications/tools/list_changed", 2000);
+      info(`redis-outage: a listen stream opened on A before the outage ${m ? "received the list change after it" : oldListen.ended ? "was ended by the server (a client reopens it)" : "stayed open but received no list change after it"}`);
+    }
+  } finally {
+    load.on = false;
+    await Promise.all(workers);
+    if (oldListen) oldListen.close();
+  }
+  await step(s, `plain tools/call through nginx answered 200 throughout (${load.answers} calls)`, async () => {
+    expect(load.bad.length === 0, `${load.bad.length} of ${load.answers} did not: ${short(load.bad.slice(0, 3))}`);
+    return `slowest ${load.maxMs} ms`;
+  });
+  await step(s, "no instance exited or panicked", async () => {
+    const dead = inst.filter((x) => !alive(x.pid)).map((x) => x.name);
+    expect(dead.length === 0, `exited: ${dead.join(", ")}`);
+    const panics = inst.flatMap((x) => panicsIn(x.log).map((l) => `${x.name}: ${l}`));
+    expect(panics.length === 0, short(panics, 800));
+  });
+};
+
+// ---- run -------------------------------------------------------------------------------------------
+info(`cluster: nginx ${NGINX.port}, instances ${inst.map((x) => `${x.name}=${x.port}`).join(" ")}, redis ${state.redis_port || "none"}`);
+const needs = { "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3 };
+for (const name of only) {
+  if ((needs[name] || 1) > count) {
+    failed++;
+    console.log(`FAIL ${name}: needs ${needs[name]} instances, the cluster has ${count}`);
+    continue;
+  }
+  try {
+    await scenarios[name](name);
+  } catch (e) {
+    if (!(e instanceof StepFailed) || e.message !== "scenario ended") {
+      failed++;
+      console.log(`FAIL ${name}: ${e?.stack || e}`);
+    }
+  }
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
