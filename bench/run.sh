@@ -6,6 +6,10 @@
 #                           20,000 sessions on 64 connections (ROUNDS fresh processes each)
 #   bench/run.sh --smoke    1 round, 1 s per run, 64 connections, 1,000 sessions; exits
 #                           non-zero if any server answers wrongly
+#   BENCH_REDIS=1 ...       also rows of our server with its stores in Redis (`--features redis`,
+#                           `--redis`, a redis-server of its own on 127.0.0.1: the Debian package
+#                           must be installed), each beside the memory row it repeats, and the
+#                           Redis commands per request they cost (`INFO commandstats` deltas)
 #
 # Every server runs pinned to core 0 (`taskset -c 0`), the load generator to core 1. Servers
 # are loaded in turn (A B C D, A B C D, ...), never at once, each next to the ceiling row it is
@@ -29,6 +33,14 @@ else
 fi
 
 echo "== build (release, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS)" >&2
+WORK=$(mktemp -d)
+REDIS_ROWS=${BENCH_REDIS:-0}
+if [[ $REDIS_ROWS == 1 ]]; then
+  command -v redis-server >/dev/null || { echo "BENCH_REDIS=1 needs redis-server (apt-get install redis-server)" >&2; exit 1; }
+  # The redis build first, kept aside: the memory build below takes the usual path.
+  (cd "$ROOT" && cargo build --release --quiet -p bench-server --features redis)
+  cp "$BIN/bench-server" "$WORK/bench-server-redis"
+fi
 (cd "$ROOT" && cargo build --release --quiet -p bench-server)
 (cd "$ROOT/bench" && cargo build --release --quiet --bins)
 BUILT=$(date +%s)
@@ -40,7 +52,8 @@ else
 fi
 
 PIDS=()
-cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+REDIS_PID=""
+cleanup() { for pid in "${PIDS[@]}" $REDIS_PID; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 # start NAME PORT CMD... : starts a server pinned to core 0, waits for its port; sets $PID.
@@ -59,17 +72,31 @@ start() {
 
 kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 
-WORK=$(mktemp -d)
 RESULTS=$WORK/results
 : >"$RESULTS"
 
 # name | mode label | loadgen mode | command; in load order: each row after the ceiling row it
 # is compared with (the nearest one above it)
+REDIS=""
+REDIS_STATELESS=() REDIS_SESSION=()
+if [[ $REDIS_ROWS == 1 ]]; then
+  REDIS_PORT=$((BASE_PORT + 40))
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$WORK" \
+    >"$WORK/redis.log" 2>&1 &
+  REDIS_PID=$!
+  for _ in $(seq 100); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.05; done
+  export MCP_REQUEST_STATE_KEY=${MCP_REQUEST_STATE_KEY:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}
+  REDIS="$WORK/bench-server-redis --redis redis://127.0.0.1:$REDIS_PORT/"
+  REDIS_STATELESS=("ours, Redis stores|stateless 2026-07-28|stateless2026|$REDIS")
+  REDIS_SESSION=("ours, Redis stores|session-era JSON|session|$REDIS")
+fi
 SERVERS=(
   "hyper (ceiling)|2026-07-28 requests|stateless2026|$BIN/hyper-peer"
   "ours|stateless 2026-07-28|stateless2026|$BIN/bench-server"
+  "${REDIS_STATELESS[@]}"
   "hyper (ceiling)|session requests|session|$BIN/hyper-peer"
   "ours|session-era JSON|session|$BIN/bench-server"
+  "${REDIS_SESSION[@]}"
   "hyper (ceiling)|session requests, SSE answers|session|$BIN/hyper-peer --sse"
   "ours|session-era SSE|session|env BENCH_SSE_RESPONSES=1 $BIN/bench-server"
   "rmcp|session-era SSE|session|$BIN/rmcp-peer --mode sessions"
@@ -94,6 +121,7 @@ for entry in "${SERVERS[@]}"; do
   IDLE_OF[$key]=$(kib "$PID" VmRSS)
 done
 [[ $FAILED == 0 ]] || { echo "smoke/check failed" >&2; exit 1; }
+[[ -z $REDIS ]] || redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
 
 for round in $(seq "$ROUNDS"); do
   for entry in "${SERVERS[@]}"; do
@@ -109,6 +137,16 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 [[ $FAILED == 0 ]] || { echo "load failed" >&2; exit 1; }
+REDIS_PER_REQUEST=""
+if [[ -n $REDIS ]]; then
+  # Every command the Redis rows sent under load (the start-up PING and SUBSCRIBE came before
+  # the reset; CONFIG and INFO are this script's), over the requests those rows served.
+  commands=$(redis-cli -p "$REDIS_PORT" info commandstats |
+    awk -F'[:=,]' '/^cmdstat_/ && $1 !~ /cmdstat_(config|info)/ { n += $3 } END { print n+0 }')
+  requests=$(awk -F'|' '$1 ~ /^ours, Redis stores/ { n=split($3, kv, " ");
+    for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]=="requests") s+=p[2] } } END { print s+0 }' "$RESULTS")
+  REDIS_PER_REQUEST=$(awk -v c="$commands" -v r="$requests" 'BEGIN { printf "%.4f", (r>0 ? c/r : 0) }')
+fi
 
 # mean of field F over the rounds of KEY at CONNS
 mean() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
@@ -162,6 +200,10 @@ for entry in "${SERVERS[@]}"; do
     "$(mean "$key" "$C0" p50_us)" "$(mean "$key" "$C0" p99_us)" "${IDLE_OF[$key]}" "$(maxf "$key" hwm_kib)" \
     "$(mean "$key" "$C0" cpu_us_per_req)" "$(span "$key" "$C0" cpu_us_per_req)" "$same" "$ratio" "$p99"
 done
+if [[ -n $REDIS ]]; then
+  echo
+  echo "Redis rows: $REDIS_PER_REQUEST Redis commands per request under load (\`INFO commandstats\` of their redis-server, $(redis-server --version | cut -d' ' -f3)); the memory row above each is the same server built without the feature."
+fi
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 PIDS=()
 
@@ -175,6 +217,7 @@ i=10
 # The ceiling stores nothing: its row is the rate the two HTTP exchanges alone allow.
 SESSION_SERVERS=("ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode sessions"
   "hyper (ceiling, no state)|$BIN/hyper-peer")
+[[ -z $REDIS ]] || SESSION_SERVERS=("${SESSION_SERVERS[0]}" "ours, Redis stores|$REDIS" "${SESSION_SERVERS[@]:1}")
 for entry in "${SESSION_SERVERS[@]}"; do
   IFS='|' read -r name cmd <<<"$entry"
   port=$((BASE_PORT + i)); i=$((i + 1))

@@ -1,7 +1,7 @@
 //! Validation of a loaded document before anything is generated: OpenRPC rules and MCP rules.
 //!
 //! Every rule runs on the whole document and all problems are reported at once, sorted with
-//! [`Diagnostics::sort`]. Rule ids: `unique-method-names`, `unique-param-names`,
+//! [`Diagnostics::sort`]. Rule ids: `unique-method-names`, `reserved-method-names`, `unique-param-names`,
 //! `required-params-first`, `mcp-needs-result`, `mcp-unique-names`, `mcp-tool-name` (warning),
 //! `mcp-prompt-arguments`, `mcp-resource-params`, `mcp-uri-template`, `mcp-header-token`,
 //! `mcp-header-unique`, `mcp-header-type`, `mcp-header-reachable`, `mcp-header-placement`.
@@ -18,6 +18,13 @@ use crate::openrpc::{
 };
 use crate::schema_walk;
 
+/// Rule id: a method name begins with `rpc.`, the prefix OpenRPC reserves for rpc-internal
+/// methods.
+pub const RULE_RESERVED_METHOD_NAMES: &str = "reserved-method-names";
+
+/// The method-name prefix OpenRPC reserves for rpc-internal methods (`rpc.discover`).
+const RESERVED_PREFIX: &str = "rpc.";
+
 /// Checks every rule on `document` and returns all diagnostics found (errors and warnings).
 pub fn validate(document: &Document) -> Diagnostics {
     let mut v = Validator {
@@ -25,6 +32,7 @@ pub fn validate(document: &Document) -> Diagnostics {
         diags: Diagnostics::default(),
     };
     v.unique_method_names();
+    v.reserved_method_names();
     for method in &document.methods {
         v.params(method);
         v.mcp(method);
@@ -140,6 +148,24 @@ impl Validator<'_> {
                 );
             } else {
                 seen.insert(&m.name, &m.location);
+            }
+        }
+    }
+
+    /// OpenRPC reserves method names that begin with `rpc.` for rpc-internal methods (the
+    /// plain JSON-RPC endpoint answers `rpc.discover` itself).
+    fn reserved_method_names(&mut self) {
+        for m in &self.doc.methods {
+            if m.name.starts_with(RESERVED_PREFIX) {
+                let message = format!(
+                    "method name {:?} begins with \"rpc.\", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method",
+                    m.name
+                );
+                self.error(
+                    RULE_RESERVED_METHOD_NAMES,
+                    self.child(&m.location, "name"),
+                    message,
+                );
             }
         }
     }

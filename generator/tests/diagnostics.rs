@@ -144,6 +144,16 @@ fn unique_method_names() {
 }
 
 #[test]
+fn reserved_method_names() {
+    let expected = r##"error[reserved-method-names]: method name "rpc.discover" begins with "rpc.", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method
+  --> reserved-method-names.json:5:15 (/methods/0/name)
+error[reserved-method-names]: method name "rpc.ping" begins with "rpc.", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method
+  --> reserved-method-names.json:7:15 (/methods/2/name)
+2 error(s), 0 warning(s)"##;
+    assert_eq!(render("reserved-method-names.json"), expected);
+}
+
+#[test]
 fn unique_param_names() {
     let expected = r##"error[unique-param-names]: method "add" has two params named "x"
   --> unique-param-names.json:10:19 (/methods/0/params/2/name)

@@ -79,6 +79,9 @@ impl Default for CacheHints {
 
 /// Settings of a server. Every bound has a name and a default.
 ///
+/// A server binary ([`crate::entry`]) also takes every setting an operator changes as a flag
+/// and an `MCP_*` environment variable (`--help` lists them), over the `Config` it starts from.
+///
 /// Build one with [`Config::builder`], or start from [`Config::default`] and set fields. The
 /// struct is `#[non_exhaustive]`, so new settings can be added without breaking callers: it
 /// cannot be written as a struct literal outside this crate.

@@ -7,8 +7,6 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
-use std::future::Future;
-use std::pin::Pin;
 
 use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
 use crate::context::RequestContext;
@@ -17,8 +15,7 @@ use crate::json::{JsonText, RESPONSE_HEADROOM};
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
-/// A boxed, sendable future: what dispatch returns so one trait object can route any method.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::future::BoxFuture;
 
 /// How a method accepts its params (OpenRPC `paramStructure`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,66 +1,44 @@
-//! The `main` of a generated server binary: flags, logging, runtime, transport.
+//! The `main` of a generated server binary: flags and `MCP_*` environment variables, logging,
+//! runtime, transport.
+//!
+//! Every setting an operator changes is a flag and an environment variable, listed by
+//! `--help` in groups with its default, and checked before the server starts: a bad value, a
+//! zero where zero makes no sense, or a combination that cannot work exits with status 2 and
+//! one line naming the flag or variable (`error: --body-limit 0: must be at least 1 byte`).
+//! A flag wins over its variable; an empty variable counts as unset. The table of settings
+//! is `entry/settings.rs` (`SETTINGS`): adding a flag is adding an entry there.
+//!
+//! Three ways in, from the simplest:
+//!
+//! - [`main`]: a generated `Server` with [`Config::default`] under the flags.
+//! - [`run_with`]: the application's [`Config`] under the flags (its values are the defaults
+//!   `--help` shows), and a closure that builds the server from the result (with its own
+//!   stores, or taking its [`McpServer::notifier`]).
+//! - [`run`]: a server already built; the flags change its configuration in place, which
+//!   works for every setting but `--max-sessions`, `--max-tasks`, `--task-ttl` and
+//!   `--task-poll-interval` (the stores and the task runner took them when the server was
+//!   built) and only while the server has not been cloned.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use clap::parser::ValueSource;
+
+use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
-const USAGE: &str = "\
-Usage: <server> [--addr HOST:PORT | --stdio] [--jsonrpc PATH] [--legacy-sse] [--server-card]
-                [--public-url URL] [--auth-issuer URL ...]
+mod settings;
+mod values;
 
-  --addr HOST:PORT   serve MCP over Streamable HTTP at http://HOST:PORT/mcp [default: 127.0.0.1:8080]
-  --stdio            serve MCP over stdin/stdout (one JSON-RPC message per line)
-  --jsonrpc PATH     also serve every method of the contract as plain JSON-RPC 2.0 over HTTP
-                     POST at PATH (e.g. /jsonrpc), with rpc.discover; HTTP only
-                     [env: MCP_JSONRPC_PATH; default: off]
-  --server-card      serve the contract's server card at /mcp/server-card, listed by the MCP
-                     Catalog at /.well-known/mcp/catalog.json; HTTP only
-                     [env: MCP_SERVER_CARD=1; default: off]
-  --public-url URL   the MCP endpoint's public URL, as clients reach it through proxies, e.g.
-                     https://mcp.example.com/mcp; named by the server card
-                     [env: MCP_PUBLIC_URL; default: http://{Host header}/mcp]
-  --legacy-sse       also serve the 2024-11-05 HTTP+SSE transport: GET /sse opens the stream,
-                     POST /messages?sessionId=ID carries client messages; HTTP only
-                     [env: MCP_LEGACY_SSE=1; default: off]
-{AUTH}
-  --redis URL        share 2026-07-28 tasks and notifications with the other instances through
-                     the Redis at URL (redis://host:port/db; needs MCP_REQUEST_STATE_KEY, the
-                     same on every instance; MCP_REDIS_PREFIX names the keys [default: mcp]);
-                     HTTP only{REDIS_BUILD} [env: MCP_REDIS_URL; default: off, everything in memory]
-  --metrics ADDR     serve Prometheus metrics at http://ADDR/metrics, a listener of its own
-                     (requests by method and outcome, latencies, sessions, streams, tasks){METRICS_BUILD}
-                     [env: MCP_METRICS_ADDR; default: off]
-  -h, --help         print this help
-
-Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to see more.";
-
-/// [`USAGE`] with the authorization flags' lines.
-fn usage() -> String {
-    // Whether this build can use `--redis`, so that `--help` tells before a start fails.
-    let redis_build = if cfg!(feature = "redis") {
-        ""
-    } else {
-        "; NOT IN THIS BUILD: rebuild with the `redis` feature\n                    "
-    };
-    // telemetry (#19): whether this build can serve `--metrics`.
-    let metrics_build = if cfg!(feature = "metrics") {
-        ""
-    } else {
-        ";\n                     NOT IN THIS BUILD: rebuild with the `metrics` feature"
-    };
-    USAGE
-        .replace("{AUTH}", crate::auth::cli::USAGE)
-        .replace("{REDIS_BUILD}", redis_build)
-        .replace("{METRICS_BUILD}", metrics_build)
-}
+use settings::{Given, Parsed, Scope, Setting, SETTINGS};
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
 pub const JSONRPC_PATH_ENV: &str = "MCP_JSONRPC_PATH";
 /// The environment variable turning the server card on when `--server-card` is not given
-/// (`1` or `true`).
+/// (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
 pub const SERVER_CARD_ENV: &str = "MCP_SERVER_CARD";
 /// The environment variable giving the public URL when `--public-url` is not given.
 pub const PUBLIC_URL_ENV: &str = "MCP_PUBLIC_URL";
@@ -72,7 +50,8 @@ pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
 /// The environment variable giving the Redis URL when `--redis` is not given (empty: off).
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
-/// The environment variable giving the Redis key prefix (default `mcp`).
+/// The environment variable giving the Redis key prefix when `--redis-prefix` is not given
+/// (default `mcp`).
 pub const REDIS_PREFIX_ENV: &str = "MCP_REDIS_PREFIX";
 
 /// How to serve, from the command line.
@@ -84,20 +63,31 @@ pub enum Transport {
     Stdio,
 }
 
-/// Why [`parse_args`] returned no [`Transport`]. Its `Display` is the text to print.
+/// How logs are written to stderr (`--log-format`, `MCP_LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    /// One line of text per event, for people (`text`, the default).
+    #[default]
+    Text,
+    /// One JSON object per event (`json`), for log collectors.
+    Json,
+}
+
+/// Why [`parse`] returned no [`Args`]. Its `Display` is the text to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ArgsError {
-    /// `-h` / `--help`: print the usage and exit successfully.
-    Help,
-    /// A bad or unknown argument: print the message and exit with status 2.
+    /// `-h` / `--help`: print this help (on stdout) and exit successfully.
+    Help(String),
+    /// A bad or unknown argument, or a bad variable: print `error: ` and the message (one
+    /// line, naming the flag or variable) and exit with status 2.
     Invalid(String),
 }
 
 impl std::fmt::Display for ArgsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ArgsError::Help => f.write_str(&usage()),
+            ArgsError::Help(help) => f.write_str(help),
             ArgsError::Invalid(message) => f.write_str(message),
         }
     }
@@ -105,155 +95,321 @@ impl std::fmt::Display for ArgsError {
 
 impl std::error::Error for ArgsError {}
 
-/// What the command line asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the command line and the environment ask for.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Args {
-    /// How to serve MCP.
+    /// How to serve MCP (`--addr`, `--stdio`).
     pub transport: Transport,
-    /// `--jsonrpc PATH`: the plain JSON-RPC endpoint's path (see
-    /// [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)), if given.
-    pub jsonrpc_path: Option<String>,
-    /// `--server-card`: serve the server card ([`Config::server_card`](crate::Config::server_card)).
-    pub server_card: bool,
-    /// `--public-url URL` ([`Config::public_url`](crate::Config::public_url)), if given.
-    pub public_url: Option<String>,
-    /// `--legacy-sse`: also serve the 2024-11-05 HTTP+SSE transport (see
-    /// [`Config::legacy_sse`](crate::Config::legacy_sse)).
-    pub legacy_sse: bool,
-    /// `--auth-issuer`, `--auth-audience`, `--auth-jwks`, `--auth-scopes` (HTTP only: refused
-    /// with `--stdio`).
-    pub auth: crate::auth::AuthArgs,
+    /// The configuration: the one parsing started from, with every setting given applied
+    /// (and [`Config::auth`] built from `--auth-*`).
+    pub config: Config,
+    /// The log filter (`--log-level`, `RUST_LOG`; default `info`): `tracing_subscriber`'s
+    /// `EnvFilter` directives, already checked.
+    pub log_filter: String,
+    /// `--log-format`.
+    pub log_format: LogFormat,
     /// `--redis URL`: share tasks and notifications through this Redis, if given.
     pub redis: Option<String>,
+    /// `--redis-prefix` (default `mcp`).
+    pub redis_prefix: String,
+    /// `--metrics ADDR`: serve Prometheus metrics there (feature `metrics`), if given.
+    pub metrics: Option<SocketAddr>,
+    /// Where `redis` came from: `--redis` or [`REDIS_URL_ENV`].
+    redis_source: &'static str,
+    /// The settings given (by flag or variable, applied), by flag name; `request-state-key`
+    /// or `request-state-previous-key` for a key read from its variable.
+    given: Vec<&'static str>,
 }
 
-/// Parses `--addr HOST:PORT` / `--addr=HOST:PORT` / `--stdio`; the transport only (see
-/// [`parse_command_line`] for every flag).
+impl Args {
+    /// Whether a setting that lives in [`Config`] was given (not only the transport or the
+    /// logging).
+    fn changes_config(&self) -> bool {
+        self.given.iter().any(|flag| {
+            !matches!(
+                *flag,
+                "stdio"
+                    | "addr"
+                    | "log-level"
+                    | "log-format"
+                    | "redis"
+                    | "redis-prefix"
+                    | "metrics"
+            )
+        })
+    }
+
+    fn gave(&self, flag: &str) -> bool {
+        self.given.contains(&flag)
+    }
+}
+
+/// The transport the command line and the process environment ask for (see
+/// [`parse_command_line`]).
 pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, ArgsError> {
     parse_command_line(args).map(|args| args.transport)
 }
 
-/// Parses the whole command line: [`parse_args`]'s flags and `--jsonrpc PATH` /
-/// `--jsonrpc=PATH` (HTTP only: refused with `--stdio`).
+/// Parses `args` (without the program name) and the process environment over
+/// [`Config::default`]; see [`parse`].
 pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args, ArgsError> {
-    let mut transport = Transport::Http(SocketAddr::from(([127, 0, 0, 1], 8080)));
-    let mut jsonrpc_path = None;
-    let mut server_card = false;
-    let mut public_url = None;
-    let mut legacy_sse = false;
-    let mut auth = crate::auth::AuthArgs::default();
-    let mut redis = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let (flag, value) = match arg.split_once('=') {
-            Some((flag @ ("--addr" | "--jsonrpc" | "--public-url" | "--redis"), value)) => {
-                (flag.to_string(), value.to_string())
-            }
-            Some((flag, value)) if crate::auth::AuthArgs::is_flag(flag) => {
-                (flag.to_string(), value.to_string())
-            }
-            _ => match arg.as_str() {
-                "--stdio" => {
-                    transport = Transport::Stdio;
-                    continue;
-                }
-                "--server-card" => {
-                    server_card = true;
-                    continue;
-                }
-                "--legacy-sse" => {
-                    legacy_sse = true;
-                    continue;
-                }
-                "-h" | "--help" => return Err(ArgsError::Help),
-                "--addr" | "--jsonrpc" | "--public-url" | "--redis" => {
-                    let value = args.next().ok_or_else(|| {
-                        ArgsError::Invalid(match arg.as_str() {
-                            "--addr" => "--addr needs a value, e.g. --addr 127.0.0.1:8080".into(),
-                            "--public-url" => "--public-url needs a value, e.g. --public-url https://mcp.example.com/mcp".into(),
-                            "--redis" => "--redis needs a value, e.g. --redis redis://127.0.0.1:6379/".into(),
-                            _ => "--jsonrpc needs a value, e.g. --jsonrpc /jsonrpc".into(),
-                        })
-                    })?;
-                    (arg, value)
-                }
-                flag if crate::auth::AuthArgs::is_flag(flag) => {
-                    let value = args.next().ok_or_else(|| {
-                        ArgsError::Invalid(format!("{flag} needs a value, e.g. {flag} https://…"))
-                    })?;
-                    (arg, value)
-                }
-                other => {
-                    return Err(ArgsError::Invalid(format!(
-                        "unknown argument `{other}`\n\n{}",
-                        usage()
-                    )))
-                }
-            },
+    parse(args, &Config::default(), |var| std::env::var(var).ok())
+}
+
+/// Parses `args` (the command line without the program name) and the environment `env` (a
+/// variable's value by name, e.g. `|var| std::env::var(var).ok()`) over `config`: each setting
+/// comes from its flag, else from its variable (empty: unset), else stays as in `config`.
+/// Every value is checked; the error names the flag or variable.
+///
+/// A setting for HTTP given as a flag with `--stdio` is refused; given as a variable, it is
+/// ignored (one environment can serve both transports). Likewise `--stdio-output-limit`
+/// without `--stdio`.
+pub fn parse(
+    args: impl IntoIterator<Item = String>,
+    config: &Config,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Args, ArgsError> {
+    let program = program_name();
+    let matches = command(&program, config)
+        .try_get_matches_from(std::iter::once(program.clone()).chain(args))
+        .map_err(clap_error)?;
+    let flag = |setting: &Setting| -> Option<String> {
+        if matches.value_source(setting.flag) != Some(ValueSource::CommandLine) {
+            return None;
+        }
+        Some(match setting.value {
+            Some(_) => matches
+                .get_one::<String>(setting.flag)
+                .cloned()
+                .unwrap_or_default(),
+            None => "true".into(),
+        })
+    };
+    let variable = |setting: &Setting| env(setting.env).filter(|text| !text.is_empty());
+    let setting = |name: &str| {
+        SETTINGS
+            .iter()
+            .find(|setting| setting.flag == name)
+            .expect("a setting of the table")
+    };
+
+    let mut parsed = Parsed::new(config.clone());
+    let mut given = Vec::new();
+    // The transport first: whether the other settings apply depends on it. `--addr` on the
+    // command line wins over MCP_STDIO.
+    let (stdio, addr) = (setting("stdio"), setting("addr"));
+    let stdio_by_flag = flag(stdio).is_some();
+    parsed.stdio = stdio_by_flag
+        || (flag(addr).is_none()
+            && match variable(stdio) {
+                Some(text) => values::switch(&text)
+                    .map_err(|why| ArgsError::Invalid(format!("{}={text}: {why}", stdio.env)))?,
+                None => false,
+            });
+    if parsed.stdio {
+        given.push(stdio.flag);
+    }
+    for setting in SETTINGS.iter().filter(|s| s.flag != "stdio") {
+        let value = match (flag(setting), variable(setting)) {
+            (Some(text), _) => (text, true),
+            (None, Some(text)) => (text, false),
+            (None, None) => continue,
         };
-        if crate::auth::AuthArgs::is_flag(&flag) {
-            auth.set(&flag, value);
-            continue;
+        let value = Given {
+            source: source(setting, &value.0, value.1),
+            text: &value.0,
+            from_flag: value.1,
+        };
+        let applies = match setting.scope {
+            Scope::Any => true,
+            Scope::Http => !parsed.stdio,
+            Scope::Stdio => parsed.stdio,
+        };
+        if !applies {
+            if !value.from_flag {
+                continue;
+            }
+            return Err(ArgsError::Invalid(match setting.scope {
+                Scope::Stdio => format!(
+                    "--{} is for --stdio: it does not apply to HTTP",
+                    setting.flag
+                ),
+                _ => format!(
+                    "--{} is for HTTP: it cannot be combined with --stdio{}",
+                    setting.flag,
+                    if stdio_by_flag {
+                        ""
+                    } else {
+                        " (MCP_STDIO is set)"
+                    }
+                ),
+            }));
         }
-        if flag == "--jsonrpc" {
-            check_jsonrpc_path(&value)
-                .map_err(|why| ArgsError::Invalid(format!("--jsonrpc {value}: {why}")))?;
-            jsonrpc_path = Some(value);
-            continue;
-        }
-        if flag == "--redis" {
-            redis = Some(value);
-            continue;
-        }
-        if flag == "--public-url" {
-            check_public_url(&value)
-                .map_err(|why| ArgsError::Invalid(format!("--public-url {value}: {why}")))?;
-            public_url = Some(value);
-            continue;
-        }
-        let addr = value.parse().map_err(|e| {
-            ArgsError::Invalid(format!(
-                "--addr {value}: {e} (expected HOST:PORT, e.g. 127.0.0.1:8080)"
-            ))
-        })?;
-        transport = Transport::Http(addr);
+        (setting.apply)(&mut parsed, &value)
+            .map_err(|why| ArgsError::Invalid(format!("{}: {why}", value.source)))?;
+        given.push(setting.flag);
     }
-    if jsonrpc_path.is_some() && transport == Transport::Stdio {
-        return Err(ArgsError::Invalid(
-            "--jsonrpc serves over HTTP: it cannot be combined with --stdio".into(),
-        ));
-    }
-    if (server_card || public_url.is_some()) && transport == Transport::Stdio {
-        return Err(ArgsError::Invalid(
-            "--server-card and --public-url are for HTTP: they cannot be combined with --stdio"
-                .into(),
-        ));
-    }
-    if legacy_sse && transport == Transport::Stdio {
-        return Err(ArgsError::Invalid(
-            "--legacy-sse serves over HTTP: it cannot be combined with --stdio".into(),
-        ));
-    }
-    if auth.any() && transport == Transport::Stdio {
-        return Err(ArgsError::Invalid(
-            "--auth-* apply to HTTP: they cannot be combined with --stdio".into(),
-        ));
-    }
-    if redis.is_some() && transport == Transport::Stdio {
-        return Err(ArgsError::Invalid(
-            "--redis shares state between HTTP instances: it cannot be combined with --stdio"
-                .into(),
-        ));
-    }
+    settings::finish(&mut parsed, &env).map_err(ArgsError::Invalid)?;
+    given.extend(parsed.keys_from_env.iter().copied());
+    let (redis, redis_source) = match parsed.redis {
+        Some((url, source)) => (Some(url), source),
+        None => (None, REDIS_URL_ENV),
+    };
     Ok(Args {
-        transport,
-        jsonrpc_path,
-        server_card,
-        public_url,
-        legacy_sse,
-        auth,
+        transport: if parsed.stdio {
+            Transport::Stdio
+        } else {
+            Transport::Http(parsed.addr)
+        },
+        config: parsed.config,
+        log_filter: parsed.log_filter,
+        log_format: parsed.log_format,
         redis,
+        redis_prefix: parsed.redis_prefix,
+        metrics: parsed.metrics,
+        redis_source,
+        given,
     })
+}
+
+/// The `--help` text of a server starting from `config` (its values are the defaults shown).
+pub fn help(config: &Config) -> String {
+    command(&program_name(), config).render_help().to_string()
+}
+
+/// How an error cites a value: `--flag VALUE` (a switch: `--flag`) or `VAR=VALUE`, the value
+/// quoted when it is empty or holds spaces or control characters (the error stays one line).
+fn source(setting: &Setting, text: &str, from_flag: bool) -> String {
+    let shown = if text.is_empty() || text.contains(|c: char| c.is_whitespace() || c.is_control()) {
+        format!("{text:?}")
+    } else {
+        text.to_owned()
+    };
+    match (from_flag, setting.value) {
+        (true, None) => format!("--{}", setting.flag),
+        (true, Some(_)) => format!("--{} {shown}", setting.flag),
+        (false, _) => format!("{}={shown}", setting.env),
+    }
+}
+
+/// The name of this program, for `--help`.
+fn program_name() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|path| {
+            std::path::Path::new(&path)
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "server".into())
+}
+
+const ABOUT: &str = "An MCP server (mcp-runtime): Streamable HTTP at http://HOST:PORT/mcp, or \
+stdin/stdout with --stdio.";
+
+const AFTER_HELP: &str = "\
+Every flag can be given by its environment variable instead ([env: ...]); the flag wins, and an \
+empty variable counts as unset. A flag for HTTP is refused with --stdio, its variable ignored.
+Durations: 250ms, 30s, 10m, 1h, 1d, or a sum such as 1h30m. Sizes: bytes, or 64KiB, 4MiB, 1GiB. \
+Switches set by a variable: 1, true, on, yes or 0, false, off, no.";
+
+/// The command line of [`SETTINGS`], with `config`'s values as the defaults shown.
+fn command(program: &str, config: &Config) -> clap::Command {
+    let mut command = clap::Command::new(program.to_owned())
+        .about(ABOUT)
+        .after_help(wrap(AFTER_HELP, HELP_WIDTH + HELP_INDENT))
+        // A repeated flag: the last one wins.
+        .args_override_self(true)
+        // Each flag on its line, its help under it (wrapped here: clap wraps only with its
+        // `wrap_help` feature, which would bring a terminal-size crate to every server).
+        .next_line_help(true);
+    for setting in SETTINGS {
+        let default = (setting.default)(config);
+        let mut spec = format!("[env: {}]", setting.env);
+        if !default.is_empty() {
+            spec.push_str(&format!(" [default: {default}]"));
+        }
+        let help = format!(
+            "{}\n{}",
+            wrap(setting.help, HELP_WIDTH),
+            wrap(&spec, HELP_WIDTH)
+        );
+        let arg = clap::Arg::new(setting.flag)
+            .long(setting.flag)
+            .help_heading(setting.heading)
+            .help(help);
+        let arg = match setting.value {
+            Some(name) => arg.value_name(name).action(clap::ArgAction::Set),
+            None => arg.action(clap::ArgAction::SetTrue),
+        };
+        command = command.arg(arg);
+    }
+    command
+}
+
+/// The width of a flag's help lines, under the flag (clap indents them by [`HELP_INDENT`]).
+const HELP_WIDTH: usize = 88;
+const HELP_INDENT: usize = 10;
+
+/// `text` broken into lines of at most `width` characters, between words (a longer word gets
+/// its own line); its own line breaks are kept.
+fn wrap(text: &str, width: usize) -> String {
+    let mut wrapped = String::with_capacity(text.len() + 8);
+    for (i, paragraph) in text.split('\n').enumerate() {
+        if i > 0 {
+            wrapped.push('\n');
+        }
+        let mut line_len = 0;
+        for word in paragraph.split(' ').filter(|word| !word.is_empty()) {
+            let len = word.chars().count();
+            if line_len > 0 && line_len + 1 + len > width {
+                wrapped.push('\n');
+                line_len = 0;
+            } else if line_len > 0 {
+                wrapped.push(' ');
+                line_len += 1;
+            }
+            wrapped.push_str(word);
+            line_len += len;
+        }
+    }
+    wrapped
+}
+
+/// A clap error as one line (or the help).
+fn clap_error(error: clap::Error) -> ArgsError {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let context = |kind| match error.get(kind) {
+        Some(ContextValue::String(value)) => Some(value.clone()),
+        Some(ContextValue::Strings(values)) => values.first().cloned(),
+        _ => None,
+    };
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            ArgsError::Help(error.render().to_string())
+        }
+        ErrorKind::UnknownArgument => {
+            let argument = context(ContextKind::InvalidArg).unwrap_or_default();
+            let tip = context(ContextKind::SuggestedArg)
+                .map(|similar| format!(" (did you mean {similar}?)"))
+                .unwrap_or_default();
+            ArgsError::Invalid(format!(
+                "unknown argument `{argument}`{tip}; --help lists every flag"
+            ))
+        }
+        ErrorKind::InvalidValue
+            if context(ContextKind::InvalidValue).is_none_or(|value| value.is_empty()) =>
+        {
+            let argument = context(ContextKind::InvalidArg).unwrap_or_default();
+            ArgsError::Invalid(format!("{argument} needs a value"))
+        }
+        _ => {
+            let rendered = error.render().to_string();
+            let line = rendered.lines().next().unwrap_or_default();
+            ArgsError::Invalid(line.strip_prefix("error: ").unwrap_or(line).to_owned())
+        }
+    }
 }
 
 /// Whether `url` can be the endpoint's public URL: `http://` or `https://`, no spaces or
@@ -292,152 +448,153 @@ pub fn check_jsonrpc_path(path: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The plain JSON-RPC path to serve: the flag's, else the environment's ([`JSONRPC_PATH_ENV`],
-/// empty meaning off), checked.
-fn jsonrpc_path(flag: Option<String>, env: Option<String>) -> Result<Option<String>, ArgsError> {
-    if flag.is_some() {
-        return Ok(flag);
-    }
-    match env.filter(|path| !path.is_empty()) {
-        None => Ok(None),
-        Some(path) => match check_jsonrpc_path(&path) {
-            Ok(()) => Ok(Some(path)),
-            Err(why) => Err(ArgsError::Invalid(format!(
-                "{JSONRPC_PATH_ENV}={path}: {why}"
-            ))),
-        },
-    }
-}
-
-/// Whether to serve the 2024-11-05 HTTP+SSE transport: the flag, else the environment's
-/// [`LEGACY_SSE_ENV`].
-fn legacy_sse(flag: bool, env: Option<String>) -> Result<bool, ArgsError> {
-    if flag {
-        return Ok(true);
-    }
-    match env.as_deref().map(str::trim) {
-        None | Some("" | "0" | "false" | "off" | "no") => Ok(false),
-        Some("1" | "true" | "on" | "yes") => Ok(true),
-        Some(other) => Err(ArgsError::Invalid(format!(
-            "{LEGACY_SSE_ENV}={other}: expected 1, true, on or yes (or 0, false, off, no)"
-        ))),
-    }
-}
-
-/// Runs `dispatch` as a program: parses the command line, sends logs to stderr, and serves
-/// HTTP or stdio until SIGTERM or Ctrl-C (HTTP shuts down gracefully, see
-/// [`McpServer::serve_listener`]) or stdin closes; exits 0 then.
+/// Runs `dispatch` as a program: reads the flags and environment over [`Config::default`],
+/// sends logs to stderr, and serves HTTP or stdio until SIGTERM or Ctrl-C (HTTP shuts down
+/// gracefully, see [`McpServer::serve_listener`]) or stdin closes; exits 0 then, 2 on a bad
+/// flag or variable.
 pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
-    run(McpServer::new(dispatch))
+    run_with(Config::default(), |config| {
+        McpServer::with_config(dispatch, config)
+    })
 }
 
-/// Like [`main`], for a server built by the application, e.g. with its own [`crate::Config`],
-/// or after taking its [`McpServer::notifier`] to announce changes from the application's own
-/// threads.
+/// Like [`main`], for an application's own [`Config`] (the defaults `--help` shows: flags and
+/// variables override them) and its own way to build the server from the result, e.g.
+/// [`McpServer::with_stores`], or taking its [`McpServer::notifier`] for the application's own
+/// threads. `build` runs once the flags are checked and logging is set up.
 ///
-/// `--jsonrpc PATH` (or [`JSONRPC_PATH_ENV`]) sets [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)
-/// of `server`, and `--legacy-sse` (or [`LEGACY_SSE_ENV`]) sets
-/// [`Config::legacy_sse`](crate::Config::legacy_sse); `server` must not have been cloned yet
-/// (else the program stops with an error: set the field in the [`crate::Config`] instead).
-pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
-    // telemetry (#19): `--metrics ADDR` / MCP_METRICS_ADDR, taken out before the other flags.
-    let metrics_env = std::env::var(crate::telemetry::METRICS_ADDR_ENV).ok();
-    let (command_line, metrics) =
-        match crate::telemetry::metrics_arg(std::env::args().skip(1), metrics_env) {
-            Ok(taken) => taken,
-            Err(message) => {
-                eprintln!("{message}");
-                return ExitCode::from(2);
-            }
-        };
-    let parsed = parse_command_line(command_line).and_then(|args| {
-        let env = std::env::var(JSONRPC_PATH_ENV).ok();
-        let (path, legacy) = match args.transport {
-            // The environment's options are for HTTP; stdio simply ignores them.
-            Transport::Stdio => (None, false),
-            Transport::Http(_) => (
-                jsonrpc_path(args.jsonrpc_path, env)?,
-                legacy_sse(args.legacy_sse, std::env::var(LEGACY_SSE_ENV).ok())?,
-            ),
-        };
-        let http = matches!(args.transport, Transport::Http(_));
-        let server_card = http
-            && (args.server_card
-                || std::env::var(SERVER_CARD_ENV).is_ok_and(|v| v == "1" || v == "true"));
-        let public_url = match (args.public_url, std::env::var(PUBLIC_URL_ENV).ok()) {
-            (Some(url), _) => Some(url),
-            (None, Some(url)) if http && !url.is_empty() => {
-                check_public_url(&url)
-                    .map_err(|why| ArgsError::Invalid(format!("{PUBLIC_URL_ENV}={url}: {why}")))?;
-                Some(url)
-            }
-            _ => None,
-        };
-        let auth = if http {
-            args.auth
-                .auth(public_url.as_deref(), |var| std::env::var(var).ok())
-                .map_err(ArgsError::Invalid)?
-        } else {
-            None
-        };
-        let redis = match (args.redis, std::env::var(REDIS_URL_ENV).ok()) {
-            (Some(url), _) => Some((url, "--redis")),
-            (None, Some(url)) if http && !url.is_empty() => Some((url, REDIS_URL_ENV)),
-            _ => None,
-        };
-        Ok((
-            args.transport,
-            path,
-            legacy,
-            server_card,
-            public_url,
-            auth,
-            redis,
-        ))
-    });
-    let (transport, redis) = match parsed {
-        Ok((transport, path, legacy, server_card, public_url, auth, redis)) => {
-            if auth.is_some() && (legacy || server.engine.config.legacy_sse) {
-                eprintln!("error: --legacy-sse cannot be combined with --auth-issuer: the 2024-11-05 HTTP+SSE transport has no authorization");
-                return ExitCode::from(2);
-            }
-            if let Some(auth) = auth {
-                let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
-                    eprintln!("error: --auth-issuer cannot change a server that was cloned before entry::run; set Config::auth instead");
-                    return ExitCode::from(2);
-                };
-                engine.config.auth = Some(auth.support_scopes(engine.dispatch.scopes_supported()));
-            }
-            if path.is_some() || legacy || server_card || public_url.is_some() {
-                let Some(engine) = std::sync::Arc::get_mut(&mut server.engine) else {
-                    eprintln!("error: --jsonrpc, --legacy-sse, --server-card and --public-url cannot change a server that was cloned before entry::run; set them in its Config instead");
-                    return ExitCode::from(2);
-                };
-                engine.config.jsonrpc_path = path.or(engine.config.jsonrpc_path.take());
-                engine.config.server_card |= server_card;
-                engine.config.public_url = public_url.or(engine.config.public_url.take());
-                engine.config.legacy_sse |= legacy;
-            }
-            (transport, redis)
-        }
-        Err(error) => {
-            eprintln!("{error}");
-            return if error == ArgsError::Help {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(2)
-            };
-        }
+/// ```no_run
+/// # fn app<D: mcp_runtime::Dispatch>(dispatch: D) -> std::process::ExitCode {
+/// use mcp_runtime::{entry, Config, McpServer};
+/// let config = Config::builder().page_size(20).build();
+/// entry::run_with(config, |config| McpServer::with_config(dispatch, config))
+/// # }
+/// ```
+pub fn run_with<D: Dispatch>(
+    config: Config,
+    build: impl FnOnce(Config) -> McpServer<D>,
+) -> ExitCode {
+    let args = match parse_process(&config) {
+        Ok(args) => args,
+        Err(code) => return code,
     };
-    // Logs to stderr, and the telemetry exporters the environment asks for (telemetry::init;
-    // kept to the end: dropping it flushes them).
-    let _telemetry = match crate::telemetry::init(server.engine.dispatch.catalog().server.name) {
+    // The exporters stay until the end: dropping the handle flushes them.
+    let _telemetry = match start_logging(&args, &program_name()) {
         Ok(telemetry) => telemetry,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
+    let shared = shared(&args);
+    serve(build(args.config), args.transport, shared, args.metrics)
+}
+
+/// Like [`main`], for a server the application already built (e.g. with its own
+/// [`crate::Config`], or after taking its [`McpServer::notifier`]): the flags and variables
+/// change its configuration in place. That needs `server` not to have been cloned yet (else
+/// the program stops with an error: build it in [`run_with`]'s closure instead), and it cannot
+/// change what the server took when it was built: `--max-sessions`, `--max-tasks`,
+/// `--task-ttl` and `--task-poll-interval` are refused here ([`run_with`] takes them).
+pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
+    let args = match parse_process(server.config()) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let _telemetry = match start_logging(&args, server.engine.dispatch.catalog().server.name) {
+        Ok(telemetry) => telemetry,
+        Err(code) => return code,
+    };
+    if let Err(message) = reconfigure(&mut server, &args) {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
+    let shared = shared(&args);
+    serve(server, args.transport, shared, args.metrics)
+}
+
+/// `--redis`, if given: the URL, the flag or variable it came from, the key prefix.
+struct Shared {
+    url: String,
+    source: &'static str,
+    prefix: String,
+}
+
+fn shared(args: &Args) -> Option<Shared> {
+    args.redis.as_ref().map(|url| Shared {
+        url: url.clone(),
+        source: args.redis_source,
+        prefix: args.redis_prefix.clone(),
+    })
+}
+
+/// [`parse`] of this process's arguments and environment over `config`; on help or error,
+/// what to exit with (the help or the error printed).
+fn parse_process(config: &Config) -> Result<Args, ExitCode> {
+    match parse(std::env::args().skip(1), config, |var| {
+        std::env::var(var).ok()
+    }) {
+        Ok(args) => Ok(args),
+        Err(ArgsError::Help(help)) => {
+            print!("{help}");
+            Err(ExitCode::SUCCESS)
+        }
+        Err(ArgsError::Invalid(message)) => {
+            eprintln!("error: {message}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+/// Puts `args.config` into `server`, built before the flags were read ([`run`]).
+fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<(), String> {
+    if !args.changes_config() {
+        return Ok(());
+    }
+    // What the stores and the task runner took when the server was built.
+    for (flag, field) in [
+        ("max-sessions", "max_sessions"),
+        ("max-tasks", "max_tasks"),
+        ("task-ttl", "task_ttl"),
+        ("task-poll-interval", "task_poll_interval"),
+    ] {
+        if args.gave(flag) {
+            return Err(format!(
+                "--{flag} is fixed when the server is built, before entry::run: build it in entry::run_with's closure, or set Config::{field}"
+            ));
+        }
+    }
+    let Some(engine) = Arc::get_mut(&mut server.engine) else {
+        return Err("flags and MCP_* variables cannot change a server that was cloned before entry::run: build it in entry::run_with's closure, or set its Config".into());
+    };
+    let mut config = args.config.clone();
+    // The contract's scopes are published with the metadata, as McpServer::with_config does.
+    if let Some(auth) = config.auth.take() {
+        config.auth = Some(auth.support_scopes(engine.dispatch.scopes_supported()));
+    }
+    engine.config = config;
+    engine.sealer = crate::server::sealer(&engine.config);
+    Ok(())
+}
+
+/// Sends logs to stderr, filtered and formatted as `args` asks, and starts the telemetry
+/// exporters the environment asks for ([`crate::telemetry::init_logging`]: OTLP with the
+/// `otel` feature, spans named for `service_name` unless `OTEL_SERVICE_NAME` is set). Keep
+/// what it returns to the end; on error, what to exit with (the error printed).
+fn start_logging(args: &Args, service_name: &str) -> Result<crate::telemetry::Telemetry, ExitCode> {
+    let json = args.log_format == LogFormat::Json;
+    crate::telemetry::init_logging(service_name, &args.log_filter, json).map_err(|message| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    })
+}
+
+/// Serves `server` on `transport` until the end (see [`main`]), its tasks and notifications
+/// shared through Redis first when `shared` says so, its Prometheus metrics at `metrics` when
+/// given (`--metrics`, a listener of its own).
+fn serve<D: Dispatch>(
+    mut server: McpServer<D>,
+    transport: Transport,
+    shared: Option<Shared>,
+    metrics: Option<SocketAddr>,
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -448,8 +605,8 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Some((url, source)) = redis {
-        server = match runtime.block_on(crate::stores::shared_through_redis(server, &url, source)) {
+    if let Some(shared) = shared {
+        server = match runtime.block_on(shared_through_redis(server, shared)) {
             Ok(server) => server,
             Err((code, message)) => {
                 eprintln!("error: {message}");
@@ -457,7 +614,6 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
             }
         };
     }
-    // telemetry (#19): the Prometheus endpoint, on its own listener.
     if let Some(addr) = metrics {
         if let Err((code, message)) = crate::telemetry::start_metrics(&runtime, &server, addr) {
             eprintln!("error: {message}");
@@ -486,160 +642,45 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(args: &[&str]) -> Result<Transport, String> {
-        parse_args(args.iter().map(|s| s.to_string())).map_err(|e| e.to_string())
+/// `server` rebuilt with its tasks and notifications shared through the Redis `shared` names
+/// (`--redis URL`; errors name the flag or variable it came from, never the URL). On failure,
+/// the exit code and the message: 2 for a setup that cannot work, 1 when Redis cannot be
+/// reached.
+async fn shared_through_redis<D: Dispatch>(
+    server: McpServer<D>,
+    shared: Shared,
+) -> Result<McpServer<D>, (u8, String)> {
+    let source = shared.source;
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = (server, shared.url, shared.prefix);
+        Err((
+            2,
+            format!("{source}: this server was built without the `redis` feature (build it with `--features redis`)"),
+        ))
     }
-
-    #[test]
-    fn flags() {
-        assert_eq!(
-            parse(&[]).unwrap(),
-            Transport::Http("127.0.0.1:8080".parse().unwrap())
-        );
-        assert_eq!(
-            parse(&["--addr", "127.0.0.1:9"]).unwrap(),
-            Transport::Http("127.0.0.1:9".parse().unwrap())
-        );
-        assert_eq!(
-            parse(&["--addr=[::1]:80"]).unwrap(),
-            Transport::Http("[::1]:80".parse().unwrap())
-        );
-        assert_eq!(parse(&["--stdio"]).unwrap(), Transport::Stdio);
-        assert_eq!(parse_args(["--help".to_string()]), Err(ArgsError::Help));
-        assert_eq!(parse(&["-h"]).unwrap_err(), usage());
-        assert!(parse(&["--addr"]).is_err());
-        assert!(parse(&["--addr", "nope"])
-            .unwrap_err()
-            .contains("HOST:PORT"));
-        assert!(parse(&["--bogus"])
-            .unwrap_err()
-            .contains("unknown argument"));
-    }
-
-    fn command_line(args: &[&str]) -> Result<Args, String> {
-        parse_command_line(args.iter().map(|s| s.to_string())).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn jsonrpc_flag() {
-        assert_eq!(command_line(&[]).unwrap().jsonrpc_path, None);
-        let args = command_line(&["--jsonrpc", "/jsonrpc", "--addr", "127.0.0.1:9"]).unwrap();
-        assert_eq!(args.jsonrpc_path.as_deref(), Some("/jsonrpc"));
-        assert_eq!(
-            args.transport,
-            Transport::Http("127.0.0.1:9".parse().unwrap())
-        );
-        assert_eq!(
-            command_line(&["--jsonrpc=/rpc"])
-                .unwrap()
-                .jsonrpc_path
-                .as_deref(),
-            Some("/rpc")
-        );
-        assert!(command_line(&["--jsonrpc"])
-            .unwrap_err()
-            .contains("needs a value"));
-        assert!(command_line(&["--jsonrpc", "rpc"])
-            .unwrap_err()
-            .contains("start with `/`"));
-        assert!(command_line(&["--jsonrpc", "/mcp"])
-            .unwrap_err()
-            .contains("/mcp"));
-        assert!(command_line(&["--jsonrpc", "/a?b"])
-            .unwrap_err()
-            .contains("plain path"));
-        assert!(command_line(&["--stdio", "--jsonrpc", "/rpc"])
-            .unwrap_err()
-            .contains("--stdio"));
-        assert!(USAGE.contains("--jsonrpc PATH") && USAGE.contains(JSONRPC_PATH_ENV));
-    }
-
-    #[test]
-    fn server_card_flags() {
-        let args = command_line(&[
-            "--server-card",
-            "--public-url",
-            "https://mcp.example.com/mcp",
-        ])
-        .unwrap();
-        assert!(args.server_card);
-        assert_eq!(
-            args.public_url.as_deref(),
-            Some("https://mcp.example.com/mcp")
-        );
-        assert!(!command_line(&[]).unwrap().server_card);
-        assert!(command_line(&["--public-url=ftp://x"])
-            .unwrap_err()
-            .contains("https://"));
-        assert!(command_line(&["--public-url"])
-            .unwrap_err()
-            .contains("needs a value"));
-        assert!(command_line(&["--stdio", "--server-card"])
-            .unwrap_err()
-            .contains("--stdio"));
-        assert!(USAGE.contains("--server-card") && USAGE.contains(PUBLIC_URL_ENV));
-    }
-
-    #[test]
-    fn legacy_sse_flag_and_environment() {
-        assert!(!command_line(&[]).unwrap().legacy_sse);
-        assert!(
-            command_line(&["--legacy-sse", "--addr", "127.0.0.1:9"])
-                .unwrap()
-                .legacy_sse
-        );
-        assert!(command_line(&["--stdio", "--legacy-sse"])
-            .unwrap_err()
-            .contains("--stdio"));
-        let some = |s: &str| Some(s.to_string());
-        assert_eq!(legacy_sse(false, None), Ok(false));
-        assert_eq!(legacy_sse(false, some("")), Ok(false));
-        assert_eq!(legacy_sse(false, some("0")), Ok(false));
-        assert_eq!(legacy_sse(false, some("1")), Ok(true));
-        assert_eq!(legacy_sse(true, some("0")), Ok(true));
-        assert!(matches!(
-            legacy_sse(false, some("maybe")),
-            Err(ArgsError::Invalid(message)) if message.contains(LEGACY_SSE_ENV)
-        ));
-        assert!(USAGE.contains("--legacy-sse") && USAGE.contains(LEGACY_SSE_ENV));
-    }
-
-    #[test]
-    fn jsonrpc_path_from_the_environment() {
-        let some = |s: &str| Some(s.to_string());
-        assert_eq!(jsonrpc_path(None, None), Ok(None));
-        assert_eq!(jsonrpc_path(None, some("")), Ok(None));
-        assert_eq!(jsonrpc_path(None, some("/rpc")), Ok(some("/rpc")));
-        // The flag wins.
-        assert_eq!(jsonrpc_path(some("/a"), some("/b")), Ok(some("/a")));
-        assert!(matches!(
-            jsonrpc_path(None, some("rpc")),
-            Err(ArgsError::Invalid(message)) if message.contains(JSONRPC_PATH_ENV)
-        ));
-    }
-
-    #[test]
-    fn auth_flags() {
-        let args = command_line(&[
-            "--auth-issuer",
-            "https://as",
-            "--public-url=https://h/mcp",
-            "--auth-scopes",
-            "a,b",
-        ])
-        .unwrap();
-        assert!(args.auth.any());
-        assert!(!command_line(&[]).unwrap().auth.any());
-        assert!(command_line(&["--auth-jwks"])
-            .unwrap_err()
-            .contains("--auth-jwks needs a value"));
-        assert!(command_line(&["--stdio", "--auth-issuer", "https://as"])
-            .unwrap_err()
-            .contains("--stdio"));
-        assert!(usage().contains("--auth-issuer URL") && usage().contains("MCP_AUTH_ISSUER"));
+    #[cfg(feature = "redis")]
+    {
+        use crate::request_state::{SealingKey, KEY_ENV};
+        let shared_key = server.config().request_state_key.is_some()
+            || matches!(SealingKey::from_env(), Ok(Some(_)));
+        if !shared_key {
+            return Err((
+                2,
+                format!("{source} needs {KEY_ENV} (or --request-state-key-file): every instance must seal requestState with the same key (e.g. `openssl rand -hex 32`)"),
+            ));
+        }
+        let stores = crate::stores::redis::connect(&shared.url, &shared.prefix, server.config())
+            .await
+            .map_err(|error| (1, format!("{source}: {error}")))?;
+        server.rebuilt_with(stores).map_err(|_| {
+            (
+                2,
+                format!("{source} cannot change a server that was cloned before entry::run; build it in entry::run_with's closure, or with McpServer::with_stores"),
+            )
+        })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -39,6 +39,7 @@ mod engine;
 pub mod entry;
 mod error;
 mod expiry;
+mod future;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

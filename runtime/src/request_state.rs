@@ -79,13 +79,13 @@ impl SealingKey {
         Ok(Self(bytes))
     }
 
-    /// The key in [`KEY_ENV`], if set (see [`SealingKey::from_text`]).
+    /// The key in [`KEY_ENV`], if set and not empty (see [`SealingKey::from_text`]).
     pub fn from_env() -> Result<Option<Self>, String> {
         match std::env::var(KEY_ENV) {
-            Ok(text) => Self::from_text(&text)
+            Ok(text) if !text.trim().is_empty() => Self::from_text(&text)
                 .map(Some)
                 .map_err(|e| format!("{KEY_ENV}: {e}")),
-            Err(_) => Ok(None),
+            _ => Ok(None),
         }
     }
 

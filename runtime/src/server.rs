@@ -159,7 +159,7 @@ impl Load {
 /// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
 /// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one, with a warning), its
 /// TTL and whether states are single-use.
-fn sealer(config: &Config) -> StateSealer {
+pub(crate) fn sealer(config: &Config) -> StateSealer {
     let previous = match &config.request_state_previous_key {
         Some(key) => Some(key.clone()),
         None => SealingKey::previous_from_env().unwrap_or_else(|error| {
@@ -181,8 +181,9 @@ fn current_key(config: &Config) -> SealingKey {
         Ok(Some(key)) => key,
         Ok(None) => {
             tracing::warn!(
-                "{KEY_ENV} is not set: requestState is sealed with a random key, so multi \
-                 round-trip requests only resume on this instance and until it restarts"
+                "{KEY_ENV} (or --request-state-key-file) is not set: requestState is sealed \
+                 with a random key, so multi round-trip requests only resume on this instance \
+                 and until it restarts"
             );
             SealingKey::random()
         }

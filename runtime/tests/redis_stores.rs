@@ -5,8 +5,9 @@
 //! Two "instances" connect to the same Redis: a task one stores, the other reads, changes
 //! and cancels; a bus event one publishes, the other receives (and the first does not hear
 //! its own); concurrent changes from both are all kept; the bound on live tasks holds across
-//! both; Redis stopped gives `Unavailable` errors, and once it is back the same stores work
-//! again without reconnecting by hand.
+//! both; an instance that stopped loses its lease, which another instance sees (once it held
+//! its own for a whole lease); Redis stopped gives `Unavailable` errors, and once it is back
+//! the same stores work again without reconnecting by hand.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -317,4 +318,34 @@ async fn an_unreachable_redis_at_start_is_an_error_naming_it() {
         "{message}"
     );
     assert!(!message.contains("secret"), "{message}");
+}
+
+#[tokio::test]
+async fn an_instance_that_stopped_loses_its_lease() {
+    let redis = Redis::start();
+    let b = instance(&redis, "t8", 100).await;
+    let a = instance(&redis, "t8", 100).await;
+    let a_name = a.tasks.instance().unwrap().to_string();
+    let b_name = b.tasks.instance().unwrap().to_string();
+    assert_ne!(a_name, b_name);
+    // A's records name it as their runner.
+    let mut task = record("ran-by-a", 60_000);
+    task.runner = Some(a_name.clone());
+    a.tasks.insert(task).await.unwrap();
+    // A stops renewing (dropped); B has held its own lease less than a whole lease: it does
+    // not judge yet.
+    drop(a);
+    assert!(b.tasks.is_alive(&a_name).await.unwrap());
+    tokio::time::sleep(mcp_runtime::stores::redis::LEASE + Duration::from_millis(500)).await;
+    assert!(
+        !b.tasks.is_alive(&a_name).await.unwrap(),
+        "A's lease outlived it"
+    );
+    assert!(
+        b.tasks.is_alive(&b_name).await.unwrap(),
+        "B's own lease is renewed"
+    );
+    // A fresh instance cannot tell yet either way: it answers alive.
+    let c = instance(&redis, "t8", 100).await;
+    assert!(c.tasks.is_alive(&a_name).await.unwrap());
 }

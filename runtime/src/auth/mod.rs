@@ -175,7 +175,7 @@ impl std::fmt::Debug for Auth {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dispatch::BoxFuture;
+    use crate::future::BoxFuture;
 
     struct Nobody;
 

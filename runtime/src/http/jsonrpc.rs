@@ -12,8 +12,9 @@
 //! Answers:
 //! - a request: `200` with its response (the handler's typed result as `result`, or `error`);
 //! - a notification: run, then `204` with no body (whatever the method answered);
-//! - a batch: its elements in order, `200` with the array of the requests' responses (the
-//!   notifications add none); `204` when it held only notifications;
+//! - a batch: its elements run concurrently (in the connection's task, as many at once as the
+//!   batch holds), `200` with the array of the requests' responses in the order of the
+//!   requests (the notifications add none); `204` when it held only notifications;
 //! - a body that is not JSON (`-32700`) or not a JSON-RPC message (`-32600`): `400`;
 //! - a method the contract does not have: `-32601`; params that do not decode: `-32602`.
 
@@ -96,21 +97,23 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    /// A batch: every element in order; the requests' responses as one array, or `204` when
-    /// nothing in it asks for an answer.
+    /// A batch: its elements run concurrently; the requests' responses as one array in the
+    /// order of the requests, or `204` when nothing in it asks for an answer.
     async fn plain_batch(&self, text: &str, principal: Option<&Arc<Principal>>) -> Response<Body> {
         let messages = match incoming::read_batch(text) {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
         };
-        let mut answers = Vec::new();
-        for message in messages {
-            let answer = match incoming::read_plain(message.get()) {
+        // Concurrently, in this task: no spawning, and no more at once than the batch holds
+        // (which the body limit bounds). Answers in the order of the requests.
+        let answers = futures_util::future::join_all(messages.iter().map(|message| async move {
+            match incoming::read_plain(message.get()) {
                 Err(error) => Some(error_response(None, &error)),
                 Ok(message) => self.plain_message(message, principal).await,
-            };
-            answers.extend(answer);
-        }
+            }
+        }))
+        .await;
+        let answers: Vec<String> = answers.into_iter().flatten().collect();
         if answers.is_empty() {
             return status_only(StatusCode::NO_CONTENT);
         }

@@ -197,7 +197,7 @@ impl<D: Dispatch> McpServer<D> {
         if !local.ip().is_loopback() && only_loopback {
             tracing::warn!(
                 %local,
-                "listening beyond loopback, but Config::allowed_hosts only names loopback hosts: requests whose Host is this machine's name or address get 403; add the names clients use"
+                "listening beyond loopback, but Config::allowed_hosts only names loopback hosts: requests whose Host is this machine's name or address get 403; add the names clients use (--allowed-hosts)"
             );
         }
     }

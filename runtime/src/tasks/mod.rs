@@ -25,8 +25,8 @@ use std::time::Duration;
 use tokio::sync::{oneshot, watch, Notify};
 
 use crate::bus::{Bus, BusEvent};
-use crate::dispatch::BoxFuture;
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
 use crate::outbound::{Outcome, Reply};
@@ -132,6 +132,7 @@ impl Tasks {
             input_requests: Map::new(),
             input_responses: Map::new(),
             owner,
+            runner: self.store.instance().map(str::to_owned),
         }
     }
 
@@ -235,7 +236,44 @@ impl Tasks {
             .map_err(store_error)?
             .filter(|task| task.is_visible_to(owner))
             .ok_or_else(|| unknown(&params.task_id))?;
-        Ok(task.get_result())
+        Ok(self.failed_if_orphaned(task).await?.get_result())
+    }
+
+    /// `task` as it stands, or `failed` from now on when it is still running on another
+    /// instance that stopped (killed, or cut from the store for longer than its lease): its
+    /// handler will never finish it, and its client must not poll until the TTL ends.
+    async fn failed_if_orphaned(&self, task: TaskRecord) -> Result<TaskRecord, RpcError> {
+        let Some(runner) = task.runner.as_deref() else {
+            return Ok(task);
+        };
+        let here =
+            Some(runner) == self.store.instance() || self.local().contains_key(&task.task_id);
+        if task.status.is_terminal() || here {
+            return Ok(task);
+        }
+        if self.store.is_alive(runner).await.map_err(store_error)? {
+            return Ok(task);
+        }
+        tracing::warn!(
+            task = %crate::ids::fingerprint(&task.task_id),
+            runner = %crate::ids::fingerprint(runner),
+            "the instance running a task stopped: the task failed"
+        );
+        let error = json!({"code": crate::jsonrpc::INTERNAL_ERROR,
+            "message": "the server instance running this task stopped before it finished"});
+        let failed = self
+            .store
+            .update(&task.task_id, &mut |task| {
+                if !task.status.is_terminal() {
+                    task.status = TaskStatus::Failed;
+                    task.error = Some(error.clone());
+                    task.input_requests.clear();
+                    task.touch();
+                }
+            })
+            .await
+            .map_err(store_error)?;
+        Ok(failed.unwrap_or(task))
     }
 
     /// `change` applied to the task `id` if `owner` may see it; `None` (unknown to them)

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::dispatch::BoxFuture;
+use crate::future::BoxFuture;
 
 /// Where a task stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +65,11 @@ pub struct TaskRecord {
     /// else it does not exist. `None`: started without authorization.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// The instance whose process runs the handler, when the store is shared
+    /// ([`TaskStore::instance`]): if it stops before the task ends, the next instance asked
+    /// about the task marks it `failed`. `None` with a store only one process uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
 }
 
 impl TaskRecord {
@@ -193,6 +198,18 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Number of tasks held, expired ones not yet removed included; a shared store counts
     /// what it can see without a round trip (see its documentation).
     fn len(&self) -> usize;
+    /// This instance's name in the [`TaskRecord::runner`] of the tasks it runs: `None` (the
+    /// default) for a store only this process uses, whose tasks all run here.
+    fn instance(&self) -> Option<&str> {
+        None
+    }
+    /// Whether the instance named `runner` still runs: a shared store keeps a lease per
+    /// instance. `true` (the default) when the store cannot tell, and while this instance's
+    /// own view of the store is too fresh to judge another's lease.
+    fn is_alive<'a>(&'a self, runner: &'a str) -> BoxFuture<'a, TaskStoreResult<bool>> {
+        let _ = runner;
+        Box::pin(std::future::ready(Ok(true)))
+    }
     /// Whether no task is held.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -326,6 +343,7 @@ mod tests {
             input_requests: Map::new(),
             input_responses: Map::new(),
             owner: None,
+            runner: None,
         }
     }
 

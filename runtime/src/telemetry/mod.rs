@@ -168,29 +168,47 @@ pub struct Telemetry {
     _otel: Option<otel::Exporter>,
 }
 
-/// The log filter: `RUST_LOG`, `info` when unset or invalid.
-fn log_filter() -> tracing_subscriber::EnvFilter {
-    tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+/// Sets up the process's `tracing` subscriber as a server binary does, with the log filter
+/// from `RUST_LOG` (`info` when unset or invalid), logs as text: [`init_logging`].
+pub fn init(service_name: &str) -> Result<Telemetry, String> {
+    let filter = std::env::var("RUST_LOG").unwrap_or_default();
+    init_logging(service_name, &filter, false)
 }
 
-/// Sets up the process's `tracing` subscriber as a server binary does ([`crate::entry::run`]
-/// calls it): logs to stderr under `RUST_LOG` (default `info`); with the `otel` feature and
+/// Sets up the process's `tracing` subscriber ([`crate::entry`] calls it with `--log-level`
+/// and `--log-format`): logs to stderr under `filter` (`EnvFilter` directives; `info` when
+/// empty or invalid), one JSON object a line when `json`; with the `otel` feature and
 /// `OTEL_EXPORTER_OTLP_ENDPOINT` set, every request's span (and the handlers' spans under
-/// `RUST_LOG`) exported over OTLP, named for `service_name` unless `OTEL_SERVICE_NAME` says
-/// otherwise. Does nothing to a process that already has a global subscriber. `Err` names
-/// the variable that could not be used.
-pub fn init(service_name: &str) -> Result<Telemetry, String> {
+/// `filter`) exported over OTLP, named for `service_name` unless `OTEL_SERVICE_NAME` says
+/// otherwise. Does nothing to a process that already has a global subscriber. `Err` names the
+/// variable that could not be used.
+pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Telemetry, String> {
+    let log_filter = || {
+        tracing_subscriber::EnvFilter::builder()
+            .parse(filter)
+            .ok()
+            .filter(|_| !filter.trim().is_empty())
+            .unwrap_or_else(|| tracing_subscriber::EnvFilter::new("info"))
+    };
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     #[cfg(feature = "otel")]
     if let Some((exporter, tracer)) = otel::exporter(service_name)? {
         use tracing_subscriber::layer::SubscriberExt;
         use tracing_subscriber::util::SubscriberInitExt;
         use tracing_subscriber::Layer;
-        let logs = tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
-            .with_ansi(ansi)
-            .with_filter(log_filter());
+        let logs = if json {
+            tracing_subscriber::fmt::layer()
+                .json()
+                .with_writer(std::io::stderr)
+                .with_filter(log_filter())
+                .boxed()
+        } else {
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(ansi)
+                .with_filter(log_filter())
+                .boxed()
+        };
         let request_spans = format!("{TARGET}=debug")
             .parse()
             .expect("a valid directive");
@@ -206,54 +224,28 @@ pub fn init(service_name: &str) -> Result<Telemetry, String> {
         });
     }
     let _ = service_name;
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(ansi)
-        .with_env_filter(log_filter())
-        .try_init();
+    let _ = if json {
+        tracing_subscriber::fmt()
+            .json()
+            .with_writer(std::io::stderr)
+            .with_env_filter(log_filter())
+            .try_init()
+    } else {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_ansi(ansi)
+            .with_env_filter(log_filter())
+            .try_init()
+    };
     Ok(Telemetry {
         #[cfg(feature = "otel")]
         _otel: None,
     })
 }
 
-/// The environment variable giving the metrics address when `--metrics` is not given.
+/// The environment variable giving the metrics address when `--metrics` is not given (a
+/// setting of `entry`'s table).
 pub const METRICS_ADDR_ENV: &str = "MCP_METRICS_ADDR";
-
-/// Takes `--metrics ADDR` / `--metrics=ADDR` out of a server binary's arguments (before the
-/// other flags are parsed), else reads [`METRICS_ADDR_ENV`] (empty: off): the other arguments,
-/// and the address to serve `/metrics` on, if any. `Err` is the message to print (exit 2).
-pub fn metrics_arg(
-    args: impl IntoIterator<Item = String>,
-    env: Option<String>,
-) -> Result<(Vec<String>, Option<std::net::SocketAddr>), String> {
-    let mut rest = Vec::new();
-    let mut value = None;
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        if arg == "--metrics" {
-            let addr = args
-                .next()
-                .ok_or("--metrics needs a value, e.g. --metrics 127.0.0.1:9464")?;
-            value = Some(("--metrics", addr));
-        } else if let Some(addr) = arg.strip_prefix("--metrics=") {
-            value = Some(("--metrics", addr.to_string()));
-        } else {
-            rest.push(arg);
-        }
-    }
-    let value = value.or_else(|| {
-        env.filter(|addr| !addr.is_empty())
-            .map(|addr| (METRICS_ADDR_ENV, addr))
-    });
-    let addr = match value {
-        None => None,
-        Some((source, addr)) => Some(addr.parse().map_err(|error| {
-            format!("{source} {addr}: {error} (expected HOST:PORT, e.g. 127.0.0.1:9464)")
-        })?),
-    };
-    Ok((rest, addr))
-}
 
 /// Starts the Prometheus endpoint on `addr` for `server` (feature `metrics`); without the
 /// feature, an error saying so. `Err` is (exit code, message).
@@ -324,30 +316,6 @@ mod tests {
         ] {
             assert!(TraceContext::parse(bad, None).is_none(), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn the_metrics_flag_is_taken_out_of_the_command_line() {
-        let args = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let (rest, addr) = metrics_arg(
-            args(&["--addr", "127.0.0.1:1", "--metrics", "127.0.0.1:9464"]),
-            None,
-        )
-        .unwrap();
-        assert_eq!(rest, args(&["--addr", "127.0.0.1:1"]));
-        assert_eq!(addr, Some("127.0.0.1:9464".parse().unwrap()));
-        let (_, addr) =
-            metrics_arg(args(&["--metrics=[::1]:9"]), Some("127.0.0.1:2".into())).unwrap();
-        assert_eq!(addr, Some("[::1]:9".parse().unwrap()), "the flag wins");
-        let (_, addr) = metrics_arg(args(&[]), Some("127.0.0.1:2".into())).unwrap();
-        assert_eq!(addr, Some("127.0.0.1:2".parse().unwrap()));
-        assert_eq!(metrics_arg(args(&[]), Some(String::new())).unwrap().1, None);
-        assert!(metrics_arg(args(&["--metrics"]), None)
-            .unwrap_err()
-            .contains("needs a value"));
-        assert!(metrics_arg(args(&[]), Some("nope".into()))
-            .unwrap_err()
-            .contains(METRICS_ADDR_ENV));
     }
 
     #[test]

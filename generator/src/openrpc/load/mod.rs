@@ -1,5 +1,6 @@
 //! Loading: JSON text to [`Document`], with source positions, shape checks and `$ref` resolution.
 
+mod bundle;
 mod fields;
 mod files;
 mod methods;
@@ -173,6 +174,12 @@ impl Loader {
         self.components(&top);
         let methods = self.methods(&top);
         self.process_deferred();
+        // A document with errors is never emitted: its bundle would only repeat them.
+        let bundled_json = if self.diags.has_errors() {
+            Value::Null
+        } else {
+            self.bundle(&top)
+        };
 
         Some(Document {
             openrpc: openrpc?,
@@ -182,7 +189,7 @@ impl Loader {
             schemas: std::mem::take(&mut self.schemas),
             files: self.files.iter().map(|f| f.path.clone()).collect(),
             sources: std::mem::take(&mut self.sources),
-            source_json: Value::Object(top),
+            bundled_json,
         })
     }
 }

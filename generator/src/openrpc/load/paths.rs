@@ -53,6 +53,20 @@ pub(super) fn percent_decode(text: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// A JSON pointer as a URI fragment: every byte but the unreserved characters, the
+/// sub-delimiters, `:`, `@`, `/` and `?` percent-encoded (so [`percent_decode`] gives it back).
+pub(super) fn fragment_encode(pointer: &str) -> String {
+    let mut out = String::with_capacity(pointer.len());
+    for byte in pointer.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +95,11 @@ mod tests {
         assert_eq!(percent_decode("%zz"), None);
         assert_eq!(percent_decode("%4"), None);
         assert_eq!(percent_decode("%C3%A9").as_deref(), Some("é"));
+        for pointer in ["/definitions/Tag Name", "/a~1b/é/%/#/\"/x"] {
+            let encoded = fragment_encode(pointer);
+            assert!(!encoded.contains([' ', '#', '"', '\\']), "{encoded}");
+            assert_eq!(percent_decode(&encoded).as_deref(), Some(pointer));
+        }
+        assert_eq!(fragment_encode("/Tag Name"), "/Tag%20Name");
     }
 }

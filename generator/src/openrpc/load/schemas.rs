@@ -43,14 +43,7 @@ impl Loader {
     pub(super) fn register_schema(&mut self, file: usize, pointer: &str) -> String {
         let key = self.key_for(file, pointer);
         if !self.schemas.contains_key(&key) {
-            let name = match pointer.rsplit_once('/') {
-                Some((_, last)) => unescape_token(last),
-                None => self.files[file]
-                    .path
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            };
+            let name = self.suggested_name(file, pointer);
             let location = self.locate(file, pointer);
             self.schemas.insert(
                 key.clone(),
@@ -62,6 +55,19 @@ impl Loader {
             );
         }
         key
+    }
+
+    /// The name of the value at `pointer` in `file`: its pointer's last segment, or the file's
+    /// stem for a whole file.
+    pub(super) fn suggested_name(&self, file: usize, pointer: &str) -> String {
+        match pointer.rsplit_once('/') {
+            Some((_, last)) => unescape_token(last),
+            None => self.files[file]
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        }
     }
 
     pub(super) fn process_schema(&mut self, key: &str, file: usize, pointer: &str) {

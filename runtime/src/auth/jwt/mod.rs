@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use std::time::Duration;
 
 use super::{bearer_token, Auth, Authenticator, Principal, Refusal, ResourceMetadata};
-use crate::dispatch::BoxFuture;
+use crate::future::BoxFuture;
 use claims::{BadClaims, Expected};
 use jws::BadSignature;
 use keys::{KeyCache, KeyError, KeySource};

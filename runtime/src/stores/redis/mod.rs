@@ -13,6 +13,7 @@
 //! |---|---|---|
 //! | `{prefix}:task:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
 //! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
+//! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
 //!
 //! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
@@ -24,7 +25,7 @@ mod bus;
 mod tasks;
 
 pub use bus::RedisBus;
-pub use tasks::RedisTaskStore;
+pub use tasks::{RedisTaskStore, LEASE, LEASE_RENEWAL};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -86,7 +87,9 @@ pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores,
         return Err(failed(format!("PING answered {pong:?}")));
     }
     tracing::info!(url = %without_password(url), prefix, "sharing tasks and notifications through Redis");
-    let tasks = RedisTaskStore::new(connection.clone(), prefix, config.max_tasks);
+    let tasks = RedisTaskStore::start(connection.clone(), prefix, config.max_tasks)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
     let bus = RedisBus::start(client, connection, prefix);
     Ok(Stores::memory(config)
         .with_tasks(Arc::new(tasks))

@@ -5,14 +5,23 @@
 //! read, applied here, and written back only if nobody wrote in between (a compare-and-set
 //! script), else read again: two instances answering the same task never lose each other's
 //! change.
+//!
+//! Each instance holds a lease, `{prefix}:instance:{name}`, renewed every
+//! [`LEASE_RENEWAL`] and expiring after [`LEASE`]: a task whose runner's lease is gone was
+//! left by an instance that stopped (killed, or cut from Redis for longer than the lease), and
+//! the instance asked about it marks it `failed` (`Tasks`). An instance judges another's
+//! lease only after holding its own for a whole [`LEASE`] without a failure, so that a Redis
+//! just back does not make every running task look abandoned.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use ::redis::aio::ConnectionManager;
 use ::redis::RedisError;
 
 use super::is_unreachable;
-use crate::dispatch::BoxFuture;
+use crate::future::BoxFuture;
 use crate::tasks::{TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskStoreResult};
 
 /// Forget expired ids in the index, refuse past the bound, index the new id, store the
@@ -43,6 +52,12 @@ return 0
 /// retry after a short random pause, so that writers racing for one task spread out).
 const MAX_ATTEMPTS: u32 = 64;
 
+/// How long an instance's lease lasts without renewal.
+pub const LEASE: Duration = Duration::from_secs(6);
+
+/// How often an instance renews its lease.
+pub const LEASE_RENEWAL: Duration = Duration::from_secs(2);
+
 /// Task records in Redis (see the module documentation).
 pub struct RedisTaskStore {
     connection: ConnectionManager,
@@ -51,6 +66,11 @@ pub struct RedisTaskStore {
     /// Live tasks (every instance's) as of this instance's last insertion: what
     /// [`TaskStore::len`] can tell without a round trip.
     live_at_last_insert: AtomicUsize,
+    /// This instance's name in the records and in its lease key.
+    instance: String,
+    /// Since when (ms) this instance has renewed its lease without a failure; 0: not now.
+    /// Shared with the renewing task, which stops when the store is dropped.
+    lease_held_since_ms: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -65,17 +85,56 @@ impl std::fmt::Debug for RedisTaskStore {
 impl RedisTaskStore {
     /// Tasks under `prefix` through `connection`, at most `max_tasks` live at once across
     /// every instance sharing them.
-    pub fn new(connection: ConnectionManager, prefix: &str, max_tasks: usize) -> Self {
-        Self {
+    ///
+    /// Takes this instance's lease first (one round trip) and renews it from then on, on the
+    /// current Tokio runtime, until the store is dropped.
+    pub async fn start(
+        connection: ConnectionManager,
+        prefix: &str,
+        max_tasks: usize,
+    ) -> Result<Self, RedisError> {
+        let store = Self {
             connection,
             prefix: prefix.to_string(),
             max_tasks,
             live_at_last_insert: AtomicUsize::new(0),
-        }
+            instance: crate::ids::random_id(),
+            lease_held_since_ms: Arc::new(AtomicU64::new(0)),
+        };
+        let lease_key = store.lease_key(&store.instance);
+        let mut connection = store.connection.clone();
+        renew(&mut connection, &lease_key).await?;
+        store
+            .lease_held_since_ms
+            .store(crate::tasks::now_ms(), Ordering::Relaxed);
+        tokio::spawn(keep_lease(
+            connection,
+            lease_key,
+            Arc::downgrade(&store.lease_held_since_ms),
+        ));
+        Ok(store)
     }
 
     fn record_key(&self, id: &str) -> String {
         format!("{}:task:{id}", self.prefix)
+    }
+
+    fn lease_key(&self, instance: &str) -> String {
+        format!("{}:instance:{instance}", self.prefix)
+    }
+
+    async fn runner_is_alive(&self, runner: &str) -> TaskStoreResult<bool> {
+        let since = self.lease_held_since_ms.load(Ordering::Relaxed);
+        let judged_for = crate::tasks::now_ms().saturating_sub(since);
+        if since == 0 || judged_for < LEASE.as_millis() as u64 {
+            return Ok(true);
+        }
+        let exists: bool = ::redis::cmd("EXISTS")
+            .arg(self.lease_key(runner))
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(store_error)?;
+        Ok(exists)
     }
 
     fn index_key(&self) -> String {
@@ -185,6 +244,51 @@ impl TaskStore for RedisTaskStore {
     /// The live tasks of every instance as of this instance's last insertion (0 before it).
     fn len(&self) -> usize {
         self.live_at_last_insert.load(Ordering::Relaxed)
+    }
+
+    fn instance(&self) -> Option<&str> {
+        Some(&self.instance)
+    }
+
+    fn is_alive<'a>(&'a self, runner: &'a str) -> BoxFuture<'a, TaskStoreResult<bool>> {
+        Box::pin(self.runner_is_alive(runner))
+    }
+}
+
+/// Sets this instance's lease for [`LEASE`].
+async fn renew(connection: &mut ConnectionManager, key: &str) -> Result<(), RedisError> {
+    ::redis::cmd("SET")
+        .arg(key)
+        .arg(1)
+        .arg("PX")
+        .arg(LEASE.as_millis() as u64)
+        .query_async::<()>(connection)
+        .await
+}
+
+/// Renews the lease every [`LEASE_RENEWAL`] until the store is gone, recording since when it
+/// has been held without a failure.
+async fn keep_lease(mut connection: ConnectionManager, key: String, held_since: Weak<AtomicU64>) {
+    loop {
+        tokio::time::sleep(LEASE_RENEWAL).await;
+        let Some(held_since) = held_since.upgrade() else {
+            return;
+        };
+        match renew(&mut connection, &key).await {
+            Ok(()) => {
+                let _ = held_since.compare_exchange(
+                    0,
+                    crate::tasks::now_ms(),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+            }
+            Err(error) => {
+                if held_since.swap(0, Ordering::Relaxed) != 0 {
+                    tracing::warn!(%error, "this instance's task lease cannot be renewed");
+                }
+            }
+        }
     }
 }
 

@@ -1,0 +1,954 @@
+//! The flags and variables of `entry`: every setting reaches the [`Config`], a variable is the
+//! fallback, a flag wins, and every refusal names what is at fault. The environment is given
+//! to [`parse`], never set on the process.
+
+use std::time::Duration;
+
+use super::*;
+
+/// Parses `args` with the variables `env` over the default configuration.
+fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<Args, ArgsError> {
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    parse(
+        args.iter().map(|s| s.to_string()),
+        &Config::default(),
+        move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
+    )
+}
+
+fn ok(args: &[&str], env: &[(&str, &str)]) -> Args {
+    parse_with(args, env).unwrap_or_else(|e| panic!("{args:?} {env:?}: {e}"))
+}
+
+/// The one-line message of a refusal.
+fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
+    match parse_with(args, env) {
+        Err(ArgsError::Invalid(message)) => {
+            assert!(!message.contains('\n'), "not one line: {message}");
+            message
+        }
+        Err(ArgsError::Help(_)) => panic!("{args:?}: help, not an error"),
+        Ok(args) => panic!("accepted: {args:?}"),
+    }
+}
+
+fn key_file(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!(
+        "mcp-runtime-entry-test-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+const KEY_HEX: &str = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+const OTHER_KEY_HEX: &str = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+
+#[test]
+fn defaults() {
+    let args = ok(&[], &[]);
+    assert_eq!(
+        args.transport,
+        Transport::Http("127.0.0.1:8080".parse().unwrap())
+    );
+    assert_eq!(args.log_filter, "info");
+    assert_eq!(args.log_format, LogFormat::Text);
+    let (config, default) = (args.config, Config::default());
+    assert_eq!(config.body_limit, default.body_limit);
+    assert_eq!(config.allowed_hosts, default.allowed_hosts);
+    assert_eq!(config.session_idle_timeout, default.session_idle_timeout);
+    assert!(config.auth.is_none() && config.request_state_key.is_none());
+    assert!(args.given.is_empty());
+}
+
+#[test]
+fn transport_flags() {
+    assert_eq!(
+        ok(&["--addr", "127.0.0.1:9"], &[]).transport,
+        Transport::Http("127.0.0.1:9".parse().unwrap())
+    );
+    assert_eq!(
+        ok(&["--addr=[::1]:80"], &[]).transport,
+        Transport::Http("[::1]:80".parse().unwrap())
+    );
+    // A repeated flag: the last wins.
+    assert_eq!(
+        ok(&["--addr", "127.0.0.1:1", "--addr", "127.0.0.1:2"], &[]).transport,
+        Transport::Http("127.0.0.1:2".parse().unwrap())
+    );
+    assert_eq!(ok(&["--stdio"], &[]).transport, Transport::Stdio);
+    assert_eq!(
+        parse_args(["--stdio".to_string()]).unwrap(),
+        Transport::Stdio
+    );
+    assert_eq!(
+        ok(&[], &[("MCP_ADDR", "0.0.0.0:80")]).transport,
+        Transport::Http("0.0.0.0:80".parse().unwrap())
+    );
+    assert_eq!(ok(&[], &[("MCP_STDIO", "1")]).transport, Transport::Stdio);
+    // --addr on the command line wins over MCP_STDIO; --stdio over MCP_ADDR.
+    assert_eq!(
+        ok(&["--addr", "127.0.0.1:3"], &[("MCP_STDIO", "1")]).transport,
+        Transport::Http("127.0.0.1:3".parse().unwrap())
+    );
+    assert_eq!(
+        ok(&["--stdio"], &[("MCP_ADDR", "127.0.0.1:3")]).transport,
+        Transport::Stdio
+    );
+    assert!(refused(&["--addr", "nope"], &[]).starts_with("--addr nope: "));
+    assert!(refused(&["--addr", "nope"], &[]).contains("HOST:PORT"));
+    assert_eq!(
+        refused(&["--addr"], &[]),
+        "--addr <HOST:PORT> needs a value"
+    );
+    assert!(refused(&["--stdio", "--addr", "127.0.0.1:1"], &[]).contains("--stdio"));
+    assert!(refused(&[], &[("MCP_STDIO", "maybe")]).starts_with("MCP_STDIO=maybe: expected 1"));
+}
+
+#[test]
+fn unknown_arguments_are_one_line() {
+    let message = refused(&["--bogus"], &[]);
+    assert!(
+        message.starts_with("unknown argument `--bogus`"),
+        "{message}"
+    );
+    assert!(message.contains("--help"), "{message}");
+    let message = refused(&["--adr", "x"], &[]);
+    assert!(message.contains("did you mean --addr"), "{message}");
+    assert!(refused(&["serve"], &[]).contains("`serve`"));
+    let message = refused(&["--stdio=yes"], &[]);
+    assert!(message.contains("--stdio"), "{message}");
+}
+
+#[test]
+fn help_lists_every_setting_in_groups() {
+    let Err(ArgsError::Help(help)) = parse_with(&["--help"], &[]) else {
+        panic!("no help")
+    };
+    assert!(matches!(parse_with(&["-h"], &[]), Err(ArgsError::Help(_))));
+    for setting in SETTINGS {
+        assert!(
+            help.contains(&format!("--{}", setting.flag)),
+            "--{} missing:\n{help}",
+            setting.flag
+        );
+        assert!(
+            help.contains(&format!("[env: {}]", setting.env)),
+            "{} missing:\n{help}",
+            setting.env
+        );
+    }
+    for heading in [
+        "Transport:",
+        "Endpoints (HTTP):",
+        "Limits:",
+        "Sessions (HTTP):",
+        "Streams:",
+        "Request state",
+        "Tasks:",
+        "Authorization",
+        "Shared state",
+        "Logging:",
+    ] {
+        assert!(help.contains(heading), "{heading} missing:\n{help}");
+    }
+    for default in [
+        "[default: 127.0.0.1:8080]",
+        "[default: 4MiB]",
+        "[default: 64KiB]",
+        "[default: 30m]",
+        "[default: 1d]",
+        "[default: 250ms]",
+        "[default: localhost,127.0.0.1,::1]",
+        "[default: info]",
+        "[default: text]",
+    ] {
+        assert!(help.contains(default), "{default} missing:\n{help}");
+    }
+    // No line is longer than 100 characters.
+    assert!(
+        help.lines().all(|line| line.chars().count() <= 100),
+        "{help}"
+    );
+    assert_eq!(help, super::help(&Config::default()));
+}
+
+#[test]
+fn help_shows_the_defaults_the_server_starts_from() {
+    let config = Config::builder()
+        .body_limit(1024)
+        .session_idle_timeout(None)
+        .legacy_sse(true)
+        .build();
+    let help = super::help(&config);
+    assert!(help.contains("[default: 1KiB]"), "{help}");
+    assert!(help.contains("[default: none]"), "{help}");
+    assert!(help.contains("[default: on]"), "{help}");
+    // And the settings not given keep the configuration's values.
+    let args = parse(
+        ["--page-size".to_string(), "7".to_string()],
+        &config,
+        |_| None,
+    )
+    .unwrap();
+    assert_eq!(args.config.body_limit, 1024);
+    assert_eq!(args.config.session_idle_timeout, None);
+    assert!(args.config.legacy_sse);
+    assert_eq!(args.config.page_size, 7);
+}
+
+/// Every setting that is a `Config` field, by flag and by variable, with the value it must
+/// produce.
+#[test]
+fn every_setting_reaches_the_config() {
+    type Check = fn(&Config) -> bool;
+    const fn secs(secs: u64) -> Duration {
+        Duration::from_secs(secs)
+    }
+    let cases: &[(&str, &str, &str, Check)] = &[
+        (
+            "allowed-hosts",
+            "MCP_ALLOWED_HOSTS",
+            "localhost, mcp.example.com",
+            |c| c.allowed_hosts == ["localhost", "mcp.example.com"],
+        ),
+        ("shutdown-grace", "MCP_SHUTDOWN_GRACE", "0s", |c| {
+            c.shutdown_grace == Duration::ZERO
+        }),
+        ("jsonrpc", "MCP_JSONRPC_PATH", "/rpc", |c| {
+            c.jsonrpc_path.as_deref() == Some("/rpc")
+        }),
+        (
+            "public-url",
+            "MCP_PUBLIC_URL",
+            "https://mcp.example.com/mcp",
+            |c| c.public_url.as_deref() == Some("https://mcp.example.com/mcp"),
+        ),
+        ("body-limit", "MCP_BODY_LIMIT", "64KiB", |c| {
+            c.body_limit == 65536
+        }),
+        ("max-header-bytes", "MCP_MAX_HEADER_BYTES", "32768", |c| {
+            c.max_header_bytes == 32768
+        }),
+        ("body-read-timeout", "MCP_BODY_READ_TIMEOUT", "5s", |c| {
+            c.body_read_timeout == secs(5)
+        }),
+        ("max-connections", "MCP_MAX_CONNECTIONS", "100", |c| {
+            c.max_connections == 100
+        }),
+        (
+            "idle-connection-timeout",
+            "MCP_IDLE_CONNECTION_TIMEOUT",
+            "2m",
+            |c| c.idle_connection_timeout == secs(120),
+        ),
+        (
+            "max-client-json-bytes",
+            "MCP_MAX_CLIENT_JSON_BYTES",
+            "1KiB",
+            |c| c.max_client_json_bytes == 1024,
+        ),
+        (
+            "max-pending-client-requests",
+            "MCP_MAX_PENDING_CLIENT_REQUESTS",
+            "3",
+            |c| c.max_pending_client_requests == 3,
+        ),
+        (
+            "client-request-timeout",
+            "MCP_CLIENT_REQUEST_TIMEOUT",
+            "90s",
+            |c| c.client_request_timeout == secs(90),
+        ),
+        ("page-size", "MCP_PAGE_SIZE", "20", |c| c.page_size == 20),
+        ("max-sessions", "MCP_MAX_SESSIONS", "50", |c| {
+            c.max_sessions == 50
+        }),
+        (
+            "session-idle-timeout",
+            "MCP_SESSION_IDLE_TIMEOUT",
+            "none",
+            |c| c.session_idle_timeout.is_none(),
+        ),
+        (
+            "session-max-lifetime",
+            "MCP_SESSION_MAX_LIFETIME",
+            "2h",
+            |c| c.session_max_lifetime == Some(secs(7200)),
+        ),
+        ("max-subscriptions", "MCP_MAX_SUBSCRIPTIONS", "0", |c| {
+            c.max_subscriptions == 0
+        }),
+        ("max-listen-streams", "MCP_MAX_LISTEN_STREAMS", "10", |c| {
+            c.max_listen_streams == 10
+        }),
+        ("replay-window", "MCP_REPLAY_WINDOW", "16", |c| {
+            c.replay_window == 16
+        }),
+        ("buffered-messages", "MCP_BUFFERED_MESSAGES", "8", |c| {
+            c.buffered_messages == 8
+        }),
+        ("sse-retry", "MCP_SSE_RETRY", "2500ms", |c| {
+            c.sse_retry_ms == 2500
+        }),
+        ("sse-keep-alive", "MCP_SSE_KEEP_ALIVE", "1m", |c| {
+            c.sse_keep_alive == secs(60)
+        }),
+        ("request-state-ttl", "MCP_REQUEST_STATE_TTL", "1h", |c| {
+            c.request_state_ttl == secs(3600)
+        }),
+        ("task-ttl", "MCP_TASK_TTL", "10m", |c| {
+            c.task_ttl == secs(600)
+        }),
+        ("task-poll-interval", "MCP_TASK_POLL_INTERVAL", "1s", |c| {
+            c.task_poll_interval == secs(1)
+        }),
+        ("max-tasks", "MCP_MAX_TASKS", "5", |c| c.max_tasks == 5),
+    ];
+    let switches: &[(&str, &str, Check)] = &[
+        ("legacy-sse", "MCP_LEGACY_SSE", |c| c.legacy_sse),
+        ("server-card", "MCP_SERVER_CARD", |c| c.server_card),
+        ("allow-sessionless", "MCP_ALLOW_SESSIONLESS", |c| {
+            c.allow_sessionless
+        }),
+        ("sse-responses", "MCP_SSE_RESPONSES", |c| c.sse_responses),
+        (
+            "request-state-single-use",
+            "MCP_REQUEST_STATE_SINGLE_USE",
+            |c| c.request_state_single_use,
+        ),
+    ];
+    let mut covered: Vec<&str> = vec!["stdio", "addr", "log-level", "log-format"];
+    for (flag, var, value, check) in cases {
+        let setting = SETTINGS.iter().find(|s| s.flag == *flag).unwrap();
+        assert_eq!(setting.env, *var, "--{flag}");
+        let args = ok(&[&format!("--{flag}"), value], &[]);
+        assert!(check(&args.config), "--{flag} {value}");
+        assert!(args.given.contains(flag));
+        let args = ok(&[&format!("--{flag}={value}")], &[]);
+        assert!(check(&args.config), "--{flag}={value}");
+        assert!(check(&ok(&[], &[(var, value)]).config), "{var}={value}");
+        assert!(
+            !check(&Config::default()),
+            "{flag}: the default already passes"
+        );
+        covered.push(flag);
+    }
+    for (flag, var, check) in switches {
+        assert!(check(&ok(&[&format!("--{flag}")], &[]).config), "--{flag}");
+        for on in ["1", "true", "on", "yes"] {
+            assert!(check(&ok(&[], &[(var, on)]).config), "{var}={on}");
+        }
+        for off in ["", "0", "false", "off", "no"] {
+            assert!(!check(&ok(&[], &[(var, off)]).config), "{var}={off}");
+        }
+        let message = refused(&[], &[(var, "maybe")]);
+        assert!(
+            message.starts_with(&format!("{var}=maybe: expected 1")),
+            "{message}"
+        );
+        covered.push(flag);
+    }
+    for (flag, _) in [
+        ("stdio-output-limit", ()),
+        ("redis", ()),
+        ("redis-prefix", ()),
+        ("metrics", ()),
+        ("request-state-key-file", ()),
+        ("request-state-previous-key-file", ()),
+        ("auth-issuer", ()),
+        ("auth-audience", ()),
+        ("auth-jwks", ()),
+        ("auth-scopes", ()),
+    ] {
+        // Checked by their own tests below.
+        covered.push(flag);
+    }
+    for setting in SETTINGS {
+        assert!(
+            covered.contains(&setting.flag),
+            "--{} has no test",
+            setting.flag
+        );
+    }
+}
+
+#[test]
+fn a_flag_beats_its_variable_and_an_empty_variable_is_unset() {
+    let args = ok(
+        &["--body-limit", "1KiB", "--jsonrpc", "/a"],
+        &[("MCP_BODY_LIMIT", "2KiB"), ("MCP_JSONRPC_PATH", "/b")],
+    );
+    assert_eq!(args.config.body_limit, 1024);
+    assert_eq!(args.config.jsonrpc_path.as_deref(), Some("/a"));
+    // A bad variable is not even read when the flag is given.
+    assert_eq!(
+        ok(&["--max-sessions", "3"], &[("MCP_MAX_SESSIONS", "abc")])
+            .config
+            .max_sessions,
+        3
+    );
+    let args = ok(&[], &[("MCP_BODY_LIMIT", ""), ("MCP_JSONRPC_PATH", "")]);
+    assert_eq!(args.config.body_limit, Config::default().body_limit);
+    assert_eq!(args.config.jsonrpc_path, None);
+    assert!(args.given.is_empty());
+}
+
+#[test]
+fn each_bad_value_is_refused_naming_its_flag_or_variable() {
+    for (args, env, expected) in [
+        (&["--body-limit", "0"][..], &[][..], "--body-limit 0: must be at least 1 byte"),
+        (&[], &[("MCP_MAX_SESSIONS", "abc")], "MCP_MAX_SESSIONS=abc: not a number"),
+        (&[], &[("MCP_MAX_SESSIONS", "1\n2")], "MCP_MAX_SESSIONS=\"1\\n2\": not a number"),
+        (&["--max-sessions", "0"], &[], "--max-sessions 0: must be at least 1"),
+        (&["--max-connections", "0"], &[], "--max-connections 0: must be at least 1"),
+        (&["--page-size", "0"], &[], "--page-size 0: must be at least 1"),
+        (&["--replay-window", "0"], &[], "--replay-window 0: must be at least 1"),
+        (&[], &[("MCP_BUFFERED_MESSAGES", "0")], "MCP_BUFFERED_MESSAGES=0: must be at least 1"),
+        (&["--body-limit", "4MB"], &[], "--body-limit 4MB: unknown unit `MB`"),
+        (&["--body-limit="], &[], "--body-limit \"\": not a size"),
+        (&["--body-read-timeout", "30"], &[], "--body-read-timeout 30: 30 needs a unit"),
+        (&["--body-read-timeout", "0s"], &[], "--body-read-timeout 0s: must be more than zero"),
+        (&[], &[("MCP_TASK_TTL", "1.5h")], "MCP_TASK_TTL=1.5h: "),
+        (&["--sse-keep-alive", "0ms"], &[], "--sse-keep-alive 0ms: must be more than zero"),
+        (&["--task-poll-interval", "0s"], &[], "--task-poll-interval 0s: must be more than zero"),
+        (&["--request-state-ttl", "2y"], &[], "--request-state-ttl 2y: unknown unit `y`"),
+        (&["--session-idle-timeout", "0s"], &[], "--session-idle-timeout 0s: must be more than zero, or none"),
+        (&["--session-max-lifetime", "forever"], &[], "--session-max-lifetime forever: "),
+        (&["--stdio", "--stdio-output-limit", "0"], &[], "--stdio-output-limit 0: must be at least 1 byte"),
+        (&["--max-client-json-bytes", "0"], &[], "--max-client-json-bytes 0: must be at least 1 byte"),
+        (&["--idle-connection-timeout", "0s"], &[], "--idle-connection-timeout 0s: must be more than zero"),
+        (&["--client-request-timeout=-1s"], &[], "--client-request-timeout -1s: not a duration: expected a whole number and a unit (ms, s, m, h, d), e.g. 30s (durations cannot be negative)"),
+        (&["--jsonrpc", "rpc"], &[], "--jsonrpc rpc: the path must start with `/`"),
+        (&["--jsonrpc", "/mcp"], &[], "--jsonrpc /mcp: the path must differ"),
+        (&["--jsonrpc", "/a?b"], &[], "--jsonrpc /a?b: the path must be a plain path"),
+        (&[], &[("MCP_JSONRPC_PATH", "rpc")], "MCP_JSONRPC_PATH=rpc: the path must start"),
+        (&["--public-url=ftp://x"], &[], "--public-url ftp://x: the URL must start with https://"),
+        (&[], &[("MCP_PUBLIC_URL", "mcp.example.com")], "MCP_PUBLIC_URL=mcp.example.com: "),
+        (&["--allowed-hosts", ","], &[], "--allowed-hosts ,: needs at least one host"),
+        (&["--allowed-hosts", "https://a.example"], &[], "--allowed-hosts https://a.example: `https://a.example`: a host name, not a URL"),
+        (&["--allowed-hosts", "a.example:443"], &[], "--allowed-hosts a.example:443: `a.example:443`: a host name without port"),
+        (&["--allowed-hosts", "[::1]"], &[], "--allowed-hosts [::1]: `[::1]`: write an IPv6 address without brackets"),
+        (&["--log-format", "xml"], &[], "--log-format xml: expected text or json"),
+        (&[], &[("MCP_LOG_FORMAT", "XML")], "MCP_LOG_FORMAT=XML: expected text or json"),
+        (&["--log-level", "info,a=nope"], &[], "--log-level info,a=nope: not a log filter"),
+        (&[], &[("RUST_LOG", "a=b=c")], "RUST_LOG=a=b=c: not a log filter"),
+        (&["--legacy-sse"], &[("MCP_AUTH_ISSUER", "https://as"), ("MCP_PUBLIC_URL", "https://h/mcp")], "--legacy-sse cannot be combined with --auth-issuer"),
+    ] {
+        let message = refused(args, env);
+        // Without the `jwt` feature an issuer is refused for that first.
+        if expected.starts_with("--legacy-sse") && !cfg!(feature = "jwt") {
+            assert!(message.contains("`jwt` feature"), "{message}");
+            continue;
+        }
+        assert!(
+            message.starts_with(expected),
+            "{args:?} {env:?}:\n  got      {message}\n  expected {expected}…"
+        );
+    }
+    // Zero is fine where it means something.
+    let args = ok(
+        &[
+            "--max-subscriptions",
+            "0",
+            "--max-listen-streams",
+            "0",
+            "--max-pending-client-requests",
+            "0",
+            "--shutdown-grace",
+            "0s",
+            "--sse-retry",
+            "0ms",
+            "--max-tasks",
+            "0",
+        ],
+        &[],
+    );
+    assert_eq!(args.config.max_subscriptions, 0);
+    assert_eq!(args.config.shutdown_grace, Duration::ZERO);
+    // IPv6 without brackets is a host name.
+    assert_eq!(
+        ok(&["--allowed-hosts", "::1,localhost"], &[])
+            .config
+            .allowed_hosts,
+        ["::1", "localhost"]
+    );
+}
+
+#[test]
+fn settings_for_http_are_refused_with_stdio_and_their_variables_ignored() {
+    for flag in [
+        &["--jsonrpc", "/rpc"][..],
+        &["--server-card"],
+        &["--public-url", "https://h/mcp"],
+        &["--legacy-sse"],
+        &["--auth-issuer", "https://as"],
+        &["--allowed-hosts", "a"],
+        &["--max-sessions", "3"],
+        &["--sse-retry", "1s"],
+    ] {
+        let args: Vec<&str> = std::iter::once("--stdio")
+            .chain(flag.iter().copied())
+            .collect();
+        let message = refused(&args, &[]);
+        assert_eq!(
+            message,
+            format!(
+                "{} is for HTTP: it cannot be combined with --stdio",
+                flag[0]
+            )
+        );
+        let message = refused(flag, &[("MCP_STDIO", "1")]);
+        assert!(message.ends_with("(MCP_STDIO is set)"), "{message}");
+    }
+    let args = ok(
+        &["--stdio"],
+        &[
+            ("MCP_JSONRPC_PATH", "/rpc"),
+            ("MCP_LEGACY_SSE", "1"),
+            ("MCP_SERVER_CARD", "1"),
+            ("MCP_PUBLIC_URL", "https://h/mcp"),
+            ("MCP_AUTH_ISSUER", "https://as"),
+            ("MCP_MAX_SESSIONS", "abc"),
+        ],
+    );
+    assert_eq!(args.transport, Transport::Stdio);
+    assert!(args.config.jsonrpc_path.is_none() && !args.config.legacy_sse);
+    assert!(!args.config.server_card && args.config.public_url.is_none());
+    assert!(args.config.auth.is_none());
+    // And the other way round.
+    assert_eq!(
+        refused(&["--stdio-output-limit", "1MiB"], &[]),
+        "--stdio-output-limit is for --stdio: it does not apply to HTTP"
+    );
+    assert_eq!(
+        ok(&[], &[("MCP_STDIO_OUTPUT_LIMIT", "abc")])
+            .config
+            .stdio_output_limit,
+        Config::default().stdio_output_limit
+    );
+    assert_eq!(
+        ok(
+            &[
+                "--stdio",
+                "--stdio-output-limit",
+                "64KiB",
+                "--body-limit",
+                "1KiB"
+            ],
+            &[]
+        )
+        .config
+        .stdio_output_limit,
+        65536
+    );
+}
+
+#[test]
+fn auth_flags() {
+    let message = refused(&["--auth-jwks", "https://as/jwks"], &[]);
+    assert!(
+        message.starts_with("--auth-jwks https://as/jwks: authorization needs an issuer"),
+        "{message}"
+    );
+    let message = refused(&[], &[("MCP_AUTH_SCOPES", "a")]);
+    assert!(message.starts_with("MCP_AUTH_SCOPES=a: "), "{message}");
+    let message = refused(&["--auth-issuer", "https://as"], &[]);
+    assert!(message.contains("--public-url"), "{message}");
+    assert!(refused(&["--auth-jwks"], &[]).contains("--auth-jwks <URL> needs a value"));
+    let result = parse_with(
+        &[
+            "--auth-issuer",
+            "https://as.example.com",
+            "--auth-scopes",
+            "a,b",
+        ],
+        &[("MCP_PUBLIC_URL", "https://mcp.example.com/mcp")],
+    );
+    #[cfg(feature = "jwt")]
+    {
+        let config = result.unwrap().config;
+        let auth = config.auth.expect("authorization on");
+        assert_eq!(auth.metadata().resource, "https://mcp.example.com/mcp");
+        assert_eq!(auth.required_scopes(), ["a", "b"]);
+        // The flag wins over the variable.
+        let auth = ok(
+            &[
+                "--auth-issuer",
+                "https://as.example.com",
+                "--auth-audience",
+                "https://a.example/mcp",
+            ],
+            &[("MCP_AUTH_AUDIENCE", "https://b.example/mcp")],
+        )
+        .config
+        .auth
+        .unwrap();
+        assert_eq!(auth.metadata().resource, "https://a.example/mcp");
+    }
+    #[cfg(not(feature = "jwt"))]
+    assert!(matches!(result, Err(ArgsError::Invalid(m)) if m.contains("`jwt` feature")));
+}
+
+#[test]
+fn request_state_keys_from_files_and_variables() {
+    let key = SealingKeyText(KEY_HEX);
+    let other = SealingKeyText(OTHER_KEY_HEX);
+    let current = key_file("current", &format!("{KEY_HEX}\n"));
+    let previous = key_file("previous", OTHER_KEY_HEX);
+
+    let config = ok(
+        &[
+            "--request-state-key-file",
+            &current,
+            "--request-state-previous-key-file",
+            &previous,
+        ],
+        &[],
+    )
+    .config;
+    assert_eq!(config.request_state_key, Some(key.key()));
+    assert_eq!(config.request_state_previous_key, Some(other.key()));
+
+    // The variables holding the keys themselves still work.
+    let args = ok(
+        &[],
+        &[
+            ("MCP_REQUEST_STATE_KEY", KEY_HEX),
+            ("MCP_REQUEST_STATE_PREVIOUS_KEY", OTHER_KEY_HEX),
+        ],
+    );
+    assert_eq!(args.config.request_state_key, Some(key.key()));
+    assert_eq!(args.config.request_state_previous_key, Some(other.key()));
+    assert!(args.given.contains(&"request-state-key"));
+    // The file's variable too; the flag wins over both variables.
+    assert_eq!(
+        ok(&[], &[("MCP_REQUEST_STATE_KEY_FILE", current.as_str())])
+            .config
+            .request_state_key,
+        Some(key.key())
+    );
+    assert_eq!(
+        ok(
+            &["--request-state-key-file", &current],
+            &[("MCP_REQUEST_STATE_KEY", OTHER_KEY_HEX)]
+        )
+        .config
+        .request_state_key,
+        Some(key.key())
+    );
+    // Two variables giving one key: which one is meant?
+    assert_eq!(
+        refused(
+            &[],
+            &[
+                ("MCP_REQUEST_STATE_KEY_FILE", current.as_str()),
+                ("MCP_REQUEST_STATE_KEY", KEY_HEX)
+            ]
+        ),
+        "MCP_REQUEST_STATE_KEY_FILE and MCP_REQUEST_STATE_KEY both give the key: set one of them"
+    );
+    // Errors name the variable but never print a key.
+    let message = refused(&[], &[("MCP_REQUEST_STATE_KEY", "a passphrase, not a key")]);
+    assert!(message.starts_with("MCP_REQUEST_STATE_KEY: "), "{message}");
+    assert!(!message.contains("passphrase, not"), "{message}");
+    let short = key_file("short", "0011");
+    let message = refused(&["--request-state-key-file", &short], &[]);
+    assert!(
+        message.starts_with(&format!(
+            "--request-state-key-file {short}: the requestState key must be at least 32"
+        )),
+        "{message}"
+    );
+    let message = refused(
+        &["--request-state-previous-key-file", "/nonexistent/key"],
+        &[],
+    );
+    assert!(
+        message
+            .starts_with("--request-state-previous-key-file /nonexistent/key: cannot read the key"),
+        "{message}"
+    );
+    for path in [current, previous, short] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+struct SealingKeyText(&'static str);
+
+impl SealingKeyText {
+    fn key(&self) -> crate::request_state::SealingKey {
+        crate::request_state::SealingKey::from_text(self.0).unwrap()
+    }
+}
+
+#[test]
+fn the_metrics_address() {
+    assert_eq!(ok(&[], &[]).metrics, None);
+    let args = ok(
+        &["--metrics", "127.0.0.1:9464"],
+        &[("MCP_METRICS_ADDR", "127.0.0.1:2")],
+    );
+    assert_eq!(
+        args.metrics,
+        Some("127.0.0.1:9464".parse().unwrap()),
+        "the flag wins"
+    );
+    // Not Config: entry::run needs no unshared server for it.
+    assert!(!args.changes_config());
+    let args = ok(&["--metrics=[::1]:9"], &[]);
+    assert_eq!(args.metrics, Some("[::1]:9".parse().unwrap()));
+    let args = ok(&[], &[("MCP_METRICS_ADDR", "127.0.0.1:2")]);
+    assert_eq!(args.metrics, Some("127.0.0.1:2".parse().unwrap()));
+    assert_eq!(ok(&[], &[("MCP_METRICS_ADDR", "")]).metrics, None);
+    // Its own listener, beside either transport.
+    let args = ok(&["--stdio", "--metrics", "127.0.0.1:9464"], &[]);
+    assert_eq!(args.metrics, Some("127.0.0.1:9464".parse().unwrap()));
+    let message = refused(&["--metrics"], &[]);
+    assert!(message.contains("--metrics"), "{message}");
+    let message = refused(&[], &[("MCP_METRICS_ADDR", "nope")]);
+    assert!(
+        message.starts_with("MCP_METRICS_ADDR=nope: ") && message.contains("HOST:PORT"),
+        "{message}"
+    );
+    let help = super::help(&Config::default());
+    assert!(help.contains("--metrics <ADDR>"), "{help}");
+    assert_eq!(
+        help.contains("NOT IN THIS BUILD: rebuild with the `metrics` feature"),
+        !cfg!(feature = "metrics"),
+        "{help}"
+    );
+}
+
+#[test]
+fn redis_settings() {
+    let args = ok(&[], &[]);
+    assert_eq!((args.redis, args.redis_prefix.as_str()), (None, "mcp"));
+    let args = ok(
+        &[
+            "--redis",
+            "redis://:secret@127.0.0.1:6379/",
+            "--redis-prefix",
+            "blue",
+        ],
+        &[("MCP_REDIS_URL", "redis://other/")],
+    );
+    assert_eq!(
+        args.redis.as_deref(),
+        Some("redis://:secret@127.0.0.1:6379/")
+    );
+    assert_eq!(
+        (args.redis_source, args.redis_prefix.as_str()),
+        ("--redis", "blue")
+    );
+    // The shared stores are not Config: entry::run needs no unshared server for them.
+    assert!(!args.changes_config());
+    let args = ok(
+        &[],
+        &[
+            ("MCP_REDIS_URL", "redis://r/"),
+            ("MCP_REDIS_PREFIX", "green"),
+        ],
+    );
+    assert_eq!(args.redis.as_deref(), Some("redis://r/"));
+    assert_eq!(
+        (args.redis_source, args.redis_prefix.as_str()),
+        ("MCP_REDIS_URL", "green")
+    );
+    assert_eq!(
+        refused(&["--redis-prefix", "a b"], &[]),
+        "--redis-prefix \"a b\": the key prefix must have no spaces or control characters"
+    );
+    assert_eq!(
+        refused(&["--stdio", "--redis", "redis://r/"], &[]),
+        "--redis is for HTTP: it cannot be combined with --stdio"
+    );
+    assert_eq!(
+        ok(&["--stdio"], &[("MCP_REDIS_URL", "redis://r/")]).redis,
+        None
+    );
+    #[cfg(feature = "redis")]
+    assert_eq!(
+        settings::DEFAULT_REDIS_PREFIX,
+        crate::stores::redis::DEFAULT_PREFIX
+    );
+    let help = super::help(&Config::default());
+    assert!(help.contains("--redis <URL>"), "{help}");
+    assert_eq!(
+        help.contains("NOT IN THIS BUILD: rebuild with the `redis` feature"),
+        !cfg!(feature = "redis"),
+        "{help}"
+    );
+}
+
+#[test]
+fn logging_settings() {
+    let args = ok(&["--log-level", "debug", "--log-format", "json"], &[]);
+    assert_eq!(args.log_filter, "debug");
+    assert_eq!(args.log_format, LogFormat::Json);
+    let args = ok(
+        &[],
+        &[
+            ("RUST_LOG", "warn,mcp_runtime=debug"),
+            ("MCP_LOG_FORMAT", "json"),
+        ],
+    );
+    assert_eq!(args.log_filter, "warn,mcp_runtime=debug");
+    assert_eq!(args.log_format, LogFormat::Json);
+    assert_eq!(
+        ok(&["--log-level", "error"], &[("RUST_LOG", "trace")]).log_filter,
+        "error"
+    );
+    // Logging and the transport leave the configuration as it was.
+    assert!(!ok(&["--log-level", "debug", "--addr", "127.0.0.1:1"], &[]).changes_config());
+    assert!(ok(&["--page-size", "1"], &[]).changes_config());
+}
+
+/// A contract with nothing in it: enough to build a server.
+struct Nothing;
+
+static NOTHING: crate::Catalog = crate::Catalog {
+    server: crate::ServerInfo {
+        name: "nothing",
+        version: "1",
+        title: None,
+        website_url: None,
+    },
+    instructions: None,
+    tools: &[],
+    prompts: &[],
+    resources: &[],
+    resource_templates: &[],
+    completions: &[],
+};
+
+impl Dispatch for Nothing {
+    fn catalog(&self) -> &'static crate::Catalog {
+        &NOTHING
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a serde_json::value::RawValue>,
+        _: crate::RequestContext,
+    ) -> Option<crate::BoxFuture<'a, Result<Box<serde_json::value::RawValue>, crate::RpcError>>>
+    {
+        None
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a serde_json::value::RawValue>,
+        _: crate::RequestContext,
+    ) -> Option<crate::BoxFuture<'a, crate::ToolOutcome>> {
+        None
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        _: &str,
+        _: Option<&'a serde_json::value::RawValue>,
+        _: crate::RequestContext,
+    ) -> Option<crate::BoxFuture<'a, Result<Box<serde_json::value::RawValue>, crate::RpcError>>>
+    {
+        None
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        _: &'a str,
+        _: crate::RequestContext,
+    ) -> Option<crate::BoxFuture<'a, Result<Box<serde_json::value::RawValue>, crate::RpcError>>>
+    {
+        None
+    }
+}
+
+/// `entry::run`'s path: the flags change a server built before them.
+#[test]
+fn flags_reconfigure_a_server_built_before_them() {
+    let built = || McpServer::with_config(Nothing, Config::builder().page_size(7).build());
+    let args_over = |server: &McpServer<Nothing>, args: &[&str], env: &[(&str, &str)]| {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        parse(
+            args.iter().map(|s| s.to_string()),
+            server.config(),
+            move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
+        )
+        .unwrap()
+    };
+
+    let mut server = built();
+    let args = args_over(
+        &server,
+        &["--body-limit", "1KiB", "--request-state-ttl", "5m"],
+        &[("MCP_REQUEST_STATE_KEY", KEY_HEX)],
+    );
+    reconfigure(&mut server, &args).unwrap();
+    assert_eq!(server.config().body_limit, 1024);
+    // What no flag changed stays as the application set it.
+    assert_eq!(server.config().page_size, 7);
+    assert_eq!(server.config().request_state_ttl, Duration::from_secs(300));
+    assert_eq!(
+        server.config().request_state_key,
+        Some(SealingKeyText(KEY_HEX).key())
+    );
+
+    // A variable wins over the key the application set, as every variable does.
+    let mut server = McpServer::with_config(
+        Nothing,
+        Config::builder()
+            .request_state_key(Some(SealingKeyText(OTHER_KEY_HEX).key()))
+            .build(),
+    );
+    let args = args_over(&server, &[], &[("MCP_REQUEST_STATE_KEY", KEY_HEX)]);
+    reconfigure(&mut server, &args).unwrap();
+    assert_eq!(
+        server.config().request_state_key,
+        Some(SealingKeyText(KEY_HEX).key())
+    );
+
+    // The stores and the task runner took theirs when the server was built.
+    for flag in [
+        "--max-sessions",
+        "--max-tasks",
+        "--task-ttl",
+        "--task-poll-interval",
+    ] {
+        let mut server = built();
+        let value = if flag.starts_with("--task") {
+            "1s"
+        } else {
+            "3"
+        };
+        let args = args_over(&server, &[flag, value], &[]);
+        let error = reconfigure(&mut server, &args).unwrap_err();
+        assert!(
+            error.starts_with(&format!("{flag} is fixed when the server is built")),
+            "{error}"
+        );
+        assert!(error.contains("entry::run_with"), "{error}");
+    }
+
+    // A clone holds the engine: only the transport and logging can change then.
+    let mut server = built();
+    let _clone = server.clone();
+    let args = args_over(
+        &server,
+        &["--addr", "127.0.0.1:1", "--log-level", "debug"],
+        &[],
+    );
+    reconfigure(&mut server, &args).unwrap();
+    let args = args_over(&server, &["--page-size", "3"], &[]);
+    assert!(reconfigure(&mut server, &args)
+        .unwrap_err()
+        .contains("cloned before entry::run"));
+}

@@ -1,0 +1,322 @@
+//! The value forms of the server flags: durations (`250ms`, `30s`, `10m`, `1h`, `1h30m`),
+//! sizes (`65536`, `64KiB`, `4MiB`), counts, switches; each parser's error says what is
+//! wrong without naming the flag (the caller adds the flag or variable), and each formatter
+//! writes a value back in the form the parser reads (what `--help` shows as the default).
+
+use std::time::Duration;
+
+/// The longest duration accepted: a year (larger values are surely a mistake, and adding them
+/// to an instant could overflow).
+pub(crate) const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+
+/// The units of [`duration`], longest first, with their length in milliseconds.
+const UNITS: [(&str, u64); 5] = [
+    ("d", 24 * 60 * 60 * 1000),
+    ("h", 60 * 60 * 1000),
+    ("m", 60 * 1000),
+    ("s", 1000),
+    ("ms", 1),
+];
+
+/// A duration: one or more `NUMBER UNIT` pairs, the units `ms`, `s`, `m`, `h`, `d` (`250ms`,
+/// `30s`, `1h30m`); at least `min` and at most [`MAX_DURATION`].
+pub(crate) fn duration(text: &str, min: Duration) -> Result<Duration, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("empty: expected a duration such as 30s, 10m, 1h or 250ms".into());
+    }
+    let mut rest = text;
+    let mut millis: u64 = 0;
+    while !rest.is_empty() {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let unit_len = rest[digits..]
+            .bytes()
+            .take_while(u8::is_ascii_alphabetic)
+            .count();
+        let (number, unit) = (&rest[..digits], &rest[digits..digits + unit_len]);
+        if number.is_empty() {
+            return Err(format!(
+                "not a duration: expected a whole number and a unit (ms, s, m, h, d), e.g. 30s{}",
+                if rest.starts_with('-') {
+                    " (durations cannot be negative)"
+                } else if rest.starts_with('.') || rest[digits..].starts_with('.') {
+                    " (no fractions: 1500ms, not 1.5s)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if unit.is_empty() {
+            return Err(format!(
+                "{number} needs a unit: ms, s, m, h or d (e.g. {number}s){}",
+                if rest[digits..].starts_with('.') {
+                    "; no fractions: 1500ms, not 1.5s"
+                } else {
+                    ""
+                }
+            ));
+        }
+        let Some((_, per)) = UNITS.iter().find(|(name, _)| *name == unit) else {
+            return Err(format!(
+                "unknown unit `{unit}`: use ms, s, m, h or d (e.g. 30s, 10m, 1h)"
+            ));
+        };
+        millis = number
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(*per))
+            .and_then(|n| n.checked_add(millis))
+            .ok_or_else(too_long)?;
+        rest = &rest[digits + unit_len..];
+    }
+    let value = Duration::from_millis(millis);
+    if value > MAX_DURATION {
+        return Err(too_long());
+    }
+    if value < min {
+        return Err(if min == Duration::from_millis(1) {
+            "must be more than zero".into()
+        } else {
+            format!("must be at least {}", show_duration(min))
+        });
+    }
+    Ok(value)
+}
+
+fn too_long() -> String {
+    format!("too long: at most {}", show_duration(MAX_DURATION))
+}
+
+/// [`duration`], or `none` for no limit.
+pub(crate) fn optional_duration(text: &str, min: Duration) -> Result<Option<Duration>, String> {
+    if text.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    duration(text, min)
+        .map(Some)
+        .map_err(|why| format!("{why}, or none"))
+}
+
+/// `duration` in the longest unit that writes it exactly (`30m`, `250ms`, `1h30m`).
+pub(crate) fn show_duration(duration: Duration) -> String {
+    let mut millis = duration.as_millis() as u64;
+    if millis == 0 {
+        return "0s".into();
+    }
+    let mut shown = String::new();
+    for (unit, per) in UNITS {
+        if millis >= per && (millis % per == 0 || per >= 60 * 1000) {
+            shown.push_str(&format!("{}{unit}", millis / per));
+            millis %= per;
+        }
+        if millis == 0 {
+            break;
+        }
+    }
+    shown
+}
+
+/// [`show_duration`], or `none`.
+pub(crate) fn show_optional_duration(duration: Option<Duration>) -> String {
+    duration.map_or_else(|| "none".into(), show_duration)
+}
+
+/// A size in bytes: a whole number, optionally followed by `B`, `KiB`, `MiB` or `GiB`
+/// (`65536`, `64KiB`, `4MiB`); at least `min`.
+pub(crate) fn size(text: &str, min: usize) -> Result<usize, String> {
+    let text = text.trim();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = (&text[..digits], text[digits..].trim_start());
+    if number.is_empty() {
+        return Err("not a size: expected bytes, e.g. 65536, 64KiB or 4MiB".into());
+    }
+    let per: usize = match unit {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "K" | "k" | "KB" | "kB" | "M" | "MB" | "G" | "GB" => {
+            return Err(format!(
+                "unknown unit `{unit}`: use KiB, MiB or GiB (powers of 1024), e.g. 64KiB"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "unknown unit `{other}`: use B, KiB, MiB or GiB, e.g. 4MiB"
+            ))
+        }
+    };
+    let value = number
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(per))
+        .ok_or_else(|| "too large".to_string())?;
+    if value < min {
+        return Err(if min == 1 {
+            "must be at least 1 byte".into()
+        } else {
+            format!("must be at least {}", show_size(min))
+        });
+    }
+    Ok(value)
+}
+
+/// `bytes` in the largest binary unit that writes it exactly (`4MiB`, `64KiB`, `1000`).
+pub(crate) fn show_size(bytes: usize) -> String {
+    for (unit, per) in [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)] {
+        if bytes >= per && bytes % per == 0 {
+            return format!("{}{unit}", bytes / per);
+        }
+    }
+    bytes.to_string()
+}
+
+/// A whole number of things (`_` may group digits: `10_000`); at least `min`.
+pub(crate) fn count(text: &str, min: usize) -> Result<usize, String> {
+    let text = text.trim();
+    let digits: String = text.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || text.starts_with('_') {
+        return Err("not a number".into());
+    }
+    let value = digits
+        .parse::<usize>()
+        .map_err(|_| "too large".to_string())?;
+    if value < min {
+        return Err(format!("must be at least {min}"));
+    }
+    Ok(value)
+}
+
+/// A switch's value: `1`, `true`, `on`, `yes` or `0`, `false`, `off`, `no` (any case).
+pub(crate) fn switch(text: &str) -> Result<bool, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "on" | "yes" => Ok(true),
+        "0" | "false" | "off" | "no" => Ok(false),
+        _ => Err("expected 1, true, on or yes (or 0, false, off, no)".into()),
+    }
+}
+
+/// A switch as `--help` shows its default.
+pub(crate) fn show_switch(on: bool) -> String {
+    if on { "on" } else { "off" }.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn durations() {
+        for (text, millis) in [
+            ("250ms", 250),
+            ("30s", 30_000),
+            ("10m", 600_000),
+            ("1h", 3_600_000),
+            ("2d", 172_800_000),
+            ("1h30m", 5_400_000),
+            (" 1m30s ", 90_000),
+            ("0s", 0),
+        ] {
+            assert_eq!(
+                duration(text, Duration::ZERO),
+                Ok(Duration::from_millis(millis)),
+                "{text}"
+            );
+        }
+        for (text, why) in [
+            ("", "empty"),
+            ("30", "needs a unit"),
+            ("1.5s", "no fractions"),
+            ("-1s", "negative"),
+            ("5 s", "needs a unit"),
+            ("3w", "unknown unit `w`"),
+            ("s", "not a duration"),
+            ("366d", "too long"),
+            ("99999999999999999999s", "too long"),
+            ("abc", "not a duration"),
+        ] {
+            let error = duration(text, Duration::ZERO).unwrap_err();
+            assert!(error.contains(why), "{text}: {error}");
+        }
+        assert_eq!(duration("0s", MS).unwrap_err(), "must be more than zero");
+        assert_eq!(
+            duration("1s", Duration::from_secs(2)).unwrap_err(),
+            "must be at least 2s"
+        );
+        assert_eq!(optional_duration("none", MS), Ok(None));
+        assert_eq!(optional_duration("NONE", MS), Ok(None));
+        assert_eq!(
+            optional_duration("5m", MS),
+            Ok(Some(Duration::from_secs(300)))
+        );
+        assert!(optional_duration("never", MS)
+            .unwrap_err()
+            .ends_with("or none"));
+    }
+
+    #[test]
+    fn durations_are_shown_as_they_are_read() {
+        for (millis, shown) in [
+            (250, "250ms"),
+            (30_000, "30s"),
+            (60_000, "1m"),
+            (1_800_000, "30m"),
+            (86_400_000, "1d"),
+            (5_400_000, "1h30m"),
+            (1_500, "1500ms"),
+            (0, "0s"),
+        ] {
+            let value = Duration::from_millis(millis);
+            assert_eq!(show_duration(value), shown);
+            assert_eq!(duration(shown, Duration::ZERO), Ok(value));
+        }
+        assert_eq!(show_optional_duration(None), "none");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size("65536", 1), Ok(65536));
+        assert_eq!(size("64KiB", 1), Ok(65536));
+        assert_eq!(size("4MiB", 1), Ok(4 << 20));
+        assert_eq!(size("1GiB", 1), Ok(1 << 30));
+        assert_eq!(size("4 MiB", 1), Ok(4 << 20));
+        assert_eq!(size("10B", 1), Ok(10));
+        assert_eq!(size("0", 1).unwrap_err(), "must be at least 1 byte");
+        assert_eq!(size("1KiB", 8192).unwrap_err(), "must be at least 8KiB");
+        assert!(size("4MB", 1).unwrap_err().contains("powers of 1024"));
+        assert!(size("4mb", 1).unwrap_err().contains("unknown unit `mb`"));
+        assert!(size("MiB", 1).unwrap_err().contains("not a size"));
+        assert!(size("-1", 1).unwrap_err().contains("not a size"));
+        assert!(size("99999999999GiB", 1).unwrap_err().contains("too large"));
+        for bytes in [1, 1000, 1024, 65536, 4 << 20, 3 << 30] {
+            assert_eq!(size(&show_size(bytes), 1), Ok(bytes));
+        }
+        assert_eq!(show_size(4 << 20), "4MiB");
+        assert_eq!(show_size(16 << 10), "16KiB");
+    }
+
+    #[test]
+    fn counts_and_switches() {
+        assert_eq!(count("100", 1), Ok(100));
+        assert_eq!(count("10_000", 1), Ok(10_000));
+        assert_eq!(count("0", 0), Ok(0));
+        assert_eq!(count("0", 1).unwrap_err(), "must be at least 1");
+        assert_eq!(count("abc", 1).unwrap_err(), "not a number");
+        assert_eq!(count("-3", 0).unwrap_err(), "not a number");
+        assert_eq!(count("", 0).unwrap_err(), "not a number");
+        assert_eq!(count("1e3", 0).unwrap_err(), "not a number");
+        assert_eq!(
+            count("99999999999999999999999", 0).unwrap_err(),
+            "too large"
+        );
+        for on in ["1", "true", "ON", "yes"] {
+            assert_eq!(switch(on), Ok(true));
+        }
+        for off in ["0", "false", "off", "No"] {
+            assert_eq!(switch(off), Ok(false));
+        }
+        assert!(switch("maybe").unwrap_err().contains("expected 1, true"));
+    }
+}
