@@ -615,7 +615,9 @@ fn serve<D: Dispatch>(
         };
     }
     if let Some(addr) = metrics {
-        if let Err((code, message)) = crate::telemetry::start_metrics(&runtime, &server, addr) {
+        if let Err((code, message)) =
+            crate::telemetry::start_metrics(&runtime, server.load_source(), addr)
+        {
             eprintln!("error: {message}");
             return ExitCode::from(code);
         }

@@ -54,6 +54,7 @@ mod json;
 pub mod jsonrpc;
 mod legacy_shapes;
 mod legacy_streams;
+mod load;
 pub mod mcp;
 mod mrtr;
 mod notifier;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::engine::Engine;
+pub use crate::load::Load;
 use crate::notifier::Notifier;
 use crate::request_state::{SealingKey, StateSealer, KEY_ENV};
 use crate::session::SessionStore;
@@ -92,6 +93,13 @@ impl<D: Dispatch> McpServer<D> {
         &self.engine.dispatch
     }
 
+    /// [`McpServer::load`] as a function of its own (a clone of the server inside): what a
+    /// metrics endpoint reads at each scrape.
+    pub fn load_source(&self) -> impl Fn() -> Load + Clone + Send + Sync + 'static {
+        let server = self.clone();
+        move || server.load()
+    }
+
     /// What the server holds right now: sessions, the requests they run and wait on, listen
     /// streams and SSE replay bookkeeping (see [`Load`]).
     ///
@@ -115,44 +123,6 @@ impl<D: Dispatch> McpServer<D> {
             load.replay_streams += streams.tracked_streams();
         });
         load
-    }
-}
-
-/// What an [`McpServer`] holds at one moment ([`McpServer::load`]).
-///
-/// Each figure is bounded by a [`Config`] setting, named on its field; all are zero on a
-/// server with no session, no open listen stream and no task. Read-only: more figures may be added.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Load {
-    /// Live sessions in the session store ([`Config::max_sessions`]).
-    pub sessions: usize,
-    /// Session-era requests running, across sessions: what `notifications/cancelled` can
-    /// stop. Stateless (2026-07-28) requests and tasks are not counted.
-    pub in_flight: usize,
-    /// Server-to-client requests (sampling, elicitation, roots) awaiting the client's answer,
-    /// across sessions ([`Config::max_pending_client_requests`] per session).
-    pub pending_client_requests: usize,
-    /// Open `subscriptions/listen` streams on this instance ([`Config::max_listen_streams`]).
-    pub listen_streams: usize,
-    /// SSE events kept for `Last-Event-ID` replay, across sessions
-    /// ([`Config::replay_window`] per session).
-    pub replay_events: usize,
-    /// SSE streams whose replay bookkeeping is kept, across sessions: the live ones and the
-    /// ended ones with events still in their session's window.
-    pub replay_streams: usize,
-    /// Tasks held by the task store, finished ones included until [`Config::task_ttl`] ends
-    /// ([`Config::max_tasks`]).
-    pub tasks_held: usize,
-    /// Tasks whose handler runs on this instance.
-    pub tasks_running: usize,
-}
-
-impl Load {
-    /// Whether the server holds nothing: no session, no listen stream, no task (and so
-    /// nothing running or kept for them).
-    pub fn is_idle(&self) -> bool {
-        *self == Self::default()
     }
 }
 

@@ -124,9 +124,12 @@ fn sample(scrape: &str, name: &str) -> Option<f64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_are_counted_and_scraped() {
     let server = McpServer::new(Echo);
-    let metrics = mcp_runtime::telemetry::metrics::serve(&server, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
+    let metrics = mcp_runtime::telemetry::metrics::serve(
+        server.load_source(),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

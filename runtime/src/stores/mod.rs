@@ -2,7 +2,7 @@
 //!
 //! In memory by default ([`Stores::memory`]): one instance, nothing to install. Several
 //! instances behind a load balancer share tasks and notifications through Redis with the
-//! `redis` feature ([`redis::connect`]). What cannot leave a process (open streams, running
+//! `redis` feature (`stores::redis::connect`). What cannot leave a process (open streams, running
 //! handlers, futures waiting for an answer) always stays in it.
 
 use std::sync::Arc;

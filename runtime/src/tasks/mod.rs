@@ -10,7 +10,7 @@
 //! Task state lives behind [`TaskStore`] (in memory by default). What cannot leave the
 //! process (the running handler, its wake-ups) stays in `Tasks`. With a shared store, any
 //! instance answers `tasks/*`: a cancel or an answer for a task another instance runs reaches
-//! it over the [`Bus`](crate::bus::Bus), and a handler waiting for input also re-reads the
+//! it over the [`Bus`], and a handler waiting for input also re-reads the
 //! store every second, so an answer whose event was lost still arrives.
 //!
 //! [`RequestContext::start_task`]: crate::RequestContext::start_task

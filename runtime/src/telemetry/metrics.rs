@@ -7,7 +7,7 @@
 //! | `mcp_requests_total` | counter | `method`, `outcome` (`ok`, `error`, `cancelled`) |
 //! | `mcp_request_errors_total` | counter | `method`, `code` (the JSON-RPC error code) |
 //! | `mcp_request_duration_seconds` | histogram | `method`, `outcome` |
-//! | `mcp_sessions`, `mcp_requests_in_flight`, `mcp_pending_client_requests`, `mcp_listen_streams`, `mcp_sse_streams`, `mcp_replay_events`, `mcp_tasks`, `mcp_tasks_running` | gauges | none: [`crate::server::Load`] at each scrape |
+//! | `mcp_sessions`, `mcp_requests_in_flight`, `mcp_pending_client_requests`, `mcp_listen_streams`, `mcp_sse_streams`, `mcp_replay_events`, `mcp_tasks`, `mcp_tasks_running` | gauges | none: [`crate::Load`] at each scrape |
 //!
 //! `method` is the MCP method (`tools/call`, ...), or `other` for a name the runtime does not
 //! know (a label never takes any value a client sends).
@@ -21,8 +21,7 @@ use std::time::Duration;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use super::Ending;
-use crate::dispatch::Dispatch;
-use crate::server::McpServer;
+use crate::load::Load;
 
 /// Whether requests are counted (set once the recorder is installed).
 static ON: AtomicBool = AtomicBool::new(false);
@@ -72,9 +71,8 @@ fn handle() -> Result<&'static PrometheusHandle, String> {
     Ok(handle)
 }
 
-/// The text a scrape gets: `server`'s load as gauges, then everything recorded.
-fn render<D: Dispatch>(server: &McpServer<D>, handle: &PrometheusHandle) -> String {
-    let load = server.load();
+/// The text a scrape gets: the server's load as gauges, then everything recorded.
+fn render(load: Load, handle: &PrometheusHandle) -> String {
     for (name, value) in [
         ("mcp_sessions", load.sessions),
         ("mcp_requests_in_flight", load.in_flight),
@@ -91,17 +89,17 @@ fn render<D: Dispatch>(server: &McpServer<D>, handle: &PrometheusHandle) -> Stri
     handle.render()
 }
 
-/// Serves `GET /metrics` (Prometheus text format) for `server` on `addr`, on a listener of its
-/// own, from the current tokio runtime; returns the bound address. Requests of `server` are
-/// counted from now on.
-pub async fn serve<D: Dispatch>(
-    server: &McpServer<D>,
+/// Serves `GET /metrics` (Prometheus text format) on `addr`, on a listener of its own, from
+/// the current tokio runtime; returns the bound address. Each scrape reads the gauges from
+/// `load` (a server's [`McpServer::load`](crate::McpServer::load)); requests are counted from
+/// now on.
+pub async fn serve(
+    load: impl Fn() -> Load + Clone + Send + Sync + 'static,
     addr: SocketAddr,
 ) -> std::io::Result<SocketAddr> {
     let handle = handle().map_err(std::io::Error::other)?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
-    let server = server.clone();
     tokio::spawn(async move {
         // Upkeep between scrapes too, so an unscraped endpoint holds bounded memory.
         tokio::spawn(async move {
@@ -120,10 +118,10 @@ pub async fn serve<D: Dispatch>(
                     continue;
                 }
             };
-            let server = server.clone();
+            let load = load.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request: http::Request<_>| {
-                    let response = scrape(&server, handle, &request);
+                    let response = scrape(&load, handle, &request);
                     async move { Ok::<_, Infallible>(response) }
                 });
                 let _ = hyper::server::conn::http1::Builder::new()
@@ -135,13 +133,13 @@ pub async fn serve<D: Dispatch>(
     Ok(bound)
 }
 
-fn scrape<D: Dispatch, B>(
-    server: &McpServer<D>,
+fn scrape<B>(
+    load: &impl Fn() -> Load,
     handle: &PrometheusHandle,
     request: &http::Request<B>,
 ) -> http::Response<String> {
     let (status, body) = match (request.method(), request.uri().path()) {
-        (&http::Method::GET, "/metrics") => (http::StatusCode::OK, render(server, handle)),
+        (&http::Method::GET, "/metrics") => (http::StatusCode::OK, render(load(), handle)),
         (_, "/metrics") => (http::StatusCode::METHOD_NOT_ALLOWED, String::new()),
         _ => (http::StatusCode::NOT_FOUND, String::new()),
     };

@@ -247,24 +247,24 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
 /// setting of `entry`'s table).
 pub const METRICS_ADDR_ENV: &str = "MCP_METRICS_ADDR";
 
-/// Starts the Prometheus endpoint on `addr` for `server` (feature `metrics`); without the
-/// feature, an error saying so. `Err` is (exit code, message).
-pub fn start_metrics<D: crate::dispatch::Dispatch>(
+/// Starts the Prometheus endpoint on `addr`, its gauges read from `load` (feature `metrics`);
+/// without the feature, an error saying so. `Err` is (exit code, message).
+pub fn start_metrics(
     runtime: &tokio::runtime::Runtime,
-    server: &crate::server::McpServer<D>,
+    load: impl Fn() -> crate::Load + Clone + Send + Sync + 'static,
     addr: std::net::SocketAddr,
 ) -> Result<(), (u8, String)> {
     #[cfg(feature = "metrics")]
     {
         let bound = runtime
-            .block_on(metrics::serve(server, addr))
+            .block_on(metrics::serve(load, addr))
             .map_err(|error| (1, format!("--metrics {addr}: {error}")))?;
         tracing::info!(%bound, "metrics at http://{bound}/metrics");
         Ok(())
     }
     #[cfg(not(feature = "metrics"))]
     {
-        let _ = (runtime, server);
+        let _ = (runtime, load);
         Err((
             2,
             format!(
