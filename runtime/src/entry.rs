@@ -82,6 +82,10 @@ pub enum ArgsError {
     /// A bad or unknown argument, or a bad variable: print `error: ` and the message (one
     /// line, naming the flag or variable) and exit with status 2.
     Invalid(String),
+    /// `-V` / `--version`: print [`version_line`] of the server (on stdout) and exit
+    /// successfully. Its `Display` is the runtime's part only: the server's name and version
+    /// come from its contract, which parsing does not know.
+    Version,
 }
 
 impl std::fmt::Display for ArgsError {
@@ -89,6 +93,7 @@ impl std::fmt::Display for ArgsError {
         match self {
             ArgsError::Help(help) => f.write_str(help),
             ArgsError::Invalid(message) => f.write_str(message),
+            ArgsError::Version => f.write_str(RUNTIME_VERSION),
         }
     }
 }
@@ -174,6 +179,9 @@ pub fn parse(
     let matches = command(&program, config)
         .try_get_matches_from(std::iter::once(program.clone()).chain(args))
         .map_err(clap_error)?;
+    if matches.get_flag(VERSION_FLAG) {
+        return Err(ArgsError::Version);
+    }
     let flag = |setting: &Setting| -> Option<String> {
         if matches.value_source(setting.flag) != Some(ValueSource::CommandLine) {
             return None;
@@ -323,7 +331,14 @@ fn command(program: &str, config: &Config) -> clap::Command {
         .args_override_self(true)
         // Each flag on its line, its help under it (wrapped here: clap wraps only with its
         // `wrap_help` feature, which would bring a terminal-size crate to every server).
-        .next_line_help(true);
+        .next_line_help(true)
+        .arg(
+            clap::Arg::new(VERSION_FLAG)
+                .short('V')
+                .long(VERSION_FLAG)
+                .help("Print the server's name and version, and the runtime's, then exit")
+                .action(clap::ArgAction::SetTrue),
+        );
     for setting in SETTINGS {
         let default = (setting.default)(config);
         let mut spec = format!("[env: {}]", setting.env);
@@ -346,6 +361,23 @@ fn command(program: &str, config: &Config) -> clap::Command {
         command = command.arg(arg);
     }
     command
+}
+
+/// The flag that prints [`version_line`] (not a setting: it changes nothing).
+const VERSION_FLAG: &str = "version";
+
+/// The runtime's part of `--version`: its crate version and the MCP revisions it serves.
+const RUNTIME_VERSION: &str = concat!(
+    "mcp-runtime ",
+    env!("CARGO_PKG_VERSION"),
+    "; MCP 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28"
+);
+
+/// What `--version` prints for a server: `NAME VERSION (mcp-runtime X.Y.Z; MCP revisions)`,
+/// the name and version from its contract's `info`.
+pub fn version_line(catalog: &crate::Catalog) -> String {
+    let server = &catalog.server;
+    format!("{} {} ({RUNTIME_VERSION})", server.name, server.version)
 }
 
 /// The width of a flag's help lines, under the flag (clap indents them by [`HELP_INDENT`]).
@@ -476,7 +508,13 @@ pub fn run_with<D: Dispatch>(
 ) -> ExitCode {
     let args = match parse_process(&config) {
         Ok(args) => args,
-        Err(code) => return code,
+        Err(Exit::Version) => {
+            // Building is cheap and starts nothing (no runtime, no listener yet).
+            let server = build(config);
+            println!("{}", version_line(server.engine.dispatch.catalog()));
+            return ExitCode::SUCCESS;
+        }
+        Err(Exit::Code(code)) => return code,
     };
     // The exporters stay until the end: dropping the handle flushes them.
     let _telemetry = match start_logging(&args, &program_name()) {
@@ -496,7 +534,11 @@ pub fn run_with<D: Dispatch>(
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let args = match parse_process(server.config()) {
         Ok(args) => args,
-        Err(code) => return code,
+        Err(Exit::Version) => {
+            println!("{}", version_line(server.engine.dispatch.catalog()));
+            return ExitCode::SUCCESS;
+        }
+        Err(Exit::Code(code)) => return code,
     };
     let _telemetry = match start_logging(&args, server.engine.dispatch.catalog().server.name) {
         Ok(telemetry) => telemetry,
@@ -525,20 +567,29 @@ fn shared(args: &Args) -> Option<Shared> {
     })
 }
 
+/// Why [`parse_process`] gave no [`Args`].
+enum Exit {
+    /// Help or an error, already printed: exit with this.
+    Code(ExitCode),
+    /// `--version`: print the server's [`version_line`] (the caller has its catalog).
+    Version,
+}
+
 /// [`parse`] of this process's arguments and environment over `config`; on help or error,
 /// what to exit with (the help or the error printed).
-fn parse_process(config: &Config) -> Result<Args, ExitCode> {
+fn parse_process(config: &Config) -> Result<Args, Exit> {
     match parse(std::env::args().skip(1), config, |var| {
         std::env::var(var).ok()
     }) {
         Ok(args) => Ok(args),
         Err(ArgsError::Help(help)) => {
             print!("{help}");
-            Err(ExitCode::SUCCESS)
+            Err(Exit::Code(ExitCode::SUCCESS))
         }
+        Err(ArgsError::Version) => Err(Exit::Version),
         Err(ArgsError::Invalid(message)) => {
             eprintln!("error: {message}");
-            Err(ExitCode::from(2))
+            Err(Exit::Code(ExitCode::from(2)))
         }
     }
 }

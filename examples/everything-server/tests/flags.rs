@@ -32,6 +32,21 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
+fn version_names_the_server_from_its_contract_and_the_runtime() {
+    for flag in ["--version", "-V"] {
+        let output = run(&[flag], &[]);
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        let line = text(&output.stdout);
+        assert!(
+            line.starts_with("mcp-conformance-test-server 1.0.0 (")
+                && line.contains(concat!("(mcp-runtime ", env!("CARGO_PKG_VERSION")))
+                && line.contains("2026-07-28)\n"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn help_lists_the_flags_their_variables_and_defaults() {
     let output = run(&["--help"], &[]);
     assert_eq!(output.status.code(), Some(0));
@@ -218,6 +233,7 @@ fn flags_and_variables_reach_the_running_server() {
             ("RUST_LOG", "info"),
             // A flag wins over its variable.
             ("MCP_PAGE_SIZE", "50"),
+            ("MCP_LIST_CACHE", "1m,private"),
         ],
     );
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -288,6 +304,26 @@ fn flags_and_variables_reach_the_running_server() {
     assert_eq!(status, 200, "{body}");
     let discovered: Value = serde_json::from_str(&body).unwrap();
     assert!(discovered["result"]["methods"].is_array(), "{discovered}");
+
+    // MCP_LIST_CACHE=1m,private: the cache hint of a 2026-07-28 list.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "flags-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let list =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta}});
+    let (status, _, body) = post(
+        &running,
+        "/mcp",
+        "mcp.test",
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n",
+        &list.to_string(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let page: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!(page["result"]["ttlMs"], 60_000, "{page}");
+    assert_eq!(page["result"]["cacheScope"], "private", "{page}");
 
     // MCP_LOG_FORMAT=json: every log line is a JSON object.
     let mut running = running;

@@ -11,12 +11,12 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::values::{
-    count, duration, optional_duration, show_duration, show_optional_duration, show_size,
-    show_switch, size, switch,
+    cache_hint, count, duration, optional_duration, show_cache_hint, show_duration,
+    show_optional_duration, show_size, show_switch, size, switch,
 };
 use super::LogFormat;
 use crate::auth::AuthArgs;
-use crate::config::Config;
+use crate::config::{CacheScope, Config};
 use crate::request_state::{SealingKey, KEY_ENV, PREVIOUS_KEY_ENV};
 
 /// Where a setting applies. A flag given where it does not apply is refused; an environment
@@ -151,6 +151,7 @@ const ENDPOINTS: &str = "Endpoints (HTTP)";
 const LIMITS: &str = "Limits";
 const SESSIONS: &str = "Sessions (HTTP)";
 const STREAMS: &str = "Streams";
+const CACHING: &str = "Caching (2026-07-28 results: ttlMs, cacheScope)";
 const STATE: &str = "Request state (2026-07-28 multi round-trip)";
 const TASKS: &str = "Tasks";
 const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
@@ -548,6 +549,51 @@ pub(crate) const SETTINGS: &[Setting] = &[
         default: |c| show_switch(c.sse_responses),
         apply: |p, v| {
             p.config.sse_responses = switch(v.text)?;
+            Ok(())
+        },
+    },
+    // Caching.
+    Setting {
+        flag: "list-cache",
+        env: "MCP_LIST_CACHE",
+        value: Some("TTL[,SCOPE]"),
+        heading: CACHING,
+        help: "how long clients may reuse tools/list, prompts/list, resources/list and resources/templates/list results, and who (public or private; 0s: not at all); the lists come from the contract and change only with a new build",
+        scope: Scope::Any,
+        default: |c| show_cache_hint(c.cache_hints.tools_list),
+        apply: |p, v| {
+            let hint = cache_hint(v.text, CacheScope::Public)?;
+            let hints = &mut p.config.cache_hints;
+            hints.tools_list = hint;
+            hints.prompts_list = hint;
+            hints.resources_list = hint;
+            hints.resource_templates_list = hint;
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "read-cache",
+        env: "MCP_READ_CACHE",
+        value: Some("TTL[,SCOPE]"),
+        heading: CACHING,
+        help: "how long clients may reuse a resources/read result, and who (a read that took client input is never cached)",
+        scope: Scope::Any,
+        default: |c| show_cache_hint(c.cache_hints.resources_read),
+        apply: |p, v| {
+            p.config.cache_hints.resources_read = cache_hint(v.text, CacheScope::Private)?;
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "discover-cache",
+        env: "MCP_DISCOVER_CACHE",
+        value: Some("TTL[,SCOPE]"),
+        heading: CACHING,
+        help: "how long clients may reuse the server/discover result, and who",
+        scope: Scope::Any,
+        default: |c| show_cache_hint(c.cache_hints.discover),
+        apply: |p, v| {
+            p.config.cache_hints.discover = cache_hint(v.text, CacheScope::Private)?;
             Ok(())
         },
     },

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::config::{CacheHint, CacheScope};
 
 /// Parses `args` with the variables `env` over the default configuration.
 fn parse_with(args: &[&str], env: &[(&str, &str)]) -> Result<Args, ArgsError> {
@@ -31,6 +32,7 @@ fn refused(args: &[&str], env: &[(&str, &str)]) -> String {
             message
         }
         Err(ArgsError::Help(_)) => panic!("{args:?}: help, not an error"),
+        Err(ArgsError::Version) => panic!("{args:?}: the version, not an error"),
         Ok(args) => panic!("accepted: {args:?}"),
     }
 }
@@ -121,6 +123,22 @@ fn unknown_arguments_are_one_line() {
     assert!(refused(&["serve"], &[]).contains("`serve`"));
     let message = refused(&["--stdio=yes"], &[]);
     assert!(message.contains("--stdio"), "{message}");
+}
+
+#[test]
+fn version_is_asked_for_before_anything_is_checked() {
+    for flag in ["--version", "-V"] {
+        assert_eq!(parse_with(&[flag], &[]).unwrap_err(), ArgsError::Version);
+        // Even beside a bad setting: the operator asked what this is, not to run it.
+        assert_eq!(
+            parse_with(&[flag, "--max-sessions", "0"], &[("MCP_STDIO", "maybe")]).unwrap_err(),
+            ArgsError::Version
+        );
+    }
+    let Err(ArgsError::Help(help)) = parse_with(&["--help"], &[]) else {
+        panic!("no help")
+    };
+    assert!(help.contains("-V, --version"), "{help}");
 }
 
 #[test]
@@ -264,6 +282,25 @@ fn every_setting_reaches_the_config() {
             |c| c.client_request_timeout == secs(90),
         ),
         ("page-size", "MCP_PAGE_SIZE", "20", |c| c.page_size == 20),
+        ("list-cache", "MCP_LIST_CACHE", "1m,private", |c| {
+            let hint = CacheHint::new(secs(60), CacheScope::Private);
+            let hints = &c.cache_hints;
+            [
+                hints.tools_list,
+                hints.prompts_list,
+                hints.resources_list,
+                hints.resource_templates_list,
+            ] == [hint; 4]
+                && hints.resources_read.scope == CacheScope::Private
+                && hints.discover.ttl == Duration::ZERO
+        }),
+        ("read-cache", "MCP_READ_CACHE", "0s", |c| {
+            c.cache_hints.resources_read == CacheHint::new(Duration::ZERO, CacheScope::Private)
+                && c.cache_hints.tools_list.ttl == secs(300)
+        }),
+        ("discover-cache", "MCP_DISCOVER_CACHE", "10s,public", |c| {
+            c.cache_hints.discover == CacheHint::new(secs(10), CacheScope::Public)
+        }),
         ("max-sessions", "MCP_MAX_SESSIONS", "50", |c| {
             c.max_sessions == 50
         }),
@@ -406,6 +443,8 @@ fn each_bad_value_is_refused_naming_its_flag_or_variable() {
         (&["--max-sessions", "0"], &[], "--max-sessions 0: must be at least 1"),
         (&["--max-connections", "0"], &[], "--max-connections 0: must be at least 1"),
         (&["--page-size", "0"], &[], "--page-size 0: must be at least 1"),
+        (&["--list-cache", "5m,everyone"], &[], "--list-cache 5m,everyone: expected a duration, then ,public or ,private; not `everyone`"),
+        (&[], &[("MCP_READ_CACHE", "5")], "MCP_READ_CACHE=5: 5 needs a unit"),
         (&["--replay-window", "0"], &[], "--replay-window 0: must be at least 1"),
         (&[], &[("MCP_BUFFERED_MESSAGES", "0")], "MCP_BUFFERED_MESSAGES=0: must be at least 1"),
         (&["--body-limit", "4MB"], &[], "--body-limit 4MB: unknown unit `MB`"),

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use crate::config::{CacheHint, CacheScope};
+
 /// The longest duration accepted: a year (larger values are surely a mistake, and adding them
 /// to an instant could overflow).
 pub(crate) const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 60 * 60);
@@ -121,6 +123,38 @@ pub(crate) fn show_optional_duration(duration: Option<Duration>) -> String {
     duration.map_or_else(|| "none".into(), show_duration)
 }
 
+/// A cache hint of 2026-07-28 results: `TTL` or `TTL,SCOPE` (`5m`, `10m,public`, `0s`), the
+/// TTL a [`duration`] (`0s`: clients must not reuse the result), the scope `public` or
+/// `private`, `default_scope` when not written.
+pub(crate) fn cache_hint(text: &str, default_scope: CacheScope) -> Result<CacheHint, String> {
+    let (ttl, scope) = match text.split_once(',') {
+        Some((ttl, scope)) => (ttl, Some(scope.trim())),
+        None => (text, None),
+    };
+    let ttl = duration(ttl.trim(), Duration::ZERO)
+        .map_err(|why| format!("{why} (then ,public or ,private if wanted)"))?;
+    let scope = match scope {
+        None => default_scope,
+        Some("public") => CacheScope::Public,
+        Some("private") => CacheScope::Private,
+        Some(other) => {
+            return Err(format!(
+                "expected a duration, then ,public or ,private; not `{other}`"
+            ))
+        }
+    };
+    Ok(CacheHint::new(ttl, scope))
+}
+
+/// `hint` as [`cache_hint`] reads it: `5m,public`.
+pub(crate) fn show_cache_hint(hint: CacheHint) -> String {
+    let scope = match hint.scope {
+        CacheScope::Public => "public",
+        CacheScope::Private => "private",
+    };
+    format!("{},{scope}", show_duration(hint.ttl))
+}
+
 /// A size in bytes: a whole number, optionally followed by `B`, `KiB`, `MiB` or `GiB`
 /// (`65536`, `64KiB`, `4MiB`); at least `min`.
 pub(crate) fn size(text: &str, min: usize) -> Result<usize, String> {
@@ -206,6 +240,37 @@ mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn cache_hints() {
+        let five = Duration::from_secs(300);
+        assert_eq!(
+            cache_hint("5m", CacheScope::Public),
+            Ok(CacheHint::new(five, CacheScope::Public))
+        );
+        assert_eq!(
+            cache_hint("5m, private", CacheScope::Public),
+            Ok(CacheHint::new(five, CacheScope::Private))
+        );
+        assert_eq!(
+            cache_hint("0s,public", CacheScope::Private),
+            Ok(CacheHint::new(Duration::ZERO, CacheScope::Public))
+        );
+        for hint in [
+            CacheHint::new(five, CacheScope::Public),
+            CacheHint::new(Duration::ZERO, CacheScope::Private),
+        ] {
+            assert_eq!(
+                cache_hint(&show_cache_hint(hint), CacheScope::Public),
+                Ok(hint)
+            );
+        }
+        assert!(cache_hint("5m,shared", CacheScope::Public)
+            .unwrap_err()
+            .contains("not `shared`"));
+        assert!(cache_hint("soon", CacheScope::Public).is_err());
+        assert!(cache_hint("", CacheScope::Public).is_err());
+    }
 
     #[test]
     fn durations() {
