@@ -368,7 +368,7 @@ impl<D: Dispatch> Peer<D> {
                 method: "initialize",
                 params,
             }) => {
-                let answer = match self.engine.initialize(params.raw()) {
+                let answer = match self.engine.initialize(params.raw(), Default::default()) {
                     Ok((created, result)) => {
                         *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
                         success_response(id, result.get())

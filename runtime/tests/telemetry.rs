@@ -31,7 +31,21 @@ struct Seen {
     tracestate: Option<String>,
 }
 
-/// One tool, `echo`, recording what it saw.
+impl Seen {
+    /// What a handler running now with `ctx` sees.
+    fn now(ctx: &RequestContext) -> Self {
+        Seen {
+            span: tracing::Span::current().metadata().map(|m| m.name()),
+            traceparent: ctx.trace_context().map(|t| t.traceparent()),
+            tracestate: ctx
+                .trace_context()
+                .and_then(|t| t.tracestate())
+                .map(str::to_string),
+        }
+    }
+}
+
+/// One tool and one plain JSON-RPC method, both `echo`, recording what they saw.
 struct Echo(Arc<Mutex<Vec<Seen>>>);
 
 static CATALOG: Catalog = Catalog {
@@ -54,13 +68,20 @@ impl Dispatch for Echo {
         &CATALOG
     }
 
+    /// The plain JSON-RPC method `echo`, recording what it saw like the tool.
     fn call_method<'a>(
         &'a self,
-        _: &str,
+        method: &str,
         _: Option<&'a RawValue>,
-        _: RequestContext,
+        ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
+        if method != "echo" {
+            return None;
+        }
+        Some(Box::pin(async move {
+            self.0.lock().unwrap().push(Seen::now(&ctx));
+            Ok(RawValue::from_string("\"hi\"".into()).unwrap())
+        }))
     }
 
     fn call_tool<'a>(
@@ -73,14 +94,7 @@ impl Dispatch for Echo {
             return None;
         }
         Some(Box::pin(async move {
-            self.0.lock().unwrap().push(Seen {
-                span: tracing::Span::current().metadata().map(|m| m.name()),
-                traceparent: ctx.trace_context().map(|t| t.traceparent()),
-                tracestate: ctx
-                    .trace_context()
-                    .and_then(|t| t.tracestate())
-                    .map(str::to_string),
-            });
+            self.0.lock().unwrap().push(Seen::now(&ctx));
             ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
         }))
     }
@@ -155,7 +169,16 @@ async fn post(
     headers: &[(&str, &str)],
     body: Value,
 ) -> (StatusCode, http::HeaderMap, Value) {
-    let mut request = Request::post("/mcp")
+    post_to(server, "/mcp", headers, body).await
+}
+
+async fn post_to(
+    server: &McpServer<Echo>,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Value,
+) -> (StatusCode, http::HeaderMap, Value) {
+    let mut request = Request::post(path)
         .header("host", "localhost")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream");
@@ -274,9 +297,15 @@ async fn a_session_call_runs_in_its_span_and_continues_the_clients_trace() {
         }]
     );
     let spans = capture.0.lock().unwrap().clone();
-    // initialize is answered by the HTTP edge before any request starts: the two calls.
-    assert_eq!(spans.len(), 2, "{spans:#?}");
+    // initialize (answered by the HTTP edge, its span made by the engine) and the two calls.
+    assert_eq!(spans.len(), 3, "{spans:#?}");
+    let initialize = &spans[0];
+    assert_eq!(initialize["method"], "initialize", "{spans:#?}");
+    assert_eq!(initialize["era"], "session", "{spans:#?}");
+    assert_eq!(initialize["outcome"], "ok", "{spans:#?}");
+    let spans = &spans[1..];
     let fingerprint = &spans[0]["session"];
+    assert_eq!(&initialize["session"], fingerprint, "{spans:#?}");
     assert!(
         fingerprint.len() == 8 && fingerprint.bytes().all(|b| b.is_ascii_hexdigit()),
         "{spans:#?}"
@@ -393,6 +422,7 @@ async fn stdio_requests_have_spans_too() {
         .map(|s| (field(s, "method"), field(s, "trace_id"), field(s, "era")))
         .collect();
     let expected: Vec<_> = [
+        ("initialize", "", "session"),
         ("tools/call", "0af7651916cd43dd8448eb211c80319c", "session"),
         ("tools/list", "4bf92f3577b34da6a3ce929d0e0e4736", "session"),
     ]
@@ -401,4 +431,80 @@ async fn stdio_requests_have_spans_too() {
     .collect();
     assert_eq!(summary, expected, "{spans:#?}");
     assert_eq!(seen.lock().unwrap()[0].traceparent.as_deref(), Some(OTHER));
+}
+
+#[tokio::test]
+async fn the_plain_jsonrpc_endpoint_and_initialize_have_spans_with_the_clients_trace() {
+    let (capture, subscriber) = capturing();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let config = mcp_runtime::Config::builder()
+        .jsonrpc_path(Some("/rpc".into()))
+        .build();
+    let server = McpServer::with_config(Echo(seen.clone()), config);
+    // The HTTP header; then `_meta` in by-name params, which wins over it.
+    let (status, _, body) = post_to(
+        &server,
+        "/rpc",
+        &[("traceparent", PARENT), ("tracestate", "rojo=1")],
+        json!({"jsonrpc": "2.0", "id": 1, "method": "echo"}),
+    )
+    .await;
+    assert_eq!((status, &body["result"]), (StatusCode::OK, &json!("hi")), "{body}");
+    let (_, _, body) = post_to(
+        &server,
+        "/rpc",
+        &[("traceparent", PARENT)],
+        json!([{"jsonrpc": "2.0", "id": 2, "method": "echo", "params": {"_meta": {"traceparent": OTHER}}},
+               {"jsonrpc": "2.0", "id": 3, "method": "rpc.discover"}]),
+    )
+    .await;
+    assert_eq!(body[0]["result"], json!("hi"), "{body}");
+    // This dispatch has no document to discover.
+    assert_eq!(body[1]["error"]["code"], json!(-32601), "{body}");
+    // initialize, its trace context from `_meta`.
+    let (status, _, body) = post(
+        &server,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}, "_meta": {"traceparent": OTHER}}}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+
+    let inside = |traceparent: &str, tracestate: Option<&str>| Seen {
+        span: Some("mcp.request"),
+        traceparent: Some(traceparent.into()),
+        tracestate: tracestate.map(str::to_string),
+    };
+    assert_eq!(
+        seen.lock().unwrap().clone(),
+        vec![inside(PARENT, Some("rojo=1")), inside(OTHER, None)]
+    );
+    let mut spans = capture.0.lock().unwrap().clone();
+    spans.sort_by(|a, b| (&a["method"], &a["trace_id"]).cmp(&(&b["method"], &b["trace_id"])));
+    let field = |s: &Fields, name: &str| s.get(name).cloned().unwrap_or_default();
+    let summary: Vec<_> = spans
+        .iter()
+        .map(|s| {
+            [
+                field(s, "method"),
+                field(s, "era"),
+                field(s, "outcome"),
+                field(s, "trace_id"),
+            ]
+        })
+        .collect();
+    let expected: Vec<[String; 4]> = [
+        ["echo", "jsonrpc", "ok", "0af7651916cd43dd8448eb211c80319c"],
+        ["echo", "jsonrpc", "ok", "4bf92f3577b34da6a3ce929d0e0e4736"],
+        ["initialize", "session", "ok", "0af7651916cd43dd8448eb211c80319c"],
+        ["rpc.discover", "jsonrpc", "error", "4bf92f3577b34da6a3ce929d0e0e4736"],
+    ]
+    .map(|row| row.map(str::to_string))
+    .to_vec();
+    assert_eq!(summary, expected, "{spans:#?}");
+    assert_eq!(spans[3]["error_code"], "-32601", "{spans:#?}");
+    assert_eq!(spans[2]["session"].len(), 8, "{spans:#?}");
 }

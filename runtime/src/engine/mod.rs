@@ -39,6 +39,7 @@ use crate::session::{Session, SessionLimits, SessionStore};
 use crate::skills;
 use crate::stores::Stores;
 use crate::tasks::{self, Tasks};
+use crate::telemetry::TraceHeaders;
 use incoming::Params;
 use method::Method;
 
@@ -293,8 +294,36 @@ impl<D: Dispatch> Engine<D> {
         )
     }
 
-    /// Creates the session `initialize` asks for, and its result.
+    /// Creates the session `initialize` asks for, and its result. `initialize` does not go
+    /// through [`Engine::start`](run): its telemetry (feature `trace`: the span, with the trace
+    /// context from `_meta` or `trace_headers`) starts here.
     pub(crate) fn initialize(
+        &self,
+        params: Option<&RawValue>,
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
+            '_,
+        >,
+    ) -> Result<(Arc<Session>, JsonText), RpcError> {
+        #[cfg(feature = "trace")]
+        let (_, trace) = crate::telemetry::start_outside_engine(
+            "initialize",
+            "initialize",
+            crate::telemetry::EraName::Session,
+            params,
+            trace_headers,
+        );
+        let created = self.create_session(params);
+        #[cfg(feature = "trace")]
+        if let Some(mut trace) = trace {
+            if let Ok((session, _)) = &created {
+                trace.session(session.id());
+            }
+            trace.end(created.as_ref().err());
+        }
+        created
+    }
+
+    fn create_session(
         &self,
         params: Option<&RawValue>,
     ) -> Result<(Arc<Session>, JsonText), RpcError> {

@@ -32,6 +32,7 @@ use super::{guard, Body};
 use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
+use crate::telemetry::TraceHeaders;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
 use crate::panic::CatchUnwind;
@@ -80,7 +81,9 @@ impl<D: Dispatch> McpServer<D> {
             }
         }
         if incoming::is_batch(text) {
-            return self.plain_batch(text, headers.principal.as_ref()).await;
+            return self
+                .plain_batch(text, headers.principal.as_ref(), headers.trace())
+                .await;
         }
         match incoming::read_plain(text) {
             Err(error) => rpc_error(StatusCode::BAD_REQUEST, error, None),
@@ -88,7 +91,7 @@ impl<D: Dispatch> McpServer<D> {
                 rpc_error(StatusCode::BAD_REQUEST, not_a_call(), Some(id))
             }
             Ok(message) => match self
-                .plain_message(message, headers.principal.as_ref())
+                .plain_message(message, headers.principal.as_ref(), headers.trace())
                 .await
             {
                 Some(answer) => json_response(StatusCode::OK, answer),
@@ -99,7 +102,12 @@ impl<D: Dispatch> McpServer<D> {
 
     /// A batch: its elements run concurrently; the requests' responses as one array in the
     /// order of the requests, or `204` when nothing in it asks for an answer.
-    async fn plain_batch(&self, text: &str, principal: Option<&Arc<Principal>>) -> Response<Body> {
+    async fn plain_batch(
+        &self,
+        text: &str,
+        principal: Option<&Arc<Principal>>,
+        trace_headers: TraceHeaders<'_>,
+    ) -> Response<Body> {
         let messages = match incoming::read_batch(text) {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
@@ -109,7 +117,7 @@ impl<D: Dispatch> McpServer<D> {
         let answers = futures_util::future::join_all(messages.iter().map(|message| async move {
             match incoming::read_plain(message.get()) {
                 Err(error) => Some(error_response(None, &error)),
-                Ok(message) => self.plain_message(message, principal).await,
+                Ok(message) => self.plain_message(message, principal, trace_headers).await,
             }
         }))
         .await;
@@ -125,16 +133,23 @@ impl<D: Dispatch> McpServer<D> {
         &self,
         message: Incoming<'_>,
         principal: Option<&Arc<Principal>>,
+        trace_headers: TraceHeaders<'_>,
     ) -> Option<String> {
         match message {
             Incoming::Request(Request { id, method, params }) => Some(
-                match self.plain_call(method, params.raw(), principal).await {
+                match self
+                    .traced_call(method, params.raw(), principal, trace_headers)
+                    .await
+                {
                     Ok(result) => success_response(id, &result),
                     Err(error) => error_response(Some(id), &error),
                 },
             ),
             Incoming::Notification { method, params } => {
-                if let Err(error) = self.plain_call(method, params, principal).await {
+                if let Err(error) = self
+                    .traced_call(method, params, principal, trace_headers)
+                    .await
+                {
                     tracing::debug!(%method, %error, "a notification failed (no one to tell)");
                 }
                 None
@@ -143,12 +158,50 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    /// Calls the contract's method `method` (or `rpc.discover`): its result as JSON text.
-    async fn plain_call(
+    /// [`plain_call`](Self::plain_call) with its telemetry (feature `trace`): the trace
+    /// context from `_meta` or the HTTP headers, for the handler; the `mcp.request` span (era
+    /// `jsonrpc`) the call runs in, and its metrics (method `rpc.discover`, else `jsonrpc`: a
+    /// label never takes a name the client sent).
+    async fn traced_call(
         &self,
         method: &str,
         params: Option<&RawValue>,
         principal: Option<&Arc<Principal>>,
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
+            '_,
+        >,
+    ) -> Result<Cow<'static, str>, RpcError> {
+        let ctx = RequestContext::default().with_principal(principal.cloned());
+        #[cfg(feature = "trace")]
+        {
+            use crate::telemetry::{start_outside_engine, EraName};
+            use tracing::Instrument;
+            let label = if method == DISCOVER { DISCOVER } else { "jsonrpc" };
+            let (context, trace) =
+                start_outside_engine(method, label, EraName::JsonRpc, params, trace_headers);
+            let ctx = ctx.with_trace_context(context);
+            if let Some(mut trace) = trace {
+                let call = self.plain_call(method, params, ctx);
+                let result = match trace.span() {
+                    Some(span) => call.instrument(span.clone()).await,
+                    None => call.await,
+                };
+                trace.end(result.as_ref().err());
+                return result;
+            }
+            self.plain_call(method, params, ctx).await
+        }
+        #[cfg(not(feature = "trace"))]
+        self.plain_call(method, params, ctx).await
+    }
+
+    /// Calls the contract's method `method` (or `rpc.discover`) with `ctx`: its result as JSON
+    /// text.
+    async fn plain_call(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        ctx: RequestContext,
     ) -> Result<Cow<'static, str>, RpcError> {
         let dispatch = &self.engine.dispatch;
         if method == DISCOVER {
@@ -163,11 +216,7 @@ impl<D: Dispatch> McpServer<D> {
                 .ok_or_else(|| RpcError::method_not_found(method));
         }
         let call = dispatch
-            .call_method(
-                method,
-                params,
-                RequestContext::default().with_principal(principal.cloned()),
-            )
+            .call_method(method, params, ctx)
             .ok_or_else(|| RpcError::method_not_found(method))?;
         match CatchUnwind::new(call).await {
             Ok(result) => result.map(|raw| Cow::Owned(String::from(Box::<str>::from(raw)))),

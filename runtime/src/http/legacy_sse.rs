@@ -248,7 +248,7 @@ impl<D: Dispatch> McpServer<D> {
         id: &serde_json::value::RawValue,
         params: Option<&serde_json::value::RawValue>,
     ) -> Response<Body> {
-        let (session, result) = match self.engine.initialize(params) {
+        let (session, result) = match self.engine.initialize(params, Default::default()) {
             Ok(created) => created,
             Err(error) => {
                 connection.send(error_response(Some(id), &error));

@@ -59,6 +59,15 @@ impl Next<'_> {
     }
 }
 
+/// Whether a request's `_meta` makes it a 2026-07-28 one when no header says so: any `_meta`,
+/// except on `initialize`, which a session-era client may send with `_meta` of its own (a
+/// `traceparent`, a `progressToken`): that one is stateless only when its `_meta` names a
+/// protocol version.
+fn stateless_meta(request: &Request<'_>) -> bool {
+    request.params.has_meta()
+        && (request.method != "initialize" || request.params.meta_version().is_some())
+}
+
 impl<D: Dispatch> McpServer<D> {
     pub(super) async fn post<B>(&self, headers: &Headers<'_>, body: B) -> Response<Body>
     where
@@ -104,7 +113,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match message {
             Incoming::Request(request)
-                if stateless::is_stateless(headers, request.params.has_meta()) =>
+                if stateless::is_stateless(headers, stateless_meta(&request)) =>
             {
                 return match self.start_stateless(headers, request) {
                     Ok(started) => Next::Stateless(started),
@@ -130,7 +139,7 @@ impl<D: Dispatch> McpServer<D> {
         }) = message
         {
             return self
-                .initialize(id, params.raw(), headers.principal.as_deref())
+                .initialize(id, params.raw(), headers)
                 .into();
         }
         let session = match self.session(headers, header_version) {
@@ -188,9 +197,10 @@ impl<D: Dispatch> McpServer<D> {
         &self,
         id: &RawValue,
         params: Option<&RawValue>,
-        principal: Option<&crate::auth::Principal>,
+        headers: &Headers<'_>,
     ) -> Response<Body> {
-        let (session, result) = match self.engine.initialize(params) {
+        let principal = headers.principal.as_deref();
+        let (session, result) = match self.engine.initialize(params, headers.trace()) {
             Ok(created) => created,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };

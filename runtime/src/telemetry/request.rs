@@ -1,7 +1,10 @@
 //! The per-request part of telemetry (feature `trace`): the span, the trace context read from
 //! the request, the request's ending for the metrics.
 
+use std::sync::Arc;
 use std::time::Instant;
+
+use serde_json::value::RawValue;
 
 use tracing::field::Empty;
 use tracing::level_filters::{LevelFilter, STATIC_MAX_LEVEL};
@@ -11,7 +14,7 @@ use tracing::{Level, Span};
 use super::metrics;
 #[cfg(feature = "otel")]
 use super::otel;
-use super::{TraceContext, SPAN_NAME, TARGET};
+use super::{TraceContext, TraceHeaders, SPAN_NAME, TARGET};
 use crate::jsonrpc::RpcError;
 
 /// The trace context of a request from where it may come: `_meta` first (it travels with the
@@ -22,6 +25,24 @@ pub(crate) fn trace_context(
 ) -> Option<TraceContext> {
     meta.and_then(|(parent, state)| TraceContext::parse(parent, state))
         .or_else(|| headers.and_then(|(parent, state)| TraceContext::parse(parent, state)))
+}
+
+/// The telemetry of a request that does not go through `Engine::start_as` (`initialize`, the
+/// plain JSON-RPC endpoint): its trace context, from `_meta` in `params` or from the HTTP
+/// `headers` (params that never mention `traceparent` are not parsed), and its
+/// [`RequestTrace`] when [`wanted`] (`method` as the span names it, `label` as the metrics
+/// do).
+pub(crate) fn start_outside_engine(
+    method: &str,
+    label: &'static str,
+    era: EraName,
+    params: Option<&RawValue>,
+    headers: TraceHeaders<'_>,
+) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
+    let context = trace_context(crate::params::trace_meta(params), headers.value).map(Arc::new);
+    let trace =
+        wanted().then(|| RequestTrace::start(method, label, era, None, context.as_deref()));
+    (context, trace)
 }
 
 /// Whether a request needs a [`RequestTrace`]: the span's level is on somewhere, or metrics are
@@ -48,6 +69,8 @@ fn metrics_on() -> bool {
 pub(crate) enum EraName {
     Session,
     Stateless,
+    /// The plain JSON-RPC endpoint (`Config::jsonrpc_path`): no MCP era.
+    JsonRpc,
 }
 
 impl EraName {
@@ -55,6 +78,7 @@ impl EraName {
         match self {
             EraName::Session => "session",
             EraName::Stateless => "stateless",
+            EraName::JsonRpc => "jsonrpc",
         }
     }
 }
@@ -144,6 +168,13 @@ impl RequestTrace {
     /// The span, when it is enabled (the request's work then runs inside it).
     pub(crate) fn span(&self) -> Option<&Span> {
         (!self.span.is_disabled()).then_some(&self.span)
+    }
+
+    /// Records the session (fingerprinted) the request created (`initialize`).
+    pub(crate) fn session(&self, id: &str) {
+        if !self.span.is_disabled() {
+            self.span.record("session", crate::ids::fingerprint(id));
+        }
     }
 
     /// Records the tool's or prompt's name, or the resource's URI.

@@ -145,6 +145,22 @@ async fn the_era_is_decided_at_the_edge() {
     // A legacy initialize (no `_meta`, a session-era header) still opens a session...
     let legacy = Client::connect(server.addr, "2025-11-25").await;
     assert!(!legacy.session.is_empty());
+    // ...and so does one whose `_meta` is the client's own (a trace, a progress token), with
+    // no header at all; `_meta` naming the 2026 version makes it a stateless request, which
+    // knows no initialize.
+    let initialize = |meta: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}, "_meta": meta}})
+        .to_string()
+    };
+    let own_meta = json!({"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "progressToken": 1});
+    let reply = send(server.addr, "POST", &POST_HEADERS, &initialize(own_meta)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert!(reply.headers.contains_key("mcp-session-id"));
+    let reply = send(server.addr, "POST", &POST_HEADERS, &initialize(meta(json!({})))).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert!(!reply.headers.contains_key("mcp-session-id"));
     // ...a 2026 header without a session is the stateless path, where GET and DELETE are 405...
     for method in ["GET", "DELETE"] {
         let reply = send(
