@@ -450,7 +450,11 @@ async fn the_plain_jsonrpc_endpoint_and_initialize_have_spans_with_the_clients_t
         json!({"jsonrpc": "2.0", "id": 1, "method": "echo"}),
     )
     .await;
-    assert_eq!((status, &body["result"]), (StatusCode::OK, &json!("hi")), "{body}");
+    assert_eq!(
+        (status, &body["result"]),
+        (StatusCode::OK, &json!("hi")),
+        "{body}"
+    );
     let (_, _, body) = post_to(
         &server,
         "/rpc",
@@ -499,8 +503,18 @@ async fn the_plain_jsonrpc_endpoint_and_initialize_have_spans_with_the_clients_t
     let expected: Vec<[String; 4]> = [
         ["echo", "jsonrpc", "ok", "0af7651916cd43dd8448eb211c80319c"],
         ["echo", "jsonrpc", "ok", "4bf92f3577b34da6a3ce929d0e0e4736"],
-        ["initialize", "session", "ok", "0af7651916cd43dd8448eb211c80319c"],
-        ["rpc.discover", "jsonrpc", "error", "4bf92f3577b34da6a3ce929d0e0e4736"],
+        [
+            "initialize",
+            "session",
+            "ok",
+            "0af7651916cd43dd8448eb211c80319c",
+        ],
+        [
+            "rpc.discover",
+            "jsonrpc",
+            "error",
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+        ],
     ]
     .map(|row| row.map(str::to_string))
     .to_vec();

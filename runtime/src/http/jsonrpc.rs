@@ -32,11 +32,11 @@ use super::{guard, Body};
 use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
-use crate::telemetry::TraceHeaders;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
 use crate::panic::CatchUnwind;
 use crate::server::McpServer;
+use crate::telemetry::TraceHeaders;
 
 /// The method answering the OpenRPC document (OpenRPC service discovery).
 const DISCOVER: &str = "rpc.discover";
@@ -176,7 +176,11 @@ impl<D: Dispatch> McpServer<D> {
         {
             use crate::telemetry::{start_outside_engine, EraName};
             use tracing::Instrument;
-            let label = if method == DISCOVER { DISCOVER } else { "jsonrpc" };
+            let label = if method == DISCOVER {
+                DISCOVER
+            } else {
+                "jsonrpc"
+            };
             let (context, trace) =
                 start_outside_engine(method, label, EraName::JsonRpc, params, trace_headers);
             let ctx = ctx.with_trace_context(context);

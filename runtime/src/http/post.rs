@@ -138,9 +138,7 @@ impl<D: Dispatch> McpServer<D> {
             params,
         }) = message
         {
-            return self
-                .initialize(id, params.raw(), headers)
-                .into();
+            return self.initialize(id, params.raw(), headers).into();
         }
         let session = match self.session(headers, header_version) {
             Ok(session) => session,

@@ -40,8 +40,7 @@ pub(crate) fn start_outside_engine(
     headers: TraceHeaders<'_>,
 ) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
     let context = trace_context(crate::params::trace_meta(params), headers.value).map(Arc::new);
-    let trace =
-        wanted().then(|| RequestTrace::start(method, label, era, None, context.as_deref()));
+    let trace = wanted().then(|| RequestTrace::start(method, label, era, None, context.as_deref()));
     (context, trace)
 }
 

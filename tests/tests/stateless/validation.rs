@@ -158,7 +158,13 @@ async fn the_era_is_decided_at_the_edge() {
     let reply = send(server.addr, "POST", &POST_HEADERS, &initialize(own_meta)).await;
     assert_eq!(reply.status, StatusCode::OK);
     assert!(reply.headers.contains_key("mcp-session-id"));
-    let reply = send(server.addr, "POST", &POST_HEADERS, &initialize(meta(json!({})))).await;
+    let reply = send(
+        server.addr,
+        "POST",
+        &POST_HEADERS,
+        &initialize(meta(json!({}))),
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     assert!(!reply.headers.contains_key("mcp-session-id"));
     // ...a 2026 header without a session is the stateless path, where GET and DELETE are 405...
