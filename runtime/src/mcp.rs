@@ -6,12 +6,101 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 pub use crate::wire::v2025_11_25::{
     BlobResourceContents, ContentBlock, CreateMessageResult, CreateMessageResultContent,
-    ElicitResult, EmbeddedResourceResource, GetPromptResult, ListRootsResult, LoggingLevel,
+    ElicitResultAction, EmbeddedResourceResource, GetPromptResult, ListRootsResult, LoggingLevel,
     PromptMessage, ReadResourceResult, ReadResourceResultContentsItem, Role, TextResourceContents,
 };
+
+/// A client's answer to `elicitation/create` ([`crate::RequestContext::elicit`]).
+///
+/// The wire model's `ElicitResult` with one difference: a form value may be any JSON number.
+/// The schema of every revision types the values `string | integer | boolean` (or an array of
+/// strings), yet a form may ask for `"type": "number"`, and real clients answer it with
+/// `3.5`, or send an integer field's default as `5.0` (the Python SDK does both); the wire
+/// type would refuse the whole answer for it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ElicitResult {
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<BTreeMap<String, Value>>,
+    /// What the user did: `accept`, `decline` or `cancel`.
+    pub action: ElicitResultAction,
+    /// The submitted form, when the action is `accept` in form mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<BTreeMap<String, ElicitValue>>,
+}
+
+impl ElicitResult {
+    /// Whether the user accepted (submitted the form, or agreed to visit the URL).
+    pub fn accepted(&self) -> bool {
+        self.action == ElicitResultAction::Accept
+    }
+
+    /// The value of the form field `name`, when the answer has it.
+    pub fn field(&self, name: &str) -> Option<&ElicitValue> {
+        self.content.as_ref()?.get(name)
+    }
+}
+
+/// One value of a submitted elicitation form.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum ElicitValue {
+    /// A `string` field (also enums and formats such as `email`, `date`).
+    String(String),
+    /// An `integer` field, or a `number` field answered with a whole number.
+    Integer(i64),
+    /// A `number` field with a fraction (or a whole number written `5.0`).
+    Number(f64),
+    /// A `boolean` field.
+    Boolean(bool),
+    /// A multi-select enum: the chosen strings (2025-11-25 on).
+    Strings(Vec<String>),
+}
+
+impl ElicitValue {
+    /// The text of a `String` value.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            ElicitValue::String(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The value as a number: an `Integer` or a `Number`.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ElicitValue::Integer(number) => Some(*number as f64),
+            ElicitValue::Number(number) => Some(*number),
+            _ => None,
+        }
+    }
+
+    /// The value as an integer: an `Integer`, or a `Number` without a fraction in `i64`'s
+    /// range.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            ElicitValue::Integer(number) => Some(*number),
+            ElicitValue::Number(number)
+                if number.fract() == 0.0 && number.abs() < 9_223_372_036_854_775_808.0 =>
+            {
+                Some(*number as i64)
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of a `Boolean`.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            ElicitValue::Boolean(value) => Some(*value),
+            _ => None,
+        }
+    }
+}
 
 /// A tool result built by the handler itself: any content blocks, optional structured
 /// content, and whether it reports a failure. The runtime shapes it for each revision.
@@ -145,5 +234,51 @@ pub fn level_rank(level: LoggingLevel) -> u8 {
         LoggingLevel::Critical => 5,
         LoggingLevel::Alert => 6,
         LoggingLevel::Emergency => 7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn elicitation_answers_take_any_json_number() {
+        // What the Python SDK sends for a form with string, integer, number and boolean
+        // fields and a multi-select.
+        let answer: ElicitResult = serde_json::from_value(json!({
+            "action": "accept",
+            "content": {"name": "Ada", "age": 36, "ratio": 0.5, "count": 5.0, "ok": true,
+                        "tags": ["a", "b"]},
+        }))
+        .unwrap();
+        assert!(answer.accepted());
+        let field = |name| answer.field(name).unwrap();
+        assert_eq!(field("name").as_str(), Some("Ada"));
+        assert_eq!(field("age"), &ElicitValue::Integer(36));
+        assert_eq!(field("ratio").as_f64(), Some(0.5));
+        assert_eq!(field("ratio").as_i64(), None);
+        assert_eq!(field("count").as_i64(), Some(5));
+        assert_eq!(field("ok").as_bool(), Some(true));
+        assert_eq!(
+            field("tags"),
+            &ElicitValue::Strings(vec!["a".into(), "b".into()])
+        );
+        // Written back as it came.
+        assert_eq!(
+            serde_json::to_value(&answer).unwrap()["content"]["ratio"],
+            json!(0.5)
+        );
+        // Still refused: values no form asks for.
+        for odd in [
+            json!({"a": null}),
+            json!({"a": {"b": 1}}),
+            json!({"a": [1]}),
+        ] {
+            let answer = json!({"action": "accept", "content": odd});
+            assert!(serde_json::from_value::<ElicitResult>(answer).is_err());
+        }
+        let declined: ElicitResult = serde_json::from_value(json!({"action": "decline"})).unwrap();
+        assert!(!declined.accepted() && declined.field("name").is_none());
     }
 }
