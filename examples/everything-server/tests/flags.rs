@@ -2,8 +2,10 @@
 //! its `MCP_*` variable and default, a bad flag or variable stops the process with status 2
 //! and one line naming it, and flags and variables given together reach the running server.
 
+mod common;
+
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -161,11 +163,7 @@ impl Drop for Running {
 /// Starts the binary on a free loopback port with `args` and `env`, and waits until it
 /// accepts connections.
 fn start(args: &[&str], env: &[(&str, &str)]) -> Running {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::free_port();
     let addr = format!("127.0.0.1:{port}");
     let child = Command::new(BINARY)
         .args(["--addr", &addr])
@@ -187,7 +185,8 @@ fn start(args: &[&str], env: &[(&str, &str)]) -> Running {
     running
 }
 
-/// One HTTP/1.1 POST of `body` to `path` with `Host: host`: the status, the head and the body.
+/// One HTTP/1.1 POST of `body` to `path` with `Host: host` and the extra header lines
+/// `headers` (each ending in CRLF): the status, the head and the body.
 fn post(
     running: &Running,
     path: &str,
@@ -195,25 +194,17 @@ fn post(
     headers: &str,
     body: &str,
 ) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", running.port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_owned(), body.to_owned())
+    let mut all = vec![
+        ("Host", host),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    all.extend(
+        headers
+            .split("\r\n")
+            .filter_map(|line| line.split_once(": ")),
+    );
+    common::http(running.port, "POST", path, &all, body)
 }
 
 #[test]
@@ -253,14 +244,7 @@ fn flags_and_variables_reach_the_running_server() {
 
     let (status, head, _) = post(&running, "/mcp", "mcp.test", "", &init);
     assert_eq!(status, 200, "{head}");
-    let session = head
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(str::to_owned)
-        })
-        .expect("a session id");
+    let session = common::session_id(&head).expect("a session id");
 
     // --page-size 1: one tool a page.
     let (status, _, body) = post(

@@ -3,41 +3,13 @@
 
 #![cfg(unix)]
 
+mod common;
+
+use common::{exit_code_within, free_port, terminate};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Sends SIGTERM to `child` (with the system's `kill`: no FFI in tests).
-fn terminate(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-}
-
-/// Waits up to `within` for `child` to exit; its exit code.
-fn exit_code_within(child: &mut Child, within: Duration) -> Option<i32> {
-    let deadline = Instant::now() + within;
-    while Instant::now() < deadline {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    None
-}
-
-/// A free loopback port (bound, then released for the server).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// Sends one HTTP/1.1 request and returns the stream, its response head read.
 fn request(port: u16, head: &str, body: &str) -> (BufReader<TcpStream>, String) {

@@ -9,6 +9,9 @@
 
 #![cfg(all(feature = "otel", feature = "metrics"))]
 
+mod common;
+
+use common::{exit_code_within, free_port, http, session_id, terminate};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -80,14 +83,6 @@ fn serve_otlp(stream: TcpStream, sender: &mpsc::Sender<ExportTraceServiceRequest
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 struct Running(Child);
 
 impl Drop for Running {
@@ -95,37 +90,6 @@ impl Drop for Running {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// One HTTP/1.1 request on a fresh connection: the status, the head and the body.
-fn http(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &str,
-) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut head =
-        format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body.as_bytes()).unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or(0);
-    (status, head.to_owned(), body.to_owned())
 }
 
 const JSON_POST: [(&str, &str); 2] = [
@@ -197,14 +161,7 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
             "clientInfo": {"name": "telemetry-e2e", "version": "1"}}}),
     );
     assert_eq!(status, 200, "{head}\n{body}");
-    let session = head
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(str::to_owned)
-        })
-        .expect("a session id");
+    let session = session_id(&head).expect("a session id");
     let in_session = [
         ("Mcp-Session-Id", session.as_str()),
         ("MCP-Protocol-Version", "2025-11-25"),
@@ -268,20 +225,9 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
     );
 
     // SIGTERM: the server drains, the exporter flushes, the process exits 0.
-    let status = Command::new("kill")
-        .args(["-TERM", &running.0.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let exit = loop {
-        if let Some(exit) = running.0.try_wait().unwrap() {
-            break exit;
-        }
-        assert!(Instant::now() < deadline, "the server did not exit");
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(exit.success(), "{exit}");
+    terminate(&running.0);
+    let exit = exit_code_within(&mut running.0, Duration::from_secs(20));
+    assert_eq!(exit, Some(0), "the server exits 0 after SIGTERM");
 
     let mut spans = Vec::new();
     let mut service_names = Vec::new();
