@@ -105,6 +105,26 @@ impl Descriptor {
 }
 
 impl Catalog {
+    /// A catalog of server `name` at `version` with nothing in it: the start of a hand-written
+    /// [`crate::Dispatch`] (a test's, say), whose tools and the rest are then added with struct
+    /// update syntax: `Catalog { tools: &[...], ..Catalog::empty("echo", "1") }`.
+    pub const fn empty(name: &'static str, version: &'static str) -> Self {
+        Catalog {
+            server: ServerInfo {
+                name,
+                version,
+                title: None,
+                website_url: None,
+            },
+            instructions: None,
+            tools: &[],
+            prompts: &[],
+            resources: &[],
+            resource_templates: &[],
+            completions: &[],
+        }
+    }
+
     /// The tool named `name`.
     pub fn tool(&self, name: &str) -> Option<&Descriptor> {
         self.tools.iter().find(|d| d.key == name)

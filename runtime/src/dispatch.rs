@@ -39,12 +39,19 @@ pub trait Dispatch: Send + Sync + 'static {
     /// Calls the contract's JSON-RPC method `method` (any method, with or without `x-mcp`)
     /// with its raw `params`. MCP never reaches it: `/mcp` and stdio answer -32601 for a
     /// method that is not an MCP method. It serves plain JSON-RPC edges and tests.
+    ///
+    /// This and the three methods after it default to `None` (no such method, tool, prompt or
+    /// resource), so that a hand-written dispatch implements only what it serves; generated
+    /// servers implement all four.
     fn call_method<'a>(
         &'a self,
         method: &str,
         params: Option<&'a RawValue>,
         ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        let _ = (method, params, ctx);
+        None
+    }
 
     /// Calls the tool `name` with its raw `arguments` object.
     fn call_tool<'a>(
@@ -52,7 +59,10 @@ pub trait Dispatch: Send + Sync + 'static {
         name: &str,
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>>;
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        let _ = (name, arguments, ctx);
+        None
+    }
 
     /// Renders the prompt `name` with its raw `arguments` object.
     fn get_prompt<'a>(
@@ -60,14 +70,20 @@ pub trait Dispatch: Send + Sync + 'static {
         name: &str,
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        let _ = (name, arguments, ctx);
+        None
+    }
 
     /// Reads the resource at `uri` (a static resource, or one matching a template).
     fn read_resource<'a>(
         &'a self,
         uri: &'a str,
         ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>>;
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        let _ = (uri, ctx);
+        None
+    }
 
     /// The OpenRPC document the server was generated from, as compact JSON text: the result
     /// of `rpc.discover` on the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).

@@ -14,8 +14,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::auth::jwt::{JwtAuthenticator, JwtSettings};
 use mcp_runtime::auth::Principal;
 use mcp_runtime::{
-    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ServerInfo,
-    ToolOutcome,
+    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -35,20 +34,7 @@ const SCOPE: &str = "mcp:tools";
 
 struct WhoAmI;
 
-static CATALOG: Catalog = Catalog {
-    server: ServerInfo {
-        name: "whoami",
-        version: "1",
-        title: None,
-        website_url: None,
-    },
-    instructions: None,
-    tools: &[],
-    prompts: &[],
-    resources: &[],
-    resource_templates: &[],
-    completions: &[],
-};
+static CATALOG: Catalog = Catalog::empty("whoami", "1");
 
 fn principal_json(ctx: &RequestContext) -> Value {
     match ctx.principal() {
@@ -116,23 +102,6 @@ impl Dispatch for WhoAmI {
 
     fn scopes_supported(&self) -> &'static [&'static str] {
         &["mcp:admin"]
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _: &'a str,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 }
 

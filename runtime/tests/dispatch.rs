@@ -7,7 +7,7 @@ use mcp_runtime::dispatch::{
 use mcp_runtime::jsonrpc::INVALID_PARAMS;
 use mcp_runtime::{
     BoxFuture, Catalog, Dispatch, Error, ParamStructure, ProtocolVersion, RequestContext, RpcError,
-    ServerInfo, ToolOutcome,
+    ToolOutcome,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -182,20 +182,7 @@ fn template_variables_become_typed_params() {
 /// A hand-written dispatch with one method `double`, as generated code would route it.
 struct Doubler;
 
-static CATALOG: Catalog = Catalog {
-    server: ServerInfo {
-        name: "doubler",
-        version: "1",
-        title: None,
-        website_url: None,
-    },
-    instructions: None,
-    tools: &[],
-    prompts: &[],
-    resources: &[],
-    resource_templates: &[],
-    completions: &[],
-};
+static CATALOG: Catalog = Catalog::empty("doubler", "1");
 
 impl Dispatch for Doubler {
     fn catalog(&self) -> &'static Catalog {
@@ -219,32 +206,6 @@ impl Dispatch for Doubler {
             })),
             _ => None,
         }
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        None
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _: &'a str,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 }
 

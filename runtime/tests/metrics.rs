@@ -6,42 +6,18 @@
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::{
-    BoxFuture, Catalog, Dispatch, McpServer, RequestContext, RpcError, ServerInfo, ToolOutcome,
-};
+use mcp_runtime::{BoxFuture, Catalog, Dispatch, McpServer, RequestContext, ToolOutcome};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 
 struct Echo;
 
-static CATALOG: Catalog = Catalog {
-    server: ServerInfo {
-        name: "metrics-echo",
-        version: "1",
-        title: None,
-        website_url: None,
-    },
-    instructions: None,
-    tools: &[],
-    prompts: &[],
-    resources: &[],
-    resource_templates: &[],
-    completions: &[],
-};
+static CATALOG: Catalog = Catalog::empty("metrics-echo", "1");
 
 impl Dispatch for Echo {
     fn catalog(&self) -> &'static Catalog {
         &CATALOG
-    }
-
-    fn call_method<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 
     fn call_tool<'a>(
@@ -56,23 +32,6 @@ impl Dispatch for Echo {
             tracing::info_span!("echo.work")
                 .in_scope(|| ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi"))))
         }))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _: &'a str,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 }
 

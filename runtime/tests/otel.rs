@@ -9,9 +9,7 @@
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
-use mcp_runtime::{
-    BoxFuture, Catalog, Dispatch, McpServer, RequestContext, RpcError, ServerInfo, ToolOutcome,
-};
+use mcp_runtime::{BoxFuture, Catalog, Dispatch, McpServer, RequestContext, ToolOutcome};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -27,33 +25,11 @@ const PARENT_ID: &str = "00f067aa0ba902b7";
 
 struct Echo;
 
-static CATALOG: Catalog = Catalog {
-    server: ServerInfo {
-        name: "otel-echo",
-        version: "1",
-        title: None,
-        website_url: None,
-    },
-    instructions: None,
-    tools: &[],
-    prompts: &[],
-    resources: &[],
-    resource_templates: &[],
-    completions: &[],
-};
+static CATALOG: Catalog = Catalog::empty("otel-echo", "1");
 
 impl Dispatch for Echo {
     fn catalog(&self) -> &'static Catalog {
         &CATALOG
-    }
-
-    fn call_method<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 
     fn call_tool<'a>(
@@ -67,23 +43,6 @@ impl Dispatch for Echo {
             tracing::info_span!("echo.work")
                 .in_scope(|| ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi"))))
         }))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _: &'a str,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 }
 

@@ -4,9 +4,7 @@
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::{
-    BoxFuture, Catalog, Dispatch, McpServer, RequestContext, RpcError, ServerInfo, ToolOutcome,
-};
+use mcp_runtime::{BoxFuture, Catalog, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -48,20 +46,7 @@ impl Seen {
 /// One tool and one plain JSON-RPC method, both `echo`, recording what they saw.
 struct Echo(Arc<Mutex<Vec<Seen>>>);
 
-static CATALOG: Catalog = Catalog {
-    server: ServerInfo {
-        name: "echo",
-        version: "1",
-        title: None,
-        website_url: None,
-    },
-    instructions: None,
-    tools: &[],
-    prompts: &[],
-    resources: &[],
-    resource_templates: &[],
-    completions: &[],
-};
+static CATALOG: Catalog = Catalog::empty("echo", "1");
 
 impl Dispatch for Echo {
     fn catalog(&self) -> &'static Catalog {
@@ -97,23 +82,6 @@ impl Dispatch for Echo {
             self.0.lock().unwrap().push(Seen::now(&ctx));
             ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
         }))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _: &'a str,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 }
 

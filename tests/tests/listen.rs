@@ -25,8 +25,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
 use mcp_runtime::catalog::{Catalog, Descriptor, ServerInfo};
-use mcp_runtime::{BoxFuture, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome};
-use serde_json::value::RawValue;
+use mcp_runtime::{Config, Dispatch, McpServer};
 use support::schema::{
     assert_defined_server_message, assert_server_message, assert_stateless_response,
 };
@@ -209,41 +208,6 @@ static TOOLS_ONLY: Catalog = Catalog {
 impl Dispatch for ToolsOnly {
     fn catalog(&self) -> &'static Catalog {
         &TOOLS_ONLY
-    }
-
-    fn call_method<'a>(
-        &'a self,
-        _method: &str,
-        _params: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        _name: &str,
-        _arguments: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        None
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _name: &str,
-        _arguments: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _uri: &'a str,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        None
     }
 }
 

@@ -879,15 +879,6 @@ impl Dispatch for Nothing {
         None
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a serde_json::value::RawValue>,
-        _: crate::RequestContext,
-    ) -> Option<crate::BoxFuture<'a, crate::ToolOutcome>> {
-        None
-    }
-
     fn get_prompt<'a>(
         &'a self,
         _: &str,
