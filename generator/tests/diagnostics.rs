@@ -146,11 +146,11 @@ fn unique_method_names() {
 
 #[test]
 fn reserved_method_names() {
-    let expected = r##"error[reserved-method-names]: method name "rpc.discover" begins with "rpc.", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method
+    let expected = r##"warning[reserved-method-names]: the document declares `rpc.discover`, the OpenRPC service discovery method, which the generated server answers itself with this document (on its plain JSON-RPC endpoint); the declaration is not generated as a handler method
   --> reserved-method-names.json:5:15 (/methods/0/name)
 error[reserved-method-names]: method name "rpc.ping" begins with "rpc.", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method
   --> reserved-method-names.json:7:15 (/methods/2/name)
-2 error(s), 0 warning(s)"##;
+1 error(s), 1 warning(s)"##;
     assert_eq!(render("reserved-method-names.json"), expected);
 }
 

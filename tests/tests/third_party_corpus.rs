@@ -67,6 +67,12 @@ fn corpus() -> Vec<Entry> {
             warnings: &[("required-params-first", 7)],
             ..entry("corpus-hathor", "hathor-rpc-lib/docs/openrpc.json")
         },
+        Entry {
+            // Declares `rpc.discover` (answered by the runtime), and a required param after
+            // optional ones.
+            warnings: &[("required-params-first", 1), ("reserved-method-names", 1)],
+            ..entry("corpus-soulseek", "soulseek-rs/docs/openrpc.json")
+        },
     ]
 }
 
