@@ -222,6 +222,19 @@ warning[ref-embedded-definitions]: `$ref` "#/definitions/Hash" {why} `#/componen
     for ty in ["pub struct Header", "pub type Hash", "pub struct Transaction"] {
         assert!(source.contains(ty), "{ty} in:\n{source}");
     }
+    // The document `rpc.discover` serves names the definitions where they stand.
+    let bundled = &generated.document.bundled_json;
+    let block = "/components/schemas/Block";
+    for (at, target) in [
+        ("/properties/header/$ref", "/definitions/Header"),
+        ("/definitions/Header/properties/parent/$ref", "/definitions/Hash"),
+    ] {
+        assert_eq!(
+            bundled.pointer(&format!("{block}{at}")),
+            Some(&serde_json::json!(format!("#{block}{target}"))),
+            "{at}"
+        );
+    }
 }
 
 #[test]

@@ -3,9 +3,9 @@
 //! specification), and every generated crate builds without a warning.
 //!
 //! The crates are members of one cargo workspace (`target/corpus-workspace`) sharing one target
-//! directory, `target/generated-crates`: the one `generate_build_serve.rs` builds its crate in,
-//! with the same dependencies and features, so `mcp-runtime` and the dependencies are built
-//! once for both tests and every crate of the corpus.
+//! directory, `target/generated-crates`, built with `RUSTFLAGS=-D warnings`: as
+//! `generator/tests/cli.rs` builds its crates, with the same dependencies and features, so
+//! `mcp-runtime` and the dependencies are built once for both tests and every crate here.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -141,6 +141,7 @@ fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
         .args(["build", "--workspace", "--message-format=short", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", root.join("target/generated-crates"))
+        .env("RUSTFLAGS", "-D warnings")
         .env("CARGO_TERM_COLOR", "never")
         .output()
         .unwrap();
