@@ -115,7 +115,10 @@ fn main() -> ExitCode {
         (None, false) => mcp_codegen::SkillsSource::Beside,
     };
     if let Some(dir) = cli.ref_base.as_deref().filter(|d| !d.is_dir()) {
-        eprintln!("error: --ref-base {:?} is not a directory", dir.display().to_string());
+        eprintln!(
+            "error: --ref-base {:?} is not a directory",
+            dir.display().to_string()
+        );
         return ExitCode::from(2);
     }
     let options = mcp_codegen::Options {

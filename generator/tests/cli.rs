@@ -303,7 +303,10 @@ fn ref_base_reads_references_written_from_the_repository_root() {
     let refused = generate_into(&fixture, &out, &[]);
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
     assert!(
-        text(&refused.stderr).contains(&format!("run with --ref-base {:?}", base.display().to_string())),
+        text(&refused.stderr).contains(&format!(
+            "run with --ref-base {:?}",
+            base.display().to_string()
+        )),
         "{}",
         text(&refused.stderr)
     );
@@ -325,7 +328,8 @@ fn ref_base_reads_references_written_from_the_repository_root() {
     let refused = generate_into(&fixture, &out, &["--ref-base", &missing_arg]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
-        text(&refused.stderr).contains("--ref-base") && text(&refused.stderr).contains("not a directory"),
+        text(&refused.stderr).contains("--ref-base")
+            && text(&refused.stderr).contains("not a directory"),
         "{}",
         text(&refused.stderr)
     );

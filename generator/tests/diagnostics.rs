@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use mcp_codegen::diagnostics::Diagnostics;
 use mcp_codegen::openrpc::{load, load_with};
-use mcp_codegen::LoadOptions;
 use mcp_codegen::validate::validate;
+use mcp_codegen::LoadOptions;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -174,7 +174,9 @@ fn render_lenient_with(name: &str, options: &LoadOptions) -> String {
             warnings
         }
     };
-    diags.to_string().replace(&format!("{}/", dir.display()), "")
+    diags
+        .to_string()
+        .replace(&format!("{}/", dir.display()), "")
 }
 
 fn render_lenient(name: &str) -> String {
@@ -219,7 +221,11 @@ warning[ref-embedded-definitions]: `$ref` "#/definitions/Hash" {why} `#/componen
     let generated = mcp_codegen::generate(&fixtures().join("lenient/embedded-definitions.json"))
         .expect("generates with warnings");
     let source = &generated.server.source;
-    for ty in ["pub struct Header", "pub type Hash", "pub struct Transaction"] {
+    for ty in [
+        "pub struct Header",
+        "pub type Hash",
+        "pub struct Transaction",
+    ] {
         assert!(source.contains(ty), "{ty} in:\n{source}");
     }
     // The document `rpc.discover` serves names the definitions where they stand.
@@ -227,7 +233,10 @@ warning[ref-embedded-definitions]: `$ref` "#/definitions/Hash" {why} `#/componen
     let block = "/components/schemas/Block";
     for (at, target) in [
         ("/properties/header/$ref", "/definitions/Header"),
-        ("/definitions/Header/properties/parent/$ref", "/definitions/Hash"),
+        (
+            "/definitions/Header/properties/parent/$ref",
+            "/definitions/Hash",
+        ),
     ] {
         assert_eq!(
             bundled.pointer(&format!("{block}{at}")),

@@ -58,7 +58,10 @@ fn corpus() -> Vec<Entry> {
         example("corpus-petstore-expanded", "petstore-expanded-openrpc.json"),
         example("corpus-petstore", "petstore-openrpc.json"),
         example("corpus-simple-math", "simple-math-openrpc.json"),
-        entry("corpus-lotus-gateway", "lotus/build/openrpc/v2/gateway.json"),
+        entry(
+            "corpus-lotus-gateway",
+            "lotus/build/openrpc/v2/gateway.json",
+        ),
         entry("corpus-mwixnet", "mwixnet/openrpc.json"),
         entry("corpus-sagemcom", "sagemcom-docsis-exporter/openrpc.json"),
         entry("corpus-mycelium", "mycelium/docs/openrpc.json"),
@@ -138,7 +141,12 @@ fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
     fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 
     let build = Command::new(env!("CARGO"))
-        .args(["build", "--workspace", "--message-format=short", "--manifest-path"])
+        .args([
+            "build",
+            "--workspace",
+            "--message-format=short",
+            "--manifest-path",
+        ])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", root.join("target/generated-crates"))
         .env("RUSTFLAGS", "-D warnings")

@@ -52,8 +52,7 @@ pub use files::MAX_FILE_BYTES;
 
 /// The `openrpc` versions this generator reads, in words (never a pattern such as `1.4.x`, so
 /// a message quoting it cannot seem to list a version it refuses).
-pub const SUPPORTED_VERSIONS: &str =
-    "1.0.0-rc0, 1.0.0-rc1 and 1.0.N through 1.4.N (N a number)";
+pub const SUPPORTED_VERSIONS: &str = "1.0.0-rc0, 1.0.0-rc1 and 1.0.N through 1.4.N (N a number)";
 
 /// True for the `openrpc` versions this generator accepts: `1.0.0-rc0`, `1.0.0-rc1` and
 /// `1.0.N` through `1.4.N` for a numeric patch `N`.
@@ -279,7 +278,11 @@ mod tests {
             ("1.0.*", "1.0.0"),
             ("1.3", "1.3.0"),
         ] {
-            assert_eq!(lenient_version(lenient).as_deref(), Some(read_as), "{lenient}");
+            assert_eq!(
+                lenient_version(lenient).as_deref(),
+                Some(read_as),
+                "{lenient}"
+            );
         }
         for refused in ["1.5.x", "2.0.x", "1.4.y", "1.4.x.1", "x", "", "1", "1.4.0"] {
             assert_eq!(lenient_version(refused), None, "{refused}");
