@@ -63,6 +63,7 @@ fn corpus() -> Vec<Entry> {
             "lotus/build/openrpc/v2/gateway.json",
         ),
         entry("corpus-mwixnet", "mwixnet/openrpc.json"),
+        entry("corpus-accumulate", "accumulate/openrpc.json"),
         entry("corpus-sagemcom", "sagemcom-docsis-exporter/openrpc.json"),
         entry("corpus-mycelium", "mycelium/docs/openrpc.json"),
         Entry {
