@@ -781,3 +781,20 @@ error[mcp-extension]: a param's `x-mcp` must be an object such as {"complete": t
 3 error(s), 0 warning(s)"##;
     assert_eq!(render("mcp-complete-shape.json"), shapes);
 }
+
+#[test]
+fn builder_takes_a_ref_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = mcp_codegen::Builder::new(fixtures().join("lenient/ref-base/api/service.json"))
+        .ref_base(fixtures().join("lenient/ref-base"))
+        .out_dir(dir.path())
+        .generate()
+        .expect("generates with a ref base");
+    let source = std::fs::read_to_string(written).unwrap();
+    assert!(source.contains("pub struct Class"), "{source}");
+    // Without it, the document is refused (the hint is in the error).
+    let refused = mcp_codegen::Builder::new(fixtures().join("lenient/ref-base/api/service.json"))
+        .out_dir(dir.path())
+        .generate();
+    assert!(matches!(refused, Err(mcp_codegen::BuildError::Invalid(_))));
+}
