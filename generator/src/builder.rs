@@ -18,6 +18,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     file_name: String,
     skills: crate::SkillsSource,
+    ref_base: Option<PathBuf>,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -60,6 +61,7 @@ impl Builder {
             out_dir: None,
             file_name: "mcp_server.rs".into(),
             skills: crate::SkillsSource::Beside,
+            ref_base: None,
         }
     }
 
@@ -79,6 +81,14 @@ impl Builder {
     /// directory beside the document (the skills extension; see the README's Skills section).
     pub fn skills(mut self, dir: impl AsRef<Path>) -> Self {
         self.skills = crate::SkillsSource::Dir(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Reads a `$ref`'s file relative to `dir` (relative to the crate root) when it is not
+    /// beside the referring file, as the CLI's `--ref-base` does: for documents whose
+    /// references are written from their repository's root.
+    pub fn ref_base(mut self, dir: impl AsRef<Path>) -> Self {
+        self.ref_base = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -104,7 +114,11 @@ impl Builder {
         if let Some(dir) = skills_dir.filter(|d| !d.display().to_string().contains('\n')) {
             println!("cargo:rerun-if-changed={}", dir.display());
         }
-        let generated = match crate::generate_with(&self.input, &self.skills) {
+        let options = crate::Options {
+            skills: self.skills.clone(),
+            ref_base: self.ref_base.clone(),
+        };
+        let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,
             Err(diagnostics) => {
                 for d in &diagnostics.0 {

@@ -30,6 +30,7 @@ mod tokens;
 
 pub use builder::{BuildError, Builder};
 pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};
+pub use openrpc::load::LoadOptions;
 
 use std::path::Path;
 
@@ -65,6 +66,17 @@ pub enum SkillsSource {
     Off,
 }
 
+/// How [`generate_with_options`] reads a document: where its skills and its `$ref`s' files
+/// come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Where the skills come from.
+    pub skills: SkillsSource,
+    /// The directory a `$ref`'s file path is read relative to when the file is not beside the
+    /// referring file (the CLI's `--ref-base`; see [`openrpc::load::LoadOptions::ref_base`]).
+    pub ref_base: Option<std::path::PathBuf>,
+}
+
 /// Loads, validates and emits the document at `path`, with the skills beside it. Fails with
 /// every error found, before anything is emitted.
 pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
@@ -73,7 +85,22 @@ pub fn generate(path: &Path) -> Result<Generated, Diagnostics> {
 
 /// [`generate`], with the skills from `skills`.
 pub fn generate_with(path: &Path, skills: &SkillsSource) -> Result<Generated, Diagnostics> {
-    let (document, mut diagnostics) = openrpc::load(path)?;
+    generate_with_options(
+        path,
+        &Options {
+            skills: skills.clone(),
+            ..Options::default()
+        },
+    )
+}
+
+/// [`generate`], with every option.
+pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated, Diagnostics> {
+    let skills = &options.skills;
+    let load_options = openrpc::load::LoadOptions {
+        ref_base: options.ref_base.clone(),
+    };
+    let (document, mut diagnostics) = openrpc::load_with(path, &load_options)?;
     let skills_dir = match skills {
         SkillsSource::Beside => skills::beside(path),
         SkillsSource::Dir(dir) => Some(dir.clone()),

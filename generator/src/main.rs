@@ -38,7 +38,7 @@ Exit codes: 0 success; 1 --check found stale files; 2 the document is invalid (e
 printed, with file:line:column and JSON pointer, and nothing is written); 3 I/O failure."
 )]
 struct Cli {
-    /// The OpenRPC document (JSON, openrpc 1.0.0-rc1 through 1.4.x).
+    /// The OpenRPC document (JSON, openrpc 1.0.0-rc0 through 1.4.N).
     openrpc: PathBuf,
 
     /// The crate directory to write (created when missing).
@@ -85,6 +85,12 @@ struct Cli {
     #[arg(long)]
     no_skills: bool,
 
+    /// Read a `$ref`'s file relative to DIR when it is not beside the referring file (documents
+    /// whose references are written from their repository's root); files may then be read
+    /// anywhere inside DIR. Each such read is a `ref-base` warning.
+    #[arg(long, value_name = "DIR")]
+    ref_base: Option<PathBuf>,
+
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
@@ -108,7 +114,18 @@ fn main() -> ExitCode {
         (None, true) => mcp_codegen::SkillsSource::Off,
         (None, false) => mcp_codegen::SkillsSource::Beside,
     };
-    let generated = match mcp_codegen::generate_with(&cli.openrpc, &skills) {
+    if let Some(dir) = cli.ref_base.as_deref().filter(|d| !d.is_dir()) {
+        eprintln!(
+            "error: --ref-base {:?} is not a directory",
+            dir.display().to_string()
+        );
+        return ExitCode::from(2);
+    }
+    let options = mcp_codegen::Options {
+        skills,
+        ref_base: cli.ref_base.clone(),
+    };
+    let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
         Ok(generated) => generated,
         Err(diagnostics) => {
             eprintln!("{diagnostics}");

@@ -2,7 +2,7 @@
 //!
 //! Every rule runs on the whole document and all problems are reported at once, sorted with
 //! [`Diagnostics::sort`]. Rule ids: `unique-method-names`, `reserved-method-names`, `unique-param-names`,
-//! `required-params-first`, `mcp-needs-result`, `mcp-unique-names`, `mcp-tool-name` (warning),
+//! `required-params-first` (warning), `mcp-needs-result`, `mcp-unique-names`, `mcp-tool-name` (warning),
 //! `mcp-prompt-arguments`, `mcp-resource-params`, `mcp-uri-template`, `mcp-header-token`,
 //! `mcp-header-unique`, `mcp-header-type`, `mcp-header-reachable`, `mcp-header-placement`.
 
@@ -14,9 +14,14 @@ use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use crate::openrpc::json_pos::escape_token;
 use crate::openrpc::{
     ContentDescriptor, Document, McpBinding, McpCommon, McpKind, Method, NamedSchema,
-    ResourceTemplateBinding,
+    ParamStructure, ResourceTemplateBinding,
 };
 use crate::schema_walk;
+
+/// Rule id (a warning): a required param comes after an optional one. OpenRPC lists required
+/// params first; the generated params still decode (by name in any order, by position with
+/// `null` in the optional's place).
+pub const RULE_REQUIRED_PARAMS_FIRST: &str = "required-params-first";
 
 /// Rule id: a method name begins with `rpc.`, the prefix OpenRPC reserves for rpc-internal
 /// methods.
@@ -184,15 +189,26 @@ impl Validator<'_> {
             }
             if p.required {
                 if let Some(opt) = first_optional {
+                    // The generated params decode by name whatever the order, and by position
+                    // with `null` in the optional's place: a correct crate still comes out.
+                    let assumed = match m.param_structure {
+                        ParamStructure::ByName => {
+                            "accepted: params by name do not depend on their order".to_string()
+                        }
+                        ParamStructure::ByPosition | ParamStructure::Either => format!(
+                            "accepted: a call by position sends null for {:?} to reach {:?}",
+                            opt.name, p.name
+                        ),
+                    };
                     let message = format!(
-                        "required param {:?} of method {:?} comes after optional param {:?}; required params must come first",
+                        "required param {:?} of method {:?} comes after optional param {:?} (OpenRPC lists required params first); {assumed}",
                         p.name, m.name, opt.name
                     );
-                    self.error(
-                        "required-params-first",
+                    self.diags.push(Diagnostic::warning(
+                        RULE_REQUIRED_PARAMS_FIRST,
                         self.child(&p.location, "required"),
                         message,
-                    );
+                    ));
                 }
             } else if first_optional.is_none() {
                 first_optional = Some(p);

@@ -289,3 +289,48 @@ fn server_card_file() {
     assert_eq!(bad_url.status.code(), Some(2));
     assert!(text(&bad_url.stderr).contains("--server-card-url"));
 }
+
+/// A document whose `$ref` paths are written from its repository's root: refused with a hint
+/// naming `--ref-base`, generated with it (and a `ref-base` warning per reference).
+#[test]
+fn ref_base_reads_references_written_from_the_repository_root() {
+    let root = common::workspace();
+    let base = root.join("fixtures/lenient/ref-base");
+    let fixture = base.join("api/service.json");
+    let scratch = tempfile::tempdir().unwrap();
+    let out = scratch.path().join("split");
+
+    let refused = generate_into(&fixture, &out, &[]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(
+        text(&refused.stderr).contains(&format!(
+            "run with --ref-base {:?}",
+            base.display().to_string()
+        )),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert!(!out.exists());
+
+    let base_arg = base.display().to_string();
+    let generated = generate_into(&fixture, &out, &["--ref-base", &base_arg]);
+    assert!(generated.status.success(), "{}", text(&generated.stderr));
+    assert_eq!(
+        text(&generated.stderr).matches("warning[ref-base]").count(),
+        2,
+        "{}",
+        text(&generated.stderr)
+    );
+    assert!(out.join("src/generated.rs").exists());
+
+    let missing = base.join("absent");
+    let missing_arg = missing.display().to_string();
+    let refused = generate_into(&fixture, &out, &["--ref-base", &missing_arg]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("--ref-base")
+            && text(&refused.stderr).contains("not a directory"),
+        "{}",
+        text(&refused.stderr)
+    );
+}

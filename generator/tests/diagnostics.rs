@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use mcp_codegen::diagnostics::Diagnostics;
-use mcp_codegen::openrpc::load;
+use mcp_codegen::openrpc::{load, load_with};
 use mcp_codegen::validate::validate;
+use mcp_codegen::LoadOptions;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -43,7 +44,7 @@ fn json_syntax() {
 
 #[test]
 fn openrpc_version() {
-    let expected = r##"error[openrpc-version]: unsupported OpenRPC version "2.0.0"; supported: 1.0.0-rc1 through 1.4.x
+    let expected = r##"error[openrpc-version]: unsupported OpenRPC version "2.0.0"; this generator reads 1.0.0-rc0, 1.0.0-rc1 and 1.0.N through 1.4.N (N a number)
   --> openrpc-version.json:2:14 (/openrpc)
 1 error(s), 0 warning(s)"##;
     assert_eq!(render("openrpc-version.json"), expected);
@@ -145,11 +146,11 @@ fn unique_method_names() {
 
 #[test]
 fn reserved_method_names() {
-    let expected = r##"error[reserved-method-names]: method name "rpc.discover" begins with "rpc.", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method
+    let expected = r##"warning[reserved-method-names]: the document declares `rpc.discover`, the OpenRPC service discovery method, which the generated server answers itself with this document (on its plain JSON-RPC endpoint); the declaration is not generated as a handler method
   --> reserved-method-names.json:5:15 (/methods/0/name)
 error[reserved-method-names]: method name "rpc.ping" begins with "rpc.", which OpenRPC reserves for rpc-internal methods such as rpc.discover; rename the method
   --> reserved-method-names.json:7:15 (/methods/2/name)
-2 error(s), 0 warning(s)"##;
+1 error(s), 1 warning(s)"##;
     assert_eq!(render("reserved-method-names.json"), expected);
 }
 
@@ -161,12 +162,136 @@ fn unique_param_names() {
     assert_eq!(render("unique-param-names.json"), expected);
 }
 
+/// The rendering of `fixtures/lenient/<name>` (with `options`), the fixtures directory
+/// stripped: documents that bend the specification and still generate, with warnings.
+fn render_lenient_with(name: &str, options: &LoadOptions) -> String {
+    let dir = fixtures().join("lenient");
+    let diags = match load_with(&dir.join(name), options) {
+        Err(errors) => errors,
+        Ok((document, mut warnings)) => {
+            warnings.0.extend(validate(&document).0);
+            warnings.sort();
+            warnings
+        }
+    };
+    diags
+        .to_string()
+        .replace(&format!("{}/", dir.display()), "")
+}
+
+fn render_lenient(name: &str) -> String {
+    render_lenient_with(name, &LoadOptions::default())
+}
+
 #[test]
 fn required_params_first() {
-    let expected = r##"error[required-params-first]: required param "cursor" of method "search" comes after optional param "limit"; required params must come first
+    let expected = r##"warning[required-params-first]: required param "cursor" of method "search" comes after optional param "limit" (OpenRPC lists required params first); accepted: a call by position sends null for "limit" to reach "cursor"
   --> required-params-first.json:10:41 (/methods/0/params/2/required)
-1 error(s), 0 warning(s)"##;
-    assert_eq!(render("required-params-first.json"), expected);
+warning[required-params-first]: required param "key" of method "lookup" comes after optional param "scope" (OpenRPC lists required params first); accepted: params by name do not depend on their order
+  --> required-params-first.json:19:38 (/methods/1/params/1/required)
+0 error(s), 2 warning(s)"##;
+    assert_eq!(render_lenient("required-params-first.json"), expected);
+}
+
+#[test]
+fn openrpc_version_range() {
+    let expected = r##"warning[openrpc-version]: `openrpc` "1.4.x" is not a version number (MAJOR.MINOR.PATCH); read as OpenRPC 1.4.0
+  --> openrpc-version-range.json:2:14 (/openrpc)
+0 error(s), 1 warning(s)"##;
+    assert_eq!(render_lenient("openrpc-version-range.json"), expected);
+}
+
+#[test]
+fn ref_embedded_definitions() {
+    let why = "has no target at the root of the file; read as";
+    let tail = "(a schema embedded with its own definitions, as schemars writes them)";
+    let expected = format!(
+        r##"warning[ref-embedded-definitions]: `$ref` "#/definitions/Header" {why} `#/components/schemas/Block/definitions/Header`, in the `definitions` of the schema at `/components/schemas/Block` {tail}
+  --> embedded-definitions.json:20:31 (/components/schemas/Block/properties/header/$ref)
+warning[ref-embedded-definitions]: `$ref` "#/definitions/Transaction" {why} `#/components/schemas/Block/definitions/Transaction`, in the `definitions` of the schema at `/components/schemas/Block` {tail}
+  --> embedded-definitions.json:21:65 (/components/schemas/Block/properties/transactions/items/$ref)
+warning[ref-embedded-definitions]: `$ref` "#/definitions/Hash" {why} `#/components/schemas/Block/definitions/Hash`, in the `definitions` of the schema at `/components/schemas/Block` {tail}
+  --> embedded-definitions.json:27:82 (/components/schemas/Block/definitions/Header/properties/parent/$ref)
+warning[ref-embedded-definitions]: `$ref` "#/definitions/Hash" {why} `#/components/schemas/Block/definitions/Hash`, in the `definitions` of the schema at `/components/schemas/Block` {tail}
+  --> embedded-definitions.json:30:80 (/components/schemas/Block/definitions/Transaction/properties/hash/$ref)
+0 error(s), 4 warning(s)"##
+    );
+    assert_eq!(render_lenient("embedded-definitions.json"), expected);
+    // The references become the embedded definitions, and the types are generated.
+    let generated = mcp_codegen::generate(&fixtures().join("lenient/embedded-definitions.json"))
+        .expect("generates with warnings");
+    let source = &generated.server.source;
+    for ty in [
+        "pub struct Header",
+        "pub type Hash",
+        "pub struct Transaction",
+    ] {
+        assert!(source.contains(ty), "{ty} in:\n{source}");
+    }
+    // The document `rpc.discover` serves names the definitions where they stand.
+    let bundled = &generated.document.bundled_json;
+    let block = "/components/schemas/Block";
+    for (at, target) in [
+        ("/properties/header/$ref", "/definitions/Header"),
+        (
+            "/definitions/Header/properties/parent/$ref",
+            "/definitions/Hash",
+        ),
+    ] {
+        assert_eq!(
+            bundled.pointer(&format!("{block}{at}")),
+            Some(&serde_json::json!(format!("#{block}{target}"))),
+            "{at}"
+        );
+    }
+}
+
+#[test]
+fn ref_base_hint_then_option() {
+    let hint = "file not found; it is found relative to";
+    let expected = format!(
+        r##"error[ref-resolvable]: cannot resolve `$ref` "./api/types.json#/components/schemas/ClassId": {hint} "ref-base" (a path written from the repository root?): run with --ref-base "ref-base"
+  --> ref-base/api/service.json:7:72 (/methods/0/params/0/schema/$ref)
+error[ref-resolvable]: cannot resolve `$ref` "./api/types.json#/components/schemas/Class": {hint} "ref-base" (a path written from the repository root?): run with --ref-base "ref-base"
+  --> ref-base/api/service.json:8:56 (/methods/0/result/schema/$ref)
+2 error(s), 0 warning(s)"##
+    );
+    assert_eq!(render_lenient("ref-base/api/service.json"), expected);
+
+    let options = LoadOptions {
+        ref_base: Some(fixtures().join("lenient/ref-base")),
+    };
+    let read_as = "is not beside the referring file; read as \"ref-base/api/types.json\", relative to the --ref-base directory";
+    let expected = format!(
+        r##"warning[ref-base]: `$ref` file "./api/types.json" {read_as} "ref-base"
+  --> ref-base/api/service.json:7:72 (/methods/0/params/0/schema/$ref)
+warning[ref-base]: `$ref` file "./api/types.json" {read_as} "ref-base"
+  --> ref-base/api/service.json:8:56 (/methods/0/result/schema/$ref)
+0 error(s), 2 warning(s)"##
+    );
+    assert_eq!(
+        render_lenient_with("ref-base/api/service.json", &options),
+        expected
+    );
+}
+
+#[test]
+fn ref_base_still_confines() {
+    // Outside the --ref-base directory a `$ref` is refused as before.
+    let options = LoadOptions {
+        ref_base: Some(fixtures().join("lenient/ref-base/api")),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("doc.json");
+    std::fs::write(
+        &doc,
+        r#"{"openrpc": "1.2.6", "info": {"title": "t", "version": "1"}, "methods": [
+            {"name": "m", "params": [], "result": {"name": "r", "schema": {"$ref": "../types.json#/x"}}}]}"#,
+    )
+    .unwrap();
+    let diags = load_with(&doc, &options).unwrap_err();
+    assert_eq!(diags.0.len(), 1, "{diags}");
+    assert_eq!(diags.0[0].rule, "ref-confined", "{diags}");
 }
 
 #[test]
@@ -295,7 +420,7 @@ error[mcp-header-placement]: `x-mcp-header` on a param of method "ask", which is
 fn several_errors() {
     let expected = r##"error[unique-param-names]: method "search" has two params named "q"
   --> several-errors.json:9:19 (/methods/0/params/1/name)
-error[required-params-first]: required param "q" of method "search" comes after optional param "q"; required params must come first
+warning[required-params-first]: required param "q" of method "search" comes after optional param "q" (OpenRPC lists required params first); accepted: a call by position sends null for "q" to reach "q"
   --> several-errors.json:9:36 (/methods/0/params/1/required)
 error[mcp-header-token]: `x-mcp-header` "Bad Header" is not a non-empty RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~)
   --> several-errors.json:9:88 (/methods/0/params/1/schema/x-mcp-header)
@@ -305,7 +430,7 @@ error[mcp-needs-result]: method "search" is exposed as a prompt but has no `resu
   --> several-errors.json:14:48 (/methods/1/x-mcp)
 error[mcp-resource-params]: resource "file:///a" takes param "p"; a static resource takes no params (use a resource-template)
   --> several-errors.json:17:19 (/methods/2/params/0)
-6 error(s), 0 warning(s)"##;
+5 error(s), 1 warning(s)"##;
     assert_eq!(render("several-errors.json"), expected);
 }
 
@@ -321,7 +446,6 @@ fn several_errors_are_all_reported_in_one_run() {
             "mcp-header-token",
             "mcp-needs-result",
             "mcp-resource-params",
-            "required-params-first",
             "unique-method-names",
             "unique-param-names"
         ]
@@ -385,7 +509,9 @@ fn versions_accepted() {
         ("1.0.0-rc1", true),
         ("1.0.0", true),
         ("1.4.3", true),
+        ("1.4.x", true),
         ("1.5.0", false),
+        ("1.5.x", false),
     ] {
         let path = dir.path().join("v.json");
         let text = format!(
@@ -654,4 +780,21 @@ error[mcp-extension]: a param's `x-mcp` must be an object such as {"complete": t
   --> mcp-complete-shape.json:6:78 (/methods/1/params/0/x-mcp)
 3 error(s), 0 warning(s)"##;
     assert_eq!(render("mcp-complete-shape.json"), shapes);
+}
+
+#[test]
+fn builder_takes_a_ref_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let written = mcp_codegen::Builder::new(fixtures().join("lenient/ref-base/api/service.json"))
+        .ref_base(fixtures().join("lenient/ref-base"))
+        .out_dir(dir.path())
+        .generate()
+        .expect("generates with a ref base");
+    let source = std::fs::read_to_string(written).unwrap();
+    assert!(source.contains("pub struct Class"), "{source}");
+    // Without it, the document is refused (the hint is in the error).
+    let refused = mcp_codegen::Builder::new(fixtures().join("lenient/ref-base/api/service.json"))
+        .out_dir(dir.path())
+        .generate();
+    assert!(matches!(refused, Err(mcp_codegen::BuildError::Invalid(_))));
 }

@@ -17,5 +17,13 @@ use std::path::Path;
 /// A document that cannot be loaded (bad JSON, unresolvable `$ref`, wrong shapes) returns every
 /// error found, never only the first.
 pub fn load(path: &Path) -> Result<(Document, Diagnostics), Diagnostics> {
-    load::load(path)
+    load::load(path, &load::LoadOptions::default())
+}
+
+/// [`load()`], with `options` (a `--ref-base` directory).
+pub fn load_with(
+    path: &Path,
+    options: &load::LoadOptions,
+) -> Result<(Document, Diagnostics), Diagnostics> {
+    load::load(path, options)
 }

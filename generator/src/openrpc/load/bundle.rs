@@ -12,7 +12,8 @@
 //! files) is a `#/components/...` reference, never a copy; targets wait in a queue, so a chain
 //! of ten thousand files is walked without recursion.
 //!
-//! References inside the root file stay as written; one that names the root file by its path
+//! References inside the root file stay as written (but for a `#/definitions/X` read in an
+//! embedded schema's own definitions, which names that definition); one that names the root file by its path
 //! (`main.json#/x`) becomes `#/x`. A value of the root file that a reference reaches is walked
 //! where it stands too (a `#/definitions/X` outside `components` may refer to another file). The components added come after the root's own, in the
 //! order they were first referenced: the bundle is deterministic.
@@ -279,9 +280,17 @@ impl Loader {
         reference: &str,
     ) -> Option<Rewrite> {
         if let Some(fragment) = reference.strip_prefix('#').filter(|_| file == 0) {
-            if let Some(target) = percent_decode(fragment) {
-                hoisting.walk_in_place(kind, target);
+            let target = percent_decode(fragment)?;
+            if self.files[0].value.pointer(&target).is_none() {
+                // A schemars schema's own `#/definitions/X` (loading warned): the bundle names
+                // the definition where it stands, so the document served resolves.
+                let site = ptr_child(pointer, "$ref");
+                if let Some(embedded) = self.embedded_definition(0, &site, &target) {
+                    hoisting.walk_in_place(kind, embedded.clone());
+                    return Some(Rewrite::Ref(format!("#{}", fragment_encode(&embedded))));
+                }
             }
+            hoisting.walk_in_place(kind, target);
             return None;
         }
         let (target, target_ptr) = if kind == Kind::Schema {

@@ -18,6 +18,8 @@ pub const MAX_FILE_BYTES: u64 = 16 << 20;
 pub(super) struct Unreadable {
     pub rule: &'static str,
     pub why: String,
+    /// The file does not exist (so another directory may be tried).
+    pub missing: bool,
 }
 
 impl Unreadable {
@@ -25,8 +27,42 @@ impl Unreadable {
         Self {
             rule,
             why: why.into(),
+            missing: false,
         }
     }
+
+    fn not_found() -> Self {
+        Self {
+            missing: true,
+            ..Self::new(RULE_REF, "file not found")
+        }
+    }
+
+    /// The same, with `hint` appended to the reason.
+    pub fn hinted(mut self, hint: impl AsRef<str>) -> Self {
+        self.why.push_str(hint.as_ref());
+        self
+    }
+}
+
+/// How many directories above the referring file's are looked in for a hint.
+const MAX_HINT_ANCESTORS: usize = 32;
+
+/// The nearest directory above `dir` (not `dir` itself) under which `decoded` names a regular
+/// file, for the hint of a `$ref` whose path was written from another directory (a
+/// repository's root). `.` stands for the current directory of a relative `dir`.
+pub(super) fn ancestor_with(dir: &Path, decoded: &str) -> Option<PathBuf> {
+    dir.ancestors()
+        .skip(1)
+        .take(MAX_HINT_ANCESTORS)
+        .find(|ancestor| ancestor.join(decoded).is_file())
+        .map(|ancestor| {
+            if ancestor.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                ancestor.to_path_buf()
+            }
+        })
 }
 
 /// Refuses a `$ref`'s file part (already percent-decoded: `decoded`) that is not a relative
@@ -101,7 +137,7 @@ pub(super) fn outside(path: &Path, root: &Path) -> Unreadable {
 /// `path` with symbolic links resolved; a missing file is [`RULE_REF`]'s "file not found".
 pub(super) fn canonical(path: &Path) -> Result<PathBuf, Unreadable> {
     path.canonicalize().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Unreadable::new(RULE_REF, "file not found"),
+        std::io::ErrorKind::NotFound => Unreadable::not_found(),
         _ => Unreadable::new(RULE_REF, format!("cannot read file: {e}")),
     })
 }
@@ -111,7 +147,7 @@ pub(super) fn canonical(path: &Path) -> Result<PathBuf, Unreadable> {
 /// a file can grow).
 pub(super) fn read_bounded(path: &Path) -> Result<Vec<u8>, Unreadable> {
     let io = |e: std::io::Error| match e.kind() {
-        std::io::ErrorKind::NotFound => Unreadable::new(RULE_REF, "file not found"),
+        std::io::ErrorKind::NotFound => Unreadable::not_found(),
         _ => Unreadable::new(RULE_REF, format!("cannot read file: {e}")),
     };
     let metadata = std::fs::metadata(path).map_err(io)?;

@@ -4,6 +4,10 @@ use serde_json::{Map, Value};
 
 use super::{ptr_child, Loader};
 use crate::diagnostics::Diagnostic;
+use crate::validate::RULE_RESERVED_METHOD_NAMES;
+
+/// The OpenRPC service discovery method, which the runtime answers from the document itself.
+const RPC_DISCOVER: &str = "rpc.discover";
 use crate::openrpc::mcp::{self, type_name, MethodFacts};
 use crate::openrpc::model::*;
 
@@ -14,9 +18,18 @@ impl Loader {
         match top.get("methods") {
             Some(Value::Array(items)) => {
                 for i in 0..items.len() {
-                    if let Some(m) = self.method(i) {
-                        methods.push(m);
+                    let Some(m) = self.method(i) else { continue };
+                    if m.name == RPC_DISCOVER && m.mcp.is_none() {
+                        // Served by the runtime itself, from this very document.
+                        let location = self.sources.child_or_self(&m.location, "name");
+                        self.diags.push(Diagnostic::warning(
+                            RULE_RESERVED_METHOD_NAMES,
+                            location,
+                            "the document declares `rpc.discover`, the OpenRPC service discovery method, which the generated server answers itself with this document (on its plain JSON-RPC endpoint); the declaration is not generated as a handler method",
+                        ));
+                        continue;
                     }
+                    methods.push(m);
                 }
             }
             Some(Value::Object(_)) => self.shape(

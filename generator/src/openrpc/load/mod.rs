@@ -36,6 +36,13 @@ pub const RULE_REF_RELATIVE: &str = "ref-relative";
 /// Rule id: a `$ref` names a file outside the root document's directory (after `..` and
 /// symbolic links).
 pub const RULE_REF_CONFINED: &str = "ref-confined";
+/// Rule id (a warning): a same-file `$ref` to `#/definitions/X` (or `#/$defs/X`) that the file
+/// has not at its root was read in the `definitions` of the schema enclosing it (a schema
+/// embedded with its own definitions, as schemars writes them).
+pub const RULE_REF_EMBEDDED: &str = "ref-embedded-definitions";
+/// Rule id (a warning): a `$ref`'s file, missing beside the referring file, was read relative
+/// to the `--ref-base` directory ([`LoadOptions::ref_base`]).
+pub const RULE_REF_BASE: &str = "ref-base";
 /// Rule id: a file to read is not a regular file (a directory, FIFO, socket or device).
 pub const RULE_REGULAR_FILE: &str = "regular-file";
 /// Rule id: a file to read is larger than [`MAX_FILE_BYTES`].
@@ -43,8 +50,12 @@ pub const RULE_FILE_SIZE: &str = "file-size";
 
 pub use files::MAX_FILE_BYTES;
 
-/// True for the `openrpc` versions this generator accepts: `1.0.0-rc0`, `1.0.0-rc1` and any
-/// `1.0.x` through `1.4.x`.
+/// The `openrpc` versions this generator reads, in words (never a pattern such as `1.4.x`, so
+/// a message quoting it cannot seem to list a version it refuses).
+pub const SUPPORTED_VERSIONS: &str = "1.0.0-rc0, 1.0.0-rc1 and 1.0.N through 1.4.N (N a number)";
+
+/// True for the `openrpc` versions this generator accepts: `1.0.0-rc0`, `1.0.0-rc1` and
+/// `1.0.N` through `1.4.N` for a numeric patch `N`.
 pub fn supported_version(version: &str) -> bool {
     if version == "1.0.0-rc0" || version == "1.0.0-rc1" {
         return true;
@@ -57,11 +68,45 @@ pub fn supported_version(version: &str) -> bool {
         && numeric(parts[2])
 }
 
-pub(super) fn load(path: &Path) -> Result<(Document, Diagnostics), Diagnostics> {
+/// The release a version that names a minor version rather than a release stands for:
+/// `1.4.x` (or `1.4.X`, `1.4.*`, `1.4`) is read as `1.4.0`, for minors 0 through 4. `None` for
+/// anything else.
+pub fn lenient_version(version: &str) -> Option<String> {
+    let (major_minor, patch) = match version.matches('.').count() {
+        1 => (version, None),
+        2 => version.rsplit_once('.').map(|(mm, p)| (mm, Some(p)))?,
+        _ => return None,
+    };
+    if !matches!(patch, None | Some("x" | "X" | "*")) {
+        return None;
+    }
+    match major_minor {
+        "1.0" | "1.1" | "1.2" | "1.3" | "1.4" => Some(format!("{major_minor}.0")),
+        _ => None,
+    }
+}
+
+/// How a document is read, beyond its path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// A directory `$ref` file paths may be relative to when the file is not beside the
+    /// referring file (documents whose references are written from their repository's root):
+    /// such a file is read from here, with a [`RULE_REF_BASE`] warning, and the files read may
+    /// lie anywhere inside it.
+    pub ref_base: Option<PathBuf>,
+}
+
+pub(super) fn load(
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<(Document, Diagnostics), Diagnostics> {
     let mut loader = Loader::new(path);
+    loader.ref_base = options.ref_base.as_deref().map(normalize);
     let document = loader.run(path);
     let mut diags = loader.diags;
     diags.sort();
+    // The bundle resolves some references loading resolved: a warning is told once.
+    diags.0.dedup();
     match document {
         Some(document) if !diags.has_errors() => Ok((document, diags)),
         _ => Err(diags),
@@ -87,6 +132,8 @@ struct Loader {
     ref_depth: usize,
     /// Schemas whose processing waits (key, file, pointer): see [`Loader::schema_ref`].
     deferred: Vec<(String, usize, String)>,
+    /// [`LoadOptions::ref_base`], normalized.
+    ref_base: Option<PathBuf>,
     diags: Diagnostics,
 }
 
@@ -112,6 +159,7 @@ impl Loader {
             processed: HashSet::new(),
             ref_depth: 0,
             deferred: Vec::new(),
+            ref_base: None,
             diags: Diagnostics::default(),
         }
     }
@@ -223,6 +271,21 @@ mod tests {
             "v1.2.0",
         ] {
             assert!(!supported_version(bad), "{bad}");
+        }
+        for (lenient, read_as) in [
+            ("1.4.x", "1.4.0"),
+            ("1.2.X", "1.2.0"),
+            ("1.0.*", "1.0.0"),
+            ("1.3", "1.3.0"),
+        ] {
+            assert_eq!(
+                lenient_version(lenient).as_deref(),
+                Some(read_as),
+                "{lenient}"
+            );
+        }
+        for refused in ["1.5.x", "2.0.x", "1.4.y", "1.4.x.1", "x", "", "1", "1.4.0"] {
+            assert_eq!(lenient_version(refused), None, "{refused}");
         }
     }
 }

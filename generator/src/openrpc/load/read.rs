@@ -34,6 +34,7 @@ impl Loader {
         let not_json = || Unreadable {
             rule: RULE_REF,
             why: "the file is not valid JSON".to_string(),
+            missing: false,
         };
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,

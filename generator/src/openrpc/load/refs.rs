@@ -2,15 +2,24 @@
 //! chains of references with cycle detection.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::files::{check_relative, confined, outside, Unreadable};
+use super::files::{ancestor_with, canonical, check_relative, confined, outside, Unreadable};
 use super::paths::{normalize, percent_decode, relative};
-use super::{ptr_child, Loader, RULE_REF};
-use crate::diagnostics::Location;
+use super::{ptr_child, Loader, RULE_REF, RULE_REF_BASE, RULE_REF_EMBEDDED};
+use crate::diagnostics::{Diagnostic, Location};
 use crate::openrpc::mcp::type_name;
+
+/// The keywords whose value maps names to schemas.
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "definitions",
+    "$defs",
+    "dependentSchemas",
+];
 
 impl Loader {
     /// Resolves `reference` found in `from` at `site` to a file and a JSON pointer that exists.
@@ -48,12 +57,27 @@ impl Loader {
             let Some(decoded) = percent_decode(file_part) else {
                 return fail(self, "the path has invalid percent-encoding".to_string());
             };
-            match self.ref_file(from, file_part, &decoded) {
+            match self.ref_file(from, file_part, &decoded, site) {
                 Ok(id) => id,
-                Err(Unreadable { rule, why }) => return fail_with(self, rule, why),
+                Err(Unreadable { rule, why, .. }) => return fail_with(self, rule, why),
             }
         };
         if self.files[file].value.pointer(&fragment).is_none() {
+            if let Some(embedded) = self.embedded_definition(file, &site.pointer, &fragment) {
+                let schema = embedded
+                    .strip_suffix(fragment.as_str())
+                    .unwrap_or_default()
+                    .to_string();
+                self.diags.push(Diagnostic::warning(
+                    RULE_REF_EMBEDDED,
+                    site.clone(),
+                    format!(
+                        "`$ref` {reference:?} has no target at the root of the file; read as `#{embedded}`, in the `{}` of the schema at `{schema}` (a schema embedded with its own definitions, as schemars writes them)",
+                        fragment.split('/').nth(1).unwrap_or_default(),
+                    ),
+                ));
+                return Some((file, embedded));
+            }
             let whole = if file_part.is_empty() {
                 "this document"
             } else {
@@ -64,13 +88,53 @@ impl Loader {
         Some((file, fragment))
     }
 
+    /// Where the value a same-file `#/definitions/X` (or `#/$defs/X`) names stands when the file
+    /// has none at its root: under the nearest schema enclosing `site` (the pointer of the
+    /// `$ref`) that has it. A schema generated on its own (schemars) and pasted into
+    /// `components` keeps its `definitions` and refers to them from its own root.
+    pub(super) fn embedded_definition(
+        &self,
+        file: usize,
+        site: &str,
+        fragment: &str,
+    ) -> Option<String> {
+        if !(fragment.starts_with("/definitions/") || fragment.starts_with("/$defs/")) {
+            return None;
+        }
+        let root = &self.files[file].value;
+        let mut ancestor = site;
+        while let Some((parent, _)) = ancestor.rsplit_once('/') {
+            ancestor = parent;
+            if ancestor.is_empty() {
+                break;
+            }
+            // A map of schemas (`properties`, `definitions`...) is not a schema: its keys name
+            // properties, and one named `definitions` holds no definitions.
+            let last = ancestor.rsplit('/').next().unwrap_or_default();
+            if SCHEMA_MAPS.contains(&last) {
+                continue;
+            }
+            let candidate = format!("{ancestor}{fragment}");
+            if root.pointer(&candidate).is_some() {
+                return Some(candidate);
+            }
+        }
+        None
+    }
+
     /// The file a `$ref` in `from` names by `file_part` (`decoded`: percent-decoded), read once:
-    /// a relative reference, inside the root directory, a regular file of bounded size.
+    /// a relative reference, inside the root directory (or the `--ref-base` directory), a
+    /// regular file of bounded size.
+    ///
+    /// A file missing beside the referring file is looked for under the `--ref-base`
+    /// directory (a warning says so); without one, the error names the ancestor directory it
+    /// would be found under, if any.
     fn ref_file(
         &mut self,
         from: usize,
         file_part: &str,
         decoded: &str,
+        site: &Location,
     ) -> Result<usize, Unreadable> {
         check_relative(file_part, decoded)?;
         let dir = self.files[from]
@@ -79,11 +143,59 @@ impl Loader {
             .unwrap_or(Path::new(""))
             .to_path_buf();
         let display = normalize(&dir.join(decoded));
-        // Lexically first, so whether a file outside exists is never told.
-        if relative(&display, &self.main_dir).starts_with("..") {
-            return Err(outside(&display, &self.main_dir));
+        // The root document's directory confines, or the `--ref-base` directory when it
+        // holds the file (a split document whose files refer to one another from there).
+        let root = match &self.ref_base {
+            Some(base) if !relative(&display, base).starts_with("..") => base.clone(),
+            _ => self.main_dir.clone(),
+        };
+        let missing = match self.read_confined(display, &root) {
+            Err(unreadable) if unreadable.missing => unreadable,
+            other => return other,
+        };
+        if let Some(base) = self.ref_base.clone() {
+            let display = normalize(&base.join(decoded));
+            // Checked before reading: only a file that is there is worth a warning.
+            if display.is_file() {
+                let read = self.read_confined(display.clone(), &base);
+                if read.is_ok() {
+                    self.diags.push(Diagnostic::warning(
+                        RULE_REF_BASE,
+                        site.clone(),
+                        format!(
+                            "`$ref` file {file_part:?} is not beside the referring file; read as {:?}, relative to the --ref-base directory {:?}",
+                            display.display().to_string(),
+                            base.display().to_string()
+                        ),
+                    ));
+                }
+                return read;
+            }
+            return Err(missing);
         }
-        let key = confined(&display, &self.root_dir)?;
+        Err(match ancestor_with(&dir, decoded) {
+            Some(ancestor) => missing.hinted(format!(
+                "; it is found relative to {:?} (a path written from the repository root?): run with --ref-base {:?}",
+                ancestor.display().to_string(),
+                ancestor.display().to_string()
+            )),
+            None => missing,
+        })
+    }
+
+    /// Reads `display` when it lies inside `root` (lexically, then with symbolic links
+    /// resolved): `root` is the root document's directory or the `--ref-base` directory.
+    fn read_confined(&mut self, display: PathBuf, root: &Path) -> Result<usize, Unreadable> {
+        // Lexically first, so whether a file outside exists is never told.
+        if relative(&display, root).starts_with("..") {
+            return Err(outside(&display, root));
+        }
+        let canonical_root = if root == self.main_dir.as_path() {
+            self.root_dir.clone()
+        } else {
+            canonical(root)?
+        };
+        let key = confined(&display, &canonical_root)?;
         self.read(key, display)
     }
 

@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{supported_version, Loader, RULE_VERSION};
+use super::{lenient_version, supported_version, Loader, RULE_VERSION, SUPPORTED_VERSIONS};
+use crate::diagnostics::Diagnostic;
 use crate::openrpc::json_pos::escape_token;
 use crate::openrpc::mcp::{self, type_name};
 use crate::openrpc::model::*;
@@ -14,13 +15,24 @@ impl Loader {
             Some(Value::String(v)) => {
                 if !supported_version(v) {
                     let location = self.locate(0, "/openrpc");
-                    self.error(
-                        RULE_VERSION,
-                        location,
-                        format!(
-                            "unsupported OpenRPC version {v:?}; supported: 1.0.0-rc1 through 1.4.x"
+                    match lenient_version(v) {
+                        // `1.4.x` names a minor version, not a release: patch releases of
+                        // OpenRPC do not change what a document may hold.
+                        Some(assumed) => self.diags.push(Diagnostic::warning(
+                            RULE_VERSION,
+                            location,
+                            format!(
+                                "`openrpc` {v:?} is not a version number (MAJOR.MINOR.PATCH); read as OpenRPC {assumed}"
+                            ),
+                        )),
+                        None => self.error(
+                            RULE_VERSION,
+                            location,
+                            format!(
+                                "unsupported OpenRPC version {v:?}; this generator reads {SUPPORTED_VERSIONS}"
+                            ),
                         ),
-                    );
+                    }
                 }
                 Some(v.clone())
             }
