@@ -3,13 +3,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::mpsc;
 
 use crate::bus::{Bus, BusEvent};
 use crate::events::STANDALONE;
-use crate::session::SessionStore;
+use crate::session::{Session, SessionStore};
 
 /// The list-changed notifications: the only methods another instance may ask to broadcast.
 const LIST_CHANGED: [&str; 3] = [
@@ -37,6 +37,8 @@ pub struct Notifier {
 struct Shared {
     store: Arc<dyn SessionStore>,
     listeners: Arc<Listeners>,
+    /// Sessions whose client reads lines (stdio): not in the store, and without SSE streams.
+    line_sessions: LineSessions,
     /// The other instances, told of every change (they tell their own clients).
     bus: Arc<dyn Bus>,
 }
@@ -72,6 +74,39 @@ impl SubscriptionFilter {
             _ => false,
         }
     }
+}
+
+/// The session-era sessions of line transports (stdio: one per process), told of changes
+/// through the line their output writes, since they have no standalone SSE stream.
+#[derive(Default)]
+struct LineSessions {
+    next_id: AtomicU64,
+    open: Mutex<Vec<LineSession>>,
+}
+
+struct LineSession {
+    id: u64,
+    session: Weak<Session>,
+    out: mpsc::UnboundedSender<String>,
+}
+
+/// A line session's registration ([`Notifier::attach_lines`]): told of changes until dropped.
+pub(crate) struct LinesAttached {
+    notifier: Notifier,
+    id: u64,
+}
+
+impl Drop for LinesAttached {
+    fn drop(&mut self) {
+        let id = self.id;
+        lock(&self.notifier.shared.line_sessions.open).retain(|line| line.id != id);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The open `subscriptions/listen` streams of this instance.
@@ -158,8 +193,43 @@ impl Notifier {
             shared: Arc::new(Shared {
                 store,
                 listeners: Arc::default(),
+                line_sessions: LineSessions::default(),
                 bus,
             }),
+        }
+    }
+
+    /// Tells `session`, whose client reads lines written to `out` (stdio), of every list change
+    /// and of updates to the resources it subscribed to, until the registration drops.
+    pub(crate) fn attach_lines(
+        &self,
+        session: &Arc<Session>,
+        out: mpsc::UnboundedSender<String>,
+    ) -> LinesAttached {
+        let lines = &self.shared.line_sessions;
+        let id = lines.next_id.fetch_add(1, Ordering::Relaxed);
+        lock(&lines.open).push(LineSession {
+            id,
+            session: Arc::downgrade(session),
+            out,
+        });
+        LinesAttached {
+            notifier: self.clone(),
+            id,
+        }
+    }
+
+    /// Writes `message` to the line sessions `wanted` picks.
+    fn tell_line_sessions(&self, message: &str, wanted: impl Fn(&Session) -> bool) {
+        let open = lock(&self.shared.line_sessions.open);
+        for line in open.iter() {
+            if line
+                .session
+                .upgrade()
+                .is_some_and(|session| wanted(&session))
+            {
+                let _ = line.out.send(message.to_owned());
+            }
         }
     }
 
@@ -268,6 +338,7 @@ impl Notifier {
                 session.streams().push(STANDALONE, message.as_bytes());
             }
         });
+        self.tell_line_sessions(&message, |session| session.is_subscribed(uri));
         let uri_param = format!(r#","uri":{}"#, json!(uri));
         // A listener that cannot take one more is dropped: its stream ends.
         self.lock_listeners().retain(|listener| {
@@ -285,6 +356,7 @@ impl Notifier {
         self.shared.store.for_each(&mut |session| {
             session.streams().push(STANDALONE, message.as_bytes());
         });
+        self.tell_line_sessions(&message, |_| true);
         self.lock_listeners()
             .retain(|listener| !listener.filter.wants(method) || listener.deliver(method, ""));
     }

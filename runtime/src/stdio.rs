@@ -32,6 +32,7 @@ use crate::engine::run::{Identity, Started};
 use crate::engine::stateless as era;
 use crate::engine::{answer_key, batch, id_key, Engine};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
+use crate::notifier::LinesAttached;
 use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
 use crate::session::Session;
@@ -58,6 +59,7 @@ where
         engine: server.engine.clone(),
         out: tx,
         session: Arc::default(),
+        notified: None,
         running: JoinSet::new(),
         listeners: JoinSet::new(),
         in_flight: Arc::default(),
@@ -253,6 +255,8 @@ struct Peer<D> {
     out: mpsc::UnboundedSender<String>,
     /// The session `initialize` created.
     session: Arc<Mutex<Option<Arc<Session>>>>,
+    /// Its registration with the notifier: list changes and resource updates come as lines.
+    notified: Option<LinesAttached>,
     /// Requests: awaited before the server returns.
     running: JoinSet<()>,
     /// `subscriptions/listen` streams: they never answer, so they end with the input.
@@ -370,6 +374,11 @@ impl<D: Dispatch> Peer<D> {
             }) => {
                 let answer = match self.engine.initialize(params.raw(), Default::default()) {
                     Ok((created, result)) => {
+                        self.notified = Some(
+                            self.engine
+                                .notifier
+                                .attach_lines(&created, self.out.clone()),
+                        );
                         *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
                         success_response(id, result.get())
                     }

@@ -20,18 +20,26 @@ fn spawn_stdio_server() -> (Child, ChildStdin, BufReader<ChildStdout>) {
     (child, stdin, stdout)
 }
 
+/// The next line of the server's output, as JSON.
+fn read_message(stdout: &mut BufReader<ChildStdout>) -> Value {
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+}
+
 #[test]
 fn the_everything_server_answers_over_stdio() {
     let (mut child, mut stdin, mut stdout) = spawn_stdio_server();
-    let mut ask = |message: Value| -> Value {
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
-    };
+    // Sends one message and reads the next line.
+    macro_rules! ask {
+        ($message:expr $(,)?) => {{
+            writeln!(stdin, "{}", $message).unwrap();
+            stdin.flush().unwrap();
+            read_message(&mut stdout)
+        }};
+    }
 
-    let init = ask(
+    let init = ask!(
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "stdio-test", "version": "1"}}}),
     );
@@ -41,13 +49,13 @@ fn the_everything_server_answers_over_stdio() {
         json!("mcp-conformance-test-server")
     );
 
-    let tools = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let tools = ask!(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     assert_eq!(
         tools["result"]["tools"][0]["name"],
         json!("test_simple_text")
     );
 
-    let text = ask(
+    let text = ask!(
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "test_simple_text"}}),
     );
     assert_eq!(
@@ -55,12 +63,12 @@ fn the_everything_server_answers_over_stdio() {
         json!("This is a simple text response for testing.")
     );
 
-    let image = ask(
+    let image = ask!(
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "test_image_content", "arguments": {}}}),
     );
     assert_eq!(image["result"]["content"][0]["type"], json!("image"));
 
-    let prompt = ask(
+    let prompt = ask!(
         json!({"jsonrpc": "2.0", "id": 5, "method": "prompts/get", "params": {
         "name": "test_prompt_with_arguments", "arguments": {"arg1": "a", "arg2": "b"}}}),
     );
@@ -71,7 +79,7 @@ fn the_everything_server_answers_over_stdio() {
         "{prompt}"
     );
 
-    let resource = ask(
+    let resource = ask!(
         json!({"jsonrpc": "2.0", "id": 6, "method": "resources/read", "params": {"uri": "test://template/9/data"}}),
     );
     assert!(
@@ -82,10 +90,35 @@ fn the_everything_server_answers_over_stdio() {
         "{resource}"
     );
 
-    let error = ask(
+    let error = ask!(
         json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "test_error_handling"}}),
     );
     assert_eq!(error["result"]["isError"], json!(true));
+
+    // A list change reaches the session as an unsolicited notification line, before the
+    // call's answer (stdio has no GET stream: the notifier writes to the output itself).
+    for (tool, notification) in [
+        (
+            "test_trigger_tool_change",
+            "notifications/tools/list_changed",
+        ),
+        (
+            "test_trigger_prompt_change",
+            "notifications/prompts/list_changed",
+        ),
+    ] {
+        let first = ask!(
+            json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": tool}}),
+        );
+        assert_eq!(
+            first,
+            json!({"jsonrpc": "2.0", "method": notification}),
+            "{tool}"
+        );
+        let answer = read_message(&mut stdout);
+        assert_eq!(answer["id"], json!(8), "{answer}");
+        assert!(answer["result"]["content"].is_array(), "{answer}");
+    }
 
     drop(stdin);
     let started = Instant::now();
