@@ -11,7 +11,8 @@ SCENARIO is one of
 The servers are examples/everything-server and examples/quickstart. Only the SDK's public client
 API is used: mcp.Client (a ClientSession over streamable_http_client / stdio_client) and its
 callbacks. Every check prints "PASS name" or "FAIL name: why" and appends that line to FILE;
-run.sh counts them.
+run.sh counts them. A scenario that cannot go on (it cannot connect, say) adds a FAIL line and
+exits 3.
 """
 
 import argparse
@@ -24,6 +25,7 @@ import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 # The deprecated session-era calls (ping, logging/setLevel, resources/subscribe) are what the
@@ -75,6 +77,8 @@ class Recorder:
 
     async def elicitation(self, context, params):
         self.elicitations.append(params)
+        if "decline" in params.message:
+            return types.ElicitResult(action="decline")
         schema = params.requested_schema or {}
         content = {}
         for name, prop in (schema.get("properties") or {}).items():
@@ -398,6 +402,10 @@ async def everything_legacy(c, url):
             text = text_of(await client.call_tool("test_elicitation", {"message": "Say something"}))
             assert text == 'User response: action=accept, content={"response":"Alice"}', text
 
+        async def elicitation_declined():
+            text = text_of(await client.call_tool("test_elicitation", {"message": "Please decline this"}))
+            assert text == "User response: action=decline, content=null", text
+
         async def logging():
             await client.set_logging_level("debug")
             before = len(recorder.logs)
@@ -429,6 +437,7 @@ async def everything_legacy(c, url):
 
         await c.run("sampling: test_sampling", sampling_tool)
         await c.run("elicitation: test_elicitation", elicitation_tool)
+        await c.run("elicitation: declined", elicitation_declined)
         await c.run("logging/setLevel + notifications/message (logging_callback)", logging)
         await c.run("ping", ping)
         await c.run("SSE stream closed by the server, resumed with Last-Event-ID", reconnection)
@@ -494,13 +503,66 @@ async def everything_2026(c, url):
                     assert isinstance(event, PromptsListChanged), event
                     break
 
+        async def manual_rounds():
+            # The loop the SDK drives, by hand (Client docs: session.call_tool(allow_input_required=True)).
+            name = "test_input_required_result_tampered_state"
+            first = await client.session.call_tool(name, {}, allow_input_required=True)
+            assert isinstance(first, types.InputRequiredResult), first
+            assert list(first.input_requests) == ["confirm"], first.input_requests
+            assert first.input_requests["confirm"].method == "elicitation/create", first.input_requests
+            assert first.request_state, first
+            answers = {"confirm": types.ElicitResult(action="accept", content={"ok": True})}
+            try:
+                await client.session.call_tool(name, {}, input_responses=answers,
+                                               request_state=first.request_state + "-TAMPERED",
+                                               allow_input_required=True)
+            except MCPError as e:
+                assert e.code == -32602, e.error
+            else:
+                raise AssertionError("a tampered requestState was accepted")
+            last = await client.session.call_tool(name, {}, input_responses=answers,
+                                                  request_state=first.request_state, allow_input_required=True)
+            assert text_of(last) == "state-ok: action=accept", last
+
+        async def declined():
+            text = text_of(await client.call_tool("test_elicitation", {"message": "Please decline this"}))
+            assert text == "User response: action=decline, content=null", text
+
         await c.run("input_required with requestState", request_state)
+        await c.run("input_required rounds by hand; a tampered requestState refused (-32602)", manual_rounds)
+        await c.run("elicitation: declined", declined)
         await c.run("prompts/get answered with input_required (elicitation)", prompt_input)
         await c.run("logging opt-in by _meta log level (logging_callback)", logging)
         await c.run("declared client capability (sampling) per request", capability)
         await c.run("x-mcp-header argument (Mcp-Param-Region)", header)
         await c.run("progress on the response stream", streaming)
         await c.run("subscriptions/listen: tools and prompts list_changed events", listen)
+
+
+    async def without_sampling():
+        # A client that declares no sampling: the tool needing it answers -32021.
+        async with Client(url, mode="auto", read_timeout_seconds=TIMEOUT) as bare:
+            assert bare.protocol_version == "2026-07-28", bare.protocol_version
+            try:
+                await bare.call_tool("test_missing_capability", {})
+            except MCPError as e:
+                assert e.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY, e.error
+                assert "sampling" in json.dumps(e.error.data), e.error
+            else:
+                raise AssertionError("test_missing_capability succeeded without sampling")
+
+    async def pinned():
+        # mode="2026-07-28": adopted without a probe.
+        recorder = Recorder()
+        async with client_for(url, "2026-07-28", recorder) as pinned_client:
+            await all_pages(pinned_client.list_tools, "tools")
+            assert text_of(await pinned_client.call_tool("test_simple_text", {})) == \
+                "This is a simple text response for testing."
+            text = text_of(await pinned_client.call_tool("test_elicitation_sep1034_defaults", {}))
+            assert json.loads(text.split("content=", 1)[1]) == DEFAULTS, text
+
+    await c.run("undeclared client capability: -32021 naming sampling", without_sampling)
+    await c.run("mode='2026-07-28' (pinned, no probe): call + elicitation", pinned)
 
 
 async def everything_stdio(c, binary):
@@ -610,6 +672,10 @@ async def quickstart(c, url):
             await c.run(f"{era} completion/complete summarize topic", complete)
 
 
+# The exit status of a scenario that stopped early (its FAIL line is written); failed checks
+# alone exit 0: run.sh counts the lines.
+CRASHED = 3
+
 SCENARIOS = {
     "everything-legacy": everything_legacy,
     "everything-2026": everything_2026,
@@ -632,7 +698,7 @@ def main():
             raise
         traceback.print_exc()
         c.record("scenario ran to its end", "".join(traceback.format_exception_only(e)).strip()[:600])
-        sys.exit(1)
+        sys.exit(CRASHED)
 
 
 if __name__ == "__main__":

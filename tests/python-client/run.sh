@@ -38,7 +38,8 @@ free_port() {
 
 pid=""
 stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
-trap stop EXIT
+results="$(mktemp)"
+trap 'stop; rm -f "$results"' EXIT
 
 # start BINARY [ARGS...]: starts the server on a free 127.0.0.1 port and waits for it; sets $url.
 start() {
@@ -47,17 +48,24 @@ start() {
   port="$(free_port)"
   "$binary" --addr "127.0.0.1:$port" --log-level error "$@" &
   pid=$!
-  for _ in $(seq 100); do
+  for attempt in $(seq 100); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
     kill -0 "$pid" 2>/dev/null || { echo "error: $binary exited" >&2; exit 1; }
+    [ "$attempt" -lt 100 ] || { echo "error: $binary is not listening on port $port after 10 s" >&2; exit 1; }
     sleep 0.1
   done
   url="http://127.0.0.1:$port/mcp"
 }
 
-results="$(mktemp)"
-trap 'stop; rm -f "$results"' EXIT
-client() { "$venv/bin/python" "$here/client.py" --results "$results" "$@" || true; }
+# client SCENARIO TARGET: one scenario of client.py; its PASS/FAIL lines go to $results too.
+# A client.py that died without saying so (exit status other than 0 and 3) is a FAIL line here.
+client() {
+  local status=0
+  "$venv/bin/python" "$here/client.py" --results "$results" "$@" || status=$?
+  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+    echo "FAIL $1: client.py exited with status $status" | tee -a "$results"
+  fi
+}
 
 # A small page size, so that every list takes several pages (cursors).
 start "$everything" --page-size 3
