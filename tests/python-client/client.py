@@ -434,6 +434,10 @@ async def everything_legacy(c, url):
             assert text_of(await client.call_tool("test_trigger_tool_change", {})) == "Mutation triggered"
             await wait_for(lambda: any(isinstance(n, types.ToolListChangedNotification)
                                        for n in recorder.notifications[before:]))
+            before = len(recorder.notifications)
+            assert text_of(await client.call_tool("test_trigger_prompt_change", {})) == "Mutation triggered"
+            await wait_for(lambda: any(isinstance(n, types.PromptListChangedNotification)
+                                       for n in recorder.notifications[before:]))
 
         await c.run("sampling: test_sampling", sampling_tool)
         await c.run("elicitation: test_elicitation", elicitation_tool)
@@ -442,7 +446,7 @@ async def everything_legacy(c, url):
         await c.run("ping", ping)
         await c.run("SSE stream closed by the server, resumed with Last-Event-ID", reconnection)
         await c.run("resources/subscribe + unsubscribe", subscribe)
-        await c.run("notifications/tools/list_changed (message_handler)", tool_list_changed)
+        await c.run("notifications/tools/list_changed and prompts/list_changed (message_handler)", tool_list_changed)
 
 
 async def everything_2026(c, url):
@@ -492,8 +496,10 @@ async def everything_2026(c, url):
             assert seen == [(1, 1, "Streaming")], seen
 
         async def listen():
-            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as sub:
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True,
+                                     resource_subscriptions=["test://watched-resource"]) as sub:
                 assert sub.honored.tools_list_changed and sub.honored.prompts_list_changed, sub.honored
+                assert sub.honored.resource_subscriptions == ["test://watched-resource"], sub.honored
                 assert text_of(await client.call_tool("test_trigger_tool_change", {})) == "Mutation triggered"
                 async for event in sub:
                     assert isinstance(event, ToolsListChanged), event
@@ -536,7 +542,7 @@ async def everything_2026(c, url):
         await c.run("declared client capability (sampling) per request", capability)
         await c.run("x-mcp-header argument (Mcp-Param-Region)", header)
         await c.run("progress on the response stream", streaming)
-        await c.run("subscriptions/listen: tools and prompts list_changed events", listen)
+        await c.run("subscriptions/listen (tools, prompts, a resource): acknowledged; list_changed events", listen)
 
 
     async def without_sampling():
