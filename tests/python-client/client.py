@@ -372,10 +372,18 @@ def everything_common(c, client, recorder, paged):
     ]
 
 
-async def wait_for(predicate, seconds=5):
-    with anyio.fail_after(seconds):
+def arrived(recorder, before, kind):
+    """Whether a notification of type `kind` arrived after the first `before`."""
+    return lambda: any(isinstance(n, kind) for n in recorder.notifications[before:])
+
+
+async def wait_for(what, predicate, seconds=5):
+    """Waits until `predicate()` holds; fails naming `what` after `seconds`."""
+    with anyio.move_on_after(seconds):
         while not predicate():
             await anyio.sleep(0.02)
+        return
+    raise AssertionError(f"no {what} within {seconds} s")
 
 
 async def everything_legacy(c, url):
@@ -411,7 +419,7 @@ async def everything_legacy(c, url):
             before = len(recorder.logs)
             text = text_of(await client.call_tool("test_tool_with_logging", {}))
             assert text == "Tool with logging executed successfully", text
-            await wait_for(lambda: len(recorder.logs) >= before + 3)
+            await wait_for("3 notifications/message", lambda: len(recorder.logs) >= before + 3)
             got = [(m.level, m.data) for m in recorder.logs[before:]]
             assert got == [("info", "Tool execution started"), ("info", "Tool processing data"),
                            ("info", "Tool execution completed")], got
@@ -432,12 +440,12 @@ async def everything_legacy(c, url):
         async def tool_list_changed():
             before = len(recorder.notifications)
             assert text_of(await client.call_tool("test_trigger_tool_change", {})) == "Mutation triggered"
-            await wait_for(lambda: any(isinstance(n, types.ToolListChangedNotification)
-                                       for n in recorder.notifications[before:]))
+            await wait_for("notifications/tools/list_changed",
+                           arrived(recorder, before, types.ToolListChangedNotification))
             before = len(recorder.notifications)
             assert text_of(await client.call_tool("test_trigger_prompt_change", {})) == "Mutation triggered"
-            await wait_for(lambda: any(isinstance(n, types.PromptListChangedNotification)
-                                       for n in recorder.notifications[before:]))
+            await wait_for("notifications/prompts/list_changed",
+                           arrived(recorder, before, types.PromptListChangedNotification))
 
         await c.run("sampling: test_sampling", sampling_tool)
         await c.run("elicitation: test_elicitation", elicitation_tool)
@@ -474,7 +482,7 @@ async def everything_2026(c, url):
         async def logging():
             before = len(recorder.logs)
             assert text_of(await client.call_tool("test_logging_tool", {})) == "Logging evaluated"
-            await wait_for(lambda: len(recorder.logs) > before)
+            await wait_for("notifications/message", lambda: len(recorder.logs) > before)
             got = [(m.level, m.data) for m in recorder.logs[before:]]
             assert got == [("info", "Logging tool evaluated")], got
 
@@ -589,9 +597,27 @@ async def everything_stdio(c, binary):
                 text = text_of(await client.call_tool("test_elicitation_sep1034_defaults", {}))
                 assert json.loads(text.split("content=", 1)[1]) == DEFAULTS, text
 
-            await c.run(f"[{mode}, {client.protocol_version}] tools/list", listed)
-            await c.run(f"[{mode}, {client.protocol_version}] tools/call", call)
-            await c.run(f"[{mode}, {client.protocol_version}] elicitation with number defaults", defaults_form)
+            async def list_changed():
+                # The session era: an unsolicited notification on stdout (tools.listChanged is
+                # declared); 2026-07-28: a subscriptions/listen event.
+                if mode == "legacy":
+                    before = len(recorder.notifications)
+                    assert text_of(await client.call_tool("test_trigger_tool_change", {})) == "Mutation triggered"
+                    await wait_for("notifications/tools/list_changed",
+                                   arrived(recorder, before, types.ToolListChangedNotification), 2)
+                else:
+                    async with client.listen(tools_list_changed=True) as sub:
+                        assert text_of(await client.call_tool("test_trigger_tool_change", {})) == \
+                            "Mutation triggered"
+                        async for event in sub:
+                            assert isinstance(event, ToolsListChanged), event
+                            break
+
+            era = f"[{mode}, {client.protocol_version}]"
+            await c.run(f"{era} tools/list", listed)
+            await c.run(f"{era} tools/call", call)
+            await c.run(f"{era} elicitation with number defaults", defaults_form)
+            await c.run(f"{era} notifications/tools/list_changed after test_trigger_tool_change", list_changed)
 
 
 async def quickstart(c, url):
