@@ -341,6 +341,18 @@ def everything_common(c, client, recorder, paged):
         )
         assert isinstance(result.completion.values, list), result
 
+    async def complete_template():
+        result = await client.complete(
+            types.ResourceTemplateReference(type="ref/resource", uri="test://template/{id}/data"),
+            {"name": "id", "value": "4"},
+        )
+        assert isinstance(result.completion.values, list), result
+
+    async def greet():
+        assert text_of(await client.call_tool("greet", {"name": "Ada"})) == "Hello, Ada!"
+        # The tasks extension's tool, without the extension: it answers at once.
+        assert text_of(await client.call_tool("slow_compute", {"seconds": 0})) == "Computed job in 0s"
+
     return [
         ("tools/list (every page)", tools),
         ("prompts/list (every page)", prompts),
@@ -368,7 +380,9 @@ def everything_common(c, client, recorder, paged):
         ("prompts/get with arguments", prompt_arguments),
         ("prompts/get embedded resource", prompt_embedded),
         ("prompts/get image", prompt_image),
-        ("completion/complete", complete),
+        ("completion/complete (a prompt argument)", complete),
+        ("completion/complete (a template variable)", complete_template),
+        ("tools/call with arguments (greet, slow_compute)", greet),
     ]
 
 
@@ -447,6 +461,12 @@ async def everything_legacy(c, url):
             await wait_for("notifications/prompts/list_changed",
                            arrived(recorder, before, types.PromptListChangedNotification))
 
+        async def task_tool():
+            # No tasks extension on a session: the tool elicits and answers in the call.
+            text = text_of(await client.call_tool("test_tool_with_task", {}))
+            assert text == "Hello, Alice! The task is complete.", text
+
+        await c.run("test_tool_with_task without the tasks extension: answered in the call", task_tool)
         await c.run("sampling: test_sampling", sampling_tool)
         await c.run("elicitation: test_elicitation", elicitation_tool)
         await c.run("elicitation: declined", elicitation_declined)
@@ -538,6 +558,16 @@ async def everything_2026(c, url):
                                                   request_state=first.request_state, allow_input_required=True)
             assert text_of(last) == "state-ok: action=accept", last
 
+        async def task_required():
+            # The SDK does not declare the tasks extension; a tool that requires it says so.
+            try:
+                await client.call_tool("failing_job", {})
+            except MCPError as e:
+                assert e.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY, e.error
+                assert "io.modelcontextprotocol/tasks" in e.error.message + json.dumps(e.error.data), e.error
+            else:
+                raise AssertionError("failing_job ran without the tasks extension")
+
         async def declined():
             text = text_of(await client.call_tool("test_elicitation", {"message": "Please decline this"}))
             assert text == "User response: action=decline, content=null", text
@@ -545,6 +575,7 @@ async def everything_2026(c, url):
         await c.run("input_required with requestState", request_state)
         await c.run("input_required rounds by hand; a tampered requestState refused (-32602)", manual_rounds)
         await c.run("elicitation: declined", declined)
+        await c.run("a tool requiring the tasks extension: -32021", task_required)
         await c.run("prompts/get answered with input_required (elicitation)", prompt_input)
         await c.run("logging opt-in by _meta log level (logging_callback)", logging)
         await c.run("declared client capability (sampling) per request", capability)
