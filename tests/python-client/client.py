@@ -74,11 +74,16 @@ class Recorder:
         self.roots_asked = 0
         self.logs = []
         self.notifications = []
+        # When set, the content of the next accepted elicitation, whatever the form asks.
+        self.next_answer = None
 
     async def elicitation(self, context, params):
         self.elicitations.append(params)
         if "decline" in params.message:
             return types.ElicitResult(action="decline")
+        if self.next_answer is not None:
+            content, self.next_answer = self.next_answer, None
+            return types.ElicitResult(action="accept", content=content)
         schema = params.requested_schema or {}
         content = {}
         for name, prop in (schema.get("properties") or {}).items():
@@ -269,6 +274,15 @@ def everything_common(c, client, recorder, paged):
         assert type(content["age"]) is int and type(content["score"]) is float, content
         assert type(content["verified"]) is bool, content
 
+    async def defaults_form_other_numbers():
+        # An integer written 31.0 (an integer to JSON Schema) and a whole number for the number.
+        recorder.next_answer = {"name": "Jane", "age": 31.0, "score": 90, "status": "pending", "verified": False}
+        text = text_of(await client.call_tool("test_elicitation_sep1034_defaults", {}))
+        prefix = "Elicitation completed: action=accept, content="
+        assert text.startswith(prefix), text
+        content = json.loads(text[len(prefix):])
+        assert content == {"name": "Jane", "age": 31, "score": 90, "status": "pending", "verified": False}, content
+
     async def enums_form():
         text = text_of(await client.call_tool("test_elicitation_sep1330_enums", {}))
         prefix = "Elicitation completed: action=accept, content="
@@ -367,6 +381,7 @@ def everything_common(c, client, recorder, paged):
         ("tools/call JSON Schema 2020-12 arguments", schema_2020_12),
         ("tools/call with progress (progress_callback)", progress),
         ("elicitation: form with string/integer/number/enum/boolean defaults, answered with them", defaults_form),
+        ("elicitation: the same form answered with 31.0 for the integer, 90 for the number", defaults_form_other_numbers),
         ("elicitation: SEP-1330 enum form", enums_form),
         ("elicitation: a name", elicit_name),
         ("elicitation: two rounds", multi_round),
@@ -438,6 +453,15 @@ async def everything_legacy(c, url):
             assert got == [("info", "Tool execution started"), ("info", "Tool processing data"),
                            ("info", "Tool execution completed")], got
 
+        async def logging_filtered():
+            await client.set_logging_level("error")
+            before = len(recorder.logs)
+            assert text_of(await client.call_tool("test_tool_with_logging", {})) == \
+                "Tool with logging executed successfully"
+            await anyio.sleep(0.2)
+            assert recorder.logs[before:] == [], recorder.logs[before:]
+            await client.set_logging_level("debug")
+
         async def ping():
             await client.send_ping()
 
@@ -471,6 +495,7 @@ async def everything_legacy(c, url):
         await c.run("elicitation: test_elicitation", elicitation_tool)
         await c.run("elicitation: declined", elicitation_declined)
         await c.run("logging/setLevel + notifications/message (logging_callback)", logging)
+        await c.run("logging/setLevel error: info messages filtered out", logging_filtered)
         await c.run("ping", ping)
         await c.run("SSE stream closed by the server, resumed with Last-Event-ID", reconnection)
         await c.run("resources/subscribe + unsubscribe", subscribe)
@@ -537,6 +562,10 @@ async def everything_2026(c, url):
                     assert isinstance(event, PromptsListChanged), event
                     break
 
+        async def read_stateless():
+            (contents,) = (await client.read_resource("test://stateless-static-text")).contents
+            assert contents.text == "Static text content from the stateless draft path.", contents
+
         async def manual_rounds():
             # The loop the SDK drives, by hand (Client docs: session.call_tool(allow_input_required=True)).
             name = "test_input_required_result_tampered_state"
@@ -572,6 +601,7 @@ async def everything_2026(c, url):
             text = text_of(await client.call_tool("test_elicitation", {"message": "Please decline this"}))
             assert text == "User response: action=decline, content=null", text
 
+        await c.run("resources/read test://stateless-static-text", read_stateless)
         await c.run("input_required with requestState", request_state)
         await c.run("input_required rounds by hand; a tampered requestState refused (-32602)", manual_rounds)
         await c.run("elicitation: declined", declined)
