@@ -367,6 +367,14 @@ def everything_common(c, client, recorder, paged):
         # The tasks extension's tool, without the extension: it answers at once.
         assert text_of(await client.call_tool("slow_compute", {"seconds": 0})) == "Computed job in 0s"
 
+    async def cancelled():
+        # Session era: the SDK sends notifications/cancelled; 2026-07-28: it aborts the POST.
+        with anyio.move_on_after(0.3) as scope:
+            await client.call_tool("slow_compute", {"seconds": 5})
+        assert scope.cancelled_caught, "slow_compute answered within 0.3 s"
+        assert text_of(await client.call_tool("test_simple_text", {})) == \
+            "This is a simple text response for testing."
+
     return [
         ("tools/list (every page)", tools),
         ("prompts/list (every page)", prompts),
@@ -398,6 +406,7 @@ def everything_common(c, client, recorder, paged):
         ("completion/complete (a prompt argument)", complete),
         ("completion/complete (a template variable)", complete_template),
         ("tools/call with arguments (greet, slow_compute)", greet),
+        ("a call cancelled by the client; the next one answers", cancelled),
     ]
 
 
