@@ -5,10 +5,12 @@ usage: client.py --results FILE SCENARIO TARGET
 SCENARIO is one of
   everything-legacy URL   the everything server over Streamable HTTP, mode="legacy" (initialize)
   everything-2026 URL     the same server, mode="auto": the SDK's server/discover probe, which
-                          adopts 2026-07-28 (stateless, multi round-trip, subscriptions/listen)
+                          adopts 2026-07-28 (stateless, multi round-trip, subscriptions/listen);
+                          then mode="2026-07-28" (adopted without a probe)
   everything-stdio BIN    BIN --stdio spawned by the SDK's stdio client, in both modes
   quickstart URL          the quickstart (notes) over Streamable HTTP, in both modes
-The servers are examples/everything-server and examples/quickstart. Only the SDK's public client
+The everything server must run with --page-size 3 (its lists are checked to take several
+pages). The servers are examples/everything-server and examples/quickstart. Only the SDK's public client
 API is used: mcp.Client (a ClientSession over streamable_http_client / stdio_client) and its
 callbacks. Every check prints "PASS name" or "FAIL name: why" and appends that line to FILE;
 run.sh counts them. A scenario that cannot go on (it cannot connect, say) adds a FAIL line and
@@ -23,9 +25,7 @@ import warnings
 
 import anyio
 import mcp_types as types
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp.shared.exceptions import MCPError
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.shared.subscriptions import PromptsListChanged, ToolsListChanged
 
 # The deprecated session-era calls (ping, logging/setLevel, resources/subscribe) are what the
@@ -179,7 +179,7 @@ EVERYTHING_PROMPTS = {
 # ---- checks shared by both eras of the everything server -----------------------------------
 
 
-def everything_common(c, client, recorder, paged):
+def everything_common(client, recorder):
     """The (name, check) pairs both eras run: lists, content tools, resources, prompts, completion,
     and the elicitation/sampling/roots tools (real requests on a session, multi round-trip on
     2026-07-28)."""
@@ -189,8 +189,7 @@ def everything_common(c, client, recorder, paged):
         names = [t.name for t in listed]
         assert len(names) == len(set(names)), f"a tool listed twice: {names}"
         assert EVERYTHING_TOOLS <= set(names), f"missing: {EVERYTHING_TOOLS - set(names)}"
-        if paged:
-            assert pages > 1, f"{len(names)} tools in {pages} page(s) with --page-size 3"
+        assert pages > 1, f"{len(names)} tools in {pages} page(s) with --page-size 3"
 
     async def prompts():
         listed, pages = await all_pages(client.list_prompts, "prompts")
@@ -198,8 +197,7 @@ def everything_common(c, client, recorder, paged):
         assert EVERYTHING_PROMPTS <= names, f"missing: {EVERYTHING_PROMPTS - names}"
         args = {p.name: [a.name for a in (p.arguments or [])] for p in listed}
         assert args["test_prompt_with_arguments"] == ["arg1", "arg2"], args
-        if paged:
-            assert pages > 1, f"{len(names)} prompts in {pages} page(s) with --page-size 3"
+        assert pages > 1, f"{len(names)} prompts in {pages} page(s) with --page-size 3"
 
     async def resources():
         listed, _ = await all_pages(client.list_resources, "resources")
@@ -436,7 +434,7 @@ async def everything_legacy(c, url):
             assert caps.resources.subscribe is True, caps
 
         await c.run("initialize (mode='legacy')", connected)
-        for name, check in everything_common(c, client, recorder, paged=True):
+        for name, check in everything_common(client, recorder):
             await c.run(name, check)
 
         async def sampling_tool():
@@ -522,7 +520,7 @@ async def everything_2026(c, url):
             assert "2026-07-28" in client.session.discover_result.supported_versions
 
         await c.run("server/discover probe adopts 2026-07-28 (mode='auto')", connected)
-        for name, check in everything_common(c, client, recorder, paged=True):
+        for name, check in everything_common(client, recorder):
             await c.run(name, check)
 
         async def request_state():
