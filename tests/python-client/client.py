@@ -10,9 +10,9 @@ SCENARIO is one of
   everything-stdio BIN    BIN --stdio spawned by the SDK's stdio client, in both modes
   quickstart URL          the quickstart (notes) over Streamable HTTP, in both modes
 The everything server must run with --page-size 3 (its lists are checked to take several
-pages). The servers are examples/everything-server and examples/quickstart. Only the SDK's public client
-API is used: mcp.Client (a ClientSession over streamable_http_client / stdio_client) and its
-callbacks. Every check prints "PASS name" or "FAIL name: why" and appends that line to FILE;
+pages). The servers are examples/everything-server and examples/quickstart. Only the SDK's
+public client API is used: mcp.Client (a ClientSession over streamable_http_client /
+stdio_client) and its callbacks. Every check prints "PASS name" or "FAIL name: why" and appends that line to FILE;
 run.sh counts them. A scenario that cannot go on (it cannot connect, say) adds a FAIL line and
 exits 3.
 """
