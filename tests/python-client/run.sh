@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The official Python MCP SDK client against our servers: installs mcp (requirements.txt:
+# pinned, hash-checked wheels from PyPI) into a venv under the target directory, then runs
+# client.py's scenarios: the everything server over Streamable HTTP in the session era
+# (mode="legacy") and in 2026-07-28 (the SDK's server/discover probe), the everything server over
+# stdio (spawned by the SDK's stdio client), and the quickstart over HTTP. Prints one line per
+# check and a last line "N passed, M failed"; exits non-zero if any check failed. Fails when PyPI
+# cannot be reached: nothing is skipped.
+#
+# usage: tests/python-client/run.sh EVERYTHING_BINARY QUICKSTART_BINARY
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+[ $# -eq 2 ] || { echo "usage: $0 EVERYTHING_BINARY QUICKSTART_BINARY" >&2; exit 2; }
+everything="$1"
+quickstart="$2"
+for binary in "$everything" "$quickstart"; do
+  [ -x "$binary" ] || { echo "error: no server binary at $binary" >&2; exit 1; }
+done
+
+venv="$target/python-client-venv"
+stamp="$venv/.requirements.sha256"
+wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  if ! "$venv/bin/pip" install --quiet --require-hashes --only-binary :all: -r "$here/requirements.txt"; then
+    echo "error: installing the mcp Python SDK from PyPI failed (is PyPI reachable?)" >&2
+    exit 1
+  fi
+  echo "$wanted" >"$stamp"
+fi
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+pid=""
+stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
+results="$(mktemp)"
+trap 'stop; rm -f "$results"' EXIT
+
+# start BINARY [ARGS...]: starts the server on a free 127.0.0.1 port and waits for it; sets $url.
+start() {
+  local binary="$1" port
+  shift
+  port="$(free_port)"
+  "$binary" --addr "127.0.0.1:$port" --log-level error "$@" &
+  pid=$!
+  for attempt in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { echo "error: $binary exited" >&2; exit 1; }
+    [ "$attempt" -lt 100 ] || { echo "error: $binary is not listening on port $port after 10 s" >&2; exit 1; }
+    sleep 0.1
+  done
+  url="http://127.0.0.1:$port/mcp"
+}
+
+# client SCENARIO TARGET: one scenario of client.py; its PASS/FAIL lines go to $results too.
+# A client.py that died without saying so (exit status other than 0 and 3) is a FAIL line here.
+client() {
+  local status=0
+  "$venv/bin/python" "$here/client.py" --results "$results" "$@" || status=$?
+  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+    echo "FAIL $1: client.py exited with status $status" | tee -a "$results"
+  fi
+}
+
+# A small page size, so that every list takes several pages (cursors).
+start "$everything" --page-size 3
+client everything-legacy "$url"
+client everything-2026 "$url"
+stop
+client everything-stdio "$everything"
+start "$quickstart"
+client quickstart "$url"
+stop
+
+passed="$(grep -c '^PASS' "$results" || true)"
+failed="$(grep -c '^FAIL' "$results" || true)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
