@@ -448,7 +448,9 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
         // A member of the test workspace: the template says to remove this table, and the
         // profile before it (only a workspace root sets one), for that.
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        let (package, _) = manifest.split_once("\n[profile.dev.package.\"*\"]").unwrap();
+        let (package, _) = manifest
+            .split_once("\n[profile.dev.package.\"*\"]")
+            .unwrap();
         std::fs::write(dir.join("Cargo.toml"), package).unwrap();
         members.push(format!("\"crates/{name}\""));
         let module = name.replace('-', "_");
