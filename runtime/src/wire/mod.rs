@@ -7,7 +7,9 @@
 //!
 //! By default only the types the runtime itself uses are compiled (a few dozen of 2025-11-25
 //! and 2026-07-28, the content blocks and results handlers build among them); the
-//! `wire-full` feature compiles every type of every revision.
+//! `wire-full` feature compiles every type of every revision. The runtime's types are
+//! listed in `generator/tests/wire_model.rs` (`ALWAYS`): to use another one in the
+//! runtime, add it there and regenerate.
 /// MCP wire types of protocol revision 2025-03-26, generated from `fixtures/mcp-schema/2025-03-26/schema.json`.
 ///
 /// Compiled only with the `wire-full` feature (the runtime uses none of its types).
