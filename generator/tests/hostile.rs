@@ -445,9 +445,12 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
         let dir = ws.path().join("crates").join(name);
         write_crate(&dir, &files).unwrap();
         assert_user_files_are_the_templates(&dir);
-        // A member of the test workspace: the template says to remove this table for that.
+        // A member of the test workspace: the template says to remove this table, and the
+        // profile before it (only a workspace root sets one), for that.
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        let (package, _) = manifest.split_once("\n[workspace]").unwrap();
+        let (package, _) = manifest
+            .split_once("\n[profile.dev.package.\"*\"]")
+            .unwrap();
         std::fs::write(dir.join("Cargo.toml"), package).unwrap();
         members.push(format!("\"crates/{name}\""));
         let module = name.replace('-', "_");
@@ -549,6 +552,8 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "trace",
             "otel",
             "metrics",
+            "[profile.dev.package.\"*\"]",
+            "debug",
             "[workspace]"
         ],
         "{manifest}"

@@ -485,3 +485,98 @@ fn an_unknown_ref_falls_back_to_value_and_says_why() {
         "the fallback names the reference:\n{text}"
     );
 }
+
+/// `schema_document_to_rust_gated`: the types the roots need (through fields, tagged and
+/// untagged variants, aliases and containers) and the default functions they call are always
+/// compiled; every other type, its `Default` impl and its default functions carry the cfg.
+#[test]
+fn gated_document_compiles_only_what_the_roots_need_by_default() {
+    use mcp_codegen::typespace::{schema_document_to_rust_gated, UnknownRoot};
+    let doc = json!({
+        "definitions": {
+            "Kept": {
+                "type": "object",
+                "properties": {
+                    "items": {"type": "array", "items": {"$ref": "#/definitions/Item"}},
+                    "shape": {"$ref": "#/definitions/Shape"},
+                    "level": {"type": "integer", "default": 3}
+                }
+            },
+            "Item": {"$ref": "#/definitions/Name"},
+            "Name": {"type": "string", "enum": ["a", "b"]},
+            "Shape": {"oneOf": [{"$ref": "#/definitions/Circle"}, {"type": "string"}]},
+            "Circle": {"type": "object", "properties": {"r": {"type": "number"}}, "required": ["r"]},
+            "Other": {
+                "type": "object",
+                "properties": {"mode": {"type": "string", "default": "x"}, "name": {"$ref": "#/definitions/Name"}}
+            }
+        }
+    });
+    let rust = schema_document_to_rust_gated(&doc, "test.json", &["Kept"], "full").unwrap();
+    let file = syn::parse_file(&rust).expect("valid Rust");
+    let gated = |attrs: &[syn::Attribute]| {
+        attrs
+            .iter()
+            .any(|a| a.to_token_stream().to_string() == "# [cfg (feature = \"full\")]")
+    };
+    let mut seen = std::collections::BTreeMap::new();
+    for item in &file.items {
+        match item {
+            syn::Item::Struct(s) => {
+                seen.insert(s.ident.to_string(), gated(&s.attrs));
+            }
+            syn::Item::Enum(e) => {
+                seen.insert(e.ident.to_string(), gated(&e.attrs));
+            }
+            syn::Item::Type(t) => {
+                seen.insert(t.ident.to_string(), gated(&t.attrs));
+            }
+            syn::Item::Impl(i) => {
+                let ty = i.self_ty.to_token_stream().to_string();
+                seen.insert(format!("impl {ty}"), gated(&i.attrs));
+            }
+            syn::Item::Mod(m) => {
+                for inner in &m.content.as_ref().expect("inline module").1 {
+                    if let syn::Item::Fn(f) = inner {
+                        seen.insert(format!("fn {}", f.sig.ident), gated(&f.attrs));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let expected: std::collections::BTreeMap<String, bool> = [
+        ("Kept", false),
+        ("impl Kept", false),
+        ("Item", false),
+        ("Name", false),
+        ("Shape", false),
+        ("Circle", false),
+        ("Other", true),
+        ("impl Other", true),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for (name, is_gated) in &expected {
+        assert_eq!(seen.get(name), Some(is_gated), "{name} in\n{rust}");
+    }
+    let fns: Vec<_> = seen.iter().filter(|(k, _)| k.starts_with("fn ")).collect();
+    assert_eq!(fns.len(), 2, "{rust}");
+    assert!(
+        fns.iter().any(|(_, g)| !**g) && fns.iter().any(|(_, g)| **g),
+        "{rust}"
+    );
+    // Without a gate, the same text minus the attributes.
+    let plain = mcp_codegen::typespace::schema_document_to_rust(&doc, "test.json");
+    let without_cfg: String = rust
+        .lines()
+        .filter(|line| line.trim() != "#[cfg(feature = \"full\")]")
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert_eq!(without_cfg, plain);
+    assert_eq!(
+        schema_document_to_rust_gated(&doc, "test.json", &["Missing"], "full"),
+        Err(UnknownRoot("Missing".into()))
+    );
+}

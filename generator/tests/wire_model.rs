@@ -2,13 +2,58 @@
 //! this test regenerates it in memory and fails when the checked-in files differ.
 //!
 //! `MCP_CODEGEN_BLESS=1 cargo test -p mcp-codegen --test wire_model` rewrites them.
+//!
+//! Every type of every revision is generated, but only those the runtime uses ([`ALWAYS`]) are
+//! compiled by default: the others carry `#[cfg(feature = "wire-full")]`, and a revision the
+//! runtime does not use at all is behind the feature as a whole. A use of a type not listed
+//! fails the runtime's default build; CI builds and tests `--features wire-full` too.
 
-use mcp_codegen::typespace::schema_document_to_rust;
+use mcp_codegen::typespace::{schema_document_to_rust, schema_document_to_rust_gated};
 use quote::{format_ident, quote};
 use std::path::{Path, PathBuf};
 
 /// Protocol revisions, oldest first.
 const VERSIONS: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+
+/// The runtime's cargo feature that compiles every type of every revision.
+const FEATURE: &str = "wire-full";
+
+/// Per revision, the types the runtime uses (with what they need, always compiled): the values
+/// of `runtime/src/mcp.rs` (2025-11-25) and the fixed results of `runtime/src/engine/results.rs`
+/// (`initialize` in 2025-11-25, `server/discover` in 2026-07-28). A revision not listed is
+/// compiled only with the feature.
+const ALWAYS: &[(&str, &[&str])] = &[
+    (
+        "2025-11-25",
+        &[
+            // mcp.rs
+            "BlobResourceContents",
+            "ContentBlock",
+            "CreateMessageResult",
+            "CreateMessageResultContent",
+            "ElicitResult",
+            "EmbeddedResourceResource",
+            "GetPromptResult",
+            "ListRootsResult",
+            "LoggingLevel",
+            "PromptMessage",
+            "ReadResourceResult",
+            "ReadResourceResultContentsItem",
+            "Role",
+            "TextResourceContents",
+            // engine/results.rs
+            "InitializeResult",
+        ],
+    ),
+    ("2026-07-28", &["DiscoverResult"]),
+];
+
+fn always(version: &str) -> Option<&'static [&'static str]> {
+    ALWAYS
+        .iter()
+        .find(|(v, _)| *v == version)
+        .map(|(_, names)| *names)
+}
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,8 +72,21 @@ fn mod_rs() -> String {
     let modules = VERSIONS.iter().map(|version| {
         let module = format_ident!("{}", module_name(version));
         let doc = format!(" MCP wire types of protocol revision {version}, generated from `fixtures/mcp-schema/{version}/schema.json`.");
+        let (note, cfg) = match always(version) {
+            Some(_) => (
+                format!(" The types the runtime uses are always compiled; the others need the `{FEATURE}` feature."),
+                None,
+            ),
+            None => (
+                format!(" Compiled only with the `{FEATURE}` feature (the runtime uses none of its types)."),
+                Some(quote!(#[cfg(feature = #FEATURE)])),
+            ),
+        };
         quote! {
             #[doc = #doc]
+            #[doc = ""]
+            #[doc = #note]
+            #cfg
             #[rustfmt::skip]
             #[allow(
                 clippy::large_enum_variant,
@@ -45,6 +103,12 @@ fn mod_rs() -> String {
         //!
         //! One module per protocol revision; regenerate with
         //! `MCP_CODEGEN_BLESS=1 cargo test -p mcp-codegen --test wire_model`.
+        //!
+        //! By default only the types the runtime itself uses are compiled (a few dozen of 2025-11-25
+        //! and 2026-07-28, the content blocks and results handlers build among them); the
+        //! `wire-full` feature compiles every type of every revision. The runtime's types are
+        //! listed in `generator/tests/wire_model.rs` (`ALWAYS`): to use another one in the
+        //! runtime, add it there and regenerate.
         #(#modules)*
     })
     .expect("valid module file");
@@ -62,7 +126,12 @@ fn expected_files() -> Vec<(PathBuf, String)> {
         let source = format!("fixtures/mcp-schema/{version}/schema.json");
         let text = std::fs::read_to_string(root.join(&source)).expect("vendored schema");
         let schema: serde_json::Value = serde_json::from_str(&text).expect("schema is JSON");
-        let rust = schema_document_to_rust(&schema, &source);
+        // A revision the runtime does not use is gated as a whole module (in `mod.rs`).
+        let rust = match always(version) {
+            Some(names) => schema_document_to_rust_gated(&schema, &source, names, FEATURE)
+                .expect("the types the runtime uses exist"),
+            None => schema_document_to_rust(&schema, &source),
+        };
         files.push((
             PathBuf::from(format!("runtime/src/wire/{}.rs", module_name(version))),
             rust,

@@ -10,7 +10,8 @@
 //!   stable paths of the common types.
 //! - [`dispatch`], [`catalog`], [`skills`] and [`uri_template`]: what generated code calls. Their items
 //!   keep their names across releases, since generated crates name them.
-//! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types).
+//! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types with
+//!   the `wire-full` feature; without it, only those the runtime uses).
 //! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
 //! - [`auth`]: authorization of HTTP requests (the [`auth::Authenticator`] trait, the
 //!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`

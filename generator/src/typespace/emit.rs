@@ -1,5 +1,6 @@
 //! IR to tokens. Reads only the IR, never a schema.
 
+use super::gate::Gate;
 use super::ir::{
     Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TaggedVariant, TypeKind,
     VariantFields,
@@ -53,10 +54,16 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
 
 /// Every named type (registered ones in registration order, each followed by the types created
 /// while lowering it), then the `defaults` module: one token stream per item.
-pub(super) fn emit(space: &TypeSpace) -> Vec<TokenStream> {
+///
+/// With `gate` (roots and a cargo feature), the types the roots do not need, and the default
+/// functions only those use, carry `#[cfg(feature = "...")]`.
+pub(super) fn emit(space: &TypeSpace, gate: Option<(&[TypeId], &str)>) -> Vec<TokenStream> {
+    let boxing = Boxing::new(space);
+    let gate = gate.map(|(roots, feature)| Gate::new(space, &boxing, roots, feature));
     let emitter = Emitter {
         space,
-        boxing: Boxing::new(space),
+        boxing,
+        gate,
     };
     let mut owned: BTreeMap<TypeId, Vec<TypeId>> = BTreeMap::new();
     for (child, owner) in &space.owners {
@@ -85,10 +92,11 @@ pub(super) fn emit(space: &TypeSpace) -> Vec<TokenStream> {
 struct Emitter<'a> {
     space: &'a TypeSpace,
     boxing: Boxing,
+    gate: Option<Gate>,
 }
 
-/// The default functions to generate: name -> (type, value).
-type DefaultFns<'a> = BTreeMap<&'a str, (TypeId, &'a serde_json::Value)>;
+/// The default functions to generate: name -> (type, value, the types whose fields use it).
+type DefaultFns<'a> = BTreeMap<&'a str, (TypeId, &'a serde_json::Value, Vec<TypeId>)>;
 
 impl<'a> Emitter<'a> {
     /// The type of a by-value use of `ty` inside `container`, boxed where it closes a cycle.
@@ -107,7 +115,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn named(&self, id: TypeId, named: &'a Named, defaults: &mut DefaultFns<'a>) -> TokenStream {
+        let cfg = self.gate.as_ref().and_then(|gate| gate.attr(id));
         let docs = doc_attrs(&named.docs);
+        let docs = quote!(#docs #cfg);
         let name = ident(&named.name);
         let derive_base = quote!(
             ::std::fmt::Debug,
@@ -128,19 +138,19 @@ impl<'a> Emitter<'a> {
                         .to_string(),
                 );
                 let docs = doc_attrs(&lines);
-                quote! { #docs pub type #name = ::serde_json::Value; }
+                quote! { #docs #cfg pub type #name = ::serde_json::Value; }
             }
             Body::Alias(target) => {
                 let target = self.slot(*target, id);
                 quote! { #docs pub type #name = #target; }
             }
             Body::Struct(def) => {
-                collect_defaults(def, defaults);
+                collect_defaults(def, id, defaults);
                 let fields = self.fields(def, id, true);
                 let deny = def
                     .deny_unknown_fields
                     .then(|| quote!(#[serde(deny_unknown_fields)]));
-                let (derive_default, manual_default) = self.default_impl(def, &name);
+                let (derive_default, manual_default) = self.default_impl(def, &name, cfg);
                 quote! {
                     #docs
                     #[derive(#derive_base #derive_default)]
@@ -193,7 +203,7 @@ impl<'a> Emitter<'a> {
         let wire = &variant.tag_value;
         let (docs, fields) = match &variant.fields {
             VariantFields::Inline(fields) => {
-                collect_defaults(fields, defaults);
+                collect_defaults(fields, id, defaults);
                 (
                     doc_attrs(&variant.docs),
                     self.variant_fields(fields, id, tag),
@@ -244,7 +254,12 @@ impl<'a> Emitter<'a> {
 
     /// `Default`: derived when every field's default is `Default::default()`, implemented with the
     /// `defaults` functions when some field has a schema default, absent when a field is required.
-    fn default_impl(&self, def: &StructDef, name: &Ident) -> (TokenStream, TokenStream) {
+    fn default_impl(
+        &self,
+        def: &StructDef,
+        name: &Ident,
+        cfg: Option<&TokenStream>,
+    ) -> (TokenStream, TokenStream) {
         if def.fields.iter().any(|f| f.presence == Presence::Required) {
             return (quote!(), quote!());
         }
@@ -266,6 +281,7 @@ impl<'a> Emitter<'a> {
             }
         });
         let manual = quote! {
+            #cfg
             impl ::std::default::Default for #name {
                 fn default() -> Self { Self { #(#inits,)* } }
             }
@@ -278,13 +294,18 @@ impl<'a> Emitter<'a> {
         if defaults.is_empty() {
             return None;
         }
-        let fns = defaults.iter().map(|(fn_name, (ty, value))| {
+        let fns = defaults.iter().map(|(fn_name, (ty, value, users))| {
+            let cfg = self
+                .gate
+                .as_ref()
+                .and_then(|gate| gate.attr_for_any(users.iter().copied()));
             let func = ident(fn_name);
             let ret = type_tokens(self.space, *ty, &quote!(super::));
             let body = self.default_literal(*ty, value);
             let doc = doc_attrs(&[format!("The schema's default, `{value}`.")]);
             quote! {
                 #doc
+                #cfg
                 pub fn #func() -> #ret { #body }
             }
         });
@@ -361,10 +382,15 @@ fn int_literal(builtin: Builtin, n: &serde_json::Number) -> Option<TokenStream> 
     Some(quote!(#lit))
 }
 
-fn collect_defaults<'a>(def: &'a StructDef, defaults: &mut DefaultFns<'a>) {
+/// Records the default functions the fields of `def` (in type `user`) call.
+fn collect_defaults<'a>(def: &'a StructDef, user: TypeId, defaults: &mut DefaultFns<'a>) {
     for field in &def.fields {
         if let Presence::DefaultFn { fn_name, value } = &field.presence {
-            defaults.insert(fn_name, (field.ty, value));
+            let entry = defaults
+                .entry(fn_name)
+                .or_insert_with(|| (field.ty, value, Vec::new()));
+            (entry.0, entry.1) = (field.ty, value);
+            entry.2.push(user);
         }
     }
 }

@@ -11,13 +11,14 @@
 mod budget;
 pub mod discriminator;
 mod emit;
+mod gate;
 pub(crate) mod ir;
 mod lower;
 mod recursion;
 pub mod schema_doc;
 
 pub use budget::{MAX_LOWER_DEPTH, MAX_LOWER_STEPS};
-pub use schema_doc::schema_document_to_rust;
+pub use schema_doc::{schema_document_to_rust, schema_document_to_rust_gated, UnknownRoot};
 
 use crate::names::Scope;
 use indexmap::IndexMap;
@@ -123,12 +124,27 @@ impl TypeSpace {
     /// [`TypeSpace::emit`] one item at a time, so a large types module can be formatted piece
     /// by piece.
     pub fn emit_items(&self) -> Vec<TokenStream> {
+        self.emit_items_gated(None)
+    }
+
+    /// [`TypeSpace::emit_items`] where every named type that `roots` do not need (through
+    /// fields, variants, aliases), and every default function only such types use, carries
+    /// `#[cfg(feature = "<feature>")]`; `None` gates nothing.
+    pub fn emit_items_gated(&self, gate: Option<(&[TypeId], &str)>) -> Vec<TokenStream> {
         if self.has_pending() {
             let mut lowered = self.clone();
             lowered.lower_pending();
-            return emit::emit(&lowered);
+            return emit::emit(&lowered, gate);
         }
-        emit::emit(self)
+        emit::emit(self, gate)
+    }
+
+    /// The named type called `name` (its Rust name), if any.
+    pub fn type_named(&self, name: &str) -> Option<TypeId> {
+        self.types
+            .iter()
+            .position(|t| matches!(t, TypeKind::Named(n) if n.name == name))
+            .map(TypeId)
     }
 
     /// The Rust name of a named type, `None` for built-ins and containers.

@@ -4,7 +4,16 @@
 //!
 //! One module per protocol revision; regenerate with
 //! `MCP_CODEGEN_BLESS=1 cargo test -p mcp-codegen --test wire_model`.
+//!
+//! By default only the types the runtime itself uses are compiled (a few dozen of 2025-11-25
+//! and 2026-07-28, the content blocks and results handlers build among them); the
+//! `wire-full` feature compiles every type of every revision. The runtime's types are
+//! listed in `generator/tests/wire_model.rs` (`ALWAYS`): to use another one in the
+//! runtime, add it there and regenerate.
 /// MCP wire types of protocol revision 2025-03-26, generated from `fixtures/mcp-schema/2025-03-26/schema.json`.
+///
+/// Compiled only with the `wire-full` feature (the runtime uses none of its types).
+#[cfg(feature = "wire-full")]
 #[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
@@ -15,6 +24,9 @@
 )]
 pub mod v2025_03_26;
 /// MCP wire types of protocol revision 2025-06-18, generated from `fixtures/mcp-schema/2025-06-18/schema.json`.
+///
+/// Compiled only with the `wire-full` feature (the runtime uses none of its types).
+#[cfg(feature = "wire-full")]
 #[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
@@ -25,6 +37,8 @@ pub mod v2025_03_26;
 )]
 pub mod v2025_06_18;
 /// MCP wire types of protocol revision 2025-11-25, generated from `fixtures/mcp-schema/2025-11-25/schema.json`.
+///
+/// The types the runtime uses are always compiled; the others need the `wire-full` feature.
 #[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,
@@ -35,6 +49,8 @@ pub mod v2025_06_18;
 )]
 pub mod v2025_11_25;
 /// MCP wire types of protocol revision 2026-07-28, generated from `fixtures/mcp-schema/2026-07-28/schema.json`.
+///
+/// The types the runtime uses are always compiled; the others need the `wire-full` feature.
 #[rustfmt::skip]
 #[allow(
     clippy::large_enum_variant,

@@ -80,6 +80,7 @@ pub enum AudioContentType {
     Audio,
 }
 /// Base interface for metadata with name (identifier) and title (display name) properties.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -128,6 +129,7 @@ pub struct BlobResourceContents {
     /// The URI of this resource.
     pub uri: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -144,6 +146,7 @@ pub struct BooleanSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: BooleanSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -161,6 +164,7 @@ pub enum BooleanSchemaType {
     Boolean,
 }
 /// Used by the client to invoke a tool provided by the server.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -174,6 +178,7 @@ pub struct CallToolRequest {
     pub method: CallToolRequestMethod,
     pub params: CallToolRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -190,6 +195,7 @@ pub enum CallToolRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -207,6 +213,7 @@ pub enum CallToolRequestMethod {
     ToolsCall,
 }
 /// Parameters for a `tools/call` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -239,6 +246,7 @@ pub struct CallToolRequestParams {
     pub task: ::std::option::Option<TaskMetadata>,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -260,6 +268,7 @@ pub struct CallToolRequestParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// The server's response to a tool call.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -308,6 +317,7 @@ pub struct CallToolResult {
     >,
 }
 /// A request to cancel a task.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -321,6 +331,7 @@ pub struct CancelTaskRequest {
     pub method: CancelTaskRequestMethod,
     pub params: CancelTaskRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -337,6 +348,7 @@ pub enum CancelTaskRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -353,6 +365,7 @@ pub enum CancelTaskRequestMethod {
     #[default]
     TasksCancel,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -366,6 +379,7 @@ pub struct CancelTaskRequestParams {
     pub task_id: ::std::string::String,
 }
 /// The response to a tasks/cancel request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -428,6 +442,7 @@ pub struct CancelTaskResult {
 /// A client MUST NOT attempt to cancel its `initialize` request.
 ///
 /// For task cancellation, use the `tasks/cancel` request instead of this notification.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -440,6 +455,7 @@ pub struct CancelledNotification {
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -456,6 +472,7 @@ pub enum CancelledNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -473,6 +490,7 @@ pub enum CancelledNotificationMethod {
     NotificationsCancelled,
 }
 /// Parameters for a `notifications/cancelled` notification.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -507,6 +525,7 @@ pub struct CancelledNotificationParams {
     pub request_id: ::std::option::Option<RequestId>,
 }
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -538,6 +557,7 @@ pub struct ClientCapabilities {
     pub tasks: ::std::option::Option<ClientCapabilitiesTasks>,
 }
 /// Present if the client supports elicitation from the server.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -557,6 +577,7 @@ pub struct ClientCapabilitiesElicitation {
     >,
 }
 /// Present if the client supports listing roots.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -575,6 +596,7 @@ pub struct ClientCapabilitiesRoots {
     pub list_changed: ::std::option::Option<bool>,
 }
 /// Present if the client supports sampling from an LLM.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -597,6 +619,7 @@ pub struct ClientCapabilitiesSampling {
     >,
 }
 /// Present if the client supports task-augmented requests.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -621,6 +644,7 @@ pub struct ClientCapabilitiesTasks {
     pub requests: ::std::option::Option<ClientCapabilitiesTasksRequests>,
 }
 /// Specifies which request types can be augmented with tasks.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -638,6 +662,7 @@ pub struct ClientCapabilitiesTasksRequests {
     pub sampling: ::std::option::Option<ClientCapabilitiesTasksRequestsSampling>,
 }
 /// Task support for elicitation-related requests.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -654,6 +679,7 @@ pub struct ClientCapabilitiesTasksRequestsElicitation {
     >,
 }
 /// Task support for sampling-related requests.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -673,6 +699,7 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -725,6 +752,7 @@ pub enum ClientNotification {
         params: ::std::option::Option<NotificationParams>,
     },
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -860,6 +888,7 @@ pub enum ClientRequest {
         params: CompleteRequestParams,
     },
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -879,6 +908,7 @@ pub enum ClientResult {
     ElicitResult(ElicitResult),
 }
 /// A request from the client to the server, to ask for completion options.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -892,6 +922,7 @@ pub struct CompleteRequest {
     pub method: CompleteRequestMethod,
     pub params: CompleteRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -908,6 +939,7 @@ pub enum CompleteRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -925,6 +957,7 @@ pub enum CompleteRequestMethod {
     CompletionComplete,
 }
 /// Parameters for a `completion/complete` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -948,6 +981,7 @@ pub struct CompleteRequestParams {
     pub r#ref: CompleteRequestParamsRef,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -969,6 +1003,7 @@ pub struct CompleteRequestParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// The argument's information
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -983,6 +1018,7 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
 }
 /// Additional, optional context for completions
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -998,6 +1034,7 @@ pub struct CompleteRequestParamsContext {
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1029,6 +1066,7 @@ pub enum CompleteRequestParamsRef {
     },
 }
 /// The server's response to a completion/complete request
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1048,6 +1086,7 @@ pub struct CompleteResult {
     >,
     pub completion: CompleteResultCompletion,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1218,6 +1257,7 @@ pub enum ContentBlock {
     },
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1231,6 +1271,7 @@ pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1247,6 +1288,7 @@ pub enum CreateMessageRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1264,6 +1306,7 @@ pub enum CreateMessageRequestMethod {
     SamplingCreateMessage,
 }
 /// Parameters for a `sampling/createMessage` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1346,6 +1389,7 @@ pub struct CreateMessageRequestParams {
     pub tools: ::std::option::Option<::std::vec::Vec<Tool>>,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1371,6 +1415,7 @@ pub struct CreateMessageRequestParamsMeta {
 ///
 /// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
 /// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1446,6 +1491,7 @@ pub enum CreateMessageResultContent {
     Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
 }
 /// A response to a task-augmented request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1466,8 +1512,10 @@ pub struct CreateTaskResult {
     pub task: Task,
 }
 /// An opaque token used to represent a cursor for pagination.
+#[cfg(feature = "wire-full")]
 pub type Cursor = ::std::string::String;
 /// A request from the server to elicit additional information from the user via the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1481,6 +1529,7 @@ pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1497,6 +1546,7 @@ pub enum ElicitRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1514,6 +1564,7 @@ pub enum ElicitRequestMethod {
     ElicitationCreate,
 }
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1548,6 +1599,7 @@ pub struct ElicitRequestFormParams {
     pub task: ::std::option::Option<TaskMetadata>,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1569,6 +1621,7 @@ pub struct ElicitRequestFormParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// The elicitation mode.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1587,6 +1640,7 @@ pub enum ElicitRequestFormParamsMode {
 }
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1609,6 +1663,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ElicitRequestFormParamsRequestedSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1626,6 +1681,7 @@ pub enum ElicitRequestFormParamsRequestedSchemaType {
     Object,
 }
 /// The parameters for a request to elicit additional information from the user via the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1639,6 +1695,7 @@ pub enum ElicitRequestParams {
     ElicitRequestFormParams(ElicitRequestFormParams),
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1674,6 +1731,7 @@ pub struct ElicitRequestUrlParams {
     pub url: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1695,6 +1753,7 @@ pub struct ElicitRequestUrlParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// The elicitation mode.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1790,6 +1849,7 @@ pub enum ElicitResultContentValueVariant1 {
     Boolean(bool),
 }
 /// An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1802,6 +1862,7 @@ pub struct ElicitationCompleteNotification {
     pub method: ElicitationCompleteNotificationMethod,
     pub params: ElicitationCompleteNotificationParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1818,6 +1879,7 @@ pub enum ElicitationCompleteNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1834,6 +1896,7 @@ pub enum ElicitationCompleteNotificationMethod {
     #[default]
     NotificationsElicitationComplete,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1850,6 +1913,7 @@ pub struct ElicitationCompleteNotificationParams {
 ///
 /// It is up to the client how best to render embedded resources for the benefit
 /// of the LLM and/or the user.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1901,7 +1965,9 @@ pub enum EmbeddedResourceType {
     #[default]
     Resource,
 }
+#[cfg(feature = "wire-full")]
 pub type EmptyResult = Result;
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1917,6 +1983,7 @@ pub enum EnumSchema {
     TitledMultiSelectEnumSchema(TitledMultiSelectEnumSchema),
     LegacyTitledEnumSchema(LegacyTitledEnumSchema),
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1934,6 +2001,7 @@ pub struct Error {
     pub message: ::std::string::String,
 }
 /// Used by the client to get a prompt provided by the server.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1947,6 +2015,7 @@ pub struct GetPromptRequest {
     pub method: GetPromptRequestMethod,
     pub params: GetPromptRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1963,6 +2032,7 @@ pub enum GetPromptRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -1980,6 +2050,7 @@ pub enum GetPromptRequestMethod {
     PromptsGet,
 }
 /// Parameters for a `prompts/get` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2004,6 +2075,7 @@ pub struct GetPromptRequestParams {
     pub name: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2048,6 +2120,7 @@ pub struct GetPromptResult {
     pub messages: ::std::vec::Vec<PromptMessage>,
 }
 /// A request to retrieve the result of a completed task.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2061,6 +2134,7 @@ pub struct GetTaskPayloadRequest {
     pub method: GetTaskPayloadRequestMethod,
     pub params: GetTaskPayloadRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2077,6 +2151,7 @@ pub enum GetTaskPayloadRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2093,6 +2168,7 @@ pub enum GetTaskPayloadRequestMethod {
     #[default]
     TasksResult,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2108,6 +2184,7 @@ pub struct GetTaskPayloadRequestParams {
 /// The response to a tasks/result request.
 /// The structure matches the result type of the original request.
 /// For example, a tools/call task would return the CallToolResult structure.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2131,6 +2208,7 @@ pub struct GetTaskPayloadResult {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A request to retrieve the state of a task.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2144,6 +2222,7 @@ pub struct GetTaskRequest {
     pub method: GetTaskRequestMethod,
     pub params: GetTaskRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2160,6 +2239,7 @@ pub enum GetTaskRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2176,6 +2256,7 @@ pub enum GetTaskRequestMethod {
     #[default]
     TasksGet,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2189,6 +2270,7 @@ pub struct GetTaskRequestParams {
     pub task_id: ::std::string::String,
 }
 /// The response to a tasks/get request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2304,6 +2386,7 @@ pub enum IconTheme {
     Light,
 }
 /// Base interface to add `icons` property.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2416,6 +2499,7 @@ pub struct Implementation {
     pub website_url: ::std::option::Option<::std::string::String>,
 }
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2429,6 +2513,7 @@ pub struct InitializeRequest {
     pub method: InitializeRequestMethod,
     pub params: InitializeRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2445,6 +2530,7 @@ pub enum InitializeRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2462,6 +2548,7 @@ pub enum InitializeRequestMethod {
     Initialize,
 }
 /// Parameters for an `initialize` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2485,6 +2572,7 @@ pub struct InitializeRequestParams {
     pub protocol_version: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2536,6 +2624,7 @@ pub struct InitializeResult {
     pub server_info: Implementation,
 }
 /// This notification is sent from the client to the server after initialization has finished.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2549,6 +2638,7 @@ pub struct InitializedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2565,6 +2655,7 @@ pub enum InitializedNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2582,6 +2673,7 @@ pub enum InitializedNotificationMethod {
     NotificationsInitialized,
 }
 /// A response to a request that indicates an error occurred.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2595,6 +2687,7 @@ pub struct JsonrpcErrorResponse {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: JsonrpcErrorResponseJsonrpc,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2612,6 +2705,7 @@ pub enum JsonrpcErrorResponseJsonrpc {
     _20,
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2627,6 +2721,7 @@ pub enum JsonrpcMessage {
     JsonrpcErrorResponse(JsonrpcErrorResponse),
 }
 /// A notification which does not expect a response.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2642,6 +2737,7 @@ pub struct JsonrpcNotification {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2659,6 +2755,7 @@ pub enum JsonrpcNotificationJsonrpc {
     _20,
 }
 /// A request that expects a response.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2675,6 +2772,7 @@ pub struct JsonrpcRequest {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2692,6 +2790,7 @@ pub enum JsonrpcRequestJsonrpc {
     _20,
 }
 /// A response to a request, containing either the result or error.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2705,6 +2804,7 @@ pub enum JsonrpcResponse {
     JsonrpcErrorResponse(JsonrpcErrorResponse),
 }
 /// A successful (non-error) response to a request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2717,6 +2817,7 @@ pub struct JsonrpcResultResponse {
     pub jsonrpc: JsonrpcResultResponseJsonrpc,
     pub result: Result,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2735,6 +2836,7 @@ pub enum JsonrpcResultResponseJsonrpc {
 }
 /// Use TitledSingleSelectEnumSchema instead.
 /// This interface will be removed in a future version.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2760,6 +2862,7 @@ pub struct LegacyTitledEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: LegacyTitledEnumSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2777,6 +2880,7 @@ pub enum LegacyTitledEnumSchemaType {
     String,
 }
 /// Sent from the client to request a list of prompts and prompt templates the server has.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2791,6 +2895,7 @@ pub struct ListPromptsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2807,6 +2912,7 @@ pub enum ListPromptsRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2824,6 +2930,7 @@ pub enum ListPromptsRequestMethod {
     PromptsList,
 }
 /// The server's response to a prompts/list request from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2852,6 +2959,7 @@ pub struct ListPromptsResult {
     pub prompts: ::std::vec::Vec<Prompt>,
 }
 /// Sent from the client to request a list of resource templates the server has.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2866,6 +2974,7 @@ pub struct ListResourceTemplatesRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2882,6 +2991,7 @@ pub enum ListResourceTemplatesRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2899,6 +3009,7 @@ pub enum ListResourceTemplatesRequestMethod {
     ResourcesTemplatesList,
 }
 /// The server's response to a resources/templates/list request from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2928,6 +3039,7 @@ pub struct ListResourceTemplatesResult {
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
 }
 /// Sent from the client to request a list of resources the server has.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2942,6 +3054,7 @@ pub struct ListResourcesRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2958,6 +3071,7 @@ pub enum ListResourcesRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -2975,6 +3089,7 @@ pub enum ListResourcesRequestMethod {
     ResourcesList,
 }
 /// The server's response to a resources/list request from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3009,6 +3124,7 @@ pub struct ListResourcesResult {
 ///
 /// This request is typically used when the server needs to understand the file system
 /// structure or access specific locations that the client has permission to read from.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3023,6 +3139,7 @@ pub struct ListRootsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3039,6 +3156,7 @@ pub enum ListRootsRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3078,6 +3196,7 @@ pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
 }
 /// A request to retrieve a list of tasks.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3092,6 +3211,7 @@ pub struct ListTasksRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3108,6 +3228,7 @@ pub enum ListTasksRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3125,6 +3246,7 @@ pub enum ListTasksRequestMethod {
     TasksList,
 }
 /// The response to a tasks/list request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3153,6 +3275,7 @@ pub struct ListTasksResult {
     pub tasks: ::std::vec::Vec<Task>,
 }
 /// Sent from the client to request a list of tools the server has.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3167,6 +3290,7 @@ pub struct ListToolsRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3183,6 +3307,7 @@ pub enum ListToolsRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3200,6 +3325,7 @@ pub enum ListToolsRequestMethod {
     ToolsList,
 }
 /// The server's response to a tools/list request from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3260,6 +3386,7 @@ pub enum LoggingLevel {
     Warning,
 }
 /// JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3272,6 +3399,7 @@ pub struct LoggingMessageNotification {
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3288,6 +3416,7 @@ pub enum LoggingMessageNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3305,6 +3434,7 @@ pub enum LoggingMessageNotificationMethod {
     NotificationsMessage,
 }
 /// Parameters for a `notifications/message` notification.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3334,6 +3464,7 @@ pub struct LoggingMessageNotificationParams {
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
 /// to the client to interpret.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3366,6 +3497,7 @@ pub struct ModelHint {
 /// These preferences are always advisory. The client MAY ignore them. It is also
 /// up to the client to decide how to interpret these preferences and how to
 /// balance them against other considerations.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3412,6 +3544,7 @@ pub struct ModelPreferences {
     )]
     pub speed_priority: ::std::option::Option<f64>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3424,6 +3557,7 @@ pub enum MultiSelectEnumSchema {
     UntitledMultiSelectEnumSchema(UntitledMultiSelectEnumSchema),
     TitledMultiSelectEnumSchema(TitledMultiSelectEnumSchema),
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3438,6 +3572,7 @@ pub struct Notification {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3457,6 +3592,7 @@ pub struct NotificationParams {
         ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
     >,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3477,6 +3613,7 @@ pub struct NumberSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: NumberSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3493,6 +3630,7 @@ pub enum NumberSchemaType {
     #[serde(rename = "number")]
     Number,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3507,6 +3645,7 @@ pub struct PaginatedRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<PaginatedRequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3524,6 +3663,7 @@ pub enum PaginatedRequestJsonrpc {
     _20,
 }
 /// Common parameters for paginated requests.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3546,6 +3686,7 @@ pub struct PaginatedRequestParams {
     pub cursor: ::std::option::Option<::std::string::String>,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3566,6 +3707,7 @@ pub struct PaginatedRequestParamsMeta {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3594,6 +3736,7 @@ pub struct PaginatedResult {
     pub next_cursor: ::std::option::Option<::std::string::String>,
 }
 /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3608,6 +3751,7 @@ pub struct PingRequest {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<RequestParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3624,6 +3768,7 @@ pub enum PingRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3642,6 +3787,7 @@ pub enum PingRequestMethod {
 }
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3661,6 +3807,7 @@ pub enum PrimitiveSchemaDefinition {
     LegacyTitledEnumSchema(LegacyTitledEnumSchema),
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3673,6 +3820,7 @@ pub struct ProgressNotification {
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3689,6 +3837,7 @@ pub enum ProgressNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3706,6 +3855,7 @@ pub enum ProgressNotificationMethod {
     NotificationsProgress,
 }
 /// Parameters for a `notifications/progress` notification.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3736,6 +3886,7 @@ pub struct ProgressNotificationParams {
     pub total: ::std::option::Option<f64>,
 }
 /// A progress token, used to associate progress notifications with the original request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3749,6 +3900,7 @@ pub enum ProgressToken {
     Integer(i64),
 }
 /// A prompt or prompt template that the server offers.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3795,6 +3947,7 @@ pub struct Prompt {
     pub title: ::std::option::Option<::std::string::String>,
 }
 /// Describes an argument that a prompt can accept.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3821,6 +3974,7 @@ pub struct PromptArgument {
     pub title: ::std::option::Option<::std::string::String>,
 }
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3834,6 +3988,7 @@ pub struct PromptListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3850,6 +4005,7 @@ pub enum PromptListChangedNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3882,6 +4038,7 @@ pub struct PromptMessage {
     pub role: Role,
 }
 /// Identifies a prompt.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3902,6 +4059,7 @@ pub struct PromptReference {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: PromptReferenceType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3919,6 +4077,7 @@ pub enum PromptReferenceType {
     RefPrompt,
 }
 /// Sent from the client to the server, to read a specific resource URI.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3932,6 +4091,7 @@ pub struct ReadResourceRequest {
     pub method: ReadResourceRequestMethod,
     pub params: ReadResourceRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3948,6 +4108,7 @@ pub enum ReadResourceRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3965,6 +4126,7 @@ pub enum ReadResourceRequestMethod {
     ResourcesRead,
 }
 /// Parameters for a `resources/read` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -3984,6 +4146,7 @@ pub struct ReadResourceRequestParams {
     pub uri: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4038,6 +4201,7 @@ pub enum ReadResourceResultContentsItem {
 }
 /// Metadata for associating messages with a task.
 /// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4050,6 +4214,7 @@ pub struct RelatedTaskMetadata {
     #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4065,6 +4230,7 @@ pub struct Request {
     >,
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4078,6 +4244,7 @@ pub enum RequestId {
     Integer(i64),
 }
 /// Common params for any request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4096,6 +4263,7 @@ pub struct RequestParams {
     pub meta: ::std::option::Option<RequestParamsMeta>,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4117,6 +4285,7 @@ pub struct RequestParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A known resource that the server is capable of reading.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4179,6 +4348,7 @@ pub struct Resource {
     pub uri: ::std::string::String,
 }
 /// The contents of a specific resource or sub-resource.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4209,6 +4379,7 @@ pub struct ResourceContents {
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4288,6 +4459,7 @@ pub enum ResourceLinkType {
     ResourceLink,
 }
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4301,6 +4473,7 @@ pub struct ResourceListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4317,6 +4490,7 @@ pub enum ResourceListChangedNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4334,6 +4508,7 @@ pub enum ResourceListChangedNotificationMethod {
     NotificationsResourcesListChanged,
 }
 /// Common parameters when working with resources.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4353,6 +4528,7 @@ pub struct ResourceRequestParams {
     pub uri: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4374,6 +4550,7 @@ pub struct ResourceRequestParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// A template description for resources available on the server.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4432,6 +4609,7 @@ pub struct ResourceTemplate {
     pub uri_template: ::std::string::String,
 }
 /// A reference to a resource or resource template definition.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4444,6 +4622,7 @@ pub struct ResourceTemplateReference {
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4461,6 +4640,7 @@ pub enum ResourceTemplateReferenceType {
     RefResource,
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4473,6 +4653,7 @@ pub struct ResourceUpdatedNotification {
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4489,6 +4670,7 @@ pub enum ResourceUpdatedNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4506,6 +4688,7 @@ pub enum ResourceUpdatedNotificationMethod {
     NotificationsResourcesUpdated,
 }
 /// Parameters for a `notifications/resources/updated` notification.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4526,6 +4709,7 @@ pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4596,6 +4780,7 @@ pub struct Root {
 /// A notification from the client to the server, informing it that the list of roots has changed.
 /// This notification should be sent whenever the client adds, removes, or modifies any root.
 /// The server should then request an updated list of roots using the ListRootsRequest.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4609,6 +4794,7 @@ pub struct RootsListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4625,6 +4811,7 @@ pub enum RootsListChangedNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4642,6 +4829,7 @@ pub enum RootsListChangedNotificationMethod {
     NotificationsRootsListChanged,
 }
 /// Describes a message issued to or received from an LLM API.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4662,6 +4850,7 @@ pub struct SamplingMessage {
     pub content: SamplingMessageContent,
     pub role: Role,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -4971,6 +5160,7 @@ pub struct ServerCapabilitiesTools {
     )]
     pub list_changed: ::std::option::Option<bool>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5046,6 +5236,7 @@ pub enum ServerNotification {
         params: ElicitationCompleteNotificationParams,
     },
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5121,6 +5312,7 @@ pub enum ServerRequest {
         params: ElicitRequestParams,
     },
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5146,6 +5338,7 @@ pub enum ServerResult {
     CompleteResult(CompleteResult),
 }
 /// A request from the client to the server, to enable or adjust logging.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5159,6 +5352,7 @@ pub struct SetLevelRequest {
     pub method: SetLevelRequestMethod,
     pub params: SetLevelRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5175,6 +5369,7 @@ pub enum SetLevelRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5192,6 +5387,7 @@ pub enum SetLevelRequestMethod {
     LoggingSetLevel,
 }
 /// Parameters for a `logging/setLevel` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5211,6 +5407,7 @@ pub struct SetLevelRequestParams {
     pub level: LoggingLevel,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5231,6 +5428,7 @@ pub struct SetLevelRequestParamsMeta {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5243,6 +5441,7 @@ pub enum SingleSelectEnumSchema {
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
     TitledSingleSelectEnumSchema(TitledSingleSelectEnumSchema),
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5273,6 +5472,7 @@ pub struct StringSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: StringSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5293,6 +5493,7 @@ pub enum StringSchemaFormat {
     #[serde(rename = "uri")]
     Uri,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5310,6 +5511,7 @@ pub enum StringSchemaType {
     String,
 }
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5323,6 +5525,7 @@ pub struct SubscribeRequest {
     pub method: SubscribeRequestMethod,
     pub params: SubscribeRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5339,6 +5542,7 @@ pub enum SubscribeRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5356,6 +5560,7 @@ pub enum SubscribeRequestMethod {
     ResourcesSubscribe,
 }
 /// Parameters for a `resources/subscribe` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5375,6 +5580,7 @@ pub struct SubscribeRequestParams {
     pub uri: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5396,6 +5602,7 @@ pub struct SubscribeRequestParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Data associated with a task.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5438,6 +5645,7 @@ pub struct Task {
     pub ttl: ::std::option::Option<i64>,
 }
 /// Common params for any task-augmented request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5464,6 +5672,7 @@ pub struct TaskAugmentedRequestParams {
     pub task: ::std::option::Option<TaskMetadata>,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5486,6 +5695,7 @@ pub struct TaskAugmentedRequestParamsMeta {
 }
 /// Metadata for augmenting a request with task execution.
 /// Include this in the `task` field of the request parameters.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5500,6 +5710,7 @@ pub struct TaskMetadata {
     pub ttl: ::std::option::Option<i64>,
 }
 /// The status of a task.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5523,6 +5734,7 @@ pub enum TaskStatus {
     Working,
 }
 /// An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5535,6 +5747,7 @@ pub struct TaskStatusNotification {
     pub method: TaskStatusNotificationMethod,
     pub params: TaskStatusNotificationParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5551,6 +5764,7 @@ pub enum TaskStatusNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5568,6 +5782,7 @@ pub enum TaskStatusNotificationMethod {
     NotificationsTasksStatus,
 }
 /// Parameters for a `notifications/tasks/status` notification.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5689,6 +5904,7 @@ pub struct TextResourceContents {
     pub uri: ::std::string::String,
 }
 /// Schema for multiple-selection enumeration with display titles for each option.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5725,6 +5941,7 @@ pub struct TitledMultiSelectEnumSchema {
     pub r#type: TitledMultiSelectEnumSchemaType,
 }
 /// Schema for array items with enum options and display labels.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5737,6 +5954,7 @@ pub struct TitledMultiSelectEnumSchemaItems {
     #[serde(rename = "anyOf")]
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5750,6 +5968,7 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// Display title for this option.
     pub title: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5767,6 +5986,7 @@ pub enum TitledMultiSelectEnumSchemaType {
     Array,
 }
 /// Schema for single-selection enumeration with display titles for each option.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5789,6 +6009,7 @@ pub struct TitledSingleSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: TitledSingleSelectEnumSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5802,6 +6023,7 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// Display label for this option.
     pub title: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5819,6 +6041,7 @@ pub enum TitledSingleSelectEnumSchemaType {
     String,
 }
 /// Definition for a tool the client can call.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5886,6 +6109,7 @@ pub struct Tool {
     pub title: ::std::option::Option<::std::string::String>,
 }
 /// A JSON Schema object defining the expected parameters for the tool.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5911,6 +6135,7 @@ pub struct ToolInputSchema {
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ToolInputSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5932,6 +6157,7 @@ pub enum ToolInputSchemaType {
 ///
 /// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
 /// Currently restricted to type: "object" at the root level.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5957,6 +6183,7 @@ pub struct ToolOutputSchema {
     pub required: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     pub r#type: ToolOutputSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -5981,6 +6208,7 @@ pub enum ToolOutputSchemaType {
 ///
 /// Clients should never make tool use decisions based on ToolAnnotations
 /// received from untrusted servers.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6040,6 +6268,7 @@ pub struct ToolAnnotations {
     pub title: ::std::option::Option<::std::string::String>,
 }
 /// Controls tool selection behavior for sampling requests.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6060,6 +6289,7 @@ pub struct ToolChoice {
 /// - "auto": Model decides whether to use tools (default)
 /// - "required": Model MUST use at least one tool before completing
 /// - "none": Model MUST NOT use any tools
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6079,6 +6309,7 @@ pub enum ToolChoiceMode {
     Required,
 }
 /// Execution-related properties for a tool.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6113,6 +6344,7 @@ pub struct ToolExecution {
 /// - "required": Tool requires task-augmented execution
 ///
 /// Default: "forbidden"
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6132,6 +6364,7 @@ pub enum ToolExecutionTaskSupport {
     Required,
 }
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6145,6 +6378,7 @@ pub struct ToolListChangedNotification {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<NotificationParams>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6161,6 +6395,7 @@ pub enum ToolListChangedNotificationJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6295,6 +6530,7 @@ pub enum ToolUseContentType {
     ToolUse,
 }
 /// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6308,6 +6544,7 @@ pub struct UrlElicitationRequiredError {
     pub id: ::std::option::Option<RequestId>,
     pub jsonrpc: UrlElicitationRequiredErrorJsonrpc,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6322,6 +6559,7 @@ pub struct UrlElicitationRequiredErrorError {
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6335,6 +6573,7 @@ pub struct UrlElicitationRequiredErrorErrorData {
     #[serde(flatten)]
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6352,6 +6591,7 @@ pub enum UrlElicitationRequiredErrorJsonrpc {
     _20,
 }
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6365,6 +6605,7 @@ pub struct UnsubscribeRequest {
     pub method: UnsubscribeRequestMethod,
     pub params: UnsubscribeRequestParams,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6381,6 +6622,7 @@ pub enum UnsubscribeRequestJsonrpc {
     #[default]
     _20,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6398,6 +6640,7 @@ pub enum UnsubscribeRequestMethod {
     ResourcesUnsubscribe,
 }
 /// Parameters for a `resources/unsubscribe` request.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6417,6 +6660,7 @@ pub struct UnsubscribeRequestParams {
     pub uri: ::std::string::String,
 }
 /// See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6438,6 +6682,7 @@ pub struct UnsubscribeRequestParamsMeta {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Schema for multiple-selection enumeration without display titles for options.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6474,6 +6719,7 @@ pub struct UntitledMultiSelectEnumSchema {
     pub r#type: UntitledMultiSelectEnumSchemaType,
 }
 /// Schema for the array items.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6486,6 +6732,7 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     pub r#enum: ::std::vec::Vec<::std::string::String>,
     pub r#type: UntitledMultiSelectEnumSchemaItemsType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6502,6 +6749,7 @@ pub enum UntitledMultiSelectEnumSchemaItemsType {
     #[default]
     String,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6519,6 +6767,7 @@ pub enum UntitledMultiSelectEnumSchemaType {
     Array,
 }
 /// Schema for single-selection enumeration without display titles for options.
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
@@ -6540,6 +6789,7 @@ pub struct UntitledSingleSelectEnumSchema {
     pub title: ::std::option::Option<::std::string::String>,
     pub r#type: UntitledSingleSelectEnumSchemaType,
 }
+#[cfg(feature = "wire-full")]
 #[derive(
     ::std::fmt::Debug,
     ::std::clone::Clone,
