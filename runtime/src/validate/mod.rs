@@ -488,6 +488,15 @@ pub fn constant_value(json: &str) -> Value {
     serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
+/// Parses the JSON array text of an `enum` the generator wrote; empty if it somehow is not an
+/// array, so a server never panics over it.
+pub fn constant_values(json: &str) -> Vec<Value> {
+    match serde_json::from_str(json) {
+        Ok(Value::Array(values)) => values,
+        _ => Vec::new(),
+    }
+}
+
 /// Compiles a `pattern` the generator already compiled with the same crate. Should it fail all
 /// the same, the result matches everything: the rule is then not enforced, and nothing panics.
 pub fn compile_pattern(source: &str) -> Regex {
