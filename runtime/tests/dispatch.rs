@@ -76,8 +76,7 @@ fn params_structure_is_enforced() {
         "Invalid params: /a: expected an integer, got a string"
     );
     // By position, the pointer is the index.
-    let err =
-        decode_params::<Pair>(Some(&raw(r#"[1,2]"#)), ParamStructure::Either).unwrap_err();
+    let err = decode_params::<Pair>(Some(&raw(r#"[1,2]"#)), ParamStructure::Either).unwrap_err();
     assert_eq!(
         err.message,
         "Invalid params: /1: expected a string, got an integer"

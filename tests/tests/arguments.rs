@@ -54,7 +54,10 @@ async fn a_2025_06_18_session_answers_every_violation_as_32602() {
     assert_eq!(answer["error"]["message"], json!(UNDECODABLE));
 
     let answer = client
-        .call("tools/call", call(json!({"limit": 3, "name": "ab", "tags": ["x", "y"]})))
+        .call(
+            "tools/call",
+            call(json!({"limit": 3, "name": "ab", "tags": ["x", "y"]})),
+        )
         .await;
     assert_eq!(answer["result"]["content"][0]["text"], json!("ab 3 [x,y]"));
 }
@@ -75,7 +78,9 @@ async fn a_2025_11_25_session_answers_an_is_error_result() {
     let answer = client
         .call(
             "tools/call",
-            call(json!({"limit": 50, "name": "abcde", "id": "123e4567-e89b-12d3-a456-426614174000"})),
+            call(
+                json!({"limit": 50, "name": "abcde", "id": "123e4567-e89b-12d3-a456-426614174000"}),
+            ),
         )
         .await;
     assert_eq!(answer["result"]["content"][0]["text"], json!("abcde 50 []"));
@@ -85,7 +90,15 @@ async fn a_2025_11_25_session_answers_an_is_error_result() {
 #[tokio::test]
 async fn a_2026_07_28_request_answers_an_is_error_result() {
     let server = start(Config::default()).await;
-    let answer = exchange(server.addr, 1, "tools/call", call(invalid()), json!({}), &[]).await;
+    let answer = exchange(
+        server.addr,
+        1,
+        "tools/call",
+        call(invalid()),
+        json!({}),
+        &[],
+    )
+    .await;
     assert_eq!(error_text(answer.result()), INVALID);
 
     let undecodable = call(json!({"name": "ab"}));
@@ -105,14 +118,20 @@ async fn a_declared_bound_replaces_the_handlers_clamp() {
     let server = start(Config::default()).await;
     let mut client = Client::connect(server.addr, "2025-11-25").await;
     let answer = client
-        .call("tools/call", json!({"name": "slow", "arguments": {"millis": -5}}))
+        .call(
+            "tools/call",
+            json!({"name": "slow", "arguments": {"millis": -5}}),
+        )
         .await;
     assert_eq!(
         error_text(&answer["result"]),
         "Invalid arguments: /millis: must be ≥ 0"
     );
     let answer = client
-        .call("tools/call", json!({"name": "slow", "arguments": {"millis": 3_600_001}}))
+        .call(
+            "tools/call",
+            json!({"name": "slow", "arguments": {"millis": 3_600_001}}),
+        )
         .await;
     assert_eq!(
         error_text(&answer["result"]),

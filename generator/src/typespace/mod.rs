@@ -14,8 +14,8 @@ mod emit;
 pub(crate) mod ir;
 mod lower;
 mod recursion;
-mod validate;
 pub mod schema_doc;
+mod validate;
 
 pub use budget::{MAX_LOWER_DEPTH, MAX_LOWER_STEPS};
 pub use schema_doc::schema_document_to_rust;

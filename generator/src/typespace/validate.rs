@@ -31,7 +31,11 @@ impl TypeSpace {
                 if needed[i] {
                     continue;
                 }
-                if self.children(TypeId(i), &boxing).iter().any(|c| needed[c.0]) {
+                if self
+                    .children(TypeId(i), &boxing)
+                    .iter()
+                    .any(|c| needed[c.0])
+                {
                     needed[i] = true;
                     changed = true;
                 }
@@ -181,24 +185,32 @@ impl Emitter<'_> {
     /// The checks of each field that needs them, its value given by `access` (an expression of
     /// a reference to the field) at the member's path (a flattened map's entries are members of
     /// the object itself).
-    fn struct_fields(&self, def: &StructDef, access: impl Fn(&Field) -> TokenStream) -> TokenStream {
-        let fields = def.fields.iter().filter(|f| self.checks.needed(f.ty)).map(|field| {
-            let value = access(field);
-            let checks = self.value_checks(field.ty);
-            let path = if field.flatten {
-                quote!()
-            } else {
-                let wire = &field.wire;
-                quote!(let path = &path.key(#wire);)
-            };
-            quote! {
-                {
-                    #path
-                    let value = #value;
-                    #checks
+    fn struct_fields(
+        &self,
+        def: &StructDef,
+        access: impl Fn(&Field) -> TokenStream,
+    ) -> TokenStream {
+        let fields = def
+            .fields
+            .iter()
+            .filter(|f| self.checks.needed(f.ty))
+            .map(|field| {
+                let value = access(field);
+                let checks = self.value_checks(field.ty);
+                let path = if field.flatten {
+                    quote!()
+                } else {
+                    let wire = &field.wire;
+                    quote!(let path = &path.key(#wire);)
+                };
+                quote! {
+                    {
+                        #path
+                        let value = #value;
+                        #checks
+                    }
                 }
-            }
-        });
+            });
         quote!(#(#fields)*)
     }
 

@@ -63,13 +63,21 @@ fn strip_position(message: &str) -> &str {
 fn describe(mut pointer: String, message: &str) -> (String, &'static str, String) {
     if let Some(rest) = message.strip_prefix("invalid type: ") {
         if let Some((got, expected)) = rest.split_once(", expected ") {
-            let text = format!("expected {}, got {}", expected_text(expected), got_text(got));
+            let text = format!(
+                "expected {}, got {}",
+                expected_text(expected),
+                got_text(got)
+            );
             return (pointer, "type", text);
         }
     }
     if let Some(rest) = message.strip_prefix("invalid value: ") {
         if let Some((got, expected)) = rest.split_once(", expected ") {
-            let text = format!("expected {}, got {}", expected_text(expected), value_text(got));
+            let text = format!(
+                "expected {}, got {}",
+                expected_text(expected),
+                value_text(got)
+            );
             return (pointer, "type", text);
         }
     }
@@ -211,9 +219,15 @@ mod tests {
 
     #[test]
     fn messages_name_the_pointer_and_the_json_types() {
-        assert_eq!(error(r#"{"a":"1"}"#), "/a: expected an integer, got a string");
+        assert_eq!(
+            error(r#"{"a":"1"}"#),
+            "/a: expected an integer, got a string"
+        );
         assert_eq!(error(r#"{"a":null}"#), "/a: expected an integer, got null");
-        assert_eq!(error(r#"{"a":1.5}"#), "/a: expected an integer, got a number");
+        assert_eq!(
+            error(r#"{"a":1.5}"#),
+            "/a: expected an integer, got a number"
+        );
         assert_eq!(error(r#"{}"#), "/a: is required");
         assert_eq!(error(r#"{"a":1,"b":2}"#), "/b: is not allowed");
         assert_eq!(
@@ -233,7 +247,10 @@ mod tests {
             "/inner/x~1y: expected a boolean, got a string"
         );
         assert_eq!(error(r#"{"a":1,"inner":{}}"#), "/inner/x~1y: is required");
-        assert_eq!(error(r#"{"a":1,"tags":{}}"#), "/tags: expected an array, got an object");
+        assert_eq!(
+            error(r#"{"a":1,"tags":{}}"#),
+            "/tags: expected an array, got an object"
+        );
     }
 
     #[test]

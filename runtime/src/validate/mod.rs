@@ -247,7 +247,11 @@ pub fn minimum<N: Number>(
 ) {
     let v = value.as_f64();
     if exclusive && v <= bound {
-        out.push(path, "exclusiveMinimum", format!("must be > {}", show(bound)));
+        out.push(
+            path,
+            "exclusiveMinimum",
+            format!("must be > {}", show(bound)),
+        );
     } else if !exclusive && v < bound {
         out.push(path, "minimum", format!("must be ≥ {}", show(bound)));
     }
@@ -264,7 +268,11 @@ pub fn maximum<N: Number>(
 ) {
     let v = value.as_f64();
     if exclusive && v >= bound {
-        out.push(path, "exclusiveMaximum", format!("must be < {}", show(bound)));
+        out.push(
+            path,
+            "exclusiveMaximum",
+            format!("must be < {}", show(bound)),
+        );
     } else if !exclusive && v > bound {
         out.push(path, "maximum", format!("must be ≤ {}", show(bound)));
     }
@@ -333,7 +341,11 @@ pub fn max_length(value: &str, bound: u64, path: &Path<'_>, out: &mut Violations
 #[inline]
 pub fn pattern(value: &str, regex: &Regex, source: &str, path: &Path<'_>, out: &mut Violations) {
     if !regex.is_match(value) {
-        out.push(path, "pattern", format!("must match the pattern {source:?}"));
+        out.push(
+            path,
+            "pattern",
+            format!("must match the pattern {source:?}"),
+        );
     }
 }
 
@@ -474,8 +486,7 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,
@@ -580,15 +591,22 @@ mod tests {
         let root = Path::Root;
         let mut out = Violations::new();
         constant(&json!(1.0), &json!(1), &root, &mut out);
-        constant(&json!({"b": [1], "a": null}), &json!({"a": null, "b": [1.0]}), &root, &mut out);
+        constant(
+            &json!({"b": [1], "a": null}),
+            &json!({"a": null, "b": [1.0]}),
+            &root,
+            &mut out,
+        );
         one_of(&json!(2), &[json!(1), json!(2.0)], &root, &mut out);
         assert!(out.is_empty());
         constant(&json!("1"), &json!(1), &root.key("c"), &mut out);
-        one_of(&json!(null), &[json!(1), json!("a")], &root.key("e"), &mut out);
-        assert_eq!(
-            out.message(),
-            r#"/c: must be 1; /e: must be one of 1, "a""#
+        one_of(
+            &json!(null),
+            &[json!(1), json!("a")],
+            &root.key("e"),
+            &mut out,
         );
+        assert_eq!(out.message(), r#"/c: must be 1; /e: must be one of 1, "a""#);
     }
 
     #[test]

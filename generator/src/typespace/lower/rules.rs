@@ -8,7 +8,15 @@ use serde_json::Value;
 
 /// The formats `mcp_runtime::validate::formats` checks; any other `format` is an annotation.
 pub(crate) const CHECKED_FORMATS: [&str; 9] = [
-    "date-time", "date", "time", "uuid", "email", "hostname", "uri", "ipv4", "ipv6",
+    "date-time",
+    "date",
+    "time",
+    "uuid",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
 ];
 
 /// What a type is, for the rules that apply to it.
@@ -39,7 +47,11 @@ impl TypeSpace {
         }
         let mut rules = Vec::new();
         let count = |key: &str| obj.get(key).and_then(Value::as_u64);
-        let number = |key: &str| obj.get(key).and_then(Value::as_f64).filter(|f| f.is_finite());
+        let number = |key: &str| {
+            obj.get(key)
+                .and_then(Value::as_f64)
+                .filter(|f| f.is_finite())
+        };
         match self.shape(id) {
             Shape::Number => {
                 // Draft 4 says `exclusiveMinimum: true` beside `minimum`; later drafts give the
