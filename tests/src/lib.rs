@@ -17,6 +17,12 @@ pub mod server {
     include!(concat!(env!("OUT_DIR"), "/mcp_server.rs"));
 }
 
+/// The server of `fixtures/openrpc/validation.openrpc.json`: params using every rule the
+/// generated validation enforces (`tests/validation_rules.rs` decodes and checks them).
+pub mod validation_server {
+    include!(concat!(env!("OUT_DIR"), "/validation_server.rs"));
+}
+
 use server::types;
 
 /// The test handler; `dropped` turns true when a `slow` call's future is dropped unfinished.

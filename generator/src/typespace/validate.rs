@@ -355,6 +355,11 @@ fn property_count(def: Option<&StructDef>) -> TokenStream {
             _ => fixed += 1,
         }
     }
-    let fixed = Literal::usize_unsuffixed(fixed);
-    quote!(#fixed #(+ #parts)*)
+    match (fixed, parts.split_first()) {
+        (0, Some((first, rest))) => quote!(#first #(+ #rest)*),
+        _ => {
+            let fixed = Literal::usize_unsuffixed(fixed);
+            quote!(#fixed #(+ #parts)*)
+        }
+    }
 }
