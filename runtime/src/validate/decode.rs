@@ -22,7 +22,10 @@ pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 #[cold]
 #[inline(never)]
 pub fn decode_error<T: DeserializeOwned>(text: &str, error: &serde_json::Error) -> String {
-    let mut deserializer = serde_json::Deserializer::from_str(text);
+    // From bytes, not from `str`: a reader of another type gets serde_json's functions
+    // instantiated apart from the fast path's, which then keep their single call site (and
+    // their inlining: reading from `str` here too cost every decoding call ~100 instructions).
+    let mut deserializer = serde_json::Deserializer::from_slice(text.as_bytes());
     let (pointer, inner) = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
         Err(tracked) => (pointer_of(tracked.path()), tracked.into_inner().to_string()),
         // Decoded the second time: cannot be, but the first error is then reported as it is.
