@@ -187,16 +187,43 @@ pub fn decode_params<T: DeserializeOwned>(
             ))
         }
     }
-    serde_json::from_str(text).map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+    crate::validate::decode_with_path(text)
+        .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
 }
 
-/// Decodes MCP `arguments` (always a JSON object, absent means `{}`) into `T`.
+/// Decodes MCP `arguments` (always a JSON object, absent means `{}`) into `T`. A failure says
+/// where and what in the schema's words (`/a: expected an integer, got a string`; see
+/// [`crate::validate::decode_with_path`]).
 pub fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
     let text = arguments.map_or("{}", RawValue::get);
     if !text.trim_start().starts_with('{') {
         return Err("arguments must be a JSON object".to_string());
     }
-    serde_json::from_str(text).map_err(|e| e.to_string())
+    crate::validate::decode_with_path(text)
+}
+
+/// [`decode_arguments`], then the schema's rules that serde does not check (generated
+/// [`crate::validate::Validate`]): `Err` lists every violation.
+#[inline]
+pub fn decode_valid_arguments<T: DeserializeOwned + crate::validate::Validate>(
+    arguments: Option<&RawValue>,
+) -> Result<T, String> {
+    let params: T = decode_arguments(arguments)?;
+    crate::validate::check(&params)?;
+    Ok(params)
+}
+
+/// [`decode_params`], then the schema's rules that serde does not check: `-32602` listing
+/// every violation.
+#[inline]
+pub fn decode_valid_params<T: DeserializeOwned + crate::validate::Validate>(
+    params: Option<&RawValue>,
+    structure: ParamStructure,
+) -> Result<T, RpcError> {
+    let params: T = decode_params(params, structure)?;
+    crate::validate::check(&params)
+        .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))?;
+    Ok(params)
 }
 
 /// Serializes a handler's result once.
@@ -451,7 +478,8 @@ pub fn template_params<T: DeserializeOwned>(
         };
         object.insert(name.to_string(), value);
     }
-    serde_json::from_value(serde_json::Value::Object(object))
+    let text = serde_json::Value::Object(object).to_string();
+    crate::validate::decode_with_path(&text)
         .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
 }
 

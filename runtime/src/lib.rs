@@ -8,7 +8,7 @@
 //!
 //! - The root re-exports ([`McpServer`], [`Config`], [`RequestContext`], [`Error`], ...): the
 //!   stable paths of the common types.
-//! - [`dispatch`], [`catalog`], [`skills`] and [`uri_template`]: what generated code calls. Their items
+//! - [`dispatch`], [`catalog`], [`skills`], [`uri_template`] and [`validate`]: what generated code calls. Their items
 //!   keep their names across releases, since generated crates name them.
 //! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types with
 //!   the `wire-full` feature; without it, only those the runtime uses).
@@ -74,6 +74,7 @@ pub mod stores;
 pub mod tasks;
 pub mod telemetry;
 pub mod uri_template;
+pub mod validate;
 // Generated from the official schemas by `mcp-codegen` (see `generator/tests/wire_model.rs`);
 // the schemas' descriptions become docs where they exist, bare URLs included.
 #[allow(missing_docs, rustdoc::bare_urls)]

@@ -68,10 +68,19 @@ fn params_structure_is_enforced() {
     let err = decode_params::<Pair>(Some(&raw("7")), ParamStructure::Either).unwrap_err();
     assert_eq!(err.code, INVALID_PARAMS);
     let err = decode_params::<Pair>(None, ParamStructure::Either).unwrap_err();
-    assert!(err.message.contains("missing field `a`"), "{}", err.message);
+    assert_eq!(err.message, "Invalid params: /a: is required");
     let err =
         decode_params::<Pair>(Some(&raw(r#"{"a":"one"}"#)), ParamStructure::Either).unwrap_err();
-    assert!(err.message.contains("invalid type"), "{}", err.message);
+    assert_eq!(
+        err.message,
+        "Invalid params: /a: expected an integer, got a string"
+    );
+    // By position, the pointer is the index.
+    let err = decode_params::<Pair>(Some(&raw(r#"[1,2]"#)), ParamStructure::Either).unwrap_err();
+    assert_eq!(
+        err.message,
+        "Invalid params: /1: expected a string, got an integer"
+    );
 }
 
 #[test]

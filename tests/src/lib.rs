@@ -17,6 +17,12 @@ pub mod server {
     include!(concat!(env!("OUT_DIR"), "/mcp_server.rs"));
 }
 
+/// The server of `fixtures/openrpc/validation.openrpc.json`: params using every rule the
+/// generated validation enforces (`tests/validation_rules.rs` decodes and checks them).
+pub mod validation_server {
+    include!(concat!(env!("OUT_DIR"), "/validation_server.rs"));
+}
+
 use server::types;
 
 /// The test handler; `dropped` turns true when a `slow` call's future is dropped unfinished.
@@ -155,6 +161,15 @@ impl server::Handler for TestHandler {
         Ok(params.text)
     }
 
+    async fn bounded(
+        &self,
+        _ctx: &RequestContext,
+        params: types::BoundedParams,
+    ) -> Result<String, Error> {
+        let tags = params.tags.unwrap_or_default().join(",");
+        Ok(format!("{} {} [{tags}]", params.name, params.limit))
+    }
+
     async fn count(&self, ctx: &RequestContext) -> Result<types::CountResult, Error> {
         self.count_calls.fetch_add(1, Ordering::SeqCst);
         for step in 1..=3 {
@@ -177,7 +192,8 @@ impl server::Handler for TestHandler {
 
     async fn slow(&self, _ctx: &RequestContext, params: types::SlowParams) -> Result<i64, Error> {
         let mut flag = DropFlag(self.dropped.clone(), true);
-        tokio::time::sleep(Duration::from_millis(params.millis.max(0) as u64)).await;
+        // The contract's `minimum: 0` is checked before the handler runs.
+        tokio::time::sleep(Duration::from_millis(params.millis as u64)).await;
         flag.1 = false;
         Ok(params.millis)
     }
@@ -405,7 +421,8 @@ impl server::Handler for TestHandler {
         params: types::BackgroundJobParams,
     ) -> Result<String, Error> {
         ctx.start_task();
-        let millis = params.millis.max(0);
+        // The contract's `minimum: 0` is checked before the handler runs.
+        let millis = params.millis;
         tokio::time::sleep(Duration::from_millis(millis as u64)).await;
         Ok(format!("done in {millis} ms"))
     }

@@ -303,6 +303,13 @@ async fn errors_have_their_codes() {
         let answer = call(addr, "echo", params.clone()).await;
         assert_eq!(error_code(&answer), -32602, "{params}: {answer}");
     }
+    // The schema's rules are checked too, every violation in the one message.
+    let answer = call(addr, "bounded", json!({"limit": 51, "name": "a1"})).await;
+    assert_eq!(
+        answer["error"]["message"],
+        json!("Invalid params: /limit: must be ≤ 50; /name: must match the pattern \"^[a-z]+$\""),
+        "{answer}"
+    );
     // A panicking handler: -32603, and the server goes on.
     assert_eq!(error_code(&call(addr, "explode", json!({})).await), -32603);
     // A handler's own error: -32000 unless it named a code.
@@ -368,6 +375,7 @@ async fn every_result_validates_against_its_result_schema() {
     let contract = contract();
     let params = |method: &str| match method {
         "echo" => json!({"text": "hi"}),
+        "bounded" => json!({"limit": 2, "name": "ok", "tags": ["a"]}),
         "slow" | "background_job" => json!({"millis": 1}),
         "ask_model" => json!({"question": "why?"}),
         "interview" | "styled" => json!({"topic": "rust"}),

@@ -67,6 +67,7 @@ pub fn emit_with_skills(
     let mut types = TypeSpace::new();
     let methods = plan::plan(document, &mut types);
     types.lower_all();
+    let checks = types.checks();
     let types_path = quote!(types);
     let signatures = methods
         .iter()
@@ -109,12 +110,17 @@ pub fn emit_with_skills(
     // documents formatting is most of the generation time. Tokens are not `Send`, so every
     // part builds its tokens on the thread that formats them.
     let sections: [&Section<'_>; 4] = [
-        &|frame| types_module(frame.run(Slot::ModuleItems, types.emit_items())),
+        &|frame| {
+            let mut items = types.emit_items();
+            items.extend(checks.emit(&types));
+            types_module(frame.run(Slot::ModuleItems, items))
+        },
         &|frame| handler::handler_trait(&methods, &types, frame),
         &|frame| {
             server::server(
                 &methods,
                 &types,
+                &checks,
                 &document.server,
                 !skills.is_empty(),
                 frame,

@@ -15,13 +15,14 @@ use crate::openrpc::{
     ResourceTemplateBinding, ServerExtension, ToolBinding,
 };
 use crate::tokens::ident;
-use crate::typespace::TypeSpace;
+use crate::typespace::{Checks, TypeSpace};
 
 /// `pub struct Server<H>` and its `Dispatch` implementation, the arms of its `match`es set aside
 /// in `frame`.
 pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
+    checks: &Checks,
     identity: &ServerExtension,
     has_skills: bool,
     frame: &mut Frame,
@@ -50,10 +51,11 @@ pub(crate) fn server(
         }
     });
     let complete = complete(methods);
-    let call_method = call_method(methods, types, frame);
-    let call_tool = call_tool(methods, types, frame);
-    let get_prompt = get_prompt(methods, types, frame);
-    let read_resource = read_resource(methods, types);
+    let typed = Typed { types, checks };
+    let call_method = call_method(methods, &typed, frame);
+    let call_tool = call_tool(methods, &typed, frame);
+    let get_prompt = get_prompt(methods, &typed, frame);
+    let read_resource = read_resource(methods, &typed);
     quote! {
         /// Serves a [`Handler`]: decodes params into their generated types, calls the handler,
         /// and encodes its result. Give it to an `mcp_runtime` transport.
@@ -161,7 +163,7 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
 }
 
 /// `Dispatch::call_method`: every method, by its JSON-RPC name.
-fn call_method(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -> TokenStream {
+fn call_method(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame) -> TokenStream {
     let arms: Vec<TokenStream> = methods.iter().map(|plan| method_arm(plan, types)).collect();
     let method = used(!arms.is_empty(), "method");
     let params = used(methods.iter().any(|p| p.params.is_some()), "params");
@@ -183,17 +185,22 @@ fn call_method(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame)
 }
 
 /// One `call_method` arm: decode the params in the method's `paramStructure`, call, encode.
-fn method_arm(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
+fn method_arm(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let wire = str_lit(&plan.method.name);
     let call = call_expr(plan);
-    let decode = params_type(plan, types).map(|ty| {
+    let decode = params_type(plan, types).map(|(ty, checked)| {
         let structure = match plan.method.param_structure {
             ParamStructure::ByName => quote!(ByName),
             ParamStructure::ByPosition => quote!(ByPosition),
             ParamStructure::Either => quote!(Either),
         };
+        let decode = if checked {
+            quote!(decode_valid_params)
+        } else {
+            quote!(decode_params)
+        };
         quote! {
-            let params: #ty = ::mcp_runtime::dispatch::decode_params(
+            let params: #ty = ::mcp_runtime::dispatch::#decode(
                 params,
                 ::mcp_runtime::ParamStructure::#structure,
             )?;
@@ -218,7 +225,7 @@ fn method_arm(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
 }
 
 /// `Dispatch::call_tool`: every tool, by its MCP name.
-fn call_tool(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -> TokenStream {
+fn call_tool(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame) -> TokenStream {
     let arms: Vec<TokenStream> = bound(methods, McpBinding::as_tool)
         .map(|(plan, tool)| tool_arm(plan, tool, types))
         .collect();
@@ -228,12 +235,13 @@ fn call_tool(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -
 }
 
 /// One `call_tool` arm: arguments that do not decode are the tool's error, not the protocol's.
-fn tool_arm(plan: &MethodPlan<'_>, tool: &ToolBinding, types: &TypeSpace) -> TokenStream {
+fn tool_arm(plan: &MethodPlan<'_>, tool: &ToolBinding, types: &Typed<'_>) -> TokenStream {
     let name = str_lit(&tool.common.name);
     let call = call_expr(plan);
-    let decode = params_type(plan, types).map(|ty| {
+    let decode = params_type(plan, types).map(|(ty, checked)| {
+        let decode = decode_arguments_fn(checked);
         quote! {
-            let params: #ty = match ::mcp_runtime::dispatch::decode_arguments(arguments) {
+            let params: #ty = match ::mcp_runtime::dispatch::#decode(arguments) {
                 ::std::result::Result::Ok(params) => params,
                 ::std::result::Result::Err(message) => {
                     return ::mcp_runtime::ToolOutcome::InvalidArguments(message);
@@ -255,7 +263,7 @@ fn tool_arm(plan: &MethodPlan<'_>, tool: &ToolBinding, types: &TypeSpace) -> Tok
 }
 
 /// `Dispatch::get_prompt`: every prompt, by its MCP name.
-fn get_prompt(methods: &[MethodPlan<'_>], types: &TypeSpace, frame: &mut Frame) -> TokenStream {
+fn get_prompt(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame) -> TokenStream {
     let arms: Vec<TokenStream> = bound(methods, McpBinding::as_prompt)
         .map(|(plan, prompt)| prompt_arm(plan, prompt, types))
         .collect();
@@ -299,7 +307,7 @@ fn by_name_with_arguments(
 
 /// One `get_prompt` arm: a typed result becomes one text message under the prompt's
 /// description.
-fn prompt_arm(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &TypeSpace) -> TokenStream {
+fn prompt_arm(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -> TokenStream {
     let name = str_lit(&prompt.common.name);
     let description = option_str(prompt.common.description.as_deref());
     let encode = if plan.returns_mcp() {
@@ -308,9 +316,10 @@ fn prompt_arm(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &TypeSpace) 
         quote!(::mcp_runtime::dispatch::prompt_result(#description, &result))
     };
     let call = call_expr(plan);
-    let decode = params_type(plan, types).map(|ty| {
+    let decode = params_type(plan, types).map(|(ty, checked)| {
+        let decode = decode_arguments_fn(checked);
         quote! {
-            let params: #ty = ::mcp_runtime::dispatch::decode_arguments(arguments)
+            let params: #ty = ::mcp_runtime::dispatch::#decode(arguments)
                 .map_err(|message| ::mcp_runtime::RpcError::invalid_params(
                     ::std::format!("Invalid arguments: {message}"),
                 ))?;
@@ -327,7 +336,7 @@ fn prompt_arm(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &TypeSpace) 
 
 /// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
 /// order (the first template that matches reads).
-fn read_resource(methods: &[MethodPlan<'_>], types: &TypeSpace) -> TokenStream {
+fn read_resource(methods: &[MethodPlan<'_>], types: &Typed<'_>) -> TokenStream {
     let resources: Vec<TokenStream> = bound(methods, McpBinding::as_resource)
         .map(|(plan, resource)| resource_branch(plan, resource))
         .collect();
@@ -372,7 +381,7 @@ fn resource_branch(plan: &MethodPlan<'_>, resource: &ResourceBinding) -> TokenSt
 fn template_branch(
     plan: &MethodPlan<'_>,
     template: &ResourceTemplateBinding,
-    types: &TypeSpace,
+    types: &Typed<'_>,
 ) -> TokenStream {
     let uri_template = str_lit(&template.uri_template);
     let encode = resource_encode(plan, template.mime_type.as_deref());
@@ -387,9 +396,17 @@ fn template_branch(
         })
         .map(|p| p.name.as_str())
         .collect();
-    let decode = params_type(plan, types).map(|ty| {
+    let decode = params_type(plan, types).map(|(ty, checked)| {
+        let check = checked.then(|| {
+            quote! {
+                ::mcp_runtime::validate::check(&params).map_err(|message| {
+                    ::mcp_runtime::RpcError::invalid_params(::std::format!("Invalid params: {message}"))
+                })?;
+            }
+        });
         quote! {
             let params: #ty = ::mcp_runtime::dispatch::template_params(vars, &[#(#json_vars),*])?;
+            #check
         }
     });
     let bind = if decode.is_some() {
@@ -422,9 +439,31 @@ where
         .filter_map(move |plan| Some((plan, pick(plan.binding()?)?)))
 }
 
-/// The type params decode into, named from next to the types module.
-fn params_type(plan: &MethodPlan<'_>, types: &TypeSpace) -> Option<TokenStream> {
-    plan.params.map(|ty| types.type_expr(ty, &quote!(types)))
+/// The type space and which of its types have checks beyond serde's.
+struct Typed<'a> {
+    types: &'a TypeSpace,
+    checks: &'a Checks,
+}
+
+/// The type params decode into, named from next to the types module, and whether it has checks
+/// beyond serde's (`impl ::mcp_runtime::validate::Validate`).
+fn params_type(plan: &MethodPlan<'_>, types: &Typed<'_>) -> Option<(TokenStream, bool)> {
+    plan.params.map(|ty| {
+        (
+            types.types.type_expr(ty, &quote!(types)),
+            types.checks.needed(ty),
+        )
+    })
+}
+
+/// `decode_valid_arguments` for params with checks beyond serde's, `decode_arguments` for the
+/// others (which then pay nothing for validation).
+fn decode_arguments_fn(checked: bool) -> TokenStream {
+    if checked {
+        quote!(decode_valid_arguments)
+    } else {
+        quote!(decode_arguments)
+    }
 }
 
 /// `name`, or `_name` when the generated body does not read it (so users' crates compile

@@ -148,3 +148,38 @@ pub(crate) struct UntaggedVariant {
     pub name: String,
     pub ty: TypeId,
 }
+
+/// A rule of a schema that serde does not check, kept for the generated validation
+/// (`typespace/validate.rs`). Lowering keeps only the rules that apply to the type the schema
+/// became (string rules on strings, and so on).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Rule {
+    /// `minimum`, or `exclusiveMinimum` when `exclusive`.
+    Minimum { bound: f64, exclusive: bool },
+    /// `maximum`, or `exclusiveMaximum` when `exclusive`.
+    Maximum { bound: f64, exclusive: bool },
+    /// `multipleOf` (> 0).
+    MultipleOf(f64),
+    /// `minLength`, in characters.
+    MinLength(u64),
+    /// `maxLength`, in characters.
+    MaxLength(u64),
+    /// `pattern`, one the `regex` crate compiles.
+    Pattern(String),
+    /// `format`, one the runtime checks (`mcp_runtime::validate::formats`).
+    Format(String),
+    /// `minItems`.
+    MinItems(u64),
+    /// `maxItems`.
+    MaxItems(u64),
+    /// `uniqueItems: true`.
+    UniqueItems,
+    /// `minProperties`.
+    MinProperties(u64),
+    /// `maxProperties`.
+    MaxProperties(u64),
+    /// `const` of a type serde cannot check (anything but a string).
+    Const(Value),
+    /// `enum` of values serde cannot check (not all strings).
+    Enum(Vec<Value>),
+}

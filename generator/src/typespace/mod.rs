@@ -16,9 +16,11 @@ pub(crate) mod ir;
 mod lower;
 mod recursion;
 pub mod schema_doc;
+mod validate;
 
 pub use budget::{MAX_LOWER_DEPTH, MAX_LOWER_STEPS};
 pub use schema_doc::{schema_document_to_rust, schema_document_to_rust_gated, UnknownRoot};
+pub use validate::Checks;
 
 use crate::names::Scope;
 use indexmap::IndexMap;
@@ -58,6 +60,8 @@ pub struct TypeSpace {
     pub(crate) resolved: HashMap<String, Value>,
     /// Registered schemas being resolved, so a cycle ends.
     pub(crate) resolving: HashSet<String>,
+    /// The rules serde does not check, by the type they apply to (see [`ir::Rule`]).
+    pub(crate) rules: BTreeMap<TypeId, Vec<ir::Rule>>,
     /// Every type before this index is lowered, so [`TypeSpace::lower_pending`] resumes here:
     /// rescanning from the start on each [`TypeSpace::add_inline`] made planning quadratic in
     /// the number of methods.

@@ -28,6 +28,10 @@ pub fn valid_fixtures() -> Vec<(String, PathBuf)> {
             root.join("fixtures/openrpc/schema-features.openrpc.json"),
         ),
         (
+            "validation".to_string(),
+            root.join("fixtures/openrpc/validation.openrpc.json"),
+        ),
+        (
             "refs".to_string(),
             root.join("fixtures/openrpc/refs/main.json"),
         ),

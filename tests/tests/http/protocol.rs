@@ -289,6 +289,7 @@ async fn list_pagination_uses_opaque_cursors() {
         names,
         [
             "echo",
+            "bounded",
             "count",
             "chatty",
             "slow",

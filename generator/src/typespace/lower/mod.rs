@@ -4,6 +4,7 @@ mod all_of;
 mod entries;
 mod enums;
 mod objects;
+mod rules;
 mod unions;
 
 use super::ir::{Body, Builtin, TypeKind};
@@ -52,6 +53,7 @@ impl TypeSpace {
             return self.unnamed(target, Builtin::Value, schema, notes);
         }
         let id = self.lower_within_budget(schema, target, notes);
+        self.attach_rules(schema, id);
         self.budget.leave();
         id
     }
