@@ -82,11 +82,16 @@ fn corpus() -> Vec<Entry> {
 
 /// The generated `Cargo.toml` is a workspace of its own; here it is a member of the corpus's.
 fn as_member(cargo_toml: &str) -> String {
-    let own = cargo_toml
-        .rfind("\n[workspace]")
-        .expect("the generated Cargo.toml ends with its own [workspace] table");
+    let own = cargo_toml.find(PROFILE).expect(
+        "the generated Cargo.toml sets its dependencies' profile, then its own [workspace]",
+    );
     cargo_toml[..own].to_string()
 }
+
+/// The profile table a generated Cargo.toml ends with before its `[workspace]`: only a
+/// workspace root may set one, so the corpus workspace sets it instead (the same as every
+/// generated crate, so that the dependencies built by `generator/tests/cli.rs` are reused).
+const PROFILE: &str = "\n[profile.dev.package.\"*\"]";
 
 #[test]
 fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
@@ -134,7 +139,7 @@ fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
     fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[workspace]\nresolver = \"2\"\nmembers = [{}]\n",
+            "[workspace]\nresolver = \"2\"\nmembers = [{}]\n{PROFILE}\ndebug = false\n",
             members.join(", ")
         ),
     )
