@@ -558,6 +558,17 @@ fn assert_user_files_are_the_templates(dir: &Path) {
         ],
         "{manifest}"
     );
+    // The handler reads as written by hand: plain paths outside its doc comments.
+    let handler = std::fs::read_to_string(dir.join("src/handler.rs")).unwrap();
+    for line in handler
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+    {
+        assert!(
+            !line.contains("::std::") && !line.contains("::serde_json::"),
+            "{line}"
+        );
+    }
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     let mut in_shell = false;
     let mut shell_lines = Vec::new();

@@ -42,8 +42,9 @@ pub struct Signature {
     pub wire_name: String,
     /// The handler method's name.
     pub fn_name: String,
-    /// The first line of the method's summary or description.
-    pub doc: Option<String>,
+    /// The method's summary and description as doc paragraphs (document text, not yet
+    /// escaped: [`crate::escape::rustdoc`] does that where it is written).
+    pub doc: Vec<String>,
     /// The params type, `None` when the method takes no params.
     pub params_type: Option<String>,
     /// The result type (`()` for a notification).
@@ -74,20 +75,14 @@ pub fn emit_with_skills(
         .map(|plan| Signature {
             wire_name: plan.method.name.clone(),
             fn_name: plan.fn_name.clone(),
-            doc: plan
-                .method
-                .summary
-                .as_deref()
-                .or(plan.method.description.as_deref())
-                .and_then(|d| d.lines().next())
-                .map(str::to_string),
+            doc: crate::tokens::paragraphs(&[
+                plan.method.summary.as_deref(),
+                plan.method.description.as_deref(),
+            ]),
             params_type: plan
                 .params
                 .map(|ty| type_text(types.type_expr(ty, &types_path))),
-            result_type: plan.result.map_or_else(
-                || "()".to_string(),
-                |ty| type_text(types.type_expr(ty, &types_path)),
-            ),
+            result_type: type_text(plan.result_type(&types)),
         })
         .collect();
     let completion_signatures = methods
@@ -96,10 +91,10 @@ pub fn emit_with_skills(
             plan.completions.iter().map(|completion| Signature {
                 wire_name: plan.method.name.clone(),
                 fn_name: completion.fn_name.clone(),
-                doc: Some(format!(
+                doc: vec![format!(
                     "Completes `{}` of `{}`: the values to offer for `request.value`.",
                     completion.argument, plan.method.name
-                )),
+                )],
                 params_type: Some("mcp_runtime::CompletionRequest".to_string()),
                 result_type: "Vec<String>".to_string(),
             })

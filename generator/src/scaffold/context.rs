@@ -6,8 +6,11 @@
 //! printed raw text would fail to render instead of writing it.
 
 use minijinja::{context, Value};
+use proc_macro2::TokenStream;
+use quote::quote;
 use serde_json::json;
 
+use super::plain::Plain;
 use super::{derived_package_name, package_name, CrateOptions};
 use crate::emit::Signature;
 use crate::escape::{markdown, rustdoc, shell};
@@ -36,12 +39,24 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
     };
     let signatures = &generated.server.signatures;
     let first_method = signatures.first().map_or("", |s| s.wire_name.as_str());
+    let mut plain = Plain::default();
+    let methods: Vec<Value> = signatures
+        .iter()
+        .map(|s| method(s, Body::NotImplemented, &mut plain))
+        .collect();
+    let completions: Vec<Value> = generated
+        .server
+        .completion_signatures
+        .iter()
+        .map(|s| method(s, Body::NoCompletions, &mut plain))
+        .collect();
     context! {
         crate_name => safe(crate_name),
         source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line()),
-        methods => signatures.iter().map(method).collect::<Vec<_>>(),
-        completions => generated.server.completion_signatures.iter().map(method).collect::<Vec<_>>(),
+        uses => plain.uses().map(safe).collect::<Vec<_>>(),
+        methods => methods,
+        completions => completions,
         request => safe(shell::quote(&ascii_json(&json!({
             "jsonrpc": "2.0",
             "id": 1,
@@ -54,13 +69,20 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
     }
 }
 
-/// One handler method of `src/handler.rs` and the README.
-fn method(signature: &Signature) -> Value {
-    let doc: Vec<Value> = signature
-        .doc
-        .as_deref()
-        .map(|doc| rustdoc::doc_lines(&[doc]))
-        .unwrap_or_default()
+/// What a scaffolded handler method does.
+#[derive(Debug, Clone, Copy)]
+enum Body {
+    /// Fails with "`method` is not implemented yet".
+    NotImplemented,
+    /// Offers no completion.
+    NoCompletions,
+}
+
+/// One handler method of `src/handler.rs` and the README: its doc lines, and its signature and
+/// body as rustfmt would write them (built as tokens, printed by prettyplease, types in plain
+/// paths through `plain`).
+fn method(signature: &Signature, body: Body, plain: &mut Plain) -> Value {
+    let doc: Vec<Value> = rustdoc::doc_lines(&signature.doc)
         .into_iter()
         .map(|line| {
             safe(if line.is_empty() {
@@ -70,15 +92,91 @@ fn method(signature: &Signature) -> Value {
             })
         })
         .collect();
-    let message = format!("`{}` is not implemented yet", signature.wire_name);
+    let name = crate::tokens::ident(&signature.fn_name);
+    let mut plain_type = |text: &str| {
+        let tokens: TokenStream = text.parse().expect("a signature's type is Rust");
+        plain.rewrite(tokens)
+    };
+    let (argument, body) = match body {
+        Body::NotImplemented => {
+            let message = format!("`{}` is not implemented yet", signature.wire_name);
+            let call = format!("Error::new({})", proc_macro2::Literal::string(&message));
+            // rustfmt keeps a call on one line when its arguments are at most
+            // `fn_call_width` wide, else it breaks the last one out.
+            let body = if call.len() <= RUSTFMT_FN_CALL_WIDTH {
+                format!("        Err({call})")
+            } else {
+                format!(
+                    "        Err(Error::new(\n            {},\n        ))",
+                    proc_macro2::Literal::string(&message)
+                )
+            };
+            (quote!(_params), body)
+        }
+        Body::NoCompletions => (quote!(_request), "        Ok(Vec::new())".to_string()),
+    };
+    let params = signature.params_type.as_deref().map(|ty| {
+        let ty = plain_type(ty);
+        quote!(, #argument: #ty)
+    });
+    let result = plain_type(&signature.result_type);
+    let item = quote! {
+        impl Handler for App {
+            async fn #name(&self, _ctx: &RequestContext #params) -> Result<#result, Error> {}
+        }
+    };
+    let file: syn::File = syn::parse2(item).expect("a handler method always parses");
+    let text = prettyplease::unparse(&file);
+    // `impl Handler for App {`, the method at four columns, `}`: the method's lines.
+    let lines: Vec<&str> = text.lines().collect();
+    let head = &lines[1..lines.len() - 1];
+    // The signature, with its empty body `{}` at the end of its last line.
+    let (last, _) = head.split_last().expect("the method has a signature");
+    let last = last.strip_suffix(" {}").expect("an empty body");
+    let head: Vec<&str> = head[..head.len() - 1]
+        .iter()
+        .copied()
+        .chain([last])
+        .collect();
+    // prettyplease breaks lines past 89 columns, rustfmt past 100: what fits in 100 on one
+    // line is joined back, as rustfmt would leave it.
+    let signature_text = one_line_signature(&head)
+        .filter(|line| line.len() + " {".len() <= RUSTFMT_MAX_WIDTH)
+        .unwrap_or_else(|| head.join("\n"));
     context! {
         fn_name => safe(&signature.fn_name),
         doc => doc,
-        params_type => signature.params_type.as_deref().map(safe),
-        result_type => safe(&signature.result_type),
-        not_implemented => safe(proc_macro2::Literal::string(&message).to_string()),
+        signature => safe(format!("{signature_text} {{")),
+        body => safe(body),
         wire => safe(markdown::code_span(&signature.wire_name)),
     }
+}
+
+/// rustfmt's default `max_width`.
+const RUSTFMT_MAX_WIDTH: usize = 100;
+
+/// rustfmt's default `fn_call_width` (60% of `max_width`).
+const RUSTFMT_FN_CALL_WIDTH: usize = 60;
+
+/// The signature prettyplease wrote one parameter a line (`    async fn name(`, `        p: T,`
+/// lines, `    ) -> R {`) on one line; `None` when a parameter or the result took more lines.
+fn one_line_signature(head: &[&str]) -> Option<String> {
+    let (first, rest) = head.split_first()?;
+    if rest.is_empty() {
+        return Some((*first).to_string());
+    }
+    let (last, params) = rest.split_last()?;
+    let first = first.strip_suffix('(')?;
+    let last = last.strip_prefix("    )")?;
+    let params = params
+        .iter()
+        .map(|line| {
+            line.strip_prefix("        ")
+                .filter(|p| !p.starts_with(' '))
+                .and_then(|p| p.strip_suffix(','))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(format!("{first}({}){last}", params.join(", ")))
 }
 
 /// Compact JSON in ASCII only (`\uXXXX` for the rest), so no bidi control or look-alike

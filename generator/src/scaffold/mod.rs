@@ -5,6 +5,7 @@
 //! files the user owns are created once and never overwritten.
 
 mod context;
+mod plain;
 
 use minijinja::Environment;
 use std::fs;
