@@ -106,7 +106,10 @@ fn constructor(error: ContractError) -> TokenStream {
         ..
     } = error;
     let mut lines = vec![
-        format!("`{code}`: {message}"),
+        match message.trim() {
+            "" => format!("`{code}` (the contract gives no message)"),
+            _ => format!("`{code}`: {message}"),
+        },
         String::new(),
         format!(
             "Declared by {}.",
