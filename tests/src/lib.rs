@@ -48,10 +48,9 @@ impl ErrorsHandler {
         use errors_server::errors;
         match amount {
             0 => Ok(0),
-            needed if needed > 0 => Err(errors::insufficient_funds(Shortfall {
-                balance: 0,
-                needed,
-            })),
+            needed if needed > 0 => {
+                Err(errors::insufficient_funds(Shortfall { balance: 0, needed }))
+            }
             _ => Err(errors::account_b_frozen_b()),
         }
     }

@@ -100,5 +100,8 @@ async fn a_contract_error_from_a_tool_is_an_is_error_result_with_its_message() {
     let result = &answer["result"];
     assert_eq!(result["isError"], true, "{answer}");
     assert_eq!(result["content"][0]["type"], "text");
-    assert_eq!(result["content"][0]["text"], "Insufficient funds", "{answer}");
+    assert_eq!(
+        result["content"][0]["text"], "Insufficient funds",
+        "{answer}"
+    );
 }

@@ -297,9 +297,8 @@ impl Loader {
                 n.as_i64()
             }
             Some(Value::Number(n)) if n.as_i64().is_some() => {
-                let message = format!(
-                    "`code` must fit a JSON-RPC error code (a 32-bit integer), found {n}"
-                );
+                let message =
+                    format!("`code` must fit a JSON-RPC error code (a 32-bit integer), found {n}");
                 self.shape(file, &ptr_child(&ptr, "code"), message);
                 None
             }
