@@ -1,5 +1,6 @@
-//! Generates the HTTP test server from `fixtures/http-test.openrpc.json`, and the server of
-//! `fixtures/openrpc/validation.openrpc.json` whose params use every validation rule.
+//! Generates the HTTP test server from `fixtures/http-test.openrpc.json`, the server of
+//! `fixtures/openrpc/validation.openrpc.json` whose params use every validation rule, and the
+//! server of `fixtures/openrpc/errors.openrpc.json` whose handlers return contract errors.
 
 fn main() {
     if let Err(error) = mcp_codegen::Builder::new("fixtures/http-test.openrpc.json").generate() {
@@ -8,6 +9,13 @@ fn main() {
     // Every rule the generated validation enforces, run by `tests/validation_rules.rs`.
     if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/validation.openrpc.json")
         .file_name("validation_server.rs")
+        .generate()
+    {
+        panic!("{error}");
+    }
+    // Contract errors as typed constructors, run by `tests/contract_errors.rs`.
+    if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/errors.openrpc.json")
+        .file_name("errors_server.rs")
         .generate()
     {
         panic!("{error}");

@@ -4,7 +4,8 @@
 //! [`Diagnostics::sort`]. Rule ids: `unique-method-names`, `reserved-method-names`, `unique-param-names`,
 //! `required-params-first` (warning), `mcp-needs-result`, `mcp-unique-names`, `mcp-tool-name` (warning),
 //! `mcp-prompt-arguments`, `mcp-resource-params`, `mcp-uri-template`, `mcp-header-token`,
-//! `mcp-header-unique`, `mcp-header-type`, `mcp-header-reachable`, `mcp-header-placement`.
+//! `mcp-header-unique`, `mcp-header-type`, `mcp-header-reachable`, `mcp-header-placement`,
+//! `contract-error-reserved-code` (warning), `contract-error-duplicate-code` (warning).
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,6 +28,18 @@ pub const RULE_REQUIRED_PARAMS_FIRST: &str = "required-params-first";
 /// methods.
 pub const RULE_RESERVED_METHOD_NAMES: &str = "reserved-method-names";
 
+/// Rule id (a warning): a contract error's code is in −32768..=−32000, which JSON-RPC reserves
+/// for pre-defined errors (OpenRPC allows it only for those). The constructor is generated
+/// all the same.
+pub const RULE_CONTRACT_ERROR_RESERVED_CODE: &str = "contract-error-reserved-code";
+
+/// Rule id (a warning): two contract errors share a code with different messages. Both get a
+/// constructor, with distinct names; a client can tell them apart only by message.
+pub const RULE_CONTRACT_ERROR_DUPLICATE_CODE: &str = "contract-error-duplicate-code";
+
+/// The JSON-RPC reserved range of error codes.
+const RESERVED_ERROR_CODES: std::ops::RangeInclusive<i32> = -32768..=-32000;
+
 /// The method-name prefix OpenRPC reserves for rpc-internal methods (`rpc.discover`).
 const RESERVED_PREFIX: &str = "rpc.";
 
@@ -44,6 +57,7 @@ pub fn validate(document: &Document) -> Diagnostics {
         v.headers(method);
     }
     v.mcp_unique_names();
+    v.contract_errors();
     let mut diags = v.diags;
     diags.sort();
     diags.0.dedup();
@@ -153,6 +167,48 @@ impl Validator<'_> {
                 );
             } else {
                 seen.insert(&m.name, &m.location);
+            }
+        }
+    }
+
+    /// The contract errors (`errors` of every method): codes in the reserved range, one code
+    /// with several messages.
+    fn contract_errors(&mut self) {
+        let errors = crate::emit::errors::contract_errors(self.doc);
+        let mut first_by_code: HashMap<i32, usize> = HashMap::new();
+        for (i, error) in errors.iter().enumerate() {
+            if RESERVED_ERROR_CODES.contains(&error.code) {
+                self.diags.push(Diagnostic::warning(
+                    RULE_CONTRACT_ERROR_RESERVED_CODE,
+                    self.child(&error.location, "code"),
+                    format!(
+                        "error code {} ({:?}) is in -32768..-32000, which JSON-RPC reserves for pre-defined errors; OpenRPC allows it only for those; choose a code outside the range",
+                        error.code, error.message
+                    ),
+                ));
+            }
+            match first_by_code.get(&error.code) {
+                Some(&first) => {
+                    let first = &errors[first];
+                    self.diags.push(Diagnostic::warning(
+                        RULE_CONTRACT_ERROR_DUPLICATE_CODE,
+                        self.child(&error.location, "code"),
+                        format!(
+                            "error code {} is declared with message {:?} (at {}:{}:{}) and with {:?}; both constructors are generated (`errors::{}`, `errors::{}`), and clients can tell them apart only by message",
+                            error.code,
+                            first.message,
+                            first.location.file.display(),
+                            first.location.line,
+                            first.location.column,
+                            error.message,
+                            first.fn_name,
+                            error.fn_name,
+                        ),
+                    ));
+                }
+                None => {
+                    first_by_code.insert(error.code, i);
+                }
             }
         }
     }

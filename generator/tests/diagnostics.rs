@@ -798,3 +798,21 @@ fn builder_takes_a_ref_base() {
         .generate();
     assert!(matches!(refused, Err(mcp_codegen::BuildError::Invalid(_))));
 }
+
+/// Contract errors: a code in the JSON-RPC reserved range and one code with two messages are
+/// warnings (the constructors are generated); a code that is no 32-bit integer is an error.
+#[test]
+fn contract_error_codes() {
+    let expected = r##"warning[contract-error-reserved-code]: error code -32050 ("Server busy") is in -32768..-32000, which JSON-RPC reserves for pre-defined errors; OpenRPC allows it only for those; choose a code outside the range
+  --> contract-errors.json:10:19 (/methods/0/errors/0/code)
+warning[contract-error-duplicate-code]: error code 4001 is declared with message "Insufficient funds" (at contract-errors.json:26:28) and with "Insufficient funds!"; both constructors are generated (`errors::insufficient_funds`, `errors::insufficient_funds_2`), and clients can tell them apart only by message
+  --> contract-errors.json:12:19 (/methods/0/errors/2/code)
+0 error(s), 2 warning(s)"##;
+    assert_eq!(render_lenient("contract-errors.json"), expected);
+    let expected = r##"error[document-shape]: `code` must fit a JSON-RPC error code (a 32-bit integer), found 4294967296
+  --> error-code.json:10:19 (/methods/0/errors/0/code)
+error[document-shape]: `code` must be an integer, found 1.5
+  --> error-code.json:11:19 (/methods/0/errors/1/code)
+2 error(s), 0 warning(s)"##;
+    assert_eq!(render("error-code.json"), expected);
+}

@@ -23,6 +23,57 @@ pub mod validation_server {
     include!(concat!(env!("OUT_DIR"), "/validation_server.rs"));
 }
 
+/// The server of `fixtures/openrpc/errors.openrpc.json`: handlers that fail with the contract's
+/// errors through the generated `errors` constructors (`tests/contract_errors.rs`).
+pub mod errors_server {
+    include!(concat!(env!("OUT_DIR"), "/errors_server.rs"));
+}
+
+/// The handler of [`errors_server`]: the account is empty, so any positive amount fails with
+/// `errors::insufficient_funds`, a negative one with the data-less `errors::account_b_frozen_b`.
+#[derive(Debug, Default, Clone)]
+pub struct ErrorsHandler;
+
+/// The `data` of an insufficient-funds error, as the contract's example shapes it.
+#[derive(Debug, serde::Serialize)]
+pub struct Shortfall {
+    /// What the account holds.
+    pub balance: i64,
+    /// What the call asked for.
+    pub needed: i64,
+}
+
+impl ErrorsHandler {
+    fn debit(amount: i64) -> Result<i64, Error> {
+        use errors_server::errors;
+        match amount {
+            0 => Ok(0),
+            needed if needed > 0 => {
+                Err(errors::insufficient_funds(Shortfall { balance: 0, needed }))
+            }
+            _ => Err(errors::account_b_frozen_b()),
+        }
+    }
+}
+
+impl errors_server::Handler for ErrorsHandler {
+    async fn transfer(
+        &self,
+        _ctx: &RequestContext,
+        params: errors_server::types::TransferParams,
+    ) -> Result<i64, Error> {
+        Self::debit(params.amount)
+    }
+
+    async fn withdraw(
+        &self,
+        _ctx: &RequestContext,
+        params: errors_server::types::WithdrawParams,
+    ) -> Result<i64, Error> {
+        Self::debit(params.amount)
+    }
+}
+
 use server::types;
 
 /// The test handler; `dropped` turns true when a `slow` call's future is dropped unfinished.

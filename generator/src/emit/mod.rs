@@ -1,10 +1,12 @@
 //! Emission: from a loaded, validated document to the Rust source of the generated server.
 //!
-//! The output is one file with four parts: `types` (every schema and each method's params),
+//! The output is one file with five parts: `types` (every schema and each method's params),
 //! the `Handler` trait the user implements, `Server<H>` which implements the runtime's
-//! `Dispatch`, and `descriptors` (the MCP catalog as precomputed JSON per revision).
+//! `Dispatch`, `descriptors` (the MCP catalog as precomputed JSON per revision) and `errors`
+//! (a constructor per error the contract declares).
 
 mod descriptors;
+pub(crate) mod errors;
 mod format;
 mod handler;
 mod plan;
@@ -100,11 +102,11 @@ pub fn emit_with_skills(
             })
         })
         .collect();
-    // The four top-level parts of the file format independently (prettyplease ends every
+    // The five top-level parts of the file format independently (prettyplease ends every
     // top-level item at column 0), so each is built and formatted on its own thread: on large
     // documents formatting is most of the generation time. Tokens are not `Send`, so every
     // part builds its tokens on the thread that formats them.
-    let sections: [&Section<'_>; 4] = [
+    let sections: [&Section<'_>; 5] = [
         &|frame| {
             let mut items = types.emit_items();
             items.extend(checks.emit(&types));
@@ -130,6 +132,7 @@ pub fn emit_with_skills(
                 server::server_card(document),
             )
         },
+        &|_| errors::errors_module(document),
     ];
     Emitted {
         source: with_header(&format_sections(&sections), source_name),

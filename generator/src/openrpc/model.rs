@@ -148,8 +148,11 @@ pub struct ErrorObject {
     pub code: i64,
     /// `message`.
     pub message: String,
-    /// `data`, as given.
+    /// `data`, as given: OpenRPC 1.x makes it "a primitive or structured value" (an example
+    /// of what the error carries), not a schema.
     pub data: Option<Value>,
+    /// Where the error object is (its definition, when it was referenced with `$ref`).
+    pub location: Location,
 }
 
 /// What kind of MCP primitive a method is.

@@ -291,8 +291,17 @@ impl Loader {
             self.shape(file, &ptr, message);
             return None;
         };
+        let location = self.locate(file, &ptr);
         let code = match map.get("code") {
-            Some(Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
+            Some(Value::Number(n)) if n.as_i64().is_some_and(|c| i32::try_from(c).is_ok()) => {
+                n.as_i64()
+            }
+            Some(Value::Number(n)) if n.as_i64().is_some() => {
+                let message =
+                    format!("`code` must fit a JSON-RPC error code (a 32-bit integer), found {n}");
+                self.shape(file, &ptr_child(&ptr, "code"), message);
+                None
+            }
             Some(other) => {
                 let message = format!("`code` must be an integer, found {other}");
                 self.shape(file, &ptr_child(&ptr, "code"), message);
@@ -312,6 +321,7 @@ impl Loader {
             code: code?,
             message: message?,
             data: map.get("data").cloned(),
+            location,
         })
     }
 }
