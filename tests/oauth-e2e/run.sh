@@ -91,7 +91,8 @@ else
 const fs = require('node:fs');
 const file = process.argv[2];
 const source = fs.readFileSync(file, 'utf8');
-const stub = /async fn echo\(&self, _ctx: &RequestContext, _params: types::EchoParams\) -> Result<([^{]+)> \{\s*Err\(Error::new\("`echo` is not implemented yet"\)\)\s*\}/;
+// On one line or in rustfmt's form (one parameter a line, a trailing comma).
+const stub = /async fn echo\(\s*&self,\s*_ctx: &RequestContext,\s*_params: types::EchoParams,?\s*\) -> Result<([^{]+)> \{\s*Err\(Error::new\("`echo` is not implemented yet"\)\)\s*\}/;
 if (!stub.test(source)) { console.error(`no echo stub in ${file}`); process.exit(1); }
 fs.writeFileSync(file, source.replace(stub, (_, result) => `async fn echo(&self, ctx: &RequestContext, params: types::EchoParams) -> Result<${result}> {
         // tests/oauth-e2e: the text, and who asked.
