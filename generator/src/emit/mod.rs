@@ -9,11 +9,12 @@ mod descriptors;
 pub(crate) mod errors;
 mod format;
 mod handler;
+mod inline_defs;
 mod plan;
 mod schema_bundle;
 mod server;
 
-pub use descriptors::Revision;
+pub use descriptors::{descriptor_json, Revision};
 
 use proc_macro2::TokenStream;
 use quote::quote;

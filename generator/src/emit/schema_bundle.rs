@@ -5,6 +5,7 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use super::inline_defs::inline_cheap_definitions;
 use crate::names::Scope;
 use crate::openrpc::{Document, NamedSchema};
 
@@ -84,7 +85,8 @@ impl<'d> Bundler<'d> {
         }
     }
 
-    /// Adds the collected definitions (and `$schema` for 2020-12) to `root`, transitively.
+    /// Adds the collected definitions (and `$schema` for 2020-12) to `root`, transitively, then
+    /// writes in place those whose inline copies are smaller ([`inline_cheap_definitions`]).
     pub fn finish(mut self, mut root: Value) -> Value {
         let mut defs = Map::new();
         let mut done = 0;
@@ -103,6 +105,8 @@ impl<'d> Bundler<'d> {
             let rewritten = self.rewrite(&schema);
             defs.insert(name, rewritten);
         }
+        let pointer_prefix = format!("#/{}/", self.dialect.defs_key());
+        inline_cheap_definitions(&mut root, &mut defs, &pointer_prefix);
         if let Value::Object(map) = &mut root {
             if self.dialect == Dialect::Draft2020_12 {
                 map.shift_insert(0, "$schema".into(), Value::String(SCHEMA_2020_12.into()));
