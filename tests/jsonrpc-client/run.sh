@@ -13,22 +13,10 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 server="${1:-$target/debug/quickstart}"
 [ -x "$server" ] || { echo "error: no quickstart binary at $server (cargo build -p quickstart)" >&2; exit 1; }
 
+# shellcheck source=../lib/venv.sh
+. "$root/tests/lib/venv.sh"
 venv="$target/jsonrpc-client-venv"
-stamp="$venv/.requirements.sha256"
-wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
-if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  if ! "$venv/bin/pip" install --quiet --require-hashes --only-binary :all: -r "$here/requirements.txt"; then
-    echo "error: installing jsonrpcclient + httpx from PyPI failed (is PyPI reachable?)" >&2
-    exit 1
-  fi
-  echo "$wanted" >"$stamp"
-fi
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+python_venv "$venv" "$here/requirements.txt" "jsonrpcclient + httpx" || exit 1
 
 pid=""
 stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }

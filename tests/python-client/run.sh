@@ -19,22 +19,10 @@ for binary in "$everything" "$quickstart"; do
   [ -x "$binary" ] || { echo "error: no server binary at $binary" >&2; exit 1; }
 done
 
+# shellcheck source=../lib/venv.sh
+. "$root/tests/lib/venv.sh"
 venv="$target/python-client-venv"
-stamp="$venv/.requirements.sha256"
-wanted="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
-if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  if ! "$venv/bin/pip" install --quiet --require-hashes --only-binary :all: -r "$here/requirements.txt"; then
-    echo "error: installing the mcp Python SDK from PyPI failed (is PyPI reachable?)" >&2
-    exit 1
-  fi
-  echo "$wanted" >"$stamp"
-fi
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+python_venv "$venv" "$here/requirements.txt" "the mcp Python SDK" || exit 1
 
 pid=""
 stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
