@@ -120,6 +120,10 @@ fn corpus() -> Vec<Entry> {
             ],
             ..entry("corpus-wit", "wit/docs/openrpc.json")
         },
+        entry(
+            "corpus-ethereum-custodian",
+            "ethereum-custodian-api/src/openrpc.json",
+        ),
     ]
 }
 
