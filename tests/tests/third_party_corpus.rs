@@ -84,6 +84,46 @@ fn corpus() -> Vec<Entry> {
             warnings: &[("required-params-first", 1), ("reserved-method-names", 1)],
             ..entry("corpus-soulseek", "soulseek-rs/docs/openrpc.json")
         },
+        Entry {
+            // Declares `rpc.discover`; reuses the pre-defined codes -32600..-32603 for its own
+            // meanings, and -32001.
+            warnings: &[
+                ("contract-error-reserved-code", 5),
+                ("reserved-method-names", 1),
+            ],
+            ..entry("corpus-lector", "lector/openrpc.json")
+        },
+        Entry {
+            // `season` (required) after `sport` (optional); -32602 and -32001 of its own.
+            warnings: &[
+                ("contract-error-reserved-code", 2),
+                ("required-params-first", 1),
+            ],
+            ..entry("corpus-sleeper-mcp", "sleeper-mcp/openrpc.json")
+        },
+        entry(
+            "corpus-miningos-thing",
+            "miningos-tpl-wrk-thing/docs/openrpc.json",
+        ),
+        entry("corpus-absmach-agent", "absmach-agent/api/openrpc.json"),
+        Entry {
+            // -32601 with a message of its own.
+            warnings: &[("contract-error-reserved-code", 1)],
+            ..entry("corpus-tapper", "tapper/docs/openrpc.json")
+        },
+        entry("corpus-ozzie", "ozzie/docs/openrpc.json"),
+        Entry {
+            // Ten application errors share -32000, in the reserved range.
+            warnings: &[
+                ("contract-error-duplicate-code", 9),
+                ("contract-error-reserved-code", 11),
+            ],
+            ..entry("corpus-wit", "wit/docs/openrpc.json")
+        },
+        entry(
+            "corpus-ethereum-custodian",
+            "ethereum-custodian-api/src/openrpc.json",
+        ),
     ]
 }
 
