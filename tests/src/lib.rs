@@ -23,6 +23,12 @@ pub mod validation_server {
     include!(concat!(env!("OUT_DIR"), "/validation_server.rs"));
 }
 
+/// The server of `fixtures/openrpc/schema-shapes.openrpc.json`: tuples, literal enums and
+/// `nullable` as params and results (`tests/schema_shapes.rs` decodes and re-encodes them).
+pub mod schema_shapes_server {
+    include!(concat!(env!("OUT_DIR"), "/schema_shapes_server.rs"));
+}
+
 /// The server of `fixtures/openrpc/errors.openrpc.json`: handlers that fail with the contract's
 /// errors through the generated `errors` constructors (`tests/contract_errors.rs`).
 pub mod errors_server {

@@ -1,5 +1,7 @@
 //! IR to tokens. Reads only the IR, never a schema.
 
+mod literal;
+
 use super::gate::Gate;
 use super::ir::{
     Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TaggedVariant, TypeKind,
@@ -160,6 +162,15 @@ impl<'a> Emitter<'a> {
                 }
             }
             Body::StringEnum(def) => string_enum(&docs, &name, def),
+            Body::Literal(def) => literal::literal_enum(&docs, cfg, &name, def),
+            Body::Tuple(items) => {
+                let items = items.iter().map(|item| self.slot(*item, id));
+                quote! {
+                    #docs
+                    #[derive(#derive_base)]
+                    pub struct #name(#(pub #items),*);
+                }
+            }
             Body::Tagged(def) => {
                 let tag = &def.tag;
                 let variants: Vec<TokenStream> = def

@@ -52,7 +52,8 @@ impl Gate {
                         }
                     }
                     Body::Untagged(variants) => stack.extend(variants.iter().map(|v| v.ty)),
-                    Body::StringEnum(_) | Body::Pending(_) => {}
+                    Body::Tuple(items) => stack.extend(items.iter().copied()),
+                    Body::StringEnum(_) | Body::Literal(_) | Body::Pending(_) => {}
                 },
             }
         }

@@ -63,6 +63,12 @@ pub(crate) enum Body {
     Tagged(TaggedDef),
     /// An untagged enum with newtype variants, tried in order.
     Untagged(Vec<UntaggedVariant>),
+    /// A tuple struct of fixed arity (`prefixItems`, or draft-07 array `items`): an array of
+    /// exactly these items, in order.
+    Tuple(Vec<TypeId>),
+    /// A fieldless enum of scalar JSON values that are not all strings (`enum: [1, 2, 5]`,
+    /// `const: true`), with hand-written serde impls writing each value back exactly.
+    Literal(LiteralEnumDef),
 }
 
 /// A struct's fields and unknown-field policy.
@@ -113,6 +119,21 @@ pub(crate) struct StringEnumDef {
 pub(crate) struct EnumVariant {
     pub name: String,
     pub wire: String,
+}
+
+/// Variants of a literal enum.
+#[derive(Debug, Clone)]
+pub(crate) struct LiteralEnumDef {
+    pub variants: Vec<LiteralVariant>,
+    /// Came from `const`: the single variant is the `Default`.
+    pub is_const: bool,
+}
+
+/// One variant of a literal enum: its Rust name and its JSON value (a scalar).
+#[derive(Debug, Clone)]
+pub(crate) struct LiteralVariant {
+    pub name: String,
+    pub value: Value,
 }
 
 /// An internally tagged union.

@@ -172,7 +172,8 @@ fn edges_of(space: &TypeSpace, index: usize) -> Vec<usize> {
         Body::Untagged(variants) => variants
             .iter()
             .for_each(|v| by_value(space, v.ty, &mut out)),
-        Body::StringEnum(_) | Body::Pending(_) => {}
+        Body::Tuple(items) => items.iter().for_each(|t| by_value(space, *t, &mut out)),
+        Body::StringEnum(_) | Body::Literal(_) | Body::Pending(_) => {}
     }
     out
 }

@@ -68,7 +68,8 @@ impl TypeSpace {
                     })
                     .collect(),
                 Body::Untagged(variants) => variants.iter().map(|v| v.ty).collect(),
-                Body::StringEnum(_) | Body::Pending(_) => Vec::new(),
+                Body::Tuple(items) => items.clone(),
+                Body::StringEnum(_) | Body::Literal(_) | Body::Pending(_) => Vec::new(),
             },
         }
     }
@@ -165,8 +166,11 @@ impl Emitter<'_> {
                     }
                 }
             }
+            Body::Tuple(items) => self.tuple_items(items),
             // Aliases are checked where they are used (a `pub type` cannot have an impl).
-            Body::Alias(_) | Body::StringEnum(_) | Body::Pending(_) => return None,
+            Body::Alias(_) | Body::StringEnum(_) | Body::Literal(_) | Body::Pending(_) => {
+                return None
+            }
         };
         let name = ident(name);
         Some(quote! {
@@ -212,6 +216,26 @@ impl Emitter<'_> {
                 }
             });
         quote!(#(#fields)*)
+    }
+
+    /// The checks of each item of a tuple struct that needs them, at the item's index.
+    fn tuple_items(&self, items: &[TypeId]) -> TokenStream {
+        let checks = items
+            .iter()
+            .enumerate()
+            .filter(|(_, ty)| self.checks.needed(**ty))
+            .map(|(index, ty)| {
+                let field = proc_macro2::Literal::usize_unsuffixed(index);
+                let checks = self.value_checks(*ty);
+                quote! {
+                    {
+                        let path = &path.index(#index);
+                        let value = &self.#field;
+                        #checks
+                    }
+                }
+            });
+        quote!(#(#checks)*)
     }
 
     /// Statements checking `value` (a reference to a value of `ty`) at `path`.

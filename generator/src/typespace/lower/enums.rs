@@ -1,13 +1,14 @@
-//! String enums: `enum` lists of strings and string `const`s.
+//! String enums: `enum` lists of strings and string `const`s. Other scalars go to
+//! [`super::literals`].
 
 use super::{doc_lines, Target};
 use crate::names::{camel_ident, Scope};
-use crate::typespace::ir::{Body, Builtin, EnumVariant, StringEnumDef, TypeKind};
+use crate::typespace::ir::{Body, EnumVariant, StringEnumDef, TypeKind};
 use crate::typespace::{TypeId, TypeSpace};
 use serde_json::Value;
 
 impl TypeSpace {
-    /// `const`: a string becomes a one-variant enum; any other constant stays a JSON value.
+    /// `const`: a string becomes a one-variant enum; any other scalar a one-variant literal enum.
     pub(super) fn lower_const(
         &mut self,
         schema: &Value,
@@ -28,12 +29,7 @@ impl TypeSpace {
                 self.set_body(id, doc_lines(schema, notes), Body::StringEnum(def));
                 id
             }
-            other => {
-                notes.push(format!(
-                    "Always `{other}` (a non-string constant, kept as a JSON value)."
-                ));
-                self.unnamed(target, Builtin::Value, schema, notes)
-            }
+            other => self.lower_literals(schema, std::slice::from_ref(other), true, target, notes),
         }
     }
 
@@ -51,12 +47,7 @@ impl TypeSpace {
             .map(Value::as_str)
             .collect();
         let Some(strings) = strings.filter(|s| !s.is_empty()) else {
-            let listed: Vec<String> = values.iter().map(Value::to_string).collect();
-            notes.push(format!(
-                "One of `{}` (not all strings, kept as a JSON value).",
-                listed.join("`, `")
-            ));
-            return self.unnamed(target, Builtin::Value, schema, notes);
+            return self.lower_literals(schema, values, false, target, notes);
         };
         let (id, _) = match (nullable, target) {
             (true, _) => self.reserve(Target::Inline(&format!("{}Value", self.hint_of(target)))),

@@ -3,8 +3,11 @@
 mod all_of;
 mod entries;
 mod enums;
+mod literals;
+mod nullable;
 mod objects;
 mod rules;
+mod tuples;
 mod unions;
 
 use super::ir::{Body, Builtin, TypeKind};
@@ -76,6 +79,9 @@ impl TypeSpace {
         };
         if let Some(reference) = obj.get("$ref").and_then(Value::as_str) {
             return self.lower_ref(schema, reference, target, notes);
+        }
+        if obj.get("nullable") == Some(&Value::Bool(true)) {
+            return self.lower_nullable(schema, target, notes);
         }
         if let Some(members) = obj.get("allOf").and_then(Value::as_array) {
             let own_shape = obj.keys().any(|k| !is_annotation(k) && k != "allOf");
@@ -182,8 +188,15 @@ impl TypeSpace {
     fn lower_array(&mut self, schema: &Value, target: Target, notes: &mut Vec<String>) -> TypeId {
         let hint = format!("{}Item", self.hint_of(target));
         let element = match (schema.get("items"), schema.get("prefixItems")) {
-            (_, Some(_)) | (Some(Value::Array(_)), _) => {
-                notes.push("A tuple (positional `items`), kept as a JSON value.".to_string());
+            (items, Some(Value::Array(prefix))) => {
+                return self.lower_tuple(schema, prefix, items, target, notes)
+            }
+            (Some(Value::Array(prefix)), _) => {
+                let rest = schema.get("additionalItems");
+                return self.lower_tuple(schema, prefix, rest, target, notes);
+            }
+            (_, Some(_)) => {
+                notes.push("`prefixItems` is not an array; any JSON value is accepted.".to_string());
                 return self.unnamed(target, Builtin::Value, schema, notes);
             }
             (Some(items), None) => {
