@@ -1,5 +1,6 @@
 //! Generates the HTTP test server from `fixtures/http-test.openrpc.json`, the server of
-//! `fixtures/openrpc/validation.openrpc.json` whose params use every validation rule, and the
+//! `fixtures/openrpc/validation.openrpc.json` whose params use every validation rule, the server
+//! of `fixtures/openrpc/unions.openrpc.json` (union shapes, `not`, `if`), and the
 //! server of `fixtures/openrpc/errors.openrpc.json` whose handlers return contract errors.
 
 fn main() {
@@ -9,6 +10,13 @@ fn main() {
     // Every rule the generated validation enforces, run by `tests/validation_rules.rs`.
     if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/validation.openrpc.json")
         .file_name("validation_server.rs")
+        .generate()
+    {
+        panic!("{error}");
+    }
+    // Union shapes and sub-schema keywords, decoded and checked by `tests/union_shapes.rs`.
+    if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/unions.openrpc.json")
+        .file_name("unions_server.rs")
         .generate()
     {
         panic!("{error}");

@@ -3,7 +3,7 @@
 use super::gate::Gate;
 use super::ir::{
     Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TaggedVariant, TypeKind,
-    VariantFields,
+    UntaggedVariant, VariantFields,
 };
 use super::recursion::Boxing;
 use super::{TypeId, TypeSpace};
@@ -174,6 +174,26 @@ impl<'a> Emitter<'a> {
                     pub enum #name { #(#variants,)* }
                 }
             }
+            Body::Untagged(variants) if self.space.exactly_one.contains(&id) => {
+                let items = variants.iter().map(|variant| {
+                    let vname = ident(&variant.name);
+                    let ty = self.slot(variant.ty, id);
+                    quote!(#vname(#ty))
+                });
+                let deserialize = self.exactly_one_deserialize(id, &name, variants, cfg);
+                quote! {
+                    #docs
+                    #[derive(
+                        ::std::fmt::Debug,
+                        ::std::clone::Clone,
+                        ::std::cmp::PartialEq,
+                        ::serde::Serialize
+                    )]
+                    #[serde(untagged)]
+                    pub enum #name { #(#items,)* }
+                    #deserialize
+                }
+            }
             Body::Untagged(variants) => {
                 let variants = variants.iter().map(|variant| {
                     let vname = ident(&variant.name);
@@ -185,6 +205,50 @@ impl<'a> Emitter<'a> {
                     #[derive(#derive_base)]
                     #[serde(untagged)]
                     pub enum #name { #(#variants,)* }
+                }
+            }
+        }
+    }
+
+    /// `Deserialize` for a `oneOf` whose variants can accept the same value: the value is read
+    /// once, every variant tries it, and exactly one must accept it. The messages are serde's
+    /// for an untagged enum, and one for a value that more than one variant accepts.
+    fn exactly_one_deserialize(
+        &self,
+        id: TypeId,
+        name: &Ident,
+        variants: &[UntaggedVariant],
+        cfg: Option<&TokenStream>,
+    ) -> TokenStream {
+        let tries = variants.iter().map(|variant| {
+            let vname = ident(&variant.name);
+            let ty = self.slot(variant.ty, id);
+            quote! {
+                if let ::std::result::Result::Ok(variant) =
+                    <#ty as ::serde::Deserialize>::deserialize(&value)
+                {
+                    matched += 1;
+                    found.get_or_insert(Self::#vname(variant));
+                }
+            }
+        });
+        let none = format!("data did not match any variant of untagged enum {name}");
+        let several = format!("data matched more than one variant of oneOf {name}");
+        quote! {
+            #cfg
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> ::std::result::Result<Self, D::Error> {
+                    let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                    let mut found = ::std::option::Option::None;
+                    let mut matched = 0usize;
+                    #(#tries)*
+                    match found {
+                        ::std::option::Option::Some(found) if matched == 1 => ::std::result::Result::Ok(found),
+                        ::std::option::Option::Some(_) => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#several)),
+                        ::std::option::Option::None => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#none)),
+                    }
                 }
             }
         }
