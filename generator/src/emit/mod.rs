@@ -114,7 +114,7 @@ pub fn emit_with_skills(
     // part builds its tokens on the thread that formats them.
     let sections: [&Section<'_>; 5] = [
         &|frame| {
-            let mut items = types.emit_items();
+            let mut items = types.emit_items_checked(&checks);
             items.extend(checks.emit(&types));
             types_module(frame.run(Slot::ModuleItems, items))
         },

@@ -6,7 +6,7 @@ use super::ir::{
     UntaggedVariant, VariantFields,
 };
 use super::recursion::Boxing;
-use super::{TypeId, TypeSpace};
+use super::{Checks, TypeId, TypeSpace};
 use crate::tokens::{doc_attrs, ident};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -57,13 +57,18 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
 ///
 /// With `gate` (roots and a cargo feature), the types the roots do not need, and the default
 /// functions only those use, carry `#[cfg(feature = "...")]`.
-pub(super) fn emit(space: &TypeSpace, gate: Option<(&[TypeId], &str)>) -> Vec<TokenStream> {
+pub(super) fn emit(
+    space: &TypeSpace,
+    gate: Option<(&[TypeId], &str)>,
+    checks: Option<&Checks>,
+) -> Vec<TokenStream> {
     let boxing = Boxing::new(space);
     let gate = gate.map(|(roots, feature)| Gate::new(space, &boxing, roots, feature));
     let emitter = Emitter {
         space,
         boxing,
         gate,
+        checks,
     };
     let mut owned: BTreeMap<TypeId, Vec<TypeId>> = BTreeMap::new();
     for (child, owner) in &space.owners {
@@ -93,6 +98,9 @@ struct Emitter<'a> {
     space: &'a TypeSpace,
     boxing: Boxing,
     gate: Option<Gate>,
+    /// The checks emitted beside the types, if any (a server's types module has them, a
+    /// schema document's does not).
+    checks: Option<&'a Checks>,
 }
 
 /// The default functions to generate: name -> (type, value, the types whose fields use it).
@@ -211,7 +219,8 @@ impl<'a> Emitter<'a> {
     }
 
     /// `Deserialize` for a `oneOf` whose variants can accept the same value: the value is read
-    /// once, every variant tries it, and exactly one must accept it. The messages are serde's
+    /// once, every variant tries it, and exactly one must accept it (decode, and keep its rules
+    /// when the checks are emitted beside). The messages are serde's
     /// for an untagged enum, and one for a value that more than one variant accepts.
     fn exactly_one_deserialize(
         &self,
@@ -223,12 +232,32 @@ impl<'a> Emitter<'a> {
         let tries = variants.iter().map(|variant| {
             let vname = ident(&variant.name);
             let ty = self.slot(variant.ty, id);
+            let checks = self
+                .checks
+                .and_then(|checks| checks.value_checks(self.space, variant.ty));
+            let keeps_rules = match checks {
+                Some(checks) => quote! {
+                    {
+                        let mut out = ::mcp_runtime::validate::Violations::new();
+                        {
+                            let path = &::mcp_runtime::validate::Path::Root;
+                            let out = &mut out;
+                            let value = &variant;
+                            #checks
+                        }
+                        out.is_empty()
+                    }
+                },
+                None => quote!(true),
+            };
             quote! {
                 if let ::std::result::Result::Ok(variant) =
                     <#ty as ::serde::Deserialize>::deserialize(&value)
                 {
-                    matched += 1;
-                    found.get_or_insert(Self::#vname(variant));
+                    if #keeps_rules {
+                        matched += 1;
+                        found.get_or_insert(Self::#vname(variant));
+                    }
                 }
             }
         });

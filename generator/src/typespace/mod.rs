@@ -169,9 +169,17 @@ impl TypeSpace {
         if self.has_pending() {
             let mut lowered = self.clone();
             lowered.lower_pending();
-            return emit::emit(&lowered, gate);
+            return emit::emit(&lowered, gate, None);
         }
-        emit::emit(self, gate)
+        emit::emit(self, gate, None)
+    }
+
+    /// [`TypeSpace::emit_items`] for a module that also holds `checks`' `Validate` impls: a
+    /// `oneOf` decoded by trying every variant (one whose variants overlap) then counts only the
+    /// variants whose value also keeps its schema's rules (a `pattern` can tell two strings
+    /// apart). Call after every schema is lowered.
+    pub fn emit_items_checked(&self, checks: &Checks) -> Vec<TokenStream> {
+        emit::emit(self, None, Some(checks))
     }
 
     /// The named type called `name` (its Rust name), if any.

@@ -81,6 +81,19 @@ impl Checks {
         self.needed.get(ty.0).copied().unwrap_or(false)
     }
 
+    /// Statements adding to `out` what `value` (a reference to a value of `ty`) breaks at
+    /// `path`; `None` when `ty` has no checks.
+    pub(crate) fn value_checks(&self, space: &TypeSpace, ty: TypeId) -> Option<TokenStream> {
+        if !self.needed(ty) {
+            return None;
+        }
+        let emitter = Emitter {
+            space,
+            checks: self,
+        };
+        Some(emitter.value_checks(ty))
+    }
+
     /// The `impl ::mcp_runtime::validate::Validate` items, for the types module, in type order.
     pub fn emit(&self, space: &TypeSpace) -> Vec<TokenStream> {
         let emitter = Emitter {
