@@ -1,6 +1,7 @@
 //! Generates the HTTP test server from `fixtures/http-test.openrpc.json`, the server of
 //! `fixtures/openrpc/validation.openrpc.json` whose params use every validation rule, the server
-//! of `fixtures/openrpc/schema-shapes.openrpc.json` (tuples, literal enums, `nullable`), and the
+//! of `fixtures/openrpc/schema-shapes.openrpc.json` (tuples, literal enums, `nullable`), the
+//! server of `fixtures/openrpc/unions.openrpc.json` (union shapes, `not`, `if`), and the
 //! server of `fixtures/openrpc/errors.openrpc.json` whose handlers return contract errors.
 
 fn main() {
@@ -17,6 +18,13 @@ fn main() {
     // Tuples, literal enums and `nullable`, run by `tests/schema_shapes.rs`.
     if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/schema-shapes.openrpc.json")
         .file_name("schema_shapes_server.rs")
+        .generate()
+    {
+        panic!("{error}");
+    }
+    // Union shapes and sub-schema keywords, decoded and checked by `tests/union_shapes.rs`.
+    if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/unions.openrpc.json")
+        .file_name("unions_server.rs")
         .generate()
     {
         panic!("{error}");

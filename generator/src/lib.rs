@@ -133,6 +133,8 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
             message,
         )]));
     }
+    diagnostics.0.extend(server.warnings.0.iter().cloned());
+    diagnostics.sort();
     Ok(Generated {
         document,
         warnings: diagnostics,

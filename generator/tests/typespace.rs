@@ -580,3 +580,87 @@ fn gated_document_compiles_only_what_the_roots_need_by_default() {
         Err(UnknownRoot("Missing".into()))
     );
 }
+
+/// Which untagged unions overlap: only those get the `ambiguous-union` warning, and only an
+/// overlapping `oneOf` gets the `Deserialize` that tries every variant.
+#[test]
+fn overlapping_untagged_unions_are_found_on_the_lowered_types() {
+    let schemas = json!({
+        // Disjoint JSON types.
+        "Scalar": {"oneOf": [{"type": "integer"}, {"type": "string"}, {"type": "boolean"}]},
+        // String enums without a common value.
+        "Word": {"oneOf": [{"enum": ["a", "b"]}, {"enum": ["c"]}]},
+        // Closed structs kept apart by a required member.
+        "Closed": {"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false},
+            {"type": "object", "properties": {"b": {"type": "string"}}, "required": ["b"], "additionalProperties": false}
+        ]},
+        // Open structs, one required member each, of types that do not overlap.
+        "Typed": {"oneOf": [
+            {"type": "object", "properties": {"v": {"type": "string"}}, "required": ["v"]},
+            {"type": "object", "properties": {"v": {"type": "integer"}}, "required": ["v"]}
+        ]},
+        // A variant registered after the union: looked at once it is lowered.
+        "Later": {"oneOf": [{"$ref": "#/components/schemas/Num"}, {"type": "string"}]},
+        "Num": {"type": "number"},
+        // Overlapping: integer and number, open objects, `Value`.
+        "Numbers": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+        "Open": {"anyOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}}
+        ]},
+        "Anything": {"oneOf": [{"type": "string"}, {"description": "any value"}]}
+    });
+    let mut space = TypeSpace::new();
+    for (name, schema) in schemas.as_object().unwrap() {
+        space.add_named(&format!("#/components/schemas/{name}"), name, schema);
+    }
+    space.lower_all();
+    let warned: Vec<(String, &str)> = space
+        .take_warnings()
+        .into_iter()
+        .map(|w| (w.registered.unwrap(), w.rule))
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            (
+                "#/components/schemas/Numbers".to_string(),
+                "ambiguous-union"
+            ),
+            ("#/components/schemas/Open".to_string(), "ambiguous-union"),
+            (
+                "#/components/schemas/Anything".to_string(),
+                "ambiguous-union"
+            ),
+        ]
+    );
+    let text = pretty(space.emit());
+    let counted: Vec<&str> = [
+        "Scalar", "Word", "Closed", "Typed", "Later", "Numbers", "Open", "Anything",
+    ]
+    .into_iter()
+    .filter(|name| text.contains(&format!("impl<'de> ::serde::Deserialize<'de> for {name} ")))
+    .collect();
+    // `Open` is an `anyOf`: the first variant that accepts a value is the one.
+    assert_eq!(counted, ["Numbers", "Anything"]);
+}
+
+/// Members beside `oneOf` are members of every variant, tagged or not.
+#[test]
+fn members_beside_a_union_are_merged_into_each_variant() {
+    let schema = json!({
+        "properties": {"id": {"type": "integer"}, "kind": {"type": "string"}},
+        "required": ["id"],
+        "oneOf": [
+            {"properties": {"kind": {"const": "a"}, "x": {"type": "string"}}, "required": ["kind"]},
+            {"properties": {"kind": {"const": "b"}}, "required": ["kind"]}
+        ]
+    });
+    let mut space = TypeSpace::new();
+    space.add_named("#/components/schemas/Thing", "Thing", &schema);
+    let text = pretty(space.emit());
+    assert!(text.contains("#[serde(tag = \"kind\")]"), "{text}");
+    assert!(text.contains("A {\n        id: i64,"), "{text}");
+    assert!(text.contains("B { id: i64 }"), "{text}");
+}

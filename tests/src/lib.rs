@@ -29,6 +29,13 @@ pub mod schema_shapes_server {
     include!(concat!(env!("OUT_DIR"), "/schema_shapes_server.rs"));
 }
 
+/// The server of `fixtures/openrpc/unions.openrpc.json`: union shapes (members beside `oneOf`,
+/// overlapping `oneOf` and `anyOf`) and sub-schema keywords (`patternProperties`, `not`, `if`),
+/// decoded and checked by `tests/union_shapes.rs`.
+pub mod unions_server {
+    include!(concat!(env!("OUT_DIR"), "/unions_server.rs"));
+}
+
 /// The server of `fixtures/openrpc/errors.openrpc.json`: handlers that fail with the contract's
 /// errors through the generated `errors` constructors (`tests/contract_errors.rs`).
 pub mod errors_server {

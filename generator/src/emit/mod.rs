@@ -35,6 +35,9 @@ pub struct Emitted {
     /// Why lowering the schemas stopped short of the document, if it did (see
     /// [`crate::typespace::MAX_LOWER_STEPS`]): [`crate::generate`] then refuses the document.
     pub budget_exceeded: Option<String>,
+    /// What lowering the schemas warns about ([`crate::typespace::RULE_AMBIGUOUS_UNION`],
+    /// [`crate::typespace::RULE_SCHEMA_NOT_ENFORCED`]), each at the schema it was found in.
+    pub warnings: crate::Diagnostics,
 }
 
 /// A handler method's signature, as Rust source text seen from next to the generated module
@@ -69,8 +72,11 @@ pub fn emit_with_skills(
     source_name: &str,
 ) -> Emitted {
     let mut types = TypeSpace::new();
-    let methods = plan::plan(document, &mut types);
+    let mut warnings = crate::Diagnostics::default();
+    let methods = plan::plan(document, &mut types, &mut warnings);
     types.lower_all();
+    let root = document.sources.locate(&document.files[0], "");
+    plan::place_warnings(document, &mut types, &root, &mut warnings);
     let checks = types.checks();
     let types_path = quote!(types);
     let signatures = methods
@@ -109,7 +115,7 @@ pub fn emit_with_skills(
     // part builds its tokens on the thread that formats them.
     let sections: [&Section<'_>; 5] = [
         &|frame| {
-            let mut items = types.emit_items();
+            let mut items = types.emit_items_checked(&checks);
             items.extend(checks.emit(&types));
             types_module(frame.run(Slot::ModuleItems, items))
         },
@@ -140,6 +146,7 @@ pub fn emit_with_skills(
         signatures,
         completion_signatures,
         budget_exceeded: types.budget_exceeded().map(str::to_string),
+        warnings,
     }
 }
 

@@ -4,6 +4,7 @@
 use heck::ToUpperCamelCase;
 use serde_json::{json, Map, Value};
 
+use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use crate::names::{camel_ident, snake_ident, Scope};
 use crate::openrpc::{Document, McpBinding, McpOutput, Method};
 use crate::typespace::{TypeId, TypeSpace};
@@ -62,8 +63,13 @@ impl<'d> MethodPlan<'d> {
 }
 
 /// Lowers every named schema and every method's params and result into `types`, and names the
-/// handler methods.
-pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan<'d>> {
+/// handler methods. What lowering warns about is added to `warnings`, placed at the schema it
+/// was found in (a named schema, a method's params or its result).
+pub fn plan<'d>(
+    document: &'d Document,
+    types: &mut TypeSpace,
+    warnings: &mut Diagnostics,
+) -> Vec<MethodPlan<'d>> {
     for (key, named) in &document.schemas {
         types.add_named(key, &named.name, &named.schema);
     }
@@ -77,11 +83,17 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
                 .to_upper_camel_case();
             let params = (!method.params.is_empty())
                 .then(|| types.add_inline(&params_schema(method), &format!("{type_base}Params")));
+            let params_at = document.sources.child_or_self(&method.location, "params");
+            place_warnings(document, types, &params_at, warnings);
             let result = method
                 .result
                 .as_ref()
                 .filter(|_| !returns_mcp(method))
                 .map(|result| types.add_inline(&result.schema, &format!("{type_base}Result")));
+            if let Some(result) = &method.result {
+                let result_at = document.sources.child_or_self(&result.location, "schema");
+                place_warnings(document, types, &result_at, warnings);
+            }
             MethodPlan {
                 method,
                 fn_name: fn_names.unique_ident(&snake_ident(&method.name)),
@@ -109,6 +121,24 @@ pub fn plan<'d>(document: &'d Document, types: &mut TypeSpace) -> Vec<MethodPlan
             .collect();
     }
     plans
+}
+
+/// Moves the warnings lowering has found into `warnings`: one about a named schema at that
+/// schema, one about the inline schema just added at `inline`.
+pub fn place_warnings(
+    document: &Document,
+    types: &mut TypeSpace,
+    inline: &Location,
+    warnings: &mut Diagnostics,
+) {
+    for warning in types.take_warnings() {
+        let location = warning
+            .registered
+            .as_deref()
+            .and_then(|key| document.schemas.get(key))
+            .map_or_else(|| inline.clone(), |named| named.location.clone());
+        warnings.push(Diagnostic::warning(warning.rule, location, warning.message));
+    }
 }
 
 /// Whether the handler of `method` returns the MCP result itself (`x-mcp.output: "mcp"`), so

@@ -5,10 +5,10 @@ mod literal;
 use super::gate::Gate;
 use super::ir::{
     Body, Builtin, Field, Named, Presence, StringEnumDef, StructDef, TaggedVariant, TypeKind,
-    VariantFields,
+    UntaggedVariant, VariantFields,
 };
 use super::recursion::Boxing;
-use super::{TypeId, TypeSpace};
+use super::{Checks, TypeId, TypeSpace};
 use crate::tokens::{doc_attrs, ident};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -59,13 +59,18 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
 ///
 /// With `gate` (roots and a cargo feature), the types the roots do not need, and the default
 /// functions only those use, carry `#[cfg(feature = "...")]`.
-pub(super) fn emit(space: &TypeSpace, gate: Option<(&[TypeId], &str)>) -> Vec<TokenStream> {
+pub(super) fn emit(
+    space: &TypeSpace,
+    gate: Option<(&[TypeId], &str)>,
+    checks: Option<&Checks>,
+) -> Vec<TokenStream> {
     let boxing = Boxing::new(space);
     let gate = gate.map(|(roots, feature)| Gate::new(space, &boxing, roots, feature));
     let emitter = Emitter {
         space,
         boxing,
         gate,
+        checks,
     };
     let mut owned: BTreeMap<TypeId, Vec<TypeId>> = BTreeMap::new();
     for (child, owner) in &space.owners {
@@ -95,6 +100,9 @@ struct Emitter<'a> {
     space: &'a TypeSpace,
     boxing: Boxing,
     gate: Option<Gate>,
+    /// The checks emitted beside the types, if any (a server's types module has them, a
+    /// schema document's does not).
+    checks: Option<&'a Checks>,
 }
 
 /// The default functions to generate: name -> (type, value, the types whose fields use it).
@@ -185,6 +193,26 @@ impl<'a> Emitter<'a> {
                     pub enum #name { #(#variants,)* }
                 }
             }
+            Body::Untagged(variants) if self.space.exactly_one.contains(&id) => {
+                let items = variants.iter().map(|variant| {
+                    let vname = ident(&variant.name);
+                    let ty = self.slot(variant.ty, id);
+                    quote!(#vname(#ty))
+                });
+                let deserialize = self.exactly_one_deserialize(id, &name, variants, cfg);
+                quote! {
+                    #docs
+                    #[derive(
+                        ::std::fmt::Debug,
+                        ::std::clone::Clone,
+                        ::std::cmp::PartialEq,
+                        ::serde::Serialize
+                    )]
+                    #[serde(untagged)]
+                    pub enum #name { #(#items,)* }
+                    #deserialize
+                }
+            }
             Body::Untagged(variants) => {
                 let variants = variants.iter().map(|variant| {
                     let vname = ident(&variant.name);
@@ -196,6 +224,71 @@ impl<'a> Emitter<'a> {
                     #[derive(#derive_base)]
                     #[serde(untagged)]
                     pub enum #name { #(#variants,)* }
+                }
+            }
+        }
+    }
+
+    /// `Deserialize` for a `oneOf` whose variants can accept the same value: the value is read
+    /// once, every variant tries it, and exactly one must accept it (decode, and keep its rules
+    /// when the checks are emitted beside). The messages are serde's
+    /// for an untagged enum, and one for a value that more than one variant accepts.
+    fn exactly_one_deserialize(
+        &self,
+        id: TypeId,
+        name: &Ident,
+        variants: &[UntaggedVariant],
+        cfg: Option<&TokenStream>,
+    ) -> TokenStream {
+        let tries = variants.iter().map(|variant| {
+            let vname = ident(&variant.name);
+            let ty = self.slot(variant.ty, id);
+            let checks = self
+                .checks
+                .and_then(|checks| checks.value_checks(self.space, variant.ty));
+            let keeps_rules = match checks {
+                Some(checks) => quote! {
+                    {
+                        let mut out = ::mcp_runtime::validate::Violations::new();
+                        {
+                            let path = &::mcp_runtime::validate::Path::Root;
+                            let out = &mut out;
+                            let value = &variant;
+                            #checks
+                        }
+                        out.is_empty()
+                    }
+                },
+                None => quote!(true),
+            };
+            quote! {
+                if let ::std::result::Result::Ok(variant) =
+                    <#ty as ::serde::Deserialize>::deserialize(&value)
+                {
+                    if #keeps_rules {
+                        matched += 1;
+                        found.get_or_insert(Self::#vname(variant));
+                    }
+                }
+            }
+        });
+        let none = format!("data did not match any variant of untagged enum {name}");
+        let several = format!("data matched more than one variant of oneOf {name}");
+        quote! {
+            #cfg
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(
+                    deserializer: D,
+                ) -> ::std::result::Result<Self, D::Error> {
+                    let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                    let mut found = ::std::option::Option::None;
+                    let mut matched = 0usize;
+                    #(#tries)*
+                    match found {
+                        ::std::option::Option::Some(found) if matched == 1 => ::std::result::Result::Ok(found),
+                        ::std::option::Option::Some(_) => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#several)),
+                        ::std::option::Option::None => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#none)),
+                    }
                 }
             }
         }

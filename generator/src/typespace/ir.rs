@@ -203,4 +203,47 @@ pub(crate) enum Rule {
     Const(Value),
     /// `enum` of values serde cannot check (not all strings).
     Enum(Vec<Value>),
+    /// `not`: the value must not match the sub-schema.
+    Not(Applied),
+    /// `if`/`then`/`else`: a value matching `if` must match `then`, one that does not must
+    /// match `else` (either may be absent).
+    Conditional {
+        when: Applied,
+        then: Option<Applied>,
+        otherwise: Option<Applied>,
+    },
+    /// Several `patternProperties`: each member whose name matches a pattern (one the `regex`
+    /// crate compiles) must match that pattern's sub-schema.
+    PatternProperties(Vec<(String, Applied)>),
+}
+
+/// A sub-schema of `not`, `if`, `then`, `else` or `patternProperties`, with the JSON text the
+/// violation message quotes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Applied {
+    pub check: Sub,
+    /// The sub-schema as compact JSON.
+    pub text: String,
+}
+
+/// The part of JSON Schema a generated sub-schema check evaluates on a `serde_json::Value`.
+/// Anything outside it leaves the keyword published but not enforced, with a warning.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Sub {
+    /// `true`, `{}` or annotations only.
+    Any,
+    /// `false`.
+    Nothing,
+    /// Every one holds (the keywords of one schema).
+    All(Vec<Sub>),
+    /// `type` (one name or several).
+    Type(Vec<String>),
+    /// `const`.
+    Const(Value),
+    /// `enum`.
+    Enum(Vec<Value>),
+    /// `required` (holds for values that are not objects).
+    Required(Vec<String>),
+    /// One member of `properties`: holds when absent or not an object.
+    Property(String, Box<Sub>),
 }

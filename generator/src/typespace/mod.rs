@@ -14,6 +14,7 @@ mod emit;
 mod gate;
 pub(crate) mod ir;
 mod lower;
+mod overlap;
 mod recursion;
 pub mod schema_doc;
 mod validate;
@@ -27,7 +28,29 @@ use indexmap::IndexMap;
 use ir::{Body, Builtin, Named, TypeKind};
 use proc_macro2::TokenStream;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// Rule id (a warning): a union without a discriminator has variants that can accept the same
+/// value. From `oneOf`, such a value is refused (it matches more than one); from `anyOf`, the
+/// first variant that accepts it is the one decoded.
+pub const RULE_AMBIGUOUS_UNION: &str = "ambiguous-union";
+
+/// Rule id (a warning): a `not`, `if`/`then`/`else` or `patternProperties` sub-schema uses
+/// keywords beyond what the generated checks evaluate (`type`, `const`, `enum`, `required`,
+/// `properties` of those): the schema is published as written but that keyword is not enforced.
+pub const RULE_SCHEMA_NOT_ENFORCED: &str = "schema-not-enforced";
+
+/// A warning found while lowering, not yet placed in the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaWarning {
+    /// The key of the registered schema being lowered, `None` for the inline schema being
+    /// added ([`TypeSpace::add_inline`]).
+    pub registered: Option<String>,
+    /// The rule id ([`RULE_AMBIGUOUS_UNION`], [`RULE_SCHEMA_NOT_ENFORCED`]).
+    pub rule: &'static str,
+    /// What is wrong, naming the type.
+    pub message: String,
+}
 
 /// A handle to a lowered type (a named type of the space, or a built-in one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,6 +85,14 @@ pub struct TypeSpace {
     pub(crate) resolving: HashSet<String>,
     /// The rules serde does not check, by the type they apply to (see [`ir::Rule`]).
     pub(crate) rules: BTreeMap<TypeId, Vec<ir::Rule>>,
+    /// Untagged unions from `oneOf` whose variants can accept the same value: they decode
+    /// with every variant tried, and refuse a value more than one accepts.
+    pub(crate) exactly_one: BTreeSet<TypeId>,
+    /// Untagged unions to look at for overlapping variants once every type they name is
+    /// lowered: the union, its keyword, the registered schema it was lowered in.
+    pub(crate) overlap_queue: Vec<(TypeId, &'static str, Option<String>)>,
+    /// What lowering warns about, until [`TypeSpace::take_warnings`].
+    pub(crate) warnings: Vec<SchemaWarning>,
     /// Every type before this index is lowered, so [`TypeSpace::lower_pending`] resumes here:
     /// rescanning from the start on each [`TypeSpace::add_inline`] made planning quadratic in
     /// the number of methods.
@@ -138,9 +169,17 @@ impl TypeSpace {
         if self.has_pending() {
             let mut lowered = self.clone();
             lowered.lower_pending();
-            return emit::emit(&lowered, gate);
+            return emit::emit(&lowered, gate, None);
         }
-        emit::emit(self, gate)
+        emit::emit(self, gate, None)
+    }
+
+    /// [`TypeSpace::emit_items`] for a module that also holds `checks`' `Validate` impls: a
+    /// `oneOf` decoded by trying every variant (one whose variants overlap) then counts only the
+    /// variants whose value also keeps its schema's rules (a `pattern` can tell two strings
+    /// apart). Call after every schema is lowered.
+    pub fn emit_items_checked(&self, checks: &Checks) -> Vec<TokenStream> {
+        emit::emit(self, None, Some(checks))
     }
 
     /// The named type called `name` (its Rust name), if any.
@@ -168,6 +207,43 @@ impl TypeSpace {
     /// How many lowering steps were taken (see [`MAX_LOWER_STEPS`]).
     pub fn lowering_steps(&self) -> usize {
         self.budget.steps()
+    }
+
+    /// The warnings found while lowering since the last call, oldest first.
+    pub fn take_warnings(&mut self) -> Vec<SchemaWarning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The key of the registered schema being lowered, if any.
+    pub(crate) fn registered_key(&self) -> Option<String> {
+        let id = self.lowering?;
+        self.refs
+            .iter()
+            .find(|(_, (rid, _))| *rid == id)
+            .map(|(key, _)| key.clone())
+    }
+
+    /// Records a warning about the schema being lowered.
+    pub(crate) fn warn(&mut self, rule: &'static str, message: String) {
+        let registered = self.registered_key();
+        self.warn_in(registered, rule, message);
+    }
+
+    /// Records a warning about the registered schema `registered` (`None`: the inline one).
+    pub(crate) fn warn_in(
+        &mut self,
+        registered: Option<String>,
+        rule: &'static str,
+        message: String,
+    ) {
+        let warning = SchemaWarning {
+            registered,
+            rule,
+            message,
+        };
+        if !self.warnings.contains(&warning) {
+            self.warnings.push(warning);
+        }
     }
 
     /// The type registered under `key`, if any.
@@ -221,5 +297,43 @@ impl TypeSpace {
             index += 1;
         }
         self.lowered_upto = index;
+        self.check_overlaps();
+    }
+
+    /// Looks at the queued untagged unions, now that every type they name is lowered: a `oneOf`
+    /// one whose variants can accept the same value decodes by trying them all (and refuses a
+    /// value more than one accepts); either kind is reported.
+    fn check_overlaps(&mut self) {
+        for (id, keyword, registered) in std::mem::take(&mut self.overlap_queue) {
+            let Some(Named {
+                name,
+                body: Body::Untagged(variants),
+                ..
+            }) = self.named(id)
+            else {
+                continue;
+            };
+            let Some((a, b)) = overlap::first_overlap(self, variants) else {
+                continue;
+            };
+            let (name, a, b) = (
+                name.clone(),
+                variants[a].name.clone(),
+                variants[b].name.clone(),
+            );
+            let outcome = if keyword == "oneOf" {
+                self.exactly_one.insert(id);
+                "a value both accept is refused, as it matches more than one"
+            } else {
+                "a value both accept decodes as the first (anyOf asks for at least one)"
+            };
+            self.warn_in(
+                registered,
+                RULE_AMBIGUOUS_UNION,
+                format!(
+                    "`{keyword}` of type `{name}` has no discriminator, and its variants `{a}` and `{b}` can accept the same value (neither their types, nor their required members, nor a closed property list keeps them apart); {outcome}. A required property with a distinct `const` in every variant makes it a tagged union"
+                ),
+            );
+        }
     }
 }

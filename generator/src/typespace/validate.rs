@@ -2,7 +2,7 @@
 //! does not check, an `impl ::mcp_runtime::validate::Validate` that calls the runtime's helper
 //! for each rule, and nothing else. Reads only the IR ([`super::ir::Rule`]), never a schema.
 
-use super::ir::{Body, Field, Presence, Rule, StructDef, TypeKind, VariantFields};
+use super::ir::{self, Body, Field, Presence, Rule, StructDef, Sub, TypeKind, VariantFields};
 use super::recursion::Boxing;
 use super::{TypeId, TypeSpace};
 use crate::tokens::ident;
@@ -80,6 +80,19 @@ impl Checks {
     /// `::mcp_runtime::validate::check` on it after decoding.
     pub fn needed(&self, ty: TypeId) -> bool {
         self.needed.get(ty.0).copied().unwrap_or(false)
+    }
+
+    /// Statements adding to `out` what `value` (a reference to a value of `ty`) breaks at
+    /// `path`; `None` when `ty` has no checks.
+    pub(crate) fn value_checks(&self, space: &TypeSpace, ty: TypeId) -> Option<TokenStream> {
+        if !self.needed(ty) {
+            return None;
+        }
+        let emitter = Emitter {
+            space,
+            checks: self,
+        };
+        Some(emitter.value_checks(ty))
     }
 
     /// The `impl ::mcp_runtime::validate::Validate` items, for the types module, in type order.
@@ -295,7 +308,8 @@ impl Emitter<'_> {
         };
         let v = quote!(::mcp_runtime::validate);
         let n = |n: &u64| Literal::u64_unsuffixed(*n);
-        let calls = rules.iter().map(|rule| match rule {
+        let applied = self.applicator_checks(ty, def, rules);
+        let calls = rules.iter().filter(|rule| !is_applicator(rule)).map(|rule| match rule {
             Rule::Minimum { bound, exclusive } => {
                 let bound = Literal::f64_unsuffixed(*bound);
                 quote!(#v::minimum(*value, #bound, #exclusive, path, out);)
@@ -355,8 +369,162 @@ impl Emitter<'_> {
                     }
                 }
             }
+            Rule::Not(_) | Rule::Conditional { .. } | Rule::PatternProperties(_) => quote!(),
         });
-        quote!(#(#calls)*)
+        quote!(#(#calls)* #applied)
+    }
+
+    /// The checks of `not`, `if`/`then`/`else` and `patternProperties`, on the value as JSON:
+    /// itself when it is a `serde_json::Value`, else serialized once (only types with such a
+    /// rule pay for it).
+    fn applicator_checks(
+        &self,
+        ty: TypeId,
+        def: Option<&StructDef>,
+        rules: &[Rule],
+    ) -> TokenStream {
+        let applicators: Vec<&Rule> = rules.iter().filter(|r| is_applicator(r)).collect();
+        if applicators.is_empty() {
+            return quote!();
+        }
+        let v = quote!(::mcp_runtime::validate);
+        let subject = if def.is_some() {
+            quote!(self)
+        } else {
+            quote!(value)
+        };
+        let json = if self.is_json(ty) {
+            quote!(let json: &::serde_json::Value = #subject;)
+        } else {
+            quote! {
+                let json = &::serde_json::to_value(#subject).unwrap_or(::serde_json::Value::Null);
+            }
+        };
+        let checks = applicators.iter().map(|rule| match rule {
+            Rule::Not(sub) => {
+                let matches = predicate(&sub.check);
+                let text = crate::emit::str_lit(&sub.text);
+                quote!(#v::not(#matches, #text, path, out);)
+            }
+            Rule::Conditional {
+                when,
+                then,
+                otherwise,
+            } => {
+                let when = predicate(&when.check);
+                let branch = |applied: &Option<ir::Applied>, helper: TokenStream| match applied {
+                    Some(applied) => {
+                        let matches = predicate(&applied.check);
+                        let text = crate::emit::str_lit(&applied.text);
+                        quote!(#v::#helper(#matches, #text, path, out);)
+                    }
+                    None => quote!(),
+                };
+                let then = branch(then, quote!(then));
+                let otherwise = branch(otherwise, quote!(otherwise));
+                quote! {
+                    if #when { #then } else { #otherwise }
+                }
+            }
+            Rule::PatternProperties(patterns) => {
+                let arms = patterns.iter().map(|(pattern, sub)| {
+                    let lit = crate::emit::str_lit(pattern);
+                    let matches = predicate(&sub.check);
+                    let text = crate::emit::str_lit(&sub.text);
+                    quote! {
+                        {
+                            static PATTERN: ::std::sync::LazyLock<#v::Regex> =
+                                ::std::sync::LazyLock::new(|| #v::compile_pattern(#lit));
+                            if PATTERN.is_match(key) {
+                                let path = &path.key(key);
+                                #v::pattern_property(#matches, #lit, #text, path, out);
+                            }
+                        }
+                    }
+                });
+                quote! {
+                    if let ::std::option::Option::Some(members) = json.as_object() {
+                        for (key, json) in members {
+                            #(#arms)*
+                        }
+                    }
+                }
+            }
+            _ => quote!(),
+        });
+        quote! {
+            {
+                #json
+                #(#checks)*
+            }
+        }
+    }
+
+    /// Whether a value of `ty` is a `serde_json::Value` (through aliases).
+    fn is_json(&self, mut ty: TypeId) -> bool {
+        for _ in 0..32 {
+            match &self.space.types[ty.0] {
+                TypeKind::Builtin(ir::Builtin::Value) => return true,
+                TypeKind::Named(named) => match &named.body {
+                    Body::Alias(target) => ty = *target,
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+/// Whether `rule` applies a sub-schema (checked on the value as JSON).
+fn is_applicator(rule: &Rule) -> bool {
+    matches!(
+        rule,
+        Rule::Not(_) | Rule::Conditional { .. } | Rule::PatternProperties(_)
+    )
+}
+
+/// A `bool` expression: whether `json` (a `&serde_json::Value` in scope) matches `sub`.
+fn predicate(sub: &Sub) -> TokenStream {
+    let v = quote!(::mcp_runtime::validate);
+    match sub {
+        Sub::Any => quote!(true),
+        Sub::Nothing => quote!(false),
+        Sub::All(subs) => {
+            let each = subs.iter().map(predicate);
+            quote!((#(#each)&&*))
+        }
+        Sub::Type(names) => quote!(#v::has_type(json, &[#(#names),*])),
+        Sub::Const(value) => {
+            let text = crate::emit::str_lit(&value.to_string());
+            quote! {
+                {
+                    static EXPECTED: ::std::sync::LazyLock<::serde_json::Value> =
+                        ::std::sync::LazyLock::new(|| #v::constant_value(#text));
+                    #v::json_equal(json, &EXPECTED)
+                }
+            }
+        }
+        Sub::Enum(values) => {
+            let text = crate::emit::str_lit(&serde_json::Value::Array(values.clone()).to_string());
+            quote! {
+                {
+                    static ALLOWED: ::std::sync::LazyLock<::std::vec::Vec<::serde_json::Value>> =
+                        ::std::sync::LazyLock::new(|| #v::constant_values(#text));
+                    ALLOWED.iter().any(|allowed| #v::json_equal(json, allowed))
+                }
+            }
+        }
+        Sub::Required(names) => quote!(#v::has_members(json, &[#(#names),*])),
+        Sub::Property(name, inner) => {
+            let inner = predicate(inner);
+            quote! {
+                match json.get(#name) {
+                    ::std::option::Option::Some(json) => #inner,
+                    ::std::option::Option::None => true,
+                }
+            }
+        }
     }
 }
 

@@ -36,6 +36,10 @@ pub fn valid_fixtures() -> Vec<(String, PathBuf)> {
             root.join("fixtures/openrpc/errors.openrpc.json"),
         ),
         (
+            "unions".to_string(),
+            root.join("fixtures/openrpc/unions.openrpc.json"),
+        ),
+        (
             "refs".to_string(),
             root.join("fixtures/openrpc/refs/main.json"),
         ),

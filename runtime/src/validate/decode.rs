@@ -120,6 +120,14 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
             "matches none of the schema's alternatives".to_string(),
         );
     }
+    // A generated `oneOf` whose variants overlap decodes by trying each: more than one took it.
+    if message.starts_with("data matched more than one variant of oneOf") {
+        return (
+            pointer,
+            "oneOf",
+            "matches more than one of the schema's alternatives".to_string(),
+        );
+    }
     if message.starts_with("duplicate field ") {
         return (pointer, "type", message.to_string());
     }

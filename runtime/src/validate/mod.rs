@@ -13,9 +13,11 @@
 //! do not decode at all are described the same way by [`decode_error`]
 //! (`/a: expected an integer, got a string`).
 
+mod applicators;
 mod decode;
 pub mod formats;
 
+pub use applicators::{has_members, has_type, not, otherwise, pattern_property, then};
 pub use decode::{decode_error, decode_with_path};
 pub use regex::Regex;
 

@@ -2,9 +2,9 @@
 //! `uniqueItems`, `minProperties`, non-string `const` and `enum`, ...), read from the schema
 //! into the IR for the generated validation. Each is kept only on the type it applies to.
 
-use crate::typespace::ir::{Body, Builtin, Rule, TypeKind};
-use crate::typespace::{TypeId, TypeSpace};
-use serde_json::Value;
+use crate::typespace::ir::{Applied, Body, Builtin, Rule, Sub, TypeKind};
+use crate::typespace::{TypeId, TypeSpace, RULE_SCHEMA_NOT_ENFORCED};
+use serde_json::{Map, Value};
 
 /// The formats `mcp_runtime::validate::formats` checks; any other `format` is an annotation.
 pub(crate) const CHECKED_FORMATS: [&str; 9] = [
@@ -129,8 +129,73 @@ impl TypeSpace {
             }
             Shape::Checked => {}
         }
+        if !matches!(self.shape(id), Shape::Checked) {
+            self.applicator_rules(obj, id, &mut rules);
+        }
         if !rules.is_empty() {
             self.rules.insert(id, rules);
+        }
+    }
+
+    /// `not`, `if`/`then`/`else` and several `patternProperties`, when their sub-schemas are
+    /// within [`Sub`]; otherwise a [`RULE_SCHEMA_NOT_ENFORCED`] warning names what is not.
+    fn applicator_rules(&mut self, obj: &Map<String, Value>, id: TypeId, rules: &mut Vec<Rule>) {
+        let owner = match self.type_name(id) {
+            Some(name) => format!("type `{name}`"),
+            None => "a schema".to_string(),
+        };
+        let mut unenforced = Vec::new();
+        if let Some(schema) = obj.get("not") {
+            match applied(schema) {
+                Ok(sub) => rules.push(Rule::Not(sub)),
+                Err(keyword) => unenforced.push(format!("`not` (it uses `{keyword}`)")),
+            }
+        }
+        if let Some(when) = obj.get("if") {
+            let branch = |key: &str| obj.get(key).map(applied).transpose();
+            match (applied(when), branch("then"), branch("else")) {
+                (_, Ok(None), Ok(None)) => {}
+                (Ok(when), Ok(then), Ok(otherwise)) => rules.push(Rule::Conditional {
+                    when,
+                    then,
+                    otherwise,
+                }),
+                (Err(keyword), _, _) | (_, Err(keyword), _) | (_, _, Err(keyword)) => {
+                    unenforced.push(format!("`if`/`then`/`else` (it uses `{keyword}`)"))
+                }
+            }
+        }
+        if let Some(patterns) = obj.get("patternProperties").and_then(Value::as_object) {
+            // One pattern types the map's values already (`lower_object`); several leave them
+            // `Value`, checked here.
+            if patterns.len() > 1 {
+                let mut checked = Vec::new();
+                for (pattern, schema) in patterns {
+                    if regex::Regex::new(pattern).is_err() {
+                        unenforced.push(format!(
+                            "`patternProperties` {pattern:?} (the regex crate does not compile it)"
+                        ));
+                        continue;
+                    }
+                    match applied(schema) {
+                        Ok(sub) => checked.push((pattern.clone(), sub)),
+                        Err(keyword) => unenforced.push(format!(
+                            "`patternProperties` {pattern:?} (it uses `{keyword}`)"
+                        )),
+                    }
+                }
+                if !checked.is_empty() {
+                    rules.push(Rule::PatternProperties(checked));
+                }
+            }
+        }
+        for what in unenforced {
+            self.warn(
+                RULE_SCHEMA_NOT_ENFORCED,
+                format!(
+                    "{what} of {owner} is published in the schema but not enforced: the generated checks evaluate only `type`, `const`, `enum`, `required` and `properties` made of those"
+                ),
+            );
         }
     }
 
@@ -155,4 +220,62 @@ impl TypeSpace {
         }
         Shape::Checked
     }
+}
+
+/// How long the sub-schema a violation message quotes may be before it is cut.
+const QUOTED_SCHEMA: usize = 80;
+
+/// A sub-schema as a check, or the first keyword outside [`Sub`].
+fn applied(schema: &Value) -> Result<Applied, String> {
+    let check = sub(schema)?;
+    let mut text = schema.to_string();
+    if text.chars().count() > QUOTED_SCHEMA {
+        text = text.chars().take(QUOTED_SCHEMA - 1).collect::<String>() + "…";
+    }
+    Ok(Applied { check, text })
+}
+
+/// The check of a sub-schema made of `type`, `const`, `enum`, `required` and `properties`
+/// (each member itself such a sub-schema), annotations aside; otherwise the first other keyword.
+fn sub(schema: &Value) -> Result<Sub, String> {
+    let obj = match schema {
+        Value::Bool(true) => return Ok(Sub::Any),
+        Value::Bool(false) => return Ok(Sub::Nothing),
+        Value::Object(obj) => obj,
+        _ => return Err("a schema that is not an object".to_string()),
+    };
+    let mut all = Vec::new();
+    for (key, value) in obj {
+        match (key.as_str(), value) {
+            ("type", Value::String(name)) => all.push(Sub::Type(vec![name.clone()])),
+            ("type", Value::Array(names)) => all.push(Sub::Type(
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            )),
+            ("const", value) => all.push(Sub::Const(value.clone())),
+            ("enum", Value::Array(values)) => all.push(Sub::Enum(values.clone())),
+            ("required", Value::Array(names)) => all.push(Sub::Required(
+                names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            )),
+            ("properties", Value::Object(members)) => {
+                for (name, member) in members {
+                    all.push(Sub::Property(name.clone(), Box::new(sub(member)?)));
+                }
+            }
+            (key, _) if super::is_annotation(key) => {}
+            (key, _) => return Err(key.to_string()),
+        }
+    }
+    Ok(match all.len() {
+        0 => Sub::Any,
+        1 => all.remove(0),
+        _ => Sub::All(all),
+    })
 }

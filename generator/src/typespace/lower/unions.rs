@@ -7,7 +7,7 @@ use crate::typespace::ir::{
     Body, Builtin, TaggedDef, TaggedVariant, TypeKind, UntaggedVariant, VariantFields,
 };
 use crate::typespace::{TypeId, TypeSpace};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 impl TypeSpace {
     /// `type: [A, B, ...]`: `null` makes it an `Option`, several others an untagged enum.
@@ -75,7 +75,8 @@ impl TypeSpace {
     }
 
     /// `oneOf` / `anyOf`: `null` members make an `Option`; a discriminator makes a tagged enum;
-    /// anything else is an untagged enum.
+    /// anything else is an untagged enum. `properties` and `required` beside the keyword are
+    /// members of every variant, merged into each as by `allOf`.
     pub(super) fn lower_union(
         &mut self,
         schema: &Value,
@@ -87,9 +88,17 @@ impl TypeSpace {
             m.get("type") == Some(&Value::from("null")) || m.get("const") == Some(&Value::Null)
         };
         let nullable = members.iter().any(is_null);
+        let common = common_members(schema);
         let rest: Vec<&Value> = members.iter().filter(|m| !is_null(m)).collect();
+        let merged: Vec<Value> = rest
+            .iter()
+            .map(|m| match &common {
+                Some(common) => json!({"allOf": [common, m]}),
+                None => (*m).clone(),
+            })
+            .collect();
         let inner_hint = format!("{}Value", self.hint_of(target));
-        let inner = match rest.as_slice() {
+        let inner = match merged.as_slice() {
             [] => return self.unnamed(target, Builtin::Value, schema, notes),
             [single] if !nullable => return self.lower(single, target, notes),
             [single] => self.lower(single, Target::Inline(&inner_hint), notes),
@@ -105,11 +114,26 @@ impl TypeSpace {
                     .map(|m| self.resolve_for_discriminator(m))
                     .collect();
                 let (id, name) = self.reserve(union_target);
+                // A variant keeps its `$ref`'s struct only when nothing is merged into it.
+                let named: Vec<&Value> = match common {
+                    Some(_) => several.iter().collect(),
+                    None => rest.clone(),
+                };
                 let body = match find_discriminator(&resolved) {
                     Some(discriminator) => {
-                        self.lower_tagged(&name, several, &resolved, discriminator)
+                        self.lower_tagged(&name, &named, &resolved, discriminator)
                     }
-                    None => self.lower_untagged(&name, several),
+                    None => {
+                        let body = self.lower_untagged(&name, &rest, several);
+                        let keyword = if schema.get("oneOf").is_some() {
+                            "oneOf"
+                        } else {
+                            "anyOf"
+                        };
+                        let registered = self.registered_key();
+                        self.overlap_queue.push((id, keyword, registered));
+                        body
+                    }
                 };
                 self.set_body(id, docs, body);
                 if !nullable {
@@ -170,10 +194,12 @@ impl TypeSpace {
         })
     }
 
-    fn lower_untagged(&mut self, name: &str, members: &[&Value]) -> Body {
+    /// Newtype variants named after `members` (a `$ref` gives its type's name), lowered from
+    /// `lowered` (the members with the union's common members merged in).
+    fn lower_untagged(&mut self, name: &str, members: &[&Value], lowered: &[Value]) -> Body {
         let mut scope = Scope::new();
         let mut variants = Vec::new();
-        for (index, member) in members.iter().enumerate() {
+        for (index, (member, schema)) in members.iter().zip(lowered).enumerate() {
             let referenced = member
                 .get("$ref")
                 .and_then(Value::as_str)
@@ -185,7 +211,7 @@ impl TypeSpace {
             let variant_name = scope.unique_ident(&variant_name);
             let mut ignored = Vec::new();
             let hint = format!("{name}Variant{index}");
-            let ty = self.lower(member, Target::Inline(&hint), &mut ignored);
+            let ty = self.lower(schema, Target::Inline(&hint), &mut ignored);
             variants.push(UntaggedVariant {
                 name: variant_name,
                 ty,
@@ -205,4 +231,23 @@ impl TypeSpace {
         }
         resolved
     }
+}
+
+/// The members a union's schema gives every variant: its `properties` and `required` (and
+/// `type: object`), as a schema to merge into each; `None` when it has none.
+fn common_members(schema: &Value) -> Option<Value> {
+    let obj = schema.as_object()?;
+    let mut common = Map::new();
+    for key in ["properties", "required"] {
+        if let Some(value) = obj.get(key) {
+            common.insert(key.to_string(), value.clone());
+        }
+    }
+    if common.is_empty() {
+        return None;
+    }
+    if obj.get("type") == Some(&Value::from("object")) {
+        common.insert("type".into(), "object".into());
+    }
+    Some(Value::Object(common))
 }
