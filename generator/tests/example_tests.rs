@@ -88,3 +88,61 @@ fn a_handler_that_is_no_type_path_is_an_error_naming_the_flag() {
     let message = errors.to_string();
     assert!(message.contains("--example-tests \"not a type!\""), "{message}");
 }
+
+/// Runs the `mcp-codegen` binary with `args`.
+fn cli(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_cli_flag_writes_the_module_and_tokio_and_warns_per_misfit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("server");
+    let fixture = fixture();
+    let output = cli(&[
+        fixture.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+        "--runtime-version".as_ref(),
+        "0.1".as_ref(),
+        "--example-tests".as_ref(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("warning[example-mismatch]").count(), 4, "{stderr}");
+    let generated = std::fs::read_to_string(out.join("src/generated.rs")).unwrap();
+    assert!(generated.contains("mod contract_examples"));
+    assert!(generated.contains("fn handler() -> crate::handler::App"));
+    let cargo_toml = std::fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(
+        cargo_toml.contains("[dev-dependencies]")
+            && cargo_toml.contains(r#"tokio = { version = "1", features = ["macros", "rt"] }"#),
+        "{cargo_toml}"
+    );
+
+    // The handler type can be named (with `=`, so the flag never takes the document's path).
+    let named = dir.path().join("named");
+    let output = cli(&[
+        "--example-tests=crate::state::Notes".as_ref(),
+        fixture.as_os_str(),
+        "-o".as_ref(),
+        named.as_os_str(),
+        "--runtime-version".as_ref(),
+        "0.1".as_ref(),
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let generated = std::fs::read_to_string(named.join("src/generated.rs")).unwrap();
+    assert!(generated.contains("fn handler() -> crate::state::Notes"));
+}
+
+#[test]
+fn help_teaches_the_flag() {
+    let output = cli(&["--help".as_ref()]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    for needle in ["--example-tests[=<HANDLER>]", "example-mismatch", "--example-tests\n"] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}
