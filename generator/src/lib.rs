@@ -154,11 +154,8 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
                 message,
             )]));
         };
-        let tests = emit::examples::example_tests(
-            &document,
-            &server.signatures,
-            &syn::Type::Path(handler),
-        );
+        let tests =
+            emit::examples::example_tests(&document, &server.signatures, &syn::Type::Path(handler));
         server.source.push('\n');
         server.source.push_str(&tests.source);
         diagnostics.0.extend(tests.warnings);

@@ -97,8 +97,9 @@ struct Cli {
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
     /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
-    /// not the example's. An example that does not fit its method is an `example-mismatch`
-    /// warning and no test.
+    /// not the example's. HANDLER is a type path from the crate root, given with `=`
+    /// (`--example-tests=crate::state::Notes`) [default: crate::handler::App, the scaffold's].
+    /// An example that does not fit its method is an `example-mismatch` warning and no test.
     #[arg(
         long,
         value_name = "HANDLER",

@@ -86,7 +86,10 @@ fn a_handler_that_is_no_type_path_is_an_error_naming_the_flag() {
     let errors = mcp_codegen::generate_with_options(&fixture(), &with_tests("not a type!"))
         .expect_err("refused");
     let message = errors.to_string();
-    assert!(message.contains("--example-tests \"not a type!\""), "{message}");
+    assert!(
+        message.contains("--example-tests \"not a type!\""),
+        "{message}"
+    );
 }
 
 /// Runs the `mcp-codegen` binary with `args`.
@@ -112,7 +115,11 @@ fn the_cli_flag_writes_the_module_and_tokio_and_warns_per_misfit() {
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
-    assert_eq!(stderr.matches("warning[example-mismatch]").count(), 4, "{stderr}");
+    assert_eq!(
+        stderr.matches("warning[example-mismatch]").count(),
+        4,
+        "{stderr}"
+    );
     let generated = std::fs::read_to_string(out.join("src/generated.rs")).unwrap();
     assert!(generated.contains("mod contract_examples"));
     assert!(generated.contains("fn handler() -> crate::handler::App"));
@@ -133,7 +140,11 @@ fn the_cli_flag_writes_the_module_and_tokio_and_warns_per_misfit() {
         "--runtime-version".as_ref(),
         "0.1".as_ref(),
     ]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let generated = std::fs::read_to_string(named.join("src/generated.rs")).unwrap();
     assert!(generated.contains("fn handler() -> crate::state::Notes"));
 }
@@ -142,7 +153,11 @@ fn the_cli_flag_writes_the_module_and_tokio_and_warns_per_misfit() {
 fn help_teaches_the_flag() {
     let output = cli(&["--help".as_ref()]);
     let help = String::from_utf8_lossy(&output.stdout);
-    for needle in ["--example-tests[=<HANDLER>]", "example-mismatch", "--example-tests\n"] {
+    for needle in [
+        "--example-tests[=<HANDLER>]",
+        "example-mismatch",
+        "--example-tests\n",
+    ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
 }

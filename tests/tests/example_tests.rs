@@ -97,5 +97,8 @@ fn the_examples_pass_against_a_handler_that_satisfies_them_and_fail_against_one_
         "{stdout}"
     );
     // Every `add` example fails; `log` and `ping` still pass.
-    assert!(stdout.contains("test result: FAILED. 2 passed; 4 failed"), "{stdout}");
+    assert!(
+        stdout.contains("test result: FAILED. 2 passed; 4 failed"),
+        "{stdout}"
+    );
 }

@@ -187,7 +187,11 @@ fn case(document: &Document, method: &Method, pairing: &ExamplePairing) -> Resul
                 &example.location,
                 format!(
                     "it gives param {name:?}, which the method does not declare (its params: {})",
-                    if declared.is_empty() { "none".into() } else { declared.join(", ") }
+                    if declared.is_empty() {
+                        "none".into()
+                    } else {
+                        declared.join(", ")
+                    }
                 ),
             );
         };
@@ -298,7 +302,10 @@ fn test(
 ) -> TokenStream {
     let method = &signature.wire_name;
     let mut doc = vec![format!("Method `{method}`, example {example:?}.")];
-    for text in [&pairing.summary, &pairing.description].into_iter().flatten() {
+    for text in [&pairing.summary, &pairing.description]
+        .into_iter()
+        .flatten()
+    {
         doc.push(String::new());
         doc.extend(text.lines().map(|l| l.trim_end().to_string()));
     }
@@ -319,8 +326,7 @@ fn test(
     let ctx = quote!(&RequestContext::default());
     let call = match &signature.params_type {
         Some(params_type) => {
-            let ty: syn::Type =
-                syn::parse_str(params_type).expect("a params type always parses");
+            let ty: syn::Type = syn::parse_str(params_type).expect("a params type always parses");
             let params = str_lit(&case.params);
             quote! {
                 let params: #ty = decode(#method_lit, #example_lit, #params);

@@ -223,7 +223,10 @@ impl Loader {
             return None;
         };
         Some(Example {
-            name: example.get("name").and_then(Value::as_str).map(String::from),
+            name: example
+                .get("name")
+                .and_then(Value::as_str)
+                .map(String::from),
             value: example.get("value").cloned(),
             location: self.locate(file, &ptr),
         })
