@@ -19,6 +19,7 @@ pub struct Builder {
     file_name: String,
     skills: crate::SkillsSource,
     ref_base: Option<PathBuf>,
+    example_tests: Option<String>,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -62,6 +63,7 @@ impl Builder {
             file_name: "mcp_server.rs".into(),
             skills: crate::SkillsSource::Beside,
             ref_base: None,
+            example_tests: None,
         }
     }
 
@@ -92,6 +94,17 @@ impl Builder {
         self
     }
 
+    /// Appends a `#[cfg(test)] mod contract_examples` to the generated module: one
+    /// `#[tokio::test]` per OpenRPC example pairing, which builds `handler` (a type path from
+    /// the crate root, e.g. `"crate::Notes"`, implementing `Default` and `Handler`), calls it
+    /// with the example's params and compares its result with the example's, as the CLI's
+    /// `--example-tests` does. The crate needs `tokio` (features `macros`, `rt`) as a
+    /// dev-dependency. An example that does not fit its method is a `cargo:warning`.
+    pub fn example_tests(mut self, handler: impl Into<String>) -> Self {
+        self.example_tests = Some(handler.into());
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -117,6 +130,7 @@ impl Builder {
         let options = crate::Options {
             skills: self.skills.clone(),
             ref_base: self.ref_base.clone(),
+            example_tests: self.example_tests.clone(),
         };
         let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,

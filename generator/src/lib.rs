@@ -52,6 +52,9 @@ pub struct Generated {
     pub skills: Vec<skills::Skill>,
     /// The skills directory read, if any.
     pub skills_dir: Option<std::path::PathBuf>,
+    /// How many example tests the server source holds, when [`Options::example_tests`] asked
+    /// for them (the scaffold then adds the `tokio` they run on).
+    pub example_tests: Option<usize>,
 }
 
 /// Where a contract's skills (the skills extension, [`skills`]) come from.
@@ -75,7 +78,14 @@ pub struct Options {
     /// The directory a `$ref`'s file path is read relative to when the file is not beside the
     /// referring file (the CLI's `--ref-base`; see [`openrpc::load::LoadOptions::ref_base`]).
     pub ref_base: Option<std::path::PathBuf>,
+    /// Append a test per OpenRPC example pairing to the server source, testing this handler
+    /// type (a path from the crate root implementing `Default` and `Handler`, such as
+    /// [`emit::examples::DEFAULT_HANDLER`]); the CLI's `--example-tests`.
+    pub example_tests: Option<String>,
 }
+
+/// Rule id: the `--example-tests` handler is not a Rust type path.
+pub const RULE_EXAMPLE_HANDLER: &str = "example-tests-handler";
 
 /// Loads, validates and emits the document at `path`, with the skills beside it. Fails with
 /// every error found, before anything is emitted.
@@ -123,7 +133,7 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let server = emit::emit_with_skills(&document, &bundled, &source_name);
+    let mut server = emit::emit_with_skills(&document, &bundled, &source_name);
     if let Some(why) = &server.budget_exceeded {
         let root = document.sources.locate(&document.files[0], "");
         let message = format!("{why}: the document is refused rather than generated with those schemas as JSON values");
@@ -135,11 +145,31 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
     }
     diagnostics.0.extend(server.warnings.0.iter().cloned());
     diagnostics.sort();
+    let mut example_tests = None;
+    if let Some(handler) = &options.example_tests {
+        let root = document.sources.locate(&document.files[0], "");
+        let Ok(handler) = syn::parse_str::<syn::TypePath>(handler) else {
+            let message = format!("--example-tests {handler:?} is not a Rust type path such as `crate::handler::App` (the handler type the example tests build with `Default`)");
+            return Err(Diagnostics(vec![Diagnostic::error(
+                RULE_EXAMPLE_HANDLER,
+                root,
+                message,
+            )]));
+        };
+        let tests =
+            emit::examples::example_tests(&document, &server.signatures, &syn::Type::Path(handler));
+        server.source.push('\n');
+        server.source.push_str(&tests.source);
+        diagnostics.0.extend(tests.warnings);
+        diagnostics.sort();
+        example_tests = Some(tests.tests);
+    }
     Ok(Generated {
         document,
         warnings: diagnostics,
         server,
         skills: bundled,
         skills_dir,
+        example_tests,
     })
 }

@@ -25,6 +25,9 @@ Examples:
   Regenerate after editing the contract (rewrites only src/generated.rs; your files are kept):
       mcp-codegen openrpc.json -o server/
 
+  Test the handler against the contract's examples (then `cargo test` in server/):
+      mcp-codegen openrpc.json -o server/ --example-tests
+
   In CI, fail when src/generated.rs is stale:
       mcp-codegen openrpc.json -o server/ --check
 
@@ -91,6 +94,21 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     ref_base: Option<PathBuf>,
 
+    /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
+    /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
+    /// HANDLER with `Default`, calls it with the example's params and fails when its result is
+    /// not the example's. HANDLER is a type path from the crate root, given with `=`
+    /// (`--example-tests=crate::state::Notes`) [default: crate::handler::App, the scaffold's].
+    /// An example that does not fit its method is an `example-mismatch` warning and no test.
+    #[arg(
+        long,
+        value_name = "HANDLER",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = mcp_codegen::emit::examples::DEFAULT_HANDLER
+    )]
+    example_tests: Option<String>,
+
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
@@ -124,6 +142,7 @@ fn main() -> ExitCode {
     let options = mcp_codegen::Options {
         skills,
         ref_base: cli.ref_base.clone(),
+        example_tests: cli.example_tests.clone(),
     };
     let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
         Ok(generated) => generated,

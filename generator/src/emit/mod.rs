@@ -7,6 +7,7 @@
 
 mod descriptors;
 pub(crate) mod errors;
+pub mod examples;
 mod format;
 mod handler;
 mod inline_defs;

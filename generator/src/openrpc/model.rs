@@ -113,7 +113,39 @@ pub struct Method {
     pub errors: Vec<ErrorObject>,
     /// The MCP binding from `x-mcp`; `None` keeps the method plain JSON-RPC.
     pub mcp: Option<McpBinding>,
+    /// The method's example pairings (`examples`), `$ref`s followed, as written: only
+    /// `--example-tests` reads them, and it reports what does not fit the method.
+    pub examples: Vec<ExamplePairing>,
     /// Where the method object is.
+    pub location: Location,
+}
+
+/// An OpenRPC Example Pairing object: example params and the result they give.
+#[derive(Debug, Clone)]
+pub struct ExamplePairing {
+    /// `name`.
+    pub name: Option<String>,
+    /// `summary`.
+    pub summary: Option<String>,
+    /// `description`.
+    pub description: Option<String>,
+    /// `params`, each `$ref` followed; `None` when missing, not an array, or an item is no
+    /// Example object.
+    pub params: Option<Vec<Example>>,
+    /// `result`, its `$ref` followed; absent for an example of a notification.
+    pub result: Option<Example>,
+    /// Where the pairing is (its definition, when it was referenced).
+    pub location: Location,
+}
+
+/// An OpenRPC Example object: one named value.
+#[derive(Debug, Clone)]
+pub struct Example {
+    /// `name` (for a param, the param it is the value of).
+    pub name: Option<String>,
+    /// `value`; `None` when missing (an `externalValue` is not read).
+    pub value: Option<Value>,
+    /// Where the example object is (its definition, when it was referenced).
     pub location: Location,
 }
 

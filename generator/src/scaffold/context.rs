@@ -54,6 +54,7 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         crate_name => safe(crate_name),
         source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line()),
+        example_tests => generated.example_tests.is_some(),
         uses => plain.uses().map(safe).collect::<Vec<_>>(),
         methods => methods,
         completions => completions,

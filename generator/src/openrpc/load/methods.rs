@@ -73,6 +73,7 @@ impl Loader {
         };
         let param_structure = self.param_structure(file, &ptr, &map);
         let errors = self.method_errors(file, &ptr, &map);
+        let examples = self.example_pairings(file, &ptr, &map);
         let mcp = match (map.get("x-mcp"), name.as_deref()) {
             (Some(x_mcp), Some(name)) => {
                 let facts = MethodFacts {
@@ -94,6 +95,7 @@ impl Loader {
             deprecated,
             errors,
             mcp,
+            examples,
             location,
         })
     }
@@ -151,8 +153,8 @@ impl Loader {
         }
     }
 
-    /// The method's error objects. Its examples and links are only followed, so a broken
-    /// `$ref` in them is reported too.
+    /// The method's error objects. Its links are only followed, so a broken `$ref` in them is
+    /// reported too.
     fn method_errors(
         &mut self,
         file: usize,
@@ -165,12 +167,69 @@ impl Loader {
                 errors.push(e);
             }
         }
-        for key in ["examples", "links"] {
-            for i in 0..self.opt_array_len(file, ptr, map, key) {
-                let _ = self.follow(file, &format!("{ptr}/{key}/{i}"), &key[..key.len() - 1]);
-            }
+        for i in 0..self.opt_array_len(file, ptr, map, "links") {
+            let _ = self.follow(file, &format!("{ptr}/links/{i}"), "link");
         }
         errors
+    }
+
+    /// The method's example pairings, `$ref`s followed (a broken one is reported). Their shape
+    /// is not checked here: only `--example-tests` reads them (`crate::emit::examples`), and
+    /// documents in the wild carry examples of every shape.
+    fn example_pairings(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+    ) -> Vec<ExamplePairing> {
+        let mut pairings = Vec::new();
+        for i in 0..self.opt_array_len(file, ptr, map, "examples") {
+            let site = format!("{ptr}/examples/{i}");
+            let Some((file, ptr, Value::Object(pairing))) =
+                self.follow(file, &site, "example pairing")
+            else {
+                continue;
+            };
+            let text = |key: &str| pairing.get(key).and_then(Value::as_str).map(String::from);
+            let params = match pairing.get("params") {
+                // Every item or none: with one missing, the others would read as a different call.
+                Some(Value::Array(items)) => (0..items.len())
+                    .map(|j| self.example(file, &format!("{ptr}/params/{j}")))
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .collect(),
+                _ => None,
+            };
+            let result = pairing
+                .contains_key("result")
+                .then(|| self.example(file, &ptr_child(&ptr, "result")))
+                .flatten();
+            pairings.push(ExamplePairing {
+                name: text("name"),
+                summary: text("summary"),
+                description: text("description"),
+                params,
+                result,
+                location: self.locate(file, &ptr),
+            });
+        }
+        pairings
+    }
+
+    /// The Example object at `ptr`, its `$ref` followed; `None` when it is no object.
+    fn example(&mut self, file: usize, ptr: &str) -> Option<Example> {
+        let (file, ptr, value) = self.follow(file, ptr, "example")?;
+        let Value::Object(example) = value else {
+            return None;
+        };
+        Some(Example {
+            name: example
+                .get("name")
+                .and_then(Value::as_str)
+                .map(String::from),
+            value: example.get("value").cloned(),
+            location: self.locate(file, &ptr),
+        })
     }
 
     /// The method's `x-mcp` binding, its problems reported.
