@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The MCP Inspector's CLI against our servers: installs @modelcontextprotocol/inspector 2.12.0
+# (./package.json + ./package-lock.json, `npm ci`, into
+# ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-inspector-cli/inspector-<hash of the lock>, so an
+# unchanged lock is never refetched; it needs Node >= 22.19, the conformance cache's Node
+# 22.23.5 when the system's is older), then runs cli.mjs: `mcp-inspector --cli --format json`
+# with --method initialize, tools/list --strict, tools/call (--tool-arg, --tool-args-json),
+# resources/list, resources/templates/list, resources/read, prompts/list, prompts/get
+# (--prompt-args), logging/setLevel, on the everything server over --transport http
+# (--protocol-era legacy, modern, auto) and stdio (legacy, modern), and on the quickstart over
+# HTTP (legacy, modern). Prints one line per check and a last line "N passed, M failed"; exits
+# non-zero if any check failed. Fails when the npm registry cannot be reached on the first run.
+#
+# usage: tests/inspector-cli/run.sh EVERYTHING_BINARY QUICKSTART_BINARY
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+[ $# -eq 2 ] || { echo "usage: $0 EVERYTHING_BINARY QUICKSTART_BINARY" >&2; exit 2; }
+everything="$1"
+quickstart="$2"
+for binary in "$everything" "$quickstart"; do
+  [ -x "$binary" ] || { echo "error: no server binary at $binary" >&2; exit 1; }
+done
+
+# Node >= 22, where conformance/run.sh keeps it.
+"$root/conformance/run.sh" --install-only >/dev/null
+. "$root/conformance/env.sh"
+conformance_env || exit 1
+node=$CONFORMANCE_NODE
+export PATH="$(dirname "$node"):$PATH"   # the CLI's `#!/usr/bin/env node` is this Node too
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-inspector-cli"
+dir="$cache/inspector-$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
+if [ ! -f "$dir/.installed" ] || [ ! -x "$dir/node_modules/.bin/mcp-inspector" ]; then
+  command -v npm >/dev/null || { echo "error: npm not found (needed for the first install into $dir)" >&2; exit 1; }
+  echo "installing the MCP Inspector (npm ci from $here/package-lock.json) into $dir" >&2
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp "$here/package.json" "$here/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 || { echo "error: npm ci in $dir failed" >&2; exit 1; }
+  touch "$dir/.installed"   # last, so an interrupted install is redone
+fi
+
+free_port() {
+  "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+pids=()
+stop() { local p; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pids=(); }
+trap stop EXIT
+
+# start BINARY: starts it on a free 127.0.0.1 port and waits for it; sets $url.
+start() {
+  local binary="$1" port pid
+  port="$(free_port)"
+  "$binary" --addr "127.0.0.1:$port" --log-level error &
+  pid=$!
+  pids+=("$pid")
+  for attempt in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { echo "error: $binary exited" >&2; exit 1; }
+    [ "$attempt" -lt 100 ] || { echo "error: $binary is not listening on port $port after 10 s" >&2; exit 1; }
+    sleep 0.1
+  done
+  url="http://127.0.0.1:$port/mcp"
+}
+
+start "$everything"
+everything_url="$url"
+start "$quickstart"
+"$node" "$here/cli.mjs" "$dir/node_modules/.bin/mcp-inspector" "$everything_url" "$everything" "$url"
