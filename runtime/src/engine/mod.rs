@@ -214,7 +214,8 @@ impl<D: Dispatch> Engine<D> {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
                 let (result, change) = session_method(era, method, raw)?;
                 if let (Some(change), Era::Session(session)) = (change, era) {
-                    self.write_through(session, change).await?;
+                    // Boxed: only the methods that change a session pay for its state.
+                    Box::pin(self.write_through(session, change)).await?;
                 }
                 result
             }

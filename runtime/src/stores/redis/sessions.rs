@@ -13,7 +13,10 @@
 //! time to live: a busy session costs one write every few minutes, not one per request.
 //! `logging/setLevel` and `resources/(un)subscribe` write through before they answer, and
 //! tell the replicas elsewhere over the bus ([`BusEvent::SessionChanged`]); DELETE removes the
-//! record and every replica ([`BusEvent::SessionClosed`]).
+//! record and every replica ([`BusEvent::SessionClosed`]). Those two messages are published in
+//! the round trip of the write itself, not through the bus's queue: the other instances hear of
+//! a change before the client that made it hears back (then only their own delivery, a few
+//! microseconds, is left to race the client's next request).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -23,7 +26,8 @@ use ::redis::aio::ConnectionManager;
 use ::redis::RedisError;
 
 use super::is_unreachable;
-use crate::bus::{Bus, BusEvent};
+use super::RedisBus;
+use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::future::BoxFuture;
 use crate::session::{
@@ -57,7 +61,7 @@ pub struct RedisSessionStore {
     local: Arc<MemorySessionStore>,
     connection: ConnectionManager,
     prefix: String,
-    bus: Arc<dyn Bus>,
+    bus: Arc<RedisBus>,
     limits: SessionLimits,
     /// The records' time to live: the idle timeout (else the lifetime, else a day).
     ttl: Duration,
@@ -75,7 +79,8 @@ impl std::fmt::Debug for RedisSessionStore {
 }
 
 impl RedisSessionStore {
-    /// Sessions under `prefix` through `connection`, changes told over `bus`, bounded and
+    /// Sessions under `prefix` through `connection`, changes told on `bus`'s channel (in the
+    /// round trip that writes them), bounded and
     /// timed by `config` (`max_sessions` replicas here, `session_idle_timeout` as the
     /// records' time to live). Refreshes run on the current Tokio runtime.
     ///
@@ -85,7 +90,7 @@ impl RedisSessionStore {
     pub fn new(
         connection: ConnectionManager,
         prefix: &str,
-        bus: Arc<dyn Bus>,
+        bus: Arc<RedisBus>,
         config: &Config,
     ) -> Self {
         Self {
@@ -308,38 +313,51 @@ impl SharedSessions for RedisSessionStore {
                 SessionChange::Unsubscribed { uri } => ("del", format!("sub:{uri}"), String::new()),
             };
             let key = self.key(session.id());
-            let exists = change(
-                &mut self.connection.clone(),
-                &key,
-                self.ttl_ms(),
-                op,
-                &field,
-                &value,
-            )
-            .await
-            .map_err(store_error)?;
-            if !exists {
-                tracing::debug!(session = %crate::ids::fingerprint(session.id()), "a change to a session gone from Redis");
-            }
-            self.bus.publish(BusEvent::SessionChanged {
+            let (channel, message) = self.bus.message(BusEvent::SessionChanged {
                 session_id: session.id().to_string(),
                 change: change_made,
             });
+            let (exists,): (i64,) = ::redis::pipe()
+                .cmd("EVAL")
+                .arg(CHANGE)
+                .arg(1)
+                .arg(&key)
+                .arg(self.ttl_ms())
+                .arg(op)
+                .arg(&field)
+                .arg(&value)
+                .cmd("PUBLISH")
+                .arg(channel)
+                .arg(message)
+                .ignore()
+                .query_async(&mut self.connection.clone())
+                .await
+                .map_err(store_error)?;
+            if exists == 0 {
+                tracing::debug!(session = %crate::ids::fingerprint(session.id()), "a change to a session gone from Redis");
+            }
             Ok(())
         })
     }
 
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
-            let deleted: i64 = ::redis::cmd("DEL")
+            // The other instances hear of it before this one answers the DELETE.
+            let (channel, message) = self.bus.message(BusEvent::SessionClosed {
+                session_id: id.to_string(),
+            });
+            let (deleted,): (i64,) = ::redis::pipe()
+                .atomic()
+                .cmd("DEL")
                 .arg(self.key(id))
+                .cmd("PUBLISH")
+                .arg(channel)
+                .arg(message)
+                .ignore()
                 .query_async(&mut self.connection.clone())
                 .await
                 .map_err(store_error)?;
             let held = self.local.remove(id).is_some();
-            self.bus.publish(BusEvent::SessionClosed {
-                session_id: id.to_string(),
-            });
             Ok(deleted > 0 || held)
         })
     }
