@@ -364,10 +364,8 @@ impl SharedSessions for RedisSessionStore {
 
     fn on_bus_event(&self, event: &BusEvent) {
         match event {
-            BusEvent::SessionClosed { session_id } => {
-                if self.local.remove(session_id).is_some() {
-                    tracing::debug!(session = %crate::ids::fingerprint(session_id), "session deleted on another instance: replica dropped");
-                }
+            BusEvent::SessionClosed { session_id } if self.local.remove(session_id).is_some() => {
+                tracing::debug!(session = %crate::ids::fingerprint(session_id), "session deleted on another instance: replica dropped");
             }
             BusEvent::SessionChanged { session_id, change } => {
                 if let Some(session) = self.local.peek(session_id) {
