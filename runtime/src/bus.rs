@@ -38,6 +38,39 @@ pub enum BusEvent {
         /// The resource.
         uri: String,
     },
+    /// Session `session_id` was deleted (or found gone): every instance drops its replica,
+    /// which ends the streams it holds there.
+    SessionClosed {
+        /// The session.
+        session_id: String,
+    },
+    /// Session `session_id`'s log level or subscriptions changed on one instance (and in the
+    /// shared store): the instances holding a replica apply the same change.
+    SessionChanged {
+        /// The session.
+        session_id: String,
+        /// What changed.
+        change: crate::session::SessionChange,
+    },
+    /// The client answered server-to-client request `request_id` of session `session_id`
+    /// with a POST that reached an instance where nothing waits for it: the instance that
+    /// sent the request (and waits) takes it.
+    ClientAnswered {
+        /// The session.
+        session_id: String,
+        /// The request id the server minted (`s…`).
+        request_id: String,
+        /// The answer: `{"result": …}` or `{"error": …}`, as JSON text.
+        answer: String,
+    },
+    /// `notifications/cancelled` for request `request_id` of session `session_id` reached an
+    /// instance that does not run it: the one that does stops it.
+    RequestCancelled {
+        /// The session.
+        session_id: String,
+        /// The request id's JSON text.
+        request_id: String,
+    },
 }
 
 /// Where a server receives the other instances' events: the server registers it once, and

@@ -3,6 +3,17 @@
 //! A [`Session`] holds what `initialize` negotiated and the live state of one client: log level,
 //! resource subscriptions, requests it is waiting on, requests it is serving, and its SSE
 //! streams. Sessions live behind [`SessionStore`]; [`MemorySessionStore`] is the default.
+//!
+//! Several instances share sessions through a store that also implements [`SharedSessions`]
+//! (Redis, feature `redis`): what a session *is* travels as a [`SessionRecord`], each instance
+//! serving it holds a replica, and what a process holds (streams, running requests, waiting
+//! futures) stays in the replica where it was opened.
+
+mod record;
+
+#[cfg_attr(not(feature = "redis"), allow(unused_imports))]
+pub(crate) use record::unix_ms;
+pub use record::{SessionChange, SessionRecord};
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -12,8 +23,10 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
+use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::events::Streams;
+use crate::future::BoxFuture;
 use crate::protocol::ProtocolVersion;
 
 /// What one session may hold, from [`Config`]: every per-client resource has a bound.
@@ -83,6 +96,9 @@ pub struct Session {
     /// Who created it, when authorization is on ([`crate::Principal`]'s owner key): only
     /// they may use it.
     owner: OnceLock<Box<str>>,
+    /// For a session a shared store keeps: when (ms after `created`) this instance last
+    /// refreshed its record's time to live. `u64::MAX`: kept in this process only.
+    shared_refreshed_ms: AtomicU64,
 }
 
 /// A JSON value the client sent in `initialize`, kept as its text and parsed the first time
@@ -185,7 +201,33 @@ impl Session {
             in_flight: Mutex::new(HashMap::new()),
             streams: Mutex::new(Streams::new(limits.replay_window, limits.buffered_messages)),
             owner: OnceLock::new(),
+            shared_refreshed_ms: AtomicU64::new(u64::MAX),
         }
+    }
+
+    /// Marks the session as kept by a shared store, its record refreshed now.
+    pub fn mark_shared(&self) {
+        self.shared_refreshed_ms
+            .store(self.created.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Whether a shared store keeps the session (its changes are written through).
+    pub fn is_shared(&self) -> bool {
+        self.shared_refreshed_ms.load(Ordering::Relaxed) != u64::MAX
+    }
+
+    /// For a shared session whose record was last refreshed more than `every` ago: marks it
+    /// refreshed now and returns true (the caller refreshes it). False otherwise, and for a
+    /// session kept in this process only.
+    pub fn refresh_due(&self, every: Duration) -> bool {
+        let last = self.shared_refreshed_ms.load(Ordering::Relaxed);
+        let now = self.created.elapsed().as_millis() as u64;
+        if last == u64::MAX || now.saturating_sub(last) < every.as_millis() as u64 {
+            return false;
+        }
+        self.shared_refreshed_ms
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// The session id (visible ASCII, from the OS CSPRNG).
@@ -376,6 +418,52 @@ impl std::fmt::Debug for Stop {
 pub enum StoreError {
     /// The store holds its maximum number of sessions.
     Full,
+    /// The shared store cannot be reached now (a retry may work): HTTP 503.
+    Unavailable(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Full => f.write_str("the session store is full"),
+            StoreError::Unavailable(reason) => {
+                write!(f, "the session store cannot be reached ({reason})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// The shared side of a session store that several instances use (Redis): records written
+/// where a session is created or changed, replicas loaded where it is used. The
+/// [`SessionStore`] side of the same store is the replicas this instance holds, which
+/// requests read without a round trip.
+///
+/// The transports call it only for what needs it: a request naming a session this instance
+/// does not hold ([`load`](Self::load)), `initialize`, `logging/setLevel` and
+/// `resources/(un)subscribe`, DELETE.
+pub trait SharedSessions: Send + Sync + 'static {
+    /// Makes session `id` live in this instance: `None` when it is already (nothing to
+    /// wait for), else a future loading its record (one round trip) into a replica, true
+    /// when found.
+    fn load<'a>(&'a self, id: &'a str) -> Option<BoxFuture<'a, Result<bool, StoreError>>>;
+    /// Writes the record of `session`, just created (and held here), before its id reaches
+    /// the client.
+    fn created<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Writes `change` (already applied to `session` here) through, and tells the other
+    /// instances holding a replica.
+    fn changed<'a>(
+        &'a self,
+        session: &'a Session,
+        change: SessionChange,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// Deletes session `id` everywhere: its record, and the replicas of every instance
+    /// (this one's at once, the others' through [`BusEvent::SessionClosed`]). False when no
+    /// instance knew it.
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+    /// What another instance said about a session (close a replica, apply a change).
+    fn on_bus_event(&self, event: &BusEvent);
 }
 
 /// Where sessions live. The default keeps them in memory; a shared store (e.g. Redis) lets
@@ -450,6 +538,42 @@ impl MemorySessionStore {
             sessions: RwLock::new(HashMap::default()),
             max_sessions,
         }
+    }
+}
+
+impl MemorySessionStore {
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    /// Whether session `id` is held (not marked as used).
+    pub(crate) fn contains(&self, id: &str) -> bool {
+        self.sessions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(id)
+    }
+
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    /// Session `id`, not marked as used.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        self.sessions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    /// Stores `session` unless one with its id is held already (two requests loaded the
+    /// same replica at once: the first stays, with whatever streams it holds).
+    pub(crate) fn insert_if_absent(&self, session: Arc<Session>) -> Result<(), StoreError> {
+        let mut sessions = self.sessions.write().unwrap_or_else(|p| p.into_inner());
+        if sessions.contains_key(session.id()) {
+            return Ok(());
+        }
+        if sessions.len() >= self.max_sessions {
+            return Err(StoreError::Full);
+        }
+        sessions.insert(session.id().to_string(), session);
+        Ok(())
     }
 }
 

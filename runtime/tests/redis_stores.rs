@@ -8,6 +8,11 @@
 //! both; an instance that stopped loses its lease, which another instance sees (once it held
 //! its own for a whole lease); Redis stopped gives `Unavailable` errors, and once it is back
 //! the same stores work again without reconnecting by hand.
+//!
+//! Sessions: one created on an instance is loaded by another (once; then held); changes
+//! written through on one reach the other's replica and a later loader; a delete on one is
+//! gone on all; the record's time to live is refreshed while used, and it expires when not;
+//! with Redis gone, held sessions still serve and the rest is `Unavailable`.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -15,10 +20,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::bus::{BusEvent, Deliver};
+use mcp_runtime::session::{Session, SessionChange, SessionLimits, StoreError};
 use mcp_runtime::stores::redis::connect;
 use mcp_runtime::stores::Stores;
 use mcp_runtime::tasks::{TaskRecord, TaskStatus, TaskStoreError};
 use mcp_runtime::Config;
+use mcp_runtime::ProtocolVersion;
 
 /// A redis-server of this test's own.
 struct Redis {
@@ -348,4 +355,259 @@ async fn an_instance_that_stopped_loses_its_lease() {
     // A fresh instance cannot tell yet either way: it answers alive.
     let c = instance(&redis, "t8", 100).await;
     assert!(c.tasks.is_alive(&a_name).await.unwrap());
+}
+
+// ---- session-era sessions (`RedisSessionStore`) -----------------------------------------------
+
+/// An instance whose sessions idle out after `idle`, with its shared side hearing the other
+/// instances (as the engine wires it); the returned receiver must be kept.
+async fn session_instance(redis: &Redis, prefix: &str, idle: Duration) -> (Stores, Receiver) {
+    let config = Config::builder().session_idle_timeout(Some(idle)).build();
+    let stores = connect(&redis.url(), prefix, &config).await.unwrap();
+    let shared = stores.shared_sessions.clone().expect("sessions are shared");
+    let deliver: Receiver = Arc::new(move |event| shared.on_bus_event(&event));
+    stores.bus.subscribe(Arc::downgrade(&deliver) as Deliver);
+    (stores, deliver)
+}
+
+/// Loads session `id` into `stores`' replicas: whether some instance knows it.
+async fn load(stores: &Stores, id: &str) -> bool {
+    match stores.shared_sessions.as_ref().unwrap().load(id) {
+        Some(loading) => loading.await.unwrap(),
+        None => true,
+    }
+}
+
+/// A session created on `stores` as `initialize` creates one.
+async fn create(stores: &Stores) -> Arc<Session> {
+    let session = Arc::new(Session::new(
+        ProtocolVersion::V2025_06_18,
+        serde_json::json!({"elicitation": {}}),
+        serde_json::json!({"name": "test-client", "version": "1"}),
+        SessionLimits::default(),
+    ));
+    stores.sessions.insert(session.clone()).unwrap();
+    let shared = stores.shared_sessions.as_ref().unwrap();
+    shared.created(&session).await.unwrap();
+    session
+}
+
+async fn until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "never: {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Waits until both instances' bus subscriptions carry events (they start asynchronously):
+/// a change on `a` reaches `b`'s replica of `session`.
+async fn buses_ready(a: &Stores, b: &Stores, session: &Arc<Session>) {
+    let shared = a.shared_sessions.as_ref().unwrap();
+    let replica = b.sessions.get(session.id()).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut uri = 0;
+    while !replica.is_subscribed(&format!("probe://{uri}")) {
+        assert!(Instant::now() < deadline, "the bus never carried a change");
+        uri += 1;
+        let probe = format!("probe://{uri}");
+        let change = SessionChange::Subscribed { uri: probe };
+        session.apply(&change);
+        shared.changed(session, change).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_session_created_on_one_instance_is_served_by_the_others() {
+    let redis = Redis::start();
+    let idle = Duration::from_secs(60);
+    let (a, _ra) = session_instance(&redis, "s1", idle).await;
+    let (b, _rb) = session_instance(&redis, "s1", idle).await;
+    let session = create(&a).await;
+    let id = session.id().to_string();
+    assert!(
+        a.shared_sessions.as_ref().unwrap().load(&id).is_none(),
+        "A holds it: no round trip"
+    );
+    assert!(b.sessions.get(&id).is_none(), "B has not seen it yet");
+    assert!(load(&b, &id).await, "B loads it from Redis");
+    let replica = b.sessions.get(&id).expect("B holds a replica now");
+    assert!(
+        b.shared_sessions.as_ref().unwrap().load(&id).is_none(),
+        "then no round trip"
+    );
+    assert!(replica.is_shared());
+    assert_eq!(replica.version(), ProtocolVersion::V2025_06_18);
+    assert_eq!(
+        replica.client_capabilities(),
+        &serde_json::json!({"elicitation": {}})
+    );
+    assert_eq!(replica.client_info()["name"], "test-client");
+    assert!(
+        !load(&b, "no-such-session").await,
+        "unknown ids are not found"
+    );
+    // The record's time to live is the idle timeout.
+    let mut redis_connection = ::redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let ttl: i64 = ::redis::cmd("PTTL")
+        .arg(format!("s1:session:{id}"))
+        .query_async(&mut redis_connection)
+        .await
+        .unwrap();
+    assert!(ttl > 50_000 && ttl <= 60_000, "PTTL {ttl}");
+}
+
+#[tokio::test]
+async fn changes_are_written_through_and_reach_every_replica() {
+    let redis = Redis::start();
+    let idle = Duration::from_secs(60);
+    let (a, _ra) = session_instance(&redis, "s2", idle).await;
+    let (b, _rb) = session_instance(&redis, "s2", idle).await;
+    let session = create(&a).await;
+    let id = session.id().to_string();
+    assert!(load(&b, &id).await);
+    buses_ready(&a, &b, &session).await;
+    // A change on B reaches A's replica over the bus...
+    let on_b = b.sessions.get(&id).unwrap();
+    on_b.apply(&SessionChange::Subscribed {
+        uri: "file:///b".into(),
+    });
+    let b_shared = b.shared_sessions.as_ref().unwrap();
+    b_shared
+        .changed(
+            &on_b,
+            SessionChange::Subscribed {
+                uri: "file:///b".into(),
+            },
+        )
+        .await
+        .unwrap();
+    b_shared
+        .changed(&on_b, SessionChange::LogLevel { rank: 4 })
+        .await
+        .unwrap();
+    until("A's replica has B's changes", || {
+        session.is_subscribed("file:///b") && session.log_level() == Some(4)
+    })
+    .await;
+    // ...and an instance that loads the session later reads it from Redis.
+    let (c, _rc) = session_instance(&redis, "s2", idle).await;
+    assert!(load(&c, &id).await);
+    let on_c = c.sessions.get(&id).unwrap();
+    assert!(on_c.is_subscribed("file:///b"));
+    assert_eq!(on_c.log_level(), Some(4));
+    b_shared
+        .changed(
+            &on_b,
+            SessionChange::Unsubscribed {
+                uri: "file:///b".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let (d, _rd) = session_instance(&redis, "s2", idle).await;
+    assert!(load(&d, &id).await);
+    assert!(!d.sessions.get(&id).unwrap().is_subscribed("file:///b"));
+}
+
+#[tokio::test]
+async fn a_session_deleted_on_one_instance_is_gone_on_all() {
+    let redis = Redis::start();
+    let idle = Duration::from_secs(60);
+    let (a, _ra) = session_instance(&redis, "s3", idle).await;
+    let (b, _rb) = session_instance(&redis, "s3", idle).await;
+    let session = create(&a).await;
+    let id = session.id().to_string();
+    assert!(load(&b, &id).await);
+    buses_ready(&a, &b, &session).await;
+    assert!(b
+        .shared_sessions
+        .as_ref()
+        .unwrap()
+        .delete(&id)
+        .await
+        .unwrap());
+    assert!(b.sessions.get(&id).is_none(), "B's replica went at once");
+    until("A dropped its replica", || a.sessions.get(&id).is_none()).await;
+    let (c, _rc) = session_instance(&redis, "s3", idle).await;
+    assert!(!load(&c, &id).await, "the record is gone");
+    assert!(
+        !b.shared_sessions
+            .as_ref()
+            .unwrap()
+            .delete(&id)
+            .await
+            .unwrap(),
+        "deleting again finds nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_used_session_stays_and_an_idle_one_expires_in_redis() {
+    let redis = Redis::start();
+    let idle = Duration::from_millis(600);
+    let (a, _ra) = session_instance(&redis, "s4", idle).await;
+    let session = create(&a).await;
+    let id = session.id().to_string();
+    // Used on A for three idle timeouts: the lazy refresh keeps the record.
+    let until_then = Instant::now() + idle * 3;
+    while Instant::now() < until_then {
+        assert!(a.sessions.get(&id).is_some());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (b, _rb) = session_instance(&redis, "s4", idle).await;
+    assert!(load(&b, &id).await, "still in Redis while used");
+    // Then unused everywhere: Redis forgets it.
+    tokio::time::sleep(idle + Duration::from_millis(300)).await;
+    let (c, _rc) = session_instance(&redis, "s4", idle).await;
+    assert!(!load(&c, &id).await, "expired in Redis");
+}
+
+#[tokio::test]
+async fn sessions_with_redis_gone_are_unavailable_then_come_back() {
+    let mut redis = Redis::start();
+    let idle = Duration::from_secs(60);
+    let (a, _ra) = session_instance(&redis, "s5", idle).await;
+    let held = create(&a).await;
+    redis.stop();
+    let shared = a.shared_sessions.as_ref().unwrap();
+    // What A holds still serves without Redis; loading, creating and deleting need it.
+    assert!(a.sessions.get(held.id()).is_some());
+    let error = shared.load("elsewhere").unwrap().await.unwrap_err();
+    assert!(matches!(error, StoreError::Unavailable(_)), "{error:?}");
+    let fresh = Arc::new(Session::new(
+        ProtocolVersion::V2025_11_25,
+        serde_json::Value::Null,
+        serde_json::Value::Null,
+        SessionLimits::default(),
+    ));
+    a.sessions.insert(fresh.clone()).unwrap();
+    assert!(shared.created(&fresh).await.is_err());
+    assert!(
+        a.sessions.get(fresh.id()).is_none(),
+        "a session whose record was not written is not kept"
+    );
+    redis.spawn();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let again = Arc::new(Session::new(
+            ProtocolVersion::V2025_11_25,
+            serde_json::Value::Null,
+            serde_json::Value::Null,
+            SessionLimits::default(),
+        ));
+        a.sessions.insert(again.clone()).unwrap();
+        match shared.created(&again).await {
+            Ok(()) => break,
+            Err(error) => {
+                assert!(Instant::now() < deadline, "never came back: {error:?}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
 }

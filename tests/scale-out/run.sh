@@ -3,14 +3,19 @@
 # sharing tasks and notifications through one Redis, behind nginx round robin with no
 # stickiness (tests/scale-out/cluster.sh starts them; it installs redis-server and nginx from the
 # Debian packages when they are missing). Runs:
-#   (a) the official conformance suite through nginx: --suite all and --requirements at
-#       2026-07-28, and every tasks-* scenario .ci/run lists; every check must pass;
+#   (a) the official conformance suite through nginx, every check must pass: (a1) the session era
+#       as .ci/run runs it (--suite all at 2025-03-26, 2025-06-18, 2025-11-25, --requirements
+#       2025-11-25: sessions shared through Redis), (a2) --suite all and --requirements at
+#       2026-07-28, and every tasks-* scenario .ci/run lists;
 #   (b) tests/scale-out/scenarios.mjs against a cluster of its own, talking to each instance
 #       directly where a scenario names instances (a task started on A, polled and answered
 #       through B, cancelled through C; a listen stream on A hearing a list change made on C;
+#       a session initialized on A serving calls on B and C, an elicitation on A answered
+#       through B, a DELETE on B making it 404 on A and C;
 #       Redis killed and started again while plain calls run through nginx);
-#   (c) a negative control, once: the cross-instance task scenario against a cluster WITHOUT
-#       Redis (SCALE_OUT_NO_REDIS=1) must fail where the state is not shared (proves (b) can fail).
+#   (c) a negative control, once: the cross-instance task and session scenarios against a
+#       cluster WITHOUT Redis (SCALE_OUT_NO_REDIS=1) must fail where the state is not shared
+#       (proves (b) can fail).
 # Node >= 22 and the suite come from the conformance cache (`conformance/run.sh --install-only`).
 #
 # usage: tests/scale-out/run.sh [EVERYTHING_SERVER_BINARY]
@@ -97,23 +102,33 @@ start_cluster() {
 }
 
 # ---- (a) the conformance suite through nginx ---------------------------------------------------------
-log "(a) conformance through nginx: --versions 2026-07-28 --requirements 2026-07-28 --scenario-list \"$tasks_scenarios\""
-rc=0
-SCALE_OUT_DIR="$out/conformance-cluster" SCALE_OUT_STATE="" "$root/conformance/run.sh" \
-  --server-cmd "tests/scale-out/cluster.sh \$PORT $(printf '%q' "$server")" \
-  --versions 2026-07-28 --requirements 2026-07-28 --scenario-list "$tasks_scenarios" \
-  --out-dir "$out/conformance" >"$out/conformance.out" 2>"$out/conformance.log" || rc=$?
-grep -vE '^\[conformance\]' "$out/conformance.out" | sed '$d' || true
-last="$(tail -n 1 "$out/conformance.out")"
-if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-  p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
-  # A run that failed without failing a check (start-up, a crashed suite) still fails the part.
-  [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
-else
-  p=0; f=1; tail -n 20 "$out/conformance.log" >&2 || true
-fi
-total_p=$((total_p + p)); total_f=$((total_f + f))
-summary+=("(a) conformance through nginx (3 instances, shared Redis): $p passed, $f failed (exit $rc; $out/conformance)")
+# conformance_through_nginx PART NAME [conformance/run.sh options...]: one conformance/run.sh run
+# against a cluster of its own, counted into the totals and the summary.
+conformance_through_nginx() {
+  local part="$1" name="$2" rc=0 last p f
+  shift 2
+  log "($part) conformance through nginx: $*"
+  SCALE_OUT_DIR="$out/$name-cluster" SCALE_OUT_STATE="" "$root/conformance/run.sh" \
+    --server-cmd "tests/scale-out/cluster.sh \$PORT $(printf '%q' "$server")" \
+    "$@" --out-dir "$out/$name" >"$out/$name.out" 2>"$out/$name.log" || rc=$?
+  grep -vE '^\[conformance\]' "$out/$name.out" | sed '$d' || true
+  last="$(tail -n 1 "$out/$name.out")"
+  if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
+    # A run that failed without failing a check (start-up, a crashed suite) still fails the part.
+    [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+  else
+    p=0; f=1; tail -n 20 "$out/$name.log" >&2 || true
+  fi
+  total_p=$((total_p + p)); total_f=$((total_f + f))
+  summary+=("($part) conformance through nginx, $name (3 instances, shared Redis): $p passed, $f failed (exit $rc; $out/$name)")
+}
+# The session era exactly as .ci/run's first conformance step runs it (conformance/run.sh's
+# default versions and requirements): sessions are shared through Redis, so a session
+# initialized on one instance serves requests nginx sends to the others.
+conformance_through_nginx a1 conformance-session-era
+conformance_through_nginx a2 conformance --versions 2026-07-28 --requirements 2026-07-28 \
+  --scenario-list "$tasks_scenarios"
 
 # ---- (b) the scale-out scenarios ----------------------------------------------------------------------
 log "(b) scenarios.mjs against 3 instances sharing Redis"
@@ -136,17 +151,20 @@ total_p=$((total_p + p)); total_f=$((total_f + f))
 summary+=("(b) scenarios, 3 instances sharing Redis: $p passed, $f failed ($out/cluster-redis)")
 
 # ---- (c) negative control ------------------------------------------------------------------------------
-log "(c) negative control: the cross-instance task scenario WITHOUT Redis must fail"
+log "(c) negative control: the cross-instance task and session scenarios WITHOUT Redis must fail"
 if start_cluster cluster-no-redis SCALE_OUT_NO_REDIS=1; then
   rc=0
-  "$node" "$here/scenarios.mjs" "$state" --only task-across-instances >"$out/negative.out" || rc=$?
+  "$node" "$here/scenarios.mjs" "$state" --only task-across-instances,session-across-instances >"$out/negative.out" || rc=$?
   stop_cluster
   sed 's/^/    | /' "$out/negative.out"
-  # It must fail for the right reason: the task starts on A, and B does not know it.
+  # It must fail for the right reasons: the task starts on A, and B does not know it; the
+  # session is initialized on A, and B does not know it.
   if [ "$rc" != 0 ] &&
      grep -q '^PASS task-across-instances: multi_input started on A is a task' "$out/negative.out" &&
-     grep -q '^FAIL task-across-instances: tasks/get through B' "$out/negative.out"; then
-    p=1; f=0; verdict="failed as it must (tasks/get through B does not find a task started on A)"
+     grep -q '^FAIL task-across-instances: tasks/get through B' "$out/negative.out" &&
+     grep -q '^PASS session-across-instances: initialize on A gives a session id' "$out/negative.out" &&
+     grep -q "^FAIL session-across-instances: tools/call test_simple_text on B in A's session" "$out/negative.out"; then
+    p=1; f=0; verdict="failed as it must (B finds neither a task started on A nor a session initialized on A)"
   else
     p=0; f=1; verdict="did NOT fail as expected (exit $rc): the scenario cannot tell shared state from none"
   fi

@@ -24,6 +24,12 @@
 //                            answers 200, no instance exits, task requests get HTTP 503 with a
 //                            JSON-RPC error while Redis is gone, and a new task works on every
 //                            instance (and a list change fans out again) soon after it is back
+//   session-across-instances a 2025-11-25 session initialized on A serves tools/call on B and C,
+//                            tools/list, logging/setLevel, resources/subscribe and ping on
+//                            each of A, B, C (by port); test_elicitation called on A is answered
+//                            by a POST to B; DELETE on B, then the session is 404 on A and C
+//   sessions-through-nginx   a session initialized through nginx serves 12 requests there
+//                            (each may land on any instance), then DELETE through nginx
 //   instance-killed          slow_compute (60 s) started on A, A killed with SIGKILL: within its
 //                            lease (6 s) and a margin, tasks/get through B says `failed` ("the
 //                            server instance running this task stopped"), as seen from C too,
@@ -46,6 +52,8 @@ const ALL = [
   "cancel-running-task",
   "tasks-through-nginx",
   "listen-fan-out",
+  "session-across-instances",
+  "sessions-through-nginx",
   "redis-outage",
   "instance-killed",
 ];
@@ -373,6 +381,157 @@ scenarios["round-robin"] = async (s) => {
   });
 };
 
+// ---- session-era sessions ---------------------------------------------------------------------------
+const SESSION_V = "2025-11-25";
+
+// One session-era message to `target` (a request when `id` is given, else a notification or a
+// response, whose `message` is passed whole). Returns like rpc().
+async function sessionPost(target, sessionId, message, { timeoutMs = 15000 } = {}) {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": SESSION_V };
+  if (sessionId) headers["mcp-session-id"] = sessionId;
+  const started = Date.now();
+  try {
+    const res = await fetch(url(target), { method: "POST", headers, body: JSON.stringify(message), signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
+    const sse = (res.headers.get("content-type") || "").startsWith("text/event-stream");
+    let messages = [];
+    if (sse) messages = sseMessages(text);
+    else {
+      try {
+        messages = text ? [JSON.parse(text)] : [];
+      } catch {
+        /* not JSON */
+      }
+    }
+    const body = messages.find((m) => m && m.id === message.id && !("method" in m)) ?? null;
+    return { status: res.status, body, messages, text, ms: Date.now() - started, session: res.headers.get("mcp-session-id") };
+  } catch (e) {
+    return { status: 0, body: null, messages: [], text: "", ms: Date.now() - started, error: String(e?.cause?.code || e?.name || e) };
+  }
+}
+const sessionRequest = (target, sessionId, method, params = {}) => sessionPost(target, sessionId, { jsonrpc: "2.0", id: nextId++, method, params });
+
+async function initializeSession(target) {
+  const answer = await sessionPost(target, null, {
+    jsonrpc: "2.0", id: nextId++, method: "initialize",
+    params: { protocolVersion: SESSION_V, capabilities: { elicitation: {} }, clientInfo: { name: "scale-out", version: "1" } },
+  });
+  const result = resultOf(answer, `initialize on ${target.name}`);
+  expect(result.protocolVersion === SESSION_V, `initialize on ${target.name}: negotiated ${short(result.protocolVersion)}`);
+  expect(answer.session, `initialize on ${target.name}: no Mcp-Session-Id header`);
+  const ack = await sessionPost(target, answer.session, { jsonrpc: "2.0", method: "notifications/initialized" });
+  expect(ack.status === 202, `notifications/initialized on ${target.name}: expected 202, got ${describe(ack)}`);
+  return answer.session;
+}
+
+async function deleteSession(target, sessionId) {
+  const res = await fetch(url(target), { method: "DELETE", headers: { "mcp-session-id": sessionId, "mcp-protocol-version": SESSION_V } });
+  await res.text();
+  return res.status;
+}
+
+scenarios["session-across-instances"] = async (s) => {
+  let sid;
+  await step(s, "initialize on A gives a session id", async () => {
+    sid = await initializeSession(A);
+  });
+  for (const target of [B, C]) {
+    await step(s, `tools/call test_simple_text on ${target.name} in A's session`, async () => {
+      const answer = await sessionRequest(target, sid, "tools/call", { name: "test_simple_text", arguments: {} });
+      const result = resultOf(answer, `tools/call on ${target.name}`);
+      expect(Array.isArray(result.content) && result.content.length > 0, `tools/call on ${target.name}: no content: ${short(answer.text)}`);
+    });
+  }
+  for (const target of [A, B, C]) {
+    await step(s, `tools/list, logging/setLevel, resources/subscribe, ping on ${target.name}`, async () => {
+      const tools = resultOf(await sessionRequest(target, sid, "tools/list"), `tools/list on ${target.name}`);
+      expect(Array.isArray(tools.tools) && tools.tools.length > 0, `tools/list on ${target.name}: no tools`);
+      resultOf(await sessionRequest(target, sid, "logging/setLevel", { level: "info" }), `logging/setLevel on ${target.name}`);
+      resultOf(await sessionRequest(target, sid, "resources/subscribe", { uri: "test://static-text" }), `resources/subscribe on ${target.name}`);
+      resultOf(await sessionRequest(target, sid, "ping"), `ping on ${target.name}`);
+    });
+  }
+  await step(s, "test_elicitation called on A, answered by a POST to B, completes on A", async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 15000);
+    try {
+      const id = nextId++;
+      const res = await fetch(url(A), {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": SESSION_V, "mcp-session-id": sid },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "Your name?" } } }),
+        signal: controller.signal,
+      });
+      expect(res.status === 200 && (res.headers.get("content-type") || "").startsWith("text/event-stream"), `tools/call on A: expected an SSE stream, got HTTP ${res.status}`);
+      const reader = res.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      let answered = false;
+      for (;;) {
+        const chunk = await reader.read();
+        expect(!chunk.done, `A's stream ended before the result (answered: ${answered}); read: ${short(buffer)}`);
+        buffer += decoder.decode(chunk.value, { stream: true });
+        for (const m of sseMessages(buffer)) {
+          if (m.method === "elicitation/create" && !answered) {
+            const reply = await sessionPost(B, sid, { jsonrpc: "2.0", id: m.id, result: { action: "accept", content: { response: "from B" } } });
+            expect(reply.status === 202, `the answer POSTed to B: expected 202, got ${describe(reply)}`);
+            answered = true;
+          }
+          if (m.id === id && !("method" in m)) {
+            expect(answered, "a result before the elicitation was answered");
+            expect(m.result && JSON.stringify(m.result).includes("from B"), `the result does not carry B's answer: ${short(m)}`);
+            return;
+          }
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  });
+  await step(s, "DELETE on B answers 204", async () => {
+    const status = await deleteSession(B, sid);
+    expect(status === 204, `DELETE on B: expected 204, got ${status}`);
+  });
+  for (const target of [A, C]) {
+    await step(s, `then the session is 404 on ${target.name}`, async () => {
+      // Other instances drop their replica when the SessionClosed message arrives (it was
+      // published before B answered): allow it a moment on a loaded machine.
+      const started = Date.now();
+      let answer;
+      for (;;) {
+        answer = await sessionRequest(target, sid, "tools/call", { name: "test_simple_text", arguments: {} });
+        if (answer.status === 404 || Date.now() - started > 2000) break;
+        await sleep(20);
+      }
+      expect(answer.status === 404, `tools/call on ${target.name} after DELETE: expected 404, got ${describe(answer)}`);
+      return `${Date.now() - started} ms after DELETE`;
+    });
+  }
+};
+
+scenarios["sessions-through-nginx"] = async (s) => {
+  let sid;
+  await step(s, "initialize through nginx", async () => {
+    sid = await initializeSession(NGINX);
+  });
+  await step(s, "12 requests through nginx in that session answer 200", async () => {
+    for (let i = 0; i < 12; i++) {
+      const answer = await sessionRequest(NGINX, sid, i % 2 ? "ping" : "tools/call", i % 2 ? {} : { name: "test_simple_text", arguments: {} });
+      resultOf(answer, `request ${i + 1}`);
+    }
+  });
+  await step(s, "DELETE through nginx, then 404 through nginx", async () => {
+    const status = await deleteSession(NGINX, sid);
+    expect(status === 204, `DELETE: expected 204, got ${status}`);
+    await sleep(50);
+    for (let i = 0; i < count; i++) {
+      const answer = await sessionRequest(NGINX, sid, "ping");
+      expect(answer.status === 404, `ping ${i + 1} after DELETE: expected 404, got ${describe(answer)}`);
+    }
+  });
+};
+
 scenarios["task-across-instances"] = async (s) => {
   let id;
   await step(s, "multi_input started on A is a task", async () => {
@@ -671,7 +830,7 @@ scenarios["instance-killed"] = async (s) => {
 
 // ---- run -------------------------------------------------------------------------------------------
 info(`cluster: nginx ${NGINX.port}, instances ${inst.map((x) => `${x.name}=${x.port}`).join(" ")}, redis ${state.redis_port || "none"}`);
-const needs = { "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3, "instance-killed": 3 };
+const needs = { "session-across-instances": 3, "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3, "instance-killed": 3 };
 for (const name of only) {
   if ((needs[name] || 1) > count) {
     failed++;

@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use crate::auth::Principal;
+use crate::bus::Bus;
 use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::context::RequestContext;
@@ -35,7 +36,9 @@ use crate::param_headers::ParamHeaders;
 use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
-use crate::session::{Session, SessionLimits, SessionStore};
+use crate::session::{
+    Session, SessionChange, SessionLimits, SessionStore, SharedSessions, StoreError,
+};
 use crate::skills;
 use crate::stores::Stores;
 use crate::tasks::{self, Tasks};
@@ -103,6 +106,12 @@ pub(crate) struct Engine<D> {
     pub(crate) dispatch: D,
     pub(crate) config: Config,
     pub(crate) store: Arc<dyn SessionStore>,
+    /// The shared side of `store` when several instances share sessions (`None`: sessions
+    /// are this process's own, and no request pays for sharing).
+    pub(crate) shared_sessions: Option<Arc<dyn SharedSessions>>,
+    /// Carries what the other instances must hear (answers and cancellations meant for a
+    /// request another instance runs).
+    pub(crate) bus: Arc<dyn Bus>,
     pub(crate) notifier: Notifier,
     pub(crate) sealer: StateSealer,
     /// The tool arguments mirrored in `Mcp-Param-*` headers (read from the catalog).
@@ -137,9 +146,14 @@ impl<D: Dispatch> Engine<D> {
         let notifier = Notifier::new(stores.sessions.clone(), stores.bus.clone());
         let bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync> = {
             let (tasks, notifier) = (tasks.clone(), notifier.clone());
+            let (store, shared) = (stores.sessions.clone(), stores.shared_sessions.clone());
             Arc::new(move |event: BusEvent| {
                 tasks.on_bus_event(&event);
                 notifier.on_bus_event(&event);
+                if let Some(shared) = &shared {
+                    shared.on_bus_event(&event);
+                    session_bus_event(&*store, &event);
+                }
             })
         };
         stores.bus.subscribe(Arc::downgrade(&bus_delivery));
@@ -149,6 +163,8 @@ impl<D: Dispatch> Engine<D> {
             dispatch,
             config,
             store: stores.sessions,
+            shared_sessions: stores.shared_sessions,
+            bus: stores.bus,
             sealer,
             tasks,
             _bus_delivery: bus_delivery,
@@ -196,7 +212,12 @@ impl<D: Dispatch> Engine<D> {
         let mut retried = false;
         let result = match method {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
-                session_method(era, method, raw)?
+                let (result, change) = session_method(era, method, raw)?;
+                if let (Some(change), Era::Session(session)) = (change, era) {
+                    // Boxed: only the methods that change a session pay for its state.
+                    Box::pin(self.write_through(session, change)).await?;
+                }
+                result
             }
             Method::ToolsList
             | Method::PromptsList
@@ -251,6 +272,23 @@ impl<D: Dispatch> Engine<D> {
                 decorate(result, cache)
             }
         })
+    }
+
+    /// Writes a change of `session` to the shared store when one keeps it (before the
+    /// answer: another instance reading the session next sees it); nothing otherwise.
+    async fn write_through(
+        &self,
+        session: &Session,
+        change: SessionChange,
+    ) -> Result<(), RpcError> {
+        let Some(shared) = self
+            .shared_sessions
+            .as_ref()
+            .filter(|_| session.is_shared())
+        else {
+            return Ok(());
+        };
+        shared.changed(session, change).await.map_err(unavailable)
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`: the capability gate comes before any
@@ -370,7 +408,15 @@ impl<D: Dispatch> Engine<D> {
         else {
             return;
         };
-        let stopped = session.cancel(&id_key(cancelled.request_id));
+        let key = id_key(cancelled.request_id);
+        let stopped = session.cancel(&key);
+        if !stopped && session.is_shared() {
+            // Maybe another instance runs it.
+            self.bus.publish(BusEvent::RequestCancelled {
+                session_id: session.id().to_string(),
+                request_id: key,
+            });
+        }
         tracing::debug!(
             request = cancelled.request_id.get(),
             stopped,
@@ -402,36 +448,113 @@ impl<D: Dispatch> Engine<D> {
     }
 }
 
-/// `ping`, `logging/setLevel` and the resource subscriptions: the methods that act on the
-/// session (the method table lets no other era reach them).
-fn session_method(
-    era: Era<'_>,
-    method: Method,
-    raw: Option<&RawValue>,
-) -> Result<JsonText, RpcError> {
-    let Era::Session(session) = era else {
-        return Ok(empty());
-    };
-    match method {
-        Method::SetLogLevel => {
-            let params: SetLevelParams = params_as(raw)?;
-            session.set_log_level(level_rank(params.level));
+/// A shared session store's error as the request's: retryable (HTTP 503 where the transport
+/// can say so), with a log line.
+#[cold]
+pub(crate) fn unavailable(error: StoreError) -> RpcError {
+    tracing::warn!(%error, "session store unavailable");
+    match error {
+        StoreError::Full => RpcError::new(
+            jsonrpc::INTERNAL_ERROR,
+            "Service Unavailable: too many sessions; try again later",
+        ),
+        StoreError::Unavailable(reason) => RpcError::unavailable(format!(
+            "Service unavailable: the session store cannot be reached ({reason}); retry later"
+        )),
+    }
+}
+
+/// What the bus brings for a session this instance holds: a client's answer to a request
+/// this instance sent, a cancellation of a request it runs.
+fn session_bus_event(store: &dyn SessionStore, event: &BusEvent) {
+    match event {
+        BusEvent::ClientAnswered {
+            session_id,
+            request_id,
+            answer,
+        } => {
+            let Some(session) = store.get(session_id) else {
+                return;
+            };
+            if let Some(answer) = answer_of(answer) {
+                session.answer_client_request(request_id, answer);
+            }
         }
-        Method::Subscribe | Method::Unsubscribe => {
-            let target: UriParams<'_> = params_as(raw)?;
-            match method {
-                Method::Subscribe => session.subscribe(&target.uri).map_err(|_| {
-                    RpcError::invalid_params(format!(
-                        "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions)",
-                        session.subscriptions()
-                    ))
-                })?,
-                _ => session.unsubscribe(&target.uri),
+        BusEvent::RequestCancelled {
+            session_id,
+            request_id,
+        } => {
+            if let Some(session) = store.get(session_id) {
+                session.cancel(request_id);
             }
         }
         _ => {}
     }
-    Ok(empty())
+}
+
+/// A client's answer as it travels on the bus: `{"result": …}` or `{"error": …}`.
+pub(crate) fn answer_text(answer: &crate::session::ClientAnswer) -> String {
+    match answer {
+        Ok(result) => format!(r#"{{"result":{}}}"#, result.get()),
+        Err(error) => serde_json::json!({ "error": error }).to_string(),
+    }
+}
+
+/// [`answer_text`] read back; `None` when it is neither.
+fn answer_of(text: &str) -> Option<crate::session::ClientAnswer> {
+    #[derive(Deserialize)]
+    struct Answer {
+        result: Option<Box<RawValue>>,
+        error: Option<serde_json::Value>,
+    }
+    let answer: Answer = serde_json::from_str(text).ok()?;
+    match (answer.result, answer.error) {
+        (Some(result), None) => Some(Ok(result)),
+        (None, Some(error)) => Some(Err(error)),
+        _ => None,
+    }
+}
+
+/// `ping`, `logging/setLevel` and the resource subscriptions: the methods that act on the
+/// session (the method table lets no other era reach them), and the change a shared store
+/// must be told of.
+fn session_method(
+    era: Era<'_>,
+    method: Method,
+    raw: Option<&RawValue>,
+) -> Result<(JsonText, Option<SessionChange>), RpcError> {
+    let Era::Session(session) = era else {
+        return Ok((empty(), None));
+    };
+    let change = match method {
+        Method::SetLogLevel => {
+            let params: SetLevelParams = params_as(raw)?;
+            let rank = level_rank(params.level);
+            session.set_log_level(rank);
+            Some(SessionChange::LogLevel { rank })
+        }
+        Method::Subscribe | Method::Unsubscribe => {
+            let target: UriParams<'_> = params_as(raw)?;
+            let uri = target.uri.into_owned();
+            match method {
+                Method::Subscribe => {
+                    session.subscribe(&uri).map_err(|_| {
+                        RpcError::invalid_params(format!(
+                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions)",
+                            session.subscriptions()
+                        ))
+                    })?;
+                    Some(SessionChange::Subscribed { uri })
+                }
+                _ => {
+                    session.unsubscribe(&uri);
+                    Some(SessionChange::Unsubscribed { uri })
+                }
+            }
+        }
+        _ => None,
+    };
+    Ok((empty(), change))
 }
 
 /// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).

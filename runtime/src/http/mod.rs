@@ -134,11 +134,29 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }
+        if let (Some(shared), Some(id), Route::Mcp) =
+            (&self.engine.shared_sessions, headers.session_id, route)
+        {
+            // A session another instance created: its replica, loaded before anything reads it.
+            if let Some(load) = shared.load(id) {
+                if let Err(error) = load.await {
+                    return rpc_error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        crate::engine::unavailable(error),
+                        None,
+                    );
+                }
+            }
+        }
         match route {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
                 Method::GET => self.get(&headers),
-                Method::DELETE => self.delete(&headers),
+                Method::DELETE => match &self.engine.shared_sessions {
+                    // Boxed: rare, and its round trip stays out of every request's future.
+                    Some(shared) => Box::pin(self.delete_shared(shared, &headers)).await,
+                    None => self.delete(&headers),
+                },
                 _ => method_not_allowed("GET, POST, DELETE"),
             },
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
@@ -222,6 +240,35 @@ impl<D: Dispatch> McpServer<D> {
                     status_only(StatusCode::NO_CONTENT)
                 }
                 None => session_not_found(),
+            },
+        }
+    }
+}
+
+impl<D: Dispatch> McpServer<D> {
+    /// DELETE of a session several instances share: its record and every replica go.
+    async fn delete_shared(
+        &self,
+        shared: &std::sync::Arc<dyn crate::session::SharedSessions>,
+        headers: &Headers<'_>,
+    ) -> Response<Body> {
+        if let Some(response) = stateless_only_post(headers) {
+            return response;
+        }
+        match headers.session_id {
+            None => bad_request("Bad Request: Mcp-Session-Id header is required"),
+            Some(id) if !self.may_use(headers, id) => session_not_found(),
+            Some(id) => match shared.delete(id).await {
+                Ok(true) => {
+                    tracing::debug!(session = %crate::ids::fingerprint(id), "session deleted on every instance");
+                    status_only(StatusCode::NO_CONTENT)
+                }
+                Ok(false) => session_not_found(),
+                Err(error) => rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    crate::engine::unavailable(error),
+                    None,
+                ),
             },
         }
     }

@@ -22,7 +22,7 @@ use crate::outbound::Outbound;
 use crate::params;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{Session, SessionLimits, StoreError};
+use crate::session::{Session, SessionLimits, SharedSessions};
 
 /// What a message leads to once read and routed: an answer already, or work to await.
 pub(super) enum Next<'a> {
@@ -36,6 +36,17 @@ pub(super) enum Next<'a> {
     },
     /// A stateless request, started.
     Stateless(Started),
+    /// A session just created, whose record must reach the shared store before `response`
+    /// (which carries its id) reaches the client. Boxed: rare beside the other variants.
+    Created(Box<Created<'a>>),
+}
+
+/// See [`Next::Created`].
+pub(super) struct Created<'a> {
+    shared: Arc<dyn SharedSessions>,
+    session: Arc<Session>,
+    response: Response<Body>,
+    id: &'a RawValue,
 }
 
 impl From<Response<Body>> for Next<'_> {
@@ -55,6 +66,22 @@ impl Next<'_> {
                 id,
             } => session_answer::answer(started, session, id).await,
             Next::Stateless(started) => stateless::answer(started).await,
+            Next::Created(created) => {
+                let Created {
+                    shared,
+                    session,
+                    response,
+                    id,
+                } = *created;
+                match shared.created(&session).await {
+                    Ok(()) => response,
+                    Err(error) => rpc_error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        crate::engine::unavailable(error),
+                        Some(id),
+                    ),
+                }
+            }
         }
     }
 }
@@ -138,7 +165,16 @@ impl<D: Dispatch> McpServer<D> {
             params,
         }) = message
         {
-            return self.initialize(id, params.raw(), headers).into();
+            let (response, session) = self.initialize(id, params.raw(), headers);
+            return match (&self.engine.shared_sessions, session) {
+                (Some(shared), Some(session)) => Next::Created(Box::new(Created {
+                    shared: shared.clone(),
+                    session,
+                    response,
+                    id,
+                })),
+                _ => response.into(),
+            };
         }
         let session = match self.session(headers, header_version) {
             Ok(session) => session,
@@ -150,7 +186,20 @@ impl<D: Dispatch> McpServer<D> {
                 status_only(StatusCode::ACCEPTED).into()
             }
             Incoming::Response { id, answer } => {
-                if !session.answer_client_request(&crate::engine::answer_key(id), answer) {
+                let key = crate::engine::answer_key(id);
+                if session.is_shared() {
+                    // The request may wait on another instance: it takes the answer if so.
+                    let text = crate::engine::answer_text(&answer);
+                    if !session.answer_client_request(&key, answer) {
+                        self.engine
+                            .bus
+                            .publish(crate::bus::BusEvent::ClientAnswered {
+                                session_id: session.id().to_string(),
+                                request_id: key,
+                                answer: text,
+                            });
+                    }
+                } else if !session.answer_client_request(&key, answer) {
                     tracing::debug!(id = id.get(), "a response nobody waits for");
                 }
                 status_only(StatusCode::ACCEPTED).into()
@@ -191,28 +240,30 @@ impl<D: Dispatch> McpServer<D> {
         super::auth::scope_refusal(&self.engine.dispatch, auth, principal, request)
     }
 
+    /// `initialize`: its response, and the session it created (held here, not yet in a
+    /// shared store).
     fn initialize(
         &self,
         id: &RawValue,
         params: Option<&RawValue>,
         headers: &Headers<'_>,
-    ) -> Response<Body> {
+    ) -> (Response<Body>, Option<Arc<Session>>) {
         let principal = headers.principal.as_deref();
         let (session, result) = match self.engine.initialize(params, headers.trace()) {
             Ok(created) => created,
-            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
+            Err(error) => return (rpc_error(StatusCode::BAD_REQUEST, error, Some(id)), None),
         };
         if let Some(principal) = principal {
             session.bind_owner(principal.owner_key());
         }
-        if let Err(StoreError::Full) = self.engine.store.insert(session.clone()) {
-            return rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                RpcError::new(
-                    jsonrpc::INTERNAL_ERROR,
-                    "Service Unavailable: too many sessions; try again later",
+        if let Err(error) = self.engine.store.insert(session.clone()) {
+            return (
+                rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    crate::engine::unavailable(error),
+                    Some(id),
                 ),
-                Some(id),
+                None,
             );
         }
         tracing::debug!(session = %crate::ids::fingerprint(session.id()), version = %session.version(), "session created");
@@ -220,7 +271,7 @@ impl<D: Dispatch> McpServer<D> {
         if let Ok(value) = http::HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER_NAME, value);
         }
-        response
+        (response, Some(session))
     }
 
     /// The session a non-initialize request belongs to: 400 without the header (unless

@@ -2,14 +2,15 @@
 //!
 //! In memory by default ([`Stores::memory`]): one instance, nothing to install. Several
 //! instances behind a load balancer share tasks and notifications through Redis with the
-//! `redis` feature (`stores::redis::connect`). What cannot leave a process (open streams, running
+//! `redis` feature (`stores::redis::connect`), and session-era sessions too (each instance
+//! holds replicas of the sessions it serves). What cannot leave a process (open streams, running
 //! handlers, futures waiting for an answer) always stays in it.
 
 use std::sync::Arc;
 
 use crate::bus::{Bus, LocalBus};
 use crate::config::Config;
-use crate::session::{MemorySessionStore, SessionStore};
+use crate::session::{MemorySessionStore, SessionStore, SharedSessions};
 use crate::tasks::{MemoryTaskStore, TaskStore};
 
 #[cfg(feature = "redis")]
@@ -20,8 +21,12 @@ pub mod redis;
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Stores {
-    /// Session-era sessions (in this process for now, whatever the other stores).
+    /// Session-era sessions held by this process (all of them, or the replicas of shared
+    /// ones).
     pub sessions: Arc<dyn SessionStore>,
+    /// The shared side of `sessions` when several instances share them (`None`: sessions
+    /// live in this process only).
+    pub shared_sessions: Option<Arc<dyn SharedSessions>>,
     /// 2026-07-28 tasks: shared, any instance answers `tasks/*`.
     pub tasks: Arc<dyn TaskStore>,
     /// The events other instances must hear: task cancels and answers, list changes,
@@ -34,6 +39,7 @@ impl Stores {
     pub fn memory(config: &Config) -> Self {
         Self {
             sessions: Arc::new(MemorySessionStore::new(config.max_sessions)),
+            shared_sessions: None,
             tasks: Arc::new(MemoryTaskStore::new(config.max_tasks)),
             bus: Arc::new(LocalBus),
         }
@@ -43,6 +49,18 @@ impl Stores {
     #[must_use]
     pub fn with_sessions(mut self, sessions: Arc<dyn SessionStore>) -> Self {
         self.sessions = sessions;
+        self.shared_sessions = None;
+        self
+    }
+
+    /// The same stores with sessions in `sessions`, which several instances share.
+    #[must_use]
+    pub fn with_shared_sessions<S: SessionStore + SharedSessions>(
+        mut self,
+        sessions: Arc<S>,
+    ) -> Self {
+        self.sessions = sessions.clone();
+        self.shared_sessions = Some(sessions);
         self
     }
 
@@ -65,6 +83,7 @@ impl std::fmt::Debug for Stores {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Stores")
             .field("sessions", &self.sessions.len())
+            .field("shared_sessions", &self.shared_sessions.is_some())
             .field("tasks", &self.tasks.len())
             .finish_non_exhaustive()
     }

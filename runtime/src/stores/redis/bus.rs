@@ -77,6 +77,20 @@ impl RedisBus {
     }
 }
 
+impl RedisBus {
+    /// The channel and the message that carry `event` from this instance: for a store that
+    /// publishes it itself, in the same round trip as the write it is about (the other
+    /// instances then hear of the write before the client that made it hears back).
+    pub(crate) fn message(&self, event: BusEvent) -> (&str, String) {
+        let envelope = Envelope {
+            from: self.instance.clone(),
+            event,
+        };
+        let text = serde_json::to_string(&envelope).unwrap_or_default();
+        (&self.channel, text)
+    }
+}
+
 impl Bus for RedisBus {
     fn publish(&self, event: BusEvent) {
         if let Err(error) = self.outgoing.try_send(event) {

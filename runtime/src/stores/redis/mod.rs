@@ -1,6 +1,7 @@
 //! Redis as the state several instances share (feature `redis`): [`connect`] gives the
-//! [`Stores`] of one instance, whose tasks live in Redis ([`RedisTaskStore`]) and whose
-//! events travel over Redis pub/sub ([`RedisBus`]).
+//! [`Stores`] of one instance, whose session-era sessions ([`RedisSessionStore`]) and tasks
+//! ([`RedisTaskStore`]) live in Redis and whose events travel over Redis pub/sub
+//! ([`RedisBus`]).
 //!
 //! Why the `redis` crate: it is the most used Rust client, BSD-licensed, and its
 //! `ConnectionManager` is what a server needs and no more: one multiplexed connection that
@@ -11,6 +12,7 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
+//! | `{prefix}:session:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON [`SessionRecord`](crate::session::SessionRecord)), `level`, `sub:{uri}`, `seen` |
 //! | `{prefix}:task:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
 //! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
@@ -22,9 +24,11 @@
 //! back by itself when Redis does.
 
 mod bus;
+mod sessions;
 mod tasks;
 
 pub use bus::RedisBus;
+pub use sessions::RedisSessionStore;
 pub use tasks::{RedisTaskStore, LEASE, LEASE_RENEWAL};
 
 use std::sync::Arc;
@@ -61,8 +65,8 @@ impl std::error::Error for ConnectError {}
 
 /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
 /// `rediss://` for TLS when the redis crate is built with it) and returns the stores of one
-/// instance: tasks and the bus in Redis under `prefix`, sessions in this process (bounded by
-/// `config`). Fails when Redis does not answer a `PING` within two seconds.
+/// instance: sessions, tasks and the bus in Redis under `prefix` (this instance's session
+/// replicas bounded by `config`). Fails when Redis does not answer a `PING` within two seconds.
 ///
 /// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
 pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
@@ -86,14 +90,16 @@ pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores,
     if pong != "PONG" {
         return Err(failed(format!("PING answered {pong:?}")));
     }
-    tracing::info!(url = %without_password(url), prefix, "sharing tasks and notifications through Redis");
+    tracing::info!(url = %without_password(url), prefix, "sharing sessions, tasks and notifications through Redis");
     let tasks = RedisTaskStore::start(connection.clone(), prefix, config.max_tasks)
         .await
         .map_err(|e| failed(e.to_string()))?;
-    let bus = RedisBus::start(client, connection, prefix);
+    let bus = Arc::new(RedisBus::start(client, connection.clone(), prefix));
+    let sessions = RedisSessionStore::new(connection, prefix, bus.clone(), config);
     Ok(Stores::memory(config)
+        .with_shared_sessions(Arc::new(sessions))
         .with_tasks(Arc::new(tasks))
-        .with_bus(Arc::new(bus)))
+        .with_bus(bus))
 }
 
 /// `url` with any password replaced by `***`, for logs and errors.
