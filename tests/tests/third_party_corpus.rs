@@ -67,15 +67,20 @@ fn corpus() -> Vec<Entry> {
         entry("corpus-sagemcom", "sagemcom-docsis-exporter/openrpc.json"),
         Entry {
             // 404 for three different "not found" messages; -32032 for a proxy failure.
+            // `MessageDestination` (`ip` or `pk`, neither required) and `PushMessageResult`
+            // are `oneOf`s whose variants can accept the same value.
             warnings: &[
+                ("ambiguous-union", 2),
                 ("contract-error-duplicate-code", 2),
                 ("contract-error-reserved-code", 1),
             ],
             ..entry("corpus-mycelium", "mycelium/docs/openrpc.json")
         },
         Entry {
-            // Required params after optional ones, by name.
-            warnings: &[("required-params-first", 7)],
+            // Required params after optional ones, by name. `Token` (`"00"` or a 64-digit hex
+            // id) and the outputs of `htr_sendTransaction` are `oneOf`s whose variants can
+            // accept the same value.
+            warnings: &[("ambiguous-union", 2), ("required-params-first", 7)],
             ..entry("corpus-hathor", "hathor-rpc-lib/docs/openrpc.json")
         },
         Entry {
