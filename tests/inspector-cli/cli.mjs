@@ -44,6 +44,11 @@ function cli(target, args) {
   });
 }
 
+/** JSON with every object's keys sorted: equal values, whatever the key order. */
+const canonical = (value) => JSON.stringify(value, (_, v) => (v && typeof v === 'object' && !Array.isArray(v)
+  ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+const same = (a, b) => canonical(a) === canonical(b);
+
 function assert(condition, why) {
   if (!condition) throw new Error(why);
 }
@@ -109,7 +114,7 @@ async function everything(label, target, era) {
     const t = text(r);
     assert(t.startsWith('JSON Schema 2020-12 tool called with: '), t);
     const echoed = JSON.parse(t.split(': ').slice(1).join(': '));
-    assert(JSON.stringify(Object.entries(echoed).sort()) === JSON.stringify(Object.entries(args2020).sort()), t);
+    assert(same(echoed, args2020), t);
   });
   await check(`${tag} resources/list`, target, ['--method', 'resources/list', ...e], (r) => {
     const uris = r.resources.map((x) => x.uri);
@@ -130,7 +135,7 @@ async function everything(label, target, era) {
   });
   await check(`${tag} resources/read template`, target, ['--method', 'resources/read', '--uri', 'test://template/42/data', ...e], (r) => {
     const [c] = r.contents;
-    assert(JSON.stringify(JSON.parse(c.text)) === JSON.stringify({ id: '42', templateTest: true, data: 'Data for ID: 42' }), c.text);
+    assert(same(JSON.parse(c.text), { id: '42', templateTest: true, data: 'Data for ID: 42' }), c.text);
   });
   await check(`${tag} prompts/list`, target, ['--method', 'prompts/list', ...e], (r) => {
     const names = r.prompts.map((p) => p.name);
@@ -178,7 +183,7 @@ async function quickstart(era) {
     assert(r.resources.map((x) => x.uri).includes('notes://index'), JSON.stringify(r));
   });
   await check(`${tag} resources/read notes://notes/{id}`, target, ['--method', 'resources/read', '--uri', `notes://notes/${note?.id}`, ...e], (r) => {
-    assert(JSON.stringify(JSON.parse(r.contents[0].text)) === JSON.stringify(note), r.contents[0].text);
+    assert(same(JSON.parse(r.contents[0].text), note), r.contents[0].text);
   });
   await check(`${tag} prompts/list`, target, ['--method', 'prompts/list', ...e], (r) => {
     assert(r.prompts.map((p) => p.name).join() === 'summarize', JSON.stringify(r));

@@ -1,29 +1,54 @@
-// The TypeScript SDK's Client (@modelcontextprotocol/sdk 1.32.2, the SDK the conformance suite's
-// lock pins) against our servers, through StreamableHTTPClientTransport and StdioClientTransport.
+// The TypeScript SDK's Client against our servers, through StreamableHTTPClientTransport and
+// StdioClientTransport: v1 (@modelcontextprotocol/sdk 1.32.2, the conformance suite's lock),
+// which speaks the session era only (its latest revision is 2025-11-25: no server/discover), and
+// v2 (@modelcontextprotocol/client 2.4.0, ./package-lock.json), whose
+// `versionNegotiation: {mode: 'auto'}` probes with server/discover and adopts 2026-07-28.
 //
 // usage: node client.mjs SDK_DIR SCENARIO TARGET
 //   everything-http URL   the everything server (run with --page-size 3) over Streamable HTTP
 //   everything-stdio BIN  BIN --stdio, spawned by the SDK's StdioClientTransport
 //   quickstart URL        the quickstart (notes) over Streamable HTTP
-// SDK 1.32.2 speaks the session era only (its latest revision is 2025-11-25; it has no
-// server/discover, no 2026-07-28), so every scenario negotiates 2025-11-25 with initialize.
-// Only the SDK's public client API is used: Client, its request handlers (elicitation, sampling,
-// roots) and notification handlers. Prints "PASS scenario: name" or "FAIL scenario: name: why"
-// per check; exits 1 if any failed, 3 if the scenario could not go on (a FAIL line says why).
+// SDK_DIR is the v1 package (session era: initialize, 2025-11-25) or the v2 client package
+// (mode 'auto': 2026-07-28, stateless, multi round-trip requests, subscriptions/listen).
+// Only the SDKs' public client API is used: Client, its request handlers (elicitation,
+// sampling, roots) and notification handlers. Prints "PASS scenario: name" or
+// "FAIL scenario: name: why" per check; exits 1 if any failed, 3 if the scenario could not go
+// on (a FAIL line says why).
 import { pathToFileURL } from 'node:url';
 import { readFileSync } from 'node:fs';
 
-const [sdkDir, scenario, target] = process.argv.slice(2);
-if (!sdkDir || !scenario || !target) {
+const [sdkDir, baseScenario, target] = process.argv.slice(2);
+if (!sdkDir || !baseScenario || !target) {
   console.error('usage: node client.mjs SDK_DIR everything-http|everything-stdio|quickstart TARGET');
   process.exit(2);
 }
-const sdkVersion = JSON.parse(readFileSync(`${sdkDir}/package.json`, 'utf8')).version;
-const load = (path) => import(pathToFileURL(`${sdkDir}/dist/esm/${path}`).href);
-const { Client } = await load('client/index.js');
-const { StreamableHTTPClientTransport } = await load('client/streamableHttp.js');
-const { StdioClientTransport } = await load('client/stdio.js');
-const types = await load('types.js');
+const sdk = JSON.parse(readFileSync(`${sdkDir}/package.json`, 'utf8'));
+const modern = sdk.name === '@modelcontextprotocol/client';
+const era = modern ? '2026-07-28' : '2025-11-25';
+const scenario = `${baseScenario} [${sdk.name} ${sdk.version}, ${era}]`;
+const load = (path) => import(pathToFileURL(`${sdkDir}/dist/${path}`).href);
+let Client, StreamableHTTPClientTransport, StdioClientTransport, types;
+if (modern) {
+  ({ Client, StreamableHTTPClientTransport } = await load('index.mjs'));
+  ({ StdioClientTransport } = await load('stdio.mjs'));
+} else {
+  ({ Client } = await load('esm/client/index.js'));
+  ({ StreamableHTTPClientTransport } = await load('esm/client/streamableHttp.js'));
+  ({ StdioClientTransport } = await load('esm/client/stdio.js'));
+  types = await load('esm/types.js');
+}
+// v2 registers handlers by method name; v1 by the request's or notification's schema.
+const V1_SCHEMAS = {
+  'elicitation/create': 'ElicitRequestSchema',
+  'sampling/createMessage': 'CreateMessageRequestSchema',
+  'roots/list': 'ListRootsRequestSchema',
+  'notifications/message': 'LoggingMessageNotificationSchema',
+  'notifications/tools/list_changed': 'ToolListChangedNotificationSchema',
+  'notifications/prompts/list_changed': 'PromptListChangedNotificationSchema',
+  'notifications/resources/list_changed': 'ResourceListChangedNotificationSchema',
+  'notifications/resources/updated': 'ResourceUpdatedNotificationSchema',
+};
+const key = (method) => (modern ? method : types[V1_SCHEMAS[method]]);
 
 const TEST_IMAGE = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const TEST_AUDIO = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
@@ -67,9 +92,12 @@ function recordingClient() {
   const seen = { elicitations: [], samplings: [], roots: 0, logs: [], notifications: [] };
   const client = new Client(
     { name: 'mcp-codegen ts-client test', version: '1' },
-    { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } },
+    {
+      capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } },
+      ...(modern ? { versionNegotiation: { mode: 'auto' } } : {}),
+    },
   );
-  client.setRequestHandler(types.ElicitRequestSchema, (request) => {
+  client.setRequestHandler(key('elicitation/create'), (request) => {
     const params = request.params;
     seen.elicitations.push(params);
     if (params.message.includes('decline')) return { action: 'decline' };
@@ -89,18 +117,18 @@ function recordingClient() {
     }
     return { action: 'accept', content };
   });
-  client.setRequestHandler(types.CreateMessageRequestSchema, (request) => {
+  client.setRequestHandler(key('sampling/createMessage'), (request) => {
     seen.samplings.push(request.params);
     return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'ts-client-test-model', stopReason: 'endTurn' };
   });
-  client.setRequestHandler(types.ListRootsRequestSchema, () => {
+  client.setRequestHandler(key('roots/list'), () => {
     seen.roots += 1;
     return { roots: [{ uri: 'file:///tmp/ts-client', name: 'workspace' }] };
   });
-  client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => { seen.logs.push(n.params); });
-  for (const schema of [types.ToolListChangedNotificationSchema, types.PromptListChangedNotificationSchema,
-    types.ResourceListChangedNotificationSchema, types.ResourceUpdatedNotificationSchema]) {
-    client.setNotificationHandler(schema, (n) => { seen.notifications.push(n.method); });
+  client.setNotificationHandler(key('notifications/message'), (n) => { seen.logs.push(n.params); });
+  for (const method of ['notifications/tools/list_changed', 'notifications/prompts/list_changed',
+    'notifications/resources/list_changed', 'notifications/resources/updated']) {
+    client.setNotificationHandler(key(method), (n) => { seen.notifications.push(n.method); });
   }
   return { client, seen };
 }
@@ -134,12 +162,17 @@ const EVERYTHING_TOOLS = ['test_simple_text', 'test_image_content', 'test_audio_
   'test_tool_with_logging', 'test_sampling', 'test_elicitation', 'test_elicitation_sep1034_defaults'];
 
 async function everything(client, seen, transportName) {
-  const call = (name, args = {}, options) => client.callTool({ name, arguments: args }, undefined, options);
-  await run(`[${transportName}] initialize: 2025-11-25, capabilities`, async () => {
-    const version = client.transport.protocolVersion ?? client._negotiatedProtocolVersion;
-    assert(version === undefined || version === '2025-11-25', `negotiated ${version}`);
+  // v1's callTool(params, resultSchema, options); v2's callTool(params, options).
+  const call = (name, args = {}, options) => (modern
+    ? client.callTool({ name, arguments: args }, options)
+    : client.callTool({ name, arguments: args }, undefined, options));
+  // Checks of what only a session has (logging/setLevel, ping, resources/subscribe, unsolicited
+  // list_changed notifications) run on 2025-11-25; 2026-07-28 has subscriptions/listen instead.
+  const session = (name, check) => (modern ? undefined : run(name, check));
+  await run(`[${transportName}] ${modern ? 'server/discover probe (mode auto)' : 'initialize'}: ${era}, capabilities`, async () => {
+    if (modern) assert(client.getNegotiatedProtocolVersion() === '2026-07-28', `negotiated ${client.getNegotiatedProtocolVersion()}`);
     const caps = client.getServerCapabilities();
-    assert(caps.tools && caps.prompts && caps.resources?.subscribe === true && caps.logging, caps);
+    assert(caps.tools && caps.prompts && caps.resources?.subscribe === true && (modern || caps.logging), caps);
     assert(client.getServerVersion().name === 'mcp-conformance-test-server', client.getServerVersion());
   });
   await run(`[${transportName}] tools/list (every page)`, async () => {
@@ -147,7 +180,8 @@ async function everything(client, seen, transportName) {
     const names = tools.map((t) => t.name);
     for (const want of EVERYTHING_TOOLS) assert(names.includes(want), `no ${want}`);
     assert(new Set(names).size === names.length, `a tool listed twice: ${names}`);
-    assert(pages > 1, `${names.length} tools in ${pages} page(s) with --page-size 3`);
+    // v1 returns one page a call; v2, asked without a cursor, follows nextCursor itself.
+    assert(modern || pages > 1, `${names.length} tools in ${pages} page(s) with --page-size 3`);
   });
   await run(`[${transportName}] tools/call text`, async () => {
     assert(textOf(await call('test_simple_text')) === 'This is a simple text response for testing.', 'text');
@@ -185,7 +219,7 @@ async function everything(client, seen, transportName) {
     assert(progress.map((p) => `${p.progress}/${p.total}`).join() === '0/100,50/100,100/100', progress);
     assert(textOf(result) !== 'no progress token', result);
   });
-  await run(`[${transportName}] sampling (CreateMessageRequest handler)`, async () => {
+  await session(`[${transportName}] sampling (CreateMessageRequest handler)`, async () => {
     assert(textOf(await call('test_sampling', { prompt: 'What is 2+2?' })) === 'LLM response: Paris', 'answer');
     assert(seen.samplings.at(-1).messages[0].content.text === 'What is 2+2?', seen.samplings.at(-1));
   });
@@ -217,7 +251,7 @@ async function everything(client, seen, transportName) {
     const text = textOf(await call('test_input_required_result_multiple_inputs'));
     assert(text === 'Name: Alice; Greeting: Paris; Roots: 1', text);
   });
-  await run(`[${transportName}] logging/setLevel + notifications/message`, async () => {
+  await session(`[${transportName}] logging/setLevel + notifications/message`, async () => {
     await client.setLoggingLevel('debug');
     const before = seen.logs.length;
     assert(textOf(await call('test_tool_with_logging')) === 'Tool with logging executed successfully', 'answer');
@@ -225,7 +259,7 @@ async function everything(client, seen, transportName) {
     const got = seen.logs.slice(before).map((m) => `${m.level}:${m.data}`);
     assert(got.join() === 'info:Tool execution started,info:Tool processing data,info:Tool execution completed', got);
   });
-  await run(`[${transportName}] logging/setLevel error: info messages filtered out`, async () => {
+  await session(`[${transportName}] logging/setLevel error: info messages filtered out`, async () => {
     await client.setLoggingLevel('error');
     const before = seen.logs.length;
     textOf(await call('test_tool_with_logging'));
@@ -248,13 +282,13 @@ async function everything(client, seen, transportName) {
     const [data] = (await client.readResource({ uri: 'test://template/42/data' })).contents;
     assert(JSON.parse(data.text).data === 'Data for ID: 42' && data.uri === 'test://template/42/data', data);
   });
-  await run(`[${transportName}] resources/subscribe + unsubscribe`, async () => {
+  await session(`[${transportName}] resources/subscribe + unsubscribe`, async () => {
     await client.subscribeResource({ uri: 'test://watched-resource' });
     await client.unsubscribeResource({ uri: 'test://watched-resource' });
   });
   await run(`[${transportName}] prompts/list (every page), prompts/get`, async () => {
     const [prompts, pages] = await allPages((p) => client.listPrompts(p), 'prompts');
-    assert(pages > 1, `${prompts.length} prompts in ${pages} page(s)`);
+    assert(modern || pages > 1, `${prompts.length} prompts in ${pages} page(s)`);
     const args = prompts.find((p) => p.name === 'test_prompt_with_arguments');
     assert(args?.arguments.map((a) => a.name).join() === 'arg1,arg2', args);
     const simple = await client.getPrompt({ name: 'test_simple_prompt' });
@@ -270,8 +304,8 @@ async function everything(client, seen, transportName) {
     const template = await client.complete({ ref: { type: 'ref/resource', uri: 'test://template/{id}/data' }, argument: { name: 'id', value: '4' } });
     assert(Array.isArray(template.completion.values), template);
   });
-  await run(`[${transportName}] ping`, async () => { await client.ping(); });
-  await run(`[${transportName}] notifications/tools/list_changed, prompts/list_changed`, async () => {
+  await session(`[${transportName}] ping`, async () => { await client.ping(); });
+  await session(`[${transportName}] notifications/tools/list_changed, prompts/list_changed`, async () => {
     let before = seen.notifications.length;
     assert(textOf(await call('test_trigger_tool_change')) === 'Mutation triggered', 'tool change');
     await waitFor('notifications/tools/list_changed', () => seen.notifications.slice(before).includes('notifications/tools/list_changed'));
@@ -279,6 +313,30 @@ async function everything(client, seen, transportName) {
     assert(textOf(await call('test_trigger_prompt_change')) === 'Mutation triggered', 'prompt change');
     await waitFor('notifications/prompts/list_changed', () => seen.notifications.slice(before).includes('notifications/prompts/list_changed'));
   });
+  if (modern) {
+    await run(`[${transportName}] sampling: input_required answered by the handler`, async () => {
+      assert(textOf(await call('test_input_required_result_sampling')) === 'Sampling result: Paris', 'answer');
+      assert(seen.samplings.at(-1).messages[0].content.text === 'What is the capital of France?', seen.samplings.at(-1));
+    });
+    await run(`[${transportName}] elicitation: two rounds`, async () => {
+      const text = textOf(await call('test_input_required_result_multi_round'));
+      assert(text === 'Multi-round complete for Alice who likes blue', text);
+    });
+    await run(`[${transportName}] subscriptions/listen: acknowledged; list_changed events`, async () => {
+      const sub = await client.listen({ toolsListChanged: true, promptsListChanged: true });
+      try {
+        assert(sub.honoredFilter.toolsListChanged && sub.honoredFilter.promptsListChanged, sub.honoredFilter);
+        let before = seen.notifications.length;
+        assert(textOf(await call('test_trigger_tool_change')) === 'Mutation triggered', 'tool change');
+        await waitFor('notifications/tools/list_changed', () => seen.notifications.slice(before).includes('notifications/tools/list_changed'));
+        before = seen.notifications.length;
+        assert(textOf(await call('test_trigger_prompt_change')) === 'Mutation triggered', 'prompt change');
+        await waitFor('notifications/prompts/list_changed', () => seen.notifications.slice(before).includes('notifications/prompts/list_changed'));
+      } finally {
+        await sub.close();
+      }
+    });
+  }
   await run(`[${transportName}] a call cancelled by the client (AbortSignal); the next one answers`, async () => {
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 300);
@@ -296,6 +354,11 @@ async function everything(client, seen, transportName) {
 async function quickstart(client) {
   const call = (name, args) => client.callTool({ name, arguments: args });
   const note = {};
+  if (modern) {
+    await run('server/discover probe (mode auto): 2026-07-28', async () => {
+      assert(client.getNegotiatedProtocolVersion() === '2026-07-28', client.getNegotiatedProtocolVersion());
+    });
+  }
   await run('tools, prompts, resources, templates listed', async () => {
     const { tools } = await client.listTools();
     assert(tools.map((t) => t.name).sort().join() === 'add,create_note,search_notes', tools);
@@ -310,17 +373,20 @@ async function quickstart(client) {
   await run('tools/call add: text and structured content', async () => {
     const result = await call('add', { a: 2, b: 40 });
     assert(!result.isError && result.content[0].text === '42', result);
-    if (result.structuredContent !== undefined) assert(same(result.structuredContent, { result: 42 }), result.structuredContent);
+    // 2026-07-28 allows any outputSchema, so the bare integer; earlier revisions wrap it.
+    if (result.structuredContent !== undefined) {
+      assert(same(result.structuredContent, modern ? 42 : { result: 42 }), result.structuredContent);
+    }
   });
   await run('tools/call create_note (structured, validated by the SDK)', async () => {
-    const result = await call('create_note', { title: 'TypeScript', body: 'written by the SDK', tags: ['tagts'] });
+    const result = await call('create_note', { title: `TypeScript ${era}`, body: 'written by the SDK', tags: [`tagts${era.slice(0, 4)}`] });
     assert(!result.isError, result);
     Object.assign(note, JSON.parse(result.content[0].text));
-    assert(note.title === 'TypeScript', note);
+    assert(note.title === `TypeScript ${era}`, note);
     if (result.structuredContent !== undefined) assert(same(result.structuredContent, note), result.structuredContent);
   });
   await run('tools/call search_notes', async () => {
-    const found = JSON.parse((await call('search_notes', { query: 'typescript', limit: 5 })).content[0].text);
+    const found = JSON.parse((await call('search_notes', { query: `typescript ${era}`, limit: 5 })).content[0].text);
     assert(found.total === 1 && found.notes[0].id === note.id, found);
   });
   await run('tools/call create_note with an empty title: isError', async () => {
@@ -333,25 +399,25 @@ async function quickstart(client) {
     assert(same(JSON.parse(one.text), note), one);
   });
   await run('prompts/get summarize', async () => {
-    const text = (await client.getPrompt({ name: 'summarize', arguments: { topic: 'typescript', style: 'haiku' } })).messages[0].content.text;
-    assert(text.startsWith('Summarize what these notes say about typescript, as a haiku.'), text);
-    assert(text.includes('- TypeScript: written by the SDK'), text);
+    const text = (await client.getPrompt({ name: 'summarize', arguments: { topic: `tagts${era.slice(0, 4)}`, style: 'haiku' } })).messages[0].content.text;
+    assert(text.startsWith(`Summarize what these notes say about tagts${era.slice(0, 4)}, as a haiku.`), text);
+    assert(text.includes(`- TypeScript ${era}: written by the SDK`), text);
   });
   await run('completion/complete summarize topic', async () => {
     const result = await client.complete({ ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'topic', value: 'tag' } });
-    assert(result.completion.values.includes('tagts'), result);
+    assert(result.completion.values.includes(`tagts${era.slice(0, 4)}`), result);
   });
 }
 
 const { client, seen } = recordingClient();
 try {
-  const transport = scenario === 'everything-stdio'
+  const transport = baseScenario === 'everything-stdio'
     ? new StdioClientTransport({ command: target, args: ['--stdio', '--log-level', 'error', '--page-size', '3'], stderr: 'ignore' })
     : new StreamableHTTPClientTransport(new URL(target));
   await client.connect(transport, { timeout: TIMEOUT });
-  console.log(`PASS ${scenario}: connected (SDK ${sdkVersion})`);
-  if (scenario === 'quickstart') await quickstart(client);
-  else await everything(client, seen, scenario === 'everything-stdio' ? 'stdio' : 'http');
+  console.log(`PASS ${scenario}: connected`);
+  if (baseScenario === 'quickstart') await quickstart(client);
+  else await everything(client, seen, baseScenario === 'everything-stdio' ? 'stdio' : 'http');
   await client.close();
 } catch (e) {
   console.log(`FAIL ${scenario}: scenario ran to its end: ${String(e?.stack ?? e).replace(/\n/g, ' | ').slice(0, 600)}`);

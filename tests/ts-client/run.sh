@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The TypeScript SDK's Client (@modelcontextprotocol/sdk 1.32.2, pinned by the conformance
-# suite's lock: conformance/lock/package-lock.json) against our servers. Installs nothing of its
-# own: `conformance/run.sh --install-only` installs (or finds) the suite, its SDK and Node >= 22
-# in the conformance cache, and this script uses the same ones. Runs client.mjs's scenarios: the
-# everything server over Streamable HTTP (StreamableHTTPClientTransport) and over stdio
-# (StdioClientTransport spawns it with --stdio), and the quickstart over HTTP. SDK 1.32.2 speaks
-# the session era only (2025-11-25 and older; no 2026-07-28). Prints one line per check and a
-# last line "N passed, M failed"; exits non-zero if any check failed.
+# The TypeScript SDK's Client against our servers, in both eras:
+#   - v1, @modelcontextprotocol/sdk 1.32.2 (pinned by the conformance suite's lock:
+#     conformance/lock/package-lock.json), which speaks the session era only (2025-11-25 and
+#     older; no 2026-07-28): `conformance/run.sh --install-only` installs (or finds) it and
+#     Node >= 22 in the conformance cache, and this script uses the same ones;
+#   - v2, @modelcontextprotocol/client 2.4.0 (./package.json + ./package-lock.json, `npm ci`, into
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-ts-client/client-<hash of the lock>, so an
+#     unchanged lock is never refetched), with versionNegotiation mode 'auto': 2026-07-28.
+# Runs client.mjs's scenarios with each: the everything server over Streamable HTTP
+# (StreamableHTTPClientTransport) and over stdio (StdioClientTransport spawns it with --stdio),
+# and the quickstart over HTTP. Prints one line per check and a last line "N passed, M failed";
+# exits non-zero if any check failed. Fails when the npm registry cannot be reached on the first
+# run.
 #
 # usage: tests/ts-client/run.sh EVERYTHING_BINARY QUICKSTART_BINARY
 set -euo pipefail
@@ -23,6 +28,18 @@ done
 . "$root/conformance/env.sh"
 conformance_env || exit 1
 node=$CONFORMANCE_NODE sdk=$CONFORMANCE_SDK
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-ts-client"
+dir="$cache/client-$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
+if [ ! -f "$dir/.installed" ] || [ ! -f "$dir/node_modules/@modelcontextprotocol/client/package.json" ]; then
+  command -v npm >/dev/null || { echo "error: npm not found (needed for the first install into $dir)" >&2; exit 1; }
+  echo "installing @modelcontextprotocol/client (npm ci from $here/package-lock.json) into $dir" >&2
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp "$here/package.json" "$here/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 || { echo "error: npm ci in $dir failed" >&2; exit 1; }
+  touch "$dir/.installed"   # last, so an interrupted install is redone
+fi
+v2="$dir/node_modules/@modelcontextprotocol/client"
 
 free_port() {
   "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
@@ -48,15 +65,19 @@ start() {
   url="http://127.0.0.1:$port/mcp"
 }
 
-# client SCENARIO TARGET: one scenario of client.mjs; its lines go to $results too. A client.mjs
-# that died without saying so (exit status other than 0, 1 and 3) is a FAIL line here.
+# client SCENARIO TARGET: one scenario of client.mjs with each SDK; its lines go to $results
+# too. A client.mjs that died without saying so (exit status other than 0, 1 and 3) is a FAIL
+# line here.
 client() {
-  local status=0 out
-  out="$("$node" "$here/client.mjs" "$sdk" "$@")" || status=$?
-  printf '%s\n' "$out" | tee -a "$results"
-  if [ "$status" -gt 1 ] && [ "$status" -ne 3 ]; then
-    echo "FAIL $1: client.mjs exited with status $status" | tee -a "$results"
-  fi
+  local status package out
+  for package in "$sdk" "$v2"; do
+    status=0
+    out="$("$node" "$here/client.mjs" "$package" "$@")" || status=$?
+    printf '%s\n' "$out" | tee -a "$results"
+    if [ "$status" -gt 1 ] && [ "$status" -ne 3 ]; then
+      echo "FAIL $1 ($package): client.mjs exited with status $status" | tee -a "$results"
+    fi
+  done
 }
 
 # A small page size, so that every list takes several pages (cursors).
