@@ -22,8 +22,10 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not yet: stdio, OAuth, progress tokens, cancellation, resumption, `subscriptions/listen`,
-//! tasks, and `https` URLs (issue #21).
+//! Progress: pass `_meta.progressToken` through [`Client::request`]; the notifications reach
+//! [`ClientHandler::notification`]. The cache hints of a list are reported in [`Page`], not
+//! acted on. Not yet (issue #21): stdio, OAuth, cancelling on the server when a call's future
+//! is dropped, SSE resumption, `subscriptions/listen`, tasks, and `https` URLs.
 
 mod error;
 mod handler;
