@@ -199,6 +199,16 @@ async fn calls(client: &Client) {
         "{templated}"
     );
 
+    let completed = client
+        .complete(
+            json!({"type": "ref/prompt", "name": "test_prompt_with_arguments"}),
+            "arg1",
+            "o",
+        )
+        .await
+        .unwrap();
+    assert!(completed["completion"]["values"].is_array(), "{completed}");
+
     client.set_logging_level("debug").await.unwrap();
     let logged = client
         .call_tool("test_logging_tool", json!({}))
