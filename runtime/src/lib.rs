@@ -13,6 +13,7 @@
 //! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types with
 //!   the `wire-full` feature; without it, only those the runtime uses).
 //! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
+//! - [`client`] (feature `client`): an MCP client over Streamable HTTP, both eras.
 //! - [`auth`]: authorization of HTTP requests (the [`auth::Authenticator`] trait, the
 //!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`
 //!   feature).
@@ -33,6 +34,9 @@
 pub mod auth;
 pub mod bus;
 pub mod catalog;
+// An MCP client over Streamable HTTP (feature `client`).
+#[cfg(feature = "client")]
+pub mod client;
 mod config;
 mod context;
 pub mod dispatch;

@@ -1,0 +1,179 @@
+//! The HTTP side of a client: one POST per message, its answer read as a single JSON body or
+//! as an SSE stream of messages, and the session's DELETE.
+
+use super::error::ClientError;
+use super::sse::SseParser;
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, Method, Request, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+use std::collections::VecDeque;
+
+type Pool = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+
+/// At most this much of an unexpected body is kept for [`ClientError::Http`].
+const ERROR_BODY_LIMIT: usize = 4096;
+
+/// The endpoint and what goes on every request to it.
+pub(crate) struct Http {
+    pool: Pool,
+    url: Uri,
+    headers: HeaderMap,
+}
+
+/// The answer to a POST.
+pub(crate) enum Reply {
+    /// `202 Accepted`: a notification or response was taken.
+    Accepted,
+    /// Messages: one JSON body, or the events of an SSE stream as they come.
+    Messages(Messages),
+}
+
+impl Http {
+    pub(crate) fn new(url: Uri, headers: HeaderMap) -> Self {
+        let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
+        Self { pool, url, headers }
+    }
+
+    /// POSTs `body` with the client's headers and `extra`.
+    pub(crate) async fn post(
+        &self,
+        body: Vec<u8>,
+        extra: &[(HeaderName, HeaderValue)],
+    ) -> Result<(HeaderMap, Reply), ClientError> {
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(self.url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+        let headers = request.headers_mut();
+        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
+            headers.insert(name.clone(), value.clone());
+        }
+        let response = self.send(request).await?;
+        let (parts, body) = response.into_parts();
+        let media = parts
+            .headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if media.starts_with("text/event-stream") && parts.status.is_success() {
+            return Ok((parts.headers, Reply::Messages(Messages::stream(body))));
+        }
+        if parts.status == StatusCode::ACCEPTED {
+            return Ok((parts.headers, Reply::Accepted));
+        }
+        let bytes = body
+            .collect()
+            .await
+            .map_err(|e| ClientError::Transport(format!("reading the response: {e}")))?
+            .to_bytes();
+        // A JSON-RPC answer is read whatever the status: 2026-07-28 errors come with 400/404.
+        if media.starts_with("application/json") {
+            if let Ok(message) = serde_json::from_slice::<Value>(&bytes) {
+                if message.get("jsonrpc").is_some() {
+                    return Ok((parts.headers, Reply::Messages(Messages::one(message))));
+                }
+            }
+        }
+        Err(ClientError::Http {
+            status: parts.status.as_u16(),
+            body: String::from_utf8_lossy(&bytes[..bytes.len().min(ERROR_BODY_LIMIT)]).into_owned(),
+        })
+    }
+
+    /// DELETEs the session (`extra` names it); a 405 (the server keeps sessions until they
+    /// expire) is not an error.
+    pub(crate) async fn delete(
+        &self,
+        extra: &[(HeaderName, HeaderValue)],
+    ) -> Result<(), ClientError> {
+        let mut request = Request::builder()
+            .method(Method::DELETE)
+            .uri(self.url.clone())
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+        let headers = request.headers_mut();
+        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
+            headers.insert(name.clone(), value.clone());
+        }
+        let status = self.send(request).await?.status();
+        if status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED {
+            Ok(())
+        } else {
+            Err(ClientError::Http {
+                status: status.as_u16(),
+                body: String::new(),
+            })
+        }
+    }
+
+    async fn send(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<hyper::Response<Incoming>, ClientError> {
+        self.pool
+            .request(request)
+            .await
+            .map_err(|e| ClientError::Transport(format!("{} {}: {e}", Method::POST, self.url)))
+    }
+}
+
+/// The JSON-RPC messages of one answer, read one at a time.
+pub(crate) struct Messages {
+    ready: VecDeque<Value>,
+    stream: Option<(Incoming, SseParser)>,
+}
+
+impl Messages {
+    fn one(message: Value) -> Self {
+        Self {
+            ready: VecDeque::from([message]),
+            stream: None,
+        }
+    }
+
+    fn stream(body: Incoming) -> Self {
+        Self {
+            ready: VecDeque::new(),
+            stream: Some((body, SseParser::default())),
+        }
+    }
+
+    /// The next message; `None` once the answer has ended.
+    pub(crate) async fn next(&mut self) -> Result<Option<Value>, ClientError> {
+        loop {
+            if let Some(message) = self.ready.pop_front() {
+                return Ok(Some(message));
+            }
+            let Some((body, parser)) = &mut self.stream else {
+                return Ok(None);
+            };
+            let Some(frame) = body.frame().await else {
+                return Ok(None);
+            };
+            let frame =
+                frame.map_err(|e| ClientError::Transport(format!("reading the stream: {e}")))?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            for event in parser.feed(&data) {
+                // An event without JSON (a priming event's empty data) carries no message.
+                if event.trim().is_empty() {
+                    continue;
+                }
+                let message = serde_json::from_str(&event).map_err(|e| {
+                    ClientError::Protocol(format!("an SSE event that is not JSON ({e}): {event}"))
+                })?;
+                self.ready.push_back(message);
+            }
+        }
+    }
+}

@@ -1,0 +1,762 @@
+//! An MCP client over Streamable HTTP, for both eras (feature `client`).
+//!
+//! [`Client::builder`] takes the endpoint's URL; [`ClientBuilder::connect`] picks the era
+//! ([`Era::Auto`] by default: `server/discover`, falling back to `initialize` when the server
+//! does not know it) and returns a [`Client`] whose methods are MCP's requests. Answers may be
+//! one JSON body or an SSE stream; requests the server makes of the client (elicitation,
+//! sampling, roots) go to a [`ClientHandler`], in the legacy era from the stream and in
+//! 2026-07-28 through the `InputRequiredResult` retry loop.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
+//! use mcp_runtime::client::Client;
+//! use serde_json::json;
+//!
+//! let client = Client::builder("http://127.0.0.1:8080/mcp").connect().await?;
+//! for tool in client.list_tools_all().await? {
+//!     println!("{}", tool["name"]);
+//! }
+//! let result = client.call_tool("greet", json!({"name": "Ada"})).await?;
+//! println!("{}", result["content"][0]["text"]);
+//! client.close().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Progress: pass `_meta.progressToken` through [`Client::request`]; the notifications reach
+//! [`ClientHandler::notification`]. The cache hints of a list are reported in [`Page`], not
+//! acted on. Not yet (issue #21): stdio, OAuth, cancelling on the server when a call's future
+//! is dropped, SSE resumption, `subscriptions/listen`, tasks, and `https` URLs.
+
+mod error;
+mod handler;
+mod headers;
+mod http;
+mod sse;
+
+pub use error::ClientError;
+pub use handler::ClientHandler;
+
+use self::headers::{header_value, param_header_values, param_headers, ParamHeader};
+use self::http::{Http, Reply};
+use crate::jsonrpc::{
+    RpcError, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
+    UNSUPPORTED_VERSION,
+};
+use ::http::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The 2026-07-28 revision, the stateless one.
+pub const STATELESS_VERSION: &str = "2026-07-28";
+/// The legacy revision asked for in `initialize`.
+pub const LEGACY_VERSION: &str = "2025-11-25";
+/// The legacy revisions the client speaks, any of which the server may answer `initialize`
+/// with.
+const LEGACY_VERSIONS: [&str; 3] = ["2025-03-26", "2025-06-18", "2025-11-25"];
+/// Input rounds of one 2026-07-28 request before the client gives up on it.
+const MAX_INPUT_ROUNDS: usize = 16;
+/// Pages of one list before the client takes the cursors to be endless.
+const MAX_PAGES: usize = 10_000;
+
+/// Which protocol era a client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Era {
+    /// Probe with `server/discover` (2026-07-28); fall back to [`Era::Legacy`] when the server
+    /// does not know it or does not list 2026-07-28.
+    #[default]
+    Auto,
+    /// `initialize`, then an `Mcp-Session-Id` session (2025-03-26 .. 2025-11-25).
+    Legacy,
+    /// 2026-07-28: no session, the version and capabilities in every request's `_meta`.
+    Stateless,
+}
+
+/// Builds a [`Client`]: the URL, headers sent on every request, a per-call timeout, the era
+/// and the [`ClientHandler`].
+pub struct ClientBuilder {
+    url: String,
+    headers: Vec<(String, String)>,
+    timeout: Duration,
+    era: Era,
+    handler: Arc<dyn ClientHandler>,
+    client_info: Value,
+}
+
+impl ClientBuilder {
+    /// Adds a header sent on every HTTP request (e.g. `Authorization`); a later one of the
+    /// same name replaces it.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The longest a call may take, its input rounds and streamed answer included (default
+    /// 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The era (default [`Era::Auto`]).
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// The handler of server-to-client requests; its
+    /// [`capabilities`](ClientHandler::capabilities) are what the client declares.
+    pub fn handler(mut self, handler: impl ClientHandler) -> Self {
+        self.handler = Arc::new(handler);
+        self
+    }
+
+    /// The `clientInfo` sent to the server (default: `mcp-runtime-client` and this crate's
+    /// version).
+    pub fn client_info(mut self, name: &str, version: &str) -> Self {
+        self.client_info = json!({"name": name, "version": version});
+        self
+    }
+
+    /// Connects: `server/discover` or `initialize` (and `notifications/initialized`) as the
+    /// era asks.
+    pub async fn connect(self) -> Result<Client, ClientError> {
+        let url: ::http::Uri = self
+            .url
+            .parse()
+            .map_err(|e| ClientError::Config(format!("URL {:?}: {e}", self.url)))?;
+        if url.scheme_str() != Some("http") {
+            return Err(ClientError::Config(format!(
+                "URL {:?}: only http:// is supported for now",
+                self.url
+            )));
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let name = HeaderName::try_from(name.as_str())
+                .map_err(|e| ClientError::Config(format!("header name {name:?}: {e}")))?;
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|e| ClientError::Config(format!("header {name} value: {e}")))?;
+            headers.insert(name, value);
+        }
+        let mut client = Client {
+            http: Http::new(url, headers),
+            capabilities: self.handler.capabilities(),
+            handler: self.handler,
+            timeout: self.timeout,
+            client_info: self.client_info,
+            state: State::Stateless {
+                discover: Value::Null,
+            },
+            next_id: AtomicI64::new(1),
+            log_level: Mutex::new(None),
+            tool_headers: Mutex::new(HashMap::new()),
+            tools_listed: AtomicBool::new(false),
+        };
+        if self.era != Era::Legacy {
+            match client.request("server/discover", json!({})).await {
+                Ok(discover) if lists_stateless(&discover) => {
+                    client.state = State::Stateless { discover };
+                    return Ok(client);
+                }
+                Ok(_) if self.era == Era::Stateless => {
+                    return Err(ClientError::Protocol(format!(
+                        "server/discover does not list {STATELESS_VERSION}"
+                    )))
+                }
+                Err(error) if self.era == Era::Stateless || !unknown_to_server(&error) => {
+                    return Err(error)
+                }
+                _ => {}
+            }
+        }
+        client.initialize().await?;
+        Ok(client)
+    }
+}
+
+/// Whether a `DiscoverResult` lists the stateless revision.
+fn lists_stateless(discover: &Value) -> bool {
+    discover["supportedVersions"]
+        .as_array()
+        .is_some_and(|versions| versions.iter().any(|v| v == STATELESS_VERSION))
+}
+
+/// Whether a failed `server/discover` says the server is legacy-only (rather than down).
+fn unknown_to_server(error: &ClientError) -> bool {
+    match error {
+        ClientError::Rpc(error) => [
+            METHOD_NOT_FOUND,
+            INVALID_REQUEST,
+            INVALID_PARAMS,
+            HEADER_MISMATCH,
+            UNSUPPORTED_VERSION,
+        ]
+        .contains(&error.code),
+        ClientError::Http { status, .. } => matches!(status, 400 | 404 | 405),
+        _ => false,
+    }
+}
+
+/// What the era chosen at connection holds.
+enum State {
+    /// A session: its id (absent when the server gave none), the negotiated version and the
+    /// `InitializeResult`.
+    Legacy {
+        session: Option<HeaderValue>,
+        version: String,
+        initialized: Value,
+    },
+    /// 2026-07-28, with the `DiscoverResult`.
+    Stateless { discover: Value },
+}
+
+/// One page of a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    /// The entries (`tools`, `prompts`, `resources` or `resourceTemplates`), as sent.
+    pub items: Vec<Value>,
+    /// The cursor of the next page; `None` on the last.
+    pub next_cursor: Option<String>,
+    /// 2026-07-28 cache hint: how long the page may be reused, in milliseconds.
+    pub ttl_ms: Option<u64>,
+    /// 2026-07-28 cache hint: who may reuse it (`"public"` or `"private"`).
+    pub cache_scope: Option<String>,
+}
+
+/// A connected MCP client; share it behind an `Arc` to make calls concurrently.
+pub struct Client {
+    http: Http,
+    handler: Arc<dyn ClientHandler>,
+    capabilities: Value,
+    timeout: Duration,
+    client_info: Value,
+    state: State,
+    next_id: AtomicI64,
+    /// 2026-07-28's replacement of `logging/setLevel`: sent in every request's `_meta`.
+    log_level: Mutex<Option<String>>,
+    /// The `x-mcp-header` annotations of the tools listed so far, by tool name.
+    tool_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
+    /// Whether every page of `tools/list` has been read (so an unknown tool has none).
+    tools_listed: AtomicBool,
+}
+
+impl Client {
+    /// A builder for a client of the endpoint at `url` (`http://host:port/mcp`).
+    pub fn builder(url: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            url: url.into(),
+            headers: Vec::new(),
+            timeout: Duration::from_secs(60),
+            era: Era::Auto,
+            handler: Arc::new(handler::NoHandler),
+            client_info: json!({"name": "mcp-runtime-client", "version": env!("CARGO_PKG_VERSION")}),
+        }
+    }
+
+    /// The era chosen at connection: [`Era::Legacy`] or [`Era::Stateless`].
+    pub fn era(&self) -> Era {
+        match self.state {
+            State::Legacy { .. } => Era::Legacy,
+            State::Stateless { .. } => Era::Stateless,
+        }
+    }
+
+    /// The protocol revision in use.
+    pub fn protocol_version(&self) -> &str {
+        match &self.state {
+            State::Legacy { version, .. } => version,
+            State::Stateless { .. } => STATELESS_VERSION,
+        }
+    }
+
+    /// The server's `Implementation` (`serverInfo`; in 2026-07-28 the `DiscoverResult`'s
+    /// `_meta`), `Null` when it sent none.
+    pub fn server_info(&self) -> &Value {
+        match &self.state {
+            State::Legacy { initialized, .. } => &initialized["serverInfo"],
+            State::Stateless { discover } => {
+                &discover["_meta"]["io.modelcontextprotocol/serverInfo"]
+            }
+        }
+    }
+
+    /// The server's capabilities.
+    pub fn server_capabilities(&self) -> &Value {
+        match &self.state {
+            State::Legacy { initialized, .. } => &initialized["capabilities"],
+            State::Stateless { discover } => &discover["capabilities"],
+        }
+    }
+
+    /// The session id of a legacy session.
+    pub fn session_id(&self) -> Option<&str> {
+        match &self.state {
+            State::Legacy { session, .. } => session.as_ref().and_then(|s| s.to_str().ok()),
+            State::Stateless { .. } => None,
+        }
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page, ClientError> {
+        let page = self.list_page("tools/list", "tools", cursor).await?;
+        self.remember_tools(&page.items);
+        Ok(page)
+    }
+
+    /// Every tool, following `nextCursor` to the last page.
+    pub async fn list_tools_all(&self) -> Result<Vec<Value>, ClientError> {
+        let tools = self.list_all("tools/list", "tools").await?;
+        self.remember_tools(&tools);
+        self.tools_listed.store(true, Ordering::Relaxed);
+        Ok(tools)
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<Page, ClientError> {
+        self.list_page("prompts/list", "prompts", cursor).await
+    }
+
+    /// Every prompt, following `nextCursor`.
+    pub async fn list_prompts_all(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<Page, ClientError> {
+        self.list_page("resources/list", "resources", cursor).await
+    }
+
+    /// Every resource, following `nextCursor`.
+    pub async fn list_resources_all(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(&self, cursor: Option<&str>) -> Result<Page, ClientError> {
+        self.list_page("resources/templates/list", "resourceTemplates", cursor)
+            .await
+    }
+
+    /// Every resource template, following `nextCursor`.
+    pub async fn list_resource_templates_all(&self) -> Result<Vec<Value>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// `tools/call`: the `CallToolResult`, or [`ClientError::Tool`] when it has
+    /// `isError: true`. In 2026-07-28 the tool's `x-mcp-header` arguments are mirrored into
+    /// `Mcp-Param-*` headers (the tools are listed first if they have not been).
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        if matches!(self.state, State::Stateless { .. })
+            && !self.tools_listed.load(Ordering::Relaxed)
+            && !self.tool_headers.lock().unwrap().contains_key(name)
+        {
+            self.list_tools_all().await?;
+        }
+        let result = self
+            .request("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        if result["isError"] == true {
+            return Err(ClientError::Tool(result));
+        }
+        Ok(result)
+    }
+
+    /// `prompts/get` with `arguments` (an object of strings, or `Null`).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        let mut params = json!({"name": name});
+        if !arguments.is_null() {
+            params["arguments"] = arguments;
+        }
+        self.request("prompts/get", params).await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
+        self.request("resources/read", json!({"uri": uri})).await
+    }
+
+    /// `completion/complete` for `argument` (`name`, partial `value`) of `reference`
+    /// (`{"type": "ref/prompt", "name": ...}` or `{"type": "ref/resource", "uri": ...}`).
+    pub async fn complete(
+        &self,
+        reference: Value,
+        name: &str,
+        value: &str,
+    ) -> Result<Value, ClientError> {
+        self.request(
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": name, "value": value}}),
+        )
+        .await
+    }
+
+    /// The server's log level: `logging/setLevel` in a session; in 2026-07-28 (which removed
+    /// the method) the level goes into every later request's `_meta`.
+    pub async fn set_logging_level(&self, level: &str) -> Result<(), ClientError> {
+        match self.state {
+            State::Legacy { .. } => {
+                self.request("logging/setLevel", json!({"level": level}))
+                    .await?;
+            }
+            State::Stateless { .. } => *self.log_level.lock().unwrap() = Some(level.to_owned()),
+        }
+        Ok(())
+    }
+
+    /// `ping` (legacy era only: 2026-07-28 removed it).
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        match self.state {
+            State::Legacy { .. } => self.request("ping", json!({})).await.map(drop),
+            State::Stateless { .. } => {
+                Err(ClientError::Unsupported("ping is not part of 2026-07-28"))
+            }
+        }
+    }
+
+    /// Ends a legacy session with DELETE (nothing to do in 2026-07-28).
+    pub async fn close(self) -> Result<(), ClientError> {
+        if let State::Legacy {
+            session: Some(_), ..
+        } = &self.state
+        {
+            let headers = self.era_headers("", &Value::Null);
+            self.http.delete(&headers).await?;
+        }
+        Ok(())
+    }
+
+    /// Any request by method name: `params` (an object) as given, the `result` back. In
+    /// 2026-07-28 the `_meta` and headers the revision asks for are added and input rounds
+    /// are answered by the handler.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        tokio::time::timeout(self.timeout, self.rounds(method, params))
+            .await
+            .map_err(|_| ClientError::Timeout(self.timeout))?
+    }
+
+    /// One request, with its 2026-07-28 input rounds.
+    async fn rounds(&self, method: &str, mut params: Value) -> Result<Value, ClientError> {
+        if matches!(self.state, State::Legacy { .. }) {
+            return self
+                .exchange(method, &params)
+                .await
+                .map(|(_, result)| result);
+        }
+        for _ in 0..MAX_INPUT_ROUNDS {
+            let (_, result) = self.exchange(method, &params).await?;
+            if result["resultType"] != "input_required" {
+                return Ok(result);
+            }
+            // The same request again, a new id, the answers and the state echoed as sent.
+            let object = params
+                .as_object_mut()
+                .ok_or_else(|| ClientError::Protocol("params must be an object".into()))?;
+            let mut responses = Map::new();
+            for (key, input) in result["inputRequests"].as_object().into_iter().flatten() {
+                let method = input["method"].as_str().unwrap_or_default();
+                let answer = handler::answer(&*self.handler, method, &input["params"])
+                    .await
+                    .map_err(ClientError::Rpc)?;
+                responses.insert(key.clone(), answer);
+            }
+            object.remove("inputResponses");
+            if !responses.is_empty() {
+                object.insert("inputResponses".into(), Value::Object(responses));
+            }
+            match result.get("requestState") {
+                Some(state) => object.insert("requestState".into(), state.clone()),
+                None => object.remove("requestState"),
+            };
+        }
+        Err(ClientError::Protocol(format!(
+            "{method}: still input_required after {MAX_INPUT_ROUNDS} rounds"
+        )))
+    }
+
+    /// POSTs one request and reads its answer: server requests on a legacy stream are
+    /// answered on the way, notifications handed to the handler. The response headers and
+    /// the `result`.
+    async fn exchange(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Result<(HeaderMap, Value), ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = json!({
+            "jsonrpc": "2.0", "id": id, "method": method, "params": self.with_meta(params),
+        });
+        let headers = self.era_headers(method, params);
+        let (response_headers, reply) = self
+            .http
+            .post(body.to_string().into_bytes(), &headers)
+            .await?;
+        let Reply::Messages(mut messages) = reply else {
+            return Err(ClientError::Protocol(format!(
+                "{method}: 202 Accepted for a request"
+            )));
+        };
+        while let Some(message) = messages.next().await? {
+            if let Some(server_method) = message.get("method").and_then(Value::as_str) {
+                match message.get("id") {
+                    Some(request_id) => {
+                        self.answer_on_stream(server_method, request_id, &message["params"])
+                            .await?
+                    }
+                    None => self.handler.notification(server_method, &message["params"]),
+                }
+                continue;
+            }
+            let for_us =
+                message["id"] == id || (message["id"].is_null() && message.get("error").is_some());
+            if !for_us {
+                continue;
+            }
+            if let Some(error) = message.get("error") {
+                return Err(ClientError::Rpc(rpc_error(error)));
+            }
+            return match message.get("result") {
+                Some(result) => Ok((response_headers, result.clone())),
+                None => Err(ClientError::Protocol(format!(
+                    "{method}: a response with neither result nor error"
+                ))),
+            };
+        }
+        Err(ClientError::Protocol(format!(
+            "{method}: the answer ended without a response to request {id}"
+        )))
+    }
+
+    /// A legacy server's request on a call's stream: the handler's answer POSTed back.
+    async fn answer_on_stream(
+        &self,
+        method: &str,
+        id: &Value,
+        params: &Value,
+    ) -> Result<(), ClientError> {
+        if matches!(self.state, State::Stateless { .. }) {
+            // 2026-07-28 forbids them; there is nobody to answer.
+            return Ok(());
+        }
+        let reply = match handler::answer(&*self.handler, method, params).await {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        };
+        let headers = self.era_headers("", &Value::Null);
+        match self
+            .http
+            .post(reply.to_string().into_bytes(), &headers)
+            .await?
+        {
+            (_, Reply::Accepted) => Ok(()),
+            (_, Reply::Messages(_)) => Err(ClientError::Protocol(format!(
+                "the answer to the server's {method} was not accepted with 202"
+            ))),
+        }
+    }
+
+    /// `params` with the 2026-07-28 `_meta` (version, capabilities, client info, log level)
+    /// merged in; as given in a session.
+    fn with_meta(&self, params: &Value) -> Value {
+        if matches!(self.state, State::Legacy { .. }) {
+            return params.clone();
+        }
+        let mut params = match params {
+            Value::Object(object) => object.clone(),
+            _ => Map::new(),
+        };
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                "io.modelcontextprotocol/protocolVersion".into(),
+                json!(STATELESS_VERSION),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".into(),
+                self.capabilities.clone(),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientInfo".into(),
+                self.client_info.clone(),
+            );
+            if let Some(level) = &*self.log_level.lock().unwrap() {
+                meta.insert("io.modelcontextprotocol/logLevel".into(), json!(level));
+            }
+        }
+        Value::Object(params)
+    }
+
+    /// The headers of the era: the session's id and version, or 2026-07-28's version and
+    /// routing headers (`method` empty for a message that is not a request).
+    fn era_headers(&self, method: &str, params: &Value) -> Vec<(HeaderName, HeaderValue)> {
+        let mut headers = Vec::new();
+        let mut add = |name: &str, value: &str| {
+            if let (Ok(name), Ok(value)) =
+                (HeaderName::try_from(name), HeaderValue::try_from(value))
+            {
+                headers.push((name, value));
+            }
+        };
+        match &self.state {
+            State::Legacy {
+                session, version, ..
+            } => {
+                if let Some(session) = session.as_ref().and_then(|s| s.to_str().ok()) {
+                    add("mcp-session-id", session);
+                }
+                // 2025-03-26 has no version header; `initialize` itself goes without one.
+                if version != "2025-03-26" && method != "initialize" {
+                    add("mcp-protocol-version", version);
+                }
+            }
+            State::Stateless { .. } => {
+                add("mcp-protocol-version", STATELESS_VERSION);
+                add("mcp-method", method);
+                let name = match method {
+                    "tools/call" | "prompts/get" => params["name"].as_str(),
+                    "resources/read" => params["uri"].as_str(),
+                    "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    add("mcp-name", &header_value(name));
+                }
+                if method == "tools/call" {
+                    if let Some(annotations) = params["name"]
+                        .as_str()
+                        .and_then(|tool| self.tool_headers.lock().unwrap().get(tool).cloned())
+                    {
+                        for (name, value) in param_header_values(&annotations, &params["arguments"])
+                        {
+                            add(&name, &value);
+                        }
+                    }
+                }
+            }
+        }
+        headers
+    }
+
+    /// `initialize` and `notifications/initialized`: the session.
+    async fn initialize(&mut self) -> Result<(), ClientError> {
+        self.state = State::Legacy {
+            session: None,
+            version: LEGACY_VERSION.to_owned(),
+            initialized: Value::Null,
+        };
+        let params = json!({
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": self.capabilities,
+            "clientInfo": self.client_info,
+        });
+        let (headers, initialized) =
+            tokio::time::timeout(self.timeout, self.exchange("initialize", &params))
+                .await
+                .map_err(|_| ClientError::Timeout(self.timeout))??;
+        let version = initialized["protocolVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if !LEGACY_VERSIONS.contains(&version.as_str()) {
+            return Err(ClientError::Protocol(format!(
+                "initialize: the server chose protocol version {version:?}, which this client does not speak"
+            )));
+        }
+        self.state = State::Legacy {
+            session: headers.get("mcp-session-id").cloned(),
+            version,
+            initialized,
+        };
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let headers = self.era_headers("", &Value::Null);
+        match self
+            .http
+            .post(note.to_string().into_bytes(), &headers)
+            .await?
+        {
+            (_, Reply::Accepted) => Ok(()),
+            (_, Reply::Messages(_)) => Err(ClientError::Protocol(
+                "notifications/initialized was not accepted with 202".into(),
+            )),
+        }
+    }
+
+    async fn list_page(
+        &self,
+        method: &str,
+        key: &str,
+        cursor: Option<&str>,
+    ) -> Result<Page, ClientError> {
+        let params = match cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        let result = self.request(method, params).await?;
+        let items = match result.get(key) {
+            Some(Value::Array(items)) => items.clone(),
+            _ => {
+                return Err(ClientError::Protocol(format!(
+                    "{method}: the result has no {key:?} array"
+                )))
+            }
+        };
+        Ok(Page {
+            items,
+            next_cursor: result["nextCursor"].as_str().map(str::to_owned),
+            ttl_ms: result["ttlMs"].as_u64(),
+            cache_scope: result["cacheScope"].as_str().map(str::to_owned),
+        })
+    }
+
+    async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        for _ in 0..MAX_PAGES {
+            let page = self.list_page(method, key, cursor.as_deref()).await?;
+            items.extend(page.items);
+            match page.next_cursor {
+                None => return Ok(items),
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(ClientError::Protocol(format!(
+                        "{method}: the cursor {next:?} came twice"
+                    )))
+                }
+                next => cursor = next,
+            }
+        }
+        Err(ClientError::Protocol(format!(
+            "{method}: more than {MAX_PAGES} pages"
+        )))
+    }
+
+    fn remember_tools(&self, tools: &[Value]) {
+        let mut known = self.tool_headers.lock().unwrap();
+        for tool in tools {
+            if let Some(name) = tool["name"].as_str() {
+                known.insert(name.to_owned(), param_headers(&tool["inputSchema"]));
+            }
+        }
+    }
+}
+
+/// A JSON-RPC error object as received.
+fn rpc_error(error: &Value) -> RpcError {
+    RpcError {
+        code: error["code"]
+            .as_i64()
+            .and_then(|code| i32::try_from(code).ok())
+            .unwrap_or(crate::jsonrpc::INTERNAL_ERROR),
+        message: error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+            .into(),
+        data: error.get("data").cloned(),
+    }
+}
