@@ -62,7 +62,7 @@ fn not_fixed(schema: &Value, len: usize, rest: Option<&Value>) -> Option<String>
         Some(Value::Bool(false)) => false,
         // No closing keyword: fixed, unless the counts say more items may follow.
         None => max.is_some_and(|m| m > len64) || min.is_some_and(|m| m > len64),
-        Some(_) => !max.is_some_and(|m| m <= len64),
+        Some(_) => max.is_none_or(|m| m > len64),
     };
     if open {
         return Some("that allows items after its positional ones".to_string());
