@@ -40,7 +40,10 @@ fn every_shape_decodes_to_its_type_and_encodes_back_exactly() {
         "box": {"side": 2}, "either": 7
     }));
     assert_eq!(params.pair, ShapesParamsPair("a".into(), 1));
-    assert_eq!(params.triple, Some(ShapesParamsTriple(0.5, true, "x".into())));
+    assert_eq!(
+        params.triple,
+        Some(ShapesParamsTriple(0.5, true, "x".into()))
+    );
     assert_eq!(params.point, Some(Point(1.5, -2.0)));
     assert_eq!(params.level, Some(Level::V5));
     assert_eq!(params.ratio, Some(ShapesParamsRatio::Minus2));
@@ -83,13 +86,15 @@ fn null_is_a_value_where_the_schema_allows_it() {
     // A nullable object or integer reads `null` as `None`.
     for key in ["box", "size", "either"] {
         let params = decode(&with(key, Value::Null)).unwrap();
-        assert_eq!((params.r#box, params.size, params.either), (None, None, None));
+        assert_eq!(
+            (params.r#box, params.size, params.either),
+            (None, None, None)
+        );
     }
     // Where `null` is one value of a required literal enum, it is that variant.
-    let echo: Echo = serde_json::from_value(
-        json!({"point": [0, 0], "level": 1, "mixed": null, "note": null}),
-    )
-    .unwrap();
+    let echo: Echo =
+        serde_json::from_value(json!({"point": [0, 0], "level": 1, "mixed": null, "note": null}))
+            .unwrap();
     assert_eq!(echo.mixed, Mixed::Null);
     assert_eq!(
         serde_json::to_value(&echo).unwrap(),
@@ -102,20 +107,38 @@ fn values_outside_each_shape_are_refused_with_their_pointer() {
     let cases = [
         (with("pair", json!(["a"])), "/pair: "),
         (with("pair", json!(["a", 1, 2])), "/pair: "),
-        (with("pair", json!([1, "a"])), "/pair/0: expected a string, got an integer"),
+        (
+            with("pair", json!([1, "a"])),
+            "/pair/0: expected a string, got an integer",
+        ),
         (with("triple", json!([0.5, true])), "/triple: "),
         (with("point", json!({"x": 1, "y": 2})), "/point: "),
         (with("level", json!(3)), "/level: must be one of 1, 2, 5"),
         (with("level", json!("1")), "/level: must be one of 1, 2, 5"),
         (with("level", json!(1.5)), "/level: must be one of 1, 2, 5"),
-        (with("ratio", json!(0.25)), "/ratio: must be one of 0.5, 1.5, -2"),
+        (
+            with("ratio", json!(0.25)),
+            "/ratio: must be one of 0.5, 1.5, -2",
+        ),
         (with("flag", json!(false)), "/flag: must be true"),
         (with("answer", json!(41)), "/answer: must be 42"),
-        (with("mixed", json!(false)), r#"/mixed: must be one of 1, "a", true, null"#),
-        (with("mixed", json!("b")), r#"/mixed: must be one of 1, "a", true, null"#),
+        (
+            with("mixed", json!(false)),
+            r#"/mixed: must be one of 1, "a", true, null"#,
+        ),
+        (
+            with("mixed", json!("b")),
+            r#"/mixed: must be one of 1, "a", true, null"#,
+        ),
         (with("nothing", json!(0)), "/nothing: must be null"),
-        (with("nickname", json!(1)), "/nickname: expected a string, got an integer"),
-        (with("size", json!("3")), "/size: expected an integer, got a string"),
+        (
+            with("nickname", json!(1)),
+            "/nickname: expected a string, got an integer",
+        ),
+        (
+            with("size", json!("3")),
+            "/size: expected an integer, got a string",
+        ),
     ];
     for (arguments, expected) in cases {
         let error = decode(&arguments).expect_err(&arguments.to_string());

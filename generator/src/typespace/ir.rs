@@ -199,9 +199,9 @@ pub(crate) enum Rule {
     MinProperties(u64),
     /// `maxProperties`.
     MaxProperties(u64),
-    /// `const` of a type serde cannot check (anything but a string).
+    /// `const` of a type serde cannot check (an array or object: scalars are literal enums).
     Const(Value),
-    /// `enum` of values serde cannot check (not all strings).
+    /// `enum` of values serde cannot check (some arrays or objects: scalars are literal enums).
     Enum(Vec<Value>),
     /// `not`: the value must not match the sub-schema.
     Not(Applied),

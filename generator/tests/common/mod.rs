@@ -32,6 +32,10 @@ pub fn valid_fixtures() -> Vec<(String, PathBuf)> {
             root.join("fixtures/openrpc/validation.openrpc.json"),
         ),
         (
+            "schema-shapes".to_string(),
+            root.join("fixtures/openrpc/schema-shapes.openrpc.json"),
+        ),
+        (
             "errors".to_string(),
             root.join("fixtures/openrpc/errors.openrpc.json"),
         ),

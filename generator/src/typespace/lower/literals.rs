@@ -98,11 +98,22 @@ mod tests {
 
     #[test]
     fn names_spell_every_scalar() {
-        let names: Vec<String> = [json!(null), json!(true), json!(false), json!(5), json!(-3), json!(1.5), json!("a-b")]
-            .iter()
-            .map(variant_name)
-            .collect();
-        assert_eq!(names, ["Null", "True", "False", "V5", "Minus3", "V1Point5", "AB"]);
+        let names: Vec<String> = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(5),
+            json!(-3),
+            json!(1.5),
+            json!("a-b"),
+        ]
+        .iter()
+        .map(variant_name)
+        .collect();
+        assert_eq!(
+            names,
+            ["Null", "True", "False", "V5", "Minus3", "V1Point5", "AB"]
+        );
     }
 
     #[test]
@@ -110,6 +121,9 @@ mod tests {
         assert!(same_value(&json!(1), &json!(1.0)));
         assert!(!same_value(&json!(1), &json!(2)));
         assert!(!same_value(&json!(1), &json!("1")));
-        assert!(!same_value(&json!(9007199254740993_u64), &json!(9007199254740992_u64)));
+        assert!(!same_value(
+            &json!(9007199254740993_u64),
+            &json!(9007199254740992_u64)
+        ));
     }
 }

@@ -196,7 +196,8 @@ impl TypeSpace {
                 return self.lower_tuple(schema, prefix, rest, target, notes);
             }
             (_, Some(_)) => {
-                notes.push("`prefixItems` is not an array; any JSON value is accepted.".to_string());
+                notes
+                    .push("`prefixItems` is not an array; any JSON value is accepted.".to_string());
                 return self.unnamed(target, Builtin::Value, schema, notes);
             }
             (Some(items), None) => {

@@ -53,25 +53,33 @@ impl TypeSpace {
     }
 }
 
-/// Why the array is not one of exactly `len` items, if it is not.
+/// Why the array is not one of exactly `len` items of serde's tuple form, if it is not.
 fn not_fixed(schema: &Value, len: usize, rest: Option<&Value>) -> Option<String> {
     let count = |key: &str| schema.get(key).and_then(Value::as_u64);
-    if len < 2 {
-        return Some(format!("of {len} item(s) (a tuple struct of fewer than 2 items is not an array in serde)"));
+    let len64 = len as u64;
+    let (min, max) = (count("minItems"), count("maxItems"));
+    let open = match rest {
+        Some(Value::Bool(false)) => false,
+        // No closing keyword: fixed, unless the counts say more items may follow.
+        None => max.is_some_and(|m| m > len64) || min.is_some_and(|m| m > len64),
+        Some(_) => max.is_none_or(|m| m > len64),
+    };
+    if open {
+        return Some("that allows items after its positional ones".to_string());
     }
-    if len > MAX_ARITY {
-        return Some(format!("of {len} items (more than {MAX_ARITY})"));
-    }
-    match rest {
-        None | Some(Value::Bool(false)) => {}
-        Some(_) if count("maxItems").is_some_and(|max| max <= len as u64) => {}
-        Some(_) => return Some("that allows items after its positional ones".to_string()),
-    }
-    if count("minItems").is_some_and(|min| min < len as u64) {
+    if min.is_some_and(|m| m < len64) {
         return Some("whose last items may be missing (`minItems` below its length)".to_string());
     }
-    if count("maxItems").is_some_and(|max| max < len as u64) {
-        return Some("that cannot hold all its positions (`maxItems` below its length)".to_string());
+    if max.is_some_and(|m| m < len64) {
+        return Some(
+            "that cannot hold all its positions (`maxItems` below its length)".to_string(),
+        );
     }
-    None
+    match len {
+        0 => Some("of no items".to_string()),
+        // A one-field tuple struct is a newtype to serde: read as its item, not as an array.
+        1 => Some("of one item".to_string()),
+        n if n > MAX_ARITY => Some(format!("of {n} items (more than {MAX_ARITY})")),
+        _ => None,
+    }
 }
