@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{str_lit, Signature};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::names::{sanitize, snake_ident, Scope};
-use crate::openrpc::{ContentDescriptor, Document, ExamplePairing, Method};
+use crate::openrpc::{ContentDescriptor, Document, ExamplePairing, Method, ParamStructure};
 use crate::tokens::{doc_attrs, ident};
 
 /// Rule id: an example pairing that does not fit its method (and is not made a test).
@@ -161,8 +161,8 @@ struct Case {
 /// Why an example does not fit: where, and what is wrong.
 type Misfit = (Location, String);
 
-/// Checks `pairing` against `method`: every param it names is declared, every required param
-/// is given, every value has a JSON type its schema allows, and a result only for a method
+/// Checks `pairing` against `method`: every param it gives is declared (by name, or by
+/// position), every required param is given, every value has a JSON type its schema allows, and a result only for a method
 /// that has one.
 fn case(document: &Document, method: &Method, pairing: &ExamplePairing) -> Result<Case, Misfit> {
     let misfit = |location: &Location, why: String| Err((location.clone(), why));
@@ -173,8 +173,33 @@ fn case(document: &Document, method: &Method, pairing: &ExamplePairing) -> Resul
                 .into(),
         );
     };
+    // Param examples are matched by name when every name is a param's. Otherwise, as in the
+    // specification's own examples (`{"name": "two", "value": 2}`), the name is the example's
+    // and the position says which param it is: allowed unless the method takes params by name.
+    let by_name = examples.iter().all(|e| {
+        e.name
+            .as_ref()
+            .is_some_and(|n| method.params.iter().any(|p| &p.name == n))
+    });
+    let positional = !by_name
+        && method.param_structure != ParamStructure::ByName
+        && examples.len() <= method.params.len();
     let mut params = serde_json::Map::new();
-    for example in examples {
+    for (j, example) in examples.iter().enumerate() {
+        if positional {
+            let param = &method.params[j];
+            let Some(value) = &example.value else {
+                return misfit(
+                    &example.location,
+                    format!("param {:?} has no `value`", param.name),
+                );
+            };
+            if let Err(why) = fits(document, param, value) {
+                return misfit(&example.location, format!("param {:?}: {why}", param.name));
+            }
+            params.insert(param.name.clone(), value.clone());
+            continue;
+        }
         let Some(name) = &example.name else {
             return misfit(
                 &example.location,
