@@ -89,28 +89,34 @@ pub fn example_tests(
             }
 
             /// The example's params (a JSON object by param name) as the params type.
+            #[track_caller]
             fn decode<T: ::serde::de::DeserializeOwned>(method: &str, example: &str, params: &str) -> T {
                 let value: ::serde_json::Value = ::serde_json::from_str(params).expect("example params are JSON");
-                ::serde_json::from_value(value).unwrap_or_else(|error| {
-                    panic!("method `{method}`, example {example:?}: the params do not decode into the method's params type: {error}")
-                })
+                match ::serde_json::from_value(value) {
+                    Ok(params) => params,
+                    Err(error) => panic!("method `{method}`, example {example:?}: the params do not decode into the method's params type: {error}"),
+                }
             }
 
             /// Fails unless the handler succeeded with the example's result (`None`: any result).
+            /// A failure points at the test's line (`track_caller`; so no panic in a closure).
+            #[track_caller]
             fn check<T: ::serde::Serialize>(
                 method: &str,
                 example: &str,
                 result: Result<T, ::mcp_runtime::Error>,
                 expected: Option<&str>,
             ) {
-                let result = result.unwrap_or_else(|error| {
-                    panic!("method `{method}`, example {example:?}: the handler returned an error: {error}")
-                });
+                let result = match result {
+                    Ok(result) => result,
+                    Err(error) => panic!("method `{method}`, example {example:?}: the handler returned an error: {error}"),
+                };
                 let Some(expected) = expected else { return };
                 let expected: ::serde_json::Value = ::serde_json::from_str(expected).expect("example results are JSON");
-                let actual = ::serde_json::to_value(&result).unwrap_or_else(|error| {
-                    panic!("method `{method}`, example {example:?}: the result does not serialize: {error}")
-                });
+                let actual = match ::serde_json::to_value(&result) {
+                    Ok(actual) => actual,
+                    Err(error) => panic!("method `{method}`, example {example:?}: the result does not serialize: {error}"),
+                };
                 if !same(&actual, &expected) {
                     panic!("method `{method}`, example {example:?}: the handler's result differs from the example's\n  expected: {expected}\n  actual:   {actual}");
                 }
