@@ -30,7 +30,7 @@ fn module(source: &str) -> &str {
 fn the_examples_module_reads_as_written_by_hand() {
     let generated = mcp_codegen::generate_with_options(&fixture(), &with_tests(DEFAULT_HANDLER))
         .unwrap_or_else(|d| panic!("{d}"));
-    assert_eq!(generated.example_tests, Some(6));
+    assert_eq!(generated.example_tests, Some(7));
     insta::with_settings!({ snapshot_path => "snapshots/generated", prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!("examples__contract_examples", module(&generated.server.source));
     });
@@ -62,7 +62,7 @@ fn each_example_that_does_not_fit_is_a_warning_naming_it_and_why() {
             "example \"b missing\" of method `add` is not made a test: it does not give the required param \"b\"",
         ),
         (
-            "/methods/1/examples/1/result",
+            "/methods/2/examples/1/result",
             "example \"with a result\" of method `log` is not made a test: it has a `result`, but the method has none (a notification)",
         ),
     ];

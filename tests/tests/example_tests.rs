@@ -32,6 +32,14 @@ impl Handler for App {{
         Ok(params.a + params.b + {add_offset})
     }}
 
+    async fn subtract(
+        &self,
+        _ctx: &RequestContext,
+        params: types::SubtractParams,
+    ) -> Result<i64, Error> {{
+        Ok(params.a - params.b)
+    }}
+
     async fn log(&self, _ctx: &RequestContext, _params: types::LogParams) -> Result<(), Error> {{
         Ok(())
     }}
@@ -85,7 +93,7 @@ fn the_examples_pass_against_a_handler_that_satisfies_them_and_fail_against_one_
         "{stdout}\n{}",
         String::from_utf8_lossy(&passing.stderr)
     );
-    assert!(stdout.contains("test result: ok. 6 passed"), "{stdout}");
+    assert!(stdout.contains("test result: ok. 7 passed"), "{stdout}");
 
     let failing = cargo_test(&out, &handler_rs(1));
     let stdout = String::from_utf8_lossy(&failing.stdout);
@@ -96,9 +104,9 @@ fn the_examples_pass_against_a_handler_that_satisfies_them_and_fail_against_one_
         ),
         "{stdout}"
     );
-    // Every `add` example fails; `log` and `ping` still pass.
+    // Every `add` example fails; `subtract`, `log` and `ping` still pass.
     assert!(
-        stdout.contains("test result: FAILED. 2 passed; 4 failed"),
+        stdout.contains("test result: FAILED. 3 passed; 4 failed"),
         "{stdout}"
     );
 }

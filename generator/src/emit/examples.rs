@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{str_lit, Signature};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::names::{sanitize, snake_ident, Scope};
-use crate::openrpc::{ContentDescriptor, Document, ExamplePairing, Method};
+use crate::openrpc::{ContentDescriptor, Document, ExamplePairing, Method, ParamStructure};
 use crate::tokens::{doc_attrs, ident};
 
 /// Rule id: an example pairing that does not fit its method (and is not made a test).
@@ -89,28 +89,34 @@ pub fn example_tests(
             }
 
             /// The example's params (a JSON object by param name) as the params type.
+            #[track_caller]
             fn decode<T: ::serde::de::DeserializeOwned>(method: &str, example: &str, params: &str) -> T {
                 let value: ::serde_json::Value = ::serde_json::from_str(params).expect("example params are JSON");
-                ::serde_json::from_value(value).unwrap_or_else(|error| {
-                    panic!("method `{method}`, example {example:?}: the params do not decode into the method's params type: {error}")
-                })
+                match ::serde_json::from_value(value) {
+                    Ok(params) => params,
+                    Err(error) => panic!("method `{method}`, example {example:?}: the params do not decode into the method's params type: {error}"),
+                }
             }
 
             /// Fails unless the handler succeeded with the example's result (`None`: any result).
+            /// A failure points at the test's line (`track_caller`; so no panic in a closure).
+            #[track_caller]
             fn check<T: ::serde::Serialize>(
                 method: &str,
                 example: &str,
                 result: Result<T, ::mcp_runtime::Error>,
                 expected: Option<&str>,
             ) {
-                let result = result.unwrap_or_else(|error| {
-                    panic!("method `{method}`, example {example:?}: the handler returned an error: {error}")
-                });
+                let result = match result {
+                    Ok(result) => result,
+                    Err(error) => panic!("method `{method}`, example {example:?}: the handler returned an error: {error}"),
+                };
                 let Some(expected) = expected else { return };
                 let expected: ::serde_json::Value = ::serde_json::from_str(expected).expect("example results are JSON");
-                let actual = ::serde_json::to_value(&result).unwrap_or_else(|error| {
-                    panic!("method `{method}`, example {example:?}: the result does not serialize: {error}")
-                });
+                let actual = match ::serde_json::to_value(&result) {
+                    Ok(actual) => actual,
+                    Err(error) => panic!("method `{method}`, example {example:?}: the result does not serialize: {error}"),
+                };
                 if !same(&actual, &expected) {
                     panic!("method `{method}`, example {example:?}: the handler's result differs from the example's\n  expected: {expected}\n  actual:   {actual}");
                 }
@@ -161,8 +167,8 @@ struct Case {
 /// Why an example does not fit: where, and what is wrong.
 type Misfit = (Location, String);
 
-/// Checks `pairing` against `method`: every param it names is declared, every required param
-/// is given, every value has a JSON type its schema allows, and a result only for a method
+/// Checks `pairing` against `method`: every param it gives is declared (by name, or by
+/// position), every required param is given, every value has a JSON type its schema allows, and a result only for a method
 /// that has one.
 fn case(document: &Document, method: &Method, pairing: &ExamplePairing) -> Result<Case, Misfit> {
     let misfit = |location: &Location, why: String| Err((location.clone(), why));
@@ -173,8 +179,33 @@ fn case(document: &Document, method: &Method, pairing: &ExamplePairing) -> Resul
                 .into(),
         );
     };
+    // Param examples are matched by name when every name is a param's. Otherwise, as in the
+    // specification's own examples (`{"name": "two", "value": 2}`), the name is the example's
+    // and the position says which param it is: allowed unless the method takes params by name.
+    let by_name = examples.iter().all(|e| {
+        e.name
+            .as_ref()
+            .is_some_and(|n| method.params.iter().any(|p| &p.name == n))
+    });
+    let positional = !by_name
+        && method.param_structure != ParamStructure::ByName
+        && examples.len() <= method.params.len();
     let mut params = serde_json::Map::new();
-    for example in examples {
+    for (j, example) in examples.iter().enumerate() {
+        if positional {
+            let param = &method.params[j];
+            let Some(value) = &example.value else {
+                return misfit(
+                    &example.location,
+                    format!("param {:?} has no `value`", param.name),
+                );
+            };
+            if let Err(why) = fits(document, param, value) {
+                return misfit(&example.location, format!("param {:?}: {why}", param.name));
+            }
+            params.insert(param.name.clone(), value.clone());
+            continue;
+        }
         let Some(name) = &example.name else {
             return misfit(
                 &example.location,
