@@ -50,7 +50,7 @@ pub enum BusEvent {
         /// The session.
         session_id: String,
         /// What changed.
-        change: crate::session::SessionChange,
+        change: SessionChange,
     },
     /// The client answered server-to-client request `request_id` of session `session_id`
     /// with a POST that reached an instance where nothing waits for it: the instance that
@@ -96,6 +96,29 @@ impl Bus for LocalBus {
     fn publish(&self, _: BusEvent) {}
 
     fn subscribe(&self, _: Deliver) {}
+}
+
+/// A change to what a session is, written through to a shared store and applied by every
+/// instance holding a replica (carried to them by [`BusEvent::SessionChanged`]). It lives here,
+/// with the messages, so the bus depends on no session type.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum SessionChange {
+    /// `logging/setLevel`: the minimum rank ([`crate::mcp::level_rank`]).
+    LogLevel {
+        /// The rank.
+        rank: u8,
+    },
+    /// `resources/subscribe`.
+    Subscribed {
+        /// The resource.
+        uri: String,
+    },
+    /// `resources/unsubscribe`.
+    Unsubscribed {
+        /// The resource.
+        uri: String,
+    },
 }
 
 #[cfg(test)]

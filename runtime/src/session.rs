@@ -11,9 +11,10 @@
 
 mod record;
 
+pub use crate::bus::SessionChange;
 #[cfg_attr(not(feature = "redis"), allow(unused_imports))]
 pub(crate) use record::unix_ms;
-pub use record::{SessionChange, SessionRecord};
+pub use record::SessionRecord;
 
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -9,10 +9,11 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
-use super::{str_lit, Signature};
+use super::Signature;
 use crate::diagnostics::{Diagnostic, Location};
 use crate::names::{sanitize, snake_ident, Scope};
 use crate::openrpc::{ContentDescriptor, Document, ExamplePairing, Method, ParamStructure};
+use crate::tokens::str_lit;
 use crate::tokens::{doc_attrs, ident};
 
 /// Rule id: an example pairing that does not fit its method (and is not made a test).

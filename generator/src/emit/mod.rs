@@ -237,30 +237,3 @@ fn with_header(source: &str, source_name: &str) -> String {
         source
     )
 }
-
-/// The longest run of `#` right after a `"` in `text`, found in one pass: a raw literal needs
-/// one `#` more to hold it (searching for ever longer runs was quadratic in hostile text).
-fn hashes_after_quote(text: &str) -> usize {
-    let mut longest = 0;
-    for (i, _) in text.match_indices('"') {
-        let run = text[i + 1..].bytes().take_while(|&b| b == b'#').count();
-        longest = longest.max(run);
-    }
-    longest
-}
-
-/// A string literal token, raw (`r#"..."#`) when that reads better, for JSON and prose. A raw
-/// literal cannot escape anything, so text with hidden characters (a bare `\r`, bidi controls:
-/// rustc rejects both there) is always an ordinary, escaped literal.
-pub(crate) fn str_lit(text: &str) -> TokenStream {
-    let raw_reads_better = text.contains('"') || text.contains('\\');
-    if raw_reads_better && !text.chars().any(crate::escape::is_hidden) {
-        let hashes = "#".repeat(hashes_after_quote(text) + 1);
-        format!("r{hashes}\"{text}\"{hashes}")
-            .parse()
-            .expect("a raw string literal always lexes")
-    } else {
-        let lit = proc_macro2::Literal::string(text);
-        quote!(#lit)
-    }
-}

@@ -9,12 +9,12 @@ use serde_json::Value;
 use super::descriptors::descriptor_json;
 use super::format::{Frame, Slot};
 use super::plan::MethodPlan;
-use super::str_lit;
 use crate::openrpc::{
     Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
     ResourceTemplateBinding, ServerExtension, ToolBinding,
 };
 use crate::tokens::ident;
+use crate::tokens::str_lit;
 use crate::typespace::{Checks, TypeSpace};
 
 /// `pub struct Server<H>` and its `Dispatch` implementation, the arms of its `match`es set aside

@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::Skill;
-use crate::emit::str_lit;
+use crate::tokens::str_lit;
 
 /// `pub static SKILLS: &[::mcp_runtime::skills::Skill]`, or nothing without skills.
 pub fn skills_static(skills: &[Skill]) -> TokenStream {

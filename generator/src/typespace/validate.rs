@@ -325,7 +325,7 @@ impl Emitter<'_> {
             Rule::MinLength(count) => { let n = n(count); quote!(#v::min_length(value, #n, path, out);) }
             Rule::MaxLength(count) => { let n = n(count); quote!(#v::max_length(value, #n, path, out);) }
             Rule::Pattern(pattern) => {
-                let lit = crate::emit::str_lit(pattern);
+                let lit = crate::tokens::str_lit(pattern);
                 quote! {
                     {
                         static PATTERN: ::std::sync::LazyLock<#v::Regex> =
@@ -350,7 +350,7 @@ impl Emitter<'_> {
                 quote!(#v::max_properties(#count, #n, path, out);)
             }
             Rule::Const(value) => {
-                let json = crate::emit::str_lit(&value.to_string());
+                let json = crate::tokens::str_lit(&value.to_string());
                 quote! {
                     {
                         static EXPECTED: ::std::sync::LazyLock<::serde_json::Value> =
@@ -360,7 +360,7 @@ impl Emitter<'_> {
                 }
             }
             Rule::Enum(values) => {
-                let json = crate::emit::str_lit(&serde_json::Value::Array(values.clone()).to_string());
+                let json = crate::tokens::str_lit(&serde_json::Value::Array(values.clone()).to_string());
                 quote! {
                     {
                         static ALLOWED: ::std::sync::LazyLock<::std::vec::Vec<::serde_json::Value>> =
@@ -403,7 +403,7 @@ impl Emitter<'_> {
         let checks = applicators.iter().map(|rule| match rule {
             Rule::Not(sub) => {
                 let matches = predicate(&sub.check);
-                let text = crate::emit::str_lit(&sub.text);
+                let text = crate::tokens::str_lit(&sub.text);
                 quote!(#v::not(#matches, #text, path, out);)
             }
             Rule::Conditional {
@@ -415,7 +415,7 @@ impl Emitter<'_> {
                 let branch = |applied: &Option<ir::Applied>, helper: TokenStream| match applied {
                     Some(applied) => {
                         let matches = predicate(&applied.check);
-                        let text = crate::emit::str_lit(&applied.text);
+                        let text = crate::tokens::str_lit(&applied.text);
                         quote!(#v::#helper(#matches, #text, path, out);)
                     }
                     None => quote!(),
@@ -428,9 +428,9 @@ impl Emitter<'_> {
             }
             Rule::PatternProperties(patterns) => {
                 let arms = patterns.iter().map(|(pattern, sub)| {
-                    let lit = crate::emit::str_lit(pattern);
+                    let lit = crate::tokens::str_lit(pattern);
                     let matches = predicate(&sub.check);
-                    let text = crate::emit::str_lit(&sub.text);
+                    let text = crate::tokens::str_lit(&sub.text);
                     quote! {
                         {
                             static PATTERN: ::std::sync::LazyLock<#v::Regex> =
@@ -496,7 +496,7 @@ fn predicate(sub: &Sub) -> TokenStream {
         }
         Sub::Type(names) => quote!(#v::has_type(json, &[#(#names),*])),
         Sub::Const(value) => {
-            let text = crate::emit::str_lit(&value.to_string());
+            let text = crate::tokens::str_lit(&value.to_string());
             quote! {
                 {
                     static EXPECTED: ::std::sync::LazyLock<::serde_json::Value> =
@@ -506,7 +506,8 @@ fn predicate(sub: &Sub) -> TokenStream {
             }
         }
         Sub::Enum(values) => {
-            let text = crate::emit::str_lit(&serde_json::Value::Array(values.clone()).to_string());
+            let text =
+                crate::tokens::str_lit(&serde_json::Value::Array(values.clone()).to_string());
             quote! {
                 {
                     static ALLOWED: ::std::sync::LazyLock<::std::vec::Vec<::serde_json::Value>> =

@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{lock, ClientJson, Session, SessionLimits};
+use crate::bus::SessionChange;
 use crate::protocol::ProtocolVersion;
 
 /// One session as a shared store keeps it.
@@ -42,28 +43,6 @@ pub struct SessionRecord {
     /// The resources it subscribed to.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub subscriptions: BTreeSet<String>,
-}
-
-/// A change to what a session is, written through to a shared store and applied by every
-/// instance holding a replica.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "what", rename_all = "snake_case")]
-pub enum SessionChange {
-    /// `logging/setLevel`: the minimum rank ([`crate::mcp::level_rank`]).
-    LogLevel {
-        /// The rank.
-        rank: u8,
-    },
-    /// `resources/subscribe`.
-    Subscribed {
-        /// The resource.
-        uri: String,
-    },
-    /// `resources/unsubscribe`.
-    Unsubscribed {
-        /// The resource.
-        uri: String,
-    },
 }
 
 /// Milliseconds since the Unix epoch.

@@ -36,7 +36,7 @@ pub(super) fn literal_enum(
         [single] => format!("must be {single}"),
         several => format!("must be one of {}", several.join(", ")),
     };
-    let expected = crate::emit::str_lit(&expected);
+    let expected = crate::tokens::str_lit(&expected);
     quote! {
         #docs
         #[derive(
@@ -76,7 +76,7 @@ fn write_value(value: &Value) -> TokenStream {
         Value::Null => quote!(serializer.serialize_unit()),
         Value::Bool(b) => quote!(serializer.serialize_bool(#b)),
         Value::String(s) => {
-            let s = crate::emit::str_lit(s);
+            let s = crate::tokens::str_lit(s);
             quote!(serializer.serialize_str(#s))
         }
         Value::Number(n) => {
@@ -103,7 +103,7 @@ fn read_pattern(value: &Value) -> TokenStream {
         Value::Null => quote!(::serde_json::Value::Null),
         Value::Bool(b) => quote!(::serde_json::Value::Bool(#b)),
         Value::String(s) => {
-            let s = crate::emit::str_lit(s);
+            let s = crate::tokens::str_lit(s);
             quote!(::serde_json::Value::String(s) if s == #s)
         }
         Value::Number(n) => {
