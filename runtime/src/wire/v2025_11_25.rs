@@ -6553,11 +6553,60 @@ pub struct UrlElicitationRequiredError {
     ::serde::Deserialize
 )]
 pub struct UrlElicitationRequiredErrorError {
-    /// Always `-32042` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: UrlElicitationRequiredErrorErrorCode,
     pub data: UrlElicitationRequiredErrorErrorData,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// Always `-32042`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum UrlElicitationRequiredErrorErrorCode {
+    #[default]
+    Minus32042,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for UrlElicitationRequiredErrorErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32042 => serializer.serialize_i64(-32042i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32042i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32042f64)) => {
+                ::std::result::Result::Ok(Self::Minus32042)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32042"),
+                )
+            }
+        }
+    }
 }
 #[cfg(feature = "wire-full")]
 #[derive(

@@ -1912,13 +1912,62 @@ pub struct HeaderMismatchError {
     ::serde::Deserialize
 )]
 pub struct HeaderMismatchErrorError {
-    /// Always `-32020` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: HeaderMismatchErrorErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// Always `-32020`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum HeaderMismatchErrorErrorCode {
+    #[default]
+    Minus32020,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for HeaderMismatchErrorErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32020 => serializer.serialize_i64(-32020i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32020i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32020f64)) => {
+                ::std::result::Result::Ok(Self::Minus32020)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32020"),
+                )
+            }
+        }
+    }
 }
 #[cfg(feature = "wire-full")]
 #[derive(
@@ -2245,14 +2294,64 @@ pub type InputResponses = ::std::collections::BTreeMap<
 )]
 pub struct InternalError {
     /// The error type that occurred.
-    ///
-    /// Always `-32603` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: InternalErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// The error type that occurred.
+///
+/// Always `-32603`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum InternalErrorCode {
+    #[default]
+    Minus32603,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for InternalErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32603 => serializer.serialize_i64(-32603i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for InternalErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32603i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32603f64)) => {
+                ::std::result::Result::Ok(Self::Minus32603)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32603"),
+                )
+            }
+        }
+    }
 }
 /// A JSON-RPC error indicating that the method parameters are invalid or malformed.
 ///
@@ -2274,14 +2373,64 @@ pub struct InternalError {
 )]
 pub struct InvalidParamsError {
     /// The error type that occurred.
-    ///
-    /// Always `-32602` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: InvalidParamsErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// The error type that occurred.
+///
+/// Always `-32602`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum InvalidParamsErrorCode {
+    #[default]
+    Minus32602,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for InvalidParamsErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32602 => serializer.serialize_i64(-32602i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for InvalidParamsErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32602i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32602f64)) => {
+                ::std::result::Result::Ok(Self::Minus32602)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32602"),
+                )
+            }
+        }
+    }
 }
 /// A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 #[cfg(feature = "wire-full")]
@@ -2294,14 +2443,64 @@ pub struct InvalidParamsError {
 )]
 pub struct InvalidRequestError {
     /// The error type that occurred.
-    ///
-    /// Always `-32600` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: InvalidRequestErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// The error type that occurred.
+///
+/// Always `-32600`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum InvalidRequestErrorCode {
+    #[default]
+    Minus32600,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for InvalidRequestErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32600 => serializer.serialize_i64(-32600i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for InvalidRequestErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32600i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32600f64)) => {
+                ::std::result::Result::Ok(Self::Minus32600)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32600"),
+                )
+            }
+        }
+    }
 }
 #[cfg(feature = "wire-full")]
 pub type JsonArray = ::std::vec::Vec<JsonValue>;
@@ -3404,14 +3603,64 @@ pub type MetaObject = ::std::collections::BTreeMap<
 )]
 pub struct MethodNotFoundError {
     /// The error type that occurred.
-    ///
-    /// Always `-32601` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: MethodNotFoundErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// The error type that occurred.
+///
+/// Always `-32601`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum MethodNotFoundErrorCode {
+    #[default]
+    Minus32601,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for MethodNotFoundErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32601 => serializer.serialize_i64(-32601i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for MethodNotFoundErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32601i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32601f64)) => {
+                ::std::result::Result::Ok(Self::Minus32601)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32601"),
+                )
+            }
+        }
+    }
 }
 /// Returned when processing a request requires a capability the client did not
 /// declare in `clientCapabilities`. For HTTP, the response status code MUST be
@@ -3439,11 +3688,60 @@ pub struct MissingRequiredClientCapabilityError {
     ::serde::Deserialize
 )]
 pub struct MissingRequiredClientCapabilityErrorError {
-    /// Always `-32021` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: MissingRequiredClientCapabilityErrorErrorCode,
     pub data: MissingRequiredClientCapabilityErrorErrorData,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// Always `-32021`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum MissingRequiredClientCapabilityErrorErrorCode {
+    #[default]
+    Minus32021,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for MissingRequiredClientCapabilityErrorErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32021 => serializer.serialize_i64(-32021i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32021i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32021f64)) => {
+                ::std::result::Result::Ok(Self::Minus32021)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32021"),
+                )
+            }
+        }
+    }
 }
 #[cfg(feature = "wire-full")]
 #[derive(
@@ -3763,14 +4061,64 @@ pub struct PaginatedResult {
 )]
 pub struct ParseError {
     /// The error type that occurred.
-    ///
-    /// Always `-32700` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: ParseErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub data: ::std::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// The error type that occurred.
+///
+/// Always `-32700`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum ParseErrorCode {
+    #[default]
+    Minus32700,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for ParseErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32700 => serializer.serialize_i64(-32700i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for ParseErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32700i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32700f64)) => {
+                ::std::result::Result::Ok(Self::Minus32700)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32700"),
+                )
+            }
+        }
+    }
 }
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
@@ -6239,11 +6587,60 @@ pub struct UnsupportedProtocolVersionError {
     ::serde::Deserialize
 )]
 pub struct UnsupportedProtocolVersionErrorError {
-    /// Always `-32022` (a non-string constant, kept as a JSON value).
-    pub code: ::serde_json::Value,
+    pub code: UnsupportedProtocolVersionErrorErrorCode,
     pub data: UnsupportedProtocolVersionErrorErrorData,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
     pub message: ::std::string::String,
+}
+/// Always `-32022`.
+#[cfg(feature = "wire-full")]
+#[derive(
+    ::std::fmt::Debug,
+    ::std::clone::Clone,
+    ::std::marker::Copy,
+    ::std::cmp::PartialEq,
+    ::std::cmp::Eq,
+    ::std::hash::Hash,
+    ::std::default::Default
+)]
+pub enum UnsupportedProtocolVersionErrorErrorCode {
+    #[default]
+    Minus32022,
+}
+#[cfg(feature = "wire-full")]
+impl ::serde::Serialize for UnsupportedProtocolVersionErrorErrorCode {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Minus32022 => serializer.serialize_i64(-32022i64),
+        }
+    }
+}
+#[cfg(feature = "wire-full")]
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorCode {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        match &value {
+            ::serde_json::Value::Number(
+                n,
+            ) if n.as_i64() == ::std::option::Option::Some(-32022i64)
+                || (n.is_f64()
+                    && n.as_f64() == ::std::option::Option::Some(-32022f64)) => {
+                ::std::result::Result::Ok(Self::Minus32022)
+            }
+            _ => {
+                ::std::result::Result::Err(
+                    <D::Error as ::serde::de::Error>::custom("must be -32022"),
+                )
+            }
+        }
+    }
 }
 #[cfg(feature = "wire-full")]
 #[derive(
