@@ -603,6 +603,11 @@ fn overlapping_untagged_unions_are_found_on_the_lowered_types() {
         // A variant registered after the union: looked at once it is lowered.
         "Later": {"oneOf": [{"$ref": "#/components/schemas/Num"}, {"type": "string"}]},
         "Num": {"type": "number"},
+        // A type or null, as Ethereum-style documents write `nullable` (`type: null` is a
+        // literal that accepts only `null`, so it overlaps nothing else).
+        "Nullable": {"oneOf": [{"$ref": "#/components/schemas/Num"}, {"$ref": "#/components/schemas/Null"}]},
+        "Null": {"type": "null"},
+        "Literals": {"oneOf": [{"const": 1}, {"const": "one"}, {"prefixItems": [{"type": "integer"}, {"type": "string"}]}]},
         // Overlapping: integer and number, open objects, `Value`.
         "Numbers": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
         "Open": {"anyOf": [

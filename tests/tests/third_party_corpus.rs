@@ -125,10 +125,16 @@ fn corpus() -> Vec<Entry> {
             ],
             ..entry("corpus-wit", "wit/docs/openrpc.json")
         },
-        entry(
-            "corpus-ethereum-custodian",
-            "ethereum-custodian-api/src/openrpc.json",
-        ),
+        Entry {
+            // Legacy and EIP-1559 fee parameters as open objects under `oneOf`: a value with
+            // both kinds of fee matches both (`TransactionParameters`, and `CreatedTransaction`
+            // through it).
+            warnings: &[("ambiguous-union", 2)],
+            ..entry(
+                "corpus-ethereum-custodian",
+                "ethereum-custodian-api/src/openrpc.json",
+            )
+        },
     ]
 }
 

@@ -114,6 +114,18 @@ fn kinds(space: &TypeSpace, ty: TypeId, depth: usize) -> u8 {
             Body::Alias(target) => kinds(space, *target, depth + 1),
             Body::Struct(_) | Body::Tagged(_) => OBJECT,
             Body::StringEnum(_) => STRING,
+            Body::Tuple(_) => ARRAY,
+            Body::Literal(def) => def.variants.iter().fold(0, |all, v| {
+                all | match &v.value {
+                    serde_json::Value::Null => NULL,
+                    serde_json::Value::Bool(_) => BOOL,
+                    serde_json::Value::Number(n) if n.is_f64() => FRACTION,
+                    serde_json::Value::Number(_) => INTEGER,
+                    serde_json::Value::String(_) => STRING,
+                    serde_json::Value::Array(_) => ARRAY,
+                    serde_json::Value::Object(_) => OBJECT,
+                }
+            }),
             Body::Untagged(variants) => variants
                 .iter()
                 .fold(0, |all, v| all | kinds(space, v.ty, depth + 1)),

@@ -171,10 +171,9 @@ impl TypeSpace {
                 Some("uint64" | "uint") => Builtin::U64,
                 _ => Builtin::I64,
             },
-            "null" => {
-                notes.push("Always `null`.".to_string());
-                Builtin::Value
-            }
+            // A literal enum that accepts only `null`, so that a `oneOf` of it and another type
+            // tells them apart (as `Value` it would accept everything).
+            "null" => return self.lower_const(schema, &Value::Null, target, notes),
             other => {
                 notes.push(format!(
                     "`type: {other:?}` is not a JSON Schema type; any JSON value is accepted."
