@@ -89,7 +89,7 @@ async function waitFor(what, predicate, ms = 5000) {
 /** The client side of server→client requests and notifications: what arrived, and the answers
  * a user (elicitation), a model (sampling) and a workspace (roots) would give. */
 function recordingClient() {
-  const seen = { elicitations: [], samplings: [], roots: 0, logs: [], notifications: [] };
+  const seen = { elicitations: [], samplings: [], roots: 0, logs: [], notifications: [], errors: [] };
   const client = new Client(
     { name: 'mcp-codegen ts-client test', version: '1' },
     {
@@ -97,6 +97,8 @@ function recordingClient() {
       ...(modern ? { versionNegotiation: { mode: 'auto' } } : {}),
     },
   );
+  // What the SDK reports without failing a request (a late progress notification, say).
+  client.onerror = (error) => { seen.errors.push(String(error?.message ?? error)); };
   client.setRequestHandler(key('elicitation/create'), (request) => {
     const params = request.params;
     seen.elicitations.push(params);
@@ -216,7 +218,13 @@ async function everything(client, seen, transportName) {
   await run(`[${transportName}] tools/call with progress (onprogress)`, async () => {
     const progress = [];
     const result = await call('test_tool_with_progress', {}, { onprogress: (p) => progress.push(p) });
-    assert(progress.map((p) => `${p.progress}/${p.total}`).join() === '0/100,50/100,100/100', progress);
+    const got = progress.map((p) => `${p.progress}/${p.total}`).join();
+    // The server writes the last progress line before the answer (everything-server's
+    // tests/stdio.rs checks the order), but when both arrive in one read the SDK handles the
+    // notification a microtask after the answer, finds its handler gone and reports it through
+    // onerror instead (typescript-sdk#2580). That, and only that, may stand for the last one.
+    const lateLast = seen.errors.some((e) => e.includes('unknown token') && e.includes('"progress":100'));
+    assert(got === '0/100,50/100,100/100' || (got === '0/100,50/100' && lateLast), { progress, errors: seen.errors });
     assert(textOf(result) !== 'no progress token', result);
   });
   await session(`[${transportName}] sampling (CreateMessageRequest handler)`, async () => {
