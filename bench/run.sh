@@ -121,32 +121,37 @@ for entry in "${SERVERS[@]}"; do
   IDLE_OF[$key]=$(kib "$PID" VmRSS)
 done
 [[ $FAILED == 0 ]] || { echo "smoke/check failed" >&2; exit 1; }
-[[ -z $REDIS ]] || redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
 
+# Redis commands since the last reset (the script's own CONFIG and INFO left out).
+redis_commands() {
+  redis-cli -p "$REDIS_PORT" info commandstats |
+    awk -F'[:=,]' '/^cmdstat_/ && $1 !~ /cmdstat_(config|info)/ { n += $3 } END { print n+0 }'
+}
+declare -A REDIS_COMMANDS_OF
 for round in $(seq "$ROUNDS"); do
   for entry in "${SERVERS[@]}"; do
     IFS='|' read -r name mode lmode cmd <<<"$entry"
     key="$name/$mode"
     for conns in "${CONNS[@]}"; do
+      # A Redis row's commands are counted over its own runs (warm-up included).
+      [[ $name != "ours, Redis stores" ]] || redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
       line=$("${LOAD_CPU[@]}" "$BIN/loadgen" load --addr "127.0.0.1:${PORT_OF[$key]}" --mode "$lmode" \
         --conns "$conns" --secs "$SECS" --warmup "$WARMUP" --pid "${PID_OF[$key]}") || {
         echo "FAIL: $key under load ($conns conns): $line" >&2; FAILED=1; continue; }
+      if [[ $name == "ours, Redis stores" ]]; then
+        REDIS_COMMANDS_OF[$key]=$(( ${REDIS_COMMANDS_OF[$key]:-0} + $(redis_commands) ))
+      fi
       echo "round $round  $key  conns=$conns  $line" >&2
       echo "$key|$conns|$line|$round" >>"$RESULTS"
     done
   done
 done
 [[ $FAILED == 0 ]] || { echo "load failed" >&2; exit 1; }
-REDIS_PER_REQUEST=""
-if [[ -n $REDIS ]]; then
-  # Every command the Redis rows sent under load (the start-up PING and SUBSCRIBE came before
-  # the reset; CONFIG and INFO are this script's), over the requests those rows served.
-  commands=$(redis-cli -p "$REDIS_PORT" info commandstats |
-    awk -F'[:=,]' '/^cmdstat_/ && $1 !~ /cmdstat_(config|info)/ { n += $3 } END { print n+0 }')
-  requests=$(awk -F'|' '$1 ~ /^ours, Redis stores/ { n=split($3, kv, " ");
-    for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]=="requests") s+=p[2] } } END { print s+0 }' "$RESULTS")
-  REDIS_PER_REQUEST=$(awk -v c="$commands" -v r="$requests" 'BEGIN { printf "%.4f", (r>0 ? c/r : 0) }')
-fi
+# Redis commands per request of one Redis row: what it sent under load over the requests it
+# served (measured runs; the warm-ups' requests are not counted, so this errs high).
+redis_per_request() { awk -F'|' -v k="$1" -v c="${REDIS_COMMANDS_OF[$1]:-0}" '$1==k { n=split($3, kv, " ");
+    for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]=="requests") s+=p[2] } }
+  END { printf "%.4f", (s>0 ? c/s : 0) }' "$RESULTS"; }
 
 # mean of field F over the rounds of KEY at CONNS
 mean() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
@@ -202,7 +207,11 @@ for entry in "${SERVERS[@]}"; do
 done
 if [[ -n $REDIS ]]; then
   echo
-  echo "Redis rows: $REDIS_PER_REQUEST Redis commands per request under load (\`INFO commandstats\` of their redis-server, $(redis-server --version | cut -d' ' -f3)); the memory row above each is the same server built without the feature."
+  echo "Redis rows (the memory row above each is the same server built without the feature), Redis commands per request under load (\`INFO commandstats\` of their redis-server, $(redis-server --version | cut -d' ' -f3), over each row's own runs):"
+  for entry in "${SERVERS[@]}"; do
+    IFS='|' read -r name mode lmode cmd <<<"$entry"
+    [[ $name == "ours, Redis stores" ]] && echo "- $mode: $(redis_per_request "$name/$mode")"
+  done
 fi
 for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 PIDS=()
@@ -251,8 +260,10 @@ for round in $(seq "$ROUNDS"); do
     port=$((BASE_PORT + i)); i=$((i + 1))
     # shellcheck disable=SC2086
     start "r$i" "$port" $cmd
+    [[ $name != "ours, Redis stores" ]] || redis-cli -p "$REDIS_PORT" config resetstat >/dev/null
     out=$("${LOAD_CPU[@]}" "$BIN/loadgen" sessions --addr "127.0.0.1:$port" --count "$RATE_N" --conns 64 --pid "$PID") || {
       echo "FAIL: $name sessions @64" >&2; FAILED=1; }
+    [[ $name != "ours, Redis stores" ]] || SESSION_COMMANDS=$(( ${SESSION_COMMANDS:-0} + $(redis_commands) ))
     echo "round $round  $name  sessions @64  $out" >&2
     echo "$name|$(sed -n 's/.*per_sec=\([0-9]*\).*/\1/p' <<<"$out")|$(sed -n 's/.*cpu_us_per_session=\([0-9.]*\).*/\1/p' <<<"$out")" >>"$RATES"
     kill "$PID"; PIDS=()
@@ -278,6 +289,10 @@ for entry in "${SESSION_SERVERS[@]}"; do
   cpu_share=$(awk -v a="$CEIL_CPU" -v b="${cpu%% *}" 'BEGIN { if (a>0 && b>0) printf "%.2f", a/b; else print "-" }')
   echo "| $name | $rate | $cpu | $share | $cpu_share |"
 done
+if [[ -n $REDIS ]]; then
+  echo
+  echo "Redis commands per session created (initialize + notifications/initialized), ours with Redis stores: $(awk -v c="${SESSION_COMMANDS:-0}" -v n=$((RATE_N * ROUNDS)) 'BEGIN { printf "%.2f", c/n }')"
+fi
 [[ $FAILED == 0 ]] || exit 1
 echo
 echo "bench/run.sh$([[ $SMOKE == 1 ]] && echo ' --smoke'): $(($(date +%s) - BUILT)) s after the build" >&2

@@ -114,7 +114,7 @@ pub struct Args {
     pub log_filter: String,
     /// `--log-format`.
     pub log_format: LogFormat,
-    /// `--redis URL`: share tasks and notifications through this Redis, if given.
+    /// `--redis URL`: share sessions, tasks and notifications through this Redis, if given.
     pub redis: Option<String>,
     /// `--redis-prefix` (default `mcp`).
     pub redis_prefix: String,

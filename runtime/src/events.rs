@@ -5,6 +5,10 @@
 //! GET stream (id 0) or the stream of one POST request (ids 1, 2, ...). Event ids are
 //! `"<stream>-<sequence>"`, unique in the session, so a `Last-Event-ID` names both the stream to
 //! resume and where to resume it. The last `window` events are kept for replay.
+//!
+//! When instances share a log of broadcasts ([`crate::event_log`]), the standalone stream
+//! carries the log's entries under the log's numbering (`0-<place in the log>`) and keeps
+//! none of them: the log is its window, and any instance can resume it.
 
 use bytes::Bytes;
 use std::collections::{HashMap, VecDeque};
@@ -50,7 +54,9 @@ pub struct Streams {
     /// The connection of each live logical stream (None while detached).
     live: HashMap<u32, Option<mpsc::Sender<Delivery>>, StreamIdHasher>,
     /// Standalone messages published while no GET stream was open.
-    pending_standalone: VecDeque<Bytes>,
+    pending_standalone: VecDeque<Pending>,
+    /// The last entry of the shared event log the standalone stream carried (0: none).
+    standalone_through: u64,
     /// Standalone messages dropped because `pending_standalone` was full (logged in bulk).
     dropped_standalone: u64,
 }
@@ -67,6 +73,7 @@ impl Streams {
             log: ReplayLog::default(),
             live: HashMap::default(),
             pending_standalone: VecDeque::new(),
+            standalone_through: 0,
             dropped_standalone: 0,
         }
     }
@@ -135,23 +142,76 @@ impl Streams {
             );
             self.dropped_standalone = 0;
         }
-        for data in std::mem::take(&mut self.pending_standalone) {
-            let frame = self.message_frame(STANDALONE, &data);
-            head.extend_from_slice(&frame);
+        for pending in std::mem::take(&mut self.pending_standalone) {
+            match pending.logged {
+                None => {
+                    let frame = self.message_frame(STANDALONE, &pending.data);
+                    head.extend_from_slice(&frame);
+                }
+                // Waited here, but the resumption's replay may have carried it already.
+                Some(sequence) if sequence > self.standalone_through => {
+                    self.standalone_through = sequence;
+                    write_frame(&mut head, STANDALONE, sequence, &pending.data);
+                }
+                Some(_) => {}
+            }
         }
         head
+    }
+
+    /// Opens the standalone stream on `connection`, resuming after entry `after` of the
+    /// shared event log: `replay` (the entries after it this session receives, as
+    /// `(sequence, json)`, oldest first), then what waited here and came later.
+    pub fn resume_standalone(
+        &mut self,
+        connection: mpsc::Sender<Delivery>,
+        after: u64,
+        replay: &[(u64, String)],
+    ) -> Vec<u8> {
+        let mut head = Vec::new();
+        for (sequence, json) in replay {
+            write_frame(&mut head, STANDALONE, *sequence, json.as_bytes());
+        }
+        // What this instance sent after `after` is what the client missed: the replay has it.
+        self.standalone_through = replay.last().map_or(after, |(sequence, _)| *sequence);
+        self.attach_standalone(connection, head)
+    }
+
+    /// Frames and sends entry `sequence` of the shared event log on the standalone stream,
+    /// as event `0-<sequence>`. An entry not after the last one carried is skipped (a
+    /// resumption replayed it). Nothing is kept here: the log is the replay window.
+    pub fn push_logged(&mut self, sequence: u64, json: &[u8]) -> bool {
+        if sequence <= self.standalone_through {
+            return false;
+        }
+        if !matches!(self.live.get(&STANDALONE), Some(Some(_))) {
+            self.hold_standalone(Some(sequence), json);
+            return false;
+        }
+        self.standalone_through = sequence;
+        let mut frame = Vec::with_capacity(json.len() + FRAME_OVERHEAD);
+        write_frame(&mut frame, STANDALONE, sequence, json);
+        self.deliver(STANDALONE, Delivery::Frame(Bytes::from(frame)))
+    }
+
+    /// Keeps a standalone message until a GET stream opens, dropping the oldest past the
+    /// limit.
+    fn hold_standalone(&mut self, logged: Option<u64>, json: &[u8]) {
+        if self.pending_standalone.len() >= self.buffered_limit {
+            self.pending_standalone.pop_front();
+            self.dropped_standalone += 1;
+        }
+        self.pending_standalone.push_back(Pending {
+            logged,
+            data: Bytes::copy_from_slice(json),
+        });
     }
 
     /// Frames and sends `json` on `stream`, recording it for replay. Returns false when the
     /// message could not be delivered now (it stays in the replay window).
     pub fn push(&mut self, stream: u32, json: &[u8]) -> bool {
         if stream == STANDALONE && !matches!(self.live.get(&STANDALONE), Some(Some(_))) {
-            if self.pending_standalone.len() >= self.buffered_limit {
-                self.pending_standalone.pop_front();
-                self.dropped_standalone += 1;
-            }
-            self.pending_standalone
-                .push_back(Bytes::copy_from_slice(json));
+            self.hold_standalone(None, json);
             return false;
         }
         let bytes = self.message_frame(stream, json);
@@ -291,6 +351,14 @@ impl Streams {
             }
         }
     }
+}
+
+/// A standalone message waiting for a GET stream.
+#[derive(Debug)]
+struct Pending {
+    /// Its place in the shared event log (`None`: numbered here when it is sent).
+    logged: Option<u64>,
+    data: Bytes,
 }
 
 /// The hasher of the tables keyed by stream id. The ids are ours (1, 2, 3, ... per session),
@@ -547,6 +615,61 @@ mod tests {
             Delivery::Frame(b) => String::from_utf8(b.to_vec()).unwrap(),
             other => format!("{other:?}"),
         }
+    }
+
+    /// The event ids in `bytes`, in order.
+    fn ids(bytes: &[u8]) -> Vec<String> {
+        std::str::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .filter_map(|line| line.strip_prefix("id: "))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_standalone_stream_of_the_shared_log_carries_each_entry_once_under_its_number() {
+        let mut streams = Streams::new(128, 16);
+        // Waiting for a GET, then sent when it opens, under the log's numbers.
+        assert!(!streams.push_logged(10, b"{}"));
+        let (tx, mut rx) = mpsc::channel(CONNECTION_QUEUE);
+        assert_eq!(ids(&streams.open_get(None, tx).unwrap()), ["0-10"]);
+        assert!(!streams.push_logged(10, b"{}"), "once");
+        assert!(streams.push_logged(12, b"{}"));
+        assert_eq!(ids(text(rx.recv().await.unwrap()).as_bytes()), ["0-12"]);
+        assert_eq!(streams.window_len(), 0, "the log is the window");
+        // The client lost 12 and comes back after 10 (here, or on another instance): the
+        // replay has 12 and what followed; entries already sent are not sent twice after it.
+        assert!(
+            streams.push_logged(13, b"{}"),
+            "sent, and lost with the connection"
+        );
+        let (tx2, mut rx2) = mpsc::channel(CONNECTION_QUEUE);
+        let replay = [(12, "{}".to_string()), (13, "{}".to_string())];
+        let head = streams.resume_standalone(tx2, 10, &replay);
+        assert_eq!(ids(&head), ["0-12", "0-13"]);
+        assert!(
+            matches!(rx.recv().await.unwrap(), Delivery::Frame(_)),
+            "13, live"
+        );
+        assert!(
+            matches!(rx.recv().await.unwrap(), Delivery::End),
+            "the old GET ended"
+        );
+        assert!(!streams.push_logged(13, b"{}"), "replayed already");
+        assert!(streams.push_logged(14, b"{}"));
+        assert_eq!(ids(text(rx2.recv().await.unwrap()).as_bytes()), ["0-14"]);
+    }
+
+    #[test]
+    fn entries_that_waited_for_a_resumption_follow_its_replay_once() {
+        let mut streams = Streams::new(128, 16);
+        for sequence in [20, 21, 23] {
+            streams.push_logged(sequence, b"{}");
+        }
+        let replay = [(20, "{}".to_string()), (21, "{}".to_string())];
+        let head = streams.resume_standalone(mpsc::channel(4).0, 19, &replay);
+        assert_eq!(ids(&head), ["0-20", "0-21", "0-23"]);
     }
 
     #[tokio::test]

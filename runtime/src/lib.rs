@@ -52,6 +52,7 @@ pub mod fuzzing;
 // Public only so `bench/benches/hot_path.rs` can measure SSE framing (`encode_frame`); not
 // part of the API.
 #[doc(hidden)]
+pub mod event_log;
 pub mod events;
 pub mod http;
 mod ids;

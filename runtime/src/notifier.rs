@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::mpsc;
 
 use crate::bus::{Bus, BusEvent};
+use crate::event_log::{Broadcast, EventLog, Logged};
 use crate::events::STANDALONE;
 use crate::session::{Session, SessionStore};
 
@@ -41,6 +42,9 @@ struct Shared {
     line_sessions: LineSessions,
     /// The other instances, told of every change (they tell their own clients).
     bus: Arc<dyn Bus>,
+    /// The log every instance's broadcasts go through when they share one: then a change
+    /// reaches this instance's clients from the log too, numbered by it.
+    log: Option<Arc<dyn EventLog>>,
 }
 
 /// The notification kinds a `subscriptions/listen` stream opts in to (`SubscriptionFilter`).
@@ -101,6 +105,39 @@ impl Drop for LinesAttached {
         let id = self.id;
         lock(&self.notifier.shared.line_sessions.open).retain(|line| line.id != id);
     }
+}
+
+/// `notifications/<kind>/list_changed`, as sent.
+pub(crate) fn list_changed_message(method: &str) -> String {
+    json!({"jsonrpc": "2.0", "method": method}).to_string()
+}
+
+/// `notifications/resources/updated` for `uri`, as sent.
+pub(crate) fn resource_updated_message(uri: &str) -> String {
+    json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+        .to_string()
+}
+
+/// What entry `logged` of the shared event log says to `session`, if it concerns it (a
+/// resource update concerns the sessions subscribed to the resource).
+pub(crate) fn logged_message(session: &Session, logged: &Logged) -> Option<String> {
+    match &logged.broadcast {
+        Broadcast::ListChanged { method } => LIST_CHANGED
+            .contains(&method.as_str())
+            .then(|| list_changed_message(method)),
+        Broadcast::ResourceUpdated { uri } => session
+            .is_subscribed(uri)
+            .then(|| resource_updated_message(uri)),
+    }
+}
+
+/// Sends `message` on the standalone stream of `session`: numbered by the session, or as
+/// entry `logged` of the shared event log.
+fn push_standalone(session: &Session, logged: Option<u64>, message: &str) {
+    match logged {
+        Some(sequence) => session.streams().push_logged(sequence, message.as_bytes()),
+        None => session.streams().push(STANDALONE, message.as_bytes()),
+    };
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -188,13 +225,18 @@ impl std::fmt::Debug for Notifier {
 }
 
 impl Notifier {
-    pub(crate) fn new(store: Arc<dyn SessionStore>, bus: Arc<dyn Bus>) -> Self {
+    pub(crate) fn new(
+        store: Arc<dyn SessionStore>,
+        bus: Arc<dyn Bus>,
+        log: Option<Arc<dyn EventLog>>,
+    ) -> Self {
         Self {
             shared: Arc::new(Shared {
                 store,
                 listeners: Arc::default(),
                 line_sessions: LineSessions::default(),
                 bus,
+                log,
             }),
         }
     }
@@ -304,10 +346,12 @@ impl Notifier {
     /// The resource at `uri` changed: tells the sessions and listen streams subscribed to it,
     /// on every instance.
     pub fn resource_updated(&self, uri: &str) {
-        self.resource_updated_here(uri);
-        self.shared.bus.publish(BusEvent::ResourceUpdated {
-            uri: uri.to_string(),
-        });
+        let uri = uri.to_string();
+        if let Some(log) = &self.shared.log {
+            return log.append(Broadcast::ResourceUpdated { uri });
+        }
+        self.resource_updated_here(&uri, None);
+        self.shared.bus.publish(BusEvent::ResourceUpdated { uri });
     }
 
     /// Another instance's change, for this instance's clients.
@@ -315,27 +359,45 @@ impl Notifier {
         match event {
             BusEvent::ListChanged { method } => {
                 if let Some(method) = LIST_CHANGED.iter().find(|known| *known == method) {
-                    self.broadcast(method);
+                    self.broadcast(method, None);
                 }
             }
-            BusEvent::ResourceUpdated { uri } => self.resource_updated_here(uri),
+            BusEvent::ResourceUpdated { uri } => self.resource_updated_here(uri, None),
             _ => {}
         }
     }
 
-    fn list_changed(&self, method: &'static str) {
-        self.broadcast(method);
-        self.shared.bus.publish(BusEvent::ListChanged {
-            method: method.to_string(),
-        });
+    /// An entry of the shared event log (any instance's change, this one's included), for
+    /// this instance's clients.
+    pub(crate) fn on_logged(&self, logged: &Logged) {
+        match &logged.broadcast {
+            Broadcast::ListChanged { method } => {
+                if let Some(method) = LIST_CHANGED.iter().find(|known| *known == method) {
+                    self.broadcast(method, Some(logged.sequence));
+                }
+            }
+            Broadcast::ResourceUpdated { uri } => {
+                self.resource_updated_here(uri, Some(logged.sequence));
+            }
+        }
     }
 
-    /// [`Notifier::resource_updated`] for this instance's clients only.
-    fn resource_updated_here(&self, uri: &str) {
-        let message = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}}).to_string();
+    fn list_changed(&self, method: &'static str) {
+        let method = method.to_string();
+        if let Some(log) = &self.shared.log {
+            return log.append(Broadcast::ListChanged { method });
+        }
+        self.broadcast(&method, None);
+        self.shared.bus.publish(BusEvent::ListChanged { method });
+    }
+
+    /// [`Notifier::resource_updated`] for this instance's clients only; `logged` is its place
+    /// in the shared event log, if there is one.
+    fn resource_updated_here(&self, uri: &str, logged: Option<u64>) {
+        let message = resource_updated_message(uri);
         self.shared.store.for_each(&mut |session| {
             if session.is_subscribed(uri) {
-                session.streams().push(STANDALONE, message.as_bytes());
+                push_standalone(session, logged, &message);
             }
         });
         self.tell_line_sessions(&message, |session| session.is_subscribed(uri));
@@ -351,10 +413,10 @@ impl Notifier {
         });
     }
 
-    fn broadcast(&self, method: &str) {
-        let message = json!({"jsonrpc": "2.0", "method": method}).to_string();
+    fn broadcast(&self, method: &str, logged: Option<u64>) {
+        let message = list_changed_message(method);
         self.shared.store.for_each(&mut |session| {
-            session.streams().push(STANDALONE, message.as_bytes());
+            push_standalone(session, logged, &message);
         });
         self.tell_line_sessions(&message, |_| true);
         self.lock_listeners()

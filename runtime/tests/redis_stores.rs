@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::bus::{BusEvent, Deliver};
+use mcp_runtime::event_log::{Broadcast, LogDeliver, Logged, ReplayError};
 use mcp_runtime::session::{Session, SessionChange, SessionLimits, StoreError};
 use mcp_runtime::stores::redis::connect;
 use mcp_runtime::stores::Stores;
@@ -610,4 +611,123 @@ async fn sessions_with_redis_gone_are_unavailable_then_come_back() {
             }
         }
     }
+}
+
+/// Collects what an event log delivers.
+type LogReceiver = Arc<dyn Fn(Logged) + Send + Sync>;
+
+fn log_collector() -> (LogReceiver, Arc<Mutex<Vec<Logged>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let deliver: LogReceiver = Arc::new(move |logged| sink.lock().unwrap().push(logged));
+    (deliver, seen)
+}
+
+fn tools_changed() -> Broadcast {
+    Broadcast::ListChanged {
+        method: "notifications/tools/list_changed".into(),
+    }
+}
+
+fn updated(n: usize) -> Broadcast {
+    Broadcast::ResourceUpdated {
+        uri: format!("file:///{n}"),
+    }
+}
+
+#[tokio::test]
+async fn every_instance_reads_the_event_log_in_one_order_and_can_replay_it() {
+    let redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "t10", 100).await,
+        instance(&redis, "t10", 100).await,
+    );
+    let (log_a, log_b) = (a.events.clone().unwrap(), b.events.clone().unwrap());
+    let (to_a, seen_by_a) = log_collector();
+    let (to_b, seen_by_b) = log_collector();
+    log_a.subscribe(Arc::downgrade(&to_a) as LogDeliver);
+    log_b.subscribe(Arc::downgrade(&to_b) as LogDeliver);
+    // The tails start asynchronously: append until both read one.
+    until("both tails", || {
+        log_a.append(tools_changed());
+        !seen_by_a.lock().unwrap().is_empty() && !seen_by_b.lock().unwrap().is_empty()
+    })
+    .await;
+    for n in 0..20 {
+        let log = if n % 2 == 0 { &log_a } else { &log_b };
+        log.append(updated(n));
+    }
+    let updates = |seen: &Mutex<Vec<Logged>>| -> Vec<Logged> {
+        let seen = seen.lock().unwrap();
+        let from = seen
+            .iter()
+            .position(|l| matches!(l.broadcast, Broadcast::ResourceUpdated { .. }));
+        from.map_or_else(Vec::new, |from| seen[from..].to_vec())
+    };
+    until("20 updates on both", || {
+        updates(&seen_by_a).len() >= 20 && updates(&seen_by_b).len() >= 20
+    })
+    .await;
+    // The same entries, in the same order, each once, on both instances, its own included.
+    let entries = updates(&seen_by_a);
+    assert_eq!(entries, updates(&seen_by_b));
+    assert_eq!(entries.len(), 20, "each once");
+    assert!(entries.windows(2).all(|w| w[0].sequence < w[1].sequence));
+    let mut uris: Vec<Broadcast> = entries.iter().map(|l| l.broadcast.clone()).collect();
+    uris.sort_by_key(|b| format!("{b:?}"));
+    let mut sent: Vec<Broadcast> = (0..20).map(updated).collect();
+    sent.sort_by_key(|b| format!("{b:?}"));
+    assert_eq!(uris, sent);
+    // Replay after any entry: exactly what followed it.
+    let replayed = log_b.after(entries[4].sequence).await.unwrap();
+    assert_eq!(replayed, entries[5..]);
+    assert_eq!(log_a.after(entries[19].sequence).await.unwrap(), []);
+    // An id after the newest was never issued; one older than the log was dropped from it.
+    assert_eq!(
+        log_a.after(entries[19].sequence + 1).await,
+        Err(ReplayError::Unknown)
+    );
+    assert_eq!(log_a.after(1).await, Err(ReplayError::Lost));
+}
+
+#[tokio::test]
+async fn the_event_log_tail_survives_redis_going_away() {
+    let mut redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "t11", 100).await,
+        instance(&redis, "t11", 100).await,
+    );
+    let (log_a, log_b) = (a.events.clone().unwrap(), b.events.clone().unwrap());
+    let (to_a, seen_by_a) = log_collector();
+    log_a.subscribe(Arc::downgrade(&to_a) as LogDeliver);
+    until("the tail", || {
+        log_b.append(tools_changed());
+        !seen_by_a.lock().unwrap().is_empty()
+    })
+    .await;
+    let before = seen_by_a.lock().unwrap().last().unwrap().sequence;
+    redis.stop();
+    // Appending and replaying while Redis is gone: dropped and unavailable, no panic, no hang.
+    log_b.append(updated(0));
+    assert!(matches!(
+        log_a.after(before).await,
+        Err(ReplayError::Unavailable(_))
+    ));
+    redis.spawn();
+    // This Redis kept nothing (no persistence): what the client had is lost, and said so.
+    until("Redis back", || {
+        log_b.append(updated(1));
+        seen_by_a
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.broadcast == updated(1))
+    })
+    .await;
+    let after = seen_by_a.lock().unwrap().last().unwrap().sequence;
+    assert!(
+        after > before,
+        "sequences grow across a restart (they are times)"
+    );
+    assert_eq!(log_a.after(before).await, Err(ReplayError::Lost));
 }

@@ -30,10 +30,14 @@
 //                            by a POST to B; DELETE on B, then the session is 404 on A and C
 //   sessions-through-nginx   a session initialized through nginx serves 12 requests there
 //                            (each may land on any instance), then DELETE through nginx
-//   instance-killed          slow_compute (60 s) started on A, A killed with SIGKILL: within its
-//                            lease (6 s) and a margin, tasks/get through B says `failed` ("the
-//                            server instance running this task stopped"), as seen from C too,
-//                            and B and C still serve (run last: A stays dead)
+//   instance-killed          slow_compute (60 s) started on A, and a 2025-11-25 session's GET
+//                            stream open on A, which reads two list changes triggered on C and
+//                            leaves a third unread; A killed with SIGKILL: within its lease (6 s)
+//                            and a margin, tasks/get through B says `failed` ("the server
+//                            instance running this task stopped"), as seen from C too, and B and
+//                            C still serve; the GET stream reconnected through nginx with
+//                            Last-Event-ID gets the third and the two triggered while A was dead,
+//                            in order, once, then a later one live (run last: A stays dead)
 //
 // Output: `PASS scenario: step`, `FAIL scenario: step: why` (a failed step ends its scenario,
 // except the independent expectations while Redis is gone), `INFO ...`; the LAST line is `N passed, M failed` (steps). Exit 0 only when M == 0.
@@ -792,12 +796,90 @@ scenarios["redis-outage"] = async (s) => {
   });
 };
 
+/** A session-era GET stream (the standalone stream): its events as {id, message}. */
+class StandaloneStream {
+  static async open(target, sessionId, lastEventId) {
+    const g = new StandaloneStream();
+    g.abort = new AbortController();
+    const headers = { accept: "text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": SESSION_V };
+    if (lastEventId) headers["last-event-id"] = lastEventId;
+    const res = await fetch(url(target), { method: "GET", headers, signal: g.abort.signal });
+    g.status = res.status;
+    if (!(res.headers.get("content-type") || "").startsWith("text/event-stream")) {
+      g.text = await res.text();
+      return g;
+    }
+    g.reader = res.body.getReader();
+    g.decoder = new TextDecoder();
+    g.buffer = "";
+    g.queue = [];
+    return g;
+  }
+  // The next event carrying a message, or null after `ms` or when the stream ended.
+  async next(ms) {
+    const deadline = Date.now() + ms;
+    while (!this.queue.length) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.ended) return null;
+      if (!this.pending) this.pending = this.reader.read().catch(() => ({ done: true }));
+      const chunk = await Promise.race([this.pending, sleep(left).then(() => "timeout")]);
+      if (chunk === "timeout") return null;
+      this.pending = null;
+      if (chunk.done) {
+        this.ended = true;
+        continue;
+      }
+      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      let cut;
+      while ((cut = this.buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const block = this.buffer.slice(0, cut);
+        this.buffer = this.buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+        const id = block.split(/\r?\n/).find((l) => l.startsWith("id:"))?.slice(3).trim();
+        const [message] = sseMessages(block);
+        if (message) this.queue.push({ id, message });
+      }
+    }
+    return this.queue.shift();
+  }
+  close() {
+    try {
+      this.abort.abort();
+    } catch {
+      /* closed */
+    }
+  }
+}
+
+// The list changes the everything server triggers, by the method they notify.
+const TRIGGERS = {
+  "notifications/tools/list_changed": "test_trigger_tool_change",
+  "notifications/prompts/list_changed": "test_trigger_prompt_change",
+};
+const trigger = async (target, method) => resultOf(await callTool(target, TRIGGERS[method]), `${TRIGGERS[method]} on ${target.name}`);
+const TOOLS_CHANGED = "notifications/tools/list_changed";
+const PROMPTS_CHANGED = "notifications/prompts/list_changed";
+
 scenarios["instance-killed"] = async (s) => {
-  let id;
+  let id, sid, stream, lastRead;
   await step(s, "slow_compute (60 s) started on A is a task, working as seen from B", async () => {
     id = (await startTask(A, "slow_compute", { seconds: 60 })).taskId;
     const t = await getTask(B, id);
     expect(t.status === "working", `on B: ${short(t)}`);
+  });
+  await step(s, "a session initialized on B has its GET stream on A, which carries two list changes triggered on C", async () => {
+    sid = await initializeSession(B);
+    stream = await StandaloneStream.open(A, sid);
+    expect(stream.status === 200 && stream.reader, `GET on A: expected a 200 SSE stream, got HTTP ${stream.status} ${short(stream.text || "")}`);
+    for (const method of [TOOLS_CHANGED, PROMPTS_CHANGED]) {
+      await trigger(C, method);
+      const event = await stream.next(SETTLES_MS);
+      expect(event && event.message.method === method && /^0-\d+$/.test(event.id || ""), `expected ${method} with an event id, got ${short(event)}`);
+      lastRead = event.id;
+    }
+    // Sent by A, never read by this client: it is lost with A unless the resumption replays it.
+    await trigger(C, TOOLS_CHANGED);
+    await sleep(300);
+    return `last read ${lastRead}`;
   });
   await step(s, `A (pid ${A.pid}) killed with SIGKILL`, async () => {
     // The kernel frees a killed process's memory before it is gone; on a loaded two-core CI machine
@@ -825,6 +907,31 @@ scenarios["instance-killed"] = async (s) => {
     const t = await getTask(C, id);
     expect(t.status === "failed", `on C: ${short(t)}`);
     for (const x of [B, C]) resultOf(await callTool(x, "test_simple_text"), `test_simple_text on ${x.name}`);
+  });
+  await step(s, "the GET stream resumed through nginx with Last-Event-ID gets every event it missed, in order, once, then live ones", async () => {
+    stream.close();
+    // Two more while no instance holds the stream.
+    await trigger(C, PROMPTS_CHANGED);
+    await trigger(B, TOOLS_CHANGED);
+    const resumed = await StandaloneStream.open(NGINX, sid, lastRead);
+    try {
+      expect(resumed.status === 200 && resumed.reader, `GET with Last-Event-ID ${lastRead}: expected a 200 SSE stream, got HTTP ${resumed.status} ${short(resumed.text || "")}`);
+      const missed = [];
+      for (let event; (event = await resumed.next(missed.length < 3 ? SETTLES_MS : 500)); ) missed.push(event);
+      const methods = missed.map((e) => e.message.method);
+      expect(JSON.stringify(methods) === JSON.stringify([TOOLS_CHANGED, PROMPTS_CHANGED, TOOLS_CHANGED]),
+        `expected the unread tools change, then prompts and tools: ${short(missed)}`);
+      const numbers = [lastRead, ...missed.map((e) => e.id)].map((i) => BigInt(i.split("-")[1]));
+      expect(numbers.every((n, i) => i === 0 || n > numbers[i - 1]), `event ids not increasing: ${short(missed.map((e) => e.id))}`);
+      await trigger(C, PROMPTS_CHANGED);
+      const live = await resumed.next(SETTLES_MS);
+      expect(live && live.message.method === PROMPTS_CHANGED && BigInt(live.id.split("-")[1]) > numbers.at(-1), `the next change, live: ${short(live)}`);
+      const extra = await resumed.next(500);
+      expect(!extra, `a duplicate or stray event: ${short(extra)}`);
+      return `replayed ${missed.map((e) => e.id).join(", ")}`;
+    } finally {
+      resumed.close();
+    }
   });
 };
 

@@ -133,6 +133,11 @@ pub(crate) struct Engine<D> {
     /// Where the other instances' events arrive (the bus holds it weakly: it lives as long as
     /// the engine).
     _bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync>,
+    /// The log of broadcasts shared by the instances, if any: resumptions of a standalone
+    /// stream read it.
+    pub(crate) event_log: Option<Arc<dyn crate::event_log::EventLog>>,
+    /// Where the log's entries arrive (held weakly by the log).
+    _log_delivery: Option<Arc<dyn Fn(crate::event_log::Logged) + Send + Sync>>,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -143,7 +148,18 @@ impl<D: Dispatch> Engine<D> {
             config.task_ttl,
             config.task_poll_interval,
         ));
-        let notifier = Notifier::new(stores.sessions.clone(), stores.bus.clone());
+        let notifier = Notifier::new(
+            stores.sessions.clone(),
+            stores.bus.clone(),
+            stores.events.clone(),
+        );
+        let log_delivery = stores.events.as_ref().map(|log| {
+            let notifier = notifier.clone();
+            let deliver: Arc<dyn Fn(crate::event_log::Logged) + Send + Sync> =
+                Arc::new(move |logged| notifier.on_logged(&logged));
+            log.subscribe(Arc::downgrade(&deliver));
+            deliver
+        });
         let bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync> = {
             let (tasks, notifier) = (tasks.clone(), notifier.clone());
             let (store, shared) = (stores.sessions.clone(), stores.shared_sessions.clone());
@@ -168,6 +184,8 @@ impl<D: Dispatch> Engine<D> {
             sealer,
             tasks,
             _bus_delivery: bus_delivery,
+            event_log: stores.events,
+            _log_delivery: log_delivery,
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),
             expiry_started: Default::default(),

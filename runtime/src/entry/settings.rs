@@ -122,10 +122,10 @@ pub(crate) const DEFAULT_REDIS_PREFIX: &str = "mcp";
 /// `--redis`'s help, which says when this build cannot use it (on a line of its own, so that
 /// scripts can look for it).
 const REDIS_HELP: &str = if cfg!(feature = "redis") {
-    "share 2026-07-28 tasks and notifications with the other instances through the Redis at URL \
+    "share sessions, tasks and notifications with the other instances through the Redis at URL \
      (redis://[user:password@]host:port[/db]); needs the same requestState key on every instance"
 } else {
-    "share 2026-07-28 tasks and notifications with the other instances through the Redis at URL \
+    "share sessions, tasks and notifications with the other instances through the Redis at URL \
      (redis://[user:password@]host:port[/db]); needs the same requestState key on every instance\n\
      NOT IN THIS BUILD: rebuild with the `redis` feature"
 };

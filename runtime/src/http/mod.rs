@@ -9,6 +9,7 @@
 
 mod auth;
 mod body;
+mod get;
 pub(crate) mod guard;
 mod headers;
 mod jsonrpc;
@@ -25,21 +26,16 @@ mod supervisor;
 
 pub use body::Body;
 
-use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use std::convert::Infallible;
 use std::future::Future;
-use tokio::sync::mpsc;
 
 use crate::dispatch::{BoxFuture, Dispatch};
-use crate::events::{ResumeError, CONNECTION_QUEUE};
-use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
+use crate::jsonrpc::{RpcError, SERVER_ERROR};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use headers::Headers;
-use response::{
-    bad_request, method_not_allowed, rpc_error, session_not_found, sse_response, status_only,
-};
+use response::{bad_request, method_not_allowed, rpc_error, session_not_found, status_only};
 use routes::{Mount, Route};
 
 /// The header carrying the session id.
@@ -151,7 +147,13 @@ impl<D: Dispatch> McpServer<D> {
         match route {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
-                Method::GET => self.get(&headers),
+                Method::GET => match &self.engine.event_log {
+                    // Boxed: the log's round trip stays out of every request's future.
+                    Some(log) if get::resumes_standalone(&headers) => {
+                        Box::pin(self.get_from_log(&**log, &headers)).await
+                    }
+                    _ => self.get(&headers),
+                },
                 Method::DELETE => match &self.engine.shared_sessions {
                     // Boxed: rare, and its round trip stays out of every request's future.
                     Some(shared) => Box::pin(self.delete_shared(shared, &headers)).await,
@@ -184,46 +186,6 @@ impl<D: Dispatch> McpServer<D> {
             .store
             .get(id)
             .is_none_or(|session| session.is_usable_by(principal))
-    }
-
-    /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
-    /// the stateless revision.
-    fn get(&self, headers: &Headers<'_>) -> Response<Body> {
-        if let Some(response) = stateless_only_post(headers) {
-            return response;
-        }
-        if !headers.accepts_sse {
-            return rpc_error(
-                StatusCode::NOT_ACCEPTABLE,
-                RpcError::new(
-                    INVALID_REQUEST,
-                    "Not Acceptable: Accept must list text/event-stream",
-                ),
-                None,
-            );
-        }
-        let header_version = match post::header_version(headers) {
-            Ok(version) => version,
-            Err(response) => return *response,
-        };
-        if headers.session_id.is_none() {
-            return bad_request("Bad Request: Mcp-Session-Id header is required");
-        }
-        let session = match self.session(headers, header_version) {
-            Ok(session) => session,
-            Err(response) => return *response,
-        };
-        let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
-        let last_event_id = headers
-            .map
-            .get("last-event-id")
-            .map(|v| v.to_str().unwrap_or_default());
-        let mut head = b": ping\n\n".to_vec();
-        match session.streams().open_get(last_event_id, connection) {
-            Ok(replay) => head.extend_from_slice(&replay),
-            Err(error) => return cannot_resume(error, self.engine.config.replay_window),
-        }
-        sse_response(Some(Bytes::from(head)), rx)
     }
 
     /// DELETE: ends the session; 405 on the stateless revision.
@@ -296,29 +258,8 @@ fn refused(refusal: guard::Refusal) -> Response<Body> {
     }
 }
 
-/// A `Last-Event-ID` that cannot resume: 400 when it is not an id of this session, 410 when
-/// events after it left the replay window (the client must not believe it has them all).
-#[cold]
-fn cannot_resume(error: ResumeError, replay_window: usize) -> Response<Body> {
-    match error {
-        ResumeError::Unknown => {
-            bad_request("Bad Request: Last-Event-ID is not an event id of this session")
-        }
-        ResumeError::Lost => rpc_error(
-            StatusCode::GONE,
-            RpcError::new(
-                SERVER_ERROR,
-                format!(
-                    "Gone: events after this Last-Event-ID are no longer kept (Config::replay_window keeps the last {replay_window}); the stream cannot be resumed whole"
-                ),
-            ),
-            None,
-        ),
-    }
-}
-
 /// 405 for a GET or DELETE of the stateless revision (no session, 2026-07-28 header).
-fn stateless_only_post(headers: &Headers<'_>) -> Option<Response<Body>> {
+pub(super) fn stateless_only_post(headers: &Headers<'_>) -> Option<Response<Body>> {
     let stateless = headers.session_id.is_none()
         && headers
             .protocol_version

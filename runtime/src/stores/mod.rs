@@ -1,15 +1,16 @@
 //! [`Stores`]: where a server keeps what outlives a request, and how its instances talk.
 //!
 //! In memory by default ([`Stores::memory`]): one instance, nothing to install. Several
-//! instances behind a load balancer share tasks and notifications through Redis with the
-//! `redis` feature (`stores::redis::connect`), and session-era sessions too (each instance
-//! holds replicas of the sessions it serves). What cannot leave a process (open streams, running
-//! handlers, futures waiting for an answer) always stays in it.
+//! instances behind a load balancer share session-era sessions (each instance holds replicas
+//! of the sessions it serves), tasks, notifications and the event log through Redis with the
+//! `redis` feature (`stores::redis::connect`). What cannot leave a process (open streams,
+//! running handlers, futures waiting for an answer) always stays in it.
 
 use std::sync::Arc;
 
 use crate::bus::{Bus, LocalBus};
 use crate::config::Config;
+use crate::event_log::EventLog;
 use crate::session::{MemorySessionStore, SessionStore, SharedSessions};
 use crate::tasks::{MemoryTaskStore, TaskStore};
 
@@ -32,6 +33,10 @@ pub struct Stores {
     /// The events other instances must hear: task cancels and answers, list changes,
     /// resource updates.
     pub bus: Arc<dyn Bus>,
+    /// The log the broadcasts of every instance go through, numbering the standalone streams
+    /// of shared sessions so any instance can resume them (`None`: each session numbers its
+    /// own, in this process).
+    pub events: Option<Arc<dyn EventLog>>,
 }
 
 impl Stores {
@@ -42,6 +47,7 @@ impl Stores {
             shared_sessions: None,
             tasks: Arc::new(MemoryTaskStore::new(config.max_tasks)),
             bus: Arc::new(LocalBus),
+            events: None,
         }
     }
 
@@ -68,6 +74,13 @@ impl Stores {
     #[must_use]
     pub fn with_tasks(mut self, tasks: Arc<dyn TaskStore>) -> Self {
         self.tasks = tasks;
+        self
+    }
+
+    /// The same stores with broadcasts going through `log`.
+    #[must_use]
+    pub fn with_event_log(mut self, log: Arc<dyn EventLog>) -> Self {
+        self.events = Some(log);
         self
     }
 

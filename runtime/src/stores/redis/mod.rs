@@ -1,7 +1,7 @@
 //! Redis as the state several instances share (feature `redis`): [`connect`] gives the
 //! [`Stores`] of one instance, whose session-era sessions ([`RedisSessionStore`]) and tasks
-//! ([`RedisTaskStore`]) live in Redis and whose events travel over Redis pub/sub
-//! ([`RedisBus`]).
+//! ([`RedisTaskStore`]) live in Redis, whose events travel over Redis pub/sub
+//! ([`RedisBus`]) and whose broadcasts go through one Redis Stream ([`RedisEventLog`]).
 //!
 //! Why the `redis` crate: it is the most used Rust client, BSD-licensed, and its
 //! `ConnectionManager` is what a server needs and no more: one multiplexed connection that
@@ -17,6 +17,7 @@
 //! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
+//! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::event_log::Broadcast) JSON) |
 //!
 //! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
 //! lost while running, a request that needs a task answers HTTP 503 with a retryable
@@ -24,10 +25,12 @@
 //! back by itself when Redis does.
 
 mod bus;
+mod events;
 mod sessions;
 mod tasks;
 
 pub use bus::RedisBus;
+pub use events::{RedisEventLog, LOG_LENGTH};
 pub use sessions::RedisSessionStore;
 pub use tasks::{RedisTaskStore, LEASE, LEASE_RENEWAL};
 
@@ -94,12 +97,18 @@ pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores,
     let tasks = RedisTaskStore::start(connection.clone(), prefix, config.max_tasks)
         .await
         .map_err(|e| failed(e.to_string()))?;
+    let events = Arc::new(RedisEventLog::start(
+        client.clone(),
+        connection.clone(),
+        prefix,
+    ));
     let bus = Arc::new(RedisBus::start(client, connection.clone(), prefix));
     let sessions = RedisSessionStore::new(connection, prefix, bus.clone(), config);
     Ok(Stores::memory(config)
         .with_shared_sessions(Arc::new(sessions))
         .with_tasks(Arc::new(tasks))
-        .with_bus(bus))
+        .with_bus(bus)
+        .with_event_log(events))
 }
 
 /// `url` with any password replaced by `***`, for logs and errors.
