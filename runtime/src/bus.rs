@@ -63,6 +63,26 @@ pub enum BusEvent {
         /// The answer: `{"result": …}` or `{"error": …}`, as JSON text.
         answer: String,
     },
+    /// A client resumed stream `stream` of session `session_id` after event sequence `after`
+    /// (its `Last-Event-ID`) on an instance that does not hold the stream: the instance that
+    /// issued it relays it, as [`BusEvent::StreamRelayed`] parts tagged `relay`.
+    StreamWanted {
+        /// The session.
+        session_id: String,
+        /// The stream (a POST's: the standalone stream resumes from the event log).
+        stream: u32,
+        /// The sequence number of the last event the client has.
+        after: u64,
+        /// The tag of the parts, minted by the asking instance.
+        relay: String,
+    },
+    /// Part of the stream relayed under `relay`, for the instance that asked for it.
+    StreamRelayed {
+        /// The tag the asking instance minted.
+        relay: String,
+        /// What comes next on the stream.
+        part: RelayPart,
+    },
     /// `notifications/cancelled` for request `request_id` of session `session_id` reached an
     /// instance that does not run it: the one that does stops it.
     RequestCancelled {
@@ -71,6 +91,25 @@ pub enum BusEvent {
         /// The request id's JSON text.
         request_id: String,
     },
+}
+
+/// What a relayed stream carries next ([`BusEvent::StreamRelayed`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "part", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RelayPart {
+    /// SSE events, as written (the replay first, then each new one).
+    Events {
+        /// The events' bytes.
+        sse: String,
+    },
+    /// The stream is complete: the response ends.
+    End,
+    /// The connection is let go without ending the stream (SSE polling, or a client too slow):
+    /// the client resumes again.
+    Detach,
+    /// Events after the client's id left the replay window: 410.
+    Lost,
 }
 
 /// Where a server receives the other instances' events: the server registers it once, and

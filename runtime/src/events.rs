@@ -48,6 +48,9 @@ pub enum ResumeError {
 pub struct Streams {
     window: usize,
     buffered_limit: usize,
+    /// The first request stream id this process issued in the session: ids in
+    /// `first_stream..next_stream` are its own.
+    first_stream: u32,
     next_stream: u32,
     next_sequence: u64,
     log: ReplayLog,
@@ -68,6 +71,7 @@ impl Streams {
         Self {
             window,
             buffered_limit,
+            first_stream: 1,
             next_stream: 1,
             next_sequence: 1,
             log: ReplayLog::default(),
@@ -75,6 +79,23 @@ impl Streams {
             pending_standalone: VecDeque::new(),
             standalone_through: 0,
             dropped_standalone: 0,
+        }
+    }
+
+    /// Issues request stream ids from `first` on (a replica of a shared session starts at a
+    /// random point, so that the instances serving one session never issue the same id).
+    pub(crate) fn start_streams_at(&mut self, first: u32) {
+        self.first_stream = first.max(1);
+        self.next_stream = self.first_stream;
+    }
+
+    /// Whether request stream `stream` is one this process issued in the session.
+    pub fn issued(&self, stream: u32) -> bool {
+        if self.first_stream <= self.next_stream {
+            (self.first_stream..self.next_stream).contains(&stream)
+        } else {
+            // The ids wrapped around (after 2^32 streams): both ends are ours.
+            stream >= self.first_stream || (1..self.next_stream).contains(&stream)
         }
     }
 
@@ -99,7 +120,7 @@ impl Streams {
             return Ok(self.attach_standalone(connection, Vec::new()));
         };
         let (stream, after) = parse_event_id(last_event_id).ok_or(ResumeError::Unknown)?;
-        if (stream != STANDALONE && stream >= self.next_stream) || after >= self.next_sequence {
+        if (stream != STANDALONE && !self.issued(stream)) || after >= self.next_sequence {
             return Err(ResumeError::Unknown);
         }
         let alive = self.live.contains_key(&stream) || stream == STANDALONE;

@@ -69,6 +69,7 @@ mod panic;
 mod param_headers;
 mod params;
 mod protocol;
+mod relay;
 pub mod request_state;
 mod server;
 pub mod session;

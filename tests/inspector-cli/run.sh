@@ -40,30 +40,11 @@ if [ ! -f "$dir/.installed" ] || [ ! -x "$dir/node_modules/.bin/mcp-inspector" ]
   touch "$dir/.installed"   # last, so an interrupted install is redone
 fi
 
-free_port() {
-  "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
-pids=()
-stop() { local p; for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pids=(); }
-trap stop EXIT
+# shellcheck source=../lib/servers.sh
+. "$root/tests/lib/servers.sh"
+trap stop_servers EXIT
 
-# start BINARY: starts it on a free 127.0.0.1 port and waits for it; sets $url.
-start() {
-  local binary="$1" port pid
-  port="$(free_port)"
-  "$binary" --addr "127.0.0.1:$port" --log-level error &
-  pid=$!
-  pids+=("$pid")
-  for attempt in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || { echo "error: $binary exited" >&2; exit 1; }
-    [ "$attempt" -lt 100 ] || { echo "error: $binary is not listening on port $port after 10 s" >&2; exit 1; }
-    sleep 0.1
-  done
-  url="http://127.0.0.1:$port/mcp"
-}
-
-start "$everything"
+start_server "$everything"
 everything_url="$url"
-start "$quickstart"
+start_server "$quickstart"
 "$node" "$here/cli.mjs" "$dir/node_modules/.bin/mcp-inspector" "$everything_url" "$everything" "$url"

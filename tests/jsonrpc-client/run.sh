@@ -18,26 +18,20 @@ server="${1:-$target/debug/quickstart}"
 venv="$target/jsonrpc-client-venv"
 python_venv "$venv" "$here/requirements.txt" "jsonrpcclient + httpx" || exit 1
 
-pid=""
-stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
-trap stop EXIT
+# shellcheck source=../lib/servers.sh
+. "$root/tests/lib/servers.sh"
+trap stop_servers EXIT
 
 # run_against PATH ENV=VALUE [SERVER_ARGS...]: starts the server with that environment variable
-# and those flags, waits for its port, runs the client on http://127.0.0.1:PORT/PATH, stops the
-# server.
+# and those flags, runs the client on http://127.0.0.1:PORT/PATH, stops the server.
 run_against() {
-  local path="$1" variable="$2" port
+  local path="$1" variable="$2"
   shift 2
-  port="$(free_port)"
-  env "$variable" "$server" --addr "127.0.0.1:$port" "$@" &
-  pid=$!
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || { echo "error: the server exited" >&2; exit 1; }
-    sleep 0.1
-  done
-  "$venv/bin/python" "$here/client.py" "http://127.0.0.1:$port$path"
-  stop
+  export "${variable?}"
+  start_server "$server" "$@"
+  unset "${variable%%=*}"
+  "$venv/bin/python" "$here/client.py" "${url%/mcp}$path"
+  stop_servers
 }
 
 # The flag, then the environment variable.

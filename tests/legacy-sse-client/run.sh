@@ -24,31 +24,22 @@ server="${1:-$target/debug/everything-server}"
 conformance_env || exit 1
 node=$CONFORMANCE_NODE sdk=$CONFORMANCE_SDK
 
-free_port() {
-  "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
-
-pid=""
-stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
-trap stop EXIT
+# shellcheck source=../lib/servers.sh
+. "$root/tests/lib/servers.sh"
+trap stop_servers EXIT
 
 # run_against "MODES" ENV=VALUE [SERVER_ARGS...]: starts the server with that environment
-# variable and those flags, waits for its port, runs the client in each mode, stops the server.
+# variable and those flags, runs the client in each mode, stops the server.
 run_against() {
-  local modes="$1" variable="$2" port mode
+  local modes="$1" variable="$2" mode
   shift 2
-  port="$(free_port)"
-  env "$variable" "$server" --addr "127.0.0.1:$port" "$@" 2>"$target/legacy-sse-server.log" &
-  pid=$!
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || { echo "error: the server exited" >&2; cat "$target/legacy-sse-server.log" >&2; exit 1; }
-    sleep 0.1
-  done
+  export "${variable?}"
+  start_server "$server" "$@"
+  unset "${variable%%=*}"
   for mode in $modes; do
-    "$node" "$here/client.mjs" "$sdk" "http://127.0.0.1:$port" "$mode"
+    "$node" "$here/client.mjs" "$sdk" "${url%/mcp}" "$mode"
   done
-  stop
+  stop_servers
 }
 
 run_against "latest 2024" MCP_LEGACY_SSE= --legacy-sse

@@ -1,4 +1,5 @@
-# Sourced by the test scripts that run Python clients (tests/python-client, tests/jsonrpc-client).
+# Sourced by the test scripts that run Python clients (tests/python-client, tests/jsonrpc-client);
+# starting the servers they drive is tests/lib/servers.sh's.
 #
 # python_venv DIR REQUIREMENTS WHAT: makes DIR a venv holding REQUIREMENTS (pinned, hash-checked
 # wheels only), re-created only when REQUIREMENTS changes; WHAT names the packages in the error
@@ -15,9 +16,4 @@ python_venv() {
     return 1
   fi
   echo "$wanted" >"$stamp"
-}
-
-# free_port: a TCP port free on 127.0.0.1 now.
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }

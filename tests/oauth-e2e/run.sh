@@ -116,9 +116,8 @@ fi
 [ -x "$server" ] || die "no server binary at $server"
 
 # ---- 4. the issuers and the servers ---------------------------------------------------------------
-free_port() {
-  "$node" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
+# shellcheck source=../lib/servers.sh
+. "$root/tests/lib/servers.sh"   # free_port
 wait_port() { # PORT PID LOG
   for _ in $(seq 150); do
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0

@@ -24,26 +24,10 @@ done
 venv="$target/python-client-venv"
 python_venv "$venv" "$here/requirements.txt" "the mcp Python SDK" || exit 1
 
-pid=""
-stop() { [ -z "$pid" ] || { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; }; }
+# shellcheck source=../lib/servers.sh
+. "$root/tests/lib/servers.sh"
 results="$(mktemp)"
-trap 'stop; rm -f "$results"' EXIT
-
-# start BINARY [ARGS...]: starts the server on a free 127.0.0.1 port and waits for it; sets $url.
-start() {
-  local binary="$1" port
-  shift
-  port="$(free_port)"
-  "$binary" --addr "127.0.0.1:$port" --log-level error "$@" &
-  pid=$!
-  for attempt in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    kill -0 "$pid" 2>/dev/null || { echo "error: $binary exited" >&2; exit 1; }
-    [ "$attempt" -lt 100 ] || { echo "error: $binary is not listening on port $port after 10 s" >&2; exit 1; }
-    sleep 0.1
-  done
-  url="http://127.0.0.1:$port/mcp"
-}
+trap 'stop_servers; rm -f "$results"' EXIT
 
 # client SCENARIO TARGET: one scenario of client.py; its PASS/FAIL lines go to $results too.
 # A client.py that died without saying so (exit status other than 0 and 3) is a FAIL line here.
@@ -56,14 +40,14 @@ client() {
 }
 
 # A small page size, so that every list takes several pages (cursors).
-start "$everything" --page-size 3
+start_server "$everything" --page-size 3
 client everything-legacy "$url"
 client everything-2026 "$url"
-stop
+stop_servers
 client everything-stdio "$everything"
-start "$quickstart"
+start_server "$quickstart"
 client quickstart "$url"
-stop
+stop_servers
 
 passed="$(grep -c '^PASS' "$results" || true)"
 failed="$(grep -c '^FAIL' "$results" || true)"

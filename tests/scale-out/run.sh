@@ -11,7 +11,8 @@
 #       directly where a scenario names instances (a task started on A, polled and answered
 #       through B, cancelled through C; a listen stream on A hearing a list change made on C;
 #       a session initialized on A serving calls on B and C, an elicitation on A answered
-#       through B, a DELETE on B making it 404 on A and C;
+#       through B, a DELETE on B making it 404 on A and C; a POST stream of A resumed on B;
+#       a GET stream on A resumed through nginx after A was killed;
 #       Redis killed and started again while plain calls run through nginx);
 #   (c) a negative control, once: the cross-instance task and session scenarios against a
 #       cluster WITHOUT Redis (SCALE_OUT_NO_REDIS=1) must fail where the state is not shared

@@ -30,6 +30,10 @@
 //                            by a POST to B; DELETE on B, then the session is 404 on A and C
 //   sessions-through-nginx   a session initialized through nginx serves 12 requests there
 //                            (each may land on any instance), then DELETE through nginx
+//   stream-resumed-elsewhere test_reconnection called on A in a 2025-11-25 session: A closes the
+//                            POST's SSE stream after its priming event; a GET with that
+//                            Last-Event-ID on B gets the call's result (relayed from A); a
+//                            Last-Event-ID no instance issued is 400 on C
 //   instance-killed          slow_compute (60 s) started on A, and a 2025-11-25 session's GET
 //                            stream open on A, which reads two list changes triggered on C and
 //                            leaves a third unread; A killed with SIGKILL: within its lease (6 s)
@@ -58,6 +62,7 @@ const ALL = [
   "listen-fan-out",
   "session-across-instances",
   "sessions-through-nginx",
+  "stream-resumed-elsewhere",
   "redis-outage",
   "instance-killed",
 ];
@@ -677,10 +682,22 @@ scenarios["redis-outage"] = async (s) => {
   const workers = [worker(), worker()];
   let before;
   let oldListen;
+  let sid, heldGet;
   try {
     await step(s, "before: a task started on A is seen from B", async () => {
       before = (await startTask(A, "slow_compute", { seconds: 120 })).taskId;
       await getTask(B, before);
+    });
+    await step(s, "before: a session initialized on A reads a list change on its GET stream", async () => {
+      sid = await initializeSession(A);
+      const stream = await StandaloneStream.open(A, sid);
+      try {
+        await trigger(B, TOOLS_CHANGED);
+        heldGet = await stream.next(SETTLES_MS);
+        expect(heldGet && heldGet.message.method === TOOLS_CHANGED, `expected ${TOOLS_CHANGED}: ${short(heldGet)}`);
+      } finally {
+        stream.close();
+      }
     });
     oldListen = await Listen.open(A, "listen-before-outage", { toolsListChanged: true }).catch(() => null);
 
@@ -715,6 +732,11 @@ scenarios["redis-outage"] = async (s) => {
     });
     await check(s, "Redis gone: tasks/cancel of the earlier task through C is HTTP 503 with a JSON-RPC error", async () => {
       expect503(await taskRequest(C, "tasks/cancel", before), "on C");
+    });
+    await check(s, "Redis gone: resuming that GET stream (Last-Event-ID) on A is HTTP 503 with a JSON-RPC error", async () => {
+      const stream = await StandaloneStream.open(A, sid, heldGet.id);
+      stream.close();
+      expect(stream.status === 503 && /"code":-32603/.test(stream.text || ""), `expected 503 with -32603, got HTTP ${stream.status} ${short(stream.text || "")}`);
     });
     await check(s, "Redis gone: a plain tools/call directly on each instance answers 200", async () => {
       for (const x of inst) resultOf(await callTool(x, "test_simple_text"), `on ${x.name}`);
@@ -793,6 +815,47 @@ scenarios["redis-outage"] = async (s) => {
     expect(dead.length === 0, `exited: ${dead.join(", ")}`);
     const panics = inst.flatMap((x) => panicsIn(x.log).map((l) => `${x.name}: ${l}`));
     expect(panics.length === 0, short(panics, 800));
+  });
+};
+
+scenarios["stream-resumed-elsewhere"] = async (s) => {
+  let sid, lastId;
+  const callId = nextId++;
+  await step(s, "test_reconnection on A: the POST's SSE stream closes after its priming event, without the result", async () => {
+    sid = await initializeSession(A);
+    const res = await fetch(url(A), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": SESSION_V, "mcp-session-id": sid },
+      body: JSON.stringify({ jsonrpc: "2.0", id: callId, method: "tools/call", params: { name: "test_reconnection", arguments: {} } }),
+      signal: AbortSignal.timeout(15000),
+    });
+    const text = await res.text();
+    expect(res.status === 200 && (res.headers.get("content-type") || "").startsWith("text/event-stream"), `expected an SSE stream, got HTTP ${res.status} ${short(text)}`);
+    const ids = text.split(/\r?\n/).filter((l) => l.startsWith("id:")).map((l) => l.slice(3).trim());
+    expect(ids.length > 0, `no event id on the stream: ${short(text)}`);
+    expect(!sseMessages(text).some((m) => m.id === callId), `the result came on the POST stream: ${short(text)}`);
+    lastId = ids.at(-1);
+    return `last event ${lastId}`;
+  });
+  await step(s, "GET with that Last-Event-ID on B gets the result, relayed from A", async () => {
+    const stream = await StandaloneStream.open(B, sid, lastId);
+    try {
+      expect(stream.status === 200 && stream.reader, `GET on B: expected a 200 SSE stream, got HTTP ${stream.status} ${short(stream.text || "")}`);
+      const event = await stream.next(SETTLES_MS);
+      expect(event && event.message.id === callId && event.message.result, `expected the result of call ${callId}: ${short(event)}`);
+      expect(JSON.stringify(event.message.result).includes("Reconnection test completed"), `not test_reconnection's result: ${short(event.message)}`);
+    } finally {
+      stream.close();
+    }
+  });
+  await step(s, "a Last-Event-ID no instance issued is 400 on C", async () => {
+    const stream = await StandaloneStream.open(C, sid, "2147483000-1");
+    stream.close();
+    expect(stream.status === 400, `expected 400, got HTTP ${stream.status} ${short(stream.text || "")}`);
+  });
+  await step(s, "DELETE on C", async () => {
+    const status = await deleteSession(C, sid);
+    expect(status === 204, `DELETE: expected 204, got ${status}`);
   });
 };
 
@@ -937,7 +1000,7 @@ scenarios["instance-killed"] = async (s) => {
 
 // ---- run -------------------------------------------------------------------------------------------
 info(`cluster: nginx ${NGINX.port}, instances ${inst.map((x) => `${x.name}=${x.port}`).join(" ")}, redis ${state.redis_port || "none"}`);
-const needs = { "session-across-instances": 3, "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3, "instance-killed": 3 };
+const needs = { "stream-resumed-elsewhere": 3, "session-across-instances": 3, "task-across-instances": 3, "task-completes-elsewhere": 3, "cancel-running-task": 3, "listen-fan-out": 3, "redis-outage": 3, "instance-killed": 3 };
 for (const name of only) {
   if ((needs[name] || 1) > count) {
     failed++;

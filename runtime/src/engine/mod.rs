@@ -136,6 +136,8 @@ pub(crate) struct Engine<D> {
     /// The log of broadcasts shared by the instances, if any: resumptions of a standalone
     /// stream read it.
     pub(crate) event_log: Option<Arc<dyn crate::event_log::EventLog>>,
+    /// The streams of shared sessions this instance asked another to relay.
+    pub(crate) relays: Arc<crate::relay::Relays>,
     /// Where the log's entries arrive (held weakly by the log).
     _log_delivery: Option<Arc<dyn Fn(crate::event_log::Logged) + Send + Sync>>,
 }
@@ -160,15 +162,18 @@ impl<D: Dispatch> Engine<D> {
             log.subscribe(Arc::downgrade(&deliver));
             deliver
         });
+        let relays = Arc::new(crate::relay::Relays::default());
         let bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync> = {
-            let (tasks, notifier) = (tasks.clone(), notifier.clone());
+            let (tasks, notifier, relays) = (tasks.clone(), notifier.clone(), relays.clone());
             let (store, shared) = (stores.sessions.clone(), stores.shared_sessions.clone());
+            let bus = stores.bus.clone();
             Arc::new(move |event: BusEvent| {
                 tasks.on_bus_event(&event);
                 notifier.on_bus_event(&event);
                 if let Some(shared) = &shared {
                     shared.on_bus_event(&event);
                     session_bus_event(&*store, &event);
+                    crate::relay::on_bus_event(&*store, &bus, &relays, &event);
                 }
             })
         };
@@ -185,6 +190,7 @@ impl<D: Dispatch> Engine<D> {
             tasks,
             _bus_delivery: bus_delivery,
             event_log: stores.events,
+            relays,
             _log_delivery: log_delivery,
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),

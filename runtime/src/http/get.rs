@@ -1,6 +1,7 @@
 //! GET on `/mcp`: a session's standalone SSE stream, or the resumption of a broken stream
-//! (`Last-Event-ID`). With a shared event log ([`crate::event_log`]) the standalone stream
-//! resumes from the log, on whichever instance the client reaches.
+//! (`Last-Event-ID`). When instances share the sessions, a resumption may land on any of them:
+//! the standalone stream resumes from the shared event log ([`crate::event_log`]), a POST's
+//! stream from the instance that holds it ([`crate::relay`]).
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
@@ -10,11 +11,13 @@ use tokio::sync::mpsc;
 use super::headers::Headers;
 use super::response::{bad_request, rpc_error, sse_response};
 use super::{post, stateless_only_post, Body};
+use crate::bus::RelayPart;
 use crate::dispatch::Dispatch;
 use crate::event_log::{EventLog, ReplayError};
 use crate::events::{parse_event_id, ResumeError, CONNECTION_QUEUE, STANDALONE};
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
 use crate::notifier::logged_message;
+use crate::relay;
 use crate::server::McpServer;
 use crate::session::Session;
 
@@ -30,33 +33,55 @@ impl<D: Dispatch> McpServer<D> {
             Err(response) => return *response,
         };
         let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
-        let mut head = OPENED.to_vec();
-        match session
+        let opened = session
             .streams()
-            .open_get(last_event_id(headers), connection)
-        {
-            Ok(replay) => head.extend_from_slice(&replay),
-            Err(error) => return cannot_resume(error, self.engine.config.replay_window),
+            .open_get(last_event_id(headers), connection);
+        match opened {
+            Ok(replay) => opened_with(&replay, rx),
+            Err(error) => cannot_resume(error, self.engine.config.replay_window),
         }
-        sse_response(Some(Bytes::from(head)), rx)
     }
 
-    /// GET resuming the standalone stream from the shared event log: the entries after the
-    /// client's `Last-Event-ID` that this session receives, then the live stream, each entry
-    /// once. 400 for an id the log never held, 410 when entries after it left the log, 503
-    /// while the log cannot be reached.
-    pub(super) async fn get_from_log(
-        &self,
-        log: &dyn EventLog,
-        headers: &Headers<'_>,
-    ) -> Response<Body> {
+    /// GET with `Last-Event-ID` when instances share the sessions: the standalone stream
+    /// from the event log, a POST's stream from here or, when another instance issued it,
+    /// relayed from that one.
+    pub(super) async fn get_shared(&self, headers: &Headers<'_>) -> Response<Body> {
         let session = match self.get_session(headers) {
             Ok(session) => session,
             Err(response) => return *response,
         };
-        let Some((STANDALONE, after)) = last_event_id(headers).and_then(parse_event_id) else {
-            return cannot_resume(ResumeError::Unknown, self.engine.config.replay_window);
+        let window = self.engine.config.replay_window;
+        let Some((stream, after)) = last_event_id(headers).and_then(parse_event_id) else {
+            return cannot_resume(ResumeError::Unknown, window);
         };
+        if let (STANDALONE, Some(log)) = (stream, &self.engine.event_log) {
+            return self.resume_from_log(&**log, &session, after).await;
+        }
+        let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
+        let opened = session
+            .streams()
+            .open_get(last_event_id(headers), connection);
+        match opened {
+            Ok(replay) => opened_with(&replay, rx),
+            Err(ResumeError::Unknown)
+                if stream != STANDALONE && self.engine.shared_sessions.is_some() =>
+            {
+                self.resume_elsewhere(&session, stream, after).await
+            }
+            Err(error) => cannot_resume(error, window),
+        }
+    }
+
+    /// The standalone stream resumed from the shared event log: the entries after the
+    /// client's `Last-Event-ID` that this session receives, then the live stream, each entry
+    /// once. 400 for an id the log never held, 410 when entries after it left the log, 503
+    /// while the log cannot be reached.
+    async fn resume_from_log(
+        &self,
+        log: &dyn EventLog,
+        session: &Session,
+        after: u64,
+    ) -> Response<Body> {
         let entries = match log.after(after).await {
             Ok(entries) => entries,
             Err(ReplayError::Unknown) => {
@@ -74,16 +99,37 @@ impl<D: Dispatch> McpServer<D> {
         };
         let replay: Vec<(u64, String)> = entries
             .iter()
-            .filter_map(|logged| Some((logged.sequence, logged_message(&session, logged)?)))
+            .filter_map(|logged| Some((logged.sequence, logged_message(session, logged)?)))
             .collect();
         let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
-        let mut head = OPENED.to_vec();
-        head.extend(
-            session
-                .streams()
-                .resume_standalone(connection, after, &replay),
-        );
-        sse_response(Some(Bytes::from(head)), rx)
+        let head = session
+            .streams()
+            .resume_standalone(connection, after, &replay);
+        opened_with(&head, rx)
+    }
+
+    /// A POST's stream this instance did not issue, relayed from the one that did: 400 when
+    /// none answers within [`relay::FIRST_PART_WITHIN`], 410 when its events after the id are
+    /// gone.
+    async fn resume_elsewhere(&self, session: &Session, stream: u32, after: u64) -> Response<Body> {
+        let mut waiting = self
+            .engine
+            .relays
+            .ask(&*self.engine.bus, session.id(), stream, after);
+        let first = tokio::time::timeout(relay::FIRST_PART_WITHIN, waiting.parts.recv()).await;
+        match first {
+            Ok(Some(RelayPart::Events { sse })) => {
+                let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
+                relay::forward(waiting, connection);
+                opened_with(sse.as_bytes(), rx)
+            }
+            Ok(Some(RelayPart::Lost)) => {
+                cannot_resume(ResumeError::Lost, self.engine.config.replay_window)
+            }
+            _ => bad_request(
+                "Bad Request: Last-Event-ID names no stream an instance serving this session holds",
+            ),
+        }
     }
 
     /// The session a GET names, or the answer refusing it: 405 on the stateless revision,
@@ -113,14 +159,16 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
-/// Whether a GET resumes the standalone stream (its `Last-Event-ID` names stream 0).
-pub(super) fn resumes_standalone(headers: &Headers<'_>) -> bool {
-    last_event_id(headers)
-        .and_then(parse_event_id)
-        .is_some_and(|(stream, _)| stream == STANDALONE)
+/// An SSE response starting with `head` (after the opening comment), then what `rx`
+/// carries.
+fn opened_with(head: &[u8], rx: mpsc::Receiver<crate::events::Delivery>) -> Response<Body> {
+    let mut bytes = Vec::with_capacity(OPENED.len() + head.len());
+    bytes.extend_from_slice(OPENED);
+    bytes.extend_from_slice(head);
+    sse_response(Some(Bytes::from(bytes)), rx)
 }
 
-fn last_event_id<'h>(headers: &'h Headers<'_>) -> Option<&'h str> {
+pub(super) fn last_event_id<'h>(headers: &'h Headers<'_>) -> Option<&'h str> {
     headers
         .map
         .get("last-event-id")

@@ -147,13 +147,17 @@ impl<D: Dispatch> McpServer<D> {
         match route {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
-                Method::GET => match &self.engine.event_log {
-                    // Boxed: the log's round trip stays out of every request's future.
-                    Some(log) if get::resumes_standalone(&headers) => {
-                        Box::pin(self.get_from_log(&**log, &headers)).await
+                Method::GET => {
+                    let shared =
+                        self.engine.shared_sessions.is_some() || self.engine.event_log.is_some();
+                    if shared && get::last_event_id(&headers).is_some() {
+                        // Boxed: a resumption that may need Redis or another instance stays
+                        // out of every request's future.
+                        Box::pin(self.get_shared(&headers)).await
+                    } else {
+                        self.get(&headers)
                     }
-                    _ => self.get(&headers),
-                },
+                }
                 Method::DELETE => match &self.engine.shared_sessions {
                     // Boxed: rare, and its round trip stays out of every request's future.
                     Some(shared) => Box::pin(self.delete_shared(shared, &headers)).await,

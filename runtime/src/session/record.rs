@@ -100,6 +100,16 @@ impl Session {
         let mut seed = [0u8; 4];
         let _ = getrandom::fill(&mut seed);
         session.next_request_id = (u64::from(u32::from_le_bytes(seed)) << 16 | 1).into();
+        // And its SSE stream ids, so that a `Last-Event-ID` names one instance's stream: from
+        // 2^16 up (the creating instance counts from 1), below 2^31.
+        let mut seed = [0u8; 4];
+        let _ = getrandom::fill(&mut seed);
+        let first_stream = (u32::from_le_bytes(seed) >> 1) | 1 << 16;
+        session
+            .streams
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .start_streams_at(first_stream);
         Some(session)
     }
 
