@@ -227,9 +227,13 @@ i=10
 SESSION_SERVERS=("ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode sessions"
   "hyper (ceiling, no state)|$BIN/hyper-peer")
 [[ -z $REDIS ]] || SESSION_SERVERS=("${SESSION_SERVERS[0]}" "ours, Redis stores|$REDIS" "${SESSION_SERVERS[@]:1}")
+# A fresh process with Redis stores is a fresh deployment: its Redis starts empty too (the
+# sessions of the last one would count against Config::max_sessions until they expire).
+fresh_redis() { [[ $1 != "ours, Redis stores" ]] || redis-cli -p "$REDIS_PORT" flushall >/dev/null; }
 for entry in "${SESSION_SERVERS[@]}"; do
   IFS='|' read -r name cmd <<<"$entry"
   port=$((BASE_PORT + i)); i=$((i + 1))
+  fresh_redis "$name"
   # shellcheck disable=SC2086
   start "m$i" "$port" $cmd
   idle=$(kib "$PID" VmRSS); row="| $name | $idle |"; done_n=0; rate=-
@@ -258,6 +262,7 @@ for round in $(seq "$ROUNDS"); do
     IFS='|' read -r name cmd <<<"$entry"
     [[ $name == rmcp* && $round -gt 1 ]] && continue
     port=$((BASE_PORT + i)); i=$((i + 1))
+    fresh_redis "$name"
     # shellcheck disable=SC2086
     start "r$i" "$port" $cmd
     [[ $name != "ours, Redis stores" ]] || redis-cli -p "$REDIS_PORT" config resetstat >/dev/null

@@ -125,7 +125,8 @@ pub struct Config {
     pub shutdown_grace: Duration,
     /// A session unused this long is evicted; `None` disables expiry. Default 30 minutes.
     pub session_idle_timeout: Option<Duration>,
-    /// Most sessions alive at once (503 above). Default 100,000.
+    /// Most sessions alive at once (503 above); with sessions shared through Redis, in the
+    /// whole deployment. Default 100,000.
     pub max_sessions: usize,
     /// How long a session may live however busy it is; `None`: as long as it is used.
     /// Default 24 hours.

@@ -731,3 +731,49 @@ async fn the_event_log_tail_survives_redis_going_away() {
     );
     assert_eq!(log_a.after(before).await, Err(ReplayError::Lost));
 }
+
+#[tokio::test]
+async fn the_bound_on_sessions_holds_across_instances() {
+    let redis = Redis::start();
+    let config = Config::builder()
+        .max_sessions(3)
+        .session_idle_timeout(Some(Duration::from_secs(60)))
+        .build();
+    let (a, b) = (
+        connect(&redis.url(), "t12", &config).await.unwrap(),
+        connect(&redis.url(), "t12", &config).await.unwrap(),
+    );
+    let first = create(&a).await;
+    create(&b).await;
+    create(&a).await;
+    // The fourth, on either instance, is refused: the bound is the deployment's.
+    for stores in [&a, &b] {
+        let session = Arc::new(Session::new(
+            ProtocolVersion::V2025_06_18,
+            serde_json::json!({}),
+            serde_json::json!({"name": "one too many", "version": "1"}),
+            SessionLimits::default(),
+        ));
+        stores.sessions.insert(session.clone()).unwrap();
+        let refused = stores
+            .shared_sessions
+            .as_ref()
+            .unwrap()
+            .created(&session)
+            .await;
+        assert_eq!(refused, Err(StoreError::Full));
+        assert!(
+            stores.sessions.get(session.id()).is_none(),
+            "no replica of a refused session"
+        );
+    }
+    // A session deleted anywhere makes room.
+    assert!(b
+        .shared_sessions
+        .as_ref()
+        .unwrap()
+        .delete(first.id())
+        .await
+        .unwrap());
+    create(&b).await;
+}

@@ -413,7 +413,7 @@ pub(crate) const SETTINGS: &[Setting] = &[
         env: "MCP_MAX_SESSIONS",
         value: Some("N"),
         heading: SESSIONS,
-        help: "most sessions alive at once (503 on initialize above)",
+        help: "most sessions alive at once (503 on initialize above); with --redis, in the whole deployment",
         scope: Scope::Http,
         default: |c| c.max_sessions.to_string(),
         apply: |p, v| {

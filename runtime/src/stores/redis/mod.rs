@@ -13,6 +13,7 @@
 //! | key | type | what |
 //! |---|---|---|
 //! | `{prefix}:session:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON [`SessionRecord`](crate::session::SessionRecord)), `level`, `sub:{uri}`, `seen` |
+//! | `{prefix}:sessions` | sorted set, id → expiry (ms) | the live sessions, to bound them across instances (`Config::max_sessions`) |
 //! | `{prefix}:task:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
 //! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |

@@ -13,7 +13,12 @@
 //! time to live: a busy session costs one write every few minutes, not one per request.
 //! `logging/setLevel` and `resources/(un)subscribe` write through before they answer, and
 //! tell the replicas elsewhere over the bus ([`BusEvent::SessionChanged`]); DELETE removes the
-//! record and every replica ([`BusEvent::SessionClosed`]). Those two messages are published in
+//! record and every replica ([`BusEvent::SessionClosed`]).
+//!
+//! `Config::max_sessions` bounds the deployment, not only each instance's replicas: a sorted
+//! set, `{prefix}:sessions`, holds every live session's id scored by when its record expires
+//! (kept with each refresh), and a creation beyond the bound is refused (`StoreError::Full`:
+//! HTTP 503) in the same script, so two instances creating at once cannot both pass it. Those two messages are published in
 //! the round trip of the write itself, not through the bus's queue: the other instances hear of
 //! a change before the client that made it hears back (then only their own delivery, a few
 //! microseconds, is left to race the client's next request).
@@ -38,8 +43,8 @@ use crate::session::{
 /// Change one field of a session's hash and renew its time to live, only while the session
 /// exists (a change or refresh never brings back a deleted or expired one).
 ///
-/// KEYS: the session's hash. ARGV: ttl (ms), `set` or `del`, field, value. Returns 1 if the
-/// session exists, else 0.
+/// KEYS: the session's hash, the set of live sessions. ARGV: ttl (ms), `set` or `del`, field,
+/// value, the session's id, now (ms). Returns 1 if the session exists, else 0.
 const CHANGE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[2] == 'del' then
@@ -48,6 +53,20 @@ else
   redis.call('HSET', KEYS[1], ARGV[3], ARGV[4])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], 'XX', tonumber(ARGV[6]) + tonumber(ARGV[1]), ARGV[5])
+return 1
+";
+
+/// Write a new session's record, unless the deployment holds `max` live sessions already.
+///
+/// KEYS: the session's hash, the set of live sessions. ARGV: now (ms), ttl (ms), max, the
+/// session's id, its record (JSON), last seen (ms). Returns 1 when written, 0 when full.
+const CREATE: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[5], 'seen', ARGV[6])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), ARGV[4])
 return 1
 ";
 
@@ -63,6 +82,8 @@ pub struct RedisSessionStore {
     prefix: String,
     bus: Arc<RedisBus>,
     limits: SessionLimits,
+    /// How many sessions the deployment may hold (`Config::max_sessions`).
+    max_sessions: usize,
     /// The records' time to live: the idle timeout (else the lifetime, else a day).
     ttl: Duration,
     runtime: tokio::runtime::Handle,
@@ -81,8 +102,9 @@ impl std::fmt::Debug for RedisSessionStore {
 impl RedisSessionStore {
     /// Sessions under `prefix` through `connection`, changes told on `bus`'s channel (in the
     /// round trip that writes them), bounded and
-    /// timed by `config` (`max_sessions` replicas here, `session_idle_timeout` as the
-    /// records' time to live). Refreshes run on the current Tokio runtime.
+    /// timed by `config` (`max_sessions` in the deployment and replicas here,
+    /// `session_idle_timeout` as the records' time to live). Refreshes run on the current
+    /// Tokio runtime.
     ///
     /// # Panics
     ///
@@ -99,6 +121,7 @@ impl RedisSessionStore {
             prefix: prefix.to_string(),
             bus,
             limits: SessionLimits::of(config),
+            max_sessions: config.max_sessions,
             ttl: config
                 .session_idle_timeout
                 .or(config.session_max_lifetime)
@@ -112,6 +135,11 @@ impl RedisSessionStore {
         format!("{}:session:{id}", self.prefix)
     }
 
+    /// The key of the set of live sessions.
+    fn live_key(&self) -> String {
+        format!("{}:sessions", self.prefix)
+    }
+
     fn ttl_ms(&self) -> u64 {
         (self.ttl.as_millis() as u64).max(1)
     }
@@ -120,10 +148,12 @@ impl RedisSessionStore {
     /// the replica when the record is gone (the session ended elsewhere, or Redis lost it).
     fn refresh_later(&self, id: &str) {
         let mut connection = self.connection.clone();
-        let (key, ttl, id) = (self.key(id), self.ttl_ms(), id.to_string());
+        let keys = [self.key(id), self.live_key()];
+        let (ttl, id) = (self.ttl_ms(), id.to_string());
         let local = Arc::downgrade(&self.local);
         self.runtime.spawn(async move {
-            match change(&mut connection, &key, ttl, "set", "seen", &unix_ms().to_string()).await {
+            let seen = unix_ms().to_string();
+            match change(&mut connection, &keys, ttl, ("set", "seen", &seen), &id).await {
                 Ok(true) => {}
                 Ok(false) => {
                     tracing::info!(session = %crate::ids::fingerprint(&id), "session gone from Redis (ended elsewhere, or Redis lost it): replica dropped");
@@ -143,23 +173,27 @@ impl RedisSessionStore {
         let record = session.record();
         let text =
             serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        let key = self.key(session.id());
-        ::redis::pipe()
-            .atomic()
-            .cmd("HSET")
-            .arg(&key)
-            .arg("record")
-            .arg(text)
-            .arg("seen")
-            .arg(record.last_seen_at_ms)
-            .ignore()
-            .cmd("PEXPIRE")
-            .arg(&key)
+        let written: i64 = ::redis::cmd("EVAL")
+            .arg(CREATE)
+            .arg(2)
+            .arg(self.key(session.id()))
+            .arg(self.live_key())
+            .arg(unix_ms())
             .arg(self.ttl_ms())
-            .ignore()
-            .query_async::<()>(&mut self.connection.clone())
+            .arg(self.max_sessions)
+            .arg(session.id())
+            .arg(text)
+            .arg(record.last_seen_at_ms)
+            .query_async(&mut self.connection.clone())
             .await
             .map_err(store_error)?;
+        if written == 0 {
+            tracing::warn!(
+                max_sessions = self.max_sessions,
+                "session refused: the deployment holds Config::max_sessions sessions"
+            );
+            return Err(StoreError::Full);
+        }
         session.mark_shared();
         Ok(())
     }
@@ -172,6 +206,12 @@ impl RedisSessionStore {
             .cmd("PEXPIRE")
             .arg(&key)
             .arg(self.ttl_ms())
+            .ignore()
+            .cmd("ZADD")
+            .arg(self.live_key())
+            .arg("XX")
+            .arg(unix_ms() + self.ttl_ms())
+            .arg(id)
             .ignore()
             .query_async(&mut self.connection.clone())
             .await
@@ -220,26 +260,41 @@ fn record_of(id: &str, mut fields: HashMap<String, String>) -> Option<SessionRec
     Some(record)
 }
 
-/// Runs [`CHANGE`]: true when the session exists.
+/// Runs [`CHANGE`] on `keys` (the session's hash, the set of live sessions) for session
+/// `id`, `(op, field, value)` the change: true when the session exists.
 async fn change(
     connection: &mut ConnectionManager,
-    key: &str,
+    keys: &[String; 2],
     ttl_ms: u64,
-    op: &str,
-    field: &str,
-    value: &str,
+    (op, field, value): (&str, &str, &str),
+    id: &str,
 ) -> Result<bool, RedisError> {
-    let exists: i64 = ::redis::cmd("EVAL")
+    let exists: i64 = change_command(keys, ttl_ms, (op, field, value), id)
+        .query_async(connection)
+        .await?;
+    Ok(exists == 1)
+}
+
+/// The `EVAL` of [`CHANGE`].
+fn change_command(
+    keys: &[String; 2],
+    ttl_ms: u64,
+    (op, field, value): (&str, &str, &str),
+    id: &str,
+) -> ::redis::Cmd {
+    let mut command = ::redis::cmd("EVAL");
+    command
         .arg(CHANGE)
-        .arg(1)
-        .arg(key)
+        .arg(2)
+        .arg(&keys[0])
+        .arg(&keys[1])
         .arg(ttl_ms)
         .arg(op)
         .arg(field)
         .arg(value)
-        .query_async(connection)
-        .await?;
-    Ok(exists == 1)
+        .arg(id)
+        .arg(unix_ms());
+    command
 }
 
 fn store_error(error: RedisError) -> StoreError {
@@ -312,20 +367,18 @@ impl SharedSessions for RedisSessionStore {
                 SessionChange::Subscribed { uri } => ("set", format!("sub:{uri}"), "1".into()),
                 SessionChange::Unsubscribed { uri } => ("del", format!("sub:{uri}"), String::new()),
             };
-            let key = self.key(session.id());
+            let keys = [self.key(session.id()), self.live_key()];
             let (channel, message) = self.bus.message(BusEvent::SessionChanged {
                 session_id: session.id().to_string(),
                 change: change_made,
             });
             let (exists,): (i64,) = ::redis::pipe()
-                .cmd("EVAL")
-                .arg(CHANGE)
-                .arg(1)
-                .arg(&key)
-                .arg(self.ttl_ms())
-                .arg(op)
-                .arg(&field)
-                .arg(&value)
+                .add_command(change_command(
+                    &keys,
+                    self.ttl_ms(),
+                    (op, &field, &value),
+                    session.id(),
+                ))
                 .cmd("PUBLISH")
                 .arg(channel)
                 .arg(message)
@@ -350,6 +403,10 @@ impl SharedSessions for RedisSessionStore {
                 .atomic()
                 .cmd("DEL")
                 .arg(self.key(id))
+                .cmd("ZREM")
+                .arg(self.live_key())
+                .arg(id)
+                .ignore()
                 .cmd("PUBLISH")
                 .arg(channel)
                 .arg(message)
