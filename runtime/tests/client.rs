@@ -275,6 +275,28 @@ async fn legacy_session_with_sse_answers() {
     client.close().await.unwrap();
 }
 
+/// A server that lets a call's stream go after its priming event (2025-11-25 SSE polling):
+/// the client resumes it with `Last-Event-ID` and gets the result from the GET.
+#[tokio::test]
+async fn a_stream_the_server_lets_go_is_resumed_with_last_event_id() {
+    let server = start(&[]);
+    let client = connect(&server, Era::Legacy).await;
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    let result = client
+        .call_tool("test_reconnection", json!({}))
+        .await
+        .unwrap();
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("Reconnection test completed")),
+        "{result}"
+    );
+    // The session goes on as before.
+    client.ping().await.unwrap();
+    client.close().await.unwrap();
+}
+
 /// The same handler answers on a session's stream and in the 2026-07-28 retry loop.
 #[tokio::test]
 async fn server_requests_are_answered_in_both_eras() {

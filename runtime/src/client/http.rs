@@ -1,5 +1,6 @@
 //! The HTTP side of a client: one POST per message, its answer read as a single JSON body or
-//! as an SSE stream of messages, and the session's DELETE.
+//! as an SSE stream of messages, the GET that resumes a broken stream, and the session's
+//! DELETE.
 
 use super::error::ClientError;
 use super::sse::SseParser;
@@ -89,6 +90,50 @@ impl Http {
         })
     }
 
+    /// GETs the rest of a broken stream: `Last-Event-ID: last_event_id`, `extra` naming the
+    /// session. The answer is read like a POST's.
+    pub(crate) async fn resume(
+        &self,
+        last_event_id: &str,
+        extra: &[(HeaderName, HeaderValue)],
+    ) -> Result<Messages, ClientError> {
+        let last_event_id = HeaderValue::try_from(last_event_id).map_err(|_| {
+            ClientError::Protocol(format!(
+                "an event id that is no header value: {last_event_id:?}"
+            ))
+        })?;
+        let mut request = Request::builder()
+            .method(Method::GET)
+            .uri(self.url.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header("last-event-id", last_event_id)
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+        let headers = request.headers_mut();
+        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
+            headers.insert(name.clone(), value.clone());
+        }
+        let response = self.send(request).await?;
+        let (parts, body) = response.into_parts();
+        let sse = parts
+            .headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|media| media.to_ascii_lowercase().starts_with("text/event-stream"));
+        if parts.status.is_success() && sse {
+            return Ok(Messages::stream(body));
+        }
+        let bytes = body
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
+        Err(ClientError::Http {
+            status: parts.status.as_u16(),
+            body: String::from_utf8_lossy(&bytes[..bytes.len().min(ERROR_BODY_LIMIT)]).into_owned(),
+        })
+    }
+
     /// DELETEs the session (`extra` names it); a 405 (the server keeps sessions until they
     /// expire) is not an error.
     pub(crate) async fn delete(
@@ -119,10 +164,11 @@ impl Http {
         &self,
         request: Request<Full<Bytes>>,
     ) -> Result<hyper::Response<Incoming>, ClientError> {
+        let method = request.method().clone();
         self.pool
             .request(request)
             .await
-            .map_err(|e| ClientError::Transport(format!("{} {}: {e}", Method::POST, self.url)))
+            .map_err(|e| ClientError::Transport(format!("{method} {}: {e}", self.url)))
     }
 }
 
@@ -145,6 +191,13 @@ impl Messages {
             ready: VecDeque::new(),
             stream: Some((body, SseParser::default())),
         }
+    }
+
+    /// Where a resumption of this stream starts, and how long the server asked to wait
+    /// before it (`None` for a JSON answer, or a stream that set no event id).
+    pub(crate) fn resumption(&self) -> Option<(&str, Option<u64>)> {
+        let (_, parser) = self.stream.as_ref()?;
+        Some((parser.last_event_id()?, parser.retry_ms()))
     }
 
     /// The next message; `None` once the answer has ended.

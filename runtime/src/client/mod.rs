@@ -61,6 +61,15 @@ const MAX_INPUT_ROUNDS: usize = 16;
 /// Pages of one list before the client takes the cursors to be endless.
 const MAX_PAGES: usize = 10_000;
 
+/// How many times one request's stream is resumed (`Last-Event-ID`) before the client gives up.
+const MAX_RESUMPTIONS: usize = 8;
+
+/// How long to wait before resuming a stream whose server gave no `retry` hint, in ms.
+const DEFAULT_RETRY_MS: u64 = 500;
+
+/// The longest wait before a resumption, whatever the server's `retry` says, in ms.
+const MAX_RETRY_MS: u64 = 5_000;
+
 /// Which protocol era a client speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Era {
@@ -499,7 +508,32 @@ impl Client {
                 "{method}: 202 Accepted for a request"
             )));
         };
-        while let Some(message) = messages.next().await? {
+        let mut resumptions = 0;
+        loop {
+            let message = match messages.next().await {
+                Ok(Some(message)) => message,
+                // The stream ended, or broke, before the response: a session's stream that set
+                // an event id is resumed where it stopped (the server may have let it go on
+                // purpose: 2025-11-25 SSE polling).
+                ended => {
+                    let resumption = messages
+                        .resumption()
+                        .filter(|_| matches!(self.state, State::Legacy { .. }))
+                        .map(|(id, retry)| (id.to_string(), retry));
+                    match (resumption, ended) {
+                        (Some((last_event_id, retry_ms)), _) if resumptions < MAX_RESUMPTIONS => {
+                            resumptions += 1;
+                            let wait = retry_ms.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS);
+                            tokio::time::sleep(Duration::from_millis(wait)).await;
+                            let headers = self.era_headers(method, &Value::Null);
+                            messages = self.http.resume(&last_event_id, &headers).await?;
+                            continue;
+                        }
+                        (_, Err(error)) => return Err(error),
+                        _ => break,
+                    }
+                }
+            };
             if let Some(server_method) = message.get("method").and_then(Value::as_str) {
                 match message.get("id") {
                     Some(request_id) => {
@@ -526,7 +560,7 @@ impl Client {
             };
         }
         Err(ClientError::Protocol(format!(
-            "{method}: the answer ended without a response to request {id}"
+            "{method}: the answer ended without a response to request {id} (resumed {resumptions} time(s))"
         )))
     }
 

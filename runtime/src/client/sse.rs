@@ -1,6 +1,6 @@
 //! Reading a `text/event-stream` body (the WHATWG event-stream format): bytes in as they
-//! arrive, the `data` of each complete event out. `id`, `event` and `retry` are not needed by
-//! a client that does not resume, so they are read past.
+//! arrive, the `data` of each complete event out, and what a resumption needs: the last event
+//! id and the server's `retry` hint. `event` is read past.
 
 /// An incremental event-stream parser.
 #[derive(Default)]
@@ -9,6 +9,11 @@ pub(crate) struct SseParser {
     pending: Vec<u8>,
     /// The `data` lines of the event being read, joined with `\n`.
     data: Option<String>,
+    /// The last event id the stream set (an event without data, such as a priming event,
+    /// sets it too).
+    last_event_id: Option<String>,
+    /// The server's `retry` hint, in milliseconds.
+    retry_ms: Option<u64>,
 }
 
 impl SseParser {
@@ -37,6 +42,16 @@ impl SseParser {
         events
     }
 
+    /// The id to send as `Last-Event-ID` to resume after what was read.
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// How long the server asked a client to wait before it reconnects.
+    pub(crate) fn retry_ms(&self) -> Option<u64> {
+        self.retry_ms
+    }
+
     fn line(&mut self, line: &str, events: &mut Vec<String>) {
         if line.is_empty() {
             events.extend(self.data.take());
@@ -46,16 +61,24 @@ impl SseParser {
             Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
             None => (line, ""),
         };
-        if field == "data" {
-            match &mut self.data {
+        match field {
+            "data" => match &mut self.data {
                 Some(data) => {
                     data.push('\n');
                     data.push_str(value);
                 }
                 None => self.data = Some(value.to_owned()),
+            },
+            // The standard ignores an id holding NULL; the id is kept as the stream sets it.
+            "id" if !value.contains('\0') => self.last_event_id = Some(value.to_owned()),
+            "retry" => {
+                if let Ok(ms) = value.parse() {
+                    self.retry_ms = Some(ms);
+                }
             }
+            // An empty field name is a comment (keep-alive); `event` is not needed.
+            _ => {}
         }
-        // An empty field name is a comment (keep-alive); other fields are not needed.
     }
 }
 
@@ -76,8 +99,17 @@ mod tests {
     }
 
     #[test]
-    fn an_event_without_data_yields_nothing() {
+    fn an_event_without_data_yields_nothing_but_sets_what_a_resumption_needs() {
         let mut parser = SseParser::default();
         assert!(parser.feed(b"retry: 1000\n\nid: 7\n\n").is_empty());
+        assert_eq!(parser.last_event_id(), Some("7"));
+        assert_eq!(parser.retry_ms(), Some(1000));
+        parser.feed(b"id: 1-2\ndata: {}\n\nretry: soon\n\n");
+        assert_eq!(parser.last_event_id(), Some("1-2"));
+        assert_eq!(
+            parser.retry_ms(),
+            Some(1000),
+            "a retry that is not a number is ignored"
+        );
     }
 }
