@@ -408,9 +408,12 @@ async fn a_call_past_the_timeout_is_a_timeout() {
     assert!(matches!(slow, Err(ClientError::Timeout(_))), "{slow:?}");
 }
 
+/// What a proxy saw: each request's headers and body.
+type Seen = Arc<Mutex<Vec<(http::HeaderMap, String)>>>;
+
 /// A proxy in front of `upstream` that refuses `server/discover` as a legacy-only server
-/// does (`-32601`), forwards everything else, and keeps every request's headers.
-async fn legacy_only_proxy(upstream: &str) -> (SocketAddr, Arc<Mutex<Vec<http::HeaderMap>>>) {
+/// does (`-32601`), forwards everything else, and keeps every request's headers and body.
+async fn legacy_only_proxy(upstream: &str) -> (SocketAddr, Seen) {
     use hyper::service::service_fn;
     use hyper_util::client::legacy::Client as Pool;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -428,8 +431,9 @@ async fn legacy_only_proxy(upstream: &str) -> (SocketAddr, Arc<Mutex<Vec<http::H
                 let (pool, upstream, recorded) = (pool.clone(), upstream.clone(), recorded.clone());
                 async move {
                     let (mut parts, body) = request.into_parts();
-                    recorded.lock().unwrap().push(parts.headers.clone());
                     let body = body.collect().await.unwrap().to_bytes();
+                    let text = String::from_utf8_lossy(&body).into_owned();
+                    recorded.lock().unwrap().push((parts.headers.clone(), text));
                     let reply: http::Response<BoxBody<Bytes, hyper::Error>> =
                         if String::from_utf8_lossy(&body).contains("\"server/discover\"") {
                             let refusal = json!({"jsonrpc": "2.0", "id": null, "error":
@@ -482,5 +486,56 @@ async fn auto_falls_back_to_a_session_and_sends_custom_headers() {
     let seen = seen.lock().unwrap();
     // discover, initialize, initialized, the call, DELETE: each with the custom header.
     assert!(seen.len() >= 5, "{}", seen.len());
-    assert!(seen.iter().all(|headers| headers["x-team"] == "blue"));
+    assert!(seen.iter().all(|(headers, _)| headers["x-team"] == "blue"));
+}
+
+/// A session's call given up (here by a timeout around it) is cancelled on the server:
+/// `notifications/cancelled` names its request, in the session, and the session goes on.
+#[tokio::test]
+async fn a_dropped_session_call_is_cancelled_on_the_server() {
+    let server = start(&[]);
+    let (proxy, seen) = legacy_only_proxy(&server.url).await;
+    let client = Client::builder(format!("http://{proxy}/mcp"))
+        .era(Era::Legacy)
+        .handler(User::default())
+        .connect()
+        .await
+        .unwrap();
+    let call = client.call_tool("slow_compute", json!({"seconds": 5}));
+    assert!(tokio::time::timeout(Duration::from_millis(300), call)
+        .await
+        .is_err());
+    let sent = |seen: &Seen| -> Vec<(http::HeaderMap, Value)> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .filter_map(|(headers, body)| Some((headers.clone(), serde_json::from_str(body).ok()?)))
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let cancelled = loop {
+        let found = sent(&seen)
+            .into_iter()
+            .find(|(_, message)| message["method"] == "notifications/cancelled");
+        if let Some(found) = found {
+            break found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no notifications/cancelled was sent"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let call_id = sent(&seen)
+        .into_iter()
+        .find(|(_, message)| message["params"]["name"] == "slow_compute")
+        .map(|(_, message)| message["id"].clone())
+        .unwrap();
+    assert_eq!(cancelled.1["params"]["requestId"], call_id);
+    assert_eq!(
+        cancelled.0["mcp-session-id"].to_str().unwrap(),
+        client.session_id().unwrap()
+    );
+    client.ping().await.unwrap();
+    client.close().await.unwrap();
 }

@@ -151,7 +151,7 @@ impl ClientBuilder {
             headers.insert(name, value);
         }
         let mut client = Client {
-            http: Http::new(url, headers),
+            http: Arc::new(Http::new(url, headers)),
             capabilities: self.handler.capabilities(),
             handler: self.handler,
             timeout: self.timeout,
@@ -237,7 +237,7 @@ pub struct Page {
 
 /// A connected MCP client; share it behind an `Arc` to make calls concurrently.
 pub struct Client {
-    http: Http,
+    http: Arc<Http>,
     handler: Arc<dyn ClientHandler>,
     capabilities: Value,
     timeout: Duration,
@@ -499,9 +499,30 @@ impl Client {
             "jsonrpc": "2.0", "id": id, "method": method, "params": self.with_meta(params),
         });
         let headers = self.era_headers(method, params);
+        // A session's request whose call is dropped (or times out) before its response is
+        // cancelled on the server; in 2026-07-28, closing the stream is the cancellation.
+        let mut cancel = CancelOnDrop {
+            armed: matches!(self.state, State::Legacy { .. }) && method != "initialize",
+            http: self.http.clone(),
+            headers: headers.clone(),
+            id,
+        };
+        let answer = self.read_answer(method, id, body, &headers).await;
+        cancel.armed = false;
+        answer
+    }
+
+    /// [`Client::exchange`]'s POST and the reading of its answer.
+    async fn read_answer(
+        &self,
+        method: &str,
+        id: i64,
+        body: Value,
+        headers: &[(HeaderName, HeaderValue)],
+    ) -> Result<(HeaderMap, Value), ClientError> {
         let (response_headers, reply) = self
             .http
-            .post(body.to_string().into_bytes(), &headers)
+            .post(body.to_string().into_bytes(), headers)
             .await?;
         let Reply::Messages(mut messages) = reply else {
             return Err(ClientError::Protocol(format!(
@@ -792,5 +813,36 @@ fn rpc_error(error: &Value) -> RpcError {
             .to_owned()
             .into(),
         data: error.get("data").cloned(),
+    }
+}
+
+/// Tells a session's server that a request was given up: armed while its call waits for the
+/// response, it POSTs `notifications/cancelled` when the call is dropped before (a timeout
+/// drops it too). Best effort, in the background: nothing waits for it.
+struct CancelOnDrop {
+    armed: bool,
+    http: Arc<Http>,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    id: i64,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let body = json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": self.id, "reason": "the client gave up the request"},
+        });
+        let (http, headers) = (self.http.clone(), std::mem::take(&mut self.headers));
+        runtime.spawn(async move {
+            if let Err(error) = http.post(body.to_string().into_bytes(), &headers).await {
+                tracing::debug!(%error, "the cancellation of a dropped request was not delivered");
+            }
+        });
     }
 }
