@@ -251,15 +251,57 @@ function expectAck(answer, what) {
   expect(JSON.stringify(result) === JSON.stringify({ resultType: "complete" }), `${what}: expected {"resultType":"complete"}, got ${short(answer.text)}`);
 }
 
+/** An SSE response body read event by event: `parse(block)`, a subclass's, turns each event's
+ * text into the items `next` returns. A body that breaks (its server killed) ends the stream. */
+class SseEvents {
+  attach(res) {
+    this.reader = res.body.getReader();
+    this.decoder = new TextDecoder();
+    this.buffer = "";
+    this.queue = [];
+    this.ended = false;
+  }
+  // The next item, or null after `ms` (or when the stream ended).
+  async next(ms) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if (this.queue.length) return this.queue.shift();
+      if (this.ended) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) return null;
+      if (!this.pending) this.pending = this.reader.read().catch(() => ({ done: true }));
+      const chunk = await Promise.race([this.pending, sleep(left).then(() => "timeout")]);
+      if (chunk === "timeout") return null;
+      this.pending = null;
+      if (chunk.done) {
+        this.ended = true;
+        continue;
+      }
+      this.buffer += this.decoder.decode(chunk.value, { stream: true });
+      let cut;
+      while ((cut = this.buffer.search(/\r?\n\r?\n/)) >= 0) {
+        const block = this.buffer.slice(0, cut);
+        this.buffer = this.buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+        this.queue.push(...this.parse(block));
+      }
+    }
+  }
+  close() {
+    try {
+      this.abort.abort();
+    } catch {
+      /* closed */
+    }
+  }
+}
+
 // A subscriptions/listen stream: opened, its acknowledgement read.
-class Listen {
+class Listen extends SseEvents {
   static async open(target, id, notifications) {
     const l = new Listen();
     l.target = target;
     l.id = id;
     l.abort = new AbortController();
-    l.buffer = "";
-    l.queue = [];
     l.comments = 0;
     const res = await fetch(url(target), {
       method: "POST",
@@ -281,37 +323,14 @@ class Listen {
       l.text = await res.text();
       return l;
     }
-    l.reader = res.body.getReader();
-    l.decoder = new TextDecoder();
-    l.ended = false;
+    l.attach(res);
     l.ack = await l.next(SETTLES_MS);
     return l;
   }
-  // The next JSON message, or null after `ms` (or when the stream ended).
-  async next(ms) {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      if (this.queue.length) return this.queue.shift();
-      if (this.ended) return null;
-      const left = deadline - Date.now();
-      if (left <= 0) return null;
-      if (!this.pending) this.pending = this.reader.read();
-      const chunk = await Promise.race([this.pending, sleep(left).then(() => "timeout")]);
-      if (chunk === "timeout") return null;
-      this.pending = null;
-      if (chunk.done) {
-        this.ended = true;
-        continue;
-      }
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
-      let cut;
-      while ((cut = this.buffer.search(/\r?\n\r?\n/)) >= 0) {
-        const block = this.buffer.slice(0, cut);
-        this.buffer = this.buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-        if (block.split(/\r?\n/).every((l) => l.startsWith(":") || l === "")) this.comments++;
-        this.queue.push(...sseMessages(block));
-      }
-    }
+  // Each event's JSON message (a comment-only event is counted).
+  parse(block) {
+    if (block.split(/\r?\n/).every((l) => l.startsWith(":") || l === "")) this.comments++;
+    return sseMessages(block);
   }
   // The next notification named `method` within `ms` (others are skipped and counted).
   async nextOf(method, ms) {
@@ -319,13 +338,6 @@ class Listen {
     for (;;) {
       const m = await this.next(Math.max(0, deadline - Date.now()));
       if (!m || m.method === method) return m;
-    }
-  }
-  close() {
-    try {
-      this.abort.abort();
-    } catch {
-      /* closed */
     }
   }
 }
@@ -860,7 +872,7 @@ scenarios["stream-resumed-elsewhere"] = async (s) => {
 };
 
 /** A session-era GET stream (the standalone stream): its events as {id, message}. */
-class StandaloneStream {
+class StandaloneStream extends SseEvents {
   static async open(target, sessionId, lastEventId) {
     const g = new StandaloneStream();
     g.abort = new AbortController();
@@ -872,44 +884,14 @@ class StandaloneStream {
       g.text = await res.text();
       return g;
     }
-    g.reader = res.body.getReader();
-    g.decoder = new TextDecoder();
-    g.buffer = "";
-    g.queue = [];
+    g.attach(res);
     return g;
   }
-  // The next event carrying a message, or null after `ms` or when the stream ended.
-  async next(ms) {
-    const deadline = Date.now() + ms;
-    while (!this.queue.length) {
-      const left = deadline - Date.now();
-      if (left <= 0 || this.ended) return null;
-      if (!this.pending) this.pending = this.reader.read().catch(() => ({ done: true }));
-      const chunk = await Promise.race([this.pending, sleep(left).then(() => "timeout")]);
-      if (chunk === "timeout") return null;
-      this.pending = null;
-      if (chunk.done) {
-        this.ended = true;
-        continue;
-      }
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
-      let cut;
-      while ((cut = this.buffer.search(/\r?\n\r?\n/)) >= 0) {
-        const block = this.buffer.slice(0, cut);
-        this.buffer = this.buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
-        const id = block.split(/\r?\n/).find((l) => l.startsWith("id:"))?.slice(3).trim();
-        const [message] = sseMessages(block);
-        if (message) this.queue.push({ id, message });
-      }
-    }
-    return this.queue.shift();
-  }
-  close() {
-    try {
-      this.abort.abort();
-    } catch {
-      /* closed */
-    }
+  // Each event that carries a message, with its id.
+  parse(block) {
+    const id = block.split(/\r?\n/).find((l) => l.startsWith("id:"))?.slice(3).trim();
+    const [message] = sseMessages(block);
+    return message ? [{ id, message }] : [];
   }
 }
 

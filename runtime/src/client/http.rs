@@ -46,17 +46,13 @@ impl Http {
         body: Vec<u8>,
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<(HeaderMap, Reply), ClientError> {
-        let mut request = Request::builder()
-            .method(Method::POST)
-            .uri(self.url.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+        let mut request = self.request(Method::POST, body, extra)?;
         let headers = request.headers_mut();
-        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
-            headers.insert(name.clone(), value.clone());
-        }
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
         let response = self.send(request).await?;
         let (parts, body) = response.into_parts();
         let media = parts
@@ -102,17 +98,10 @@ impl Http {
                 "an event id that is no header value: {last_event_id:?}"
             ))
         })?;
-        let mut request = Request::builder()
-            .method(Method::GET)
-            .uri(self.url.clone())
-            .header(ACCEPT, "text/event-stream")
-            .header("last-event-id", last_event_id)
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+        let mut request = self.request(Method::GET, Vec::new(), extra)?;
         let headers = request.headers_mut();
-        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
-            headers.insert(name.clone(), value.clone());
-        }
+        headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        headers.insert(HeaderName::from_static("last-event-id"), last_event_id);
         let response = self.send(request).await?;
         let (parts, body) = response.into_parts();
         let sse = parts
@@ -140,15 +129,7 @@ impl Http {
         &self,
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<(), ClientError> {
-        let mut request = Request::builder()
-            .method(Method::DELETE)
-            .uri(self.url.clone())
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
-        let headers = request.headers_mut();
-        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
-            headers.insert(name.clone(), value.clone());
-        }
+        let request = self.request(Method::DELETE, Vec::new(), extra)?;
         let status = self.send(request).await?.status();
         if status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED {
             Ok(())
@@ -158,6 +139,25 @@ impl Http {
                 body: String::new(),
             })
         }
+    }
+
+    /// A request to the endpoint carrying `body`, the client's headers and `extra`.
+    fn request(
+        &self,
+        method: Method,
+        body: Vec<u8>,
+        extra: &[(HeaderName, HeaderValue)],
+    ) -> Result<Request<Full<Bytes>>, ClientError> {
+        let mut request = Request::builder()
+            .method(method)
+            .uri(self.url.clone())
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+        let headers = request.headers_mut();
+        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
+            headers.insert(name.clone(), value.clone());
+        }
+        Ok(request)
     }
 
     async fn send(

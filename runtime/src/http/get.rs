@@ -32,14 +32,8 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(response) => return *response,
         };
-        let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
-        let opened = session
-            .streams()
-            .open_get(last_event_id(headers), connection);
-        match opened {
-            Ok(replay) => opened_with(&replay, rx),
-            Err(error) => cannot_resume(error, self.engine.config.replay_window),
-        }
+        open_here(&session, last_event_id(headers))
+            .unwrap_or_else(|error| cannot_resume(error, self.engine.config.replay_window))
     }
 
     /// GET with `Last-Event-ID` when instances share the sessions: the standalone stream
@@ -57,12 +51,8 @@ impl<D: Dispatch> McpServer<D> {
         if let (STANDALONE, Some(log)) = (stream, &self.engine.event_log) {
             return self.resume_from_log(&**log, &session, after).await;
         }
-        let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
-        let opened = session
-            .streams()
-            .open_get(last_event_id(headers), connection);
-        match opened {
-            Ok(replay) => opened_with(&replay, rx),
+        match open_here(&session, last_event_id(headers)) {
+            Ok(response) => response,
             Err(ResumeError::Unknown)
                 if stream != STANDALONE && self.engine.shared_sessions.is_some() =>
             {
@@ -157,6 +147,17 @@ impl<D: Dispatch> McpServer<D> {
         }
         self.session(headers, header_version)
     }
+}
+
+/// The standalone stream, or the resumption `last_event_id` names, from this instance's
+/// streams of `session`.
+fn open_here(
+    session: &Session,
+    last_event_id: Option<&str>,
+) -> Result<Response<Body>, ResumeError> {
+    let (connection, rx) = mpsc::channel(CONNECTION_QUEUE);
+    let replay = session.streams().open_get(last_event_id, connection)?;
+    Ok(opened_with(&replay, rx))
 }
 
 /// An SSE response starting with `head` (after the opening comment), then what `rx`
