@@ -11,7 +11,14 @@
 #                      [--versions "V ..."]           --suite all --spec-version V runs
 #                                                     (default "2025-03-26 2025-06-18 2025-11-25"; "" = none)
 #                      [--requirements "R ..."]       --requirements R runs (default "2025-11-25"; "" = none)
-#                      [--scenario-list "S ..."]      one --scenario S run each (default none)
+#                      [--scenario-list "S ..."]      one --scenario S run each (default none); S@V runs
+#                                                     scenario S at --spec-version V
+#                      [--client-cmd "CMD"]           test an MCP client instead: no server is started;
+#                                                     each run is `conformance client --command CMD`
+#                                                     (the suite appends its scenario server's URL and
+#                                                     sets MCP_CONFORMANCE_SCENARIO,
+#                                                     MCP_CONFORMANCE_PROTOCOL_VERSION); CMD is run from
+#                                                     the repository root
 #                      [--expected-failures FILE]     baseline YAML, passed through to every run
 #                      [--timeout-ms MS]              per-scenario timeout given to the suite (default 30000)
 #                      [--start-timeout SECS]         how long to wait for the port to open (default 120;
@@ -41,6 +48,7 @@ SERVER_CMD='cargo run --release -q -p everything-server -- --addr 127.0.0.1:$POR
 VERSIONS="2025-03-26 2025-06-18 2025-11-25"
 REQUIREMENTS="2025-11-25"
 SCENARIOS=""
+CLIENT_CMD=""
 EXPECTED_FAILURES=""
 TIMEOUT_MS=30000
 START_TIMEOUT=120
@@ -60,6 +68,7 @@ while [ $# -gt 0 ]; do
     --versions) VERSIONS=${2?}; shift 2 ;;
     --requirements) REQUIREMENTS=${2?}; shift 2 ;;
     --scenario-list) SCENARIOS=${2?}; shift 2 ;;
+    --client-cmd) CLIENT_CMD=${2?}; shift 2 ;;
     --expected-failures) EXPECTED_FAILURES=${2?}; shift 2 ;;
     --timeout-ms) TIMEOUT_MS=${2?}; shift 2 ;;
     --start-timeout) START_TIMEOUT=${2?}; shift 2 ;;
@@ -127,60 +136,69 @@ mkdir -p "$OUT_DIR"
 OUT_DIR="$(cd "$OUT_DIR" && pwd)"
 SERVER_LOG="$OUT_DIR/server.log"
 
-# Ask the kernel for a free port (bind to :0, read it, release it). Racy in theory, fine in practice.
-PORT=$("$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-export PORT
-URL="http://127.0.0.1:$PORT/mcp"
+if [ -z "$CLIENT_CMD" ]; then
+  # Ask the kernel for a free port (bind to :0, read it, release it). Racy in theory, fine in practice.
+  PORT=$("$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  export PORT
+  URL="http://127.0.0.1:$PORT/mcp"
 
-SERVER_PID=""
-stop_server() {
-  [ -n "$SERVER_PID" ] || return 0
-  # The server runs in its own process group (see `set -m` below): signal the whole group.
-  if kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM -- "-$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
-  fi
-  wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=""
-}
-SUITE_PID=""
-stop_suite() { [ -z "$SUITE_PID" ] || kill -TERM "$SUITE_PID" 2>/dev/null || true; }
-trap stop_server EXIT
-trap 'log "interrupted"; stop_suite; stop_server; exit 130' INT TERM
+  stop_server() {
+    [ -n "$SERVER_PID" ] || return 0
+    # The server runs in its own process group (see `set -m` below): signal the whole group.
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+      kill -TERM -- "-$SERVER_PID" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
+    fi
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+  }
+  SUITE_PID=""
+  stop_suite() { [ -z "$SUITE_PID" ] || kill -TERM "$SUITE_PID" 2>/dev/null || true; }
+  trap stop_server EXIT
+  trap 'log "interrupted"; stop_suite; stop_server; exit 130' INT TERM
 
-log "starting server on port $PORT: $SERVER_CMD   (log: $SERVER_LOG)"
-# Run from the repository root, so `cargo run -p ...` and relative paths mean the same from anywhere.
-# `set -m` puts the background job in a process group of its own (pgid = $!), which stop_server
-# signals as a whole, so that the children of the command (`cargo run` -> the server) die too.
-set -m
-(cd "$REPO_ROOT" && exec bash -c "$SERVER_CMD") </dev/null >"$SERVER_LOG" 2>&1 &
-SERVER_PID=$!
-set +m
+  log "starting server on port $PORT: $SERVER_CMD   (log: $SERVER_LOG)"
+  # Run from the repository root, so `cargo run -p ...` and relative paths mean the same from anywhere.
+  # `set -m` puts the background job in a process group of its own (pgid = $!), which stop_server
+  # signals as a whole, so that the children of the command (`cargo run` -> the server) die too.
+  set -m
+  (cd "$REPO_ROOT" && exec bash -c "$SERVER_CMD") </dev/null >"$SERVER_LOG" 2>&1 &
+  SERVER_PID=$!
+  set +m
 
-server_tail() {
-  if [ -s "$SERVER_LOG" ]; then log "last lines of $SERVER_LOG:"; tail -n 20 "$SERVER_LOG" | sed 's/^/    /' >&2
-  else log "(the server wrote nothing to $SERVER_LOG)"; fi
-}
-deadline=$(( $(date +%s) + START_TIMEOUT ))
-until (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    rc=0; wait "$SERVER_PID" || rc=$?; SERVER_PID=""
-    server_tail; die "server command exited (status $rc) before listening on 127.0.0.1:$PORT"
-  fi
-  if [ "$(date +%s)" -ge "$deadline" ]; then
-    server_tail; die "server did not accept connections on 127.0.0.1:$PORT within ${START_TIMEOUT}s"
-  fi
-  sleep 0.2
-done
-log "server is listening on $URL"
+  server_tail() {
+    if [ -s "$SERVER_LOG" ]; then log "last lines of $SERVER_LOG:"; tail -n 20 "$SERVER_LOG" | sed 's/^/    /' >&2
+    else log "(the server wrote nothing to $SERVER_LOG)"; fi
+  }
+  deadline=$(( $(date +%s) + START_TIMEOUT ))
+  until (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      rc=0; wait "$SERVER_PID" || rc=$?; SERVER_PID=""
+      server_tail; die "server command exited (status $rc) before listening on 127.0.0.1:$PORT"
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      server_tail; die "server did not accept connections on 127.0.0.1:$PORT within ${START_TIMEOUT}s"
+    fi
+    sleep 0.2
+  done
+  log "server is listening on $URL"
+else
+  log "client mode: each run starts the suite's scenario server and runs: $CLIENT_CMD"
+fi
 
 # ---- 4. runs ------------------------------------------------------------------------------------
 # Each run: a name (also its results folder) and the suite arguments that select it.
 RUN_NAMES=(); RUN_ARGS=()
 for v in $VERSIONS; do RUN_NAMES+=("suite-all@$v"); RUN_ARGS+=("--suite all --spec-version $v"); done
 for r in $REQUIREMENTS; do RUN_NAMES+=("requirements@$r"); RUN_ARGS+=("--requirements $r"); done
-for s in $SCENARIOS; do RUN_NAMES+=("scenario@$s"); RUN_ARGS+=("--scenario $s"); done
+for s in $SCENARIOS; do
+  case "$s" in
+    *@*) RUN_NAMES+=("scenario@$s"); RUN_ARGS+=("--scenario ${s%@*} --spec-version ${s#*@}") ;;
+    *) RUN_NAMES+=("scenario@$s"); RUN_ARGS+=("--scenario $s") ;;
+  esac
+done
 [ ${#RUN_NAMES[@]} -gt 0 ] || die "nothing to run (empty --versions, --requirements and --scenario-list)"
 
 # A hard wall-clock cap per run on top of the suite's per-scenario timeout, so a wedged CLI cannot
@@ -193,16 +211,20 @@ for i in "${!RUN_NAMES[@]}"; do
   run_dir="$OUT_DIR/$name"
   rm -rf "$run_dir"; mkdir -p "$run_dir"
   # shellcheck disable=SC2206  # the selector is word-split on purpose
-  args=(server --url "$URL" ${RUN_ARGS[$i]} --timeout "$TIMEOUT_MS" -o "$run_dir")
+  if [ -n "$CLIENT_CMD" ]; then
+    args=(client --command "$CLIENT_CMD" ${RUN_ARGS[$i]} --timeout "$TIMEOUT_MS" -o "$run_dir")
+  else
+    args=(server --url "$URL" ${RUN_ARGS[$i]} --timeout "$TIMEOUT_MS" -o "$run_dir")
+  fi
   [ -n "$EXPECTED_FAILURES" ] && args+=(--expected-failures "$EXPECTED_FAILURES")
 
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+  if [ -z "$CLIENT_CMD" ] && ! kill -0 "$SERVER_PID" 2>/dev/null; then
     server_tail; log "WARNING: the server is no longer running before run $name"
   fi
   log "run $name: conformance ${args[*]}"
   # In the background + `wait`, so that a TERM/INT to this script is handled at once (bash defers
   # traps while a foreground child runs) and the trap can stop the suite as well as the server.
-  timeout -k 10 "$RUN_CAP" "$NODE" "$CLI" "${args[@]}" >"$run_dir/suite.log" 2>&1 &
+  (cd "$REPO_ROOT" && exec timeout -k 10 "$RUN_CAP" "$NODE" "$CLI" "${args[@]}") >"$run_dir/suite.log" 2>&1 &
   SUITE_PID=$!
   rc=0; wait "$SUITE_PID" || rc=$?
   SUITE_PID=""

@@ -53,6 +53,67 @@ fn collect(schema: &Value, path: &mut Vec<String>, found: &mut Vec<ParamHeader>)
     }
 }
 
+/// Why `input_schema`'s `x-mcp-header` annotations make its tool invalid (clients drop such
+/// tools), if they do: a name that is empty, not an RFC 9110 token or repeated
+/// (case-insensitively); an annotation on a property that is not `string`, `integer` or
+/// `boolean`, or one not reached from the root through `properties` alone.
+pub(crate) fn invalid_annotations(input_schema: &Value) -> Option<String> {
+    let mut seen = Vec::new();
+    check(input_schema, true, &mut seen)
+}
+
+fn check(schema: &Value, through_properties: bool, seen: &mut Vec<String>) -> Option<String> {
+    match schema {
+        Value::Object(object) => {
+            if let Some(annotation) = object.get("x-mcp-header") {
+                let name = annotation.as_str().unwrap_or_default();
+                if !through_properties {
+                    return Some(format!(
+                        "x-mcp-header {name:?} is not on a property reached through `properties`"
+                    ));
+                }
+                if name.is_empty() || !name.bytes().all(is_tchar) {
+                    return Some(format!(
+                        "x-mcp-header {annotation} is not a header name token"
+                    ));
+                }
+                if seen.iter().any(|other| other.eq_ignore_ascii_case(name)) {
+                    return Some(format!("x-mcp-header {name:?} is used twice"));
+                }
+                if !matches!(
+                    object.get("type").and_then(Value::as_str),
+                    Some("string" | "integer" | "boolean")
+                ) {
+                    return Some(format!("x-mcp-header {name:?} is on a property that is not a string, integer or boolean"));
+                }
+                seen.push(name.to_owned());
+            }
+            for (key, value) in object {
+                let reason = if key == "properties" {
+                    value.as_object().and_then(|properties| {
+                        properties
+                            .values()
+                            .find_map(|property| check(property, through_properties, seen))
+                    })
+                } else {
+                    check(value, false, seen)
+                };
+                if reason.is_some() {
+                    return reason;
+                }
+            }
+            None
+        }
+        Value::Array(items) => items.iter().find_map(|item| check(item, false, seen)),
+        _ => None,
+    }
+}
+
+/// RFC 9110 `tchar`.
+fn is_tchar(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+}
+
 /// The `Mcp-Param-*` headers for `arguments`: one per annotation whose argument is present
 /// and a string, integer or boolean (null or absent means no header).
 pub(crate) fn param_header_values(
@@ -90,6 +151,58 @@ pub(crate) fn param_header_values(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn invalid_annotations_are_found_anywhere_in_the_schema() {
+        let valid = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "nested": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}}});
+        assert_eq!(invalid_annotations(&valid), None);
+        for (property, why) in [
+            (
+                json!({"type": "string", "x-mcp-header": ""}),
+                "not a header name token",
+            ),
+            (
+                json!({"type": "string", "x-mcp-header": "A B"}),
+                "not a header name token",
+            ),
+            (
+                json!({"type": "string", "x-mcp-header": "A:B"}),
+                "not a header name token",
+            ),
+            (
+                json!({"type": "string", "x-mcp-header": "Région"}),
+                "not a header name token",
+            ),
+            (
+                json!({"type": "string", "x-mcp-header": 7}),
+                "not a header name token",
+            ),
+            (
+                json!({"type": "number", "x-mcp-header": "N"}),
+                "not a string, integer or boolean",
+            ),
+            (
+                json!({"type": "object", "x-mcp-header": "O"}),
+                "not a string, integer or boolean",
+            ),
+            (
+                json!({"type": "string", "x-mcp-header": "REGION"}),
+                "used twice",
+            ),
+        ] {
+            let schema = json!({"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"}, "other": property}});
+            let reason = invalid_annotations(&schema).unwrap_or_default();
+            assert!(reason.contains(why), "{schema}: {reason}");
+        }
+        let in_items = json!({"type": "object", "properties": {"list": {"type": "array",
+            "items": {"type": "string", "x-mcp-header": "Item"}}}});
+        assert!(invalid_annotations(&in_items)
+            .unwrap()
+            .contains("not on a property"));
+    }
 
     #[test]
     fn values_that_are_not_plain_ascii_are_base64() {

@@ -86,22 +86,22 @@ impl Http {
         })
     }
 
-    /// GETs the rest of a broken stream: `Last-Event-ID: last_event_id`, `extra` naming the
-    /// session. The answer is read like a POST's.
-    pub(crate) async fn resume(
+    /// GETs an SSE stream of the session `extra` names: its standalone stream, or with
+    /// `last_event_id` the rest of a broken one. The answer is read like a POST's.
+    pub(crate) async fn get_stream(
         &self,
-        last_event_id: &str,
+        last_event_id: Option<&str>,
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<Messages, ClientError> {
-        let last_event_id = HeaderValue::try_from(last_event_id).map_err(|_| {
-            ClientError::Protocol(format!(
-                "an event id that is no header value: {last_event_id:?}"
-            ))
-        })?;
         let mut request = self.request(Method::GET, Vec::new(), extra)?;
         let headers = request.headers_mut();
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        headers.insert(HeaderName::from_static("last-event-id"), last_event_id);
+        if let Some(id) = last_event_id {
+            let id = HeaderValue::try_from(id).map_err(|_| {
+                ClientError::Protocol(format!("an event id that is no header value: {id:?}"))
+            })?;
+            headers.insert(HeaderName::from_static("last-event-id"), id);
+        }
         let response = self.send(request).await?;
         let (parts, body) = response.into_parts();
         let sse = parts

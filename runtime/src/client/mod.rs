@@ -32,11 +32,14 @@ mod handler;
 mod headers;
 mod http;
 mod sse;
+mod standalone;
 
 pub use error::ClientError;
 pub use handler::ClientHandler;
 
-use self::headers::{header_value, param_header_values, param_headers, ParamHeader};
+use self::headers::{
+    header_value, invalid_annotations, param_header_values, param_headers, ParamHeader,
+};
 use self::http::{Http, Reply};
 use crate::jsonrpc::{
     RpcError, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
@@ -163,6 +166,7 @@ impl ClientBuilder {
             log_level: Mutex::new(None),
             tool_headers: Mutex::new(HashMap::new()),
             tools_listed: AtomicBool::new(false),
+            standalone: None,
         };
         if self.era != Era::Legacy {
             match client.request("server/discover", json!({})).await {
@@ -184,6 +188,17 @@ impl ClientBuilder {
         client.initialize().await?;
         Ok(client)
     }
+}
+
+/// Whether `error` refuses the protocol version while its `data.supported` lists the one this
+/// client sent (`-32022`).
+fn version_refused_but_supported(error: &RpcError) -> bool {
+    error.code == crate::jsonrpc::UNSUPPORTED_VERSION
+        && error
+            .data
+            .as_ref()
+            .and_then(|data| data["supported"].as_array())
+            .is_some_and(|supported| supported.iter().any(|v| v == STATELESS_VERSION))
 }
 
 /// Whether a `DiscoverResult` lists the stateless revision.
@@ -250,6 +265,17 @@ pub struct Client {
     tool_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     /// Whether every page of `tools/list` has been read (so an unknown tool has none).
     tools_listed: AtomicBool,
+    /// The session's standalone stream, read in the background (legacy era with a session).
+    standalone: Option<AbortOnDrop>,
+}
+
+/// A background task stopped when its owner goes.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl Client {
@@ -309,16 +335,19 @@ impl Client {
     }
 
     /// One page of `tools/list`.
+    /// A tool whose `x-mcp-header` annotations are invalid is left out, as the specification
+    /// asks of clients (with a warning naming it).
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page, ClientError> {
-        let page = self.list_page("tools/list", "tools", cursor).await?;
-        self.remember_tools(&page.items);
+        let mut page = self.list_page("tools/list", "tools", cursor).await?;
+        page.items = self.remember_tools(page.items);
         Ok(page)
     }
 
-    /// Every tool, following `nextCursor` to the last page.
+    /// Every tool, following `nextCursor` to the last page (those with invalid `x-mcp-header`
+    /// annotations left out).
     pub async fn list_tools_all(&self) -> Result<Vec<Value>, ClientError> {
         let tools = self.list_all("tools/list", "tools").await?;
-        self.remember_tools(&tools);
+        let tools = self.remember_tools(tools);
         self.tools_listed.store(true, Ordering::Relaxed);
         Ok(tools)
     }
@@ -427,7 +456,8 @@ impl Client {
     }
 
     /// Ends a legacy session with DELETE (nothing to do in 2026-07-28).
-    pub async fn close(self) -> Result<(), ClientError> {
+    pub async fn close(mut self) -> Result<(), ClientError> {
+        self.standalone.take();
         if let State::Legacy {
             session: Some(_), ..
         } = &self.state
@@ -455,8 +485,19 @@ impl Client {
                 .await
                 .map(|(_, result)| result);
         }
+        let mut retried = false;
         for _ in 0..MAX_INPUT_ROUNDS {
-            let (_, result) = self.exchange(method, &params).await?;
+            let (_, result) = match self.exchange(method, &params).await {
+                // The server refused the version it lists as supported (a restart or another
+                // instance in between): the same request once more.
+                Err(ClientError::Rpc(error))
+                    if !retried && version_refused_but_supported(&error) =>
+                {
+                    retried = true;
+                    self.exchange(method, &params).await?
+                }
+                answered => answered?,
+            };
             if result["resultType"] != "input_required" {
                 return Ok(result);
             }
@@ -547,7 +588,7 @@ impl Client {
                             let wait = retry_ms.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS);
                             tokio::time::sleep(Duration::from_millis(wait)).await;
                             let headers = self.era_headers(method, &Value::Null);
-                            messages = self.http.resume(&last_event_id, &headers).await?;
+                            messages = self.http.get_stream(Some(&last_event_id), &headers).await?;
                             continue;
                         }
                         (_, Err(error)) => return Err(error),
@@ -596,21 +637,8 @@ impl Client {
             // 2026-07-28 forbids them; there is nobody to answer.
             return Ok(());
         }
-        let reply = match handler::answer(&*self.handler, method, params).await {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-        };
         let headers = self.era_headers("", &Value::Null);
-        match self
-            .http
-            .post(reply.to_string().into_bytes(), &headers)
-            .await?
-        {
-            (_, Reply::Accepted) => Ok(()),
-            (_, Reply::Messages(_)) => Err(ClientError::Protocol(format!(
-                "the answer to the server's {method} was not accepted with 202"
-            ))),
-        }
+        standalone::answer(&self.http, &*self.handler, &headers, method, id, params).await
     }
 
     /// `params` with the 2026-07-28 `_meta` (version, capabilities, client info, log level)
@@ -734,11 +762,26 @@ impl Client {
             .post(note.to_string().into_bytes(), &headers)
             .await?
         {
-            (_, Reply::Accepted) => Ok(()),
-            (_, Reply::Messages(_)) => Err(ClientError::Protocol(
-                "notifications/initialized was not accepted with 202".into(),
-            )),
+            (_, Reply::Accepted) => {}
+            (_, Reply::Messages(_)) => {
+                return Err(ClientError::Protocol(
+                    "notifications/initialized was not accepted with 202".into(),
+                ))
+            }
         }
+        // What the server sends outside any call arrives on the session's GET stream.
+        if headers.iter().any(|(name, _)| name == "mcp-session-id") {
+            if let Ok(opened) = standalone::open(&self.http, &headers).await {
+                let listener = tokio::spawn(standalone::listen(
+                    self.http.clone(),
+                    self.handler.clone(),
+                    headers,
+                    opened,
+                ));
+                self.standalone = Some(AbortOnDrop(listener));
+            }
+        }
+        Ok(())
     }
 
     async fn list_page(
@@ -790,13 +833,20 @@ impl Client {
         )))
     }
 
-    fn remember_tools(&self, tools: &[Value]) {
+    /// Keeps the header annotations of `tools` and returns the valid ones.
+    fn remember_tools(&self, tools: Vec<Value>) -> Vec<Value> {
         let mut known = self.tool_headers.lock().unwrap();
+        let mut valid = Vec::with_capacity(tools.len());
         for tool in tools {
-            if let Some(name) = tool["name"].as_str() {
-                known.insert(name.to_owned(), param_headers(&tool["inputSchema"]));
+            let name = tool["name"].as_str().unwrap_or_default();
+            if let Some(reason) = invalid_annotations(&tool["inputSchema"]) {
+                tracing::warn!(tool = name, %reason, "a tool with invalid x-mcp-header annotations is left out");
+                continue;
             }
+            known.insert(name.to_owned(), param_headers(&tool["inputSchema"]));
+            valid.push(tool);
         }
+        valid
     }
 }
 

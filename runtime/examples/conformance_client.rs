@@ -1,0 +1,156 @@
+//! The client the official conformance suite drives in client mode
+//! (`conformance/run.sh --client-cmd`): `npx @modelcontextprotocol/conformance client
+//! --command "<this binary>"` starts a scenario server and runs this with its URL as the last
+//! argument, the scenario in `MCP_CONFORMANCE_SCENARIO` and the revision in
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION`.
+//!
+//! What it does is what an application does with `mcp_runtime::client`: connect in the era the
+//! revision names (a session up to 2025-11-25, stateless at 2026-07-28), list the tools, call
+//! each with arguments its input schema asks for, answer the server's requests (elicitation
+//! with the form's defaults, sampling, roots), close. One scenario asks for more: a tool
+//! taking a `schema` object (`json_schema_echo`) is given another tool's input schema as the
+//! client holds it, which shows that the client kept it as published.
+//!
+//! ```text
+//! cargo build -p mcp-runtime --features client --example conformance_client
+//! MCP_CONFORMANCE_PROTOCOL_VERSION=2025-11-25 target/debug/examples/conformance_client URL
+//! ```
+
+use mcp_runtime::client::{Client, ClientError, ClientHandler, Era};
+use mcp_runtime::{BoxFuture, RpcError};
+use serde_json::{json, Map, Value};
+use std::process::ExitCode;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    // The client's own logs (RUST_LOG=debug, say) go to stderr, which the suite prints.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .init();
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance_client URL (the suite appends it)");
+        return ExitCode::from(2);
+    };
+    let version = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default();
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let era = match version.as_str() {
+        "2026-07-28" => Era::Stateless,
+        "" => Era::Auto,
+        _ => Era::Legacy,
+    };
+    match run(&url, era).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("conformance_client ({scenario}, {version}): {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(url: &str, era: Era) -> Result<(), ClientError> {
+    let client = Client::builder(url)
+        .era(era)
+        .client_info("mcp-codegen-conformance-client", env!("CARGO_PKG_VERSION"))
+        .handler(User)
+        .connect()
+        .await?;
+    let tools = client.list_tools_all().await?;
+    for tool in &tools {
+        let Some(name) = tool["name"].as_str() else {
+            continue;
+        };
+        let arguments = match echoed_schema(tool, &tools) {
+            Some(schema) => json!({"schema": schema}),
+            None => arguments_for(&tool["inputSchema"]),
+        };
+        match client.call_tool(name, arguments).await {
+            // A tool's own error, or the server's JSON-RPC error, is an answer: the client
+            // did its part.
+            Ok(_) | Err(ClientError::Tool(_)) => {}
+            Err(ClientError::Rpc(error)) => eprintln!("tools/call {name}: {error:?}"),
+            Err(error) => return Err(error),
+        }
+    }
+    client.close().await
+}
+
+/// For a tool whose only input is a `schema` object, the input schema of the first other tool.
+fn echoed_schema<'a>(tool: &Value, tools: &'a [Value]) -> Option<&'a Value> {
+    let properties = tool["inputSchema"]["properties"].as_object()?;
+    if properties.len() != 1 || properties.get("schema")?["type"] != "object" {
+        return None;
+    }
+    tools
+        .iter()
+        .find(|other| other["name"] != tool["name"])
+        .map(|other| &other["inputSchema"])
+}
+
+/// Arguments an input schema accepts: each required property (and each with a default) given
+/// its default, else a value of its type.
+fn arguments_for(schema: &Value) -> Value {
+    let mut arguments = Map::new();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(properties) = schema["properties"].as_object() {
+        for (name, property) in properties {
+            if let Some(default) = property.get("default") {
+                arguments.insert(name.clone(), default.clone());
+            } else if required.contains(&name.as_str()) {
+                arguments.insert(name.clone(), example_of(property));
+            }
+        }
+    }
+    Value::Object(arguments)
+}
+
+/// A value `schema` accepts, for the simple schemas tools declare.
+fn example_of(schema: &Value) -> Value {
+    if let Some(constant) = schema.get("const") {
+        return constant.clone();
+    }
+    if let Some(first) = schema["enum"].as_array().and_then(|values| values.first()) {
+        return first.clone();
+    }
+    match schema["type"].as_str() {
+        Some("number") => json!(2.5),
+        Some("integer") => json!(2),
+        Some("boolean") => json!(true),
+        Some("array") => json!([]),
+        Some("object") => arguments_for(schema),
+        // Not plain ASCII, so that header values take their base64 form too.
+        _ => json!("conformance ✓"),
+    }
+}
+
+/// The user and model behind the client: accepts every elicitation with the form's defaults,
+/// answers sampling with a fixed message, and has one root.
+struct User;
+
+impl ClientHandler for User {
+    fn capabilities(&self) -> Value {
+        json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {"listChanged": true}})
+    }
+
+    fn elicit<'a>(&'a self, params: &'a Value) -> BoxFuture<'a, Result<Value, RpcError>> {
+        Box::pin(async move {
+            let content = arguments_for(&params["requestedSchema"]);
+            Ok(json!({"action": "accept", "content": content}))
+        })
+    }
+
+    fn create_message<'a>(&'a self, _: &'a Value) -> BoxFuture<'a, Result<Value, RpcError>> {
+        Box::pin(async {
+            Ok(json!({"role": "assistant", "model": "conformance-client",
+                      "content": {"type": "text", "text": "Hello from the conformance client"},
+                      "stopReason": "endTurn"}))
+        })
+    }
+
+    fn list_roots(&self) -> BoxFuture<'_, Result<Value, RpcError>> {
+        Box::pin(async { Ok(json!({"roots": [{"uri": "file:///tmp", "name": "tmp"}]})) })
+    }
+}
