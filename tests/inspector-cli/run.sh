@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The MCP Inspector's CLI against our servers: installs @modelcontextprotocol/inspector 2.12.0
 # (./package.json + ./package-lock.json, `npm ci`, into
-# ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-inspector-cli/inspector-<hash of the lock>, so an
+# ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-inspector-cli/<hash of the lock>, so an
 # unchanged lock is never refetched; it needs Node >= 22.19, the conformance cache's Node
 # 22.23.5 when the system's is older), then runs cli.mjs: `mcp-inspector --cli --format json`
 # with --method initialize, tools/list --strict, tools/call (--tool-arg, --tool-args-json),
@@ -29,16 +29,10 @@ conformance_env || exit 1
 node=$CONFORMANCE_NODE
 export PATH="$(dirname "$node"):$PATH"   # the CLI's `#!/usr/bin/env node` is this Node too
 
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-inspector-cli"
-dir="$cache/inspector-$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
-if [ ! -f "$dir/.installed" ] || [ ! -x "$dir/node_modules/.bin/mcp-inspector" ]; then
-  command -v npm >/dev/null || { echo "error: npm not found (needed for the first install into $dir)" >&2; exit 1; }
-  echo "installing the MCP Inspector (npm ci from $here/package-lock.json) into $dir" >&2
-  rm -rf "$dir" && mkdir -p "$dir"
-  cp "$here/package.json" "$here/package-lock.json" "$dir/"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 || { echo "error: npm ci in $dir failed" >&2; exit 1; }
-  touch "$dir/.installed"   # last, so an interrupted install is redone
-fi
+# shellcheck source=../lib/npm.sh
+. "$root/tests/lib/npm.sh"
+npm_install inspector-cli "$here" node_modules/.bin/mcp-inspector
+dir="$npm_dir"
 
 # shellcheck source=../lib/servers.sh
 . "$root/tests/lib/servers.sh"

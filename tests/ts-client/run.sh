@@ -5,7 +5,7 @@
 #     older; no 2026-07-28): `conformance/run.sh --install-only` installs (or finds) it and
 #     Node >= 22 in the conformance cache, and this script uses the same ones;
 #   - v2, @modelcontextprotocol/client 2.4.0 (./package.json + ./package-lock.json, `npm ci`, into
-#     ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-ts-client/client-<hash of the lock>, so an
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-ts-client/<hash of the lock>, so an
 #     unchanged lock is never refetched), with versionNegotiation mode 'auto': 2026-07-28.
 # Runs client.mjs's scenarios with each: the everything server over Streamable HTTP
 # (StreamableHTTPClientTransport) and over stdio (StdioClientTransport spawns it with --stdio),
@@ -29,17 +29,10 @@ done
 conformance_env || exit 1
 node=$CONFORMANCE_NODE sdk=$CONFORMANCE_SDK
 
-cache="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-ts-client"
-dir="$cache/client-$(cat "$here/package.json" "$here/package-lock.json" | sha256sum | cut -c1-12)"
-if [ ! -f "$dir/.installed" ] || [ ! -f "$dir/node_modules/@modelcontextprotocol/client/package.json" ]; then
-  command -v npm >/dev/null || { echo "error: npm not found (needed for the first install into $dir)" >&2; exit 1; }
-  echo "installing @modelcontextprotocol/client (npm ci from $here/package-lock.json) into $dir" >&2
-  rm -rf "$dir" && mkdir -p "$dir"
-  cp "$here/package.json" "$here/package-lock.json" "$dir/"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2 || { echo "error: npm ci in $dir failed" >&2; exit 1; }
-  touch "$dir/.installed"   # last, so an interrupted install is redone
-fi
-v2="$dir/node_modules/@modelcontextprotocol/client"
+# shellcheck source=../lib/npm.sh
+. "$root/tests/lib/npm.sh"
+npm_install ts-client "$here" node_modules/@modelcontextprotocol/client/package.json
+v2="$npm_dir/node_modules/@modelcontextprotocol/client"
 
 # shellcheck source=../lib/servers.sh
 . "$root/tests/lib/servers.sh"

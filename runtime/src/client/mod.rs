@@ -212,6 +212,8 @@ fn lists_stateless(discover: &Value) -> bool {
 fn unknown_to_server(error: &ClientError) -> bool {
     match error {
         ClientError::Rpc(error) => [
+            // The TypeScript SDK's legacy servers: "Bad Request: Server not initialized".
+            crate::jsonrpc::SERVER_ERROR,
             METHOD_NOT_FOUND,
             INVALID_REQUEST,
             INVALID_PARAMS,
