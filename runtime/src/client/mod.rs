@@ -773,7 +773,11 @@ impl Client {
         }
         // What the server sends outside any call arrives on the session's GET stream.
         if headers.iter().any(|(name, _)| name == "mcp-session-id") {
-            if let Ok(opened) = standalone::open(&self.http, &headers).await {
+            // Bounded: a proxy that holds the response headers back must not hold `connect`.
+            let opened = tokio::time::timeout(self.timeout, standalone::open(&self.http, &headers))
+                .await
+                .unwrap_or(Ok(None));
+            if let Ok(opened) = opened {
                 let listener = tokio::spawn(standalone::listen(
                     self.http.clone(),
                     self.handler.clone(),
