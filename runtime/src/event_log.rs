@@ -17,7 +17,7 @@
 use serde::{Deserialize, Serialize};
 use std::sync::Weak;
 
-use crate::dispatch::BoxFuture;
+use crate::future::BoxFuture;
 use crate::session::StoreError;
 
 /// What a standalone stream carries: a notification meant for every session (list changes),

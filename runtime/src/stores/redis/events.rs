@@ -13,8 +13,8 @@ use ::redis::aio::{ConnectionManager, MultiplexedConnection};
 use ::redis::{AsyncConnectionConfig, Client, RedisError, Value};
 
 use super::TIMEOUT;
-use crate::dispatch::BoxFuture;
 use crate::event_log::{Broadcast, EventLog, LogDeliver, Logged, ReplayError};
+use crate::future::BoxFuture;
 use crate::session::StoreError;
 
 /// How many entries the stream keeps, at least (trimming is approximate, so a few more): a
