@@ -6,6 +6,8 @@
 #                           20,000 sessions on 64 connections (ROUNDS fresh processes each)
 #   bench/run.sh --smoke    1 round, 1 s per run, 64 connections, 1,000 sessions; exits
 #                           non-zero if any server answers wrongly
+#   (both end with the clients: ours and rmcp's, each one's own CPU per tools/call against our
+#   server, client-load)
 #   BENCH_REDIS=1 ...       also rows of our server with its stores in Redis (`--features redis`,
 #                           `--redis`, a redis-server of its own on 127.0.0.1: the Debian package
 #                           must be installed), each beside the memory row it repeats, and the
@@ -298,6 +300,37 @@ if [[ -n $REDIS ]]; then
   echo
   echo "Redis commands per session created (initialize + notifications/initialized), ours with Redis stores: $(awk -v c="${SESSION_COMMANDS:-0}" -v n=$((RATE_N * ROUNDS)) 'BEGIN { printf "%.2f", c/n }')"
 fi
+
+# Clients: each client's own CPU per tools/call (client-load, on core 1) against our server (on
+# core 0), in turn, ROUNDS rounds.
+CLIENT_CALLS=$([[ $SMOKE == 1 ]] && echo 2000 || echo 20000)
+CLIENTS=$WORK/clients
+: >"$CLIENTS"
+port=$((BASE_PORT + i)); i=$((i + 1))
+start "c$i" "$port" "$BIN/bench-server"
+for round in $(seq "$ROUNDS"); do
+  for client in ours rmcp; do
+    out=$("${LOAD_CPU[@]}" "$BIN/client-load" --addr "127.0.0.1:$port" --client "$client" --calls "$CLIENT_CALLS") || {
+      echo "FAIL: client-load --client $client" >&2; FAILED=1; continue; }
+    echo "round $round  client $client  $out" >&2
+    echo "$client|$(sed -n 's/.*cpu_us_per_call=\([0-9.]*\).*/\1/p' <<<"$out")|$(sed -n 's/.*calls_per_sec=\([0-9]*\).*/\1/p' <<<"$out")" >>"$CLIENTS"
+  done
+done
+kill "$PID"; PIDS=()
+echo
+echo "## Clients: a client's own CPU per tools/call ($CLIENT_CALLS calls in a row, one session, against ours; $ROUNDS round(s); median (min–max))"
+echo
+echo "| client | CPU µs/call (client process) | calls/s |"
+echo "|---|---:|---:|"
+for client in ours rmcp; do
+  name=$([[ $client == ours ]] && echo "ours (mcp_runtime::client)" || echo "rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')")
+  cpu=$(awk -F'|' -v k="$client" '$1==k { x[++m]=$2+0 } END { if (!m) { printf "-"; exit }
+    for (i=1;i<=m;i++) for (j=i+1;j<=m;j++) if (x[j]<x[i]) { t=x[i]; x[i]=x[j]; x[j]=t }
+    med=(m%2) ? x[(m+1)/2] : (x[m/2]+x[m/2+1])/2; if (m>1) printf "%.1f (%.1f–%.1f)", med, x[1], x[m]; else printf "%.1f", med }' "$CLIENTS")
+  rate=$(awk -F'|' -v k="$client" '$1==k { s+=$3; m++ } END { if (m) printf "%.0f", s/m; else printf "-" }' "$CLIENTS")
+  echo "| $name | $cpu | $rate |"
+done
+
 [[ $FAILED == 0 ]] || exit 1
 echo
 echo "bench/run.sh$([[ $SMOKE == 1 ]] && echo ' --smoke'): $(($(date +%s) - BUILT)) s after the build" >&2
