@@ -44,12 +44,8 @@ async fn main() -> Result<()> {
 async fn ours(url: &str, calls: usize) -> Result<(f64, f64)> {
     use mcp_runtime::client::{Client, Era};
     let client = Client::builder(url).era(Era::Legacy).connect().await?;
-    let call = || client.call_tool("echo", json!({"text": "hello"}));
-    for _ in 0..WARMUP {
-        call().await?;
-    }
     let measured = measure(calls, || async {
-        call().await?;
+        client.call_tool("echo", json!({"text": "hello"})).await?;
         Ok(())
     })
     .await?;
@@ -68,13 +64,13 @@ async fn rmcp(url: &str, calls: usize) -> Result<(f64, f64)> {
         Implementation::new("client-load", "1"),
     );
     let client = info.serve(transport).await?;
-    let arguments = json!({"text": "hello"}).as_object().cloned().unwrap_or_default();
-    let call = || client.call_tool(CallToolRequestParams::new("echo").with_arguments(arguments.clone()));
-    for _ in 0..WARMUP {
-        call().await?;
-    }
+    let arguments = json!({"text": "hello"})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
     let measured = measure(calls, || async {
-        call().await?;
+        let params = CallToolRequestParams::new("echo").with_arguments(arguments.clone());
+        client.call_tool(params).await?;
         Ok(())
     })
     .await?;
@@ -82,12 +78,16 @@ async fn rmcp(url: &str, calls: usize) -> Result<(f64, f64)> {
     Ok(measured)
 }
 
-/// Runs `call` `calls` times in a row: (CPU µs of this process, wall seconds).
+/// Runs `call` [`WARMUP`] times, then `calls` times in a row measured: (CPU µs of this
+/// process, wall seconds).
 async fn measure<F, Fut>(calls: usize, call: F) -> Result<(f64, f64)>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<()>>,
 {
+    for _ in 0..WARMUP {
+        call().await?;
+    }
     let cpu_before = cpu_ticks()?;
     let started = Instant::now();
     for _ in 0..calls {
