@@ -124,15 +124,9 @@ fn relay_stream(
         }
         streams.open_get(Some(&format!("{stream}-{after}")), connection)
     };
-    let publish = |part: RelayPart| {
-        bus.publish(BusEvent::StreamRelayed {
-            relay: relay.to_string(),
-            part,
-        });
-    };
     match resumed {
-        Ok(replay) => publish(RelayPart::Events { sse: text(&replay) }),
-        Err(ResumeError::Lost) => return publish(RelayPart::Lost),
+        Ok(replay) => publish(&**bus, relay, RelayPart::Events { sse: text(&replay) }),
+        Err(ResumeError::Lost) => return publish(&**bus, relay, RelayPart::Lost),
         // Issued here, but the sequence number is not one of this session's.
         Err(ResumeError::Unknown) => return,
     }
@@ -142,21 +136,24 @@ fn relay_stream(
     );
     let (bus, relay) = (bus.clone(), relay.to_string());
     tokio::spawn(async move {
-        let publish = |part: RelayPart| {
-            bus.publish(BusEvent::StreamRelayed {
-                relay: relay.clone(),
-                part,
-            });
-        };
         while let Some(delivery) = deliveries.recv().await {
-            match delivery {
-                Delivery::Frame(frame) => publish(RelayPart::Events { sse: text(&frame) }),
-                Delivery::End => return publish(RelayPart::End),
-                Delivery::Detach => return publish(RelayPart::Detach),
-            }
+            let part = match delivery {
+                Delivery::Frame(frame) => RelayPart::Events { sse: text(&frame) },
+                Delivery::End => return publish(&*bus, &relay, RelayPart::End),
+                Delivery::Detach => return publish(&*bus, &relay, RelayPart::Detach),
+            };
+            publish(&*bus, &relay, part);
         }
         // The connection was cut (another resumption took the stream): let the client go.
-        publish(RelayPart::Detach);
+        publish(&*bus, &relay, RelayPart::Detach);
+    });
+}
+
+/// Publishes the next `part` of the stream relayed under `relay`.
+fn publish(bus: &dyn Bus, relay: &str, part: RelayPart) {
+    bus.publish(BusEvent::StreamRelayed {
+        relay: relay.to_string(),
+        part,
     });
 }
 
