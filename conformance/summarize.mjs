@@ -2,7 +2,7 @@
 //
 // Helper of run.sh: counts the checks of one conformance run and prints its report.
 //   * RUN_DIR/server-<scenario>-<ISO stamp>/checks.json: one file per scenario, written by the suite
-//     (`-o RUN_DIR`). Statuses: SUCCESS = passed, FAILURE = failed, WARNING = warning; INFO and
+//     (`-o RUN_DIR`); RUN_DIR/auth/<name>-<ISO stamp>/checks.json for `auth/<name>`. Statuses: SUCCESS = passed, FAILURE = failed, WARNING = warning; INFO and
 //     SKIPPED are not counted (the suite's own `Total:` line counts the same way).
 //   * RUN_DIR/suite.log: the suite's stdout+stderr. Used (a) for scenarios that crashed before writing
 //     a checks.json (the suite then reports a synthetic FAILURE in its SUMMARY only), (b) for the
@@ -26,11 +26,20 @@ let passed = 0, failed = 0, warnings = 0;
 const failures = [];   // `scenario:check-id — message`
 const warns = [];
 const seen = new Set(); // scenarios that wrote a checks.json
-for (const entry of fs.readdirSync(runDir, { withFileTypes: true })) {
-  const file = path.join(runDir, entry.name, 'checks.json');
-  if (!entry.isDirectory() || !fs.existsSync(file)) continue;
+// A scenario's folder is RUN_DIR/<kind>-<scenario>-<stamp>, or one level deeper for a scenario
+// whose name has a slash: `auth/metadata-default` writes RUN_DIR/auth/metadata-default-<stamp>.
+function* scenarioDirs(dir, prefix, depth) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const sub = path.join(dir, entry.name);
+    if (fs.existsSync(path.join(sub, 'checks.json'))) yield [sub, prefix + entry.name];
+    else if (depth > 0) yield* scenarioDirs(sub, `${prefix}${entry.name}/`, depth - 1);
+  }
+}
+for (const [dir, rel] of scenarioDirs(runDir, '', 1)) {
+  const file = path.join(dir, 'checks.json');
   // server-<scenario>-2025-01-02T03-04-05-678Z  ->  <scenario>
-  const scenario = entry.name.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
+  const scenario = rel.replace(/^(server|client)-/, '').replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
   seen.add(scenario);
   let checks;
   try {

@@ -20,6 +20,7 @@ pub struct Builder {
     skills: crate::SkillsSource,
     ref_base: Option<PathBuf>,
     example_tests: Option<String>,
+    output: crate::emit::Output,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -64,6 +65,7 @@ impl Builder {
             skills: crate::SkillsSource::Beside,
             ref_base: None,
             example_tests: None,
+            output: crate::emit::Output::Server,
         }
     }
 
@@ -105,6 +107,22 @@ impl Builder {
         self
     }
 
+    /// Also generates the typed client, `pub mod client` beside the server, sharing its
+    /// `types` (the crate then needs `mcp-runtime` with the `client` feature): one async method
+    /// per tool, prompt, resource and template, typed params in, typed result out.
+    pub fn client(mut self) -> Self {
+        self.output = crate::emit::Output::ServerAndClient;
+        self
+    }
+
+    /// Generates only `types` and the typed client, for a crate that calls the server (as the
+    /// CLI's `--client` does); write it to a file of its own with [`Builder::file_name`] (e.g.
+    /// `mcp_client.rs`).
+    pub fn client_only(mut self) -> Self {
+        self.output = crate::emit::Output::Client;
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -131,6 +149,7 @@ impl Builder {
             skills: self.skills.clone(),
             ref_base: self.ref_base.clone(),
             example_tests: self.example_tests.clone(),
+            output: self.output,
         };
         let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,

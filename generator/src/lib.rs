@@ -45,8 +45,9 @@ pub struct Generated {
     pub document: openrpc::Document,
     /// Warnings (never errors: those fail [`generate`]).
     pub warnings: Diagnostics,
-    /// The server source (types, `Handler` trait, `Server<H>`, descriptors) and the handler
-    /// signatures the scaffold needs.
+    /// The generated source (types, `Handler` trait, `Server<H>`, descriptors, and the typed
+    /// client when [`Options::output`] asks for it) and the handler signatures the scaffold
+    /// needs.
     pub server: emit::Emitted,
     /// The skills bundled into the server (empty without a skills directory).
     pub skills: Vec<skills::Skill>,
@@ -55,6 +56,9 @@ pub struct Generated {
     /// How many example tests the server source holds, when [`Options::example_tests`] asked
     /// for them (the scaffold then adds the `tokio` they run on).
     pub example_tests: Option<usize>,
+    /// The parts generated ([`Options::output`]): the scaffold writes a client crate around
+    /// [`emit::Output::Client`].
+    pub output: emit::Output,
 }
 
 /// Where a contract's skills (the skills extension, [`skills`]) come from.
@@ -82,6 +86,9 @@ pub struct Options {
     /// type (a path from the crate root implementing `Default` and `Handler`, such as
     /// [`emit::examples::DEFAULT_HANDLER`]); the CLI's `--example-tests`.
     pub example_tests: Option<String>,
+    /// The parts to generate: the server (default), the typed client, or both sharing one
+    /// `types` module (the CLI's `--client`, [`Builder::client`]).
+    pub output: emit::Output,
 }
 
 /// Rule id: the `--example-tests` handler is not a Rust type path.
@@ -133,7 +140,7 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut server = emit::emit_with_skills(&document, &bundled, &source_name);
+    let mut server = emit::emit_output(&document, &bundled, &source_name, options.output);
     if let Some(why) = &server.budget_exceeded {
         let root = document.sources.locate(&document.files[0], "");
         let message = format!("{why}: the document is refused rather than generated with those schemas as JSON values");
@@ -148,6 +155,14 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
     let mut example_tests = None;
     if let Some(handler) = &options.example_tests {
         let root = document.sources.locate(&document.files[0], "");
+        if !options.output.server() {
+            let message = "example tests run the server's handler: they need the server, and only the client is generated".to_string();
+            return Err(Diagnostics(vec![Diagnostic::error(
+                RULE_EXAMPLE_HANDLER,
+                root,
+                message,
+            )]));
+        }
         let Ok(handler) = syn::parse_str::<syn::TypePath>(handler) else {
             let message = format!("--example-tests {handler:?} is not a Rust type path such as `crate::handler::App` (the handler type the example tests build with `Default`)");
             return Err(Diagnostics(vec![Diagnostic::error(
@@ -171,5 +186,6 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         skills: bundled,
         skills_dir,
         example_tests,
+        output: options.output,
     })
 }

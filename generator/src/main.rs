@@ -25,6 +25,10 @@ Examples:
   Regenerate after editing the contract (rewrites only src/generated.rs; your files are kept):
       mcp-codegen openrpc.json -o server/
 
+  Generate a typed client crate instead (src/lib.rs, src/generated.rs with the contract's types
+  and a `client::Client` with one async method per tool, prompt, resource and template):
+      mcp-codegen openrpc.json --client -o client/
+
   Test the handler against the contract's examples (then `cargo test` in server/):
       mcp-codegen openrpc.json -o server/ --example-tests
 
@@ -109,6 +113,14 @@ struct Cli {
     )]
     example_tests: Option<String>,
 
+    /// Generate a typed client library instead of a server: `types` and `client::Client`, one
+    /// async method per tool, prompt, resource and resource template of the contract, typed
+    /// params in (checked against the schema before sending), typed result out. The crate
+    /// depends on mcp-runtime with its `client` feature. (From `build.rs`: `Builder::client`
+    /// generates the client beside the server, sharing its types; `Builder::client_only` this.)
+    #[arg(long, conflicts_with_all = ["example_tests", "server_card"])]
+    client: bool,
+
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
@@ -143,6 +155,11 @@ fn main() -> ExitCode {
         skills,
         ref_base: cli.ref_base.clone(),
         example_tests: cli.example_tests.clone(),
+        output: if cli.client {
+            mcp_codegen::emit::Output::Client
+        } else {
+            mcp_codegen::emit::Output::Server
+        },
     };
     let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
         Ok(generated) => generated,

@@ -25,19 +25,27 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// `mcp-codegen <fixture> -o <dir> && cargo build --manifest-path <dir>/Cargo.toml`, for every
-/// valid fixture, with one shared target directory so dependencies build once.
+/// valid fixture, as a server crate and as a typed client crate (`--client`), with one shared
+/// target directory so dependencies build once.
 #[test]
 fn every_valid_fixture_generates_a_crate_that_builds() {
     let root = common::workspace();
     let target = root.join("target/generated-crates");
     let scratch = tempfile::tempdir().unwrap();
-    for (name, fixture) in common::valid_fixtures() {
+    let crates = common::valid_fixtures()
+        .into_iter()
+        .flat_map(|(name, fixture)| {
+            [
+                (name.clone(), fixture.clone(), None),
+                (format!("{name}-client"), fixture, Some("--client")),
+            ]
+        });
+    for (name, fixture, client) in crates {
         let out = scratch.path().join(&name);
-        let generated = generate_into(
-            &fixture,
-            &out,
-            &["--quiet", "--name", &format!("generated-{name}")],
-        );
+        let package = format!("generated-{name}");
+        let mut flags = vec!["--quiet", "--name", &package];
+        flags.extend(client);
+        let generated = generate_into(&fixture, &out, &flags);
         assert!(
             generated.status.success(),
             "{name}: {}",
@@ -58,6 +66,53 @@ fn every_valid_fixture_generates_a_crate_that_builds() {
             text(&build.stderr)
         );
     }
+}
+
+/// `--client`: a library crate (no `main.rs`, no handler) with the runtime's `client` feature,
+/// whose README lists each method the client has, and `--check` that knows it.
+#[test]
+fn client_generates_a_library_crate() {
+    let root = common::workspace();
+    let fixture = root.join("examples/quickstart/openrpc.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("client");
+    let first = generate_into(&fixture, &out, &["--client"]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    for file in ["Cargo.toml", "README.md", "src/lib.rs", "src/generated.rs"] {
+        assert!(out.join(file).is_file(), "{file} was not created");
+    }
+    for file in ["src/main.rs", "src/handler.rs"] {
+        assert!(!out.join(file).exists(), "{file} is a server's");
+    }
+    let manifest = fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(r#"features = ["client"]"#), "{manifest}");
+    let generated = fs::read_to_string(out.join("src/generated.rs")).unwrap();
+    assert!(generated.contains("pub mod client"));
+    assert!(
+        !generated.contains("pub trait Handler"),
+        "the server was generated too"
+    );
+    let readme = fs::read_to_string(out.join("README.md")).unwrap();
+    for line in [
+        "- tool `add`: `client.add(..)`",
+        "- prompt `summarize`: `client.summarize(..)`",
+        "- resource template `notes://notes/{id}`: `client.get_note(..)`",
+    ] {
+        assert!(readme.contains(line), "{line:?} is not in:\n{readme}");
+    }
+    let check = generate_into(&fixture, &out, &["--client", "--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    // The server's generated file is not the client's.
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check.stderr));
+
+    let refused = generate_into(&fixture, &out, &["--client", "--example-tests"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("--example-tests"),
+        "{}",
+        text(&refused.stderr)
+    );
 }
 
 #[test]

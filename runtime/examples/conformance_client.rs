@@ -11,12 +11,20 @@
 //! taking a `schema` object (`json_schema_echo`) is given another tool's input schema as the
 //! client holds it, which shows that the client kept it as published.
 //!
+//! OAuth is always configured (a server that never answers 401 never starts the flow), as
+//! an application would configure it: dynamic registration, or the client ID metadata
+//! document URL the suite expects when the server supports those, or the pre-registered
+//! credentials `MCP_CONFORMANCE_CONTEXT` gives (`client_id`, `client_secret`,
+//! `private_key_pem`, `issuer`); the `auth/client-credentials-*` scenarios are machine
+//! clients (the client credentials grant). The suite's authorization server approves
+//! without a user, so the client follows the authorization URL itself.
+//!
 //! ```text
 //! cargo build -p mcp-runtime --features client --example conformance_client
 //! MCP_CONFORMANCE_PROTOCOL_VERSION=2025-11-25 target/debug/examples/conformance_client URL
 //! ```
 
-use mcp_runtime::client::{Client, ClientError, ClientHandler, Era};
+use mcp_runtime::client::{Client, ClientError, ClientHandler, Era, Grant, OAuth, PreRegistered};
 use mcp_runtime::{BoxFuture, RpcError};
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
@@ -39,7 +47,7 @@ async fn main() -> ExitCode {
         "" => Era::Auto,
         _ => Era::Legacy,
     };
-    match run(&url, era).await {
+    match run(&url, era, oauth(&scenario)).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("conformance_client ({scenario}, {version}): {error}");
@@ -48,9 +56,43 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(url: &str, era: Era) -> Result<(), ClientError> {
+/// The URL of the client's metadata document, the `client_id` the suite expects at servers
+/// that support client ID metadata documents.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth configuration for `scenario`, with the credentials of `MCP_CONFORMANCE_CONTEXT`.
+fn oauth(scenario: &str) -> OAuth {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|context| serde_json::from_str(&context).ok())
+        .unwrap_or(Value::Null);
+    let mut oauth = OAuth::new()
+        .client_name("mcp-codegen-conformance-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    if let Some(client_id) = context["client_id"].as_str() {
+        let mut credentials = PreRegistered::new(client_id);
+        if let Some(secret) = context["client_secret"].as_str() {
+            credentials = credentials.secret(secret);
+        }
+        if let Some(pem) = context["private_key_pem"].as_str() {
+            let algorithm = context["signing_algorithm"].as_str().unwrap_or("ES256");
+            credentials = credentials.private_key_pem(pem, algorithm);
+        }
+        if let Some(issuer) = context["issuer"].as_str() {
+            credentials = credentials.issuer(issuer);
+        }
+        oauth = oauth.pre_registered(credentials);
+    }
+    if scenario.starts_with("auth/client-credentials") {
+        oauth = oauth.grant(Grant::ClientCredentials);
+    }
+    oauth
+}
+
+async fn run(url: &str, era: Era, oauth: OAuth) -> Result<(), ClientError> {
     let client = Client::builder(url)
         .era(era)
+        .oauth(oauth)
         .client_info("mcp-codegen-conformance-client", env!("CARGO_PKG_VERSION"))
         .handler(User)
         .connect()

@@ -1,4 +1,5 @@
-//! Matching a URI against an RFC 6570 template to recover its variables.
+//! Matching a URI against an RFC 6570 template to recover its variables, and the reverse:
+//! expanding a template with values ([`expand`], what a client does before `resources/read`).
 //!
 //! Supports what resource templates use: literal text, `{var}` (simple expansion: one or more
 //! characters other than `/`, `?` and `#`, percent-decoded) and `{+var}` (reserved expansion:
@@ -11,7 +12,7 @@
 //! once, after the whole URI matched, and decoding never fails: an escape that is not one, or
 //! bytes that are not UTF-8, leave the variable as it was written.
 
-use percent_encoding::percent_decode_str;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// The longest URI a template is matched against; longer ones match none.
 pub const MAX_URI_LEN: usize = 8 * 1024;
@@ -155,9 +156,103 @@ fn decode(text: &str) -> String {
     }
 }
 
+/// Characters a simple expansion (`{var}`) writes as they are: RFC 6570's unreserved set.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
+
+/// Characters a reserved expansion (`{+var}`) also writes as they are: RFC 3986's reserved
+/// set, and `%` so that a value's own escapes pass through.
+const RESERVED: &AsciiSet = &UNRESERVED
+    .remove(b':')
+    .remove(b'/')
+    .remove(b'?')
+    .remove(b'#')
+    .remove(b'[')
+    .remove(b']')
+    .remove(b'@')
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'%');
+
+/// Expands `template` with the members of `values`, the inverse of [`match_uri`] for the same
+/// template syntax: a string is percent-encoded (everything but unreserved characters for
+/// `{var}`, reserved ones kept for `{+var}`), a number or boolean written as its JSON. A
+/// variable that is missing or `null` expands to nothing, as RFC 6570 says of undefined ones.
+/// `Err` names a variable whose value is an array or object, or a `{` never closed.
+pub fn expand(
+    template: &str,
+    values: &serde_json::Map<String, serde_json::Value>,
+) -> Result<String, String> {
+    use serde_json::Value;
+    let parts = parse(template)
+        .ok_or_else(|| format!("template {template:?} has a `{{` that is never closed"))?;
+    let mut uri = String::with_capacity(template.len() + 16);
+    for part in parts {
+        match part {
+            Part::Literal(literal) => uri.push_str(literal),
+            Part::Variable { name, reserved } => {
+                let text = match values.get(name) {
+                    None | Some(Value::Null) => continue,
+                    Some(Value::String(text)) => text.clone(),
+                    Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
+                    Some(_) => {
+                        return Err(format!(
+                            "template variable `{name}` is an array or object: only strings, numbers and booleans expand"
+                        ))
+                    }
+                };
+                let set = if reserved { RESERVED } else { UNRESERVED };
+                uri.extend(utf8_percent_encode(&text, set));
+            }
+        }
+    }
+    Ok(uri)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expanding_encodes_and_matching_recovers_the_values() {
+        let values = serde_json::json!({"id": "a b/c", "path": "x/y z", "n": 7, "flag": true});
+        let values = values.as_object().unwrap();
+        let template = "notes://{id}/{+path}?n={n}&f={flag}";
+        let uri = expand(template, values).unwrap();
+        assert_eq!(uri, "notes://a%20b%2Fc/x/y%20z?n=7&f=true");
+        assert_eq!(
+            match_uri(template, &uri),
+            Some(vec![
+                ("id", "a b/c".to_string()),
+                ("path", "x/y z".to_string()),
+                ("n", "7".to_string()),
+                ("flag", "true".to_string()),
+            ])
+        );
+    }
+
+    #[test]
+    fn expanding_skips_undefined_and_refuses_composites() {
+        let values = serde_json::json!({"a": null, "list": [1, 2]});
+        let values = values.as_object().unwrap();
+        assert_eq!(expand("x/{a}{missing}", values).unwrap(), "x/");
+        assert!(expand("x/{list}", values).unwrap_err().contains("`list`"));
+        assert!(expand("x/{open", values)
+            .unwrap_err()
+            .contains("never closed"));
+    }
 
     #[test]
     fn simple_variables() {

@@ -1,6 +1,7 @@
 //! The third-party corpus (`fixtures/third-party/`, listed in its `SOURCES.md`): every public
 //! document generates, with the warnings it is expected to raise (the ways it bends the
-//! specification), and every generated crate builds without a warning.
+//! specification), and every generated crate builds without a warning: the server's, and the
+//! typed client's (`--client`) beside it.
 //!
 //! The crates are members of one cargo workspace (`target/corpus-workspace`) sharing one target
 //! directory, `target/generated-crates`, built with `RUSTFLAGS=-D warnings`: as
@@ -182,17 +183,30 @@ fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
             entry.path, generated.warnings
         );
 
-        let out = dir.join(entry.name);
-        let options = CrateOptions {
-            crate_name: Some(entry.name.to_string()),
-            runtime: RuntimeDependency::Path(root.join("runtime")),
-        };
+        let client = mcp_codegen::generate_with_options(
+            &path,
+            &mcp_codegen::Options {
+                output: mcp_codegen::emit::Output::Client,
+                ..options
+            },
+        )
+        .unwrap_or_else(|errors| panic!("{} (--client):\n{errors}", entry.path));
         let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
-        write_crate(&out, &crate_files(&generated, &file_name, &options)).unwrap();
-        let manifest = out.join("Cargo.toml");
-        let text = fs::read_to_string(&manifest).unwrap();
-        fs::write(&manifest, as_member(&text)).unwrap();
-        members.push(format!("{:?}", entry.name));
+        for (name, generated) in [
+            (entry.name.to_string(), &generated),
+            (format!("{}-client", entry.name), &client),
+        ] {
+            let out = dir.join(&name);
+            let options = CrateOptions {
+                crate_name: Some(name.clone()),
+                runtime: RuntimeDependency::Path(root.join("runtime")),
+            };
+            write_crate(&out, &crate_files(generated, &file_name, &options)).unwrap();
+            let manifest = out.join("Cargo.toml");
+            let text = fs::read_to_string(&manifest).unwrap();
+            fs::write(&manifest, as_member(&text)).unwrap();
+            members.push(format!("{name:?}"));
+        }
     }
     fs::write(
         dir.join("Cargo.toml"),

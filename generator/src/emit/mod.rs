@@ -3,8 +3,10 @@
 //! The output is one file with five parts: `types` (every schema and each method's params),
 //! the `Handler` trait the user implements, `Server<H>` which implements the runtime's
 //! `Dispatch`, `descriptors` (the MCP catalog as precomputed JSON per revision) and `errors`
-//! (a constructor per error the contract declares).
+//! (a constructor per error the contract declares); and, when [`Output`] asks for it, a sixth:
+//! `client`, the typed client ([`client`]), which alone needs only `types`.
 
+mod client;
 mod descriptors;
 pub(crate) mod errors;
 pub mod examples;
@@ -15,6 +17,7 @@ mod plan;
 mod schema_bundle;
 mod server;
 
+pub(crate) use client::method_names as client_method_names;
 pub use descriptors::{descriptor_json, Revision};
 
 use proc_macro2::TokenStream;
@@ -58,6 +61,30 @@ pub struct Signature {
     pub result_type: String,
 }
 
+/// Which parts the generated source holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Output {
+    /// The server: `types`, the `Handler` trait, `Server<H>`, `descriptors` and `errors`.
+    #[default]
+    Server,
+    /// The server and the typed client (`pub mod client`), sharing one `types` module.
+    ServerAndClient,
+    /// `types` and the typed client only: a crate that calls the server.
+    Client,
+}
+
+impl Output {
+    /// Whether the server's parts are emitted.
+    pub fn server(self) -> bool {
+        self != Output::Client
+    }
+
+    /// Whether the typed client is emitted.
+    pub fn client(self) -> bool {
+        self != Output::Server
+    }
+}
+
 /// Generates the server source for `document`. `source_name` is how the header names the
 /// input (a file name, not an absolute path, so output does not depend on where it was run).
 pub fn emit(document: &Document, source_name: &str) -> Emitted {
@@ -71,6 +98,16 @@ pub fn emit_with_skills(
     document: &Document,
     skills: &[crate::skills::Skill],
     source_name: &str,
+) -> Emitted {
+    emit_output(document, skills, source_name, Output::Server)
+}
+
+/// [`emit_with_skills`], with the parts `output` names (the typed client, the server, or both).
+pub fn emit_output(
+    document: &Document,
+    skills: &[crate::skills::Skill],
+    source_name: &str,
+    output: Output,
 ) -> Emitted {
     let mut types = TypeSpace::new();
     let mut warnings = crate::Diagnostics::default();
@@ -110,38 +147,49 @@ pub fn emit_with_skills(
             })
         })
         .collect();
-    // The five top-level parts of the file format independently (prettyplease ends every
-    // top-level item at column 0), so each is built and formatted on its own thread: on large
-    // documents formatting is most of the generation time. Tokens are not `Send`, so every
-    // part builds its tokens on the thread that formats them.
-    let sections: [&Section<'_>; 5] = [
-        &|frame| {
-            let mut items = types.emit_items_checked(&checks);
-            items.extend(checks.emit(&types));
-            types_module(frame.run(Slot::ModuleItems, items))
-        },
-        &|frame| handler::handler_trait(&methods, &types, frame),
-        &|frame| {
-            server::server(
-                &methods,
-                &types,
-                &checks,
-                &document.server,
-                !skills.is_empty(),
-                frame,
-            )
-        },
-        &|_| {
-            let catalog = server::catalog(document, &methods, skills);
-            let bundled = crate::skills::skills_static(skills);
-            descriptors_module(
-                quote!(#catalog #bundled),
-                server::openrpc_document(document),
-                server::server_card(document),
-            )
-        },
-        &|_| errors::errors_module(document),
-    ];
+    // The top-level parts of the file format independently (prettyplease ends every top-level
+    // item at column 0), so each is built and formatted on its own thread: on large documents
+    // formatting is most of the generation time. Tokens are not `Send`, so every part builds
+    // its tokens on the thread that formats them.
+    let types_section = |frame: &mut Frame| {
+        let mut items = types.emit_items_checked(&checks);
+        items.extend(checks.emit(&types));
+        types_module(frame.run(Slot::ModuleItems, items))
+    };
+    let handler_section = |frame: &mut Frame| handler::handler_trait(&methods, &types, frame);
+    let server_section = |frame: &mut Frame| {
+        server::server(
+            &methods,
+            &types,
+            &checks,
+            &document.server,
+            !skills.is_empty(),
+            frame,
+        )
+    };
+    let descriptors_section = |_: &mut Frame| {
+        let catalog = server::catalog(document, &methods, skills);
+        let bundled = crate::skills::skills_static(skills);
+        descriptors_module(
+            quote!(#catalog #bundled),
+            server::openrpc_document(document),
+            server::server_card(document),
+        )
+    };
+    let errors_section = |_: &mut Frame| errors::errors_module(document);
+    let client_section = |_: &mut Frame| client::client_module(&methods, &types, &checks);
+    let mut sections: Vec<&Section<'_>> = vec![&types_section];
+    if output.server() {
+        sections.extend([
+            &handler_section as &Section<'_>,
+            &server_section,
+            &descriptors_section,
+            &errors_section,
+        ]);
+    }
+    if output.client() {
+        sections.push(&client_section);
+    }
     Emitted {
         source: with_header(&format_sections(&sections), source_name),
         signatures,

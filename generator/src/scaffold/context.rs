@@ -50,10 +50,37 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         .iter()
         .map(|s| method(s, Body::NoCompletions, &mut plain))
         .collect();
+    let crate_ident = crate_name.replace('-', "_");
+    // The typed client's methods, for its README: the MCP name and the Rust method.
+    let bound: Vec<(&Signature, &crate::openrpc::McpBinding)> = signatures
+        .iter()
+        .filter_map(|s| {
+            let method = document.methods.iter().find(|m| m.name == s.wire_name)?;
+            Some((s, method.mcp.as_ref()?))
+        })
+        .collect();
+    let client_names =
+        crate::emit::client_method_names(bound.iter().map(|(s, _)| s.fn_name.as_str()));
+    let client_methods: Vec<Value> = bound
+        .iter()
+        .zip(&client_names)
+        .map(|((_, binding), name)| {
+            let call = format!("client.{}(..)", name.trim_start_matches("r#"));
+            safe(format!(
+                "{} {}: {}",
+                binding.kind().as_str().replace('-', " "),
+                markdown::code_span(binding.key()),
+                markdown::code_span(&call)
+            ))
+        })
+        .collect();
     context! {
         crate_name => safe(crate_name),
         source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line()),
+        client_runtime_dependency => safe(options.runtime.toml_line_with_client()),
+        crate_ident => safe(crate_ident),
+        client_methods => client_methods,
         example_tests => generated.example_tests.is_some(),
         uses => plain.uses().map(safe).collect::<Vec<_>>(),
         methods => methods,

@@ -1,5 +1,7 @@
 //! The crate around the generated server (CLI only): `Cargo.toml`, `src/main.rs`,
-//! `src/handler.rs` and `README.md`, rendered from `templates/` with minijinja.
+//! `src/handler.rs` and `README.md`, rendered from `templates/` with minijinja; or, around a
+//! generated client (`--client`), a library: `Cargo.toml`, `src/lib.rs` and `README.md` from
+//! `templates/client/`.
 //!
 //! Ownership decides what a run may touch: generated files are rewritten on every run; the
 //! files the user owns are created once and never overwritten.
@@ -65,6 +67,17 @@ impl RuntimeDependency {
             }
         }
     }
+
+    /// [`RuntimeDependency::toml_line`] with the runtime's `client` feature on.
+    fn toml_line_with_client(&self) -> String {
+        let source = match self {
+            RuntimeDependency::Path(path) => {
+                format!("path = {}", toml_string(&path.display().to_string()))
+            }
+            RuntimeDependency::Version(version) => format!("version = {}", toml_string(version)),
+        };
+        format!("mcp-runtime = {{ {source}, features = [\"client\"] }}")
+    }
 }
 
 /// Options of the generated crate.
@@ -81,8 +94,12 @@ const CARGO_TOML: &str = include_str!("../../../templates/Cargo.toml.j2");
 const MAIN_RS: &str = include_str!("../../../templates/main.rs.j2");
 const HANDLER_RS: &str = include_str!("../../../templates/handler.rs.j2");
 const README_MD: &str = include_str!("../../../templates/README.md.j2");
+const CLIENT_CARGO_TOML: &str = include_str!("../../../templates/client/Cargo.toml.j2");
+const CLIENT_LIB_RS: &str = include_str!("../../../templates/client/lib.rs.j2");
+const CLIENT_README_MD: &str = include_str!("../../../templates/client/README.md.j2");
 
-/// Every file of the crate for `generated`, read from `source_name`.
+/// Every file of the crate for `generated`, read from `source_name`: a server crate, or a
+/// client library when only the client was generated ([`crate::emit::Output::Client`]).
 pub fn crate_files(
     generated: &Generated,
     source_name: &str,
@@ -94,6 +111,30 @@ pub fn crate_files(
         env.render_str(template, &ctx)
             .expect("the built-in templates always render")
     };
+    if !generated.output.server() {
+        return vec![
+            OutputFile {
+                path: "src/generated.rs".into(),
+                contents: generated.server.source.clone(),
+                owner: Owner::Generator,
+            },
+            OutputFile {
+                path: "Cargo.toml".into(),
+                contents: render(CLIENT_CARGO_TOML),
+                owner: Owner::User,
+            },
+            OutputFile {
+                path: "src/lib.rs".into(),
+                contents: render(CLIENT_LIB_RS),
+                owner: Owner::User,
+            },
+            OutputFile {
+                path: "README.md".into(),
+                contents: render(CLIENT_README_MD),
+                owner: Owner::User,
+            },
+        ];
+    }
     vec![
         OutputFile {
             path: "src/generated.rs".into(),

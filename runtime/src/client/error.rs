@@ -33,6 +33,10 @@ pub enum ClientError {
     Unsupported(&'static str),
     /// The builder was given something unusable (a URL, a header); the message names it.
     Config(String),
+    /// The OAuth flow could not get a token: the message names the URL and what was
+    /// missing or refused (no metadata, an issuer or resource that does not match, a refused
+    /// grant, an `iss` or `state` that does not check out, ...).
+    OAuth(String),
 }
 
 impl ClientError {
@@ -56,6 +60,7 @@ impl fmt::Display for ClientError {
             Self::Protocol(message) => write!(f, "protocol: {message}"),
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
             Self::Config(message) => write!(f, "client configuration: {message}"),
+            Self::OAuth(message) => write!(f, "authorization: {message}"),
         }
     }
 }

@@ -1,11 +1,16 @@
 //! The HTTP side of a client: one POST per message, its answer read as a single JSON body or
 //! as an SSE stream of messages, the GET that resumes a broken stream, and the session's
-//! DELETE.
+//! DELETE. With OAuth, every one of them carries the bearer token, and a 401 (or a 403
+//! `insufficient_scope`) runs the authorization flow and sends the request again, here in
+//! [`Http::send`], the one place all of them go through.
 
 use super::error::ClientError;
+use super::oauth::{self, OAuth};
 use super::sse::SseParser;
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use http::header::{
+    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE,
+};
 use http::{HeaderMap, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -14,7 +19,8 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use std::collections::VecDeque;
 
-type Pool = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+/// The client's one connection pool (the OAuth flow's requests use it too).
+pub(crate) type Pool = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
 
 /// At most this much of an unexpected body is kept for [`ClientError::Http`].
 const ERROR_BODY_LIMIT: usize = 4096;
@@ -24,6 +30,8 @@ pub(crate) struct Http {
     pool: Pool,
     url: Uri,
     headers: HeaderMap,
+    /// The OAuth flow and its token, when the client was given [`OAuth`].
+    oauth: Option<oauth::Session>,
 }
 
 /// The answer to a POST.
@@ -35,9 +43,21 @@ pub(crate) enum Reply {
 }
 
 impl Http {
-    pub(crate) fn new(url: Uri, headers: HeaderMap) -> Self {
+    pub(crate) fn new(
+        url: Uri,
+        headers: HeaderMap,
+        oauth: Option<OAuth>,
+    ) -> Result<Self, ClientError> {
         let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
-        Self { pool, url, headers }
+        let oauth = oauth
+            .map(|config| oauth::Session::new(config, pool.clone(), &url.to_string()))
+            .transpose()?;
+        Ok(Self {
+            pool,
+            url,
+            headers,
+            oauth,
+        })
     }
 
     /// POSTs `body` with the client's headers and `extra`.
@@ -46,14 +66,13 @@ impl Http {
         body: Vec<u8>,
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<(HeaderMap, Reply), ClientError> {
-        let mut request = self.request(Method::POST, body, extra)?;
-        let headers = request.headers_mut();
+        let mut headers = self.headers(extra);
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
-        let response = self.send(request).await?;
+        let response = self.send(Method::POST, Bytes::from(body), headers).await?;
         let (parts, body) = response.into_parts();
         let media = parts
             .headers
@@ -93,8 +112,7 @@ impl Http {
         last_event_id: Option<&str>,
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<Messages, ClientError> {
-        let mut request = self.request(Method::GET, Vec::new(), extra)?;
-        let headers = request.headers_mut();
+        let mut headers = self.headers(extra);
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         if let Some(id) = last_event_id {
             let id = HeaderValue::try_from(id).map_err(|_| {
@@ -102,7 +120,7 @@ impl Http {
             })?;
             headers.insert(HeaderName::from_static("last-event-id"), id);
         }
-        let response = self.send(request).await?;
+        let response = self.send(Method::GET, Bytes::new(), headers).await?;
         let (parts, body) = response.into_parts();
         let sse = parts
             .headers
@@ -129,8 +147,11 @@ impl Http {
         &self,
         extra: &[(HeaderName, HeaderValue)],
     ) -> Result<(), ClientError> {
-        let request = self.request(Method::DELETE, Vec::new(), extra)?;
-        let status = self.send(request).await?.status();
+        let headers = self.headers(extra);
+        let status = self
+            .send(Method::DELETE, Bytes::new(), headers)
+            .await?
+            .status();
         if status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED {
             Ok(())
         } else {
@@ -141,34 +162,74 @@ impl Http {
         }
     }
 
-    /// A request to the endpoint carrying `body`, the client's headers and `extra`.
-    fn request(
-        &self,
-        method: Method,
-        body: Vec<u8>,
-        extra: &[(HeaderName, HeaderValue)],
-    ) -> Result<Request<Full<Bytes>>, ClientError> {
-        let mut request = Request::builder()
-            .method(method)
-            .uri(self.url.clone())
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
-        let headers = request.headers_mut();
-        for (name, value) in self.headers.iter().chain(extra.iter().map(|(n, v)| (n, v))) {
+    /// The client's headers and `extra` (a later one of a name replacing an earlier one).
+    fn headers(&self, extra: &[(HeaderName, HeaderValue)]) -> HeaderMap {
+        let mut headers = self.headers.clone();
+        for (name, value) in extra {
             headers.insert(name.clone(), value.clone());
         }
-        Ok(request)
+        headers
     }
 
+    /// Sends a request to the endpoint: with OAuth, with the bearer token, and sent again
+    /// after the flow when the answer is a 401 or a 403 `insufficient_scope` (at most
+    /// [`OAuth::max_authorizations`] times; then that answer is returned, for the caller to
+    /// report).
     async fn send(
         &self,
-        request: Request<Full<Bytes>>,
+        method: Method,
+        body: Bytes,
+        headers: HeaderMap,
     ) -> Result<hyper::Response<Incoming>, ClientError> {
-        let method = request.method().clone();
-        self.pool
-            .request(request)
-            .await
-            .map_err(|e| ClientError::Transport(format!("{method} {}: {e}", self.url)))
+        let mut authorizations = 0;
+        loop {
+            let token = match &self.oauth {
+                Some(oauth) => oauth.access_token().await,
+                None => None,
+            };
+            let mut request = Request::builder()
+                .method(method.clone())
+                .uri(self.url.clone())
+                .body(Full::new(body.clone()))
+                .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
+            *request.headers_mut() = headers.clone();
+            if let Some(token) = &token {
+                let value = HeaderValue::try_from(format!("Bearer {token}"))
+                    .map_err(|e| ClientError::OAuth(format!("the access token: {e}")))?;
+                request.headers_mut().insert(AUTHORIZATION, value);
+            }
+            let response = self
+                .pool
+                .request(request)
+                .await
+                .map_err(|e| ClientError::Transport(format!("{method} {}: {e}", self.url)))?;
+            let status = response.status();
+            let Some(oauth) = &self.oauth else {
+                return Ok(response);
+            };
+            if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+                return Ok(response);
+            }
+            let challenge = oauth::parse_challenge(
+                response
+                    .headers()
+                    .get_all(WWW_AUTHENTICATE)
+                    .iter()
+                    .filter_map(|value| value.to_str().ok()),
+            );
+            if status == StatusCode::FORBIDDEN && !challenge.insufficient_scope() {
+                return Ok(response);
+            }
+            if authorizations >= oauth.max_authorizations() {
+                tracing::debug!(%method, status = status.as_u16(), authorizations, "oauth: no more authorizations for this request");
+                return Ok(response);
+            }
+            authorizations += 1;
+            drop(response);
+            oauth
+                .challenged(status, &challenge, token.as_deref())
+                .await?;
+        }
     }
 }
 

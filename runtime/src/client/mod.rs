@@ -24,18 +24,26 @@
 //!
 //! Progress: pass `_meta.progressToken` through [`Client::request`]; the notifications reach
 //! [`ClientHandler::notification`]. The cache hints of a list are reported in [`Page`], not
-//! acted on. Not yet (issue #21): stdio, OAuth, cancelling on the server when a call's future
-//! is dropped, SSE resumption, `subscriptions/listen`, tasks, and `https` URLs.
+//! acted on. OAuth 2.1: [`ClientBuilder::oauth`]. Not yet (issue #21): stdio, cancelling on
+//! the server when a call's future is dropped, SSE resumption, `subscriptions/listen`, tasks,
+//! and `https` URLs.
 
 mod error;
 mod handler;
 mod headers;
 mod http;
+mod oauth;
 mod sse;
 mod standalone;
+pub mod typed;
 
 pub use error::ClientError;
 pub use handler::ClientHandler;
+pub use oauth::{
+    AuthorizationCallback, Grant, OAuth, PreRegistered, DEFAULT_MAX_AUTHORIZATIONS,
+    DEFAULT_REDIRECT_URI,
+};
+pub use typed::CallError;
 
 use self::headers::{
     header_value, invalid_annotations, param_header_values, param_headers, ParamHeader,
@@ -95,6 +103,7 @@ pub struct ClientBuilder {
     era: Era,
     handler: Arc<dyn ClientHandler>,
     client_info: Value,
+    oauth: Option<OAuth>,
 }
 
 impl ClientBuilder {
@@ -132,6 +141,13 @@ impl ClientBuilder {
         self
     }
 
+    /// OAuth 2.1 (the MCP authorization specification): a 401 runs discovery, registration
+    /// and a grant, and every later request carries the bearer token (see [`OAuth`]).
+    pub fn oauth(mut self, oauth: OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// Connects: `server/discover` or `initialize` (and `notifications/initialized`) as the
     /// era asks.
     pub async fn connect(self) -> Result<Client, ClientError> {
@@ -154,7 +170,7 @@ impl ClientBuilder {
             headers.insert(name, value);
         }
         let mut client = Client {
-            http: Arc::new(Http::new(url, headers)),
+            http: Arc::new(Http::new(url, headers, self.oauth)?),
             capabilities: self.handler.capabilities(),
             handler: self.handler,
             timeout: self.timeout,
@@ -290,6 +306,7 @@ impl Client {
             era: Era::Auto,
             handler: Arc::new(handler::NoHandler),
             client_info: json!({"name": "mcp-runtime-client", "version": env!("CARGO_PKG_VERSION")}),
+            oauth: None,
         }
     }
 

@@ -1,0 +1,690 @@
+//! OAuth 2.1 for the client: what the MCP authorization specification (2025-06-18,
+//! 2025-11-25, 2026-07-28; and the 2025-03-26 fallbacks) asks of an MCP client.
+//!
+//! Given [`ClientBuilder::oauth`](super::ClientBuilder::oauth), every request of the client
+//! (POST, the GET stream, DELETE) carries `Authorization: Bearer <token>` once it has one, and
+//! a 401 or a 403 `insufficient_scope` starts [the flow](Session::challenged), after which the
+//! request is sent again (at most [`OAuth::max_authorizations`] times):
+//!
+//! 1. the `WWW-Authenticate` challenge is read (`resource_metadata`, `scope`, `error`);
+//! 2. the protected-resource metadata (RFC 9728) is fetched from the challenge's URL, else the
+//!    well-known URLs (path-suffixed, then root); its `resource` must cover the server;
+//!    a server without one (2025-03-26) is its own authorization server;
+//! 3. the authorization server's metadata (RFC 8414, then OpenID Discovery, with the
+//!    path-insertion orders) is fetched and its `issuer` checked;
+//! 4. the client is registered: [pre-registered](PreRegistered) credentials, a client ID
+//!    metadata document URL when the server supports them, else dynamic registration
+//!    (RFC 7591), once per authorization server;
+//! 5. a token is obtained: the authorization code grant with PKCE S256, `state` and the
+//!    RFC 9207 `iss` checks (the user's part done by an [`AuthorizationCallback`]), or the
+//!    client credentials grant; with the `resource` parameter (RFC 8707) and the scopes of
+//!    the challenge, else the metadata's `scopes_supported` (a step-up asks for the union of
+//!    those asked before and those challenged);
+//! 6. an expired token, or a 401, is first refreshed when there is a refresh token and the
+//!    authorization server is still the same.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
+//! use mcp_runtime::client::{Client, OAuth};
+//!
+//! let client = Client::builder("http://127.0.0.1:8080/mcp")
+//!     .oauth(OAuth::new().client_name("my-app"))
+//!     .connect()
+//!     .await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Not done: `https` authorization servers (the client is `http://` only for now); DPoP
+//! (RFC 9449); the JWT-bearer grants of workload identity federation and of
+//! enterprise-managed authorization (RFC 7523 assertions, RFC 8693 ID-JAG token exchange);
+//! token persistence across processes; `private_key_jwt` keys other than ES256.
+
+mod challenge;
+mod discovery;
+mod fetch;
+#[cfg(test)]
+mod flow_tests;
+mod jwt;
+mod pkce;
+mod registration;
+mod token;
+mod url;
+
+pub(crate) use challenge::{parse as parse_challenge, Challenge};
+
+use super::error::ClientError;
+use super::http::Pool;
+use crate::future::BoxFuture;
+use discovery::{AuthorizationServer, ProtectedResource};
+use http::header::LOCATION;
+use http::{Method, StatusCode};
+use jwt::SigningKey;
+use registration::RegisteredClient;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use token::Token;
+
+/// The redirect URI used when none is set: a loopback address a native application would
+/// listen on ([`OAuth::redirect_uri`] sets the real one).
+pub const DEFAULT_REDIRECT_URI: &str = "http://localhost:33418/callback";
+
+/// How many times one request may start the flow (401, then 403 step-ups) before its
+/// 401/403 is returned as [`ClientError::Http`].
+pub const DEFAULT_MAX_AUTHORIZATIONS: usize = 2;
+
+/// A token this close to its expiry is refreshed before it is sent.
+const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+
+/// How the client obtains its tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Grant {
+    /// The authorization code grant with PKCE: a user approves, through the
+    /// [`AuthorizationCallback`].
+    #[default]
+    AuthorizationCode,
+    /// The client credentials grant (a machine client, no user): needs [`PreRegistered`]
+    /// credentials, a secret or a private key.
+    ClientCredentials,
+}
+
+/// Credentials the client was registered with beforehand (out of band).
+#[derive(Clone)]
+pub struct PreRegistered {
+    client_id: String,
+    secret: Option<String>,
+    private_key: Option<(String, String)>,
+    issuer: Option<String>,
+}
+
+impl PreRegistered {
+    /// A client known as `client_id` (a public client until a secret or key is given).
+    pub fn new(client_id: impl Into<String>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            secret: None,
+            private_key: None,
+            issuer: None,
+        }
+    }
+
+    /// Its `client_secret` (`client_secret_basic` or `client_secret_post`, whichever the
+    /// authorization server lists).
+    pub fn secret(mut self, secret: impl Into<String>) -> Self {
+        self.secret = Some(secret.into());
+        self
+    }
+
+    /// Its private key for `private_key_jwt` (RFC 7523): a PKCS#8 PEM document and the JWS
+    /// algorithm (only `ES256` is supported).
+    pub fn private_key_pem(mut self, pem: impl Into<String>, algorithm: impl Into<String>) -> Self {
+        self.private_key = Some((pem.into(), algorithm.into()));
+        self
+    }
+
+    /// The authorization server (issuer identifier) these credentials are for; they are
+    /// offered to no other. Without it they are offered to whichever server the resource
+    /// names.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+}
+
+/// The user's part of the authorization code grant: sends them to the authorization URL
+/// (a browser) and returns where the authorization server redirected them.
+pub trait AuthorizationCallback: Send + Sync + 'static {
+    /// Opens `authorization_url` for the user and waits for the redirect to `redirect_uri`;
+    /// returns the URL redirected to, with its query (`code`, `state`, `iss`, or `error`),
+    /// which the flow checks.
+    fn authorize<'a>(
+        &'a self,
+        authorization_url: &'a str,
+        redirect_uri: &'a str,
+    ) -> BoxFuture<'a, Result<String, ClientError>>;
+}
+
+/// The OAuth configuration of a client ([`ClientBuilder::oauth`](super::ClientBuilder::oauth)).
+///
+/// Without an [`AuthorizationCallback`] the client follows the authorization URL itself
+/// with a GET and reads the `code` from the redirect's `Location`: what an authorization
+/// server that approves without a user (tests, the conformance suite) needs.
+#[derive(Clone)]
+pub struct OAuth {
+    grant: Grant,
+    client_name: String,
+    redirect_uri: String,
+    client_metadata_url: Option<String>,
+    pre_registered: Option<PreRegistered>,
+    callback: Option<Arc<dyn AuthorizationCallback>>,
+    offline_access: bool,
+    max_authorizations: usize,
+}
+
+impl Default for OAuth {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OAuth {
+    /// The authorization code grant, dynamic registration as `mcp-runtime-client`,
+    /// [`DEFAULT_REDIRECT_URI`], redirects followed by the client itself.
+    pub fn new() -> Self {
+        Self {
+            grant: Grant::AuthorizationCode,
+            client_name: "mcp-runtime-client".into(),
+            redirect_uri: DEFAULT_REDIRECT_URI.into(),
+            client_metadata_url: None,
+            pre_registered: None,
+            callback: None,
+            offline_access: true,
+            max_authorizations: DEFAULT_MAX_AUTHORIZATIONS,
+        }
+    }
+
+    /// The grant (default [`Grant::AuthorizationCode`]).
+    pub fn grant(mut self, grant: Grant) -> Self {
+        self.grant = grant;
+        self
+    }
+
+    /// The `client_name` sent in dynamic registration.
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.client_name = name.into();
+        self
+    }
+
+    /// The redirect URI registered and sent in the authorization request.
+    pub fn redirect_uri(mut self, uri: impl Into<String>) -> Self {
+        self.redirect_uri = uri.into();
+        self
+    }
+
+    /// The HTTPS URL of the client's metadata document, used as its `client_id` at
+    /// authorization servers that advertise `client_id_metadata_document_supported`.
+    pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// Pre-registered credentials, used instead of registering.
+    pub fn pre_registered(mut self, credentials: PreRegistered) -> Self {
+        self.pre_registered = Some(credentials);
+        self
+    }
+
+    /// Who takes the user to the authorization URL (default: the client follows it itself).
+    pub fn callback(mut self, callback: impl AuthorizationCallback) -> Self {
+        self.callback = Some(Arc::new(callback));
+        self
+    }
+
+    /// Whether to ask for `offline_access` (a refresh token) when the authorization server
+    /// lists it in `scopes_supported` (default yes).
+    pub fn offline_access(mut self, ask: bool) -> Self {
+        self.offline_access = ask;
+        self
+    }
+
+    /// How many times one request may start the flow (default
+    /// [`DEFAULT_MAX_AUTHORIZATIONS`]): a bound on step-up loops.
+    pub fn max_authorizations(mut self, max: usize) -> Self {
+        self.max_authorizations = max;
+        self
+    }
+}
+
+/// The flow's state for one client: the token in use, and what authorizing again needs.
+pub(crate) struct Session {
+    config: OAuth,
+    key: Option<Arc<SigningKey>>,
+    pool: Pool,
+    server_url: String,
+    server: url::Parts,
+    current: Mutex<Option<Current>>,
+    /// Held while a flow runs, so that concurrent 401s start one flow, not several.
+    flow: tokio::sync::Mutex<Flow>,
+}
+
+/// The token in use and where it came from.
+#[derive(Clone)]
+struct Current {
+    token: Token,
+    authority: Arc<Authority>,
+}
+
+/// What a token was obtained with: refreshing it needs the same.
+struct Authority {
+    server: AuthorizationServer,
+    client: RegisteredClient,
+    resource: String,
+}
+
+/// What outlives one flow.
+#[derive(Default)]
+struct Flow {
+    /// The client's registration at each authorization server (by issuer).
+    clients: HashMap<String, RegisteredClient>,
+    /// Every scope asked for so far, in order (a step-up asks for them all again).
+    scopes: Vec<String>,
+}
+
+impl Session {
+    /// The session of a client of `server_url`; its private key (if any) is read now.
+    pub(crate) fn new(config: OAuth, pool: Pool, server_url: &str) -> Result<Self, ClientError> {
+        let server = url::parts(server_url).map_err(ClientError::Config)?;
+        let key = match config
+            .pre_registered
+            .as_ref()
+            .and_then(|p| p.private_key.as_ref())
+        {
+            Some((pem, algorithm)) => Some(Arc::new(
+                SigningKey::from_pem(pem, algorithm).map_err(ClientError::Config)?,
+            )),
+            None => None,
+        };
+        if config.grant == Grant::ClientCredentials && config.pre_registered.is_none() {
+            return Err(ClientError::Config(
+                "OAuth client credentials grant: no pre-registered credentials".into(),
+            ));
+        }
+        Ok(Self {
+            config,
+            key,
+            pool,
+            server_url: server_url.to_owned(),
+            server,
+            current: Mutex::new(None),
+            flow: tokio::sync::Mutex::new(Flow::default()),
+        })
+    }
+
+    /// How many times one request may start the flow.
+    pub(crate) fn max_authorizations(&self) -> usize {
+        self.config.max_authorizations
+    }
+
+    /// The access token to send (`None` before the first flow), refreshed first when it
+    /// is about to expire and can be.
+    pub(crate) async fn access_token(&self) -> Option<String> {
+        let current = self.current()?;
+        if current.token.expired(REFRESH_MARGIN) && current.token.refresh.is_some() {
+            let _flow = self.flow.lock().await;
+            let now = self.current()?;
+            if now.token.access == current.token.access {
+                if let Err(error) = self.refresh(&now).await {
+                    tracing::debug!(%error, "oauth: the expiring token was not refreshed");
+                }
+            }
+        }
+        self.current().map(|c| c.token.access)
+    }
+
+    /// After a 401, or a 403 `insufficient_scope`, of a request sent with `sent`: a new
+    /// token, or the error that says why there is none. When the token changed since the
+    /// request was sent (another request's flow), nothing is done: the request is resent
+    /// with it.
+    pub(crate) async fn challenged(
+        &self,
+        status: StatusCode,
+        challenge: &Challenge,
+        sent: Option<&str>,
+    ) -> Result<(), ClientError> {
+        let mut flow = self.flow.lock().await;
+        let current = self.current();
+        if current.as_ref().map(|c| c.token.access.as_str()) != sent {
+            return Ok(());
+        }
+        let step_up = status == StatusCode::FORBIDDEN;
+        tracing::debug!(status = status.as_u16(), ?challenge, url = %self.server_url, "oauth: challenged");
+        let prm =
+            discovery::protected_resource(&self.pool, &self.server_url, &self.server, challenge)
+                .await?;
+        let (server, resource) = self.authorization_server(prm.as_ref()).await?;
+        if !step_up {
+            if let Some(current) = current
+                .filter(|c| c.token.refresh.is_some() && c.authority.server.key() == server.key())
+            {
+                match self.refresh(&current).await {
+                    Ok(()) => return Ok(()),
+                    Err(error) => {
+                        tracing::debug!(%error, "oauth: refresh failed; authorizing again")
+                    }
+                }
+            }
+        }
+        let scope = self.scopes(&mut flow, challenge, prm.as_ref(), &server);
+        let client = match flow.clients.get(server.key()) {
+            Some(client) => client.clone(),
+            None => {
+                let client =
+                    registration::register(&self.pool, &self.config, self.key.as_ref(), &server)
+                        .await?;
+                flow.clients.insert(server.key().to_owned(), client.clone());
+                client
+            }
+        };
+        let token = match self.config.grant {
+            Grant::AuthorizationCode => {
+                self.authorization_code(&server, &client, scope.as_deref(), &resource)
+                    .await?
+            }
+            Grant::ClientCredentials => {
+                token::request(
+                    &self.pool,
+                    &server,
+                    &client,
+                    token::Grant::ClientCredentials(scope.as_deref()),
+                    &resource,
+                )
+                .await?
+            }
+        };
+        *self.current.lock().unwrap() = Some(Current {
+            token,
+            authority: Arc::new(Authority {
+                server,
+                client,
+                resource,
+            }),
+        });
+        Ok(())
+    }
+
+    fn current(&self) -> Option<Current> {
+        self.current.lock().unwrap().clone()
+    }
+
+    /// The authorization server the resource names (its first), and the `resource`
+    /// parameter; for a server without protected-resource metadata (2025-03-26), the
+    /// server's origin, with its metadata or its default endpoints.
+    async fn authorization_server(
+        &self,
+        prm: Option<&ProtectedResource>,
+    ) -> Result<(AuthorizationServer, String), ClientError> {
+        let Some(prm) = prm else {
+            let origin = &self.server.origin;
+            tracing::debug!(%origin, "oauth: no protected-resource metadata; the server's origin is taken as the authorization server (2025-03-26)");
+            let server = discovery::authorization_server(&self.pool, origin)
+                .await?
+                .unwrap_or_else(|| {
+                    tracing::debug!(%origin, "oauth: no authorization server metadata; default endpoints");
+                    AuthorizationServer::defaults(origin)
+                });
+            return Ok((server, self.server_url.clone()));
+        };
+        let issuer = prm.authorization_servers.first().ok_or_else(|| {
+            ClientError::OAuth(format!(
+                "the protected-resource metadata at {} lists no authorization_servers",
+                prm.url
+            ))
+        })?;
+        let server = discovery::authorization_server(&self.pool, issuer)
+            .await?
+            .ok_or_else(|| {
+                ClientError::OAuth(format!(
+                    "no authorization server metadata for {issuer} (RFC 8414 and OpenID well-known URLs tried)"
+                ))
+            })?;
+        Ok((server, prm.resource.clone()))
+    }
+
+    /// The `scope` to ask for: the challenge's, else the resource's `scopes_supported`,
+    /// added to those asked before; with `offline_access` when the authorization server
+    /// offers it. `None` when there is none to ask for (the parameter is left out).
+    fn scopes(
+        &self,
+        flow: &mut Flow,
+        challenge: &Challenge,
+        prm: Option<&ProtectedResource>,
+        server: &AuthorizationServer,
+    ) -> Option<String> {
+        let asked: Vec<String> = match (
+            &challenge.scope,
+            prm.and_then(|p| p.scopes_supported.as_ref()),
+        ) {
+            (Some(scope), _) => scope.split_whitespace().map(str::to_owned).collect(),
+            (None, Some(supported)) => supported.clone(),
+            (None, None) => Vec::new(),
+        };
+        for scope in asked {
+            if !flow.scopes.contains(&scope) {
+                flow.scopes.push(scope);
+            }
+        }
+        let mut scopes = flow.scopes.clone();
+        let offered = server
+            .scopes_supported
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+        if self.config.offline_access
+            && self.config.grant == Grant::AuthorizationCode
+            && offered
+            && !scopes.is_empty()
+            && !scopes.iter().any(|s| s == "offline_access")
+        {
+            scopes.push("offline_access".into());
+        }
+        (!scopes.is_empty()).then(|| scopes.join(" "))
+    }
+
+    /// Swaps the current token for a refreshed one.
+    async fn refresh(&self, current: &Current) -> Result<(), ClientError> {
+        let refresh = current
+            .token
+            .refresh
+            .as_deref()
+            .ok_or_else(|| ClientError::OAuth("no refresh token".into()))?;
+        let authority = &current.authority;
+        tracing::debug!(endpoint = %authority.server.token_endpoint, "oauth: refreshing the token");
+        let mut token = token::request(
+            &self.pool,
+            &authority.server,
+            &authority.client,
+            token::Grant::Refresh(refresh),
+            &authority.resource,
+        )
+        .await?;
+        // RFC 6749 §6: without a new refresh token, the old one stays valid.
+        if token.refresh.is_none() {
+            token.refresh = current.token.refresh.clone();
+        }
+        *self.current.lock().unwrap() = Some(Current {
+            token,
+            authority: authority.clone(),
+        });
+        Ok(())
+    }
+
+    /// The authorization code grant: the authorization request (PKCE S256, `state`,
+    /// `scope`, `resource`), the redirect checked, the code traded for a token.
+    async fn authorization_code(
+        &self,
+        server: &AuthorizationServer,
+        client: &RegisteredClient,
+        scope: Option<&str>,
+        resource: &str,
+    ) -> Result<Token, ClientError> {
+        let endpoint = server.authorization_endpoint.as_deref().ok_or_else(|| {
+            ClientError::OAuth(format!(
+                "the authorization server {} has no authorization_endpoint",
+                server.key()
+            ))
+        })?;
+        // Metadata that does not list S256 means no PKCE (MCP 2025-11-25): refuse.
+        if server.issuer.is_some()
+            && !server
+                .code_challenge_methods
+                .as_ref()
+                .is_some_and(|m| m.iter().any(|m| m == "S256"))
+        {
+            return Err(ClientError::OAuth(format!(
+                "the authorization server {} does not list S256 in code_challenge_methods_supported: PKCE is required, not authorizing",
+                server.key()
+            )));
+        }
+        let pkce = pkce::Pkce::new().map_err(ClientError::OAuth)?;
+        let state = pkce::random_token().map_err(ClientError::OAuth)?;
+        let redirect_uri = &self.config.redirect_uri;
+        let mut params = vec![
+            ("response_type", "code"),
+            ("client_id", client.id.as_str()),
+            ("redirect_uri", redirect_uri.as_str()),
+            ("code_challenge", pkce.challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("state", state.as_str()),
+        ];
+        if let Some(scope) = scope {
+            params.push(("scope", scope));
+        }
+        params.push(("resource", resource));
+        let authorization_url = url::with_query(endpoint, &params);
+        tracing::debug!(%endpoint, client_id = %client.id, ?scope, %resource, "oauth: authorization request");
+        let redirected = match &self.config.callback {
+            Some(callback) => callback.authorize(&authorization_url, redirect_uri).await?,
+            None => self.follow(endpoint, &authorization_url).await?,
+        };
+        let code = authorization_response(server, &state, &redirected)?;
+        tracing::debug!("oauth: authorization code received");
+        token::request(
+            &self.pool,
+            server,
+            client,
+            token::Grant::Code {
+                code: &code,
+                verifier: &pkce.verifier,
+                redirect_uri,
+            },
+            resource,
+        )
+        .await
+    }
+
+    /// The default [`AuthorizationCallback`]: GET the authorization URL and take the
+    /// redirect's `Location`, which must be the redirect URI.
+    async fn follow(&self, endpoint: &str, authorization_url: &str) -> Result<String, ClientError> {
+        let request = fetch::request(Method::GET, authorization_url, Default::default(), None)?;
+        let answer = fetch::send(&self.pool, request).await?;
+        if !answer.status.is_redirection() {
+            return Err(ClientError::OAuth(format!(
+                "the authorization endpoint {endpoint} answered HTTP {} instead of redirecting (a server that asks a user needs an OAuth::callback)",
+                answer.status.as_u16()
+            )));
+        }
+        let location = answer
+            .headers
+            .get(LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .ok_or_else(|| {
+                ClientError::OAuth(format!(
+                    "the authorization endpoint {endpoint} redirected without a Location"
+                ))
+            })?;
+        if !location.starts_with(self.config.redirect_uri.as_str()) {
+            return Err(ClientError::OAuth(format!(
+                "the authorization endpoint {endpoint} redirected to {location}, not to the redirect URI (a server that asks a user needs an OAuth::callback)"
+            )));
+        }
+        Ok(location.to_owned())
+    }
+}
+
+/// The code of the authorization response `redirected` (the URL redirected to), once it is
+/// checked: no `error`, the `state` sent, and (RFC 9207) an `iss` equal to the issuer,
+/// character for character, required when the server advertises it and compared whenever
+/// present.
+fn authorization_response(
+    server: &AuthorizationServer,
+    state: &str,
+    redirected: &str,
+) -> Result<String, ClientError> {
+    let params = url::query_params(redirected);
+    let get = |name: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if let Some(error) = get("error") {
+        return Err(ClientError::OAuth(format!(
+            "the authorization server {} refused: {error} {}",
+            server.key(),
+            get("error_description").unwrap_or_default()
+        )));
+    }
+    if get("state") != Some(state) {
+        return Err(ClientError::OAuth(
+            "the authorization response's state is not the one sent: rejected".into(),
+        ));
+    }
+    match (get("iss"), server.issuer.as_deref()) {
+        (Some(iss), Some(issuer)) if iss != issuer => {
+            return Err(ClientError::OAuth(format!(
+                "the authorization response's iss {iss:?} is not the issuer {issuer:?} (RFC 9207): rejected"
+            )))
+        }
+        (None, Some(issuer)) if server.iss_parameter_supported => {
+            return Err(ClientError::OAuth(format!(
+                "the authorization response has no iss, though {issuer} advertises authorization_response_iss_parameter_supported (RFC 9207): rejected"
+            )))
+        }
+        _ => {}
+    }
+    get("code")
+        .filter(|code| !code.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            ClientError::OAuth(format!(
+                "the authorization response from {} has no code",
+                server.key()
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(iss_supported: bool) -> AuthorizationServer {
+        let mut server = AuthorizationServer::defaults("http://as");
+        server.issuer = Some("http://as".into());
+        server.iss_parameter_supported = iss_supported;
+        server
+    }
+
+    #[test]
+    fn authorization_response_checks() {
+        let ok = "http://localhost/cb?code=c&state=s&iss=http%3A%2F%2Fas";
+        assert_eq!(authorization_response(&server(true), "s", ok).unwrap(), "c");
+        // Wrong state, wrong or normalized iss, missing advertised iss, an error, no code.
+        for (advertised, url) in [
+            (
+                true,
+                "http://localhost/cb?code=c&state=x&iss=http%3A%2F%2Fas",
+            ),
+            (
+                true,
+                "http://localhost/cb?code=c&state=s&iss=http%3A%2F%2Fas%2F",
+            ),
+            (
+                false,
+                "http://localhost/cb?code=c&state=s&iss=https%3A%2F%2Fevil",
+            ),
+            (true, "http://localhost/cb?code=c&state=s"),
+            (false, "http://localhost/cb?error=access_denied&state=s"),
+            (false, "http://localhost/cb?state=s"),
+        ] {
+            assert!(
+                authorization_response(&server(advertised), "s", url).is_err(),
+                "{url}"
+            );
+        }
+        // Not advertised and absent: accepted.
+        assert_eq!(
+            authorization_response(&server(false), "s", "http://localhost/cb?code=c&state=s")
+                .unwrap(),
+            "c"
+        );
+    }
+}
