@@ -17,14 +17,21 @@
 //! credentials `MCP_CONFORMANCE_CONTEXT` gives (`client_id`, `client_secret`,
 //! `private_key_pem`, `issuer`); the `auth/client-credentials-*` scenarios are machine
 //! clients (the client credentials grant). The suite's authorization server approves
-//! without a user, so the client follows the authorization URL itself.
+//! without a user, so the client follows the authorization URL itself. DPoP is used where
+//! the authorization server supports it (`auth/dpop*`). A context with a workload token
+//! (`valid_jwt`, `auth/wif-jwt-bearer`) gives the JWT-bearer grant; one with an ID token and
+//! its identity provider (`idp_id_token`, `idp_token_endpoint`, `idp_client_id`,
+//! `auth/enterprise-managed-authorization`) gives enterprise-managed authorization.
 //!
 //! ```text
 //! cargo build -p mcp-runtime --features client --example conformance_client
 //! MCP_CONFORMANCE_PROTOCOL_VERSION=2025-11-25 target/debug/examples/conformance_client URL
 //! ```
 
-use mcp_runtime::client::{Client, ClientError, ClientHandler, Era, Grant, OAuth, PreRegistered};
+use mcp_runtime::client::{
+    Assertion, Client, ClientError, ClientHandler, Dpop, Era, Grant, IdentityProvider, OAuth,
+    PreRegistered,
+};
 use mcp_runtime::{BoxFuture, RpcError};
 use serde_json::{json, Map, Value};
 use std::process::ExitCode;
@@ -68,7 +75,8 @@ fn oauth(scenario: &str) -> OAuth {
         .unwrap_or(Value::Null);
     let mut oauth = OAuth::new()
         .client_name("mcp-codegen-conformance-client")
-        .client_metadata_url(CLIENT_METADATA_URL);
+        .client_metadata_url(CLIENT_METADATA_URL)
+        .dpop(Dpop::WhenSupported);
     if let Some(client_id) = context["client_id"].as_str() {
         let mut credentials = PreRegistered::new(client_id);
         if let Some(secret) = context["client_secret"].as_str() {
@@ -85,6 +93,17 @@ fn oauth(scenario: &str) -> OAuth {
     }
     if scenario.starts_with("auth/client-credentials") {
         oauth = oauth.grant(Grant::ClientCredentials);
+    }
+    if let Some(jwt) = context["valid_jwt"].as_str() {
+        oauth = oauth.grant(Grant::JwtBearer(Assertion::fixed(jwt)));
+    }
+    if let (Some(id_token), Some(endpoint), Some(client_id)) = (
+        context["idp_id_token"].as_str(),
+        context["idp_token_endpoint"].as_str(),
+        context["idp_client_id"].as_str(),
+    ) {
+        let idp = IdentityProvider::new(endpoint, client_id, Assertion::fixed(id_token));
+        oauth = oauth.grant(Grant::EnterpriseManaged(idp));
     }
     oauth
 }

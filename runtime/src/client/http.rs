@@ -1,8 +1,9 @@
 //! The HTTP side of a client: one POST per message, its answer read as a single JSON body or
 //! as an SSE stream of messages, the GET that resumes a broken stream, and the session's
-//! DELETE. With OAuth, every one of them carries the bearer token, and a 401 (or a 403
-//! `insufficient_scope`) runs the authorization flow and sends the request again, here in
-//! [`Http::send`], the one place all of them go through.
+//! DELETE. With OAuth, every one of them carries the access token (a bearer token, or a
+//! DPoP-bound one with a fresh proof), and a 401 (or a 403 `insufficient_scope`) runs the
+//! authorization flow and sends the request again, as does a DPoP `use_dpop_nonce` 401 (once,
+//! with the nonce), here in [`Http::send`], the one place all of them go through.
 
 use super::error::ClientError;
 use super::oauth::{self, OAuth};
@@ -171,10 +172,11 @@ impl Http {
         headers
     }
 
-    /// Sends a request to the endpoint: with OAuth, with the bearer token, and sent again
-    /// after the flow when the answer is a 401 or a 403 `insufficient_scope` (at most
-    /// [`OAuth::max_authorizations`] times; then that answer is returned, for the caller to
-    /// report).
+    /// Sends a request to the endpoint: with OAuth, with the access token (and its DPoP
+    /// proof), and sent again after the flow when the answer is a 401 or a 403
+    /// `insufficient_scope` (at most [`OAuth::max_authorizations`] times; then that answer is
+    /// returned, for the caller to report), or at once with the server's nonce after a DPoP
+    /// `use_dpop_nonce` 401 (once per request).
     async fn send(
         &self,
         method: Method,
@@ -182,9 +184,10 @@ impl Http {
         headers: HeaderMap,
     ) -> Result<hyper::Response<Incoming>, ClientError> {
         let mut authorizations = 0;
+        let mut nonce_retried = false;
         loop {
-            let token = match &self.oauth {
-                Some(oauth) => oauth.access_token().await,
+            let credentials = match &self.oauth {
+                Some(oauth) => oauth.credentials(&method).await?,
                 None => None,
             };
             let mut request = Request::builder()
@@ -193,10 +196,12 @@ impl Http {
                 .body(Full::new(body.clone()))
                 .map_err(|e| ClientError::Transport(format!("building the request: {e}")))?;
             *request.headers_mut() = headers.clone();
-            if let Some(token) = &token {
-                let value = HeaderValue::try_from(format!("Bearer {token}"))
-                    .map_err(|e| ClientError::OAuth(format!("the access token: {e}")))?;
-                request.headers_mut().insert(AUTHORIZATION, value);
+            if let Some(credentials) = &credentials {
+                let headers = request.headers_mut();
+                headers.insert(AUTHORIZATION, credentials.authorization.clone());
+                if let Some(proof) = &credentials.proof {
+                    headers.insert(oauth::DPOP, proof.clone());
+                }
             }
             let response = self
                 .pool
@@ -207,6 +212,7 @@ impl Http {
             let Some(oauth) = &self.oauth else {
                 return Ok(response);
             };
+            let nonce = oauth.resource_nonce(response.headers());
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
                 return Ok(response);
             }
@@ -220,15 +226,25 @@ impl Http {
             if status == StatusCode::FORBIDDEN && !challenge.insufficient_scope() {
                 return Ok(response);
             }
+            let proved = credentials.as_ref().is_some_and(|c| c.proof.is_some());
+            if status == StatusCode::UNAUTHORIZED
+                && challenge.use_dpop_nonce
+                && nonce
+                && proved
+                && !nonce_retried
+            {
+                tracing::debug!(%method, "oauth: the MCP server asked for a DPoP nonce; sending again with it");
+                nonce_retried = true;
+                continue;
+            }
             if authorizations >= oauth.max_authorizations() {
                 tracing::debug!(%method, status = status.as_u16(), authorizations, "oauth: no more authorizations for this request");
                 return Ok(response);
             }
             authorizations += 1;
             drop(response);
-            oauth
-                .challenged(status, &challenge, token.as_deref())
-                .await?;
+            let sent = credentials.as_ref().map(|c| c.token.as_str());
+            oauth.challenged(status, &challenge, sent).await?;
         }
     }
 }

@@ -40,8 +40,8 @@ pub mod typed;
 pub use error::ClientError;
 pub use handler::ClientHandler;
 pub use oauth::{
-    AuthorizationCallback, Grant, OAuth, PreRegistered, DEFAULT_MAX_AUTHORIZATIONS,
-    DEFAULT_REDIRECT_URI,
+    Assertion, AuthorizationCallback, Dpop, Grant, IdentityProvider, OAuth, PreRegistered,
+    TokenSource, DEFAULT_MAX_AUTHORIZATIONS, DEFAULT_REDIRECT_URI,
 };
 pub use typed::CallError;
 

@@ -1,7 +1,9 @@
-//! The `WWW-Authenticate` header of a 401 or 403 (RFC 9110 §11.6.1, RFC 6750 §3): the Bearer
-//! challenge's `resource_metadata` (RFC 9728 §5.1), `scope` and `error`.
+//! The `WWW-Authenticate` header of a 401 or 403 (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9449
+//! §7.1): the Bearer or DPoP challenge's `resource_metadata` (RFC 9728 §5.1), `scope` and
+//! `error`.
 
-/// What a Bearer challenge says; every field is absent when the header did not carry it.
+/// What the Bearer and DPoP challenges say; every field is absent when the header did not
+/// carry it (a Bearer challenge's parameters come first when there are both).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Challenge {
     /// Where the protected-resource metadata is (RFC 9728 §5.1).
@@ -10,6 +12,12 @@ pub(crate) struct Challenge {
     pub(crate) scope: Option<String>,
     /// `invalid_token`, `insufficient_scope`, ...
     pub(crate) error: Option<String>,
+    /// Whether there was a Bearer challenge.
+    pub(crate) bearer: bool,
+    /// Whether there was a DPoP challenge.
+    pub(crate) dpop: bool,
+    /// Whether the DPoP challenge's error is `use_dpop_nonce` (RFC 9449 §9).
+    pub(crate) use_dpop_nonce: bool,
 }
 
 impl Challenge {
@@ -22,35 +30,46 @@ impl Challenge {
 /// The longest header value parsed; a longer one is read as if it carried no parameters.
 const MAX_HEADER_LEN: usize = 8192;
 
-/// The Bearer challenge among the `WWW-Authenticate` values (several headers, or several
-/// challenges in one). No Bearer challenge gives an empty [`Challenge`] (the well-known
+/// The Bearer and DPoP challenges among the `WWW-Authenticate` values (several headers, or
+/// several challenges in one). Neither gives an empty [`Challenge`] (the well-known
 /// fallbacks then apply); malformed parameters are skipped, never an error.
 pub(crate) fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
     let mut challenge = Challenge::default();
+    let mut found = Vec::new();
     for value in values {
         if value.len() > MAX_HEADER_LEN {
             continue;
         }
         for (scheme, params) in challenges(value) {
-            if !scheme.eq_ignore_ascii_case("bearer") {
-                continue;
-            }
-            for (name, value) in params {
-                let slot = match name.to_ascii_lowercase().as_str() {
-                    "resource_metadata" => &mut challenge.resource_metadata,
-                    "scope" => &mut challenge.scope,
-                    "error" => &mut challenge.error,
-                    _ => continue,
+            if scheme.eq_ignore_ascii_case("bearer") {
+                challenge.bearer = true;
+                found.push((0, params));
+            } else if scheme.eq_ignore_ascii_case("dpop") {
+                challenge.dpop = true;
+                let nonce = |(name, value): &(String, String)| {
+                    name.eq_ignore_ascii_case("error") && value == "use_dpop_nonce"
                 };
-                slot.get_or_insert(value);
+                challenge.use_dpop_nonce |= params.iter().any(nonce);
+                found.push((1, params));
             }
         }
+    }
+    // Bearer's parameters first, then DPoP's.
+    found.sort_by_key(|(order, _)| *order);
+    for (name, value) in found.into_iter().flat_map(|(_, params)| params) {
+        let slot = match name.to_ascii_lowercase().as_str() {
+            "resource_metadata" => &mut challenge.resource_metadata,
+            "scope" => &mut challenge.scope,
+            "error" => &mut challenge.error,
+            _ => continue,
+        };
+        slot.get_or_insert(value);
     }
     challenge
 }
 
 /// The challenges of one header value: each scheme with its `name=value` parameters (a
-/// `token68` is dropped: Bearer does not use one).
+/// `token68` is dropped: neither Bearer nor DPoP uses one).
 fn challenges(value: &str) -> Vec<(String, Vec<(String, String)>)> {
     let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for item in split_items(value) {
@@ -150,12 +169,28 @@ mod tests {
     #[test]
     fn finds_bearer_among_other_challenges() {
         let challenge = parse([
+            r#"DPoP algs="ES256", scope="y""#,
             r#"Basic realm="a, b", Bearer scope="x", error=insufficient_scope"#,
-            r#"DPoP algs="ES256""#,
         ]);
+        // Bearer's parameters win over DPoP's.
         assert_eq!(challenge.scope.as_deref(), Some("x"));
         assert!(challenge.insufficient_scope());
         assert_eq!(challenge.resource_metadata, None);
+        assert!(challenge.bearer && challenge.dpop && !challenge.use_dpop_nonce);
+    }
+
+    #[test]
+    fn reads_the_dpop_challenge() {
+        let challenge = parse([
+            r#"DPoP error="use_dpop_nonce", resource_metadata="http://h/.well-known/oauth-protected-resource/mcp""#,
+        ]);
+        assert!(challenge.dpop && !challenge.bearer && challenge.use_dpop_nonce);
+        assert_eq!(
+            challenge.resource_metadata.as_deref(),
+            Some("http://h/.well-known/oauth-protected-resource/mcp")
+        );
+        // The nonce error of a Bearer challenge is no DPoP nonce request.
+        assert!(!parse([r#"Bearer error="use_dpop_nonce""#]).use_dpop_nonce);
     }
 
     #[test]
@@ -166,14 +201,16 @@ mod tests {
 
     #[test]
     fn bare_and_hostile_values_give_nothing() {
-        assert_eq!(parse(["Bearer"]), Challenge::default());
+        let bare = Challenge {
+            bearer: true,
+            ..Challenge::default()
+        };
+        assert_eq!(parse(["Bearer"]), bare);
         assert_eq!(parse([""]), Challenge::default());
-        assert_eq!(
-            parse([r#"Bearer scope="unterminated"#]),
-            Challenge::default()
-        );
-        assert_eq!(parse(["Bearer =x, ==, \"\""]), Challenge::default());
+        assert_eq!(parse([r#"Bearer scope="unterminated"#]), bare);
+        assert_eq!(parse(["Bearer =x, ==, \"\""]), bare);
         assert_eq!(parse([r#"Basic realm="x""#]), Challenge::default());
+        assert!(!parse([r#"DPoP error="use_dpop_nonce"#]).use_dpop_nonce);
         let long = format!("Bearer scope=\"{}\"", "a".repeat(MAX_HEADER_LEN));
         assert_eq!(parse([long.as_str()]), Challenge::default());
     }

@@ -20,6 +20,8 @@ pub(crate) struct ProtectedResource {
     pub(crate) authorization_servers: Vec<String>,
     /// `scopes_supported`, when the document has it.
     pub(crate) scopes_supported: Option<Vec<String>>,
+    /// `dpop_bound_access_tokens_required` (RFC 9728 §2).
+    pub(crate) dpop_bound_tokens_required: bool,
 }
 
 /// An authorization server, from its metadata or (2025-03-26 servers without metadata) the
@@ -44,6 +46,8 @@ pub(crate) struct AuthorizationServer {
     pub(crate) client_id_metadata_documents: bool,
     /// `authorization_response_iss_parameter_supported` (RFC 9207).
     pub(crate) iss_parameter_supported: bool,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1).
+    pub(crate) dpop_algorithms: Option<Vec<String>>,
 }
 
 impl AuthorizationServer {
@@ -65,6 +69,7 @@ impl AuthorizationServer {
             token_auth_methods: None,
             client_id_metadata_documents: false,
             iss_parameter_supported: false,
+            dpop_algorithms: None,
         }
     }
 
@@ -144,6 +149,8 @@ fn read_protected_resource(
         resource: resource.to_owned(),
         authorization_servers: strings(document.get("authorization_servers")).unwrap_or_default(),
         scopes_supported: strings(document.get("scopes_supported")),
+        dpop_bound_tokens_required: document.get("dpop_bound_access_tokens_required")
+            == Some(&Value::Bool(true)),
     })
 }
 
@@ -212,6 +219,7 @@ fn read_authorization_server(
             == Some(&Value::Bool(true)),
         iss_parameter_supported: document.get("authorization_response_iss_parameter_supported")
             == Some(&Value::Bool(true)),
+        dpop_algorithms: strings(document.get("dpop_signing_alg_values_supported")),
     })
 }
 

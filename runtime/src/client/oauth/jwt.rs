@@ -1,5 +1,6 @@
 //! `private_key_jwt` client authentication (RFC 7523 §2.2, OpenID Connect Core §9): a short
-//! JWT signed with the client's ES256 key, sent as `client_assertion`.
+//! JWT signed with the client's ES256 key, sent as `client_assertion`; and the ES256 compact
+//! signing that DPoP proofs use too.
 
 use super::pkce::random_token;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -36,27 +37,40 @@ impl SigningKey {
     /// An assertion for `client_id` (its `iss` and `sub`) to the authorization server
     /// `audience` (its issuer identifier).
     pub(crate) fn assertion(&self, client_id: &str, audience: &str) -> Result<String, String> {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_err(|e| format!("the clock is before 1970: {e}"))?
-            .as_secs();
+        let now = now()?;
         let claims = json!({
             "iss": client_id, "sub": client_id, "aud": audience,
             "iat": now, "exp": now + ASSERTION_LIFETIME_SECS, "jti": random_token()?,
         });
-        Ok(self.sign(&json!({"alg": "ES256", "typ": "JWT"}), &claims))
+        Ok(sign(
+            &self.0,
+            &json!({"alg": "ES256", "typ": "JWT"}),
+            &claims,
+        ))
     }
+}
 
-    /// The compact JWS of `claims` under `header`.
-    fn sign(&self, header: &serde_json::Value, claims: &serde_json::Value) -> String {
-        let input = format!(
-            "{}.{}",
-            URL_SAFE_NO_PAD.encode(header.to_string()),
-            URL_SAFE_NO_PAD.encode(claims.to_string())
-        );
-        let signature: Signature = self.0.sign(input.as_bytes());
-        format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
-    }
+/// The compact JWS (ES256) of `claims` under `header`, signed with `key`.
+pub(crate) fn sign(
+    key: &p256::ecdsa::SigningKey,
+    header: &serde_json::Value,
+    claims: &serde_json::Value,
+) -> String {
+    let input = format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(header.to_string()),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    );
+    let signature: Signature = key.sign(input.as_bytes());
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(signature.to_bytes()))
+}
+
+/// The time now in seconds since 1970 (`iat`).
+pub(crate) fn now() -> Result<u64, String> {
+    Ok(SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_err(|e| format!("the clock is before 1970: {e}"))?
+        .as_secs())
 }
 
 #[cfg(test)]

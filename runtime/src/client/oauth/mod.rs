@@ -15,13 +15,21 @@
 //! 4. the client is registered: [pre-registered](PreRegistered) credentials, a client ID
 //!    metadata document URL when the server supports them, else dynamic registration
 //!    (RFC 7591), once per authorization server;
-//! 5. a token is obtained: the authorization code grant with PKCE S256, `state` and the
-//!    RFC 9207 `iss` checks (the user's part done by an [`AuthorizationCallback`]), or the
-//!    client credentials grant; with the `resource` parameter (RFC 8707) and the scopes of
-//!    the challenge, else the metadata's `scopes_supported` (a step-up asks for the union of
+//! 5. a token is obtained ([`Grant`]): the authorization code grant with PKCE S256, `state`
+//!    and the RFC 9207 `iss` checks (the user's part done by an [`AuthorizationCallback`]),
+//!    the client credentials grant, the JWT-bearer grant with a workload's [`Assertion`]
+//!    (RFC 7523, SEP-1933), or enterprise-managed authorization (SEP-990: the user's ID
+//!    token exchanged at the [`IdentityProvider`] for an ID-JAG, RFC 8693, then the
+//!    JWT-bearer grant); with the `resource` parameter (RFC 8707) and the scopes of the
+//!    challenge, else the metadata's `scopes_supported` (a step-up asks for the union of
 //!    those asked before and those challenged);
 //! 6. an expired token, or a 401, is first refreshed when there is a refresh token and the
 //!    authorization server is still the same.
+//!
+//! With [`OAuth::dpop`] the tokens are DPoP-bound (RFC 9449, SEP-1932): the session's ES256
+//! key signs a proof for every token request and every request to the MCP server, which
+//! then carries `Authorization: DPoP <token>`; a `use_dpop_nonce` answer (of the
+//! authorization server or of the MCP server) is retried once with the nonce it gave.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
@@ -34,13 +42,16 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not done: `https` authorization servers (the client is `http://` only for now); DPoP
-//! (RFC 9449); the JWT-bearer grants of workload identity federation and of
-//! enterprise-managed authorization (RFC 7523 assertions, RFC 8693 ID-JAG token exchange);
-//! token persistence across processes; `private_key_jwt` keys other than ES256.
+//! Not done: `https` authorization servers (the client is `http://` only for now); token
+//! persistence across processes; `private_key_jwt` and DPoP keys other than ES256 (and a
+//! DPoP key of the application's own: each session generates one); discovering the
+//! identity provider's token endpoint from its issuer.
 
+mod assertion;
 mod challenge;
 mod discovery;
+mod dpop;
+mod exchange;
 mod fetch;
 #[cfg(test)]
 mod flow_tests;
@@ -50,13 +61,18 @@ mod registration;
 mod token;
 mod url;
 
+pub use assertion::{Assertion, TokenSource};
 pub(crate) use challenge::{parse as parse_challenge, Challenge};
+pub use dpop::Dpop;
+pub(crate) use dpop::DPOP;
+pub use exchange::IdentityProvider;
 
 use super::error::ClientError;
 use super::http::Pool;
 use crate::future::BoxFuture;
 use discovery::{AuthorizationServer, ProtectedResource};
-use http::header::LOCATION;
+use dpop::Prover;
+use http::header::{HeaderMap, HeaderValue, LOCATION};
 use http::{Method, StatusCode};
 use jwt::SigningKey;
 use registration::RegisteredClient;
@@ -77,7 +93,7 @@ pub const DEFAULT_MAX_AUTHORIZATIONS: usize = 2;
 const REFRESH_MARGIN: Duration = Duration::from_secs(30);
 
 /// How the client obtains its tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub enum Grant {
     /// The authorization code grant with PKCE: a user approves, through the
     /// [`AuthorizationCallback`].
@@ -86,6 +102,33 @@ pub enum Grant {
     /// The client credentials grant (a machine client, no user): needs [`PreRegistered`]
     /// credentials, a secret or a private key.
     ClientCredentials,
+    /// The JWT-bearer grant (RFC 7523 §2.1) with a workload's identity token, for workload
+    /// identity federation (SEP-1933): the authorization server trusts the workload's
+    /// identity provider, not a secret of the client. The assertion is asked for with the
+    /// authorization server's issuer as audience. A refused grant is reported, not retried.
+    JwtBearer(Assertion),
+    /// Enterprise-managed authorization (SEP-990): the user's ID token is exchanged at
+    /// their enterprise [`IdentityProvider`] (RFC 8693) for an ID-JAG naming the
+    /// authorization server and the MCP server, which the JWT-bearer grant then trades for
+    /// the token; the client authenticates at the authorization server with its
+    /// [`PreRegistered`] credentials.
+    EnterpriseManaged(IdentityProvider),
+}
+
+impl Grant {
+    /// Whether a user takes part (the authorization code grant).
+    fn is_authorization_code(&self) -> bool {
+        matches!(self, Self::AuthorizationCode)
+    }
+
+    /// The `grant_types` a registration of a client using it names.
+    pub(crate) fn registered_types(&self) -> &'static [&'static str] {
+        match self {
+            Self::AuthorizationCode => &["authorization_code", "refresh_token"],
+            Self::ClientCredentials => &["client_credentials"],
+            Self::JwtBearer(_) | Self::EnterpriseManaged(_) => &[token::JWT_BEARER],
+        }
+    }
 }
 
 /// Credentials the client was registered with beforehand (out of band).
@@ -159,6 +202,7 @@ pub struct OAuth {
     callback: Option<Arc<dyn AuthorizationCallback>>,
     offline_access: bool,
     max_authorizations: usize,
+    dpop: Dpop,
 }
 
 impl Default for OAuth {
@@ -180,6 +224,7 @@ impl OAuth {
             callback: None,
             offline_access: true,
             max_authorizations: DEFAULT_MAX_AUTHORIZATIONS,
+            dpop: Dpop::Off,
         }
     }
 
@@ -233,12 +278,22 @@ impl OAuth {
         self.max_authorizations = max;
         self
     }
+
+    /// Whether to ask for DPoP-bound tokens (RFC 9449; default [`Dpop::Off`]). With DPoP the
+    /// client generates an ES256 key for the session and proves its possession on every
+    /// token request and every request to the MCP server.
+    pub fn dpop(mut self, dpop: Dpop) -> Self {
+        self.dpop = dpop;
+        self
+    }
 }
 
 /// The flow's state for one client: the token in use, and what authorizing again needs.
 pub(crate) struct Session {
     config: OAuth,
     key: Option<Arc<SigningKey>>,
+    /// The DPoP key and nonces, unless DPoP is off.
+    prover: Option<Prover>,
     pool: Pool,
     server_url: String,
     server: url::Parts,
@@ -259,6 +314,19 @@ struct Authority {
     server: AuthorizationServer,
     client: RegisteredClient,
     resource: String,
+    /// Whether the token requests carry DPoP proofs.
+    dpop: bool,
+}
+
+/// What a request to the MCP server carries: the `Authorization` header, and the DPoP
+/// proof that goes with a DPoP-bound token.
+pub(crate) struct Credentials {
+    /// The access token (the flow compares it with the current one after a 401).
+    pub(crate) token: String,
+    /// `Bearer <token>` or `DPoP <token>`.
+    pub(crate) authorization: HeaderValue,
+    /// The `DPoP` header: a fresh proof for this request.
+    pub(crate) proof: Option<HeaderValue>,
 }
 
 /// What outlives one flow.
@@ -284,14 +352,21 @@ impl Session {
             )),
             None => None,
         };
-        if config.grant == Grant::ClientCredentials && config.pre_registered.is_none() {
+        if matches!(config.grant, Grant::ClientCredentials) && config.pre_registered.is_none() {
             return Err(ClientError::Config(
                 "OAuth client credentials grant: no pre-registered credentials".into(),
             ));
         }
+        let prover = match config.dpop {
+            Dpop::Off => None,
+            Dpop::WhenSupported | Dpop::Required => {
+                Some(Prover::generate().map_err(ClientError::Config)?)
+            }
+        };
         Ok(Self {
             config,
             key,
+            prover,
             pool,
             server_url: server_url.to_owned(),
             server,
@@ -307,7 +382,56 @@ impl Session {
 
     /// The access token to send (`None` before the first flow), refreshed first when it
     /// is about to expire and can be.
+    #[cfg(test)]
     pub(crate) async fn access_token(&self) -> Option<String> {
+        self.token().await.map(|token| token.access)
+    }
+
+    /// What a `method` request to the MCP server carries (`None` before the first flow):
+    /// the token as `Bearer`, or as `DPoP` with a proof (`ath`, and the server's nonce).
+    pub(crate) async fn credentials(
+        &self,
+        method: &Method,
+    ) -> Result<Option<Credentials>, ClientError> {
+        let Some(token) = self.token().await else {
+            return Ok(None);
+        };
+        let header = |scheme: &str| {
+            HeaderValue::try_from(format!("{scheme} {}", token.access))
+                .map_err(|e| ClientError::OAuth(format!("the access token: {e}")))
+        };
+        let (authorization, proof) = match (&self.prover, token.dpop) {
+            (Some(prover), true) => {
+                let nonce = prover.resource_nonce();
+                let proof = prover
+                    .proof(
+                        method,
+                        &self.server_url,
+                        Some(&token.access),
+                        nonce.as_deref(),
+                    )
+                    .map_err(ClientError::OAuth)?;
+                (header("DPoP")?, Some(proof))
+            }
+            _ => (header("Bearer")?, None),
+        };
+        Ok(Some(Credentials {
+            token: token.access,
+            authorization,
+            proof,
+        }))
+    }
+
+    /// Remembers the MCP server's DPoP nonce in an answer's `headers` (RFC 9449 §9: any
+    /// answer may carry a new one); whether there was one.
+    pub(crate) fn resource_nonce(&self, headers: &HeaderMap) -> bool {
+        self.prover
+            .as_ref()
+            .is_some_and(|prover| prover.remember_resource_nonce(headers))
+    }
+
+    /// The token in use, refreshed first when it is about to expire and can be.
+    async fn token(&self) -> Option<Token> {
         let current = self.current()?;
         if current.token.expired(REFRESH_MARGIN) && current.token.refresh.is_some() {
             let _flow = self.flow.lock().await;
@@ -318,7 +442,7 @@ impl Session {
                 }
             }
         }
-        self.current().map(|c| c.token.access)
+        self.current().map(|c| c.token)
     }
 
     /// After a 401, or a 403 `insufficient_scope`, of a request sent with `sent`: a new
@@ -342,6 +466,7 @@ impl Session {
             discovery::protected_resource(&self.pool, &self.server_url, &self.server, challenge)
                 .await?;
         let (server, resource) = self.authorization_server(prm.as_ref()).await?;
+        let dpop = self.dpop_for(&server, prm.as_ref(), challenge)?;
         if !step_up {
             if let Some(current) = current
                 .filter(|c| c.token.refresh.is_some() && c.authority.server.key() == server.key())
@@ -365,31 +490,91 @@ impl Session {
                 client
             }
         };
-        let token = match self.config.grant {
+        let scope = scope.as_deref();
+        // The audience of an assertion: the authorization server's issuer.
+        let audience = server.issuer.as_deref().unwrap_or(&server.token_endpoint);
+        let token = match &self.config.grant {
             Grant::AuthorizationCode => {
-                self.authorization_code(&server, &client, scope.as_deref(), &resource)
+                self.authorization_code(&server, &client, scope, &resource, dpop)
                     .await?
             }
             Grant::ClientCredentials => {
-                token::request(
-                    &self.pool,
-                    &server,
-                    &client,
-                    token::Grant::ClientCredentials(scope.as_deref()),
-                    &resource,
-                )
-                .await?
+                let grant = token::Grant::ClientCredentials(scope);
+                token::request(&self.pool, &server, &client, grant, &resource, dpop).await?
+            }
+            Grant::JwtBearer(assertion) => {
+                let assertion = assertion
+                    .get(audience, "workload identity assertion")
+                    .await?;
+                tracing::debug!(%audience, "oauth: JWT-bearer grant with the workload's assertion");
+                let grant = token::Grant::JwtBearer {
+                    assertion: &assertion,
+                    scope,
+                };
+                token::request(&self.pool, &server, &client, grant, &resource, dpop).await?
+            }
+            Grant::EnterpriseManaged(idp) => {
+                let id_jag = exchange::id_jag(&self.pool, idp, audience, &resource, scope).await?;
+                tracing::debug!(%audience, "oauth: JWT-bearer grant with the ID-JAG");
+                let grant = token::Grant::JwtBearer {
+                    assertion: &id_jag,
+                    scope,
+                };
+                token::request(&self.pool, &server, &client, grant, &resource, dpop).await?
             }
         };
+        if self.config.dpop == Dpop::Required && !token.dpop {
+            return Err(ClientError::OAuth(format!(
+                "the authorization server {} issued a bearer token, not a DPoP-bound one (DPoP is required)",
+                server.key()
+            )));
+        }
         *self.current.lock().unwrap() = Some(Current {
             token,
             authority: Arc::new(Authority {
                 server,
                 client,
                 resource,
+                dpop: dpop.is_some(),
             }),
         });
         Ok(())
+    }
+
+    /// The prover of the token requests to `server`, when DPoP is used there: always when
+    /// it is required; when supported, if the server lists ES256, the resource requires
+    /// bound tokens, or the MCP server challenged with the DPoP scheme only.
+    fn dpop_for(
+        &self,
+        server: &AuthorizationServer,
+        prm: Option<&ProtectedResource>,
+        challenge: &Challenge,
+    ) -> Result<Option<&Prover>, ClientError> {
+        let Some(prover) = &self.prover else {
+            return Ok(None);
+        };
+        let listed = server.dpop_algorithms.as_deref();
+        let lists_es256 = listed.is_some_and(|algs| algs.iter().any(|a| a == dpop::ALGORITHM));
+        let required_by_resource = prm.is_some_and(|p| p.dpop_bound_tokens_required);
+        let wanted = match self.config.dpop {
+            Dpop::Off => false,
+            Dpop::WhenSupported => {
+                lists_es256 || required_by_resource || (challenge.dpop && !challenge.bearer)
+            }
+            Dpop::Required => true,
+        };
+        if !wanted {
+            tracing::debug!(server = %server.key(), ?listed, "oauth: DPoP not used with this authorization server");
+            return Ok(None);
+        }
+        if let Some(algs) = listed.filter(|_| !lists_es256) {
+            return Err(ClientError::OAuth(format!(
+                "the authorization server {} signs DPoP proofs with {algs:?} only; this client signs them with ES256",
+                server.key()
+            )));
+        }
+        tracing::debug!(server = %server.key(), jkt = %prover.thumbprint(), "oauth: DPoP-bound tokens");
+        Ok(Some(prover))
     }
 
     fn current(&self) -> Option<Current> {
@@ -459,7 +644,7 @@ impl Session {
             .as_ref()
             .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
         if self.config.offline_access
-            && self.config.grant == Grant::AuthorizationCode
+            && self.config.grant.is_authorization_code()
             && offered
             && !scopes.is_empty()
             && !scopes.iter().any(|s| s == "offline_access")
@@ -484,6 +669,7 @@ impl Session {
             &authority.client,
             token::Grant::Refresh(refresh),
             &authority.resource,
+            self.prover.as_ref().filter(|_| authority.dpop),
         )
         .await?;
         // RFC 6749 §6: without a new refresh token, the old one stays valid.
@@ -498,13 +684,15 @@ impl Session {
     }
 
     /// The authorization code grant: the authorization request (PKCE S256, `state`,
-    /// `scope`, `resource`), the redirect checked, the code traded for a token.
+    /// `scope`, `resource`; with DPoP, `dpop_jkt`, RFC 9449 §10), the redirect checked, the
+    /// code traded for a token.
     async fn authorization_code(
         &self,
         server: &AuthorizationServer,
         client: &RegisteredClient,
         scope: Option<&str>,
         resource: &str,
+        dpop: Option<&Prover>,
     ) -> Result<Token, ClientError> {
         let endpoint = server.authorization_endpoint.as_deref().ok_or_else(|| {
             ClientError::OAuth(format!(
@@ -539,6 +727,9 @@ impl Session {
             params.push(("scope", scope));
         }
         params.push(("resource", resource));
+        if let Some(prover) = dpop {
+            params.push(("dpop_jkt", prover.thumbprint()));
+        }
         let authorization_url = url::with_query(endpoint, &params);
         tracing::debug!(%endpoint, client_id = %client.id, ?scope, %resource, "oauth: authorization request");
         let redirected = match &self.config.callback {
@@ -557,6 +748,7 @@ impl Session {
                 redirect_uri,
             },
             resource,
+            dpop,
         )
         .await
     }

@@ -85,7 +85,7 @@ pub(crate) async fn register(
             });
         }
     }
-    if config.grant == Grant::AuthorizationCode && server.client_id_metadata_documents {
+    if matches!(config.grant, Grant::AuthorizationCode) && server.client_id_metadata_documents {
         if let Some(url) = &config.client_metadata_url {
             tracing::debug!(client_id = %url, "oauth: client ID metadata document");
             return Ok(RegisteredClient {
@@ -126,10 +126,7 @@ async fn dynamic(
             None => *m == "none",
         })
         .unwrap_or("none");
-    let grant_types = match config.grant {
-        Grant::AuthorizationCode => json!(["authorization_code", "refresh_token"]),
-        Grant::ClientCredentials => json!(["client_credentials"]),
-    };
+    let grant_types = config.grant.registered_types();
     let metadata = json!({
         "client_name": config.client_name,
         "redirect_uris": [config.redirect_uri],
