@@ -1,24 +1,33 @@
-//! A generic MCP client on the command line: connects to a Streamable HTTP endpoint, lists its
-//! tools, and calls one when named.
+//! A generic MCP client on the command line: connects to a Streamable HTTP endpoint (or starts
+//! a stdio server), lists its tools, and calls one when named, printing its progress.
 //!
 //! ```text
 //! cargo run -p mcp-runtime --features client --example client -- \
 //!     http://127.0.0.1:8080/mcp [--era auto|legacy|stateless] [TOOL [ARGUMENTS-JSON]]
+//! cargo run -p mcp-runtime --features client --example client -- \
+//!     --stdio 'target/debug/quickstart --stdio' [TOOL [ARGUMENTS-JSON]]
 //! ```
 
-use mcp_runtime::client::{Client, ClientError, Era};
+use mcp_runtime::client::{CallOptions, Client, ClientBuilder, ClientError, Era};
 use serde_json::Value;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: client URL [--era auto|legacy|stateless] [TOOL [ARGUMENTS-JSON]]";
+const USAGE: &str = "usage: client (URL | --stdio 'PROGRAM [ARG...]') [--era auto|legacy|stateless] [TOOL [ARGUMENTS-JSON]]";
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut era = Era::Auto;
+    let mut stdio = None;
     let mut positional = Vec::new();
     while let Some(arg) = args.next() {
-        if arg == "--era" {
+        if arg == "--stdio" {
+            let Some(line) = args.next() else {
+                eprintln!("--stdio: expected the server's command line\n{USAGE}");
+                return ExitCode::from(2);
+            };
+            stdio = Some(line);
+        } else if arg == "--era" {
             era = match args.next().as_deref() {
                 Some("auto") => Era::Auto,
                 Some("legacy") => Era::Legacy,
@@ -32,11 +41,24 @@ async fn main() -> ExitCode {
             positional.push(arg);
         }
     }
-    let Some(url) = positional.first() else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
+    let builder = match stdio {
+        Some(line) => {
+            let mut words = line.split_whitespace();
+            let Some(program) = words.next() else {
+                eprintln!("--stdio: the command line is empty\n{USAGE}");
+                return ExitCode::from(2);
+            };
+            let mut command = std::process::Command::new(program);
+            command.args(words);
+            Client::stdio(command)
+        }
+        None if positional.is_empty() => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+        None => Client::builder(positional.remove(0)),
     };
-    let arguments = match positional.get(2).map(|text| serde_json::from_str(text)) {
+    let arguments = match positional.get(1).map(|text| serde_json::from_str(text)) {
         None => Value::Object(Default::default()),
         Some(Ok(arguments)) => arguments,
         Some(Err(e)) => {
@@ -44,7 +66,13 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(url, era, positional.get(1).map(String::as_str), arguments).await {
+    match run(
+        builder.era(era),
+        positional.first().map(String::as_str),
+        arguments,
+    )
+    .await
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -53,8 +81,12 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(url: &str, era: Era, tool: Option<&str>, arguments: Value) -> Result<(), ClientError> {
-    let client = Client::builder(url).era(era).connect().await?;
+async fn run(
+    builder: ClientBuilder,
+    tool: Option<&str>,
+    arguments: Value,
+) -> Result<(), ClientError> {
+    let client = builder.connect().await?;
     println!(
         "connected: {} {} ({:?}, {})",
         client.server_info()["name"].as_str().unwrap_or("?"),
@@ -70,7 +102,11 @@ async fn run(url: &str, era: Era, tool: Option<&str>, arguments: Value) -> Resul
         );
     }
     if let Some(tool) = tool {
-        let outcome = client.call_tool(tool, arguments).await;
+        let options = CallOptions::new().on_progress(|p| match p.total {
+            Some(total) => eprintln!("progress: {}/{total}", p.progress),
+            None => eprintln!("progress: {}", p.progress),
+        });
+        let outcome = client.call_tool_with(tool, arguments, &options).await;
         match &outcome {
             Ok(result) | Err(ClientError::Tool(result)) => {
                 println!(

@@ -1,13 +1,16 @@
 //! `mcp_runtime::client` against the everything-server binary on 127.0.0.1, in both eras:
 //! lists page by page, every kind of call, tool errors and JSON-RPC errors told apart, the
 //! server's requests (elicitation, sampling, roots) answered by the handler, `Era::Auto`
-//! falling back to a session when `server/discover` is refused.
+//! falling back to a session when `server/discover` is refused; the same over stdio; progress
+//! callbacks, `Client::listen` and tasks.
 //!
 //! The binary is `cargo build -p everything-server`'s (the `.ci/run` step builds it first).
 
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
-use mcp_runtime::client::{Client, ClientError, ClientHandler, Era};
+use mcp_runtime::client::{
+    CallOptions, CallOutcome, Client, ClientError, ClientHandler, Era, Listen, Progress,
+};
 use mcp_runtime::{BoxFuture, RpcError};
 use serde_json::{json, Value};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -31,8 +34,8 @@ impl Drop for Server {
     }
 }
 
-/// Starts the everything-server with `flags` on a free port and waits until it accepts.
-fn start(flags: &[&str]) -> Server {
+/// The everything-server binary.
+fn binary() -> std::path::PathBuf {
     // tests/client-HASH sits in target/debug/deps; the binary in target/debug.
     let exe = std::env::current_exe().unwrap();
     let binary = exe
@@ -45,6 +48,12 @@ fn start(flags: &[&str]) -> Server {
         "{} is missing: run `cargo build -p everything-server` first",
         binary.display()
     );
+    binary
+}
+
+/// Starts the everything-server with `flags` on a free port and waits until it accepts.
+fn start(flags: &[&str]) -> Server {
+    let binary = binary();
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -414,6 +423,12 @@ type Seen = Arc<Mutex<Vec<(http::HeaderMap, String)>>>;
 /// A proxy in front of `upstream` that refuses `server/discover` as a legacy-only server
 /// does (`-32601`), forwards everything else, and keeps every request's headers and body.
 async fn legacy_only_proxy(upstream: &str) -> (SocketAddr, Seen) {
+    recording_proxy(upstream, true).await
+}
+
+/// A proxy to `upstream` that records every request; with `refuse_discover`, it answers
+/// `server/discover` with -32601 itself, as a legacy-only server does.
+async fn recording_proxy(upstream: &str, refuse_discover: bool) -> (SocketAddr, Seen) {
     use hyper::service::service_fn;
     use hyper_util::client::legacy::Client as Pool;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -433,9 +448,12 @@ async fn legacy_only_proxy(upstream: &str) -> (SocketAddr, Seen) {
                     let (mut parts, body) = request.into_parts();
                     let body = body.collect().await.unwrap().to_bytes();
                     let text = String::from_utf8_lossy(&body).into_owned();
-                    recorded.lock().unwrap().push((parts.headers.clone(), text));
+                    recorded
+                        .lock()
+                        .unwrap()
+                        .push((parts.headers.clone(), text.clone()));
                     let reply: http::Response<BoxBody<Bytes, hyper::Error>> =
-                        if String::from_utf8_lossy(&body).contains("\"server/discover\"") {
+                        if refuse_discover && text.contains("\"server/discover\"") {
                             let refusal = json!({"jsonrpc": "2.0", "id": null, "error":
                                 {"code": -32601, "message": "Method not found"}});
                             http::Response::builder()
@@ -538,4 +556,277 @@ async fn a_dropped_session_call_is_cancelled_on_the_server() {
     );
     client.ping().await.unwrap();
     client.close().await.unwrap();
+}
+
+/// A client of the everything-server started as a child process (stdio), in `era`.
+async fn connect_stdio(era: Era) -> Client {
+    let mut command = std::process::Command::new(binary());
+    command.args(["--stdio", "--page-size", &PAGE.to_string()]);
+    Client::stdio(command)
+        .era(era)
+        .handler(User::default())
+        .connect()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn stdio_in_both_eras() {
+    for (asked, chosen) in [(Era::Auto, Era::Stateless), (Era::Legacy, Era::Legacy)] {
+        let client = connect_stdio(asked).await;
+        assert_eq!(client.era(), chosen);
+        assert_eq!(client.server_info()["name"], "mcp-conformance-test-server");
+        assert_eq!(
+            client.list_tools_all().await.unwrap().len(),
+            contract_tools()
+        );
+        calls(&client).await;
+        // The server's requests are answered over stdio too: on the line in a session, in
+        // input rounds in 2026-07-28.
+        let rounds = client
+            .call_tool("test_input_required_result_multi_round", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(text(&rounds), "Multi-round complete for Ada who likes blue");
+        if chosen == Era::Legacy {
+            client.ping().await.unwrap();
+        }
+        client.close().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_stdio_server_that_exits_is_a_transport_error_not_a_hang() {
+    let mut command = std::process::Command::new("sh");
+    command.args(["-c", "read line; exit 0"]);
+    let refused = Client::stdio(command)
+        .timeout(Duration::from_secs(10))
+        .connect()
+        .await;
+    match refused {
+        Err(ClientError::Transport(message)) => assert!(message.contains("stdout"), "{message}"),
+        other => panic!("expected a transport error, got {:?}", other.err()),
+    }
+    let missing = Client::stdio(std::process::Command::new("/nonexistent/server"))
+        .connect()
+        .await;
+    assert!(
+        matches!(&missing, Err(ClientError::Config(m)) if m.contains("/nonexistent/server")),
+        "{:?}",
+        missing.err()
+    );
+}
+
+/// A call's progress reaches its own callback, in order, over HTTP in both eras and stdio;
+/// the handler does not see it.
+#[tokio::test]
+async fn progress_reaches_the_calls_callback() {
+    let server = start(&[]);
+    for (name, client) in [
+        ("stateless", connect(&server, Era::Stateless).await),
+        ("legacy", connect(&server, Era::Legacy).await),
+        ("stdio", connect_stdio(Era::Auto).await),
+    ] {
+        let seen = Arc::new(Mutex::new(Vec::<Progress>::new()));
+        let sink = seen.clone();
+        let options = CallOptions::new().on_progress(move |p| sink.lock().unwrap().push(p));
+        client
+            .call_tool_with("test_tool_with_progress", json!({}), &options)
+            .await
+            .unwrap();
+        let seen = seen.lock().unwrap().clone();
+        let values: Vec<f64> = seen.iter().map(|p| p.progress).collect();
+        assert_eq!(values, [0.0, 50.0, 100.0], "{name}: {seen:?}");
+        assert_eq!(seen[2].total, Some(100.0), "{name}");
+        client.close().await.unwrap();
+    }
+}
+
+/// `Client::listen`: a list change announced during a call reaches the subscription, in
+/// 2026-07-28 (`subscriptions/listen`, HTTP and stdio) and in a session.
+#[tokio::test]
+async fn listen_streams_list_changes_in_every_era_and_transport() {
+    let server = start(&[]);
+    for (name, client) in [
+        ("stateless", connect(&server, Era::Stateless).await),
+        ("legacy", connect(&server, Era::Legacy).await),
+        ("stdio", connect_stdio(Era::Auto).await),
+        ("stdio legacy", connect_stdio(Era::Legacy).await),
+    ] {
+        let mut subscription = client
+            .listen(Listen::new().tools_list_changed())
+            .await
+            .unwrap();
+        assert_eq!(
+            subscription.acknowledged()["toolsListChanged"],
+            true,
+            "{name}: {}",
+            subscription.acknowledged()
+        );
+        client
+            .call_tool("test_trigger_tool_change", json!({}))
+            .await
+            .unwrap();
+        let got = tokio::time::timeout(Duration::from_secs(10), subscription.next())
+            .await
+            .unwrap_or_else(|_| panic!("{name}: no notification"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.method, "notifications/tools/list_changed", "{name}");
+        drop(subscription);
+        client.close().await.unwrap();
+    }
+}
+
+/// Tasks (2026-07-28 extension): a call that becomes a task, polled to its end; a tool error,
+/// a JSON-RPC error and an input request on the way; a cancelled task; task notifications on
+/// a listen stream.
+#[tokio::test]
+async fn tasks_are_created_polled_answered_and_cancelled() {
+    let server = start(&[]);
+    let client = connect(&server, Era::Stateless).await;
+    let task_id = |outcome: CallOutcome| match outcome {
+        CallOutcome::Task(task) => task["taskId"].as_str().unwrap().to_owned(),
+        CallOutcome::Complete(result) => panic!("expected a task, got {result}"),
+    };
+
+    // Without the extension declared, the same tool answers at once.
+    let plain = client
+        .call_tool("slow_compute", json!({"seconds": 0}))
+        .await
+        .unwrap();
+    assert_eq!(text(&plain), "Computed job in 0s");
+
+    let id = task_id(
+        client
+            .call_tool_as_task("slow_compute", json!({"seconds": 1, "label": "sum"}))
+            .await
+            .unwrap(),
+    );
+    // The everything-server does not send `notifications/tasks`: its acknowledgement says so
+    // (the filter's subset it honours), and the listen stream stays open all the same.
+    let updates = client
+        .listen(Listen::new().task(&id).tools_list_changed())
+        .await
+        .unwrap();
+    assert_eq!(
+        updates.acknowledged(),
+        &json!({"toolsListChanged": true}),
+        "{}",
+        updates.acknowledged()
+    );
+    let done = client.wait_task(&id).await.unwrap();
+    assert_eq!(text(&done), "Computed sum in 1s");
+    drop(updates);
+
+    let failing = task_id(
+        client
+            .call_tool_as_task("failing_job", json!({}))
+            .await
+            .unwrap(),
+    );
+    assert!(matches!(
+        client.wait_task(&failing).await,
+        Err(ClientError::Tool(_))
+    ));
+    let broken = task_id(
+        client
+            .call_tool_as_task("protocol_error_job", json!({}))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        client.wait_task(&broken).await.unwrap_err().rpc_code(),
+        Some(-32603)
+    );
+
+    // The task's elicitations are answered by the handler through tasks/update.
+    let asking = task_id(
+        client
+            .call_tool_as_task("multi_input", json!({}))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        text(&client.wait_task(&asking).await.unwrap()),
+        "Received: Ada and Ada"
+    );
+
+    let long = task_id(
+        client
+            .call_tool_as_task("slow_compute", json!({"seconds": 30}))
+            .await
+            .unwrap(),
+    );
+    client.cancel_task(&long).await.unwrap();
+    let cancelled = tokio::time::timeout(Duration::from_secs(10), client.wait_task(&long))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&cancelled, Err(ClientError::Cancelled(task)) if *task == long),
+        "{cancelled:?}"
+    );
+    assert_eq!(
+        client
+            .get_task("no-such-task")
+            .await
+            .unwrap_err()
+            .rpc_code(),
+        Some(-32602)
+    );
+
+    let legacy = connect(&server, Era::Legacy).await;
+    assert!(matches!(
+        legacy.get_task(&id).await,
+        Err(ClientError::Unsupported(_))
+    ));
+}
+
+/// 2026-07-28 cache hints honoured: a list read twice is asked once while its `ttlMs` lasts; a
+/// list change seen on a listen stream drops it; `cache(false)` asks every time.
+#[tokio::test]
+async fn lists_are_reused_for_their_ttl_until_a_change_is_announced() {
+    let server = start(&["--list-cache", "5m,public"]);
+    let (proxy, seen) = recording_proxy(&server.url, false).await;
+    let url = format!("http://{proxy}/mcp");
+    let lists = |seen: &Seen| {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, body)| body.contains("\"tools/list\""))
+            .count()
+    };
+    let pages = contract_tools().div_ceil(PAGE);
+
+    let client = Client::builder(&url).connect().await.unwrap();
+    assert_eq!(client.era(), Era::Stateless);
+    let first = client.list_tools_all().await.unwrap();
+    assert_eq!(lists(&seen), pages);
+    assert_eq!(client.list_tools_all().await.unwrap(), first);
+    assert_eq!(lists(&seen), pages, "the second listing was asked again");
+
+    let mut changes = client
+        .listen(Listen::new().tools_list_changed())
+        .await
+        .unwrap();
+    client
+        .call_tool("test_trigger_tool_change", json!({}))
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), changes.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    client.list_tools_all().await.unwrap();
+    assert_eq!(
+        lists(&seen),
+        2 * pages,
+        "a changed list was served from the cache"
+    );
+
+    let uncached = Client::builder(&url).cache(false).connect().await.unwrap();
+    uncached.list_tools_all().await.unwrap();
+    uncached.list_tools_all().await.unwrap();
+    assert_eq!(lists(&seen), 4 * pages);
 }

@@ -1,11 +1,12 @@
 //! `mcp_runtime::client` against another implementation's server: the TypeScript reference
-//! everything server (`@modelcontextprotocol/server-everything`, a legacy-era server).
+//! everything server (`@modelcontextprotocol/server-everything`, a legacy-era server), over
+//! Streamable HTTP and over stdio.
 //!
 //! `tests/reference-server/run.sh` installs the pinned package and runs this with
 //! `MCP_REFERENCE_SERVER` (its `dist/index.js`) and `MCP_REFERENCE_NODE` (Node >= 22) set, as
 //! `.ci/run` does; the test is `#[ignore]`d otherwise, and fails if run without them.
 
-use mcp_runtime::client::{Client, ClientError, ClientHandler, Era};
+use mcp_runtime::client::{CallOptions, Client, ClientError, ClientHandler, Era, Listen};
 use mcp_runtime::{BoxFuture, RpcError};
 use serde_json::{json, Value};
 use std::net::{TcpListener, TcpStream};
@@ -26,7 +27,8 @@ impl Drop for Reference {
     }
 }
 
-fn start() -> Reference {
+/// Node and the server's `dist/index.js`.
+fn node_and_server() -> (String, String) {
     let (Ok(node), Ok(server)) = (
         std::env::var("MCP_REFERENCE_NODE"),
         std::env::var("MCP_REFERENCE_SERVER"),
@@ -35,6 +37,11 @@ fn start() -> Reference {
             "set MCP_REFERENCE_NODE and MCP_REFERENCE_SERVER (tests/reference-server/run.sh does)"
         );
     };
+    (node, server)
+}
+
+fn start() -> Reference {
+    let (node, server) = node_and_server();
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -231,5 +238,90 @@ async fn our_client_drives_the_typescript_reference_server() {
         .await
         .unwrap()
         .is_empty());
+    client.close().await.unwrap();
+}
+
+/// A call's progress to its callback, and `Client::listen` in a session: the resource updates
+/// the server simulates once `toggle-subscriber-updates` is called (at once, then every 5 s).
+async fn progress_and_resource_updates(client: &Client) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = CallOptions::new().on_progress(move |p| sink.lock().unwrap().push(p.progress));
+    let done = client
+        .call_tool_with(
+            "trigger-long-running-operation",
+            json!({"duration": 0.3, "steps": 3}),
+            &options,
+        )
+        .await
+        .unwrap();
+    assert!(text(&done).contains("Steps: 3"), "{done}");
+    assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+
+    let resources = client.list_resources_all().await.unwrap();
+    let uri = resources[0]["uri"].as_str().unwrap();
+    let mut updates = client.listen(Listen::new().resource(uri)).await.unwrap();
+    assert_eq!(updates.acknowledged()["resourceSubscriptions"][0], uri);
+    client
+        .call_tool("toggle-subscriber-updates", json!({}))
+        .await
+        .unwrap();
+    let update = tokio::time::timeout(Duration::from_secs(10), updates.next())
+        .await
+        .expect("a resource update within 10 s")
+        .unwrap()
+        .unwrap();
+    assert_eq!(update.method, "notifications/resources/updated");
+    assert_eq!(update.params["uri"], uri);
+    client
+        .call_tool("toggle-subscriber-updates", json!({}))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the reference server: tests/reference-server/run.sh"]
+async fn progress_and_listen_over_http() {
+    let server = start();
+    let client = Client::builder(&server.url).connect().await.unwrap();
+    progress_and_resource_updates(&client).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+#[ignore = "needs the reference server: tests/reference-server/run.sh"]
+async fn our_client_drives_the_reference_server_over_stdio() {
+    let (node, server) = node_and_server();
+    let mut command = Command::new(node);
+    command.args([server.as_str(), "stdio"]);
+    let user = User::default();
+    let asked = user.asked.clone();
+    let client = Client::stdio(command)
+        .handler(user)
+        .connect()
+        .await
+        .unwrap();
+    // Auto's server/discover is refused on stdio too: a legacy session, without an id.
+    assert_eq!(client.era(), Era::Legacy);
+    assert!(client.session_id().is_none());
+    client.ping().await.unwrap();
+    let echoed = client
+        .call_tool("echo", json!({"message": "over stdio"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&echoed), "Echo: over stdio");
+    let sampled = client
+        .call_tool(
+            "trigger-sampling-request",
+            json!({"prompt": "Capital of France?"}),
+        )
+        .await
+        .unwrap();
+    assert!(text(&sampled).contains("Paris"), "{sampled}");
+    assert!(asked
+        .lock()
+        .unwrap()
+        .contains(&"sampling/createMessage".to_string()));
+    progress_and_resource_updates(&client).await;
     client.close().await.unwrap();
 }

@@ -2,10 +2,12 @@
 # Our client against another implementation's server: the TypeScript reference everything
 # server (@modelcontextprotocol/server-everything 2026.8.31, pinned by ./package-lock.json, `npm ci`
 # into ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-reference-server/<hash of the lock>) over
-# Streamable HTTP, on Node >= 22 from the conformance cache. runtime/tests/reference_server.rs
-# starts it on a free 127.0.0.1 port and drives it with mcp_runtime::client: the Auto probe's
-# fallback to a session, every list, calls, a read, a prompt, sampling and elicitation answered
-# by the client's handler. Fails when the npm registry cannot be reached on the first run.
+# Streamable HTTP and stdio, on Node >= 22 from the conformance cache. runtime/tests/reference_server.rs
+# starts it on a free 127.0.0.1 port (or as a child process) and drives it with
+# mcp_runtime::client: the Auto probe's fallback to a session, every list, calls, a read, a
+# prompt, sampling and elicitation answered by the client's handler, a call's progress to its
+# callback, resource updates through Client::listen. Fails when the npm registry cannot be
+# reached on the first run.
 #
 # usage: tests/reference-server/run.sh
 set -euo pipefail

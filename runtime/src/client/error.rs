@@ -37,6 +37,8 @@ pub enum ClientError {
     /// missing or refused (no metadata, an issuer or resource that does not match, a refused
     /// grant, an `iss` or `state` that does not check out, ...).
     OAuth(String),
+    /// The task of this id was cancelled before it ended ([`Client::wait_task`](super::Client::wait_task)).
+    Cancelled(String),
 }
 
 impl ClientError {
@@ -61,6 +63,7 @@ impl fmt::Display for ClientError {
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
             Self::Config(message) => write!(f, "client configuration: {message}"),
             Self::OAuth(message) => write!(f, "authorization: {message}"),
+            Self::Cancelled(task) => write!(f, "task {task} was cancelled"),
         }
     }
 }

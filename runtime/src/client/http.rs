@@ -3,11 +3,13 @@
 //! DELETE. With OAuth, every one of them carries the access token (a bearer token, or a
 //! DPoP-bound one with a fresh proof), and a 401 (or a 403 `insufficient_scope`) runs the
 //! authorization flow and sends the request again, as does a DPoP `use_dpop_nonce` 401 (once,
-//! with the nonce), here in [`Http::send`], the one place all of them go through.
+//! with the nonce), here in [`Http::send`], the one place all of them go through. `http` and
+//! `https` alike: the pool's connector is [`tls`](super::tls)'s.
 
 use super::error::ClientError;
 use super::oauth::{self, OAuth};
 use super::sse::SseParser;
+use super::tls::{self, TlsConfig};
 use bytes::Bytes;
 use http::header::{
     HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE,
@@ -15,13 +17,27 @@ use http::header::{
 use http::{HeaderMap, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use std::collections::VecDeque;
 
 /// The client's one connection pool (the OAuth flow's requests use it too).
-pub(crate) type Pool = hyper_util::client::legacy::Client<HttpConnector, Full<Bytes>>;
+pub(crate) type Pool = hyper_util::client::legacy::Client<tls::Connector, Full<Bytes>>;
+
+/// A pool speaking `http` and `https`, trusting the system's roots and those of `tls`.
+pub(crate) fn pool(tls: &TlsConfig) -> Result<Pool, ClientError> {
+    let connector = tls::connector(tls)?;
+    Ok(hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build(connector))
+}
+
+/// A failed exchange of `what` (`"POST https://..."`), with the causes the pool's error
+/// carries (a refused certificate, a refused connection, ...).
+pub(crate) fn transport_error(
+    what: impl std::fmt::Display,
+    error: &(dyn std::error::Error + 'static),
+) -> ClientError {
+    ClientError::Transport(format!("{what}: {}", tls::describe(error)))
+}
 
 /// At most this much of an unexpected body is kept for [`ClientError::Http`].
 const ERROR_BODY_LIMIT: usize = 4096;
@@ -48,8 +64,9 @@ impl Http {
         url: Uri,
         headers: HeaderMap,
         oauth: Option<OAuth>,
+        tls: &TlsConfig,
     ) -> Result<Self, ClientError> {
-        let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
+        let pool = pool(tls)?;
         let oauth = oauth
             .map(|config| oauth::Session::new(config, pool.clone(), &url.to_string()))
             .transpose()?;
@@ -207,7 +224,7 @@ impl Http {
                 .pool
                 .request(request)
                 .await
-                .map_err(|e| ClientError::Transport(format!("{method} {}: {e}", self.url)))?;
+                .map_err(|e| transport_error(format_args!("{method} {}", self.url), &e))?;
             let status = response.status();
             let Some(oauth) = &self.oauth else {
                 return Ok(response);
@@ -304,6 +321,91 @@ impl Messages {
                 })?;
                 self.ready.push_back(message);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tls::test_server;
+    use super::*;
+    use hyper::Response;
+    use serde_json::json;
+
+    /// A JSON-RPC endpoint over https answering every POST with the request's own id.
+    async fn endpoint() -> u16 {
+        test_server::serve(|request: Request<Incoming>| async move {
+            assert_eq!(request.method(), Method::POST);
+            assert_eq!(request.uri().path(), "/mcp");
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            let message: Value = serde_json::from_slice(&body).unwrap();
+            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {"over": "tls"}});
+            Response::builder()
+                .header(CONTENT_TYPE, "application/json")
+                .body(Full::new(Bytes::from(answer.to_string())))
+                .unwrap()
+        })
+        .await
+    }
+
+    fn http(url: &str, tls: &TlsConfig) -> Http {
+        Http::new(url.parse().unwrap(), HeaderMap::new(), None, tls).unwrap()
+    }
+
+    async fn ping(http: &Http) -> Result<Value, ClientError> {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "ping"});
+        match http.post(body.to_string().into_bytes(), &[]).await? {
+            (_, Reply::Messages(mut messages)) => Ok(messages.next().await?.unwrap()),
+            (_, Reply::Accepted) => panic!("202 to a request"),
+        }
+    }
+
+    #[tokio::test]
+    async fn posts_over_https_to_a_trusted_server() {
+        let port = endpoint().await;
+        let mut tls = TlsConfig::default();
+        tls.add_root_certificate(test_server::CERTIFICATE);
+        // The certificate names both: by address and by name.
+        for host in ["127.0.0.1", "localhost"] {
+            let answer = ping(&http(&format!("https://{host}:{port}/mcp"), &tls))
+                .await
+                .unwrap();
+            assert_eq!(answer["id"], 7);
+            assert_eq!(answer["result"]["over"], "tls");
+        }
+    }
+
+    #[tokio::test]
+    async fn refuses_an_untrusted_certificate() {
+        let port = endpoint().await;
+        let url = format!("https://127.0.0.1:{port}/mcp");
+        match ping(&http(&url, &TlsConfig::default())).await {
+            Err(ClientError::Transport(message)) => {
+                assert!(message.starts_with(&format!("POST {url}: ")), "{message}");
+                assert!(message.contains("invalid peer certificate"), "{message}");
+                assert!(
+                    message.contains("ClientBuilder::root_certificate"),
+                    "{message}"
+                );
+            }
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_says_why() {
+        // A port nothing listens on: bound, then let go.
+        let port = {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        match ping(&http(&url, &TlsConfig::default())).await {
+            Err(ClientError::Transport(message)) => {
+                assert!(message.contains("refused"), "{message}");
+                assert!(!message.contains("certificate"), "{message}");
+            }
+            other => panic!("{:?}", other.map(|_| ())),
         }
     }
 }

@@ -22,33 +22,50 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Progress: pass `_meta.progressToken` through [`Client::request`]; the notifications reach
-//! [`ClientHandler::notification`]. The cache hints of a list are reported in [`Page`], not
-//! acted on. OAuth 2.1: [`ClientBuilder::oauth`]. Not yet (issue #21): stdio, cancelling on
-//! the server when a call's future is dropped, SSE resumption, `subscriptions/listen`, tasks,
-//! and `https` URLs.
+//! A server run as a child process is reached over stdio instead: [`Client::stdio`].
+//!
+//! Beyond the requests: a call's progress ([`CallOptions::on_progress`]); notifications
+//! outside any call as a stream ([`Client::listen`]: `subscriptions/listen` in 2026-07-28, the
+//! session's own notifications in a session); tasks ([`Client::call_tool_as_task`],
+//! [`Client::wait_task`]); a call's future dropped cancels it on the server; a session's
+//! broken SSE stream is resumed with `Last-Event-ID`. The cache hints of a list are reported
+//! in [`Page`] and honoured: a page or a read is reused until its `ttlMs` runs out or a
+//! notification says it changed ([`ClientBuilder::cache`]). OAuth 2.1: [`ClientBuilder::oauth`].
 
+mod cache;
 mod error;
 mod handler;
 mod headers;
 mod http;
+mod listen;
 mod oauth;
+mod options;
 mod sse;
 mod standalone;
+mod stdio;
+mod tasks;
+mod tls;
+mod transport;
 pub mod typed;
 
 pub use error::ClientError;
 pub use handler::ClientHandler;
+pub use listen::{Listen, Notification, Subscription};
 pub use oauth::{
     Assertion, AuthorizationCallback, Dpop, Grant, IdentityProvider, OAuth, PreRegistered,
     TokenSource, DEFAULT_MAX_AUTHORIZATIONS, DEFAULT_REDIRECT_URI,
 };
+pub use options::{CallOptions, Progress};
+pub use tasks::{CallOutcome, TASKS_EXTENSION};
 pub use typed::CallError;
 
 use self::headers::{
     header_value, invalid_annotations, param_header_values, param_headers, ParamHeader,
 };
-use self::http::{Http, Reply};
+use self::http::Http;
+use self::listen::{CancelListen, Inbox};
+use self::stdio::Stdio;
+use self::transport::Transport;
 use crate::jsonrpc::{
     RpcError, HEADER_MISMATCH, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND,
     UNSUPPORTED_VERSION,
@@ -94,16 +111,18 @@ pub enum Era {
     Stateless,
 }
 
-/// Builds a [`Client`]: the URL, headers sent on every request, a per-call timeout, the era
-/// and the [`ClientHandler`].
+/// Builds a [`Client`]: the server (a URL or a command), headers sent on every HTTP request,
+/// a per-call timeout, the era and the [`ClientHandler`].
 pub struct ClientBuilder {
-    url: String,
+    server: Server,
     headers: Vec<(String, String)>,
     timeout: Duration,
     era: Era,
     handler: Arc<dyn ClientHandler>,
     client_info: Value,
     oauth: Option<OAuth>,
+    tls: tls::TlsConfig,
+    cache_results: bool,
 }
 
 impl ClientBuilder {
@@ -148,31 +167,48 @@ impl ClientBuilder {
         self
     }
 
-    /// Connects: `server/discover` or `initialize` (and `notifications/initialized`) as the
-    /// era asks.
+    /// Whether list pages and `resources/read` results are reused for as long as their
+    /// 2026-07-28 `ttlMs` allows (default `true`; a notification saying they changed drops
+    /// them at once, whichever way it arrives: a session's stream, stdio, a
+    /// [`Subscription`]). Off, every call asks the server.
+    pub fn cache(mut self, honour_ttl: bool) -> Self {
+        self.cache_results = honour_ttl;
+        self
+    }
+
+    /// Trusts the root certificates of `pem` (one or more `CERTIFICATE` blocks) for
+    /// `https://` URLs, the OAuth flow's included, beside the system's (a private CA, a test
+    /// server's own certificate). A PEM without a usable certificate fails
+    /// [`connect`](ClientBuilder::connect) with [`ClientError::Config`].
+    pub fn root_certificate(mut self, pem: &[u8]) -> Self {
+        self.tls.add_root_certificate(pem);
+        self
+    }
+
+    /// Connects: starts the server's command (stdio), then `server/discover` or
+    /// `initialize` (and `notifications/initialized`) as the era asks.
     pub async fn connect(self) -> Result<Client, ClientError> {
-        let url: ::http::Uri = self
-            .url
-            .parse()
-            .map_err(|e| ClientError::Config(format!("URL {:?}: {e}", self.url)))?;
-        if url.scheme_str() != Some("http") {
-            return Err(ClientError::Config(format!(
-                "URL {:?}: only http:// is supported for now",
-                self.url
-            )));
-        }
-        let mut headers = HeaderMap::new();
-        for (name, value) in &self.headers {
-            let name = HeaderName::try_from(name.as_str())
-                .map_err(|e| ClientError::Config(format!("header name {name:?}: {e}")))?;
-            let value = HeaderValue::try_from(value.as_str())
-                .map_err(|e| ClientError::Config(format!("header {name} value: {e}")))?;
-            headers.insert(name, value);
-        }
+        let handler = Arc::new(Inbox::new(self.handler));
+        let transport = match self.server {
+            Server::Url(url) => Transport::Http(Arc::new(http_transport(
+                &url,
+                &self.headers,
+                self.oauth,
+                &self.tls,
+            )?)),
+            Server::Command(command) => {
+                if !self.headers.is_empty() || self.oauth.is_some() {
+                    return Err(ClientError::Config(
+                        "headers and OAuth are HTTP's: a stdio server takes neither".into(),
+                    ));
+                }
+                Transport::Stdio(Stdio::spawn(command, handler.clone())?)
+            }
+        };
         let mut client = Client {
-            http: Arc::new(Http::new(url, headers, self.oauth)?),
-            capabilities: self.handler.capabilities(),
-            handler: self.handler,
+            transport: Arc::new(transport),
+            capabilities: handler.capabilities(),
+            handler,
             timeout: self.timeout,
             client_info: self.client_info,
             state: State::Stateless {
@@ -183,6 +219,7 @@ impl ClientBuilder {
             tool_headers: Mutex::new(HashMap::new()),
             tools_listed: AtomicBool::new(false),
             standalone: None,
+            cache_results: self.cache_results,
         };
         if self.era != Era::Legacy {
             match client.request("server/discover", json!({})).await {
@@ -204,6 +241,40 @@ impl ClientBuilder {
         client.initialize().await?;
         Ok(client)
     }
+}
+
+/// What a client connects to.
+enum Server {
+    /// A Streamable HTTP endpoint.
+    Url(String),
+    /// A command whose process speaks stdio.
+    Command(std::process::Command),
+}
+
+/// The HTTP transport of `url`, with the headers of every request and OAuth.
+fn http_transport(
+    url: &str,
+    headers: &[(String, String)],
+    oauth: Option<OAuth>,
+    tls: &tls::TlsConfig,
+) -> Result<Http, ClientError> {
+    let uri: ::http::Uri = url
+        .parse()
+        .map_err(|e| ClientError::Config(format!("URL {url:?}: {e}")))?;
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
+        return Err(ClientError::Config(format!(
+            "URL {url:?}: the scheme must be http:// or https://"
+        )));
+    }
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let name = HeaderName::try_from(name.as_str())
+            .map_err(|e| ClientError::Config(format!("header name {name:?}: {e}")))?;
+        let value = HeaderValue::try_from(value.as_str())
+            .map_err(|e| ClientError::Config(format!("header {name} value: {e}")))?;
+        map.insert(name, value);
+    }
+    Http::new(uri, map, oauth, tls)
 }
 
 /// Whether `error` refuses the protocol version while its `data.supported` lists the one this
@@ -270,8 +341,9 @@ pub struct Page {
 
 /// A connected MCP client; share it behind an `Arc` to make calls concurrently.
 pub struct Client {
-    http: Arc<Http>,
-    handler: Arc<dyn ClientHandler>,
+    transport: Arc<Transport>,
+    /// The user's handler, and the session subscriptions that see its notifications.
+    handler: Arc<Inbox>,
     capabilities: Value,
     timeout: Duration,
     client_info: Value,
@@ -285,6 +357,8 @@ pub struct Client {
     tools_listed: AtomicBool,
     /// The session's standalone stream, read in the background (legacy era with a session).
     standalone: Option<AbortOnDrop>,
+    /// Whether results are reused for their `ttlMs` ([`ClientBuilder::cache`]).
+    cache_results: bool,
 }
 
 /// A background task stopped when its owner goes.
@@ -299,14 +373,35 @@ impl Drop for AbortOnDrop {
 impl Client {
     /// A builder for a client of the endpoint at `url` (`http://host:port/mcp`).
     pub fn builder(url: impl Into<String>) -> ClientBuilder {
+        Self::builder_of(Server::Url(url.into()))
+    }
+
+    /// A builder for a client of a stdio server: `command` is started when the client
+    /// connects (its stdin and stdout carry the messages, its stderr goes to the log at debug
+    /// level) and ended by [`Client::close`] (killed if the client is dropped).
+    ///
+    /// ```no_run
+    /// # async fn run() -> Result<(), mcp_runtime::client::ClientError> {
+    /// let mut command = std::process::Command::new("./target/debug/quickstart");
+    /// command.arg("--stdio");
+    /// let client = mcp_runtime::client::Client::stdio(command).connect().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn stdio(command: std::process::Command) -> ClientBuilder {
+        Self::builder_of(Server::Command(command))
+    }
+
+    fn builder_of(server: Server) -> ClientBuilder {
         ClientBuilder {
-            url: url.into(),
+            server,
             headers: Vec::new(),
             timeout: Duration::from_secs(60),
             era: Era::Auto,
             handler: Arc::new(handler::NoHandler),
             client_info: json!({"name": "mcp-runtime-client", "version": env!("CARGO_PKG_VERSION")}),
             oauth: None,
+            tls: tls::TlsConfig::default(),
+            cache_results: true,
         }
     }
 
@@ -407,15 +502,26 @@ impl Client {
     /// `isError: true`. In 2026-07-28 the tool's `x-mcp-header` arguments are mirrored into
     /// `Mcp-Param-*` headers (the tools are listed first if they have not been).
     pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, ClientError> {
+        self.call_tool_with(name, arguments, &CallOptions::new())
+            .await
+    }
+
+    /// [`Client::call_tool`] with [`CallOptions`] (a progress callback).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
         if matches!(self.state, State::Stateless { .. })
+            && !self.transport.is_stdio()
             && !self.tools_listed.load(Ordering::Relaxed)
             && !self.tool_headers.lock().unwrap().contains_key(name)
         {
             self.list_tools_all().await?;
         }
-        let result = self
-            .request("tools/call", json!({"name": name, "arguments": arguments}))
-            .await?;
+        let params = json!({"name": name, "arguments": arguments});
+        let result = self.request_with("tools/call", params, options).await?;
         if result["isError"] == true {
             return Err(ClientError::Tool(result));
         }
@@ -433,7 +539,8 @@ impl Client {
 
     /// `resources/read`.
     pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
-        self.request("resources/read", json!({"uri": uri})).await
+        self.cacheable("resources/read", uri, json!({"uri": uri}))
+            .await
     }
 
     /// `completion/complete` for `argument` (`name`, partial `value`) of `reference`
@@ -474,15 +581,78 @@ impl Client {
         }
     }
 
-    /// Ends a legacy session with DELETE (nothing to do in 2026-07-28).
+    /// Notifications outside any call, as a stream, until the [`Subscription`] is dropped.
+    ///
+    /// In 2026-07-28 a `subscriptions/listen` request (its acknowledgement read before this
+    /// returns). In a session, the session's own notifications (its GET stream, the calls'
+    /// streams, stdio) that `filter` asks for, after `resources/subscribe` for each resource
+    /// in it; the [`ClientHandler`] sees them too. Task ids need 2026-07-28.
+    pub async fn listen(&self, filter: Listen) -> Result<Subscription, ClientError> {
+        if matches!(self.state, State::Legacy { .. }) {
+            if filter.wants_tasks() {
+                return Err(ClientError::Unsupported(
+                    "task notifications: 2026-07-28's tasks extension",
+                ));
+            }
+            let honoured = filter.honoured_by(self.server_capabilities());
+            let receiver = self.handler.subscribe(honoured.clone());
+            for uri in honoured.resources() {
+                self.request("resources/subscribe", json!({"uri": uri}))
+                    .await?;
+            }
+            return Ok(Subscription::session(
+                honoured.to_filter(),
+                receiver,
+                self.handler.clone(),
+            ));
+        }
+        let options = CallOptions {
+            tasks: filter.wants_tasks(),
+            ..CallOptions::new()
+        };
+        let params = json!({"notifications": filter.to_filter()});
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = json!({
+            "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": self.with_meta(&params, &options),
+        });
+        let headers = self.era_headers("subscriptions/listen", &params);
+        let opened = self.transport.request(
+            "subscriptions/listen",
+            id,
+            &[],
+            body.to_string().into_bytes(),
+            &headers,
+        );
+        let (_, answer) = tokio::time::timeout(self.timeout, opened)
+            .await
+            .map_err(|_| ClientError::Timeout(self.timeout))??;
+        let cancel = self.transport.is_stdio().then(|| CancelListen {
+            transport: self.transport.clone(),
+            id,
+        });
+        let listening = Subscription::listening(answer, cancel, self.handler.clone());
+        tokio::time::timeout(self.timeout, listening)
+            .await
+            .map_err(|_| ClientError::Timeout(self.timeout))?
+    }
+
+    /// Ends the connection: a legacy session with DELETE (nothing to do over HTTP in
+    /// 2026-07-28); a stdio server's stdin closed, then the wait for it to exit (killed
+    /// after 2 s).
     pub async fn close(mut self) -> Result<(), ClientError> {
         self.standalone.take();
-        if let State::Legacy {
-            session: Some(_), ..
-        } = &self.state
-        {
-            let headers = self.era_headers("", &Value::Null);
-            self.http.delete(&headers).await?;
+        match &*self.transport {
+            Transport::Stdio(stdio) => stdio.close().await?,
+            Transport::Http(http) => {
+                if let State::Legacy {
+                    session: Some(_), ..
+                } = &self.state
+                {
+                    let headers = self.era_headers("", &Value::Null);
+                    http.delete(&headers).await?;
+                }
+            }
         }
         Ok(())
     }
@@ -491,29 +661,53 @@ impl Client {
     /// 2026-07-28 the `_meta` and headers the revision asks for are added and input rounds
     /// are answered by the handler.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
-        tokio::time::timeout(self.timeout, self.rounds(method, params))
+        self.request_with(method, params, &CallOptions::new()).await
+    }
+
+    /// [`Client::request`] with [`CallOptions`] (a progress callback).
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Value,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
+        tokio::time::timeout(self.timeout, self.rounds(method, params, options))
             .await
             .map_err(|_| ClientError::Timeout(self.timeout))?
     }
 
     /// One request, with its 2026-07-28 input rounds.
-    async fn rounds(&self, method: &str, mut params: Value) -> Result<Value, ClientError> {
+    async fn rounds(
+        &self,
+        method: &str,
+        mut params: Value,
+        options: &CallOptions,
+    ) -> Result<Value, ClientError> {
+        // One token for the whole call, its input rounds included.
+        let progress = match &options.progress {
+            Some(callback) => {
+                let token = self.next_id.fetch_add(1, Ordering::Relaxed);
+                set_meta(&mut params, "progressToken", json!(token))?;
+                Some((token, &**callback))
+            }
+            None => None,
+        };
         if matches!(self.state, State::Legacy { .. }) {
             return self
-                .exchange(method, &params)
+                .exchange(method, &params, options, progress)
                 .await
                 .map(|(_, result)| result);
         }
         let mut retried = false;
         for _ in 0..MAX_INPUT_ROUNDS {
-            let (_, result) = match self.exchange(method, &params).await {
+            let (_, result) = match self.exchange(method, &params, options, progress).await {
                 // The server refused the version it lists as supported (a restart or another
                 // instance in between): the same request once more.
                 Err(ClientError::Rpc(error))
                     if !retried && version_refused_but_supported(&error) =>
                 {
                     retried = true;
-                    self.exchange(method, &params).await?
+                    self.exchange(method, &params, options, progress).await?
                 }
                 answered => answered?,
             };
@@ -553,42 +747,47 @@ impl Client {
         &self,
         method: &str,
         params: &Value,
+        options: &CallOptions,
+        progress: Option<(i64, &(dyn Fn(Progress) + Send + Sync))>,
     ) -> Result<(HeaderMap, Value), ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let body = json!({
-            "jsonrpc": "2.0", "id": id, "method": method, "params": self.with_meta(params),
+            "jsonrpc": "2.0", "id": id, "method": method,
+            "params": self.with_meta(params, options),
         });
         let headers = self.era_headers(method, params);
         // A session's request whose call is dropped (or times out) before its response is
-        // cancelled on the server; in 2026-07-28, closing the stream is the cancellation.
+        // cancelled on the server, as is any over stdio; over HTTP in 2026-07-28, closing the
+        // stream is the cancellation.
         let mut cancel = CancelOnDrop {
-            armed: matches!(self.state, State::Legacy { .. }) && method != "initialize",
-            http: self.http.clone(),
+            armed: (matches!(self.state, State::Legacy { .. }) || self.transport.is_stdio())
+                && method != "initialize",
+            transport: self.transport.clone(),
             headers: headers.clone(),
             id,
         };
-        let answer = self.read_answer(method, id, body, &headers).await;
+        let answer = self.read_answer(method, id, body, &headers, progress).await;
         cancel.armed = false;
         answer
     }
 
-    /// [`Client::exchange`]'s POST and the reading of its answer.
+    /// [`Client::exchange`]'s sending and the reading of its answer.
     async fn read_answer(
         &self,
         method: &str,
         id: i64,
         body: Value,
         headers: &[(HeaderName, HeaderValue)],
+        progress: Option<(i64, &(dyn Fn(Progress) + Send + Sync))>,
     ) -> Result<(HeaderMap, Value), ClientError> {
-        let (response_headers, reply) = self
-            .http
-            .post(body.to_string().into_bytes(), headers)
-            .await?;
-        let Reply::Messages(mut messages) = reply else {
-            return Err(ClientError::Protocol(format!(
-                "{method}: 202 Accepted for a request"
-            )));
+        let routes: &[i64] = match &progress {
+            Some((token, _)) => &[*token],
+            None => &[],
         };
+        let (response_headers, mut messages) = self
+            .transport
+            .request(method, id, routes, body.to_string().into_bytes(), headers)
+            .await?;
         let mut resumptions = 0;
         loop {
             let message = match messages.next().await {
@@ -607,7 +806,12 @@ impl Client {
                             let wait = retry_ms.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS);
                             tokio::time::sleep(Duration::from_millis(wait)).await;
                             let headers = self.era_headers(method, &Value::Null);
-                            messages = self.http.get_stream(Some(&last_event_id), &headers).await?;
+                            let http = self.transport.http().ok_or_else(|| {
+                                ClientError::Protocol("a stdio answer to resume".into())
+                            })?;
+                            messages = transport::Answer::Http(
+                                http.get_stream(Some(&last_event_id), &headers).await?,
+                            );
                             continue;
                         }
                         (_, Err(error)) => return Err(error),
@@ -621,7 +825,15 @@ impl Client {
                         self.answer_on_stream(server_method, request_id, &message["params"])
                             .await?
                     }
-                    None => self.handler.notification(server_method, &message["params"]),
+                    None => match progress {
+                        Some((token, callback))
+                            if server_method == "notifications/progress"
+                                && message["params"]["progressToken"] == token =>
+                        {
+                            callback(Progress::from_params(&message["params"]))
+                        }
+                        _ => self.handler.notification(server_method, &message["params"]),
+                    },
                 }
                 continue;
             }
@@ -652,17 +864,20 @@ impl Client {
         id: &Value,
         params: &Value,
     ) -> Result<(), ClientError> {
+        // 2026-07-28 forbids them: there is nobody to answer. Over stdio the reader answers.
+        let Some(http) = self.transport.http() else {
+            return Ok(());
+        };
         if matches!(self.state, State::Stateless { .. }) {
-            // 2026-07-28 forbids them; there is nobody to answer.
             return Ok(());
         }
         let headers = self.era_headers("", &Value::Null);
-        standalone::answer(&self.http, &*self.handler, &headers, method, id, params).await
+        standalone::answer(http, &*self.handler, &headers, method, id, params).await
     }
 
-    /// `params` with the 2026-07-28 `_meta` (version, capabilities, client info, log level)
-    /// merged in; as given in a session.
-    fn with_meta(&self, params: &Value) -> Value {
+    /// `params` with the 2026-07-28 `_meta` (version, capabilities, with the tasks extension
+    /// when `options` declare it, client info, log level) merged in; as given in a session.
+    fn with_meta(&self, params: &Value, options: &CallOptions) -> Value {
         if matches!(self.state, State::Legacy { .. }) {
             return params.clone();
         }
@@ -678,9 +893,16 @@ impl Client {
                 "io.modelcontextprotocol/protocolVersion".into(),
                 json!(STATELESS_VERSION),
             );
+            let mut capabilities = self.capabilities.clone();
+            if options.tasks {
+                if !capabilities["extensions"].is_object() {
+                    capabilities["extensions"] = json!({});
+                }
+                capabilities["extensions"][TASKS_EXTENSION] = json!({});
+            }
             meta.insert(
                 "io.modelcontextprotocol/clientCapabilities".into(),
-                self.capabilities.clone(),
+                capabilities,
             );
             meta.insert(
                 "io.modelcontextprotocol/clientInfo".into(),
@@ -697,6 +919,9 @@ impl Client {
     /// routing headers (`method` empty for a message that is not a request).
     fn era_headers(&self, method: &str, params: &Value) -> Vec<(HeaderName, HeaderValue)> {
         let mut headers = Vec::new();
+        if self.transport.is_stdio() {
+            return headers;
+        }
         let mut add = |name: &str, value: &str| {
             if let (Ok(name), Ok(value)) =
                 (HeaderName::try_from(name), HeaderValue::try_from(value))
@@ -756,10 +981,11 @@ impl Client {
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         });
-        let (headers, initialized) =
-            tokio::time::timeout(self.timeout, self.exchange("initialize", &params))
-                .await
-                .map_err(|_| ClientError::Timeout(self.timeout))??;
+        let options = CallOptions::new();
+        let initializing = self.exchange("initialize", &params, &options, None);
+        let (headers, initialized) = tokio::time::timeout(self.timeout, initializing)
+            .await
+            .map_err(|_| ClientError::Timeout(self.timeout))??;
         let version = initialized["protocolVersion"]
             .as_str()
             .unwrap_or_default()
@@ -776,27 +1002,25 @@ impl Client {
         };
         let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let headers = self.era_headers("", &Value::Null);
-        match self
-            .http
-            .post(note.to_string().into_bytes(), &headers)
-            .await?
-        {
-            (_, Reply::Accepted) => {}
-            (_, Reply::Messages(_)) => {
-                return Err(ClientError::Protocol(
-                    "notifications/initialized was not accepted with 202".into(),
-                ))
-            }
-        }
+        self.transport
+            .send(
+                "notifications/initialized",
+                note.to_string().into_bytes(),
+                &headers,
+            )
+            .await?;
         // What the server sends outside any call arrives on the session's GET stream.
+        let Some(http) = self.transport.http().cloned() else {
+            return Ok(());
+        };
         if headers.iter().any(|(name, _)| name == "mcp-session-id") {
             // Bounded: a proxy that holds the response headers back must not hold `connect`.
-            let opened = tokio::time::timeout(self.timeout, standalone::open(&self.http, &headers))
+            let opened = tokio::time::timeout(self.timeout, standalone::open(&http, &headers))
                 .await
                 .unwrap_or(Ok(None));
             if let Ok(opened) = opened {
                 let listener = tokio::spawn(standalone::listen(
-                    self.http.clone(),
+                    http,
                     self.handler.clone(),
                     headers,
                     opened,
@@ -809,7 +1033,7 @@ impl Client {
 
     async fn list_page(
         &self,
-        method: &str,
+        method: &'static str,
         key: &str,
         cursor: Option<&str>,
     ) -> Result<Page, ClientError> {
@@ -817,7 +1041,9 @@ impl Client {
             Some(cursor) => json!({"cursor": cursor}),
             None => json!({}),
         };
-        let result = self.request(method, params).await?;
+        let result = self
+            .cacheable(method, cursor.unwrap_or_default(), params)
+            .await?;
         let items = match result.get(key) {
             Some(Value::Array(items)) => items.clone(),
             _ => {
@@ -834,7 +1060,7 @@ impl Client {
         })
     }
 
-    async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ClientError> {
+    async fn list_all(&self, method: &'static str, key: &str) -> Result<Vec<Value>, ClientError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
@@ -856,6 +1082,25 @@ impl Client {
         )))
     }
 
+    /// A request whose result the server may let the client reuse (`ttlMs`): from the cache
+    /// while it is fresh, else asked and kept (unless the builder turned caching off).
+    async fn cacheable(
+        &self,
+        method: &'static str,
+        key: &str,
+        params: Value,
+    ) -> Result<Value, ClientError> {
+        if !self.cache_results {
+            return self.request(method, params).await;
+        }
+        if let Some(hit) = self.handler.cache.get(method, key) {
+            return Ok(hit);
+        }
+        let result = self.request(method, params).await?;
+        self.handler.cache.put(method, key, &result);
+        Ok(result)
+    }
+
     /// Keeps the header annotations of `tools` and returns the valid ones.
     fn remember_tools(&self, tools: Vec<Value>) -> Vec<Value> {
         let mut known = self.tool_headers.lock().unwrap();
@@ -870,6 +1115,28 @@ impl Client {
             valid.push(tool);
         }
         valid
+    }
+}
+
+/// Sets `_meta[key]` in `params` (an object, or nothing).
+fn set_meta(params: &mut Value, key: &str, value: Value) -> Result<(), ClientError> {
+    if params.is_null() {
+        *params = json!({});
+    }
+    let object = params
+        .as_object_mut()
+        .ok_or_else(|| ClientError::Protocol("params must be an object".into()))?;
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    match meta.as_object_mut() {
+        Some(meta) => {
+            meta.insert(key.to_owned(), value);
+            Ok(())
+        }
+        None => Err(ClientError::Protocol(
+            "params._meta must be an object".into(),
+        )),
     }
 }
 
@@ -894,7 +1161,7 @@ fn rpc_error(error: &Value) -> RpcError {
 /// drops it too). Best effort, in the background: nothing waits for it.
 struct CancelOnDrop {
     armed: bool,
-    http: Arc<Http>,
+    transport: Arc<Transport>,
     headers: Vec<(HeaderName, HeaderValue)>,
     id: i64,
 }
@@ -911,9 +1178,13 @@ impl Drop for CancelOnDrop {
             "jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": self.id, "reason": "the client gave up the request"},
         });
-        let (http, headers) = (self.http.clone(), std::mem::take(&mut self.headers));
+        let (transport, headers) = (self.transport.clone(), std::mem::take(&mut self.headers));
         runtime.spawn(async move {
-            if let Err(error) = http.post(body.to_string().into_bytes(), &headers).await {
+            let body = body.to_string().into_bytes();
+            if let Err(error) = transport
+                .send("notifications/cancelled", body, &headers)
+                .await
+            {
                 tracing::debug!(%error, "the cancellation of a dropped request was not delivered");
             }
         });

@@ -114,8 +114,9 @@ pub(crate) async fn answer(
     };
     match http.post(reply.to_string().into_bytes(), headers).await? {
         (_, Reply::Accepted) => Ok(()),
-        (_, Reply::Messages(_)) => Err(ClientError::Protocol(format!(
-            "the answer to the server's {method} was not accepted with 202"
-        ))),
+        (_, Reply::Messages(messages)) => {
+            let what = format!("the answer to the server's {method}");
+            Err(super::transport::refused(&what, messages).await)
+        }
     }
 }

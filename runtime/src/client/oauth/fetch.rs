@@ -2,7 +2,7 @@
 //! request) on the client's hyper pool, every body read bounded.
 
 use super::super::error::ClientError;
-use super::super::http::Pool;
+use super::super::http::{transport_error, Pool};
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, StatusCode};
@@ -97,17 +97,24 @@ pub(crate) fn request(
     body: Bytes,
     authorization: Option<HeaderValue>,
 ) -> Result<Request<Full<Bytes>>, ClientError> {
-    if !url
-        .get(..7)
-        .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
-    {
-        return Err(ClientError::OAuth(format!(
-            "{url}: only http:// URLs are supported by this client for now"
-        )));
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|e| ClientError::OAuth(format!("{url}: not a usable URL ({e})")))?;
+    match uri.scheme_str() {
+        Some("https") => {}
+        // The authorization specification wants every endpoint on https; plain http is left
+        // to a loopback host (a development server, a test's).
+        Some("http") if is_loopback(uri.host().unwrap_or_default()) => {}
+        Some("http") => {
+            return Err(ClientError::OAuth(format!(
+                "{url}: authorization endpoints and metadata are only fetched over https (http only from a loopback host)"
+            )))
+        }
+        _ => return Err(ClientError::OAuth(format!("{url}: not an http(s) URL"))),
     }
     let mut request = Request::builder()
         .method(method)
-        .uri(url)
+        .uri(uri)
         .header(ACCEPT, "application/json")
         .body(Full::new(body))
         .map_err(|e| ClientError::OAuth(format!("{url}: not a usable URL ({e})")))?;
@@ -117,6 +124,16 @@ pub(crate) fn request(
             .insert(http::header::AUTHORIZATION, authorization);
     }
     Ok(request)
+}
+
+/// Whether `host` is this machine (`localhost`, 127.0.0.0/8, `[::1]`).
+fn is_loopback(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Sends `request` and reads its body (at most [`MAX_BODY`]; a longer one is a
@@ -129,7 +146,7 @@ pub(crate) async fn send(
     let response = pool
         .request(request)
         .await
-        .map_err(|e| ClientError::Transport(format!("{method} {url}: {e}")))?;
+        .map_err(|e| transport_error(format_args!("{method} {url}"), &e))?;
     let (parts, body) = response.into_parts();
     let body = Limited::new(body, MAX_BODY)
         .collect()
@@ -146,4 +163,72 @@ pub(crate) async fn send(
         headers: parts.headers,
         body,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::http::pool;
+    use super::super::super::tls::{test_server, TlsConfig};
+    use super::*;
+    use hyper::Response;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn fetches_metadata_over_https() {
+        let port = test_server::serve(|request: Request<hyper::body::Incoming>| async move {
+            let (status, body) = match request.uri().path() {
+                "/.well-known/oauth-authorization-server" => (200, json!({"issuer": "https://a"})),
+                _ => (404, json!({})),
+            };
+            Response::builder()
+                .status(status)
+                .header(CONTENT_TYPE, "application/json")
+                .body(Full::new(Bytes::from(body.to_string())))
+                .unwrap()
+        })
+        .await;
+        let mut tls = TlsConfig::default();
+        tls.add_root_certificate(test_server::CERTIFICATE);
+        let trusted = pool(&tls).unwrap();
+        let base = format!("https://localhost:{port}");
+        let url = format!("{base}/.well-known/oauth-authorization-server");
+        match get_document(&trusted, &url).await.unwrap() {
+            Document::Found(object) => assert_eq!(object["issuer"], "https://a"),
+            Document::Absent(why) => panic!("{why}"),
+        }
+        let elsewhere = format!("{base}/.well-known/openid-configuration");
+        assert!(matches!(
+            get_document(&trusted, &elsewhere).await.unwrap(),
+            Document::Absent(_)
+        ));
+        // Not trusted without the root: a transport error, not an absent document.
+        let untrusted = pool(&TlsConfig::default()).unwrap();
+        assert!(matches!(
+            get_document(&untrusted, &url).await,
+            Err(ClientError::Transport(_))
+        ));
+    }
+
+    #[test]
+    fn requests_only_https_and_loopback_http() {
+        let usable = |url| request(Method::GET, url, Bytes::new(), None).is_ok();
+        for url in [
+            "https://as/token",
+            "HTTPS://as/token",
+            "http://127.0.0.1:8080/token",
+            "http://localhost/token",
+            "http://[::1]:9/token",
+        ] {
+            assert!(usable(url), "{url}");
+        }
+        for url in [
+            "http://as/token",
+            "http://10.0.0.1/token",
+            "ftp://as/token",
+            "as/token",
+            "javascript:x",
+        ] {
+            assert!(!usable(url), "{url}");
+        }
+    }
 }

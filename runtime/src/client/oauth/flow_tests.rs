@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -98,6 +98,11 @@ async fn fake(base: String, seen: Arc<Seen>, request: Request<Incoming>) -> Resp
     }
 }
 
+/// The client's pool (`http` and `https`, the system's roots).
+fn pool() -> Pool {
+    super::super::http::pool(&Default::default()).unwrap()
+}
+
 /// The fake `handler` on a free port: its base URL.
 async fn serve<F, Fut>(handler: F) -> String
 where
@@ -134,7 +139,7 @@ async fn start(seen: Arc<Seen>) -> String {
 async fn authorizes_then_refreshes_the_expired_token() {
     let seen = Arc::new(Seen::default());
     let base = start(seen.clone()).await;
-    let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
+    let pool = pool();
     let session = Session::new(OAuth::new(), pool, &format!("{base}/mcp")).unwrap();
     assert_eq!(session.access_token().await, None);
 
@@ -165,15 +170,18 @@ async fn authorizes_then_refreshes_the_expired_token() {
 }
 
 #[tokio::test]
-async fn an_unusable_metadata_url_is_a_clear_error() {
-    let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
+async fn an_unreachable_metadata_url_is_a_clear_error() {
+    let pool = pool();
     let session = Session::new(OAuth::new(), pool, "http://127.0.0.1:9/mcp").unwrap();
-    let challenge = parse_challenge([r#"Bearer resource_metadata="https://h/prm""#]);
+    let challenge = parse_challenge([r#"Bearer resource_metadata="https://127.0.0.1:9/prm""#]);
     match session
         .challenged(StatusCode::UNAUTHORIZED, &challenge, None)
         .await
     {
-        Err(ClientError::OAuth(message)) => assert!(message.contains("https://h/prm"), "{message}"),
+        Err(ClientError::Transport(message)) => {
+            assert!(message.contains("GET https://127.0.0.1:9/prm"), "{message}");
+            assert!(message.contains("refused"), "{message}");
+        }
         other => panic!("{:?}", other.err()),
     }
 }
@@ -355,7 +363,8 @@ async fn dpop_fake(
 /// The client's HTTP side with `oauth`, to the fake's `/mcp`.
 fn http_client(base: &str, oauth: OAuth) -> super::super::http::Http {
     let url = format!("{base}/mcp").parse().unwrap();
-    super::super::http::Http::new(url, Default::default(), Some(oauth)).unwrap()
+    super::super::http::Http::new(url, Default::default(), Some(oauth), &Default::default())
+        .unwrap()
 }
 
 const PING: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
@@ -492,7 +501,7 @@ async fn enterprise_session(grant: Grant) -> (Arc<EnterpriseSeen>, Session) {
     let seen = Arc::new(EnterpriseSeen::default());
     let for_fake = seen.clone();
     let base = serve(move |base, request| enterprise_fake(base, for_fake.clone(), request)).await;
-    let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
+    let pool = pool();
     let oauth = OAuth::new()
         .grant(grant)
         .pre_registered(PreRegistered::new("as-client").secret("as-secret"));
@@ -519,7 +528,7 @@ async fn enterprise_managed_authorization_exchanges_then_presents_the_id_jag() {
         "idp-client",
         Assertion::source(SignOn),
     );
-    let pool = hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build_http();
+    let pool = pool();
     let oauth = OAuth::new()
         .grant(Grant::EnterpriseManaged(idp))
         .pre_registered(PreRegistered::new("as-client").secret("as-secret"));

@@ -42,10 +42,13 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Not done: `https` authorization servers (the client is `http://` only for now); token
-//! persistence across processes; `private_key_jwt` and DPoP keys other than ES256 (and a
-//! DPoP key of the application's own: each session generates one); discovering the
-//! identity provider's token endpoint from its issuer.
+//! The flow's exchanges go through the client's pool, `http` or `https` (whatever roots the
+//! client trusts). Not checked: that the authorization server's endpoints are `https` (the
+//! specification's rule, loopback aside); `http` ones are used as given.
+//!
+//! Not done: token persistence across processes; `private_key_jwt` and DPoP keys other than
+//! ES256 (and a DPoP key of the application's own: each session generates one); discovering
+//! the identity provider's token endpoint from its issuer.
 
 mod assertion;
 mod challenge;
