@@ -371,7 +371,8 @@ impl Drop for AbortOnDrop {
 }
 
 impl Client {
-    /// A builder for a client of the endpoint at `url` (`http://host:port/mcp`).
+    /// A builder for a client of the endpoint at `url` (`http://host:port/mcp` or
+    /// `https://...`).
     pub fn builder(url: impl Into<String>) -> ClientBuilder {
         Self::builder_of(Server::Url(url.into()))
     }
