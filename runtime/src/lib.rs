@@ -71,6 +71,8 @@ mod params;
 mod protocol;
 mod relay;
 pub mod request_state;
+#[cfg(any(feature = "jwt", feature = "client"))]
+mod secure_url;
 mod server;
 pub mod session;
 pub mod shutdown;

@@ -9,7 +9,8 @@
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
 use mcp_runtime::client::{
-    CallOptions, CallOutcome, Client, ClientError, ClientHandler, Era, Listen, Progress,
+    CallOptions, CallOutcome, Client, ClientBuilder, ClientError, ClientHandler, Era, Listen,
+    Progress,
 };
 use mcp_runtime::{BoxFuture, RpcError};
 use serde_json::{json, Value};
@@ -133,7 +134,12 @@ impl ClientHandler for User {
 }
 
 async fn connect(server: &Server, era: Era) -> Client {
-    Client::builder(&server.url)
+    connect_as_user(Client::builder(&server.url), era).await
+}
+
+/// Connects `builder` in `era`, with the [`User`] handler.
+async fn connect_as_user(builder: ClientBuilder, era: Era) -> Client {
+    builder
         .era(era)
         .handler(User::default())
         .connect()
@@ -562,12 +568,7 @@ async fn a_dropped_session_call_is_cancelled_on_the_server() {
 async fn connect_stdio(era: Era) -> Client {
     let mut command = std::process::Command::new(binary());
     command.args(["--stdio", "--page-size", &PAGE.to_string()]);
-    Client::stdio(command)
-        .era(era)
-        .handler(User::default())
-        .connect()
-        .await
-        .unwrap()
+    connect_as_user(Client::stdio(command), era).await
 }
 
 #[tokio::test]

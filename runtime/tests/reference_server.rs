@@ -181,14 +181,7 @@ async fn our_client_drives_the_typescript_reference_server() {
         "{image}"
     );
     // The server's requests during a call, answered by the handler.
-    let sampled = client
-        .call_tool(
-            "trigger-sampling-request",
-            json!({"prompt": "Capital of France?"}),
-        )
-        .await
-        .unwrap();
-    assert!(text(&sampled).contains("Paris"), "{sampled}");
+    sampling_is_answered(&client).await;
     let elicited = client
         .call_tool("trigger-elicitation-request", json!({}))
         .await
@@ -239,6 +232,18 @@ async fn our_client_drives_the_typescript_reference_server() {
         .unwrap()
         .is_empty());
     client.close().await.unwrap();
+}
+
+/// A tool that asks the client's model, answered by the handler.
+async fn sampling_is_answered(client: &Client) {
+    let sampled = client
+        .call_tool(
+            "trigger-sampling-request",
+            json!({"prompt": "Capital of France?"}),
+        )
+        .await
+        .unwrap();
+    assert!(text(&sampled).contains("Paris"), "{sampled}");
 }
 
 /// A call's progress to its callback, and `Client::listen` in a session: the resource updates
@@ -310,14 +315,7 @@ async fn our_client_drives_the_reference_server_over_stdio() {
         .await
         .unwrap();
     assert_eq!(text(&echoed), "Echo: over stdio");
-    let sampled = client
-        .call_tool(
-            "trigger-sampling-request",
-            json!({"prompt": "Capital of France?"}),
-        )
-        .await
-        .unwrap();
-    assert!(text(&sampled).contains("Paris"), "{sampled}");
+    sampling_is_answered(&client).await;
     assert!(asked
         .lock()
         .unwrap()

@@ -72,39 +72,5 @@ impl Fetcher {
 
 /// `url` as a URI to fetch: `https`, or `http` to a loopback host.
 pub(super) fn checked_url(url: &str) -> Result<http::Uri, String> {
-    let uri: http::Uri = url.parse().map_err(|e| format!("{url}: not a URL ({e})"))?;
-    let host = uri.host().unwrap_or_default();
-    match uri.scheme_str() {
-        Some("https") if !host.is_empty() => Ok(uri),
-        Some("http") if is_loopback(host) => Ok(uri),
-        Some("http") => Err(format!(
-            "{url}: keys and metadata are only fetched over https (http only from a loopback host)"
-        )),
-        _ => Err(format!("{url}: not an https URL")),
-    }
-}
-
-fn is_loopback(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_https_or_loopback_http() {
-        assert!(checked_url("https://as.example.com/jwks").is_ok());
-        assert!(checked_url("http://127.0.0.1:9/jwks").is_ok());
-        assert!(checked_url("http://[::1]:9/jwks").is_ok());
-        assert!(checked_url("http://localhost/jwks").is_ok());
-        assert!(checked_url("http://as.example.com/jwks").is_err());
-        assert!(checked_url("ftp://as.example.com/jwks").is_err());
-        assert!(checked_url("/jwks").is_err());
-    }
+    crate::secure_url::https_or_loopback(url)
 }
