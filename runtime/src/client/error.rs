@@ -42,6 +42,23 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// [`ClientError::Rpc`] of a JSON-RPC error object as received (a code that is no `i32`
+    /// read as `-32603`).
+    pub(crate) fn rpc(error: &Value) -> Self {
+        Self::Rpc(RpcError {
+            code: error["code"]
+                .as_i64()
+                .and_then(|code| i32::try_from(code).ok())
+                .unwrap_or(crate::jsonrpc::INTERNAL_ERROR),
+            message: error["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+                .into(),
+            data: error.get("data").cloned(),
+        })
+    }
+
     /// The JSON-RPC error code, when the server answered with one.
     pub fn rpc_code(&self) -> Option<i32> {
         match self {

@@ -4,12 +4,13 @@
 //! DPoP-bound one with a fresh proof), and a 401 (or a 403 `insufficient_scope`) runs the
 //! authorization flow and sends the request again, as does a DPoP `use_dpop_nonce` 401 (once,
 //! with the nonce), here in [`Http::send`], the one place all of them go through. `http` and
-//! `https` alike: the pool's connector is [`tls`](super::tls)'s.
+//! `https` alike, on the client's one [`Pool`].
 
 use super::error::ClientError;
 use super::oauth::{self, OAuth};
+use super::pool::{pool, transport_error, Pool};
 use super::sse::SseParser;
-use super::tls::{self, TlsConfig};
+use super::tls::TlsConfig;
 use bytes::Bytes;
 use http::header::{
     HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE,
@@ -17,27 +18,8 @@ use http::header::{
 use http::{HeaderMap, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 use std::collections::VecDeque;
-
-/// The client's one connection pool (the OAuth flow's requests use it too).
-pub(crate) type Pool = hyper_util::client::legacy::Client<tls::Connector, Full<Bytes>>;
-
-/// A pool speaking `http` and `https`, trusting the system's roots and those of `tls`.
-pub(crate) fn pool(tls: &TlsConfig) -> Result<Pool, ClientError> {
-    let connector = tls::connector(tls)?;
-    Ok(hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build(connector))
-}
-
-/// A failed exchange of `what` (`"POST https://..."`), with the causes the pool's error
-/// carries (a refused certificate, a refused connection, ...).
-pub(crate) fn transport_error(
-    what: impl std::fmt::Display,
-    error: &(dyn std::error::Error + 'static),
-) -> ClientError {
-    ClientError::Transport(format!("{what}: {}", tls::describe(error)))
-}
 
 /// At most this much of an unexpected body is kept for [`ClientError::Http`].
 const ERROR_BODY_LIMIT: usize = 4096;

@@ -187,7 +187,7 @@ impl Subscription {
                     Err(error) => return Some(Err(error)),
                 };
                 if let Some(error) = message.get("error") {
-                    return Some(Err(ClientError::Rpc(super::rpc_error(error))));
+                    return Some(Err(ClientError::rpc(error)));
                 }
                 let Some(method) = message["method"].as_str() else {
                     // The response: the server ended the subscription.
@@ -219,7 +219,7 @@ impl Subscription {
                 ));
             };
             if let Some(error) = message.get("error") {
-                return Err(ClientError::Rpc(super::rpc_error(error)));
+                return Err(ClientError::rpc(error));
             }
             if message["method"] == "notifications/subscriptions/acknowledged" {
                 return Ok(Self {

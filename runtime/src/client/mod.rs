@@ -40,6 +40,7 @@ mod http;
 mod listen;
 mod oauth;
 mod options;
+mod pool;
 mod sse;
 mod standalone;
 mod stdio;
@@ -844,7 +845,7 @@ impl Client {
                 continue;
             }
             if let Some(error) = message.get("error") {
-                return Err(ClientError::Rpc(rpc_error(error)));
+                return Err(ClientError::rpc(error));
             }
             return match message.get("result") {
                 Some(result) => Ok((response_headers, result.clone())),
@@ -1138,22 +1139,6 @@ fn set_meta(params: &mut Value, key: &str, value: Value) -> Result<(), ClientErr
         None => Err(ClientError::Protocol(
             "params._meta must be an object".into(),
         )),
-    }
-}
-
-/// A JSON-RPC error object as received.
-fn rpc_error(error: &Value) -> RpcError {
-    RpcError {
-        code: error["code"]
-            .as_i64()
-            .and_then(|code| i32::try_from(code).ok())
-            .unwrap_or(crate::jsonrpc::INTERNAL_ERROR),
-        message: error["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned()
-            .into(),
-        data: error.get("data").cloned(),
     }
 }
 

@@ -92,7 +92,7 @@ impl Client {
                     }
                     return Ok(result);
                 }
-                "failed" => return Err(ClientError::Rpc(super::rpc_error(&task["error"]))),
+                "failed" => return Err(ClientError::rpc(&task["error"])),
                 "cancelled" => return Err(ClientError::Cancelled(task_id.to_owned())),
                 "input_required" => {
                     let mut responses = Map::new();

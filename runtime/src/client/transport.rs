@@ -106,9 +106,7 @@ impl Transport {
 /// else a protocol error naming `what`.
 pub(crate) async fn refused(what: &str, mut messages: Messages) -> ClientError {
     match messages.next().await {
-        Ok(Some(message)) if message.get("error").is_some() => {
-            ClientError::Rpc(super::rpc_error(&message["error"]))
-        }
+        Ok(Some(message)) if message.get("error").is_some() => ClientError::rpc(&message["error"]),
         _ => ClientError::Protocol(format!("{what} was not accepted with 202")),
     }
 }

@@ -3,7 +3,7 @@
 //! Discovery), each document checked before anything in it is used.
 
 use super::super::error::ClientError;
-use super::super::http::Pool;
+use super::super::pool::Pool;
 use super::challenge::Challenge;
 use super::fetch::{get_document, Document};
 use super::url::{self, Parts};

@@ -4,7 +4,7 @@
 //! server, which the client then presents in the JWT-bearer grant (RFC 7523 §2.1).
 
 use super::super::error::ClientError;
-use super::super::http::Pool;
+use super::super::pool::Pool;
 use super::assertion::Assertion;
 use super::fetch::{form_post, send};
 use super::registration::{AuthMethod, RegisteredClient};

@@ -2,7 +2,7 @@
 //! request) on the client's hyper pool, every body read bounded.
 
 use super::super::error::ClientError;
-use super::super::http::{transport_error, Pool};
+use super::super::pool::{transport_error, Pool};
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, Method, Request, StatusCode};
@@ -143,7 +143,7 @@ pub(crate) async fn send(
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::http::pool;
+    use super::super::super::pool::pool;
     use super::super::super::tls::{test_server, TlsConfig};
     use super::*;
     use hyper::Response;

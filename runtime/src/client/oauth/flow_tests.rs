@@ -100,7 +100,7 @@ async fn fake(base: String, seen: Arc<Seen>, request: Request<Incoming>) -> Resp
 
 /// The client's pool (`http` and `https`, the system's roots).
 fn pool() -> Pool {
-    super::super::http::pool(&Default::default()).unwrap()
+    super::super::pool::pool(&Default::default()).unwrap()
 }
 
 /// The fake `handler` on a free port: its base URL.

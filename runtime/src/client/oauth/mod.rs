@@ -71,7 +71,7 @@ pub(crate) use dpop::DPOP;
 pub use exchange::IdentityProvider;
 
 use super::error::ClientError;
-use super::http::Pool;
+use super::pool::Pool;
 use crate::future::BoxFuture;
 use discovery::{AuthorizationServer, ProtectedResource};
 use dpop::Prover;

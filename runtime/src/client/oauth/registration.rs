@@ -3,7 +3,7 @@
 //! how it authenticates at the token endpoint.
 
 use super::super::error::ClientError;
-use super::super::http::Pool;
+use super::super::pool::Pool;
 use super::discovery::AuthorizationServer;
 use super::fetch::{json_post, send};
 use super::jwt::SigningKey;

@@ -4,7 +4,7 @@
 //! the answer read (RFC 6749 §5).
 
 use super::super::error::ClientError;
-use super::super::http::Pool;
+use super::super::pool::Pool;
 use super::discovery::AuthorizationServer;
 use super::dpop::{Prover, DPOP, USE_DPOP_NONCE};
 use super::fetch::{form_post, send, Answer};
