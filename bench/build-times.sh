@@ -5,8 +5,11 @@
 #      directory and CHECKOUT's Cargo.lock (no resolution; the registry must be cached): wall
 #      time, CPU time (user + system) of the whole build and of each unit (every rustc runs
 #      under /usr/bin/time through RUSTC_WRAPPER), and cargo's --timings report;
-#   2. rebuild: one method's result gains an optional property, the crate is regenerated and
-#      built again (incremental, as a user's dev build), then the change is undone and built.
+#   2. rebuild: one method's result gains an optional property (the document edited in place:
+#      the changed copy has the same file name), the crate is regenerated and built again
+#      (incremental, as a user's dev build), then the change is undone and built; twice;
+#   3. with TIME_PASSES=1, the same change once more under `rustc -Z time-passes`
+#      (RUSTC_BOOTSTRAP=1): where the crate's rebuild spends its time.
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
 # CPU time is what to compare on a shared machine; wall time only on a quiet one.
@@ -41,24 +44,36 @@ s=$(date +%s.%N)
 RUSTC_WRAPPER=$wrapper /usr/bin/time -o "$WORK/total" -f "%U %S" cargo build --quiet --offline --timings
 e=$(date +%s.%N)
 read -r user sys <"$WORK/total"
-echo "cold build: $(secs "$s" "$e") s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU (user + sys); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "cold build: $(secs "$s" "$e") s wall, $user s user CPU, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU (user + sys); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -n $wrapper ]]; then
   awk '{cpu=$3+$4; all+=cpu} $1=="mcp_runtime"||$1=="lotus_rpc_api" {printf "  %s: %.1f s wall, %.1f s CPU\n", $1, $2, cpu; own+=cpu}
        END {printf "  every other unit: %.1f s CPU\n", all-own}' "$RUSTC_TIME_LOG"
 fi
 mkdir -p "$HERE/target"; cp "$WORK/target/cargo-timings/cargo-timing.html" "$HERE/target/build-times-$(basename "$CHECKOUT").html"
 echo "  cargo --timings report: target/build-times-$(basename "$CHECKOUT").html"
-python3 - "$LOTUS" "$WORK/changed.json" <<'EOF'
+mkdir "$WORK/changed"
+CHANGED=$WORK/changed/$(basename "$LOTUS")
+python3 - "$LOTUS" "$CHANGED" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 method = next(m for m in doc["methods"] if m["name"] == "Filecoin.ChainGetTipSetFinalityStatus")
 method["result"]["schema"]["properties"]["note"] = {"type": "string"}
 json.dump(doc, open(sys.argv[2], "w"))
 EOF
-for doc in "$WORK/changed.json" "$LOTUS"; do
+for doc in "$CHANGED" "$LOTUS" "$CHANGED" "$LOTUS"; do
   gen "$doc"
   /usr/bin/time -o "$WORK/total" -f "%e %U %S" cargo build --quiet --offline
   read -r wall user sys <"$WORK/total"
   what="a one-method change"; [[ $doc == "$LOTUS" ]] && what="undoing it"
-  echo "rebuild after $what: $wall s wall, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU"
+  echo "rebuild after $what: $wall s wall, $user s user CPU, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU"
 done
+if [[ ${TIME_PASSES:-} == 1 ]]; then
+  # The same flags before and after the change: -Z flags on the command line are part of what
+  # the incremental cache was built with. Passes of 0.05 s or more, and the total.
+  passes() { RUSTC_BOOTSTRAP=1 cargo rustc --quiet --offline --bin "$(sed -n 's/^name = "\(.*\)"/\1/p' Cargo.toml)" -- -Z time-passes 2>&1; }
+  passes >/dev/null
+  gen "$CHANGED"
+  echo "rustc -Z time-passes, rebuild after a one-method change:"
+  passes | awk '/^time:/ && ($2 + 0 >= 0.05 || $NF == "total") {printf "  %-40s %s s\n", $NF, $2+0}'
+  gen "$LOTUS"
+fi

@@ -12,6 +12,11 @@ use crate::Diagnostics;
 /// mcp_codegen::Builder::new("openrpc.json").generate().expect("valid OpenRPC document");
 /// ```
 /// and in the crate: `mod server { include!(concat!(env!("OUT_DIR"), "/mcp_server.rs")); }`.
+///
+/// `mcp_server.rs` includes the files of `mcp_server/` beside it: a file per named type and per
+/// method ([`crate::emit::Layout::Split`]), so that the crate's rebuild after a change to one
+/// method compiles that method's code again, not the whole module. [`Builder::one_file`] writes
+/// everything into `mcp_server.rs` instead.
 #[derive(Debug, Clone)]
 pub struct Builder {
     input: PathBuf,
@@ -21,6 +26,7 @@ pub struct Builder {
     ref_base: Option<PathBuf>,
     example_tests: Option<String>,
     output: crate::emit::Output,
+    one_file: bool,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -66,6 +72,7 @@ impl Builder {
             ref_base: None,
             example_tests: None,
             output: crate::emit::Output::Server,
+            one_file: false,
         }
     }
 
@@ -75,7 +82,8 @@ impl Builder {
         self
     }
 
-    /// Names the output file (default `mcp_server.rs`).
+    /// Names the output file (default `mcp_server.rs`); the directory of its pieces is named
+    /// like it without `.rs`.
     pub fn file_name(mut self, name: impl Into<String>) -> Self {
         self.file_name = name.into();
         self
@@ -123,6 +131,14 @@ impl Builder {
         self
     }
 
+    /// Writes the whole module into the one output file ([`crate::emit::Layout::OneFile`]),
+    /// and removes the pieces an earlier split run left beside it. The crate then compiles
+    /// the whole module again after any change to the document.
+    pub fn one_file(mut self) -> Self {
+        self.one_file = true;
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -130,7 +146,9 @@ impl Builder {
     }
 
     /// Generates, prints `cargo:rerun-if-changed` for every file read and a `cargo:warning` per
-    /// diagnostic, and returns the path written. The file is rewritten only when it changed.
+    /// diagnostic, and returns the path of the output file (the root of the pieces beside it).
+    /// Each file is rewritten only when it changed; pieces an earlier run wrote and this one
+    /// did not are removed.
     pub fn generate(self) -> Result<PathBuf, BuildError> {
         println!("cargo:rerun-if-changed={}", self.input.display());
         // An explicit skills directory is watched even while it is missing (generation fails
@@ -145,11 +163,17 @@ impl Builder {
         if let Some(dir) = skills_dir.filter(|d| !d.display().to_string().contains('\n')) {
             println!("cargo:rerun-if-changed={}", dir.display());
         }
+        let layout = if self.one_file {
+            crate::emit::Layout::OneFile
+        } else {
+            crate::emit::Layout::split_beside(Path::new(&self.file_name))
+        };
         let options = crate::Options {
             skills: self.skills.clone(),
             ref_base: self.ref_base.clone(),
             example_tests: self.example_tests.clone(),
             output: self.output,
+            layout,
         };
         let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,
@@ -186,8 +210,21 @@ impl Builder {
                 })?,
         };
         let path = dir.join(&self.file_name);
+        let root_dir = path.parent().unwrap_or(&dir);
+        let mut written = std::collections::BTreeSet::new();
+        for piece in &generated.server.pieces {
+            let piece_path = root_dir.join(&piece.path);
+            crate::scaffold::write_if_changed(&piece_path, &piece.source)
+                .map_err(BuildError::Io)?;
+            written.insert(piece_path);
+        }
         crate::scaffold::write_if_changed(&path, &generated.server.source)
             .map_err(BuildError::Io)?;
+        let pieces_dir = root_dir.join(crate::emit::layout::pieces_dir_name(Path::new(
+            &self.file_name,
+        )));
+        let leftovers = crate::emit::layout::leftover_files(&pieces_dir, &written);
+        crate::emit::layout::remove_leftovers(&pieces_dir, &leftovers).map_err(BuildError::Io)?;
         Ok(path)
     }
 }

@@ -1,7 +1,7 @@
 //! `mcp-codegen`: turns an OpenRPC document into a typed Rust MCP server.
 //!
 //! Three front ends share this library: the `mcp-codegen` CLI (a whole crate), `build.rs`
-//! ([`Builder`], one file in `OUT_DIR`), and tests ([`generate`]).
+//! ([`Builder`], a module in `OUT_DIR`), and tests ([`generate`]).
 //!
 //! The pipeline: [`openrpc::load()`] (positions, `$ref`s) → [`validate::validate`] (every rule,
 //! all errors at once) → [`typespace`] (JSON Schema to a type IR) → [`emit`] (tokens, formatted
@@ -46,8 +46,8 @@ pub struct Generated {
     /// Warnings (never errors: those fail [`generate`]).
     pub warnings: Diagnostics,
     /// The generated source (types, `Handler` trait, `Server<H>`, descriptors, and the typed
-    /// client when [`Options::output`] asks for it) and the handler signatures the scaffold
-    /// needs.
+    /// client when [`Options::output`] asks for it), in the files [`Options::layout`] says, and
+    /// the handler signatures the scaffold needs.
     pub server: emit::Emitted,
     /// The skills bundled into the server (empty without a skills directory).
     pub skills: Vec<skills::Skill>,
@@ -89,6 +89,9 @@ pub struct Options {
     /// The parts to generate: the server (default), the typed client, or both sharing one
     /// `types` module (the CLI's `--client`, [`Builder::client`]).
     pub output: emit::Output,
+    /// One file (default) or a root file and its pieces ([`emit::Layout::Split`], what the
+    /// CLI and [`Builder`] write).
+    pub layout: emit::Layout,
 }
 
 /// Rule id: the `--example-tests` handler is not a Rust type path.
@@ -140,7 +143,13 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut server = emit::emit_output(&document, &bundled, &source_name, options.output);
+    let mut server = emit::emit_layout(
+        &document,
+        &bundled,
+        &source_name,
+        options.output,
+        &options.layout,
+    );
     if let Some(why) = &server.budget_exceeded {
         let root = document.sources.locate(&document.files[0], "");
         let message = format!("{why}: the document is refused rather than generated with those schemas as JSON values");

@@ -18,11 +18,13 @@ use mcp_codegen::scaffold::{self, CrateOptions, RuntimeDependency};
     version,
     after_help = "\
 Examples:
-  Generate a new server crate (creates server/Cargo.toml, src/main.rs, src/handler.rs, README.md
-  and src/generated.rs):
+  Generate a new server crate (creates server/Cargo.toml, src/main.rs, src/handler.rs, README.md,
+  and the generated code: src/generated.rs and the files of src/generated/, one per type and
+  per method):
       mcp-codegen openrpc.json -o server/
 
-  Regenerate after editing the contract (rewrites only src/generated.rs; your files are kept):
+  Regenerate after editing the contract (rewrites only the generated code, writing only the
+  files that changed and removing those no longer generated; your files are kept):
       mcp-codegen openrpc.json -o server/
 
   Generate a typed client crate instead (src/lib.rs, src/generated.rs with the contract's types
@@ -32,7 +34,7 @@ Examples:
   Test the handler against the contract's examples (then `cargo test` in server/):
       mcp-codegen openrpc.json -o server/ --example-tests
 
-  In CI, fail when src/generated.rs is stale:
+  In CI, fail when the generated code is stale:
       mcp-codegen openrpc.json -o server/ --check
 
   Depend on a published runtime instead of this checkout's:
@@ -67,9 +69,16 @@ struct Cli {
     #[arg(long, value_name = "URL", requires = "server_card")]
     server_card_url: Option<String>,
 
-    /// Write nothing; exit 1 and list the generated files that differ from what is on disk.
+    /// Write nothing; exit 1 and list the generated files that differ from what is on disk,
+    /// are missing, or are left over from an earlier run.
     #[arg(long)]
     check: bool,
+
+    /// Write the generated code as one file, src/generated.rs, rather than src/generated.rs
+    /// and a file per type and per method in src/generated/ (removed if there): the crate
+    /// then compiles all of it again after any change to the contract.
+    #[arg(long)]
+    one_file: bool,
 
     /// Package name of a new crate [default: the document's info.title in kebab case].
     #[arg(long, value_name = "NAME")]
@@ -160,6 +169,7 @@ fn main() -> ExitCode {
         } else {
             mcp_codegen::emit::Output::Server
         },
+        layout: scaffold::layout(cli.one_file),
     };
     let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
         Ok(generated) => generated,
@@ -237,11 +247,19 @@ fn main() -> ExitCode {
                 for path in &report.written {
                     eprintln!("wrote     {}", output.join(path).display());
                 }
-                for path in &report.unchanged {
-                    eprintln!("unchanged {}", output.join(path).display());
+                match report.unchanged.as_slice() {
+                    [] => {}
+                    [path] => eprintln!("unchanged {}", output.join(path).display()),
+                    paths => eprintln!("unchanged {} generated files", paths.len()),
                 }
                 for path in &report.kept {
                     eprintln!("kept      {} (yours)", output.join(path).display());
+                }
+                for path in &report.removed {
+                    eprintln!(
+                        "removed   {} (no longer generated)",
+                        output.join(path).display()
+                    );
                 }
             }
             ExitCode::SUCCESS

@@ -130,6 +130,7 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
         "src/main.rs",
         "src/handler.rs",
         "src/generated.rs",
+        "src/generated/descriptors.rs",
     ] {
         assert!(out.join(file).is_file(), "{file} was not created");
     }
@@ -174,6 +175,89 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
         "{}",
         text(&again.stderr)
     );
+}
+
+/// The generated code is split (a file per type and per method in `src/generated/`); a file
+/// an earlier run generated and this one does not is listed by `--check` and removed by a run;
+/// `--one-file` writes `src/generated.rs` alone, removing `src/generated/`; files in
+/// `src/generated/` that the generator did not write are never touched.
+#[test]
+fn split_output_leftovers_and_one_file() {
+    let root = common::workspace();
+    let fixture = root.join("examples/quickstart/openrpc.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("server");
+    let pieces = out.join("src/generated");
+
+    let first = generate_into(&fixture, &out, &[]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(pieces.join("descriptors.rs").is_file());
+    let types = fs::read_dir(pieces.join("types")).unwrap().count();
+    let methods = fs::read_dir(pieces.join("dispatch")).unwrap().count();
+    assert!(types > 5 && methods > 3, "{types} types, {methods} methods");
+    let root_file = fs::read_to_string(out.join("src/generated.rs")).unwrap();
+    assert!(
+        root_file.contains("include!(\"generated/types/"),
+        "{root_file}"
+    );
+
+    // A type that is gone from the contract, and a file of the user's.
+    let header = root_file.lines().next().unwrap();
+    let stale = pieces.join("types/removed_type.rs");
+    fs::write(&stale, format!("{header}\n\npub struct RemovedType;\n")).unwrap();
+    let theirs = pieces.join("types/notes.rs");
+    fs::write(&theirs, "// my notes\n").unwrap();
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", text(&check.stderr));
+    assert_eq!(text(&check.stdout).trim(), stale.display().to_string());
+    // A piece edited by hand is stale too.
+    let piece = pieces.join("descriptors.rs");
+    let pristine = fs::read_to_string(&piece).unwrap();
+    fs::write(&piece, format!("{pristine}// hand edit\n")).unwrap();
+    let check = generate_into(&fixture, &out, &["--check"]);
+    let listed: Vec<String> = text(&check.stdout).lines().map(str::to_string).collect();
+    assert_eq!(
+        listed,
+        [piece.display().to_string(), stale.display().to_string()]
+    );
+
+    let again = generate_into(&fixture, &out, &[]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(
+        text(&again.stderr).contains("removed   "),
+        "{}",
+        text(&again.stderr)
+    );
+    assert!(!stale.exists(), "the stale piece is still there");
+    assert!(
+        theirs.exists(),
+        "a file the generator did not write was removed"
+    );
+    assert_eq!(fs::read_to_string(&piece).unwrap(), pristine);
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+
+    // One file: everything in src/generated.rs, the pieces removed (the user's file stays).
+    fs::remove_file(&theirs).unwrap();
+    let check = generate_into(&fixture, &out, &["--one-file", "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(
+        text(&check.stdout).lines().count(),
+        1 + types + methods + 1,
+        "the root and every piece: {}",
+        text(&check.stdout)
+    );
+    let one = generate_into(&fixture, &out, &["--one-file"]);
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    assert!(!pieces.exists(), "src/generated/ is still there");
+    let single = fs::read_to_string(out.join("src/generated.rs")).unwrap();
+    assert!(!single.contains("include!"), "{single}");
+    assert!(single.contains("pub struct Note "), "{single}");
+    let check = generate_into(&fixture, &out, &["--one-file", "--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    let back = generate_into(&fixture, &out, &[]);
+    assert!(back.status.success());
+    assert_eq!(fs::read_to_string(&piece).unwrap(), pristine);
 }
 
 #[test]

@@ -790,7 +790,9 @@ fn builder_takes_a_ref_base() {
         .out_dir(dir.path())
         .generate()
         .expect("generates with a ref base");
-    let source = std::fs::read_to_string(written).unwrap();
+    // The type is a file of its own beside the module (`mcp_server/types/`).
+    let class = written.with_extension("").join("types/class.rs");
+    let source = std::fs::read_to_string(&class).unwrap();
     assert!(source.contains("pub struct Class"), "{source}");
     // Without it, the document is refused (the hint is in the error).
     let refused = mcp_codegen::Builder::new(fixtures().join("lenient/ref-base/api/service.json"))

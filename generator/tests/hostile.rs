@@ -20,6 +20,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use mcp_codegen::diagnostics::{Diagnostic, Diagnostics};
+use mcp_codegen::emit::Layout;
 use mcp_codegen::scaffold::{crate_files, write_crate, CrateOptions, RuntimeDependency};
 
 /// Runs `work` on a thread with `stack` bytes of stack, failing the test (instead of hanging
@@ -46,13 +47,134 @@ const SMALL_STACK: usize = 2 << 20;
 
 /// Generates from `path` (load, validate, emit) within 60 s on a small stack.
 fn generate(path: &Path) -> Result<mcp_codegen::Generated, Diagnostics> {
+    generate_as(path, Layout::OneFile)
+}
+
+/// [`generate`], laid out in files as `layout` says.
+fn generate_as(path: &Path, layout: Layout) -> Result<mcp_codegen::Generated, Diagnostics> {
     let path = path.to_path_buf();
+    let options = mcp_codegen::Options {
+        layout,
+        ..mcp_codegen::Options::default()
+    };
     bounded(
         &path.display().to_string(),
         SMALL_STACK,
         Duration::from_secs(60),
-        move || mcp_codegen::generate(&path),
+        move || mcp_codegen::generate_with_options(&path, &options),
     )
+}
+
+/// A document whose type and method names make file names: path traversal, names Windows
+/// reserves, names equal once in snake case or in lower case, control and bidirectional
+/// characters, names far over any file name's length.
+fn file_name_document() -> serde_json::Value {
+    let long = "Segment".repeat(60);
+    let names = [
+        "../../../etc/passwd",
+        "..\\..\\evil",
+        "CON",
+        "nul",
+        "Lpt1",
+        "fooBar",
+        "foo_bar",
+        "FOO-BAR",
+        "Ünïcode\u{202e}cod.rs",
+        "a/b",
+        "/abs",
+        "C:\\x",
+        ".hidden",
+        "1st",
+        "_",
+        "self",
+        "type",
+        long.as_str(),
+        &format!("{long}X"),
+    ];
+    let schemas: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .map(|name| {
+            (
+                name.to_string(),
+                serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            )
+        })
+        .collect();
+    let methods: Vec<serde_json::Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let schema = format!("#/components/schemas/{}", name.replace('~', "~0").replace('/', "~1"));
+            let mut method = serde_json::json!({
+                "name": name,
+                "params": [{"name": "p", "schema": {"$ref": schema}}],
+                "result": {"name": "r", "schema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
+            });
+            if i % 2 == 0 {
+                method["x-mcp"] = serde_json::json!({"kind": "tool", "name": format!("tool_{i}")});
+            }
+            method
+        })
+        .collect();
+    serde_json::json!({
+        "openrpc": "1.2.6",
+        "info": {"title": "file names", "version": "1"},
+        "methods": methods,
+        "components": {"schemas": schemas},
+    })
+}
+
+/// Split, every file name comes from the contract: each is `[a-z][a-z0-9_]*.rs`, bounded, in
+/// the pieces' directory, unique even to a case-insensitive file system, never one Windows
+/// reserves; and the root includes each file exactly once.
+#[test]
+fn piece_file_names_are_plain_and_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("names.json");
+    write(&path, &file_name_document().to_string());
+    let layout = mcp_codegen::scaffold::layout(false);
+    let generated = generate_as(&path, layout).unwrap_or_else(|d| panic!("{d}"));
+    let pieces = &generated.server.pieces;
+    assert!(pieces.len() > 30, "{} pieces", pieces.len());
+    let mut seen = std::collections::BTreeSet::new();
+    for piece in pieces {
+        let rest = piece.path.strip_prefix("generated/").expect(&piece.path);
+        let file = rest
+            .strip_prefix("types/")
+            .or_else(|| rest.strip_prefix("dispatch/"))
+            .unwrap_or(rest);
+        let stem = file.strip_suffix(".rs").expect(&piece.path);
+        assert!(
+            stem.starts_with(|c: char| c.is_ascii_lowercase())
+                && stem
+                    .bytes()
+                    .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'_'))
+                && stem.len() <= mcp_codegen::emit::layout::MAX_PIECE_NAME + 4,
+            "{}",
+            piece.path
+        );
+        let bare = stem.split('.').next().unwrap();
+        assert!(
+            !["con", "prn", "aux", "nul", "com1", "lpt1"].contains(&bare) && !stem.contains("__"),
+            "{}",
+            piece.path
+        );
+        assert!(
+            seen.insert(piece.path.to_lowercase()),
+            "{} twice",
+            piece.path
+        );
+        let quoted = format!("\"{}\"", piece.path);
+        assert_eq!(
+            generated.server.source.matches(&quoted).count(),
+            1,
+            "{quoted}"
+        );
+    }
+    syn::parse_file(&generated.server.source).expect("the root is valid Rust");
+    for piece in pieces {
+        syn::parse_file(&piece.source).unwrap_or_else(|e| panic!("{}: {e}", piece.path));
+    }
 }
 
 /// The errors of a refused document.
@@ -429,18 +551,27 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
     let injection = &documents.iter().find(|(n, _)| n == "injection").unwrap().1;
     write(&named, &std::fs::read_to_string(injection).unwrap());
     documents.push(("file-name".into(), named));
+    // Names that make file names (see `piece_file_names_are_plain_and_unique`).
+    let names = ws.path().join("docs/piece-names.json");
+    write(&names, &file_name_document().to_string());
+    documents.push(("piece-names".into(), names));
 
     let runtime = RuntimeDependency::Path(root.join("runtime"));
     let mut lib = String::from("#![allow(dead_code)]\n");
     let mut members = Vec::new();
     for (name, path) in &documents {
-        let generated = generate(path).unwrap_or_else(|d| panic!("{name}: {d}"));
+        // As the CLI writes them: split into a file per type and per method.
+        let generated = generate_as(path, mcp_codegen::scaffold::layout(false))
+            .unwrap_or_else(|d| panic!("{name}: {d}"));
         let source_name = path.file_name().unwrap().to_string_lossy().into_owned();
         let options = CrateOptions {
             crate_name: Some(format!("hostile-{name}")),
             runtime: runtime.clone(),
         };
         assert_docs_hold_no_html_or_unsafe_links(&generated.server.source);
+        for piece in &generated.server.pieces {
+            assert_docs_hold_no_html_or_unsafe_links(&piece.source);
+        }
         let files = crate_files(&generated, &source_name, &options);
         let dir = ws.path().join("crates").join(name);
         write_crate(&dir, &files).unwrap();
@@ -533,6 +664,14 @@ fn assert_user_files_are_the_templates(dir: &Path) {
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| l.split([' ', '=']).next().unwrap())
+        // This crate's own profile (its codegen units) is named for the package.
+        .map(|key| {
+            if key.starts_with("[profile.dev.package.hostile-") {
+                "[profile.dev.package.<name>]"
+            } else {
+                key
+            }
+        })
         .collect();
     assert_eq!(
         keys,
@@ -554,6 +693,8 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "metrics",
             "[profile.dev.package.\"*\"]",
             "debug",
+            "[profile.dev.package.<name>]",
+            "codegen-units",
             "[workspace]"
         ],
         "{manifest}"

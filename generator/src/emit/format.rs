@@ -58,18 +58,50 @@ impl Slot {
     }
 }
 
-/// The runs of pieces set aside while building the frame's tokens.
+/// The runs of pieces set aside while building the frame's tokens, and the files of a split
+/// layout (see [`super::layout`]).
 #[derive(Default)]
 pub(crate) struct Frame {
     runs: Vec<Option<(Slot, Vec<TokenStream>)>>,
+    /// The pieces' directory of a split layout (`generated`); `None` for one file.
+    split: Option<String>,
+    /// The files of a split layout: path from the root file's directory, formatted source.
+    files: Vec<(String, String)>,
+}
+
+/// One file's worth of a module's items in a split layout: a named type and its impls, or a
+/// method's dispatch functions.
+pub(crate) struct Piece {
+    /// Its file name without `.rs`, from [`super::layout::piece_names`].
+    pub(crate) name: String,
+    /// Its items.
+    pub(crate) tokens: TokenStream,
+}
+
+/// How a run of pieces reaches the module that holds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// As the module's own items: inline in one file, glob re-exported from each piece's
+    /// module when split (`types`).
+    Items,
+    /// As modules of their own, named for the pieces (`dispatch::pet_rs::call_method`).
+    Modules,
 }
 
 impl Frame {
-    /// Formats the tokens `build` returns, with the runs it sets aside in `frame` spliced in.
-    pub(crate) fn format_with(build: impl FnOnce(&mut Frame) -> TokenStream) -> String {
-        let mut frame = Frame::default();
+    /// Formats the tokens `build` returns, with the runs it sets aside in `frame` spliced in;
+    /// with the split layout's directory, also returns the files of the pieces it split off.
+    pub(crate) fn format_with(
+        split: Option<&str>,
+        build: impl FnOnce(&mut Frame) -> TokenStream,
+    ) -> (String, Vec<(String, String)>) {
+        let mut frame = Frame {
+            split: split.map(str::to_string),
+            ..Frame::default()
+        };
         let tokens = build(&mut frame);
-        frame.format(tokens)
+        let files = std::mem::take(&mut frame.files);
+        (frame.format(tokens), files)
     }
 
     /// Sets `pieces` aside and returns the placeholder to put where they go; nothing for no
@@ -84,6 +116,61 @@ impl Frame {
         );
         self.runs.push(Some((slot, pieces)));
         slot.placeholder(&name)
+    }
+
+    /// The items of a module made of `pieces` (a run of [`Slot::ModuleItems`] at the top of the
+    /// file's first level): in one file, the pieces themselves (or, for [`Reach::Modules`], a
+    /// module around each); split, each piece is the file `DIR/<subdir>/<name>.rs`, included
+    /// in a module of its own.
+    pub(crate) fn pieces(&mut self, subdir: &str, pieces: Vec<Piece>, reach: Reach) -> TokenStream {
+        let items = pieces
+            .into_iter()
+            .map(|piece| {
+                let body = match &self.split {
+                    None if reach == Reach::Items => return piece.tokens,
+                    None => piece.tokens,
+                    Some(dir) => {
+                        let path = format!("{dir}/{subdir}/{}.rs", piece.name);
+                        self.files.push((path.clone(), format_items(piece.tokens)));
+                        quote!(include!(#path);)
+                    }
+                };
+                let module = super::layout::piece_module(&piece.name);
+                // A binary warns about a re-export it never uses (a schema no method uses).
+                let export = match reach {
+                    Reach::Items => quote! {
+                        #[allow(unused_imports)]
+                        pub use #module::*;
+                    },
+                    Reach::Modules => TokenStream::new(),
+                };
+                let vis = match reach {
+                    Reach::Items => TokenStream::new(),
+                    Reach::Modules => quote!(pub(crate)),
+                };
+                quote! {
+                    #vis mod #module {
+                        #[allow(unused_imports)]
+                        use super::*;
+                        #body
+                    }
+                    #export
+                }
+            })
+            .collect();
+        self.run(Slot::ModuleItems, items)
+    }
+
+    /// The items `tokens`, or, split, `include!` of the file `DIR/<name>.rs` holding them.
+    pub(crate) fn file(&mut self, name: &str, tokens: TokenStream) -> TokenStream {
+        match &self.split {
+            None => tokens,
+            Some(dir) => {
+                let path = format!("{dir}/{name}.rs");
+                self.files.push((path.clone(), format_items(tokens)));
+                quote!(include!(#path);)
+            }
+        }
     }
 
     fn format(mut self, tokens: TokenStream) -> String {
@@ -192,7 +279,7 @@ mod tests {
                 }
             }
         });
-        let pieces = Frame::format_with(|frame| {
+        let (pieces, files) = Frame::format_with(None, |frame| {
             let items = frame.run(Slot::ModuleItems, items);
             let fns = frame.run(Slot::TraitItems, fns);
             let arms = frame.run(Slot::ImplMethodMatchArms, arms);
@@ -209,6 +296,7 @@ mod tests {
             }
         });
         assert_eq!(pieces, whole);
+        assert!(files.is_empty());
     }
 
     #[test]

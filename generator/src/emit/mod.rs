@@ -1,10 +1,12 @@
 //! Emission: from a loaded, validated document to the Rust source of the generated server.
 //!
-//! The output is one file with five parts: `types` (every schema and each method's params),
-//! the `Handler` trait the user implements, `Server<H>` which implements the runtime's
-//! `Dispatch`, `descriptors` (the MCP catalog as precomputed JSON per revision) and `errors`
-//! (a constructor per error the contract declares); and, when [`Output`] asks for it, a sixth:
-//! `client`, the typed client ([`client`]), which alone needs only `types`.
+//! The output has five parts: `types` (every schema and each method's params), the `Handler`
+//! trait the user implements, `Server<H>` which implements the runtime's `Dispatch` (each
+//! method's dispatch in a module of its own, `dispatch`), `descriptors` (the MCP catalog as
+//! precomputed JSON per revision) and `errors` (a constructor per error the contract declares);
+//! and, when [`Output`] asks for it, a sixth: `client`, the typed client ([`client`]), which
+//! alone needs only `types`. [`Layout`] decides the files: one, or a root file and a file per
+//! type, per method and for the descriptors ([`layout`]).
 
 mod client;
 mod descriptors;
@@ -13,6 +15,7 @@ pub mod examples;
 mod format;
 mod handler;
 mod inline_defs;
+pub mod layout;
 mod plan;
 mod schema_bundle;
 mod server;
@@ -25,13 +28,18 @@ use quote::quote;
 
 use crate::openrpc::Document;
 use crate::typespace::TypeSpace;
-use format::{format_items, Frame, Slot};
+use format::{format_items, Frame, Piece, Reach};
+pub use layout::{Layout, PieceFile};
 
 /// The emitted server and what the scaffold needs to know about its handler methods.
 #[derive(Debug, Clone)]
 pub struct Emitted {
-    /// The server source file.
+    /// The server source file: all of it with [`Layout::OneFile`], the root file that
+    /// includes [`Emitted::pieces`] with [`Layout::Split`].
     pub source: String,
+    /// The other files of a [`Layout::Split`] output, in the order the root includes them
+    /// (none with [`Layout::OneFile`]).
+    pub pieces: Vec<PieceFile>,
     /// Each handler method's signature, in declaration order.
     pub signatures: Vec<Signature>,
     /// The handler's completion methods (`x-mcp.complete` params), in method order.
@@ -109,6 +117,17 @@ pub fn emit_output(
     source_name: &str,
     output: Output,
 ) -> Emitted {
+    emit_layout(document, skills, source_name, output, &Layout::OneFile)
+}
+
+/// [`emit_output`], laid out in files as `layout` says.
+pub fn emit_layout(
+    document: &Document,
+    skills: &[crate::skills::Skill],
+    source_name: &str,
+    output: Output,
+    layout: &Layout,
+) -> Emitted {
     let mut types = TypeSpace::new();
     let mut warnings = crate::Diagnostics::default();
     let methods = plan::plan(document, &mut types, &mut warnings);
@@ -152,9 +171,14 @@ pub fn emit_output(
     // formatting is most of the generation time. Tokens are not `Send`, so every part builds
     // its tokens on the thread that formats them.
     let types_section = |frame: &mut Frame| {
-        let mut items = types.emit_items_checked(&checks);
-        items.extend(checks.emit(&types));
-        types_module(frame.run(Slot::ModuleItems, items))
+        let items = types.emit_named_items_checked(&checks);
+        let names = layout::piece_names(items.iter().map(|(name, _)| name.as_str()));
+        let pieces = names
+            .into_iter()
+            .zip(items)
+            .map(|(name, (_, tokens))| Piece { name, tokens })
+            .collect();
+        types_module(frame.pieces(layout::TYPES_DIR, pieces, Reach::Items))
     };
     let handler_section = |frame: &mut Frame| handler::handler_trait(&methods, &types, frame);
     let server_section = |frame: &mut Frame| {
@@ -167,14 +191,15 @@ pub fn emit_output(
             frame,
         )
     };
-    let descriptors_section = |_: &mut Frame| {
+    let descriptors_section = |frame: &mut Frame| {
         let catalog = server::catalog(document, &methods, skills);
         let bundled = crate::skills::skills_static(skills);
-        descriptors_module(
-            quote!(#catalog #bundled),
-            server::openrpc_document(document),
-            server::server_card(document),
-        )
+        let card = server::server_card(document);
+        let document = server::openrpc_document(document);
+        descriptors_module(frame.file(
+            layout::DESCRIPTORS,
+            quote!(#catalog #bundled #document #card),
+        ))
     };
     let errors_section = |_: &mut Frame| errors::errors_module(document);
     let client_section = |_: &mut Frame| client::client_module(&methods, &types, &checks);
@@ -190,8 +215,20 @@ pub fn emit_output(
     if output.client() {
         sections.push(&client_section);
     }
+    let split = match layout {
+        Layout::OneFile => None,
+        Layout::Split { dir } => Some(dir.as_str()),
+    };
+    let (source, files) = format_sections(&sections, split);
     Emitted {
-        source: with_header(&format_sections(&sections), source_name),
+        source: with_header(&source, source_name),
+        pieces: files
+            .into_iter()
+            .map(|(path, source)| PieceFile {
+                path,
+                source: with_header(&source, source_name),
+            })
+            .collect(),
         signatures,
         completion_signatures,
         budget_exceeded: types.budget_exceeded().map(str::to_string),
@@ -207,26 +244,32 @@ type Section<'a> = dyn Fn(&mut Frame) -> TokenStream + Sync + 'a;
 /// so deeply nested schemas recurse as far as they did before sections had threads.
 const SECTION_STACK: usize = 8 << 20;
 
-/// Formats every section, in parallel, and concatenates them in order.
-fn format_sections(sections: &[&Section<'_>]) -> String {
+/// Formats every section, in parallel, and concatenates them in order; with a split layout's
+/// directory, also returns the files the sections split off, in order.
+fn format_sections(
+    sections: &[&Section<'_>],
+    split: Option<&str>,
+) -> (String, Vec<(String, String)>) {
     std::thread::scope(|scope| {
         let workers: Vec<_> = sections
             .iter()
             .map(|build| {
                 std::thread::Builder::new()
                     .stack_size(SECTION_STACK)
-                    .spawn_scoped(scope, move || Frame::format_with(build))
+                    .spawn_scoped(scope, move || Frame::format_with(split, build))
                     .expect("spawning a formatting thread")
             })
             .collect();
-        workers
-            .into_iter()
-            .map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+        let mut source = String::new();
+        let mut files = Vec::new();
+        for worker in workers {
+            let (text, pieces) = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            source.push_str(&text);
+            files.extend(pieces);
+        }
+        (source, files)
     })
 }
 
@@ -241,21 +284,16 @@ fn types_module(type_defs: TokenStream) -> TokenStream {
     }
 }
 
-/// `pub mod descriptors { ... }` around the catalog and the embedded document.
-fn descriptors_module(
-    catalog: TokenStream,
-    document: TokenStream,
-    card: TokenStream,
-) -> TokenStream {
+/// `pub mod descriptors { ... }` around the catalog and the embedded document (or the
+/// `include!` of their file).
+fn descriptors_module(items: TokenStream) -> TokenStream {
     quote! {
         /// What the server publishes through `initialize`, `server/discover` and the `*/list`
         /// methods, and through `rpc.discover` on the plain JSON-RPC endpoint, computed at
         /// generation time.
         #[allow(clippy::all, clippy::pedantic)]
         pub mod descriptors {
-            #catalog
-            #document
-            #card
+            #items
         }
     }
 }

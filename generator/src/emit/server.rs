@@ -7,18 +7,21 @@ use quote::quote;
 use serde_json::Value;
 
 use super::descriptors::descriptor_json;
-use super::format::{Frame, Slot};
+use super::format::{Frame, Piece, Reach, Slot};
+use super::layout::{self, piece_module};
 use super::plan::MethodPlan;
 use crate::openrpc::{
     Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
-    ResourceTemplateBinding, ServerExtension, ToolBinding,
+    ResourceTemplateBinding, ServerExtension,
 };
 use crate::tokens::ident;
 use crate::tokens::str_lit;
 use crate::typespace::{Checks, TypeSpace};
 
-/// `pub struct Server<H>` and its `Dispatch` implementation, the arms of its `match`es set aside
-/// in `frame`.
+/// `pub struct Server<H>`, its `Dispatch` implementation and `mod dispatch`: a module per
+/// method with its dispatch functions (decode, call, encode: the futures the runtime polls), so
+/// that a change to one method compiles one module again; each `Dispatch` method's arms call
+/// into them. The arms and the modules are set aside in `frame`.
 pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
@@ -52,10 +55,34 @@ pub(crate) fn server(
     });
     let complete = complete(methods);
     let typed = Typed { types, checks };
-    let call_method = call_method(methods, &typed, frame);
-    let call_tool = call_tool(methods, &typed, frame);
-    let get_prompt = get_prompt(methods, &typed, frame);
-    let read_resource = read_resource(methods, &typed);
+    let modules: Vec<String> =
+        layout::piece_names(methods.iter().map(|plan| plan.fn_name.as_str()));
+    let call_method = call_method(methods, &modules, frame);
+    let call_tool = call_tool(methods, &modules, frame);
+    let get_prompt = get_prompt(methods, &modules, frame);
+    let read_resource = read_resource(methods, &modules);
+    let pieces: Vec<Piece> = methods
+        .iter()
+        .zip(modules)
+        .map(|(plan, name)| Piece {
+            tokens: dispatch_fns(plan, &typed),
+            name,
+        })
+        .collect();
+    let dispatch = (!pieces.is_empty()).then(|| {
+        let pieces = frame.pieces(layout::DISPATCH_DIR, pieces, Reach::Modules);
+        quote! {
+            /// Each method's dispatch, in a module of its own: decode the params, call the
+            /// handler, encode the result.
+            // Deprecated methods are still served: the contract deprecates them for callers.
+            #[allow(deprecated)]
+            mod dispatch {
+                #[allow(unused_imports)]
+                use super::*;
+                #pieces
+            }
+        }
+    });
     quote! {
         /// Serves a [`Handler`]: decodes params into their generated types, calls the handler,
         /// and encodes its result. Give it to an `mcp_runtime` transport.
@@ -101,6 +128,8 @@ pub(crate) fn server(
             #get_prompt
             #read_resource
         }
+
+        #dispatch
     }
 }
 
@@ -162,12 +191,21 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
     }
 }
 
-/// `Dispatch::call_method`: every method, by its JSON-RPC name.
-fn call_method(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame) -> TokenStream {
-    let arms: Vec<TokenStream> = methods.iter().map(|plan| method_arm(plan, types)).collect();
-    let method = used(!arms.is_empty(), "method");
-    let params = used(methods.iter().any(|p| p.params.is_some()), "params");
-    let ctx = used(!methods.is_empty(), "ctx");
+/// `Dispatch::call_method`: every method, by its JSON-RPC name, to its module's `call_method`.
+fn call_method(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+    let arms: Vec<TokenStream> = methods
+        .iter()
+        .zip(modules)
+        .map(|(plan, module)| {
+            let wire = str_lit(&plan.method.name);
+            let module = piece_module(module);
+            quote! {
+                #wire => ::std::option::Option::Some(dispatch::#module::call_method(self, params, ctx)),
+            }
+        })
+        .collect();
+    let any = !arms.is_empty();
+    let (method, params, ctx) = (used(any, "method"), used(any, "params"), used(any, "ctx"));
     let body = route(frame, &method, arms);
     quote! {
         fn call_method<'a>(
@@ -184,9 +222,79 @@ fn call_method(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame)
     }
 }
 
-/// One `call_method` arm: decode the params in the method's `paramStructure`, call, encode.
-fn method_arm(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
-    let wire = str_lit(&plan.method.name);
+/// The items of a method's module in `mod dispatch`: `call_method` (the plain JSON-RPC call,
+/// every method has one) and, for a method bound to MCP, `call_tool`, `get_prompt` or
+/// `read_resource`. Each is generic over the handler and returns the boxed future the `Dispatch`
+/// method returns.
+fn dispatch_fns(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
+    let encoded = encoded_type(plan, types);
+    let method = method_fn(plan, types);
+    let bound = match plan.binding() {
+        Some(McpBinding::Tool(_)) => tool_fn(plan, types),
+        Some(McpBinding::Prompt(prompt)) => prompt_fn(plan, prompt, types),
+        Some(McpBinding::Resource(resource)) => resource_fn(plan, resource, types),
+        Some(McpBinding::ResourceTemplate(template)) => template_fn(plan, template, types),
+        None => TokenStream::new(),
+    };
+    quote!(#encoded #method #bound)
+}
+
+/// `Encoded`, beside the dispatch functions of a method whose result is a generated type: what
+/// the runtime's generic encoders (`encode_result`, `ToolOutcome::from_result`, ...) are given
+/// instead of the result. Generic functions of other crates are compiled into codegen units
+/// named for their own modules, shared by every method: instantiated with the result type, each
+/// change to its schema would compile those shared units again. Instantiated with `Encoded`, a
+/// reference that stays the same, they are reused, and only this module and the type's own are
+/// compiled again.
+fn encoded_type(plan: &MethodPlan<'_>, types: &Typed<'_>) -> Option<TokenStream> {
+    if !wraps_result(plan, types.types) {
+        return None;
+    }
+    let ty = plan.result_type(types.types);
+    Some(quote! {
+        /// The result as the runtime's generic encoders see it: a type that stays the same when
+        /// the result's schema changes, so that their code, shared by every method, is not
+        /// compiled again then.
+        struct Encoded<'r>(&'r #ty);
+
+        impl ::serde::Serialize for Encoded<'_> {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(self.0, serializer)
+            }
+        }
+    })
+}
+
+/// Whether the method's dispatch module wraps its result in `Encoded` ([`encoded_type`]): its
+/// result is or holds a generated type (not a built-in one, not the runtime's MCP results).
+fn wraps_result(plan: &MethodPlan<'_>, types: &TypeSpace) -> bool {
+    !plan.returns_mcp() && plan.result.is_some_and(|ty| types.mentions_named(ty))
+}
+
+/// `&Encoded(&result)`, or `&result` when the method's result is not wrapped.
+fn encoded(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
+    if wraps_result(plan, types) {
+        quote!(&Encoded(&result))
+    } else {
+        quote!(&result)
+    }
+}
+
+/// The output of `call_method`, `get_prompt` and `read_resource`.
+fn rpc_output() -> TokenStream {
+    quote!(
+        ::std::result::Result<
+            ::std::boxed::Box<::serde_json::value::RawValue>,
+            ::mcp_runtime::RpcError,
+        >
+    )
+}
+
+/// A method's `call_method`: decode the params in the method's `paramStructure`, call, encode.
+fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let call = call_expr(plan);
     let decode = params_type(plan, types).map(|(ty, checked)| {
         let structure = match plan.method.param_structure {
@@ -200,43 +308,58 @@ fn method_arm(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
             quote!(decode_params)
         };
         quote! {
-            let params: #ty = ::mcp_runtime::dispatch::#decode(
+            let params: #ty = match ::mcp_runtime::dispatch::#decode(
                 params,
                 ::mcp_runtime::ParamStructure::#structure,
-            )?;
+            ) {
+                ::std::result::Result::Ok(params) => params,
+                ::std::result::Result::Err(error) => return ::std::result::Result::Err(error),
+            };
         }
     });
-    let call_and_encode = match plan.result {
-        Some(_) => quote! {
-            let result = #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
-            ::mcp_runtime::dispatch::encode_result(&result)
-        },
-        None => quote! {
-            #call.await.map_err(::mcp_runtime::Error::into_rpc_error)?;
-            ::mcp_runtime::dispatch::encode_result(&())
-        },
+    let params = used(decode.is_some(), "params");
+    // A `match` rather than `map_err` and `?`: those are generic functions of `core`,
+    // instantiated with the result type (see `encoded_type`).
+    let (bind, value) = match plan.result {
+        Some(_) => (quote!(result), encoded(plan, types.types)),
+        None => (quote!(_), quote!(&())),
     };
+    let call_and_encode = quote! {
+        match #call.await {
+            ::std::result::Result::Ok(#bind) => ::mcp_runtime::dispatch::encode_result(#value),
+            ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_rpc_error()),
+        }
+    };
+    let output = rpc_output();
     quote! {
-        #wire => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-            #decode
-            #call_and_encode
-        })),
+        pub(crate) fn call_method<'a, H: Handler>(
+            server: &'a Server<H>,
+            #params: ::std::option::Option<&'a ::serde_json::value::RawValue>,
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
+            ::std::boxed::Box::pin(async move {
+                #decode
+                #call_and_encode
+            })
+        }
     }
 }
 
-/// `Dispatch::call_tool`: every tool, by its MCP name.
-fn call_tool(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame) -> TokenStream {
-    let arms: Vec<TokenStream> = bound(methods, McpBinding::as_tool)
-        .map(|(plan, tool)| tool_arm(plan, tool, types))
-        .collect();
+/// `Dispatch::call_tool`: every tool, by its MCP name, to its module's `call_tool`.
+fn call_tool(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+    let arms = bound_arms(
+        methods,
+        modules,
+        McpBinding::as_tool,
+        |tool| &tool.common.name,
+        quote!(call_tool),
+    );
     let output = quote!(::mcp_runtime::ToolOutcome);
-    let reads = bound(methods, McpBinding::as_tool).any(|(plan, _)| plan.params.is_some());
-    by_name_with_arguments(quote!(call_tool), output, arms, reads, frame)
+    by_name_with_arguments(quote!(call_tool), output, arms, frame)
 }
 
-/// One `call_tool` arm: arguments that do not decode are the tool's error, not the protocol's.
-fn tool_arm(plan: &MethodPlan<'_>, tool: &ToolBinding, types: &Typed<'_>) -> TokenStream {
-    let name = str_lit(&tool.common.name);
+/// A tool's `call_tool`: arguments that do not decode are the tool's error, not the protocol's.
+fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let call = call_expr(plan);
     let decode = params_type(plan, types).map(|(ty, checked)| {
         let decode = decode_arguments_fn(checked);
@@ -249,49 +372,80 @@ fn tool_arm(plan: &MethodPlan<'_>, tool: &ToolBinding, types: &Typed<'_>) -> Tok
             };
         }
     });
+    let arguments = used(decode.is_some(), "arguments");
     let outcome = if plan.returns_mcp() {
         quote!(::mcp_runtime::ToolOutcome::from_mcp(#call.await))
+    } else if wraps_result(plan, types.types) {
+        quote! {
+            match #call.await {
+                ::std::result::Result::Ok(result) => {
+                    ::mcp_runtime::ToolOutcome::from_result(::std::result::Result::Ok(Encoded(&result)))
+                }
+                ::std::result::Result::Err(error) => ::mcp_runtime::ToolOutcome::Failed(error),
+            }
+        }
     } else {
         quote!(::mcp_runtime::ToolOutcome::from_result(#call.await))
     };
     quote! {
-        #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-            #decode
-            #outcome
-        })),
+        pub(crate) fn call_tool<'a, H: Handler>(
+            server: &'a Server<H>,
+            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::mcp_runtime::BoxFuture<'a, ::mcp_runtime::ToolOutcome> {
+            ::std::boxed::Box::pin(async move {
+                #decode
+                #outcome
+            })
+        }
     }
 }
 
-/// `Dispatch::get_prompt`: every prompt, by its MCP name.
-fn get_prompt(methods: &[MethodPlan<'_>], types: &Typed<'_>, frame: &mut Frame) -> TokenStream {
-    let arms: Vec<TokenStream> = bound(methods, McpBinding::as_prompt)
-        .map(|(plan, prompt)| prompt_arm(plan, prompt, types))
-        .collect();
-    let output = quote!(
-        ::std::result::Result<
-            ::std::boxed::Box<::serde_json::value::RawValue>,
-            ::mcp_runtime::RpcError,
-        >
+/// `Dispatch::get_prompt`: every prompt, by its MCP name, to its module's `get_prompt`.
+fn get_prompt(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+    let arms = bound_arms(
+        methods,
+        modules,
+        McpBinding::as_prompt,
+        |prompt| &prompt.common.name,
+        quote!(get_prompt),
     );
-    let reads = bound(methods, McpBinding::as_prompt).any(|(plan, _)| plan.params.is_some());
-    by_name_with_arguments(quote!(get_prompt), output, arms, reads, frame)
+    by_name_with_arguments(quote!(get_prompt), rpc_output(), arms, frame)
+}
+
+/// The arms of a `Dispatch` method that routes by MCP name (`call_tool`, `get_prompt`): the
+/// name of each method bound to that kind, to the function `function` of its module.
+fn bound_arms<'d, B>(
+    methods: &[MethodPlan<'d>],
+    modules: &[String],
+    pick: fn(&'d McpBinding) -> Option<&'d B>,
+    name: fn(&B) -> &String,
+    function: TokenStream,
+) -> Vec<TokenStream> {
+    methods
+        .iter()
+        .zip(modules)
+        .filter_map(|(plan, module)| {
+            let binding = pick(plan.binding()?)?;
+            let key = str_lit(name(binding));
+            let module = piece_module(module);
+            Some(quote! {
+                #key => ::std::option::Option::Some(dispatch::#module::#function(self, arguments, ctx)),
+            })
+        })
+        .collect()
 }
 
 /// A `Dispatch` method that routes by MCP name and hands the raw `arguments` on
-/// (`call_tool`, `get_prompt`): `arms` match the name, anything else is `None`. `reads_arguments`:
-/// some arm decodes them (none does when no bound method has params).
+/// (`call_tool`, `get_prompt`): `arms` match the name, anything else is `None`.
 fn by_name_with_arguments(
     function: TokenStream,
     output: TokenStream,
     arms: Vec<TokenStream>,
-    reads_arguments: bool,
     frame: &mut Frame,
 ) -> TokenStream {
-    let (arguments, ctx) = (
-        used(reads_arguments, "arguments"),
-        used(!arms.is_empty(), "ctx"),
-    );
-    let name = used(!arms.is_empty(), "name");
+    let any = !arms.is_empty();
+    let (name, arguments, ctx) = (used(any, "name"), used(any, "arguments"), used(any, "ctx"));
     let body = route(frame, &name, arms);
     quote! {
         fn #function<'a>(
@@ -305,55 +459,85 @@ fn by_name_with_arguments(
     }
 }
 
-/// One `get_prompt` arm: a typed result becomes one text message under the prompt's
+/// A prompt's `get_prompt`: a typed result becomes one text message under the prompt's
 /// description.
-fn prompt_arm(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -> TokenStream {
-    let name = str_lit(&prompt.common.name);
+fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -> TokenStream {
     let description = option_str(prompt.common.description.as_deref());
+    let value = encoded(plan, types.types);
     let encode = if plan.returns_mcp() {
-        quote!(::mcp_runtime::dispatch::encode_result(&result))
+        quote!(::mcp_runtime::dispatch::encode_result(#value))
     } else {
-        quote!(::mcp_runtime::dispatch::prompt_result(#description, &result))
+        quote!(::mcp_runtime::dispatch::prompt_result(#description, #value))
     };
     let call = call_expr(plan);
     let decode = params_type(plan, types).map(|(ty, checked)| {
         let decode = decode_arguments_fn(checked);
         quote! {
-            let params: #ty = ::mcp_runtime::dispatch::#decode(arguments)
-                .map_err(|message| ::mcp_runtime::RpcError::invalid_params(
-                    ::std::format!("Invalid arguments: {message}"),
-                ))?;
+            let params: #ty = match ::mcp_runtime::dispatch::#decode(arguments) {
+                ::std::result::Result::Ok(params) => params,
+                ::std::result::Result::Err(message) => {
+                    return ::std::result::Result::Err(::mcp_runtime::RpcError::invalid_params(
+                        ::std::format!("Invalid arguments: {message}"),
+                    ));
+                }
+            };
         }
     });
+    let arguments = used(decode.is_some(), "arguments");
+    let output = rpc_output();
     quote! {
-        #name => ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-            #decode
-            let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-            #encode
-        })),
+        pub(crate) fn get_prompt<'a, H: Handler>(
+            server: &'a Server<H>,
+            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
+            ::std::boxed::Box::pin(async move {
+                #decode
+                match #call.await {
+                    ::std::result::Result::Ok(result) => #encode,
+                    ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
+                }
+            })
+        }
     }
 }
 
 /// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
-/// order (the first template that matches reads).
-fn read_resource(methods: &[MethodPlan<'_>], types: &Typed<'_>) -> TokenStream {
-    let resources: Vec<TokenStream> = bound(methods, McpBinding::as_resource)
-        .map(|(plan, resource)| resource_branch(plan, resource))
-        .collect();
-    let templates: Vec<TokenStream> = bound(methods, McpBinding::as_resource_template)
-        .map(|(plan, template)| template_branch(plan, template, types))
-        .collect();
+/// order (the first template that matches reads), each to its module's `read_resource`.
+fn read_resource(methods: &[MethodPlan<'_>], modules: &[String]) -> TokenStream {
+    let mut resources = Vec::new();
+    let mut templates = Vec::new();
+    for (plan, module) in methods.iter().zip(modules) {
+        let module = piece_module(module);
+        match plan.binding() {
+            Some(McpBinding::Resource(resource)) => {
+                let uri = str_lit(&resource.uri);
+                resources.push(quote! {
+                    if uri == #uri {
+                        return ::std::option::Option::Some(dispatch::#module::read_resource(self, uri, ctx));
+                    }
+                });
+            }
+            Some(McpBinding::ResourceTemplate(template)) => {
+                let uri_template = str_lit(&template.uri_template);
+                templates.push(quote! {
+                    if let ::std::option::Option::Some(vars) = ::mcp_runtime::uri_template::match_uri(#uri_template, uri) {
+                        return ::std::option::Option::Some(dispatch::#module::read_resource(self, uri, vars, ctx));
+                    }
+                });
+            }
+            _ => {}
+        }
+    }
     let any = !resources.is_empty() || !templates.is_empty();
     let (uri, ctx) = (used(any, "uri"), used(any, "ctx"));
+    let output = rpc_output();
     quote! {
         fn read_resource<'a>(
             &'a self,
             #uri: &'a str,
             #ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
-            ::std::boxed::Box<::serde_json::value::RawValue>,
-            ::mcp_runtime::RpcError,
-        >>> {
+        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, #output>> {
             #(#resources)*
             #(#templates)*
             ::std::option::Option::None
@@ -361,30 +545,40 @@ fn read_resource(methods: &[MethodPlan<'_>], types: &Typed<'_>) -> TokenStream {
     }
 }
 
-/// One static resource: read when the URI is exactly its `uri`.
-fn resource_branch(plan: &MethodPlan<'_>, resource: &ResourceBinding) -> TokenStream {
-    let uri = str_lit(&resource.uri);
-    let encode = resource_encode(plan, resource.mime_type.as_deref());
+/// A static resource's `read_resource`.
+fn resource_fn(
+    plan: &MethodPlan<'_>,
+    resource: &ResourceBinding,
+    types: &Typed<'_>,
+) -> TokenStream {
+    let encode = resource_encode(plan, resource.mime_type.as_deref(), types.types);
     let call = call_expr(plan);
+    let uri = used(!plan.returns_mcp(), "uri");
+    let output = rpc_output();
     quote! {
-        if uri == #uri {
-            return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
-                let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                #encode
-            }));
+        pub(crate) fn read_resource<'a, H: Handler>(
+            server: &'a Server<H>,
+            #uri: &'a str,
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
+            ::std::boxed::Box::pin(async move {
+                match #call.await {
+                    ::std::result::Result::Ok(result) => #encode,
+                    ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
+                }
+            })
         }
     }
 }
 
-/// One resource template: read when the URI matches, its variables decoded as the params
-/// (numbers and booleans parsed as JSON, everything else taken as a string).
-fn template_branch(
+/// A resource template's `read_resource`, given the variables of the URI it matched, decoded
+/// as the params (numbers and booleans parsed as JSON, everything else taken as a string).
+fn template_fn(
     plan: &MethodPlan<'_>,
     template: &ResourceTemplateBinding,
     types: &Typed<'_>,
 ) -> TokenStream {
-    let uri_template = str_lit(&template.uri_template);
-    let encode = resource_encode(plan, template.mime_type.as_deref());
+    let encode = resource_encode(plan, template.mime_type.as_deref(), types.types);
     let call = call_expr(plan);
     let json_vars: Vec<&str> = plan
         .method
@@ -405,38 +599,32 @@ fn template_branch(
             }
         });
         quote! {
-            let params: #ty = ::mcp_runtime::dispatch::template_params(vars, &[#(#json_vars),*])?;
+            let params: #ty = match ::mcp_runtime::dispatch::template_params(vars, &[#(#json_vars),*]) {
+                ::std::result::Result::Ok(params) => params,
+                ::std::result::Result::Err(error) => return ::std::result::Result::Err(error),
+            };
             #check
         }
     });
-    let bind = if decode.is_some() {
-        quote!(vars)
-    } else {
-        quote!(_vars)
-    };
+    let vars = used(decode.is_some(), "vars");
+    let uri = used(!plan.returns_mcp(), "uri");
+    let output = rpc_output();
     quote! {
-        if let ::std::option::Option::Some(#bind) = ::mcp_runtime::uri_template::match_uri(#uri_template, uri) {
-            return ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+        pub(crate) fn read_resource<'a, H: Handler>(
+            server: &'a Server<H>,
+            #uri: &'a str,
+            #vars: ::std::vec::Vec<(&'static str, ::std::string::String)>,
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
+            ::std::boxed::Box::pin(async move {
                 #decode
-                let result = #call.await.map_err(::mcp_runtime::Error::into_mcp_error)?;
-                #encode
-            }));
+                match #call.await {
+                    ::std::result::Result::Ok(result) => #encode,
+                    ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
+                }
+            })
         }
     }
-}
-
-/// The methods bound to one MCP kind, each with its binding; `pick` is one of
-/// [`McpBinding::as_tool`] and its siblings.
-fn bound<'p, 'd, B>(
-    methods: &'p [MethodPlan<'d>],
-    pick: fn(&'d McpBinding) -> Option<&'d B>,
-) -> impl Iterator<Item = (&'p MethodPlan<'d>, &'d B)> + 'p
-where
-    'd: 'p,
-{
-    methods
-        .iter()
-        .filter_map(move |plan| Some((plan, pick(plan.binding()?)?)))
 }
 
 /// The type space and which of its types have checks beyond serde's.
@@ -494,21 +682,26 @@ fn route(frame: &mut Frame, key: &TokenStream, arms: Vec<TokenStream>) -> TokenS
 }
 
 /// How a resource handler's result becomes a `resources/read` result.
-fn resource_encode(plan: &MethodPlan<'_>, mime_type: Option<&str>) -> TokenStream {
+fn resource_encode(
+    plan: &MethodPlan<'_>,
+    mime_type: Option<&str>,
+    types: &TypeSpace,
+) -> TokenStream {
+    let value = encoded(plan, types);
     if plan.returns_mcp() {
-        quote!(::mcp_runtime::dispatch::encode_result(&result))
+        quote!(::mcp_runtime::dispatch::encode_result(#value))
     } else {
         let mime = option_str(mime_type);
-        quote!(::mcp_runtime::dispatch::resource_result(uri, #mime, &result))
+        quote!(::mcp_runtime::dispatch::resource_result(uri, #mime, #value))
     }
 }
 
-/// `self.handler.<fn>(&ctx, params)` (without params when the method has none).
+/// `server.handler.<fn>(&ctx, params)` (without params when the method has none).
 fn call_expr(plan: &MethodPlan<'_>) -> TokenStream {
     let name = ident(&plan.fn_name);
     match plan.params {
-        Some(_) => quote!(self.handler.#name(&ctx, params)),
-        None => quote!(self.handler.#name(&ctx)),
+        Some(_) => quote!(server.handler.#name(&ctx, params)),
+        None => quote!(server.handler.#name(&ctx)),
     }
 }
 

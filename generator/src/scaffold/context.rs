@@ -82,6 +82,7 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         crate_ident => safe(crate_ident),
         client_methods => client_methods,
         example_tests => generated.example_tests.is_some(),
+        split => !generated.server.pieces.is_empty(),
         uses => plain.uses().map(safe).collect::<Vec<_>>(),
         methods => methods,
         completions => completions,

@@ -3,8 +3,9 @@
 //! generated client (`--client`), a library: `Cargo.toml`, `src/lib.rs` and `README.md` from
 //! `templates/client/`.
 //!
-//! Ownership decides what a run may touch: generated files are rewritten on every run; the
-//! files the user owns are created once and never overwritten.
+//! Ownership decides what a run may touch: generated files (`src/generated.rs` and, split, the
+//! files of `src/generated/`) are rewritten on every run, and generated files a run no longer
+//! writes are removed; the files the user owns are created once and never overwritten.
 
 mod context;
 mod plain;
@@ -14,7 +15,26 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::emit::Layout;
 use crate::Generated;
+
+/// The generated root file of a crate, which every other file of the crate reaches the
+/// generated code through (`mod generated;`).
+pub const GENERATED_ROOT: &str = "src/generated.rs";
+
+/// The directory of the pieces of [`GENERATED_ROOT`] (see [`crate::emit::layout`]).
+const PIECES_DIR: &str = "src/generated";
+
+/// The layout of the crate's generated code: [`GENERATED_ROOT`] and the files of
+/// `src/generated/` ([`Layout::Split`], the CLI's default: the rebuild after a change to one
+/// method compiles that method's files again), or `src/generated.rs` alone.
+pub fn layout(one_file: bool) -> Layout {
+    if one_file {
+        Layout::OneFile
+    } else {
+        Layout::split_beside(Path::new(GENERATED_ROOT))
+    }
+}
 
 /// Who owns a file of the generated crate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +119,9 @@ const CLIENT_LIB_RS: &str = include_str!("../../../templates/client/lib.rs.j2");
 const CLIENT_README_MD: &str = include_str!("../../../templates/client/README.md.j2");
 
 /// Every file of the crate for `generated`, read from `source_name`: a server crate, or a
-/// client library when only the client was generated ([`crate::emit::Output::Client`]).
+/// client library when only the client was generated ([`crate::emit::Output::Client`]). The
+/// generated files come first: [`GENERATED_ROOT`], then its pieces in the order it includes
+/// them.
 pub fn crate_files(
     generated: &Generated,
     source_name: &str,
@@ -111,57 +133,39 @@ pub fn crate_files(
         env.render_str(template, &ctx)
             .expect("the built-in templates always render")
     };
+    let mut files = vec![OutputFile {
+        path: GENERATED_ROOT.into(),
+        contents: generated.server.source.clone(),
+        owner: Owner::Generator,
+    }];
+    let root_dir = Path::new(GENERATED_ROOT)
+        .parent()
+        .expect("the root file is in src/");
+    files.extend(generated.server.pieces.iter().map(|piece| OutputFile {
+        path: root_dir.join(&piece.path),
+        contents: piece.source.clone(),
+        owner: Owner::Generator,
+    }));
+    let user = |path: &str, template: &str| OutputFile {
+        path: path.into(),
+        contents: render(template),
+        owner: Owner::User,
+    };
     if !generated.output.server() {
-        return vec![
-            OutputFile {
-                path: "src/generated.rs".into(),
-                contents: generated.server.source.clone(),
-                owner: Owner::Generator,
-            },
-            OutputFile {
-                path: "Cargo.toml".into(),
-                contents: render(CLIENT_CARGO_TOML),
-                owner: Owner::User,
-            },
-            OutputFile {
-                path: "src/lib.rs".into(),
-                contents: render(CLIENT_LIB_RS),
-                owner: Owner::User,
-            },
-            OutputFile {
-                path: "README.md".into(),
-                contents: render(CLIENT_README_MD),
-                owner: Owner::User,
-            },
-        ];
+        files.extend([
+            user("Cargo.toml", CLIENT_CARGO_TOML),
+            user("src/lib.rs", CLIENT_LIB_RS),
+            user("README.md", CLIENT_README_MD),
+        ]);
+    } else {
+        files.extend([
+            user("Cargo.toml", CARGO_TOML),
+            user("src/main.rs", MAIN_RS),
+            user("src/handler.rs", HANDLER_RS),
+            user("README.md", README_MD),
+        ]);
     }
-    vec![
-        OutputFile {
-            path: "src/generated.rs".into(),
-            contents: generated.server.source.clone(),
-            owner: Owner::Generator,
-        },
-        OutputFile {
-            path: "Cargo.toml".into(),
-            contents: render(CARGO_TOML),
-            owner: Owner::User,
-        },
-        OutputFile {
-            path: "src/main.rs".into(),
-            contents: render(MAIN_RS),
-            owner: Owner::User,
-        },
-        OutputFile {
-            path: "src/handler.rs".into(),
-            contents: render(HANDLER_RS),
-            owner: Owner::User,
-        },
-        OutputFile {
-            path: "README.md".into(),
-            contents: render(README_MD),
-            owner: Owner::User,
-        },
-    ]
+    files
 }
 
 /// The templates' environment: it prints only strings [`context`] marked safe (escaped for
@@ -191,9 +195,13 @@ pub struct WriteReport {
     pub unchanged: Vec<PathBuf>,
     /// User files that exist and were left alone.
     pub kept: Vec<PathBuf>,
+    /// Generated files an earlier run wrote that this one does not (a type renamed or gone,
+    /// the layout changed): removed.
+    pub removed: Vec<PathBuf>,
 }
 
-/// Writes `files` under `dir`: generated files when they changed, user files only when absent.
+/// Writes `files` under `dir`: generated files when they changed, user files only when absent;
+/// then removes the generated files of `src/generated/` that `files` does not hold.
 pub fn write_crate(dir: &Path, files: &[OutputFile]) -> io::Result<WriteReport> {
     let mut report = WriteReport::default();
     for file in files {
@@ -209,18 +217,42 @@ pub fn write_crate(dir: &Path, files: &[OutputFile]) -> io::Result<WriteReport> 
             }
         }
     }
+    let leftovers = leftover_files(dir, files);
+    crate::emit::layout::remove_leftovers(&dir.join(PIECES_DIR), &leftovers)?;
+    report.removed = relative(dir, leftovers);
     Ok(report)
 }
 
-/// The generated files under `dir` that are missing or differ from `files`.
+/// The generated files under `dir` that are missing or differ from `files`, then those left
+/// over from an earlier run, which [`write_crate`] would remove.
 pub fn stale_files(dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
-    files
+    let mut stale: Vec<PathBuf> = files
         .iter()
         .filter(|f| f.owner == Owner::Generator)
         .filter(|f| {
             fs::read_to_string(dir.join(&f.path)).ok().as_deref() != Some(f.contents.as_str())
         })
         .map(|f| f.path.clone())
+        .collect();
+    stale.extend(relative(dir, leftover_files(dir, files)));
+    stale
+}
+
+/// The generated files in the pieces' directory under `dir` that `files` does not hold.
+fn leftover_files(dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
+    let keep = files
+        .iter()
+        .filter(|f| f.owner == Owner::Generator)
+        .map(|f| dir.join(&f.path))
+        .collect();
+    crate::emit::layout::leftover_files(&dir.join(PIECES_DIR), &keep)
+}
+
+/// `paths` relative to `dir`.
+fn relative(dir: &Path, paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths
+        .into_iter()
+        .map(|p| p.strip_prefix(dir).map(Path::to_path_buf).unwrap_or(p))
         .collect()
 }
 

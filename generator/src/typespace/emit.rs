@@ -64,6 +64,20 @@ pub(super) fn emit(
     gate: Option<(&[TypeId], &str)>,
     checks: Option<&Checks>,
 ) -> Vec<TokenStream> {
+    emit_named(space, gate, checks)
+        .into_iter()
+        .map(|(_, tokens)| tokens)
+        .collect()
+}
+
+/// [`emit`], each item with its name (the type's Rust name, `defaults` for the module of
+/// default functions) and, with `checks`, each type followed by its `Validate` impl: a type's
+/// item holds all that changes when its schema does.
+pub(super) fn emit_named(
+    space: &TypeSpace,
+    gate: Option<(&[TypeId], &str)>,
+    checks: Option<&Checks>,
+) -> Vec<(String, TokenStream)> {
     let boxing = Boxing::new(space);
     let gate = gate.map(|(roots, feature)| Gate::new(space, &boxing, roots, feature));
     let emitter = Emitter {
@@ -78,21 +92,35 @@ pub(super) fn emit(
     }
     let mut items = Vec::new();
     let mut defaults = BTreeMap::new();
+    let mut push = |id: TypeId, named: &Named, tokens: TokenStream| {
+        if tokens.is_empty() {
+            return;
+        }
+        let mut tokens = tokens;
+        if let Some(checks) = checks {
+            tokens.extend(checks.emit_for(space, id));
+        }
+        items.push((named.name.clone(), tokens));
+    };
     for (index, kind) in space.types.iter().enumerate() {
         let id = TypeId(index);
         if space.owners.contains_key(&id) {
             continue;
         }
         if let TypeKind::Named(named) = kind {
-            items.push(emitter.named(id, named, &mut defaults));
+            push(id, named, emitter.named(id, named, &mut defaults));
             for child in owned.get(&id).into_iter().flatten() {
                 if let TypeKind::Named(named) = &space.types[child.0] {
-                    items.push(emitter.named(*child, named, &mut defaults));
+                    push(*child, named, emitter.named(*child, named, &mut defaults));
                 }
             }
         }
     }
-    items.extend(emitter.default_fns(&defaults));
+    items.extend(
+        emitter
+            .default_fns(&defaults)
+            .map(|tokens| ("defaults".to_string(), tokens)),
+    );
     items
 }
 

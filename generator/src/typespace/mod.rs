@@ -174,12 +174,13 @@ impl TypeSpace {
         emit::emit(self, gate, None)
     }
 
-    /// [`TypeSpace::emit_items`] for a module that also holds `checks`' `Validate` impls: a
-    /// `oneOf` decoded by trying every variant (one whose variants overlap) then counts only the
-    /// variants whose value also keeps its schema's rules (a `pattern` can tell two strings
-    /// apart). Call after every schema is lowered.
-    pub fn emit_items_checked(&self, checks: &Checks) -> Vec<TokenStream> {
-        emit::emit(self, None, Some(checks))
+    /// [`TypeSpace::emit_items`] for a module that also holds `checks`' `Validate` impls, each
+    /// item with its name (the type's Rust name; `defaults` for the module of default values)
+    /// and each type followed by its impl: a `oneOf` decoded by trying every variant (one whose
+    /// variants overlap) then counts only the variants whose value also keeps its schema's
+    /// rules (a `pattern` can tell two strings apart). Call after every schema is lowered.
+    pub fn emit_named_items_checked(&self, checks: &Checks) -> Vec<(String, TokenStream)> {
+        emit::emit_named(self, None, Some(checks))
     }
 
     /// The named type called `name` (its Rust name), if any.
@@ -188,6 +189,18 @@ impl TypeSpace {
             .iter()
             .position(|t| matches!(t, TypeKind::Named(n) if n.name == name))
             .map(TypeId)
+    }
+
+    /// Whether `ty` is, or holds, a named type of the types module (`Pet`, `Vec<Pet>`); not a
+    /// built-in (`i64`, `String`, `Vec<String>`), whose code never changes with the contract.
+    pub fn mentions_named(&self, ty: TypeId) -> bool {
+        match &self.types[ty.0] {
+            TypeKind::Builtin(_) => false,
+            TypeKind::Vec(inner) | TypeKind::Map(inner) | TypeKind::Option(inner) => {
+                self.mentions_named(*inner)
+            }
+            TypeKind::Named(_) => true,
+        }
     }
 
     /// The Rust name of a named type, `None` for built-ins and containers.

@@ -95,6 +95,21 @@ impl Checks {
         Some(emitter.value_checks(ty))
     }
 
+    /// The `impl ::mcp_runtime::validate::Validate` of the named type `id`, when it needs one.
+    pub fn emit_for(&self, space: &TypeSpace, id: TypeId) -> Option<TokenStream> {
+        if !self.needed[id.0] {
+            return None;
+        }
+        let TypeKind::Named(named) = &space.types[id.0] else {
+            return None;
+        };
+        let emitter = Emitter {
+            space,
+            checks: self,
+        };
+        emitter.impl_for(id, &named.name, &named.body)
+    }
+
     /// The `impl ::mcp_runtime::validate::Validate` items, for the types module, in type order.
     pub fn emit(&self, space: &TypeSpace) -> Vec<TokenStream> {
         let emitter = Emitter {
