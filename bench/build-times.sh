@@ -12,7 +12,8 @@
 #      (RUSTC_BOOTSTRAP=1): where the crate's rebuild spends its time.
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
-# CPU time is what to compare on a shared machine; wall time only on a quiet one.
+# CPU time is what to compare on a shared machine; wall time only on a quiet one. UNITS=1 also
+# lists the 15 compilation units of most CPU time in the cold build.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 CHECKOUT=$(cd "${1:-$HERE}" && pwd)
@@ -48,6 +49,10 @@ echo "cold build: $(secs "$s" "$e") s wall, $user s user CPU, $(awk -v u="$user"
 if [[ -n $wrapper ]]; then
   awk '{cpu=$3+$4; all+=cpu} $1=="mcp_runtime"||$1=="lotus_rpc_api" {printf "  %s: %.1f s wall, %.1f s CPU\n", $1, $2, cpu; own+=cpu}
        END {printf "  every other unit: %.1f s CPU\n", all-own}' "$RUSTC_TIME_LOG"
+  if [[ ${UNITS:-} == 1 ]]; then
+    echo "  the 15 units of most CPU (UNITS=1):"
+    awk '{printf "    %6.1f s CPU  %s\n", $3+$4, $1}' "$RUSTC_TIME_LOG" | sort -rn -k1 | head -15
+  fi
 fi
 mkdir -p "$HERE/target"; cp "$WORK/target/cargo-timings/cargo-timing.html" "$HERE/target/build-times-$(basename "$CHECKOUT").html"
 echo "  cargo --timings report: target/build-times-$(basename "$CHECKOUT").html"
