@@ -330,19 +330,12 @@ fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
             ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_rpc_error()),
         }
     };
-    let output = rpc_output();
-    quote! {
-        pub(crate) fn call_method<'a, H: Handler>(
-            server: &'a Server<H>,
-            #params: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
-            ::std::boxed::Box::pin(async move {
-                #decode
-                #call_and_encode
-            })
-        }
-    }
+    dispatch_fn(
+        quote!(call_method),
+        quote!(#params: ::std::option::Option<&'a ::serde_json::value::RawValue>,),
+        rpc_output(),
+        quote!(#decode #call_and_encode),
+    )
 }
 
 /// `Dispatch::call_tool`: every tool, by its MCP name, to its module's `call_tool`.
@@ -387,18 +380,12 @@ fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     } else {
         quote!(::mcp_runtime::ToolOutcome::from_result(#call.await))
     };
-    quote! {
-        pub(crate) fn call_tool<'a, H: Handler>(
-            server: &'a Server<H>,
-            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::mcp_runtime::BoxFuture<'a, ::mcp_runtime::ToolOutcome> {
-            ::std::boxed::Box::pin(async move {
-                #decode
-                #outcome
-            })
-        }
-    }
+    dispatch_fn(
+        quote!(call_tool),
+        quote!(#arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,),
+        quote!(::mcp_runtime::ToolOutcome),
+        quote!(#decode #outcome),
+    )
 }
 
 /// `Dispatch::get_prompt`: every prompt, by its MCP name, to its module's `get_prompt`.
@@ -484,22 +471,13 @@ fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -
         }
     });
     let arguments = used(decode.is_some(), "arguments");
-    let output = rpc_output();
-    quote! {
-        pub(crate) fn get_prompt<'a, H: Handler>(
-            server: &'a Server<H>,
-            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
-            ::std::boxed::Box::pin(async move {
-                #decode
-                match #call.await {
-                    ::std::result::Result::Ok(result) => #encode,
-                    ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
-                }
-            })
-        }
-    }
+    let call_and_encode = mcp_call_and_encode(&call, &encode);
+    dispatch_fn(
+        quote!(get_prompt),
+        quote!(#arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,),
+        rpc_output(),
+        quote!(#decode #call_and_encode),
+    )
 }
 
 /// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
@@ -554,21 +532,12 @@ fn resource_fn(
     let encode = resource_encode(plan, resource.mime_type.as_deref(), types.types);
     let call = call_expr(plan);
     let uri = used(!plan.returns_mcp(), "uri");
-    let output = rpc_output();
-    quote! {
-        pub(crate) fn read_resource<'a, H: Handler>(
-            server: &'a Server<H>,
-            #uri: &'a str,
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
-            ::std::boxed::Box::pin(async move {
-                match #call.await {
-                    ::std::result::Result::Ok(result) => #encode,
-                    ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
-                }
-            })
-        }
-    }
+    dispatch_fn(
+        quote!(read_resource),
+        quote!(#uri: &'a str,),
+        rpc_output(),
+        mcp_call_and_encode(&call, &encode),
+    )
 }
 
 /// A resource template's `read_resource`, given the variables of the URI it matched, decoded
@@ -608,23 +577,13 @@ fn template_fn(
     });
     let vars = used(decode.is_some(), "vars");
     let uri = used(!plan.returns_mcp(), "uri");
-    let output = rpc_output();
-    quote! {
-        pub(crate) fn read_resource<'a, H: Handler>(
-            server: &'a Server<H>,
-            #uri: &'a str,
-            #vars: ::std::vec::Vec<(&'static str, ::std::string::String)>,
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
-            ::std::boxed::Box::pin(async move {
-                #decode
-                match #call.await {
-                    ::std::result::Result::Ok(result) => #encode,
-                    ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
-                }
-            })
-        }
-    }
+    let call_and_encode = mcp_call_and_encode(&call, &encode);
+    dispatch_fn(
+        quote!(read_resource),
+        quote!(#uri: &'a str, #vars: ::std::vec::Vec<(&'static str, ::std::string::String)>,),
+        rpc_output(),
+        quote!(#decode #call_and_encode),
+    )
 }
 
 /// The type space and which of its types have checks beyond serde's.
@@ -920,4 +879,35 @@ fn string_enum(document: &Document, schema: &Value) -> Option<Vec<String>> {
         .iter()
         .map(|v| v.as_str().map(str::to_string))
         .collect()
+}
+
+/// One method's dispatch function in its module: `name(server, INPUTS ctx)`, a boxed future of
+/// `output` running `body`.
+fn dispatch_fn(
+    name: TokenStream,
+    inputs: TokenStream,
+    output: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    quote! {
+        pub(crate) fn #name<'a, H: Handler>(
+            server: &'a Server<H>,
+            #inputs
+            ctx: ::mcp_runtime::RequestContext,
+        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
+            ::std::boxed::Box::pin(async move {
+                #body
+            })
+        }
+    }
+}
+
+/// A prompt's or a resource's handler call, its result encoded, its error the MCP one.
+fn mcp_call_and_encode(call: &TokenStream, encode: &TokenStream) -> TokenStream {
+    quote! {
+        match #call.await {
+            ::std::result::Result::Ok(result) => #encode,
+            ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
+        }
+    }
 }
