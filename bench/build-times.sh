@@ -13,7 +13,8 @@
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
 # CPU time is what to compare on a shared machine; wall time only on a quiet one. UNITS=1 also
-# lists the 15 compilation units of most CPU time in the cold build.
+# lists the 15 compilation units of most CPU time in the cold build; COLD_ONLY=1 stops after the
+# cold build (for alternating A/B runs of it).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 CHECKOUT=$(cd "${1:-$HERE}" && pwd)
@@ -56,6 +57,7 @@ if [[ -n $wrapper ]]; then
 fi
 mkdir -p "$HERE/target"; cp "$WORK/target/cargo-timings/cargo-timing.html" "$HERE/target/build-times-$(basename "$CHECKOUT").html"
 echo "  cargo --timings report: target/build-times-$(basename "$CHECKOUT").html"
+[[ ${COLD_ONLY:-} == 1 ]] && exit 0
 mkdir "$WORK/changed"
 CHANGED=$WORK/changed/$(basename "$LOTUS")
 python3 - "$LOTUS" "$CHANGED" <<'EOF'

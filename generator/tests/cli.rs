@@ -68,6 +68,58 @@ fn every_valid_fixture_generates_a_crate_that_builds() {
     }
 }
 
+/// A contract with a `pattern` gets the runtime's `pattern` feature in its scaffolded
+/// `Cargo.toml`; without it (a `Cargo.toml` written by hand, or the contract gained a pattern
+/// after the scaffold), the crate does not compile and the error says which feature to add.
+#[test]
+fn patterns_need_the_runtime_pattern_feature_and_say_so() {
+    let root = common::workspace();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("patterned");
+    let fixture = root.join("fixtures/openrpc/validation.openrpc.json");
+    let generated = generate_into(
+        &fixture,
+        &out,
+        &["--quiet", "--name", "generated-patterned"],
+    );
+    assert!(generated.status.success(), "{}", text(&generated.stderr));
+    let manifest = fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(r#"features = ["pattern"]"#), "{manifest}");
+    fs::write(
+        out.join("Cargo.toml"),
+        manifest.replace(r#", features = ["pattern"]"#, ""),
+    )
+    .unwrap();
+    fs::copy(root.join("Cargo.lock"), out.join("Cargo.lock")).unwrap();
+    let check = Command::new(env!("CARGO"))
+        .args(["check", "--quiet", "--manifest-path"])
+        .arg(out.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", root.join("target/generated-crates"))
+        .output()
+        .unwrap();
+    assert!(!check.status.success(), "built without the pattern feature");
+    let stderr = text(&check.stderr);
+    assert!(
+        stderr.contains("needs mcp-runtime's `pattern` feature")
+            && stderr.contains(r#"features = ["pattern"]"#),
+        "{stderr}"
+    );
+    // The quickstart has no pattern: its runtime line names no feature.
+    let plain = dir.path().join("plain");
+    let generated = generate_into(
+        &root.join("examples/quickstart/openrpc.json"),
+        &plain,
+        &["--quiet"],
+    );
+    assert!(generated.status.success(), "{}", text(&generated.stderr));
+    let manifest = fs::read_to_string(plain.join("Cargo.toml")).unwrap();
+    let runtime_line = manifest
+        .lines()
+        .find(|l| l.starts_with("mcp-runtime"))
+        .unwrap();
+    assert!(!runtime_line.contains("features"), "{runtime_line}");
+}
+
 /// `--client`: a library crate (no `main.rs`, no handler) with the runtime's `client` feature,
 /// whose README lists each method the client has, and `--check` that knows it.
 #[test]

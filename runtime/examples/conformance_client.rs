@@ -39,10 +39,8 @@ use std::process::ExitCode;
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     // The client's own logs (RUST_LOG=debug, say) go to stderr, which the suite prints.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .init();
+    let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| "error".into());
+    let _telemetry = mcp_runtime::telemetry::init_logging("conformance-client", &filter, false);
     let Some(url) = std::env::args().skip(1).last() else {
         eprintln!("usage: conformance_client URL (the suite appends it)");
         return ExitCode::from(2);

@@ -110,7 +110,8 @@ pub struct Args {
     /// (and [`Config::auth`] built from `--auth-*`).
     pub config: Config,
     /// The log filter (`--log-level`, `RUST_LOG`; default `info`): `tracing_subscriber`'s
-    /// `EnvFilter` directives, already checked.
+    /// `filter::Targets` directives (`info,mcp_runtime=debug`), already checked
+    /// ([`crate::telemetry::parse_log_filter`]).
     pub log_filter: String,
     /// `--log-format`.
     pub log_format: LogFormat,

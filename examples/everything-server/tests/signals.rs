@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{exit_code_within, free_port, terminate};
+use common::{exit_code_within, terminate};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Sends one HTTP/1.1 request and returns the stream, its response head read.
 fn request(port: u16, head: &str, body: &str) -> (BufReader<TcpStream>, String) {
@@ -38,18 +38,28 @@ fn request(port: u16, head: &str, body: &str) -> (BufReader<TcpStream>, String) 
 
 #[test]
 fn sigterm_ends_an_http_server_gracefully_with_exit_0() {
-    let port = free_port();
+    // Port 0, and the port read from the server's log: a port picked free beforehand can be
+    // taken by another process before the server binds it.
     let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
-        .args(["--addr", &format!("127.0.0.1:{port}")])
+        .args(["--addr", "127.0.0.1:0"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the server starts");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the server never listened");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut log = BufReader::new(child.stderr.take().unwrap());
+    let mut stderr = String::new();
+    let port = loop {
+        let mut line = String::new();
+        assert!(
+            log.read_line(&mut line).unwrap() > 0,
+            "the server never listened: {stderr}"
+        );
+        stderr.push_str(&line);
+        if let Some((_, rest)) = line.split_once("listening on http://127.0.0.1:") {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            break digits.parse::<u16>().expect("a port in the log line");
+        }
+    };
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"signals","version":"1"}}}"#;
     let (_, head) = request(
         port,
@@ -82,13 +92,7 @@ fn sigterm_ends_an_http_server_gracefully_with_exit_0() {
         exit_code_within(&mut child, Duration::from_secs(10)),
         Some(0)
     );
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    log.read_to_string(&mut stderr).unwrap();
     assert!(stderr.contains("SIGTERM"), "{stderr}");
 }
 

@@ -52,6 +52,20 @@ pub struct Emitted {
     pub warnings: crate::Diagnostics,
 }
 
+impl Emitted {
+    /// The runtime features the code needs beyond the default ones, for the dependency line
+    /// of the crate's `Cargo.toml`: `pattern` when a schema has a `pattern` or
+    /// `patternProperties` (the code then calls `mcp_runtime::compiled_pattern!`).
+    pub fn runtime_features(&self) -> Vec<&'static str> {
+        let uses = |text: &str| text.contains("compiled_pattern!");
+        if uses(&self.source) || self.pieces.iter().any(|piece| uses(&piece.source)) {
+            vec!["pattern"]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
 /// A handler method's signature, as Rust source text seen from next to the generated module
 /// (`types::Pet`).
 #[derive(Debug, Clone, serde::Serialize)]

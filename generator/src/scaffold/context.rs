@@ -74,11 +74,16 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
             ))
         })
         .collect();
+    // The runtime features the generated code needs (`pattern`), and the client's own.
+    let runtime_features = generated.server.runtime_features();
+    let client_runtime_features: Vec<&str> = std::iter::once("client")
+        .chain(runtime_features.iter().copied())
+        .collect();
     context! {
         crate_name => safe(crate_name),
         source_name => safe(crate::escape::file_name(source_name)),
-        runtime_dependency => safe(options.runtime.toml_line()),
-        client_runtime_dependency => safe(options.runtime.toml_line_with_client()),
+        runtime_dependency => safe(options.runtime.toml_line(&runtime_features)),
+        client_runtime_dependency => safe(options.runtime.toml_line(&client_runtime_features)),
         crate_ident => safe(crate_ident),
         client_methods => client_methods,
         example_tests => generated.example_tests.is_some(),

@@ -74,29 +74,32 @@ impl RuntimeDependency {
             .then(|| Self::Path(path.canonicalize().unwrap_or(path)))
     }
 
-    fn toml_line(&self) -> String {
-        match self {
-            RuntimeDependency::Path(path) => {
-                format!(
-                    "mcp-runtime = {{ path = {} }}",
-                    toml_string(&path.display().to_string())
-                )
-            }
-            RuntimeDependency::Version(version) => {
+    /// The `mcp-runtime = ...` line of `Cargo.toml`, with `features` on.
+    fn toml_line(&self, features: &[&str]) -> String {
+        match (self, features) {
+            (RuntimeDependency::Path(path), _) if features.is_empty() => format!(
+                "mcp-runtime = {{ path = {} }}",
+                toml_string(&path.display().to_string())
+            ),
+            (RuntimeDependency::Version(version), _) if features.is_empty() => {
                 format!("mcp-runtime = {}", toml_string(version))
             }
-        }
-    }
-
-    /// [`RuntimeDependency::toml_line`] with the runtime's `client` feature on.
-    fn toml_line_with_client(&self) -> String {
-        let source = match self {
-            RuntimeDependency::Path(path) => {
-                format!("path = {}", toml_string(&path.display().to_string()))
+            _ => {
+                let source = match self {
+                    RuntimeDependency::Path(path) => {
+                        format!("path = {}", toml_string(&path.display().to_string()))
+                    }
+                    RuntimeDependency::Version(version) => {
+                        format!("version = {}", toml_string(version))
+                    }
+                };
+                let features: Vec<String> = features.iter().map(|f| toml_string(f)).collect();
+                format!(
+                    "mcp-runtime = {{ {source}, features = [{}] }}",
+                    features.join(", ")
+                )
             }
-            RuntimeDependency::Version(version) => format!("version = {}", toml_string(version)),
-        };
-        format!("mcp-runtime = {{ {source}, features = [\"client\"] }}")
+        }
     }
 }
 

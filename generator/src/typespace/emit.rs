@@ -137,6 +137,13 @@ struct Emitter<'a> {
 type DefaultFns<'a> = BTreeMap<&'a str, (TypeId, &'a serde_json::Value, Vec<TypeId>)>;
 
 impl<'a> Emitter<'a> {
+    /// Whether the module is a generated crate's types module, which links `mcp_runtime` (its
+    /// checks, and the reads of whole values that name the value at fault); a plain emit (a
+    /// schema document's, the runtime's own wire model) needs only serde and serde_json.
+    fn links_runtime(&self) -> bool {
+        self.checks.is_some()
+    }
+
     /// The type of a by-value use of `ty` inside `container`, boxed where it closes a cycle.
     fn slot(&self, ty: TypeId, container: TypeId) -> TokenStream {
         match &self.space.types[ty.0] {
@@ -198,7 +205,9 @@ impl<'a> Emitter<'a> {
                 }
             }
             Body::StringEnum(def) => string_enum(&docs, &name, def),
-            Body::Literal(def) => literal::literal_enum(&docs, cfg, &name, def),
+            Body::Literal(def) => {
+                literal::literal_enum(&docs, cfg, &name, def, self.links_runtime())
+            }
             Body::Tuple(items) => {
                 let items = items.iter().map(|item| self.slot(*item, id));
                 quote! {
@@ -214,20 +223,68 @@ impl<'a> Emitter<'a> {
                     .iter()
                     .map(|variant| self.tagged_variant(id, tag, variant, defaults))
                     .collect();
+                if !self.links_runtime() {
+                    return quote! {
+                        #docs
+                        #[derive(#derive_base)]
+                        #[serde(tag = #tag)]
+                        pub enum #name { #(#variants,)* }
+                    };
+                }
+                // serde's derive, as inherent functions (`remote = "Self"`), called by trait
+                // impls that read the value whole first: a refusal then names the value's
+                // pointer, even as the last member of an object.
+                let read = read_whole(true, quote!(#name::deserialize(value)));
                 quote! {
                     #docs
                     #[derive(#derive_base)]
-                    #[serde(tag = #tag)]
+                    #[serde(tag = #tag, remote = "Self")]
+                    pub enum #name { #(#variants,)* }
+
+                    #cfg
+                    impl ::serde::Serialize for #name {
+                        fn serialize<S: ::serde::Serializer>(
+                            &self,
+                            serializer: S,
+                        ) -> ::std::result::Result<S::Ok, S::Error> {
+                            #name::serialize(self, serializer)
+                        }
+                    }
+
+                    /// The derived reading (`remote = "Self"` makes it an inherent function), run
+                    /// on the value read whole, so that an error names this union's JSON pointer.
+                    #cfg
+                    impl<'de> ::serde::Deserialize<'de> for #name {
+                        fn deserialize<D: ::serde::Deserializer<'de>>(
+                            deserializer: D,
+                        ) -> ::std::result::Result<Self, D::Error> {
+                            #read
+                        }
+                    }
+                }
+            }
+            Body::Untagged(variants)
+                if !self.links_runtime() && !self.space.exactly_one.contains(&id) =>
+            {
+                let variants = variants.iter().map(|variant| {
+                    let vname = ident(&variant.name);
+                    let ty = self.slot(variant.ty, id);
+                    quote!(#vname(#ty))
+                });
+                quote! {
+                    #docs
+                    #[derive(#derive_base)]
+                    #[serde(untagged)]
                     pub enum #name { #(#variants,)* }
                 }
             }
-            Body::Untagged(variants) if self.space.exactly_one.contains(&id) => {
+            Body::Untagged(variants) => {
                 let items = variants.iter().map(|variant| {
                     let vname = ident(&variant.name);
                     let ty = self.slot(variant.ty, id);
                     quote!(#vname(#ty))
                 });
-                let deserialize = self.exactly_one_deserialize(id, &name, variants, cfg);
+                let deserialize = self.untagged_deserialize(id, &name, variants, cfg);
                 quote! {
                     #docs
                     #[derive(
@@ -241,33 +298,54 @@ impl<'a> Emitter<'a> {
                     #deserialize
                 }
             }
-            Body::Untagged(variants) => {
-                let variants = variants.iter().map(|variant| {
-                    let vname = ident(&variant.name);
-                    let ty = self.slot(variant.ty, id);
-                    quote!(#vname(#ty))
-                });
-                quote! {
-                    #docs
-                    #[derive(#derive_base)]
-                    #[serde(untagged)]
-                    pub enum #name { #(#variants,)* }
-                }
-            }
         }
     }
 
-    /// `Deserialize` for a `oneOf` whose variants can accept the same value: the value is read
-    /// once, every variant tries it, and exactly one must accept it (decode, and keep its rules
-    /// when the checks are emitted beside). The messages are serde's
-    /// for an untagged enum, and one for a value that more than one variant accepts.
-    fn exactly_one_deserialize(
+    /// `Deserialize` for a union of variants tried in turn on the value, read once whole
+    /// ([`read_whole`]). An `anyOf`, or a `oneOf` whose variants cannot accept the same value,
+    /// takes the first variant that decodes (only in a module that links the runtime: a plain
+    /// emit derives serde's untagged enum for those).
+    /// A `oneOf` whose variants can overlap (`exactly_one`) has every variant try, and exactly
+    /// one must accept (decode, and keep its rules when the checks are emitted beside). The
+    /// messages are serde's for an untagged enum, and one for a value that several accept.
+    fn untagged_deserialize(
         &self,
         id: TypeId,
         name: &Ident,
         variants: &[UntaggedVariant],
         cfg: Option<&TokenStream>,
     ) -> TokenStream {
+        let none = format!("data did not match any variant of untagged enum {name}");
+        if !self.space.exactly_one.contains(&id) {
+            let tries = variants.iter().map(|variant| {
+                let vname = ident(&variant.name);
+                let ty = self.slot(variant.ty, id);
+                quote! {
+                    if let ::std::result::Result::Ok(variant) =
+                        <#ty as ::serde::Deserialize>::deserialize(value)
+                    {
+                        return ::std::result::Result::Ok(Self::#vname(variant));
+                    }
+                }
+            });
+            let read = read_whole(
+                true,
+                quote!({
+                    #(#tries)*
+                    ::std::result::Result::Err(#none)
+                }),
+            );
+            return quote! {
+                #cfg
+                impl<'de> ::serde::Deserialize<'de> for #name {
+                    fn deserialize<D: ::serde::Deserializer<'de>>(
+                        deserializer: D,
+                    ) -> ::std::result::Result<Self, D::Error> {
+                        #read
+                    }
+                }
+            };
+        }
         let tries = variants.iter().map(|variant| {
             let vname = ident(&variant.name);
             let ty = self.slot(variant.ty, id);
@@ -291,7 +369,7 @@ impl<'a> Emitter<'a> {
             };
             quote! {
                 if let ::std::result::Result::Ok(variant) =
-                    <#ty as ::serde::Deserialize>::deserialize(&value)
+                    <#ty as ::serde::Deserialize>::deserialize(value)
                 {
                     if #keeps_rules {
                         matched += 1;
@@ -300,23 +378,27 @@ impl<'a> Emitter<'a> {
                 }
             }
         });
-        let none = format!("data did not match any variant of untagged enum {name}");
         let several = format!("data matched more than one variant of oneOf {name}");
+        let read = read_whole(
+            self.links_runtime(),
+            quote!({
+                let mut found = ::std::option::Option::None;
+                let mut matched = 0usize;
+                #(#tries)*
+                match found {
+                    ::std::option::Option::Some(found) if matched == 1 => ::std::result::Result::Ok(found),
+                    ::std::option::Option::Some(_) => ::std::result::Result::Err(#several),
+                    ::std::option::Option::None => ::std::result::Result::Err(#none),
+                }
+            }),
+        );
         quote! {
             #cfg
             impl<'de> ::serde::Deserialize<'de> for #name {
                 fn deserialize<D: ::serde::Deserializer<'de>>(
                     deserializer: D,
                 ) -> ::std::result::Result<Self, D::Error> {
-                    let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                    let mut found = ::std::option::Option::None;
-                    let mut matched = 0usize;
-                    #(#tries)*
-                    match found {
-                        ::std::option::Option::Some(found) if matched == 1 => ::std::result::Result::Ok(found),
-                        ::std::option::Option::Some(_) => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#several)),
-                        ::std::option::Option::None => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#none)),
-                    }
+                    #read
                 }
             }
         }
@@ -584,5 +666,23 @@ fn string_enum(docs: &TokenStream, name: &Ident, def: &StringEnumDef) -> TokenSt
             ::std::cmp::Eq, ::std::hash::Hash, ::serde::Serialize, ::serde::Deserialize #default
         )]
         pub enum #name { #(#variants,)* }
+    }
+}
+
+/// The body of a `Deserialize` that reads the value whole, then lets `choose` decide: tokens
+/// over `value: &serde_json::Value` that evaluate to `Result<Self, &'static str>`. With
+/// `links_runtime`, the choice is made inside serde_json's visit of the value
+/// (`mcp_runtime::validate::deserialize_whole_value`), so its error is positioned at the value
+/// and names the value's JSON pointer; otherwise the value is read into a `serde_json::Value`
+/// first, and the error names the object or array around it.
+pub(super) fn read_whole(links_runtime: bool, choose: TokenStream) -> TokenStream {
+    if links_runtime {
+        quote!(::mcp_runtime::validate::deserialize_whole_value(deserializer, |value| #choose))
+    } else {
+        quote! {
+            let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+            let chosen: ::std::result::Result<Self, &'static str> = #choose;
+            chosen.map_err(<D::Error as ::serde::de::Error>::custom)
+        }
     }
 }

@@ -341,13 +341,7 @@ impl Emitter<'_> {
             Rule::MaxLength(count) => { let n = n(count); quote!(#v::max_length(value, #n, path, out);) }
             Rule::Pattern(pattern) => {
                 let lit = crate::tokens::str_lit(pattern);
-                quote! {
-                    {
-                        static PATTERN: ::std::sync::LazyLock<#v::Regex> =
-                            ::std::sync::LazyLock::new(|| #v::compile_pattern(#lit));
-                        #v::pattern(value, &PATTERN, #lit, path, out);
-                    }
-                }
+                quote!(#v::pattern(value, ::mcp_runtime::compiled_pattern!(#lit), #lit, path, out);)
             }
             Rule::Format(format) => {
                 let checker = ident(&format.replace('-', "_"));
@@ -447,13 +441,9 @@ impl Emitter<'_> {
                     let matches = predicate(&sub.check);
                     let text = crate::tokens::str_lit(&sub.text);
                     quote! {
-                        {
-                            static PATTERN: ::std::sync::LazyLock<#v::Regex> =
-                                ::std::sync::LazyLock::new(|| #v::compile_pattern(#lit));
-                            if PATTERN.is_match(key) {
-                                let path = &path.key(key);
-                                #v::pattern_property(#matches, #lit, #text, path, out);
-                            }
+                        if ::mcp_runtime::compiled_pattern!(#lit).is_match(key) {
+                            let path = &path.key(key);
+                            #v::pattern_property(#matches, #lit, #text, path, out);
                         }
                     }
                 });

@@ -73,7 +73,7 @@ pub(crate) struct Parsed {
     pub addr: SocketAddr,
     /// Every setting that is a [`Config`] field.
     pub config: Config,
-    /// `--log-level` / `RUST_LOG`: a `tracing_subscriber::EnvFilter` directive.
+    /// `--log-level` / `RUST_LOG`: directives for [`crate::telemetry::parse_log_filter`].
     pub log_filter: String,
     /// `--log-format`.
     pub log_format: LogFormat,
@@ -812,8 +812,7 @@ pub(crate) const SETTINGS: &[Setting] = &[
         default: |_| DEFAULT_LOG_FILTER.into(),
         apply: |p, v| {
             let filter = v.text.trim();
-            tracing_subscriber::EnvFilter::builder()
-                .parse(filter)
+            crate::telemetry::parse_log_filter(filter)
                 .map_err(|e| format!("not a log filter: {e}"))?;
             p.log_filter = filter.to_owned();
             Ok(())

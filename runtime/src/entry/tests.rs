@@ -475,6 +475,7 @@ fn each_bad_value_is_refused_naming_its_flag_or_variable() {
         (&[], &[("MCP_LOG_FORMAT", "XML")], "MCP_LOG_FORMAT=XML: expected text or json"),
         (&["--log-level", "info,a=nope"], &[], "--log-level info,a=nope: not a log filter"),
         (&[], &[("RUST_LOG", "a=b=c")], "RUST_LOG=a=b=c: not a log filter"),
+        (&["--log-level", "info,h2[conn]=debug"], &[], "--log-level info,h2[conn]=debug: not a log filter: `info,h2[conn]=debug`: span and field directives"),
         (&["--legacy-sse"], &[("MCP_AUTH_ISSUER", "https://as"), ("MCP_PUBLIC_URL", "https://h/mcp")], "--legacy-sse cannot be combined with --auth-issuer"),
     ] {
         let message = refused(args, env);
@@ -841,6 +842,14 @@ fn logging_settings() {
         ok(&["--log-level", "error"], &[("RUST_LOG", "trace")]).log_filter,
         "error"
     );
+    // Targets, levels and `off`, the longest target first.
+    let filter =
+        crate::telemetry::parse_log_filter("warn,mcp_runtime=debug,mcp::request=off").unwrap();
+    use tracing::Level;
+    assert!(filter.would_enable("mcp_runtime::engine", &Level::DEBUG));
+    assert!(!filter.would_enable("hyper", &Level::INFO));
+    assert!(filter.would_enable("hyper", &Level::WARN));
+    assert!(!filter.would_enable("mcp::request", &Level::ERROR));
     // Logging and the transport leave the configuration as it was.
     assert!(!ok(&["--log-level", "debug", "--addr", "127.0.0.1:1"], &[]).changes_config());
     assert!(ok(&["--page-size", "1"], &[]).changes_config());

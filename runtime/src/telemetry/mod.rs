@@ -14,6 +14,9 @@
 
 use std::fmt;
 
+use tracing::Level;
+use tracing_subscriber::filter::Targets;
+
 #[cfg(feature = "metrics")]
 pub mod metrics;
 #[cfg(feature = "otel")]
@@ -176,45 +179,36 @@ pub fn init(service_name: &str) -> Result<Telemetry, String> {
 }
 
 /// Sets up the process's `tracing` subscriber ([`crate::entry`] calls it with `--log-level`
-/// and `--log-format`): logs to stderr under `filter` (`EnvFilter` directives; `info` when
-/// empty or invalid), one JSON object a line when `json`; with the `otel` feature and
+/// and `--log-format`): logs to stderr under `filter` ([`parse_log_filter`]'s directives; `info`
+/// when empty or invalid), one JSON object a line when `json`; with the `otel` feature and
 /// `OTEL_EXPORTER_OTLP_ENDPOINT` set, every request's span (and the handlers' spans under
 /// `filter`) exported over OTLP, named for `service_name` unless `OTEL_SERVICE_NAME` says
 /// otherwise. Does nothing to a process that already has a global subscriber. `Err` names the
 /// variable that could not be used.
 pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Telemetry, String> {
-    let log_filter = || {
-        tracing_subscriber::EnvFilter::builder()
-            .parse(filter)
-            .ok()
-            .filter(|_| !filter.trim().is_empty())
-            .unwrap_or_else(|| tracing_subscriber::EnvFilter::new("info"))
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::Layer;
+    let log_filter =
+        || parse_log_filter(filter).unwrap_or_else(|_| Targets::new().with_default(Level::INFO));
+    let logs = if json {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .with_writer(std::io::stderr)
+            .with_filter(log_filter())
+            .boxed()
+    } else {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .with_filter(log_filter())
+            .boxed()
     };
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     #[cfg(feature = "otel")]
     if let Some((exporter, tracer)) = otel::exporter(service_name)? {
-        use tracing_subscriber::layer::SubscriberExt;
-        use tracing_subscriber::util::SubscriberInitExt;
-        use tracing_subscriber::Layer;
-        let logs = if json {
-            tracing_subscriber::fmt::layer()
-                .json()
-                .with_writer(std::io::stderr)
-                .with_filter(log_filter())
-                .boxed()
-        } else {
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(ansi)
-                .with_filter(log_filter())
-                .boxed()
-        };
-        let request_spans = format!("{TARGET}=debug")
-            .parse()
-            .expect("a valid directive");
         let spans = tracing_opentelemetry::layer()
             .with_tracer(tracer)
-            .with_filter(log_filter().add_directive(request_spans));
+            .with_filter(log_filter().with_target(TARGET, Level::DEBUG));
         let _ = tracing_subscriber::registry()
             .with(logs)
             .with(spans)
@@ -224,23 +218,30 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
         });
     }
     let _ = service_name;
-    let _ = if json {
-        tracing_subscriber::fmt()
-            .json()
-            .with_writer(std::io::stderr)
-            .with_env_filter(log_filter())
-            .try_init()
-    } else {
-        tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_ansi(ansi)
-            .with_env_filter(log_filter())
-            .try_init()
-    };
+    let _ = tracing_subscriber::registry().with(logs).try_init();
     Ok(Telemetry {
         #[cfg(feature = "otel")]
         _otel: None,
     })
+}
+
+/// Parses a log filter (`--log-level`, `RUST_LOG`): comma-separated directives, each a level
+/// (`error`, `warn`, `info`, `debug`, `trace`, `off`) or `target=level` (`mcp_runtime=debug`,
+/// `mcp::request=debug`); the longest matching target wins, a bare level is the default. This
+/// is `tracing_subscriber`'s [`Targets`] syntax: `EnvFilter`'s span and field directives
+/// (`target[span{field=value}]=level`) are refused by name, since matching them would build a
+/// regex engine into every server for a rarely used feature.
+pub fn parse_log_filter(filter: &str) -> Result<Targets, String> {
+    let filter = filter.trim();
+    if filter.contains(['[', '{']) {
+        return Err(format!(
+            "`{filter}`: span and field directives (`target[span{{field=value}}]=level`) are not \
+             supported; use levels and `target=level` directives, such as info,mcp_runtime=debug"
+        ));
+    }
+    filter
+        .parse::<Targets>()
+        .map_err(|error| format!("`{filter}`: {error}; expected levels and `target=level` directives, such as info,mcp_runtime=debug"))
 }
 
 /// The environment variable giving the metrics address when `--metrics` is not given (a

@@ -1,8 +1,10 @@
 //! Decode errors in the words of the schema, with the JSON pointer of the value at fault.
 //!
 //! Decoding is serde_json's, straight into the generated type. Only when it fails is the text
-//! decoded a second time through `serde_path_to_error`, which tracks where the decoder was:
-//! a call that decodes pays nothing for the path, a call that does not pays a second decode.
+//! read again, by [`levels_at`]: a scan of the JSON up to where serde_json stopped, which
+//! knows the member or item it was in. That scan is the same code for every type, compiled
+//! once here; re-decoding with the path tracked (`serde_path_to_error`) would instead compile
+//! every type's `Deserialize` a second time into every generated server.
 
 use super::{push_pointer_key, Violations};
 use serde::de::DeserializeOwned;
@@ -13,42 +15,139 @@ use serde::de::DeserializeOwned;
 pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
-        Err(error) => Err(decode_error::<T>(text, &error)),
+        Err(error) => Err(decode_error(text, &error)),
     }
 }
 
-/// The message for `error`, which decoding `text` into `T` gave: `text` is decoded again with
-/// its path tracked.
+/// The message for `error`, which decoding `text` gave: the value at fault is the one
+/// serde_json was reading at the error's position.
 #[cold]
 #[inline(never)]
-pub fn decode_error<T: DeserializeOwned>(text: &str, error: &serde_json::Error) -> String {
-    // From bytes, not from `str`: a reader of another type gets serde_json's functions
-    // instantiated apart from the fast path's, which then keep their single call site (and
-    // their inlining: reading from `str` here too cost every decoding call ~100 instructions).
-    let mut deserializer = serde_json::Deserializer::from_slice(text.as_bytes());
-    let (pointer, inner) = match serde_path_to_error::deserialize::<_, T>(&mut deserializer) {
-        Err(tracked) => (pointer_of(tracked.path()), tracked.into_inner().to_string()),
-        // Decoded the second time: cannot be, but the first error is then reported as it is.
-        Ok(_) => (String::new(), error.to_string()),
-    };
+pub fn decode_error(text: &str, error: &serde_json::Error) -> String {
+    let inner = error.to_string();
+    let message = strip_position(&inner);
+    let mut levels = offset(text, error.line(), error.column())
+        .map(|at| levels_at(text, at))
+        .unwrap_or_default();
+    // serde_json says "trailing characters" at the first item a tuple did not take: the fault
+    // is the array's, which has too many items.
+    let (pointer, keyword, message) =
+        if message == "trailing characters" && matches!(levels.last(), Some(Level::Array { .. })) {
+            levels.pop();
+            let text = "has more items than the schema allows".to_string();
+            (pointer_of(&levels), "maxItems", text)
+        } else {
+            describe(pointer_of(&levels), message)
+        };
     let mut out = Violations::new();
-    let (pointer, keyword, message) = describe(pointer, strip_position(&inner));
     out.push_pointer(pointer, keyword, message);
     out.message()
 }
 
-fn pointer_of(path: &serde_path_to_error::Path) -> String {
-    use serde_path_to_error::Segment;
+/// The byte offset of serde_json's `line` and `column` in `text` (for the errors of a
+/// `Deserialize`, the column is the offset in the line of the first byte not read yet); `None`
+/// for an error without a position (line 0).
+fn offset(text: &str, line: usize, column: usize) -> Option<usize> {
+    let line_start = match line {
+        0 => return None,
+        1 => 0,
+        _ => {
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, byte)| byte == b'\n')
+                .nth(line - 2)?
+                .0
+                + 1
+        }
+    };
+    Some((line_start + column).min(text.len()))
+}
+
+/// Where a scan of the JSON is, one level of nesting.
+enum Level {
+    /// In an object: the member being read, once its name has been.
+    Object {
+        member: Option<String>,
+        expects_name: bool,
+    },
+    /// In an array: the item being read.
+    Array { index: usize },
+}
+
+/// The levels open at byte `at` of `text`: the members and items around the value being read. serde_json reports an error in a scalar after reading it, and one of an object
+/// or array (a missing member, a short tuple, no variant matched) after its closing bracket:
+/// either way the member or item last named is the value at fault.
+fn levels_at(text: &str, at: usize) -> Vec<Level> {
+    let bytes = text.as_bytes();
+    let mut levels: Vec<Level> = Vec::new();
+    let mut i = 0;
+    while i < at {
+        match bytes[i] {
+            b'{' => levels.push(Level::Object {
+                member: None,
+                expects_name: true,
+            }),
+            b'[' => levels.push(Level::Array { index: 0 }),
+            b'}' | b']' => {
+                levels.pop();
+            }
+            b',' => match levels.last_mut() {
+                Some(Level::Array { index }) => *index += 1,
+                Some(Level::Object {
+                    member,
+                    expects_name,
+                }) => {
+                    *member = None;
+                    *expects_name = true;
+                }
+                None => {}
+            },
+            b'"' => {
+                let end = string_end(bytes, i);
+                if let Some(Level::Object {
+                    member,
+                    expects_name: expects_name @ true,
+                }) = levels.last_mut()
+                {
+                    *member = serde_json::from_str::<String>(&text[i..end]).ok();
+                    *expects_name = false;
+                }
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    levels
+}
+
+/// The byte after the string that starts at `start` (its closing quote included), or the end
+/// of `bytes` for a string that does not end.
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+fn pointer_of(levels: &[Level]) -> String {
     let mut out = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => {
+    for level in levels {
+        match level {
+            Level::Object {
+                member: Some(name), ..
+            } => push_pointer_key(&mut out, name),
+            Level::Object { member: None, .. } => {}
+            Level::Array { index } => {
                 out.push('/');
                 out.push_str(&index.to_string());
             }
-            Segment::Map { key } => push_pointer_key(&mut out, key),
-            // An enum's variant is not a level of the JSON; an unknown segment cannot be named.
-            Segment::Enum { .. } | Segment::Unknown => {}
         }
     }
     out
@@ -82,6 +181,13 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
                 value_text(got)
             );
             return (pointer, "type", text);
+        }
+    }
+    // A tuple short of items: `invalid length 1, expected a tuple of size 2`.
+    if let Some(rest) = message.strip_prefix("invalid length ") {
+        if let Some((got, size)) = rest.split_once(", expected a tuple of size ") {
+            let text = format!("expected an array of {size} items, got {got}");
+            return (pointer, "minItems", text);
         }
     }
     if let Some(field) = quoted_after(message, "missing field ") {
@@ -261,6 +367,49 @@ mod tests {
         assert_eq!(
             error(r#"{"a":1,"tags":{}}"#),
             "/tags: expected an array, got an object"
+        );
+    }
+
+    #[test]
+    fn pointers_from_positions_on_other_lines_in_arrays_and_escaped_names() {
+        assert_eq!(
+            error("{\n  \"a\": 1,\n  \"tags\": [\n    \"x\",\n    \"y\", 3\n  ]\n}"),
+            "/tags/2: expected a string, got an integer"
+        );
+        assert_eq!(
+            error(r#"{"a":1,"inner":{"x\/y":"no"}}"#),
+            "/inner/x~1y: expected a boolean, got a string"
+        );
+        // Strings with brackets, commas and escaped quotes do not move the scan.
+        assert_eq!(
+            error(r#"{"a":1,"tags":["[{,\"",  "]}"], "small": -1}"#),
+            "/small: expected an integer from 0 to 255, got -1"
+        );
+        assert_eq!(
+            error(r#"{"tags":[],"a":1,"inner":{}}"#),
+            "/inner/x~1y: is required"
+        );
+        assert_eq!(error(r#"{"tags":["a"]}"#), "/a: is required");
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Pair {
+            pair: (u8, u8),
+        }
+        assert_eq!(
+            decode_with_path::<Pair>(r#"{"pair":[1]}"#).unwrap_err(),
+            "/pair: expected an array of 2 items, got 1"
+        );
+        assert_eq!(
+            decode_with_path::<Pair>(r#"{"pair":[1, 2, 3]}"#).unwrap_err(),
+            "/pair: has more items than the schema allows"
+        );
+        assert_eq!(
+            decode_with_path::<Vec<Pair>>(r#"[{"pair":[1,2]},{}]"#).unwrap_err(),
+            "/1/pair: is required"
+        );
+        assert_eq!(
+            decode_with_path::<u8>("true").unwrap_err(),
+            "(root): expected an integer from 0 to 255, got a boolean"
         );
     }
 

@@ -16,10 +16,43 @@
 mod applicators;
 mod decode;
 pub mod formats;
+#[cfg(feature = "pattern")]
+mod pattern;
+mod whole_value;
 
 pub use applicators::{has_members, has_type, not, otherwise, pattern_property, then};
 pub use decode::{decode_error, decode_with_path};
-pub use regex::Regex;
+#[cfg(feature = "pattern")]
+pub use pattern::{compile_pattern, pattern, Regex};
+pub use whole_value::deserialize_whole_value;
+
+/// The `&'static` [`Regex`] of a schema's `pattern`, compiled on first use ([`compile_pattern`]).
+/// Generated code calls it for `pattern` and `patternProperties`; it needs the runtime's
+/// `pattern` feature, which the generator's scaffold turns on for contracts that have patterns.
+#[cfg(feature = "pattern")]
+#[macro_export]
+macro_rules! compiled_pattern {
+    ($source:literal) => {{
+        static PATTERN: ::std::sync::LazyLock<$crate::validate::Regex> =
+            ::std::sync::LazyLock::new(|| $crate::validate::compile_pattern($source));
+        &*PATTERN
+    }};
+}
+
+/// Without the runtime's `pattern` feature, a contract's `pattern` cannot be checked: the
+/// generated code that needs it does not compile, and says what to add to `Cargo.toml`.
+#[cfg(not(feature = "pattern"))]
+#[macro_export]
+macro_rules! compiled_pattern {
+    ($source:literal) => {
+        ::std::compile_error!(::std::concat!(
+            "the contract has a `pattern` (",
+            $source,
+            "), which needs mcp-runtime's `pattern` feature: in Cargo.toml, ",
+            "mcp-runtime = { ..., features = [\"pattern\"] }"
+        ))
+    };
+}
 
 use serde::Serialize;
 use serde_json::Value;
@@ -339,18 +372,6 @@ pub fn max_length(value: &str, bound: u64, path: &Path<'_>, out: &mut Violations
     }
 }
 
-/// `pattern`: `regex` (compiled once by the generated code) matches somewhere in `value`.
-#[inline]
-pub fn pattern(value: &str, regex: &Regex, source: &str, path: &Path<'_>, out: &mut Violations) {
-    if !regex.is_match(value) {
-        out.push(
-            path,
-            "pattern",
-            format!("must match the pattern {source:?}"),
-        );
-    }
-}
-
 /// `format`: `check` is one of [`formats`]' checkers, `name` the format's name.
 #[inline]
 pub fn format(
@@ -510,12 +531,6 @@ pub fn constant_values(json: &str) -> Vec<Value> {
     }
 }
 
-/// Compiles a `pattern` the generator already compiled with the same crate. Should it fail all
-/// the same, the result matches everything: the rule is then not enforced, and nothing panics.
-pub fn compile_pattern(source: &str) -> Regex {
-    Regex::new(source).unwrap_or_else(|_| Regex::new("").expect("the empty pattern compiles"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -609,18 +624,6 @@ mod tests {
             &mut out,
         );
         assert_eq!(out.message(), r#"/c: must be 1; /e: must be one of 1, "a""#);
-    }
-
-    #[test]
-    fn patterns_match_anywhere_and_bad_ones_match_everything() {
-        let root = Path::Root;
-        let mut out = Violations::new();
-        let digits = compile_pattern("[0-9]+");
-        pattern("ab12", &digits, "[0-9]+", &root, &mut out);
-        assert!(out.is_empty());
-        pattern("abc", &digits, "[0-9]+", &root.key("p"), &mut out);
-        assert_eq!(out.message(), r#"/p: must match the pattern "[0-9]+""#);
-        assert!(compile_pattern("(").is_match("anything"));
     }
 
     #[test]

@@ -6589,10 +6589,10 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32042i64)
@@ -6600,12 +6600,9 @@ impl<'de> ::serde::Deserialize<'de> for UrlElicitationRequiredErrorErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32042f64)) => {
                 ::std::result::Result::Ok(Self::Minus32042)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32042"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32042"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 #[cfg(feature = "wire-full")]

@@ -1950,10 +1950,10 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32020i64)
@@ -1961,12 +1961,9 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32020f64)) => {
                 ::std::result::Result::Ok(Self::Minus32020)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32020"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32020"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 #[cfg(feature = "wire-full")]
@@ -2334,10 +2331,10 @@ impl<'de> ::serde::Deserialize<'de> for InternalErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32603i64)
@@ -2345,12 +2342,9 @@ impl<'de> ::serde::Deserialize<'de> for InternalErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32603f64)) => {
                 ::std::result::Result::Ok(Self::Minus32603)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32603"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32603"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 /// A JSON-RPC error indicating that the method parameters are invalid or malformed.
@@ -2413,10 +2407,10 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32602i64)
@@ -2424,12 +2418,9 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32602f64)) => {
                 ::std::result::Result::Ok(Self::Minus32602)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32602"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32602"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 /// A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
@@ -2483,10 +2474,10 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32600i64)
@@ -2494,12 +2485,9 @@ impl<'de> ::serde::Deserialize<'de> for InvalidRequestErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32600f64)) => {
                 ::std::result::Result::Ok(Self::Minus32600)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32600"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32600"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 #[cfg(feature = "wire-full")]
@@ -3643,10 +3631,10 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32601i64)
@@ -3654,12 +3642,9 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32601f64)) => {
                 ::std::result::Result::Ok(Self::Minus32601)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32601"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32601"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 /// Returned when processing a request requires a capability the client did not
@@ -3724,10 +3709,10 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32021i64)
@@ -3735,12 +3720,9 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
                     && n.as_f64() == ::std::option::Option::Some(-32021f64)) => {
                 ::std::result::Result::Ok(Self::Minus32021)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32021"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32021"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 #[cfg(feature = "wire-full")]
@@ -4101,10 +4083,10 @@ impl<'de> ::serde::Deserialize<'de> for ParseErrorCode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32700i64)
@@ -4112,12 +4094,9 @@ impl<'de> ::serde::Deserialize<'de> for ParseErrorCode {
                     && n.as_f64() == ::std::option::Option::Some(-32700f64)) => {
                 ::std::result::Result::Ok(Self::Minus32700)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32700"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32700"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 /// Restricted schema definitions that only allow primitive types
@@ -6623,10 +6602,10 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorCode
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::std::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+        let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(
             deserializer,
         )?;
-        match &value {
+        let chosen: ::std::result::Result<Self, &'static str> = match value {
             ::serde_json::Value::Number(
                 n,
             ) if n.as_i64() == ::std::option::Option::Some(-32022i64)
@@ -6634,12 +6613,9 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorCode
                     && n.as_f64() == ::std::option::Option::Some(-32022f64)) => {
                 ::std::result::Result::Ok(Self::Minus32022)
             }
-            _ => {
-                ::std::result::Result::Err(
-                    <D::Error as ::serde::de::Error>::custom("must be -32022"),
-                )
-            }
-        }
+            _ => ::std::result::Result::Err("must be -32022"),
+        };
+        chosen.map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 #[cfg(feature = "wire-full")]

@@ -1,7 +1,8 @@
 //! Literal enums to tokens: a fieldless enum with hand-written serde impls, since serde's
 //! derives only name variants by strings. Each variant writes its JSON value back exactly and
-//! reads it from any equal JSON value (`1.0` for `1`).
+//! reads it from any equal JSON value (`1.0` for `1`), the value read whole ([`read_whole`]).
 
+use super::read_whole;
 use crate::tokens::ident;
 use crate::typespace::ir::LiteralEnumDef;
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -14,6 +15,7 @@ pub(super) fn literal_enum(
     cfg: Option<&TokenStream>,
     name: &Ident,
     def: &LiteralEnumDef,
+    links_runtime: bool,
 ) -> TokenStream {
     let variants = def.variants.iter().enumerate().map(|(index, variant)| {
         let vname = ident(&variant.name);
@@ -37,6 +39,13 @@ pub(super) fn literal_enum(
         several => format!("must be one of {}", several.join(", ")),
     };
     let expected = crate::tokens::str_lit(&expected);
+    let read = read_whole(
+        links_runtime,
+        quote!(match value {
+            #(#reads,)*
+            _ => ::std::result::Result::Err(#expected),
+        }),
+    );
     quote! {
         #docs
         #[derive(
@@ -60,11 +69,7 @@ pub(super) fn literal_enum(
             fn deserialize<D: ::serde::Deserializer<'de>>(
                 deserializer: D,
             ) -> ::std::result::Result<Self, D::Error> {
-                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                match &value {
-                    #(#reads,)*
-                    _ => ::std::result::Result::Err(<D::Error as ::serde::de::Error>::custom(#expected)),
-                }
+                #read
             }
         }
     }
