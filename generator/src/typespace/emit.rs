@@ -234,7 +234,16 @@ impl<'a> Emitter<'a> {
                 // serde's derive, as inherent functions (`remote = "Self"`), called by trait
                 // impls that read the value whole first: a refusal then names the value's
                 // pointer, even as the last member of an object.
-                let read = read_whole(true, quote!(#name::deserialize(value)));
+                let deserialize = whole_value_deserialize(
+                    true,
+                    cfg,
+                    &name,
+                    &[
+                        "The derived reading (`remote = \"Self\"` makes it an inherent function), run",
+                        "on the value read whole, so that an error names this union's JSON pointer.",
+                    ],
+                    quote!(#name::deserialize(value)),
+                );
                 quote! {
                     #docs
                     #[derive(#derive_base)]
@@ -251,16 +260,7 @@ impl<'a> Emitter<'a> {
                         }
                     }
 
-                    /// The derived reading (`remote = "Self"` makes it an inherent function), run
-                    /// on the value read whole, so that an error names this union's JSON pointer.
-                    #cfg
-                    impl<'de> ::serde::Deserialize<'de> for #name {
-                        fn deserialize<D: ::serde::Deserializer<'de>>(
-                            deserializer: D,
-                        ) -> ::std::result::Result<Self, D::Error> {
-                            #read
-                        }
-                    }
+                    #deserialize
                 }
             }
             Body::Untagged(variants)
@@ -302,7 +302,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// `Deserialize` for a union of variants tried in turn on the value, read once whole
-    /// ([`read_whole`]). An `anyOf`, or a `oneOf` whose variants cannot accept the same value,
+    /// ([`whole_value_deserialize`]). An `anyOf`, or a `oneOf` whose variants cannot accept the same value,
     /// takes the first variant that decodes (only in a module that links the runtime: a plain
     /// emit derives serde's untagged enum for those).
     /// A `oneOf` whose variants can overlap (`exactly_one`) has every variant try, and exactly
@@ -328,23 +328,16 @@ impl<'a> Emitter<'a> {
                     }
                 }
             });
-            let read = read_whole(
+            return whole_value_deserialize(
                 true,
+                cfg,
+                name,
+                &[],
                 quote!({
                     #(#tries)*
                     ::std::result::Result::Err(#none)
                 }),
             );
-            return quote! {
-                #cfg
-                impl<'de> ::serde::Deserialize<'de> for #name {
-                    fn deserialize<D: ::serde::Deserializer<'de>>(
-                        deserializer: D,
-                    ) -> ::std::result::Result<Self, D::Error> {
-                        #read
-                    }
-                }
-            };
         }
         let tries = variants.iter().map(|variant| {
             let vname = ident(&variant.name);
@@ -379,8 +372,11 @@ impl<'a> Emitter<'a> {
             }
         });
         let several = format!("data matched more than one variant of oneOf {name}");
-        let read = read_whole(
+        whole_value_deserialize(
             self.links_runtime(),
+            cfg,
+            name,
+            &[],
             quote!({
                 let mut found = ::std::option::Option::None;
                 let mut matched = 0usize;
@@ -391,17 +387,7 @@ impl<'a> Emitter<'a> {
                     ::std::option::Option::None => ::std::result::Result::Err(#none),
                 }
             }),
-        );
-        quote! {
-            #cfg
-            impl<'de> ::serde::Deserialize<'de> for #name {
-                fn deserialize<D: ::serde::Deserializer<'de>>(
-                    deserializer: D,
-                ) -> ::std::result::Result<Self, D::Error> {
-                    #read
-                }
-            }
-        }
+        )
     }
 
     /// One variant of an internally tagged enum: its tag value and its fields (its own, or
@@ -669,20 +655,38 @@ fn string_enum(docs: &TokenStream, name: &Ident, def: &StringEnumDef) -> TokenSt
     }
 }
 
-/// The body of a `Deserialize` that reads the value whole, then lets `choose` decide: tokens
-/// over `value: &serde_json::Value` that evaluate to `Result<Self, &'static str>`. With
-/// `links_runtime`, the choice is made inside serde_json's visit of the value
-/// (`mcp_runtime::validate::deserialize_whole_value`), so its error is positioned at the value
-/// and names the value's JSON pointer; otherwise the value is read into a `serde_json::Value`
-/// first, and the error names the object or array around it.
-pub(super) fn read_whole(links_runtime: bool, choose: TokenStream) -> TokenStream {
-    if links_runtime {
+/// The `impl Deserialize` of `name` that reads the value whole, then lets `choose` decide:
+/// tokens over `value: &serde_json::Value` that evaluate to `Result<Self, &'static str>` (or
+/// another error that displays). With `links_runtime`, the choice is made inside serde_json's
+/// visit of the value (`mcp_runtime::validate::deserialize_whole_value`), so its error is
+/// positioned at the value and names the value's JSON pointer; otherwise the value is read into
+/// a `serde_json::Value` first, and the error names the object or array around it.
+pub(super) fn whole_value_deserialize(
+    links_runtime: bool,
+    cfg: Option<&TokenStream>,
+    name: &Ident,
+    doc: &[&str],
+    choose: TokenStream,
+) -> TokenStream {
+    let body = if links_runtime {
         quote!(::mcp_runtime::validate::deserialize_whole_value(deserializer, |value| #choose))
     } else {
         quote! {
             let value = &<::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
             let chosen: ::std::result::Result<Self, &'static str> = #choose;
             chosen.map_err(<D::Error as ::serde::de::Error>::custom)
+        }
+    };
+    let doc = doc_attrs(doc);
+    quote! {
+        #doc
+        #cfg
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                #body
+            }
         }
     }
 }

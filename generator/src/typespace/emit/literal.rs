@@ -1,8 +1,8 @@
 //! Literal enums to tokens: a fieldless enum with hand-written serde impls, since serde's
 //! derives only name variants by strings. Each variant writes its JSON value back exactly and
-//! reads it from any equal JSON value (`1.0` for `1`), the value read whole ([`read_whole`]).
+//! reads it from any equal JSON value (`1.0` for `1`), the value read whole ([`whole_value_deserialize`]).
 
-use super::read_whole;
+use super::whole_value_deserialize;
 use crate::tokens::ident;
 use crate::typespace::ir::LiteralEnumDef;
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -39,8 +39,11 @@ pub(super) fn literal_enum(
         several => format!("must be one of {}", several.join(", ")),
     };
     let expected = crate::tokens::str_lit(&expected);
-    let read = read_whole(
+    let deserialize = whole_value_deserialize(
         links_runtime,
+        cfg,
+        name,
+        &[],
         quote!(match value {
             #(#reads,)*
             _ => ::std::result::Result::Err(#expected),
@@ -64,14 +67,7 @@ pub(super) fn literal_enum(
             }
         }
 
-        #cfg
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::std::result::Result<Self, D::Error> {
-                #read
-            }
-        }
+        #deserialize
     }
 }
 
