@@ -302,12 +302,12 @@ impl<'a> Emitter<'a> {
     }
 
     /// `Deserialize` for a union of variants tried in turn on the value, read once whole
-    /// ([`whole_value_deserialize`]). An `anyOf`, or a `oneOf` whose variants cannot accept the same value,
-    /// takes the first variant that decodes (only in a module that links the runtime: a plain
-    /// emit derives serde's untagged enum for those).
-    /// A `oneOf` whose variants can overlap (`exactly_one`) has every variant try, and exactly
-    /// one must accept (decode, and keep its rules when the checks are emitted beside). The
-    /// messages are serde's for an untagged enum, and one for a value that several accept.
+    /// ([`whole_value_deserialize`]). An `anyOf`, or a `oneOf` whose variants cannot accept the
+    /// same value, takes the first variant that decodes (only in a module that links the
+    /// runtime: a plain emit derives serde's untagged enum for those). A `oneOf` whose variants
+    /// can overlap (`exactly_one`) has every variant try, and exactly one must accept (decode,
+    /// and keep its rules when the checks are emitted beside). The messages are serde's for an
+    /// untagged enum, and one for a value that several accept.
     fn untagged_deserialize(
         &self,
         id: TypeId,

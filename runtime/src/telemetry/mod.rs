@@ -189,8 +189,7 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
-    let log_filter =
-        || parse_log_filter(filter).unwrap_or_else(|_| Targets::new().with_default(Level::INFO));
+    let log_filter = || log_filter_or_info(filter);
     let logs = if json {
         tracing_subscriber::fmt::layer()
             .json()
@@ -223,6 +222,16 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
         #[cfg(feature = "otel")]
         _otel: None,
     })
+}
+
+/// The filter [`init_logging`] applies: `filter`'s directives, or `info` when `filter` is blank
+/// (an unset `RUST_LOG`) or does not parse. (A blank string parses as a filter that enables
+/// nothing, which would silence every log.)
+fn log_filter_or_info(filter: &str) -> Targets {
+    parse_log_filter(filter)
+        .ok()
+        .filter(|_| !filter.trim().is_empty())
+        .unwrap_or_else(|| Targets::new().with_default(Level::INFO))
 }
 
 /// Parses a log filter (`--log-level`, `RUST_LOG`): comma-separated directives, each a level
@@ -280,6 +289,24 @@ mod tests {
     use super::*;
 
     const VALID: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    #[test]
+    fn a_blank_or_refused_log_filter_logs_at_info() {
+        for blank_or_bad in ["", "  ", "a[span{f=1}]=debug", "=debug=x"] {
+            let filter = log_filter_or_info(blank_or_bad);
+            assert!(
+                filter.would_enable("anything", &Level::INFO),
+                "{blank_or_bad:?}"
+            );
+            assert!(
+                !filter.would_enable("anything", &Level::DEBUG),
+                "{blank_or_bad:?}"
+            );
+        }
+        let filter = log_filter_or_info("warn,mcp_runtime=debug");
+        assert!(filter.would_enable("mcp_runtime::engine", &Level::DEBUG));
+        assert!(!filter.would_enable("hyper", &Level::INFO));
+    }
 
     #[test]
     fn a_valid_traceparent_is_read() {
