@@ -234,6 +234,8 @@ impl<'a> Emitter<'a> {
                 // serde's derive, as inherent functions (`remote = "Self"`), called by trait
                 // impls that read the value whole first: a refusal then names the value's
                 // pointer, even as the last member of an object.
+                let serialize =
+                    serialize_impl(cfg, &name, quote!(#name::serialize(self, serializer)));
                 let deserialize = whole_value_deserialize(
                     true,
                     cfg,
@@ -250,16 +252,7 @@ impl<'a> Emitter<'a> {
                     #[serde(tag = #tag, remote = "Self")]
                     pub enum #name { #(#variants,)* }
 
-                    #cfg
-                    impl ::serde::Serialize for #name {
-                        fn serialize<S: ::serde::Serializer>(
-                            &self,
-                            serializer: S,
-                        ) -> ::std::result::Result<S::Ok, S::Error> {
-                            #name::serialize(self, serializer)
-                        }
-                    }
-
+                    #serialize
                     #deserialize
                 }
             }
@@ -652,6 +645,26 @@ fn string_enum(docs: &TokenStream, name: &Ident, def: &StringEnumDef) -> TokenSt
             ::std::cmp::Eq, ::std::hash::Hash, ::serde::Serialize, ::serde::Deserialize #default
         )]
         pub enum #name { #(#variants,)* }
+    }
+}
+
+/// The hand-written `impl Serialize` of `name`, whose `serialize` is `body` (over `self` and
+/// `serializer`).
+pub(super) fn serialize_impl(
+    cfg: Option<&TokenStream>,
+    name: &Ident,
+    body: TokenStream,
+) -> TokenStream {
+    quote! {
+        #cfg
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                #body
+            }
+        }
     }
 }
 

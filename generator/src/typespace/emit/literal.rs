@@ -2,7 +2,7 @@
 //! derives only name variants by strings. Each variant writes its JSON value back exactly and
 //! reads it from any equal JSON value (`1.0` for `1`), the value read whole ([`whole_value_deserialize`]).
 
-use super::whole_value_deserialize;
+use super::{serialize_impl, whole_value_deserialize};
 use crate::tokens::ident;
 use crate::typespace::ir::LiteralEnumDef;
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -39,6 +39,7 @@ pub(super) fn literal_enum(
         several => format!("must be one of {}", several.join(", ")),
     };
     let expected = crate::tokens::str_lit(&expected);
+    let serialize = serialize_impl(cfg, name, quote!(match self { #(#writes,)* }));
     let deserialize = whole_value_deserialize(
         links_runtime,
         cfg,
@@ -57,15 +58,7 @@ pub(super) fn literal_enum(
         )]
         pub enum #name { #(#variants,)* }
 
-        #cfg
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::std::result::Result<S::Ok, S::Error> {
-                match self { #(#writes,)* }
-            }
-        }
+        #serialize
 
         #deserialize
     }
