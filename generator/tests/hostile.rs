@@ -577,11 +577,9 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
         write_crate(&dir, &files).unwrap();
         assert_user_files_are_the_templates(&dir);
         // A member of the test workspace: the template says to remove this table, and the
-        // profile before it (only a workspace root sets one), for that.
+        // profiles before it (only a workspace root sets one), for that.
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        let (package, _) = manifest
-            .split_once("\n[profile.dev.package.\"*\"]")
-            .unwrap();
+        let (package, _) = manifest.split_once("\n[profile.dev]").unwrap();
         std::fs::write(dir.join("Cargo.toml"), package).unwrap();
         members.push(format!("\"crates/{name}\""));
         let module = name.replace('-', "_");
@@ -691,6 +689,8 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "trace",
             "otel",
             "metrics",
+            "[profile.dev]",
+            "debug",
             "[profile.dev.package.\"*\"]",
             "debug",
             "[profile.dev.package.<name>]",

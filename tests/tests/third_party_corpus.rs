@@ -141,16 +141,17 @@ fn corpus() -> Vec<Entry> {
 
 /// The generated `Cargo.toml` is a workspace of its own; here it is a member of the corpus's.
 fn as_member(cargo_toml: &str) -> String {
-    let own = cargo_toml.find(PROFILE).expect(
-        "the generated Cargo.toml sets its dependencies' profile, then its own [workspace]",
-    );
+    let own = cargo_toml
+        .find("\n[profile.dev]")
+        .expect("the generated Cargo.toml sets its debug profiles, then its own [workspace]");
     cargo_toml[..own].to_string()
 }
 
-/// The profile table a generated Cargo.toml ends with before its `[workspace]`: only a
-/// workspace root may set one, so the corpus workspace sets it instead (the same as every
-/// generated crate, so that the dependencies built by `generator/tests/cli.rs` are reused).
-const PROFILE: &str = "\n[profile.dev.package.\"*\"]";
+/// The profiles a generated Cargo.toml ends with before its `[workspace]`: only a workspace
+/// root may set them, so the corpus workspace sets them instead (the same as every generated
+/// crate, so that the dependencies built by `generator/tests/cli.rs` are reused).
+const PROFILES: &str =
+    "[profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\ndebug = false\n";
 
 #[test]
 fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
@@ -211,7 +212,7 @@ fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
     fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[workspace]\nresolver = \"2\"\nmembers = [{}]\n{PROFILE}\ndebug = false\n",
+            "[workspace]\nresolver = \"2\"\nmembers = [{}]\n\n{PROFILES}",
             members.join(", ")
         ),
     )
