@@ -577,7 +577,7 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
         write_crate(&dir, &files).unwrap();
         assert_user_files_are_the_templates(&dir);
         // A member of the test workspace: the template says to remove this table, and the
-        // profiles before it (only a workspace root sets one), for that.
+        // profiles before it (only a workspace root sets them), for that.
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         let (package, _) = manifest.split_once("\n[profile.dev]").unwrap();
         std::fs::write(dir.join("Cargo.toml"), package).unwrap();
