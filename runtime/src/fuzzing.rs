@@ -179,6 +179,43 @@ fn params(params: incoming::Params<'_>) -> Params {
     }
 }
 
+// ---- authorization (http/auth.rs) against what the engine runs (engine/mod.rs) ----
+
+/// What one request body is authorized as and what it would run as, each the call's method
+/// and target (the tool or prompt name, the resource URI).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The method and target the scope check looks up (`Request::call_target`), `None` when
+    /// it checks nothing call-specific.
+    pub authorized: Option<(String, String)>,
+    /// The method and target the engine would run (`OwnedParams::keep`, then the member its
+    /// method reads), `None` when it refuses the request before anything runs.
+    pub runs: Option<(String, String)>,
+}
+
+/// [`Decision`] for one message read as the HTTP transport reads it (`announced` is the
+/// `Mcp-Method` header); `None` when the text is not a request.
+pub fn authorization_decision(text: &str, announced: Option<&str>) -> Option<Decision> {
+    use crate::engine::method::Method;
+    let Ok(Incoming::Request(request)) = incoming::read(text, announced) else {
+        return None;
+    };
+    let authorized = request
+        .call_target()
+        .map(|target| (request.method.to_string(), target.to_string()));
+    let method = Method::of(request.method);
+    let runs = match crate::engine::OwnedParams::keep(method, request.params) {
+        Ok(crate::engine::OwnedParams::Members(members)) => match method {
+            Method::ToolsCall | Method::PromptsGet => members.name().ok().map(str::to_string),
+            Method::ResourcesRead => members.uri().ok().map(str::to_string),
+            _ => None,
+        },
+        _ => None,
+    }
+    .map(|target| (request.method.to_string(), target));
+    Some(Decision { authorized, runs })
+}
+
 // ---- headers ----
 
 /// Decodes an `Mcp-Param-*` or `Mcp-Name` value (`param_headers::decode`): the

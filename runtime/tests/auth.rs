@@ -280,6 +280,23 @@ async fn send_with(
     headers: &[(&str, &str)],
     body: Option<Value>,
 ) -> Answer {
+    let body = body.map_or_else(Bytes::new, |b| Bytes::from(b.to_string()));
+    send_bytes(addr, method, path, headers, body).await
+}
+
+/// A POST of `body` exactly as written (`json!` always writes its keys in one order; an
+/// attacker writes them in any).
+async fn send_raw(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    send_bytes(addr, "POST", path, headers, Bytes::from(body.to_string())).await
+}
+
+async fn send_bytes(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Bytes,
+) -> Answer {
     let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
     let mut request = Request::builder()
         .method(method)
@@ -289,7 +306,6 @@ async fn send_with(
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let body = body.map_or_else(Bytes::new, |b| Bytes::from(b.to_string()));
     let response = client
         .request(request.body(Full::new(body)).unwrap())
         .await
@@ -891,6 +907,169 @@ async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
     claims["scope"] = Value::Null;
     claims["scp"] = json!([SCOPE]);
     call_as(&server, &rs256("rsa-1", &claims)).await;
+}
+
+/// Every order of a message's members, as raw bytes.
+fn member_orders(members: &[(&str, &str)]) -> Vec<String> {
+    fn permute(rest: Vec<(String, String)>, done: Vec<(String, String)>, out: &mut Vec<String>) {
+        if rest.is_empty() {
+            let body: Vec<String> = done.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            out.push(format!("{{{}}}", body.join(",")));
+            return;
+        }
+        for i in 0..rest.len() {
+            let (mut rest, mut done) = (rest.clone(), done.clone());
+            done.push(rest.remove(i));
+            permute(rest, done, out);
+        }
+    }
+    let mut out = Vec::new();
+    let members = members
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    permute(members, Vec::new(), &mut out);
+    out
+}
+
+/// The scope check decides on what the engine runs, whatever the order of `jsonrpc`, `id`,
+/// `method` and `params`, escapes in names, batches, both eras and both endpoints. Bodies are
+/// raw bytes: a token without `mcp:admin` never reaches `admin_whoami`.
+#[tokio::test]
+async fn a_call_is_authorized_as_it_runs_whatever_its_bytes() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let mut claims = claims(&issuer.url, &server.resource);
+    claims["scope"] = json!(SCOPE);
+    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
+    let init = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        None,
+        Some(initialize()),
+    )
+    .await;
+    let session = init.session.unwrap();
+    let session_headers = [
+        ("authorization", bearer.as_str()),
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let admin_params = [
+        r#"{"name":"admin_whoami","arguments":{}}"#,
+        r#"{"arguments":{},"name":"admin_whoami"}"#,
+        r#"{"n\u0061me":"admin\u005fwhoami","arguments":{}}"#,
+        r#"{"name":"admin_whoami"}"#,
+    ];
+    let methods = [
+        r#""tools/call""#,
+        r#""tools\/call""#,
+        r#""tools\u002fcall""#,
+    ];
+    let refused = |answer: &Answer, body: &str| {
+        assert_eq!(
+            answer.status,
+            StatusCode::FORBIDDEN,
+            "{body}: {}",
+            answer.body
+        );
+        assert!(
+            answer
+                .challenge
+                .as_deref()
+                .unwrap()
+                .contains("scope=\"mcp:tools mcp:admin\""),
+            "{body}"
+        );
+    };
+    let mut bodies = Vec::new();
+    for params in admin_params {
+        for method in methods {
+            bodies.extend(member_orders(&[
+                ("jsonrpc", r#""2.0""#),
+                ("id", "7"),
+                ("method", method),
+                ("params", params),
+            ]));
+        }
+    }
+    for body in &bodies {
+        refused(
+            &send_raw(server.addr, "/mcp", &session_headers, body).await,
+            body,
+        );
+    }
+    // The same tool with the scope it needs, params first: it runs (the check is not a
+    // refusal of an order).
+    let allowed = r#"{"params":{"name":"whoami","arguments":{}},"id":7,"method":"tools/call","jsonrpc":"2.0"}"#;
+    let answer = send_raw(server.addr, "/mcp", &session_headers, allowed).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(
+        answer.body["result"]["structuredContent"]["subject"],
+        "alice"
+    );
+
+    // 2025-03-26 batches, the refused call in any order inside any element.
+    let old = send_with(
+        server.addr,
+        "POST",
+        "/mcp",
+        &[("authorization", bearer.as_str())],
+        Some(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "auth-test", "version": "1"}}}),
+        ),
+    )
+    .await;
+    let old_session = old.session.unwrap();
+    let old_headers = [
+        ("authorization", bearer.as_str()),
+        ("mcp-session-id", old_session.as_str()),
+    ];
+    for body in bodies.iter().step_by(5) {
+        let batch = format!(r#"[{{"jsonrpc":"2.0","id":1,"method":"ping"}},{body}]"#);
+        refused(
+            &send_raw(server.addr, "/mcp", &old_headers, &batch).await,
+            &batch,
+        );
+    }
+
+    // 2026-07-28, with and without the routing headers that announce the method.
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let stateless_params = format!(r#"{{"arguments":{{}},"_meta":{meta},"name":"admin_whoami"}}"#);
+    let stateless_bodies = member_orders(&[
+        ("jsonrpc", r#""2.0""#),
+        ("id", "7"),
+        ("method", r#""tools/call""#),
+        ("params", &stateless_params),
+    ]);
+    let announced = [
+        ("authorization", bearer.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "admin_whoami"),
+    ];
+    for body in &stateless_bodies {
+        refused(&send_raw(server.addr, "/mcp", &announced, body).await, body);
+        refused(
+            &send_raw(server.addr, "/mcp", &announced[..2], body).await,
+            body,
+        );
+    }
+
+    // The plain JSON-RPC endpoint: the method named in any order.
+    for body in member_orders(&[
+        ("jsonrpc", r#""2.0""#),
+        ("id", "7"),
+        ("method", r#""admin_whoami""#),
+        ("params", "{}"),
+    ]) {
+        let answer = send_raw(server.addr, "/jsonrpc", &old_headers[..1], &body).await;
+        refused(&answer, &body);
+    }
 }
 
 #[tokio::test]

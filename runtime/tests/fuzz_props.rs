@@ -24,7 +24,7 @@
 mod fuzz_checks;
 
 use fuzz_checks::uri_template::{Piece, LITERAL_CHARS};
-use fuzz_checks::{headers, incoming, request_state, sse, uri_template};
+use fuzz_checks::{authorization, headers, incoming, request_state, sse, uri_template};
 use mcp_runtime::fuzzing::Payload;
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -297,6 +297,55 @@ proptest! {
     #[test]
     fn incoming_messages_agree_with_a_value_reading(text in body(), announced in announced()) {
         incoming::check_body(text.as_bytes(), announced);
+    }
+}
+
+/// A call in any member order, its names and values maybe escaped, sometimes with its
+/// target member twice or of the wrong type.
+fn call_message() -> BoxedStrategy<String> {
+    let literal = |text: &'static str| Just(text.to_string()).prop_flat_map(string_literal);
+    let target = prop_oneof![
+        4 => select(vec!["admin", "whoami", "file:///a", "a\"b"]).prop_map(String::from).prop_flat_map(string_literal),
+        1 => any_string(),
+        1 => json_text(),
+    ];
+    let params_member = prop_oneof![
+        (prop_oneof![literal("name"), literal("uri")], target.clone()),
+        (literal("arguments"), json_text()),
+        (literal("_meta"), meta()),
+        (key(), json_text()),
+    ];
+    let params = vec((params_member, ws()), 0..4).prop_map(|members| {
+        let members: Vec<_> = members.into_iter().map(|((k, v), ws)| (k, ws, v)).collect();
+        object(&members)
+    });
+    (
+        (literal("jsonrpc"), ws(), literal("2.0")),
+        (literal("id"), ws(), number()),
+        (literal("method"), ws(), method()),
+        (literal("params"), ws(), params),
+        vec((key(), ws(), json_text()), 0..2),
+    )
+        .prop_map(|(jsonrpc, id, method, params, extra)| {
+            let mut members = vec![jsonrpc, id, method, params];
+            members.extend(extra);
+            members
+        })
+        .prop_shuffle()
+        .prop_map(|members| object(&members))
+        .boxed()
+}
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// The authorization decision is taken on what runs, whatever the bytes.
+    #[test]
+    fn calls_are_authorized_as_they_run(
+        text in prop_oneof![3 => call_message(), 1 => body()],
+        announced in announced(),
+    ) {
+        authorization::check(text.as_bytes(), announced);
     }
 }
 

@@ -55,7 +55,7 @@ def main(binary):
                                "127.0.0.1", "--directory", os.path.join(work, "www")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     procs.append(subprocess.Popen([binary, "--addr", f"127.0.0.1:{server_port}", "--public-url",
-                                   resource, "--auth-issuer", issuer, "--auth-scopes", "mcp"]))
+                                   resource, "--auth-issuer", issuer, "--auth-scopes", "mcp", "--jsonrpc", "/jsonrpc"]))
     passed = failed = 0
 
     def check(name, ok, detail=""):
@@ -72,7 +72,9 @@ def main(binary):
                                 capture_output=True).stdout
         return f"{header}.{claims}.{b64(signed)}"
 
-    def post(body, bearer=None, session=None):
+    def post(body, bearer=None, session=None, url=None):
+        """POSTs `body`: a value (as json.dumps writes it) or raw bytes, as an attacker writes
+        them (any member order)."""
         headers = {"content-type": "application/json",
                    "accept": "application/json, text/event-stream",
                    "mcp-protocol-version": "2025-06-18"}
@@ -80,7 +82,8 @@ def main(binary):
             headers["authorization"] = f"Bearer {bearer}"
         if session:
             headers["mcp-session-id"] = session
-        request = urllib.request.Request(resource, json.dumps(body).encode(), headers)
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        request = urllib.request.Request(url or resource, data, headers)
         try:
             with urllib.request.urlopen(request) as response:
                 return response.status, lower(response.headers), json.load(response)
@@ -128,6 +131,25 @@ def main(binary):
         check("403 for the document's default scope", status == 403, (status, body))
         status, _, body = post(forecast, token(resource, "mcp mcp:read weather"), session)
         check("the tool with its scopes", status == 200, (status, body))
+        # The same call with `params` before `method`, as raw bytes: still refused.
+        params_first = (b'{"params":{"name":"weather_forecast","arguments":{}},'
+                        b'"jsonrpc":"2.0","id":5,"method":"tools/call"}')
+        status, _, body = post(params_first, token(resource), session)
+        check("403 for the tool with params before method", status == 403, (status, body))
+        escaped = (b'{"id":6,"params":{"n\\u0061me":"weather\\u005fforecast"},'
+                   b'"method":"tools\\/call","jsonrpc":"2.0"}')
+        status, _, body = post(escaped, token(resource), session)
+        check("403 for the tool named with escapes", status == 403, (status, body))
+        # A method served only on the plain JSON-RPC endpoint takes the document's default.
+        plain = f"http://127.0.0.1:{server_port}/jsonrpc"
+        subtract = {"jsonrpc": "2.0", "id": 7, "method": "subtract", "params": [5, 3]}
+        status, _, body = post(subtract, token(resource, "mcp"), url=plain)
+        check("403 for a plain method without the document's default scope", status == 403,
+              (status, body))
+        status, _, body = post(subtract, token(resource), url=plain)
+        # (The scaffold's handler answers "not implemented": the call got through.)
+        check("a plain method with the document's default scope", status == 200 and
+              "not implemented" in json.dumps(body), (status, body))
     finally:
         for proc in procs:
             proc.terminate()

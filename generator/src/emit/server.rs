@@ -135,7 +135,8 @@ pub(crate) fn server(
 
 /// `required_scopes` and `scopes_supported` of the `Dispatch` impl, from `x-mcp` `scopes`
 /// and the document's default (for the plain JSON-RPC endpoint too, under `"jsonrpc"` and the
-/// method's name); nothing (the trait's defaults) when the document names none.
+/// method's name, for every method, those without `x-mcp` included); nothing (the trait's
+/// defaults) when the document names none.
 fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream {
     let mut arms = Vec::new();
     let mut plain_arms = Vec::new();
@@ -145,15 +146,19 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
         .map(String::as_str)
         .collect();
     for plan in methods {
+        // On the plain JSON-RPC endpoint a method keeps the scopes of its MCP face; one
+        // without an MCP face (served only there) takes the document's default.
+        let own = plan
+            .binding()
+            .and_then(|binding| binding.common().scopes.as_deref());
+        if let Some(scopes) = own.or(default) {
+            let name = plan.method.name.as_str();
+            plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
+        }
         let Some(binding) = plan.binding() else {
             continue;
         };
         let common = binding.common();
-        // On the plain JSON-RPC endpoint the method keeps the scopes of its MCP face.
-        if let Some(scopes) = common.scopes.as_deref().or(default) {
-            let name = plan.method.name.as_str();
-            plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
-        }
         let Some(scopes) = &common.scopes else {
             continue;
         };

@@ -45,6 +45,23 @@ pub(crate) struct Request<'a> {
     pub params: Params<'a>,
 }
 
+impl<'a> Request<'a> {
+    /// What a call names (the tool or prompt of `tools/call` and `prompts/get`, the URI of
+    /// `resources/read`), read from the members the engine will run it with. `None` for
+    /// other methods, and for a call whose params did not read as members, which the engine
+    /// refuses with `-32602` before anything runs.
+    pub fn call_target(&self) -> Option<&str> {
+        let Params::Members(members) = &self.params else {
+            return None;
+        };
+        match Method::of(self.method) {
+            Method::ToolsCall | Method::PromptsGet => members.name.as_deref(),
+            Method::ResourcesRead => members.uri.as_deref(),
+            _ => None,
+        }
+    }
+}
+
 /// A request's params, as the reader left them.
 pub(crate) enum Params<'a> {
     /// The raw text (absent or `null`: none), for the method to read.
@@ -300,7 +317,30 @@ impl<'de> Visitor<'de> for EnvelopeReader<'_> {
                 return Err(A::Error::custom("a member appears twice"));
             }
         }
+        if self.members && matches!(envelope.params, Some(Params::Raw(Some(_)))) {
+            envelope.read_call_members();
+        }
         Ok(envelope)
+    }
+}
+
+impl<'a> Envelope<'a> {
+    /// A call whose params came before its `method` (and no header announced it) had them
+    /// kept raw: read them as the call's members now. Every decision taken before the engine
+    /// runs (authorization above all) and the engine itself then read one parse, whatever the
+    /// order of the members. Params that do not fit stay raw: the engine refuses them with
+    /// `-32602`, and nothing runs.
+    fn read_call_members(&mut self) {
+        let (Some(method), Some(Params::Raw(Some(raw)))) = (self.method, &self.params) else {
+            return;
+        };
+        if !Method::is_call_name(method) {
+            return;
+        }
+        // Cold: clients write `method` first; this is the rare order.
+        if let Ok(members) = serde_json::from_str::<RequestParams<'a>>(raw.get()) {
+            self.params = Some(Params::Members(members));
+        }
     }
 }
 
@@ -341,8 +381,6 @@ mod tests {
     fn other_params_stay_raw() {
         for text in [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"2"}}"#,
-            // Params before the method, with no header to announce it.
-            r#"{"params":{"name":"echo"},"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
             // Members of the wrong type: read again raw, for the engine's -32602.
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}"#,
@@ -354,6 +392,28 @@ mod tests {
         }
         let null = request(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}"#);
         assert!(matches!(null.params, Params::Raw(None)));
+    }
+
+    #[test]
+    fn a_call_is_read_with_its_members_whatever_the_order() {
+        for text in [
+            r#"{"params":{"name":"echo"},"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"id":1,"params":{"name":"echo"},"method":"tools\/call","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","params":{"n\u0061me":"\u0065cho"},"method":"tools/call","id":1}"#,
+        ] {
+            let call = request(text);
+            assert!(matches!(call.params, Params::Members(_)), "{text}");
+            assert_eq!(call.call_target(), Some("echo"), "{text}");
+        }
+        let read = request(
+            r#"{"params":{"uri":"file:///a"},"id":1,"jsonrpc":"2.0","method":"resources/read"}"#,
+        );
+        assert_eq!(read.call_target(), Some("file:///a"));
+        // Params that do not fit stay raw, for the engine's -32602.
+        let wrong =
+            request(r#"{"params":{"name":5},"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
+        assert!(matches!(wrong.params, Params::Raw(Some(_))));
+        assert_eq!(wrong.call_target(), None);
     }
 
     #[test]

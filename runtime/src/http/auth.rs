@@ -12,7 +12,7 @@ use super::response::{json_response, method_not_allowed, rpc_error};
 use super::Body;
 use crate::auth::{Auth, Principal, Refusal};
 use crate::dispatch::Dispatch;
-use crate::engine::incoming::{self, Incoming, Params, Request};
+use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{id_less_error_response, RpcError, INVALID_REQUEST, SERVER_ERROR};
 use serde_json::value::RawValue;
 
@@ -37,6 +37,9 @@ pub(super) async fn authenticate(
 
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for
 /// `request` (`x-mcp` `scopes`: [`Dispatch::required_scopes`]); `None` when it may go on.
+///
+/// The tool, prompt or resource is the one the engine will run: [`Request::call_target`]
+/// reads the members the engine reads, whatever the order of the message's members.
 #[cold]
 pub(super) fn scope_refusal<D: Dispatch>(
     dispatch: &D,
@@ -44,14 +47,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
     principal: &Principal,
     request: &Request<'_>,
 ) -> Option<Response<Body>> {
-    let Params::Members(members) = &request.params else {
-        return None;
-    };
-    let key = match request.method {
-        "tools/call" | "prompts/get" => members.name.as_deref()?,
-        "resources/read" => members.uri.as_deref()?,
-        _ => return None,
-    };
+    let key = request.call_target()?;
     missing_scope(
         auth,
         principal,

@@ -160,9 +160,15 @@ impl<D: Dispatch> McpServer<D> {
         if let (true, Params::Members(members)) = (method == "tools/call", &checked.request.params)
         {
             if param_headers.has(name) {
-                let arguments = members
-                    .arguments
-                    .and_then(|a| serde_json::from_str::<serde_json::Value>(a.get()).ok());
+                // Arguments the check cannot read as a value (a number out of range, nesting
+                // past serde_json's limit) are refused: the handler's own decode may still
+                // accept them, and the headers would then go unchecked.
+                let arguments = match members.arguments {
+                    Some(raw) => Some(serde_json::from_str::<serde_json::Value>(raw.get()).map_err(
+                        |e| format!("the arguments cannot be checked against their Mcp-Param-* headers: {e}"),
+                    )?),
+                    None => None,
+                };
                 param_headers.check(name, headers.map, arguments.as_ref())?;
             }
         }

@@ -7,6 +7,7 @@
 //! cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`, which include this directory by path), so
 //! both fuzzers check the same thing.
 
+pub mod authorization;
 pub mod headers;
 pub mod incoming;
 pub mod request_state;

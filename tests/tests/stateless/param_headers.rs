@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::call_tool;
 use crate::support::start;
-use crate::support::stateless::raw_tool_call;
+use crate::support::stateless::{raw_text_tool_call, raw_tool_call};
 use mcp_runtime::Config;
 
 #[tokio::test]
@@ -177,4 +177,24 @@ async fn non_ascii_param_header_bytes_are_header_mismatch() {
         (response["id"].clone(), response["error"]["code"].clone()),
         (json!(111), json!(-32020))
     );
+}
+
+/// Arguments the header check cannot read as a value are refused, not waved through: the
+/// handler's decode skips an unknown member it need not read (`1e400`, deep nesting), and
+/// the mirrored argument would then go unchecked.
+#[tokio::test]
+async fn arguments_the_header_check_cannot_read_are_refused() {
+    let server = start(Config::default()).await;
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    for (id, arguments) in [
+        (121, r#"{"region":"World","junk":1e400}"#.to_string()),
+        (122, format!(r#"{{"region":"World","junk":{deep}}}"#)),
+    ] {
+        for headers in [&[][..], &[&b"Mcp-Param-Region: Hello"[..]][..]] {
+            let (status, response) =
+                raw_text_tool_call(server.addr, id, "region_echo", &arguments, headers).await;
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{arguments}: {response}");
+            assert_eq!(response["error"]["code"], json!(-32020), "{response}");
+        }
+    }
 }

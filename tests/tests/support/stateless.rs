@@ -280,9 +280,23 @@ pub async fn raw_tool_call(
     arguments: Value,
     headers: &[&[u8]],
 ) -> (StatusCode, Value) {
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {"name": name, "arguments": arguments, "_meta": meta(json!({}))}})
-    .to_string();
+    raw_text_tool_call(addr, id, name, &arguments.to_string(), headers).await
+}
+
+/// [`raw_tool_call`] with the arguments' JSON text as written (text a `Value` cannot hold:
+/// `1e400`, nesting past serde_json's limit).
+pub async fn raw_text_tool_call(
+    addr: SocketAddr,
+    id: i64,
+    name: &str,
+    arguments: &str,
+    headers: &[&[u8]],
+) -> (StatusCode, Value) {
+    let meta = meta(json!({}));
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":{},"arguments":{arguments},"_meta":{meta}}}}}"#,
+        json!(name)
+    );
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {V}\r\n\
