@@ -137,6 +137,16 @@ pub struct Config {
     /// Most resources one session subscribes to at once (`resources/subscribe`), and most
     /// resource URIs one `subscriptions/listen` stream names (-32602 above). Default 1,000.
     pub max_subscriptions: usize,
+    /// Most bytes of resource URIs one session holds subscriptions for, and one
+    /// `subscriptions/listen` stream names (-32602 above); one URI is at most
+    /// 8 KiB whatever this says (longer ones name no resource). Default 64 KiB.
+    pub max_subscription_bytes: usize,
+    /// Most messages in one JSON-RPC batch (a 2025-03-26 session's, or the plain JSON-RPC
+    /// endpoint's): a longer one is refused whole with -32600. Default 64.
+    pub max_batch_len: usize,
+    /// Most elements of one plain JSON-RPC batch that run at once (the rest wait their turn;
+    /// answers keep the batch's order). 2025-03-26 batches run one at a time. Default 4.
+    pub batch_concurrency: usize,
     /// Most server-to-client requests (sampling, elicitation, roots) one session awaits
     /// answers to at once; a handler asking more gets an error. Default 64.
     pub max_pending_client_requests: usize,
@@ -244,6 +254,9 @@ impl Default for Config {
             session_max_lifetime: Some(Duration::from_secs(24 * 60 * 60)),
             max_client_json_bytes: 16 * 1024,
             max_subscriptions: 1_000,
+            max_subscription_bytes: 64 * 1024,
+            max_batch_len: 64,
+            batch_concurrency: 4,
             max_pending_client_requests: 64,
             max_listen_streams: 10_000,
             allow_sessionless: false,
@@ -350,6 +363,24 @@ impl ConfigBuilder {
     /// Sets [`Config::max_subscriptions`].
     pub fn max_subscriptions(mut self, max_subscriptions: usize) -> Self {
         self.config.max_subscriptions = max_subscriptions;
+        self
+    }
+
+    /// Sets [`Config::max_subscription_bytes`].
+    pub fn max_subscription_bytes(mut self, max_subscription_bytes: usize) -> Self {
+        self.config.max_subscription_bytes = max_subscription_bytes;
+        self
+    }
+
+    /// Sets [`Config::max_batch_len`].
+    pub fn max_batch_len(mut self, max_batch_len: usize) -> Self {
+        self.config.max_batch_len = max_batch_len;
+        self
+    }
+
+    /// Sets [`Config::batch_concurrency`] (at least 1).
+    pub fn batch_concurrency(mut self, batch_concurrency: usize) -> Self {
+        self.config.batch_concurrency = batch_concurrency.max(1);
         self
     }
 

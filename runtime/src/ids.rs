@@ -11,6 +11,12 @@ pub(crate) fn random_id() -> String {
     String::from_utf8(text.to_vec()).expect("hex digits are ASCII")
 }
 
+/// Whether `id` has the form [`random_id`] gives (64 lowercase hex digits): one that does not
+/// was never issued here, and no store needs to be asked for it.
+pub(crate) fn is_random_id(id: &str) -> bool {
+    id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
 /// What the logs say instead of a secret id (a session or task id is a bearer credential): the
 /// first 8 hex digits of its SHA-256, enough to follow one id through the logs, useless to
 /// replay it.
@@ -79,6 +85,21 @@ fn hex_into(bytes: &[u8], out: &mut [u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_ids_of_the_issued_form_are_looked_up() {
+        assert!(is_random_id(&random_id()));
+        for id in [
+            "",
+            "abc",
+            &"A".repeat(64),
+            &"g".repeat(64),
+            &"0".repeat(65),
+            &"x".repeat(1 << 20),
+        ] {
+            assert!(!is_random_id(id), "{}", id.len());
+        }
+    }
 
     #[test]
     fn a_fingerprint_names_an_id_without_giving_it_away() {

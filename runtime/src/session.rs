@@ -28,6 +28,7 @@ use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::events::Streams;
 use crate::future::BoxFuture;
+use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
 /// What one session may hold, from [`Config`]: every per-client resource has a bound.
@@ -39,6 +40,8 @@ pub struct SessionLimits {
     pub buffered_messages: usize,
     /// Resources subscribed at once ([`Config::max_subscriptions`]).
     pub max_subscriptions: usize,
+    /// Bytes of the URIs subscribed at once ([`Config::max_subscription_bytes`]).
+    pub max_subscription_bytes: usize,
     /// Server-to-client requests awaiting an answer at once
     /// ([`Config::max_pending_client_requests`]).
     pub max_pending_client_requests: usize,
@@ -53,6 +56,7 @@ impl SessionLimits {
             replay_window: config.replay_window,
             buffered_messages: config.buffered_messages,
             max_subscriptions: config.max_subscriptions,
+            max_subscription_bytes: config.max_subscription_bytes,
             max_pending_client_requests: config.max_pending_client_requests,
             max_lifetime: config.session_max_lifetime,
         }
@@ -62,6 +66,20 @@ impl SessionLimits {
 impl Default for SessionLimits {
     fn default() -> Self {
         Self::of(&Config::default())
+    }
+}
+
+/// A request's id is that of one still running in its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IdInUse;
+
+impl IdInUse {
+    /// The JSON-RPC error a request reusing a running request's id gets.
+    pub(crate) fn error() -> RpcError {
+        RpcError::new(
+            crate::jsonrpc::INVALID_REQUEST,
+            "Invalid Request: a request with this id is still running (ids must be unique)",
+        )
     }
 }
 
@@ -86,6 +104,7 @@ pub struct Session {
     /// never).
     lifetime_ms: u64,
     max_subscriptions: usize,
+    max_subscription_bytes: usize,
     max_pending_client_requests: usize,
     /// Minimum log level rank to send (see [`crate::mcp::level_rank`]); 255 = none set.
     log_level: AtomicU8,
@@ -194,6 +213,7 @@ impl Session {
                 .max_lifetime
                 .map_or(u64::MAX, |lifetime| lifetime.as_millis() as u64),
             max_subscriptions: limits.max_subscriptions,
+            max_subscription_bytes: limits.max_subscription_bytes,
             max_pending_client_requests: limits.max_pending_client_requests,
             log_level: AtomicU8::new(u8::MAX),
             next_request_id: AtomicU64::new(1),
@@ -298,10 +318,17 @@ impl Session {
     }
 
     /// Subscribes to updates of `uri`; `Full` when the session holds its maximum of
-    /// subscriptions already (subscribing again to one of them is fine).
+    /// subscriptions, or of their URIs' bytes, already (subscribing again to one of them is
+    /// fine).
     pub(crate) fn subscribe(&self, uri: &str) -> Result<(), Full> {
         let mut subscriptions = lock(&self.subscriptions);
-        if subscriptions.len() >= self.max_subscriptions && !subscriptions.contains(uri) {
+        if subscriptions.contains(uri) {
+            return Ok(());
+        }
+        let bytes: usize = subscriptions.iter().map(String::len).sum();
+        if subscriptions.len() >= self.max_subscriptions
+            || bytes + uri.len() > self.max_subscription_bytes
+        {
             return Err(Full);
         }
         subscriptions.insert(uri.to_string());
@@ -357,9 +384,25 @@ impl Session {
     }
 
     /// Records a running request so `notifications/cancelled` can stop it: `stop` is called
-    /// on cancellation (or when the session closes).
-    pub(crate) fn track(&self, request_id: &str, stop: impl FnOnce() + Send + 'static) {
-        lock(&self.in_flight).insert(request_id.to_string(), Stop(Box::new(stop)));
+    /// on cancellation (or when the session closes). `Err` when a request with this id is
+    /// running already: ids must be unique, and the earlier one keeps its hook.
+    pub(crate) fn track(
+        &self,
+        request_id: &str,
+        stop: impl FnOnce() + Send + 'static,
+    ) -> Result<(), IdInUse> {
+        match lock(&self.in_flight).entry(request_id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(_) => Err(IdInUse),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(Stop(Box::new(stop)));
+                Ok(())
+            }
+        }
+    }
+
+    /// Whether a request with this id (its JSON text, [`crate::engine`]'s key) is running.
+    pub(crate) fn is_running(&self, request_id: &str) -> bool {
+        lock(&self.in_flight).contains_key(request_id)
     }
 
     /// Forgets a finished request.
@@ -669,6 +712,7 @@ mod tests {
                 replay_window: 8,
                 buffered_messages: 8,
                 max_subscriptions: 2,
+                max_subscription_bytes: 16,
                 max_pending_client_requests: 2,
                 max_lifetime: Some(Duration::from_millis(200)),
             },
@@ -717,6 +761,12 @@ mod tests {
         assert_eq!(s.subscribe("a://2"), Ok(()));
         assert_eq!(s.subscribe("a://2"), Ok(()), "again: no new entry");
         assert_eq!(s.subscribe("a://3"), Err(Full));
+        s.unsubscribe("a://2");
+        // 16 bytes of URIs at most: 5 held, 12 more is over, 11 fits.
+        assert_eq!(s.subscribe("a://01234567"), Err(Full));
+        assert_eq!(s.subscribe("a://0123456"), Ok(()));
+        s.unsubscribe("a://0123456");
+        s.subscribe("a://2").unwrap();
         s.unsubscribe("a://1");
         assert_eq!(s.subscribe("a://3"), Ok(()));
         let first = s.register_client_request().unwrap();
@@ -731,7 +781,8 @@ mod tests {
         let store = MemorySessionStore::new(4);
         let s = session();
         store.insert(s.clone()).unwrap();
-        s.track("1", || {});
+        s.track("1", || {}).unwrap();
+        assert_eq!(s.track("1", || {}), Err(IdInUse), "an id still running");
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(
             store.evict_expired(Some(Duration::from_millis(40))),

@@ -420,7 +420,8 @@ impl<D: Dispatch> Peer<D> {
             .engine
             .start(Identity::Session(session.clone()), request, outbound);
         let canceller = started.outbound.clone();
-        session.track(&key, move || canceller.cancel());
+        // Cannot be refused: `in_flight` above holds every running id of this peer.
+        let _ = session.track(&key, move || canceller.cancel());
         let out = self.out.clone();
         self.running.spawn(async move {
             let reply = started.work.await;

@@ -690,6 +690,51 @@ async fn every_instance_reads_the_event_log_in_one_order_and_can_replay_it() {
     assert_eq!(log_a.after(1).await, Err(ReplayError::Lost));
 }
 
+/// Bytes Redis has sent its clients so far (`INFO stats`).
+async fn redis_output_bytes(connection: &mut ::redis::aio::MultiplexedConnection) -> u64 {
+    let info: String = ::redis::cmd("INFO")
+        .arg("stats")
+        .query_async(connection)
+        .await
+        .unwrap();
+    info.lines()
+        .find_map(|line| line.strip_prefix("total_net_output_bytes:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// A `Last-Event-ID` the log does not hold is answered without reading the log after it:
+/// a client's GET with `0-1` costs two entries of Redis traffic, not the whole log.
+#[tokio::test]
+async fn an_unknown_replay_id_does_not_read_the_log() {
+    let redis = Redis::start();
+    let stores = instance(&redis, "t12", 100).await;
+    let log = stores.events.clone().unwrap();
+    let client = ::redis::Client::open(redis.url()).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let body = serde_json::to_string(&Broadcast::ResourceUpdated {
+        uri: format!("file:///{}", "x".repeat(200)),
+    })
+    .unwrap();
+    let mut pipe = ::redis::pipe();
+    for _ in 0..3_000 {
+        pipe.cmd("XADD")
+            .arg("t12:events")
+            .arg("*")
+            .arg("b")
+            .arg(&body)
+            .ignore();
+    }
+    let () = pipe.query_async(&mut connection).await.unwrap();
+    let before = redis_output_bytes(&mut connection).await;
+    assert_eq!(log.after(1).await, Err(ReplayError::Lost));
+    let sent = redis_output_bytes(&mut connection).await - before;
+    // The INFO reply itself is a few KiB; 3,000 entries would be over 600 KiB.
+    assert!(sent < 32 * 1024, "{sent} bytes read for an unknown id");
+}
+
 #[tokio::test]
 async fn the_event_log_tail_survives_redis_going_away() {
     let mut redis = Redis::start();

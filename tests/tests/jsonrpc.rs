@@ -256,25 +256,48 @@ async fn a_batch_runs_its_elements_concurrently() {
     );
     assert_eq!(server.handler.events(), ["meanwhile"]);
 
-    // A long batch (past the size where `join_all` switches to an ordered stream): each sleep
-    // shorter than the one before, so they finish in reverse, and are answered in order.
-    let count: u64 = 40;
+    // A longer batch runs at most `batch_concurrency` (4) elements at once: eight sleeps of
+    // 300 ms, each shorter one after, take two rounds or more, answered in order.
+    let count: u64 = 8;
     let batch: Vec<Value> = (0..count)
-        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "slow", "params": [(count - i) * 20]}))
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "slow", "params": [300 - i]}))
         .collect();
     let started = std::time::Instant::now();
     let (status, answer) = rpc(addr, &Value::Array(batch)).await;
     let elapsed = started.elapsed();
     assert_eq!(status, StatusCode::OK);
     let expected: Vec<Value> = (0..count)
-        .map(|i| json!({"jsonrpc": "2.0", "id": i, "result": (count - i) * 20}))
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "result": 300 - i}))
         .collect();
     assert_eq!(answer, Value::Array(expected));
-    // 16.4 s one after another; the longest is 0.8 s.
     assert!(
-        elapsed < std::time::Duration::from_millis(8000),
-        "the batch took {elapsed:?}"
+        elapsed >= std::time::Duration::from_millis(580),
+        "the batch took {elapsed:?}: more than 4 elements ran at once"
     );
+    assert!(
+        elapsed < std::time::Duration::from_millis(2000),
+        "the batch took {elapsed:?}: its sleeps ran one after another"
+    );
+}
+
+/// A batch longer than `max_batch_len` (64) is refused whole, before any element runs.
+#[tokio::test]
+async fn a_batch_longer_than_the_limit_is_refused_whole() {
+    let server = server().await;
+    let batch: Vec<Value> = (0..65)
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "record_event", "params": {"event": "ran"}}))
+        .collect();
+    let (status, answer) = rpc(server.addr, &Value::Array(batch)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(error_code(&answer), -32600);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Config::max_batch_len"),
+        "{answer}"
+    );
+    assert!(server.handler.events().is_empty(), "nothing ran");
 }
 
 #[tokio::test]

@@ -165,6 +165,20 @@ pub(crate) fn read_batch(text: &str) -> Result<Vec<&RawValue>, RpcError> {
     Ok(messages)
 }
 
+/// `-32600` when `messages` are more than a batch may hold ([`crate::Config::max_batch_len`]).
+pub(crate) fn check_batch_len(messages: &[&RawValue], max: usize) -> Result<(), RpcError> {
+    if messages.len() <= max {
+        return Ok(());
+    }
+    Err(RpcError::new(
+        INVALID_REQUEST,
+        format!(
+            "Invalid Request: a batch of {} messages, more than the server takes (Config::max_batch_len = {max})",
+            messages.len()
+        ),
+    ))
+}
+
 /// Whether `text` is a batch (its first non-blank character opens an array).
 pub(crate) fn is_batch(text: &str) -> bool {
     text.trim_start().starts_with('[')

@@ -562,9 +562,16 @@ fn session_method(
             let uri = target.uri.into_owned();
             match method {
                 Method::Subscribe => {
+                    if uri.len() > crate::uri_template::MAX_URI_LEN {
+                        return Err(RpcError::invalid_params(format!(
+                            "Invalid params: a URI of {} bytes names no resource (at most {})",
+                            uri.len(),
+                            crate::uri_template::MAX_URI_LEN
+                        )));
+                    }
                     session.subscribe(&uri).map_err(|_| {
                         RpcError::invalid_params(format!(
-                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions)",
+                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions, Config::max_subscription_bytes)",
                             session.subscriptions()
                         ))
                     })?;

@@ -390,6 +390,17 @@ impl<D: Dispatch> Engine<D> {
                 self.config.max_subscriptions
             )));
         }
+        let uris = &requested.resource_subscriptions;
+        let bytes: usize = uris.iter().map(String::len).sum();
+        let longest = uris.iter().map(String::len).max().unwrap_or(0);
+        if bytes > self.config.max_subscription_bytes || longest > crate::uri_template::MAX_URI_LEN
+        {
+            return Err(RpcError::invalid_params(format!(
+                "Invalid params: resource subscriptions of {bytes} bytes, more than one stream may name (Config::max_subscription_bytes = {}, at most {} a URI)",
+                self.config.max_subscription_bytes,
+                crate::uri_template::MAX_URI_LEN
+            )));
+        }
         let catalog = self.dispatch.catalog();
         let has_resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
         let honoured = SubscriptionFilter {

@@ -475,6 +475,45 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        flag: "max-subscription-bytes",
+        env: "MCP_MAX_SUBSCRIPTION_BYTES",
+        value: Some("SIZE"),
+        heading: STREAMS,
+        help: "most bytes of resource URIs one session subscribes to, and one subscriptions/listen names (-32602 above; one URI is at most 8KiB)",
+        scope: Scope::Any,
+        default: |c| show_size(c.max_subscription_bytes),
+        apply: |p, v| {
+            p.config.max_subscription_bytes = size(v.text, 0)?;
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "max-batch-len",
+        env: "MCP_MAX_BATCH_LEN",
+        value: Some("N"),
+        heading: STREAMS,
+        help: "most messages in one JSON-RPC batch (2025-03-26 sessions and the plain JSON-RPC endpoint; -32600 above)",
+        scope: Scope::Any,
+        default: |c| c.max_batch_len.to_string(),
+        apply: |p, v| {
+            p.config.max_batch_len = count(v.text, 1)?;
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "batch-concurrency",
+        env: "MCP_BATCH_CONCURRENCY",
+        value: Some("N"),
+        heading: STREAMS,
+        help: "most elements of one plain JSON-RPC batch that run at once",
+        scope: Scope::Any,
+        default: |c| c.batch_concurrency.to_string(),
+        apply: |p, v| {
+            p.config.batch_concurrency = count(v.text, 1)?;
+            Ok(())
+        },
+    },
+    Setting {
         flag: "max-listen-streams",
         env: "MCP_MAX_LISTEN_STREAMS",
         value: Some("N"),

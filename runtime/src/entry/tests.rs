@@ -319,6 +319,16 @@ fn every_setting_reaches_the_config() {
         ("max-subscriptions", "MCP_MAX_SUBSCRIPTIONS", "0", |c| {
             c.max_subscriptions == 0
         }),
+        (
+            "max-subscription-bytes",
+            "MCP_MAX_SUBSCRIPTION_BYTES",
+            "1KiB",
+            |c| c.max_subscription_bytes == 1024,
+        ),
+        ("max-batch-len", "MCP_MAX_BATCH_LEN", "8", |c| c.max_batch_len == 8),
+        ("batch-concurrency", "MCP_BATCH_CONCURRENCY", "1", |c| {
+            c.batch_concurrency == 1
+        }),
         ("max-listen-streams", "MCP_MAX_LISTEN_STREAMS", "10", |c| {
             c.max_listen_streams == 10
         }),

@@ -108,24 +108,45 @@ impl<D: Dispatch> McpServer<D> {
         principal: Option<&Arc<Principal>>,
         trace_headers: TraceHeaders<'_>,
     ) -> Response<Body> {
-        let messages = match incoming::read_batch(text) {
+        let config = &self.engine.config;
+        let messages = match incoming::read_batch(text).and_then(|messages| {
+            incoming::check_batch_len(&messages, config.max_batch_len).map(|()| messages)
+        }) {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
         };
-        // Concurrently, in this task: no spawning, and no more at once than the batch holds
-        // (which the body limit bounds). Answers in the order of the requests.
-        let answers = futures_util::future::join_all(messages.iter().map(|message| async move {
-            match incoming::read_plain(message.get()) {
-                Err(error) => Some(error_response(None, &error)),
-                Ok(message) => self.plain_message(message, principal, trace_headers).await,
-            }
-        }))
-        .await;
+        // Concurrently, in this task (no spawning), at most `batch_concurrency` at once;
+        // answers in the order of the requests.
+        use futures_util::StreamExt;
+        // Collected first: a closure held across the await would not be provably `Send`.
+        let elements: Vec<crate::BoxFuture<'_, Option<String>>> = messages
+            .iter()
+            .map(|message| self.plain_element(message.get(), principal, trace_headers))
+            .collect();
+        let answers: Vec<Option<String>> = futures_util::stream::iter(elements)
+            .buffered(config.batch_concurrency.max(1))
+            .collect()
+            .await;
         let answers: Vec<String> = answers.into_iter().flatten().collect();
         if answers.is_empty() {
             return status_only(StatusCode::NO_CONTENT);
         }
         json_response(StatusCode::OK, format!("[{}]", answers.join(",")))
+    }
+
+    /// One element of a plain batch, boxed (batches are rare).
+    fn plain_element<'a>(
+        &'a self,
+        text: &'a str,
+        principal: Option<&'a Arc<Principal>>,
+        trace_headers: TraceHeaders<'a>,
+    ) -> crate::BoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            match incoming::read_plain(text) {
+                Err(error) => Some(error_response(None, &error)),
+                Ok(message) => self.plain_message(message, principal, trace_headers).await,
+            }
+        })
     }
 
     /// One message: a request's response, or `None` for a notification (run all the same).

@@ -134,7 +134,11 @@ impl<D: Dispatch> McpServer<D> {
             (&self.engine.shared_sessions, headers.session_id, route)
         {
             // A session another instance created: its replica, loaded before anything reads it.
-            if let Some(load) = shared.load(id) {
+            // An id of another form was never issued: no round trip to the store for it.
+            let load = crate::ids::is_random_id(id)
+                .then(|| shared.load(id))
+                .flatten();
+            if let Some(load) = load {
                 if let Err(error) = load.await {
                     return rpc_error(
                         StatusCode::SERVICE_UNAVAILABLE,

@@ -22,7 +22,7 @@ use crate::outbound::Outbound;
 use crate::params;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{Session, SessionLimits, SharedSessions};
+use crate::session::{IdInUse, Session, SessionLimits, SharedSessions};
 
 /// What a message leads to once read and routed: an answer already, or work to await.
 pub(super) enum Next<'a> {
@@ -205,6 +205,10 @@ impl<D: Dispatch> McpServer<D> {
                 status_only(StatusCode::ACCEPTED).into()
             }
             Incoming::Request(request) => {
+                if session.is_running(request.id.get().trim()) {
+                    return rpc_error(StatusCode::BAD_REQUEST, IdInUse::error(), Some(request.id))
+                        .into();
+                }
                 let priming = (session.version() >= ProtocolVersion::V2025_11_25)
                     .then_some(self.engine.config.sse_retry_ms);
                 let outbound = Outbound::session_stream(
@@ -324,7 +328,10 @@ impl<D: Dispatch> McpServer<D> {
 
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
     async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
-        let messages = match incoming::read_batch(body) {
+        let max = self.engine.config.max_batch_len;
+        let messages = match incoming::read_batch(body)
+            .and_then(|messages| incoming::check_batch_len(&messages, max).map(|()| messages))
+        {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
         };

@@ -11,14 +11,14 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-use super::response::{json_response, sse_response, status_only, whole_sse_response};
+use super::response::{json_response, rpc_error, sse_response, status_only, whole_sse_response};
 use super::Body;
 use crate::dispatch::BoxFuture;
 use crate::engine::id_key;
 use crate::engine::run::Started;
 use crate::events::Delivery;
 use crate::outbound::{Outbound, Reply};
-use crate::session::Session;
+use crate::session::{IdInUse, Session};
 
 /// Awaits a started session request and frames its answer.
 pub(super) async fn answer(
@@ -34,7 +34,7 @@ pub(super) async fn answer(
         return answered(reply, &outbound);
     }
     // Boxed: few handlers wait, and this part's state would grow every request's future.
-    Box::pin(until_answered(session, id_key(id), work, outbound)).await
+    Box::pin(until_answered(session, id, work, outbound)).await
 }
 
 /// The response to a session request whose work ended (`None`: it was cancelled).
@@ -51,14 +51,20 @@ fn answered(reply: Option<Reply>, outbound: &Outbound) -> Response<Body> {
 /// A session request whose handler did not finish in its first poll: registered for
 /// cancellation under `key`, it answers JSON if it finishes before sending anything; once it
 /// sends, its stream is the response and it runs on as a task of its own.
+///
+/// A request whose id another running request of the session holds (two POSTs racing past
+/// the edge's check) is dropped unfinished and refused.
 async fn until_answered(
     session: Arc<Session>,
-    key: String,
+    id: &RawValue,
     mut work: BoxFuture<'static, Option<Reply>>,
     outbound: Outbound,
 ) -> Response<Body> {
     let canceller = outbound.clone();
-    let tracked = Tracked::register(session, key, move || canceller.cancel());
+    let Some(tracked) = Tracked::register(session, id_key(id), move || canceller.cancel()) else {
+        drop(work);
+        return rpc_error(StatusCode::BAD_REQUEST, IdInUse::error(), Some(id));
+    };
     let streaming = tokio::select! {
         biased;
         reply = &mut work => Err(reply),
@@ -95,9 +101,14 @@ struct Tracked {
 }
 
 impl Tracked {
-    fn register(session: Arc<Session>, key: String, stop: impl FnOnce() + Send + 'static) -> Self {
-        session.track(&key, stop);
-        Self { session, key }
+    /// `None` when a request with this key is running already (it keeps its hook).
+    fn register(
+        session: Arc<Session>,
+        key: String,
+        stop: impl FnOnce() + Send + 'static,
+    ) -> Option<Self> {
+        session.track(&key, stop).ok()?;
+        Some(Self { session, key })
     }
 }
 

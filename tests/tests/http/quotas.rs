@@ -36,6 +36,47 @@ async fn subscriptions_per_session_are_bounded() {
     assert_eq!(again["result"], json!({}), "{again}");
 }
 
+/// Subscriptions are bounded by bytes too: a URI over 8 KiB names no resource, and the URIs
+/// one session holds add up to at most `max_subscription_bytes` (the count alone let one
+/// session hold 1,000 URIs of 1 MiB).
+#[tokio::test]
+async fn subscriptions_per_session_are_bounded_by_bytes() {
+    let server = start(Config::builder().max_subscription_bytes(20_000).build()).await;
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    let huge = format!("test://{}", "a".repeat(1024 * 1024));
+    let refused = client
+        .call("resources/subscribe", json!({ "uri": huge }))
+        .await;
+    assert_eq!(refused["error"]["code"], json!(-32602), "a 1 MiB URI");
+    let long = |n: usize| format!("test://{n}/{}", "b".repeat(8_000));
+    for n in 0..2 {
+        let answer = client
+            .call("resources/subscribe", json!({ "uri": long(n) }))
+            .await;
+        assert_eq!(answer["result"], json!({}), "URI {n}");
+    }
+    let refused = client
+        .call("resources/subscribe", json!({ "uri": long(2) }))
+        .await;
+    assert_eq!(refused["error"]["code"], json!(-32602));
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Config::max_subscription_bytes"),
+        "{message}"
+    );
+    client
+        .call("resources/unsubscribe", json!({ "uri": long(0) }))
+        .await;
+    let again = client
+        .call("resources/subscribe", json!({ "uri": long(2) }))
+        .await;
+    assert_eq!(
+        again["result"],
+        json!({}),
+        "room again after an unsubscribe"
+    );
+}
+
 #[tokio::test]
 async fn initialize_with_more_client_json_than_a_session_keeps_is_invalid_params() {
     let server = start(Config::builder().max_client_json_bytes(1024).build()).await;
@@ -101,6 +142,7 @@ async fn listen_streams_are_bounded_and_so_are_the_uris_one_names() {
     let config = Config::builder()
         .max_listen_streams(1)
         .max_subscriptions(3)
+        .max_subscription_bytes(20_000)
         .build();
     let server = start(config).await;
     let first = listen(server.addr, 1, vec![]).await;
@@ -119,6 +161,24 @@ async fn listen_streams_are_bounded_and_so_are_the_uris_one_names() {
     let too_many = listen(server.addr, 3, uris).await;
     assert_eq!(too_many.status, StatusCode::BAD_REQUEST);
     assert_eq!(too_many.json().await["error"]["code"], json!(-32602));
+    // By bytes too: a URI over 8 KiB, or URIs adding up past max_subscription_bytes.
+    for uris in [
+        vec![format!("test://{}", "a".repeat(9_000))],
+        (0..3)
+            .map(|i| format!("test://{i}/{}", "a".repeat(8_000)))
+            .collect(),
+    ] {
+        let too_big = listen(server.addr, 4, uris).await;
+        assert_eq!(too_big.status, StatusCode::BAD_REQUEST);
+        let answer = too_big.json().await;
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("Config::max_subscription_bytes"),
+            "{answer}"
+        );
+    }
 }
 
 /// Reads an SSE body until it ends; returns its text and whether it ended cleanly (false: the

@@ -182,6 +182,63 @@ async fn cancelled_requests_stop_their_handler() {
     );
 }
 
+/// An id still running in the session is refused, not taken over: the second request
+/// with it gets -32600 and runs nothing, and a cancellation of the id still stops the first.
+#[tokio::test]
+async fn a_running_requests_id_is_refused_to_another_request() {
+    let server = start(Config::default()).await;
+    let client = Client::connect(server.addr, "2025-06-18").await;
+    let addr = client.addr;
+    let headers: Vec<(String, String)> = client
+        .headers()
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let header_refs = || -> Vec<(&str, &str)> {
+        headers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect()
+    };
+    let slow = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"millis": 5000}}});
+    let first_headers: Vec<(String, String)> = headers.clone();
+    let first = tokio::spawn(async move {
+        let refs: Vec<(&str, &str)> = first_headers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        post(addr, &refs, &slow).await.status
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let again = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "slow", "arguments": {"millis": 1}}});
+    let refused = post(addr, &header_refs(), &again).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    let answer = refused.json().await;
+    assert_eq!(answer["id"], json!(7), "{answer}");
+    assert_eq!(answer["error"]["code"], json!(-32600), "{answer}");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 7}});
+    assert_eq!(
+        post(addr, &header_refs(), &cancel).await.status,
+        StatusCode::ACCEPTED
+    );
+    let started = std::time::Instant::now();
+    while !server.handler.dropped.load(Ordering::SeqCst) {
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "the first request's hook was lost"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let status = tokio::time::timeout(Duration::from_secs(2), first)
+        .await
+        .expect("the first POST completes")
+        .unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED, "cancelled");
+}
+
 #[tokio::test]
 async fn get_stream_pings_carries_notifications_and_a_second_get_ends_the_first() {
     let server = start(Config::default()).await;

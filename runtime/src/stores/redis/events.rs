@@ -22,6 +22,10 @@ use crate::session::StoreError;
 /// its last event.
 pub const LOG_LENGTH: usize = 10_000;
 
+/// Most entries one resumption replays: what the stream keeps, with room for approximate
+/// trimming's few more.
+const MAX_REPLAY: usize = LOG_LENGTH + 1024;
+
 /// Broadcasts waiting to be appended; more are dropped (with a warning) while Redis is slow.
 const QUEUE: usize = 1024;
 
@@ -90,11 +94,14 @@ impl EventLog for RedisEventLog {
         let mut connection = self.connection.clone();
         Box::pin(async move {
             let id = entry_id(sequence);
-            let (from, oldest): (Value, Value) = ::redis::pipe()
+            // First one entry each: `id` itself and the oldest kept. An id the log does not
+            // hold (`Last-Event-ID: 0-1`) is answered from these two, without reading the
+            // log after it.
+            let (at, oldest): (Value, Value) = ::redis::pipe()
                 .cmd("XRANGE")
                 .arg(&self.key)
                 .arg(&id)
-                .arg("+")
+                .arg(&id)
                 .cmd("XRANGE")
                 .arg(&self.key)
                 .arg("-")
@@ -104,14 +111,32 @@ impl EventLog for RedisEventLog {
                 .query_async(&mut connection)
                 .await
                 .map_err(unavailable)?;
-            let mut entries = entries_of(from).into_iter();
-            match entries.next() {
-                Some(first) if first.sequence == sequence => Ok(entries.collect()),
+            if entries_of(at).first().map(|entry| entry.sequence) != Some(sequence) {
                 // Not there: gone if it would be older than what is kept, else never issued.
-                _ => match entries_of(oldest).first() {
+                return match entries_of(oldest).first() {
                     Some(oldest) if oldest.sequence < sequence => Err(ReplayError::Unknown),
                     _ => Err(ReplayError::Lost),
-                },
+                };
+            }
+            // Then what followed it, bounded by what the log keeps (trimming is approximate:
+            // more than that means the client missed more than any instance can replay).
+            let from: Value = ::redis::cmd("XRANGE")
+                .arg(&self.key)
+                .arg(&id)
+                .arg("+")
+                .arg("COUNT")
+                .arg(MAX_REPLAY + 2)
+                .query_async(&mut connection)
+                .await
+                .map_err(unavailable)?;
+            let mut entries = entries_of(from);
+            if entries.len() > MAX_REPLAY + 1 {
+                return Err(ReplayError::Lost);
+            }
+            match entries.first() {
+                Some(first) if first.sequence == sequence => Ok(entries.split_off(1)),
+                // Trimmed between the two reads.
+                _ => Err(ReplayError::Lost),
             }
         })
     }
