@@ -27,6 +27,8 @@ pub struct Builder {
     example_tests: Option<String>,
     output: crate::emit::Output,
     one_file: bool,
+    selection: crate::Selection,
+    gateway: Option<crate::Upstream>,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -73,6 +75,8 @@ impl Builder {
             example_tests: None,
             output: crate::emit::Output::Server,
             one_file: false,
+            selection: crate::Selection::default(),
+            gateway: None,
         }
     }
 
@@ -139,6 +143,52 @@ impl Builder {
         self
     }
 
+    /// Exposes the methods whose names match one of `patterns` as MCP tools, as the CLI's
+    /// `--tools` does: globs where `*` is any run of characters and `?` one character
+    /// (`"eth_get*"`, `"Filecoin.Chain*"`, `"*"` for every method). A method's own `x-mcp`, or
+    /// the overlay's entry for it, still wins. Adds to the patterns of earlier calls.
+    ///
+    /// ```no_run
+    /// mcp_codegen::Builder::new("openrpc.json")
+    ///     .tools(["eth_get*", "eth_call"])
+    ///     .exclude(["eth_getProof"])
+    ///     .generate()
+    ///     .expect("valid OpenRPC document");
+    /// ```
+    pub fn tools<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
+        self.selection
+            .tools
+            .extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Takes the methods whose names match one of `patterns` back from [`Builder::tools`], as
+    /// the CLI's `--exclude` does (a method's own `x-mcp`, or the overlay's, is kept).
+    pub fn exclude<S: Into<String>>(mut self, patterns: impl IntoIterator<Item = S>) -> Self {
+        self.selection
+            .exclude
+            .extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Reads the overlay at `file` (relative to the crate root), as the CLI's `--overlay`
+    /// does: its `methods` give methods their `x-mcp` (or `null`: none) ahead of the
+    /// document's, and its `info["x-mcp"]` patches the document's. See `docs/gateway.md`.
+    pub fn overlay(mut self, file: impl AsRef<Path>) -> Self {
+        self.selection.overlay = Some(file.as_ref().to_path_buf());
+        self
+    }
+
+    /// Generates a gateway to the JSON-RPC service at `url`: every method forwards to it unless
+    /// the handler implements it (the CLI's `--upstream`). `url` is the binary's default;
+    /// `--upstream` / `MCP_UPSTREAM_URL` override it at run time.
+    pub fn upstream(mut self, url: impl Into<String>) -> Self {
+        self.gateway = Some(crate::Upstream {
+            url: Some(url.into()),
+        });
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -151,6 +201,15 @@ impl Builder {
     /// did not are removed.
     pub fn generate(self) -> Result<PathBuf, BuildError> {
         println!("cargo:rerun-if-changed={}", self.input.display());
+        // Watched even while missing, as the document is: generation fails until it exists.
+        if let Some(overlay) = self
+            .selection
+            .overlay
+            .as_ref()
+            .filter(|o| !o.display().to_string().contains('\n'))
+        {
+            println!("cargo:rerun-if-changed={}", overlay.display());
+        }
         // An explicit skills directory is watched even while it is missing (generation fails
         // until it exists); one beside the document only when it exists, since cargo reruns a
         // build script on every build while a watched path is missing. (A `skills` directory
@@ -174,6 +233,8 @@ impl Builder {
             example_tests: self.example_tests.clone(),
             output: self.output,
             layout,
+            selection: self.selection.clone(),
+            gateway: self.gateway.clone(),
         };
         let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,

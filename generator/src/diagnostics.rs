@@ -142,3 +142,92 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// The candidate `word` is most likely a misspelling of, for a "did you mean" in a message:
+/// the nearest by edit distance (a case difference counting as half an edit), when it is
+/// close enough (at most a third of the word's characters, and at least one, differ); ties go
+/// to the first candidate.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    // Names longer than this are not compared: a message needs no suggestion that costly.
+    const LONGEST: usize = 256;
+    let word: Vec<char> = word.chars().take(LONGEST + 1).collect();
+    if word.is_empty() || word.len() > LONGEST {
+        return None;
+    }
+    let most = (word.len() / 3).max(1) * 2;
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let other: Vec<char> = candidate.chars().take(LONGEST + 1).collect();
+        if other.len() > LONGEST || other.len().abs_diff(word.len()) * 2 > most {
+            continue;
+        }
+        let distance = doubled_edit_distance(&word, &other);
+        if distance > 0 && distance <= most && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, candidate)| candidate)
+}
+
+/// The edit distance of `a` and `b` (insertions, deletions, substitutions and transpositions
+/// of neighbours, each one edit: the optimal string alignment distance), doubled, a
+/// substitution by the same letter in another case costing half an edit.
+fn doubled_edit_distance(a: &[char], b: &[char]) -> usize {
+    let mut before: Vec<usize> = Vec::new();
+    let mut row: Vec<usize> = (0..=b.len()).map(|j| j * 2).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut next = Vec::with_capacity(b.len() + 1);
+        next.push((i + 1) * 2);
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = if ca == cb {
+                0
+            } else if ca.to_lowercase().eq(cb.to_lowercase()) {
+                1
+            } else {
+                2
+            };
+            let mut cost = (row[j] + substitution).min(row[j + 1] + 2).min(next[j] + 2);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                cost = cost.min(before[j - 1] + 2);
+            }
+            next.push(cost);
+        }
+        before = std::mem::replace(&mut row, next);
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn suggestions_are_near_misses_only() {
+        let keys = ["methods", "info", "$schema"];
+        assert_eq!(did_you_mean("method", keys), Some("methods"));
+        assert_eq!(did_you_mean("Methods", keys), Some("methods"));
+        assert_eq!(did_you_mean("inf", keys), Some("info"));
+        assert_eq!(did_you_mean("tools", keys), None);
+        assert_eq!(did_you_mean("methods", keys), None);
+        assert_eq!(did_you_mean("", keys), None);
+        let names = ["eth_getBalance", "eth_getCode", "eth_call"];
+        assert_eq!(
+            did_you_mean("eth_getbalance", names),
+            Some("eth_getBalance")
+        );
+        assert_eq!(
+            did_you_mean("eth_getBalanse", names),
+            Some("eth_getBalance")
+        );
+        assert_eq!(did_you_mean("eth_sign", names), None);
+        let x_mcp = ["kind", "name", "title", "annotations"];
+        assert_eq!(did_you_mean("tittle", x_mcp), Some("title"));
+        assert_eq!(did_you_mean("titel", x_mcp), Some("title"));
+        assert_eq!(did_you_mean("nmae", x_mcp), Some("name"));
+        assert_eq!(did_you_mean("anotations", x_mcp), Some("annotations"));
+        assert_eq!(did_you_mean("color", x_mcp), None);
+    }
+}

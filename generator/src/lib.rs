@@ -31,6 +31,7 @@ mod tokens;
 pub use builder::{BuildError, Builder};
 pub use diagnostics::{Diagnostic, Diagnostics, Location, Severity};
 pub use openrpc::load::LoadOptions;
+pub use openrpc::Selection;
 
 use std::path::Path;
 
@@ -92,6 +93,35 @@ pub struct Options {
     /// One file (default) or a root file and its pieces ([`emit::Layout::Split`], what the
     /// CLI and [`Builder`] write).
     pub layout: emit::Layout,
+    /// Which methods MCP sees beyond the document's own `x-mcp` (the CLI's `--tools`,
+    /// `--exclude` and `--overlay`; [`Builder::tools`], [`Builder::exclude`],
+    /// [`Builder::overlay`]).
+    pub selection: Selection,
+    /// Generate a gateway: every method forwards to an upstream JSON-RPC service by default
+    /// (the CLI's `--upstream URL` or `--gateway`; [`Builder::upstream`]). `None`: the handler
+    /// is written by hand.
+    pub gateway: Option<Upstream>,
+}
+
+/// Where a gateway forwards to by default (the binary's `--upstream` overrides it at run time).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Upstream {
+    /// The URL given at generation; `None` takes the document's `servers[0].url`, if any.
+    pub url: Option<String>,
+}
+
+/// The document's `servers[0].url`, its `{variables}` replaced by their defaults; `None` when
+/// there is none, or a variable has no default.
+fn servers_url(document: &openrpc::Document) -> Option<String> {
+    let server = document.bundled_json.get("servers")?.get(0)?;
+    let mut url = server.get("url")?.as_str()?.to_string();
+    if let Some(variables) = server.get("variables").and_then(|v| v.as_object()) {
+        for (name, variable) in variables {
+            let default = variable.get("default")?.as_str()?;
+            url = url.replace(&format!("{{{name}}}"), default);
+        }
+    }
+    (!url.contains('{')).then_some(url)
 }
 
 /// Rule id: the `--example-tests` handler is not a Rust type path.
@@ -119,6 +149,7 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
     let skills = &options.skills;
     let load_options = openrpc::load::LoadOptions {
         ref_base: options.ref_base.clone(),
+        selection: options.selection.clone(),
     };
     let (document, mut diagnostics) = openrpc::load_with(path, &load_options)?;
     let skills_dir = match skills {
@@ -135,6 +166,11 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         None => Vec::new(),
     };
     diagnostics.0.extend(validate::validate(&document).0);
+    diagnostics.0.extend(openrpc::selection::exposes_nothing(
+        &document,
+        &options.selection,
+        bundled.len(),
+    ));
     diagnostics.sort();
     if diagnostics.has_errors() {
         return Err(diagnostics);
@@ -143,13 +179,14 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut server = emit::emit_layout(
-        &document,
-        &bundled,
-        &source_name,
-        options.output,
-        &options.layout,
-    );
+    let emit_options = emit::EmitOptions {
+        output: options.output,
+        layout: options.layout.clone(),
+        gateway: options.gateway.as_ref().map(|upstream| emit::Gateway {
+            default_url: upstream.url.clone().or_else(|| servers_url(&document)),
+        }),
+    };
+    let mut server = emit::emit_with(&document, &bundled, &source_name, &emit_options);
     if let Some(why) = &server.budget_exceeded {
         let root = document.sources.locate(&document.files[0], "");
         let message = format!("{why}: the document is refused rather than generated with those schemas as JSON values");

@@ -40,6 +40,17 @@ Examples:
   Depend on a published runtime instead of this checkout's:
       mcp-codegen openrpc.json -o server/ --runtime-version 0.1
 
+  Expose a vendor document's methods without editing it (a document without `x-mcp` exposes
+  nothing): every `eth_get*` method and `eth_call` as tools, but not `eth_getProof`:
+      mcp-codegen openrpc.json -o server/ --tools 'eth_get*,eth_call' --exclude eth_getProof
+
+  The same with an overlay file that names, hides or annotates methods, and names the server
+  (its format: docs/gateway.md):
+      mcp-codegen openrpc.json -o server/ --tools '*' --overlay overlay.json
+
+  Expose a running JSON-RPC service (an Ethereum node) as an MCP server, no code to write:
+      mcp-codegen eth.json --tools 'eth_*' --upstream http://127.0.0.1:8545 -o eth-mcp/
+
   Write the server card (from info[\"x-mcp\"].card) for a registry, with the URL it is served at:
       mcp-codegen openrpc.json --server-card card.json --server-card-url https://mcp.example.com/mcp
 
@@ -107,6 +118,50 @@ struct Cli {
     #[arg(long, value_name = "DIR")]
     ref_base: Option<PathBuf>,
 
+    /// Expose the methods whose names match PATTERNS as MCP tools, as if each had
+    /// `"x-mcp": "tool"`: comma-separated globs where `*` is any run of characters (dots
+    /// included) and `?` one character (`eth_get*,eth_call,Filecoin.Chain*`; `'*'` for every
+    /// method; quote them from the shell). A method's own `x-mcp`, and the overlay's entry for
+    /// it, still win; notifications (methods without `result`) are left out. A pattern that
+    /// matches no method is a warning. May be repeated.
+    #[arg(long, value_name = "PATTERNS", value_delimiter = ',')]
+    tools: Vec<String>,
+
+    /// Leave out of --tools the methods whose names match PATTERNS (comma-separated globs, as
+    /// --tools): it takes back only what --tools chose, never a method's own `x-mcp` or the
+    /// overlay's. May be repeated.
+    #[arg(
+        long,
+        value_name = "PATTERNS",
+        value_delimiter = ',',
+        requires = "tools"
+    )]
+    exclude: Vec<String>,
+
+    /// Patch the document's MCP side without editing it: FILE is JSON,
+    /// `{"methods": {"NAME or GLOB": X-MCP | null}, "info": {"x-mcp": {...}}}`. Each entry gives
+    /// the matching methods that `x-mcp` value (`"tool"`, `{"kind": "tool", "annotations":
+    /// ...}`, ...) or, `null`, keeps them off MCP, ahead of the document's own `x-mcp` and of
+    /// --tools; an exact name beats a glob, and among globs the last one wins. `info["x-mcp"]`
+    /// replaces the document's keys one by one (`null` removes one). Problems are reported at
+    /// the overlay's own lines. See docs/gateway.md.
+    #[arg(long, value_name = "FILE")]
+    overlay: Option<PathBuf>,
+
+    /// Generate a gateway to the JSON-RPC service at URL (http:// or https://): every method's
+    /// handler forwards to it by default (params encoded as its `paramStructure` says, the
+    /// result passed through, the service's errors as `isError` results), so the server works
+    /// with no code written; implement any method in src/handler.rs to serve it by hand. URL is
+    /// the binary's default: `--upstream` / `MCP_UPSTREAM_URL` override it at run time. Choose
+    /// the tools with --tools or --overlay. See docs/gateway.md.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["client", "gateway"])]
+    upstream: Option<String>,
+
+    /// --upstream without a URL: the binary's default upstream is the document's
+    /// `servers[0].url` (or none: the binary then needs `--upstream` at run time).
+    #[arg(long, conflicts_with = "client")]
+    gateway: bool,
+
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
     /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
@@ -153,6 +208,10 @@ fn main() -> ExitCode {
         (None, true) => mcp_codegen::SkillsSource::Off,
         (None, false) => mcp_codegen::SkillsSource::Beside,
     };
+    if let Some(url) = cli.upstream.as_deref().filter(|url| !is_http_url(url)) {
+        eprintln!("error: --upstream {url:?} must be an http:// or https:// URL without spaces");
+        return ExitCode::from(2);
+    }
     if let Some(dir) = cli.ref_base.as_deref().filter(|d| !d.is_dir()) {
         eprintln!(
             "error: --ref-base {:?} is not a directory",
@@ -170,6 +229,14 @@ fn main() -> ExitCode {
             mcp_codegen::emit::Output::Server
         },
         layout: scaffold::layout(cli.one_file),
+        selection: mcp_codegen::Selection {
+            tools: patterns(&cli.tools),
+            exclude: patterns(&cli.exclude),
+            overlay: cli.overlay.clone(),
+        },
+        gateway: (cli.gateway || cli.upstream.is_some()).then(|| mcp_codegen::Upstream {
+            url: cli.upstream.clone(),
+        }),
     };
     let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
         Ok(generated) => generated,
@@ -269,6 +336,26 @@ fn main() -> ExitCode {
             ExitCode::from(3)
         }
     }
+}
+
+/// The patterns of a repeated, comma-separated flag, each trimmed (`'eth_get*, eth_call'`),
+/// the empty ones (a trailing comma) dropped.
+fn patterns(values: &[String]) -> Vec<String> {
+    values
+        .iter()
+        .map(|p| p.trim())
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether `url` is an `http://` or `https://` URL with a host and no spaces.
+fn is_http_url(url: &str) -> bool {
+    let rest = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"));
+    rest.is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
+        && !url.contains(char::is_whitespace)
 }
 
 /// Writes the server card of `document` to `file`, with a streamable-http remote at `url`.

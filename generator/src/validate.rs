@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use crate::openrpc::json_pos::escape_token;
 use crate::openrpc::{
-    ContentDescriptor, Document, McpBinding, McpCommon, McpKind, Method, NamedSchema,
+    ContentDescriptor, Document, McpBinding, McpCommon, McpKind, McpOrigin, Method, NamedSchema,
     ParamStructure, ResourceTemplateBinding,
 };
 use crate::schema_walk;
@@ -80,6 +80,26 @@ pub fn valid_tool_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+}
+
+/// A valid tool name for `name`: each character outside `[A-Za-z0-9_.-]` as `_`, at most 128
+/// characters, `tool` for an empty name.
+pub fn suggested_tool_name(name: &str) -> String {
+    let mut suggested: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(128)
+        .collect();
+    if suggested.is_empty() {
+        suggested.push_str("tool");
+    }
+    suggested
 }
 
 /// One variable of a URI template expression.
@@ -333,24 +353,39 @@ impl Validator<'_> {
             );
         }
         match binding {
-            McpBinding::Tool(tool) => self.tool_name(&tool.common),
+            McpBinding::Tool(tool) => self.tool_name(m, &tool.common),
             McpBinding::Prompt(prompt) => self.prompt_arguments(m, &prompt.common.name),
             McpBinding::Resource(resource) => self.resource_params(m, &resource.uri),
             McpBinding::ResourceTemplate(template) => self.uri_template(m, template),
         }
     }
 
-    fn tool_name(&mut self, tool: &McpCommon) {
-        if !valid_tool_name(&tool.name) {
-            self.diags.push(Diagnostic::warning(
-                "mcp-tool-name",
-                self.child(&tool.location, "name"),
-                format!(
-                    "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
-                    tool.name
-                ),
-            ));
+    fn tool_name(&mut self, m: &Method, tool: &McpCommon) {
+        if valid_tool_name(&tool.name) {
+            return;
         }
+        let message = match m.mcp_origin {
+            // Named after the method, which the document cannot be asked to rename.
+            Some(McpOrigin::Selection) => format!(
+                "method {:?} is selected by --tools, but its name is not a valid tool name (1-128 characters of [A-Za-z0-9_.-]); clients may reject it; give the tool a name in an --overlay: {{\"methods\": {{{:?}: {{\"kind\": \"tool\", \"name\": {:?}}}}}}}",
+                m.name,
+                m.name,
+                suggested_tool_name(&m.name)
+            ),
+            Some(McpOrigin::Overlay) => format!(
+                "tool name {:?} (method {:?}, from the overlay) is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `name` in the overlay's entry",
+                tool.name, m.name
+            ),
+            _ => format!(
+                "tool name {:?} is not 1-128 characters of [A-Za-z0-9_.-]; clients may reject it; set `x-mcp.name`",
+                tool.name
+            ),
+        };
+        self.diags.push(Diagnostic::warning(
+            "mcp-tool-name",
+            self.child(&tool.location, "name"),
+            message,
+        ));
     }
 
     fn prompt_arguments(&mut self, m: &Method, prompt: &str) {
@@ -678,5 +713,15 @@ mod tests {
         assert!(!valid_tool_name("has space"));
         assert!(!valid_tool_name(&"a".repeat(129)));
         assert!(valid_tool_name(&"a".repeat(128)));
+        for (name, suggested) in [
+            ("get balance", "get_balance"),
+            ("Filecoin.ChainHead", "Filecoin.ChainHead"),
+            ("ns/list:all", "ns_list_all"),
+            ("", "tool"),
+        ] {
+            assert_eq!(suggested_tool_name(name), suggested);
+            assert!(valid_tool_name(&suggested_tool_name(name)));
+        }
+        assert!(valid_tool_name(&suggested_tool_name(&"é".repeat(300))));
     }
 }

@@ -106,7 +106,7 @@ fn mcp_extension() {
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)
-error[mcp-extension]: unknown key `tittle` in `x-mcp`; allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes
+error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes
   --> mcp-extension.json:6:112 (/methods/1/x-mcp/tittle)
 error[mcp-extension]: `x-mcp` resource needs a `uri`
   --> mcp-extension.json:7:84 (/methods/2/x-mcp)
@@ -260,6 +260,7 @@ error[ref-resolvable]: cannot resolve `$ref` "./api/types.json#/components/schem
 
     let options = LoadOptions {
         ref_base: Some(fixtures().join("lenient/ref-base")),
+        ..LoadOptions::default()
     };
     let read_as = "is not beside the referring file; read as \"ref-base/api/types.json\", relative to the --ref-base directory";
     let expected = format!(
@@ -280,6 +281,7 @@ fn ref_base_still_confines() {
     // Outside the --ref-base directory a `$ref` is refused as before.
     let options = LoadOptions {
         ref_base: Some(fixtures().join("lenient/ref-base/api")),
+        ..LoadOptions::default()
     };
     let dir = tempfile::tempdir().unwrap();
     let doc = dir.path().join("doc.json");

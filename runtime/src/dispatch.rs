@@ -311,7 +311,7 @@ impl ToolOutcome {
             ToolOutcome::Failed(error) if error.is_protocol() => {
                 return Err(error.into_mcp_error());
             }
-            ToolOutcome::Failed(error) => error_result(error.message()),
+            ToolOutcome::Failed(error) => failed_result(&error, version),
             ToolOutcome::InvalidArguments(message) => {
                 let message = format!("Invalid arguments: {message}");
                 if version < ProtocolVersion::V2025_11_25 {
@@ -321,6 +321,24 @@ impl ToolOutcome {
             }
         };
         Ok(JsonText::trusted(json))
+    }
+}
+
+/// The `isError` result of a handler's [`Error`]: [`error_result`] of its tool text, with its
+/// `structuredContent` ([`Error::with_structured_content`]) at the revisions that have one (an
+/// object from 2025-06-18, any value from 2026-07-28, as a success's).
+fn failed_result(error: &Error, version: ProtocolVersion) -> String {
+    let structured = error.structured_content().filter(|s| match version {
+        ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
+        ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => s.is_object(),
+        ProtocolVersion::V2026_07_28 => true,
+    });
+    match structured {
+        None => error_result(error.tool_text()),
+        Some(structured) => format!(
+            r#"{{"content":[{}],"structuredContent":{structured},"isError":true}}"#,
+            text_content(error.tool_text())
+        ),
     }
 }
 
@@ -543,5 +561,43 @@ mod tests {
             json.get(),
             r#"{"content":[{"type":"text","text":"a"}],"structuredContent":{"n":1}}"#
         );
+    }
+
+    #[test]
+    fn a_failure_carries_its_structured_content_where_the_revision_has_it() {
+        let failed = |error: Error, version| {
+            ToolOutcome::Failed(error)
+                .into_call_tool_result(version)
+                .unwrap()
+                .get()
+                .to_owned()
+        };
+        let plain = r#"{"content":[{"type":"text","text":"no"}],"isError":true}"#;
+        for version in [
+            ProtocolVersion::V2024_11_05,
+            ProtocolVersion::V2025_03_26,
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+            ProtocolVersion::V2026_07_28,
+        ] {
+            assert_eq!(failed(Error::new("no"), version), plain);
+            let structured = Error::with_code(-32602, "bad")
+                .with_tool_text("no")
+                .with_structured_content(serde_json::json!({"code": -32602, "message": "bad"}));
+            let expected = if version >= ProtocolVersion::V2025_06_18 {
+                r#"{"content":[{"type":"text","text":"no"}],"structuredContent":{"code":-32602,"message":"bad"},"isError":true}"#
+            } else {
+                plain
+            };
+            assert_eq!(failed(structured, version), expected, "{version:?}");
+            // Not an object: only 2026-07-28 takes any value.
+            let array = Error::new("no").with_structured_content(serde_json::json!([1]));
+            let expected = if version == ProtocolVersion::V2026_07_28 {
+                r#"{"content":[{"type":"text","text":"no"}],"structuredContent":[1],"isError":true}"#
+            } else {
+                plain
+            };
+            assert_eq!(failed(array, version), expected, "{version:?}");
+        }
     }
 }

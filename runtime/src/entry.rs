@@ -8,12 +8,15 @@
 //! A flag wins over its variable; an empty variable counts as unset. The table of settings
 //! is `entry/settings.rs` (`SETTINGS`): adding a flag is adding an entry there.
 //!
-//! Three ways in, from the simplest:
+//! The ways in, from the simplest:
 //!
 //! - [`main`]: a generated `Server` with [`Config::default`] under the flags.
 //! - [`run_with`]: the application's [`Config`] under the flags (its values are the defaults
 //!   `--help` shows), and a closure that builds the server from the result (with its own
 //!   stores, or taking its [`McpServer::notifier`]).
+//! - `gateway` (feature `upstream`): like [`main`] for a generated gateway, whose handler
+//!   forwards to an upstream JSON-RPC service: the `--upstream*` flags too (`parse_gateway`),
+//!   and a closure that builds the server's dispatch from the `upstream::Upstream`.
 //! - [`run`]: a server already built; the flags change its configuration in place, which
 //!   works for every setting but `--max-sessions`, `--max-tasks`, `--task-ttl` and
 //!   `--task-poll-interval` (the stores and the task runner took them when the server was
@@ -30,7 +33,13 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 mod settings;
+// The upstream flags of a gateway binary (`gateway`, `parse_gateway`).
+#[cfg(feature = "upstream")]
+mod upstream;
 mod values;
+
+#[cfg(feature = "upstream")]
+pub use upstream::{gateway, parse_gateway};
 
 use settings::{Given, Parsed, Scope, Setting, SETTINGS};
 
@@ -180,6 +189,16 @@ pub fn parse(
     let matches = command(&program, config)
         .try_get_matches_from(std::iter::once(program.clone()).chain(args))
         .map_err(clap_error)?;
+    from_matches(&matches, config, &env)
+}
+
+/// [`parse`] of the command line clap read: the settings of [`SETTINGS`] from `matches`, else
+/// from `env`, over `config`.
+fn from_matches(
+    matches: &clap::ArgMatches,
+    config: &Config,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Args, ArgsError> {
     if matches.get_flag(VERSION_FLAG) {
         return Err(ArgsError::Version);
     }

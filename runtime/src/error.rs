@@ -16,6 +16,19 @@ pub struct Error {
     message: String,
     data: Option<Value>,
     kind: Kind,
+    /// What a failed tool's result shows other than the message, if anything (boxed: most
+    /// errors have none, and an `Error` stays small).
+    tool: Option<Box<ToolFailure>>,
+}
+
+/// The parts of a failed tool's result that differ from the plain `{"content":[message],
+/// "isError":true}`.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct ToolFailure {
+    /// The text block, instead of the message.
+    text: Option<String>,
+    /// The `structuredContent`.
+    structured_content: Option<Value>,
 }
 
 /// How the transports treat an [`Error`].
@@ -37,6 +50,7 @@ impl Error {
             message: message.into(),
             data: None,
             kind: Kind::Handler,
+            tool: None,
         }
     }
 
@@ -48,6 +62,7 @@ impl Error {
             message: message.into(),
             data: None,
             kind: Kind::Handler,
+            tool: None,
         }
     }
 
@@ -106,6 +121,50 @@ impl Error {
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
         self
+    }
+
+    /// Gives the `isError` result of a failed tool a `structuredContent` (at the revisions
+    /// that have it, 2025-06-18 on; from 2025-06-18 to 2025-11-25 only when `content` is an
+    /// object): `{"content":[text],"structuredContent":content,"isError":true}`. A model reads
+    /// the text; a program reads the structure (the gateway's upstream errors carry `{"code",
+    /// "message", "data"}` this way). A plain JSON-RPC method, a prompt or a resource ignores
+    /// it, as it ignores the tool text.
+    ///
+    /// ```
+    /// use mcp_runtime::Error;
+    /// let error = Error::new("no such block")
+    ///     .with_structured_content(serde_json::json!({"block": 19_000_000}));
+    /// assert_eq!(error.structured_content().unwrap()["block"], 19_000_000);
+    /// ```
+    pub fn with_structured_content(mut self, content: Value) -> Self {
+        self.tool
+            .get_or_insert_with(Default::default)
+            .structured_content = Some(content);
+        self
+    }
+
+    /// Gives the `isError` result of a failed tool this text instead of the message, which
+    /// stays the JSON-RPC error's (a plain JSON-RPC method, a prompt, a resource): e.g. a
+    /// forwarded error whose JSON-RPC message is the upstream's own, and whose tool text says
+    /// where it came from (`upstream error -32602: ...`).
+    pub fn with_tool_text(mut self, text: impl Into<String>) -> Self {
+        self.tool.get_or_insert_with(Default::default).text = Some(text.into());
+        self
+    }
+
+    /// The `structuredContent` of a failed tool's result, if any
+    /// ([`with_structured_content`](Self::with_structured_content)).
+    pub fn structured_content(&self) -> Option<&Value> {
+        self.tool.as_ref()?.structured_content.as_ref()
+    }
+
+    /// The text of a failed tool's result: the one given by
+    /// [`with_tool_text`](Self::with_tool_text), else the message.
+    pub fn tool_text(&self) -> &str {
+        self.tool
+            .as_ref()
+            .and_then(|tool| tool.text.as_deref())
+            .unwrap_or(&self.message)
     }
 
     /// The message.

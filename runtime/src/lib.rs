@@ -14,6 +14,8 @@
 //!   the `wire-full` feature; without it, only those the runtime uses).
 //! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
 //! - [`client`] (feature `client`): an MCP client over Streamable HTTP, both eras.
+//! - [`upstream`] (feature `upstream`): the client a gateway forwards its calls with, to an
+//!   existing JSON-RPC service ([`entry::gateway`] is a gateway binary's `main`).
 //! - [`auth`]: authorization of HTTP requests (the [`auth::Authenticator`] trait, the
 //!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`
 //!   feature).
@@ -55,6 +57,9 @@ pub mod fuzzing;
 pub mod event_log;
 pub mod events;
 pub mod http;
+// The outgoing pool and its TLS, shared by the client and the upstream client.
+#[cfg(any(feature = "client", feature = "upstream"))]
+mod http_pool;
 mod ids;
 mod json;
 pub mod jsonrpc;
@@ -81,6 +86,9 @@ pub mod stdio;
 pub mod stores;
 pub mod tasks;
 pub mod telemetry;
+// The gateway's upstream client (feature `upstream`).
+#[cfg(feature = "upstream")]
+pub mod upstream;
 pub mod uri_template;
 pub mod validate;
 // Generated from the official schemas by `mcp-codegen` (see `generator/tests/wire_model.rs`);

@@ -49,9 +49,17 @@ fn corpus() -> Vec<Entry> {
     let example = |name: &'static str, file: &str| entry(name, format!("{EXAMPLES}/{file}"));
     vec![
         example("corpus-api-with-examples", "api-with-examples-openrpc.json"),
-        example("corpus-empty", "empty-openrpc.json"),
+        Entry {
+            // No method: `*` matches nothing, and nothing is exposed.
+            warnings: &[("mcp-exposes-nothing", 1), ("selection", 1)],
+            ..example("corpus-empty", "empty-openrpc.json")
+        },
         example("corpus-link-example", "link-example-openrpc.json"),
-        example("corpus-metrics", "metrics-openrpc.json"),
+        Entry {
+            // Its one method is a notification, which cannot be a tool.
+            warnings: &[("mcp-exposes-nothing", 1), ("selection", 1)],
+            ..example("corpus-metrics", "metrics-openrpc.json")
+        },
         example(
             "corpus-params-by-name-petstore",
             "params-by-name-petstore-openrpc.json",
@@ -167,8 +175,13 @@ fn every_corpus_document_generates_a_crate_that_builds_without_warnings() {
     let mut members = Vec::new();
     for entry in &corpus {
         let path = third_party.join(&entry.path);
+        // Every method a tool, as a user exposing the service would (`--tools '*'`).
         let options = mcp_codegen::Options {
             ref_base: entry.ref_base.map(|base| third_party.join(base)),
+            selection: mcp_codegen::openrpc::Selection {
+                tools: vec!["*".into()],
+                ..Default::default()
+            },
             ..mcp_codegen::Options::default()
         };
         let generated = mcp_codegen::generate_with_options(&path, &options)

@@ -33,9 +33,11 @@ pub(crate) fn client_module(
         .zip(&names)
         .map(|((plan, binding), name)| call_method(plan, binding, name, types, checks))
         .collect();
-    let uses_types = methods
+    // Only when a call names a generated type: params or results of built-in types alone
+    // (a string, a number) leave `types` unused.
+    let uses_types = calls
         .iter()
-        .any(|plan| plan.binding().is_some() && (plan.params.is_some() || plan.result.is_some()));
+        .any(|call| call.to_string().contains("types ::"));
     let types_import = uses_types.then(|| {
         quote!(
             use super::types;

@@ -5,6 +5,7 @@ use quote::quote;
 
 use super::format::{Frame, Slot};
 use super::plan::MethodPlan;
+use crate::openrpc::ParamStructure;
 use crate::tokens::{doc_attrs, ident, paragraphs};
 use crate::typespace::TypeSpace;
 
@@ -27,10 +28,17 @@ pub(crate) fn handler_trait(
             ),
             None => format!("JSON-RPC method `{}`.", method.name),
         };
+        let forwarding = plan.forwarded.then(|| {
+            format!(
+                "Forwarded to the upstream's `{}` unless the handler implements it.",
+                method.name
+            )
+        });
         let docs = doc_attrs(&paragraphs(&[
             method.summary.as_deref(),
             method.description.as_deref(),
             Some(&kind),
+            forwarding.as_deref(),
         ]));
         let deprecated = method.deprecated.then(|| quote!(#[deprecated]));
         let params = plan.params.map(|ty| {
@@ -66,6 +74,13 @@ pub(crate) fn handler_trait(
                 > + ::std::marker::Send;
             }
         });
+        let body = match plan.forwarded {
+            true => {
+                let body = forwarding_body(plan);
+                quote!({ #body })
+            }
+            false => quote!(;),
+        };
         quote! {
             #docs
             #deprecated
@@ -75,11 +90,27 @@ pub(crate) fn handler_trait(
                 #params
             ) -> impl ::std::future::Future<
                 Output = ::std::result::Result<#output, ::mcp_runtime::Error>,
-            > + ::std::marker::Send;
+            > + ::std::marker::Send #body
             #(#completions)*
         }
     });
     let fns = frame.run(Slot::TraitItems, fns.collect());
+    if methods.iter().any(|plan| plan.forwarded) {
+        return quote! {
+            /// Implement this trait to serve the document: one method per OpenRPC method,
+            /// each forwarded to the upstream JSON-RPC service unless implemented here.
+            ///
+            /// Give the upstream with `upstream`; write any method as an `async fn` to serve it
+            /// by hand (the others stay forwarded). A returned `Err` becomes an `isError`
+            /// result for a tool, and a JSON-RPC error otherwise.
+            pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+                /// The upstream the forwarded methods call.
+                fn upstream(&self) -> &::mcp_runtime::upstream::Upstream;
+
+                #fns
+            }
+        };
+    }
     quote! {
         /// Implement this trait to serve the document: one method per OpenRPC method.
         ///
@@ -88,5 +119,47 @@ pub(crate) fn handler_trait(
         pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
             #fns
         }
+    }
+}
+
+/// The default body of a forwarded method: its params encoded as the method's
+/// `paramStructure` says, in declaration order, and sent to the upstream under the method's
+/// own name; the result passed through (a notification's result dropped).
+fn forwarding_body(plan: &MethodPlan<'_>) -> TokenStream {
+    let method = plan.method;
+    let wire = &method.name;
+    let structure = match method.param_structure {
+        ParamStructure::ByName => quote!(ByName),
+        ParamStructure::ByPosition => quote!(ByPosition),
+        ParamStructure::Either => quote!(Either),
+    };
+    let order = method.params.iter().map(|param| {
+        let (name, required) = (&param.name, param.required);
+        quote!(::mcp_runtime::upstream::Param { name: #name, required: #required })
+    });
+    let params = match plan.params {
+        Some(_) => quote!(&params),
+        None => quote!(&()),
+    };
+    let call = quote! {
+        self.upstream().forward(
+            #wire,
+            ::mcp_runtime::ParamStructure::#structure,
+            #params,
+            &[#(#order),*],
+        )
+    };
+    match plan.result {
+        Some(_) => quote! {
+            let _ = ctx;
+            async move { #call.await }
+        },
+        None => quote! {
+            let _ = ctx;
+            async move {
+                let _: ::mcp_runtime::upstream::Forwarded<::serde_json::Value> = #call.await?;
+                ::std::result::Result::Ok(())
+            }
+        },
     }
 }

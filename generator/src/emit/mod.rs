@@ -50,19 +50,32 @@ pub struct Emitted {
     /// What lowering the schemas warns about ([`crate::typespace::RULE_AMBIGUOUS_UNION`],
     /// [`crate::typespace::RULE_SCHEMA_NOT_ENFORCED`]), each at the schema it was found in.
     pub warnings: crate::Diagnostics,
+    /// Whether the handler forwards to an upstream ([`Gateway`]).
+    gateway: bool,
 }
 
 impl Emitted {
     /// The runtime features the code needs beyond the default ones, for the dependency line
     /// of the crate's `Cargo.toml`: `pattern` when a schema has a `pattern` or
-    /// `patternProperties` (the code then calls `mcp_runtime::compiled_pattern!`).
+    /// `patternProperties` (the code then calls `mcp_runtime::compiled_pattern!`), `upstream`
+    /// for a gateway (its handler forwards through `mcp_runtime::upstream`).
     pub fn runtime_features(&self) -> Vec<&'static str> {
-        let uses = |text: &str| text.contains("compiled_pattern!");
-        if uses(&self.source) || self.pieces.iter().any(|piece| uses(&piece.source)) {
-            vec!["pattern"]
-        } else {
-            Vec::new()
+        let uses = |needle: &str| {
+            self.source.contains(needle) || self.pieces.iter().any(|p| p.source.contains(needle))
+        };
+        let mut features = Vec::new();
+        if uses("compiled_pattern!") {
+            features.push("pattern");
         }
+        if self.gateway {
+            features.push("upstream");
+        }
+        features
+    }
+
+    /// Whether the handler forwards to an upstream ([`Gateway`]).
+    pub fn is_gateway(&self) -> bool {
+        self.gateway
     }
 }
 
@@ -134,6 +147,26 @@ pub fn emit_output(
     emit_layout(document, skills, source_name, output, &Layout::OneFile)
 }
 
+/// A gateway: every method's handler forwards to an upstream JSON-RPC service by default
+/// (`mcp_runtime::upstream`), so the generated server works with no code written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gateway {
+    /// The upstream URL the binary calls when none is given at run time (`--upstream`,
+    /// `MCP_UPSTREAM_URL`): the one given at generation, else the document's `servers[0].url`.
+    pub default_url: Option<String>,
+}
+
+/// What to emit beyond the document: the parts, their files, and whether the handler forwards.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmitOptions {
+    /// The parts to emit.
+    pub output: Output,
+    /// One file, or a root file and its pieces.
+    pub layout: Layout,
+    /// Forward every method to an upstream (a gateway), or `None` for a handler written by hand.
+    pub gateway: Option<Gateway>,
+}
+
 /// [`emit_output`], laid out in files as `layout` says.
 pub fn emit_layout(
     document: &Document,
@@ -142,9 +175,30 @@ pub fn emit_layout(
     output: Output,
     layout: &Layout,
 ) -> Emitted {
+    let options = EmitOptions {
+        output,
+        layout: layout.clone(),
+        gateway: None,
+    };
+    emit_with(document, skills, source_name, &options)
+}
+
+/// Emits `document` as `options` say.
+pub fn emit_with(
+    document: &Document,
+    skills: &[crate::skills::Skill],
+    source_name: &str,
+    options: &EmitOptions,
+) -> Emitted {
+    let (output, layout) = (options.output, &options.layout);
     let mut types = TypeSpace::new();
     let mut warnings = crate::Diagnostics::default();
-    let methods = plan::plan(document, &mut types, &mut warnings);
+    let mut methods = plan::plan(document, &mut types, &mut warnings);
+    if options.gateway.is_some() {
+        for plan in &mut methods {
+            plan.forwarded = !plan::returns_mcp(plan.method);
+        }
+    }
     types.lower_all();
     let root = document.sources.locate(&document.files[0], "");
     plan::place_warnings(document, &mut types, &root, &mut warnings);
@@ -194,7 +248,22 @@ pub fn emit_layout(
             .collect();
         types_module(frame.pieces(layout::TYPES_DIR, pieces, Reach::Items))
     };
-    let handler_section = |frame: &mut Frame| handler::handler_trait(&methods, &types, frame);
+    let handler_section = |frame: &mut Frame| {
+        let handler = handler::handler_trait(&methods, &types, frame);
+        let upstream = options.gateway.as_ref().map(|gateway| {
+            let url = match &gateway.default_url {
+                Some(url) => quote!(::std::option::Option::Some(#url)),
+                None => quote!(::std::option::Option::None),
+            };
+            quote! {
+                /// The upstream the binary forwards to when neither `--upstream` nor
+                /// `MCP_UPSTREAM_URL` names one: given at generation, or the document's
+                /// `servers[0].url`.
+                pub const UPSTREAM_URL: ::std::option::Option<&str> = #url;
+            }
+        });
+        quote!(#handler #upstream)
+    };
     let server_section = |frame: &mut Frame| {
         server::server(
             &methods,
@@ -247,6 +316,7 @@ pub fn emit_layout(
         completion_signatures,
         budget_exceeded: types.budget_exceeded().map(str::to_string),
         warnings,
+        gateway: options.gateway.is_some(),
     }
 }
 

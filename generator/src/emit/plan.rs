@@ -24,6 +24,9 @@ pub struct MethodPlan<'d> {
     /// The prompt arguments or template variables the application completes
     /// (`x-mcp.complete`), each with its handler method.
     pub completions: Vec<CompletionPlan>,
+    /// Whether the handler method forwards to the upstream by default (a gateway's method:
+    /// [`super::Gateway`]); its result is then `mcp_runtime::upstream::Forwarded<T>`.
+    pub forwarded: bool,
 }
 
 /// A prompt argument or template variable the handler completes.
@@ -48,6 +51,10 @@ impl<'d> MethodPlan<'d> {
     /// The handler's return type as seen from next to the types module: the result schema's
     /// type, the runtime's MCP result type, or `()` for a notification.
     pub fn result_type(&self, types: &TypeSpace) -> TokenStream {
+        if let (true, Some(ty)) = (self.forwarded, self.result) {
+            let ty = types.type_expr(ty, &quote!(types));
+            return quote!(::mcp_runtime::upstream::Forwarded<#ty>);
+        }
         match (self.binding(), self.result) {
             (Some(binding), _) if self.returns_mcp() => match binding {
                 McpBinding::Tool(_) => quote!(::mcp_runtime::mcp::ToolResult),
@@ -100,6 +107,7 @@ pub fn plan<'d>(
                 params,
                 result,
                 completions: Vec::new(),
+                forwarded: false,
             }
         })
         .collect();
@@ -142,8 +150,9 @@ pub fn place_warnings(
 }
 
 /// Whether the handler of `method` returns the MCP result itself (`x-mcp.output: "mcp"`), so
-/// its result schema types nothing.
-fn returns_mcp(method: &Method) -> bool {
+/// its result schema types nothing (and a gateway cannot forward it: the upstream answers
+/// with a result of the contract, not an MCP one).
+pub(crate) fn returns_mcp(method: &Method) -> bool {
     method
         .mcp
         .as_ref()

@@ -215,7 +215,8 @@ impl Reader<'_> {
                     RULE,
                     (self.locate)(&format!("/{}", super::json_pos::escape_token(key))),
                     format!(
-                        "unknown key `{key}` in `x-mcp`; allowed keys: {}",
+                        "unknown key `{key}` in `x-mcp`{}; allowed keys: {}",
+                        suggestion(key, METHOD_KEYS),
                         METHOD_KEYS.join(", ")
                     ),
                 ));
@@ -430,7 +431,8 @@ pub fn parse_server(
                     RULE,
                     locate(&format!("/{}", super::json_pos::escape_token(key))),
                     format!(
-                        "unknown key `{key}` in `info.x-mcp`; allowed keys: {}",
+                        "unknown key `{key}` in `info.x-mcp`{}; allowed keys: {}",
+                        suggestion(key, SERVER_KEYS),
                         SERVER_KEYS.join(", ")
                     ),
                 ));
@@ -484,6 +486,13 @@ fn parse_scopes(value: &Value, what: &str) -> Result<Vec<String>, String> {
         scopes.push(scope.clone());
     }
     Ok(scopes)
+}
+
+/// ` (did you mean `KEY`?)` when `key` is a near miss of one of `allowed`, else nothing.
+fn suggestion(key: &str, allowed: &[&str]) -> String {
+    crate::diagnostics::did_you_mean(key, allowed.iter().copied())
+        .map(|near| format!(" (did you mean `{near}`?)"))
+        .unwrap_or_default()
 }
 
 /// A short name of a JSON value's type, for messages.

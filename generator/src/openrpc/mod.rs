@@ -1,12 +1,16 @@
 //! OpenRPC documents: loading with source positions, `$ref` resolution, and the model.
 
+mod glob;
 pub mod json_pos;
 pub mod load;
 pub mod mcp;
 pub mod model;
+pub mod overlay;
+pub mod selection;
 
 pub use json_pos::{FilePositions, Position, SourceMap};
 pub use model::*;
+pub use selection::Selection;
 
 use crate::diagnostics::Diagnostics;
 use std::path::Path;
@@ -20,7 +24,7 @@ pub fn load(path: &Path) -> Result<(Document, Diagnostics), Diagnostics> {
     load::load(path, &load::LoadOptions::default())
 }
 
-/// [`load()`], with `options` (a `--ref-base` directory).
+/// [`load()`], with `options` (a `--ref-base` directory, a [`Selection`]).
 pub fn load_with(
     path: &Path,
     options: &load::LoadOptions,

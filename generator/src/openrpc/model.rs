@@ -111,13 +111,27 @@ pub struct Method {
     pub deprecated: bool,
     /// Errors the method declares.
     pub errors: Vec<ErrorObject>,
-    /// The MCP binding from `x-mcp`; `None` keeps the method plain JSON-RPC.
+    /// The MCP binding from `x-mcp` (the method's own, or the one a selection gave it:
+    /// [`crate::openrpc::selection`]); `None` keeps the method plain JSON-RPC.
     pub mcp: Option<McpBinding>,
+    /// Where [`Method::mcp`] comes from, when the method has a binding.
+    pub mcp_origin: Option<McpOrigin>,
     /// The method's example pairings (`examples`), `$ref`s followed, as written: only
     /// `--example-tests` reads them, and it reports what does not fit the method.
     pub examples: Vec<ExamplePairing>,
     /// Where the method object is.
     pub location: Location,
+}
+
+/// Where a method's MCP binding comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpOrigin {
+    /// The method's own `x-mcp`.
+    Document,
+    /// An entry of the overlay file (`--overlay`), located there.
+    Overlay,
+    /// A `--tools` pattern: a tool with the method's name and description.
+    Selection,
 }
 
 /// An OpenRPC Example Pairing object: example params and the result they give.

@@ -88,6 +88,10 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         client_methods => client_methods,
         example_tests => generated.example_tests.is_some(),
         split => !generated.server.pieces.is_empty(),
+        gateway => generated.server.is_gateway(),
+        example_fn => safe(signatures.first().map_or("method", |s| s.fn_name.as_str())),
+        example_params => safe(signatures.first().and_then(|s| s.params_type.as_deref()).map_or_else(String::new, |ty| format!(", params: {ty}"))),
+        example_result => safe(signatures.first().map_or_else(|| "()".to_string(), |s| short_paths(&s.result_type))),
         uses => plain.uses().map(safe).collect::<Vec<_>>(),
         methods => methods,
         completions => completions,
@@ -101,6 +105,15 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         prompts => names_of(&[McpKind::Prompt]),
         resources => names_of(&[McpKind::Resource, McpKind::ResourceTemplate]),
     }
+}
+
+/// A type as a reader writes it: the runtime's, the standard library's and `Forwarded`'s
+/// paths dropped (the handler file imports what it names).
+fn short_paths(ty: &str) -> String {
+    ty.replace("::mcp_runtime::upstream::", "")
+        .replace("::std::vec::", "")
+        .replace("::std::option::", "")
+        .replace("::std::string::", "")
 }
 
 /// What a scaffolded handler method does.

@@ -310,49 +310,54 @@ impl<'a> Emitter<'a> {
     ) -> TokenStream {
         let none = format!("data did not match any variant of untagged enum {name}");
         if !self.space.exactly_one.contains(&id) {
-            let tries = variants.iter().map(|variant| {
-                let vname = ident(&variant.name);
-                let ty = self.slot(variant.ty, id);
-                quote! {
-                    if let ::std::result::Result::Ok(variant) =
-                        <#ty as ::serde::Deserialize>::deserialize(value)
-                    {
-                        return ::std::result::Result::Ok(Self::#vname(variant));
+            // The first variant that decodes and keeps its rules (`"latest"` decodes as the
+            // string of a `pattern` variant before it, and is that variant's only if it
+            // matches); when none keeps them, the first that decodes, so that validation
+            // names the rules it breaks.
+            let mut ruled = false;
+            let tries: Vec<TokenStream> = variants
+                .iter()
+                .map(|variant| {
+                    let vname = ident(&variant.name);
+                    let ty = self.slot(variant.ty, id);
+                    let take = match self.keeps_rules(variant.ty) {
+                        Some(keeps_rules) => {
+                            ruled = true;
+                            quote! {
+                                if #keeps_rules {
+                                    return ::std::result::Result::Ok(Self::#vname(variant));
+                                }
+                                first.get_or_insert(Self::#vname(variant));
+                            }
+                        }
+                        None => quote!(return ::std::result::Result::Ok(Self::#vname(variant));),
+                    };
+                    quote! {
+                        if let ::std::result::Result::Ok(variant) =
+                            <#ty as ::serde::Deserialize>::deserialize(value)
+                        {
+                            #take
+                        }
                     }
-                }
-            });
-            return whole_value_deserialize(
-                true,
-                cfg,
-                name,
-                &[],
-                quote!({
+                })
+                .collect();
+            let body = match ruled {
+                true => quote!({
+                    let mut first = ::std::option::Option::None;
+                    #(#tries)*
+                    first.ok_or(#none)
+                }),
+                false => quote!({
                     #(#tries)*
                     ::std::result::Result::Err(#none)
                 }),
-            );
+            };
+            return whole_value_deserialize(true, cfg, name, &[], body);
         }
         let tries = variants.iter().map(|variant| {
             let vname = ident(&variant.name);
             let ty = self.slot(variant.ty, id);
-            let checks = self
-                .checks
-                .and_then(|checks| checks.value_checks(self.space, variant.ty));
-            let keeps_rules = match checks {
-                Some(checks) => quote! {
-                    {
-                        let mut out = ::mcp_runtime::validate::Violations::new();
-                        {
-                            let path = &::mcp_runtime::validate::Path::Root;
-                            let out = &mut out;
-                            let value = &variant;
-                            #checks
-                        }
-                        out.is_empty()
-                    }
-                },
-                None => quote!(true),
-            };
+            let keeps_rules = self.keeps_rules(variant.ty).unwrap_or_else(|| quote!(true));
             quote! {
                 if let ::std::result::Result::Ok(variant) =
                     <#ty as ::serde::Deserialize>::deserialize(value)
@@ -381,6 +386,26 @@ impl<'a> Emitter<'a> {
                 }
             }),
         )
+    }
+
+    /// An expression: whether `variant` (a decoded value of type `ty`) keeps the rules of `ty`;
+    /// `None` when no checks are emitted beside, or `ty` has none.
+    fn keeps_rules(&self, ty: TypeId) -> Option<TokenStream> {
+        let checks = self
+            .checks
+            .and_then(|checks| checks.value_checks(self.space, ty))?;
+        Some(quote! {
+                {
+                    let mut out = ::mcp_runtime::validate::Violations::new();
+                    {
+                        let path = &::mcp_runtime::validate::Path::Root;
+                        let out = &mut out;
+                        let value = &variant;
+                        #checks
+                    }
+                    out.is_empty()
+                }
+        })
     }
 
     /// One variant of an internally tagged enum: its tag value and its fields (its own, or

@@ -1,20 +1,16 @@
-//! The client's one connection pool, `http` and `https` (its connector is [`tls`](super::tls)'s):
-//! every MCP request and the OAuth flow's exchanges go through it, and its failures are told
-//! the same way.
+//! The client's one connection pool, `http` and `https` (the runtime's shared
+//! [`http_pool`](crate::http_pool), with [`tls`](super::tls)'s connector): every MCP request
+//! and the OAuth flow's exchanges go through it, and its failures are told the same way.
 
 use super::error::ClientError;
-use super::tls::{self, TlsConfig};
-use bytes::Bytes;
-use http_body_util::Full;
-use hyper_util::rt::TokioExecutor;
+use super::tls::TlsConfig;
 
 /// The client's one connection pool (the OAuth flow's requests use it too).
-pub(crate) type Pool = hyper_util::client::legacy::Client<tls::Connector, Full<Bytes>>;
+pub(crate) type Pool = crate::http_pool::Pool;
 
 /// A pool speaking `http` and `https`, trusting the system's roots and those of `tls`.
 pub(crate) fn pool(tls: &TlsConfig) -> Result<Pool, ClientError> {
-    let connector = tls::connector(tls)?;
-    Ok(hyper_util::client::legacy::Client::builder(TokioExecutor::new()).build(connector))
+    crate::http_pool::pool(tls, usize::MAX).map_err(ClientError::Config)
 }
 
 /// A failed exchange of `what` (`"POST https://..."`), with the causes the pool's error
@@ -23,5 +19,11 @@ pub(crate) fn transport_error(
     what: impl std::fmt::Display,
     error: &(dyn std::error::Error + 'static),
 ) -> ClientError {
-    ClientError::Transport(format!("{what}: {}", tls::describe(error)))
+    ClientError::Transport(format!(
+        "{what}: {}",
+        crate::http_pool::tls::describe(
+            error,
+            "a private CA or a self-signed certificate is trusted with ClientBuilder::root_certificate"
+        )
+    ))
 }

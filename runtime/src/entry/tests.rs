@@ -325,7 +325,9 @@ fn every_setting_reaches_the_config() {
             "1KiB",
             |c| c.max_subscription_bytes == 1024,
         ),
-        ("max-batch-len", "MCP_MAX_BATCH_LEN", "8", |c| c.max_batch_len == 8),
+        ("max-batch-len", "MCP_MAX_BATCH_LEN", "8", |c| {
+            c.max_batch_len == 8
+        }),
         ("batch-concurrency", "MCP_BATCH_CONCURRENCY", "1", |c| {
             c.batch_concurrency == 1
         }),

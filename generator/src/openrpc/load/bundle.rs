@@ -159,6 +159,11 @@ impl Loader {
         let mut root = Value::Object(top.clone());
         if let Some(Value::Array(methods)) = root.get_mut("methods") {
             for (i, method) in methods.iter_mut().enumerate() {
+                if self.skipped_methods.contains(&i) {
+                    // A declared `rpc.discover`, not read: served as written (its result
+                    // may name the OpenRPC meta-schema by URL).
+                    continue;
+                }
                 self.walk(
                     &mut hoisting,
                     Kind::Method,

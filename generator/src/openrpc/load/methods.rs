@@ -2,14 +2,19 @@
 
 use serde_json::{Map, Value};
 
-use super::{ptr_child, Loader};
-use crate::diagnostics::Diagnostic;
+use super::paths::fragment_encode;
+use super::{ptr_child, Loader, RULE_RESULT_DESCRIPTOR};
+use crate::diagnostics::{Diagnostic, Location};
+use crate::openrpc::mcp::{self, type_name, MethodFacts};
+use crate::openrpc::model::*;
+use crate::openrpc::selection::{self, Choice};
 use crate::validate::RULE_RESERVED_METHOD_NAMES;
 
 /// The OpenRPC service discovery method, which the runtime answers from the document itself.
 const RPC_DISCOVER: &str = "rpc.discover";
-use crate::openrpc::mcp::{self, type_name, MethodFacts};
-use crate::openrpc::model::*;
+
+/// The name of a result the document gives none.
+const UNNAMED_RESULT: &str = "result";
 
 impl Loader {
     /// Every method that loads, in declaration order.
@@ -18,18 +23,27 @@ impl Loader {
         match top.get("methods") {
             Some(Value::Array(items)) => {
                 for i in 0..items.len() {
-                    let Some(m) = self.method(i) else { continue };
-                    if m.name == RPC_DISCOVER && m.mcp.is_none() {
-                        // Served by the runtime itself, from this very document.
-                        let location = self.sources.child_or_self(&m.location, "name");
+                    let site = format!("/methods/{i}");
+                    let location = self.locate(0, &site);
+                    let Some((file, ptr, value)) = self.follow(0, &site, "method") else {
+                        continue;
+                    };
+                    if self.declared_discover(&value) {
+                        // Served by the runtime itself, from this very document: the
+                        // declaration is not read (its result may well name the OpenRPC
+                        // meta-schema by URL).
+                        let location = self.locate(file, &ptr_child(&ptr, "name"));
                         self.diags.push(Diagnostic::warning(
                             RULE_RESERVED_METHOD_NAMES,
                             location,
                             "the document declares `rpc.discover`, the OpenRPC service discovery method, which the generated server answers itself with this document (on its plain JSON-RPC endpoint); the declaration is not generated as a handler method",
                         ));
+                        self.skipped_methods.insert(i);
                         continue;
                     }
-                    methods.push(m);
+                    if let Some(m) = self.method(location, file, &ptr, value) {
+                        methods.push(m);
+                    }
                 }
             }
             Some(Value::Object(_)) => self.shape(
@@ -49,41 +63,61 @@ impl Loader {
         methods
     }
 
-    fn method(&mut self, index: usize) -> Option<Method> {
-        let site = format!("/methods/{index}");
-        let location = self.locate(0, &site);
-        let (file, ptr, value) = self.follow(0, &site, "method")?;
+    /// True for a declaration of `rpc.discover` that neither its own `x-mcp` nor an overlay
+    /// entry of its exact name exposes to MCP (`--tools '*'` and the overlay's globs leave it
+    /// to the runtime).
+    fn declared_discover(&mut self, method: &Value) -> bool {
+        if method.get("name").and_then(Value::as_str) != Some(RPC_DISCOVER)
+            || method.get("x-mcp").is_some()
+        {
+            return false;
+        }
+        // Marks the patterns that match it, so none is said to match nothing.
+        let choice = self.selection.choose(RPC_DISCOVER, false, &self.sources);
+        let exposed = matches!(choice, Choice::Overlay { value, .. } if !value.is_null());
+        !(exposed && self.selection.names_exactly(RPC_DISCOVER))
+    }
+
+    /// The method object `value`, found at `ptr` in `file` from the document's `location`.
+    fn method(
+        &mut self,
+        location: Location,
+        file: usize,
+        ptr: &str,
+        value: Value,
+    ) -> Option<Method> {
         let Value::Object(map) = value else {
             let message = format!("a method must be an object, found {}", type_name(&value));
-            self.shape(file, &ptr, message);
+            self.shape(file, ptr, message);
             return None;
         };
-        let name = self.req_string(file, &ptr, &map, "name", "a method");
-        let summary = self.opt_string(file, &ptr, &map, "summary");
-        let description = self.opt_string(file, &ptr, &map, "description");
-        let deprecated = self.opt_bool(file, &ptr, &map, "deprecated");
-        let params = self.params(file, &ptr, &map);
+        let name = self.req_string(file, ptr, &map, "name", "a method");
+        let summary = self.opt_string(file, ptr, &map, "summary");
+        let description = self.opt_string(file, ptr, &map, "description");
+        let deprecated = self.opt_bool(file, ptr, &map, "deprecated");
+        let params = self.params(file, ptr, &map);
         let mut result_ok = true;
         let result = if map.contains_key("result") {
-            let r = self.content_descriptor(file, &ptr_child(&ptr, "result"), "`result`");
+            let r = self.result(file, &ptr_child(ptr, "result"));
             result_ok = r.is_some();
             r
         } else {
             None
         };
-        let param_structure = self.param_structure(file, &ptr, &map);
-        let errors = self.method_errors(file, &ptr, &map);
-        let examples = self.example_pairings(file, &ptr, &map);
-        let mcp = match (map.get("x-mcp"), name.as_deref()) {
-            (Some(x_mcp), Some(name)) => {
+        let param_structure = self.param_structure(file, ptr, &map);
+        let errors = self.method_errors(file, ptr, &map);
+        let examples = self.example_pairings(file, ptr, &map);
+        let (mcp, mcp_origin) = match name.as_deref() {
+            Some(name) => {
                 let facts = MethodFacts {
                     name,
                     description: description.as_deref(),
                     summary: summary.as_deref(),
                 };
-                self.x_mcp(file, &ptr, x_mcp, &facts)
+                let notification = result_ok && result.is_none();
+                self.binding(file, ptr, &map, &facts, &location, notification)
             }
-            _ => None,
+            None => (None, None),
         };
         Some(Method {
             name: name?,
@@ -95,9 +129,58 @@ impl Loader {
             deprecated,
             errors,
             mcp,
+            mcp_origin,
             examples,
             location,
         })
+    }
+
+    /// The method's MCP binding and where it comes from: the overlay's entry, the method's
+    /// own `x-mcp`, or a `--tools` pattern ([`crate::openrpc::selection`]).
+    fn binding(
+        &mut self,
+        file: usize,
+        ptr: &str,
+        map: &Map<String, Value>,
+        facts: &MethodFacts<'_>,
+        location: &Location,
+        notification: bool,
+    ) -> (Option<McpBinding>, Option<McpOrigin>) {
+        let own = map.get("x-mcp");
+        let choice = self
+            .selection
+            .choose(facts.name, own.is_some(), &self.sources);
+        let origin = choice.origin();
+        let binding = match (choice, own) {
+            (Choice::Document, Some(x_mcp)) => self.x_mcp(file, ptr, x_mcp, facts),
+            (Choice::Document, None) => None,
+            (Choice::Overlay { value, location }, _) if !value.is_null() => {
+                // Its problems were told once, where the overlay was read.
+                let pointer = location.pointer.clone();
+                let sources = &self.sources;
+                let locate = |sub: &str| sources.locate(&location.file, &format!("{pointer}{sub}"));
+                mcp::parse_method(&value, facts, &locate).0
+            }
+            (Choice::Overlay { .. }, _) => None,
+            (Choice::Selected, _) if notification => {
+                let at = self.sources.child_or_self(location, "name");
+                self.diags.push(Diagnostic::warning(
+                    selection::RULE,
+                    at,
+                    format!(
+                        "method {:?} matches --tools but has no `result` (it is a notification, and a tool call needs an answer): it is not made a tool",
+                        facts.name
+                    ),
+                ));
+                None
+            }
+            (Choice::Selected, _) => {
+                let tool = Value::String("tool".to_string());
+                mcp::parse_method(&tool, facts, &|_| location.clone()).0
+            }
+        };
+        let origin = binding.as_ref().map(|_| origin);
+        (binding, origin)
     }
 
     /// The params, or `None` when any of them (or the array) is unusable; every problem is
@@ -258,6 +341,123 @@ impl Loader {
     ) -> Option<ContentDescriptor> {
         let location = self.locate(file, ptr);
         let (file, ptr, value) = self.follow(file, ptr, "content descriptor")?;
+        self.descriptor(location, file, &ptr, value, what)
+    }
+
+    /// A method's `result` (following `$ref`s): a content descriptor, or what documents in the
+    /// wild write instead, read as the result it means with a [`RULE_RESULT_DESCRIPTOR`]
+    /// warning: a schema or a `$ref` to one (an unnamed result of that schema), `{}` (of any
+    /// value), a descriptor without `name` (named `result`) or without `schema` (any value).
+    fn result(&mut self, file: usize, ptr: &str) -> Option<ContentDescriptor> {
+        let location = self.locate(file, ptr);
+        let (target, target_ptr, value) = self.follow(file, ptr, "content descriptor")?;
+        let Some(map) = value
+            .as_object()
+            .filter(|m| !(m.contains_key("name") && m.contains_key("schema")))
+        else {
+            return self.descriptor(location, target, &target_ptr, value, "`result`");
+        };
+        let (has_name, has_schema) = (map.contains_key("name"), map.contains_key("schema"));
+        // Keys only a content descriptor has (`required` as a boolean: a schema's is an array).
+        let descriptor_like = has_name
+            || has_schema
+            || map.contains_key("summary")
+            || map.get("required").is_some_and(Value::is_boolean);
+        let message = if has_schema {
+            "`result` has no `name`: read as a result named \"result\"".to_string()
+        } else if descriptor_like {
+            "`result` is a content descriptor without `schema`: read as a result of any value"
+                .to_string()
+        } else {
+            return Some(self.schema_result(location, file, ptr, (target, target_ptr), value));
+        };
+        let mut map = map.clone();
+        map.entry("name")
+            .or_insert_with(|| Value::String(UNNAMED_RESULT.to_string()));
+        map.entry("schema")
+            .or_insert_with(|| Value::Object(Map::new()));
+        self.diags.push(Diagnostic::warning(
+            RULE_RESULT_DESCRIPTOR,
+            location.clone(),
+            message,
+        ));
+        self.descriptor(
+            location,
+            target,
+            &target_ptr,
+            Value::Object(map),
+            "`result`",
+        )
+    }
+
+    /// A `result` that is a schema (`value`, at `target` after following the `$ref`s at `ptr`
+    /// in `file`), read as an unnamed result of that schema, with a warning.
+    fn schema_result(
+        &mut self,
+        location: Location,
+        file: usize,
+        ptr: &str,
+        (target, target_ptr): (usize, String),
+        value: Value,
+    ) -> ContentDescriptor {
+        let written = self.files[file]
+            .value
+            .pointer(ptr)
+            .and_then(|site| site.get("$ref"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        // A schema elsewhere is referred to, so it keeps its name (`#/components/schemas/X`
+        // is the type `X`); a "content descriptor" component that is a schema is inlined.
+        let referred =
+            written.is_some() && !target_ptr.starts_with("/components/contentDescriptors/");
+        let message = match &written {
+            Some(reference) => format!(
+                "`result` is a `$ref` to {reference:?}, a schema, not a content descriptor: read as an unnamed result of that schema"
+            ),
+            None if value.as_object().is_some_and(Map::is_empty) => {
+                "`result` is `{}`, a content descriptor with neither `name` nor `schema`: read as an unnamed result of any value".to_string()
+            }
+            None => "`result` is a schema, not a content descriptor (it has neither `name` nor `schema`): read as an unnamed result of that schema".to_string(),
+        };
+        self.diags.push(Diagnostic::warning(
+            RULE_RESULT_DESCRIPTOR,
+            location.clone(),
+            message,
+        ));
+        let mut schema = if referred {
+            let mut reference = Map::new();
+            reference.insert(
+                "$ref".to_string(),
+                Value::String(format!("#{}", fragment_encode(&target_ptr))),
+            );
+            Value::Object(reference)
+        } else {
+            value
+        };
+        self.canon_schema(target, &target_ptr, &mut schema);
+        ContentDescriptor {
+            name: UNNAMED_RESULT.to_string(),
+            summary: None,
+            description: None,
+            required: false,
+            deprecated: false,
+            schema,
+            schema_location: self.locate(target, &target_ptr),
+            location,
+            complete: false,
+        }
+    }
+
+    /// The content descriptor `value`, found at `ptr` in `file` from `location`.
+    fn descriptor(
+        &mut self,
+        location: Location,
+        file: usize,
+        ptr: &str,
+        value: Value,
+        what: &str,
+    ) -> Option<ContentDescriptor> {
+        let ptr = ptr.to_string();
         let Value::Object(map) = value else {
             let message = format!(
                 "{what} must be a content descriptor object, found {}",

@@ -19,6 +19,7 @@ use serde_json::Value;
 use super::json_pos::{escape_token, SourceMap};
 use super::mcp::type_name;
 use super::model::*;
+use super::selection::{Chooser, Selection};
 use crate::diagnostics::{Diagnostic, Diagnostics, Location};
 use paths::normalize;
 
@@ -94,6 +95,20 @@ pub struct LoadOptions {
     /// such a file is read from here, with a [`RULE_REF_BASE`] warning, and the files read may
     /// lie anywhere inside it.
     pub ref_base: Option<PathBuf>,
+    /// Which methods MCP sees beyond the document's own `x-mcp`: `--tools`, `--exclude` and
+    /// the `--overlay` file, applied where `x-mcp` is read ([`crate::openrpc::selection`]).
+    pub selection: Selection,
+}
+
+/// Rule id (a warning): a method's `result` is not a content descriptor as OpenRPC writes
+/// one (a schema, a `$ref` to a schema, `{}`, or one without its `name` or `schema`); it is read
+/// as the result it most plausibly means, and the warning says how.
+pub const RULE_RESULT_DESCRIPTOR: &str = "result-descriptor";
+
+/// The bytes of a file read beside the document (the overlay): a regular file of at most
+/// [`MAX_FILE_BYTES`]; else the rule broken and why.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, (&'static str, String)> {
+    files::read_bounded(path).map_err(|unreadable| (unreadable.rule, unreadable.why))
 }
 
 pub(super) fn load(
@@ -102,6 +117,7 @@ pub(super) fn load(
 ) -> Result<(Document, Diagnostics), Diagnostics> {
     let mut loader = Loader::new(path);
     loader.ref_base = options.ref_base.as_deref().map(normalize);
+    loader.selection = Chooser::new(&options.selection, &mut loader.sources, &mut loader.diags);
     let document = loader.run(path);
     let mut diags = loader.diags;
     diags.sort();
@@ -134,6 +150,11 @@ struct Loader {
     deferred: Vec<(String, usize, String)>,
     /// [`LoadOptions::ref_base`], normalized.
     ref_base: Option<PathBuf>,
+    /// [`LoadOptions::selection`], ready to apply as methods load.
+    selection: Chooser,
+    /// The indices in `methods` of the declared `rpc.discover` methods, not read (the runtime
+    /// answers it): the bundle leaves them as written.
+    skipped_methods: HashSet<usize>,
     diags: Diagnostics,
 }
 
@@ -160,6 +181,8 @@ impl Loader {
             ref_depth: 0,
             deferred: Vec::new(),
             ref_base: None,
+            selection: Chooser::default(),
+            skipped_methods: HashSet::new(),
             diags: Diagnostics::default(),
         }
     }
@@ -221,6 +244,9 @@ impl Loader {
         }
         self.components(&top);
         let methods = self.methods(&top);
+        let root = self.locate(0, "");
+        let unmatched = self.selection.finish(&root, &self.sources);
+        self.diags.0.extend(unmatched);
         self.process_deferred();
         // A document with errors is never emitted: its bundle would only repeat them.
         let bundled_json = if self.diags.has_errors() {

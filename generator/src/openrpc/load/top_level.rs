@@ -4,9 +4,10 @@ use serde_json::{Map, Value};
 
 use super::{lenient_version, supported_version, Loader, RULE_VERSION, SUPPORTED_VERSIONS};
 use crate::diagnostics::Diagnostic;
-use crate::openrpc::json_pos::escape_token;
+use crate::openrpc::json_pos::{escape_token, unescape_token};
 use crate::openrpc::mcp::{self, type_name};
 use crate::openrpc::model::*;
+use crate::openrpc::overlay;
 
 impl Loader {
     /// The `openrpc` version string, checked against the versions this generator reads.
@@ -113,15 +114,45 @@ impl Loader {
         let title = self.req_string(0, "/info", map, "title", "`info`");
         let version = self.req_string(0, "/info", map, "version", "`info`");
         let description = self.opt_string(0, "/info", map, "description");
-        if let Some(x) = map.get("x-mcp") {
-            let path = self.files[0].path.clone();
-            let sources = &self.sources;
-            let locate = |sub: &str| sources.locate(&path, &format!("/info/x-mcp{sub}"));
-            let (parsed, diags) = mcp::parse_server(x, &locate);
-            for d in diags {
-                self.diags.push(d);
+        let path = self.files[0].path.clone();
+        match (map.get("x-mcp"), self.selection.server_patch()) {
+            (None, None) => {}
+            (Some(x), None) => {
+                let sources = &self.sources;
+                let locate = |sub: &str| sources.locate(&path, &format!("/info/x-mcp{sub}"));
+                let (parsed, diags) = mcp::parse_server(x, &locate);
+                self.diags.0.extend(diags);
+                server = parsed;
             }
-            server = parsed;
+            (own, Some((overlay_path, patch))) => {
+                // The document's keys, the overlay's over them; each located where it was
+                // written.
+                let own = match own {
+                    Some(Value::Object(own)) => Some(own),
+                    Some(other) => {
+                        let message =
+                            format!("`info.x-mcp` must be an object, found {}", type_name(other));
+                        let location = self.locate(0, "/info/x-mcp");
+                        self.diags
+                            .push(Diagnostic::error(mcp::RULE, location, message));
+                        None
+                    }
+                    None => None,
+                };
+                let (merged, from_overlay) = overlay::patch_server(own, patch);
+                let sources = &self.sources;
+                let locate = |sub: &str| {
+                    let key = sub.split('/').nth(1).map(unescape_token);
+                    let file = match key {
+                        Some(key) if from_overlay.contains(&key) => overlay_path,
+                        _ => path.as_path(),
+                    };
+                    sources.locate(file, &format!("/info/x-mcp{sub}"))
+                };
+                let (parsed, diags) = mcp::parse_server(&Value::Object(merged), &locate);
+                self.diags.0.extend(diags);
+                server = parsed;
+            }
         }
         let info = match (title, version) {
             (Some(title), Some(version)) => Some(Info {
@@ -132,7 +163,12 @@ impl Loader {
             _ => None,
         };
         if let (Some(card), Some(info)) = (&server.card, &info) {
-            let path = self.files[0].path.clone();
+            let card_from_overlay = self
+                .selection
+                .server_patch()
+                .filter(|(_, patch)| patch.get("card").is_some_and(|c| !c.is_null()))
+                .map(|(overlay_path, _)| overlay_path.to_path_buf());
+            let path = card_from_overlay.unwrap_or(path);
             let sources = &self.sources;
             let locate = |sub: &str| sources.locate(&path, &format!("/info/x-mcp/card{sub}"));
             let title = server.title.as_deref().or(Some(info.title.as_str()));

@@ -1,0 +1,663 @@
+//! The upstream flags of a gateway binary ([`gateway`]): where its tools forward to and how,
+//! each a flag and an `MCP_UPSTREAM_*` variable under the `--help` group "Upstream", with the
+//! conventions of the other settings (the flag wins, an empty variable is unset, the default
+//! shown, every value checked at start: exit 2 and one line naming the flag or variable).
+//!
+//! They are not rows of `SETTINGS` (`settings.rs`): only a gateway has them, so
+//! [`parse_gateway`] adds them to the command line and reads them into an
+//! [`UpstreamSettings`] after the other settings.
+//!
+//! A header's value can come from elsewhere, so that a secret is on no command line:
+//! `Name: env:VAR` sends the variable `VAR`, `Name: file:PATH` the file's content, trimmed.
+//! Errors name the header, never its value.
+
+use std::process::ExitCode;
+
+use clap::parser::ValueSource;
+use http::header::{HeaderName, HeaderValue};
+
+use super::values::{count, duration, show_duration, show_size, size};
+use super::{
+    clap_error, command, from_matches, program_name, serve, shared, start_logging, version_line,
+    wrap, Args, ArgsError, HELP_WIDTH,
+};
+use crate::config::Config;
+use crate::dispatch::Dispatch;
+use crate::server::McpServer;
+use crate::upstream::{self, Upstream, UpstreamSettings};
+
+/// The `--help` group.
+const HEADING: &str = "Upstream";
+
+/// One upstream flag.
+struct Flag {
+    /// The long flag, without its dashes.
+    flag: &'static str,
+    /// Its environment variable.
+    env: &'static str,
+    /// The value's name in `--help`.
+    value: &'static str,
+    /// The `--help` line.
+    help: &'static str,
+    /// The default `--help` shows, given the generated code's default URL (empty: none).
+    default: fn(Option<&str>) -> String,
+}
+
+const URL: Flag = Flag {
+    flag: "upstream",
+    env: "MCP_UPSTREAM_URL",
+    value: "URL",
+    help: "the JSON-RPC endpoint the tools forward to: http:// or https:// (credentials go in a \
+           --upstream-header, not in the URL)",
+    default: |default| default.map_or_else(|| "none: required".into(), str::to_owned),
+};
+const TIMEOUT: Flag = Flag {
+    flag: "upstream-timeout",
+    env: "MCP_UPSTREAM_TIMEOUT",
+    value: "DURATION",
+    help: "the longest a forwarded call takes, from waiting for a slot to the answer's end (the \
+           tool then fails)",
+    default: |_| show_duration(upstream::DEFAULT_TIMEOUT),
+};
+const CONCURRENCY: Flag = Flag {
+    flag: "upstream-concurrency",
+    env: "MCP_UPSTREAM_CONCURRENCY",
+    value: "N",
+    help: "most calls at the upstream at once; the next wait for a slot, within their timeout",
+    default: |_| upstream::DEFAULT_MAX_CONCURRENCY.to_string(),
+};
+const MAX_BODY: Flag = Flag {
+    flag: "upstream-max-body",
+    env: "MCP_UPSTREAM_MAX_BODY",
+    value: "SIZE",
+    help: "largest answer read from the upstream (the tool fails above; reading stops there)",
+    default: |_| show_size(upstream::DEFAULT_MAX_RESPONSE_BYTES),
+};
+const HEADER: Flag = Flag {
+    flag: "upstream-header",
+    env: "MCP_UPSTREAM_HEADERS",
+    value: "HEADER",
+    help: "a header `Name: value` sent on every upstream call; repeatable (the variable: one a \
+           line). A value `env:VAR` sends the variable VAR, `file:PATH` the file's content, \
+           trimmed: --upstream-header 'Authorization: file:/run/secrets/upstream-auth'. The MCP \
+           client's own credentials are never forwarded",
+    default: |_| String::new(),
+};
+const CA: Flag = Flag {
+    flag: "upstream-ca",
+    env: "MCP_UPSTREAM_CA",
+    value: "FILE",
+    help: "root certificates (PEM) trusted for an https upstream beside the system's: a private \
+           CA, a self-signed certificate",
+    default: |_| String::new(),
+};
+
+/// The flags, in `--help` order.
+const FLAGS: [&Flag; 6] = [&URL, &TIMEOUT, &CONCURRENCY, &MAX_BODY, &HEADER, &CA];
+
+/// `command` with the upstream flags, `default_url` the default shown.
+fn with_flags(mut command: clap::Command, default_url: Option<&str>) -> clap::Command {
+    for flag in FLAGS {
+        let default = (flag.default)(default_url);
+        let mut spec = format!("[env: {}]", flag.env);
+        if !default.is_empty() {
+            spec.push_str(&format!(" [default: {default}]"));
+        }
+        let help = format!(
+            "{}\n{}",
+            wrap(flag.help, HELP_WIDTH),
+            wrap(&spec, HELP_WIDTH)
+        );
+        let action = if flag.flag == HEADER.flag {
+            clap::ArgAction::Append
+        } else {
+            clap::ArgAction::Set
+        };
+        command = command.arg(
+            clap::Arg::new(flag.flag)
+                .long(flag.flag)
+                .value_name(flag.value)
+                .help_heading(HEADING)
+                .help(help)
+                .action(action),
+        );
+    }
+    command
+}
+
+/// Like [`parse`](super::parse), for a gateway binary: the upstream flags too (`--upstream`,
+/// `--upstream-timeout`, `--upstream-concurrency`, `--upstream-max-body`,
+/// `--upstream-header`, `--upstream-ca` and their `MCP_UPSTREAM_*` variables), read into the
+/// [`UpstreamSettings`] of the upstream. `default_url` is the upstream's URL when neither
+/// `--upstream` nor `MCP_UPSTREAM_URL` gives one (the generated code's, from the document);
+/// without it, one of them is required. Every value is checked (a URL that is not `http://` or
+/// `https://`, a header's `env:` variable unset, its `file:` unreadable, ...), the error
+/// naming the flag or variable.
+pub fn parse_gateway(
+    args: impl IntoIterator<Item = String>,
+    config: &Config,
+    env: impl Fn(&str) -> Option<String>,
+    default_url: Option<&str>,
+) -> Result<(Args, UpstreamSettings), ArgsError> {
+    let program = program_name();
+    let matches = with_flags(command(&program, config), default_url)
+        .try_get_matches_from(std::iter::once(program.clone()).chain(args))
+        .map_err(clap_error)?;
+    let args = from_matches(&matches, config, &env)?;
+    let settings = settings(&matches, &env, default_url).map_err(ArgsError::Invalid)?;
+    Ok((args, settings))
+}
+
+/// A value of a flag as given, and how an error cites it.
+struct Given {
+    text: String,
+    /// `--flag` or `VAR` (never the value: a URL or a header can hold a secret).
+    source: String,
+}
+
+/// The value of `flag`: the command line's, else its variable's (empty: unset).
+fn given(
+    matches: &clap::ArgMatches,
+    env: &dyn Fn(&str) -> Option<String>,
+    flag: &Flag,
+) -> Option<Given> {
+    if matches.value_source(flag.flag) == Some(ValueSource::CommandLine) {
+        let text = matches
+            .get_one::<String>(flag.flag)
+            .cloned()
+            .unwrap_or_default();
+        return Some(Given {
+            text,
+            source: format!("--{}", flag.flag),
+        });
+    }
+    env(flag.env)
+        .filter(|text| !text.is_empty())
+        .map(|text| Given {
+            text,
+            source: flag.env.to_owned(),
+        })
+}
+
+/// The [`UpstreamSettings`] the upstream flags and variables give.
+fn settings(
+    matches: &clap::ArgMatches,
+    env: &dyn Fn(&str) -> Option<String>,
+    default_url: Option<&str>,
+) -> Result<UpstreamSettings, String> {
+    let url = match (given(matches, env, &URL), default_url) {
+        (Some(url), _) => {
+            upstream::check_url(&url.text).map_err(|why| format!("{}: {why}", url.source))?;
+            url.text.trim().to_owned()
+        }
+        (None, Some(default)) => {
+            upstream::check_url(default).map_err(|why| {
+                format!("the built-in upstream URL {default:?} cannot be used ({why}): give one with --upstream or {}", URL.env)
+            })?;
+            default.to_owned()
+        }
+        (None, None) => {
+            return Err(format!(
+                "--upstream is required: the URL of the upstream JSON-RPC endpoint, e.g. --upstream http://127.0.0.1:8545 (or {})",
+                URL.env
+            ))
+        }
+    };
+    let mut settings = UpstreamSettings::new(url);
+    let cite =
+        |given: &Given, why: String| format!("{} {}: {why}", given.source, given.text.trim());
+    if let Some(given) = given(matches, env, &TIMEOUT) {
+        settings.timeout = duration(&given.text, std::time::Duration::from_millis(1))
+            .map_err(|why| cite(&given, why))?;
+    }
+    if let Some(given) = given(matches, env, &CONCURRENCY) {
+        settings.max_concurrency = count(&given.text, 1).map_err(|why| cite(&given, why))?;
+    }
+    if let Some(given) = given(matches, env, &MAX_BODY) {
+        settings.max_response_bytes = size(&given.text, 1).map_err(|why| cite(&given, why))?;
+    }
+    if let Some(given) = given(matches, env, &CA) {
+        let path = given.text.trim();
+        let pem = std::fs::read(path)
+            .map_err(|e| format!("{} {path}: cannot be read ({e})", given.source))?;
+        // Checked now, as every other value: a bad one stops the start.
+        let mut tls = crate::http_pool::TlsConfig::default();
+        tls.add_root_certificate(&pem);
+        crate::http_pool::tls::connector(&tls)
+            .map_err(|why| format!("{} {path}: {why}", given.source))?;
+        settings.root_certificates.push(pem);
+    }
+    // Headers: every --upstream-header, else the variable's lines.
+    let lines: Vec<(String, String)> =
+        if matches.value_source(HEADER.flag) == Some(ValueSource::CommandLine) {
+            matches
+                .get_many::<String>(HEADER.flag)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .map(|(i, text)| (format!("--{} #{}", HEADER.flag, i + 1), text.clone()))
+                .collect()
+        } else {
+            env(HEADER.env)
+                .unwrap_or_default()
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| !line.trim().is_empty())
+                .map(|(i, line)| (format!("{} line {}", HEADER.env, i + 1), line.to_owned()))
+                .collect()
+        };
+    for (source, text) in lines {
+        settings
+            .headers
+            .push(header(&text, env).map_err(|why| format!("{source}: {why}"))?);
+    }
+    Ok(settings)
+}
+
+/// `Name: value`, `Name: env:VAR` or `Name: file:PATH` as the header to send. The error
+/// names the header, never its value.
+fn header(
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(HeaderName, HeaderValue), String> {
+    let Some((name, value)) = text.split_once(':') else {
+        return Err(
+            "expected `Name: value` (e.g. 'Authorization: Bearer env:UPSTREAM_TOKEN')".into(),
+        );
+    };
+    let name = name.trim();
+    let name = HeaderName::from_bytes(name.as_bytes())
+        .map_err(|_| format!("{name:?} is not a header name"))?;
+    upstream::check_header_name(&name)?;
+    let value = value.trim();
+    let value = if let Some(var) = value.strip_prefix("env:") {
+        let var = var.trim();
+        env(var)
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| format!("{name}: the variable {var} is not set (or empty)"))?
+    } else if let Some(path) = value.strip_prefix("file:") {
+        let path = path.trim();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{name}: {path} cannot be read ({e})"))?;
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(format!("{name}: {path} is empty"));
+        }
+        text.to_owned()
+    } else {
+        value.to_owned()
+    };
+    let mut value = HeaderValue::from_str(&value).map_err(|_| {
+        format!("{name}: the value is no header value (a line break or another control character?)")
+    })?;
+    value.set_sensitive(true);
+    Ok((name, value))
+}
+
+/// The `main` of a generated gateway binary: like [`main`](super::main) (the flags and
+/// `MCP_*` variables over [`Config::default`], logging, HTTP or stdio until the end), with
+/// the upstream flags too ([`parse_gateway`]). Once they are checked, the [`Upstream`] is
+/// made (one pool, no connection yet) and `build` makes the dispatch from it, typically the
+/// generated `Server` over the generated forwarding handler.
+///
+/// `default_url` is the upstream's URL when the command line and the environment give none
+/// (the generated code's, from the document); without one, `--upstream` (or
+/// `MCP_UPSTREAM_URL`) is required, and its absence exits with status 2.
+///
+/// ```no_run
+/// # fn app<D: mcp_runtime::Dispatch>(server: impl FnOnce(mcp_runtime::upstream::Upstream) -> D) -> std::process::ExitCode {
+/// // In the generated main.rs, `server` builds the generated Server from the upstream.
+/// mcp_runtime::entry::gateway(Some("http://127.0.0.1:8545"), server)
+/// # }
+/// ```
+///
+/// Credentials for the upstream are headers. A bearer token from a file:
+/// `--upstream-header 'Authorization: file:/run/secrets/upstream-token'` (the file holding
+/// `Bearer ...`). bitcoind's cookie is `user:password`, which Basic authentication sends in
+/// base64, made by the caller:
+///
+/// ```text
+/// MCP_UPSTREAM_HEADERS="Authorization: Basic $(base64 -w0 < ~/.bitcoin/.cookie)" \
+///   ./bitcoin-gateway --upstream http://127.0.0.1:8332/
+/// ```
+///
+/// With `--version`, `build` gets an upstream at `default_url` (or a loopback placeholder)
+/// that is never called.
+pub fn gateway<D: Dispatch>(
+    default_url: Option<&str>,
+    build: impl FnOnce(Upstream) -> D,
+) -> ExitCode {
+    let config = Config::default();
+    let parsed = parse_gateway(
+        std::env::args().skip(1),
+        &config,
+        |var| std::env::var(var).ok(),
+        default_url,
+    );
+    let (args, settings) = match parsed {
+        Ok(parsed) => parsed,
+        Err(ArgsError::Help(help)) => {
+            print!("{help}");
+            return ExitCode::SUCCESS;
+        }
+        Err(ArgsError::Version) => {
+            let url = default_url
+                .filter(|url| upstream::check_url(url).is_ok())
+                .unwrap_or("http://127.0.0.1/");
+            return match Upstream::new(UpstreamSettings::new(url)) {
+                Ok(upstream) => {
+                    println!("{}", version_line(build(upstream).catalog()));
+                    ExitCode::SUCCESS
+                }
+                Err(error) => {
+                    eprintln!("error: {error}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Err(ArgsError::Invalid(message)) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let _telemetry = match start_logging(&args, &program_name()) {
+        Ok(telemetry) => telemetry,
+        Err(code) => return code,
+    };
+    let upstream = match Upstream::new(settings) {
+        Ok(upstream) => upstream,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing::info!(
+        upstream = upstream.origin(),
+        "forwarding the tools to the upstream"
+    );
+    let shared = shared(&args);
+    let server = McpServer::with_config(build(upstream), args.config);
+    serve(server, args.transport, shared, args.metrics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn parse(
+        args: &[&str],
+        env: &[(&str, &str)],
+        default_url: Option<&str>,
+    ) -> Result<(Args, UpstreamSettings), ArgsError> {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        parse_gateway(
+            args.iter().map(|s| s.to_string()),
+            &Config::default(),
+            move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
+            default_url,
+        )
+    }
+
+    fn ok(args: &[&str], env: &[(&str, &str)]) -> UpstreamSettings {
+        parse(args, env, None)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
+            .1
+    }
+
+    fn refused(args: &[&str], env: &[(&str, &str)], default_url: Option<&str>) -> String {
+        match parse(args, env, default_url) {
+            Err(ArgsError::Invalid(message)) => {
+                assert!(!message.contains('\n'), "not one line: {message}");
+                message
+            }
+            Err(other) => panic!("{args:?}: {other:?}"),
+            Ok((_, settings)) => panic!("{args:?}: accepted {settings:?}"),
+        }
+    }
+
+    fn header_values(settings: &UpstreamSettings) -> Vec<(String, String)> {
+        settings
+            .headers
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_and_values() {
+        let settings = ok(&["--upstream", "http://127.0.0.1:8545"], &[]);
+        assert_eq!(settings.url, "http://127.0.0.1:8545");
+        assert_eq!(settings.timeout, Duration::from_secs(30));
+        assert_eq!(settings.max_concurrency, 64);
+        assert_eq!(settings.max_response_bytes, 16 << 20);
+        assert!(settings.headers.is_empty());
+        let settings = ok(
+            &[
+                "--upstream-timeout",
+                "1m30s",
+                "--upstream-concurrency",
+                "8",
+                "--upstream-max-body",
+                "1MiB",
+            ],
+            &[
+                ("MCP_UPSTREAM_URL", "https://node.example/rpc/v1"),
+                ("MCP_UPSTREAM_TIMEOUT", "5s"),
+            ],
+        );
+        assert_eq!(settings.url, "https://node.example/rpc/v1");
+        assert_eq!(settings.timeout, Duration::from_secs(90));
+        assert_eq!(settings.max_concurrency, 8);
+        assert_eq!(settings.max_response_bytes, 1 << 20);
+        // The flag wins over the variable, which wins over the built-in default.
+        let (_, settings) = parse(
+            &["--upstream", "http://a:1"],
+            &[("MCP_UPSTREAM_URL", "http://b:2")],
+            Some("http://c:3"),
+        )
+        .unwrap();
+        assert_eq!(settings.url, "http://a:1");
+        let (_, settings) = parse(
+            &[],
+            &[("MCP_UPSTREAM_URL", "http://b:2")],
+            Some("http://c:3"),
+        )
+        .unwrap();
+        assert_eq!(settings.url, "http://b:2");
+        let (args, settings) = parse(
+            &["--stdio"],
+            &[("MCP_UPSTREAM_URL", "")],
+            Some("http://c:3"),
+        )
+        .unwrap();
+        assert_eq!(settings.url, "http://c:3");
+        assert_eq!(args.transport, super::super::Transport::Stdio);
+    }
+
+    #[test]
+    fn refusals_name_the_flag() {
+        let message = refused(&[], &[], None);
+        assert!(message.starts_with("--upstream is required"), "{message}");
+        for url in ["ws://127.0.0.1:8546", "127.0.0.1:8545", "file:///tmp/x"] {
+            let message = refused(&["--upstream", url], &[], None);
+            assert!(
+                message.starts_with("--upstream: must be an http:// or https:// URL"),
+                "{message}"
+            );
+        }
+        let message = refused(&[], &[("MCP_UPSTREAM_URL", "ftp://x")], None);
+        assert!(
+            message.starts_with("MCP_UPSTREAM_URL: must be"),
+            "{message}"
+        );
+        let message = refused(&["--upstream", "http://user:secret@h:1"], &[], None);
+        assert!(
+            message.starts_with("--upstream: ") && !message.contains("secret"),
+            "{message}"
+        );
+        let message = refused(&[], &[], Some("ws://x"));
+        assert!(
+            message.contains("--upstream or MCP_UPSTREAM_URL"),
+            "{message}"
+        );
+        let url = ["--upstream", "http://h:1"];
+        for (flag, value, says) in [
+            ("--upstream-timeout", "0s", "--upstream-timeout 0s: "),
+            (
+                "--upstream-timeout",
+                "30",
+                "--upstream-timeout 30: 30 needs a unit",
+            ),
+            (
+                "--upstream-concurrency",
+                "0",
+                "--upstream-concurrency 0: must be at least 1",
+            ),
+            (
+                "--upstream-max-body",
+                "16MB",
+                "--upstream-max-body 16MB: unknown unit",
+            ),
+            (
+                "--upstream-ca",
+                "/nonexistent/ca.pem",
+                "--upstream-ca /nonexistent/ca.pem: cannot be read",
+            ),
+        ] {
+            let message = refused(&[url[0], url[1], flag, value], &[], None);
+            assert!(message.starts_with(says), "{message}");
+        }
+        let message = refused(&url, &[("MCP_UPSTREAM_CONCURRENCY", "many")], None);
+        assert!(
+            message.starts_with("MCP_UPSTREAM_CONCURRENCY many: not a number"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn headers_and_their_value_forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let token = dir.path().join("token");
+        std::fs::write(&token, "  Bearer from-a-file\n").unwrap();
+        let file_header = format!("Authorization: file:{}", token.display());
+        let settings = ok(
+            &[
+                "--upstream",
+                "http://h:1",
+                "--upstream-header",
+                "X-Api-Key: env:NODE_KEY",
+                "--upstream-header",
+                &file_header,
+                "--upstream-header",
+                "X-Plain:  literal value ",
+            ],
+            &[
+                ("NODE_KEY", "k-123"),
+                ("MCP_UPSTREAM_HEADERS", "X-Ignored: 1"),
+            ],
+        );
+        assert_eq!(
+            header_values(&settings),
+            [
+                ("x-api-key".to_owned(), "k-123".to_owned()),
+                ("authorization".to_owned(), "Bearer from-a-file".to_owned()),
+                ("x-plain".to_owned(), "literal value".to_owned()),
+            ]
+        );
+        assert!(settings.headers.iter().all(|(_, v)| v.is_sensitive()));
+        // The variable: one a line, blank lines skipped.
+        let settings = ok(
+            &["--upstream", "http://h:1"],
+            &[
+                ("MCP_UPSTREAM_HEADERS", "A: 1\n\nB: env:B_VALUE\n"),
+                ("B_VALUE", "2"),
+            ],
+        );
+        assert_eq!(
+            header_values(&settings),
+            [
+                ("a".to_owned(), "1".to_owned()),
+                ("b".to_owned(), "2".to_owned())
+            ]
+        );
+        let url = ["--upstream", "http://h:1", "--upstream-header"];
+        for (header, says) in [
+            ("no colon", "--upstream-header #1: expected `Name: value`"),
+            (
+                "Bad Name: x",
+                "--upstream-header #1: \"Bad Name\" is not a header name",
+            ),
+            (
+                "X-Key: env:UNSET_VAR",
+                "--upstream-header #1: x-key: the variable UNSET_VAR is not set",
+            ),
+            (
+                "X-Key: file:/nonexistent/secret",
+                "--upstream-header #1: x-key: /nonexistent/secret cannot be read",
+            ),
+            (
+                "Content-Type: text/plain",
+                "--upstream-header #1: the header content-type is the gateway's own",
+            ),
+        ] {
+            let message = refused(&[url[0], url[1], url[2], header], &[], None);
+            assert!(message.starts_with(says), "{message}");
+        }
+        let message = refused(
+            &url[..2],
+            &[
+                ("MCP_UPSTREAM_HEADERS", "A: 1\nX-Secret: env:S"),
+                ("S", "bad\u{7f}secret"),
+            ],
+            None,
+        );
+        assert!(
+            message
+                .starts_with("MCP_UPSTREAM_HEADERS line 2: x-secret: the value is no header value"),
+            "{message}"
+        );
+        assert!(
+            !message.contains("secret\u{7f}") && !message.contains("badsecret"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn help_has_the_upstream_group_with_defaults() {
+        let help = match parse(&["--help"], &[], Some("http://127.0.0.1:8545")) {
+            Err(ArgsError::Help(help)) => help,
+            other => panic!("{other:?}"),
+        };
+        assert!(help.contains("\nUpstream:\n"), "{help}");
+        for text in [
+            "--upstream <URL>",
+            "[env: MCP_UPSTREAM_URL] [default: http://127.0.0.1:8545]",
+            "[env: MCP_UPSTREAM_TIMEOUT] [default: 30s]",
+            "[env: MCP_UPSTREAM_CONCURRENCY] [default: 64]",
+            "[env: MCP_UPSTREAM_MAX_BODY] [default: 16MiB]",
+            "[env: MCP_UPSTREAM_HEADERS]",
+            "--upstream-ca <FILE>",
+        ] {
+            assert!(help.contains(text), "{text}: {help}");
+        }
+        let help = match parse(&["--help"], &[], None) {
+            Err(ArgsError::Help(help)) => help,
+            other => panic!("{other:?}"),
+        };
+        assert!(help.contains("[default: none: required]"), "{help}");
+        // A server that is no gateway has none of them.
+        assert!(!super::super::help(&Config::default()).contains("--upstream"));
+    }
+
+    #[test]
+    fn version_comes_before_the_upstream_checks() {
+        assert!(matches!(
+            parse(&["--version"], &[], None),
+            Err(ArgsError::Version)
+        ));
+    }
+}

