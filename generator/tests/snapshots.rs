@@ -47,6 +47,39 @@ fn every_generated_file_of_every_fixture() {
     }
 }
 
+/// A gateway's crate (`--tools '*' --upstream URL`): the Handler trait's forwarding bodies,
+/// `UPSTREAM_URL`, the descriptors without `outputSchema`, and the scaffold's `main.rs`,
+/// `handler.rs` and `Cargo.toml` (feature `upstream`). `tests/gateway/run.sh` builds and runs
+/// the same output against real upstreams.
+#[test]
+fn a_gateway_crate() {
+    let options = CrateOptions {
+        crate_name: None,
+        runtime: RuntimeDependency::Version("0.1.0".into()),
+    };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../fixtures/third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json",
+    );
+    let generate = mcp_codegen::Options {
+        layout: scaffold::layout(true),
+        selection: mcp_codegen::Selection {
+            tools: vec!["*".into()],
+            ..Default::default()
+        },
+        gateway: Some(mcp_codegen::Upstream {
+            url: Some("http://127.0.0.1:8545".into()),
+        }),
+        ..mcp_codegen::Options::default()
+    };
+    let generated = mcp_codegen::generate_with_options(&path, &generate).unwrap();
+    for file in crate_files(&generated, "petstore-openrpc.json", &options) {
+        let name = file.path.to_string_lossy().replace('/', "__");
+        insta::with_settings!({ snapshot_path => "snapshots/generated", prepend_module_to_snapshot => false, omit_expression => true }, {
+            insta::assert_snapshot!(format!("gateway-petstore__{name}"), file.contents);
+        });
+    }
+}
+
 #[test]
 fn generation_is_deterministic() {
     for layout in [scaffold::layout(true), scaffold::layout(false)] {

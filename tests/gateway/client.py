@@ -57,11 +57,13 @@ class Checks:
             self.record(name)
 
 
-def value_of(result):
-    """The tool's result as the upstream sent it: its JSON text block, parsed."""
+def value_of(result, string=False):
+    """The tool's result as the upstream sent it: its text block, which is the result itself
+    for a string (`string`), else its JSON."""
     assert not result.is_error, f"isError: {result.content}"
     assert len(result.content) == 1 and result.content[0].type == "text", result.content
-    return json.loads(result.content[0].text)
+    text = result.content[0].text
+    return text if string else json.loads(text)
 
 
 async def eth(c, client):
@@ -79,26 +81,27 @@ async def eth(c, client):
         assert tools["balance"].annotations.read_only_hint is True, tools["balance"].annotations
 
     async def block_number():
-        number = value_of(await client.call_tool("eth_blockNumber", {}))
+        number = value_of(await client.call_tool("eth_blockNumber", {}), string=True)
         assert isinstance(number, str) and number.startswith("0x"), number
 
     async def chain_id():
-        assert value_of(await client.call_tool("eth_chainId", {})) == "0x7a69"  # 31337
+        assert value_of(await client.call_tool("eth_chainId", {}), string=True) == "0x7a69"  # 31337
 
     async def balance():
-        wei = value_of(await client.call_tool("balance", {"Address": ACCOUNT, "Block": "latest"}))
+        wei = value_of(await client.call_tool("balance", {"Address": ACCOUNT, "Block": "latest"}), string=True)
         assert int(wei, 16) > 9_000 * 10**18, wei
         # The optional block left out: the trailing param is omitted, the node defaults it.
-        assert int(value_of(await client.call_tool("balance", {"Address": OTHER})), 16) > 0
+        assert int(value_of(await client.call_tool("balance", {"Address": OTHER}), string=True), 16) > 0
 
     async def call():
         out = value_of(await client.call_tool(
-            "eth_call", {"Transaction": {"to": OTHER, "data": "0x"}, "Block": "latest"}))
+            "eth_call", {"Transaction": {"to": OTHER, "input": "0x"}, "Block": "latest"}), string=True)
         assert out == "0x", out
 
     async def send_and_get():
         sent = value_of(await client.call_tool(
-            "eth_sendTransaction", {"Transaction": {"from": ACCOUNT, "to": OTHER, "value": "0x1"}}))
+            "eth_sendTransaction", {"Transaction": {"from": ACCOUNT, "to": OTHER, "value": "0x1"}}),
+            string=True)
         assert isinstance(sent, str) and len(sent) == 66, sent
         tx = value_of(await client.call_tool("eth_getTransactionByHash", {"Transaction hash": sent}))
         assert tx["hash"] == sent and tx["from"] == ACCOUNT and tx["value"] == "0x1", tx
@@ -131,22 +134,40 @@ async def eth(c, client):
     await c.run("invalid arguments are refused before the node", invalid_arguments)
 
 
-async def examples(c, client, document):
-    with open(document) as f:
-        methods = json.load(f)["methods"]
+def resolve(document, value):
+    """`value`, or what its `$ref` (into this document) names."""
+    while isinstance(value, dict) and "$ref" in value:
+        target = document
+        for part in value["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        value = target
+    return value
+
+
+async def examples(c, client, path):
+    with open(path) as f:
+        document = json.load(f)
     listed = {tool.name for tool in (await client.list_tools()).tools}
     count = 0
-    for method in methods:
+    for method in document["methods"]:
+        method = resolve(document, method)
+        params = [resolve(document, p) for p in method.get("params", [])]
         for example in method.get("examples", []):
-            if "result" not in example or "$ref" in example:
+            example = resolve(document, example)
+            if "result" not in example:
                 continue
             count += 1
-            arguments = {p["name"]: p["value"] for p in example.get("params", [])}
+            # An example's params stand in the order of the method's (an Example object's
+            # `name` names the example, not the param).
+            values = [resolve(document, p)["value"] for p in example.get("params", [])]
+            arguments = {param["name"]: value for param, value in zip(params, values)}
+            expected = resolve(document, example["result"])["value"]
 
-            async def check(method=method, example=example, arguments=arguments):
+            async def check(method=method, arguments=arguments, expected=expected):
                 assert method["name"] in listed, f"{method['name']} not listed"
-                got = value_of(await client.call_tool(method["name"], arguments))
-                assert got == example["result"]["value"], (got, example["result"]["value"])
+                result = await client.call_tool(method["name"], arguments)
+                got = value_of(result, string=isinstance(expected, str))
+                assert got == expected, (got, expected)
 
             await c.run(f"{method['name']}: example {example.get('name', count)!r}", check)
     assert count > 0, "the document has no example pairing"
@@ -157,7 +178,7 @@ async def main():
     parser.add_argument("--results", required=True)
     parser.add_argument("scenario")
     parser.add_argument("target")
-    parser.add_argument("rest", nargs="*")
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     info = types.Implementation(name="mcp-codegen gateway test", version="1")
     if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:

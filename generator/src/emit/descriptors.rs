@@ -50,9 +50,24 @@ impl Revision {
 /// The descriptor of `method` (which must have an MCP binding) for every revision, in
 /// [`Revision::ALL`] order, serialized compactly.
 pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBinding) -> [String; 4] {
+    descriptor_json_of(document, method, binding, false)
+}
+
+/// [`descriptor_json`], for a method a gateway forwards (`forwarded`) or not. A forwarded tool
+/// has no `outputSchema`: its result is passed through as the upstream sent it, which the
+/// document does not promise to describe, and a client that checks `structuredContent`
+/// against an `outputSchema` would refuse a looser upstream's answer.
+pub fn descriptor_json_of(
+    document: &Document,
+    method: &Method,
+    binding: &McpBinding,
+    forwarded: bool,
+) -> [String; 4] {
     Revision::ALL.map(|revision| {
         let value = match binding {
-            McpBinding::Tool(tool_binding) => tool(document, method, tool_binding, revision),
+            McpBinding::Tool(tool_binding) => {
+                tool(document, method, tool_binding, revision, !forwarded)
+            }
             McpBinding::Prompt(prompt_binding) => prompt(method, &prompt_binding.common, revision),
             McpBinding::Resource(r) => resource(
                 ("uri", &r.uri),
@@ -103,14 +118,21 @@ fn finish(mut map: Map<String, Value>, common: &McpCommon, revision: Revision) -
     Value::Object(map)
 }
 
-fn tool(document: &Document, method: &Method, binding: &ToolBinding, revision: Revision) -> Value {
+/// A tool's descriptor; `outputSchema` only with `typed_output` (see [`descriptor_json_of`]).
+fn tool(
+    document: &Document,
+    method: &Method,
+    binding: &ToolBinding,
+    revision: Revision,
+    typed_output: bool,
+) -> Value {
     let mut map = base(&binding.common, revision);
     let input = match &binding.input_schema {
         Some(verbatim) => verbatim.clone(),
         None => input_schema(document, method, revision),
     };
     map.insert("inputSchema".into(), input);
-    if revision.has_titles() && binding.common.output == McpOutput::Typed {
+    if typed_output && revision.has_titles() && binding.common.output == McpOutput::Typed {
         if let Some(output) = output_schema(document, method, revision) {
             map.insert("outputSchema".into(), output);
         }

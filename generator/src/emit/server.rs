@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::Value;
 
-use super::descriptors::descriptor_json;
+use super::descriptors::descriptor_json_of;
 use super::format::{Frame, Piece, Reach, Slot};
 use super::layout::{self, piece_module};
 use super::plan::MethodPlan;
@@ -799,7 +799,7 @@ pub fn catalog(
             .filter_map(|plan| {
                 let binding = plan.binding().filter(|b| b.kind() == kind)?;
                 let key = str_lit(binding.key());
-                let json = descriptor_json(document, plan.method, binding);
+                let json = descriptor_json_of(document, plan.method, binding, plan.forwarded);
                 let json = json.iter().map(|j| str_lit(j));
                 Some(quote! {
                     ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }

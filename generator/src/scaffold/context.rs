@@ -90,7 +90,7 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         split => !generated.server.pieces.is_empty(),
         gateway => generated.server.is_gateway(),
         example_fn => safe(signatures.first().map_or("method", |s| s.fn_name.as_str())),
-        example_params => safe(signatures.first().and_then(|s| s.params_type.as_deref()).map_or_else(String::new, |ty| format!(", params: {ty}"))),
+        example_params => safe(signatures.first().and_then(|s| s.params_type.as_deref()).map_or_else(String::new, |ty| format!(", params: {}", short_paths(ty)))),
         example_result => safe(signatures.first().map_or_else(|| "()".to_string(), |s| short_paths(&s.result_type))),
         uses => plain.uses().map(safe).collect::<Vec<_>>(),
         methods => methods,
@@ -110,6 +110,9 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
 /// A type as a reader writes it: the runtime's, the standard library's and `Forwarded`'s
 /// paths dropped (the handler file imports what it names).
 fn short_paths(ty: &str) -> String {
+    // On one line: the type stands in a `//!` comment, and a long one was wrapped.
+    let ty = ty.split_whitespace().collect::<Vec<_>>().join(" ");
+    let ty = ty.replace("< ", "<").replace(" >", ">").replace(",>", ">");
     ty.replace("::mcp_runtime::upstream::", "")
         .replace("::std::vec::", "")
         .replace("::std::option::", "")
