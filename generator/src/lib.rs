@@ -60,6 +60,10 @@ pub struct Generated {
     /// The parts generated ([`Options::output`]): the scaffold writes a client crate around
     /// [`emit::Output::Client`].
     pub output: emit::Output,
+    /// The flags that chose what MCP sees and made a gateway (`--tools`, `--exclude`,
+    /// `--overlay`, `--upstream`, `--gateway`), as the CLI takes them: the crate's README
+    /// repeats them in its regenerate line, so that regenerating keeps the selection.
+    pub selection_flags: Vec<String>,
 }
 
 /// Where a contract's skills (the skills extension, [`skills`]) come from.
@@ -233,5 +237,27 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         skills_dir,
         example_tests,
         output: options.output,
+        selection_flags: selection_flags(options),
     })
+}
+
+/// [`Generated::selection_flags`] of `options`.
+fn selection_flags(options: &Options) -> Vec<String> {
+    let selection = &options.selection;
+    let mut flags = Vec::new();
+    if !selection.tools.is_empty() {
+        flags.extend(["--tools".to_string(), selection.tools.join(",")]);
+    }
+    if !selection.exclude.is_empty() {
+        flags.extend(["--exclude".to_string(), selection.exclude.join(",")]);
+    }
+    if let Some(overlay) = &selection.overlay {
+        flags.extend(["--overlay".to_string(), overlay.display().to_string()]);
+    }
+    match &options.gateway {
+        Some(Upstream { url: Some(url) }) => flags.extend(["--upstream".to_string(), url.clone()]),
+        Some(Upstream { url: None }) => flags.push("--gateway".to_string()),
+        None => {}
+    }
+    flags
 }

@@ -89,6 +89,7 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         example_tests => generated.example_tests.is_some(),
         split => !generated.server.pieces.is_empty(),
         gateway => generated.server.is_gateway(),
+        selection_flags => safe(generated.selection_flags.iter().map(|flag| format!(" {}", shell::quote(flag))).collect::<String>()),
         example_fn => safe(signatures.first().map_or("method", |s| s.fn_name.as_str())),
         example_params => safe(signatures.first().and_then(|s| s.params_type.as_deref()).map_or_else(String::new, |ty| format!(", params: {}", short_paths(ty)))),
         example_result => safe(signatures.first().map_or_else(|| "()".to_string(), |s| short_paths(&s.result_type))),
