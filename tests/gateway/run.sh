@@ -9,6 +9,10 @@
 #     balances, eth_call, a transaction sent and read back, a node error as an isError result
 #     with the node's code, arguments refused before the node; over HTTP in both eras and over
 #     stdio;
+#   - portable schemas: the MCP Inspector CLI 2.12.0 (tests/inspector-cli's lock) runs
+#     `tools/list --strict` on the gateway of the Lotus gateway document, every method a tool,
+#     in both eras: no warning (its vendor schemas' `"type": ["object"]` are published as
+#     `"type": "object"`);
 #   - a document's own examples: @open-rpc/mock-server 1.7.8 serving a document's example
 #     pairings, behind the gateway generated from the same document with --tools '*': every
 #     example called as a tool answers the example's result (the petstore, and a third-party
@@ -83,6 +87,7 @@ examples_docs=(
 for i in "${!examples_docs[@]}"; do
   generate "examples-gateway-$i" "${examples_docs[$i]}" --tools '*' --gateway
 done
+generate lotus-gateway "$root/fixtures/third-party/lotus/build/openrpc/v2/gateway.json" --tools '*' --gateway
 
 results="$work/results"
 touch "$results"
@@ -127,7 +132,26 @@ MCP_UPSTREAM_URL="$upstream" start_server "$eth"
 client eth "$url"
 stop_servers
 
-# ---- 4. documents' examples behind their gateways --------------------------------------------
+# ---- 4. portable schemas: the Inspector's tools/list --strict on the Lotus gateway ----------
+# Every method of the Lotus gateway document a tool: its vendor schemas write `"type":
+# ["object"]`, published as the portable `"type": "object"`; --strict warns about none of them.
+npm_install inspector-cli "$root/tests/inspector-cli" node_modules/.bin/mcp-inspector
+inspector="$npm_dir/node_modules/.bin/mcp-inspector"
+start_server "$CARGO_TARGET_DIR/debug/lotus-gateway" --upstream http://127.0.0.1:9
+for era in legacy modern; do
+  name="lotus-gateway ($era): tools/list --strict warns about nothing"
+  if "$inspector" --cli "$url" --transport http --method tools/list --strict --protocol-era "$era" \
+      --format json >"$work/strict.out" 2>"$work/strict.err" \
+    && [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["result"]["tools"]))' "$work/strict.out")" = 50 ] \
+    && ! grep -q . "$work/strict.err"; then
+    echo "PASS $name" | tee -a "$results"
+  else
+    echo "FAIL $name: $(grep -c '^Warning' "$work/strict.err" || true) warnings: $(head -c 300 "$work/strict.err")" | tee -a "$results"
+  fi
+done
+stop_servers
+
+# ---- 5. documents' examples behind their gateways --------------------------------------------
 for i in "${!examples_docs[@]}"; do
   doc="${examples_docs[$i]}"
   mock_port="$(free_port)"

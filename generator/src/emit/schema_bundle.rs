@@ -64,19 +64,31 @@ impl<'d> Bundler<'d> {
         current.clone()
     }
 
-    /// Rewrites every `$ref` in `schema` to the bundle's definitions, recording what is used.
+    /// Rewrites every `$ref` in `schema` to the bundle's definitions, recording what is used,
+    /// and writes a `type` of one element in its portable form (`["object"]` as `"object"`:
+    /// the same schema, which function-calling dialects such as Gemini's accept). Values that
+    /// are data, not schemas (`const`, `enum`, `default`, `examples`), are kept as written.
     pub fn rewrite(&mut self, schema: &Value) -> Value {
         match schema {
             Value::Object(map) => {
                 let mut out = Map::with_capacity(map.len());
                 for (key, value) in map {
-                    if key == "$ref" {
-                        if let Value::String(target) = value {
+                    match (key.as_str(), value) {
+                        ("$ref", Value::String(target)) => {
                             out.insert(key.clone(), Value::String(self.reference(target)));
-                            continue;
+                        }
+                        ("type", Value::Array(types))
+                            if types.len() == 1 && types[0].is_string() =>
+                        {
+                            out.insert(key.clone(), types[0].clone());
+                        }
+                        ("const" | "enum" | "default" | "examples" | "example", _) => {
+                            out.insert(key.clone(), value.clone());
+                        }
+                        _ => {
+                            out.insert(key.clone(), self.rewrite(value));
                         }
                     }
-                    out.insert(key.clone(), self.rewrite(value));
                 }
                 Value::Object(out)
             }
