@@ -69,7 +69,7 @@ pub enum CompletionKind {
 }
 
 /// `serverInfo` / `Implementation`.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct ServerInfo {
     /// `name`.
     pub name: &'static str,

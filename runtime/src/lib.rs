@@ -86,6 +86,7 @@ pub mod stdio;
 pub mod stores;
 pub mod tasks;
 pub mod telemetry;
+pub mod tool_catalog;
 // The gateway's upstream client (feature `upstream`).
 #[cfg(feature = "upstream")]
 pub mod upstream;

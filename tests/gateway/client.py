@@ -8,6 +8,8 @@ SCENARIO is one of
                           of a hardhat node: over Streamable HTTP at URL in both eras (mode
                           "legacy" and "auto", which adopts 2026-07-28), or BIN spawned over
                           stdio with the ARGS that follow
+  catalog URL             the same gateway with --tool-mode catalog: search_tools,
+                          describe_tool and call_tool reach every tool
   examples URL DOC        a gateway of the OpenRPC document DOC in front of
                           @open-rpc/mock-server serving DOC: every example pairing of DOC called
                           as a tool answers the example's result
@@ -144,6 +146,54 @@ def resolve(document, value):
     return value
 
 
+async def catalog(c, client):
+    """The Ethereum gateway with --tool-mode catalog: three tools that reach all of them."""
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    async def listed():
+        assert sorted(tools) == ["call_tool", "describe_tool", "search_tools"], sorted(tools)
+
+    async def search():
+        found = value_of(await client.call_tool("search_tools", {"query": "balance"}))
+        names = [tool["name"] for tool in found["tools"]]
+        assert "balance" in names, found
+        every = value_of(await client.call_tool("search_tools", {"query": "", "limit": 50}))
+        assert every["total"] >= 40 and len(every["tools"]) <= 50, every["total"]
+
+    async def describe():
+        described = value_of(await client.call_tool("describe_tool", {"name": "balance"}))
+        assert described["name"] == "balance", described
+        assert "Address" in described["inputSchema"]["properties"], described
+        missing = await client.call_tool("describe_tool", {"name": "eth_nothing"})
+        assert missing.is_error and "search_tools" in missing.content[0].text, missing
+
+    async def call():
+        wei = value_of(await client.call_tool(
+            "call_tool", {"name": "balance", "arguments": {"Address": ACCOUNT}}), string=True)
+        assert int(wei, 16) > 0, wei
+        number = value_of(await client.call_tool("call_tool", {"name": "eth_blockNumber"}), string=True)
+        assert number.startswith("0x"), number
+
+    async def call_checked():
+        # The called tool's own validation runs: a bad address never reaches the node.
+        try:
+            result = await client.call_tool(
+                "call_tool", {"name": "balance", "arguments": {"Address": "nope"}})
+        except Exception as e:  # noqa: BLE001: before 2025-11-25, -32602
+            assert "-32602" in str(e) or "Invalid arguments" in str(e), e
+        else:
+            assert result.is_error and "Address" in result.content[0].text, result
+        node = await client.call_tool(
+            "call_tool", {"name": "balance", "arguments": {"Address": ACCOUNT, "Block": "0x999999"}})
+        assert node.is_error and "-32000" in node.content[0].text, node
+
+    await c.run("tools/list: search_tools, describe_tool, call_tool only", listed)
+    await c.run("search_tools", search)
+    await c.run("describe_tool", describe)
+    await c.run("call_tool forwards to the node", call)
+    await c.run("call_tool validates as the tool does; node errors stay isError", call_checked)
+
+
 async def examples(c, client, path):
     with open(path) as f:
         document = json.load(f)
@@ -184,8 +234,8 @@ async def main():
     if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:
         targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
                     args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
-    elif args.scenario == "eth":
-        targets = [(f"eth-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
+    elif args.scenario in ("eth", "catalog"):
+        targets = [(f"{args.scenario}-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     else:
         targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     for name, target, mode in targets:
@@ -195,6 +245,8 @@ async def main():
                               read_timeout_seconds=TIMEOUT) as client:
                 if args.scenario == "eth":
                     await eth(c, client)
+                elif args.scenario == "catalog":
+                    await catalog(c, client)
                 else:
                     await examples(c, client, args.rest[0])
         except BaseException as e:  # noqa: BLE001

@@ -131,6 +131,9 @@ client eth "$eth" --stdio --upstream "$upstream" --log-level error
 MCP_UPSTREAM_URL="$upstream" start_server "$eth"
 client eth "$url"
 stop_servers
+start_server "$eth" --upstream "$upstream" --tool-mode catalog
+client catalog "$url"
+stop_servers
 
 # ---- 4. portable schemas: the Inspector's tools/list --strict on the Lotus gateway ----------
 # Every method of the Lotus gateway document a tool: its vendor schemas write `"type":
@@ -150,6 +153,45 @@ for era in legacy modern; do
   fi
 done
 stop_servers
+
+# tools_list_bytes URL VERSION: the bytes of one tools/list response at VERSION (a session's for
+# 2025-11-25, a stateless request for 2026-07-28).
+tools_list_bytes() {
+  local url="$1" version="$2" session meta
+  if [ "$version" = 2026-07-28 ]; then
+    meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+    curl -s "$url" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+      -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: tools/list' \
+      -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{$meta}}" | wc -c
+    return
+  fi
+  session="$(curl -s -D - -o /dev/null "$url" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"size","version":"1"}}}' \
+    | tr -d '\r' | sed -n 's/^mcp-session-id: //Ip')"
+  curl -s "$url" -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
+    -H "mcp-session-id: $session" -H 'mcp-protocol-version: 2025-11-25' \
+    -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | wc -c
+}
+# The size of tools/list in both modes, for the issue's figures (the catalog's is checked).
+for binary in lotus-gateway eth-gateway; do
+  for mode in tools catalog; do
+    start_server "$CARGO_TARGET_DIR/debug/$binary" --upstream http://127.0.0.1:9 --tool-mode "$mode"
+    for version in 2025-11-25 2026-07-28; do
+      bytes="$(tools_list_bytes "$url" "$version")"
+      log "tools/list of $binary, --tool-mode $mode, $version: $bytes bytes"
+      if [ "$mode" = catalog ]; then
+        name="$binary --tool-mode catalog ($version): tools/list under 5 KB ($bytes bytes)"
+        if [ "$bytes" -gt 100 ] && [ "$bytes" -lt 5120 ]; then
+          echo "PASS $name" | tee -a "$results"
+        else
+          echo "FAIL $name" | tee -a "$results"
+        fi
+      fi
+    done
+    stop_servers
+  done
+done
 
 # ---- 5. documents' examples behind their gateways --------------------------------------------
 for i in "${!examples_docs[@]}"; do

@@ -24,6 +24,7 @@ use super::{
 use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
+use crate::tool_catalog::{ToolCatalog, ToolMode};
 use crate::upstream::{self, Upstream, UpstreamSettings};
 
 /// The `--help` group.
@@ -92,8 +93,26 @@ const CA: Flag = Flag {
     default: |_| String::new(),
 };
 
+const TOOL_MODE: Flag = Flag {
+    flag: "tool-mode",
+    env: "MCP_TOOL_MODE",
+    value: "MODE",
+    help: "`tools`: every method a tool, as generated; `catalog`: three tools instead \
+           (search_tools, describe_tool, call_tool) that reach them all, for a contract too \
+           large to list to a model",
+    default: |_| "tools".into(),
+};
+
 /// The flags, in `--help` order.
-const FLAGS: [&Flag; 6] = [&URL, &TIMEOUT, &CONCURRENCY, &MAX_BODY, &HEADER, &CA];
+const FLAGS: [&Flag; 7] = [
+    &URL,
+    &TIMEOUT,
+    &CONCURRENCY,
+    &MAX_BODY,
+    &HEADER,
+    &CA,
+    &TOOL_MODE,
+];
 
 /// `command` with the upstream flags, `default_url` the default shown.
 fn with_flags(mut command: clap::Command, default_url: Option<&str>) -> clap::Command {
@@ -139,13 +158,31 @@ pub fn parse_gateway(
     env: impl Fn(&str) -> Option<String>,
     default_url: Option<&str>,
 ) -> Result<(Args, UpstreamSettings), ArgsError> {
+    parse_gateway_and_mode(args, config, env, default_url)
+        .map(|(args, settings, _)| (args, settings))
+}
+
+/// [`parse_gateway`], and `--tool-mode` / `MCP_TOOL_MODE`.
+fn parse_gateway_and_mode(
+    args: impl IntoIterator<Item = String>,
+    config: &Config,
+    env: impl Fn(&str) -> Option<String>,
+    default_url: Option<&str>,
+) -> Result<(Args, UpstreamSettings, ToolMode), ArgsError> {
     let program = program_name();
     let matches = with_flags(command(&program, config), default_url)
         .try_get_matches_from(std::iter::once(program.clone()).chain(args))
         .map_err(clap_error)?;
     let args = from_matches(&matches, config, &env)?;
     let settings = settings(&matches, &env, default_url).map_err(ArgsError::Invalid)?;
-    Ok((args, settings))
+    let mode = match given(&matches, &env, &TOOL_MODE) {
+        Some(mode) => mode
+            .text
+            .parse()
+            .map_err(|why| ArgsError::Invalid(format!("{}: {why}", mode.source)))?,
+        None => ToolMode::Tools,
+    };
+    Ok((args, settings, mode))
 }
 
 /// A value of a flag as given, and how an error cites it.
@@ -328,13 +365,13 @@ pub fn gateway<D: Dispatch>(
     build: impl FnOnce(Upstream) -> D,
 ) -> ExitCode {
     let config = Config::default();
-    let parsed = parse_gateway(
+    let parsed = parse_gateway_and_mode(
         std::env::args().skip(1),
         &config,
         |var| std::env::var(var).ok(),
         default_url,
     );
-    let (args, settings) = match parsed {
+    let (args, settings, mode) = match parsed {
         Ok(parsed) => parsed,
         Err(ArgsError::Help(help)) => {
             print!("{help}");
@@ -376,7 +413,7 @@ pub fn gateway<D: Dispatch>(
         "forwarding the tools to the upstream"
     );
     let shared = shared(&args);
-    let server = McpServer::with_config(build(upstream), args.config);
+    let server = McpServer::with_config(ToolCatalog::new(build(upstream), mode), args.config);
     serve(server, args.transport, shared, args.metrics)
 }
 

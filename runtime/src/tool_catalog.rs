@@ -1,0 +1,421 @@
+//! The catalog mode of a large contract: three tools in place of hundreds.
+//!
+//! A document of hundreds of methods (Lotus full: 240, Forest: 276) is too big to list as
+//! tools for a model: its `tools/list` runs to hundreds of kilobytes. [`ToolCatalog`] wraps a
+//! server and, in [`ToolMode::Catalog`], publishes three tools instead, whatever the contract's
+//! size:
+//!
+//! - `search_tools` `{query, limit?}`: the contract's tools whose name or description holds
+//!   every word of `query` (any case), with their names and first description lines;
+//! - `describe_tool` `{name}`: one tool's whole descriptor (its `inputSchema` above all) at the
+//!   client's revision;
+//! - `call_tool` `{name, arguments}`: calls that tool, through the wrapped server's own typed
+//!   validation and handler (for a gateway, its forwarding): nothing is looser than a direct
+//!   call.
+//!
+//! Prompts, resources and everything else are the wrapped server's. [`ToolMode::Tools`] (the
+//! default) publishes the contract's tools as they are: the wrapper then only passes calls on.
+//!
+//! Scopes: `call_tool` needs every scope any of the contract's tools needs (the edge decides
+//! before the arguments, which name the tool, are read), so a deployment with per-tool scopes
+//! keeps [`ToolMode::Tools`].
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use std::sync::OnceLock;
+
+use crate::catalog::{Catalog, CompletionKind, CompletionRequest, Descriptor};
+use crate::context::RequestContext;
+use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
+use crate::error::Error;
+use crate::jsonrpc::RpcError;
+
+/// How a server publishes its tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ToolMode {
+    /// Every tool of the contract, as it is.
+    #[default]
+    Tools,
+    /// Three tools that search, describe and call the contract's ([`ToolCatalog`]).
+    Catalog,
+}
+
+impl std::str::FromStr for ToolMode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "tools" => Ok(Self::Tools),
+            "catalog" => Ok(Self::Catalog),
+            other => Err(format!(
+                "{other:?} is not a tool mode: `tools` (every tool) or `catalog` (search_tools, describe_tool, call_tool)"
+            )),
+        }
+    }
+}
+
+/// Most entries one `search_tools` answers, whatever its `limit`.
+const MAX_RESULTS: usize = 50;
+
+/// The entries of a search without `limit`.
+const DEFAULT_RESULTS: usize = 20;
+
+/// Longest description one search entry shows (its first line, cut here).
+const SUMMARY_CHARS: usize = 160;
+
+/// The three tools' descriptors, per revision (2025-03-26, 2025-06-18, 2025-11-25,
+/// 2026-07-28): the same but for `title` and `annotations`, which 2025-03-26 lacks titles of.
+static TOOLS: [Descriptor; 3] = [
+    Descriptor {
+        key: "search_tools",
+        json: [
+            r#"{"name":"search_tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+        ],
+    },
+    Descriptor {
+        key: "describe_tool",
+        json: [
+            r#"{"name":"describe_tool","description":"The whole description of one tool of this server, found with search_tools: what it does, its arguments (`inputSchema`) and its annotations.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name, as search_tools answers it."}},"required":["name"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"describe_tool","title":"Describe a tool","description":"The whole description of one tool of this server, found with search_tools: what it does, its arguments (`inputSchema`) and its annotations.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name, as search_tools answers it."}},"required":["name"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"describe_tool","title":"Describe a tool","description":"The whole description of one tool of this server, found with search_tools: what it does, its arguments (`inputSchema`) and its annotations.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name, as search_tools answers it."}},"required":["name"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"describe_tool","title":"Describe a tool","description":"The whole description of one tool of this server, found with search_tools: what it does, its arguments (`inputSchema`) and its annotations.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name, as search_tools answers it."}},"required":["name"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+        ],
+    },
+    Descriptor {
+        key: "call_tool",
+        json: [
+            r#"{"name":"call_tool","description":"Calls one tool of this server by name with its arguments, as describe_tool describes them; answers what the tool answers. Check what a tool does (describe_tool) before calling one that changes anything.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name."},"arguments":{"type":"object","description":"The tool's arguments, as its inputSchema says."}},"required":["name"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"openWorldHint":true}}"#,
+            r#"{"name":"call_tool","title":"Call a tool","description":"Calls one tool of this server by name with its arguments, as describe_tool describes them; answers what the tool answers. Check what a tool does (describe_tool) before calling one that changes anything.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name."},"arguments":{"type":"object","description":"The tool's arguments, as its inputSchema says."}},"required":["name"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"openWorldHint":true}}"#,
+            r#"{"name":"call_tool","title":"Call a tool","description":"Calls one tool of this server by name with its arguments, as describe_tool describes them; answers what the tool answers. Check what a tool does (describe_tool) before calling one that changes anything.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name."},"arguments":{"type":"object","description":"The tool's arguments, as its inputSchema says."}},"required":["name"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"openWorldHint":true}}"#,
+            r#"{"name":"call_tool","title":"Call a tool","description":"Calls one tool of this server by name with its arguments, as describe_tool describes them; answers what the tool answers. Check what a tool does (describe_tool) before calling one that changes anything.","inputSchema":{"type":"object","properties":{"name":{"type":"string","description":"The tool's name."},"arguments":{"type":"object","description":"The tool's arguments, as its inputSchema says."}},"required":["name"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"openWorldHint":true}}"#,
+        ],
+    },
+];
+
+/// A server in a [`ToolMode`]: in [`ToolMode::Catalog`], its tools behind `search_tools`,
+/// `describe_tool` and `call_tool` (see the [module](self)); in [`ToolMode::Tools`], the
+/// server as it is.
+#[derive(Debug)]
+pub struct ToolCatalog<D> {
+    inner: D,
+    mode: ToolMode,
+    /// The catalog published in [`ToolMode::Catalog`], made on first use and kept for the
+    /// process (a [`Dispatch`] hands out `&'static` catalogs).
+    catalog: OnceLock<&'static Catalog>,
+    /// Every scope of the contract's tools: what `call_tool` needs.
+    call_scopes: OnceLock<&'static [&'static str]>,
+}
+
+impl<D: Dispatch> ToolCatalog<D> {
+    /// `inner` in `mode`.
+    pub fn new(inner: D, mode: ToolMode) -> Self {
+        Self {
+            inner,
+            mode,
+            catalog: OnceLock::new(),
+            call_scopes: OnceLock::new(),
+        }
+    }
+
+    /// The wrapped server.
+    pub fn inner(&self) -> &D {
+        &self.inner
+    }
+
+    /// The tool mode.
+    pub fn mode(&self) -> ToolMode {
+        self.mode
+    }
+
+    fn catalog_mode(&self) -> &'static Catalog {
+        self.catalog.get_or_init(|| {
+            let inner = self.inner.catalog();
+            let count = inner.tools.len();
+            let note = format!(
+                "This server's {count} tools are reached through search_tools, describe_tool and call_tool."
+            );
+            let instructions = match inner.instructions {
+                Some(text) => format!("{text}\n\n{note}"),
+                None => note,
+            };
+            Box::leak(Box::new(Catalog {
+                server: inner.server,
+                instructions: Some(Box::leak(instructions.into_boxed_str())),
+                tools: &TOOLS,
+                prompts: inner.prompts,
+                resources: inner.resources,
+                resource_templates: inner.resource_templates,
+                completions: inner.completions,
+            }))
+        })
+    }
+
+    /// `search_tools`: the matching tools, `{"tools": [{"name", "description"}], "total"}`.
+    fn search(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> ToolOutcome {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Search {
+            query: String,
+            limit: Option<usize>,
+        }
+        let search: Search = match parse(arguments) {
+            Ok(search) => search,
+            Err(why) => return ToolOutcome::InvalidArguments(why),
+        };
+        let words: Vec<String> = search
+            .query
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        let limit = search
+            .limit
+            .unwrap_or(DEFAULT_RESULTS)
+            .clamp(1, MAX_RESULTS);
+        let version = ctx.protocol_version();
+        let mut total = 0;
+        let mut found = Vec::new();
+        for tool in self.inner.catalog().tools {
+            let Ok(descriptor) = serde_json::from_str::<Value>(tool.json_for(version)) else {
+                continue;
+            };
+            let description = descriptor["description"].as_str().unwrap_or("");
+            let title = descriptor["title"].as_str().unwrap_or("");
+            let haystack = format!("{} {title} {description}", tool.key).to_lowercase();
+            if !words.iter().all(|word| haystack.contains(word.as_str())) {
+                continue;
+            }
+            total += 1;
+            if found.len() < limit {
+                found.push(json!({"name": tool.key, "description": summary(description)}));
+            }
+        }
+        json_outcome(&json!({"tools": found, "total": total}))
+    }
+
+    /// `describe_tool`: the named tool's descriptor at the client's revision.
+    fn describe(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> ToolOutcome {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Describe {
+            name: String,
+        }
+        let describe: Describe = match parse(arguments) {
+            Ok(describe) => describe,
+            Err(why) => return ToolOutcome::InvalidArguments(why),
+        };
+        match self.tool(&describe.name) {
+            Some(tool) => {
+                match RawValue::from_string(tool.json_for(ctx.protocol_version()).to_string()) {
+                    Ok(json) => ToolOutcome::Success(json),
+                    Err(error) => ToolOutcome::Failed(Error::new(error.to_string())),
+                }
+            }
+            None => unknown_tool(&describe.name),
+        }
+    }
+
+    fn tool(&self, name: &str) -> Option<&'static Descriptor> {
+        self.inner
+            .catalog()
+            .tools
+            .iter()
+            .find(|tool| tool.key == name)
+    }
+}
+
+/// Reads `arguments` (absent: `{}`) as `T`; the error is the reason.
+fn parse<'a, T: Deserialize<'a>>(arguments: Option<&'a RawValue>) -> Result<T, String> {
+    serde_json::from_str(arguments.map_or("{}", RawValue::get)).map_err(|e| e.to_string())
+}
+
+/// A result of `value`'s JSON.
+fn json_outcome(value: &Value) -> ToolOutcome {
+    match serde_json::value::to_raw_value(value) {
+        Ok(json) => ToolOutcome::Success(json),
+        Err(error) => ToolOutcome::Failed(Error::new(error.to_string())),
+    }
+}
+
+/// The first line of `description`, at most [`SUMMARY_CHARS`] characters.
+fn summary(description: &str) -> String {
+    let line = description
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with("```"))
+        .unwrap_or("");
+    match line.char_indices().nth(SUMMARY_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_string(),
+    }
+}
+
+fn unknown_tool(name: &str) -> ToolOutcome {
+    ToolOutcome::Failed(Error::new(format!(
+        "no tool {name:?} here: search_tools finds the tools' names"
+    )))
+}
+
+impl<D: Dispatch> Dispatch for ToolCatalog<D> {
+    fn catalog(&self) -> &'static Catalog {
+        match self.mode {
+            ToolMode::Tools => self.inner.catalog(),
+            ToolMode::Catalog => self.catalog_mode(),
+        }
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        params: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        self.inner.call_method(method, params, ctx)
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        if self.mode == ToolMode::Tools {
+            return self.inner.call_tool(name, arguments, ctx);
+        }
+        match name {
+            "search_tools" => {
+                let outcome = self.search(arguments, &ctx);
+                Some(Box::pin(std::future::ready(outcome)))
+            }
+            "describe_tool" => {
+                let outcome = self.describe(arguments, &ctx);
+                Some(Box::pin(std::future::ready(outcome)))
+            }
+            "call_tool" => {
+                // `arguments` borrowed from the request's own: it lives as long as the call.
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct Call<'r> {
+                    name: String,
+                    #[serde(borrow)]
+                    arguments: Option<&'r RawValue>,
+                }
+                let call: Call<'a> = match parse(arguments) {
+                    Ok(call) => call,
+                    Err(why) => {
+                        return Some(Box::pin(std::future::ready(ToolOutcome::InvalidArguments(
+                            why,
+                        ))))
+                    }
+                };
+                match self.inner.call_tool(&call.name, call.arguments, ctx) {
+                    Some(running) => Some(running),
+                    None => Some(Box::pin(std::future::ready(unknown_tool(&call.name)))),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        self.inner.get_prompt(name, arguments, ctx)
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        self.inner.read_resource(uri, ctx)
+    }
+
+    fn openrpc_document(&self) -> Option<&'static str> {
+        self.inner.openrpc_document()
+    }
+
+    fn skills(&self) -> &'static [crate::skills::Skill] {
+        self.inner.skills()
+    }
+
+    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+        match (self.mode, method, key) {
+            (ToolMode::Catalog, "tools/call", "call_tool") => self.call_scopes.get_or_init(|| {
+                let mut scopes: Vec<&'static str> = Vec::new();
+                for tool in self.inner.catalog().tools {
+                    for scope in self.inner.required_scopes("tools/call", tool.key) {
+                        if !scopes.contains(scope) {
+                            scopes.push(scope);
+                        }
+                    }
+                }
+                Box::leak(scopes.into_boxed_slice())
+            }),
+            // Searching and describing need what any tool call needs at least: the
+            // document's default (what an unknown tool name is given).
+            (ToolMode::Catalog, "tools/call", _) => self.inner.required_scopes("tools/call", ""),
+            _ => self.inner.required_scopes(method, key),
+        }
+    }
+
+    fn hides_unauthorized(&self) -> bool {
+        self.inner.hides_unauthorized()
+    }
+
+    fn scopes_supported(&self) -> &'static [&'static str] {
+        self.inner.scopes_supported()
+    }
+
+    fn server_card(&self) -> Option<&'static str> {
+        self.inner.server_card()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        kind: CompletionKind,
+        reference: &str,
+        argument: &str,
+        request: CompletionRequest,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Vec<String>, Error>>> {
+        self.inner.complete(kind, reference, argument, request, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_three_descriptors_are_json_and_under_five_kilobytes_together() {
+        for revision in 0..4 {
+            let mut bytes = 0;
+            for tool in &TOOLS {
+                let value: Value = serde_json::from_str(tool.json[revision]).unwrap();
+                assert_eq!(value["name"], tool.key);
+                bytes += tool.json[revision].len();
+            }
+            assert!(bytes < 5 * 1024, "{bytes} bytes");
+        }
+    }
+
+    #[test]
+    fn summaries_are_a_first_line_cut_short() {
+        assert_eq!(summary("```go\nfunc x()\n```"), "func x()");
+        assert_eq!(
+            summary("\n  Returns the balance.\nMore."),
+            "Returns the balance."
+        );
+        let long = "é".repeat(300);
+        assert_eq!(summary(&long).chars().count(), SUMMARY_CHARS + 1);
+        assert_eq!("tools".parse::<ToolMode>(), Ok(ToolMode::Tools));
+        assert!("all".parse::<ToolMode>().unwrap_err().contains("catalog"));
+    }
+}
