@@ -84,9 +84,11 @@ fn oauth(scenario: &str) -> OAuth {
             let algorithm = context["signing_algorithm"].as_str().unwrap_or("ES256");
             credentials = credentials.private_key_pem(pem, algorithm);
         }
-        if let Some(issuer) = context["issuer"].as_str() {
-            credentials = credentials.issuer(issuer);
-        }
+        // The suite's authorization server is the one its MCP server names: trusted here.
+        credentials = match context["issuer"].as_str() {
+            Some(issuer) => credentials.issuer(issuer),
+            None => credentials.for_any_issuer(),
+        };
         oauth = oauth.pre_registered(credentials);
     }
     if scenario.starts_with("auth/client-credentials") {

@@ -502,9 +502,11 @@ async fn enterprise_session(grant: Grant) -> (Arc<EnterpriseSeen>, Session) {
     let for_fake = seen.clone();
     let base = serve(move |base, request| enterprise_fake(base, for_fake.clone(), request)).await;
     let pool = pool();
-    let oauth = OAuth::new()
-        .grant(grant)
-        .pre_registered(PreRegistered::new("as-client").secret("as-secret"));
+    let oauth = OAuth::new().grant(grant).pre_registered(
+        PreRegistered::new("as-client")
+            .secret("as-secret")
+            .for_any_issuer(),
+    );
     let session = Session::new(oauth, pool, &format!("{base}/mcp")).unwrap();
     (seen, session)
 }
@@ -531,7 +533,11 @@ async fn enterprise_managed_authorization_exchanges_then_presents_the_id_jag() {
     let pool = pool();
     let oauth = OAuth::new()
         .grant(Grant::EnterpriseManaged(idp))
-        .pre_registered(PreRegistered::new("as-client").secret("as-secret"));
+        .pre_registered(
+            PreRegistered::new("as-client")
+                .secret("as-secret")
+                .for_any_issuer(),
+        );
     let session = Session::new(oauth, pool, &format!("{base}/mcp")).unwrap();
     let challenge = parse_challenge([r#"Bearer error="invalid_token""#]);
     session

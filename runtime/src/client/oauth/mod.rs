@@ -141,6 +141,7 @@ pub struct PreRegistered {
     secret: Option<String>,
     private_key: Option<(String, String)>,
     issuer: Option<String>,
+    any_issuer: bool,
 }
 
 impl PreRegistered {
@@ -151,6 +152,7 @@ impl PreRegistered {
             secret: None,
             private_key: None,
             issuer: None,
+            any_issuer: false,
         }
     }
 
@@ -169,11 +171,29 @@ impl PreRegistered {
     }
 
     /// The authorization server (issuer identifier) these credentials are for; they are
-    /// offered to no other. Without it they are offered to whichever server the resource
-    /// names.
+    /// offered to no other. Without it (and without [`for_any_issuer`](Self::for_any_issuer))
+    /// a secret or a key is offered to none: the MCP server names the authorization server,
+    /// and a hostile one would name its own to collect them. A public client (an ID alone)
+    /// is offered to any.
     pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
         self.issuer = Some(issuer.into());
         self
+    }
+
+    /// Offers these credentials to whichever authorization server the MCP server names:
+    /// only for an MCP server trusted as much as the credentials (tests, the conformance
+    /// suite). Prefer [`issuer`](Self::issuer).
+    pub fn for_any_issuer(mut self) -> Self {
+        self.any_issuer = true;
+        self
+    }
+
+    /// Whether the credentials may be offered to the authorization server `issuer`.
+    pub(crate) fn meant_for(&self, issuer: Option<&str>) -> bool {
+        match &self.issuer {
+            Some(own) => Some(own.as_str()) == issuer,
+            None => self.any_issuer || (self.secret.is_none() && self.private_key.is_none()),
+        }
     }
 }
 

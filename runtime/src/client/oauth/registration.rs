@@ -70,11 +70,7 @@ pub(crate) async fn register(
     server: &AuthorizationServer,
 ) -> Result<RegisteredClient, ClientError> {
     if let Some(pre) = &config.pre_registered {
-        let meant_for_it = pre
-            .issuer
-            .as_deref()
-            .is_none_or(|issuer| Some(issuer) == server.issuer.as_deref());
-        if meant_for_it {
+        if pre.meant_for(server.issuer.as_deref()) {
             let method = choose_method(server, None, pre.secret.is_some(), key.is_some());
             tracing::debug!(client_id = %pre.client_id, ?method, "oauth: pre-registered client");
             return Ok(RegisteredClient {
@@ -98,7 +94,7 @@ pub(crate) async fn register(
     }
     let Some(endpoint) = &server.registration_endpoint else {
         return Err(ClientError::OAuth(format!(
-            "no way to register at the authorization server {}: it has no registration_endpoint, {}, and no pre-registered credentials are configured for it",
+            "no way to register at the authorization server {}: it has no registration_endpoint, {}, and no pre-registered credentials are configured for it (a secret or key is offered only to the server PreRegistered::issuer names)",
             server.key(),
             if server.client_id_metadata_documents {
                 "the client has no client ID metadata document URL"
@@ -218,6 +214,37 @@ mod tests {
         let mut server = AuthorizationServer::defaults("http://as");
         server.token_auth_methods = methods.map(|m| m.iter().map(|s| s.to_string()).collect());
         server
+    }
+
+    /// A secret or a key goes only to the issuer it names (or, opted in, to any); a public
+    /// client's ID to any. Without a registration endpoint the error says why.
+    #[tokio::test]
+    async fn pre_registered_secrets_go_only_to_their_issuer() {
+        let pool = super::super::super::pool::pool(&Default::default()).unwrap();
+        let mut elsewhere = server(None);
+        elsewhere.issuer = Some("http://attacker".into());
+        elsewhere.registration_endpoint = None;
+        elsewhere.client_id_metadata_documents = false;
+        let secret = super::super::PreRegistered::new("app").secret("s3cret");
+        for (pre, offered) in [
+            (secret.clone(), false),
+            (secret.clone().issuer("http://as"), false),
+            (secret.clone().issuer("http://attacker"), true),
+            (secret.clone().for_any_issuer(), true),
+            (super::super::PreRegistered::new("public-app"), true),
+        ] {
+            let config = OAuth::new().pre_registered(pre);
+            match register(&pool, &config, None, &elsewhere).await {
+                Ok(client) => assert!(offered, "offered {:?}", client.id),
+                Err(error) => {
+                    assert!(!offered, "{error}");
+                    assert!(
+                        error.to_string().contains("PreRegistered::issuer"),
+                        "{error}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
