@@ -230,11 +230,20 @@ async fn start_server(issuer: &Issuer) -> Server {
 
 /// [`start_server`] whose keys are fetched at most once per `refresh_interval`.
 async fn start_server_refreshing(issuer: &Issuer, refresh_interval: Duration) -> Server {
+    start_server_with(issuer, |settings| {
+        settings.refresh_interval = refresh_interval
+    })
+    .await
+}
+
+/// [`start_server`] with its settings changed by `change`.
+async fn start_server_with(issuer: &Issuer, change: impl FnOnce(&mut JwtSettings)) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
     let mut settings = JwtSettings::new(&issuer.url, &resource);
-    settings.refresh_interval = refresh_interval;
+    settings.refresh_interval = Duration::from_millis(300);
+    change(&mut settings);
     let auth = JwtAuthenticator::auth(settings)
         .unwrap()
         .require_scopes(vec![SCOPE.into()]);
@@ -1069,6 +1078,58 @@ async fn a_call_is_authorized_as_it_runs_whatever_its_bytes() {
     ]) {
         let answer = send_raw(server.addr, "/jsonrpc", &old_headers[..1], &body).await;
         refused(&answer, &body);
+    }
+}
+
+/// A token bound to a key (`cnf`: DPoP's `jkt`, mTLS's `x5t#S256`) is refused as a Bearer
+/// token (RFC 9449 §7.1); with `token_type` set, a JWT of another `typ` (an ID token signed
+/// with the same keys) is refused, and `at+jwt` is accepted in any case, with or without
+/// `application/`.
+#[tokio::test]
+async fn bound_tokens_and_other_token_types_are_refused() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    for cnf in [
+        json!({"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}),
+        json!({"x5t#S256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"}),
+    ] {
+        let mut bound = claims(&issuer.url, &server.resource);
+        bound["cnf"] = cnf;
+        let answer = refused_with(&server, &rs256("rsa-1", &bound)).await;
+        assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.body);
+        let challenge = answer.challenge.unwrap();
+        assert!(
+            challenge.contains("invalid_token") && challenge.contains("cnf"),
+            "{challenge}"
+        );
+    }
+    // Without token_type, typ is not looked at.
+    call_as(
+        &server,
+        &rs256("rsa-1", &claims(&issuer.url, &server.resource)),
+    )
+    .await;
+
+    let typed = start_server_with(&issuer, |s| s.token_type = Some("at+jwt".into())).await;
+    let key = EncodingKey::from_rsa_pem(RSA_PEM).unwrap();
+    let with_typ = |typ: Option<&str>| {
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some("rsa-1".into());
+        header.typ = typ.map(str::to_owned);
+        jsonwebtoken::encode(&header, &claims(&issuer.url, &typed.resource), &key).unwrap()
+    };
+    for typ in [Some("at+jwt"), Some("application/AT+JWT")] {
+        call_as(&typed, &with_typ(typ)).await;
+    }
+    for typ in [Some("JWT"), None] {
+        let answer = refused_with(&typed, &with_typ(typ)).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::UNAUTHORIZED,
+            "{typ:?}: {}",
+            answer.body
+        );
+        assert!(answer.challenge.unwrap().contains("typ"), "{typ:?}");
     }
 }
 

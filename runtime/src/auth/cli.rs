@@ -15,6 +15,8 @@ pub struct AuthArgs {
     pub(crate) jwks: Option<(String, String)>,
     /// `--auth-scopes` / `MCP_AUTH_SCOPES`.
     pub(crate) scopes: Option<(String, String)>,
+    /// `--auth-token-type` / `MCP_AUTH_TOKEN_TYPE`.
+    pub(crate) token_type: Option<(String, String)>,
 }
 
 impl AuthArgs {
@@ -23,7 +25,7 @@ impl AuthArgs {
     /// checked) is the default audience.
     pub(crate) fn auth(&self, public_url: Option<&str>) -> Result<Option<super::Auth>, String> {
         let Some((issuer, _)) = &self.issuer else {
-            if let Some((_, source)) = [&self.audience, &self.jwks, &self.scopes]
+            if let Some((_, source)) = [&self.audience, &self.jwks, &self.scopes, &self.token_type]
                 .into_iter()
                 .flatten()
                 .next()
@@ -54,7 +56,17 @@ impl AuthArgs {
                     .collect()
             })
             .unwrap_or_default();
-        build(issuer.clone(), audience, self.jwks.clone(), scopes)
+        let token_type = self
+            .token_type
+            .as_ref()
+            .map(|(typ, _)| typ.trim().to_owned());
+        build(
+            issuer.clone(),
+            audience,
+            self.jwks.clone(),
+            scopes,
+            token_type,
+        )
     }
 }
 
@@ -64,10 +76,12 @@ fn build(
     audience: String,
     jwks: Option<(String, String)>,
     scopes: Vec<String>,
+    token_type: Option<String>,
 ) -> Result<Option<super::Auth>, String> {
     use super::jwt::{JwtAuthenticator, JwtSettings};
     let mut settings = JwtSettings::new(issuer, audience);
     settings.jwks_url = jwks.map(|(url, _)| url);
+    settings.token_type = token_type.filter(|typ| !typ.is_empty());
     let auth = JwtAuthenticator::auth(settings).map_err(|why| format!("--auth-issuer: {why}"))?;
     Ok(Some(auth.require_scopes(scopes)))
 }
@@ -78,6 +92,7 @@ fn build(
     _: String,
     _: Option<(String, String)>,
     _: Vec<String>,
+    _: Option<String>,
 ) -> Result<Option<super::Auth>, String> {
     Err("--auth-issuer: this server was built without mcp-runtime's `jwt` feature; rebuild it with the feature on (a generated crate: `cargo build --features jwt`)".into())
 }
@@ -115,6 +130,7 @@ mod tests {
             "audience" => &mut args.audience,
             "jwks" => &mut args.jwks,
             "scopes" => &mut args.scopes,
+            "token_type" | "token-type" => &mut args.token_type,
             other => panic!("no such flag: {other}"),
         }
     }

@@ -772,6 +772,19 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        flag: "auth-token-type",
+        env: "MCP_AUTH_TOKEN_TYPE",
+        value: Some("TYP"),
+        heading: AUTH,
+        help: "the JOSE header typ access tokens must carry (at+jwt for RFC 9068 tokens), so that another JWT of the issuer is not taken for one",
+        scope: Scope::Http,
+        default: |_| "not checked".into(),
+        apply: |p, v| {
+            p.auth.token_type = Some((v.text.to_owned(), v.source.clone()));
+            Ok(())
+        },
+    },
+    Setting {
         flag: "auth-scopes",
         env: "MCP_AUTH_SCOPES",
         value: Some("LIST"),

@@ -412,6 +412,7 @@ fn every_setting_reaches_the_config() {
         ("auth-audience", ()),
         ("auth-jwks", ()),
         ("auth-scopes", ()),
+        ("auth-token-type", ()),
     ] {
         // Checked by their own tests below.
         covered.push(flag);
@@ -608,6 +609,11 @@ fn auth_flags() {
     );
     let message = refused(&[], &[("MCP_AUTH_SCOPES", "a")]);
     assert!(message.starts_with("MCP_AUTH_SCOPES=a: "), "{message}");
+    let message = refused(&["--auth-token-type", "at+jwt"], &[]);
+    assert!(
+        message.starts_with("--auth-token-type at+jwt: "),
+        "{message}"
+    );
     let message = refused(&["--auth-issuer", "https://as"], &[]);
     assert!(message.contains("--public-url"), "{message}");
     assert!(refused(&["--auth-jwks"], &[]).contains("--auth-jwks <URL> needs a value"));

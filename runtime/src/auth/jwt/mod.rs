@@ -53,6 +53,11 @@ pub struct JwtSettings {
     /// Most verified tokens remembered, so that a token used again is not verified again
     /// (until it expires or the keys are fetched again); 0 turns this off. Default 10,000.
     pub cache_capacity: usize,
+    /// The JOSE header `typ` tokens must carry, compared without case and with or without
+    /// `application/` (RFC 9068 access tokens: `at+jwt`), so that an ID token or another JWT
+    /// of the issuer signed with the same keys is not taken for an access token. `None` (the
+    /// default): `typ` is not checked.
+    pub token_type: Option<String>,
 }
 
 impl JwtSettings {
@@ -67,6 +72,7 @@ impl JwtSettings {
             max_key_age: Duration::from_secs(60 * 60),
             fetch_timeout: Duration::from_secs(10),
             cache_capacity: 10_000,
+            token_type: None,
         }
     }
 }
@@ -74,6 +80,7 @@ impl JwtSettings {
 /// Validates JWT access tokens from `Authorization: Bearer` (see the [module](self) docs).
 pub struct JwtAuthenticator {
     expected: Expected,
+    token_type: Option<String>,
     keys: KeyCache,
     verified: verified::Verified,
 }
@@ -100,6 +107,7 @@ impl JwtAuthenticator {
         };
         Ok(Self {
             verified: verified::Verified::new(settings.cache_capacity, expected.leeway),
+            token_type: settings.token_type.clone(),
             expected,
             keys: KeyCache::new(source, fetch::Fetcher::new(settings.fetch_timeout)?),
         })
@@ -123,6 +131,18 @@ impl JwtAuthenticator {
                 "tokens signed with {:?} are not accepted",
                 header.alg
             )));
+        }
+        if let Some(wanted) = &self.token_type {
+            if !header
+                .typ
+                .as_deref()
+                .is_some_and(|typ| same_type(typ, wanted))
+            {
+                return Err(Refusal::invalid_token(format!(
+                    "the token's typ is {:?}, not {wanted:?}: it is not an access token for this server",
+                    header.typ.as_deref().unwrap_or("absent")
+                )));
+            }
         }
         let kid = header.kid.as_deref();
         let mut keys = self.keys.keys().await.map_err(unavailable)?;
@@ -150,6 +170,13 @@ impl JwtAuthenticator {
         self.expected
             .check(&claims, now)
             .map_err(|bad| Refusal::invalid_token(why_invalid(bad)))?;
+        // A sender-constrained token (RFC 9449 DPoP `cnf.jkt`, RFC 8705 mTLS `cnf.x5t#S256`)
+        // presented as a plain bearer token: whoever holds it is not shown to hold its key.
+        if claims.get("cnf").is_some_and(|cnf| !cnf.is_null()) {
+            return Err(Refusal::invalid_token(
+                "the access token is bound to a key (cnf): it cannot be used as a Bearer token",
+            ));
+        }
         let principal = principal_of(Value::Object(claims))?;
         self.verified.put(digest, &principal, keys.fetched(), now);
         Ok(principal)
@@ -185,6 +212,18 @@ impl Authenticator for JwtAuthenticator {
             }
         })
     }
+}
+
+/// Whether the header `typ` names `wanted` (RFC 7515 §4.1.9: without case, `application/`
+/// optional).
+fn same_type(typ: &str, wanted: &str) -> bool {
+    let bare = |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        lower
+            .strip_prefix("application/")
+            .map_or(lower.clone(), str::to_owned)
+    };
+    bare(typ) == bare(wanted)
 }
 
 fn is_asymmetric(alg: Algorithm) -> bool {
