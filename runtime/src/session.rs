@@ -113,8 +113,8 @@ pub struct Session {
     pending: Mutex<HashMap<String, oneshot::Sender<ClientAnswer>>>,
     in_flight: Mutex<HashMap<String, Stop>>,
     streams: Mutex<Streams>,
-    /// Who created it, when authorization is on ([`crate::Principal`]'s owner key): only
-    /// they may use it.
+    /// Who created it, when authorization is on (the digest of [`crate::Principal`]'s issuer
+    /// and subject, as a shared store keeps it): only they may use it.
     owner: OnceLock<Box<str>>,
     /// For a session a shared store keeps: when (ms after `created`) this instance last
     /// refreshed its record's time to live. `u64::MAX`: kept in this process only.
@@ -266,7 +266,7 @@ impl Session {
     pub(crate) fn is_usable_by(&self, principal: &crate::auth::Principal) -> bool {
         self.owner
             .get()
-            .is_none_or(|owner| **owner == principal.owner_key())
+            .is_none_or(|owner| **owner == principal.owner_digest())
     }
 
     /// The negotiated protocol version.

@@ -258,7 +258,8 @@ impl<D: Dispatch> McpServer<D> {
             Err(error) => return (rpc_error(StatusCode::BAD_REQUEST, error, Some(id)), None),
         };
         if let Some(principal) = principal {
-            session.bind_owner(principal.owner_key());
+            // The digest, not the subject: a shared store holds the record.
+            session.bind_owner(principal.owner_digest());
         }
         if let Err(error) = self.engine.store.insert(session.clone()) {
             return (
