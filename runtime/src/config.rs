@@ -144,6 +144,9 @@ pub struct Config {
     /// Most messages in one JSON-RPC batch (a 2025-03-26 session's, or the plain JSON-RPC
     /// endpoint's): a longer one is refused whole with -32600. Default 64.
     pub max_batch_len: usize,
+    /// Most requests one session runs at once past their first step (a handler that waits:
+    /// on the client, a stream, time): one more is refused with 503 and -32000. Default 64.
+    pub max_session_requests: usize,
     /// Most elements of one plain JSON-RPC batch that run at once (the rest wait their turn;
     /// answers keep the batch's order). 2025-03-26 batches run one at a time. Default 4.
     pub batch_concurrency: usize,
@@ -256,6 +259,7 @@ impl Default for Config {
             max_subscriptions: 1_000,
             max_subscription_bytes: 64 * 1024,
             max_batch_len: 64,
+            max_session_requests: 64,
             batch_concurrency: 4,
             max_pending_client_requests: 64,
             max_listen_streams: 10_000,
@@ -375,6 +379,12 @@ impl ConfigBuilder {
     /// Sets [`Config::max_batch_len`].
     pub fn max_batch_len(mut self, max_batch_len: usize) -> Self {
         self.config.max_batch_len = max_batch_len;
+        self
+    }
+
+    /// Sets [`Config::max_session_requests`].
+    pub fn max_session_requests(mut self, max_session_requests: usize) -> Self {
+        self.config.max_session_requests = max_session_requests;
         self
     }
 

@@ -42,6 +42,8 @@ pub struct SessionLimits {
     pub max_subscriptions: usize,
     /// Bytes of the URIs subscribed at once ([`Config::max_subscription_bytes`]).
     pub max_subscription_bytes: usize,
+    /// Requests running at once ([`Config::max_session_requests`]).
+    pub max_running: usize,
     /// Server-to-client requests awaiting an answer at once
     /// ([`Config::max_pending_client_requests`]).
     pub max_pending_client_requests: usize,
@@ -57,6 +59,7 @@ impl SessionLimits {
             buffered_messages: config.buffered_messages,
             max_subscriptions: config.max_subscriptions,
             max_subscription_bytes: config.max_subscription_bytes,
+            max_running: config.max_session_requests,
             max_pending_client_requests: config.max_pending_client_requests,
             max_lifetime: config.session_max_lifetime,
         }
@@ -69,17 +72,36 @@ impl Default for SessionLimits {
     }
 }
 
-/// A request's id is that of one still running in its session.
+/// Why a session does not take one more running request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct IdInUse;
+pub(crate) enum NotAdmitted {
+    /// Its id is that of one still running in the session.
+    IdInUse,
+    /// The session runs its maximum of requests ([`Config::max_session_requests`]).
+    Busy(usize),
+}
 
-impl IdInUse {
-    /// The JSON-RPC error a request reusing a running request's id gets.
-    pub(crate) fn error() -> RpcError {
-        RpcError::new(
-            crate::jsonrpc::INVALID_REQUEST,
-            "Invalid Request: a request with this id is still running (ids must be unique)",
-        )
+impl NotAdmitted {
+    /// The JSON-RPC error the request gets.
+    pub(crate) fn error(self) -> RpcError {
+        match self {
+            NotAdmitted::IdInUse => RpcError::new(
+                crate::jsonrpc::INVALID_REQUEST,
+                "Invalid Request: a request with this id is still running (ids must be unique)",
+            ),
+            NotAdmitted::Busy(running) => RpcError::new(
+                crate::jsonrpc::SERVER_ERROR,
+                format!("Server busy: this session runs {running} requests already, the most it may (Config::max_session_requests); retry when one ends"),
+            ),
+        }
+    }
+
+    /// The HTTP status of the refusal.
+    pub(crate) fn status(self) -> http::StatusCode {
+        match self {
+            NotAdmitted::IdInUse => http::StatusCode::BAD_REQUEST,
+            NotAdmitted::Busy(_) => http::StatusCode::SERVICE_UNAVAILABLE,
+        }
     }
 }
 
@@ -105,6 +127,7 @@ pub struct Session {
     lifetime_ms: u64,
     max_subscriptions: usize,
     max_subscription_bytes: usize,
+    max_running: usize,
     max_pending_client_requests: usize,
     /// Minimum log level rank to send (see [`crate::mcp::level_rank`]); 255 = none set.
     log_level: AtomicU8,
@@ -214,6 +237,7 @@ impl Session {
                 .map_or(u64::MAX, |lifetime| lifetime.as_millis() as u64),
             max_subscriptions: limits.max_subscriptions,
             max_subscription_bytes: limits.max_subscription_bytes,
+            max_running: limits.max_running,
             max_pending_client_requests: limits.max_pending_client_requests,
             log_level: AtomicU8::new(u8::MAX),
             next_request_id: AtomicU64::new(1),
@@ -385,14 +409,19 @@ impl Session {
 
     /// Records a running request so `notifications/cancelled` can stop it: `stop` is called
     /// on cancellation (or when the session closes). `Err` when a request with this id is
-    /// running already: ids must be unique, and the earlier one keeps its hook.
+    /// running already (ids must be unique, and the earlier one keeps its hook), or when the
+    /// session runs its maximum of requests.
     pub(crate) fn track(
         &self,
         request_id: &str,
         stop: impl FnOnce() + Send + 'static,
-    ) -> Result<(), IdInUse> {
-        match lock(&self.in_flight).entry(request_id.to_string()) {
-            std::collections::hash_map::Entry::Occupied(_) => Err(IdInUse),
+    ) -> Result<(), NotAdmitted> {
+        let mut running = lock(&self.in_flight);
+        if running.len() >= self.max_running && !running.contains_key(request_id) {
+            return Err(NotAdmitted::Busy(running.len()));
+        }
+        match running.entry(request_id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(_) => Err(NotAdmitted::IdInUse),
             std::collections::hash_map::Entry::Vacant(slot) => {
                 slot.insert(Stop(Box::new(stop)));
                 Ok(())
@@ -400,9 +429,17 @@ impl Session {
         }
     }
 
-    /// Whether a request with this id (its JSON text, [`crate::engine`]'s key) is running.
-    pub(crate) fn is_running(&self, request_id: &str) -> bool {
-        lock(&self.in_flight).contains_key(request_id)
+    /// Whether the session takes one more running request with this id (its JSON text,
+    /// [`crate::engine`]'s key): checked before it starts, so that nothing of it runs.
+    pub(crate) fn admits(&self, request_id: &str) -> Result<(), NotAdmitted> {
+        let running = lock(&self.in_flight);
+        if running.contains_key(request_id) {
+            return Err(NotAdmitted::IdInUse);
+        }
+        if running.len() >= self.max_running {
+            return Err(NotAdmitted::Busy(running.len()));
+        }
+        Ok(())
     }
 
     /// Forgets a finished request.
@@ -713,6 +750,7 @@ mod tests {
                 buffered_messages: 8,
                 max_subscriptions: 2,
                 max_subscription_bytes: 16,
+                max_running: 2,
                 max_pending_client_requests: 2,
                 max_lifetime: Some(Duration::from_millis(200)),
             },
@@ -782,7 +820,16 @@ mod tests {
         let s = session();
         store.insert(s.clone()).unwrap();
         s.track("1", || {}).unwrap();
-        assert_eq!(s.track("1", || {}), Err(IdInUse), "an id still running");
+        assert_eq!(
+            s.track("1", || {}),
+            Err(NotAdmitted::IdInUse),
+            "an id still running"
+        );
+        assert_eq!(s.admits("1"), Err(NotAdmitted::IdInUse));
+        s.track("2", || {}).unwrap();
+        assert_eq!(s.admits("3"), Err(NotAdmitted::Busy(2)), "two at most");
+        assert_eq!(s.track("3", || {}), Err(NotAdmitted::Busy(2)));
+        s.untrack("2");
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(
             store.evict_expired(Some(Duration::from_millis(40))),

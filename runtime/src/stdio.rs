@@ -416,11 +416,14 @@ impl<D: Dispatch> Peer<D> {
         let Some(registered) = self.in_flight.register(key.clone(), &outbound) else {
             return self.send(error_response(Some(request.id), &id_in_use()));
         };
+        if let Err(refused) = session.admits(&key) {
+            return self.send(error_response(Some(request.id), &refused.error()));
+        }
         let started = self
             .engine
             .start(Identity::Session(session.clone()), request, outbound);
         let canceller = started.outbound.clone();
-        // Cannot be refused: `in_flight` above holds every running id of this peer.
+        // Admitted just above, and this peer alone starts the session's requests.
         let _ = session.track(&key, move || canceller.cancel());
         let out = self.out.clone();
         self.running.spawn(async move {

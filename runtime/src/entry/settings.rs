@@ -501,6 +501,19 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        flag: "max-session-requests",
+        env: "MCP_MAX_SESSION_REQUESTS",
+        value: Some("N"),
+        heading: STREAMS,
+        help: "most requests one session runs at once past their first step (503 above)",
+        scope: Scope::Any,
+        default: |c| c.max_session_requests.to_string(),
+        apply: |p, v| {
+            p.config.max_session_requests = count(v.text, 1)?;
+            Ok(())
+        },
+    },
+    Setting {
         flag: "batch-concurrency",
         env: "MCP_BATCH_CONCURRENCY",
         value: Some("N"),

@@ -328,6 +328,12 @@ fn every_setting_reaches_the_config() {
         ("max-batch-len", "MCP_MAX_BATCH_LEN", "8", |c| {
             c.max_batch_len == 8
         }),
+        (
+            "max-session-requests",
+            "MCP_MAX_SESSION_REQUESTS",
+            "3",
+            |c| c.max_session_requests == 3,
+        ),
         ("batch-concurrency", "MCP_BATCH_CONCURRENCY", "1", |c| {
             c.batch_concurrency == 1
         }),

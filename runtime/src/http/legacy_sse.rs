@@ -41,7 +41,7 @@ use crate::legacy_streams::{lock, Connection, Connections, Standalone};
 use crate::outbound::{Outbound, Reply};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{IdInUse, Session, SessionStore, StoreError};
+use crate::session::{Session, SessionStore, StoreError};
 
 /// The path that opens a 2024-11-05 stream.
 pub const SSE_PATH: &str = "/sse";
@@ -291,8 +291,8 @@ impl<D: Dispatch> McpServer<D> {
     /// Starts a request of the session: its messages and its answer go on the stream.
     fn start_legacy(&self, connection: &Connection, session: Arc<Session>, request: Request<'_>) {
         let (id, key) = (request.id, id_key(request.id));
-        if session.is_running(&key) {
-            return connection.send(error_response(Some(id), &IdInUse::error()));
+        if let Err(refused) = session.admits(&key) {
+            return connection.send(error_response(Some(id), &refused.error()));
         }
         let outbound = Outbound::lines(connection.lines.clone());
         let started = self
@@ -300,8 +300,8 @@ impl<D: Dispatch> McpServer<D> {
             .start(Identity::Session(session.clone()), request, outbound);
         let canceller = started.outbound.clone();
         // Checked just above; another POST of the same id racing this one loses here.
-        if session.track(&key, move || canceller.cancel()).is_err() {
-            return connection.send(error_response(Some(id), &IdInUse::error()));
+        if let Err(refused) = session.track(&key, move || canceller.cancel()) {
+            return connection.send(error_response(Some(id), &refused.error()));
         }
         let lines = connection.lines.clone();
         tokio::spawn(async move {

@@ -22,7 +22,7 @@ use crate::outbound::Outbound;
 use crate::params;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{IdInUse, Session, SessionLimits, SharedSessions};
+use crate::session::{Session, SessionLimits, SharedSessions};
 
 /// What a message leads to once read and routed: an answer already, or work to await.
 pub(super) enum Next<'a> {
@@ -205,9 +205,8 @@ impl<D: Dispatch> McpServer<D> {
                 status_only(StatusCode::ACCEPTED).into()
             }
             Incoming::Request(request) => {
-                if session.is_running(request.id.get().trim()) {
-                    return rpc_error(StatusCode::BAD_REQUEST, IdInUse::error(), Some(request.id))
-                        .into();
+                if let Err(refused) = session.admits(request.id.get().trim()) {
+                    return rpc_error(refused.status(), refused.error(), Some(request.id)).into();
                 }
                 let priming = (session.version() >= ProtocolVersion::V2025_11_25)
                     .then_some(self.engine.config.sse_retry_ms);

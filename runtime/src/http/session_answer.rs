@@ -18,7 +18,7 @@ use crate::engine::id_key;
 use crate::engine::run::Started;
 use crate::events::Delivery;
 use crate::outbound::{Outbound, Reply};
-use crate::session::{IdInUse, Session};
+use crate::session::{NotAdmitted, Session};
 
 /// Awaits a started session request and frames its answer.
 pub(super) async fn answer(
@@ -61,9 +61,12 @@ async fn until_answered(
     outbound: Outbound,
 ) -> Response<Body> {
     let canceller = outbound.clone();
-    let Some(tracked) = Tracked::register(session, id_key(id), move || canceller.cancel()) else {
-        drop(work);
-        return rpc_error(StatusCode::BAD_REQUEST, IdInUse::error(), Some(id));
+    let tracked = match Tracked::register(session, id_key(id), move || canceller.cancel()) {
+        Ok(tracked) => tracked,
+        Err(refused) => {
+            drop(work);
+            return rpc_error(refused.status(), refused.error(), Some(id));
+        }
     };
     let streaming = tokio::select! {
         biased;
@@ -101,14 +104,15 @@ struct Tracked {
 }
 
 impl Tracked {
-    /// `None` when a request with this key is running already (it keeps its hook).
+    /// Refused when a request with this key is running already (it keeps its hook), or the
+    /// session runs its maximum.
     fn register(
         session: Arc<Session>,
         key: String,
         stop: impl FnOnce() + Send + 'static,
-    ) -> Option<Self> {
-        session.track(&key, stop).ok()?;
-        Some(Self { session, key })
+    ) -> Result<Self, NotAdmitted> {
+        session.track(&key, stop)?;
+        Ok(Self { session, key })
     }
 }
 

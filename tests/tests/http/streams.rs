@@ -239,6 +239,49 @@ async fn a_running_requests_id_is_refused_to_another_request() {
     assert_eq!(status, StatusCode::ACCEPTED, "cancelled");
 }
 
+/// A session runs at most `max_session_requests` requests at once: one more is refused with
+/// 503 before it runs, and once one ends there is room again.
+#[tokio::test]
+async fn a_session_runs_a_bounded_number_of_requests() {
+    let server = start(Config::builder().max_session_requests(1).build()).await;
+    let client = Client::connect(server.addr, "2025-06-18").await;
+    let addr = client.addr;
+    let headers: Vec<(String, String)> = client
+        .headers()
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let call = |id: i64, millis: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {"millis": millis}}})
+    };
+    let first_headers = headers.clone();
+    let first = tokio::spawn(async move {
+        let refs: Vec<(&str, &str)> = first_headers
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        post(addr, &refs, &call(1, 600)).await.status
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let header_refs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let refused = post(addr, &header_refs, &call(2, 1)).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    let answer = refused.json().await;
+    assert_eq!(answer["id"], json!(2), "{answer}");
+    assert_eq!(answer["error"]["code"], json!(-32000), "{answer}");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Config::max_session_requests"));
+    assert_eq!(first.await.unwrap(), StatusCode::OK);
+    let again = post(addr, &header_refs, &call(3, 1)).await;
+    assert_eq!(again.status, StatusCode::OK, "room again");
+}
+
 #[tokio::test]
 async fn get_stream_pings_carries_notifications_and_a_second_get_ends_the_first() {
     let server = start(Config::default()).await;
