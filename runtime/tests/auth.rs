@@ -96,6 +96,7 @@ impl Dispatch for WhoAmI {
     fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
         match (method, key) {
             ("tools/call", "admin_whoami") | ("jsonrpc", "admin_whoami") => &["mcp:admin"],
+            ("prompts/get", "admin_prompt") | ("resources/read", "admin://notes") => &["mcp:admin"],
             _ => &[],
         }
     }
@@ -1131,6 +1132,54 @@ async fn bound_tokens_and_other_token_types_are_refused() {
         );
         assert!(answer.challenge.unwrap().contains("typ"), "{typ:?}");
     }
+}
+
+/// `resources/subscribe` and `completion/complete` are decided as the read or the prompt they
+/// stand for: without `mcp:admin`, neither subscribing to an admin resource nor completing an
+/// admin prompt gets past the edge (an answer would tell that a hidden prompt exists).
+#[tokio::test]
+async fn subscriptions_and_completions_need_the_scopes_of_what_they_name() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let mut claims = claims(&issuer.url, &server.resource);
+    claims["scope"] = json!(SCOPE);
+    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
+    let init = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        None,
+        Some(initialize()),
+    )
+    .await;
+    let session = init.session.unwrap();
+    let headers = [
+        ("authorization", bearer.as_str()),
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    for body in [
+        r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"admin://notes"}}"#,
+        r#"{"params":{"uri":"admin://notes"},"method":"resources/subscribe","id":3,"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"admin_prompt"},"argument":{"name":"a","value":""}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"argument":{"name":"a","value":""},"ref":{"name":"admin\u005fprompt","type":"ref/prompt"}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"admin://notes"},"argument":{"name":"a","value":""}}}"#,
+    ] {
+        let answer = send_raw(server.addr, "/mcp", &headers, body).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::FORBIDDEN,
+            "{body}: {}",
+            answer.body
+        );
+        assert!(answer.challenge.unwrap().contains("mcp:admin"), "{body}");
+    }
+    // What needs no other scope gets its ordinary answer.
+    let free =
+        r#"{"jsonrpc":"2.0","id":6,"method":"resources/subscribe","params":{"uri":"test://open"}}"#;
+    let answer = send_raw(server.addr, "/mcp", &headers, free).await;
+    assert_ne!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
 }
 
 #[tokio::test]

@@ -47,13 +47,56 @@ pub(super) fn scope_refusal<D: Dispatch>(
     principal: &Principal,
     request: &Request<'_>,
 ) -> Option<Response<Body>> {
-    let key = request.call_target()?;
+    if let Some(key) = request.call_target() {
+        let required = dispatch.required_scopes(request.method, key);
+        return missing_scope(auth, principal, required, Some(request.id));
+    }
+    let (method, key) = indirect_target(request)?;
     missing_scope(
         auth,
         principal,
-        dispatch.required_scopes(request.method, key),
+        dispatch.required_scopes(method, &key),
         Some(request.id),
     )
+}
+
+/// What a request that is not a call reaches, as the call it stands for: the resource
+/// `resources/subscribe` names (its updates tell what it holds), the prompt or resource
+/// `completion/complete` names (its answer tells that a hidden one exists). Params that do not
+/// read are `None`: the engine refuses them with `-32602` before anything is answered.
+fn indirect_target(request: &Request<'_>) -> Option<(&'static str, String)> {
+    #[derive(serde::Deserialize)]
+    struct Subscribe {
+        uri: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Complete {
+        #[serde(rename = "ref")]
+        reference: Reference,
+    }
+    #[derive(serde::Deserialize)]
+    struct Reference {
+        #[serde(rename = "type")]
+        kind: String,
+        name: Option<String>,
+        uri: Option<String>,
+    }
+    let raw = request.params.raw()?.get();
+    match request.method {
+        "resources/subscribe" => {
+            let subscribe: Subscribe = serde_json::from_str(raw).ok()?;
+            Some(("resources/read", subscribe.uri))
+        }
+        "completion/complete" => {
+            let reference = serde_json::from_str::<Complete>(raw).ok()?.reference;
+            match reference.kind.as_str() {
+                "ref/prompt" => Some(("prompts/get", reference.name?)),
+                "ref/resource" => Some(("resources/read", reference.uri?)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// [`scope_refusal`] for every message of a 2025-03-26 batch (`messages`, each read on its
