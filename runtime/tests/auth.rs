@@ -919,6 +919,24 @@ async fn a_missing_scope_is_403_with_the_scope_to_ask_for() {
     call_as(&server, &rs256("rsa-1", &claims)).await;
 }
 
+/// A token with the scope every request needs but not `mcp:admin` (a full `Authorization`
+/// value), and a 2025-06-18 session it opened.
+async fn session_without_admin(issuer: &Issuer, server: &Server) -> (String, String) {
+    let mut claims = claims(&issuer.url, &server.resource);
+    claims["scope"] = json!(SCOPE);
+    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
+    let init = send(
+        server.addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        None,
+        Some(initialize()),
+    )
+    .await;
+    (bearer, init.session.unwrap())
+}
+
 /// Every order of a message's members, as raw bytes.
 fn member_orders(members: &[(&str, &str)]) -> Vec<String> {
     fn permute(rest: Vec<(String, String)>, done: Vec<(String, String)>, out: &mut Vec<String>) {
@@ -949,19 +967,7 @@ fn member_orders(members: &[(&str, &str)]) -> Vec<String> {
 async fn a_call_is_authorized_as_it_runs_whatever_its_bytes() {
     let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
     let server = start_server(&issuer).await;
-    let mut claims = claims(&issuer.url, &server.resource);
-    claims["scope"] = json!(SCOPE);
-    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
-    let init = send(
-        server.addr,
-        "POST",
-        "/mcp",
-        Some(&bearer),
-        None,
-        Some(initialize()),
-    )
-    .await;
-    let session = init.session.unwrap();
+    let (bearer, session) = session_without_admin(&issuer, &server).await;
     let session_headers = [
         ("authorization", bearer.as_str()),
         ("mcp-session-id", session.as_str()),
@@ -1141,19 +1147,7 @@ async fn bound_tokens_and_other_token_types_are_refused() {
 async fn subscriptions_and_completions_need_the_scopes_of_what_they_name() {
     let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
     let server = start_server(&issuer).await;
-    let mut claims = claims(&issuer.url, &server.resource);
-    claims["scope"] = json!(SCOPE);
-    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
-    let init = send(
-        server.addr,
-        "POST",
-        "/mcp",
-        Some(&bearer),
-        None,
-        Some(initialize()),
-    )
-    .await;
-    let session = init.session.unwrap();
+    let (bearer, session) = session_without_admin(&issuer, &server).await;
     let headers = [
         ("authorization", bearer.as_str()),
         ("mcp-session-id", session.as_str()),

@@ -138,16 +138,29 @@ async fn sampling_goes_out_on_the_request_stream_and_the_answer_comes_back_by_id
     );
 }
 
+/// A session client's headers, owned: for a request sent from another task.
+fn owned_headers(client: &Client) -> Vec<(String, String)> {
+    client
+        .headers()
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// `headers` as the request helpers take them.
+fn header_refs(headers: &[(String, String)]) -> Vec<(&str, &str)> {
+    headers
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect()
+}
+
 #[tokio::test]
 async fn cancelled_requests_stop_their_handler() {
     let server = start(Config::default()).await;
     let mut client = Client::connect(server.addr, "2025-06-18").await;
     let addr = client.addr;
-    let headers: Vec<(String, String)> = client
-        .headers()
-        .into_iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
+    let headers = owned_headers(&client);
     let call = tokio::spawn(async move {
         client
             .request(
@@ -157,10 +170,7 @@ async fn cancelled_requests_stop_their_handler() {
             .await
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let header_refs: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let header_refs = header_refs(&headers);
     let cancel = post(addr, &header_refs, &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "test"}})).await;
     assert_eq!(cancel.status, StatusCode::ACCEPTED);
     let started = std::time::Instant::now();
@@ -189,31 +199,18 @@ async fn a_running_requests_id_is_refused_to_another_request() {
     let server = start(Config::default()).await;
     let client = Client::connect(server.addr, "2025-06-18").await;
     let addr = client.addr;
-    let headers: Vec<(String, String)> = client
-        .headers()
-        .into_iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
-    let header_refs = || -> Vec<(&str, &str)> {
-        headers
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect()
-    };
+    let headers = owned_headers(&client);
     let slow = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"millis": 5000}}});
     let first_headers: Vec<(String, String)> = headers.clone();
     let first = tokio::spawn(async move {
-        let refs: Vec<(&str, &str)> = first_headers
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
+        let refs = header_refs(&first_headers);
         post(addr, &refs, &slow).await.status
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
     let again = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "slow", "arguments": {"millis": 1}}});
-    let refused = post(addr, &header_refs(), &again).await;
+    let refused = post(addr, &header_refs(&headers), &again).await;
     assert_eq!(refused.status, StatusCode::BAD_REQUEST);
     let answer = refused.json().await;
     assert_eq!(answer["id"], json!(7), "{answer}");
@@ -221,7 +218,7 @@ async fn a_running_requests_id_is_refused_to_another_request() {
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 7}});
     assert_eq!(
-        post(addr, &header_refs(), &cancel).await.status,
+        post(addr, &header_refs(&headers), &cancel).await.status,
         StatusCode::ACCEPTED
     );
     let started = std::time::Instant::now();
@@ -246,28 +243,18 @@ async fn a_session_runs_a_bounded_number_of_requests() {
     let server = start(Config::builder().max_session_requests(1).build()).await;
     let client = Client::connect(server.addr, "2025-06-18").await;
     let addr = client.addr;
-    let headers: Vec<(String, String)> = client
-        .headers()
-        .into_iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect();
+    let headers = owned_headers(&client);
     let call = |id: i64, millis: u64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "slow", "arguments": {"millis": millis}}})
     };
     let first_headers = headers.clone();
     let first = tokio::spawn(async move {
-        let refs: Vec<(&str, &str)> = first_headers
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect();
+        let refs = header_refs(&first_headers);
         post(addr, &refs, &call(1, 600)).await.status
     });
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let header_refs: Vec<(&str, &str)> = headers
-        .iter()
-        .map(|(a, b)| (a.as_str(), b.as_str()))
-        .collect();
+    let header_refs = header_refs(&headers);
     let refused = post(addr, &header_refs, &call(2, 1)).await;
     assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
     let answer = refused.json().await;
