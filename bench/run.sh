@@ -7,7 +7,9 @@
 #   bench/run.sh --smoke    1 round, 1 s per run, 64 connections, 1,000 sessions; exits
 #                           non-zero if any server answers wrongly
 #   (both end with the clients: ours and rmcp's, each one's own CPU per tools/call against our
-#   server, client-load)
+#   server, client-load; then the gateway table: see gateway_table below)
+#   BENCH_ONLY=gateway ...  only the gateway table (issue 35), with --smoke too; GW_RATE=N sets
+#                           its paced runs' total rate (default 5000 req/s)
 #   BENCH_REDIS=1 ...       also rows of our server with its stores in Redis (`--features redis`,
 #                           `--redis`, a redis-server of its own on 127.0.0.1: the Debian package
 #                           must be installed), each beside the memory row it repeats, and the
@@ -37,13 +39,16 @@ fi
 echo "== build (release, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS)" >&2
 WORK=$(mktemp -d)
 REDIS_ROWS=${BENCH_REDIS:-0}
-if [[ $REDIS_ROWS == 1 ]]; then
+ONLY=${BENCH_ONLY:-}
+[[ -z $ONLY || $ONLY == gateway ]] || { echo "BENCH_ONLY: gateway, or unset for every table" >&2; exit 2; }
+[[ -z $ONLY ]] || REDIS_ROWS=0
+if [[ $REDIS_ROWS == 1 && -z $ONLY ]]; then
   command -v redis-server >/dev/null || { echo "BENCH_REDIS=1 needs redis-server (apt-get install redis-server)" >&2; exit 1; }
   # The redis build first, kept aside: the memory build below takes the usual path.
   (cd "$ROOT" && cargo build --release --quiet -p bench-server --features redis)
   cp "$BIN/bench-server" "$WORK/bench-server-redis"
 fi
-(cd "$ROOT" && cargo build --release --quiet -p bench-server)
+(cd "$ROOT" && cargo build --release --quiet -p bench-server -p gateway-bench)
 (cd "$ROOT/bench" && cargo build --release --quiet --bins)
 BUILT=$(date +%s)
 
@@ -55,6 +60,7 @@ fi
 
 PIDS=()
 REDIS_PID=""
+FAILED=0
 cleanup() { for pid in "${PIDS[@]}" $REDIS_PID; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
@@ -73,6 +79,148 @@ start() {
 }
 
 kib() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
+
+# The helpers below read the results file named by $RESULTS when called (one line per run:
+# key|conns|loadgen's key=value line|round).
+# mean of field F over the rounds of KEY at CONNS
+mean() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
+  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) { s+=p[2]; m++ } } }
+  END { if (m) printf "%.1f", s/m; else printf "-" }' "$RESULTS"; }
+# "min–max" of field F over the rounds of KEY at CONNS (each printed with format FMT, %.0f)
+span() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" -v fmt="${4:-%.0f}" '$1==k && $2==c {
+  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) {
+    v=p[2]+0; if (!m || v<lo) lo=v; if (!m || v>hi) hi=v; m++ } } }
+  END { if (m>1) printf " (" fmt "–" fmt ")", lo, hi }' "$RESULTS"; }
+maxf() { awk -F'|' -v k="$1" -v f="$2" '$1==k { n=split($3, kv, " ");
+  for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f && p[2]>x) x=p[2] } } END { print x+0 }' "$RESULTS"; }
+
+# Field F of KEY over the ceiling key CKEY at CONNS, per round: "median (min–max)" over rounds.
+round_ratio() { awk -F'|' -v k="$1" -v c="$2" -v ck="$3" -v f="$4" '
+  $2==c && ($1==k || $1==ck) { n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "=");
+    if (p[1]==f) v[$1 SUBSEP $4]=p[2] } rounds[$4]=1 }
+  END { m=0; for (r in rounds) if (v[ck SUBSEP r]>0 && (k SUBSEP r) in v) x[++m]=v[k SUBSEP r]/v[ck SUBSEP r]
+    if (m==0) { printf "-"; exit }
+    for (i=1;i<=m;i++) for (j=i+1;j<=m;j++) if (x[j]<x[i]) { t=x[i]; x[i]=x[j]; x[j]=t }
+    med=(m%2) ? x[(m+1)/2] : (x[m/2]+x[m/2+1])/2
+    if (m>1) printf "%.2f (%.2f–%.2f)", med, x[1], x[m]; else printf "%.2f", med }' "$RESULTS"; }
+
+# Field F of KEY minus that of KEY CKEY at CONNS, per round: "median (min–max)" over rounds.
+round_diff() { awk -F'|' -v k="$1" -v c="$2" -v ck="$3" -v f="$4" '
+  $2==c && ($1==k || $1==ck) { n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "=");
+    if (p[1]==f) v[$1 SUBSEP $4]=p[2] } rounds[$4]=1 }
+  END { m=0; for (r in rounds) if ((ck SUBSEP r) in v && (k SUBSEP r) in v) x[++m]=v[k SUBSEP r]-v[ck SUBSEP r]
+    if (m==0) { printf "-"; exit }
+    for (i=1;i<=m;i++) for (j=i+1;j<=m;j++) if (x[j]<x[i]) { t=x[i]; x[i]=x[j]; x[j]=t }
+    med=(m%2) ? x[(m+1)/2] : (x[m/2]+x[m/2+1])/2
+    if (m>1) printf "%.0f (%.0f–%.0f)", med, x[1], x[m]; else printf "%.0f", med }' "$RESULTS"; }
+
+# The gateway table (issue 35): tools/call of `echo` through our generated gateway
+# (examples/gateway-bench) to a fast upstream (hyper-peer --jsonrpc, raw hyper answering the
+# JSON-RPC `echo`), beside the upstream called directly, our plain tools/call (bench-server),
+# the rmcp proxy (bench/src/bin/rmcp-proxy.rs: rmcp + reqwest, forwarding to the same
+# upstream) and plain rmcp (rmcp-peer). The upstream and the server under test share core 0
+# (a forwarded call's CPU is all on core 0, as the other rows'), the load generator is on
+# core 1. Each row: closed loop at each of CONNS, then paced at GW_RATE requests/s in all over
+# 64 connections, evenly spread (loadgen --rate: the latency of a call at a load every row
+# carries, not the queue a saturated closed loop builds, where p99 ≈ 64 × CPU per call). In
+# --smoke, only each row's answers are checked.
+GW_RATE=${GW_RATE:-5000}
+gateway_table() {
+  local RESULTS=$WORK/gateway  # read by mean, span, round_ratio, round_diff
+  : >"$RESULTS"
+  local port=$((BASE_PORT + 80))
+  start g-up "$port" "$BIN/hyper-peer" --jsonrpc || { FAILED=1; return; }
+  local up_pid=$PID up_url="http://127.0.0.1:$port/"
+  # name | mode label | loadgen mode | through the upstream (1) | command ("-": the upstream)
+  local -a rows=(
+    "upstream direct (hyper JSON-RPC)|JSON-RPC echo|jsonrpc|0|-"
+    "ours, plain tools/call (bench-server)|stateless 2026-07-28|stateless2026|0|$BIN/bench-server"
+    "ours, gateway → upstream|stateless 2026-07-28|stateless2026|1|$BIN/gateway-bench --upstream $up_url"
+    "rmcp proxy (rmcp + reqwest) → upstream|stateless (2025, JSON)|stateless|1|$BIN/rmcp-proxy --upstream $up_url"
+    "rmcp, plain tools/call (rmcp-peer)|stateless (2025, JSON)|stateless|0|$BIN/rmcp-peer --mode stateless"
+  )
+  local -A pid_of port_of
+  local entry name mode lmode via cmd n=0
+  for entry in "${rows[@]}"; do
+    IFS='|' read -r name mode lmode via cmd <<<"$entry"
+    n=$((n + 1))
+    if [[ $cmd == - ]]; then
+      pid_of[$name]=$up_pid; port_of[$name]=$port
+    else
+      # shellcheck disable=SC2086
+      start "g$n" $((port + n)) $cmd || { FAILED=1; continue; }
+      pid_of[$name]=$PID; port_of[$name]=$((port + n))
+    fi
+    echo "== check gateway table, $name: one answer:" >&2
+    if ! "${LOAD_CPU[@]}" "$BIN/loadgen" check --addr "127.0.0.1:${port_of[$name]}" --mode "$lmode" >&2; then
+      echo "FAIL: $name answered wrongly" >&2; FAILED=1
+    fi
+  done
+  if [[ $FAILED != 0 || $SMOKE == 1 ]]; then
+    [[ $FAILED != 0 ]] || echo "gateway table: every row answers right (--smoke: no load)" >&2
+    for pid in "${pid_of[@]}"; do kill "$pid" 2>/dev/null || true; done
+    return
+  fi
+  local round conns line extra
+  for round in $(seq "$ROUNDS"); do
+    for entry in "${rows[@]}"; do
+      IFS='|' read -r name mode lmode via cmd <<<"$entry"
+      extra=(); [[ $via == 1 ]] && extra=(--pid2 "$up_pid")
+      for conns in "${CONNS[@]}" "paced"; do
+        local load=(--conns "$conns")
+        [[ $conns == paced ]] && load=(--conns 64 --rate "$GW_RATE")
+        line=$("${LOAD_CPU[@]}" "$BIN/loadgen" load --addr "127.0.0.1:${port_of[$name]}" --mode "$lmode" \
+          "${load[@]}" --secs "$SECS" --warmup "$WARMUP" --pid "${pid_of[$name]}" "${extra[@]}") || {
+          echo "FAIL: $name under load ($conns): $line" >&2; FAILED=1; continue; }
+        echo "round $round  gateway table  $name  conns=$conns  $line" >&2
+        echo "$name|$conns|$line|$round" >>"$RESULTS"
+      done
+    done
+  done
+  for pid in "${pid_of[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [[ $FAILED == 0 ]] || return 0
+  local c0=${CONNS[0]} c1=${CONNS[1]:-}
+  echo
+  echo "## Gateway: tools/call echo forwarded to a JSON-RPC upstream, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs ($(lscpu | sed -n 's/^Model name: *//p' | head -1)), $(rustc --version | cut -d' ' -f1-2), rmcp $(awk '/name = "rmcp"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"'), reqwest $(awk '/name = "reqwest"/{getline; print $3}' "$ROOT/bench/Cargo.lock" | tr -d '"')"
+  echo "rounds=$ROUNDS secs/run=$SECS warmup=$WARMUP; the server under test and the upstream on core 0, load on core 1; closed loop at @$c0${c1:+ and @$c1}; paced: $GW_RATE req/s in all over 64 connections; mean (min–max over rounds)"
+  echo
+  printf '| server | mode | req/s @%s | CPU µs/req, this process @%s | CPU µs/req, upstream @%s | p50 µs @%s | p99 µs @%s |' "$c0" "$c0" "$c0" "$c0" "$c0"
+  [[ -n $c1 ]] && printf ' p50 µs @%s | p99 µs @%s |' "$c1" "$c1"
+  printf ' p50 µs paced | p99 µs paced |\n|---|---|---:|---:|---:|---:|---:|'
+  [[ -n $c1 ]] && printf -- '---:|---:|'
+  printf -- '---:|---:|\n'
+  for entry in "${rows[@]}"; do
+    IFS='|' read -r name mode lmode via cmd <<<"$entry"
+    local up="-"
+    [[ $via == 1 ]] && up="$(mean "$name" "$c0" cpu2_us_per_req)$(span "$name" "$c0" cpu2_us_per_req %.1f)"
+    [[ $cmd == - ]] && up="(this row)"
+    printf '| %s | %s | %.0f%s | %s%s | %s | %.0f | %.0f%s |' "$name" "$mode" \
+      "$(mean "$name" "$c0" rps)" "$(span "$name" "$c0" rps)" \
+      "$(mean "$name" "$c0" cpu_us_per_req)" "$(span "$name" "$c0" cpu_us_per_req %.1f)" "$up" \
+      "$(mean "$name" "$c0" p50_us)" "$(mean "$name" "$c0" p99_us)" "$(span "$name" "$c0" p99_us)"
+    [[ -n $c1 ]] && printf ' %.0f | %.0f%s |' "$(mean "$name" "$c1" p50_us)" "$(mean "$name" "$c1" p99_us)" "$(span "$name" "$c1" p99_us)"
+    printf ' %.0f | %.0f%s |\n' "$(mean "$name" paced p50_us)" "$(mean "$name" paced p99_us)" "$(span "$name" paced p99_us)"
+  done
+  local gw="ours, gateway → upstream" plain="ours, plain tools/call (bench-server)"
+  local proxy="rmcp proxy (rmcp + reqwest) → upstream" direct="upstream direct (hyper JSON-RPC)"
+  echo
+  echo "Targets (per-round ratios and differences, median (min–max) over rounds):"
+  echo "- gateway CPU per call ÷ our plain tools/call's @$c0 (target ≤ 1.5): $(round_ratio "$gw" "$c0" "$plain" cpu_us_per_req)"
+  echo "- gateway CPU per call ÷ the rmcp proxy's @$c0 (target ≤ 0.5): $(round_ratio "$gw" "$c0" "$proxy" cpu_us_per_req)"
+  echo "- p99 added by the gateway (gateway p99 − upstream direct p99), paced, 64 connections (target < 200 µs): $(round_diff "$gw" paced "$direct" p99_us) µs; p50: $(round_diff "$gw" paced "$direct" p50_us) µs"
+  [[ -n $c1 ]] && echo "- the same @$c1 (closed loop): p99 $(round_diff "$gw" "$c1" "$direct" p99_us) µs, p50 $(round_diff "$gw" "$c1" "$direct" p50_us) µs"
+  echo "- the same @$c0 closed loop (a saturated core: mostly the queue): p99 $(round_diff "$gw" "$c0" "$direct" p99_us) µs"
+  echo "- rmcp proxy, for comparison: p99 added, paced $(round_diff "$proxy" paced "$direct" p99_us) µs; CPU per call ÷ plain rmcp's @$c0 $(round_ratio "$proxy" "$c0" "rmcp, plain tools/call (rmcp-peer)" cpu_us_per_req)"
+  return 0
+}
+
+if [[ $ONLY == gateway ]]; then
+  gateway_table
+  [[ $FAILED == 0 ]] || exit 1
+  echo "bench/run.sh$([[ $SMOKE == 1 ]] && echo ' --smoke') (BENCH_ONLY=gateway): $(($(date +%s) - BUILT)) s after the build" >&2
+  rm -rf "$WORK"
+  exit 0
+fi
 
 RESULTS=$WORK/results
 : >"$RESULTS"
@@ -154,28 +302,6 @@ done
 redis_per_request() { awk -F'|' -v k="$1" -v c="${REDIS_COMMANDS_OF[$1]:-0}" '$1==k { n=split($3, kv, " ");
     for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]=="requests") s+=p[2] } }
   END { printf "%.4f", (s>0 ? c/s : 0) }' "$RESULTS"; }
-
-# mean of field F over the rounds of KEY at CONNS
-mean() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
-  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) { s+=p[2]; m++ } } }
-  END { if (m) printf "%.1f", s/m; else printf "-" }' "$RESULTS"; }
-# "min–max" of field F over the rounds of KEY at CONNS
-span() { awk -F'|' -v k="$1" -v c="$2" -v f="$3" '$1==k && $2==c {
-  n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f) {
-    v=p[2]+0; if (!m || v<lo) lo=v; if (!m || v>hi) hi=v; m++ } } }
-  END { if (m>1) printf " (%.0f–%.0f)", lo, hi }' "$RESULTS"; }
-maxf() { awk -F'|' -v k="$1" -v f="$2" '$1==k { n=split($3, kv, " ");
-  for (j=1;j<=n;j++) { split(kv[j], p, "="); if (p[1]==f && p[2]>x) x=p[2] } } END { print x+0 }' "$RESULTS"; }
-
-# Field F of KEY over the ceiling key CKEY at CONNS, per round: "median (min–max)" over rounds.
-round_ratio() { awk -F'|' -v k="$1" -v c="$2" -v ck="$3" -v f="$4" '
-  $2==c && ($1==k || $1==ck) { n=split($3, kv, " "); for (j=1;j<=n;j++) { split(kv[j], p, "=");
-    if (p[1]==f) v[$1 SUBSEP $4]=p[2] } rounds[$4]=1 }
-  END { m=0; for (r in rounds) if (v[ck SUBSEP r]>0 && (k SUBSEP r) in v) x[++m]=v[k SUBSEP r]/v[ck SUBSEP r]
-    if (m==0) { printf "-"; exit }
-    for (i=1;i<=m;i++) for (j=i+1;j<=m;j++) if (x[j]<x[i]) { t=x[i]; x[i]=x[j]; x[j]=t }
-    med=(m%2) ? x[(m+1)/2] : (x[m/2]+x[m/2+1])/2
-    if (m>1) printf "%.2f (%.2f–%.2f)", med, x[1], x[m]; else printf "%.2f", med }' "$RESULTS"; }
 
 C0=${CONNS[0]}; C1=${CONNS[1]:-}
 # The ceiling answers every request shape: each row is compared with the ceiling row above it,
@@ -331,6 +457,7 @@ for client in ours rmcp; do
   echo "| $name | $cpu | $rate |"
 done
 
+gateway_table
 [[ $FAILED == 0 ]] || exit 1
 echo
 echo "bench/run.sh$([[ $SMOKE == 1 ]] && echo ' --smoke'): $(($(date +%s) - BUILT)) s after the build" >&2

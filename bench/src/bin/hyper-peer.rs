@@ -10,6 +10,10 @@
 //! `Config::sse_responses`, the same bytes in an SSE stream (a priming event, then the answer
 //! as a `message` event; event ids `<stream>-<n>` with a stream counter per connection),
 //! formatted with `format!`: the ceiling of the session-era SSE mode.
+//!
+//! `--jsonrpc`: a plain JSON-RPC 2.0 service instead (POST on any path), answering `echo` with
+//! params `{"text": ...}` with the text as its result: the fast upstream of the gateway table,
+//! which the gateway and the rmcp proxy forward to and the load generator calls directly.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -52,6 +56,49 @@ fn respond(status: StatusCode, body: String) -> Response<Full<Bytes>> {
         http::HeaderValue::from_static("application/json"),
     );
     response
+}
+
+/// The plain JSON-RPC answer to one request (`--jsonrpc`): `echo` returns its `text`.
+fn answer_jsonrpc(body: &[u8]) -> Response<Full<Bytes>> {
+    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(body) else {
+        return respond(
+            StatusCode::OK,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#.into(),
+        );
+    };
+    let Some(id) = envelope.id else {
+        return respond(StatusCode::NO_CONTENT, String::new());
+    };
+    let id = id.get();
+    let args = match (
+        envelope.method,
+        envelope
+            .params
+            .map(|p| serde_json::from_str::<EchoArgs>(p.get())),
+    ) {
+        ("echo", Some(Ok(args))) => args,
+        ("echo", _) => {
+            return respond(
+                StatusCode::OK,
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Invalid params"}}}}"#
+                ),
+            )
+        }
+        _ => {
+            return respond(
+                StatusCode::OK,
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32601,"message":"Method not found"}}}}"#
+                ),
+            )
+        }
+    };
+    let text = serde_json::to_string(&args.text).expect("a string serializes");
+    respond(
+        StatusCode::OK,
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{text}}}"#),
+    )
 }
 
 /// `json` as the generated server's SSE answer on stream `stream`.
@@ -117,8 +164,13 @@ fn answer(body: &[u8], sse_stream: Option<&AtomicU64>, stateless: bool) -> Respo
 async fn main() -> anyhow::Result<()> {
     let (addr, rest) = mcp_bench::addr_and_rest();
     let sse_answers = rest.iter().any(|arg| arg == "--sse");
+    let jsonrpc = rest.iter().any(|arg| arg == "--jsonrpc");
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    eprintln!("hyper-peer listening on http://{addr}/mcp");
+    if jsonrpc {
+        eprintln!("hyper-peer (JSON-RPC) listening on http://{addr}/");
+    } else {
+        eprintln!("hyper-peer listening on http://{addr}/mcp");
+    }
     loop {
         let (stream, _) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
@@ -128,6 +180,15 @@ async fn main() -> anyhow::Result<()> {
                 hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                     let streams = streams.clone();
                     async move {
+                        if jsonrpc && request.method() == http::Method::POST {
+                            let body = match request.into_body().collect().await {
+                                Ok(body) => body.to_bytes(),
+                                Err(_) => {
+                                    return Ok(respond(StatusCode::BAD_REQUEST, String::new()))
+                                }
+                            };
+                            return Ok(answer_jsonrpc(&body));
+                        }
                         if request.uri().path() != "/mcp" || request.method() != http::Method::POST
                         {
                             return Ok::<_, Infallible>(respond(

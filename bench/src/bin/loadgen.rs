@@ -2,8 +2,8 @@
 //! one tokio thread: pin it with taskset).
 //!
 //! ```text
-//! loadgen check    --addr A --mode session|stateless|stateless2026
-//! loadgen load     --addr A --mode session|stateless|stateless2026 --conns N --secs S [--warmup S] [--pid PID]
+//! loadgen check    --addr A --mode session|stateless|stateless2026|jsonrpc
+//! loadgen load     --addr A --mode session|stateless|stateless2026|jsonrpc --conns N --secs S [--warmup S] [--pid PID] [--pid2 PID] [--rate R]
 //! loadgen sessions --addr A --count N [--conns C] [--pid PID]
 //! ```
 //!
@@ -15,6 +15,9 @@
 //! - `stateless2026`: the 2026-07-28 revision: every request carries `_meta` (protocol
 //!   version, client capabilities) and the `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method`
 //!   and `Mcp-Name` headers.
+//! - `jsonrpc`: not MCP: a plain JSON-RPC 2.0 `echo` request (`{"text": ...}` by name) POSTed
+//!   to `/`, answered with the text as its result (the gateway table's upstream, called
+//!   directly).
 //!
 //! Every request has a fresh JSON-RPC id. A response counts as correct when its status is 200
 //! and its body holds the echoed text block (JSON or one SSE `data:` line). `load` prints
@@ -22,7 +25,13 @@
 //! (latency tail, for telling a wider distribution from rare stalls), and, with `--pid`, the
 //! server's CPU microseconds per request over the measured window (utime+stime from
 //! /proc/PID/stat: cpu_us_per_req, and apart: user_us_per_req, sys_us_per_req) and its
-//! VmRSS/VmHWM in KiB at the end. `sessions` prints sessions, secs and per_sec, and with
+//! VmRSS/VmHWM in KiB at the end; with `--pid2` (a second process the requests go through,
+//! the gateway's upstream) also that one's CPU per request, apart: cpu2_us_per_req. With
+//! `--rate R` the load is paced instead of closed-loop: R requests per second in all, each
+//! connection sending one every conns/R seconds (staggered, sent on time to a few µs: the
+//! timer is set short of the time, then the task yields until it); a request sent late
+//! because the last answer came late is timed from when it was due (a server that falls
+//! behind is charged for the wait). `sessions` prints sessions, secs and per_sec, and with
 //! `--pid` the server's CPU microseconds per session.
 
 use std::net::SocketAddr;
@@ -45,7 +54,9 @@ struct Args {
     secs: f64,
     warmup: f64,
     pid: Option<u32>,
+    pid2: Option<u32>,
     count: usize,
+    rate: Option<f64>,
 }
 
 fn parse() -> Result<(String, Args)> {
@@ -61,7 +72,9 @@ fn parse() -> Result<(String, Args)> {
         secs: 2.0,
         warmup: 0.5,
         pid: None,
+        pid2: None,
         count: 1000,
+        rate: None,
     };
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| anyhow!("{flag} needs a value"))?;
@@ -71,12 +84,14 @@ fn parse() -> Result<(String, Args)> {
             "--secs" => args.secs = value.parse()?,
             "--warmup" => args.warmup = value.parse()?,
             "--pid" => args.pid = Some(value.parse()?),
+            "--pid2" => args.pid2 = Some(value.parse()?),
             "--count" => args.count = value.parse()?,
+            "--rate" => args.rate = Some(value.parse()?),
             other => bail!("unknown flag {other}"),
         }
     }
-    if !["session", "stateless", "stateless2026"].contains(&args.mode.as_str()) {
-        bail!("--mode session|stateless|stateless2026");
+    if !["session", "stateless", "stateless2026", "jsonrpc"].contains(&args.mode.as_str()) {
+        bail!("--mode session|stateless|stateless2026|jsonrpc");
     }
     Ok((command, args))
 }
@@ -89,6 +104,8 @@ struct Conn {
     next_id: u64,
     /// 2026-07-28 requests: `_meta` in the body, routing headers.
     modern: bool,
+    /// Plain JSON-RPC `echo` to `/`, no MCP.
+    jsonrpc: bool,
 }
 
 impl Conn {
@@ -106,10 +123,19 @@ impl Conn {
             version: VERSION.into(),
             next_id: 1,
             modern: false,
+            jsonrpc: false,
         })
     }
 
     async fn post(&mut self, body: String) -> Result<(http::StatusCode, http::HeaderMap, Bytes)> {
+        if self.jsonrpc {
+            let request = Request::post("/")
+                .header("host", "127.0.0.1")
+                .header("content-type", "application/json")
+                .header("accept", "application/json")
+                .body(Full::new(Bytes::from(body)))?;
+            return self.send(request).await;
+        }
         let mut request = Request::post("/mcp")
             .header("host", "127.0.0.1")
             .header("content-type", "application/json")
@@ -124,6 +150,13 @@ impl Conn {
                 .header("mcp-name", "echo");
         }
         let request = request.body(Full::new(Bytes::from(body)))?;
+        self.send(request).await
+    }
+
+    async fn send(
+        &mut self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<(http::StatusCode, http::HeaderMap, Bytes)> {
         self.sender.ready().await?;
         let response = self.sender.send_request(request).await?;
         let (parts, body) = response.into_parts();
@@ -168,6 +201,15 @@ impl Conn {
     async fn call(&mut self) -> Result<(bool, Bytes)> {
         let id = self.next_id;
         self.next_id += 1;
+        if self.jsonrpc {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"echo","params":{{"text":"{}"}}}}"#,
+                mcp_bench::ECHO_TEXT
+            );
+            let (status, _, bytes) = self.post(body).await?;
+            let ok = status == http::StatusCode::OK && contains(&bytes, EXPECT_JSONRPC.as_bytes());
+            return Ok((ok, bytes));
+        }
         let meta = if self.modern {
             r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#
         } else {
@@ -183,7 +225,11 @@ impl Conn {
     }
 }
 
+/// How much earlier than a paced request is due its task's timer is set (then it yields).
+const TIMER_SLACK: Duration = Duration::from_micros(1500);
+
 const EXPECT: &str = r#"{"type":"text","text":"hello"}"#;
+const EXPECT_JSONRPC: &str = r#""result":"hello""#;
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
@@ -213,6 +259,7 @@ async fn connect(args: &Args) -> Result<Conn> {
             conn.modern = true;
             conn.version = "2026-07-28".into();
         }
+        "jsonrpc" => conn.jsonrpc = true,
         _ => {}
     }
     Ok(conn)
@@ -227,12 +274,12 @@ async fn check(args: &Args) -> Result<()> {
         let message = json_of(&bytes)?;
         let expected = serde_json::json!({"type": "text", "text": mcp_bench::ECHO_TEXT});
         let content = &message["result"]["content"];
-        if !ok
-            || message["jsonrpc"] != "2.0"
-            || message["id"] != id
-            || content.as_array().map(Vec::len) != Some(1)
-            || content[0] != expected
-        {
+        let right = if conn.jsonrpc {
+            message["result"] == mcp_bench::ECHO_TEXT
+        } else {
+            content.as_array().map(Vec::len) == Some(1) && content[0] == expected
+        };
+        if !ok || message["jsonrpc"] != "2.0" || message["id"] != id || !right {
             bail!(
                 "wrong answer to tools/call id {id}: {}",
                 String::from_utf8_lossy(&bytes)
@@ -299,19 +346,49 @@ async fn load(args: &Args) -> Result<()> {
     let measure_from = start + Duration::from_secs_f64(args.warmup);
     let end = measure_from + Duration::from_secs_f64(args.secs);
     let (cpu_tx, cpu_rx) = tokio::sync::oneshot::channel();
-    let pid = args.pid;
+    let (pid, pid2) = (args.pid, args.pid2);
     tokio::task::spawn_local(async move {
         tokio::time::sleep_until(measure_from.into()).await;
-        let _ = cpu_tx.send(pid.and_then(cpu_ticks));
+        let _ = cpu_tx.send((pid.and_then(cpu_ticks), pid2.and_then(cpu_ticks)));
     });
     let mut tasks = Vec::new();
-    for mut conn in conns {
+    // Paced: each connection sends every `interval`, the connections staggered evenly.
+    let interval = args
+        .rate
+        .map(|rate| Duration::from_secs_f64(args.conns as f64 / rate));
+    for (i, mut conn) in conns.into_iter().enumerate() {
+        let mut next = interval.map(|d| start + d.mul_f64(i as f64 / args.conns as f64));
         tasks.push(tokio::task::spawn_local(async move {
             let mut histogram = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).unwrap();
             let (mut requests, mut errors) = (0u64, 0u64);
             let mut first_error = None;
             loop {
-                let sent = Instant::now();
+                // Paced: when the last answer came after this request was due, the latency
+                // runs from when it was due, so a server that falls behind pays for the
+                // requests it delayed (no coordinated omission); else from when it is sent
+                // (tokio's timer wakes up to a millisecond late, which is not the server's).
+                let sent = match (next.as_mut(), interval) {
+                    (Some(due), Some(interval)) => {
+                        let this = *due;
+                        *due += interval;
+                        if this >= end {
+                            break;
+                        }
+                        if Instant::now() >= this {
+                            this
+                        } else {
+                            // tokio's timer has a millisecond's resolution: sleep to just short
+                            // of the time, then yield until it, so requests are spread evenly
+                            // and not sent in bursts on each timer tick.
+                            tokio::time::sleep_until((this - TIMER_SLACK).into()).await;
+                            while Instant::now() < this {
+                                tokio::task::yield_now().await;
+                            }
+                            Instant::now()
+                        }
+                    }
+                    _ => Instant::now(),
+                };
                 if sent >= end {
                     break;
                 }
@@ -352,9 +429,11 @@ async fn load(args: &Args) -> Result<()> {
         }
     }
     let cpu_end = args.pid.and_then(cpu_ticks);
-    let cpu_start = cpu_rx.await.ok().flatten();
+    let cpu2_end = args.pid2.and_then(cpu_ticks);
+    let (cpu_start, cpu2_start) = cpu_rx.await.unwrap_or((None, None));
     let secs = args.secs;
     let ok = requests - errors;
+    let us_per_req = |ticks: u64| ticks as f64 * 1e6 / ticks_per_sec() as f64 / ok.max(1) as f64;
     let mut line = format!(
         "requests={requests} errors={errors} secs={secs} rps={:.0} p50_us={} p99_us={} p999_us={} max_us={}",
         ok as f64 / secs,
@@ -364,8 +443,6 @@ async fn load(args: &Args) -> Result<()> {
         histogram.max(),
     );
     if let (Some(pid), Some(a), Some(b)) = (args.pid, cpu_start, cpu_end) {
-        let us_per_req =
-            |ticks: u64| ticks as f64 * 1e6 / ticks_per_sec() as f64 / ok.max(1) as f64;
         line += &format!(
             " cpu_us_per_req={:.1} user_us_per_req={:.2} sys_us_per_req={:.2} rss_kib={} hwm_kib={}",
             us_per_req(b.total() - a.total()),
@@ -374,6 +451,9 @@ async fn load(args: &Args) -> Result<()> {
             status_kib(pid, "VmRSS:").unwrap_or(0),
             status_kib(pid, "VmHWM:").unwrap_or(0),
         );
+    }
+    if let (Some(a), Some(b)) = (cpu2_start, cpu2_end) {
+        line += &format!(" cpu2_us_per_req={:.1}", us_per_req(b.total() - a.total()));
     }
     println!("{line}");
     if let Some(error) = first_error {
