@@ -28,8 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::glob::Glob;
-use super::json_pos::{escape_token, FilePositions, SourceMap};
-use super::load::RULE_JSON_SYNTAX;
+use super::json_pos::{escape_token, SourceMap};
 use super::mcp::{self, type_name, MethodFacts};
 use crate::diagnostics::{did_you_mean, Diagnostic, Diagnostics, Location};
 
@@ -119,66 +118,20 @@ impl Overlay {
     }
 }
 
-/// Reads the overlay at `path`, records its positions in `sources`, and reports its problems
-/// into `diags`. `None` when it cannot be read at all.
+/// The overlay of the JSON `root` read from `path` (by the loader, which recorded its
+/// positions in `sources`), its problems reported into `diags`, each at its line and column.
 pub(crate) fn read(
     path: &Path,
-    sources: &mut SourceMap,
+    root: Value,
+    sources: &SourceMap,
     diags: &mut Diagnostics,
-) -> Option<Overlay> {
-    let at = |line, column| Location {
-        file: path.to_path_buf(),
-        line,
-        column,
-        pointer: String::new(),
-    };
-    let bytes = match super::load::read_file(path) {
-        Ok(bytes) => bytes,
-        Err((rule, why)) => {
-            let rule = if rule == super::load::RULE_REF {
-                RULE
-            } else {
-                rule
-            };
-            diags.push(Diagnostic::error(
-                rule,
-                at(1, 1),
-                format!("cannot read the overlay: {why}"),
-            ));
-            return None;
-        }
-    };
-    let Ok(text) = String::from_utf8(bytes) else {
-        diags.push(Diagnostic::error(
-            RULE_JSON_SYNTAX,
-            at(1, 1),
-            "the overlay is not UTF-8",
-        ));
-        return None;
-    };
-    let root: Value = match serde_json::from_str(&text) {
-        Ok(value) => value,
-        Err(e) => {
-            let full = e.to_string();
-            let message = full
-                .rfind(" at line ")
-                .map_or(full.as_str(), |i| &full[..i]);
-            diags.push(Diagnostic::error(
-                RULE_JSON_SYNTAX,
-                at(e.line().max(1), e.column().max(1)),
-                format!("invalid JSON in the overlay: {message}"),
-            ));
-            return None;
-        }
-    };
-    sources.insert(path.to_path_buf(), FilePositions::index(&text));
+) -> Overlay {
     let mut reader = Reader {
         path,
         sources,
         diags,
     };
-    let overlay = reader.root(root);
-    Some(overlay)
+    reader.root(root)
 }
 
 /// Checks the parts of an overlay, each problem located in the file.
@@ -344,8 +297,14 @@ mod tests {
         std::fs::write(&path, text).unwrap();
         let mut sources = SourceMap::default();
         let mut diags = Diagnostics::default();
-        let overlay = read(&path, &mut sources, &mut diags);
+        let overlay = read_file(&path, &mut sources, &mut diags);
         (overlay, diags, sources, dir)
+    }
+
+    /// The overlay at `path` as the loader reads it.
+    fn read_file(path: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> Option<Overlay> {
+        let root = crate::openrpc::load::read_overlay_json(path, sources, diags)?;
+        Some(read(path, root, sources, diags))
     }
 
     fn summary(diags: &Diagnostics) -> Vec<(String, usize, usize, String)> {
@@ -414,7 +373,7 @@ mod tests {
     fn unreadable_and_malformed_overlays() {
         let (overlay, diags, _, _dir) = read_text("{\n  \"methods\": {,}\n}");
         assert!(overlay.is_none());
-        assert_eq!(diags.0[0].rule, RULE_JSON_SYNTAX);
+        assert_eq!(diags.0[0].rule, crate::openrpc::load::RULE_JSON_SYNTAX);
         assert_eq!(
             (diags.0[0].location.line, diags.0[0].location.column),
             (2, 15)
@@ -426,7 +385,7 @@ mod tests {
         );
         let mut sources = SourceMap::default();
         let mut diags = Diagnostics::default();
-        assert!(read(
+        assert!(read_file(
             Path::new("/nonexistent/overlay.json"),
             &mut sources,
             &mut diags

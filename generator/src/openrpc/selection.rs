@@ -125,15 +125,22 @@ pub(crate) struct Chooser {
 }
 
 impl Chooser {
-    /// Reads the overlay (its positions into `sources`, its problems into `diags`).
-    pub fn new(selection: &Selection, sources: &mut SourceMap, diags: &mut Diagnostics) -> Self {
+    /// The chooser of `selection`, with the JSON of its overlay file as the loader read it
+    /// (its positions in `sources`); the overlay's problems go into `diags`.
+    pub fn new(
+        selection: &Selection,
+        overlay_json: Option<Value>,
+        sources: &SourceMap,
+        diags: &mut Diagnostics,
+    ) -> Self {
+        let overlay = match (selection.overlay.as_deref(), overlay_json) {
+            (Some(path), Some(root)) => Some(overlay::read(path, root, sources, diags)),
+            _ => None,
+        };
         Chooser {
             tools: Pattern::all(&selection.tools),
             exclude: Pattern::all(&selection.exclude),
-            overlay: selection
-                .overlay
-                .as_deref()
-                .and_then(|path| overlay::read(path, sources, diags)),
+            overlay,
             names: Vec::new(),
         }
     }
@@ -232,7 +239,8 @@ mod tests {
         };
         Chooser::new(
             &selection,
-            &mut SourceMap::default(),
+            None,
+            &SourceMap::default(),
             &mut Diagnostics::default(),
         )
     }
@@ -302,7 +310,12 @@ mod tests {
         };
         let mut sources = SourceMap::default();
         let mut diags = Diagnostics::default();
-        let mut c = Chooser::new(&selection, &mut sources, &mut diags);
+        let overlay = crate::openrpc::load::read_overlay_json(
+            selection.overlay.as_deref().unwrap(),
+            &mut sources,
+            &mut diags,
+        );
+        let mut c = Chooser::new(&selection, overlay, &sources, &mut diags);
         assert!(diags.0.is_empty(), "{diags}");
         let value = |choice: Choice| match choice {
             Choice::Overlay { value, location } => {

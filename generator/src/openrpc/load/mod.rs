@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use super::json_pos::{escape_token, SourceMap};
+use super::json_pos::{escape_token, FilePositions, SourceMap};
 use super::mcp::type_name;
 use super::model::*;
 use super::selection::{Chooser, Selection};
@@ -105,10 +105,58 @@ pub struct LoadOptions {
 /// as the result it most plausibly means, and the warning says how.
 pub const RULE_RESULT_DESCRIPTOR: &str = "result-descriptor";
 
-/// The bytes of a file read beside the document (the overlay): a regular file of at most
-/// [`MAX_FILE_BYTES`]; else the rule broken and why.
-pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, (&'static str, String)> {
-    files::read_bounded(path).map_err(|unreadable| (unreadable.rule, unreadable.why))
+/// The JSON of the overlay at `path` (`--overlay`: a regular file of at most
+/// [`MAX_FILE_BYTES`], UTF-8), its positions recorded in `sources`; `None` when it cannot be
+/// read, with the problem in `diags` (rule `overlay` when it is missing, else the rule broken).
+pub(crate) fn read_overlay_json(
+    path: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> Option<Value> {
+    let at = |line, column| Location {
+        file: path.to_path_buf(),
+        line,
+        column,
+        pointer: String::new(),
+    };
+    let bytes = match files::read_bounded(path) {
+        Ok(bytes) => bytes,
+        Err(unreadable) => {
+            let rule = if unreadable.rule == RULE_REF {
+                super::overlay::RULE
+            } else {
+                unreadable.rule
+            };
+            let message = format!("cannot read the overlay: {}", unreadable.why);
+            diags.push(Diagnostic::error(rule, at(1, 1), message));
+            return None;
+        }
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        diags.push(Diagnostic::error(
+            RULE_JSON_SYNTAX,
+            at(1, 1),
+            "the overlay is not UTF-8",
+        ));
+        return None;
+    };
+    let root: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(e) => {
+            let full = e.to_string();
+            let message = full
+                .rfind(" at line ")
+                .map_or(full.as_str(), |i| &full[..i]);
+            diags.push(Diagnostic::error(
+                RULE_JSON_SYNTAX,
+                at(e.line().max(1), e.column().max(1)),
+                format!("invalid JSON in the overlay: {message}"),
+            ));
+            return None;
+        }
+    };
+    sources.insert(path.to_path_buf(), FilePositions::index(&text));
+    Some(root)
 }
 
 pub(super) fn load(
@@ -117,7 +165,17 @@ pub(super) fn load(
 ) -> Result<(Document, Diagnostics), Diagnostics> {
     let mut loader = Loader::new(path);
     loader.ref_base = options.ref_base.as_deref().map(normalize);
-    loader.selection = Chooser::new(&options.selection, &mut loader.sources, &mut loader.diags);
+    let overlay = options
+        .selection
+        .overlay
+        .as_deref()
+        .and_then(|path| read_overlay_json(path, &mut loader.sources, &mut loader.diags));
+    loader.selection = Chooser::new(
+        &options.selection,
+        overlay,
+        &loader.sources,
+        &mut loader.diags,
+    );
     let document = loader.run(path);
     let mut diags = loader.diags;
     diags.sort();
