@@ -141,6 +141,11 @@ pub struct Config {
     /// `subscriptions/listen` stream names (-32602 above); one URI is at most
     /// 8 KiB whatever this says (longer ones name no resource). Default 64 KiB.
     pub max_subscription_bytes: usize,
+    /// Most bytes of a client's answer (to a server-to-client request of a shared session)
+    /// that one instance publishes on the bus for the instance waiting for it; a larger one is
+    /// dropped with a warning, and the request it answers times out. Only answers to ids some
+    /// instance minted travel at all. Default 1 MiB.
+    pub max_bus_answer_bytes: usize,
     /// Most messages in one JSON-RPC batch (a 2025-03-26 session's, or the plain JSON-RPC
     /// endpoint's): a longer one is refused whole with -32600. Default 64.
     pub max_batch_len: usize,
@@ -258,6 +263,7 @@ impl Default for Config {
             max_client_json_bytes: 16 * 1024,
             max_subscriptions: 1_000,
             max_subscription_bytes: 64 * 1024,
+            max_bus_answer_bytes: 1024 * 1024,
             max_batch_len: 64,
             max_session_requests: 64,
             batch_concurrency: 4,
@@ -373,6 +379,12 @@ impl ConfigBuilder {
     /// Sets [`Config::max_subscription_bytes`].
     pub fn max_subscription_bytes(mut self, max_subscription_bytes: usize) -> Self {
         self.config.max_subscription_bytes = max_subscription_bytes;
+        self
+    }
+
+    /// Sets [`Config::max_bus_answer_bytes`].
+    pub fn max_bus_answer_bytes(mut self, max_bus_answer_bytes: usize) -> Self {
+        self.config.max_bus_answer_bytes = max_bus_answer_bytes;
         self
     }
 

@@ -9,6 +9,7 @@
 //! serving it holds a replica, and what a process holds (streams, running requests, waiting
 //! futures) stays in the replica where it was opened.
 
+mod minted;
 mod record;
 
 pub use crate::bus::SessionChange;
@@ -142,6 +143,9 @@ pub struct Session {
     /// For a session a shared store keeps: when (ms after `created`) this instance last
     /// refreshed its record's time to live. `u64::MAX`: kept in this process only.
     shared_refreshed_ms: AtomicU64,
+    /// For a session a shared store keeps: the key its server-to-client request ids are
+    /// tagged with, so that only answers to ids some instance minted travel on the bus.
+    mint_key: OnceLock<minted::MintKey>,
 }
 
 /// A JSON value the client sent in `initialize`, kept as its text and parsed the first time
@@ -247,6 +251,7 @@ impl Session {
             streams: Mutex::new(Streams::new(limits.replay_window, limits.buffered_messages)),
             owner: OnceLock::new(),
             shared_refreshed_ms: AtomicU64::new(u64::MAX),
+            mint_key: OnceLock::new(),
         }
     }
 
@@ -383,10 +388,21 @@ impl Session {
         if pending.len() >= self.max_pending_client_requests {
             return Err(Full);
         }
-        let id = format!("s{}", self.next_request_id.fetch_add(1, Ordering::Relaxed));
+        let n = self.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let id = match self.mint_key.get() {
+            Some(key) => key.id(n),
+            None => format!("s{n}"),
+        };
         let (tx, rx) = oneshot::channel();
         pending.insert(id.clone(), tx);
         Ok((id, rx))
+    }
+
+    /// Whether `id` is a server-to-client request id some instance minted for this shared
+    /// session (see [`minted`]); always false for a session kept in this process only, whose
+    /// answers never leave it.
+    pub(crate) fn minted(&self, id: &str) -> bool {
+        self.mint_key.get().is_some_and(|key| key.minted(id))
     }
 
     /// Number of server-to-client requests awaiting the client's answer.
@@ -397,6 +413,11 @@ impl Session {
     /// Forgets a server-to-client request (timed out or abandoned).
     pub(crate) fn forget_client_request(&self, id: &str) {
         lock(&self.pending).remove(id);
+    }
+
+    /// Whether this process waits for the client's answer to request `id`.
+    pub(crate) fn awaits(&self, id: &str) -> bool {
+        lock(&self.pending).contains_key(id)
     }
 
     /// Delivers the client's answer to request `id`; false when nothing waits for it.

@@ -30,6 +30,10 @@
 //                            by a POST to B; DELETE on B, then the session is 404 on A and C
 //   sessions-through-nginx   a session initialized through nginx serves 12 requests there
 //                            (each may land on any instance), then DELETE through nginx
+//   bus-carries-only-minted-answers  a raw subscriber on the Redis bus: responses to ids no
+//                            instance minted (256 KiB each) and a cancellation of a 4 KiB id,
+//                            POSTed to B, publish nothing; a real answer to A's elicitation,
+//                            POSTed to B, travels once and completes the call on A
 //   stream-resumed-elsewhere test_reconnection called on A in a 2025-11-25 session: A closes the
 //                            POST's SSE stream after its priming event; a GET with that
 //                            Last-Event-ID on B gets the call's result (relayed from A); a
@@ -62,6 +66,7 @@ const ALL = [
   "listen-fan-out",
   "session-across-instances",
   "sessions-through-nginx",
+  "bus-carries-only-minted-answers",
   "stream-resumed-elsewhere",
   "redis-outage",
   "instance-killed",
@@ -445,6 +450,47 @@ async function initializeSession(target) {
   return answer.session;
 }
 
+// Calls test_elicitation on `on` in session `sid` and answers its elicitation/create with a
+// POST to `answerTo`: the call's result must carry that answer.
+async function elicitationAnsweredElsewhere(sid, on, answerTo) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 15000);
+  try {
+    const id = nextId++;
+    const res = await fetch(url(on), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": SESSION_V, "mcp-session-id": sid },
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "Your name?" } } }),
+      signal: controller.signal,
+    });
+    expect(res.status === 200 && (res.headers.get("content-type") || "").startsWith("text/event-stream"), `tools/call on ${on.name}: expected an SSE stream, got HTTP ${res.status}`);
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let answered = false;
+    for (;;) {
+      const chunk = await reader.read();
+      expect(!chunk.done, `${on.name}'s stream ended before the result (answered: ${answered}); read: ${short(buffer)}`);
+      buffer += decoder.decode(chunk.value, { stream: true });
+      for (const m of sseMessages(buffer)) {
+        if (m.method === "elicitation/create" && !answered) {
+          const reply = await sessionPost(answerTo, sid, { jsonrpc: "2.0", id: m.id, result: { action: "accept", content: { response: `from ${answerTo.name}` } } });
+          expect(reply.status === 202, `the answer POSTed to ${answerTo.name}: expected 202, got ${describe(reply)}`);
+          answered = true;
+        }
+        if (m.id === id && !("method" in m)) {
+          expect(answered, "a result before the elicitation was answered");
+          expect(m.result && JSON.stringify(m.result).includes(`from ${answerTo.name}`), `the result does not carry the answer: ${short(m)}`);
+          return;
+        }
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}
+
 async function deleteSession(target, sessionId) {
   const res = await fetch(url(target), { method: "DELETE", headers: { "mcp-session-id": sessionId, "mcp-protocol-version": SESSION_V } });
   await res.text();
@@ -472,44 +518,8 @@ scenarios["session-across-instances"] = async (s) => {
       resultOf(await sessionRequest(target, sid, "ping"), `ping on ${target.name}`);
     });
   }
-  await step(s, "test_elicitation called on A, answered by a POST to B, completes on A", async () => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), 15000);
-    try {
-      const id = nextId++;
-      const res = await fetch(url(A), {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": SESSION_V, "mcp-session-id": sid },
-        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "test_elicitation", arguments: { message: "Your name?" } } }),
-        signal: controller.signal,
-      });
-      expect(res.status === 200 && (res.headers.get("content-type") || "").startsWith("text/event-stream"), `tools/call on A: expected an SSE stream, got HTTP ${res.status}`);
-      const reader = res.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      let answered = false;
-      for (;;) {
-        const chunk = await reader.read();
-        expect(!chunk.done, `A's stream ended before the result (answered: ${answered}); read: ${short(buffer)}`);
-        buffer += decoder.decode(chunk.value, { stream: true });
-        for (const m of sseMessages(buffer)) {
-          if (m.method === "elicitation/create" && !answered) {
-            const reply = await sessionPost(B, sid, { jsonrpc: "2.0", id: m.id, result: { action: "accept", content: { response: "from B" } } });
-            expect(reply.status === 202, `the answer POSTed to B: expected 202, got ${describe(reply)}`);
-            answered = true;
-          }
-          if (m.id === id && !("method" in m)) {
-            expect(answered, "a result before the elicitation was answered");
-            expect(m.result && JSON.stringify(m.result).includes("from B"), `the result does not carry B's answer: ${short(m)}`);
-            return;
-          }
-        }
-      }
-    } finally {
-      clearTimeout(timer);
-      controller.abort();
-    }
-  });
+  await step(s, "test_elicitation called on A, answered by a POST to B, completes on A", () =>
+    elicitationAnsweredElsewhere(sid, A, B));
   await step(s, "DELETE on B answers 204", async () => {
     const status = await deleteSession(B, sid);
     expect(status === 204, `DELETE on B: expected 204, got ${status}`);
@@ -528,6 +538,61 @@ scenarios["session-across-instances"] = async (s) => {
       expect(answer.status === 404, `tools/call on ${target.name} after DELETE: expected 404, got ${describe(answer)}`);
       return `${Date.now() - started} ms after DELETE`;
     });
+  }
+};
+
+// A raw RESP subscriber on the deployment's bus channel (`mcp:bus`, the default prefix): the
+// bytes every instance receives. `bytes()` counts them; `text()` is what arrived.
+async function busSubscriber() {
+  const { connect } = await import("node:net");
+  const socket = connect(Number(state.redis_port), "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+  socket.write("*2\r\n$9\r\nSUBSCRIBE\r\n$7\r\nmcp:bus\r\n");
+  const started = Date.now();
+  while (!received.includes("subscribe")) {
+    expect(Date.now() - started < 5000, "the bus subscription was not confirmed");
+    await sleep(10);
+  }
+  const base = received.length;
+  return { bytes: () => received.length - base, text: () => received.slice(base), close: () => socket.destroy() };
+}
+
+scenarios["bus-carries-only-minted-answers"] = async (s) => {
+  let sid;
+  let bus;
+  await step(s, "a session initialized on A, a subscriber on the Redis bus", async () => {
+    sid = await initializeSession(A);
+    bus = await busSubscriber();
+  });
+  try {
+    await step(s, "responses to ids no instance minted (256 KiB each) POSTed to B travel nowhere", async () => {
+      const pad = "x".repeat(256 * 1024);
+      for (const id of ["s1", "s2", "s7.0123456789abcdef", 5, "forged"]) {
+        const reply = await sessionPost(B, sid, { jsonrpc: "2.0", id, result: { pad } });
+        expect(reply.status === 202, `a response with id ${JSON.stringify(id)}: expected 202, got ${describe(reply)}`);
+      }
+      // A cancellation naming an id longer than any request may have is not broadcast either.
+      const reply = await sessionPost(B, sid, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "r".repeat(4096) } });
+      expect(reply.status === 202, `the cancellation: expected 202, got ${describe(reply)}`);
+      await sleep(300);
+      expect(bus.bytes() < 2048, `the bus carried ${bus.bytes()} bytes: ${short(bus.text())}`);
+      expect(!bus.text().includes("client_answered"), `a forged answer was published: ${short(bus.text())}`);
+      return `${bus.bytes()} bytes on the bus`;
+    });
+    await step(s, "a real answer (to A's elicitation, POSTed to B) does travel, once, and completes on A", async () => {
+      await elicitationAnsweredElsewhere(sid, A, B);
+      // The subscriber's socket may be read after A's stream: give it a moment.
+      const answersSeen = () => bus.text().split("client_answered").length - 1;
+      const started = Date.now();
+      while (answersSeen() < 1 && Date.now() - started < 2000) await sleep(10);
+      await sleep(100);
+      const answers = answersSeen();
+      expect(answers === 1, `expected the answer on the bus once, saw it ${answers} times (${bus.bytes()} bytes: ${short(bus.text())})`);
+    });
+  } finally {
+    bus?.close();
+    await deleteSession(A, sid);
   }
 };
 

@@ -223,6 +223,11 @@ impl<'a> Envelope<'a> {
             if !is_valid_id(id) {
                 return Err(invalid("Invalid Request: id must be a string or a number"));
             }
+            if id.get().len() > MAX_ID_BYTES {
+                return Err(invalid(
+                    "Invalid Request: an id longer than 1024 bytes (the server keeps each running request's id)",
+                ));
+            }
         }
         let params = self.params.unwrap_or(Params::Raw(None));
         match (self.method, self.id) {
@@ -249,6 +254,12 @@ impl<'a> Envelope<'a> {
         }
     }
 }
+
+/// The longest id the server takes, as its JSON text: a session keeps the id of each
+/// request it runs (to cancel it, to refuse a duplicate) and may tell the other instances of a
+/// deployment about it, so its size is the client's choice only up to here. Clients use
+/// counters and UUIDs, far shorter.
+pub(crate) const MAX_ID_BYTES: usize = 1024;
 
 /// A JSON-RPC id is a string or a number (`null`, objects, arrays and booleans are not).
 fn is_valid_id(id: &RawValue) -> bool {
@@ -453,7 +464,11 @@ mod tests {
                 .get(),
             "-1.5"
         );
-        for id in ["null", "{}", "[]", "true", "false"] {
+        let longest = format!(r#""{}""#, "i".repeat(MAX_ID_BYTES - 2));
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{longest},"method":"ping"}}"#);
+        assert_eq!(request(&text).id.get(), longest);
+        let longer = format!(r#""{}""#, "i".repeat(MAX_ID_BYTES - 1));
+        for id in [longer.as_str(), "null", "{}", "[]", "true", "false"] {
             let text = format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"x"}}}}"#
             );

@@ -434,7 +434,9 @@ impl<D: Dispatch> Engine<D> {
         };
         let key = id_key(cancelled.request_id);
         let stopped = session.cancel(&key);
-        if !stopped && session.is_shared() {
+        // Request ids are the client's own choice: one longer than any id an instance could
+        // be running (the reader refuses longer ones) is not broadcast.
+        if !stopped && session.is_shared() && key.len() <= incoming::MAX_ID_BYTES {
             // Maybe another instance runs it.
             self.bus.publish(BusEvent::RequestCancelled {
                 session_id: session.id().to_string(),
@@ -446,6 +448,33 @@ impl<D: Dispatch> Engine<D> {
             stopped,
             "cancellation"
         );
+    }
+
+    /// Publishes the client's `answer` to request `request_id` of shared `session` for the
+    /// instance that waits for it (the caller checked that some instance minted the id),
+    /// unless it is larger than [`Config::max_bus_answer_bytes`]: every instance hears every
+    /// bus message, so its size is bounded here, where the client chose it.
+    pub(crate) fn publish_answer(
+        &self,
+        session: &Session,
+        request_id: String,
+        answer: &crate::session::ClientAnswer,
+    ) {
+        let text = answer_text(answer);
+        if text.len() > self.config.max_bus_answer_bytes {
+            tracing::warn!(
+                session = %crate::ids::fingerprint(session.id()),
+                bytes = text.len(),
+                max = self.config.max_bus_answer_bytes,
+                "a client's answer too large for the bus was dropped (Config::max_bus_answer_bytes, --max-bus-answer-bytes)"
+            );
+            return;
+        }
+        self.bus.publish(BusEvent::ClientAnswered {
+            session_id: session.id().to_string(),
+            request_id,
+            answer: text,
+        });
     }
 
     /// Ends the SSE streams that never end by themselves (sessions' standalone GET streams,

@@ -488,6 +488,19 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        flag: "max-bus-answer-bytes",
+        env: "MCP_MAX_BUS_ANSWER_BYTES",
+        value: Some("SIZE"),
+        heading: STREAMS,
+        help: "with --redis: most bytes of a client's answer one instance publishes for the instance waiting for it (larger ones are dropped; the request times out)",
+        scope: Scope::Any,
+        default: |c| show_size(c.max_bus_answer_bytes),
+        apply: |p, v| {
+            p.config.max_bus_answer_bytes = size(v.text, 0)?;
+            Ok(())
+        },
+    },
+    Setting {
         flag: "max-batch-len",
         env: "MCP_MAX_BATCH_LEN",
         value: Some("N"),

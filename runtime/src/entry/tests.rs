@@ -325,6 +325,12 @@ fn every_setting_reaches_the_config() {
             "1KiB",
             |c| c.max_subscription_bytes == 1024,
         ),
+        (
+            "max-bus-answer-bytes",
+            "MCP_MAX_BUS_ANSWER_BYTES",
+            "2KiB",
+            |c| c.max_bus_answer_bytes == 2048,
+        ),
         ("max-batch-len", "MCP_MAX_BATCH_LEN", "8", |c| {
             c.max_batch_len == 8
         }),

@@ -187,18 +187,10 @@ impl<D: Dispatch> McpServer<D> {
             }
             Incoming::Response { id, answer } => {
                 let key = crate::engine::answer_key(id);
-                if session.is_shared() {
-                    // The request may wait on another instance: it takes the answer if so.
-                    let text = crate::engine::answer_text(&answer);
-                    if !session.answer_client_request(&key, answer) {
-                        self.engine
-                            .bus
-                            .publish(crate::bus::BusEvent::ClientAnswered {
-                                session_id: session.id().to_string(),
-                                request_id: key,
-                                answer: text,
-                            });
-                    }
+                if session.is_shared() && !session.awaits(&key) && session.minted(&key) {
+                    // Another instance asked: it takes the answer (if it is not too big to
+                    // carry). An id no instance minted travels nowhere.
+                    self.engine.publish_answer(&session, key, &answer);
                 } else if !session.answer_client_request(&key, answer) {
                     tracing::debug!(id = id.get(), "a response nobody waits for");
                 }

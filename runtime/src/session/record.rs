@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::minted::MintKey;
 use super::{lock, ClientJson, Session, SessionLimits};
 use crate::bus::SessionChange;
 use crate::protocol::ProtocolVersion;
@@ -44,6 +45,11 @@ pub struct SessionRecord {
     /// The resources it subscribed to.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub subscriptions: BTreeSet<String>,
+    /// The key the session's server-to-client request ids are tagged with (64 hex digits),
+    /// shared by every instance serving it and never sent to the client: an answer whose id
+    /// it does not verify is not published on the bus.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mint_key: Option<String>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -69,6 +75,7 @@ impl Session {
             last_seen_at_ms: created_at_ms + self.last_seen_ms.load(Ordering::Relaxed),
             log_level: self.log_level(),
             subscriptions: lock(&self.subscriptions).clone(),
+            mint_key: Some(self.mint_key.get_or_init(MintKey::random).to_hex()),
         }
     }
 
@@ -96,6 +103,9 @@ impl Session {
             session.set_log_level(rank);
         }
         *lock(&session.subscriptions) = record.subscriptions;
+        if let Some(key) = record.mint_key.as_deref().and_then(MintKey::from_hex) {
+            let _ = session.mint_key.set(key);
+        }
         // A replica mints its server-to-client request ids from a random point, so that two
         // instances asking the same client something at once do not both use `s1`.
         let mut seed = [0u8; 4];
@@ -170,6 +180,19 @@ mod tests {
             uri: "file:///a".into(),
         });
         assert!(!replica.is_subscribed("file:///a"));
+        // Every instance verifies the ids any of them mints for the session, and no other.
+        let (id, _answer) = replica.register_client_request().unwrap();
+        assert!(session.minted(&id) && replica.minted(&id), "{id}");
+        assert!(!session.minted("s1") && !replica.minted(&format!("{id}0")));
+        let alone = Session::new(
+            ProtocolVersion::V2025_06_18,
+            serde_json::Value::Null,
+            serde_json::Value::Null,
+            limits,
+        );
+        let (local, _answer) = alone.register_client_request().unwrap();
+        assert_eq!(local, "s1", "a session kept in one process mints plain ids");
+        assert!(!alone.minted(&local), "and publishes no answer");
     }
 
     #[test]
