@@ -29,6 +29,7 @@ pub struct Builder {
     one_file: bool,
     selection: crate::Selection,
     gateway: Option<crate::Upstream>,
+    check_results: bool,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -77,6 +78,7 @@ impl Builder {
             one_file: false,
             selection: crate::Selection::default(),
             gateway: None,
+            check_results: false,
         }
     }
 
@@ -189,6 +191,14 @@ impl Builder {
         self
     }
 
+    /// With [`Builder::upstream`]: checks each forwarded result against the method's `result`
+    /// schema (one that does not match is an `isError` result naming the JSON pointer) and
+    /// publishes the tools' `outputSchema` (the CLI's `--check-results`).
+    pub fn check_results(mut self, check: bool) -> Self {
+        self.check_results = check;
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -235,6 +245,7 @@ impl Builder {
             layout,
             selection: self.selection.clone(),
             gateway: self.gateway.clone(),
+            check_results: self.check_results,
         };
         let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,

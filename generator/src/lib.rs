@@ -105,6 +105,11 @@ pub struct Options {
     /// (the CLI's `--upstream URL` or `--gateway`; [`Builder::upstream`]). `None`: the handler
     /// is written by hand.
     pub gateway: Option<Upstream>,
+    /// With a gateway: check each forwarded result against the method's `result` schema (a
+    /// result that does not match is an `isError` result naming the JSON pointer) and publish
+    /// the tools' `outputSchema` (the CLI's `--check-results`; [`Builder::check_results`]).
+    /// Without a gateway it is refused.
+    pub check_results: bool,
 }
 
 /// Where a gateway forwards to by default (the binary's `--upstream` overrides it at run time).
@@ -130,6 +135,9 @@ fn servers_url(document: &openrpc::Document) -> Option<String> {
 
 /// Rule id: the `--example-tests` handler is not a Rust type path.
 pub const RULE_EXAMPLE_HANDLER: &str = "example-tests-handler";
+
+/// Rule id: `--check-results` without a gateway (`--upstream URL` or `--gateway`).
+pub const RULE_CHECK_RESULTS: &str = "check-results";
 
 /// Loads, validates and emits the document at `path`, with the skills beside it. Fails with
 /// every error found, before anything is emitted.
@@ -183,11 +191,21 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    if options.check_results && options.gateway.is_none() {
+        let root = document.sources.locate(&document.files[0], "");
+        let message = "--check-results checks what a gateway forwards: it needs --upstream URL or --gateway (Builder::upstream)".to_string();
+        return Err(Diagnostics(vec![Diagnostic::error(
+            RULE_CHECK_RESULTS,
+            root,
+            message,
+        )]));
+    }
     let emit_options = emit::EmitOptions {
         output: options.output,
         layout: options.layout.clone(),
         gateway: options.gateway.as_ref().map(|upstream| emit::Gateway {
             default_url: upstream.url.clone().or_else(|| servers_url(&document)),
+            check_results: options.check_results,
         }),
     };
     let mut server = emit::emit_with(&document, &bundled, &source_name, &emit_options);
@@ -258,6 +276,9 @@ fn selection_flags(options: &Options) -> Vec<String> {
         Some(Upstream { url: Some(url) }) => flags.extend(["--upstream".to_string(), url.clone()]),
         Some(Upstream { url: None }) => flags.push("--gateway".to_string()),
         None => {}
+    }
+    if options.check_results {
+        flags.push("--check-results".to_string());
     }
     flags
 }

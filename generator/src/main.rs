@@ -95,11 +95,14 @@ struct Cli {
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 
-    /// Depend on mcp-runtime at this path [default: the runtime next to this generator].
+    /// Depend on mcp-runtime at this path [default: an mcp-codegen built from a checkout uses
+    /// that checkout's runtime; an installed one (`cargo install mcp-codegen`) depends on the
+    /// released mcp-runtime of its own version].
     #[arg(long, value_name = "PATH", conflicts_with = "runtime_version")]
     runtime_path: Option<PathBuf>,
 
-    /// Depend on this version of mcp-runtime from crates.io.
+    /// Depend on this version of mcp-runtime from crates.io (a version requirement: `0.1`,
+    /// `=0.1.0`).
     #[arg(long, value_name = "VERSION")]
     runtime_version: Option<String>,
 
@@ -161,6 +164,13 @@ struct Cli {
     /// `servers[0].url` (or none: the binary then needs `--upstream` at run time).
     #[arg(long, conflicts_with = "client")]
     gateway: bool,
+
+    /// With --upstream or --gateway: check each forwarded result against the method's `result`
+    /// schema (one that does not match is an `isError` result naming the JSON pointer of the
+    /// value at fault) and publish the tools' `outputSchema`. Without it results are passed
+    /// through as the service sent them. See docs/gateway.md.
+    #[arg(long)]
+    check_results: bool,
 
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
     /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
@@ -237,6 +247,7 @@ fn main() -> ExitCode {
         gateway: (cli.gateway || cli.upstream.is_some()).then(|| mcp_codegen::Upstream {
             url: cli.upstream.clone(),
         }),
+        check_results: cli.check_results,
     };
     let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
         Ok(generated) => generated,
@@ -267,13 +278,9 @@ fn main() -> ExitCode {
     let runtime = match (cli.runtime_path, cli.runtime_version) {
         (Some(path), _) => RuntimeDependency::Path(path),
         (None, Some(version)) => RuntimeDependency::Version(version),
-        (None, None) => match RuntimeDependency::workspace_default() {
-            Some(default) => default,
-            None => {
-                eprintln!("error: this mcp-codegen was not built from a workspace with mcp-runtime; pass --runtime-path or --runtime-version");
-                return ExitCode::from(3);
-            }
-        },
+        // A generator built from a checkout: that checkout's runtime; installed from its
+        // package: the released runtime of its own version (the comment in Cargo.toml says which).
+        (None, None) => RuntimeDependency::default_for_this_build(),
     };
     let source_name = cli.openrpc.file_name().map_or_else(
         || cli.openrpc.display().to_string(),

@@ -53,20 +53,21 @@ pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBindin
     descriptor_json_of(document, method, binding, false)
 }
 
-/// [`descriptor_json`], for a method a gateway forwards (`forwarded`) or not. A forwarded tool
-/// has no `outputSchema`: its result is passed through as the upstream sent it, which the
-/// document does not promise to describe, and a client that checks `structuredContent`
-/// against an `outputSchema` would refuse a looser upstream's answer.
+/// [`descriptor_json`], for a method whose result a gateway passes through unchecked
+/// (`passed_through`: forwarded without `--check-results`) or not. Such a tool has no
+/// `outputSchema`: its result is the upstream's as sent, which the document does not promise
+/// to describe, and a client that checks `structuredContent` against an `outputSchema` would
+/// refuse a looser upstream's answer. A checked result fits the schema, so it is published.
 pub fn descriptor_json_of(
     document: &Document,
     method: &Method,
     binding: &McpBinding,
-    forwarded: bool,
+    passed_through: bool,
 ) -> [String; 4] {
     Revision::ALL.map(|revision| {
         let value = match binding {
             McpBinding::Tool(tool_binding) => {
-                tool(document, method, tool_binding, revision, !forwarded)
+                tool(document, method, tool_binding, revision, !passed_through)
             }
             McpBinding::Prompt(prompt_binding) => prompt(method, &prompt_binding.common, revision),
             McpBinding::Resource(r) => resource(

@@ -7,12 +7,13 @@ use super::format::{Frame, Slot};
 use super::plan::MethodPlan;
 use crate::openrpc::ParamStructure;
 use crate::tokens::{doc_attrs, ident, paragraphs};
-use crate::typespace::TypeSpace;
+use crate::typespace::{Checks, TypeId, TypeSpace};
 
 /// `pub trait Handler { ... }`, its methods set aside in `frame`.
 pub(crate) fn handler_trait(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
+    checks: &Checks,
     frame: &mut Frame,
 ) -> TokenStream {
     let types_path = quote!(types);
@@ -29,8 +30,12 @@ pub(crate) fn handler_trait(
             None => format!("JSON-RPC method `{}`.", method.name),
         };
         let forwarding = plan.forwarded.then(|| {
+            let checked = match plan.checks_result {
+                true => " Its result is checked against the document's result schema.",
+                false => "",
+            };
             format!(
-                "Forwarded to the upstream's `{}` unless the handler implements it.",
+                "Forwarded to the upstream's `{}` unless the handler implements it.{checked}",
                 method.name
             )
         });
@@ -76,7 +81,7 @@ pub(crate) fn handler_trait(
         });
         let body = match plan.forwarded {
             true => {
-                let body = forwarding_body(plan);
+                let body = forwarding_body(plan, types, checks);
                 quote!({ #body })
             }
             false => quote!(;),
@@ -124,8 +129,9 @@ pub(crate) fn handler_trait(
 
 /// The default body of a forwarded method: its params encoded as the method's
 /// `paramStructure` says, in declaration order, and sent to the upstream under the method's
-/// own name; the result passed through (a notification's result dropped).
-fn forwarding_body(plan: &MethodPlan<'_>) -> TokenStream {
+/// own name; the result passed through (a notification's result dropped), or with
+/// `--check-results` checked first ([`result_check`]).
+fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) -> TokenStream {
     let method = plan.method;
     let wire = &method.name;
     let structure = match method.param_structure {
@@ -150,6 +156,13 @@ fn forwarding_body(plan: &MethodPlan<'_>) -> TokenStream {
         )
     };
     match plan.result {
+        Some(ty) if plan.checks_result => {
+            let check = result_check(&method.name, ty, types, checks);
+            quote! {
+                let _ = ctx;
+                async move { #call.await?#check }
+            }
+        }
         Some(_) => quote! {
             let _ = ctx;
             async move { #call.await }
@@ -162,4 +175,18 @@ fn forwarding_body(plan: &MethodPlan<'_>) -> TokenStream {
             }
         },
     }
+}
+
+/// `.check_result("method", |value: &T, path, out| { ... })`: the forwarded result decoded into
+/// its type (the pointer of a value that does not decode) and then checked by the rules serde
+/// does not check, the same generated checks as arguments get; `|_: &T, _, _| {}` when the type has
+/// none.
+fn result_check(wire: &str, ty: TypeId, types: &TypeSpace, checks: &Checks) -> TokenStream {
+    // The value's type written out: it is what decides the forwarded call's result type.
+    let value_type = types.type_expr(ty, &quote!(types));
+    let rules = match checks.value_checks(types, ty) {
+        Some(statements) => quote!(|value: &#value_type, path, out| { #statements }),
+        None => quote!(|_: &#value_type, _, _| {}),
+    };
+    quote!(.check_result(#wire, #rules))
 }

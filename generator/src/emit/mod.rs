@@ -154,6 +154,9 @@ pub struct Gateway {
     /// The upstream URL the binary calls when none is given at run time (`--upstream`,
     /// `MCP_UPSTREAM_URL`): the one given at generation, else the document's `servers[0].url`.
     pub default_url: Option<String>,
+    /// Check each forwarded result against the method's `result` schema and publish the
+    /// tools' `outputSchema` (`--check-results`).
+    pub check_results: bool,
 }
 
 /// What to emit beyond the document: the parts, their files, and whether the handler forwards.
@@ -194,9 +197,10 @@ pub fn emit_with(
     let mut types = TypeSpace::new();
     let mut warnings = crate::Diagnostics::default();
     let mut methods = plan::plan(document, &mut types, &mut warnings);
-    if options.gateway.is_some() {
+    if let Some(gateway) = &options.gateway {
         for plan in &mut methods {
             plan.forwarded = !plan::returns_mcp(plan.method);
+            plan.checks_result = gateway.check_results && plan.forwarded && plan.result.is_some();
         }
     }
     types.lower_all();
@@ -249,7 +253,7 @@ pub fn emit_with(
         types_module(frame.pieces(layout::TYPES_DIR, pieces, Reach::Items))
     };
     let handler_section = |frame: &mut Frame| {
-        let handler = handler::handler_trait(&methods, &types, frame);
+        let handler = handler::handler_trait(&methods, &types, &checks, frame);
         let upstream = options.gateway.as_ref().map(|gateway| {
             let url = match &gateway.default_url {
                 Some(url) => quote!(::std::option::Option::Some(#url)),

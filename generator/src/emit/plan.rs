@@ -27,6 +27,9 @@ pub struct MethodPlan<'d> {
     /// Whether the handler method forwards to the upstream by default (a gateway's method:
     /// [`super::Gateway`]); its result is then `mcp_runtime::upstream::Forwarded<T>`.
     pub forwarded: bool,
+    /// Whether the forwarding body checks the upstream's result against the result schema
+    /// (`--check-results`), so the tool publishes its `outputSchema`.
+    pub checks_result: bool,
 }
 
 /// A prompt argument or template variable the handler completes.
@@ -46,6 +49,12 @@ impl<'d> MethodPlan<'d> {
     /// Whether the handler returns the MCP result itself (`x-mcp.output: "mcp"`).
     pub fn returns_mcp(&self) -> bool {
         returns_mcp(self.method)
+    }
+
+    /// Whether the result is passed through unchecked (forwarded without `--check-results`):
+    /// the tool then publishes no `outputSchema`.
+    pub fn passes_through(&self) -> bool {
+        self.forwarded && !self.checks_result
     }
 
     /// The handler's return type as seen from next to the types module: the result schema's
@@ -108,6 +117,7 @@ pub fn plan<'d>(
                 result,
                 completions: Vec::new(),
                 forwarded: false,
+                checks_result: false,
             }
         })
         .collect();

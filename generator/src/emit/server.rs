@@ -799,7 +799,8 @@ pub fn catalog(
             .filter_map(|plan| {
                 let binding = plan.binding().filter(|b| b.kind() == kind)?;
                 let key = str_lit(binding.key());
-                let json = descriptor_json_of(document, plan.method, binding, plan.forwarded);
+                let json =
+                    descriptor_json_of(document, plan.method, binding, plan.passes_through());
                 let json = json.iter().map(|j| str_lit(j));
                 Some(quote! {
                     ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use crate::dispatch::ParamStructure;
 use crate::error::Error;
+use crate::validate::{decode_with_path, Path, Violations};
 
 /// One param of a forwarded method, in the document's order: its name as the document writes
 /// it (the key of the generated params struct's JSON) and whether it is required.
@@ -96,6 +97,58 @@ impl<T: DeserializeOwned> Forwarded<T> {
             }),
         }
     }
+}
+
+impl<T: DeserializeOwned> Forwarded<T> {
+    /// The upstream's result checked against the contract (a gateway generated with
+    /// `--check-results`): decoded into the result type, then `rules` (the schema's rules that
+    /// serde does not check, written by the generator) run on it from the root. A result that
+    /// fits is passed on as the upstream sent it; one that does not is an [`Error`] (an
+    /// `isError` tool result) naming `method` and the JSON pointer, inside the result, of every
+    /// value at fault. A [`Forwarded::Typed`] value is the handler's own: passed on unchecked.
+    ///
+    /// ```
+    /// use mcp_runtime::upstream::Forwarded;
+    /// use mcp_runtime::validate::{minimum, Path, Violations};
+    /// use serde_json::value::RawValue;
+    ///
+    /// #[derive(Debug, serde::Deserialize)]
+    /// struct Head { height: u64 }
+    /// let raw = |text: &str| Forwarded::<Head>::Raw(RawValue::from_string(text.into()).unwrap());
+    /// let rules = |head: &Head, path: &Path<'_>, out: &mut Violations| {
+    ///     minimum(head.height, 1.0, false, &path.key("height"), out)
+    /// };
+    /// assert!(raw(r#"{"height":7}"#).check_result("ChainHead", rules).is_ok());
+    /// let error = raw(r#"{"height":"7"}"#).check_result("ChainHead", rules).unwrap_err();
+    /// assert!(error.to_string().contains("/height: expected a non-negative integer"), "{error}");
+    /// let error = raw(r#"{"height":0}"#).check_result("ChainHead", rules).unwrap_err();
+    /// assert!(error.to_string().contains("/height: must be ≥ 1"), "{error}");
+    /// ```
+    pub fn check_result(
+        self,
+        method: &str,
+        rules: impl FnOnce(&T, &Path<'_>, &mut Violations),
+    ) -> Result<Self, Error> {
+        let Self::Raw(raw) = self else {
+            return Ok(self);
+        };
+        let value: T = decode_with_path(raw.get()).map_err(|why| result_mismatch(method, &why))?;
+        let mut out = Violations::new();
+        rules(&value, &Path::Root, &mut out);
+        if !out.is_empty() {
+            return Err(result_mismatch(method, &out.message()));
+        }
+        Ok(Self::Raw(raw))
+    }
+}
+
+/// The error of a result that does not match the contract: `why` lists the pointers.
+#[cold]
+fn result_mismatch(method: &str, why: &str) -> Error {
+    Error::new(format!(
+        "the upstream's result of {method} does not match the document's result schema \
+         (the gateway checks results: --check-results): {why}"
+    ))
 }
 
 /// `params` (a generated params struct: an object, where an absent optional param is left
