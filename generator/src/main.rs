@@ -95,14 +95,11 @@ struct Cli {
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 
-    /// Depend on mcp-runtime at this path [default: an mcp-codegen built from a checkout uses
-    /// that checkout's runtime; an installed one (`cargo install mcp-codegen`) depends on the
-    /// released mcp-runtime of its own version].
+    /// Depend on mcp-runtime at this path [default: the runtime next to this generator].
     #[arg(long, value_name = "PATH", conflicts_with = "runtime_version")]
     runtime_path: Option<PathBuf>,
 
-    /// Depend on this version of mcp-runtime from crates.io (a version requirement: `0.1`,
-    /// `=0.1.0`).
+    /// Depend on this version of mcp-runtime from crates.io.
     #[arg(long, value_name = "VERSION")]
     runtime_version: Option<String>,
 
@@ -278,9 +275,13 @@ fn main() -> ExitCode {
     let runtime = match (cli.runtime_path, cli.runtime_version) {
         (Some(path), _) => RuntimeDependency::Path(path),
         (None, Some(version)) => RuntimeDependency::Version(version),
-        // A generator built from a checkout: that checkout's runtime; installed from its
-        // package: the released runtime of its own version (the comment in Cargo.toml says which).
-        (None, None) => RuntimeDependency::default_for_this_build(),
+        (None, None) => match RuntimeDependency::workspace_default() {
+            Some(default) => default,
+            None => {
+                eprintln!("error: this mcp-codegen was not built from a workspace with mcp-runtime; pass --runtime-path or --runtime-version");
+                return ExitCode::from(3);
+            }
+        },
     };
     let source_name = cli.openrpc.file_name().map_or_else(
         || cli.openrpc.display().to_string(),
