@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use mcp_codegen::scaffold::{self, CrateOptions, RuntimeDependency};
 
+mod init;
+
 /// Generate a typed Rust MCP server crate from an OpenRPC document.
 ///
 /// Mark the methods to expose with `"x-mcp": "tool"` (or prompt, resource, resource-template),
@@ -16,8 +18,15 @@ use mcp_codegen::scaffold::{self, CrateOptions, RuntimeDependency};
 #[command(
     name = "mcp-codegen",
     version,
+    subcommand_negates_reqs = true,
+    args_conflicts_with_subcommands = true,
     after_help = "\
 Examples:
+  No document yet? Start from one with a tool, a prompt and a resource (writes
+  my-server/openrpc.json, explained by its `description` fields), then generate beside it:
+      mcp-codegen init my-server
+      mcp-codegen my-server/openrpc.json -o my-server
+
   Generate a new server crate (creates server/Cargo.toml, src/main.rs, src/handler.rs, README.md,
   and the generated code: src/generated.rs and the files of src/generated/, one per type and
   per method):
@@ -58,8 +67,14 @@ Exit codes: 0 success; 1 --check found stale files; 2 the document is invalid (e
 printed, with file:line:column and JSON pointer, and nothing is written); 3 I/O failure."
 )]
 struct Cli {
-    /// The OpenRPC document (JSON, openrpc 1.0.0-rc0 through 1.4.N).
-    openrpc: PathBuf,
+    /// Write a starting document instead of generating (see `mcp-codegen init --help`).
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// The OpenRPC document (JSON, openrpc 1.0.0-rc0 through 1.4.N). A document named `init`
+    /// is given as `./init` (a bare `init` is the subcommand).
+    #[arg(required = true)]
+    openrpc: Option<PathBuf>,
 
     /// The crate directory to write (created when missing).
     #[arg(
@@ -95,11 +110,14 @@ struct Cli {
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
 
-    /// Depend on mcp-runtime at this path [default: the runtime next to this generator].
+    /// Depend on mcp-runtime at this path [default: an mcp-codegen built from a checkout uses
+    /// that checkout's runtime; an installed one (`cargo install mcp-codegen`) depends on the
+    /// released mcp-runtime of its own version].
     #[arg(long, value_name = "PATH", conflicts_with = "runtime_version")]
     runtime_path: Option<PathBuf>,
 
-    /// Depend on this version of mcp-runtime from crates.io.
+    /// Depend on this version of mcp-runtime from crates.io (a version requirement: `0.1`,
+    /// `=0.1.0`).
     #[arg(long, value_name = "VERSION")]
     runtime_version: Option<String>,
 
@@ -197,8 +215,39 @@ struct Cli {
     quiet: bool,
 }
 
+/// The subcommands beside generation.
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Write a starting document, DIR/openrpc.json: one tool, one prompt, one resource.
+    ///
+    /// A small, valid OpenRPC document to start from, each method explained by its
+    /// `description` (OpenRPC has no comments). Never overwrites: an existing DIR/openrpc.json
+    /// is an error (exit 2).
+    #[command(after_help = "\
+Example:
+      mcp-codegen init my-server
+      mcp-codegen my-server/openrpc.json -o my-server
+      cd my-server && cargo run -- --stdio")]
+    Init {
+        /// The directory to write openrpc.json in (created when missing).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+
+        /// Print nothing but errors.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(Command::Init { dir, quiet }) = &cli.command {
+        return init::run(dir, *quiet);
+    }
+    let openrpc = cli
+        .openrpc
+        .clone()
+        .expect("clap requires <OPENRPC> without a subcommand");
     if let Some(name) = cli
         .name
         .as_deref()
@@ -246,7 +295,7 @@ fn main() -> ExitCode {
         }),
         check_results: cli.check_results,
     };
-    let generated = match mcp_codegen::generate_with_options(&cli.openrpc, &options) {
+    let generated = match mcp_codegen::generate_with_options(&openrpc, &options) {
         Ok(generated) => generated,
         Err(diagnostics) => {
             eprintln!("{diagnostics}");
@@ -275,16 +324,12 @@ fn main() -> ExitCode {
     let runtime = match (cli.runtime_path, cli.runtime_version) {
         (Some(path), _) => RuntimeDependency::Path(path),
         (None, Some(version)) => RuntimeDependency::Version(version),
-        (None, None) => match RuntimeDependency::workspace_default() {
-            Some(default) => default,
-            None => {
-                eprintln!("error: this mcp-codegen was not built from a workspace with mcp-runtime; pass --runtime-path or --runtime-version");
-                return ExitCode::from(3);
-            }
-        },
+        // A generator built from a checkout: that checkout's runtime; installed from its
+        // package: the released runtime of its own version (the comment in Cargo.toml says which).
+        (None, None) => RuntimeDependency::default_for_this_build(),
     };
-    let source_name = cli.openrpc.file_name().map_or_else(
-        || cli.openrpc.display().to_string(),
+    let source_name = openrpc.file_name().map_or_else(
+        || openrpc.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
     let files = scaffold::crate_files(
@@ -310,7 +355,7 @@ fn main() -> ExitCode {
         eprintln!(
             "{} generated file(s) are stale: run `mcp-codegen {} -o {}`",
             stale.len(),
-            cli.openrpc.display(),
+            openrpc.display(),
             output.display()
         );
         return ExitCode::from(1);

@@ -84,6 +84,8 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line(&runtime_features)),
         client_runtime_dependency => safe(options.runtime.toml_line(&client_runtime_features)),
+        runtime_comment => safe(options.runtime.toml_comment()),
+        rust_version => safe(super::toml_string(env!("CARGO_PKG_RUST_VERSION"))),
         crate_ident => safe(crate_ident),
         client_methods => client_methods,
         example_tests => generated.example_tests.is_some(),

@@ -66,12 +66,46 @@ pub enum RuntimeDependency {
 }
 
 impl RuntimeDependency {
-    /// The runtime of the workspace this generator was built from, when it is still there.
+    /// The runtime of the checkout this generator was built from, when it was built from one
+    /// (`build.rs` decides) and that runtime is still there; `None` for a generator built from
+    /// its package (`cargo install mcp-codegen`).
     pub fn workspace_default() -> Option<Self> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime");
+        let path = Path::new(option_env!("MCP_CODEGEN_CHECKOUT_RUNTIME")?);
         path.join("Cargo.toml")
             .is_file()
-            .then(|| Self::Path(path.canonicalize().unwrap_or(path)))
+            .then(|| Self::Path(path.to_path_buf()))
+    }
+
+    /// The released runtime this generator was made with: `mcp-runtime` of the generator's
+    /// own version (the two are released together).
+    pub fn released() -> Self {
+        Self::Version(env!("CARGO_PKG_VERSION").to_string())
+    }
+
+    /// What a generated crate depends on when no flag says: the checkout's runtime by path
+    /// ([`RuntimeDependency::workspace_default`]), else [`RuntimeDependency::released`].
+    pub fn default_for_this_build() -> Self {
+        Self::workspace_default().unwrap_or_else(Self::released)
+    }
+
+    /// The `Cargo.toml` comment above the dependency: which runtime it is and how to choose
+    /// the other.
+    fn toml_comment(&self) -> String {
+        let version = env!("CARGO_PKG_VERSION");
+        match self {
+            RuntimeDependency::Path(_) => format!(
+                "# mcp-runtime from a checkout, by path (the default of an mcp-codegen built from\n\
+                 # that checkout, or --runtime-path). The released runtime instead:\n\
+                 # mcp-runtime = \"{version}\" (with the same features)."
+            ),
+            // Escaped: a requirement with a line break must not end the comment.
+            RuntimeDependency::Version(requirement) => format!(
+                "# mcp-runtime {} from crates.io (the default of an installed mcp-codegen,\n\
+                 # or --runtime-version). A checkout's runtime instead:\n\
+                 # mcp-runtime = {{ path = \"/path/to/mcp-codegen/runtime\" }} (with the same features).",
+                toml_string(requirement)
+            ),
+        }
     }
 
     /// The `mcp-runtime = ...` line of `Cargo.toml`, with `features` on.
@@ -113,13 +147,13 @@ pub struct CrateOptions {
     pub runtime: RuntimeDependency,
 }
 
-const CARGO_TOML: &str = include_str!("../../../templates/Cargo.toml.j2");
-const MAIN_RS: &str = include_str!("../../../templates/main.rs.j2");
-const HANDLER_RS: &str = include_str!("../../../templates/handler.rs.j2");
-const README_MD: &str = include_str!("../../../templates/README.md.j2");
-const CLIENT_CARGO_TOML: &str = include_str!("../../../templates/client/Cargo.toml.j2");
-const CLIENT_LIB_RS: &str = include_str!("../../../templates/client/lib.rs.j2");
-const CLIENT_README_MD: &str = include_str!("../../../templates/client/README.md.j2");
+const CARGO_TOML: &str = include_str!("../../templates/Cargo.toml.j2");
+const MAIN_RS: &str = include_str!("../../templates/main.rs.j2");
+const HANDLER_RS: &str = include_str!("../../templates/handler.rs.j2");
+const README_MD: &str = include_str!("../../templates/README.md.j2");
+const CLIENT_CARGO_TOML: &str = include_str!("../../templates/client/Cargo.toml.j2");
+const CLIENT_LIB_RS: &str = include_str!("../../templates/client/lib.rs.j2");
+const CLIENT_README_MD: &str = include_str!("../../templates/client/README.md.j2");
 
 /// Every file of the crate for `generated`, read from `source_name`: a server crate, or a
 /// client library when only the client was generated ([`crate::emit::Output::Client`]). The
