@@ -89,6 +89,7 @@ docs_block_start() {
 docs_block_end() {
   trap - ERR
   cat "$DOCS_OUT"
+  if [ -s "$DOCS_OUT" ] && [ -n "$(tail -c1 "$DOCS_OUT")" ]; then echo; fi
   cp "$DOCS_OUT" "$DOCS_LAST"
   ran=$((ran + 1))
   if [ "$bg_probe" = 1 ]; then bg_probe=0; docs_stop_background; fi
@@ -96,7 +97,10 @@ docs_block_end() {
 docs_expect() {
   local expected="$DOCS_WORK/.expected"
   cat >"$expected"
-  if ! diff -u <(sed 's/[[:space:]]*$//' "$expected") <(sed 's/[[:space:]]*$//' "$1") >&2; then
+  # awk ends every line with a newline (an answer without a final newline included) and
+  # drops trailing spaces.
+  local trim='{ sub(/[ \t\r]+$/, ""); print }'
+  if ! diff -u <(awk "$trim" "$expected") <(awk "$trim" "$1") >&2; then
     echo "[docs] FAIL: the output of $docs_where is not the text block after it (diff above: - the docs, + the output)" >&2
     exit 1
   fi
