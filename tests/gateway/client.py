@@ -13,6 +13,14 @@ SCENARIO is one of
   examples URL DOC        a gateway of the OpenRPC document DOC in front of
                           @open-rpc/mock-server serving DOC: every example pairing of DOC called
                           as a tool answers the example's result
+  hostile URL             the gateway of tests/gateway/hostile.openrpc.json (--check-results,
+                          --upstream-timeout 2s) in front of hostile_upstream.py: results checked
+                          against the document (outputSchema and structuredContent when they
+                          fit, an isError naming the JSON pointer when they do not), and every
+                          misbehaviour (slow, HTTP 500/429, garbage, 100 MB, wrong id, stalled
+                          body) an isError result within the timeout, each followed by a call
+                          that succeeds
+  down URL                the same gateway with --upstream naming a port nobody listens on
 
 Only the SDK's public client API is used. Every check prints "PASS name" or "FAIL name: why"
 and appends that line to FILE; run.sh counts them. A scenario that cannot go on adds a FAIL
@@ -22,6 +30,7 @@ line and exits 3.
 import argparse
 import json
 import sys
+import time
 import traceback
 
 import anyio
@@ -223,6 +232,110 @@ async def examples(c, client, path):
     assert count > 0, "the document has no example pairing"
 
 
+# The gateway's --upstream-timeout in run.sh, and the most a call through it may take.
+UPSTREAM_TIMEOUT = 2.0
+BOUND = UPSTREAM_TIMEOUT + 1.5
+READING = {"value": "0x1f", "count": 3}
+
+
+async def timed_call(client, tool, mode):
+    """Calls `tool` with `mode`; returns the result and the seconds it took."""
+    started = time.monotonic()
+    result = await client.call_tool(tool, {"mode": mode})
+    return result, time.monotonic() - started
+
+
+def error_text(result):
+    assert result.is_error, f"not an isError result: {result.content} {result.structured_content}"
+    assert len(result.content) == 1 and result.content[0].type == "text", result.content
+    return result.content[0].text
+
+
+async def hostile(c, client, modern):
+    tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    async def output_schemas():
+        schema = tools["reading"].output_schema
+        assert schema and schema.get("type") == "object", schema
+        assert set(schema.get("properties", {})) == {"value", "count"}, schema
+        assert schema["properties"]["value"].get("pattern") == "^0x[0-9a-f]+$", schema
+        # A number's schema is an outputSchema only from 2026-07-28 (an object before).
+        height = tools["height"].output_schema
+        if modern:
+            assert height == {"type": "integer", "minimum": 1} or (
+                height.get("type") == "integer" and height.get("minimum") == 1), height
+        else:
+            assert height is None, height
+
+    await c.run("checked tools publish their outputSchema", output_schemas)
+
+    async def ok():
+        # The SDK itself checks structuredContent against the outputSchema it listed.
+        result, _ = await timed_call(client, "reading", "ok")
+        assert not result.is_error, result.content
+        assert result.structured_content == READING, result.structured_content
+        assert json.loads(result.content[0].text) == READING, result.content
+        result, _ = await timed_call(client, "height", "ok")
+        assert not result.is_error, result.content
+        assert result.content[0].text == "7", result.content
+        assert result.structured_content == (7 if modern else None), result.structured_content
+
+    await c.run("a result that fits passes, as structuredContent", ok)
+
+    mismatches = [
+        ("reading", "bad-type", ["/value", "expected a string"]),
+        ("reading", "bad-rule", ["/count: must be ≥ 0"]),
+        ("height", "bad-type", ["(root)", "expected"]),
+        ("height", "bad-rule", ["(root): must be ≥ 1"]),
+    ]
+    for tool, mode, says in mismatches:
+        async def mismatch(tool=tool, mode=mode, says=says):
+            text = error_text((await timed_call(client, tool, mode))[0])
+            assert "does not match the document's result schema" in text, text
+            for words in says:
+                assert words in text, (words, text)
+
+        await c.run(f"{tool} {mode}: isError naming the pointer", mismatch)
+
+    failures = [
+        ("rpc-error", ["upstream error -32000: node says no"]),
+        ("slow", ["no answer within 2s"]),
+        ("http-500", ["HTTP 500", "internal failure"]),
+        ("http-429", ["HTTP 429", "Retry-After: 7"]),
+        ("garbage", ["did not answer JSON-RPC"]),
+        ("huge", ["more than 16777216 bytes"]),
+        ("wrong-id", ["with the id"]),
+        ("stall", ["no answer within 2s"]),
+    ]
+    for mode, says in failures:
+        async def failure(mode=mode, says=says):
+            result, took = await timed_call(client, "reading", mode)
+            text = error_text(result)
+            for words in says:
+                assert words in text, (words, text)
+            assert took < BOUND, f"took {took:.1f} s, more than {BOUND} s"
+            if mode == "rpc-error":
+                assert result.structured_content == {
+                    "code": -32000, "message": "node says no", "data": {"mode": "rpc-error"}
+                }, result.structured_content
+            # The gateway is still up and serves the next call.
+            after, _ = await timed_call(client, "reading", "ok")
+            assert not after.is_error and after.structured_content == READING, after.content
+
+        await c.run(f"{mode}: isError within {BOUND} s, then the next call works", failure)
+
+
+async def down(c, client):
+    for attempt in (1, 2):
+        async def refused():
+            result, took = await timed_call(client, "reading", "ok")
+            text = error_text(result)
+            assert "could not be reached" in text, text
+            assert took < BOUND, f"took {took:.1f} s"
+
+        await c.run(f"an upstream that is down: isError (call {attempt})", refused)
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--results", required=True)
@@ -234,7 +347,7 @@ async def main():
     if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:
         targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
                     args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
-    elif args.scenario in ("eth", "catalog"):
+    elif args.scenario in ("eth", "catalog", "hostile", "down"):
         targets = [(f"{args.scenario}-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     else:
         targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
@@ -247,6 +360,10 @@ async def main():
                     await eth(c, client)
                 elif args.scenario == "catalog":
                     await catalog(c, client)
+                elif args.scenario == "hostile":
+                    await hostile(c, client, mode == "auto")
+                elif args.scenario == "down":
+                    await down(c, client)
                 else:
                     await examples(c, client, args.rest[0])
         except BaseException as e:  # noqa: BLE001

@@ -17,6 +17,13 @@
 #     pairings, behind the gateway generated from the same document with --tools '*': every
 #     example called as a tool answers the example's result (the petstore, and a third-party
 #     document of fixtures/third-party/).
+#   - a hostile upstream: ./hostile_upstream.py (Python's standard library) behind the gateway
+#     of ./hostile.openrpc.json generated with --check-results and run with
+#     --upstream-timeout 2s: results that fit pass as structuredContent under the published
+#     outputSchema, results that do not are isError results naming the JSON pointer; slow, HTTP
+#     500 and 429, garbage, a 100 MB body, a wrong id and a stalled body each an isError result
+#     within the timeout, each followed by a call that works; then the same gateway in front of
+#     a port nobody listens on.
 #
 # Pinned: hardhat and @open-rpc/mock-server by ./node/package-lock.json (`npm ci` into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-gateway/<hash of the lock>, run on Node 22 so that
@@ -88,6 +95,7 @@ for i in "${!examples_docs[@]}"; do
   generate "examples-gateway-$i" "${examples_docs[$i]}" --tools '*' --gateway
 done
 generate lotus-gateway "$root/fixtures/third-party/lotus/build/openrpc/v2/gateway.json" --tools '*' --gateway
+generate hostile-gateway "$here/hostile.openrpc.json" --tools '*' --gateway --check-results
 
 results="$work/results"
 touch "$results"
@@ -206,6 +214,20 @@ for i in "${!examples_docs[@]}"; do
   client examples "$url" "$doc"
   stop_servers
 done
+
+# ---- 6. a hostile upstream, and one that is down ---------------------------------------------
+hostile_port="$(free_port)"
+python3 "$here/hostile_upstream.py" "$hostile_port" >"$work/hostile.log" 2>&1 &
+pids+=($!)
+wait_port "$hostile_port" "${pids[-1]}" "hostile_upstream.py" || { cat "$work/hostile.log" >&2; exit 2; }
+start_server "$CARGO_TARGET_DIR/debug/hostile-gateway" --upstream "http://127.0.0.1:$hostile_port/" \
+  --upstream-timeout 2s
+client hostile "$url"
+stop_servers
+start_server "$CARGO_TARGET_DIR/debug/hostile-gateway" --upstream "http://127.0.0.1:$(free_port)/" \
+  --upstream-timeout 2s
+client down "$url"
+stop_servers
 
 passed="$(grep -c '^PASS' "$results" || true)"
 failed="$(grep -c '^FAIL' "$results" || true)"
