@@ -116,6 +116,11 @@ pub struct Config {
     /// Most connections open at once: further ones wait in the listen backlog until one
     /// closes, and the open ones are served as usual. Default 10,000.
     pub max_connections: usize,
+    /// Most connections open at once from one peer address: one more is closed as soon as it
+    /// is accepted, so that one client cannot hold every place of [`Config::max_connections`].
+    /// Behind a reverse proxy every connection comes from the proxy's address: set it to
+    /// `max_connections` there (the proxy bounds its clients). Default 1,000.
+    pub max_connections_per_peer: usize,
     /// A connection with no response in progress that completes no request's headers for
     /// this long (up to 1.5 times this long) is closed: an idle keep-alive connection, or a
     /// client sending its headers too slowly. Default 30 s.
@@ -160,6 +165,10 @@ pub struct Config {
     pub max_pending_client_requests: usize,
     /// Most `subscriptions/listen` streams open at once (-32603 above). Default 10,000.
     pub max_listen_streams: usize,
+    /// With authorization on: most `subscriptions/listen` streams one principal holds open at
+    /// once on this instance, from whatever addresses (503 and -32603 above). Without it, each
+    /// stream holds a connection, which [`Config::max_connections_per_peer`] bounds. Default 32.
+    pub max_listen_streams_per_principal: usize,
     /// Serve a non-initialize request that carries no session with a throwaway session
     /// instead of answering 400. Default false.
     pub allow_sessionless: bool,
@@ -255,6 +264,7 @@ impl Default for Config {
             max_header_bytes: 64 * 1024,
             body_read_timeout: Duration::from_secs(30),
             max_connections: 10_000,
+            max_connections_per_peer: 1_000,
             idle_connection_timeout: Duration::from_secs(30),
             shutdown_grace: Duration::from_secs(10),
             session_idle_timeout: Some(Duration::from_secs(30 * 60)),
@@ -269,6 +279,7 @@ impl Default for Config {
             batch_concurrency: 4,
             max_pending_client_requests: 64,
             max_listen_streams: 10_000,
+            max_listen_streams_per_principal: 32,
             allow_sessionless: false,
             page_size: 100,
             replay_window: 128,
@@ -331,6 +342,12 @@ impl ConfigBuilder {
     /// Sets [`Config::max_connections`].
     pub fn max_connections(mut self, max_connections: usize) -> Self {
         self.config.max_connections = max_connections;
+        self
+    }
+
+    /// Sets [`Config::max_connections_per_peer`].
+    pub fn max_connections_per_peer(mut self, max_connections_per_peer: usize) -> Self {
+        self.config.max_connections_per_peer = max_connections_per_peer;
         self
     }
 
@@ -415,6 +432,15 @@ impl ConfigBuilder {
     /// Sets [`Config::max_listen_streams`].
     pub fn max_listen_streams(mut self, max_listen_streams: usize) -> Self {
         self.config.max_listen_streams = max_listen_streams;
+        self
+    }
+
+    /// Sets [`Config::max_listen_streams_per_principal`].
+    pub fn max_listen_streams_per_principal(
+        mut self,
+        max_listen_streams_per_principal: usize,
+    ) -> Self {
+        self.config.max_listen_streams_per_principal = max_listen_streams_per_principal;
         self
     }
 

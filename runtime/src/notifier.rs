@@ -161,6 +161,26 @@ struct Listener {
     sender: mpsc::Sender<String>,
     /// Set when the stream is cut for reading too slowly (shared with its [`Subscription`]).
     cut: Arc<AtomicBool>,
+    /// Who opened it, with authorization on ([`crate::Principal`]'s owner digest).
+    owner: Option<String>,
+}
+
+/// How many listen streams may be open ([`Notifier::listen`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ListenBounds {
+    /// In this process ([`crate::Config::max_listen_streams`]).
+    pub(crate) total: usize,
+    /// Per owner ([`crate::Config::max_listen_streams_per_principal`]).
+    pub(crate) per_owner: usize,
+}
+
+/// Which bound refused a listen stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListenFull {
+    /// The process holds [`ListenBounds::total`].
+    Server,
+    /// The owner holds [`ListenBounds::per_owner`].
+    Owner,
 }
 
 impl Listener {
@@ -281,8 +301,9 @@ impl Notifier {
         &self,
         subscription_id: Box<RawValue>,
         filter: SubscriptionFilter,
-        max_streams: usize,
-    ) -> Option<Subscription> {
+        owner: Option<String>,
+        bounds: ListenBounds,
+    ) -> Result<Subscription, ListenFull> {
         let (sender, messages) = mpsc::channel(LISTENER_QUEUE);
         let cut = Arc::new(AtomicBool::new(false));
         let id = self
@@ -291,8 +312,18 @@ impl Notifier {
             .next_id
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut open = self.lock_listeners();
-        if open.len() >= max_streams {
-            return None;
+        if open.len() >= bounds.total {
+            return Err(ListenFull::Server);
+        }
+        if let Some(owner) = &owner {
+            // A scan, only when a stream opens with authorization on: the list is bounded.
+            let held = open
+                .iter()
+                .filter(|l| l.owner.as_ref() == Some(owner))
+                .count();
+            if held >= bounds.per_owner {
+                return Err(ListenFull::Owner);
+            }
         }
         open.push(Listener {
             id,
@@ -300,8 +331,9 @@ impl Notifier {
             filter,
             sender,
             cut: cut.clone(),
+            owner,
         });
-        Some(Subscription {
+        Ok(Subscription {
             id,
             listeners: self.shared.listeners.clone(),
             messages,

@@ -493,7 +493,7 @@ impl<D: Dispatch> Peer<D> {
         id: &serde_json::value::RawValue,
         params: Option<&serde_json::value::RawValue>,
     ) {
-        let (ack, mut subscription) = match self.engine.subscribe(id, params) {
+        let (ack, mut subscription) = match self.engine.subscribe(id, params, None) {
             Ok(opened) => opened,
             Err(error) => return self.send(error_response(Some(id), &error)),
         };

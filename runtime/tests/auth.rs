@@ -1431,3 +1431,79 @@ async fn a_request_state_opens_only_for_the_principal_it_was_sealed_for() {
         own.body
     );
 }
+
+/// A `subscriptions/listen` stream opened by `token` on `addr`: its status, and the response
+/// (kept open while held).
+async fn open_listen(
+    addr: SocketAddr,
+    token: &str,
+    id: u32,
+) -> (StatusCode, hyper::Response<hyper::body::Incoming>) {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}},
+        "notifications": {"toolsListChanged": true}}});
+    let request = Request::builder()
+        .method("POST")
+        .uri(format!("http://{addr}/mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header(CONTENT_TYPE, "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .header("authorization", token)
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    let response = client.request(request).await.unwrap();
+    (response.status(), response)
+}
+
+#[tokio::test]
+async fn one_principal_holds_at_most_its_share_of_listen_streams() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    let auth = JwtAuthenticator::auth(JwtSettings::new(&issuer.url, &resource)).unwrap();
+    let config = Config::builder()
+        .auth(Some(auth))
+        .max_listen_streams_per_principal(2)
+        .build();
+    tokio::spawn(
+        McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()),
+    );
+    let server = Server { addr, resource };
+    let (alice, bob) = alice_and_bob(&issuer, &server);
+    let (first, _first) = open_listen(addr, &alice, 1).await;
+    let (second, _second) = open_listen(addr, &alice, 2).await;
+    assert_eq!((first, second), (StatusCode::OK, StatusCode::OK));
+    // A third from the same principal is refused, whatever connection it comes on...
+    let (third, refused) = open_listen(addr, &alice, 3).await;
+    assert_eq!(third, StatusCode::SERVICE_UNAVAILABLE);
+    let body = refused.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("Config::max_listen_streams_per_principal"),
+        "{message}"
+    );
+    // ...while another principal opens its own.
+    let (other, _other) = open_listen(addr, &bob, 4).await;
+    assert_eq!(other, StatusCode::OK);
+    // A stream that closes gives its place back.
+    drop(_first);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let (again, _again) = open_listen(addr, &alice, 5).await;
+        if again == StatusCode::OK {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the place never came back"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -14,7 +14,7 @@ use crate::config::CacheScope;
 use crate::dispatch::Dispatch;
 use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
-use crate::notifier::{Subscription, SubscriptionFilter};
+use crate::notifier::{ListenBounds, ListenFull, Subscription, SubscriptionFilter};
 use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
 use crate::skills::{self, SKILLS_EXTENSION};
@@ -371,10 +371,13 @@ impl<D: Dispatch> Engine<D> {
     /// Registers a `subscriptions/listen` stream (any transport): the acknowledgement message
     /// and the subscription its notifications arrive on. Only what this server can ever send
     /// is honoured, and echoed in the acknowledgement.
+    /// With authorization on, one principal holds at most
+    /// [`Config::max_listen_streams_per_principal`] of them, from whatever addresses.
     pub(crate) fn subscribe(
         &self,
         id: &RawValue,
         params: Option<&RawValue>,
+        principal: Option<&Principal>,
     ) -> Result<(String, Subscription), RpcError> {
         #[derive(Deserialize)]
         struct ListenParams {
@@ -418,17 +421,26 @@ impl<D: Dispatch> Engine<D> {
             id.get(),
             serde_json::to_string(&honoured).expect("a filter serializes")
         );
+        let owner = principal.map(Principal::owner_digest);
+        let bounds = ListenBounds {
+            total: self.config.max_listen_streams,
+            per_owner: self.config.max_listen_streams_per_principal,
+        };
         let subscription = self
             .notifier
-            .listen(id.to_owned(), honoured, self.config.max_listen_streams)
-            .ok_or_else(|| {
-                tracing::warn!(
-                    max = self.config.max_listen_streams,
-                    "a listen stream was refused: the server holds its maximum"
-                );
+            .listen(id.to_owned(), honoured, owner, bounds)
+            .map_err(|full| {
+                let (max, setting) = match full {
+                    ListenFull::Server => (bounds.total, "Config::max_listen_streams"),
+                    ListenFull::Owner => (bounds.per_owner, "Config::max_listen_streams_per_principal"),
+                };
+                tracing::warn!(max, setting, "a listen stream was refused: its maximum is held");
+                let holder = match full {
+                    ListenFull::Server => "the server holds",
+                    ListenFull::Owner => "this principal holds",
+                };
                 RpcError::internal(format!(
-                    "Internal error: the server holds {} listen streams, its maximum (Config::max_listen_streams); try again later",
-                    self.config.max_listen_streams
+                    "Internal error: {holder} {max} listen streams, its maximum ({setting}); try again later"
                 ))
             })?;
         Ok((ack, subscription))

@@ -330,6 +330,19 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
     Setting {
+        flag: "max-connections-per-peer",
+        env: "MCP_MAX_CONNECTIONS_PER_PEER",
+        value: Some("N"),
+        heading: LIMITS,
+        help: "most connections open at once from one peer address (one more is closed at once); behind a reverse proxy, set it to --max-connections",
+        scope: Scope::Http,
+        default: |c| c.max_connections_per_peer.to_string(),
+        apply: |p, v| {
+            p.config.max_connections_per_peer = count(v.text, 1)?;
+            Ok(())
+        },
+    },
+    Setting {
         flag: "idle-connection-timeout",
         env: "MCP_IDLE_CONNECTION_TIMEOUT",
         value: Some("DURATION"),
@@ -549,6 +562,19 @@ pub(crate) const SETTINGS: &[Setting] = &[
         default: |c| c.max_listen_streams.to_string(),
         apply: |p, v| {
             p.config.max_listen_streams = count(v.text, 0)?;
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "max-listen-streams-per-principal",
+        env: "MCP_MAX_LISTEN_STREAMS_PER_PRINCIPAL",
+        value: Some("N"),
+        heading: STREAMS,
+        help: "with authorization on: most subscriptions/listen streams one principal holds open at once",
+        scope: Scope::Any,
+        default: |c| c.max_listen_streams_per_principal.to_string(),
+        apply: |p, v| {
+            p.config.max_listen_streams_per_principal = count(v.text, 0)?;
             Ok(())
         },
     },

@@ -258,6 +258,12 @@ fn every_setting_reaches_the_config() {
             c.max_connections == 100
         }),
         (
+            "max-connections-per-peer",
+            "MCP_MAX_CONNECTIONS_PER_PEER",
+            "7",
+            |c| c.max_connections_per_peer == 7,
+        ),
+        (
             "idle-connection-timeout",
             "MCP_IDLE_CONNECTION_TIMEOUT",
             "2m",
@@ -346,6 +352,12 @@ fn every_setting_reaches_the_config() {
         ("max-listen-streams", "MCP_MAX_LISTEN_STREAMS", "10", |c| {
             c.max_listen_streams == 10
         }),
+        (
+            "max-listen-streams-per-principal",
+            "MCP_MAX_LISTEN_STREAMS_PER_PRINCIPAL",
+            "4",
+            |c| c.max_listen_streams_per_principal == 4,
+        ),
         ("replay-window", "MCP_REPLAY_WINDOW", "16", |c| {
             c.replay_window == 16
         }),

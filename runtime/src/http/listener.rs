@@ -1,11 +1,13 @@
 //! Accepting connections: at most [`Config::max_connections`] open at once (the next wait in
-//! the listen backlog), a back-off when accepting fails (out of file descriptors), a header
+//! the listen backlog) and [`Config::max_connections_per_peer`] from one address (one more is
+//! closed at once), a back-off when accepting fails (out of file descriptors), a header
 //! block of at most [`Config::max_header_bytes`] on every connection (431 above), and a
 //! deadline for a connection between requests (see `supervisor`). Expired sessions are evicted
 //! in the background. On shutdown: stop accepting, end the long-lived SSE streams cleanly, let
 //! the running requests finish within [`Config::shutdown_grace`].
 //!
 //! [`Config::max_connections`]: crate::Config::max_connections
+//! [`Config::max_connections_per_peer`]: crate::Config::max_connections_per_peer
 //! [`Config::max_header_bytes`]: crate::Config::max_header_bytes
 //! [`Config::shutdown_grace`]: crate::Config::shutdown_grace
 
@@ -16,6 +18,7 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::peers::{PeerPlace, Peers};
 use super::supervisor::{Supervisor, Verdict};
 use super::ENDPOINT;
 use crate::dispatch::Dispatch;
@@ -60,6 +63,7 @@ impl<D: Dispatch> McpServer<D> {
             .max_connections
             .clamp(1, u32::MAX as usize);
         let open = Arc::new(Semaphore::new(max_connections));
+        let peers = Peers::new(self.engine.config.max_connections_per_peer);
         let supervisor = Arc::new(Supervisor::default());
         let idle_closer = tokio::spawn(
             supervisor
@@ -88,9 +92,15 @@ impl<D: Dispatch> McpServer<D> {
                 }
             };
             backoff = FIRST_ACCEPT_BACKOFF;
+            let Some(place) = peers.admit(peer.ip()) else {
+                // Closed before a byte is read: the peer holds its share of the places.
+                tracing::debug!(%peer, "closed a connection: the peer holds Config::max_connections_per_peer");
+                drop((stream, permit));
+                continue;
+            };
             let connection =
                 self.clone()
-                    .serve_connection(stream, peer, permit, supervisor.clone());
+                    .serve_connection(stream, peer, (permit, place), supervisor.clone());
             tokio::spawn(connection);
         }
         drop(listener);
@@ -121,15 +131,15 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// Serves one connection until it closes, is idle too long, or the server shuts down;
-    /// its `permit` frees a place for the next.
+    /// its `places` (in the whole server, and of its peer) free a place for the next.
     async fn serve_connection(
         self,
         stream: TcpStream,
         peer: SocketAddr,
-        permit: OwnedSemaphorePermit,
+        places: (OwnedSemaphorePermit, PeerPlace),
         supervisor: Arc<Supervisor>,
     ) {
-        let _permit = permit;
+        let _places = places;
         let registration = supervisor.watch();
         let control = registration.control().clone();
         // Without TCP_NODELAY a small SSE frame waits for the peer's delayed ACK.

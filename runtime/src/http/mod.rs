@@ -15,6 +15,7 @@ mod headers;
 mod jsonrpc;
 pub mod legacy_sse;
 mod listener;
+mod peers;
 mod post;
 mod request_body;
 mod response;

@@ -101,7 +101,11 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         if checked.method == Method::Listen {
-            return Err(Box::new(self.listen(id, checked.request.params.raw())));
+            return Err(Box::new(self.listen(
+                id,
+                checked.request.params.raw(),
+                headers.principal.as_deref(),
+            )));
         }
         let identity = Identity::Stateless {
             version,
@@ -180,8 +184,13 @@ impl<D: Dispatch> McpServer<D> {
     /// notifications the filter asked for, each tagged with the subscription id (the listen
     /// request's id), and a keep-alive comment whenever it has been quiet for
     /// `Config::sse_keep_alive`. It ends when the client disconnects.
-    fn listen(&self, id: &RawValue, params: Option<&RawValue>) -> Response<Body> {
-        let (ack, mut subscription) = match self.engine.subscribe(id, params) {
+    fn listen(
+        &self,
+        id: &RawValue,
+        params: Option<&RawValue>,
+        principal: Option<&crate::auth::Principal>,
+    ) -> Response<Body> {
+        let (ack, mut subscription) = match self.engine.subscribe(id, params, principal) {
             Ok(opened) => opened,
             // The server at its maximum of streams is busy, not the request wrong.
             Err(error) if error.code == INTERNAL_ERROR => {

@@ -1,6 +1,6 @@
 //! Connection limits against slow and greedy clients, spoken to over raw TCP: a body that
-//! stalls, a header block over the limit, and more connections than the cap (the open ones are
-//! still served).
+//! stalls, a header block over the limit, more connections than the cap (the open ones are
+//! still served), and more from one peer address than its share.
 
 use serde_json::json;
 use std::net::SocketAddr;
@@ -91,6 +91,54 @@ async fn connections_past_the_cap_wait_and_the_open_ones_are_served() {
         .unwrap();
     // No session header: the request got as far as the protocol.
     assert_eq!(status, http::StatusCode::BAD_REQUEST);
+}
+
+/// A connection to `addr` from the loopback address `from` (any of 127.0.0.0/8 reaches a
+/// server on 127.0.0.1): another peer, as the server sees it.
+async fn connect_from(from: &str, addr: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+#[tokio::test]
+async fn one_peer_cannot_take_every_connection() {
+    let config = Config::builder()
+        .max_connections(10)
+        .max_connections_per_peer(2)
+        .build();
+    let server = start(config).await;
+    // One address takes its two places and says nothing.
+    let first = connect_from("127.0.0.2", server.addr).await;
+    let _second = connect_from("127.0.0.2", server.addr).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // Its third is closed at once, though the server has places left...
+    let mut third = connect_from("127.0.0.2", server.addr).await;
+    let _ = third.write_all(KEEP_ALIVE_REQUEST.as_bytes()).await;
+    let (answer, closed) = read_until_closed(&mut third, Duration::from_secs(5)).await;
+    assert!(
+        closed && answer.is_empty(),
+        "served past the per-peer cap: {answer:?}"
+    );
+    // ...which another address still gets.
+    let mut other = connect_from("127.0.0.3", server.addr).await;
+    other
+        .write_all(KEEP_ALIVE_REQUEST.as_bytes())
+        .await
+        .unwrap();
+    let mut status = [0u8; 12];
+    other.read_exact(&mut status).await.unwrap();
+    assert_eq!(&status, b"HTTP/1.1 404");
+    // A place the first address gives back is its own again.
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut again = connect_from("127.0.0.2", server.addr).await;
+    again
+        .write_all(KEEP_ALIVE_REQUEST.as_bytes())
+        .await
+        .unwrap();
+    again.read_exact(&mut status).await.unwrap();
+    assert_eq!(&status, b"HTTP/1.1 404");
 }
 
 /// A complete `ping`-free request that keeps the connection alive: a GET of a path that is not
