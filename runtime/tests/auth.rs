@@ -1507,3 +1507,44 @@ async fn one_principal_holds_at_most_its_share_of_listen_streams() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test]
+async fn a_stream_ends_when_its_token_expires() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let token = |lifetime: u64| {
+        let mut claims = claims(&issuer.url, &server.resource);
+        claims["exp"] = json!(now() + lifetime);
+        format!("Bearer {}", rs256("rsa-1", &claims))
+    };
+    let started = std::time::Instant::now();
+    let (status, short) = open_listen(server.addr, &token(2), 1).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, long) = open_listen(server.addr, &token(300), 2).await;
+    assert_eq!(status, StatusCode::OK);
+    // The stream of the token that expires in 2 s ends cleanly then (its acknowledgement
+    // first): the client resumes under a fresh token.
+    let body = tokio::time::timeout(Duration::from_secs(10), short.into_body().collect())
+        .await
+        .expect("the stream outlived its token")
+        .expect("a clean end, not a cut")
+        .to_bytes();
+    let ended = started.elapsed();
+    assert!(
+        ended >= Duration::from_millis(900) && ended < Duration::from_secs(6),
+        "ended after {ended:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&body).contains("notifications/subscriptions/acknowledged"),
+        "{body:?}"
+    );
+    // The other is still open: its acknowledgement, then nothing yet.
+    let mut long = long.into_body();
+    let ack = long.frame().await.unwrap().unwrap().into_data().unwrap();
+    assert!(
+        String::from_utf8_lossy(&ack).contains("acknowledged"),
+        "{ack:?}"
+    );
+    let next = tokio::time::timeout(Duration::from_millis(300), long.frame()).await;
+    assert!(next.is_err(), "the stream of a live token ended: {next:?}");
+}

@@ -227,6 +227,18 @@ fn quoted(text: &str) -> String {
         .collect()
 }
 
+/// When `principal`'s access token expires (its `exp` claim), as a deadline of this process's
+/// clock; `None` for a token without one (or a custom authenticator's principal).
+pub(super) fn expires_at(principal: &Principal) -> Option<tokio::time::Instant> {
+    let exp = principal.claims.get("exp")?.as_u64()?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    let left = std::time::Duration::from_secs(exp.saturating_sub(now));
+    Some(tokio::time::Instant::now() + left)
+}
+
 /// GET of the Protected Resource Metadata (RFC 9728 §3.2): `200` JSON, readable from any
 /// origin (it is public, and browser-based clients fetch it cross-origin).
 #[cold]

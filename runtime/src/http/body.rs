@@ -2,6 +2,7 @@
 
 use bytes::Bytes;
 use http_body::Frame;
+use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
@@ -25,6 +26,8 @@ enum Kind {
         head: Option<Bytes>,
         rx: mpsc::Receiver<Delivery>,
         end: StreamEnd,
+        /// When the stream ends whatever comes ([`Body::until`]).
+        deadline: Option<Pin<Box<tokio::time::Sleep>>>,
     },
 }
 
@@ -86,7 +89,18 @@ impl Body {
             head,
             rx,
             end: StreamEnd::Open,
+            deadline: None,
         })
+    }
+
+    /// The same body, an SSE stream of which ends cleanly at `at` (the access token it was
+    /// opened with expires then: the client resumes it, with `Last-Event-ID`, under a fresh
+    /// token). Other bodies are complete already and stay as they are.
+    pub(super) fn until(mut self, at: tokio::time::Instant) -> Self {
+        if let Kind::Stream { deadline, .. } = &mut self.kind {
+            *deadline = Some(Box::pin(tokio::time::sleep_until(at)));
+        }
+        self
     }
 }
 
@@ -114,7 +128,18 @@ impl http_body::Body for Body {
         match &mut self.kind {
             Kind::Empty => Poll::Ready(None),
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream { head, rx, end } => {
+            Kind::Stream {
+                head,
+                rx,
+                end,
+                deadline,
+            } => {
+                if let Some(deadline) = deadline {
+                    if *end == StreamEnd::Open && deadline.as_mut().poll(cx).is_ready() {
+                        tracing::debug!("an SSE stream ended: its access token expired");
+                        *end = StreamEnd::Clean;
+                    }
+                }
                 match end {
                     StreamEnd::Open => {}
                     StreamEnd::Clean | StreamEnd::Reported => {

@@ -149,7 +149,9 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }
-        match route {
+        // A stream ends when the token it was opened with does.
+        let token_expiry = headers.principal.as_deref().and_then(auth::expires_at);
+        let response = match route {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
                 Method::GET => {
@@ -183,6 +185,10 @@ impl<D: Dispatch> McpServer<D> {
                 None => status_only(StatusCode::NOT_FOUND),
             },
             Route::NotFound => status_only(StatusCode::NOT_FOUND),
+        };
+        match token_expiry {
+            Some(at) => response.map(|body| body.until(at)),
+            None => response,
         }
     }
 
