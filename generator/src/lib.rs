@@ -1,11 +1,70 @@
 //! `mcp-codegen`: turns an OpenRPC document into a typed Rust MCP server.
 //!
-//! Three front ends share this library: the `mcp-codegen` CLI (a whole crate), `build.rs`
-//! ([`Builder`], a module in `OUT_DIR`), and tests ([`generate`]).
+//! Mark the methods an MCP client should see with `"x-mcp"` (`"tool"`, `"prompt"`,
+//! `"resource"`, `"resource-template"`); the generator writes their types, a `Handler` trait
+//! with one `async fn` per method, and the glue that serves them through
+//! [`mcp-runtime`](https://docs.rs/mcp-runtime). The user implements `Handler`; the contract
+//! stays the source of truth.
 //!
-//! The pipeline: [`openrpc::load()`] (positions, `$ref`s) → [`validate::validate`] (every rule,
-//! all errors at once) → [`typespace`] (JSON Schema to a type IR) → [`emit`] (tokens, formatted
-//! by prettyplease) → [`scaffold`] (the crate around it, from minijinja templates).
+//! Three front ends share this library:
+//!
+//! - the `mcp-codegen` command line (`cargo install mcp-codegen`): a whole crate around the
+//!   generated code ([`scaffold`]), and `mcp-codegen init` for a starting document;
+//! - `build.rs` ([`Builder`]): a module in `OUT_DIR`, regenerated when the contract changes;
+//! - tests and tools ([`generate`], [`generate_with_options`]): the generated source in memory.
+//!
+//! # Example
+//!
+//! Generating in memory, as a test would, from a contract with one tool:
+//!
+//! ```
+//! let dir = tempfile::tempdir().unwrap();
+//! let contract = dir.path().join("openrpc.json");
+//! std::fs::write(
+//!     &contract,
+//!     r#"{
+//!         "openrpc": "1.3.2",
+//!         "info": { "title": "Hello", "version": "1.0.0" },
+//!         "methods": [{
+//!             "name": "greet",
+//!             "x-mcp": "tool",
+//!             "params": [{ "name": "name", "required": true, "schema": { "type": "string" } }],
+//!             "result": { "name": "greeting", "schema": { "type": "string" } }
+//!         }]
+//!     }"#,
+//! )
+//! .unwrap();
+//!
+//! let generated = mcp_codegen::generate(&contract).expect("a valid contract");
+//! assert!(generated.warnings.0.is_empty(), "{}", generated.warnings);
+//! assert!(generated.server.source.contains("pub trait Handler"));
+//! assert_eq!(generated.server.signatures[0].wire_name, "greet");
+//! ```
+//!
+//! And from `build.rs`, the same contract as a module of the crate (`mod server {
+//! include!(concat!(env!("OUT_DIR"), "/mcp_server.rs")); }`):
+//!
+//! ```no_run
+//! fn main() {
+//!     mcp_codegen::Builder::new("openrpc.json")
+//!         .generate()
+//!         .expect("a valid OpenRPC document");
+//! }
+//! ```
+//!
+//! An invalid document fails with every problem at once ([`Diagnostics`], each a
+//! [`Diagnostic`] with its rule, [`Severity`] and [`Location`]: file, line, column and JSON
+//! pointer); nothing is generated.
+//!
+//! # The pipeline
+//!
+//! [`openrpc::load()`] (positions, `$ref`s; [`LoadOptions`]) → [`validate::validate`] (every
+//! rule, all errors at once) → [`typespace`] (JSON Schema to a type IR) → [`emit`] (tokens,
+//! formatted by prettyplease) → [`scaffold`] (the crate around it, from minijinja templates:
+//! [`scaffold::crate_files`], [`scaffold::write_crate`], and [`scaffold::RuntimeDependency`],
+//! where the generated crate's `mcp-runtime` comes from). Around it: [`Options`] and
+//! [`Selection`] (which methods MCP sees), [`server_card`] (SEP-2127 cards), [`skills`] (the
+//! skills extension), [`names`] (Rust names from wire names).
 
 // The library is the API of every `build.rs` that generates a server: each public item says
 // what it is for.
