@@ -125,6 +125,53 @@ pub struct Generated {
     pub selection_flags: Vec<String>,
 }
 
+impl Generated {
+    /// One line saying what the generated server exposes, for the end of a run:
+    /// `exposes 3 tools, 1 prompt, 2 resources (1 a template) and 2 plain JSON-RPC methods`
+    /// (plain: a method without `x-mcp`, served on the JSON-RPC endpoint only), then the
+    /// bundled skills, if any.
+    pub fn summary(&self) -> String {
+        let (mut tools, mut prompts, mut resources, mut templates, mut plain) = (0, 0, 0, 0, 0);
+        for method in &self.document.methods {
+            let slot = match method.mcp.as_ref().map(openrpc::McpBinding::kind) {
+                Some(openrpc::McpKind::Tool) => &mut tools,
+                Some(openrpc::McpKind::Prompt) => &mut prompts,
+                Some(openrpc::McpKind::Resource) => &mut resources,
+                Some(openrpc::McpKind::ResourceTemplate) => &mut templates,
+                None => &mut plain,
+            };
+            *slot += 1;
+        }
+        let resources = match templates {
+            0 => counted(resources, "resource"),
+            _ => format!(
+                "{} ({} a template)",
+                counted(resources + templates, "resource"),
+                templates
+            ),
+        };
+        let mut line = format!(
+            "exposes {}, {}, {} and {}",
+            counted(tools, "tool"),
+            counted(prompts, "prompt"),
+            resources,
+            counted(plain, "plain JSON-RPC method")
+        );
+        if !self.skills.is_empty() {
+            line.push_str(&format!(", with {}", counted(self.skills.len(), "skill")));
+        }
+        line
+    }
+}
+
+/// `1 tool`, `2 tools`, `0 tools`.
+fn counted(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        _ => format!("{n} {what}s"),
+    }
+}
+
 /// Where a contract's skills (the skills extension, [`skills`]) come from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum SkillsSource {

@@ -381,6 +381,7 @@ fn main() -> ExitCode {
                         output.join(path).display()
                     );
                 }
+                eprintln!("{}", generated.summary());
             }
             ExitCode::SUCCESS
         }
