@@ -1548,3 +1548,180 @@ async fn a_stream_ends_when_its_token_expires() {
     let next = tokio::time::timeout(Duration::from_millis(300), long.frame()).await;
     assert!(next.is_err(), "the stream of a live token ended: {next:?}");
 }
+
+// ---------------------------------------------------------------------------------------
+// DPoP (RFC 9449): a token bound to a key, presented with a fresh proof of that key.
+
+/// A client's DPoP key: signs proofs, and names itself by its RFC 7638 thumbprint.
+struct DpopKey {
+    signing: EncodingKey,
+    jwk: Value,
+}
+
+impl DpopKey {
+    fn new() -> Self {
+        let (signing, mut jwk) = es256_key("dpop");
+        // A proof's jwk carries the key, not the issuer's bookkeeping.
+        jwk.as_object_mut()
+            .unwrap()
+            .retain(|k, _| ["kty", "crv", "x", "y"].contains(&k.as_str()));
+        Self { signing, jwk }
+    }
+
+    /// RFC 7638: SHA-256 of the required members in lexicographic order, no white space.
+    fn thumbprint(&self) -> String {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let j = &self.jwk;
+        let canonical = format!(
+            r#"{{"crv":"{}","kty":"EC","x":"{}","y":"{}"}}"#,
+            j["crv"].as_str().unwrap(),
+            j["x"].as_str().unwrap(),
+            j["y"].as_str().unwrap()
+        );
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(canonical))
+    }
+
+    /// A proof for `method` on `url` with access token `token`, its claims changed by `change`.
+    fn proof(
+        &self,
+        method: &str,
+        url: &str,
+        token: &str,
+        change: impl FnOnce(&mut Value),
+    ) -> String {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        let ath = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(sha2::Sha256::digest(token.as_bytes()));
+        let mut jti = [0u8; 16];
+        getrandom::fill(&mut jti).unwrap();
+        let mut claims = json!({"jti": format!("{jti:x?}"), "htm": method, "htu": url,
+                                "iat": now(), "ath": ath});
+        change(&mut claims);
+        let mut header = Header::new(Algorithm::ES256);
+        header.typ = Some("dpop+jwt".into());
+        header.jwk = Some(serde_json::from_value(self.jwk.clone()).unwrap());
+        jsonwebtoken::encode(&header, &claims, &self.signing).unwrap()
+    }
+}
+
+/// An `initialize` POST with `Authorization: {authorization}` and these `DPoP` headers.
+async fn dpop_initialize(server: &Server, authorization: &str, proofs: &[&str]) -> Answer {
+    let mut headers = vec![
+        ("mcp-protocol-version", "2025-06-18"),
+        ("authorization", authorization),
+    ];
+    for proof in proofs {
+        headers.push(("dpop", proof));
+    }
+    send_with(server.addr, "POST", "/mcp", &headers, Some(initialize())).await
+}
+
+#[tokio::test]
+async fn dpop_bound_tokens_need_a_fresh_proof_of_their_key() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let key = DpopKey::new();
+    let mut bound = claims(&issuer.url, &server.resource);
+    bound["cnf"] = json!({"jkt": key.thumbprint()});
+    let token = rs256("rsa-1", &bound);
+    let authorization = format!("DPoP {token}");
+    let url = server.resource.clone();
+
+    // A fresh proof for this request, token and key: served.
+    let proof = key.proof("POST", &url, &token, |_| {});
+    let answer = dpop_initialize(&server, &authorization, &[&proof]).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // The same proof again: a replay.
+    let again = dpop_initialize(&server, &authorization, &[&proof]).await;
+    assert_eq!(again.status, StatusCode::UNAUTHORIZED, "{}", again.body);
+    let challenge = again.challenge.unwrap();
+    assert!(
+        challenge.starts_with("DPoP ")
+            && challenge.contains("invalid_dpop_proof")
+            && challenge.contains("used before"),
+        "{challenge}"
+    );
+
+    // Each claim that does not fit this request is refused, naming it.
+    let other = DpopKey::new();
+    let other_token = rs256("rsa-1", &claims(&issuer.url, &server.resource));
+    let cases: Vec<(&str, String)> = vec![
+        ("htm", key.proof("GET", &url, &token, |_| {})),
+        (
+            "htu",
+            key.proof("POST", &format!("{url}/other"), &token, |_| {}),
+        ),
+        ("ath", key.proof("POST", &url, &other_token, |_| {})),
+        (
+            "iat",
+            key.proof("POST", &url, &token, |c| c["iat"] = json!(now() - 600)),
+        ),
+        (
+            "iat",
+            key.proof("POST", &url, &token, |c| c["iat"] = json!(now() + 600)),
+        ),
+        (
+            "jti",
+            key.proof("POST", &url, &token, |c| c["jti"] = json!("")),
+        ),
+        ("cnf.jkt", other.proof("POST", &url, &token, |_| {})),
+    ];
+    for (claim, proof) in &cases {
+        let answer = dpop_initialize(&server, &authorization, &[proof]).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::UNAUTHORIZED,
+            "{claim}: {}",
+            answer.body
+        );
+        let challenge = answer.challenge.unwrap();
+        assert!(
+            challenge.contains("invalid_dpop_proof") && challenge.contains(claim),
+            "{claim}: {challenge}"
+        );
+    }
+    // A proof whose header names another key than the one that signed it.
+    let mut forged = key.proof("POST", &url, &token, |_| {});
+    let other_signed = other.proof("POST", &url, &token, |_| {});
+    let signature = other_signed.rsplit_once('.').unwrap().1;
+    forged = format!("{}.{signature}", forged.rsplit_once('.').unwrap().0);
+    let answer = dpop_initialize(&server, &authorization, &[&forged]).await;
+    assert!(
+        answer
+            .challenge
+            .unwrap()
+            .contains("signature does not verify"),
+        "{}",
+        answer.body
+    );
+    // No proof, two proofs, a proof with typ JWT, and garbage.
+    let fresh = || key.proof("POST", &url, &token, |_| {});
+    for proofs in [vec![], vec![fresh(), fresh()], vec!["a.b.c".to_string()]] {
+        let refs: Vec<&str> = proofs.iter().map(String::as_str).collect();
+        let answer = dpop_initialize(&server, &authorization, &refs).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::UNAUTHORIZED,
+            "{proofs:?}: {}",
+            answer.body
+        );
+        assert!(answer.challenge.unwrap().contains("invalid_dpop_proof"));
+    }
+
+    // The bound token as a plain Bearer token is refused (whoever holds it is not shown to
+    // hold its key), even after it was verified once as DPoP; an unbound token sent as DPoP too.
+    let answer = refused_with(&server, &token).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert!(answer.challenge.unwrap().contains("cnf"));
+    let unbound = format!("DPoP {other_token}");
+    let proof = key.proof("POST", &url, &other_token, |_| {});
+    let answer = dpop_initialize(&server, &unbound, &[&proof]).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+    assert!(
+        answer.challenge.unwrap().contains("not bound"),
+        "{}",
+        answer.body
+    );
+}

@@ -54,6 +54,7 @@ pub trait Authenticator: Send + Sync + 'static {
 /// | [`Missing`](Refusal::Missing) | 401 | none |
 /// | [`InvalidToken`](Refusal::InvalidToken) | 401 | `invalid_token` |
 /// | [`InvalidRequest`](Refusal::InvalidRequest) | 400 | `invalid_request` |
+/// | [`InvalidDpopProof`](Refusal::InvalidDpopProof) | 401 | `invalid_dpop_proof` (a `DPoP` challenge, RFC 9449 §7.1) |
 /// | [`InsufficientScope`](Refusal::InsufficientScope) | 403 | `insufficient_scope` |
 /// | [`Unavailable`](Refusal::Unavailable) | 503 | none (no challenge) |
 ///
@@ -67,6 +68,9 @@ pub enum Refusal {
     InvalidToken(String),
     /// A malformed `Authorization` header (e.g. repeated, or not `Bearer <token>`).
     InvalidRequest(String),
+    /// A DPoP-bound token whose proof (the `DPoP` header) is missing, malformed, replayed,
+    /// or not for this request, token and key (RFC 9449).
+    InvalidDpopProof(String),
     /// A valid credential without a scope the request needs: `scope` lists what to ask
     /// for (space-separated).
     InsufficientScope {
@@ -91,7 +95,9 @@ impl Refusal {
     /// The HTTP status of this refusal.
     pub fn status(&self) -> StatusCode {
         match self {
-            Refusal::Missing | Refusal::InvalidToken(_) => StatusCode::UNAUTHORIZED,
+            Refusal::Missing | Refusal::InvalidToken(_) | Refusal::InvalidDpopProof(_) => {
+                StatusCode::UNAUTHORIZED
+            }
             Refusal::InvalidRequest(_) => StatusCode::BAD_REQUEST,
             Refusal::InsufficientScope { .. } => StatusCode::FORBIDDEN,
             Refusal::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -104,6 +110,7 @@ impl Refusal {
             Refusal::Missing | Refusal::Unavailable(_) => None,
             Refusal::InvalidToken(_) => Some("invalid_token"),
             Refusal::InvalidRequest(_) => Some("invalid_request"),
+            Refusal::InvalidDpopProof(_) => Some("invalid_dpop_proof"),
             Refusal::InsufficientScope { .. } => Some("insufficient_scope"),
         }
     }
@@ -112,7 +119,9 @@ impl Refusal {
     pub fn description(&self) -> String {
         match self {
             Refusal::Missing => "no access token: send Authorization: Bearer <token>".into(),
-            Refusal::InvalidToken(why) | Refusal::InvalidRequest(why) => why.clone(),
+            Refusal::InvalidToken(why)
+            | Refusal::InvalidRequest(why)
+            | Refusal::InvalidDpopProof(why) => why.clone(),
             Refusal::InsufficientScope { scope } => {
                 format!("the access token lacks the scope this request needs: {scope}")
             }

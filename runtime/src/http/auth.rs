@@ -196,7 +196,12 @@ pub(super) fn challenge(auth: &Auth, refusal: &Refusal, id: Option<&RawValue>) -
     if status == StatusCode::SERVICE_UNAVAILABLE {
         return response;
     }
-    let mut value = format!("Bearer resource_metadata=\"{}\"", auth.metadata_url());
+    // A DPoP proof's refusal is a DPoP challenge (RFC 9449 §7.1); every other is Bearer's.
+    let scheme = match refusal {
+        Refusal::InvalidDpopProof(_) => "DPoP algs=\"ES256 ES384 EdDSA RS256 PS256\",",
+        _ => "Bearer",
+    };
+    let mut value = format!("{scheme} resource_metadata=\"{}\"", auth.metadata_url());
     let scope = match refusal {
         Refusal::InsufficientScope { scope } => Some(scope.clone()),
         _ => auth.challenge_scope(),

@@ -14,6 +14,7 @@
 //! claims checks (`claims.rs`) are this module's.
 
 mod claims;
+mod dpop;
 mod fetch;
 mod jws;
 mod keys;
@@ -58,6 +59,9 @@ pub struct JwtSettings {
     /// of the issuer signed with the same keys is not taken for an access token. `None` (the
     /// default): `typ` is not checked.
     pub token_type: Option<String>,
+    /// How far a DPoP proof's `iat` may be from now (either way), and so how long each
+    /// proof's `jti` is remembered to refuse its replay (RFC 9449 §11.1). Default 60 s.
+    pub dpop_window: Duration,
 }
 
 impl JwtSettings {
@@ -73,6 +77,7 @@ impl JwtSettings {
             fetch_timeout: Duration::from_secs(10),
             cache_capacity: 10_000,
             token_type: None,
+            dpop_window: Duration::from_secs(60),
         }
     }
 }
@@ -83,6 +88,7 @@ pub struct JwtAuthenticator {
     token_type: Option<String>,
     keys: KeyCache,
     verified: verified::Verified,
+    proofs: dpop::Proofs,
 }
 
 impl JwtAuthenticator {
@@ -107,14 +113,72 @@ impl JwtAuthenticator {
         };
         Ok(Self {
             verified: verified::Verified::new(settings.cache_capacity, expected.leeway),
+            proofs: dpop::Proofs::new(settings.dpop_window.as_secs()),
             token_type: settings.token_type.clone(),
             expected,
             keys: KeyCache::new(source, fetch::Fetcher::new(settings.fetch_timeout)?),
         })
     }
 
-    /// The principal of a valid `token`, or why it is refused.
+    /// The principal of a valid bearer `token`, or why it is refused (a token bound to a
+    /// key, `cnf`, is refused: whoever holds it is not shown to hold its key).
     pub async fn verify(&self, token: &str) -> Result<Principal, Refusal> {
+        let principal = self.verify_signed(token).await?;
+        if principal
+            .claims
+            .get("cnf")
+            .is_some_and(|cnf| !cnf.is_null())
+        {
+            // RFC 9449 DPoP `cnf.jkt`, RFC 8705 mTLS `cnf.x5t#S256`.
+            return Err(Refusal::invalid_token(
+                "the access token is bound to a key (cnf): it cannot be used as a Bearer token",
+            ));
+        }
+        Ok(principal)
+    }
+
+    /// The principal of a valid DPoP-bound `token` presented with `proof` for `request`
+    /// (RFC 9449 §7), or why it is refused.
+    pub async fn verify_dpop(
+        &self,
+        token: &str,
+        proof: Option<&str>,
+        request: &http::request::Parts,
+    ) -> Result<Principal, Refusal> {
+        let principal = self.verify_signed(token).await?;
+        let Some(thumbprint) = principal.claims["cnf"]["jkt"].as_str() else {
+            return Err(Refusal::invalid_token(
+                "the access token is not bound to a DPoP key (cnf.jkt): send it as Bearer",
+            ));
+        };
+        let proof = proof.ok_or_else(|| {
+            Refusal::InvalidDpopProof("a DPoP token needs a DPoP proof header".into())
+        })?;
+        let url = self.request_url(request);
+        let presented = dpop::Presented {
+            method: request.method.as_str(),
+            url: &url,
+            token,
+            thumbprint,
+        };
+        self.proofs
+            .check(proof, &presented, jsonwebtoken::get_current_timestamp())?;
+        Ok(principal)
+    }
+
+    /// The URL a proof's `htu` names for `request`: this server's origin, as its audience
+    /// (the canonical resource URL) says, and the request's path.
+    fn request_url(&self, request: &http::request::Parts) -> String {
+        let audience = &self.expected.audience;
+        let origin_end = audience
+            .find("://")
+            .and_then(|scheme| audience[scheme + 3..].find('/').map(|at| scheme + 3 + at))
+            .unwrap_or(audience.len());
+        format!("{}{}", &audience[..origin_end], request.uri.path())
+    }
+
+    /// The principal of `token` whose signature and claims are valid, bound to a key or not.
+    async fn verify_signed(&self, token: &str) -> Result<Principal, Refusal> {
         let digest = verified::digest(token);
         let now = jsonwebtoken::get_current_timestamp();
         if let Some(keys) = self.keys.fresh() {
@@ -170,13 +234,6 @@ impl JwtAuthenticator {
         self.expected
             .check(&claims, now)
             .map_err(|bad| Refusal::invalid_token(why_invalid(bad)))?;
-        // A sender-constrained token (RFC 9449 DPoP `cnf.jkt`, RFC 8705 mTLS `cnf.x5t#S256`)
-        // presented as a plain bearer token: whoever holds it is not shown to hold its key.
-        if claims.get("cnf").is_some_and(|cnf| !cnf.is_null()) {
-            return Err(Refusal::invalid_token(
-                "the access token is bound to a key (cnf): it cannot be used as a Bearer token",
-            ));
-        }
         let principal = principal_of(Value::Object(claims))?;
         self.verified.put(digest, &principal, keys.fetched(), now);
         Ok(principal)
@@ -206,12 +263,40 @@ impl Authenticator for JwtAuthenticator {
         request: &'a http::request::Parts,
     ) -> BoxFuture<'a, Result<Principal, Refusal>> {
         Box::pin(async move {
+            if let Some(token) = dpop_scheme_token(&request.headers) {
+                let proof = dpop::proof_header(&request.headers)?;
+                return self.verify_dpop(token?, proof, request).await;
+            }
             match bearer_token(&request.headers)? {
                 Some(token) => self.verify(token).await,
                 None => Err(Refusal::Missing),
             }
         })
     }
+}
+
+/// The token of an `Authorization: DPoP <token>` header (RFC 9449 §7.1); `None` for any
+/// other scheme (left to [`bearer_token`], which refuses what it does not take).
+fn dpop_scheme_token(headers: &http::HeaderMap) -> Option<Result<&str, Refusal>> {
+    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("dpop") {
+        return None;
+    }
+    if headers.get_all(http::header::AUTHORIZATION).iter().count() > 1 {
+        return Some(Err(Refusal::invalid_request(
+            "the Authorization header may appear once",
+        )));
+    }
+    let token = token.trim();
+    let b64 = |b: u8| b.is_ascii_alphanumeric() || b"-._~+/=".contains(&b);
+    Some(if !token.is_empty() && token.bytes().all(b64) {
+        Ok(token)
+    } else {
+        Err(Refusal::invalid_request(
+            "the DPoP token is empty or has characters RFC 9449 does not allow",
+        ))
+    })
 }
 
 /// Whether the header `typ` names `wanted` (RFC 7515 §4.1.9: without case, `application/`
