@@ -41,15 +41,13 @@
 //! assert_eq!(generated.server.signatures[0].wire_name, "greet");
 //! ```
 //!
-//! And from `build.rs`, the same contract as a module of the crate (`mod server {
+//! And in `build.rs`'s `main`, the same contract as a module of the crate (`mod server {
 //! include!(concat!(env!("OUT_DIR"), "/mcp_server.rs")); }`):
 //!
 //! ```no_run
-//! fn main() {
-//!     mcp_codegen::Builder::new("openrpc.json")
-//!         .generate()
-//!         .expect("a valid OpenRPC document");
-//! }
+//! mcp_codegen::Builder::new("openrpc.json")
+//!     .generate()
+//!     .expect("a valid OpenRPC document");
 //! ```
 //!
 //! An invalid document fails with every problem at once ([`Diagnostics`], each a
