@@ -150,6 +150,20 @@ def main(binary):
         # (The scaffold's handler answers "not implemented": the call got through.)
         check("a plain method with the document's default scope", status == 200 and
               "not implemented" in json.dumps(body), (status, body))
+        # A 2026-07-28 list filtered for its caller (hideUnauthorized) is that caller's alone.
+        listing = {"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}}
+        request = urllib.request.Request(resource, json.dumps(listing).encode(), {
+            "content-type": "application/json", "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list",
+            "authorization": f"Bearer {good}"})
+        with urllib.request.urlopen(request) as response:
+            result = json.load(response).get("result", {})
+        names = [tool["name"] for tool in result.get("tools", [])]
+        check("a filtered 2026-07-28 list is cacheScope private, without the tools it hides",
+              result.get("cacheScope") == "private" and "weather_forecast" not in names
+              and "echo" in names, result)
     finally:
         for proc in procs:
             proc.terminate()

@@ -169,6 +169,15 @@ impl Method {
         matches!(name, "tools/call" | "prompts/get" | "resources/read")
     }
 
+    /// Whether the method lists tools, prompts, resources or templates (what
+    /// [`Dispatch::hides_unauthorized`](crate::Dispatch::hides_unauthorized) filters per caller).
+    pub fn is_list(self) -> bool {
+        matches!(
+            self,
+            Method::ToolsList | Method::PromptsList | Method::ResourcesList | Method::TemplatesList
+        )
+    }
+
     /// The cache hint of this method's 2026-07-28 result, when it is cacheable.
     pub fn cache_hint(self, hints: &CacheHints) -> Option<CacheHint> {
         match self {

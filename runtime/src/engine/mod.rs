@@ -234,6 +234,8 @@ impl<D: Dispatch> Engine<D> {
         let raw = params.raw();
         // Whether a stateless read carried client input: such a result is never cached.
         let mut retried = false;
+        // Lists filtered for their caller are that caller's alone: never `public`.
+        let filtered_lists = self.dispatch.hides_unauthorized() && ctx.principal().is_some();
         let result = match method {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
                 let (result, change) = session_method(era, method, raw)?;
@@ -291,7 +293,11 @@ impl<D: Dispatch> Engine<D> {
                     true => Some((0, "private")),
                     false => method
                         .cache_hint(&self.config.cache_hints)
-                        .and_then(|hint| hint.pair()),
+                        .and_then(|hint| hint.pair())
+                        .map(|(ttl, scope)| match filtered_lists && method.is_list() {
+                            true => (ttl, "private"),
+                            false => (ttl, scope),
+                        }),
                 };
                 decorate(result, cache)
             }
