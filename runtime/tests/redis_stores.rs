@@ -52,11 +52,119 @@ impl Redis {
     }
 
     fn spawn(&mut self) {
+        self.spawn_with(&["--port", &self.port.to_string()]);
+    }
+
+    /// A redis-server that speaks only TLS on its port, with a certificate for 127.0.0.1 from
+    /// a CA made here (the openssl CLI): the CA's PEM.
+    fn start_tls() -> (Self, Vec<u8>) {
+        let mut redis = Self::start_stopped();
+        let dir = redis._dir.path().to_owned();
+        let openssl = |args: &[&str]| {
+            let status = Command::new("openssl")
+                .args(args)
+                .current_dir(&dir)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("the openssl CLI on PATH");
+            assert!(status.success(), "openssl {args:?}");
+        };
+        let ec = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+        ];
+        openssl(
+            &[
+                &["req", "-x509"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "ca.key",
+                    "-out",
+                    "ca.pem",
+                    "-days",
+                    "1",
+                    "-subj",
+                    "/CN=test-ca",
+                ],
+            ]
+            .concat(),
+        );
+        openssl(
+            &[
+                &["req"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "server.key",
+                    "-out",
+                    "server.csr",
+                    "-subj",
+                    "/CN=127.0.0.1",
+                ],
+            ]
+            .concat(),
+        );
+        std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "ext.cnf",
+        ]);
+        let port = redis.port.to_string();
+        redis.spawn_with(&[
+            "--port",
+            "0",
+            "--tls-port",
+            &port,
+            "--tls-cert-file",
+            "server.pem",
+            "--tls-key-file",
+            "server.key",
+            "--tls-ca-cert-file",
+            "ca.pem",
+            "--tls-auth-clients",
+            "no",
+        ]);
+        (redis, std::fs::read(dir.join("ca.pem")).unwrap())
+    }
+
+    fn start_stopped() -> Self {
+        let port = {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            listener.local_addr().unwrap().port()
+        };
+        Self {
+            port,
+            child: None,
+            _dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn spawn_with(&mut self, ports: &[&str]) {
         let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(ports)
+            .args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(self._dir.path())
+            .current_dir(self._dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -821,4 +929,44 @@ async fn the_bound_on_sessions_holds_across_instances() {
         .await
         .unwrap());
     create(&b).await;
+}
+
+// ---- TLS (`rediss://`) -------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn rediss_is_tls_checked_against_the_given_ca() {
+    let (redis, ca) = Redis::start_tls();
+    let url = format!("rediss://127.0.0.1:{}/", redis.port);
+    let config = Config::builder().build();
+    // With the CA that signed the server's certificate: two instances share a task over TLS.
+    let a = mcp_runtime::stores::redis::connect_with(&url, Some(&ca), "tls", &config)
+        .await
+        .expect("rediss:// with the private CA");
+    let b = mcp_runtime::stores::redis::connect_with(&url, Some(&ca), "tls", &config)
+        .await
+        .unwrap();
+    a.tasks.insert(record("over-tls", 60_000)).await.unwrap();
+    let seen = b
+        .tasks
+        .get("over-tls")
+        .await
+        .unwrap()
+        .expect("B reads A's task");
+    assert_eq!(seen.task_id, "over-tls");
+    // Against the system's roots the private CA is unknown: refused, naming the URL.
+    let error = connect(&url, "tls", &config).await.unwrap_err().to_string();
+    assert!(
+        error.starts_with(&format!("cannot reach Redis at {url}")),
+        "{error}"
+    );
+    // A plain redis:// client on the TLS port gets nothing it can read.
+    let plain = format!("redis://127.0.0.1:{}/", redis.port);
+    assert!(connect(&plain, "tls", &config).await.is_err());
+    // The system's roots are read as OpenSSL reads them: SSL_CERT_FILE names a private CA for
+    // the binary's --redis rediss://... (no other test here speaks TLS).
+    std::env::set_var("SSL_CERT_FILE", redis._dir.path().join("ca.pem"));
+    let c = connect(&url, "tls", &config)
+        .await
+        .expect("rediss:// with SSL_CERT_FILE");
+    assert!(c.tasks.get("over-tls").await.unwrap().is_some());
 }

@@ -68,17 +68,39 @@ impl std::fmt::Display for ConnectError {
 impl std::error::Error for ConnectError {}
 
 /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
-/// `rediss://` for TLS when the redis crate is built with it) and returns the stores of one
-/// instance: sessions, tasks and the bus in Redis under `prefix` (this instance's session
-/// replicas bounded by `config`). Fails when Redis does not answer a `PING` within two seconds.
+/// `rediss://` for TLS, its certificate checked against the system's roots) and returns the
+/// stores of one instance: sessions, tasks and the bus in Redis under `prefix` (this
+/// instance's session replicas bounded by `config`). Fails when Redis does not answer a
+/// `PING` within two seconds.
 ///
 /// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
 pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
+    connect_with(url, None, prefix, config).await
+}
+
+/// [`connect`], a `rediss://` server's certificate checked against `ca_pem` (PEM, one or
+/// more certificates: a private CA) instead of the system's roots when given.
+pub async fn connect_with(
+    url: &str,
+    ca_pem: Option<&[u8]>,
+    prefix: &str,
+    config: &Config,
+) -> Result<Stores, ConnectError> {
     let failed = |reason: String| ConnectError {
         url: without_password(url),
         reason,
     };
-    let client = Client::open(url).map_err(|e| failed(e.to_string()))?;
+    let client = match ca_pem {
+        None => Client::open(url),
+        Some(pem) => Client::build_with_tls(
+            url,
+            ::redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.to_vec()),
+            },
+        ),
+    }
+    .map_err(|e| failed(e.to_string()))?;
     let manager_config = ConnectionManagerConfig::new()
         .set_connection_timeout(Some(TIMEOUT))
         .set_response_timeout(Some(TIMEOUT))
