@@ -1725,3 +1725,140 @@ async fn dpop_bound_tokens_need_a_fresh_proof_of_their_key() {
         answer.body
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Step-up: scopes that depend on what a request asks for (SEP-2350).
+
+#[tokio::test]
+async fn step_up_scopes_depend_on_the_arguments_and_the_uri() {
+    use mcp_runtime::auth::StepUpRequest;
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let resource = format!("http://{addr}/mcp");
+    // A call with an amount over 100 needs `payments:large`; a read of `tenant://ID/...` needs
+    // `tenant:ID` (one scope per template id).
+    let policy = |request: &StepUpRequest<'_>| -> Vec<String> {
+        let mut scopes = Vec::new();
+        if let Some(arguments) = request.arguments {
+            let arguments: Value = serde_json::from_str(arguments.get()).unwrap_or_default();
+            if arguments["amount"]
+                .as_u64()
+                .is_some_and(|amount| amount > 100)
+            {
+                scopes.push("payments:large".to_string());
+            }
+        }
+        if let Some(rest) = request.target.strip_prefix("tenant://") {
+            let tenant = rest.split('/').next().unwrap_or_default();
+            scopes.push(format!("tenant:{tenant}"));
+        }
+        scopes
+    };
+    let auth = JwtAuthenticator::auth(JwtSettings::new(&issuer.url, &resource))
+        .unwrap()
+        .require_scopes(vec![SCOPE.into()])
+        .step_up(policy);
+    let config = Config::builder().auth(Some(auth)).build();
+    tokio::spawn(
+        McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()),
+    );
+    let server = Server { addr, resource };
+    let (bearer, session) = session_without_admin(&issuer, &server).await;
+    let call = |id: u32, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let small = call(
+        3,
+        "tools/call",
+        json!({"name": "whoami", "arguments": {"amount": 5}}),
+    );
+    let answer = send(
+        addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        Some(&session),
+        Some(small),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // Over the threshold: 403 naming the whole set to ask for, in one challenge.
+    let large = call(
+        4,
+        "tools/call",
+        json!({"name": "whoami", "arguments": {"amount": 500}}),
+    );
+    let answer = send(
+        addr,
+        "POST",
+        "/mcp",
+        Some(&bearer),
+        Some(&session),
+        Some(large.clone()),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
+    let challenge = answer.challenge.unwrap();
+    assert!(
+        challenge.contains(&format!("scope=\"{SCOPE} payments:large\""))
+            && challenge.contains("insufficient_scope"),
+        "{challenge}"
+    );
+    // The same call written with params first and escaped names is decided the same way.
+    let raw = r#"{"params":{"arguments":{"amount":500},"n\u0061me":"whoami"},"id":5,"method":"tools\/call","jsonrpc":"2.0"}"#;
+    let headers = [
+        ("mcp-protocol-version", "2025-06-18"),
+        ("authorization", bearer.as_str()),
+        ("mcp-session-id", session.as_str()),
+    ];
+    assert_eq!(
+        send_raw(addr, "/mcp", &headers, raw).await.status,
+        StatusCode::FORBIDDEN
+    );
+    // With the scope, it runs.
+    let mut stepped = claims(&issuer.url, &server.resource);
+    stepped["scope"] = json!(format!("{SCOPE} payments:large"));
+    let stepped = format!("Bearer {}", rs256("rsa-1", &stepped));
+    let answer = send(
+        addr,
+        "POST",
+        "/mcp",
+        Some(&stepped),
+        None,
+        Some(initialize()),
+    )
+    .await;
+    let stepped_session = answer.session.unwrap();
+    let answer = send(
+        addr,
+        "POST",
+        "/mcp",
+        Some(&stepped),
+        Some(&stepped_session),
+        Some(large),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // By URI: each tenant's read (and subscription) needs that tenant's scope.
+    for (method, id) in [("resources/read", 6), ("resources/subscribe", 7)] {
+        let read = call(id, method, json!({"uri": "tenant://acme/report"}));
+        let answer = send(
+            addr,
+            "POST",
+            "/mcp",
+            Some(&bearer),
+            Some(&session),
+            Some(read),
+        )
+        .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::FORBIDDEN,
+            "{method}: {}",
+            answer.body
+        );
+        assert!(answer
+            .challenge
+            .unwrap()
+            .contains(&format!("scope=\"{SCOPE} tenant:acme\"")));
+    }
+}

@@ -25,12 +25,14 @@ pub(crate) mod cli;
 pub mod jwt;
 mod metadata;
 mod principal;
+mod step_up;
 
 pub use authenticator::{Authenticator, Refusal};
 pub use bearer::bearer_token;
 pub use cli::AuthArgs;
 pub use metadata::{canonical_resource, ResourceMetadata, WELL_KNOWN};
 pub use principal::Principal;
+pub use step_up::{StepUp, StepUpRequest};
 
 use std::sync::Arc;
 
@@ -42,6 +44,7 @@ use std::sync::Arc;
 pub struct Auth {
     authenticator: Arc<dyn Authenticator>,
     published: Arc<Published>,
+    step_up: Option<Arc<dyn StepUp>>,
 }
 
 /// What the edge sends back, computed once.
@@ -68,7 +71,22 @@ impl Auth {
         Self {
             authenticator,
             published: Arc::new(Published::new(metadata, Vec::new())),
+            step_up: None,
         }
+    }
+
+    /// Every call also needs the scopes `policy` names for it (per request, from the
+    /// principal, the call and its arguments: [`StepUp`]); a principal lacking one is refused
+    /// with 403 naming every scope the request needs.
+    #[must_use]
+    pub fn step_up(mut self, policy: impl StepUp) -> Self {
+        self.step_up = Some(Arc::new(policy));
+        self
+    }
+
+    /// The step-up policy, if any.
+    pub(crate) fn step_up_policy(&self) -> Option<&dyn StepUp> {
+        self.step_up.as_deref()
     }
 
     /// Every request needs all of `scopes` (403 `insufficient_scope` otherwise); they are
@@ -79,6 +97,7 @@ impl Auth {
         Self {
             authenticator: self.authenticator,
             published: Arc::new(Published::new(metadata, scopes)),
+            step_up: self.step_up,
         }
     }
 
@@ -96,6 +115,7 @@ impl Auth {
         Self {
             authenticator: self.authenticator,
             published: Arc::new(Published::new(metadata, required)),
+            step_up: self.step_up,
         }
     }
 

@@ -46,6 +46,14 @@ pub(crate) struct Request<'a> {
 }
 
 impl<'a> Request<'a> {
+    /// The call's `arguments` as read with its members (see [`Request::call_target`]).
+    pub fn call_arguments(&self) -> Option<&'a RawValue> {
+        match &self.params {
+            Params::Members(members) => members.arguments,
+            Params::Raw(_) => None,
+        }
+    }
+
     /// What a call names (the tool or prompt of `tools/call` and `prompts/get`, the URI of
     /// `resources/read`), read from the members the engine will run it with. `None` for
     /// other methods, and for a call whose params did not read as members, which the engine

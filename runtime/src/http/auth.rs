@@ -49,15 +49,38 @@ pub(super) fn scope_refusal<D: Dispatch>(
 ) -> Option<Response<Body>> {
     if let Some(key) = request.call_target() {
         let required = dispatch.required_scopes(request.method, key);
-        return missing_scope(auth, principal, required, Some(request.id));
+        let arguments = request.call_arguments();
+        let stepped = stepped_up(auth, principal, request.method, key, arguments);
+        return missing_scope(auth, principal, required, &stepped, Some(request.id));
     }
     let (method, key) = indirect_target(request)?;
+    let stepped = stepped_up(auth, principal, method, &key, None);
     missing_scope(
         auth,
         principal,
         dispatch.required_scopes(method, &key),
+        &stepped,
         Some(request.id),
     )
+}
+
+/// The scopes the [`crate::auth::StepUp`] policy, if any, requires of this call.
+fn stepped_up(
+    auth: &Auth,
+    principal: &Principal,
+    method: &str,
+    target: &str,
+    arguments: Option<&RawValue>,
+) -> Vec<String> {
+    let Some(policy) = auth.step_up_policy() else {
+        return Vec::new();
+    };
+    policy.required_scopes(&crate::auth::StepUpRequest {
+        principal,
+        method,
+        target,
+        arguments,
+    })
 }
 
 /// What a request that is not a call reaches, as the call it stands for: the resource
@@ -133,6 +156,7 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
                 auth,
                 principal,
                 dispatch.required_scopes(PLAIN, method),
+                &[],
                 None,
             )
         }
@@ -157,14 +181,22 @@ fn missing_scope(
     auth: &Auth,
     principal: &Principal,
     required: &[&str],
+    stepped_up: &[String],
     id: Option<&RawValue>,
 ) -> Option<Response<Body>> {
-    if required.iter().all(|scope| principal.has_scope(scope)) {
+    let stepped_up = stepped_up.iter().map(String::as_str);
+    if required
+        .iter()
+        .copied()
+        .chain(stepped_up.clone())
+        .all(|scope| principal.has_scope(scope))
+    {
         return None;
     }
+    // The whole set the request needs, in one challenge: the client asks once.
     let mut scopes: Vec<&str> = auth.required_scopes().iter().map(String::as_str).collect();
-    for scope in required {
-        if !scopes.contains(scope) {
+    for scope in required.iter().copied().chain(stepped_up) {
+        if !scopes.contains(&scope) {
             scopes.push(scope);
         }
     }
