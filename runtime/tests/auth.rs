@@ -1862,3 +1862,37 @@ async fn step_up_scopes_depend_on_the_arguments_and_the_uri() {
             .contains(&format!("scope=\"{SCOPE} tenant:acme\"")));
     }
 }
+
+/// While the issuer is down, the keys fetched last verify tokens only until
+/// `JwtSettings::max_stale_key_age`: then 503 until the issuer answers again.
+#[tokio::test]
+async fn keys_of_an_unreachable_issuer_expire() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server_with(&issuer, |s| {
+        s.max_key_age = Duration::from_millis(200);
+        s.max_stale_key_age = Duration::from_millis(1200);
+        s.refresh_interval = Duration::from_millis(100);
+        s.cache_capacity = 0;
+    })
+    .await;
+    let token = rs256("rsa-1", &claims(&issuer.url, &server.resource));
+    call_as(&server, &token).await;
+    // The issuer breaks: its JWKS no longer reads.
+    *issuer.jwks.lock().unwrap() = json!("not a key set");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Past max_key_age, the fetch fails, the old keys still serve...
+    call_as(&server, &token).await;
+    // ...until they are older than max_stale_key_age.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let answer = refused_with(&server, &token).await;
+    assert_refused(
+        &answer,
+        503,
+        None,
+        "Service Unavailable: the issuer's signing keys cannot be fetched",
+    );
+    // Back: served again.
+    *issuer.jwks.lock().unwrap() = json!({"keys": [rsa_jwk("rsa-1")]});
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    call_as(&server, &token).await;
+}

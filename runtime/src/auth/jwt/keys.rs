@@ -57,6 +57,8 @@ pub(super) struct KeySource {
     pub refresh_interval: Duration,
     /// Keys older than this are fetched again before use.
     pub max_age: Duration,
+    /// Keys older than this are not used, even when the issuer cannot be reached.
+    pub max_stale: Duration,
 }
 
 /// The cached keys.
@@ -92,11 +94,13 @@ impl KeyCache {
         }
     }
 
+    /// The keys fetched last, while they may still be used (younger than the stale limit).
     fn cached(&self) -> Option<Arc<KeySet>> {
         self.current
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
+            .filter(|keys| keys.fetched.elapsed() < self.source.max_stale)
     }
 
     /// The cached keys if younger than the maximum age; never fetches.

@@ -49,6 +49,10 @@ pub struct JwtSettings {
     pub refresh_interval: Duration,
     /// Keys are fetched again once older than this. Default 1 hour.
     pub max_key_age: Duration,
+    /// While the issuer cannot be reached, the keys fetched last keep verifying tokens until
+    /// they are this old; then tokens are refused with 503 until a fetch succeeds (a key the
+    /// issuer revoked during an outage is not trusted forever). Default 24 hours.
+    pub max_stale_key_age: Duration,
     /// How long a fetch of the metadata or the keys may take. Default 10 s.
     pub fetch_timeout: Duration,
     /// Most verified tokens remembered, so that a token used again is not verified again
@@ -74,6 +78,7 @@ impl JwtSettings {
             leeway: Duration::from_secs(30),
             refresh_interval: Duration::from_secs(30),
             max_key_age: Duration::from_secs(60 * 60),
+            max_stale_key_age: Duration::from_secs(24 * 60 * 60),
             fetch_timeout: Duration::from_secs(10),
             cache_capacity: 10_000,
             token_type: None,
@@ -110,6 +115,7 @@ impl JwtAuthenticator {
             jwks_url: settings.jwks_url,
             refresh_interval: settings.refresh_interval,
             max_age: settings.max_key_age,
+            max_stale: settings.max_stale_key_age,
         };
         Ok(Self {
             verified: verified::Verified::new(settings.cache_capacity, expected.leeway),
