@@ -16,7 +16,7 @@ use http::header::{
     HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE,
 };
 use http::{HeaderMap, Method, Request, StatusCode, Uri};
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -86,7 +86,9 @@ impl Http {
         if parts.status == StatusCode::ACCEPTED {
             return Ok((parts.headers, Reply::Accepted));
         }
-        let bytes = body
+        // A body is read whole only up to the bound an SSE event has: a server sending more is
+        // an error, not the client's memory.
+        let bytes = Limited::new(body, super::sse::MAX_EVENT_BYTES)
             .collect()
             .await
             .map_err(|e| ClientError::Transport(format!("reading the response: {e}")))?
@@ -130,7 +132,7 @@ impl Http {
         if parts.status.is_success() && sse {
             return Ok(Messages::stream(body));
         }
-        let bytes = body
+        let bytes = Limited::new(body, super::sse::MAX_EVENT_BYTES)
             .collect()
             .await
             .map(|b| b.to_bytes())
@@ -293,7 +295,13 @@ impl Messages {
             let Ok(data) = frame.into_data() else {
                 continue;
             };
-            for event in parser.feed(&data) {
+            let events = parser.feed(&data).map_err(|_| {
+                ClientError::Protocol(format!(
+                    "an SSE event longer than {} bytes: the stream was dropped",
+                    super::sse::MAX_EVENT_BYTES
+                ))
+            })?;
+            for event in events {
                 // An event without JSON (a priming event's empty data) carries no message.
                 if event.trim().is_empty() {
                     continue;
