@@ -526,7 +526,7 @@ pub fn run_with<D: Dispatch>(
     config: Config,
     build: impl FnOnce(Config) -> McpServer<D>,
 ) -> ExitCode {
-    let args = match parse_process(&config) {
+    let mut args = match parse_process(&config) {
         Ok(args) => args,
         Err(Exit::Version) => {
             // Building is cheap and starts nothing (no runtime, no listener yet).
@@ -542,6 +542,7 @@ pub fn run_with<D: Dispatch>(
         Err(code) => return code,
     };
     let shared = shared(&args);
+    stdio_sealing_key(&mut args);
     serve(build(args.config), args.transport, shared, args.metrics)
 }
 
@@ -552,7 +553,7 @@ pub fn run_with<D: Dispatch>(
 /// change what the server took when it was built: `--max-sessions`, `--max-tasks`,
 /// `--task-ttl` and `--task-poll-interval` are refused here ([`run_with`] takes them).
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
-    let args = match parse_process(server.config()) {
+    let mut args = match parse_process(server.config()) {
         Ok(args) => args,
         Err(Exit::Version) => {
             println!("{}", version_line(server.engine.dispatch.catalog()));
@@ -564,12 +565,28 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
         Ok(telemetry) => telemetry,
         Err(code) => return code,
     };
+    stdio_sealing_key(&mut args);
     if let Err(message) = reconfigure(&mut server, &args) {
         eprintln!("error: {message}");
         return ExitCode::from(2);
     }
     let shared = shared(&args);
     serve(server, args.transport, shared, args.metrics)
+}
+
+/// On stdio without a configured requestState key, a random one, given here so that nothing
+/// warns about it: the process lives as long as its one client's connection, so a key shared
+/// with other instances or kept across restarts would change nothing. Not with `--redis`,
+/// which checks that every instance was given the same key.
+fn stdio_sealing_key(args: &mut Args) {
+    use crate::request_state::SealingKey;
+    if args.transport == Transport::Stdio
+        && args.redis.is_none()
+        && args.config.request_state_key.is_none()
+        && matches!(SealingKey::from_env(), Ok(None))
+    {
+        args.config.request_state_key = Some(SealingKey::random());
+    }
 }
 
 /// `--redis`, if given: the URL, the flag or variable it came from, the key prefix.
