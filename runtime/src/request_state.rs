@@ -36,7 +36,7 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -57,6 +57,11 @@ pub const PREVIOUS_KEY_ENV: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
 /// past it, retries are refused until remembered states expire (failing closed: forgetting one
 /// early would let it be replayed).
 pub const SINGLE_USE_CAPACITY: usize = 100_000;
+
+/// Most of [`SINGLE_USE_CAPACITY`] one principal's redeemed states may take (with
+/// authorization on), so that one client retrying in a loop cannot make the server refuse
+/// everyone else's retries.
+pub const SINGLE_USE_PER_PRINCIPAL: usize = 1_000;
 
 /// The smallest key accepted, in bytes.
 pub const MIN_KEY_LEN: usize = 32;
@@ -155,7 +160,12 @@ impl fmt::Debug for SealingKey {
 
 /// The request a state belongs to: SHA-256 of method, name and canonical arguments.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Binding([u8; 32]);
+pub(crate) struct Binding {
+    digest: [u8; 32],
+    /// The principal it is bound to ([`Binding::owned_by`]), as a digest: what a single-use
+    /// server counts its redeemed states by.
+    owner: Option<[u8; 32]>,
+}
 
 impl Binding {
     /// Binds `method` on `name` (tool, prompt or resource URI) with these `arguments`.
@@ -173,21 +183,27 @@ impl Binding {
             write_canonical(arguments, &mut canonical);
         }
         hasher.update(canonical.as_bytes());
-        Self(hasher.finalize().into())
+        Self {
+            digest: hasher.finalize().into(),
+            owner: None,
+        }
     }
 
     /// The same binding for the principal whose owner key is `owner` only: a state sealed
     /// for one principal does not open for another, even for the same request.
     pub fn owned_by(self, owner: &str) -> Self {
         let mut hasher = Sha256::new();
-        hasher.update(self.0);
+        hasher.update(self.digest);
         hasher.update([0]);
         hasher.update(owner.as_bytes());
-        Self(hasher.finalize().into())
+        Self {
+            digest: hasher.finalize().into(),
+            owner: Some(Sha256::digest(owner.as_bytes()).into()),
+        }
     }
 
     fn to_hex(self) -> String {
-        crate::ids::hex(&self.0)
+        crate::ids::hex(&self.digest)
     }
 }
 
@@ -396,7 +412,7 @@ impl StateSealer {
         }
         if let Some(redeemed) = &self.redeemed {
             // The MAC names the state: it covers the whole payload, random nonce included.
-            redeemed.redeem(envelope.e, mac, now_ms)?;
+            redeemed.redeem(envelope.e, mac, binding.owner, now_ms)?;
         }
         Ok(envelope.payload)
     }
@@ -421,31 +437,65 @@ fn verifies(key: &SealingKey, data: &[u8], tag: &[u8; 32]) -> bool {
 #[derive(Debug)]
 struct Redeemed {
     capacity: usize,
-    /// Ordered by expiry first, so the expired ones are pruned from the front.
-    states: Mutex<BTreeSet<(u64, [u8; 32])>>,
+    per_owner: usize,
+    held: Mutex<Held>,
+}
+
+/// What [`Redeemed`] keeps.
+#[derive(Debug, Default)]
+struct Held {
+    /// Ordered by expiry first, so the expired ones are pruned from the front; with the
+    /// owner's digest, to count it down when pruned.
+    states: BTreeSet<(u64, [u8; 32], Option<[u8; 32]>)>,
+    /// How many of `states` each owner holds.
+    by_owner: HashMap<[u8; 32], usize>,
 }
 
 impl Redeemed {
     fn new(capacity: usize) -> Self {
+        Self::with_share(capacity, SINGLE_USE_PER_PRINCIPAL)
+    }
+
+    fn with_share(capacity: usize, per_owner: usize) -> Self {
         Self {
             capacity,
-            states: Mutex::default(),
+            per_owner,
+            held: Mutex::default(),
         }
     }
 
-    /// Records the state (`expiry`, `mac`) as redeemed; refuses one redeemed before.
-    fn redeem(&self, expiry: u64, mac: [u8; 32], now_ms: u64) -> Result<(), StateError> {
-        let mut states = self.states.lock().unwrap_or_else(|p| p.into_inner());
-        while states.first().is_some_and(|&(e, _)| e <= now_ms) {
-            states.pop_first();
+    /// Records the state (`expiry`, `mac`) of `owner` as redeemed; refuses one redeemed
+    /// before, and one more when the server, or its owner, holds its maximum.
+    fn redeem(
+        &self,
+        expiry: u64,
+        mac: [u8; 32],
+        owner: Option<[u8; 32]>,
+        now_ms: u64,
+    ) -> Result<(), StateError> {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let Held { states, by_owner } = &mut *held;
+        while states.first().is_some_and(|&(e, _, _)| e <= now_ms) {
+            if let Some((_, _, Some(gone))) = states.pop_first() {
+                if let Some(count) = by_owner.get_mut(&gone) {
+                    *count -= 1;
+                    if *count == 0 {
+                        by_owner.remove(&gone);
+                    }
+                }
+            }
         }
-        if states.contains(&(expiry, mac)) {
+        if states.contains(&(expiry, mac, owner)) {
             return Err(StateError::Redeemed);
         }
-        if states.len() >= self.capacity {
+        let owned = owner.map_or(0, |owner| by_owner.get(&owner).copied().unwrap_or(0));
+        if states.len() >= self.capacity || owned >= self.per_owner {
             return Err(StateError::Busy);
         }
-        states.insert((expiry, mac));
+        states.insert((expiry, mac, owner));
+        if let Some(owner) = owner {
+            *by_owner.entry(owner).or_insert(0) += 1;
+        }
         Ok(())
     }
 }
@@ -665,14 +715,49 @@ mod tests {
     #[test]
     fn redeemed_states_are_forgotten_when_they_expire_and_bounded() {
         let redeemed = Redeemed::new(2);
-        assert_eq!(redeemed.redeem(100, [1; 32], 0), Ok(()));
-        assert_eq!(redeemed.redeem(100, [1; 32], 50), Err(StateError::Redeemed));
-        assert_eq!(redeemed.redeem(200, [2; 32], 50), Ok(()));
-        assert_eq!(redeemed.redeem(300, [3; 32], 50), Err(StateError::Busy));
+        assert_eq!(redeemed.redeem(100, [1; 32], None, 0), Ok(()));
+        assert_eq!(
+            redeemed.redeem(100, [1; 32], None, 50),
+            Err(StateError::Redeemed)
+        );
+        assert_eq!(redeemed.redeem(200, [2; 32], None, 50), Ok(()));
+        assert_eq!(
+            redeemed.redeem(300, [3; 32], None, 50),
+            Err(StateError::Busy)
+        );
         // Past the first expiry, its entry makes room.
-        assert_eq!(redeemed.redeem(300, [3; 32], 100), Ok(()));
-        assert_eq!(redeemed.states.lock().unwrap().len(), 2);
+        assert_eq!(redeemed.redeem(300, [3; 32], None, 100), Ok(()));
+        assert_eq!(redeemed.held.lock().unwrap().states.len(), 2);
         assert_eq!(StateError::Redeemed.into_rpc_error().code, -32602);
         assert_eq!(StateError::Busy.into_rpc_error().code, -32602);
+    }
+
+    #[test]
+    fn one_principal_takes_at_most_its_share_of_redeemed_states() {
+        let redeemed = Redeemed::with_share(10, 2);
+        let (alice, bob) = (Some([b'a'; 32]), Some([b'b'; 32]));
+        assert_eq!(redeemed.redeem(100, [1; 32], alice, 0), Ok(()));
+        assert_eq!(redeemed.redeem(100, [2; 32], alice, 0), Ok(()));
+        assert_eq!(
+            redeemed.redeem(100, [3; 32], alice, 0),
+            Err(StateError::Busy),
+            "alice holds her share"
+        );
+        assert_eq!(
+            redeemed.redeem(100, [4; 32], bob, 0),
+            Ok(()),
+            "bob does not pay for it"
+        );
+        // Once alice's expire, her share is back.
+        assert_eq!(redeemed.redeem(200, [5; 32], alice, 100), Ok(()));
+        assert!(!redeemed
+            .held
+            .lock()
+            .unwrap()
+            .by_owner
+            .contains_key(&[b'b'; 32]));
+        // And the binding carries the owner of a state opened for a principal.
+        let owned = Binding::new("tools/call", "t", None).owned_by("iss\nalice");
+        assert!(owned.owner.is_some() && Binding::new("tools/call", "t", None).owner.is_none());
     }
 }
