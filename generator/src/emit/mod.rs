@@ -4,7 +4,7 @@
 //! trait the user implements, `Server<H>` which implements the runtime's `Dispatch` (each
 //! method's dispatch in a module of its own, `dispatch`), `descriptors` (the MCP catalog as
 //! precomputed JSON per revision) and `errors` (a constructor per error the contract declares);
-//! and, when [`Output`] asks for it, a sixth: `client`, the typed client ([`client`]), which
+//! and, when [`Output`] asks for it, a sixth: `client`, the typed client (`client`), which
 //! alone needs only `types`. [`Layout`] decides the files: one, or a root file and a file per
 //! type, per method and for the descriptors ([`layout`]).
 
@@ -88,7 +88,7 @@ pub struct Signature {
     /// The handler method's name.
     pub fn_name: String,
     /// The method's summary and description as doc paragraphs (document text, not yet
-    /// escaped: [`crate::escape::rustdoc`] does that where it is written).
+    /// escaped: `crate::escape::rustdoc` does that where it is written).
     pub doc: Vec<String>,
     /// The params type, `None` when the method takes no params.
     pub params_type: Option<String>,

@@ -12,7 +12,7 @@
 //! }
 //! ```
 //!
-//! A key of `methods` is a method name, or a glob ([`super::glob`]) when it has `*` or `?`; its
+//! A key of `methods` is a method name, or a glob (`super::glob`) when it has `*` or `?`; its
 //! value is what the method's `x-mcp` would be (`"tool"`, an object with `kind`...), or `null`
 //! to keep the method off MCP. For one method an exact key beats every glob, and among globs
 //! the last in the file wins (so a broad glob first, narrower ones after). `info["x-mcp"]`

@@ -10,7 +10,7 @@ use crate::future::BoxFuture;
 ///
 /// Implement it for your own token introspection, API keys or mTLS (a TLS terminator's
 /// verified client certificate in the request's extensions or headers); the `jwt` feature
-/// brings [`JwtAuthenticator`](super::jwt::JwtAuthenticator) for JWT access tokens. Install
+/// brings [`JwtAuthenticator`](jwt/struct.JwtAuthenticator.html) for JWT access tokens. Install
 /// it with [`Auth`](super::Auth) in [`Config::auth`](crate::Config::auth).
 ///
 /// The request's body has not been read yet: decide from its head. Never log the credential

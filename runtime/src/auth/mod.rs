@@ -15,7 +15,7 @@
 //! - [`ResourceMetadata`] is served at `/.well-known/oauth-protected-resource` and at its
 //!   path-inserted form (`…/oauth-protected-resource/mcp`).
 //!
-//! With the `jwt` feature, [`jwt::JwtAuthenticator`] validates JWT access tokens against
+//! With the `jwt` feature, [`JwtAuthenticator`](jwt/struct.JwtAuthenticator.html) validates JWT access tokens against
 //! the issuer's JWKS. Tokens are never logged nor passed on.
 
 mod authenticator;

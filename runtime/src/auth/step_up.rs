@@ -27,7 +27,9 @@ pub struct StepUpRequest<'a> {
     pub arguments: Option<&'a RawValue>,
 }
 
-/// Decides the scopes a request needs besides the contract's (see the [module](self) docs).
+/// Decides the scopes a request needs besides the contract's: a transfer above an amount, a
+/// resource by the template id its URI names, a tool only for some principals. A principal
+/// lacking one gets 403 `insufficient_scope` naming the whole set to ask for (SEP-2350).
 ///
 /// Implemented for every `Fn(&StepUpRequest) -> Vec<String>`; install it with
 /// [`Auth::step_up`](super::Auth::step_up). It runs on every authenticated call, before the

@@ -31,7 +31,7 @@ pub struct SessionRecord {
     /// The client's `clientInfo`, as it sent it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_info: Option<Box<RawValue>>,
-    /// Who created it, when authorization is on: a digest of [`crate::Principal`]'s issuer
+    /// Who created it, when authorization is on: a digest of [`crate::auth::Principal`]'s issuer
     /// and subject (SHA-256, hex), never the subject itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
