@@ -9,21 +9,58 @@
 use super::{push_pointer_key, Violations};
 use serde::de::DeserializeOwned;
 
-/// Decodes `text` into `T`; on failure, the message says where and what in the schema's words:
-/// `/a: expected an integer, got a string`, `/name: is required`.
+/// Decodes `text` into `T`; on failure, the message says where and what in the schema's words,
+/// for every problem found: `/a: expected an integer, got a string; /name: is required`.
 #[inline]
 pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
-        Err(error) => Err(decode_error(text, &error)),
+        Err(error) => Err(decode_errors(text, &error, &|again| {
+            serde_json::from_str::<T>(again).err()
+        })),
     }
 }
 
+/// The message for every problem of `text`, whose decode failed with `error`; `retry` decodes
+/// another text into the same type (see [`super::every_problem`]).
+#[cold]
+#[inline(never)]
+fn decode_errors(
+    text: &str,
+    error: &serde_json::Error,
+    retry: &dyn Fn(&str) -> Option<serde_json::Error>,
+) -> String {
+    let first = problem(text, error);
+    let mut out = Violations::new();
+    for found in super::every_problem::every_problem(text, first, retry) {
+        out.push_pointer(found.pointer, found.keyword, found.message);
+    }
+    out.message()
+}
+
 /// The message for `error`, which decoding `text` gave: the value at fault is the one
-/// serde_json was reading at the error's position.
+/// serde_json was reading at the error's position. (The first problem only; a decode through
+/// [`decode_with_path`] reports them all.)
 #[cold]
 #[inline(never)]
 pub fn decode_error(text: &str, error: &serde_json::Error) -> String {
+    let found = problem(text, error);
+    let mut out = Violations::new();
+    out.push_pointer(found.pointer, found.keyword, found.message);
+    out.message()
+}
+
+/// One problem of a decode: the JSON pointer of the value at fault, the schema keyword it
+/// breaks, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Problem {
+    pub(super) pointer: String,
+    pub(super) keyword: &'static str,
+    pub(super) message: String,
+}
+
+/// The problem `error` names in `text`.
+pub(super) fn problem(text: &str, error: &serde_json::Error) -> Problem {
     let inner = error.to_string();
     let message = strip_position(&inner);
     let mut levels = offset(text, error.line(), error.column())
@@ -39,9 +76,11 @@ pub fn decode_error(text: &str, error: &serde_json::Error) -> String {
         } else {
             describe(pointer_of(&levels), message)
         };
-    let mut out = Violations::new();
-    out.push_pointer(pointer, keyword, message);
-    out.message()
+    Problem {
+        pointer,
+        keyword,
+        message,
+    }
 }
 
 /// The byte offset of serde_json's `line` and `column` in `text` (for the errors of a

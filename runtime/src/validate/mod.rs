@@ -15,6 +15,7 @@
 
 mod applicators;
 mod decode;
+mod every_problem;
 pub mod formats;
 #[cfg(feature = "pattern")]
 mod pattern;
