@@ -16,6 +16,16 @@ pub(crate) fn https_or_loopback(url: &str) -> Result<http::Uri, String> {
     }
 }
 
+/// Whether `url` names this machine (its host is `localhost`, 127.0.0.0/8 or `[::1]`);
+/// false for what does not parse.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn is_loopback_url(url: &str) -> bool {
+    url.parse::<http::Uri>()
+        .ok()
+        .and_then(|uri| uri.host().map(is_loopback))
+        .unwrap_or(false)
+}
+
 /// Whether `host` is this machine (`localhost`, 127.0.0.0/8, `[::1]`).
 fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")

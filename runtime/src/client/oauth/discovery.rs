@@ -96,6 +96,12 @@ pub(crate) async fn protected_resource(
     let mut candidates = Vec::new();
     if let Some(from_header) = &challenge.resource_metadata {
         match url::parts(from_header) {
+            // A remote server naming this machine would steer the client to whatever listens
+            // on that port here: only a server on loopback itself may.
+            Ok(_) if steers_to_loopback(server_url, from_header) => tracing::warn!(
+                url = %from_header,
+                "oauth: a remote server's resource_metadata names this machine: ignored"
+            ),
             Ok(_) => candidates.push(from_header.clone()),
             Err(reason) => {
                 tracing::debug!(%reason, "oauth: resource_metadata in WWW-Authenticate is unusable")
@@ -115,7 +121,16 @@ pub(crate) async fn protected_resource(
                 continue;
             }
         };
-        let metadata = read_protected_resource(&candidate, &document)?;
+        let mut metadata = read_protected_resource(&candidate, &document)?;
+        let named = metadata.authorization_servers.len();
+        metadata
+            .authorization_servers
+            .retain(|issuer| !steers_to_loopback(server_url, issuer));
+        if named > 0 && metadata.authorization_servers.is_empty() {
+            return Err(ClientError::OAuth(format!(
+                "the protected-resource metadata at {candidate} names only authorization servers on this machine, and {server_url} is not on it: not following"
+            )));
+        }
         let covered = url::parts(&metadata.resource)
             .map(|resource| url::resource_covers(&resource, server))
             .unwrap_or(false);
@@ -163,6 +178,8 @@ pub(crate) async fn authorization_server(
 ) -> Result<Option<AuthorizationServer>, ClientError> {
     let parts = url::parts(issuer)
         .map_err(|reason| ClientError::OAuth(format!("authorization server issuer: {reason}")))?;
+    // (`protected_resource` kept only issuers a remote server may name; the issuer's own
+    // endpoints follow the same rule, against the issuer.)
     for candidate in url::authorization_server_candidates(&parts) {
         let document = match get_document(pool, &candidate).await? {
             Document::Found(document) => document,
@@ -194,6 +211,11 @@ fn read_authorization_server(
     let endpoint = |name: &str| -> Result<Option<String>, ClientError> {
         match document.get(name) {
             None | Some(Value::Null) => Ok(None),
+            Some(Value::String(endpoint)) if steers_to_loopback(issuer, endpoint) => {
+                Err(ClientError::OAuth(format!(
+                    "the authorization server metadata at {url} puts its {name} on this machine ({endpoint}), and {issuer} is not on it: not using it"
+                )))
+            }
             Some(Value::String(endpoint)) if url::parts(endpoint).is_ok() => {
                 Ok(Some(endpoint.clone()))
             }
@@ -223,6 +245,13 @@ fn read_authorization_server(
     })
 }
 
+/// Whether `named`, given by `from`, would send the client to this machine while `from` is
+/// not on it: a remote server cannot point the client at a local port (SSRF into whatever
+/// listens there); a development server on loopback may.
+fn steers_to_loopback(from: &str, named: &str) -> bool {
+    crate::secure_url::is_loopback_url(named) && !crate::secure_url::is_loopback_url(from)
+}
+
 /// The strings of a JSON array (other elements skipped); `None` when it is not an array.
 fn strings(value: Option<&Value>) -> Option<Vec<String>> {
     Some(
@@ -245,6 +274,29 @@ mod tests {
             Value::Object(object) => object,
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn a_remote_server_cannot_steer_to_this_machine() {
+        let remote = "https://mcp.example.com/mcp";
+        assert!(steers_to_loopback(remote, "http://127.0.0.1:6379/"));
+        assert!(steers_to_loopback(remote, "https://localhost:8443/prm"));
+        assert!(steers_to_loopback(remote, "http://[::1]:9/"));
+        assert!(!steers_to_loopback(remote, "https://as.example.com/"));
+        let local = "http://127.0.0.1:8080/mcp";
+        assert!(!steers_to_loopback(local, "http://127.0.0.1:9000/"));
+        let server = object(json!({"issuer": "https://as.example.com",
+            "token_endpoint": "http://127.0.0.1:9/token"}));
+        let refused = read_authorization_server(
+            "https://as.example.com/.well-known/x",
+            "https://as.example.com",
+            &server,
+        );
+        assert!(
+            matches!(&refused, Err(ClientError::OAuth(message)) if message.contains("token_endpoint on this machine")),
+            "{:?}",
+            refused.err()
+        );
     }
 
     #[test]
