@@ -49,6 +49,9 @@ pub struct MethodFacts<'a> {
     pub summary: Option<&'a str>,
 }
 
+/// The kinds `x-mcp` names.
+const KINDS: [&str; 4] = ["tool", "prompt", "resource", "resource-template"];
+
 /// Parses `kind` text.
 pub fn parse_kind(text: &str) -> Option<McpKind> {
     match text {
@@ -65,7 +68,12 @@ fn kind_error(found: &str, location: Location) -> Diagnostic {
         RULE,
         location,
         format!(
-            "unknown `x-mcp` kind {found}; expected \"tool\", \"prompt\", \"resource\" or \"resource-template\""
+            "unknown `x-mcp` kind {found}{}; expected \"tool\", \"prompt\", \"resource\" or \"resource-template\"",
+            serde_json::from_str::<String>(found)
+                .ok()
+                .and_then(|text| crate::diagnostics::did_you_mean(&text, KINDS))
+                .map(|near| format!(" (did you mean {near:?}?)"))
+                .unwrap_or_default()
         ),
     )
 }

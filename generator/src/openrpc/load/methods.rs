@@ -91,6 +91,7 @@ impl Loader {
             self.shape(file, ptr, message);
             return None;
         };
+        self.misspelt_keys(file, ptr, &map, super::METHOD_OBJECT_KEYS);
         let name = self.req_string(file, ptr, &map, "name", "a method");
         let summary = self.opt_string(file, ptr, &map, "summary");
         let description = self.opt_string(file, ptr, &map, "description");
@@ -466,6 +467,7 @@ impl Loader {
             self.shape(file, &ptr, message);
             return None;
         };
+        self.misspelt_keys(file, &ptr, &map, super::DESCRIPTOR_KEYS);
         let name = self.req_string(file, &ptr, &map, "name", "a content descriptor");
         let summary = self.opt_string(file, &ptr, &map, "summary");
         let description = self.opt_string(file, &ptr, &map, "description");

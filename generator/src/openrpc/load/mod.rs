@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::json_pos::{escape_token, FilePositions, SourceMap};
 use super::mcp::type_name;
@@ -48,6 +48,51 @@ pub const RULE_REF_BASE: &str = "ref-base";
 pub const RULE_REGULAR_FILE: &str = "regular-file";
 /// Rule id: a file to read is larger than [`MAX_FILE_BYTES`].
 pub const RULE_FILE_SIZE: &str = "file-size";
+/// Rule id (a warning): a key no OpenRPC object of its place defines, one edit or so from one
+/// it does (`paramStrucutre`, `x-mpc`); it is ignored.
+pub const RULE_MISSPELT_KEY: &str = "misspelt-key";
+
+/// The keys of each OpenRPC object the loader reads, for [`Loader::misspelt_keys`].
+pub(crate) const DOCUMENT_KEYS: &[&str] = &[
+    "openrpc",
+    "info",
+    "servers",
+    "methods",
+    "components",
+    "externalDocs",
+    "$schema",
+];
+pub(crate) const INFO_KEYS: &[&str] = &[
+    "title",
+    "description",
+    "termsOfService",
+    "contact",
+    "license",
+    "version",
+];
+pub(crate) const METHOD_OBJECT_KEYS: &[&str] = &[
+    "name",
+    "tags",
+    "summary",
+    "description",
+    "externalDocs",
+    "params",
+    "result",
+    "deprecated",
+    "servers",
+    "errors",
+    "links",
+    "paramStructure",
+    "examples",
+];
+pub(crate) const DESCRIPTOR_KEYS: &[&str] = &[
+    "name",
+    "summary",
+    "description",
+    "required",
+    "schema",
+    "deprecated",
+];
 
 pub use files::MAX_FILE_BYTES;
 
@@ -253,6 +298,38 @@ impl Loader {
         self.diags.push(Diagnostic::error(rule, location, message));
     }
 
+    /// Warns of each key of `map` (the object at `pointer`) that is not one of `known` nor an
+    /// extension but a near miss of one of them or of `x-mcp`: a misspelling that would
+    /// otherwise be ignored without a word.
+    fn misspelt_keys(
+        &mut self,
+        file: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        known: &[&str],
+    ) {
+        for key in map.keys() {
+            if known.contains(&key.as_str()) || key == "x-mcp" {
+                continue;
+            }
+            let candidates = known.iter().copied().chain(std::iter::once("x-mcp"));
+            let Some(near) = crate::diagnostics::did_you_mean(key, candidates) else {
+                continue;
+            };
+            // Another extension that merely looks like one (`x-mcpx`, `x-mc`) is the author's
+            // own; `x-mpc` and `x-mcq` are misspellings.
+            if key.starts_with("x-") && (near != "x-mcp" || key.chars().count() != near.len()) {
+                continue;
+            }
+            let location = self.locate(file, &format!("{pointer}/{}", escape_token(key)));
+            self.diags.push(Diagnostic::warning(
+                RULE_MISSPELT_KEY,
+                location,
+                format!("unknown key `{key}` (did you mean `{near}`?); it is ignored"),
+            ));
+        }
+    }
+
     fn shape(&mut self, file: usize, pointer: &str, message: impl Into<String>) {
         let location = self.locate(file, pointer);
         self.error(RULE_SHAPE, location, message);
@@ -291,6 +368,7 @@ impl Loader {
         };
 
         let openrpc = self.openrpc_version(&top);
+        self.misspelt_keys(0, "", &top, DOCUMENT_KEYS);
         let (info, server) = self.info(&top);
 
         if top.contains_key("schemas") {

@@ -83,9 +83,31 @@ impl Loader {
             } else {
                 file_part
             };
-            return fail(self, format!("{whole} has no value at `{fragment}`"));
+            let hint = self.nearest_target(file, file_part, &fragment);
+            return fail(self, format!("{whole} has no value at `{fragment}`{hint}"));
         }
         Some((file, fragment))
+    }
+
+    /// ` (did you mean `#/components/schemas/Priority`?)` when the last step of `fragment`
+    /// is a near miss of a name beside it in `file` (written `file_part` in the reference),
+    /// else nothing.
+    fn nearest_target(&self, file: usize, file_part: &str, fragment: &str) -> String {
+        let Some((parent, last)) = fragment.rsplit_once('/') else {
+            return String::new();
+        };
+        let Some(Value::Object(siblings)) = self.files[file].value.pointer(parent) else {
+            return String::new();
+        };
+        let last = last.replace("~1", "/").replace("~0", "~");
+        crate::diagnostics::did_you_mean(&last, siblings.keys().map(String::as_str))
+            .map(|near| {
+                let mut pointer = parent.to_string();
+                pointer.push('/');
+                pointer.push_str(&near.replace('~', "~0").replace('/', "~1"));
+                format!(" (did you mean `{file_part}#{pointer}`?)")
+            })
+            .unwrap_or_default()
     }
 
     /// Where the value a same-file `#/definitions/X` (or `#/$defs/X`) names stands when the file

@@ -111,6 +111,7 @@ impl Loader {
                 return (None, server);
             }
         };
+        self.misspelt_keys(0, "/info", map, super::INFO_KEYS);
         let title = self.req_string(0, "/info", map, "title", "`info`");
         let version = self.req_string(0, "/info", map, "version", "`info`");
         let description = self.opt_string(0, "/info", map, "description");
