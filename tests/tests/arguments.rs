@@ -155,3 +155,44 @@ async fn prompt_arguments_that_do_not_decode_say_where() {
         json!(r#"Invalid arguments: /tone: must be one of "warm", "formal", "wry""#)
     );
 }
+
+/// Arguments that do not decode get every problem at once (serde_json stops at the first; the
+/// runtime sets each aside and decodes again, on the error path only), and a member given
+/// under a near miss of a missing one's name is named.
+#[tokio::test]
+async fn every_decode_problem_at_once_and_the_near_miss_named() {
+    let server = start(Config::default()).await;
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    // Both required members missing.
+    let answer = client.call("tools/call", call(json!({}))).await;
+    assert_eq!(
+        error_text(&answer["result"]),
+        "Invalid arguments: /limit: is required; /name: is required"
+    );
+    // A type fault beside a missing member: both pointers.
+    let answer = client
+        .call("tools/call", call(json!({"limit": "3", "tags": ["a", 2]})))
+        .await;
+    assert_eq!(
+        error_text(&answer["result"]),
+        "Invalid arguments: /limit: expected an integer, got a string; /name: is required; \
+         /tags/1: expected a string, got an integer"
+    );
+    // `Limit` for `limit`: named.
+    let answer = client
+        .call("tools/call", call(json!({"Limit": 3, "name": "ab"})))
+        .await;
+    assert_eq!(
+        error_text(&answer["result"]),
+        "Invalid arguments: /limit: is required (`Limit` given; did you mean `limit`?)"
+    );
+    // Arguments that decode still reach the handler.
+    let answer = client
+        .call("tools/call", call(json!({"limit": 1, "name": "z"})))
+        .await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("z 1 []"),
+        "{answer}"
+    );
+}
