@@ -38,6 +38,9 @@ pub(super) fn every_problem(
     let mut work = original.clone();
     // Members this scan filled in: what is wrong inside them is not the caller's.
     let mut stand_ins: Vec<String> = Vec::new();
+    // The pointers set aside so far: a later fault there (a member removed, then missing)
+    // is the same one.
+    let mut handled: Vec<String> = vec![first.pointer.clone()];
     let mut current = first;
     for _ in 0..MAX_ROUNDS {
         if !set_aside(&mut work, &current, &mut stand_ins, retry) {
@@ -49,11 +52,16 @@ pub(super) fn every_problem(
         if next == current {
             break;
         }
-        let theirs = stand_ins.iter().any(|s| within(&next.pointer, s));
-        let known = found.iter().any(|p| p.pointer == next.pointer);
+        // A fault inside a stand-in, or of a value holding one (a union reads its value
+        // whole and reports there), may be the stand-in's own: not the caller's.
+        let theirs = stand_ins
+            .iter()
+            .any(|s| within(&next.pointer, s) || within(s, &next.pointer));
+        let known = handled.iter().any(|p| *p == next.pointer);
         if !theirs && !known {
             found.push(next.clone());
         }
+        handled.push(next.pointer.clone());
         current = next;
     }
     name_near_misses(&mut found, &original);
@@ -123,7 +131,7 @@ fn fill(
             return true;
         };
         let next = problem_of(&text, &error);
-        if next.pointer != pointer {
+        if !within(&next.pointer, pointer) && !within(pointer, &next.pointer) {
             return true;
         }
         // An enum's stand-in: the allowed values are in the message.
@@ -132,8 +140,12 @@ fn fill(
                 let text = serde_json::to_string(work).unwrap_or_default();
                 match retry(&text) {
                     None => return true,
-                    Some(error) if problem_of(&text, &error).pointer != pointer => return true,
-                    Some(_) => {}
+                    Some(error) => {
+                        let next = problem_of(&text, &error);
+                        if !within(&next.pointer, pointer) && !within(pointer, &next.pointer) {
+                            return true;
+                        }
+                    }
                 }
             }
         }
