@@ -57,7 +57,7 @@ pub(super) fn every_problem(
         let theirs = stand_ins
             .iter()
             .any(|s| within(&next.pointer, s) || within(s, &next.pointer));
-        let known = handled.iter().any(|p| *p == next.pointer);
+        let known = handled.contains(&next.pointer);
         if !theirs && !known {
             found.push(next.clone());
         }
