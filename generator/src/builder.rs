@@ -96,7 +96,7 @@ impl Builder {
     }
 
     /// Bundles the skills in `dir` (relative to the crate root) instead of the `skills`
-    /// directory beside the document (the skills extension; see the README's Skills section).
+    /// directory beside the document (the skills extension; see docs/skills.md).
     pub fn skills(mut self, dir: impl AsRef<Path>) -> Self {
         self.skills = crate::SkillsSource::Dir(dir.as_ref().to_path_buf());
         self

@@ -678,6 +678,7 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "name",
             "version",
             "edition",
+            "rust-version",
             "publish",
             "[dependencies]",
             "mcp-runtime",
@@ -695,7 +696,8 @@ fn assert_user_files_are_the_templates(dir: &Path) {
             "debug",
             "[profile.dev.package.<name>]",
             "codegen-units",
-            "[workspace]"
+            "[workspace]",
+            "resolver"
         ],
         "{manifest}"
     );

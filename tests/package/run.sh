@@ -33,6 +33,9 @@ say "cargo package mcp-runtime and mcp-codegen $version (verified by cargo publi
   -p mcp-runtime -p mcp-codegen --target-dir "$work/package-target")
 
 say "the workspace's dependencies, vendored offline, plus the two packages: a directory source"
+# `cargo vendor` takes every platform's dependencies, which a build for this one never
+# downloaded: fetch them first when the network allows (offline, the cache must hold them).
+(cd "$root" && cargo fetch --locked --quiet) || say "cargo fetch failed (offline?): vendoring from the cache"
 (cd "$root" && cargo vendor --offline --locked --quiet "$work/vendor" >/dev/null)
 for crate in mcp-runtime mcp-codegen; do
   file="$work/package-target/package/$crate-$version.crate"
