@@ -130,9 +130,7 @@ error[mcp-extension]: `x-mcp.scopes`: "has space" is not an OAuth scope token (p
   --> mcp-scopes.json:6:130 (/methods/1/x-mcp/scopes)
 error[mcp-extension]: `x-mcp.scopes` must hold strings, found a number
   --> mcp-scopes.json:7:130 (/methods/2/x-mcp/scopes)
-error[mcp-extension]: `x-mcp.scopes` is not supported on resource templates yet: their reads need the document's `info.x-mcp.scopes`
-  --> mcp-scopes.json:8:218 (/methods/3/x-mcp/scopes)
-5 error(s), 0 warning(s)"##;
+4 error(s), 0 warning(s)"##;
     assert_eq!(render("mcp-scopes.json"), expected);
 }
 

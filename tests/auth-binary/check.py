@@ -97,7 +97,7 @@ def main(binary):
         with urllib.request.urlopen(metadata_url) as response:
             document = json.load(response)
         check("metadata", document == {"resource": resource, "authorization_servers": [issuer],
-                                       "scopes_supported": ["mcp", "mcp:read", "weather"],
+                                       "scopes_supported": ["mcp", "mcp:read", "weather", "files"],
                                        "bearer_methods_supported": ["header"]}, document)
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -150,6 +150,14 @@ def main(binary):
         # (The scaffold's handler answers "not implemented": the call got through.)
         check("a plain method with the document's default scope", status == 200 and
               "not implemented" in json.dumps(body), (status, body))
+        # A resource template's contract scopes hold for every URI it matches.
+        read = {"jsonrpc": "2.0", "id": 9, "method": "resources/read",
+                "params": {"uri": "file:///workspace/notes/today.txt"}}
+        status, headers, body = post(read, good, session)
+        check("403 for a read of a template URI without the template's scope", status == 403 and
+              'scope="mcp mcp:read files"' in headers.get("www-authenticate", ""), (status, headers))
+        status, _, body = post(read, token(resource, "mcp mcp:read files"), session)
+        check("the template's read with its scopes gets past the edge", status == 200, (status, body))
         # A 2026-07-28 list filtered for its caller (hideUnauthorized) is that caller's alone.
         listing = {"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": {"_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -139,6 +139,9 @@ pub(crate) fn server(
 /// defaults) when the document names none.
 fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream {
     let mut arms = Vec::new();
+    // After the exact URIs: a read of a URI the template matches (or of the template itself,
+    // which is how lists filtered per caller name it).
+    let mut template_arms = Vec::new();
     let mut plain_arms = Vec::new();
     let mut supported: Vec<&str> = default
         .unwrap_or_default()
@@ -166,17 +169,29 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
             McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
             McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
             McpBinding::Resource(resource) => ("resources/read", resource.uri.as_str()),
-            // Refused by the loader: a template's reads take the document's default.
-            McpBinding::ResourceTemplate(_) => continue,
+            McpBinding::ResourceTemplate(template) => {
+                ("resources/read", template.uri_template.as_str())
+            }
         };
         for scope in scopes {
             if !supported.contains(&scope.as_str()) {
                 supported.push(scope);
             }
         }
+        if let McpBinding::ResourceTemplate(_) = binding {
+            template_arms.push(quote! {
+                ("resources/read", uri)
+                    if uri == #key
+                        || ::mcp_runtime::uri_template::match_uri(#key, uri).is_some() =>
+                {
+                    &[#(#scopes),*]
+                }
+            });
+            continue;
+        }
         arms.push(quote! { (#method, #key) => &[#(#scopes),*], });
     }
-    if arms.is_empty() && default.is_none() {
+    if arms.is_empty() && template_arms.is_empty() && default.is_none() {
         return TokenStream::new();
     }
     let default = default.unwrap_or_default();
@@ -184,6 +199,7 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
         fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
             match (method, key) {
                 #(#arms)*
+                #(#template_arms)*
                 ("tools/call" | "prompts/get" | "resources/read", _) => &[#(#default),*],
                 #(#plain_arms)*
                 _ => &[],

@@ -186,12 +186,6 @@ fn parse_object(
             Err(message) => reader.error(locate("/scopes"), message),
         }
     }
-    if kind == Some(McpKind::ResourceTemplate) && options.common.scopes.is_some() {
-        let message = "`x-mcp.scopes` is not supported on resource templates yet: their reads \
-            need the document's `info.x-mcp.scopes`"
-            .to_string();
-        reader.error(locate("/scopes"), message);
-    }
     let Reader { mut diags, ok, .. } = reader;
     let binding = match kind {
         Some(kind) if ok => bind(kind, options, locate, &mut diags),
