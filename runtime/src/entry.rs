@@ -32,6 +32,7 @@ use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
+mod features;
 mod settings;
 // The upstream flags of a gateway binary (`gateway`, `parse_gateway`).
 #[cfg(feature = "upstream")]
@@ -238,6 +239,8 @@ fn from_matches(
     if parsed.stdio {
         given.push(stdio.flag);
     }
+    // The first flag given whose feature this build lacks, as its error.
+    let mut unbuilt: Option<String> = None;
     for setting in SETTINGS.iter().filter(|s| s.flag != "stdio") {
         let value = match (flag(setting), variable(setting)) {
             (Some(text), _) => (text, true),
@@ -274,11 +277,24 @@ fn from_matches(
                 ),
             }));
         }
-        (setting.apply)(&mut parsed, &value)
-            .map_err(|why| ArgsError::Invalid(format!("{}: {why}", value.source)))?;
+        // A flag this build cannot serve: that is its first error, before any about its value
+        // or about what it needs beside it (the serve step refuses it if nothing else does).
+        let unserved = features::missing(setting.flag).map(|feature| {
+            let cited = match value.from_flag {
+                true => format!("--{}", setting.flag),
+                false => setting.env.to_string(),
+            };
+            features::error(&cited, feature)
+        });
+        if let Err(why) = (setting.apply)(&mut parsed, &value) {
+            let message = unserved.unwrap_or_else(|| format!("{}: {why}", value.source));
+            return Err(ArgsError::Invalid(message));
+        }
+        unbuilt = unbuilt.or(unserved);
         given.push(setting.flag);
     }
-    settings::finish(&mut parsed, &env).map_err(ArgsError::Invalid)?;
+    settings::finish(&mut parsed, &env)
+        .map_err(|why| ArgsError::Invalid(unbuilt.unwrap_or(why)))?;
     given.extend(parsed.keys_from_env.iter().copied());
     let (redis, redis_source) = match parsed.redis {
         Some((url, source)) => (Some(url), source),

@@ -626,20 +626,36 @@ fn settings_for_http_are_refused_with_stdio_and_their_variables_ignored() {
 
 #[test]
 fn auth_flags() {
-    let message = refused(&["--auth-jwks", "https://as/jwks"], &[]);
-    assert!(
-        message.starts_with("--auth-jwks https://as/jwks: authorization needs an issuer"),
-        "{message}"
-    );
-    let message = refused(&[], &[("MCP_AUTH_SCOPES", "a")]);
-    assert!(message.starts_with("MCP_AUTH_SCOPES=a: "), "{message}");
-    let message = refused(&["--auth-token-type", "at+jwt"], &[]);
-    assert!(
-        message.starts_with("--auth-token-type at+jwt: "),
-        "{message}"
-    );
-    let message = refused(&["--auth-issuer", "https://as"], &[]);
-    assert!(message.contains("--public-url"), "{message}");
+    // Without the feature, that is each flag's first error, before any about its value.
+    if !cfg!(feature = "jwt") {
+        for (flags, env, cited) in [
+            (
+                &["--auth-jwks", "https://as/jwks"][..],
+                &[][..],
+                "--auth-jwks",
+            ),
+            (&[], &[("MCP_AUTH_SCOPES", "a")], "MCP_AUTH_SCOPES"),
+            (&["--auth-token-type", "at+jwt"], &[], "--auth-token-type"),
+            (&["--auth-issuer", "https://as"], &[], "--auth-issuer"),
+        ] {
+            assert_eq!(refused(flags, env), unbuilt(cited, "jwt"));
+        }
+    } else {
+        let message = refused(&["--auth-jwks", "https://as/jwks"], &[]);
+        assert!(
+            message.starts_with("--auth-jwks https://as/jwks: authorization needs an issuer"),
+            "{message}"
+        );
+        let message = refused(&[], &[("MCP_AUTH_SCOPES", "a")]);
+        assert!(message.starts_with("MCP_AUTH_SCOPES=a: "), "{message}");
+        let message = refused(&["--auth-token-type", "at+jwt"], &[]);
+        assert!(
+            message.starts_with("--auth-token-type at+jwt: "),
+            "{message}"
+        );
+        let message = refused(&["--auth-issuer", "https://as"], &[]);
+        assert!(message.contains("--public-url"), "{message}");
+    }
     assert!(refused(&["--auth-jwks"], &[]).contains("--auth-jwks <URL> needs a value"));
     let result = parse_with(
         &[
@@ -792,10 +808,14 @@ fn the_metrics_address() {
     let message = refused(&["--metrics"], &[]);
     assert!(message.contains("--metrics"), "{message}");
     let message = refused(&[], &[("MCP_METRICS_ADDR", "nope")]);
-    assert!(
-        message.starts_with("MCP_METRICS_ADDR=nope: ") && message.contains("HOST:PORT"),
-        "{message}"
-    );
+    if cfg!(feature = "metrics") {
+        assert!(
+            message.starts_with("MCP_METRICS_ADDR=nope: ") && message.contains("HOST:PORT"),
+            "{message}"
+        );
+    } else {
+        assert_eq!(message, unbuilt("MCP_METRICS_ADDR", "metrics"));
+    }
     let help = super::help(&Config::default());
     assert!(help.contains("--metrics <ADDR>"), "{help}");
     assert_eq!(
@@ -842,7 +862,12 @@ fn redis_settings() {
     );
     assert_eq!(
         refused(&["--redis-prefix", "a b"], &[]),
-        "--redis-prefix \"a b\": the key prefix must have no spaces or control characters"
+        if cfg!(feature = "redis") {
+            "--redis-prefix \"a b\": the key prefix must have no spaces or control characters"
+                .to_string()
+        } else {
+            unbuilt("--redis-prefix", "redis")
+        }
     );
     assert_eq!(
         refused(&["--stdio", "--redis", "redis://r/"], &[]),
@@ -1032,4 +1057,12 @@ fn flags_reconfigure_a_server_built_before_them() {
     assert!(reconfigure(&mut server, &args)
         .unwrap_err()
         .contains("cloned before entry::run"));
+}
+
+/// The error of a flag (or variable) `cited` whose `feature` this build lacks.
+fn unbuilt(cited: &str, feature: &str) -> String {
+    format!(
+        "{cited}: this server was built without mcp-runtime's `{feature}` feature; rebuild it \
+         with the feature on (a generated crate: `cargo build --features {feature}`)"
+    )
 }
