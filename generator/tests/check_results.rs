@@ -30,7 +30,11 @@ fn a_gateway_that_checks_results() {
     insta::with_settings!({ snapshot_path => "snapshots/generated", prepend_module_to_snapshot => false, omit_expression => true }, {
         insta::assert_snapshot!("gateway-check-results__src__generated.rs", source);
     });
-    assert_eq!(source.matches(".check_result(").count(), 2, "one per method");
+    assert_eq!(
+        source.matches(".check_result(").count(),
+        2,
+        "one per method"
+    );
     assert!(
         source.contains(r#""outputSchema":"#),
         "the checked tools publish their outputSchema"
@@ -47,8 +51,14 @@ fn a_gateway_that_checks_results() {
 fn without_the_flag_results_pass_through() {
     let generated = mcp_codegen::generate_with_options(&hostile(), &options(false)).unwrap();
     let source = &generated.server.source;
-    assert!(!source.contains("check_result"), "no check without the flag");
-    assert!(!source.contains(r#""outputSchema":"#), "no outputSchema without the flag");
+    assert!(
+        !source.contains("check_result"),
+        "no check without the flag"
+    );
+    assert!(
+        !source.contains(r#""outputSchema":"#),
+        "no outputSchema without the flag"
+    );
     assert!(!generated
         .selection_flags
         .contains(&"--check-results".to_string()));
