@@ -270,7 +270,7 @@ await attempt('e. no token: 401 with resource_metadata and scope in WWW-Authenti
 await attempt('e. Protected Resource Metadata names issuer A (both paths)', async () => {
   const expected = {
     resource: cfg.serverA, authorization_servers: [cfg.issuerA],
-    scopes_supported: ['mcp', 'mcp:read', 'weather'], bearer_methods_supported: ['header'],
+    scopes_supported: ['mcp', 'mcp:read', 'weather', 'files'], bearer_methods_supported: ['header'],
   };
   const documents = [];
   for (const url of [metadataUrl(cfg.serverA), `${origin(cfg.serverA)}/.well-known/oauth-protected-resource`]) {
