@@ -970,3 +970,93 @@ async fn rediss_is_tls_checked_against_the_given_ca() {
         .expect("rediss:// with SSL_CERT_FILE");
     assert!(c.tasks.get("over-tls").await.unwrap().is_some());
 }
+
+// ---- what a session record says of its owner -------------------------------------------------------
+
+/// Every request acts for alice of issuer `https://as.example` (the credential is not looked at).
+struct Alice;
+
+impl mcp_runtime::auth::Authenticator for Alice {
+    fn authenticate<'a>(
+        &'a self,
+        _: &'a http::request::Parts,
+    ) -> mcp_runtime::BoxFuture<'a, Result<mcp_runtime::auth::Principal, mcp_runtime::auth::Refusal>>
+    {
+        Box::pin(async {
+            Ok(mcp_runtime::auth::Principal::new("alice", vec![])
+                .with_claims(serde_json::json!({"iss": "https://as.example", "sub": "alice"})))
+        })
+    }
+}
+
+struct Nothing;
+
+static NOTHING: mcp_runtime::Catalog = mcp_runtime::Catalog::empty("nothing", "1");
+
+impl mcp_runtime::Dispatch for Nothing {
+    fn catalog(&self) -> &'static mcp_runtime::Catalog {
+        &NOTHING
+    }
+}
+
+/// A session created with authorization on is stored in Redis under a digest of its owner
+/// (SHA-256 of issuer and subject), never the subject: whoever reads Redis learns no identity.
+#[tokio::test]
+async fn a_session_record_names_its_owner_by_digest_only() {
+    use sha2::Digest as _;
+    let redis = Redis::start();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let metadata = mcp_runtime::auth::ResourceMetadata::new(
+        &format!("http://{addr}/mcp"),
+        vec!["https://as.example".into()],
+    )
+    .unwrap();
+    let config = Config::builder()
+        .auth(Some(mcp_runtime::auth::Auth::new(metadata, Alice)))
+        .build();
+    let stores = connect(&redis.url(), "owner", &config).await.unwrap();
+    let server = mcp_runtime::McpServer::with_stores(Nothing, config, stores);
+    tokio::spawn(server.serve_listener(listener, std::future::pending()));
+    // initialize over raw HTTP/1.1.
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nauthorization: Bearer anything\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
+        .await
+        .unwrap();
+    let session = answer
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("no session: {answer}"));
+    let mut connection = ::redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let record: String = ::redis::cmd("HGET")
+        .arg(format!("owner:session:{}", session.trim()))
+        .arg("record")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let record: serde_json::Value = serde_json::from_str(&record).unwrap();
+    let digest = hex(&sha2::Sha256::digest(b"https://as.example\nalice"));
+    assert_eq!(record["owner"], serde_json::json!(digest), "{record}");
+    assert!(!record.to_string().contains("alice"), "{record}");
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
