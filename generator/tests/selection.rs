@@ -250,7 +250,7 @@ fn overlay_problems_are_located_in_the_overlay() {
   --> overlay.json:2:13 (/method)
 error[mcp-extension]: unknown key `anotations` in `x-mcp` (did you mean `annotations`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes
   --> overlay.json:4:48 (/methods/eth_call/anotations)
-error[mcp-extension]: unknown `x-mcp` kind "tol"; expected "tool", "prompt", "resource" or "resource-template"
+error[mcp-extension]: unknown `x-mcp` kind "tol" (did you mean "tool"?); expected "tool", "prompt", "resource" or "resource-template"
   --> overlay.json:5:32 (/methods/eth_getBalance/kind)
 warning[overlay]: overlay entry "eth_chainID" matches no method of the document (did you mean "eth_chainId"?); it changes nothing
   --> overlay.json:6:20 (/methods/eth_chainID)
