@@ -338,6 +338,11 @@ fn main() -> ExitCode {
         &CrateOptions {
             crate_name: cli.name,
             runtime,
+            contract_path: Some(
+                scaffold::contract_path_from(&output, &openrpc)
+                    .display()
+                    .to_string(),
+            ),
         },
     );
 

@@ -324,6 +324,7 @@ fn check(dir: &Path, document: &Value) -> Result<(), TestCaseError> {
             let options = CrateOptions {
                 crate_name: None,
                 runtime: RuntimeDependency::Version("0.1".into()),
+                contract_path: None,
             };
             for file in crate_files(&generated, "doc.json", &options) {
                 if file.path.extension().is_some_and(|e| e == "rs") {

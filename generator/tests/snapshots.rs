@@ -14,6 +14,7 @@ fn every_generated_file_of_every_fixture() {
     let options = CrateOptions {
         crate_name: None,
         runtime: RuntimeDependency::Version("0.1.0".into()),
+        contract_path: None,
     };
     let generate = mcp_codegen::Options {
         layout: scaffold::layout(false),
@@ -56,6 +57,7 @@ fn a_gateway_crate() {
     let options = CrateOptions {
         crate_name: None,
         runtime: RuntimeDependency::Version("0.1.0".into()),
+        contract_path: None,
     };
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "../fixtures/third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json",

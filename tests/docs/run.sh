@@ -11,6 +11,8 @@
 #      `cargo install` writing into that directory, never into ~/.cargo. The conventions
 #      (which blocks run, `docs-test:` markers for servers and skips, expected output) are in
 #      tests/docs/README.md.
+#   4. a generated crate's README: its commands run in the crate, for a contract with tools and
+#      one without (tests/docs/generated_readme.sh);
 #
 # Each command is printed before it runs, with its file and line. Fails on the first command
 # that fails, output that differs, a link that does not resolve, or past DOCS_TEST_TIMEOUT
@@ -166,3 +168,6 @@ if [ "$status" -ne 0 ]; then
   exit 1
 fi
 log "PASS: links, settings table, and every command of ${files[*]} (${elapsed} s)"
+
+# ---- 4. a generated crate's own README ------------------------------------------------------
+"$here/generated_readme.sh" || fail "a generated crate's README (tests/docs/generated_readme.sh)"

@@ -49,6 +49,7 @@ fn a_generated_crate_builds_runs_and_answers() {
     let options = CrateOptions {
         crate_name: Some("features-server".into()),
         runtime: RuntimeDependency::Path(root.join("runtime")),
+        contract_path: None,
     };
     write_crate(
         &out,

@@ -8,8 +8,8 @@
 use minijinja::{context, Value};
 use proc_macro2::TokenStream;
 use quote::quote;
-use serde_json::json;
 
+use super::first_call::first_call;
 use super::plain::Plain;
 use super::{derived_package_name, package_name, CrateOptions};
 use crate::emit::Signature;
@@ -29,16 +29,28 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         Some(name) => package_name(name),
         None => derived_package_name(&document.info.title),
     };
-    let names_of = |kinds: &[McpKind]| -> Vec<Value> {
+    // What `src/generated.md` lists: each bound method under its MCP name, with its summary.
+    let served = |kinds: &[McpKind]| -> Vec<Value> {
         document
             .methods
             .iter()
-            .filter_map(|m| m.mcp.as_ref().filter(|b| kinds.contains(&b.kind())))
-            .map(|b| safe(markdown::code_span(b.key())))
+            .filter_map(|m| Some((m, m.mcp.as_ref().filter(|b| kinds.contains(&b.kind()))?)))
+            .map(|(m, b)| served_entry(b.key(), m))
             .collect()
     };
+    let plain_methods: Vec<Value> = document
+        .methods
+        .iter()
+        .filter(|m| m.mcp.is_none())
+        .map(|m| served_entry(&m.name, m))
+        .collect();
     let signatures = &generated.server.signatures;
-    let first_method = signatures.first().map_or("", |s| s.wire_name.as_str());
+    let session = first_call(document, generated.server.is_gateway());
+    // The contract as the crate's directory sees it (the README's commands run there).
+    let contract_path = options
+        .contract_path
+        .clone()
+        .unwrap_or_else(|| crate::escape::file_name(source_name));
     let mut plain = Plain::default();
     let methods: Vec<Value> = signatures
         .iter()
@@ -98,16 +110,34 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
         uses => plain.uses().map(safe).collect::<Vec<_>>(),
         methods => methods,
         completions => completions,
-        request => safe(shell::quote(&ascii_json(&json!({
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": first_method,
-            "params": {},
-        })))),
-        tools => names_of(&[McpKind::Tool]),
-        prompts => names_of(&[McpKind::Prompt]),
-        resources => names_of(&[McpKind::Resource, McpKind::ResourceTemplate]),
+        contract_path => safe(shell::quote(&contract_path)),
+        first_session => session.messages.iter().map(|m| safe(shell::quote(&ascii_json(m)))).collect::<Vec<_>>(),
+        first_answer => safe(session.answer),
+        generator_version => safe(env!("CARGO_PKG_VERSION")),
+        served_tools => served(&[McpKind::Tool]),
+        served_prompts => served(&[McpKind::Prompt]),
+        served_resources => served(&[McpKind::Resource, McpKind::ResourceTemplate]),
+        served_plain => plain_methods,
     }
+}
+
+/// One line of `src/generated.md`: the name, the JSON-RPC method when it differs, and the
+/// summary (else the description's first line).
+fn served_entry(name: &str, method: &crate::openrpc::Method) -> Value {
+    let mut line = markdown::code_span(name);
+    if method.name != name {
+        line.push_str(&format!(" (method {})", markdown::code_span(&method.name)));
+    }
+    let summary = method
+        .summary
+        .as_deref()
+        .or(method.description.as_deref())
+        .and_then(|text| text.lines().map(str::trim).find(|l| !l.is_empty()));
+    if let Some(summary) = summary {
+        line.push_str(": ");
+        line.push_str(&markdown::text(summary));
+    }
+    safe(line)
 }
 
 /// A type as a reader writes it: the runtime's, the standard library's and `Forwarded`'s
@@ -253,6 +283,7 @@ fn ascii_json(value: &serde_json::Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn json_for_the_shell_is_ascii() {

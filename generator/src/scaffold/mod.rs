@@ -3,11 +3,12 @@
 //! generated client (`--client`), a library: `Cargo.toml`, `src/lib.rs` and `README.md` from
 //! `templates/client/`.
 //!
-//! Ownership decides what a run may touch: generated files (`src/generated.rs` and, split, the
-//! files of `src/generated/`) are rewritten on every run, and generated files a run no longer
+//! Ownership decides what a run may touch: generated files (`src/generated.rs`, the list of
+//! what it serves `src/generated.md` and, split, the files of `src/generated/`) are rewritten on every run, and generated files a run no longer
 //! writes are removed; the files the user owns are created once and never overwritten.
 
 mod context;
+mod first_call;
 mod plain;
 
 use minijinja::Environment;
@@ -21,6 +22,10 @@ use crate::Generated;
 /// The generated root file of a crate, which every other file of the crate reaches the
 /// generated code through (`mod generated;`).
 pub const GENERATED_ROOT: &str = "src/generated.rs";
+
+/// What the server serves, in Markdown: generated beside [`GENERATED_ROOT`] so that the
+/// user's README, written once, never goes stale.
+pub const SERVED_LIST: &str = "src/generated.md";
 
 /// The directory of the pieces of [`GENERATED_ROOT`] (see [`crate::emit::layout`]).
 const PIECES_DIR: &str = "src/generated";
@@ -145,12 +150,17 @@ pub struct CrateOptions {
     pub crate_name: Option<String>,
     /// Where `mcp-runtime` comes from.
     pub runtime: RuntimeDependency,
+    /// The contract's path as seen from the crate's directory, for the README's regenerate
+    /// line (the CLI passes the path it was given, made relative to `-o`); `None`: the
+    /// document's file name.
+    pub contract_path: Option<String>,
 }
 
 const CARGO_TOML: &str = include_str!("../../templates/Cargo.toml.j2");
 const MAIN_RS: &str = include_str!("../../templates/main.rs.j2");
 const HANDLER_RS: &str = include_str!("../../templates/handler.rs.j2");
 const README_MD: &str = include_str!("../../templates/README.md.j2");
+const GENERATED_MD: &str = include_str!("../../templates/generated.md.j2");
 const CLIENT_CARGO_TOML: &str = include_str!("../../templates/client/Cargo.toml.j2");
 const CLIENT_LIB_RS: &str = include_str!("../../templates/client/lib.rs.j2");
 const CLIENT_README_MD: &str = include_str!("../../templates/client/README.md.j2");
@@ -195,6 +205,11 @@ pub fn crate_files(
             user("README.md", CLIENT_README_MD),
         ]);
     } else {
+        files.push(OutputFile {
+            path: SERVED_LIST.into(),
+            contents: render(GENERATED_MD),
+            owner: Owner::Generator,
+        });
         files.extend([
             user("Cargo.toml", CARGO_TOML),
             user("src/main.rs", MAIN_RS),
@@ -285,6 +300,45 @@ fn leftover_files(dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
     crate::emit::layout::leftover_files(&dir.join(PIECES_DIR), &keep)
 }
 
+/// The path of `contract`, given relative to the working directory (or absolute), as seen from
+/// the crate directory `dir` (also relative to the working directory): what the README's
+/// regenerate line names, so that it runs from the crate. An absolute `contract` stays as given;
+/// so does any path when the working directory cannot be read.
+pub fn contract_path_from(dir: &Path, contract: &Path) -> PathBuf {
+    if contract.is_absolute() {
+        return contract.to_path_buf();
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return contract.to_path_buf();
+    };
+    let (dir, contract) = (lexical(&cwd.join(dir)), lexical(&cwd.join(contract)));
+    let common = dir
+        .components()
+        .zip(contract.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let ups = dir.components().count() - common;
+    let mut path: PathBuf = std::iter::repeat_n("..", ups).collect();
+    path.extend(contract.components().skip(common));
+    path
+}
+
+/// `path` with `.` dropped and each `..` taking the component before it, without reading the
+/// file system (the crate directory may not exist yet).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// `paths` relative to `dir`.
 fn relative(dir: &Path, paths: Vec<PathBuf>) -> Vec<PathBuf> {
     paths
@@ -373,6 +427,30 @@ fn toml_string(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_contract_is_named_from_the_crate_directory() {
+        let from = |dir: &str, contract: &str| {
+            contract_path_from(Path::new(dir), Path::new(contract))
+                .display()
+                .to_string()
+        };
+        assert_eq!(from("server", "openrpc.json"), "../openrpc.json");
+        assert_eq!(from("server/", "./api/openrpc.json"), "../api/openrpc.json");
+        assert_eq!(from(".", "openrpc.json"), "openrpc.json");
+        assert_eq!(from("a/b", "a/c/x.json"), "../c/x.json");
+        assert_eq!(
+            from("../out", "x.json"),
+            format!("../{}/x.json", cwd_name())
+        );
+        assert_eq!(from("out", "/abs/x.json"), "/abs/x.json");
+    }
+
+    /// The last component of the working directory.
+    fn cwd_name() -> String {
+        let cwd = std::env::current_dir().unwrap();
+        cwd.file_name().unwrap().to_string_lossy().into_owned()
+    }
 
     #[test]
     fn package_names() {
