@@ -5,6 +5,11 @@ use std::time::Duration;
 
 use crate::request_state::SealingKey;
 
+/// [`Config::health_path`] by default.
+pub(crate) const DEFAULT_HEALTH_PATH: &str = "/healthz";
+/// [`Config::ready_path`] by default.
+pub(crate) const DEFAULT_READY_PATH: &str = "/readyz";
+
 /// Who may reuse a cached 2026-07-28 result (`cacheScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheScope {
@@ -247,6 +252,18 @@ pub struct Config {
     /// message comes on the stream. Same Host/Origin checks, body limits and session limits as
     /// `/mcp`. Default false: `/sse` and `/messages` answer 404.
     pub legacy_sse: bool,
+    /// The path of the liveness probe (e.g. for a kubelet's `livenessProbe`): 200 while the
+    /// process serves, until it exits. Served only under the runtime's own listener
+    /// ([`McpServer::serve`](crate::McpServer::serve)), before the Host, Origin and
+    /// authorization checks. Default `Some("/healthz")`; `None`: no such endpoint (404).
+    pub health_path: Option<String>,
+    /// The path of the readiness probe: 200 while [`Config::readiness`] is ready, 503 naming
+    /// why not (draining after SIGTERM, Redis or the issuer's keys unreachable). Served as
+    /// [`Config::health_path`] is. Default `Some("/readyz")`; `None`: no such endpoint.
+    pub ready_path: Option<String>,
+    /// Whether the server is ready for traffic, as the readiness probe reports it (shared by
+    /// clones of this `Config`). Default: ready, until the server sets a reason.
+    pub readiness: crate::http::Readiness,
 }
 
 impl Config {
@@ -302,6 +319,9 @@ impl Default for Config {
             server_card: false,
             public_url: None,
             legacy_sse: false,
+            health_path: Some(DEFAULT_HEALTH_PATH.into()),
+            ready_path: Some(DEFAULT_READY_PATH.into()),
+            readiness: crate::http::Readiness::default(),
         }
     }
 }
@@ -576,6 +596,18 @@ impl ConfigBuilder {
     /// Sets [`Config::legacy_sse`].
     pub fn legacy_sse(mut self, legacy_sse: bool) -> Self {
         self.config.legacy_sse = legacy_sse;
+        self
+    }
+
+    /// Sets [`Config::health_path`].
+    pub fn health_path(mut self, health_path: Option<String>) -> Self {
+        self.config.health_path = health_path;
+        self
+    }
+
+    /// Sets [`Config::ready_path`].
+    pub fn ready_path(mut self, ready_path: Option<String>) -> Self {
+        self.config.ready_path = ready_path;
         self
     }
 

@@ -275,6 +275,32 @@ pub(crate) const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    Setting {
+        flag: "health-path",
+        env: "MCP_HEALTH_PATH",
+        value: Some("PATH"),
+        heading: ENDPOINTS,
+        help: "serve the liveness probe at PATH (200 while the process serves; no Host, Origin or token checks), `off`: none",
+        scope: Scope::Http,
+        default: |c| show_path(&c.health_path),
+        apply: |p, v| {
+            p.config.health_path = probe_path(v.text)?;
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "ready-path",
+        env: "MCP_READY_PATH",
+        value: Some("PATH"),
+        heading: ENDPOINTS,
+        help: "serve the readiness probe at PATH (200 when ready; 503 once draining after SIGTERM, or while Redis or the issuer's keys are unreachable), `off`: none",
+        scope: Scope::Http,
+        default: |c| show_path(&c.ready_path),
+        apply: |p, v| {
+            p.config.ready_path = probe_path(v.text)?;
+            Ok(())
+        },
+    },
     // Limits.
     Setting {
         flag: "body-limit",
@@ -980,6 +1006,22 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
             }
         }
     }
+    let probes = [
+        ("--health-path", &p.config.health_path),
+        ("--ready-path", &p.config.ready_path),
+    ];
+    for (flag, path) in probes {
+        let Some(path) = path else { continue };
+        if p.config.jsonrpc_path.as_ref() == Some(path) {
+            return Err(format!("{flag} {path}: the path is --jsonrpc's"));
+        }
+    }
+    if p.config.health_path.is_some() && p.config.health_path == p.config.ready_path {
+        return Err(format!(
+            "--health-path and --ready-path are both {}: give them different paths",
+            p.config.health_path.as_deref().unwrap_or_default()
+        ));
+    }
     if !p.stdio {
         if let Some(auth) = p.auth.auth(p.config.public_url.as_deref())? {
             if p.config.legacy_sse {
@@ -989,6 +1031,22 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
         }
     }
     Ok(())
+}
+
+/// A probe path (`--health-path`, `--ready-path`): `off` for none, else a path as
+/// `--jsonrpc` takes.
+fn probe_path(text: &str) -> Result<Option<String>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    super::check_jsonrpc_path(text).map_err(|why| why.replace("/jsonrpc", "/healthz"))?;
+    Ok(Some(text.to_owned()))
+}
+
+/// How `--help` shows a probe path.
+fn show_path(path: &Option<String>) -> String {
+    path.clone().unwrap_or_else(|| "off".into())
 }
 
 /// `--allowed-hosts`: comma-separated host names or IP addresses, without port or scheme.

@@ -239,6 +239,12 @@ fn every_setting_reaches_the_config() {
         ("jsonrpc", "MCP_JSONRPC_PATH", "/rpc", |c| {
             c.jsonrpc_path.as_deref() == Some("/rpc")
         }),
+        ("health-path", "MCP_HEALTH_PATH", "/live", |c| {
+            c.health_path.as_deref() == Some("/live")
+        }),
+        ("ready-path", "MCP_READY_PATH", "off", |c| {
+            c.ready_path.is_none()
+        }),
         (
             "public-url",
             "MCP_PUBLIC_URL",

@@ -3,8 +3,10 @@
 //! closed at once), a back-off when accepting fails (out of file descriptors), a header
 //! block of at most [`Config::max_header_bytes`] on every connection (431 above), and a
 //! deadline for a connection between requests (see `supervisor`). Expired sessions are evicted
-//! in the background. On shutdown: stop accepting, end the long-lived SSE streams cleanly, let
-//! the running requests finish within [`Config::shutdown_grace`].
+//! in the background. On shutdown: mark the server not ready (the readiness probe answers 503),
+//! end the long-lived SSE streams cleanly, let the running requests finish within
+//! [`Config::shutdown_grace`]; meanwhile new connections get only the probes (anything else
+//! 503), so that an orchestrator sees the server draining rather than a refused connection.
 //!
 //! [`Config::max_connections`]: crate::Config::max_connections
 //! [`Config::max_connections_per_peer`]: crate::Config::max_connections_per_peer
@@ -29,6 +31,10 @@ use crate::server::McpServer;
 const FIRST_ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
 /// The longest pause between two failed accepts.
 const MAX_ACCEPT_BACKOFF: Duration = Duration::from_secs(1);
+/// Most connections accepted while draining (probes) open at once.
+const DRAINING_CONNECTIONS: usize = 64;
+/// How long a connection accepted while draining may take for its one request.
+const DRAINING_CONNECTION_TIME: Duration = Duration::from_secs(5);
 
 impl<D: Dispatch> McpServer<D> {
     /// Serves the MCP endpoint on `addr` until SIGTERM or Ctrl-C, then shuts down gracefully
@@ -39,10 +45,12 @@ impl<D: Dispatch> McpServer<D> {
             .await
     }
 
-    /// Serves on `listener` until `shutdown` completes, then shuts down gracefully: stops
-    /// accepting, ends the standalone and listen SSE streams cleanly, lets running requests
-    /// answer, and returns once every connection closed or [`Config::shutdown_grace`]
-    /// passed. Expired sessions are evicted in the background.
+    /// Serves on `listener` until `shutdown` completes, then shuts down gracefully: marks the
+    /// server [`NotReady::Draining`](crate::http::NotReady::Draining), ends the standalone and
+    /// listen SSE streams cleanly, lets running requests answer (new connections get only the
+    /// probes, anything else 503; none are accepted when both probes are off), and returns
+    /// once every connection closed or [`Config::shutdown_grace`] passed. Expired sessions are
+    /// evicted in the background.
     ///
     /// [`Config::shutdown_grace`]: crate::Config::shutdown_grace
     pub async fn serve_listener(
@@ -70,6 +78,13 @@ impl<D: Dispatch> McpServer<D> {
                 .clone()
                 .close_idle(self.engine.config.idle_connection_timeout),
         );
+        let watched = super::probes::Watched {
+            event_log: self.engine.event_log.clone(),
+            auth: self.engine.config.auth.clone(),
+        };
+        let readiness = self.engine.config.readiness.clone();
+        let watcher = (self.engine.config.ready_path.is_some() && !watched.is_empty())
+            .then(|| tokio::spawn(super::probes::watch(watched, readiness.clone())));
         let mut shutdown = std::pin::pin!(shutdown);
         let mut backoff = FIRST_ACCEPT_BACKOFF;
         loop {
@@ -103,10 +118,59 @@ impl<D: Dispatch> McpServer<D> {
                     .serve_connection(stream, peer, (permit, place), supervisor.clone());
             tokio::spawn(connection);
         }
-        drop(listener);
+        // Not ready from now on, before anything drains: the orchestrator stops sending.
+        readiness.set(super::probes::NotReady::Draining, true);
         idle_closer.abort();
-        self.drain(&supervisor, open, max_connections as u32).await;
+        if let Some(watcher) = watcher {
+            watcher.abort();
+        }
+        let drain = self.drain(&supervisor, open, max_connections as u32);
+        let probed =
+            self.engine.config.health_path.is_some() || self.engine.config.ready_path.is_some();
+        if probed {
+            // The listener stays open while the connections drain, so that probes see the
+            // server draining (503 ready, 200 alive) instead of a refused connection.
+            tokio::select! {
+                () = drain => {}
+                () = self.probes_while_draining(&listener) => {}
+            }
+        } else {
+            drop(listener);
+            drain.await;
+        }
         Ok(())
+    }
+
+    /// Accepts connections while the server drains (until dropped), each for one request:
+    /// a probe is answered, anything else gets 503. At most [`DRAINING_CONNECTIONS`] at once,
+    /// each for at most [`DRAINING_CONNECTION_TIME`].
+    async fn probes_while_draining(&self, listener: &TcpListener) {
+        let open = Arc::new(Semaphore::new(DRAINING_CONNECTIONS));
+        loop {
+            let Ok((stream, _peer, permit)) = accept_within(listener, &open).await else {
+                tokio::time::sleep(FIRST_ACCEPT_BACKOFF).await;
+                continue;
+            };
+            let server = self.clone();
+            tokio::spawn(async move {
+                let _permit = permit;
+                let service = hyper::service::service_fn(move |request: http::Request<_>| {
+                    let config = &server.engine.config;
+                    let response = match super::probes::probe_at(request.uri().path(), config) {
+                        Some(probe) => {
+                            super::probes::answer(probe, request.method(), &config.readiness)
+                        }
+                        None => super::probes::draining(),
+                    };
+                    std::future::ready(Ok::<_, std::convert::Infallible>(response))
+                });
+                let io = hyper_util::rt::TokioIo::new(stream);
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(false)
+                    .serve_connection(io, service);
+                let _ = tokio::time::timeout(DRAINING_CONNECTION_TIME, connection).await;
+            });
+        }
     }
 
     /// The graceful part of a shutdown, once no connection is accepted any more.

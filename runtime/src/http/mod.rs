@@ -17,6 +17,7 @@ pub mod legacy_sse;
 mod listener;
 mod peers;
 mod post;
+pub mod probes;
 mod request_body;
 mod response;
 mod routes;
@@ -26,6 +27,7 @@ pub mod stateless;
 mod supervisor;
 
 pub use body::Body;
+pub use probes::{NotReady, Readiness};
 
 use http::{Method, Request, Response, StatusCode};
 use std::convert::Infallible;
@@ -96,15 +98,19 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        // `/mcp` takes one comparison; the other endpoints are looked up only off it.
+        // `/mcp` takes one comparison; the other endpoints are looked up only off it. The
+        // probes answer before the Host, Origin and token checks: an orchestrator sends its
+        // own Host (the pod's address), no Origin and no token.
         let route = if parts.uri.path() == ENDPOINT {
             Route::Mcp
         } else {
-            routes::off_endpoint(parts.uri.path(), &self.engine.config, mount)
+            match routes::off_endpoint(parts.uri.path(), &self.engine.config, mount) {
+                Route::NotFound => return status_only(StatusCode::NOT_FOUND),
+                Route::Health => return self.probe(probes::Probe::Health, &parts.method),
+                Route::Ready => return self.probe(probes::Probe::Ready, &parts.method),
+                route => route,
+            }
         };
-        if route == Route::NotFound {
-            return status_only(StatusCode::NOT_FOUND);
-        }
         let mut headers = Headers::scan(&parts.headers);
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
@@ -184,12 +190,19 @@ impl<D: Dispatch> McpServer<D> {
                 Some(auth) => auth::metadata_response(auth, &parts.method),
                 None => status_only(StatusCode::NOT_FOUND),
             },
-            Route::NotFound => status_only(StatusCode::NOT_FOUND),
+            // Answered above, before any check.
+            Route::NotFound | Route::Health | Route::Ready => status_only(StatusCode::NOT_FOUND),
         };
         match token_expiry {
             Some(at) => response.map(|body| body.until(at)),
             None => response,
         }
+    }
+
+    /// The answer to a liveness or readiness probe (cold: never on `/mcp`'s path).
+    #[cold]
+    fn probe(&self, probe: probes::Probe, method: &Method) -> Response<Body> {
+        probes::answer(probe, method, &self.engine.config.readiness)
     }
 
     /// Whether the request's principal (when authorization is on) may use session `id`.

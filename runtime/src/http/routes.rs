@@ -40,6 +40,10 @@ pub(crate) enum Route {
     /// The Protected Resource Metadata (RFC 9728), when authorization is on
     /// ([`Config::auth`]).
     ResourceMetadata,
+    /// The liveness probe ([`Config::health_path`]; under the runtime's listener only).
+    Health,
+    /// The readiness probe ([`Config::ready_path`]; under the runtime's listener only).
+    Ready,
     /// Nothing here: 404.
     NotFound,
 }
@@ -47,6 +51,15 @@ pub(crate) enum Route {
 /// The route of `path`, which is not [`ENDPOINT`](super::ENDPOINT).
 #[cold]
 pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
+    // Embedded, the application's router has its own health routes, and every path it hands
+    // the service is the MCP endpoint's.
+    if mount == Mount::Listener {
+        match super::probes::probe_at(path, config) {
+            Some(super::probes::Probe::Health) => return Route::Health,
+            Some(super::probes::Probe::Ready) => return Route::Ready,
+            None => {}
+        }
+    }
     if config.jsonrpc_path.as_deref() == Some(path) {
         return Route::PlainJsonRpc;
     }
@@ -116,6 +129,28 @@ mod tests {
         assert_eq!(route("/"), Route::NotFound);
         assert_eq!(route("/mcp/"), Route::NotFound);
         assert_eq!(route("/other"), Route::NotFound);
+    }
+
+    #[test]
+    fn probes_are_served_under_a_listener_at_their_configured_paths() {
+        let config = Config::default();
+        let route = |path| off_endpoint(path, &config, Mount::Listener);
+        assert_eq!(route("/healthz"), Route::Health);
+        assert_eq!(route("/readyz"), Route::Ready);
+        assert_eq!(route("/healthz/"), Route::NotFound);
+        assert_eq!(
+            off_endpoint("/healthz", &config, Mount::Embedded),
+            Route::Mcp,
+            "embedded, the application routes its own probes"
+        );
+        let moved = Config::builder()
+            .health_path(Some("/live".into()))
+            .ready_path(None)
+            .build();
+        let route = |path| off_endpoint(path, &moved, Mount::Listener);
+        assert_eq!(route("/live"), Route::Health);
+        assert_eq!(route("/healthz"), Route::NotFound);
+        assert_eq!(route("/readyz"), Route::NotFound);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 mod support;
 
 mod limits;
+mod probes;
 mod protocol;
 mod quotas;
 mod server_card;

@@ -1,0 +1,316 @@
+//! Liveness and readiness probes for orchestrators (a kubelet, a load balancer's health
+//! check): [`Config::health_path`] answers 200 while the process serves, and
+//! [`Config::ready_path`] answers 200 while the server is [`Readiness`]-ready, 503 once it
+//! drains after SIGTERM or while a dependency it needs is unreachable.
+//!
+//! A probe is looked up only after the `/mcp` comparison fails, and answered before the Host,
+//! Origin and authorization checks (a kubelet sends `Host: <pod-ip>:<port>`, no Origin and
+//! no token). Answering reads one atomic: nothing here does I/O per probe. What can become
+//! unreachable is watched in the background by [`watch`] (the shared event log, the
+//! authenticator), which sets the [`Readiness`] bits the probe reads.
+//!
+//! [`Config::health_path`]: crate::Config::health_path
+//! [`Config::ready_path`]: crate::Config::ready_path
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
+use http::{Method, Response, StatusCode};
+
+use super::response::method_not_allowed;
+use super::Body;
+use crate::config::Config;
+
+/// Why a server is not ready: each is one bit of a [`Readiness`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotReady {
+    /// Shutting down (SIGTERM, Ctrl-C, or the future given to
+    /// [`McpServer::serve_listener`](crate::McpServer::serve_listener) completed): running
+    /// requests are finishing, new traffic should go elsewhere.
+    Draining,
+    /// The shared state (Redis, `--redis`) does not answer.
+    SharedState,
+    /// The authenticator cannot decide yet (the issuer's signing keys were not fetched).
+    Authorization,
+    /// A gateway's upstream server is unreachable (its last forward failed in transport).
+    Upstream,
+    /// Something of the application's own is not ready (set by the application).
+    Application,
+}
+
+impl NotReady {
+    /// Every reason, in the order a probe names the first one set.
+    const ALL: [NotReady; 5] = [
+        NotReady::Draining,
+        NotReady::SharedState,
+        NotReady::Authorization,
+        NotReady::Upstream,
+        NotReady::Application,
+    ];
+
+    fn bit(self) -> u32 {
+        1 << self as u32
+    }
+
+    /// The body of a 503 for this reason.
+    fn body(self) -> &'static [u8] {
+        match self {
+            NotReady::Draining => b"not ready: draining\n",
+            NotReady::SharedState => b"not ready: shared state (Redis) unreachable\n",
+            NotReady::Authorization => b"not ready: the issuer's signing keys are not fetched\n",
+            NotReady::Upstream => b"not ready: upstream unreachable\n",
+            NotReady::Application => b"not ready\n",
+        }
+    }
+}
+
+/// Whether a server is ready for traffic: a set of [`NotReady`] reasons, empty when ready.
+/// Cheap to clone; clones share the state. The server reads it at every readiness probe
+/// (one atomic load) and sets [`NotReady::Draining`], [`NotReady::SharedState`] and
+/// [`NotReady::Authorization`] itself; an application marks its own reasons through
+/// [`McpServer::config`](crate::McpServer::config)`().readiness`.
+///
+/// It lives in [`Config::readiness`](crate::Config::readiness): servers built from clones of
+/// one `Config` share it; give each its own with `Readiness::default()`.
+///
+/// ```
+/// use mcp_runtime::http::{NotReady, Readiness};
+/// let readiness = Readiness::default();
+/// assert!(readiness.is_ready());
+/// readiness.set(NotReady::Application, true);
+/// assert_eq!(readiness.first_reason(), Some(NotReady::Application));
+/// readiness.set(NotReady::Application, false);
+/// assert!(readiness.is_ready());
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Readiness(Arc<AtomicU32>);
+
+impl Readiness {
+    /// Sets (`not_ready`) or clears `reason`.
+    pub fn set(&self, reason: NotReady, not_ready: bool) {
+        if not_ready {
+            self.0.fetch_or(reason.bit(), Ordering::Relaxed);
+        } else {
+            self.0.fetch_and(!reason.bit(), Ordering::Relaxed);
+        }
+    }
+
+    /// Whether no reason is set.
+    pub fn is_ready(&self) -> bool {
+        self.0.load(Ordering::Relaxed) == 0
+    }
+
+    /// The first reason set, if any (in [`NotReady`]'s order).
+    pub fn first_reason(&self) -> Option<NotReady> {
+        let bits = self.0.load(Ordering::Relaxed);
+        NotReady::ALL
+            .into_iter()
+            .find(|reason| bits & reason.bit() != 0)
+    }
+}
+
+/// A probe endpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Probe {
+    /// Liveness: the process serves.
+    Health,
+    /// Readiness: [`Readiness`].
+    Ready,
+}
+
+/// The probe at `path`, if `config` serves one there.
+pub(crate) fn probe_at(path: &str, config: &Config) -> Option<Probe> {
+    if config.health_path.as_deref() == Some(path) {
+        Some(Probe::Health)
+    } else if config.ready_path.as_deref() == Some(path) {
+        Some(Probe::Ready)
+    } else {
+        None
+    }
+}
+
+/// The answer to `probe`: GET or HEAD; a short `text/plain` body, never cached.
+#[cold]
+pub(crate) fn answer(probe: Probe, method: &Method, readiness: &Readiness) -> Response<Body> {
+    if method != Method::GET && method != Method::HEAD {
+        return method_not_allowed("GET, HEAD");
+    }
+    let (status, body): (_, &'static [u8]) = match probe {
+        Probe::Health => (StatusCode::OK, b"ok\n"),
+        Probe::Ready => match readiness.first_reason() {
+            None => (StatusCode::OK, b"ready\n"),
+            Some(reason) => (StatusCode::SERVICE_UNAVAILABLE, reason.body()),
+        },
+    };
+    let mut response = Response::new(Body::full(Bytes::from_static(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The answer to a request other than a probe on a connection accepted while the server
+/// drains: 503, and the connection closes after it.
+#[cold]
+pub(super) fn draining() -> Response<Body> {
+    let mut response = Response::new(Body::full(Bytes::from_static(b"shutting down\n")));
+    *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// How often a dependency is checked while it is not ready.
+const CHECK_UNREADY: Duration = Duration::from_secs(1);
+/// How often the shared state is checked while it answers.
+const CHECK_READY: Duration = Duration::from_secs(1);
+/// How long one check may take before it counts as unreachable.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+/// How often the authenticator is asked once it decides (its keys are cached: asking is
+/// cheap, and only tells when cached keys grow too old to use).
+const CHECK_AUTH_READY: Duration = Duration::from_secs(10);
+
+/// What [`watch`] checks.
+pub(super) struct Watched {
+    /// The shared event log (Redis), if any: unreachable sets [`NotReady::SharedState`].
+    pub event_log: Option<Arc<dyn crate::event_log::EventLog>>,
+    /// The authorization, if on: an authenticator that cannot decide sets
+    /// [`NotReady::Authorization`].
+    pub auth: Option<crate::auth::Auth>,
+}
+
+impl Watched {
+    /// Whether there is anything to watch.
+    pub fn is_empty(&self) -> bool {
+        self.event_log.is_none() && self.auth.is_none()
+    }
+}
+
+/// Checks `watched` in the background, setting `readiness`, until aborted.
+///
+/// The shared state: a one-entry read of the event log (`after` the last possible number:
+/// two `XRANGE … COUNT 1` on Redis) every second. The authenticator: a well-formed JWT that
+/// no issuer signed, every second until it is refused for what it is (the keys were
+/// fetched: the first real token will not wait for them), then every 10 s; refused as
+/// [`Refusal::Unavailable`](crate::auth::Refusal::Unavailable), it is not ready.
+pub(super) async fn watch(watched: Watched, readiness: Readiness) {
+    if watched.auth.is_some() {
+        readiness.set(NotReady::Authorization, true);
+    }
+    let shared = async {
+        let Some(log) = &watched.event_log else {
+            return;
+        };
+        loop {
+            let reachable = !matches!(
+                tokio::time::timeout(CHECK_TIMEOUT, log.after(u64::MAX)).await,
+                Err(_) | Ok(Err(crate::event_log::ReplayError::Unavailable(_)))
+            );
+            let was_reachable = !is_set(&readiness, NotReady::SharedState);
+            if was_reachable != reachable {
+                if reachable {
+                    tracing::info!("readiness: the shared state answers again");
+                } else {
+                    tracing::warn!("readiness: the shared state does not answer: not ready");
+                }
+            }
+            readiness.set(NotReady::SharedState, !reachable);
+            tokio::time::sleep(if reachable {
+                CHECK_READY
+            } else {
+                CHECK_UNREADY
+            })
+            .await;
+        }
+    };
+    let authorization = async {
+        let Some(auth) = &watched.auth else {
+            return;
+        };
+        let probe = probe_request();
+        loop {
+            let decided = !matches!(
+                tokio::time::timeout(CHECK_TIMEOUT, auth.authenticator().authenticate(&probe))
+                    .await,
+                Err(_) | Ok(Err(crate::auth::Refusal::Unavailable(_)))
+            );
+            readiness.set(NotReady::Authorization, !decided);
+            tokio::time::sleep(if decided {
+                CHECK_AUTH_READY
+            } else {
+                CHECK_UNREADY
+            })
+            .await;
+        }
+    };
+    tokio::join!(shared, authorization);
+}
+
+fn is_set(readiness: &Readiness, reason: NotReady) -> bool {
+    readiness.0.load(Ordering::Relaxed) & reason.bit() != 0
+}
+
+/// A request bearing a well-formed JWT (RS256, `typ` `at+jwt`, a `kid` no issuer uses) that
+/// no key verifies: an authenticator with its keys refuses it as invalid, one without them
+/// as unavailable.
+fn probe_request() -> http::request::Parts {
+    // {"alg":"RS256","typ":"at+jwt","kid":"mcp-readiness-probe"} . {} . a one-byte signature
+    const TOKEN: &str = "Bearer eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6Im1jcC1yZWFkaW5lc3MtcHJvYmUifQ.e30.AA";
+    http::Request::builder()
+        .uri("/mcp")
+        .header(http::header::AUTHORIZATION, TOKEN)
+        .body(())
+        .expect("a constant request")
+        .into_parts()
+        .0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_reason_is_named_and_clearing_one_keeps_the_others() {
+        let readiness = Readiness::default();
+        assert!(readiness.is_ready());
+        readiness.set(NotReady::Upstream, true);
+        readiness.set(NotReady::Draining, true);
+        assert_eq!(readiness.first_reason(), Some(NotReady::Draining));
+        readiness.set(NotReady::Draining, false);
+        assert_eq!(readiness.first_reason(), Some(NotReady::Upstream));
+        readiness.set(NotReady::Upstream, false);
+        assert!(readiness.is_ready());
+    }
+
+    #[test]
+    fn the_probe_token_is_a_well_formed_jwt_header() {
+        let parts = probe_request();
+        let value = parts.headers[http::header::AUTHORIZATION].to_str().unwrap();
+        let header = value
+            .strip_prefix("Bearer ")
+            .unwrap()
+            .split('.')
+            .next()
+            .unwrap();
+        use base64::Engine as _;
+        let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(header)
+            .unwrap();
+        assert_eq!(
+            json,
+            br#"{"alg":"RS256","typ":"at+jwt","kid":"mcp-readiness-probe"}"#
+        );
+    }
+}
