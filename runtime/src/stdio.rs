@@ -36,6 +36,7 @@ use crate::notifier::LinesAttached;
 use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
 use crate::session::Session;
+use crate::telemetry::Transport;
 
 /// Serves `server` on stdin/stdout until stdin closes.
 pub async fn serve_stdio<D: Dispatch>(server: McpServer<D>) -> io::Result<()> {
@@ -372,7 +373,11 @@ impl<D: Dispatch> Peer<D> {
                 method: "initialize",
                 params,
             }) => {
-                let answer = match self.engine.initialize(params.raw(), Default::default()) {
+                let answer = match self.engine.initialize_over(
+                    Transport::Stdio,
+                    params.raw(),
+                    Default::default(),
+                ) {
                     Ok((created, result)) => {
                         self.notified = Some(
                             self.engine
@@ -419,9 +424,9 @@ impl<D: Dispatch> Peer<D> {
         if let Err(refused) = session.admits(&key) {
             return self.send(error_response(Some(request.id), &refused.error()));
         }
-        let started = self
-            .engine
-            .start(Identity::Session(session.clone()), request, outbound);
+        let started =
+            self.engine
+                .start_stdio(Identity::Session(session.clone()), request, outbound);
         let canceller = started.outbound.clone();
         // Admitted just above, and this peer alone starts the session's requests.
         let _ = session.track(&key, move || canceller.cancel());
@@ -461,7 +466,7 @@ impl<D: Dispatch> Peer<D> {
         let Some(registered) = self.in_flight.register(id_key(id), &outbound) else {
             return self.send(error_response(Some(id), &id_in_use()));
         };
-        let started = self.engine.start(identity, request, outbound);
+        let started = self.engine.start_stdio(identity, request, outbound);
         self.running
             .spawn(answer_lines(started, self.out.clone(), registered));
     }

@@ -1,6 +1,7 @@
 //! The `metrics` feature for real: a server on 127.0.0.1 with the Prometheus endpoint on a
 //! listener of its own (as `--metrics ADDR` starts it), requests over HTTP in both eras, then
-//! a scrape of `/metrics`: the counters, the histogram and the gauges say what happened.
+//! a scrape of `/metrics`: the semantic conventions' `mcp.server.operation.duration`, the
+//! counters and histogram of before, and the gauges say what happened.
 //!
 //! One test in this file: the `metrics` recorder is global to the process.
 
@@ -26,6 +27,12 @@ impl Dispatch for Echo {
         _: Option<&'a RawValue>,
         _: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        if name == "fail" {
+            // A tool error: `error_type` `tool_error`.
+            return Some(Box::pin(async move {
+                ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error("no")))
+            }));
+        }
         (name == "echo").then_some(())?;
         Some(Box::pin(async move {
             // The handler's own span: a child of the request's.
@@ -133,6 +140,15 @@ async fn requests_are_counted_and_scraped() {
         let body: Value = serde_json::from_str(&body).unwrap();
         assert!(body.get("result").is_some() == (tool == "echo"), "{body}");
     }
+    let (_, _, body) = send(
+        &client,
+        post(addr, &in_session),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+               "params": {"name": "fail", "arguments": {}}})
+        .to_string(),
+    )
+    .await;
+    assert!(body.contains(r#""isError":true"#), "{body}");
     // A stateless call, and a method nobody serves (counted as `other`).
     let (status, _, body) = send(
         &client,
@@ -172,9 +188,36 @@ async fn requests_are_counted_and_scraped() {
         .unwrap()
         .starts_with("text/plain"));
     for (name, value) in [
+        // The semantic conventions' histogram: a failure's `error_type` is its JSON-RPC code
+        // or `tool_error`.
+        (
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",network_transport="tcp"}"#,
+            3.0,
+        ),
+        (
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",error_type="-32602",network_transport="tcp"}"#,
+            1.0,
+        ),
+        (
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",error_type="tool_error",network_transport="tcp"}"#,
+            1.0,
+        ),
+        (
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="other",error_type="-32601",network_transport="tcp"}"#,
+            1.0,
+        ),
+        (
+            r#"mcp_server_operation_duration_seconds_count{mcp_method_name="initialize",network_transport="tcp"}"#,
+            1.0,
+        ),
+        (
+            r#"mcp_server_operation_duration_seconds_bucket{mcp_method_name="tools/call",network_transport="tcp",le="300"}"#,
+            3.0,
+        ),
+        // The names of before, kept for one release (a tool error is an `ok` outcome).
         (
             r#"mcp_requests_total{method="tools/call",outcome="ok"}"#,
-            3.0,
+            4.0,
         ),
         (
             r#"mcp_requests_total{method="tools/call",outcome="error"}"#,
@@ -191,11 +234,11 @@ async fn requests_are_counted_and_scraped() {
         ),
         (
             r#"mcp_request_duration_seconds_count{method="tools/call",outcome="ok"}"#,
-            3.0,
+            4.0,
         ),
         (
             r#"mcp_request_duration_seconds_bucket{method="tools/call",outcome="ok",le="+Inf"}"#,
-            3.0,
+            4.0,
         ),
         ("mcp_sessions", 1.0),
         ("mcp_listen_streams", 0.0),

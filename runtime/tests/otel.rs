@@ -1,8 +1,9 @@
 //! The `otel` feature for real: an OTLP receiver (HTTP/protobuf, `POST /v1/traces`) on
 //! 127.0.0.1 in this test, a server whose subscriber `telemetry::init` set up from
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` as a server binary's does, a request carrying a
-//! `traceparent`: the exported request span continues the client's trace, and a span the
-//! handler opens is its child.
+//! `traceparent`: the exported request span continues the client's trace, is named and has
+//! the attributes of the OpenTelemetry semantic conventions for MCP, and a span the handler
+//! opens is its child.
 //!
 //! One test in this file: it sets the process's global subscriber and environment.
 
@@ -19,6 +20,45 @@ use serde_json::value::RawValue;
 use std::sync::mpsc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+
+/// The span attributes the OpenTelemetry semantic conventions for MCP define
+/// (open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md, status Development): every
+/// attribute of the request span is one of these, one of [`OURS`], or the `tracing` layer's
+/// own ([`LAYERS`]).
+const CONVENTIONS: [&str; 20] = [
+    "mcp.method.name",
+    "mcp.session.id",
+    "mcp.protocol.version",
+    "mcp.resource.uri",
+    "jsonrpc.request.id",
+    "jsonrpc.protocol.version",
+    "gen_ai.tool.name",
+    "gen_ai.operation.name",
+    "gen_ai.prompt.name",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "error.type",
+    "rpc.response.status_code",
+    "network.transport",
+    "network.protocol.name",
+    "network.protocol.version",
+    "client.address",
+    "client.port",
+    "server.address",
+    "server.port",
+];
+
+/// The runtime's attributes that have no convention.
+const OURS: [&str; 5] = [
+    "era",
+    "outcome",
+    "duration_us",
+    "trace_id",
+    "parent_span_id",
+];
+
+/// Prefixes and names of what `tracing-opentelemetry` adds to every span.
+const LAYERS: [&str; 6] = ["code.", "thread.", "busy_ns", "idle_ns", "target", "level"];
 
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID: &str = "00f067aa0ba902b7";
@@ -183,7 +223,7 @@ fn request_spans_reach_an_otlp_receiver_as_children_of_the_clients_span() {
                 spans.extend(scope.spans);
             }
         }
-        if spans.iter().any(|s| s.name == "tools/call")
+        if spans.iter().any(|s| s.name == "tools/call echo")
             && spans.iter().any(|s| s.name == "echo.work")
         {
             break;
@@ -194,14 +234,19 @@ fn request_spans_reach_an_otlp_receiver_as_children_of_the_clients_span() {
 
     let request = spans
         .iter()
-        .find(|s| s.name == "tools/call")
+        .find(|s| s.name == "tools/call echo")
         .unwrap_or_else(|| panic!("no request span exported: {spans:#?}"));
     assert_eq!(hex(&request.trace_id), TRACE_ID, "{request:#?}");
     assert_eq!(hex(&request.parent_span_id), PARENT_ID, "{request:#?}");
     assert_eq!(request.kind, 2, "SPAN_KIND_SERVER: {request:#?}");
     for (key, value) in [
-        ("method", "tools/call"),
-        ("name", "echo"),
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.tool.name", "echo"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("jsonrpc.request.id", "1"),
+        ("mcp.protocol.version", "2026-07-28"),
+        ("network.transport", "tcp"),
+        ("network.protocol.name", "http"),
         ("era", "stateless"),
         ("outcome", "ok"),
         ("trace_id", TRACE_ID),
@@ -212,6 +257,19 @@ fn request_spans_reach_an_otlp_receiver_as_children_of_the_clients_span() {
             Some(value),
             "{key}: {request:#?}"
         );
+    }
+    for attribute in &request.attributes {
+        let key = attribute.key.as_str();
+        assert!(
+            CONVENTIONS.contains(&key)
+                || OURS.contains(&key)
+                || LAYERS.iter().any(|own| key.starts_with(own)),
+            "`{key}` is neither a convention's attribute nor ours: {request:#?}"
+        );
+    }
+    // The names of before the conventions are gone; a success has no error.
+    for gone in ["method", "name", "session", "error_code", "error.type"] {
+        assert_eq!(attribute(request, gone), None, "{gone}: {request:#?}");
     }
     let work = spans.iter().find(|s| s.name == "echo.work").unwrap();
     assert_eq!(work.trace_id, request.trace_id);

@@ -43,7 +43,8 @@ impl Seen {
     }
 }
 
-/// One tool and one plain JSON-RPC method, both `echo`, recording what they saw.
+/// One tool and one plain JSON-RPC method, both `echo`, recording what they saw; the tool
+/// `fail` answers a tool error.
 struct Echo(Arc<Mutex<Vec<Seen>>>);
 
 static CATALOG: Catalog = Catalog::empty("echo", "1");
@@ -75,13 +76,19 @@ impl Dispatch for Echo {
         _: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        if name != "echo" {
-            return None;
+        match name {
+            "echo" => Some(Box::pin(async move {
+                self.0.lock().unwrap().push(Seen::now(&ctx));
+                ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
+            })),
+            // A tool error (`isError: true`): a result, not a JSON-RPC error.
+            "fail" => Some(Box::pin(async move {
+                ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error(
+                    "\"isError\":false, as this text says",
+                )))
+            })),
+            _ => None,
         }
-        Some(Box::pin(async move {
-            self.0.lock().unwrap().push(Seen::now(&ctx));
-            ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
-        }))
     }
 }
 
@@ -255,6 +262,14 @@ async fn a_session_call_runs_in_its_span_and_continues_the_clients_trace() {
     )
     .await;
     assert_eq!(body["error"]["code"], json!(-32602), "{body}");
+    // A tool error: `error.type` `tool_error`, the JSON-RPC outcome `ok`.
+    let (_, _, body) = post(
+        &server,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": "c-3", "method": "tools/call", "params": {"name": "fail"}}),
+    )
+    .await;
+    assert_eq!(body["result"]["isError"], json!(true), "{body}");
 
     assert_eq!(
         seen.lock().unwrap().clone(),
@@ -265,15 +280,27 @@ async fn a_session_call_runs_in_its_span_and_continues_the_clients_trace() {
         }]
     );
     let spans = capture.0.lock().unwrap().clone();
-    // initialize (answered by the HTTP edge, its span made by the engine) and the two calls.
-    assert_eq!(spans.len(), 3, "{spans:#?}");
+    // initialize (answered by the HTTP edge, its span made by the engine) and the three calls.
+    assert_eq!(spans.len(), 4, "{spans:#?}");
     let initialize = &spans[0];
-    assert_eq!(initialize["method"], "initialize", "{spans:#?}");
-    assert_eq!(initialize["era"], "session", "{spans:#?}");
-    assert_eq!(initialize["outcome"], "ok", "{spans:#?}");
+    for (field, value) in [
+        ("mcp.method.name", "initialize"),
+        ("otel.name", "initialize"),
+        ("mcp.protocol.version", "2025-11-25"),
+        ("network.transport", "tcp"),
+        ("network.protocol.name", "http"),
+        ("era", "session"),
+        ("outcome", "ok"),
+    ] {
+        assert_eq!(
+            initialize.get(field).map(String::as_str),
+            Some(value),
+            "{field}: {initialize:#?}"
+        );
+    }
     let spans = &spans[1..];
-    let fingerprint = &spans[0]["session"];
-    assert_eq!(&initialize["session"], fingerprint, "{spans:#?}");
+    let fingerprint = &spans[0]["mcp.session.id"];
+    assert_eq!(&initialize["mcp.session.id"], fingerprint, "{spans:#?}");
     assert!(
         fingerprint.len() == 8 && fingerprint.bytes().all(|b| b.is_ascii_hexdigit()),
         "{spans:#?}"
@@ -284,8 +311,15 @@ async fn a_session_call_runs_in_its_span_and_continues_the_clients_trace() {
     );
     let first = &spans[0];
     for (field, value) in [
-        ("method", "tools/call"),
-        ("name", "echo"),
+        ("otel.name", "tools/call echo"),
+        ("otel.kind", "server"),
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.tool.name", "echo"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("jsonrpc.request.id", "1"),
+        ("mcp.protocol.version", "2025-11-25"),
+        ("network.transport", "tcp"),
+        ("network.protocol.name", "http"),
         ("era", "session"),
         ("outcome", "ok"),
         ("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
@@ -298,12 +332,35 @@ async fn a_session_call_runs_in_its_span_and_continues_the_clients_trace() {
         );
     }
     assert!(first["duration_us"].parse::<u64>().is_ok(), "{first:#?}");
-    assert!(!first.contains_key("error_code"), "{first:#?}");
+    for gone in [
+        "error.type",
+        "rpc.response.status_code",
+        "otel.status_code",
+        // The names of before the conventions.
+        "method",
+        "name",
+        "session",
+        "error_code",
+    ] {
+        assert!(!first.contains_key(gone), "{gone}: {first:#?}");
+    }
     let second = &spans[1];
     assert_eq!(second["outcome"], "error", "{second:#?}");
-    assert_eq!(second["error_code"], "-32602", "{second:#?}");
-    assert_eq!(second["name"], "nope");
+    assert_eq!(second["error.type"], "-32602", "{second:#?}");
+    assert_eq!(second["rpc.response.status_code"], "-32602", "{second:#?}");
+    assert_eq!(second["otel.status_code"], "error", "{second:#?}");
+    assert_eq!(second["gen_ai.tool.name"], "nope");
+    assert_eq!(second["otel.name"], "tools/call nope");
     assert!(!second.contains_key("trace_id"), "{second:#?}");
+    let third = &spans[2];
+    assert_eq!(third["outcome"], "ok", "{third:#?}");
+    assert_eq!(third["error.type"], "tool_error", "{third:#?}");
+    assert_eq!(third["otel.status_code"], "error", "{third:#?}");
+    assert_eq!(third["jsonrpc.request.id"], "c-3", "{third:#?}");
+    assert!(
+        !third.contains_key("rpc.response.status_code"),
+        "{third:#?}"
+    );
 }
 
 #[tokio::test]
@@ -353,10 +410,15 @@ async fn a_stateless_call_takes_meta_first_then_the_http_header_and_ignores_bad_
     assert!(seen.iter().all(|s| s.span == Some("mcp.request")));
     let spans = capture.0.lock().unwrap().clone();
     assert_eq!(spans.len(), 4, "{spans:#?}");
-    assert!(spans.iter().all(|s| s["era"] == "stateless"
-        && s["name"] == "echo"
-        && s["outcome"] == "ok"
-        && !s.contains_key("session")));
+    assert!(
+        spans.iter().all(|s| s["era"] == "stateless"
+            && s["gen_ai.tool.name"] == "echo"
+            && s["mcp.protocol.version"] == "2026-07-28"
+            && s["jsonrpc.request.id"] == "5"
+            && s["outcome"] == "ok"
+            && !s.contains_key("mcp.session.id")),
+        "{spans:#?}"
+    );
     assert_eq!(spans[1]["trace_id"], "0af7651916cd43dd8448eb211c80319c");
     assert_eq!(spans[1]["parent_span_id"], "b7ad6b7169203331");
     assert!(!spans[2].contains_key("trace_id") && !spans[3].contains_key("trace_id"));
@@ -373,6 +435,9 @@ async fn stdio_requests_have_spans_too() {
         // Params before the method: read raw, probed for the trace since the span is on.
         json!({"params":{"_meta":{"traceparent":PARENT}},"jsonrpc":"2.0","id":1,"method":"tools/list"}),
         json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","_meta":{"traceparent":OTHER}}}),
+        // No resources here: the read fails, the subscription is taken; both spans name the URI.
+        json!({"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"test://r"}}),
+        json!({"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"test://s"}}),
     ]
     .iter()
     .map(|line| line.to_string() + "\n")
@@ -383,14 +448,22 @@ async fn stdio_requests_have_spans_too() {
         .await
         .unwrap();
     let mut spans = capture.0.lock().unwrap().clone();
-    spans.sort_by(|a, b| a["method"].cmp(&b["method"]));
+    spans.sort_by(|a, b| a["mcp.method.name"].cmp(&b["mcp.method.name"]));
     let field = |s: &Fields, name: &str| s.get(name).cloned().unwrap_or_default();
     let summary: Vec<_> = spans
         .iter()
-        .map(|s| (field(s, "method"), field(s, "trace_id"), field(s, "era")))
+        .map(|s| {
+            (
+                field(s, "mcp.method.name"),
+                field(s, "trace_id"),
+                field(s, "era"),
+            )
+        })
         .collect();
     let expected: Vec<_> = [
         ("initialize", "", "session"),
+        ("resources/read", "", "session"),
+        ("resources/subscribe", "", "session"),
         ("tools/call", "0af7651916cd43dd8448eb211c80319c", "session"),
         ("tools/list", "4bf92f3577b34da6a3ce929d0e0e4736", "session"),
     ]
@@ -398,6 +471,20 @@ async fn stdio_requests_have_spans_too() {
     .map(|(m, t, e)| (m.to_string(), t.to_string(), e.to_string()))
     .collect();
     assert_eq!(summary, expected, "{spans:#?}");
+    // stdio: a pipe, no HTTP.
+    assert!(
+        spans.iter().all(|s| s["network.transport"] == "pipe"
+            && !s.contains_key("network.protocol.name")
+            && s["mcp.protocol.version"] == "2025-06-18"),
+        "{spans:#?}"
+    );
+    assert_eq!(spans[3]["otel.name"], "tools/call echo", "{spans:#?}");
+    assert_eq!(spans[4]["jsonrpc.request.id"], "1", "{spans:#?}");
+    for (span, uri) in [(&spans[1], "test://r"), (&spans[2], "test://s")] {
+        assert_eq!(span["mcp.resource.uri"], uri, "{span:#?}");
+        assert_eq!(span["otel.name"], span["mcp.method.name"], "{span:#?}");
+    }
+    assert_eq!(spans[1]["outcome"], "error", "{spans:#?}");
     assert_eq!(seen.lock().unwrap()[0].traceparent.as_deref(), Some(OTHER));
 }
 
@@ -455,13 +542,15 @@ async fn the_plain_jsonrpc_endpoint_and_initialize_have_spans_with_the_clients_t
         vec![inside(PARENT, Some("rojo=1")), inside(OTHER, None)]
     );
     let mut spans = capture.0.lock().unwrap().clone();
-    spans.sort_by(|a, b| (&a["method"], &a["trace_id"]).cmp(&(&b["method"], &b["trace_id"])));
+    spans.sort_by(|a, b| {
+        (&a["mcp.method.name"], &a["trace_id"]).cmp(&(&b["mcp.method.name"], &b["trace_id"]))
+    });
     let field = |s: &Fields, name: &str| s.get(name).cloned().unwrap_or_default();
     let summary: Vec<_> = spans
         .iter()
         .map(|s| {
             [
-                field(s, "method"),
+                field(s, "mcp.method.name"),
                 field(s, "era"),
                 field(s, "outcome"),
                 field(s, "trace_id"),
@@ -487,6 +576,12 @@ async fn the_plain_jsonrpc_endpoint_and_initialize_have_spans_with_the_clients_t
     .map(|row| row.map(str::to_string))
     .to_vec();
     assert_eq!(summary, expected, "{spans:#?}");
-    assert_eq!(spans[3]["error_code"], "-32601", "{spans:#?}");
-    assert_eq!(spans[2]["session"].len(), 8, "{spans:#?}");
+    assert_eq!(spans[3]["error.type"], "-32601", "{spans:#?}");
+    assert_eq!(spans[3]["jsonrpc.request.id"], "3", "{spans:#?}");
+    assert_eq!(spans[1]["jsonrpc.request.id"], "1", "{spans:#?}");
+    // The plain endpoint has no MCP revision; initialize is not given its id.
+    assert!(!spans[0].contains_key("mcp.protocol.version"), "{spans:#?}");
+    assert!(!spans[2].contains_key("jsonrpc.request.id"), "{spans:#?}");
+    assert_eq!(spans[2]["mcp.session.id"].len(), 8, "{spans:#?}");
+    assert_eq!(spans[2]["mcp.protocol.version"], "2025-06-18", "{spans:#?}");
 }

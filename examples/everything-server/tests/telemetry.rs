@@ -2,8 +2,10 @@
 //! on: `OTEL_EXPORTER_OTLP_ENDPOINT` pointing at an OTLP receiver (HTTP/protobuf, `POST
 //! /v1/traces`) that this test runs on 127.0.0.1, and `--metrics ADDR` scraped over HTTP. A
 //! client's `traceparent` (the HTTP header on `initialize`, `_meta` on a call) becomes the
-//! parent of the exported spans; the scrape counts the requests by method and outcome; SIGTERM
-//! flushes the exporter before the process exits.
+//! parent of the exported spans, named and with the attributes of the OpenTelemetry semantic
+//! conventions for MCP (checked against their list); the scrape has the conventions'
+//! `mcp.server.operation.duration` and the counters of before; SIGTERM flushes the exporter
+//! before the process exits.
 //!
 //! `cargo test -p everything-server --features otel,metrics --test telemetry` (in `.ci/run`).
 
@@ -24,6 +26,41 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_everything-server");
+
+/// The span attributes the OpenTelemetry semantic conventions for MCP define
+/// (open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md, status Development).
+const CONVENTIONS: [&str; 20] = [
+    "mcp.method.name",
+    "mcp.session.id",
+    "mcp.protocol.version",
+    "mcp.resource.uri",
+    "jsonrpc.request.id",
+    "jsonrpc.protocol.version",
+    "gen_ai.tool.name",
+    "gen_ai.operation.name",
+    "gen_ai.prompt.name",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "error.type",
+    "rpc.response.status_code",
+    "network.transport",
+    "network.protocol.name",
+    "network.protocol.version",
+    "client.address",
+    "client.port",
+    "server.address",
+    "server.port",
+];
+
+/// The runtime's attributes that have no convention, and what `tracing-opentelemetry` adds.
+const OURS: [&str; 5] = [
+    "era",
+    "outcome",
+    "duration_us",
+    "trace_id",
+    "parent_span_id",
+];
+const LAYERS: [&str; 6] = ["code.", "thread.", "busy_ns", "idle_ns", "target", "level"];
 const HEADER_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const HEADER_PARENT: &str = "00f067aa0ba902b7";
 const META_TRACE: &str = "0af7651916cd43dd8448eb211c80319c";
@@ -187,6 +224,14 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "no_such_tool"}}),
     );
     assert!(body.contains("-32602"), "{body}");
+    // A tool error: a result with `isError: true`.
+    let (_, _, body) = post(
+        port,
+        &in_session,
+        json!({"jsonrpc": "2.0", "id": "e-4", "method": "tools/call", "params": {
+            "name": "test_error_handling", "arguments": {}}}),
+    );
+    assert!(body.contains(r#""isError":true"#), "{body}");
     // A stateless request.
     let (status, _, body) = post(
         port,
@@ -205,8 +250,14 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
     let (status, _, scrape) = http(metrics_port, "GET", "/metrics", &[], "");
     assert_eq!(status, 200);
     for line in [
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="initialize",network_transport="tcp"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",network_transport="tcp"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",error_type="-32602",network_transport="tcp"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",error_type="tool_error",network_transport="tcp"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{mcp_method_name="tools/list",network_transport="tcp"} 1"#,
+        // The names of before, kept for one release (a tool error is an `ok` outcome).
         r#"mcp_requests_total{method="initialize",outcome="ok"} 1"#,
-        r#"mcp_requests_total{method="tools/call",outcome="ok"} 1"#,
+        r#"mcp_requests_total{method="tools/call",outcome="ok"} 2"#,
         r#"mcp_requests_total{method="tools/call",outcome="error"} 1"#,
         r#"mcp_request_errors_total{method="tools/call",code="-32602"} 1"#,
         r#"mcp_requests_total{method="tools/list",outcome="ok"} 1"#,
@@ -255,6 +306,26 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
         "{service_names:?}"
     );
     let named = |name: &str| -> Vec<&Span> { spans.iter().filter(|s| s.name == name).collect() };
+    // Every request span's attributes are the conventions' or ours.
+    for span in spans
+        .iter()
+        .filter(|s| attribute(s, "mcp.method.name").is_some())
+    {
+        for kv in &span.attributes {
+            let key = kv.key.as_str();
+            assert!(
+                CONVENTIONS.contains(&key)
+                    || OURS.contains(&key)
+                    || LAYERS.iter().any(|own| key.starts_with(own)),
+                "`{key}` is neither a convention's attribute nor ours: {span:#?}"
+            );
+        }
+        assert_eq!(attribute(span, "network.transport").as_deref(), Some("tcp"));
+        assert_eq!(
+            attribute(span, "network.protocol.name").as_deref(),
+            Some("http")
+        );
+    }
     let summary: Vec<_> = spans
         .iter()
         .map(|s| (s.name.clone(), hex(&s.trace_id), hex(&s.parent_span_id)))
@@ -270,24 +341,44 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
         (HEADER_TRACE.into(), HEADER_PARENT.into())
     );
     assert_eq!(attribute(initialize[0], "era").as_deref(), Some("session"));
+    assert_eq!(
+        attribute(initialize[0], "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
+    let session_fingerprint = attribute(initialize[0], "mcp.session.id").expect("a session");
+    assert!(
+        session_fingerprint.len() == 8 && !session.contains(&session_fingerprint),
+        "the session's fingerprint, never its id"
+    );
 
-    let calls = named("tools/call");
-    assert_eq!(calls.len(), 2, "{summary:#?}");
-    let ok = calls
-        .iter()
-        .find(|s| attribute(s, "name").as_deref() == Some("test_simple_text"))
-        .expect("the call's span");
+    let ok = named("tools/call test_simple_text");
+    assert_eq!(ok.len(), 1, "{summary:#?}");
+    let ok = ok[0];
+    for (key, value) in [
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.tool.name", "test_simple_text"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("jsonrpc.request.id", "2"),
+        ("mcp.session.id", session_fingerprint.as_str()),
+    ] {
+        assert_eq!(attribute(ok, key).as_deref(), Some(value), "{key}: {ok:#?}");
+    }
+    assert_eq!(attribute(ok, "error.type"), None, "{ok:#?}");
     assert_eq!(
         (hex(&ok.trace_id), hex(&ok.parent_span_id)),
         (META_TRACE.into(), META_PARENT.into())
     );
     assert_eq!(attribute(ok, "outcome").as_deref(), Some("ok"));
-    let failed = calls
-        .iter()
-        .find(|s| attribute(s, "name").as_deref() == Some("no_such_tool"))
-        .expect("the failed call's span");
+    let failed = named("tools/call no_such_tool");
+    assert_eq!(failed.len(), 1, "{summary:#?}");
+    let failed = failed[0];
     assert_eq!(
-        attribute(failed, "error_code").as_deref(),
+        attribute(failed, "error.type").as_deref(),
+        Some("-32602"),
+        "{failed:?}"
+    );
+    assert_eq!(
+        attribute(failed, "rpc.response.status_code").as_deref(),
         Some("-32602"),
         "{failed:?}"
     );
@@ -299,7 +390,30 @@ fn spans_reach_an_otlp_receiver_and_requests_are_counted_on_the_metrics_endpoint
     // No trace context came with it: a trace of its own, no parent.
     assert!(failed.parent_span_id.is_empty() && hex(&failed.trace_id) != META_TRACE);
 
+    let tool_error = named("tools/call test_error_handling");
+    assert_eq!(tool_error.len(), 1, "{summary:#?}");
+    let tool_error = tool_error[0];
+    assert_eq!(
+        attribute(tool_error, "error.type").as_deref(),
+        Some("tool_error"),
+        "{tool_error:?}"
+    );
+    assert_eq!(attribute(tool_error, "outcome").as_deref(), Some("ok"));
+    assert_eq!(
+        attribute(tool_error, "jsonrpc.request.id").as_deref(),
+        Some("e-4")
+    );
+    assert_eq!(
+        tool_error.status.as_ref().map(|status| status.code),
+        Some(opentelemetry_proto::tonic::trace::v1::status::StatusCode::Error as i32)
+    );
+
     let list = named("tools/list");
     assert_eq!(list.len(), 1, "{summary:#?}");
     assert_eq!(attribute(list[0], "era").as_deref(), Some("stateless"));
+    assert_eq!(
+        attribute(list[0], "mcp.protocol.version").as_deref(),
+        Some("2026-07-28")
+    );
+    assert_eq!(attribute(list[0], "mcp.session.id"), None);
 }

@@ -42,7 +42,7 @@ use crate::session::{
 use crate::skills;
 use crate::stores::Stores;
 use crate::tasks::{self, Tasks};
-use crate::telemetry::TraceHeaders;
+use crate::telemetry::{TraceHeaders, Transport};
 use incoming::Params;
 use method::Method;
 
@@ -368,6 +368,17 @@ impl<D: Dispatch> Engine<D> {
     pub(crate) fn initialize(
         &self,
         params: Option<&RawValue>,
+        trace_headers: TraceHeaders<'_>,
+    ) -> Result<(Arc<Session>, JsonText), RpcError> {
+        self.initialize_over(Transport::Http, params, trace_headers)
+    }
+
+    /// [`initialize`](Self::initialize) over `transport` (the span's `network.transport`).
+    /// The span has no `jsonrpc.request.id`: the transports do not pass it here.
+    pub(crate) fn initialize_over(
+        &self,
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] transport: Transport,
+        params: Option<&RawValue>,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
             '_,
         >,
@@ -377,6 +388,8 @@ impl<D: Dispatch> Engine<D> {
             "initialize",
             "initialize",
             crate::telemetry::EraName::Session,
+            transport,
+            None,
             params,
             trace_headers,
         );
@@ -384,7 +397,7 @@ impl<D: Dispatch> Engine<D> {
         #[cfg(feature = "trace")]
         if let Some(mut trace) = trace {
             if let Ok((session, _)) = &created {
-                trace.session(session.id());
+                trace.session(session.id(), session.version());
             }
             trace.end(created.as_ref().err());
         }

@@ -25,9 +25,9 @@ use crate::params::{self, RequestMeta};
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
-use crate::telemetry::TraceHeaders;
 #[cfg(feature = "trace")]
 use crate::telemetry::{self, EraName, RequestTrace, TraceContext};
+use crate::telemetry::{TraceHeaders, Transport};
 
 /// Who is asking, decided once at the transport's edge.
 pub(crate) enum Identity<'a> {
@@ -52,7 +52,8 @@ pub(crate) struct Started {
 }
 
 impl<D: Dispatch> Engine<D> {
-    /// Starts `request` for `identity`, its messages going to `outbound`.
+    /// Starts `request` for `identity`, its messages going to `outbound`, over HTTP (the
+    /// 2024-11-05 SSE transport; the span's `network.transport`).
     pub(crate) fn start(
         self: &Arc<Self>,
         identity: Identity<'_>,
@@ -60,6 +61,23 @@ impl<D: Dispatch> Engine<D> {
         outbound: Outbound,
     ) -> Started {
         self.start_as(identity, None, TraceHeaders::default(), request, outbound)
+    }
+
+    /// [`start`](Self::start) for a request that came over stdio.
+    pub(crate) fn start_stdio(
+        self: &Arc<Self>,
+        identity: Identity<'_>,
+        request: Request<'_>,
+        outbound: Outbound,
+    ) -> Started {
+        self.start_over(
+            Transport::Stdio,
+            identity,
+            None,
+            TraceHeaders::default(),
+            request,
+            outbound,
+        )
     }
 
     /// [`start`](Self::start) for a request the edge authenticated as `principal` (HTTP with
@@ -72,6 +90,27 @@ impl<D: Dispatch> Engine<D> {
     /// `trace_headers` is zero-sized and nothing here differs from a runtime without telemetry.
     pub(crate) fn start_as(
         self: &Arc<Self>,
+        identity: Identity<'_>,
+        principal: Option<Arc<Principal>>,
+        trace_headers: TraceHeaders<'_>,
+        request: Request<'_>,
+        outbound: Outbound,
+    ) -> Started {
+        self.start_over(
+            Transport::Http,
+            identity,
+            principal,
+            trace_headers,
+            request,
+            outbound,
+        )
+    }
+
+    /// [`start_as`](Self::start_as) over `transport` (the span's `network.transport`).
+    #[inline]
+    fn start_over(
+        self: &Arc<Self>,
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] transport: Transport,
         identity: Identity<'_>,
         principal: Option<Arc<Principal>>,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
@@ -106,7 +145,8 @@ impl<D: Dispatch> Engine<D> {
         }
         #[cfg(feature = "trace")]
         let trace = {
-            let (trace_context, trace) = start_trace(&identity, &request, method, trace_headers);
+            let (trace_context, trace) =
+                start_trace(&identity, &request, method, transport, trace_headers);
             if trace_context.is_some() {
                 ctx = ctx.with_trace_context(trace_context);
             }
@@ -168,6 +208,7 @@ fn start_trace(
     identity: &Identity<'_>,
     request: &Request<'_>,
     method: Method,
+    transport: Transport,
     headers: TraceHeaders<'_>,
 ) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
     let wanted = telemetry::wanted();
@@ -183,17 +224,27 @@ fn start_trace(
         None
     };
     let trace = wanted.then(|| {
-        let (era, session) = match identity {
-            Identity::Session(session) => (EraName::Session, Some(session.id())),
-            Identity::Stateless { .. } => (EraName::Stateless, None),
+        let (era, session, version) = match identity {
+            Identity::Session(session) => (EraName::Session, Some(session.id()), session.version()),
+            Identity::Stateless { version, .. } => (EraName::Stateless, None, *version),
         };
-        RequestTrace::start(
-            request.method,
-            method.name().unwrap_or("other"),
+        let trace = RequestTrace::start(telemetry::Start {
+            method: request.method,
+            label: method.name().unwrap_or("other"),
             era,
+            transport,
+            id: Some(request.id),
             session,
-            trace_context.as_deref(),
-        )
+            version: Some(version),
+            trace: trace_context.as_deref(),
+        });
+        // Their params are kept raw: the URI is read here, only with the span on.
+        if let (Method::Subscribe | Method::Unsubscribe, Params::Raw(raw), Some(_)) =
+            (method, &request.params, trace.span())
+        {
+            trace.name(telemetry::uri_of(*raw).as_deref());
+        }
+        trace
     });
     (trace_context, trace)
 }
@@ -259,7 +310,7 @@ impl<D: Dispatch> Call<D> {
             };
             #[cfg(feature = "trace")]
             if let Some(mut trace) = self.trace {
-                trace.end(result.as_ref().err());
+                trace.end_with(result.as_ref().map(JsonText::get));
             }
             let response = match result {
                 Ok(result) => result.into_success_response(&self.id),
@@ -320,7 +371,7 @@ impl<D: Dispatch> Call<D> {
             };
             #[cfg(feature = "trace")]
             if let Some(mut trace) = self.trace {
-                trace.end(outcome.as_ref().err());
+                trace.end_with(outcome.as_ref().map(JsonText::get));
             }
             match (slot, outcome) {
                 (Some(slot), outcome) => {

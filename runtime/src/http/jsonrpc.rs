@@ -159,7 +159,7 @@ impl<D: Dispatch> McpServer<D> {
         match message {
             Incoming::Request(Request { id, method, params }) => Some(
                 match self
-                    .traced_call(method, params.raw(), principal, trace_headers)
+                    .traced_call(method, Some(id), params.raw(), principal, trace_headers)
                     .await
                 {
                     Ok(result) => success_response(id, &result),
@@ -168,7 +168,7 @@ impl<D: Dispatch> McpServer<D> {
             ),
             Incoming::Notification { method, params } => {
                 if let Err(error) = self
-                    .traced_call(method, params, principal, trace_headers)
+                    .traced_call(method, None, params, principal, trace_headers)
                     .await
                 {
                     tracing::debug!(%method, %error, "a notification failed (no one to tell)");
@@ -186,6 +186,7 @@ impl<D: Dispatch> McpServer<D> {
     async fn traced_call(
         &self,
         method: &str,
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] id: Option<&RawValue>,
         params: Option<&RawValue>,
         principal: Option<&Arc<Principal>>,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
@@ -195,15 +196,22 @@ impl<D: Dispatch> McpServer<D> {
         let ctx = RequestContext::default().with_principal(principal.cloned());
         #[cfg(feature = "trace")]
         {
-            use crate::telemetry::{start_outside_engine, EraName};
+            use crate::telemetry::{start_outside_engine, EraName, Transport};
             use tracing::Instrument;
             let label = if method == DISCOVER {
                 DISCOVER
             } else {
                 "jsonrpc"
             };
-            let (context, trace) =
-                start_outside_engine(method, label, EraName::JsonRpc, params, trace_headers);
+            let (context, trace) = start_outside_engine(
+                method,
+                label,
+                EraName::JsonRpc,
+                Transport::Http,
+                id,
+                params,
+                trace_headers,
+            );
             let ctx = ctx.with_trace_context(context);
             if let Some(mut trace) = trace {
                 let call = self.plain_call(method, params, ctx);

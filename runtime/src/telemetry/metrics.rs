@@ -7,10 +7,15 @@
 //! | `mcp_requests_total` | counter | `method`, `outcome` (`ok`, `error`, `cancelled`) |
 //! | `mcp_request_errors_total` | counter | `method`, `code` (the JSON-RPC error code) |
 //! | `mcp_request_duration_seconds` | histogram | `method`, `outcome` |
+//! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `error_type` (when it failed), `network_transport` |
 //! | `mcp_sessions`, `mcp_requests_in_flight`, `mcp_pending_client_requests`, `mcp_listen_streams`, `mcp_sse_streams`, `mcp_replay_events`, `mcp_tasks`, `mcp_tasks_running` | gauges | none: [`crate::Load`] at each scrape |
 //!
-//! `method` is the MCP method (`tools/call`, ...), or `other` for a name the runtime does not
-//! know (a label never takes any value a client sends).
+//! `mcp_server_operation_duration_seconds` is the OpenTelemetry semantic conventions' MCP
+//! histogram `mcp.server.operation.duration` (unit `s`); the first three are kept for one
+//! release. `method` and `mcp_method_name` are the MCP method (`tools/call`, ...), or `other`
+//! for a name the runtime does not know; `error_type` is the JSON-RPC error code, `tool_error`
+//! (a `tools/call` result with `isError: true`) or `cancelled`; `network_transport` is `tcp` or
+//! `pipe`: a label never takes any value a client sends.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -20,7 +25,7 @@ use std::time::Duration;
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-use super::Ending;
+use super::{Ending, Transport};
 use crate::load::Load;
 
 /// Whether requests are counted (set once the recorder is installed).
@@ -28,6 +33,16 @@ static ON: AtomicBool = AtomicBool::new(false);
 
 /// The installed recorder's handle (one per process: the `metrics` facade is global).
 static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// The name of the conventions' histogram in Prometheus form (`mcp.server.operation.duration`,
+/// unit `s`).
+const OPERATION_DURATION: &str = "mcp_server_operation_duration_seconds";
+
+/// The buckets of `mcp_server_operation_duration_seconds`: the ones the semantic conventions
+/// advise for it, 10 ms to 300 s.
+const OPERATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
 
 /// The buckets of `mcp_request_duration_seconds`: 100 µs to 10 s.
 const BUCKETS: [f64; 14] = [
@@ -40,16 +55,42 @@ pub(crate) fn on() -> bool {
 }
 
 /// Counts one request that ended.
-pub(crate) fn request_ended(method: &'static str, ending: Ending, elapsed: Duration) {
+pub(crate) fn request_ended(
+    method: &'static str,
+    transport: Transport,
+    ending: Ending,
+    elapsed: Duration,
+) {
     if !on() {
         return;
     }
+    let seconds = elapsed.as_secs_f64();
     let outcome = ending.as_str();
+    let transport = transport.as_str();
+    let code = match ending {
+        Ending::Error(code) => Some(code.to_string()),
+        _ => None,
+    };
+    let error_type = match (ending, &code) {
+        (_, Some(code)) => Some(code.clone()),
+        (Ending::ToolError, _) => Some("tool_error".to_string()),
+        (Ending::Cancelled, _) => Some("cancelled".to_string()),
+        _ => None,
+    };
+    match error_type {
+        Some(error_type) => metrics::histogram!(OPERATION_DURATION,
+            "mcp_method_name" => method, "error_type" => error_type, "network_transport" => transport)
+        .record(seconds),
+        None => metrics::histogram!(OPERATION_DURATION,
+            "mcp_method_name" => method, "network_transport" => transport)
+        .record(seconds),
+    }
+    // The names of before the conventions, kept for one release.
     metrics::counter!("mcp_requests_total", "method" => method, "outcome" => outcome).increment(1);
     metrics::histogram!("mcp_request_duration_seconds", "method" => method, "outcome" => outcome)
-        .record(elapsed.as_secs_f64());
-    if let Ending::Error(code) = ending {
-        metrics::counter!("mcp_request_errors_total", "method" => method, "code" => code.to_string())
+        .record(seconds);
+    if let Some(code) = code {
+        metrics::counter!("mcp_request_errors_total", "method" => method, "code" => code)
             .increment(1);
     }
 }
@@ -64,6 +105,12 @@ fn handle() -> Result<&'static PrometheusHandle, String> {
             Matcher::Full("mcp_request_duration_seconds".into()),
             &BUCKETS,
         )
+        .and_then(|builder| {
+            builder.set_buckets_for_metric(
+                Matcher::Full(OPERATION_DURATION.into()),
+                &OPERATION_BUCKETS,
+            )
+        })
         .and_then(PrometheusBuilder::install_recorder)
         .map_err(|error| format!("cannot install the metrics recorder: {error}"))?;
     let handle = HANDLE.get_or_init(|| handle);

@@ -29,8 +29,39 @@ pub(crate) use request::*;
 /// The `tracing` target of the request spans: enable it with `mcp::request=debug`.
 pub const TARGET: &str = "mcp::request";
 
-/// The span's name.
+/// The span's `tracing` name (its OpenTelemetry name is `otel.name`: `{mcp.method.name}`, or
+/// `{mcp.method.name} {target}` for a tool or prompt, as the semantic conventions say).
 pub const SPAN_NAME: &str = "mcp.request";
+
+/// How a request reached the server, as the span's `network.transport` names it (a hint the
+/// transport passes in; without the `trace` feature nothing reads it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// HTTP (both eras, the 2024-11-05 SSE transport, the plain JSON-RPC endpoint): `tcp`,
+    /// and `network.protocol.name` `http`.
+    Http,
+    /// stdio: `pipe`.
+    Stdio,
+}
+
+#[cfg_attr(not(feature = "trace"), allow(dead_code))]
+impl Transport {
+    /// `network.transport`: `tcp` or `pipe`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Transport::Http => "tcp",
+            Transport::Stdio => "pipe",
+        }
+    }
+
+    /// `network.protocol.name`: `http` over HTTP, none over stdio.
+    pub(crate) fn protocol_name(self) -> Option<&'static str> {
+        match self {
+            Transport::Http => Some("http"),
+            Transport::Stdio => None,
+        }
+    }
+}
 
 /// The W3C trace headers an HTTP request came with (`traceparent`, then `tracestate`), as the
 /// edge hands them to the engine: with the `trace` feature; without it, nothing at all (a

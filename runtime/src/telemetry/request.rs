@@ -14,8 +14,9 @@ use tracing::{Level, Span};
 use super::metrics;
 #[cfg(feature = "otel")]
 use super::otel;
-use super::{TraceContext, TraceHeaders, SPAN_NAME, TARGET};
+use super::{TraceContext, TraceHeaders, Transport, SPAN_NAME, TARGET};
 use crate::jsonrpc::RpcError;
+use crate::protocol::ProtocolVersion;
 
 /// The trace context of a request from where it may come: `_meta` first (it travels with the
 /// message, over any transport), else the HTTP headers.
@@ -31,17 +32,42 @@ pub(crate) fn trace_context(
 /// plain JSON-RPC endpoint): its trace context, from `_meta` in `params` or from the HTTP
 /// `headers` (params that never mention `traceparent` are not parsed), and its
 /// [`RequestTrace`] when [`wanted`] (`method` as the span names it, `label` as the metrics
-/// do).
+/// do, `id` the request's, `None` for a notification or where the caller does not have it).
 pub(crate) fn start_outside_engine(
     method: &str,
     label: &'static str,
     era: EraName,
+    transport: Transport,
+    id: Option<&RawValue>,
     params: Option<&RawValue>,
     headers: TraceHeaders<'_>,
 ) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
     let context = trace_context(crate::params::trace_meta(params), headers.value).map(Arc::new);
-    let trace = wanted().then(|| RequestTrace::start(method, label, era, None, context.as_deref()));
+    let trace = wanted().then(|| {
+        RequestTrace::start(Start {
+            method,
+            label,
+            era,
+            transport,
+            id,
+            session: None,
+            version: None,
+            trace: context.as_deref(),
+        })
+    });
     (context, trace)
+}
+
+/// The `uri` member of raw params (`resources/subscribe`, `resources/unsubscribe`), for
+/// `mcp.resource.uri`: parsed only when the request's telemetry is on.
+pub(crate) fn uri_of(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Uri {
+        uri: String,
+    }
+    serde_json::from_str::<Uri>(params?.get())
+        .ok()
+        .map(|params| params.uri)
 }
 
 /// Whether a request needs a [`RequestTrace`]: the span's level is on somewhere, or metrics are
@@ -86,6 +112,9 @@ impl EraName {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ending {
     Ok,
+    /// A `tools/call` answered with a result whose `isError` is true (`error.type`
+    /// `tool_error`; the JSON-RPC outcome is still `ok`).
+    ToolError,
     Error(i32),
     /// Dropped before it answered: `notifications/cancelled`, `tasks/cancel`, the session
     /// or the connection gone.
@@ -93,14 +122,31 @@ pub(crate) enum Ending {
 }
 
 impl Ending {
-    /// `ok`, `error` or `cancelled`.
+    /// `ok`, `error` or `cancelled`: the JSON-RPC outcome (a tool error is `ok`).
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Ending::Ok => "ok",
+            Ending::Ok | Ending::ToolError => "ok",
             Ending::Error(_) => "error",
             Ending::Cancelled => "cancelled",
         }
     }
+}
+
+/// What a request's telemetry starts from ([`RequestTrace::start`]).
+pub(crate) struct Start<'a> {
+    /// The method as the client named it (`mcp.method.name`).
+    pub(crate) method: &'a str,
+    /// The method as a metrics label: a name from the runtime's table, or `other`.
+    pub(crate) label: &'static str,
+    pub(crate) era: EraName,
+    pub(crate) transport: Transport,
+    /// The request's id (`None` for a notification).
+    pub(crate) id: Option<&'a RawValue>,
+    /// The session's id (fingerprinted here, never recorded).
+    pub(crate) session: Option<&'a str>,
+    /// The protocol revision, when the era knows it (`mcp.protocol.version`).
+    pub(crate) version: Option<ProtocolVersion>,
+    pub(crate) trace: Option<&'a TraceContext>,
 }
 
 /// One request's telemetry while it runs: its span (possibly disabled, when only metrics are
@@ -111,45 +157,53 @@ pub(crate) struct RequestTrace {
     started: Instant,
     /// The method as a metrics label (`other` for names the runtime does not know: a label
     /// must not take any value a client sends).
-    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     label: &'static str,
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    transport: Transport,
     ending: Ending,
 }
 
 impl RequestTrace {
-    /// Starts the telemetry of a request (call only when [`wanted`]). `session` is the
-    /// session's id (fingerprinted here), `name` the tool's or prompt's name or the resource's
-    /// URI.
+    /// Starts the telemetry of a request (call only when [`wanted`]), its span's fields named
+    /// by the OpenTelemetry semantic conventions for MCP (docs/telemetry.md lists them).
     #[inline(never)]
-    pub(crate) fn start(
-        method: &str,
-        label: &'static str,
-        era: EraName,
-        session: Option<&str>,
-        trace: Option<&TraceContext>,
-    ) -> Box<Self> {
+    pub(crate) fn start(start: Start<'_>) -> Box<Self> {
         let span = tracing::span!(
             target: TARGET,
             Level::DEBUG,
             SPAN_NAME,
-            otel.name = method,
+            otel.name = start.method,
             otel.kind = "server",
             otel.status_code = Empty,
-            method,
-            name = Empty,
-            era = era.as_str(),
-            session = Empty,
+            mcp.method.name = start.method,
+            gen_ai.tool.name = Empty,
+            gen_ai.operation.name = Empty,
+            gen_ai.prompt.name = Empty,
+            mcp.resource.uri = Empty,
+            jsonrpc.request.id = Empty,
+            mcp.session.id = Empty,
+            mcp.protocol.version = start.version.map(ProtocolVersion::as_str),
+            network.transport = start.transport.as_str(),
+            network.protocol.name = start.transport.protocol_name(),
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            era = start.era.as_str(),
             trace_id = Empty,
             parent_span_id = Empty,
             outcome = Empty,
-            error_code = Empty,
             duration_us = Empty,
         );
         if !span.is_disabled() {
-            if let Some(session) = session {
-                span.record("session", crate::ids::fingerprint(session));
+            if let Some(id) = start.id {
+                span.record("jsonrpc.request.id", id_text(id).as_ref());
             }
-            if let Some(trace) = trace {
+            if let Some(session) = start.session {
+                span.record("mcp.session.id", crate::ids::fingerprint(session));
+            }
+            if start.label == TOOLS_CALL {
+                span.record("gen_ai.operation.name", "execute_tool");
+            }
+            if let Some(trace) = start.trace {
                 span.record("trace_id", trace.trace_id_hex());
                 span.record("parent_span_id", trace.parent_id_hex());
                 #[cfg(feature = "otel")]
@@ -159,7 +213,8 @@ impl RequestTrace {
         Box::new(Self {
             span,
             started: Instant::now(),
-            label,
+            label: start.label,
+            transport: start.transport,
             ending: Ending::Cancelled,
         })
     }
@@ -169,18 +224,36 @@ impl RequestTrace {
         (!self.span.is_disabled()).then_some(&self.span)
     }
 
-    /// Records the session (fingerprinted) the request created (`initialize`).
-    pub(crate) fn session(&self, id: &str) {
+    /// Records the session (fingerprinted) the request created (`initialize`), and the
+    /// revision it negotiated.
+    pub(crate) fn session(&self, id: &str, version: ProtocolVersion) {
         if !self.span.is_disabled() {
-            self.span.record("session", crate::ids::fingerprint(id));
+            self.span
+                .record("mcp.session.id", crate::ids::fingerprint(id));
+            self.span.record("mcp.protocol.version", version.as_str());
         }
     }
 
-    /// Records the tool's or prompt's name, or the resource's URI.
+    /// Records what the request names: the tool (`gen_ai.tool.name`, and the span is renamed
+    /// `tools/call {name}`), the prompt (likewise), or the resource's URI (`mcp.resource.uri`,
+    /// not in the span's name: URIs are unbounded).
     pub(crate) fn name(&self, name: Option<&str>) {
-        if let Some(name) = name {
-            self.span.record("name", name);
+        let Some(name) = name else { return };
+        if self.span.is_disabled() {
+            return;
         }
+        let field = match self.label {
+            TOOLS_CALL => "gen_ai.tool.name",
+            "prompts/get" => "gen_ai.prompt.name",
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                self.span.record("mcp.resource.uri", name);
+                return;
+            }
+            _ => return,
+        };
+        self.span.record(field, name);
+        self.span
+            .record("otel.name", format!("{} {name}", self.label));
     }
 
     /// The request answered: with a result, or with `error` (recorded when `self` drops).
@@ -190,6 +263,47 @@ impl RequestTrace {
             Some(error) => Ending::Error(error.code),
         };
     }
+
+    /// [`end`](Self::end) with the result's encoded text: a `tools/call` result with
+    /// `"isError":true` ends as a tool error (searched for only here, with telemetry on).
+    pub(crate) fn end_with(&mut self, result: Result<&str, &RpcError>) {
+        match result {
+            Ok(text) if self.label == TOOLS_CALL && is_tool_error(text) => {
+                self.ending = Ending::ToolError;
+            }
+            Ok(_) => self.end(None),
+            Err(error) => self.end(Some(error)),
+        }
+    }
+}
+
+const TOOLS_CALL: &str = "tools/call";
+
+/// The id as text (`jsonrpc.request.id`): a string's value, a number's digits.
+fn id_text(id: &RawValue) -> std::borrow::Cow<'_, str> {
+    let raw = id.get();
+    if raw.starts_with('"') {
+        if let Ok(text) = serde_json::from_str::<std::borrow::Cow<'_, str>>(raw) {
+            return text;
+        }
+    }
+    raw.into()
+}
+
+/// Whether a `tools/call` result says `"isError": true`. A key of the result object: inside a
+/// JSON string a quote is escaped, so `"isError"` followed by a colon is a key. (A nested
+/// `structuredContent` member of that name would count too; results do not have one in
+/// practice.)
+fn is_tool_error(result: &str) -> bool {
+    const KEY: &str = "\"isError\"";
+    let mut rest = result;
+    while let Some(at) = rest.find(KEY) {
+        rest = &rest[at + KEY.len()..];
+        if let Some(value) = rest.trim_start().strip_prefix(':') {
+            return value.trim_start().starts_with("true");
+        }
+    }
+    false
 }
 
 impl Drop for RequestTrace {
@@ -201,12 +315,55 @@ impl Drop for RequestTrace {
                 "duration_us",
                 u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
             );
-            if let Ending::Error(code) = self.ending {
-                self.span.record("error_code", code);
-                self.span.record("otel.status_code", "error");
+            match self.ending {
+                Ending::Error(code) => {
+                    let code = code.to_string();
+                    self.span.record("error.type", code.as_str());
+                    self.span.record("rpc.response.status_code", code.as_str());
+                    self.span.record("otel.status_code", "error");
+                }
+                Ending::ToolError => {
+                    self.span.record("error.type", "tool_error");
+                    self.span.record("otel.status_code", "error");
+                }
+                Ending::Ok | Ending::Cancelled => {}
             }
         }
         #[cfg(feature = "metrics")]
-        metrics::request_ended(self.label, self.ending, elapsed);
+        metrics::request_ended(self.label, self.transport, self.ending, elapsed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_error_is_found_in_the_result_and_nowhere_else() {
+        for (result, expected) in [
+            (r#"{"content":[],"isError":true}"#, true),
+            (r#"{"isError" : true ,"content":[]}"#, true),
+            (r#"{"content":[],"isError":false}"#, false),
+            (r#"{"content":[]}"#, false),
+            // In a text block the quotes are escaped: not a key.
+            (
+                r#"{"content":[{"type":"text","text":"\"isError\":true"}]}"#,
+                false,
+            ),
+            (
+                r#"{"content":[{"type":"text","text":"\"isError\""}],"isError":true}"#,
+                true,
+            ),
+        ] {
+            assert_eq!(is_tool_error(result), expected, "{result}");
+        }
+    }
+
+    #[test]
+    fn an_id_is_its_text() {
+        let raw = |text: &str| RawValue::from_string(text.to_string()).unwrap();
+        assert_eq!(id_text(&raw("7")), "7");
+        assert_eq!(id_text(&raw(r#""a\"b""#)), "a\"b");
+        assert_eq!(id_text(&raw("-1.5")), "-1.5");
     }
 }
