@@ -263,7 +263,7 @@ pub struct Config {
     pub ready_path: Option<String>,
     /// Whether the server is ready for traffic, as the readiness probe reports it (shared by
     /// clones of this `Config`). Default: ready, until the server sets a reason.
-    pub readiness: crate::http::Readiness,
+    pub readiness: crate::readiness::Readiness,
 }
 
 impl Config {
@@ -321,7 +321,7 @@ impl Default for Config {
             legacy_sse: false,
             health_path: Some(DEFAULT_HEALTH_PATH.into()),
             ready_path: Some(DEFAULT_READY_PATH.into()),
-            readiness: crate::http::Readiness::default(),
+            readiness: crate::readiness::Readiness::default(),
         }
     }
 }

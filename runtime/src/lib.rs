@@ -159,6 +159,7 @@ mod panic;
 mod param_headers;
 mod params;
 mod protocol;
+mod readiness;
 mod relay;
 pub mod request_state;
 #[cfg(any(feature = "jwt", feature = "client"))]
