@@ -164,6 +164,7 @@ mod relay;
 pub mod request_state;
 #[cfg(any(feature = "jwt", feature = "client"))]
 mod secure_url;
+mod similar;
 mod server;
 pub mod session;
 pub mod shutdown;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use super::{caught, Engine};
 use crate::auth::Principal;
+use crate::catalog::Descriptor;
 use crate::context::RequestContext;
 use crate::dispatch::{Dispatch, ToolOutcome};
 use crate::json::JsonText;
@@ -46,8 +47,14 @@ impl<D: Dispatch> Engine<D> {
         let target = ("tools/call", name, call.arguments());
         let round = self.open_round(target, call, &ctx)?;
         let version = ctx.protocol_version();
+        let principal = self.caller_for_hints(&ctx);
         let Some(future) = self.dispatch.call_tool(name, call.arguments(), ctx) else {
-            return Err(unknown("tool", name));
+            let tools = self.dispatch.catalog().tools;
+            return Err(unknown(
+                "tool",
+                name,
+                self.nearest(tools, "tools/call", name, principal),
+            ));
         };
         let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
             // The panic's text may hold anything the handler saw: the log gets it, the
@@ -69,9 +76,14 @@ impl<D: Dispatch> Engine<D> {
         let name = call.name()?;
         let target = ("prompts/get", name, call.arguments());
         let round = self.open_round(target, call, &ctx)?;
+        let principal = self.caller_for_hints(&ctx);
         let answer = match self.dispatch.get_prompt(name, call.arguments(), ctx) {
             Some(future) => caught(future, "prompt", name).await,
-            None => Err(unknown("prompt", name)),
+            None => {
+                let prompts = self.dispatch.catalog().prompts;
+                let near = self.nearest(prompts, "prompts/get", name, principal);
+                Err(unknown("prompt", name, near))
+            }
         };
         let failed = answer.is_err();
         close_round(&self.sealer, target, round, failed, answer)
@@ -92,19 +104,62 @@ impl<D: Dispatch> Engine<D> {
         let target = ("resources/read", uri, None);
         let round = self.open_round(target, read, &ctx)?;
         let stateless = ctx.protocol_version().is_stateless();
+        let principal = self.caller_for_hints(&ctx);
         let answer = match self.dispatch.read_resource(uri, ctx) {
             Some(future) => caught(future, "resource", uri).await,
-            None if stateless => Err(RpcError::invalid_params(format!(
-                "Resource not found: {uri}"
-            ))
-            .with_data(json!({ "uri": uri }))),
-            None => Err(
-                RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
-                    .with_data(json!({ "uri": uri })),
-            ),
+            None => {
+                let resources = self.dispatch.catalog().resources;
+                let tip = did_you_mean(self.nearest(resources, "resources/read", uri, principal));
+                Err(match stateless {
+                    true => RpcError::invalid_params(format!("Resource not found: {uri}{tip}")),
+                    false => RpcError::new(
+                        jsonrpc::RESOURCE_NOT_FOUND,
+                        format!("Resource not found{tip}"),
+                    ),
+                }
+                .with_data(json!({ "uri": uri })))
+            }
         };
         let failed = answer.is_err();
         close_round(&self.sealer, target, round, failed, answer)
+    }
+
+    /// Who makes the call, kept for the did-you-mean of an unknown name only when the
+    /// contract hides what a caller may not use: otherwise every name is shown to everyone,
+    /// and the call pays nothing (not even a reference count) for the hint.
+    #[inline]
+    fn caller_for_hints(&self, ctx: &RequestContext) -> Option<Arc<Principal>> {
+        match self.dispatch.hides_unauthorized() {
+            true => ctx.shared_principal(),
+            false => None,
+        }
+    }
+
+    /// The key of `descriptors` (tools, prompts or resources, used by `method`) a slip away
+    /// from `given`, among those the caller's lists show (see [`Engine::list`]). Only for an
+    /// unknown name, and bounded: no suggestion for a name past [`crate::similar::LONGEST`]
+    /// characters or a catalog of more than [`MOST_COMPARED`] entries.
+    #[cold]
+    #[inline(never)]
+    fn nearest(
+        &self,
+        descriptors: &'static [Descriptor],
+        method: &str,
+        given: &str,
+        principal: Option<Arc<Principal>>,
+    ) -> Option<&'static str> {
+        if descriptors.len() > MOST_COMPARED || given.len() > 4 * crate::similar::LONGEST {
+            return None;
+        }
+        let shown = descriptors.iter().filter(|d| match principal.as_deref() {
+            Some(principal) => self
+                .dispatch
+                .required_scopes(method, d.key)
+                .iter()
+                .all(|scope| principal.has_scope(scope)),
+            None => true,
+        });
+        crate::similar::nearest(given, shown.map(|d| d.key))
     }
 
     /// The round of a stateless call (`None` in a session), started: a retry's
@@ -157,9 +212,22 @@ fn close_round(
     }
 }
 
-/// `-32602` for a tool or prompt (`what`) the server does not have.
-fn unknown(what: &str, name: &str) -> RpcError {
-    RpcError::invalid_params(format!("Unknown {what}: {name}"))
+/// A catalog larger than this gets no did-you-mean: comparing costs a few steps per
+/// character of every name.
+const MOST_COMPARED: usize = 10_000;
+
+/// `-32602` for a tool or prompt (`what`) the server does not have; `near` is the one a slip
+/// away, if any (`Unknown tool: stock_search; did you mean `stock.search`?`).
+#[cold]
+fn unknown(what: &str, name: &str, near: Option<&str>) -> RpcError {
+    let tip = did_you_mean(near);
+    RpcError::invalid_params(format!("Unknown {what}: {name}{tip}"))
+}
+
+/// `; did you mean `near`?`, or nothing.
+fn did_you_mean(near: Option<&str>) -> String {
+    near.map(|near| format!("; did you mean `{near}`?"))
+        .unwrap_or_default()
 }
 
 /// The request a multi round-trip state is bound to: method, name and arguments (absent
@@ -191,6 +259,21 @@ mod tests {
 
     fn raw(text: String) -> Box<RawValue> {
         RawValue::from_string(text).unwrap()
+    }
+
+    #[test]
+    fn an_unknown_name_a_slip_away_from_a_known_one_names_it() {
+        let near = crate::similar::nearest("stock_search", ["news.search", "stock.search"]);
+        let error = unknown("tool", "stock_search", near);
+        assert_eq!(error.code, -32602);
+        assert_eq!(
+            error.message,
+            "Unknown tool: stock_search; did you mean `stock.search`?"
+        );
+        assert_eq!(
+            unknown("prompt", "weather", None).message,
+            "Unknown prompt: weather"
+        );
     }
 
     #[test]

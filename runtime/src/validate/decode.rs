@@ -258,6 +258,10 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
         };
         return (pointer, "enum", text);
     }
+    // A generated union's own account of why each alternative refused the value.
+    if message.starts_with(super::alternatives::NONE_PREFIX) {
+        return (pointer, "oneOf", message.to_string());
+    }
     if message.starts_with("data did not match any variant of untagged enum") {
         return (
             pointer,
@@ -277,6 +281,14 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
         return (pointer, "type", message.to_string());
     }
     (pointer, "type", message.to_string())
+}
+
+/// The pointer (relative to the value decoded, `""` for the value itself) and the message for
+/// serde's `message`, of an error without a position to read the pointer from (a decode from a
+/// `serde_json::Value`).
+pub(super) fn describe_alone(message: &str) -> (String, String) {
+    let (pointer, _, message) = describe(String::new(), strip_position(message));
+    (pointer, message)
 }
 
 /// `name` in `` prefix`name`... ``.

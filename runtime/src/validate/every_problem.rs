@@ -233,46 +233,7 @@ fn name_near_misses(found: &mut [Problem], original: &Value) {
 /// The member of `members` whose name is one or two edits from `missing` (a third of its
 /// length at most), the nearest first.
 fn near_miss<'m>(missing: &str, members: &'m Map<String, Value>) -> Option<&'m str> {
-    let most = (missing.chars().count() / 3).clamp(1, 2);
-    members
-        .keys()
-        .filter(|key| key.as_str() != missing)
-        .map(|key| (edit_distance(key, missing), key.as_str()))
-        .filter(|(distance, _)| *distance <= most)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, key)| key)
-}
-
-/// Levenshtein distance of `a` and `b`, a case difference or `_` for `-` counting as no
-/// edit (a model writing `page_size` or `pageSize` for `page-size` is near).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let fold = |c: char| match c {
-        '_' => '-',
-        c => c.to_ascii_lowercase(),
-    };
-    let a: Vec<char> = a
-        .chars()
-        .filter(|&c| c != '-' && c != '_')
-        .map(fold)
-        .collect();
-    let b: Vec<char> = b
-        .chars()
-        .filter(|&c| c != '-' && c != '_')
-        .map(fold)
-        .collect();
-    if a.len().abs_diff(b.len()) > 2 || a.len() > 128 || b.len() > 128 {
-        return usize::MAX;
-    }
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut next = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            next.push((row[j] + cost).min(row[j + 1] + 1).min(next[j] + 1));
-        }
-        row = next;
-    }
-    row[b.len()]
+    crate::similar::nearest(missing, members.keys().map(String::as_str))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! do not decode at all are described the same way by [`decode_error`]
 //! (`/a: expected an integer, got a string`).
 
+mod alternatives;
 mod applicators;
 mod decode;
 mod every_problem;
@@ -21,6 +22,7 @@ pub mod formats;
 mod pattern;
 mod whole_value;
 
+pub use alternatives::{no_alternative, Miss};
 pub use applicators::{has_members, has_type, not, otherwise, pattern_property, then};
 pub use decode::{decode_error, decode_with_path};
 #[cfg(feature = "pattern")]
