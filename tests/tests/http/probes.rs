@@ -219,3 +219,48 @@ async fn probes_answer_while_mcp_is_saturated() {
         caller.abort();
     }
 }
+
+/// An authenticator whose issuer's keys come when `fetched` is set: until then it cannot
+/// decide (as the JWT authenticator before its first JWKS fetch).
+struct KeysLater(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Authenticator for KeysLater {
+    fn authenticate<'a>(
+        &'a self,
+        _request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Principal, Refusal>> {
+        let fetched = self.0.load(std::sync::atomic::Ordering::Relaxed);
+        Box::pin(async move {
+            if fetched {
+                Err(Refusal::invalid_token("no such key"))
+            } else {
+                Err(Refusal::Unavailable("the keys cannot be fetched".into()))
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn not_ready_until_the_authenticator_can_decide() {
+    let fetched = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let metadata = ResourceMetadata::new(
+        "http://127.0.0.1/mcp",
+        vec!["https://issuer.example".into()],
+    )
+    .unwrap();
+    let config = Config::builder()
+        .auth(Some(Auth::new(metadata, KeysLater(fetched.clone()))))
+        .build();
+    let (addr, _stop, _serving) = serve(config).await;
+    let (status, body) = kubelet_get(addr, "/readyz", None).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            503,
+            "not ready: the issuer's signing keys are not fetched\n"
+        )
+    );
+    assert_eq!(kubelet_get(addr, "/healthz", None).await.0, 200);
+    fetched.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(until_status(addr, "/readyz", 200).await, "ready\n");
+}
