@@ -164,10 +164,10 @@ mod relay;
 pub mod request_state;
 #[cfg(any(feature = "jwt", feature = "client"))]
 mod secure_url;
-mod similar;
 mod server;
 pub mod session;
 pub mod shutdown;
+mod similar;
 pub mod skills;
 pub mod stdio;
 pub mod stores;
