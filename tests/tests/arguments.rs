@@ -196,3 +196,32 @@ async fn every_decode_problem_at_once_and_the_near_miss_named() {
         "{answer}"
     );
 }
+
+/// A tool name one slip away from a real one is answered with the real one's name, in the
+/// session era and the stateless one alike; a name far from every tool gets no guess.
+#[tokio::test]
+async fn an_unknown_tool_names_the_one_a_slip_away() {
+    let server = start(Config::default()).await;
+    let mut client = Client::connect(server.addr, "2025-11-25").await;
+    let answer = client
+        .call("tools/call", json!({"name": "bounde", "arguments": {}}))
+        .await;
+    assert_eq!(answer["error"]["code"], json!(-32602), "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        json!("Unknown tool: bounde; did you mean `bounded`?")
+    );
+    let answer = client
+        .call("tools/call", json!({"name": "zzzzzzzz", "arguments": {}}))
+        .await;
+    assert_eq!(answer["error"]["message"], json!("Unknown tool: zzzzzzzz"));
+
+    let misspelt = json!({"name": "Bounded", "arguments": {}});
+    let answer = exchange(server.addr, 4, "tools/call", misspelt, json!({}), &[]).await;
+    assert_eq!(
+        answer.body["error"]["message"],
+        json!("Unknown tool: Bounded; did you mean `bounded`?"),
+        "{}",
+        answer.text
+    );
+}

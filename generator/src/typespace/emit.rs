@@ -54,6 +54,29 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
     }
 }
 
+/// The JSON type a value of `ty` is, as a union's message names a variant: `integer`,
+/// `object`, `string or null`; `value` for an open schema, `one of 3` for a nested union.
+fn json_kind(space: &TypeSpace, ty: TypeId) -> String {
+    match &space.types[ty.0] {
+        TypeKind::Builtin(Builtin::String) => "string".into(),
+        TypeKind::Builtin(Builtin::Bool) => "boolean".into(),
+        TypeKind::Builtin(Builtin::F64) => "number".into(),
+        TypeKind::Builtin(Builtin::Value) => "value".into(),
+        TypeKind::Builtin(_) => "integer".into(),
+        TypeKind::Vec(_) => "array".into(),
+        TypeKind::Map(_) => "object".into(),
+        TypeKind::Option(inner) => format!("{} or null", json_kind(space, *inner)),
+        TypeKind::Named(named) => match &named.body {
+            Body::Alias(inner) => json_kind(space, *inner),
+            Body::Struct(_) | Body::Tagged(_) => "object".into(),
+            Body::StringEnum(_) => "string".into(),
+            Body::Tuple(_) => "array".into(),
+            Body::Untagged(variants) => format!("one of {}", variants.len()),
+            Body::Literal(_) | Body::Pending(_) => "value".into(),
+        },
+    }
+}
+
 /// Every named type (registered ones in registration order, each followed by the types created
 /// while lowering it), then the `defaults` module: one token stream per item.
 ///
@@ -299,8 +322,12 @@ impl<'a> Emitter<'a> {
     /// same value, takes the first variant that decodes (only in a module that links the
     /// runtime: a plain emit derives serde's untagged enum for those). A `oneOf` whose variants
     /// can overlap (`exactly_one`) has every variant try, and exactly one must accept (decode,
-    /// and keep its rules when the checks are emitted beside). The messages are serde's for an
-    /// untagged enum, and one for a value that several accept.
+    /// and keep its rules when the checks are emitted beside).
+    ///
+    /// Linked to the runtime, each variant keeps why it refused the value (a
+    /// `mcp_runtime::validate::Miss`), and a value none takes gets `no_alternative`'s message,
+    /// one clause per variant; a value a variant takes pays for nothing more. Unlinked (a plain
+    /// `oneOf` emit), the message is serde's for an untagged enum.
     fn untagged_deserialize(
         &self,
         id: TypeId,
@@ -308,70 +335,110 @@ impl<'a> Emitter<'a> {
         variants: &[UntaggedVariant],
         cfg: Option<&TokenStream>,
     ) -> TokenStream {
-        let none = format!("data did not match any variant of untagged enum {name}");
-        if !self.space.exactly_one.contains(&id) {
-            // The first variant that decodes and keeps its rules (`"latest"` decodes as the
-            // string of a `pattern` variant before it, and is that variant's only if it
-            // matches); when none keeps them, the first that decodes, so that validation
-            // names the rules it breaks.
-            let mut ruled = false;
-            let tries: Vec<TokenStream> = variants
-                .iter()
-                .map(|variant| {
-                    let vname = ident(&variant.name);
-                    let ty = self.slot(variant.ty, id);
-                    let take = match self.keeps_rules(variant.ty) {
-                        Some(keeps_rules) => {
-                            ruled = true;
-                            quote! {
-                                if #keeps_rules {
-                                    return ::std::result::Result::Ok(Self::#vname(variant));
-                                }
-                                first.get_or_insert(Self::#vname(variant));
-                            }
-                        }
-                        None => quote!(return ::std::result::Result::Ok(Self::#vname(variant));),
-                    };
-                    quote! {
-                        if let ::std::result::Result::Ok(variant) =
-                            <#ty as ::serde::Deserialize>::deserialize(value)
-                        {
-                            #take
-                        }
-                    }
-                })
-                .collect();
-            let body = match ruled {
-                true => quote!({
-                    let mut first = ::std::option::Option::None;
-                    #(#tries)*
-                    first.ok_or(#none)
-                }),
-                false => quote!({
-                    #(#tries)*
-                    ::std::result::Result::Err(#none)
-                }),
-            };
-            return whole_value_deserialize(true, cfg, name, &[], body);
+        let exactly_one = self.space.exactly_one.contains(&id);
+        if exactly_one && !self.links_runtime() {
+            return self.untagged_unlinked(id, name, variants, cfg);
         }
+        let miss = quote!(::mcp_runtime::validate::Miss);
+        let misses: Vec<Ident> = (0..variants.len())
+            .map(|i| ident(&format!("miss_{i}")))
+            .collect();
+        // What a variant that decodes does with its value: an `anyOf` returns it (once it keeps
+        // its rules: `"latest"` decodes as the string of a `pattern` variant before it, and is
+        // that variant's only if it matches); a `oneOf` counts it and goes on.
+        let tries = variants.iter().zip(&misses).map(|(variant, miss_i)| {
+            let vname = ident(&variant.name);
+            let ty = self.slot(variant.ty, id);
+            let accept = match exactly_one {
+                true => quote! {
+                    matched += 1;
+                    found.get_or_insert(Self::#vname(variant));
+                    #miss::Took
+                },
+                false => quote!(return ::std::result::Result::Ok(Self::#vname(variant))),
+            };
+            let decoded = match self.broken_rules(variant.ty) {
+                // An `anyOf` keeps the first that decodes, so that validation names the rules
+                // it breaks when no variant keeps them.
+                Some(broken) if !exactly_one => quote!({
+                    let broken = #broken;
+                    if broken.is_empty() {
+                        #accept
+                    }
+                    first.get_or_insert(Self::#vname(variant));
+                    #miss::Rules(broken)
+                }),
+                Some(broken) => quote!({
+                    let broken = #broken;
+                    if broken.is_empty() {
+                        #accept
+                    } else {
+                        #miss::Rules(broken)
+                    }
+                }),
+                None => quote!({ #accept }),
+            };
+            quote! {
+                let #miss_i = match <#ty as ::serde::Deserialize>::deserialize(value) {
+                    ::std::result::Result::Ok(variant) => #decoded,
+                    ::std::result::Result::Err(error) => #miss::Decode(error),
+                };
+            }
+        });
+        let labels = variants.iter().map(|variant| self.variant_label(variant));
+        let none = quote!(::mcp_runtime::validate::no_alternative(&[#((#labels, &#misses)),*]));
+        let body = if exactly_one {
+            let several = format!("data matched more than one variant of oneOf {name}");
+            quote!({
+                let mut found = ::std::option::Option::None;
+                let mut matched = 0usize;
+                #(#tries)*
+                match found {
+                    ::std::option::Option::Some(found) if matched == 1 => ::std::result::Result::Ok(found),
+                    ::std::option::Option::Some(_) => ::std::result::Result::Err(::std::string::String::from(#several)),
+                    ::std::option::Option::None => ::std::result::Result::Err(#none),
+                }
+            })
+        } else if variants.iter().any(|v| self.broken_rules(v.ty).is_some()) {
+            quote!({
+                let mut first = ::std::option::Option::None;
+                #(#tries)*
+                first.ok_or_else(|| #none)
+            })
+        } else {
+            quote!({
+                #(#tries)*
+                ::std::result::Result::Err(#none)
+            })
+        };
+        whole_value_deserialize(true, cfg, name, &[], body)
+    }
+
+    /// A `oneOf` whose variants can overlap, in a module that does not link the runtime: every
+    /// variant tries, exactly one must decode, and the messages are serde's.
+    fn untagged_unlinked(
+        &self,
+        id: TypeId,
+        name: &Ident,
+        variants: &[UntaggedVariant],
+        cfg: Option<&TokenStream>,
+    ) -> TokenStream {
+        let none = format!("data did not match any variant of untagged enum {name}");
+        let several = format!("data matched more than one variant of oneOf {name}");
         let tries = variants.iter().map(|variant| {
             let vname = ident(&variant.name);
             let ty = self.slot(variant.ty, id);
-            let keeps_rules = self.keeps_rules(variant.ty).unwrap_or_else(|| quote!(true));
             quote! {
                 if let ::std::result::Result::Ok(variant) =
                     <#ty as ::serde::Deserialize>::deserialize(value)
                 {
-                    if #keeps_rules {
-                        matched += 1;
-                        found.get_or_insert(Self::#vname(variant));
-                    }
+                    matched += 1;
+                    found.get_or_insert(Self::#vname(variant));
                 }
             }
         });
-        let several = format!("data matched more than one variant of oneOf {name}");
         whole_value_deserialize(
-            self.links_runtime(),
+            false,
             cfg,
             name,
             &[],
@@ -388,9 +455,23 @@ impl<'a> Emitter<'a> {
         )
     }
 
-    /// An expression: whether `variant` (a decoded value of type `ty`) keeps the rules of `ty`;
-    /// `None` when no checks are emitted beside, or `ty` has none.
-    fn keeps_rules(&self, ty: TypeId) -> Option<TokenStream> {
+    /// How a union's message names one of its variants: the JSON type it takes, and its name
+    /// when the contract gave it one (`object Named`; a `Variant3` says nothing more).
+    fn variant_label(&self, variant: &UntaggedVariant) -> String {
+        let kind = json_kind(self.space, variant.ty);
+        let numbered = variant
+            .name
+            .strip_prefix("Variant")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        match numbered {
+            true => kind.to_string(),
+            false => format!("{kind} {}", variant.name),
+        }
+    }
+
+    /// An expression: the `Violations` of the rules of `ty` that `variant` (a decoded value of
+    /// type `ty`) breaks; `None` when no checks are emitted beside, or `ty` has none.
+    fn broken_rules(&self, ty: TypeId) -> Option<TokenStream> {
         let checks = self
             .checks
             .and_then(|checks| checks.value_checks(self.space, ty))?;
@@ -403,7 +484,7 @@ impl<'a> Emitter<'a> {
                         let value = &variant;
                         #checks
                     }
-                    out.is_empty()
+                    out
                 }
         })
     }
