@@ -412,6 +412,7 @@ pub fn gateway<D: Dispatch>(
         upstream = upstream.origin(),
         "forwarding the tools to the upstream"
     );
+    upstream.report_readiness(&args.config.readiness);
     let shared = shared(&args);
     let server = McpServer::with_config(ToolCatalog::new(build(upstream), mode), args.config);
     serve(server, args.transport, shared, args.metrics)

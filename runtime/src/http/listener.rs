@@ -81,6 +81,7 @@ impl<D: Dispatch> McpServer<D> {
         let watched = super::probes::Watched {
             event_log: self.engine.event_log.clone(),
             auth: self.engine.config.auth.clone(),
+            checks: self.engine.config.readiness.checks(),
         };
         let readiness = self.engine.config.readiness.clone();
         let watcher = (self.engine.config.ready_path.is_some() && !watched.is_empty())

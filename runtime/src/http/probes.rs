@@ -101,12 +101,15 @@ pub(super) struct Watched {
     /// The authorization, if on: an authenticator that cannot decide sets
     /// [`NotReady::Authorization`].
     pub auth: Option<crate::auth::Auth>,
+    /// The checks given to [`Readiness::check_with`] (a gateway's upstream, the
+    /// application's own): each sets its reason while it fails.
+    pub checks: Vec<(NotReady, crate::readiness::Check)>,
 }
 
 impl Watched {
     /// Whether there is anything to watch.
     pub fn is_empty(&self) -> bool {
-        self.event_log.is_none() && self.auth.is_none()
+        self.event_log.is_none() && self.auth.is_none() && self.checks.is_empty()
     }
 }
 
@@ -116,7 +119,8 @@ impl Watched {
 /// two `XRANGE … COUNT 1` on Redis) every second. The authenticator: a well-formed JWT that
 /// no issuer signed, every second until it is refused for what it is (the keys were
 /// fetched: the first real token will not wait for them), then every 10 s; refused as
-/// [`Refusal::Unavailable`](crate::auth::Refusal::Unavailable), it is not ready.
+/// [`Refusal::Unavailable`](crate::auth::Refusal::Unavailable), it is not ready. Each check
+/// of [`Readiness::check_with`], every second.
 pub(super) async fn watch(watched: Watched, readiness: Readiness) {
     if watched.auth.is_some() {
         readiness.set(NotReady::Authorization, true);
@@ -167,7 +171,25 @@ pub(super) async fn watch(watched: Watched, readiness: Readiness) {
             .await;
         }
     };
-    tokio::join!(shared, authorization);
+    let checks = futures_util::future::join_all(watched.checks.iter().map(|(reason, check)| {
+        let readiness = &readiness;
+        async move {
+            loop {
+                let passed = tokio::time::timeout(CHECK_TIMEOUT, check())
+                    .await
+                    .unwrap_or(false);
+                if passed == is_set(readiness, *reason) {
+                    match passed {
+                        true => tracing::info!(?reason, "readiness: the check passes again"),
+                        false => tracing::warn!(?reason, "readiness: a check fails: not ready"),
+                    }
+                }
+                readiness.set(*reason, !passed);
+                tokio::time::sleep(if passed { CHECK_READY } else { CHECK_UNREADY }).await;
+            }
+        }
+    }));
+    tokio::join!(shared, authorization, checks);
 }
 
 fn is_set(readiness: &Readiness, reason: NotReady) -> bool {

@@ -64,13 +64,14 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 use crate::dispatch::ParamStructure;
 use crate::error::Error;
 use crate::http_pool::{self, Pool, TlsConfig};
+use crate::readiness::{NotReady, Readiness};
 use response::Answer;
 
 /// [`UpstreamSettings::timeout`] unless set: 30 s.
@@ -157,6 +158,8 @@ struct Inner {
     slots: Semaphore,
     max_response_bytes: usize,
     next_id: AtomicU64,
+    /// Where [`NotReady::Upstream`] is reported, once [`Upstream::report_readiness`] is called.
+    readiness: OnceLock<Readiness>,
 }
 
 impl fmt::Debug for Upstream {
@@ -211,8 +214,43 @@ impl Upstream {
                 slots: Semaphore::new(max_concurrency),
                 max_response_bytes: settings.max_response_bytes,
                 next_id: AtomicU64::new(1),
+                readiness: OnceLock::new(),
             }),
         })
+    }
+
+    /// Reports whether the upstream is reachable as [`NotReady::Upstream`] of `readiness` (the
+    /// server's readiness probe, `/readyz`): while the server serves, a TCP connection to the
+    /// upstream's host and port is tried every second (not ready until the first succeeds),
+    /// and a forwarded call that cannot connect sets it at once, one that gets an answer
+    /// clears it. A call that times out changes nothing: a slow method is not a lost upstream.
+    /// Called once (the gateway's `main` does); later calls are ignored.
+    pub fn report_readiness(&self, readiness: &Readiness) {
+        if self.inner.readiness.set(readiness.clone()).is_err() {
+            return;
+        }
+        let host = self
+            .inner
+            .uri
+            .host()
+            .unwrap_or_default()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        let port = self.inner.uri.port_u16().unwrap_or(
+            match self.inner.uri.scheme_str() == Some("https") {
+                true => 443,
+                false => 80,
+            },
+        );
+        readiness.check_with(NotReady::Upstream, move || {
+            let host = host.clone();
+            async move {
+                tokio::net::TcpStream::connect((host.as_str(), port))
+                    .await
+                    .is_ok()
+            }
+        });
     }
 
     /// The upstream's origin (`https://host:port`), as messages name it.
@@ -285,6 +323,13 @@ impl Upstream {
             }),
         };
         let elapsed_ms = started.elapsed().as_millis() as u64;
+        if let Some(readiness) = inner.readiness.get() {
+            match &outcome {
+                Err(UpstreamError::Connect { .. }) => readiness.set(NotReady::Upstream, true),
+                Err(UpstreamError::Timeout { .. }) => {}
+                _ => readiness.set(NotReady::Upstream, false),
+            }
+        }
         match &outcome {
             Ok(_) => tracing::debug!(method, id, elapsed_ms, outcome = "ok", "upstream call"),
             // The code only: an upstream's message can quote the params.

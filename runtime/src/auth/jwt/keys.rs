@@ -126,10 +126,10 @@ impl KeyCache {
             .last_attempt
             .is_some_and(|at| at.elapsed() < self.source.refresh_interval);
         if recent {
+            // The same words as the failed fetch's: a client cannot tell whether this request
+            // or the readiness probe's (which asks at start) made the attempt.
             return self.cached().ok_or_else(|| {
-                KeyError::Unavailable(
-                    "the issuer's keys could not be fetched; retrying soon".into(),
-                )
+                KeyError::Unavailable("the issuer's signing keys cannot be fetched".into())
             });
         }
         refresh.last_attempt = Some(Instant::now());

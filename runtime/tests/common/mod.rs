@@ -1,0 +1,3 @@
+//! Helpers shared by the runtime's integration tests.
+
+pub mod kubelet;
