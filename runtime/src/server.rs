@@ -126,8 +126,21 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
+/// Warns, when an HTTP listener starts, that `config` seals `requestState` with a random key:
+/// behind a balancer, or across a restart, a multi round-trip request then cannot resume. Not
+/// on stdio, where the process is the one instance and lives as long as its client.
+pub(crate) fn warn_if_random_state_key(config: &Config) {
+    if config.request_state_key.is_none() && matches!(SealingKey::from_env(), Ok(None)) {
+        tracing::warn!(
+            "{KEY_ENV} (or --request-state-key-file) is not set: requestState is sealed with a \
+             random key, so multi round-trip requests only resume on this instance and until \
+             it restarts"
+        );
+    }
+}
+
 /// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
-/// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one, with a warning), its
+/// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one), its
 /// TTL and whether states are single-use.
 pub(crate) fn sealer(config: &Config) -> StateSealer {
     let previous = match &config.request_state_previous_key {
@@ -142,21 +155,15 @@ pub(crate) fn sealer(config: &Config) -> StateSealer {
         .single_use(config.request_state_single_use)
 }
 
-/// The configured sealing key, else the environment's, else a random one (with a warning).
+/// The configured sealing key, else the environment's, else a random one (the HTTP listener
+/// warns about it: [`warn_if_random_state_key`]).
 fn current_key(config: &Config) -> SealingKey {
     if let Some(key) = &config.request_state_key {
         return key.clone();
     }
     match SealingKey::from_env() {
         Ok(Some(key)) => key,
-        Ok(None) => {
-            tracing::warn!(
-                "{KEY_ENV} (or --request-state-key-file) is not set: requestState is sealed \
-                 with a random key, so multi round-trip requests only resume on this instance \
-                 and until it restarts"
-            );
-            SealingKey::random()
-        }
+        Ok(None) => SealingKey::random(),
         Err(error) => {
             tracing::error!(%error, "ignoring the requestState key; using a random one");
             SealingKey::random()

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 fn spawn_stdio_server() -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
         .arg("--stdio")
+        .env_remove("MCP_REQUEST_STATE_KEY")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -133,6 +134,10 @@ fn the_everything_server_answers_over_stdio() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // No warning for a setting that cannot matter on stdio: the process is the one instance.
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!stderr.contains("WARN"), "{stderr}");
 }
 
 /// The stateless 2026-07-28 revision over stdio: no initialize, `_meta` on every request,

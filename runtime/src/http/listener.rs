@@ -78,6 +78,7 @@ impl<D: Dispatch> McpServer<D> {
                 .clone()
                 .close_idle(self.engine.config.idle_connection_timeout),
         );
+        crate::server::warn_if_random_state_key(&self.engine.config);
         let watched = super::probes::Watched {
             event_log: self.engine.event_log.clone(),
             auth: self.engine.config.auth.clone(),
