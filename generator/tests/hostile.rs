@@ -485,6 +485,23 @@ fn an_all_of_that_expands_into_itself_is_refused() {
     assert!(errors[0].message.contains("allOf"), "{}", errors[0]);
 }
 
+/// A union one of whose variants is an alias of itself (`C = C`): its message names the
+/// variant's JSON type, which is looked for a bounded number of aliases deep (found by
+/// `arbitrary_documents.rs` overflowing a section thread's stack).
+#[test]
+fn a_union_of_an_alias_cycle_generates() {
+    let path = common::workspace().join("fixtures/hostile/alias-cycles.openrpc.json");
+    let generated = generate(&path).unwrap_or_else(|d| panic!("{d}"));
+    assert!(
+        generated
+            .server
+            .source
+            .contains(r#"("value C", &miss_0), ("integer", &miss_1)"#),
+        "{}",
+        generated.server.source
+    );
+}
+
 /// 20 000 types in a chain and in a web (each type holds three others by value): the
 /// recursion analysis is linear. Reachability from every type, as it was, takes minutes here.
 #[test]

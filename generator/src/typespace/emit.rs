@@ -57,6 +57,17 @@ fn builtin_tokens(builtin: Builtin) -> TokenStream {
 /// The JSON type a value of `ty` is, as a union's message names a variant: `integer`,
 /// `object`, `string or null`; `value` for an open schema, `one of 3` for a nested union.
 fn json_kind(space: &TypeSpace, ty: TypeId) -> String {
+    json_kind_within(space, ty, MOST_ALIASES)
+}
+
+/// How many aliases and options [`json_kind`] follows: a hostile document can make an alias of
+/// an alias of itself, which names no JSON type.
+const MOST_ALIASES: usize = 16;
+
+fn json_kind_within(space: &TypeSpace, ty: TypeId, depth: usize) -> String {
+    let Some(depth) = depth.checked_sub(1) else {
+        return "value".into();
+    };
     match &space.types[ty.0] {
         TypeKind::Builtin(Builtin::String) => "string".into(),
         TypeKind::Builtin(Builtin::Bool) => "boolean".into(),
@@ -65,9 +76,9 @@ fn json_kind(space: &TypeSpace, ty: TypeId) -> String {
         TypeKind::Builtin(_) => "integer".into(),
         TypeKind::Vec(_) => "array".into(),
         TypeKind::Map(_) => "object".into(),
-        TypeKind::Option(inner) => format!("{} or null", json_kind(space, *inner)),
+        TypeKind::Option(inner) => format!("{} or null", json_kind_within(space, *inner, depth)),
         TypeKind::Named(named) => match &named.body {
-            Body::Alias(inner) => json_kind(space, *inner),
+            Body::Alias(inner) => json_kind_within(space, *inner, depth),
             Body::Struct(_) | Body::Tagged(_) => "object".into(),
             Body::StringEnum(_) => "string".into(),
             Body::Tuple(_) => "array".into(),
