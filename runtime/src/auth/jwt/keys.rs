@@ -120,11 +120,19 @@ impl KeyCache {
 
     /// Fetches the keys again unless the last attempt was within the refresh interval; the
     /// keys held afterwards (the old ones when the fetch failed or was skipped).
+    ///
+    ///
+    /// With no usable keys at all, a miss fetches again at once, one fetch at a time: the
+    /// readiness probe asks as the server starts, maybe before the issuer listens, and its
+    /// failed attempt must not refuse the first clients for a whole refresh interval. Either
+    /// way, a caller that waited while another fetched takes that fetch's outcome.
     pub async fn refresh(&self) -> Result<Arc<KeySet>, KeyError> {
+        let asked = Instant::now();
         let mut refresh = self.refresh.lock().await;
-        let recent = refresh
-            .last_attempt
-            .is_some_and(|at| at.elapsed() < self.source.refresh_interval);
+        let have_keys = self.cached().is_some();
+        let recent = refresh.last_attempt.is_some_and(|at| {
+            at >= asked || (have_keys && at.elapsed() < self.source.refresh_interval)
+        });
         if recent {
             // The same words as the failed fetch's: a client cannot tell whether this request
             // or the readiness probe's (which asks at start) made the attempt.
