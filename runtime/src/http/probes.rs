@@ -6,7 +6,7 @@
 //! A probe is looked up only after the `/mcp` comparison fails, and answered before the Host,
 //! Origin and authorization checks (a kubelet sends `Host: <pod-ip>:<port>`, no Origin and
 //! no token). Answering reads one atomic: nothing here does I/O per probe. What can become
-//! unreachable is watched in the background by [`watch`] (the shared event log, the
+//! unreachable is watched by a background task (the shared event log, the
 //! authenticator), which sets the [`Readiness`] bits the probe reads.
 //!
 //! [`Config::health_path`]: crate::Config::health_path
@@ -94,7 +94,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
 /// cheap, and only tells when cached keys grow too old to use).
 const CHECK_AUTH_READY: Duration = Duration::from_secs(10);
 
-/// What [`watch`] checks.
+/// What the background `watch` task checks.
 pub(super) struct Watched {
     /// The shared event log (Redis), if any: unreachable sets [`NotReady::SharedState`].
     pub event_log: Option<Arc<dyn crate::event_log::EventLog>>,
