@@ -39,6 +39,7 @@ fn implement(handler_rs: &str) -> String {
 }
 
 #[test]
+#[ignore = "slow (builds generated crates): .ci/run runs it by name with --ignored"]
 fn a_generated_crate_builds_runs_and_answers() {
     let root = workspace();
     let fixture = root.join("fixtures/openrpc/mcp-features.openrpc.json");
