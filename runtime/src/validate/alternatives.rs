@@ -9,7 +9,7 @@
 //! value: at most [`LISTED`] alternatives, each reason cut at [`LONGEST_REASON`] bytes, a
 //! nested union's reasons left out.
 
-use super::decode::describe_alone;
+use super::problem::{describe_alone, NONE_PREFIX};
 use super::Violations;
 use std::fmt::Write as _;
 
@@ -29,9 +29,6 @@ pub const LISTED: usize = 6;
 
 /// The longest reason given for one alternative, in bytes.
 pub const LONGEST_REASON: usize = 120;
-
-/// What starts the message of a value no alternative takes.
-pub(super) const NONE_PREFIX: &str = "matches none of ";
 
 /// The error of a union none of whose `alternatives` took the value: each is the alternative's
 /// label (the JSON type it takes, `integer`, `object`, ...) and why it did not.

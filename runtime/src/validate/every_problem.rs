@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::decode::{problem as problem_of, Problem};
+use super::problem::{problem as problem_of, Problem};
 
 /// Arguments longer than this get their first problem only.
 const LONGEST_TEXT: usize = 64 * 1024;

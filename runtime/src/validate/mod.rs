@@ -20,6 +20,7 @@ mod every_problem;
 pub mod formats;
 #[cfg(feature = "pattern")]
 mod pattern;
+mod problem;
 mod whole_value;
 
 pub use alternatives::{no_alternative, Miss};
