@@ -15,10 +15,12 @@
 //! with Redis gone, held sessions still serve and the rest is `Unavailable`.
 
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::redis::Redis;
 use mcp_runtime::bus::{BusEvent, Deliver};
 use mcp_runtime::event_log::{Broadcast, LogDeliver, Logged, ReplayError};
 use mcp_runtime::session::{Session, SessionChange, SessionLimits, StoreError};
@@ -27,173 +29,6 @@ use mcp_runtime::stores::Stores;
 use mcp_runtime::tasks::{TaskRecord, TaskStatus, TaskStoreError};
 use mcp_runtime::Config;
 use mcp_runtime::ProtocolVersion;
-
-/// A redis-server of this test's own.
-struct Redis {
-    port: u16,
-    child: Option<Child>,
-    _dir: tempfile::TempDir,
-}
-
-impl Redis {
-    fn start() -> Self {
-        let port = {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            listener.local_addr().unwrap().port()
-        };
-        let dir = tempfile::tempdir().unwrap();
-        let mut redis = Self {
-            port,
-            child: None,
-            _dir: dir,
-        };
-        redis.spawn();
-        redis
-    }
-
-    fn spawn(&mut self) {
-        self.spawn_with(&["--port", &self.port.to_string()]);
-    }
-
-    /// A redis-server that speaks only TLS on its port, with a certificate for 127.0.0.1 from
-    /// a CA made here (the openssl CLI): the CA's PEM.
-    fn start_tls() -> (Self, Vec<u8>) {
-        let mut redis = Self::start_stopped();
-        let dir = redis._dir.path().to_owned();
-        let openssl = |args: &[&str]| {
-            let status = Command::new("openssl")
-                .args(args)
-                .current_dir(&dir)
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("the openssl CLI on PATH");
-            assert!(status.success(), "openssl {args:?}");
-        };
-        let ec = [
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-        ];
-        openssl(
-            &[
-                &["req", "-x509"][..],
-                &ec,
-                &[
-                    "-keyout",
-                    "ca.key",
-                    "-out",
-                    "ca.pem",
-                    "-days",
-                    "1",
-                    "-subj",
-                    "/CN=test-ca",
-                ],
-            ]
-            .concat(),
-        );
-        openssl(
-            &[
-                &["req"][..],
-                &ec,
-                &[
-                    "-keyout",
-                    "server.key",
-                    "-out",
-                    "server.csr",
-                    "-subj",
-                    "/CN=127.0.0.1",
-                ],
-            ]
-            .concat(),
-        );
-        std::fs::write(dir.join("ext.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "1",
-            "-extfile",
-            "ext.cnf",
-        ]);
-        let port = redis.port.to_string();
-        redis.spawn_with(&[
-            "--port",
-            "0",
-            "--tls-port",
-            &port,
-            "--tls-cert-file",
-            "server.pem",
-            "--tls-key-file",
-            "server.key",
-            "--tls-ca-cert-file",
-            "ca.pem",
-            "--tls-auth-clients",
-            "no",
-        ]);
-        (redis, std::fs::read(dir.join("ca.pem")).unwrap())
-    }
-
-    fn start_stopped() -> Self {
-        let port = {
-            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-            listener.local_addr().unwrap().port()
-        };
-        Self {
-            port,
-            child: None,
-            _dir: tempfile::tempdir().unwrap(),
-        }
-    }
-
-    fn spawn_with(&mut self, ports: &[&str]) {
-        let child = Command::new("redis-server")
-            .args(ports)
-            .args(["--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(self._dir.path())
-            .current_dir(self._dir.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH (apt-get install redis-server)");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(Instant::now() < deadline, "redis-server did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
 
 fn record(id: &str, ttl_ms: u64) -> TaskRecord {
     let now = SystemTimeMs::now();
@@ -964,7 +799,7 @@ async fn rediss_is_tls_checked_against_the_given_ca() {
     assert!(connect(&plain, "tls", &config).await.is_err());
     // The system's roots are read as OpenSSL reads them: SSL_CERT_FILE names a private CA for
     // the binary's --redis rediss://... (no other test here speaks TLS).
-    std::env::set_var("SSL_CERT_FILE", redis._dir.path().join("ca.pem"));
+    std::env::set_var("SSL_CERT_FILE", redis.dir().join("ca.pem"));
     let c = connect(&url, "tls", &config)
         .await
         .expect("rediss:// with SSL_CERT_FILE");
