@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::descriptors::descriptor_json_of;
 use super::format::{Frame, Piece, Reach, Slot};
-use super::layout::{self, piece_module};
+use super::layout;
 use super::plan::MethodPlan;
 use crate::openrpc::{
     Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
@@ -17,6 +17,7 @@ use crate::openrpc::{
 use crate::tokens::ident;
 use crate::tokens::str_lit;
 use crate::typespace::{Checks, TypeSpace};
+use proc_macro2::Ident;
 
 /// `pub struct Server<H>`, its `Dispatch` implementation and `mod dispatch`: a module per
 /// method with its dispatch functions (decode, call, encode: the futures the runtime polls), so
@@ -57,10 +58,14 @@ pub(crate) fn server(
     let typed = Typed { types, checks };
     let modules: Vec<String> =
         layout::piece_names(methods.iter().map(|plan| plan.fn_name.as_str()));
-    let call_method = call_method(methods, &modules, frame);
-    let call_tool = call_tool(methods, &modules, frame);
-    let get_prompt = get_prompt(methods, &modules, frame);
-    let read_resource = read_resource(methods, &modules);
+    let idents: Vec<Ident> = modules
+        .iter()
+        .map(|name| frame.piece_module(layout::DISPATCH_DIR, name))
+        .collect();
+    let call_method = call_method(methods, &idents, frame);
+    let call_tool = call_tool(methods, &idents, frame);
+    let get_prompt = get_prompt(methods, &idents, frame);
+    let read_resource = read_resource(methods, &idents);
     let pieces: Vec<Piece> = methods
         .iter()
         .zip(modules)
@@ -75,9 +80,8 @@ pub(crate) fn server(
             /// Each method's dispatch, in a module of its own: decode the params, call the
             /// handler, encode the result.
             // Deprecated methods are still served: the contract deprecates them for callers.
-            #[allow(deprecated)]
+            #[allow(deprecated, unused_imports)]
             mod dispatch {
-                #[allow(unused_imports)]
                 use super::*;
                 #pieces
             }
@@ -213,13 +217,12 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
 }
 
 /// `Dispatch::call_method`: every method, by its JSON-RPC name, to its module's `call_method`.
-fn call_method(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+fn call_method(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let arms: Vec<TokenStream> = methods
         .iter()
         .zip(modules)
         .map(|(plan, module)| {
             let wire = str_lit(&plan.method.name);
-            let module = piece_module(module);
             quote! {
                 #wire => ::std::option::Option::Some(dispatch::#module::call_method(self, params, ctx)),
             }
@@ -360,7 +363,7 @@ fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
 }
 
 /// `Dispatch::call_tool`: every tool, by its MCP name, to its module's `call_tool`.
-fn call_tool(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+fn call_tool(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let arms = bound_arms(
         methods,
         modules,
@@ -410,7 +413,7 @@ fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
 }
 
 /// `Dispatch::get_prompt`: every prompt, by its MCP name, to its module's `get_prompt`.
-fn get_prompt(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+fn get_prompt(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let arms = bound_arms(
         methods,
         modules,
@@ -425,7 +428,7 @@ fn get_prompt(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame)
 /// name of each method bound to that kind, to the function `function` of its module.
 fn bound_arms<'d, B>(
     methods: &[MethodPlan<'d>],
-    modules: &[String],
+    modules: &[Ident],
     pick: fn(&'d McpBinding) -> Option<&'d B>,
     name: fn(&B) -> &String,
     function: TokenStream,
@@ -436,7 +439,6 @@ fn bound_arms<'d, B>(
         .filter_map(|(plan, module)| {
             let binding = pick(plan.binding()?)?;
             let key = str_lit(name(binding));
-            let module = piece_module(module);
             Some(quote! {
                 #key => ::std::option::Option::Some(dispatch::#module::#function(self, arguments, ctx)),
             })
@@ -503,11 +505,10 @@ fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -
 
 /// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
 /// order (the first template that matches reads), each to its module's `read_resource`.
-fn read_resource(methods: &[MethodPlan<'_>], modules: &[String]) -> TokenStream {
+fn read_resource(methods: &[MethodPlan<'_>], modules: &[Ident]) -> TokenStream {
     let mut resources = Vec::new();
     let mut templates = Vec::new();
     for (plan, module) in methods.iter().zip(modules) {
-        let module = piece_module(module);
         match plan.binding() {
             Some(McpBinding::Resource(resource)) => {
                 let uri = str_lit(&resource.uri);
