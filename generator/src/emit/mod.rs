@@ -287,7 +287,20 @@ pub fn emit_with(
     };
     let errors_section = |_: &mut Frame| errors::errors_module(document);
     let client_section = |_: &mut Frame| client::client_module(&methods, &types, &checks);
-    let mut sections: Vec<&Section<'_>> = vec![&types_section];
+    // The names the server's glue uses (`RequestContext`, `Params`, the dispatch helpers),
+    // short: the glue names the contract's types `types::Pet`, so no name of the contract's
+    // can clash with them.
+    let prelude_section = |_: &mut Frame| {
+        quote! {
+            #[allow(unused_imports)]
+            use ::mcp_runtime::generated_support::*;
+        }
+    };
+    let mut sections: Vec<&Section<'_>> = Vec::new();
+    if output.server() {
+        sections.push(&prelude_section);
+    }
+    sections.push(&types_section);
     if output.server() {
         sections.extend([
             &handler_section as &Section<'_>,
