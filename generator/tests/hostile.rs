@@ -614,8 +614,10 @@ fn hostile_documents_build_and_their_tests_run_nothing() {
         std::fs::write(dir.join("Cargo.toml"), package).unwrap();
         members.push(format!("\"crates/{name}\""));
         let module = name.replace('-', "_");
+        // The crate's `src/` as a module's directory, so that `generated.rs` declares its
+        // pieces' modules from `src/generated/` as in the crate.
         lib.push_str(&format!(
-            "pub mod {module} {{ include!(\"../../crates/{name}/src/generated.rs\"); }}\n"
+            "#[path = \"../../crates/{name}/src\"]\npub mod {module} {{ pub mod generated; }}\n"
         ));
     }
     write(&ws.path().join("lib/src/lib.rs"), &lib);
