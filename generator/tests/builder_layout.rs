@@ -103,14 +103,15 @@ fn builder_splits_beside_its_file_and_removes_what_it_no_longer_writes() {
     );
 }
 
-/// One file and split hold the same items: the split root with each `include!` replaced by
-/// its file parses to the one file's items, modules around the pieces aside.
+/// One file and split (as `Builder` writes it, for `OUT_DIR`) hold the same items: the split
+/// root with each `include!` replaced by its file parses to the one file's items, modules
+/// around the pieces aside.
 #[test]
 fn split_and_one_file_hold_the_same_code() {
     let split = mcp_codegen::generate_with_options(
         &quickstart(),
         &mcp_codegen::Options {
-            layout: mcp_codegen::scaffold::layout(false),
+            layout: mcp_codegen::emit::Layout::split_beside(std::path::Path::new("mcp_server.rs")),
             ..mcp_codegen::Options::default()
         },
     )
@@ -136,7 +137,7 @@ fn split_and_one_file_hold_the_same_code() {
         .server
         .pieces
         .iter()
-        .filter(|p| p.path.starts_with("generated/types/"))
+        .filter(|p| p.path.starts_with("mcp_server/types/"))
         .count();
     assert_eq!(items(&inlined), items(&one.server.source) + 2 * types);
 }
@@ -153,4 +154,34 @@ fn count_items(items: &[syn::Item]) -> usize {
             _ => 1,
         })
         .sum()
+}
+
+/// The CLI's layout declares its pieces as plain modules, which rustc finds where they are
+/// written (`src/generated/types/note.rs` for `mod note;` inside `mod types` of
+/// `src/generated.rs`): no `include!` anywhere, each piece declared once.
+#[test]
+fn cli_layout_declares_modules() {
+    let split = mcp_codegen::generate_with_options(
+        &quickstart(),
+        &mcp_codegen::Options {
+            layout: mcp_codegen::scaffold::layout(false),
+            ..mcp_codegen::Options::default()
+        },
+    )
+    .unwrap();
+    let root = &split.server.source;
+    assert!(!root.contains("include!"), "{root}");
+    for piece in &split.server.pieces {
+        assert!(!piece.source.contains("include!"), "{}", piece.path);
+        let (dir, file) = piece.path.rsplit_once('/').unwrap();
+        let stem = file.strip_suffix(".rs").unwrap();
+        let declared = format!("mod {stem};");
+        assert_eq!(root.matches(&declared).count(), 1, "{}", piece.path);
+        assert!(dir.starts_with("generated"), "{}", piece.path);
+        let module = match dir.split_once('/') {
+            Some((_, sub)) => format!("mod {sub} {{"),
+            None => String::new(),
+        };
+        assert!(root.contains(&module), "{module}");
+    }
 }

@@ -251,7 +251,7 @@ fn split_output_leftovers_and_one_file() {
     assert!(types > 5 && methods > 3, "{types} types, {methods} methods");
     let root_file = fs::read_to_string(out.join("src/generated.rs")).unwrap();
     assert!(
-        root_file.contains("include!(\"generated/types/"),
+        root_file.contains("mod types {") && root_file.contains("mod note;\n"),
         "{root_file}"
     );
 

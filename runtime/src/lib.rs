@@ -132,6 +132,7 @@ pub mod entry;
 mod error;
 mod expiry;
 mod future;
+pub mod generated_support;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]

@@ -231,3 +231,19 @@ fn resource(
     }
     finish(map, common, revision)
 }
+
+/// A descriptor's texts for the four revisions (`Descriptor::json`), each stored once: the
+/// array itself when the last two differ, else the texts up to the first of the last run of
+/// equal ones, through `mcp_runtime::generated_support::revisions`, which repeats the last.
+pub(crate) fn revision_texts(json: &[String]) -> proc_macro2::TokenStream {
+    let mut distinct = json.len();
+    while distinct > 1 && json[distinct - 1] == json[distinct - 2] {
+        distinct -= 1;
+    }
+    let texts = json[..distinct].iter().map(|j| crate::tokens::str_lit(j));
+    if distinct == json.len() {
+        quote::quote!([#(#texts),*])
+    } else {
+        quote::quote!(::mcp_runtime::generated_support::revisions([#(#texts),*]))
+    }
+}

@@ -63,8 +63,10 @@ impl Slot {
 #[derive(Default)]
 pub(crate) struct Frame {
     runs: Vec<Option<(Slot, Vec<TokenStream>)>>,
-    /// The pieces' directory of a split layout (`generated`); `None` for one file.
-    split: Option<String>,
+    /// The pieces' directory of a split layout (`generated`), and whether the root declares
+    /// them as modules ([`super::Layout::Modules`]) rather than `include!`s them; `None` for
+    /// one file.
+    split: Option<(String, bool)>,
     /// The files of a split layout: path from the root file's directory, formatted source.
     files: Vec<(String, String)>,
 }
@@ -92,11 +94,11 @@ impl Frame {
     /// Formats the tokens `build` returns, with the runs it sets aside in `frame` spliced in;
     /// with the split layout's directory, also returns the files of the pieces it split off.
     pub(crate) fn format_with(
-        split: Option<&str>,
+        split: Option<(&str, bool)>,
         build: impl FnOnce(&mut Frame) -> TokenStream,
     ) -> (String, Vec<(String, String)>) {
         let mut frame = Frame {
-            split: split.map(str::to_string),
+            split: split.map(|(dir, modules)| (dir.to_string(), modules)),
             ..Frame::default()
         };
         let tokens = build(&mut frame);
@@ -119,56 +121,76 @@ impl Frame {
     }
 
     /// The items of a module made of `pieces` (a run of [`Slot::ModuleItems`] at the top of the
-    /// file's first level): in one file, the pieces themselves (or, for [`Reach::Modules`], a
-    /// module around each); split, each piece is the file `DIR/<subdir>/<name>.rs`, included
-    /// in a module of its own.
+    /// file's first level). In one file, the pieces themselves (or, for [`Reach::Modules`], a
+    /// module around each). Split, each piece is the file `DIR/<subdir>/<name>.rs`: declared
+    /// as a plain module (`mod pet;`, and `pub use pet::*;` for [`Reach::Items`]) with
+    /// [`super::Layout::Modules`], `include!`d in a module of its own with
+    /// [`super::Layout::Split`].
     pub(crate) fn pieces(&mut self, subdir: &str, pieces: Vec<Piece>, reach: Reach) -> TokenStream {
         let items = pieces
             .into_iter()
-            .map(|piece| {
-                let body = match &self.split {
-                    None if reach == Reach::Items => return piece.tokens,
-                    None => piece.tokens,
-                    Some(dir) => {
-                        let path = format!("{dir}/{subdir}/{}.rs", piece.name);
-                        self.files.push((path.clone(), format_items(piece.tokens)));
-                        quote!(include!(#path);)
+            .map(|piece| match &self.split {
+                None if reach == Reach::Items => piece.tokens,
+                Some((dir, false)) => {
+                    let path = format!("{dir}/{subdir}/{}.rs", piece.name);
+                    self.files.push((path.clone(), format_items(piece.tokens)));
+                    included_piece(&piece.name, quote!(include!(#path);), reach)
+                }
+                None => {
+                    let (module, _) = super::layout::plain_module(subdir, &piece.name);
+                    let body = piece.tokens;
+                    quote! {
+                        pub(crate) mod #module {
+                            use super::*;
+                            #body
+                        }
                     }
-                };
-                let module = super::layout::piece_module(&piece.name);
-                // A binary warns about a re-export it never uses (a schema no method uses).
-                let export = match reach {
-                    Reach::Items => quote! {
-                        #[allow(unused_imports)]
-                        pub use #module::*;
-                    },
-                    Reach::Modules => TokenStream::new(),
-                };
-                let vis = match reach {
-                    Reach::Items => TokenStream::new(),
-                    Reach::Modules => quote!(pub(crate)),
-                };
-                quote! {
-                    #vis mod #module {
-                        #[allow(unused_imports)]
-                        use super::*;
-                        #body
+                }
+                Some((dir, true)) => {
+                    let path = format!("{dir}/{subdir}/{}.rs", piece.name);
+                    let (declaration, body) =
+                        module_piece(subdir, &piece.name, piece.tokens, reach);
+                    let mut text = format_items(body);
+                    if text.starts_with(USE_SUPER) {
+                        text.insert(USE_SUPER.len(), '\n');
                     }
-                    #export
+                    self.files.push((path, text));
+                    declaration
                 }
             })
             .collect();
         self.run(Slot::ModuleItems, items)
     }
 
-    /// The items `tokens`, or, split, `include!` of the file `DIR/<name>.rs` holding them.
-    pub(crate) fn file(&mut self, name: &str, tokens: TokenStream) -> TokenStream {
+    /// The module of the piece `name` in `subdir` ([`Frame::pieces`]), as paths name it.
+    pub(crate) fn piece_module(&self, subdir: &str, name: &str) -> Ident {
         match &self.split {
-            None => tokens,
-            Some(dir) => {
+            Some((_, false)) => super::layout::piece_module(name),
+            _ => super::layout::plain_module(subdir, name).0,
+        }
+    }
+
+    /// The module `#attrs pub mod NAME { tokens }`, its items in the file `DIR/<NAME>.rs` when
+    /// split: `pub mod NAME;` with [`super::Layout::Modules`], `include!`d with
+    /// [`super::Layout::Split`].
+    pub(crate) fn file(
+        &mut self,
+        name: &str,
+        attrs: TokenStream,
+        tokens: TokenStream,
+    ) -> TokenStream {
+        let module = Ident::new(name, Span::call_site());
+        match &self.split {
+            None => quote!(#attrs pub mod #module { #tokens }),
+            Some((dir, modules)) => {
                 let path = format!("{dir}/{name}.rs");
+                let modules = *modules;
                 self.files.push((path.clone(), format_items(tokens)));
-                quote!(include!(#path);)
+                if modules {
+                    quote!(#attrs pub mod #module;)
+                } else {
+                    quote!(#attrs pub mod #module { include!(#path); })
+                }
             }
         }
     }
@@ -206,6 +228,69 @@ impl Frame {
         let index: usize = rest[..rest.find('!')?].parse().ok()?;
         self.runs.get_mut(index)?.take()
     }
+}
+
+/// The first line of a piece declared as a module, which a blank line separates from the rest.
+const USE_SUPER: &str = "use super::*;\n";
+
+/// A piece `include!`d in a module of its own ([`super::Layout::Split`]): `mod pet_rs { use
+/// super::*; include!("..."); }`, glob re-exported for [`Reach::Items`].
+fn included_piece(name: &str, body: TokenStream, reach: Reach) -> TokenStream {
+    let module = super::layout::piece_module(name);
+    // A binary warns about a re-export it never uses (a schema no method uses).
+    let (vis, export) = match reach {
+        Reach::Items => (
+            TokenStream::new(),
+            quote! {
+                #[allow(unused_imports)]
+                pub use #module::*;
+            },
+        ),
+        Reach::Modules => (quote!(pub(crate)), TokenStream::new()),
+    };
+    quote! {
+        #vis mod #module {
+            #[allow(unused_imports)]
+            use super::*;
+            #body
+        }
+        #export
+    }
+}
+
+/// A piece declared as a plain module ([`super::Layout::Modules`]): the declaration in the root
+/// (`mod pet;` and `pub use pet::*;` for [`Reach::Items`], `pub(crate) mod add;` for
+/// [`Reach::Modules`]) and the file's items (`use super::*;` and the piece). A piece that is
+/// one inline module of the file's name (`pub mod defaults { ... }`) is that module: declared
+/// as `pub mod defaults;` with its items in the file.
+fn module_piece(
+    subdir: &str,
+    name: &str,
+    tokens: TokenStream,
+    reach: Reach,
+) -> (TokenStream, TokenStream) {
+    let (module, path) = super::layout::plain_module(subdir, name);
+    if let Ok(syn::Item::Mod(item)) = syn::parse2::<syn::Item>(tokens.clone()) {
+        if item.ident == module && path.is_none() {
+            if let Some((_, items)) = item.content {
+                let (attrs, vis) = (item.attrs, item.vis);
+                return (quote!(#(#attrs)* #vis mod #module;), quote!(#(#items)*));
+            }
+        }
+    }
+    let path = path.map(|path| quote!(#[path = #path]));
+    let declaration = match reach {
+        Reach::Items => quote! {
+            #path
+            mod #module;
+            pub use #module::*;
+        },
+        Reach::Modules => quote! {
+            #path
+            pub(crate) mod #module;
+        },
+    };
+    (declaration, quote!(use super::*; #tokens))
 }
 
 /// `head { body }`, taking `body` without copying it.

@@ -72,11 +72,9 @@ pub(crate) fn handler_trait(
                 #docs
                 fn #name(
                     &self,
-                    ctx: &::mcp_runtime::RequestContext,
-                    request: ::mcp_runtime::CompletionRequest,
-                ) -> impl ::std::future::Future<
-                    Output = ::std::result::Result<::std::vec::Vec<::std::string::String>, ::mcp_runtime::Error>,
-                > + ::std::marker::Send;
+                    ctx: &RequestContext,
+                    request: CompletionRequest,
+                ) -> impl Future<Output = Result<Vec<String>, Error>> + Send;
             }
         });
         let body = match plan.forwarded {
@@ -91,11 +89,9 @@ pub(crate) fn handler_trait(
             #deprecated
             fn #name(
                 &self,
-                ctx: &::mcp_runtime::RequestContext
+                ctx: &RequestContext
                 #params
-            ) -> impl ::std::future::Future<
-                Output = ::std::result::Result<#output, ::mcp_runtime::Error>,
-            > + ::std::marker::Send #body
+            ) -> impl Future<Output = Result<#output, Error>> + Send #body
             #(#completions)*
         }
     });
@@ -108,7 +104,7 @@ pub(crate) fn handler_trait(
             /// Give the upstream with `upstream`; write any method as an `async fn` to serve it
             /// by hand (the others stay forwarded). A returned `Err` becomes an `isError`
             /// result for a tool, and a JSON-RPC error otherwise.
-            pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+            pub trait Handler: Send + Sync + 'static {
                 /// The upstream the forwarded methods call.
                 fn upstream(&self) -> &::mcp_runtime::upstream::Upstream;
 
@@ -121,7 +117,7 @@ pub(crate) fn handler_trait(
         ///
         /// Write each method as an `async fn`. A returned `Err` becomes an `isError` result for
         /// a tool, and a JSON-RPC error otherwise.
-        pub trait Handler: ::std::marker::Send + ::std::marker::Sync + 'static {
+        pub trait Handler: Send + Sync + 'static {
             #fns
         }
     }

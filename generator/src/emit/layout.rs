@@ -39,6 +39,15 @@ pub enum Layout {
         /// `include!`s look.
         dir: String,
     },
+    /// As [`Layout::Split`], but the root declares each piece as a plain module (`mod note;`
+    /// `pub use note::*;`, `pub mod descriptors;`), which rustc finds at the same paths, in
+    /// `dir` beside the root: for a root that is a source file of the crate (the CLI's
+    /// `src/generated.rs`, pieces in `src/generated/`). A root that is `include!`d from
+    /// `OUT_DIR` needs [`Layout::Split`], whose pieces are `include!`d too.
+    Modules {
+        /// The directory of the pieces: the root file's name without `.rs`.
+        dir: String,
+    },
 }
 
 impl Layout {
@@ -46,6 +55,24 @@ impl Layout {
     pub fn split_beside(root: &Path) -> Self {
         Layout::Split {
             dir: pieces_dir_name(root),
+        }
+    }
+
+    /// [`Layout::Modules`] into [`pieces_dir_name`] of `root` (a root named `NAME.rs`, so that
+    /// rustc looks for its modules in `NAME/`).
+    pub fn modules_beside(root: &Path) -> Self {
+        Layout::Modules {
+            dir: pieces_dir_name(root),
+        }
+    }
+
+    /// The pieces' directory, and whether the root declares them as modules; `None` for one
+    /// file.
+    pub(crate) fn pieces(&self) -> Option<(&str, bool)> {
+        match self {
+            Layout::OneFile => None,
+            Layout::Split { dir } => Some((dir, false)),
+            Layout::Modules { dir } => Some((dir, true)),
         }
     }
 }
@@ -135,11 +162,26 @@ pub fn piece_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> 
         .collect()
 }
 
-/// The module a piece is included in: `pet_rs` for `pet` (never a keyword, never a type's name,
-/// which is camel case).
+/// The module a piece is included in with [`Layout::Split`]: `pet_rs` for `pet` (never a
+/// keyword, never a type's name, which is camel case).
 pub(crate) fn piece_module(piece: &str) -> Ident {
     Ident::new(&format!("{piece}_rs"), Span::call_site())
 }
+
+/// The module of a piece in `subdir` with [`Layout::Modules`] (and inline, in one file): the
+/// piece's own name (`mod pet;`, found at `pet.rs`), unless that is a keyword or a name the
+/// generated code refers to from inside the piece (`types`, beside the methods' modules),
+/// which get `pet_rs` and the file's path (`#[path = "type.rs"] mod type_rs;`).
+pub(crate) fn plain_module(subdir: &str, piece: &str) -> (Ident, Option<String>) {
+    let taken = subdir == DISPATCH_DIR && TAKEN_IN_DISPATCH.contains(&piece);
+    match syn::parse_str::<Ident>(piece) {
+        Ok(ident) if !taken => (ident, None),
+        _ => (piece_module(piece), Some(format!("{piece}.rs"))),
+    }
+}
+
+/// Names the dispatch functions use that a method's module must not hide.
+const TAKEN_IN_DISPATCH: &[&str] = &["types", "dispatch"];
 
 /// The first line of every generated file: what [`leftover_files`] looks for before it calls
 /// a file the generator's.

@@ -283,14 +283,24 @@ pub fn emit_with(
         let bundled = crate::skills::skills_static(skills);
         let card = server::server_card(document);
         let document = server::openrpc_document(document);
-        descriptors_module(frame.file(
-            layout::DESCRIPTORS,
-            quote!(#catalog #bundled #document #card),
-        ))
+        descriptors_module(frame, quote!(#catalog #bundled #document #card))
     };
     let errors_section = |_: &mut Frame| errors::errors_module(document);
     let client_section = |_: &mut Frame| client::client_module(&methods, &types, &checks);
-    let mut sections: Vec<&Section<'_>> = vec![&types_section];
+    // The names the server's glue uses (`RequestContext`, `Params`, the dispatch helpers),
+    // short: the glue names the contract's types `types::Pet`, so no name of the contract's
+    // can clash with them.
+    let prelude_section = |_: &mut Frame| {
+        quote! {
+            #[allow(unused_imports)]
+            use ::mcp_runtime::generated_support::*;
+        }
+    };
+    let mut sections: Vec<&Section<'_>> = Vec::new();
+    if output.server() {
+        sections.push(&prelude_section);
+    }
+    sections.push(&types_section);
     if output.server() {
         sections.extend([
             &handler_section as &Section<'_>,
@@ -302,11 +312,7 @@ pub fn emit_with(
     if output.client() {
         sections.push(&client_section);
     }
-    let split = match layout {
-        Layout::OneFile => None,
-        Layout::Split { dir } => Some(dir.as_str()),
-    };
-    let (source, files) = format_sections(&sections, split);
+    let (source, files) = format_sections(&sections, layout.pieces());
     Emitted {
         source: with_header(&source, source_name),
         pieces: files
@@ -336,7 +342,7 @@ const SECTION_STACK: usize = 8 << 20;
 /// directory, also returns the files the sections split off, in order.
 fn format_sections(
     sections: &[&Section<'_>],
-    split: Option<&str>,
+    split: Option<(&str, bool)>,
 ) -> (String, Vec<(String, String)>) {
     std::thread::scope(|scope| {
         let workers: Vec<_> = sections
@@ -365,25 +371,23 @@ fn format_sections(
 fn types_module(type_defs: TokenStream) -> TokenStream {
     quote! {
         /// Rust types of the document's schemas and of each method's params.
-        #[allow(clippy::all, clippy::pedantic, dead_code)]
+        #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports)]
         pub mod types {
             #type_defs
         }
     }
 }
 
-/// `pub mod descriptors { ... }` around the catalog and the embedded document (or the
-/// `include!` of their file).
-fn descriptors_module(items: TokenStream) -> TokenStream {
-    quote! {
+/// `pub mod descriptors { ... }` around the catalog and the embedded document (or its
+/// declaration, its items in a file of their own).
+fn descriptors_module(frame: &mut Frame, items: TokenStream) -> TokenStream {
+    let attrs = quote! {
         /// What the server publishes through `initialize`, `server/discover` and the `*/list`
         /// methods, and through `rpc.discover` on the plain JSON-RPC endpoint, computed at
         /// generation time.
         #[allow(clippy::all, clippy::pedantic)]
-        pub mod descriptors {
-            #items
-        }
-    }
+    };
+    frame.file(layout::DESCRIPTORS, attrs, items)
 }
 
 /// A type's tokens as formatted source text (`::std::vec::Vec<types::Pet>`).

@@ -3,12 +3,12 @@
 
 use heck::ToKebabCase;
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use serde_json::Value;
 
 use super::descriptors::descriptor_json_of;
 use super::format::{Frame, Piece, Reach, Slot};
-use super::layout::{self, piece_module};
+use super::layout;
 use super::plan::MethodPlan;
 use crate::openrpc::{
     Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
@@ -17,6 +17,7 @@ use crate::openrpc::{
 use crate::tokens::ident;
 use crate::tokens::str_lit;
 use crate::typespace::{Checks, TypeSpace};
+use proc_macro2::Ident;
 
 /// `pub struct Server<H>`, its `Dispatch` implementation and `mod dispatch`: a module per
 /// method with its dispatch functions (decode, call, encode: the futures the runtime polls), so
@@ -41,14 +42,14 @@ pub(crate) fn server(
     });
     let server_card = identity.card.is_some().then(|| {
         quote! {
-            fn server_card(&self) -> ::std::option::Option<&'static str> {
-                ::std::option::Option::Some(descriptors::SERVER_CARD)
+            fn server_card(&self) -> Option<&'static str> {
+                Some(descriptors::SERVER_CARD)
             }
         }
     });
     let skills = has_skills.then(|| {
         quote! {
-            fn skills(&self) -> &'static [::mcp_runtime::skills::Skill] {
+            fn skills(&self) -> &'static [Skill] {
                 descriptors::SKILLS
             }
         }
@@ -57,10 +58,14 @@ pub(crate) fn server(
     let typed = Typed { types, checks };
     let modules: Vec<String> =
         layout::piece_names(methods.iter().map(|plan| plan.fn_name.as_str()));
-    let call_method = call_method(methods, &modules, frame);
-    let call_tool = call_tool(methods, &modules, frame);
-    let get_prompt = get_prompt(methods, &modules, frame);
-    let read_resource = read_resource(methods, &modules);
+    let idents: Vec<Ident> = modules
+        .iter()
+        .map(|name| frame.piece_module(layout::DISPATCH_DIR, name))
+        .collect();
+    let call_method = call_method(methods, &idents, frame);
+    let call_tool = call_tool(methods, &idents, frame);
+    let get_prompt = get_prompt(methods, &idents, frame);
+    let read_resource = read_resource(methods, &idents);
     let pieces: Vec<Piece> = methods
         .iter()
         .zip(modules)
@@ -75,9 +80,8 @@ pub(crate) fn server(
             /// Each method's dispatch, in a module of its own: decode the params, call the
             /// handler, encode the result.
             // Deprecated methods are still served: the contract deprecates them for callers.
-            #[allow(deprecated)]
+            #[allow(deprecated, unused_imports)]
             mod dispatch {
-                #[allow(unused_imports)]
                 use super::*;
                 #pieces
             }
@@ -106,13 +110,13 @@ pub(crate) fn server(
 
         // Deprecated methods are still served: the contract deprecates them for callers.
         #[allow(deprecated)]
-        impl<H: Handler> ::mcp_runtime::Dispatch for Server<H> {
-            fn catalog(&self) -> &'static ::mcp_runtime::Catalog {
+        impl<H: Handler> Dispatch for Server<H> {
+            fn catalog(&self) -> &'static Catalog {
                 &descriptors::CATALOG
             }
 
-            fn openrpc_document(&self) -> ::std::option::Option<&'static str> {
-                ::std::option::Option::Some(descriptors::OPENRPC_DOCUMENT)
+            fn openrpc_document(&self) -> Option<&'static str> {
+                Some(descriptors::OPENRPC_DOCUMENT)
             }
 
             #scopes
@@ -182,7 +186,7 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
             template_arms.push(quote! {
                 ("resources/read", uri)
                     if uri == #key
-                        || ::mcp_runtime::uri_template::match_uri(#key, uri).is_some() =>
+                        || match_uri(#key, uri).is_some() =>
                 {
                     &[#(#scopes),*]
                 }
@@ -213,15 +217,14 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
 }
 
 /// `Dispatch::call_method`: every method, by its JSON-RPC name, to its module's `call_method`.
-fn call_method(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+fn call_method(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let arms: Vec<TokenStream> = methods
         .iter()
         .zip(modules)
         .map(|(plan, module)| {
             let wire = str_lit(&plan.method.name);
-            let module = piece_module(module);
             quote! {
-                #wire => ::std::option::Option::Some(dispatch::#module::call_method(self, params, ctx)),
+                #wire => Some(dispatch::#module::call_method(self, params, ctx)),
             }
         })
         .collect();
@@ -232,12 +235,9 @@ fn call_method(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame
         fn call_method<'a>(
             &'a self,
             #method: &str,
-            #params: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-            #ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, ::std::result::Result<
-            ::std::boxed::Box<::serde_json::value::RawValue>,
-            ::mcp_runtime::RpcError,
-        >>> {
+            #params: Params<'a>,
+            #ctx: RequestContext,
+        ) -> Option<ReplyFuture<'a>> {
             #body
         }
     }
@@ -246,7 +246,8 @@ fn call_method(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame
 /// The items of a method's module in `mod dispatch`: `call_method` (the plain JSON-RPC call,
 /// every method has one) and, for a method bound to MCP, `call_tool`, `get_prompt` or
 /// `read_resource`. Each is generic over the handler and returns the boxed future the `Dispatch`
-/// method returns.
+/// method returns: one helper of `mcp_runtime::generated_support` decodes the params, and the
+/// closure's `async` block calls the handler and encodes its result with another.
 fn dispatch_fns(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let encoded = encoded_type(plan, types);
     let method = method_fn(plan, types);
@@ -260,33 +261,15 @@ fn dispatch_fns(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     quote!(#encoded #method #bound)
 }
 
-/// `Encoded`, beside the dispatch functions of a method whose result is a generated type: what
-/// the runtime's generic encoders (`encode_result`, `ToolOutcome::from_result`, ...) are given
-/// instead of the result. Generic functions of other crates are compiled into codegen units
-/// named for their own modules, shared by every method: instantiated with the result type, each
-/// change to its schema would compile those shared units again. Instantiated with `Encoded`, a
-/// reference that stays the same, they are reused, and only this module and the type's own are
-/// compiled again.
+/// `encoded!(RESULT);`, beside the dispatch functions of a method whose result is a generated
+/// type: the `Encoded` wrapper the runtime's generic encoders are given instead of the result
+/// (why: `mcp_runtime::generated_support`).
 fn encoded_type(plan: &MethodPlan<'_>, types: &Typed<'_>) -> Option<TokenStream> {
     if !wraps_result(plan, types.types) {
         return None;
     }
     let ty = plan.result_type(types.types);
-    Some(quote! {
-        /// The result as the runtime's generic encoders see it: a type that stays the same when
-        /// the result's schema changes, so that their code, shared by every method, is not
-        /// compiled again then.
-        struct Encoded<'r>(&'r #ty);
-
-        impl ::serde::Serialize for Encoded<'_> {
-            fn serialize<S: ::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::std::result::Result<S::Ok, S::Error> {
-                ::serde::Serialize::serialize(self.0, serializer)
-            }
-        }
-    })
+    Some(quote!(encoded!(#ty);))
 }
 
 /// Whether the method's dispatch module wraps its result in `Encoded` ([`encoded_type`]): its
@@ -295,72 +278,68 @@ fn wraps_result(plan: &MethodPlan<'_>, types: &TypeSpace) -> bool {
     !plan.returns_mcp() && plan.result.is_some_and(|ty| types.mentions_named(ty))
 }
 
-/// `&Encoded(&result)`, or `&result` when the method's result is not wrapped.
-fn encoded(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
+/// What the encoders wrap the result in: `Encoded`, or `as_is`.
+fn wrap(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
     if wraps_result(plan, types) {
-        quote!(&Encoded(&result))
+        quote!(Encoded)
     } else {
-        quote!(&result)
+        quote!(as_is)
     }
 }
 
-/// The output of `call_method`, `get_prompt` and `read_resource`.
-fn rpc_output() -> TokenStream {
-    quote!(
-        ::std::result::Result<
-            ::std::boxed::Box<::serde_json::value::RawValue>,
-            ::mcp_runtime::RpcError,
-        >
-    )
+/// `helper(INPUTS move |params: P| async move { body })`, the helper with `valid_` before its
+/// name when the params have checks beyond serde's; `Box::pin(async move { body })` for a
+/// method without params.
+fn decoded(
+    plan: &MethodPlan<'_>,
+    types: &Typed<'_>,
+    helper: &str,
+    inputs: TokenStream,
+    body: TokenStream,
+) -> TokenStream {
+    match params_type(plan, types) {
+        Some((ty, checked)) => {
+            let helper = if checked {
+                format_ident!("valid_{helper}")
+            } else {
+                format_ident!("{helper}")
+            };
+            quote!(#helper(#inputs move |params: #ty| async move { #body }))
+        }
+        None => quote!(Box::pin(async move { #body })),
+    }
 }
 
 /// A method's `call_method`: decode the params in the method's `paramStructure`, call, encode.
 fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let call = call_expr(plan);
-    let decode = params_type(plan, types).map(|(ty, checked)| {
-        let structure = match plan.method.param_structure {
-            ParamStructure::ByName => quote!(ByName),
-            ParamStructure::ByPosition => quote!(ByPosition),
-            ParamStructure::Either => quote!(Either),
-        };
-        let decode = if checked {
-            quote!(decode_valid_params)
-        } else {
-            quote!(decode_params)
-        };
-        quote! {
-            let params: #ty = match ::mcp_runtime::dispatch::#decode(
-                params,
-                ::mcp_runtime::ParamStructure::#structure,
-            ) {
-                ::std::result::Result::Ok(params) => params,
-                ::std::result::Result::Err(error) => return ::std::result::Result::Err(error),
-            };
-        }
-    });
-    let params = used(decode.is_some(), "params");
-    // A `match` rather than `map_err` and `?`: those are generic functions of `core`,
-    // instantiated with the result type (see `encoded_type`).
-    let (bind, value) = match plan.result {
-        Some(_) => (quote!(result), encoded(plan, types.types)),
-        None => (quote!(_), quote!(&())),
+    let structure = match plan.method.param_structure {
+        ParamStructure::ByName => quote!(ByName),
+        ParamStructure::ByPosition => quote!(ByPosition),
+        ParamStructure::Either => quote!(Either),
     };
-    let call_and_encode = quote! {
-        match #call.await {
-            ::std::result::Result::Ok(#bind) => ::mcp_runtime::dispatch::encode_result(#value),
-            ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_rpc_error()),
-        }
+    let params = used(plan.params.is_some(), "params");
+    let wrap = match plan.result {
+        Some(_) => wrap(plan, types.types),
+        None => quote!(no_result),
     };
+    let body = decoded(
+        plan,
+        types,
+        "method",
+        quote!(params, ParamStructure::#structure,),
+        quote!(reply(#call.await, #wrap)),
+    );
     dispatch_fn(
         quote!(call_method),
-        quote!(#params: ::std::option::Option<&'a ::serde_json::value::RawValue>,),
-        rpc_output(),
-        quote!(#decode #call_and_encode),
+        quote!(#params: Params<'a>,),
+        quote!(ReplyFuture<'a>),
+        body,
     )
 }
 
 /// `Dispatch::call_tool`: every tool, by its MCP name, to its module's `call_tool`.
-fn call_tool(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+fn call_tool(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let arms = bound_arms(
         methods,
         modules,
@@ -368,49 +347,30 @@ fn call_tool(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) 
         |tool| &tool.common.name,
         quote!(call_tool),
     );
-    let output = quote!(::mcp_runtime::ToolOutcome);
+    let output = quote!(ToolFuture<'a>);
     by_name_with_arguments(quote!(call_tool), output, arms, frame)
 }
 
 /// A tool's `call_tool`: arguments that do not decode are the tool's error, not the protocol's.
 fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let call = call_expr(plan);
-    let decode = params_type(plan, types).map(|(ty, checked)| {
-        let decode = decode_arguments_fn(checked);
-        quote! {
-            let params: #ty = match ::mcp_runtime::dispatch::#decode(arguments) {
-                ::std::result::Result::Ok(params) => params,
-                ::std::result::Result::Err(message) => {
-                    return ::mcp_runtime::ToolOutcome::InvalidArguments(message);
-                }
-            };
-        }
-    });
-    let arguments = used(decode.is_some(), "arguments");
     let outcome = if plan.returns_mcp() {
-        quote!(::mcp_runtime::ToolOutcome::from_mcp(#call.await))
-    } else if wraps_result(plan, types.types) {
-        quote! {
-            match #call.await {
-                ::std::result::Result::Ok(result) => {
-                    ::mcp_runtime::ToolOutcome::from_result(::std::result::Result::Ok(Encoded(&result)))
-                }
-                ::std::result::Result::Err(error) => ::mcp_runtime::ToolOutcome::Failed(error),
-            }
-        }
+        quote!(ToolOutcome::from_mcp(#call.await))
     } else {
-        quote!(::mcp_runtime::ToolOutcome::from_result(#call.await))
+        let wrap = wrap(plan, types.types);
+        quote!(tool_reply(#call.await, #wrap))
     };
+    let arguments = used(plan.params.is_some(), "arguments");
     dispatch_fn(
         quote!(call_tool),
-        quote!(#arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,),
-        quote!(::mcp_runtime::ToolOutcome),
-        quote!(#decode #outcome),
+        quote!(#arguments: Params<'a>,),
+        quote!(ToolFuture<'a>),
+        decoded(plan, types, "tool", quote!(arguments,), outcome),
     )
 }
 
 /// `Dispatch::get_prompt`: every prompt, by its MCP name, to its module's `get_prompt`.
-fn get_prompt(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame) -> TokenStream {
+fn get_prompt(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let arms = bound_arms(
         methods,
         modules,
@@ -418,14 +378,14 @@ fn get_prompt(methods: &[MethodPlan<'_>], modules: &[String], frame: &mut Frame)
         |prompt| &prompt.common.name,
         quote!(get_prompt),
     );
-    by_name_with_arguments(quote!(get_prompt), rpc_output(), arms, frame)
+    by_name_with_arguments(quote!(get_prompt), quote!(ReplyFuture<'a>), arms, frame)
 }
 
 /// The arms of a `Dispatch` method that routes by MCP name (`call_tool`, `get_prompt`): the
 /// name of each method bound to that kind, to the function `function` of its module.
 fn bound_arms<'d, B>(
     methods: &[MethodPlan<'d>],
-    modules: &[String],
+    modules: &[Ident],
     pick: fn(&'d McpBinding) -> Option<&'d B>,
     name: fn(&B) -> &String,
     function: TokenStream,
@@ -436,9 +396,8 @@ fn bound_arms<'d, B>(
         .filter_map(|(plan, module)| {
             let binding = pick(plan.binding()?)?;
             let key = str_lit(name(binding));
-            let module = piece_module(module);
             Some(quote! {
-                #key => ::std::option::Option::Some(dispatch::#module::#function(self, arguments, ctx)),
+                #key => Some(dispatch::#module::#function(self, arguments, ctx)),
             })
         })
         .collect()
@@ -459,9 +418,9 @@ fn by_name_with_arguments(
         fn #function<'a>(
             &'a self,
             #name: &str,
-            #arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,
-            #ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, #output>> {
+            #arguments: Params<'a>,
+            #ctx: RequestContext,
+        ) -> Option<#output> {
             #body
         }
     }
@@ -470,58 +429,43 @@ fn by_name_with_arguments(
 /// A prompt's `get_prompt`: a typed result becomes one text message under the prompt's
 /// description.
 fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -> TokenStream {
-    let description = option_str(prompt.common.description.as_deref());
-    let value = encoded(plan, types.types);
-    let encode = if plan.returns_mcp() {
-        quote!(::mcp_runtime::dispatch::encode_result(#value))
-    } else {
-        quote!(::mcp_runtime::dispatch::prompt_result(#description, #value))
-    };
     let call = call_expr(plan);
-    let decode = params_type(plan, types).map(|(ty, checked)| {
-        let decode = decode_arguments_fn(checked);
-        quote! {
-            let params: #ty = match ::mcp_runtime::dispatch::#decode(arguments) {
-                ::std::result::Result::Ok(params) => params,
-                ::std::result::Result::Err(message) => {
-                    return ::std::result::Result::Err(::mcp_runtime::RpcError::invalid_params(
-                        ::std::format!("Invalid arguments: {message}"),
-                    ));
-                }
-            };
-        }
-    });
-    let arguments = used(decode.is_some(), "arguments");
-    let call_and_encode = mcp_call_and_encode(&call, &encode);
+    let encode = if plan.returns_mcp() {
+        quote!(mcp_reply(#call.await))
+    } else {
+        let description = short_option_str(prompt.common.description.as_deref());
+        let wrap = wrap(plan, types.types);
+        quote!(prompt_reply(#description, #call.await, #wrap))
+    };
+    let arguments = used(plan.params.is_some(), "arguments");
     dispatch_fn(
         quote!(get_prompt),
-        quote!(#arguments: ::std::option::Option<&'a ::serde_json::value::RawValue>,),
-        rpc_output(),
-        quote!(#decode #call_and_encode),
+        quote!(#arguments: Params<'a>,),
+        quote!(ReplyFuture<'a>),
+        decoded(plan, types, "prompt", quote!(arguments,), encode),
     )
 }
 
 /// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
 /// order (the first template that matches reads), each to its module's `read_resource`.
-fn read_resource(methods: &[MethodPlan<'_>], modules: &[String]) -> TokenStream {
+fn read_resource(methods: &[MethodPlan<'_>], modules: &[Ident]) -> TokenStream {
     let mut resources = Vec::new();
     let mut templates = Vec::new();
     for (plan, module) in methods.iter().zip(modules) {
-        let module = piece_module(module);
         match plan.binding() {
             Some(McpBinding::Resource(resource)) => {
                 let uri = str_lit(&resource.uri);
                 resources.push(quote! {
                     if uri == #uri {
-                        return ::std::option::Option::Some(dispatch::#module::read_resource(self, uri, ctx));
+                        return Some(dispatch::#module::read_resource(self, uri, ctx));
                     }
                 });
             }
             Some(McpBinding::ResourceTemplate(template)) => {
                 let uri_template = str_lit(&template.uri_template);
                 templates.push(quote! {
-                    if let ::std::option::Option::Some(vars) = ::mcp_runtime::uri_template::match_uri(#uri_template, uri) {
-                        return ::std::option::Option::Some(dispatch::#module::read_resource(self, uri, vars, ctx));
+                    if let Some(vars) = match_uri(#uri_template, uri) {
+                        return Some(dispatch::#module::read_resource(self, uri, vars, ctx));
                     }
                 });
             }
@@ -530,16 +474,15 @@ fn read_resource(methods: &[MethodPlan<'_>], modules: &[String]) -> TokenStream 
     }
     let any = !resources.is_empty() || !templates.is_empty();
     let (uri, ctx) = (used(any, "uri"), used(any, "ctx"));
-    let output = rpc_output();
     quote! {
         fn read_resource<'a>(
             &'a self,
             #uri: &'a str,
-            #ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<::mcp_runtime::BoxFuture<'a, #output>> {
+            #ctx: RequestContext,
+        ) -> Option<ReplyFuture<'a>> {
             #(#resources)*
             #(#templates)*
-            ::std::option::Option::None
+            None
         }
     }
 }
@@ -551,13 +494,12 @@ fn resource_fn(
     types: &Typed<'_>,
 ) -> TokenStream {
     let encode = resource_encode(plan, resource.mime_type.as_deref(), types.types);
-    let call = call_expr(plan);
     let uri = used(!plan.returns_mcp(), "uri");
     dispatch_fn(
         quote!(read_resource),
         quote!(#uri: &'a str,),
-        rpc_output(),
-        mcp_call_and_encode(&call, &encode),
+        quote!(ReplyFuture<'a>),
+        quote!(Box::pin(async move { #encode })),
     )
 }
 
@@ -569,7 +511,6 @@ fn template_fn(
     types: &Typed<'_>,
 ) -> TokenStream {
     let encode = resource_encode(plan, template.mime_type.as_deref(), types.types);
-    let call = call_expr(plan);
     let json_vars: Vec<&str> = plan
         .method
         .params
@@ -580,30 +521,20 @@ fn template_fn(
         })
         .map(|p| p.name.as_str())
         .collect();
-    let decode = params_type(plan, types).map(|(ty, checked)| {
-        let check = checked.then(|| {
-            quote! {
-                ::mcp_runtime::validate::check(&params).map_err(|message| {
-                    ::mcp_runtime::RpcError::invalid_params(::std::format!("Invalid params: {message}"))
-                })?;
-            }
-        });
-        quote! {
-            let params: #ty = match ::mcp_runtime::dispatch::template_params(vars, &[#(#json_vars),*]) {
-                ::std::result::Result::Ok(params) => params,
-                ::std::result::Result::Err(error) => return ::std::result::Result::Err(error),
-            };
-            #check
-        }
-    });
-    let vars = used(decode.is_some(), "vars");
+    let vars = used(plan.params.is_some(), "vars");
     let uri = used(!plan.returns_mcp(), "uri");
-    let call_and_encode = mcp_call_and_encode(&call, &encode);
+    let body = decoded(
+        plan,
+        types,
+        "template",
+        quote!(vars, &[#(#json_vars),*],),
+        encode,
+    );
     dispatch_fn(
         quote!(read_resource),
-        quote!(#uri: &'a str, #vars: ::std::vec::Vec<(&'static str, ::std::string::String)>,),
-        rpc_output(),
-        quote!(#decode #call_and_encode),
+        quote!(#uri: &'a str, #vars: UriVars,),
+        quote!(ReplyFuture<'a>),
+        body,
     )
 }
 
@@ -624,16 +555,6 @@ fn params_type(plan: &MethodPlan<'_>, types: &Typed<'_>) -> Option<(TokenStream,
     })
 }
 
-/// `decode_valid_arguments` for params with checks beyond serde's, `decode_arguments` for the
-/// others (which then pay nothing for validation).
-fn decode_arguments_fn(checked: bool) -> TokenStream {
-    if checked {
-        quote!(decode_valid_arguments)
-    } else {
-        quote!(decode_arguments)
-    }
-}
-
 /// `name`, or `_name` when the generated body does not read it (so users' crates compile
 /// without unused-variable warnings).
 fn used(flag: bool, name: &str) -> TokenStream {
@@ -650,13 +571,13 @@ fn used(flag: bool, name: &str) -> TokenStream {
 /// catch-all arm trips clippy in users' crates, so no arms is `None` alone.
 fn route(frame: &mut Frame, key: &TokenStream, arms: Vec<TokenStream>) -> TokenStream {
     if arms.is_empty() {
-        return quote!(::std::option::Option::None);
+        return quote!(None);
     }
     let arms = frame.run(Slot::ImplMethodMatchArms, arms);
     quote! {
         match #key {
             #arms
-            _ => ::std::option::Option::None,
+            _ => None,
         }
     }
 }
@@ -667,12 +588,13 @@ fn resource_encode(
     mime_type: Option<&str>,
     types: &TypeSpace,
 ) -> TokenStream {
-    let value = encoded(plan, types);
+    let call = call_expr(plan);
     if plan.returns_mcp() {
-        quote!(::mcp_runtime::dispatch::encode_result(#value))
+        quote!(mcp_reply(#call.await))
     } else {
-        let mime = option_str(mime_type);
-        quote!(::mcp_runtime::dispatch::resource_result(uri, #mime, #value))
+        let mime = short_option_str(mime_type);
+        let wrap = wrap(plan, types);
+        quote!(resource_reply(uri, #mime, #call.await, #wrap))
     }
 }
 
@@ -685,6 +607,19 @@ fn call_expr(plan: &MethodPlan<'_>) -> TokenStream {
     }
 }
 
+/// `Some("text")` or `None`, in the glue (which has the runtime's prelude).
+fn short_option_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(text) => {
+            let lit = str_lit(text);
+            quote!(Some(#lit))
+        }
+        None => quote!(None),
+    }
+}
+
+/// `::std::option::Option::Some("text")` or `::std::option::Option::None`, in the
+/// descriptors (which have no prelude).
 fn option_str(value: Option<&str>) -> TokenStream {
     match value {
         Some(text) => {
@@ -738,8 +673,8 @@ fn complete(methods: &[MethodPlan<'_>]) -> Option<TokenStream> {
                     let argument = str_lit(&completion.argument);
                     let name = ident(&completion.fn_name);
                     quote! {
-                        (::mcp_runtime::CompletionKind::#kind, #reference, #argument) => {
-                            ::std::option::Option::Some(::std::boxed::Box::pin(async move {
+                        (CompletionKind::#kind, #reference, #argument) => {
+                            Some(Box::pin(async move {
                                 self.handler.#name(&ctx, request).await
                             }))
                         }
@@ -754,20 +689,15 @@ fn complete(methods: &[MethodPlan<'_>]) -> Option<TokenStream> {
     Some(quote! {
         fn complete<'a>(
             &'a self,
-            kind: ::mcp_runtime::CompletionKind,
+            kind: CompletionKind,
             reference: &str,
             argument: &str,
-            request: ::mcp_runtime::CompletionRequest,
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::std::option::Option<
-            ::mcp_runtime::BoxFuture<
-                'a,
-                ::std::result::Result<::std::vec::Vec<::std::string::String>, ::mcp_runtime::Error>,
-            >,
-        > {
+            request: CompletionRequest,
+            ctx: RequestContext,
+        ) -> Option<BoxFuture<'a, Result<Vec<String>, Error>>> {
             match (kind, reference, argument) {
                 #(#arms)*
-                _ => ::std::option::Option::None,
+                _ => None,
             }
         }
     })
@@ -817,9 +747,9 @@ pub fn catalog(
                 let key = str_lit(binding.key());
                 let json =
                     descriptor_json_of(document, plan.method, binding, plan.passes_through());
-                let json = json.iter().map(|j| str_lit(j));
+                let json = super::descriptors::revision_texts(&json);
                 Some(quote! {
-                    ::mcp_runtime::Descriptor { key: #key, json: [#(#json),*] }
+                    ::mcp_runtime::Descriptor { key: #key, json: #json }
                 })
             })
             .collect();
@@ -903,8 +833,7 @@ fn string_enum(document: &Document, schema: &Value) -> Option<Vec<String>> {
         .collect()
 }
 
-/// One method's dispatch function in its module: `name(server, INPUTS ctx)`, a boxed future of
-/// `output` running `body`.
+/// One method's dispatch function in its module: `name(server, INPUTS ctx) -> OUTPUT { body }`.
 fn dispatch_fn(
     name: TokenStream,
     inputs: TokenStream,
@@ -915,21 +844,9 @@ fn dispatch_fn(
         pub(crate) fn #name<'a, H: Handler>(
             server: &'a Server<H>,
             #inputs
-            ctx: ::mcp_runtime::RequestContext,
-        ) -> ::mcp_runtime::BoxFuture<'a, #output> {
-            ::std::boxed::Box::pin(async move {
-                #body
-            })
-        }
-    }
-}
-
-/// A prompt's or a resource's handler call, its result encoded, its error the MCP one.
-fn mcp_call_and_encode(call: &TokenStream, encode: &TokenStream) -> TokenStream {
-    quote! {
-        match #call.await {
-            ::std::result::Result::Ok(result) => #encode,
-            ::std::result::Result::Err(error) => ::std::result::Result::Err(error.into_mcp_error()),
+            ctx: RequestContext,
+        ) -> #output {
+            #body
         }
     }
 }

@@ -31,13 +31,14 @@ pub const SERVED_LIST: &str = "src/generated.md";
 const PIECES_DIR: &str = "src/generated";
 
 /// The layout of the crate's generated code: [`GENERATED_ROOT`] and the files of
-/// `src/generated/` ([`Layout::Split`], the CLI's default: the rebuild after a change to one
-/// method compiles that method's files again), or `src/generated.rs` alone.
+/// `src/generated/`, declared as its modules ([`Layout::Modules`], the CLI's default: the
+/// rebuild after a change to one method compiles that method's files again), or
+/// `src/generated.rs` alone.
 pub fn layout(one_file: bool) -> Layout {
     if one_file {
         Layout::OneFile
     } else {
-        Layout::split_beside(Path::new(GENERATED_ROOT))
+        Layout::modules_beside(Path::new(GENERATED_ROOT))
     }
 }
 

@@ -70,9 +70,13 @@ pub fn descriptors(skills: &[Skill]) -> Vec<TokenStream> {
             })
             .to_string();
             let key = str_lit(&uri);
+            // The same text for every revision, stored once.
             let json = str_lit(&json);
             quote! {
-                ::mcp_runtime::Descriptor { key: #key, json: [#json, #json, #json, #json] }
+                ::mcp_runtime::Descriptor {
+                    key: #key,
+                    json: ::mcp_runtime::generated_support::revisions([#json]),
+                }
             }
         })
         .collect()
