@@ -152,6 +152,7 @@ mod legacy_shapes;
 mod legacy_streams;
 mod load;
 pub mod mcp;
+pub mod middleware;
 mod mrtr;
 mod notifier;
 mod outbound;

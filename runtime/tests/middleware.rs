@@ -1,0 +1,624 @@
+//! Middleware (`mcp_runtime::middleware`, #34 item 3) around a hand-written server on
+//! 127.0.0.1: the order of layers, a refusal, an answer instead of the handler (a cache),
+//! typed arguments and results and a rewrite, unknown `_meta` kept, cleanup on cancellation;
+//! in the session era and the stateless 2026-07-28 one.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use mcp_runtime::mcp::{ContentBlock, ToolResult};
+use mcp_runtime::middleware::{Answer, Call, CallKind, Middleware, Next, WithMiddleware};
+use mcp_runtime::{
+    BoxFuture, Catalog, Descriptor, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+
+const ECHO: &str = r#"{"name":"echo","inputSchema":{"type":"object"}}"#;
+const SLOW: &str = r#"{"name":"slow","inputSchema":{"type":"object"}}"#;
+const BLOCKS: &str = r#"{"name":"blocks","inputSchema":{"type":"object"}}"#;
+const GREET: &str = r#"{"name":"greet","arguments":[{"name":"who"}]}"#;
+static CATALOG: Catalog = Catalog {
+    tools: &[
+        Descriptor {
+            key: "echo",
+            json: [ECHO; 4],
+        },
+        Descriptor {
+            key: "slow",
+            json: [SLOW; 4],
+        },
+        Descriptor {
+            key: "blocks",
+            json: [BLOCKS; 4],
+        },
+    ],
+    prompts: &[Descriptor {
+        key: "greet",
+        json: [GREET; 4],
+    }],
+    ..Catalog::empty("middleware-test", "1.0.0")
+};
+
+/// What the handlers saw, in order; shared with the middleware that records too.
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// The server: `echo` answers its arguments, `slow` never answers, `blocks` answers content
+/// blocks carrying `_meta`; the prompt `greet`.
+struct Shop {
+    log: Log,
+    calls: Arc<AtomicUsize>,
+}
+
+impl Dispatch for Shop {
+    fn catalog(&self) -> &'static Catalog {
+        &CATALOG
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        _ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        let name = name.to_owned();
+        if !["echo", "slow", "blocks"].contains(&name.as_str()) {
+            return None;
+        }
+        Some(Box::pin(async move {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            let arguments = arguments.map_or("null", RawValue::get).to_owned();
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("handler {arguments}"));
+            match name.as_str() {
+                "echo" => ToolOutcome::Success(RawValue::from_string(arguments).unwrap()),
+                "slow" => std::future::pending().await,
+                _ => ToolOutcome::Content(ToolResult {
+                    content: vec![ContentBlock::TextContent {
+                        meta: Some(
+                            serde_json::from_value(json!({"com.example/unknown": {"n": 1}}))
+                                .unwrap(),
+                        ),
+                        annotations: None,
+                        text: "a block".into(),
+                    }],
+                    structured_content: Some(json!({"_meta": {"com.example/kept": true}})),
+                    is_error: false,
+                }),
+            }
+        }))
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        _ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        (name == "greet").then(|| {
+            Box::pin(async move {
+                let who: Value = serde_json::from_str(arguments.unwrap().get()).unwrap();
+                mcp_runtime::dispatch::prompt_result(None, &format!("Hello, {}", who["who"]))
+            }) as BoxFuture<'a, _>
+        })
+    }
+}
+
+/// Records `{name} before {method} {target}` and `{name} after`, around the rest.
+struct Recording {
+    name: &'static str,
+    log: Log,
+}
+
+impl Middleware for Recording {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            self.log.lock().unwrap().push(format!(
+                "{} before {} {}",
+                self.name,
+                call.method(),
+                call.name()
+            ));
+            let answer = next.run(call).await;
+            self.log
+                .lock()
+                .unwrap()
+                .push(format!("{} after", self.name));
+            answer
+        })
+    }
+}
+
+/// A server on 127.0.0.1 for `dispatch`; its `/mcp` URL.
+async fn serve(dispatch: impl Dispatch) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(McpServer::new(dispatch).serve_listener(listener, std::future::pending::<()>()));
+    format!("http://{addr}/mcp")
+}
+
+/// One POST; status, headers and the JSON body (`null` when empty; an SSE body's first
+/// `data:` line).
+async fn post(url: &str, headers: &[(&str, &str)], body: Value) -> (u16, http::HeaderMap, Value) {
+    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
+    let mut request = http::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let request = request
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = client.request(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let bytes = body.collect().await.unwrap().to_bytes();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let json = if text.trim().is_empty() {
+        Value::Null
+    } else if let Some(data) = text.lines().find_map(|l| l.strip_prefix("data:")) {
+        serde_json::from_str(data.trim()).unwrap_or_else(|_| panic!("{text}"))
+    } else {
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{text}"))
+    };
+    (parts.status.as_u16(), parts.headers, json)
+}
+
+/// A 2025-11-25 session: its id.
+async fn session(url: &str) -> String {
+    let (status, headers, body) = post(
+        url,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    post(
+        url,
+        &[
+            ("mcp-session-id", &id),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    id
+}
+
+/// Calls `tool` with `arguments` in the session `id`; the response body.
+async fn call_in_session(url: &str, id: &str, tool: &str, arguments: Value) -> Value {
+    let headers = [
+        ("mcp-session-id", id),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": tool, "arguments": arguments}});
+    post(url, &headers, body).await.2
+}
+
+/// Calls `tool` with `arguments` statelessly (2026-07-28); the response body.
+async fn call_stateless(url: &str, tool: &str, arguments: Value) -> Value {
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+    ];
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    post(url, &headers, body).await.2
+}
+
+fn shop() -> (Shop, Log, Arc<AtomicUsize>) {
+    let log = Log::default();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let shop = Shop {
+        log: log.clone(),
+        calls: calls.clone(),
+    };
+    (shop, log, calls)
+}
+
+#[tokio::test]
+async fn the_layer_added_last_runs_first_and_sees_the_answer_last() {
+    let (shop, log, _) = shop();
+    let server = shop
+        .layer(Recording {
+            name: "a",
+            log: log.clone(),
+        })
+        .layer(Recording {
+            name: "b",
+            log: log.clone(),
+        });
+    let url = serve(server).await;
+    let id = session(&url).await;
+    let body = call_in_session(&url, &id, "echo", json!({"x": 1})).await;
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!({"x": 1}),
+        "{body}"
+    );
+    assert_eq!(
+        log.lock().unwrap().clone(),
+        [
+            "b before tools/call echo",
+            "a before tools/call echo",
+            r#"handler {"x":1}"#,
+            "a after",
+            "b after"
+        ]
+    );
+    // Prompts pass through the same chain.
+    log.lock().unwrap().clear();
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (_, _, body) = post(
+        &url,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/get",
+               "params": {"name": "greet", "arguments": {"who": "Ada"}}}),
+    )
+    .await;
+    assert!(body["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Ada"));
+    assert_eq!(
+        log.lock().unwrap().clone(),
+        [
+            "b before prompts/get greet",
+            "a before prompts/get greet",
+            "a after",
+            "b after"
+        ]
+    );
+    // An unknown tool is the runtime's error; the middleware never sees it.
+    log.lock().unwrap().clear();
+    let body = call_in_session(&url, &id, "nope", json!({})).await;
+    assert_eq!(body["error"]["code"], json!(-32602), "{body}");
+    assert!(log.lock().unwrap().is_empty());
+}
+
+/// Refuses `echo` when its `secret` argument is set, with a JSON-RPC error.
+struct Policy;
+
+#[derive(Deserialize)]
+struct MaybeSecret {
+    #[serde(default)]
+    secret: bool,
+}
+
+impl Middleware for Policy {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            if call.arguments::<MaybeSecret>().is_ok_and(|a| a.secret) {
+                return Answer::Refused(
+                    RpcError::new(-32001, "secrets are refused")
+                        .with_data(json!({"why": "policy"})),
+                );
+            }
+            next.run(call).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_is_a_json_rpc_error_and_the_handler_never_runs_in_both_eras() {
+    let (shop, _, calls) = shop();
+    let url = serve(shop.layer(Policy)).await;
+    let id = session(&url).await;
+    for body in [
+        call_in_session(&url, &id, "echo", json!({"secret": true})).await,
+        call_stateless(&url, "echo", json!({"secret": true})).await,
+    ] {
+        assert_eq!(body["error"]["code"], json!(-32001), "{body}");
+        assert_eq!(body["error"]["message"], json!("secrets are refused"));
+        assert_eq!(body["error"]["data"], json!({"why": "policy"}));
+        assert!(body.get("result").is_none(), "{body}");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    let body = call_stateless(&url, "echo", json!({"secret": false})).await;
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!({"secret": false})
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+/// Answers a call it answered before from its store, without the handler.
+#[derive(Default)]
+struct Cache {
+    stored: Mutex<Vec<(String, String, Box<RawValue>)>>,
+}
+
+impl Middleware for Cache {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            let key = (
+                call.name().to_owned(),
+                call.raw_arguments().map_or("", RawValue::get).to_owned(),
+            );
+            let hit = self
+                .stored
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|(n, a, _)| (n, a) == (&key.0, &key.1))
+                .map(|(_, _, raw)| raw.clone());
+            if let Some(raw) = hit {
+                return Answer::Success(raw);
+            }
+            let answer = next.run(call).await;
+            if let Answer::Success(raw) = &answer {
+                self.stored
+                    .lock()
+                    .unwrap()
+                    .push((key.0, key.1, raw.clone()));
+            }
+            answer
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_cache_answers_instead_of_the_handler() {
+    let (shop, _, calls) = shop();
+    let url = serve(shop.layer(Cache::default())).await;
+    let first = call_stateless(&url, "echo", json!({"q": "a"})).await;
+    let again = call_stateless(&url, "echo", json!({"q": "a"})).await;
+    let other = call_stateless(&url, "echo", json!({"q": "b"})).await;
+    assert_eq!(first["result"], again["result"]);
+    assert_eq!(again["result"]["structuredContent"], json!({"q": "a"}));
+    assert_eq!(other["result"]["structuredContent"], json!({"q": "b"}));
+    // Two calls reached the handler: `a` once, `b` once.
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[derive(Debug, Deserialize, Serialize, PartialEq)]
+struct Order {
+    item: String,
+    count: u32,
+}
+
+/// Reads the arguments and the result typed, and doubles every order's count on the way in.
+struct Doubling {
+    seen: Mutex<Vec<(Order, Order)>>,
+}
+
+impl Middleware for Doubling {
+    fn call<'a>(&'a self, mut call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            assert_eq!(call.kind(), CallKind::Tool);
+            let Ok(mut order) = call.arguments::<Order>() else {
+                return next.run(call).await;
+            };
+            order.count *= 2;
+            call.set_arguments(&order).unwrap();
+            // The rewrite is what the call now carries.
+            assert_eq!(call.arguments::<Order>().unwrap(), order);
+            let answer = next.run(call).await;
+            let result: Order = answer.result().unwrap().unwrap();
+            self.seen.lock().unwrap().push((order, result));
+            answer
+        })
+    }
+}
+
+#[tokio::test]
+async fn typed_arguments_and_results_and_a_rewrite_reach_the_handler() {
+    let (shop, log, _) = shop();
+    let server = shop.layer(Doubling {
+        seen: Mutex::default(),
+    });
+    let layered = Arc::new(server);
+    let url = serve(ArcDispatch(layered.clone())).await;
+    let body = call_stateless(&url, "echo", json!({"item": "tea", "count": 2})).await;
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!({"item": "tea", "count": 4}),
+        "{body}"
+    );
+    assert_eq!(
+        log.lock().unwrap().clone(),
+        [r#"handler {"item":"tea","count":4}"#]
+    );
+    let expected = Order {
+        item: "tea".into(),
+        count: 4,
+    };
+    let seen = layered.middleware().seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].0, expected);
+    assert_eq!(seen[0].1, expected);
+}
+
+/// A shared dispatch, so a test can read its middleware while it serves.
+struct ArcDispatch<D>(Arc<D>);
+
+impl<D: Dispatch> Dispatch for ArcDispatch<D> {
+    fn catalog(&self) -> &'static Catalog {
+        self.0.catalog()
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        self.0.call_tool(name, arguments, ctx)
+    }
+}
+
+/// Reads every success typed as JSON and passes the answer on.
+struct Reader;
+
+impl Middleware for Reader {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            let _: Option<Value> = call.arguments().ok();
+            let answer = next.run(call).await;
+            if let Some(result) = answer.result::<Value>() {
+                result.unwrap();
+            }
+            answer
+        })
+    }
+}
+
+#[tokio::test]
+async fn unknown_meta_keys_pass_through_the_middleware() {
+    let (shop, log, _) = shop();
+    let url = serve(shop.layer(Reader).layer(Reader)).await;
+    // In the arguments: the handler gets them byte for byte.
+    let arguments = json!({"_meta": {"com.example/trace": "t-1"}, "x": 1});
+    let body = call_stateless(&url, "echo", arguments.clone()).await;
+    assert_eq!(body["result"]["structuredContent"], arguments, "{body}");
+    assert_eq!(
+        log.lock().unwrap().clone(),
+        [r#"handler {"_meta":{"com.example/trace":"t-1"},"x":1}"#]
+    );
+    // In a result and its content blocks.
+    let id = session(&url).await;
+    let body = call_in_session(&url, &id, "blocks", json!({})).await;
+    let result = &body["result"];
+    assert_eq!(
+        result["content"][0]["_meta"],
+        json!({"com.example/unknown": {"n": 1}}),
+        "{body}"
+    );
+    assert_eq!(
+        result["structuredContent"]["_meta"],
+        json!({"com.example/kept": true})
+    );
+}
+
+/// Sets its flag when dropped.
+struct Guard(Arc<AtomicUsize>);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Holds a guard across the rest of the chain; counts the calls it started.
+struct Cleanup {
+    started: Arc<AtomicUsize>,
+    cleaned: Arc<AtomicUsize>,
+}
+
+impl Middleware for Cleanup {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            let _guard = Guard(self.cleaned.clone());
+            self.started.fetch_add(1, Ordering::SeqCst);
+            next.run(call).await
+        })
+    }
+}
+
+async fn until(what: &str, check: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if check() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_runs_the_middlewares_cleanup() {
+    let (shop, _, _) = shop();
+    let started = Arc::new(AtomicUsize::new(0));
+    let cleaned = Arc::new(AtomicUsize::new(0));
+    let url = serve(shop.layer(Cleanup {
+        started: started.clone(),
+        cleaned: cleaned.clone(),
+    }))
+    .await;
+    let id = session(&url).await;
+    let call = {
+        let (url, id) = (url.clone(), id.clone());
+        tokio::spawn(async move {
+            let headers = [
+                ("mcp-session-id", id.as_str()),
+                ("mcp-protocol-version", "2025-11-25"),
+            ];
+            post(
+                &url,
+                &headers,
+                json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call",
+                       "params": {"name": "slow", "arguments": {}}}),
+            )
+            .await
+        })
+    };
+    until("the call to start", || started.load(Ordering::SeqCst) == 1).await;
+    assert_eq!(cleaned.load(Ordering::SeqCst), 0);
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (status, _, _) = post(
+        &url,
+        &headers,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 41, "reason": "test"}}),
+    )
+    .await;
+    assert_eq!(status, 202);
+    until("the cleanup", || cleaned.load(Ordering::SeqCst) == 1).await;
+    call.abort();
+
+    // A stateless call whose connection is closed: dropped, cleaned up too.
+    let url2 = url.clone();
+    let stateless = tokio::spawn(async move { call_stateless(&url2, "slow", json!({})).await });
+    until("the stateless call to start", || {
+        started.load(Ordering::SeqCst) == 2
+    })
+    .await;
+    stateless.abort();
+    until("the stateless cleanup", || {
+        cleaned.load(Ordering::SeqCst) == 2
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_dropped_future_runs_the_cleanup_without_a_transport() {
+    let (shop, _, _) = shop();
+    let cleaned = Arc::new(AtomicUsize::new(0));
+    let server = shop.layer(Cleanup {
+        started: Arc::default(),
+        cleaned: cleaned.clone(),
+    });
+    let ctx = RequestContext::new(mcp_runtime::ProtocolVersion::V2025_11_25);
+    let mut future = server.call_tool("slow", None, ctx).expect("a known tool");
+    // Polled once: the middleware holds its guard and waits on the handler.
+    let poll = futures_util::poll!(future.as_mut());
+    assert!(poll.is_pending());
+    assert_eq!(cleaned.load(Ordering::SeqCst), 0);
+    drop(future);
+    assert_eq!(cleaned.load(Ordering::SeqCst), 1);
+    // An unknown name: no future, no middleware.
+    let ctx = RequestContext::new(mcp_runtime::ProtocolVersion::V2025_11_25);
+    assert!(server.call_tool("nope", None, ctx).is_none());
+}
