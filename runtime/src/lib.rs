@@ -118,6 +118,7 @@
 // The public modules are the API generated code and applications use. The root re-exports
 // below are the stable paths for the common types; modules that only hold one of them are
 // private.
+pub mod audit;
 pub mod auth;
 pub mod bus;
 pub mod catalog;

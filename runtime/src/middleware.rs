@@ -384,41 +384,96 @@ pub trait WithMiddleware: Dispatch + Sized {
 
 impl<D: Dispatch> WithMiddleware for D {}
 
-impl<D: Dispatch, M: Middleware> Layered<D, M> {
-    /// The call of `kind`, already `routed` to the inner server, through the middleware.
-    fn through<'a>(
-        &'a self,
-        kind: CallKind,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-        routed: BoxFuture<'a, Answer>,
-    ) -> BoxFuture<'a, Answer> {
-        let call = Call {
-            kind,
-            name: name.to_owned(),
-            arguments,
-            replaced: None,
-            ctx,
-        };
-        let next = Next {
-            routed,
-            inner: &self.inner,
-        };
-        self.middleware.call(call, next)
-    }
+/// The call of `kind`, already `routed` to `inner`, through `middleware`.
+fn through<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    kind: CallKind,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+    routed: BoxFuture<'a, Answer>,
+) -> BoxFuture<'a, Answer> {
+    let call = Call {
+        kind,
+        name: name.to_owned(),
+        arguments,
+        replaced: None,
+        ctx,
+    };
+    middleware.call(call, Next { routed, inner })
+}
 
-    /// A call with arguments through the middleware, or `None` when the server does not know it.
-    fn call_with_arguments<'a>(
-        &'a self,
-        kind: CallKind,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Answer>> {
-        let routed = route(&self.inner, kind, name, arguments, ctx.clone())?;
-        Some(self.through(kind, name, arguments, ctx, routed))
-    }
+/// A call with arguments through `middleware`, or `None` when `inner` does not know it.
+fn with_arguments<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    kind: CallKind,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Answer>> {
+    let routed = route(inner, kind, name, arguments, ctx.clone())?;
+    Some(through(
+        middleware, inner, kind, name, arguments, ctx, routed,
+    ))
+}
+
+/// `tools/call` of `inner` through `middleware` (the engine's own middleware: audit records).
+pub(crate) fn call_tool<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, ToolOutcome>> {
+    let answer = with_arguments(middleware, inner, CallKind::Tool, name, arguments, ctx)?;
+    Some(Box::pin(async move { answer.await.into_tool() }))
+}
+
+/// `prompts/get` of `inner` through `middleware`.
+pub(crate) fn get_prompt<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+    let answer = with_arguments(middleware, inner, CallKind::Prompt, name, arguments, ctx)?;
+    Some(Box::pin(async move { answer.await.into_result() }))
+}
+
+/// A plain JSON-RPC call of `inner` through `middleware`.
+pub(crate) fn call_method<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    method: &str,
+    params: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+    let answer = with_arguments(middleware, inner, CallKind::Method, method, params, ctx)?;
+    Some(Box::pin(async move { answer.await.into_result() }))
+}
+
+/// `resources/read` of `inner` through `middleware`.
+pub(crate) fn read_resource<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    uri: &'a str,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+    let read = inner.read_resource(uri, ctx.clone())?;
+    let routed: BoxFuture<'a, Answer> = Box::pin(async move { Answer::of_result(read.await) });
+    let answer = through(
+        middleware,
+        inner,
+        CallKind::Resource,
+        uri,
+        None,
+        ctx,
+        routed,
+    );
+    Some(Box::pin(async move { answer.await.into_result() }))
 }
 
 impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
@@ -432,8 +487,7 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         params: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = self.call_with_arguments(CallKind::Method, method, params, ctx)?;
-        Some(Box::pin(async move { answer.await.into_result() }))
+        call_method(&self.middleware, &self.inner, method, params, ctx)
     }
 
     fn call_tool<'a>(
@@ -442,8 +496,7 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let answer = self.call_with_arguments(CallKind::Tool, name, arguments, ctx)?;
-        Some(Box::pin(async move { answer.await.into_tool() }))
+        call_tool(&self.middleware, &self.inner, name, arguments, ctx)
     }
 
     fn get_prompt<'a>(
@@ -452,8 +505,7 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = self.call_with_arguments(CallKind::Prompt, name, arguments, ctx)?;
-        Some(Box::pin(async move { answer.await.into_result() }))
+        get_prompt(&self.middleware, &self.inner, name, arguments, ctx)
     }
 
     fn read_resource<'a>(
@@ -461,10 +513,7 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         uri: &'a str,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let read = self.inner.read_resource(uri, ctx.clone())?;
-        let routed: BoxFuture<'a, Answer> = Box::pin(async move { Answer::of_result(read.await) });
-        let answer = self.through(CallKind::Resource, uri, None, ctx, routed);
-        Some(Box::pin(async move { answer.await.into_result() }))
+        read_resource(&self.middleware, &self.inner, uri, ctx)
     }
 
     fn openrpc_document(&self) -> Option<&'static str> {

@@ -3,115 +3,18 @@
 //! typed arguments and results and a rewrite, unknown `_meta` kept, cleanup on cancellation;
 //! in the session era and the stateless 2026-07-28 one.
 
+mod ops;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
-use mcp_runtime::mcp::{ContentBlock, ToolResult};
 use mcp_runtime::middleware::{Answer, Call, CallKind, Middleware, Next, WithMiddleware};
-use mcp_runtime::{
-    BoxFuture, Catalog, Descriptor, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
-};
+use mcp_runtime::{BoxFuture, Catalog, Dispatch, RequestContext, ToolOutcome};
+use ops::{call_in_session, call_stateless, post, serve, session, shop, Log};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
-
-const ECHO: &str = r#"{"name":"echo","inputSchema":{"type":"object"}}"#;
-const SLOW: &str = r#"{"name":"slow","inputSchema":{"type":"object"}}"#;
-const BLOCKS: &str = r#"{"name":"blocks","inputSchema":{"type":"object"}}"#;
-const GREET: &str = r#"{"name":"greet","arguments":[{"name":"who"}]}"#;
-static CATALOG: Catalog = Catalog {
-    tools: &[
-        Descriptor {
-            key: "echo",
-            json: [ECHO; 4],
-        },
-        Descriptor {
-            key: "slow",
-            json: [SLOW; 4],
-        },
-        Descriptor {
-            key: "blocks",
-            json: [BLOCKS; 4],
-        },
-    ],
-    prompts: &[Descriptor {
-        key: "greet",
-        json: [GREET; 4],
-    }],
-    ..Catalog::empty("middleware-test", "1.0.0")
-};
-
-/// What the handlers saw, in order; shared with the middleware that records too.
-type Log = Arc<Mutex<Vec<String>>>;
-
-/// The server: `echo` answers its arguments, `slow` never answers, `blocks` answers content
-/// blocks carrying `_meta`; the prompt `greet`.
-struct Shop {
-    log: Log,
-    calls: Arc<AtomicUsize>,
-}
-
-impl Dispatch for Shop {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let name = name.to_owned();
-        if !["echo", "slow", "blocks"].contains(&name.as_str()) {
-            return None;
-        }
-        Some(Box::pin(async move {
-            self.calls.fetch_add(1, Ordering::SeqCst);
-            let arguments = arguments.map_or("null", RawValue::get).to_owned();
-            self.log
-                .lock()
-                .unwrap()
-                .push(format!("handler {arguments}"));
-            match name.as_str() {
-                "echo" => ToolOutcome::Success(RawValue::from_string(arguments).unwrap()),
-                "slow" => std::future::pending().await,
-                _ => ToolOutcome::Content(ToolResult {
-                    content: vec![ContentBlock::TextContent {
-                        meta: Some(
-                            serde_json::from_value(json!({"com.example/unknown": {"n": 1}}))
-                                .unwrap(),
-                        ),
-                        annotations: None,
-                        text: "a block".into(),
-                    }],
-                    structured_content: Some(json!({"_meta": {"com.example/kept": true}})),
-                    is_error: false,
-                }),
-            }
-        }))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (name == "greet").then(|| {
-            Box::pin(async move {
-                let who: Value = serde_json::from_str(arguments.unwrap().get()).unwrap();
-                mcp_runtime::dispatch::prompt_result(None, &format!("Hello, {}", who["who"]))
-            }) as BoxFuture<'a, _>
-        })
-    }
-}
 
 /// Records `{name} before {method} {target}` and `{name} after`, around the rest.
 struct Recording {
@@ -136,100 +39,6 @@ impl Middleware for Recording {
             answer
         })
     }
-}
-
-/// A server on 127.0.0.1 for `dispatch`; its `/mcp` URL.
-async fn serve(dispatch: impl Dispatch) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(McpServer::new(dispatch).serve_listener(listener, std::future::pending::<()>()));
-    format!("http://{addr}/mcp")
-}
-
-/// One POST; status, headers and the JSON body (`null` when empty; an SSE body's first
-/// `data:` line).
-async fn post(url: &str, headers: &[(&str, &str)], body: Value) -> (u16, http::HeaderMap, Value) {
-    let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
-    let mut request = http::Request::post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream");
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let request = request
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap();
-    let response = client.request(request).await.unwrap();
-    let (parts, body) = response.into_parts();
-    let bytes = body.collect().await.unwrap().to_bytes();
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let json = if text.trim().is_empty() {
-        Value::Null
-    } else if let Some(data) = text.lines().find_map(|l| l.strip_prefix("data:")) {
-        serde_json::from_str(data.trim()).unwrap_or_else(|_| panic!("{text}"))
-    } else {
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{text}"))
-    };
-    (parts.status.as_u16(), parts.headers, json)
-}
-
-/// A 2025-11-25 session: its id.
-async fn session(url: &str) -> String {
-    let (status, headers, body) = post(
-        url,
-        &[],
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
-    post(
-        url,
-        &[
-            ("mcp-session-id", &id),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
-    id
-}
-
-/// Calls `tool` with `arguments` in the session `id`; the response body.
-async fn call_in_session(url: &str, id: &str, tool: &str, arguments: Value) -> Value {
-    let headers = [
-        ("mcp-session-id", id),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                      "params": {"name": tool, "arguments": arguments}});
-    post(url, &headers, body).await.2
-}
-
-/// Calls `tool` with `arguments` statelessly (2026-07-28); the response body.
-async fn call_stateless(url: &str, tool: &str, arguments: Value) -> Value {
-    let headers = [
-        ("mcp-protocol-version", "2026-07-28"),
-        ("mcp-method", "tools/call"),
-        ("mcp-name", tool),
-    ];
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": tool, "arguments": arguments, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
-    post(url, &headers, body).await.2
-}
-
-fn shop() -> (Shop, Log, Arc<AtomicUsize>) {
-    let log = Log::default();
-    let calls = Arc::new(AtomicUsize::new(0));
-    let shop = Shop {
-        log: log.clone(),
-        calls: calls.clone(),
-    };
-    (shop, log, calls)
 }
 
 #[tokio::test]
@@ -295,33 +104,10 @@ async fn the_layer_added_last_runs_first_and_sees_the_answer_last() {
     assert!(log.lock().unwrap().is_empty());
 }
 
-/// Refuses `echo` when its `secret` argument is set, with a JSON-RPC error.
-struct Policy;
-
-#[derive(Deserialize)]
-struct MaybeSecret {
-    #[serde(default)]
-    secret: bool,
-}
-
-impl Middleware for Policy {
-    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
-        Box::pin(async move {
-            if call.arguments::<MaybeSecret>().is_ok_and(|a| a.secret) {
-                return Answer::Refused(
-                    RpcError::new(-32001, "secrets are refused")
-                        .with_data(json!({"why": "policy"})),
-                );
-            }
-            next.run(call).await
-        })
-    }
-}
-
 #[tokio::test]
 async fn a_refusal_is_a_json_rpc_error_and_the_handler_never_runs_in_both_eras() {
     let (shop, _, calls) = shop();
-    let url = serve(shop.layer(Policy)).await;
+    let url = serve(shop.layer(ops::Policy)).await;
     let id = session(&url).await;
     for body in [
         call_in_session(&url, &id, "echo", json!({"secret": true})).await,

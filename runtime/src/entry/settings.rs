@@ -157,6 +157,7 @@ const TASKS: &str = "Tasks";
 const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
 const SHARED: &str = "Shared state (HTTP; feature `redis`)";
 const TELEMETRY: &str = "Telemetry (feature `metrics`)";
+const OPERATIONS: &str = "Audit records and rate limits";
 const LOGGING: &str = "Logging";
 
 const MS: Duration = Duration::from_millis(1);
@@ -911,6 +912,79 @@ pub(crate) const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    // Audit records.
+    Setting {
+        flag: "audit",
+        env: "MCP_AUDIT",
+        value: None,
+        heading: OPERATIONS,
+        help: "one record per tools/call, prompts/get, resources/read (and plain JSON-RPC call) on the log target mcp::audit, at info",
+        scope: Scope::Any,
+        default: |c| show_switch(c.audit.is_some()),
+        apply: |p, v| {
+            p.config.audit = switch(v.text)?.then(crate::audit::Audit::new);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "audit-principal",
+        env: "MCP_AUDIT_PRINCIPAL",
+        value: Some("SHOWN"),
+        heading: OPERATIONS,
+        help: "how an audit record shows the caller: subject, or digest (SHA-256 of issuer and subject); needs --audit",
+        scope: Scope::Any,
+        default: |c| match c.audit.as_ref().map(|a| a.settings().0) {
+            Some(crate::audit::PrincipalShown::Digest) => "digest".into(),
+            _ => "subject".into(),
+        },
+        apply: |p, v| {
+            let shown = v.text.parse()?;
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).principal(shown);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "audit-arguments",
+        env: "MCP_AUDIT_ARGUMENTS",
+        value: None,
+        heading: OPERATIONS,
+        help: "put each call's arguments in its audit record, less --audit-redact; needs --audit",
+        scope: Scope::Any,
+        default: |c| show_switch(c.audit.as_ref().is_some_and(|a| a.settings().1)),
+        apply: |p, v| {
+            let on = switch(v.text)?;
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).with_arguments(on);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "audit-redact",
+        env: "MCP_AUDIT_REDACT",
+        value: Some("LIST"),
+        heading: OPERATIONS,
+        help: "argument members audit records never show, comma-separated: a JSON pointer (/card/number) or a key at any depth (password); needs --audit",
+        scope: Scope::Any,
+        default: |c| {
+            c.audit
+                .as_ref()
+                .map(|a| a.settings().2.join(","))
+                .unwrap_or_default()
+        },
+        apply: |p, v| {
+            let redact: Vec<String> = v
+                .text
+                .split(',')
+                .map(str::trim)
+                .filter(|entry| !entry.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).redact(redact);
+            Ok(())
+        },
+    },
     // Telemetry.
     Setting {
         flag: "metrics",
@@ -966,6 +1040,14 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
 ];
+
+/// The audit settings a sub-setting of `--audit` changes; an error without `--audit`.
+fn audited(p: &mut Parsed) -> Result<&mut crate::audit::Audit, String> {
+    p.config
+        .audit
+        .as_mut()
+        .ok_or_else(|| "needs --audit (MCP_AUDIT=1): audit records are off".to_string())
+}
 
 /// tokio's `Semaphore::MAX_PERMITS`.
 const MAX_PERMITS: usize = usize::MAX >> 3;

@@ -394,6 +394,7 @@ fn every_setting_reaches_the_config() {
             c.allow_sessionless
         }),
         ("sse-responses", "MCP_SSE_RESPONSES", |c| c.sse_responses),
+        ("audit", "MCP_AUDIT", |c| c.audit.is_some()),
         (
             "request-state-single-use",
             "MCP_REQUEST_STATE_SINGLE_USE",
@@ -443,6 +444,9 @@ fn every_setting_reaches_the_config() {
         ("auth-jwks", ()),
         ("auth-scopes", ()),
         ("auth-token-type", ()),
+        ("audit-principal", ()),
+        ("audit-arguments", ()),
+        ("audit-redact", ()),
     ] {
         // Checked by their own tests below.
         covered.push(flag);
@@ -1071,4 +1075,40 @@ fn unbuilt(cited: &str, feature: &str) -> String {
         "{cited}: this server was built without mcp-runtime's `{feature}` feature; rebuild it \
          with the feature on (a generated crate: `cargo build --features {feature}`)"
     )
+}
+
+#[test]
+fn the_audit_settings_reach_its_config_and_need_audit() {
+    use crate::audit::{Audit, PrincipalShown};
+    let args = ok(
+        &[
+            "--audit",
+            "--audit-principal",
+            "digest",
+            "--audit-arguments",
+            "--audit-redact",
+            "password, /card/number,",
+        ],
+        &[],
+    );
+    let expected = Audit::new()
+        .principal(PrincipalShown::Digest)
+        .with_arguments(true)
+        .redact(["password", "/card/number"]);
+    assert_eq!(args.config.audit, Some(expected));
+    let args = ok(
+        &[],
+        &[("MCP_AUDIT", "1"), ("MCP_AUDIT_PRINCIPAL", "subject")],
+    );
+    assert_eq!(args.config.audit, Some(Audit::new()));
+    for sub in [
+        "--audit-arguments",
+        "--audit-redact=x",
+        "--audit-principal=digest",
+    ] {
+        let message = refused(&[sub], &[]);
+        assert!(message.contains("needs --audit"), "{message}");
+    }
+    let message = refused(&["--audit", "--audit-principal", "name"], &[]);
+    assert!(message.contains("expected subject or digest"), "{message}");
 }
