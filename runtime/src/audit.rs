@@ -249,6 +249,29 @@ impl Middleware for Audit {
     }
 }
 
+/// The record of a call refused before it reached the engine (a rate limit at the HTTP edge).
+pub(crate) fn refused(
+    audit: &Audit,
+    principal: Option<&crate::auth::Principal>,
+    method: &'static str,
+    name: &str,
+    code: i32,
+) {
+    Record {
+        principal: principal.map(|principal| match audit.principal {
+            PrincipalShown::Subject => principal.subject.clone(),
+            PrincipalShown::Digest => principal.owner_digest(),
+        }),
+        client: None,
+        session: None,
+        method,
+        name: name.to_owned(),
+        arguments: None,
+        started: Instant::now(),
+    }
+    .emit("error", Some(code));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

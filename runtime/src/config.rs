@@ -267,6 +267,9 @@ pub struct Config {
     /// Audit records: one `tracing` event per call on the target `mcp::audit`
     /// ([`crate::audit`]). Default `None`: none, and nothing paid for them.
     pub audit: Option<crate::audit::Audit>,
+    /// Rate limits per caller and per tool ([`crate::rate_limit`]), over the contract's
+    /// `x-mcp.rateLimit`. Default `None`: only the contract's, if it has any.
+    pub rate_limits: Option<crate::rate_limit::RateLimits>,
 }
 
 impl Config {
@@ -326,6 +329,7 @@ impl Default for Config {
             ready_path: Some(DEFAULT_READY_PATH.into()),
             readiness: crate::readiness::Readiness::default(),
             audit: None,
+            rate_limits: None,
         }
     }
 }
@@ -600,6 +604,12 @@ impl ConfigBuilder {
     /// Sets [`Config::legacy_sse`].
     pub fn legacy_sse(mut self, legacy_sse: bool) -> Self {
         self.config.legacy_sse = legacy_sse;
+        self
+    }
+
+    /// Sets [`Config::rate_limits`].
+    pub fn rate_limits(mut self, rate_limits: Option<crate::rate_limit::RateLimits>) -> Self {
+        self.config.rate_limits = rate_limits;
         self
     }
 

@@ -161,6 +161,7 @@ mod panic;
 mod param_headers;
 mod params;
 mod protocol;
+pub mod rate_limit;
 mod readiness;
 mod relay;
 pub mod request_state;

@@ -540,6 +540,10 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         self.inner.server_card()
     }
 
+    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
+        self.inner.rate_limit(method, key)
+    }
+
     fn complete<'a>(
         &'a self,
         kind: CompletionKind,

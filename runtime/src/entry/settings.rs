@@ -985,6 +985,78 @@ pub(crate) const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    // Rate limits.
+    Setting {
+        flag: "rate-limit",
+        env: "MCP_RATE_LIMIT",
+        value: Some("RATE"),
+        heading: OPERATIONS,
+        help: "each caller's calls (tools/call, prompts/get, resources/read) at most RATE: N/s, N/min, N/h or N/DURATION, a token bucket of N; the caller is the principal with authorization, else the peer address; over it: -32023, HTTP 429",
+        scope: Scope::Any,
+        default: |c| {
+            c.rate_limits
+                .as_ref()
+                .and_then(|l| l.settings().0)
+                .map_or_else(|| "off".into(), |rate| rate.to_string())
+        },
+        apply: |p, v| {
+            let rate = v.text.parse()?;
+            let limits = p.config.rate_limits.take().unwrap_or_default();
+            p.config.rate_limits = Some(limits.per_caller(Some(rate)));
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "tool-rate-limit",
+        env: "MCP_TOOL_RATE_LIMIT",
+        value: Some("LIST"),
+        heading: OPERATIONS,
+        help: "each caller's calls of a tool, prompt or resource URI at most a rate, NAME=RATE comma-separated (search=10/s,export=2/min), over the contract's x-mcp rateLimit",
+        scope: Scope::Any,
+        default: |c| {
+            let limits = c.rate_limits.as_ref().map(|l| l.settings().1).unwrap_or_default();
+            match limits {
+                [] => "contract's".into(),
+                limits => limits
+                    .iter()
+                    .map(|(name, rate)| format!("{name}={rate}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            }
+        },
+        apply: |p, v| {
+            let mut limits = p.config.rate_limits.take().unwrap_or_default();
+            for entry in v.text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+                let (name, rate) = entry
+                    .rsplit_once('=')
+                    .ok_or_else(|| format!("{entry:?}: expected NAME=RATE, e.g. search=10/s"))?;
+                let rate = rate.parse().map_err(|e| format!("{entry:?}: {e}"))?;
+                limits = limits.per_tool(name.trim(), rate);
+            }
+            p.config.rate_limits = Some(limits);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "rate-limit-callers",
+        env: "MCP_RATE_LIMIT_CALLERS",
+        value: Some("N"),
+        heading: OPERATIONS,
+        help: "most rate-limit buckets kept at once (callers, and callers by tool); past it, full buckets and then an eighth of the table are dropped",
+        scope: Scope::Any,
+        default: |c| {
+            c.rate_limits
+                .as_ref()
+                .map_or(crate::rate_limit::DEFAULT_MAX_CALLERS, |l| l.settings().2)
+                .to_string()
+        },
+        apply: |p, v| {
+            let max = count(v.text, 16)?;
+            let limits = p.config.rate_limits.take().unwrap_or_default();
+            p.config.rate_limits = Some(limits.max_callers(max));
+            Ok(())
+        },
+    },
     // Telemetry.
     Setting {
         flag: "metrics",

@@ -447,6 +447,9 @@ fn every_setting_reaches_the_config() {
         ("audit-principal", ()),
         ("audit-arguments", ()),
         ("audit-redact", ()),
+        ("rate-limit", ()),
+        ("tool-rate-limit", ()),
+        ("rate-limit-callers", ()),
     ] {
         // Checked by their own tests below.
         covered.push(flag);
@@ -1111,4 +1114,40 @@ fn the_audit_settings_reach_its_config_and_need_audit() {
     }
     let message = refused(&["--audit", "--audit-principal", "name"], &[]);
     assert!(message.contains("expected subject or digest"), "{message}");
+}
+
+#[test]
+fn the_rate_limit_settings_reach_their_config() {
+    use crate::rate_limit::{Rate, RateLimits};
+    let args = ok(
+        &[
+            "--rate-limit",
+            "10/s",
+            "--tool-rate-limit",
+            "search=2/min, export=1/30s",
+            "--rate-limit-callers",
+            "1000",
+        ],
+        &[],
+    );
+    let expected = RateLimits::new()
+        .per_caller(Some(Rate::new(10, 1_000)))
+        .per_tool("search", Rate::new(2, 60_000))
+        .per_tool("export", Rate::new(1, 30_000))
+        .max_callers(1000);
+    assert_eq!(args.config.rate_limits, Some(expected));
+    let args = ok(&[], &[("MCP_TOOL_RATE_LIMIT", "a=1/h")]);
+    let expected = RateLimits::new().per_tool("a", Rate::new(1, 3_600_000));
+    assert_eq!(args.config.rate_limits, Some(expected));
+    assert_eq!(ok(&[], &[]).config.rate_limits, None);
+    for (flag, value, says) in [
+        ("--rate-limit", "10", "expected N/PERIOD"),
+        ("--rate-limit", "0/s", "at least 1"),
+        ("--tool-rate-limit", "search", "expected NAME=RATE"),
+        ("--tool-rate-limit", "search=fast", "expected N/PERIOD"),
+        ("--rate-limit-callers", "3", "at least 16"),
+    ] {
+        let message = refused(&[flag, value], &[]);
+        assert!(message.contains(says), "{flag} {value}: {message}");
+    }
 }

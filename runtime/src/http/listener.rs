@@ -223,6 +223,7 @@ impl<D: Dispatch> McpServer<D> {
             Box::pin(server.clone().serve_request(
                 request,
                 super::Mount::Listener,
+                Some(peer.ip()),
                 Some(requests.start()),
             ))
         });
