@@ -84,6 +84,8 @@
 //! - Extension points: [`stores::Stores`] ([`session::SessionStore`], [`tasks::TaskStore`],
 //!   [`bus::Bus`]) for state shared between instances (Redis with the `redis` feature),
 //!   [`request_state::SealingKey`] for the `requestState` key, [`jsonrpc`] error codes.
+//! - Operations: [`middleware`] (the user's code around every call), [`audit`] (audit
+//!   records), [`rate_limit`] (rate limits per caller and per tool).
 //! - [`telemetry`]: the request span and trace context (feature `trace`), OTLP export (`otel`),
 //!   Prometheus metrics (`metrics`).
 //!
