@@ -60,7 +60,7 @@ impl<D: Dispatch> McpServer<D> {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let (parts, body) = request.into_parts();
-        async move { self.route(&parts, body, Mount::Embedded, None).await }
+        async move { self.route(&parts, body, Mount::Embedded).await }
     }
 
     /// [`handle`](Self::handle) on an owned server, in the shape a hyper service returns.
@@ -73,7 +73,6 @@ impl<D: Dispatch> McpServer<D> {
         self,
         request: Request<B>,
         mount: Mount,
-        peer: Option<std::net::IpAddr>,
         in_progress: Option<supervisor::InProgress>,
     ) -> impl Future<Output = Result<Response<Body>, Infallible>> + Send + 'static
     where
@@ -83,7 +82,7 @@ impl<D: Dispatch> McpServer<D> {
     {
         let (parts, body) = request.into_parts();
         async move {
-            let response = self.route(&parts, body, mount, peer).await;
+            let response = self.route(&parts, body, mount).await;
             // The connection counts the response as in progress until hyper drops its body.
             Ok(match in_progress {
                 Some(in_progress) => response.map(|body| body.watched(in_progress)),
@@ -93,13 +92,7 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// Routes by path and method; checks Host and Origin first.
-    async fn route<B>(
-        &self,
-        parts: &http::request::Parts,
-        body: B,
-        mount: Mount,
-        peer: Option<std::net::IpAddr>,
-    ) -> Response<Body>
+    async fn route<B>(&self, parts: &http::request::Parts, body: B, mount: Mount) -> Response<Body>
     where
         B: http_body::Body + Send + 'static,
         B::Data: Send,
@@ -119,7 +112,10 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         let mut headers = Headers::scan(&parts.headers);
-        headers.peer = peer;
+        if self.engine.limiter.is_some() {
+            // Put there by the listener, per request, only when a limiter exists.
+            headers.peer = parts.extensions.get().copied();
+        }
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
         }
@@ -323,9 +319,6 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         self.engine.start_expiry();
-        Box::pin(
-            self.clone()
-                .serve_request(request, Mount::Embedded, None, None),
-        )
+        Box::pin(self.clone().serve_request(request, Mount::Embedded, None))
     }
 }
