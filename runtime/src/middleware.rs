@@ -8,6 +8,10 @@
 //! [`Answer::Success`] of its own; a policy: [`Answer::Refused`]), and sees the answer the
 //! handler gave ([`Answer::result`] reads a success typed).
 //!
+//! The other direction, the requests a wrapped call's handler sends to the client
+//! (elicitation, sampling, roots), passes through [`Middleware::client_request`], innermost
+//! layer first: the mirror of a call's way in.
+//!
 //! It is a [`Dispatch`] wrapper, [`Layered`], so a server without middleware is the generated
 //! `Server<H>` as it was: nothing is paid for the feature unless it is used.
 //!
@@ -65,6 +69,8 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
+use serde_json::Value;
+use std::sync::Arc;
 
 use crate::auth::Principal;
 use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
@@ -78,6 +84,135 @@ pub trait Middleware: Send + Sync + 'static {
     /// Runs around `call`: pass it on with `next.run(call).await` (the handler's answer, which
     /// may be read or replaced), or answer without passing it on.
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer>;
+
+    /// Runs around each request the handler of a wrapped call sends to the client
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`, through
+    /// [`RequestContext::request_client`] and its helpers): pass it on with
+    /// `next.run(request).await` (the client's answer as JSON), or answer instead. Default:
+    /// passes it on.
+    ///
+    /// On a stateless 2026-07-28 request, an answer the client has not given yet is an
+    /// input-required [`Error`] the handler's `?` turns into the round's
+    /// `InputRequiredResult`: pass such an error on unchanged.
+    fn client_request<'a>(
+        &'a self,
+        request: ClientRequest<'a>,
+        next: ClientNext<'a>,
+    ) -> BoxFuture<'a, Result<Value, Error>> {
+        next.run(request)
+    }
+}
+
+/// A request the server sends to the client on behalf of a wrapped call's handler.
+#[derive(Debug)]
+pub struct ClientRequest<'a> {
+    key: &'a str,
+    method: &'a str,
+    params: Value,
+    ctx: &'a RequestContext,
+}
+
+impl ClientRequest<'_> {
+    /// The method: `elicitation/create`, `sampling/createMessage`, `roots/list`, ...
+    pub fn method(&self) -> &str {
+        self.method
+    }
+
+    /// The key the handler named the question with (a stateless round's `inputResponses`
+    /// key).
+    pub fn key(&self) -> &str {
+        self.key
+    }
+
+    /// The request's params.
+    pub fn params(&self) -> &Value {
+        &self.params
+    }
+
+    /// The params, to rewrite before the request goes on.
+    pub fn params_mut(&mut self) -> &mut Value {
+        &mut self.params
+    }
+
+    /// Who the wrapped call acts for.
+    pub fn principal(&self) -> Option<&Principal> {
+        self.ctx.principal()
+    }
+
+    /// The wrapped call's context.
+    pub fn context(&self) -> &RequestContext {
+        self.ctx
+    }
+}
+
+/// The rest of the way to the client: the middleware of outer layers, then the transport.
+pub struct ClientNext<'a> {
+    outer: Option<&'a ClientHooks>,
+}
+
+impl std::fmt::Debug for ClientNext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientNext").finish_non_exhaustive()
+    }
+}
+
+impl<'a> ClientNext<'a> {
+    /// Sends `request` on and answers the client's answer (or what an outer layer answered).
+    pub fn run(self, request: ClientRequest<'a>) -> BoxFuture<'a, Result<Value, Error>> {
+        match self.outer {
+            Some(hooks) => hooks.middleware.client_request(
+                request,
+                ClientNext {
+                    outer: hooks.outer.as_deref(),
+                },
+            ),
+            None => {
+                let ClientRequest {
+                    key,
+                    method,
+                    params,
+                    ctx,
+                } = request;
+                Box::pin(ctx.to_client(key, method, params))
+            }
+        }
+    }
+}
+
+/// The middleware around a context's requests to the client: this layer's, and the layers
+/// outside it.
+pub(crate) struct ClientHooks {
+    middleware: Arc<dyn Middleware>,
+    outer: Option<Arc<ClientHooks>>,
+}
+
+impl std::fmt::Debug for ClientHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientHooks").finish_non_exhaustive()
+    }
+}
+
+impl ClientHooks {
+    pub(crate) fn new(middleware: Arc<dyn Middleware>, outer: Option<Arc<ClientHooks>>) -> Self {
+        Self { middleware, outer }
+    }
+
+    /// `method` with `params` through every layer, innermost first, then to the client.
+    pub(crate) fn run<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        key: &'a str,
+        method: &'a str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<Value, Error>> {
+        let request = ClientRequest {
+            key,
+            method,
+            params,
+            ctx,
+        };
+        ClientNext { outer: Some(self) }.run(request)
+    }
 }
 
 /// What kind of call a [`Call`] is.
@@ -353,13 +488,17 @@ fn route<'a>(
 #[derive(Debug)]
 pub struct Layered<D, M> {
     inner: D,
-    middleware: M,
+    /// Shared with the contexts of the calls it wraps (their requests to the client).
+    middleware: Arc<M>,
 }
 
 impl<D, M> Layered<D, M> {
     /// `middleware` around `inner`.
     pub fn new(inner: D, middleware: M) -> Self {
-        Self { inner, middleware }
+        Self {
+            inner,
+            middleware: Arc::new(middleware),
+        }
     }
 
     /// The wrapped server.
@@ -476,6 +615,14 @@ pub(crate) fn read_resource<'a>(
     Some(Box::pin(async move { answer.await.into_result() }))
 }
 
+impl<D: Dispatch, M: Middleware> Layered<D, M> {
+    /// `ctx` with this layer around its requests to the client.
+    fn hooked(&self, ctx: RequestContext) -> RequestContext {
+        let middleware: Arc<dyn Middleware> = self.middleware.clone();
+        ctx.with_client_hook(middleware)
+    }
+}
+
 impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
     fn catalog(&self) -> &'static Catalog {
         self.inner.catalog()
@@ -487,7 +634,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         params: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        call_method(&self.middleware, &self.inner, method, params, ctx)
+        let ctx = self.hooked(ctx);
+        call_method(&*self.middleware, &self.inner, method, params, ctx)
     }
 
     fn call_tool<'a>(
@@ -496,7 +644,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        call_tool(&self.middleware, &self.inner, name, arguments, ctx)
+        let ctx = self.hooked(ctx);
+        call_tool(&*self.middleware, &self.inner, name, arguments, ctx)
     }
 
     fn get_prompt<'a>(
@@ -505,7 +654,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        get_prompt(&self.middleware, &self.inner, name, arguments, ctx)
+        let ctx = self.hooked(ctx);
+        get_prompt(&*self.middleware, &self.inner, name, arguments, ctx)
     }
 
     fn read_resource<'a>(
@@ -513,7 +663,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         uri: &'a str,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        read_resource(&self.middleware, &self.inner, uri, ctx)
+        let ctx = self.hooked(ctx);
+        read_resource(&*self.middleware, &self.inner, uri, ctx)
     }
 
     fn openrpc_document(&self) -> Option<&'static str> {

@@ -408,3 +408,100 @@ async fn a_dropped_future_runs_the_cleanup_without_a_transport() {
     let ctx = RequestContext::new(mcp_runtime::ProtocolVersion::V2025_11_25);
     assert!(server.call_tool("nope", None, ctx).is_none());
 }
+
+/// Records the server's requests to the client it sees, as `{name} {method} {key}`; answers
+/// `roots/list` itself when `answers` is set.
+struct Outbound {
+    name: &'static str,
+    log: Log,
+    answers: bool,
+}
+
+impl Middleware for Outbound {
+    fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        next.run(call)
+    }
+
+    fn client_request<'a>(
+        &'a self,
+        mut request: mcp_runtime::middleware::ClientRequest<'a>,
+        next: mcp_runtime::middleware::ClientNext<'a>,
+    ) -> BoxFuture<'a, Result<Value, mcp_runtime::Error>> {
+        Box::pin(async move {
+            self.log.lock().unwrap().push(format!(
+                "{} {} {}",
+                self.name,
+                request.method(),
+                request.key()
+            ));
+            if self.answers && request.method() == "roots/list" {
+                return Ok(json!({"roots": [{"uri": "file:///from-middleware"}]}));
+            }
+            request.params_mut()["_meta"] = json!({"com.example/seen-by": self.name});
+            next.run(request).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_servers_requests_to_the_client_pass_through_the_layers_innermost_first() {
+    let (shop, log, _) = shop();
+    let server = shop
+        .layer(Outbound {
+            name: "inner",
+            log: log.clone(),
+            answers: false,
+        })
+        .layer(Outbound {
+            name: "outer",
+            log: log.clone(),
+            answers: false,
+        });
+    let url = serve(server).await;
+    // Stateless: the request goes out in the round's InputRequiredResult, through both
+    // layers, the inner one first; its params as the layers left them.
+    let body = ops::call_stateless_with(&url, "roots", json!({}), json!({"roots": {}})).await;
+    let result = &body["result"];
+    assert_eq!(result["resultType"], json!("input_required"), "{body}");
+    let asked = &result["inputRequests"]["roots"];
+    assert_eq!(asked["method"], json!("roots/list"), "{body}");
+    assert_eq!(
+        asked["params"]["_meta"],
+        json!({"com.example/seen-by": "outer"}),
+        "{body}"
+    );
+    let seen: Vec<String> = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|line| !line.starts_with("handler"))
+        .cloned()
+        .collect();
+    assert_eq!(seen, ["inner roots/list roots", "outer roots/list roots"]);
+}
+
+#[tokio::test]
+async fn a_middleware_answers_the_servers_request_instead_of_the_client() {
+    let (answered, log, _) = shop();
+    let server = answered.layer(Outbound {
+        name: "answering",
+        log: log.clone(),
+        answers: true,
+    });
+    let url = serve(server).await;
+    // The client declared nothing, and is never asked: the middleware answered.
+    let body = call_stateless(&url, "roots", json!({})).await;
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!(["file:///from-middleware"]),
+        "{body}"
+    );
+    // Without middleware the same call fails: the client cannot take `roots/list`.
+    let (plain, _, _) = shop();
+    let url = serve(plain).await;
+    let body = call_stateless(&url, "roots", json!({})).await;
+    assert!(
+        body.get("error").is_some() || body["result"]["isError"] == json!(true),
+        "{body}"
+    );
+}

@@ -25,6 +25,7 @@ use tokio::net::TcpListener;
 const ECHO: &str = r#"{"name":"echo","inputSchema":{"type":"object"}}"#;
 const SLOW: &str = r#"{"name":"slow","inputSchema":{"type":"object"}}"#;
 const BLOCKS: &str = r#"{"name":"blocks","inputSchema":{"type":"object"}}"#;
+const ROOTS: &str = r#"{"name":"roots","inputSchema":{"type":"object"}}"#;
 const GREET: &str = r#"{"name":"greet","arguments":[{"name":"who"}]}"#;
 static CATALOG: Catalog = Catalog {
     tools: &[
@@ -39,6 +40,10 @@ static CATALOG: Catalog = Catalog {
         Descriptor {
             key: "blocks",
             json: [BLOCKS; 4],
+        },
+        Descriptor {
+            key: "roots",
+            json: [ROOTS; 4],
         },
     ],
     prompts: &[Descriptor {
@@ -67,10 +72,10 @@ impl Dispatch for Shop {
         &'a self,
         name: &str,
         arguments: Option<&'a RawValue>,
-        _ctx: RequestContext,
+        ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
         let name = name.to_owned();
-        if !["echo", "slow", "blocks"].contains(&name.as_str()) {
+        if !["echo", "slow", "blocks", "roots"].contains(&name.as_str()) {
             return None;
         }
         Some(Box::pin(async move {
@@ -83,6 +88,15 @@ impl Dispatch for Shop {
             match name.as_str() {
                 "echo" => ToolOutcome::Success(RawValue::from_string(arguments).unwrap()),
                 "slow" => std::future::pending().await,
+                // Asks the client for its roots and answers their URIs.
+                "roots" => match ctx.list_roots("roots").await {
+                    Ok(roots) => ToolOutcome::from_result(Ok(roots
+                        .roots
+                        .iter()
+                        .map(|root| root.uri.clone())
+                        .collect::<Vec<_>>())),
+                    Err(error) => ToolOutcome::Failed(error),
+                },
                 _ => ToolOutcome::Content(ToolResult {
                     content: vec![ContentBlock::TextContent {
                         meta: Some(
@@ -198,6 +212,16 @@ pub async fn call_in_session(url: &str, id: &str, tool: &str, arguments: Value) 
 
 /// Calls `tool` with `arguments` statelessly (2026-07-28); the response body.
 pub async fn call_stateless(url: &str, tool: &str, arguments: Value) -> Value {
+    call_stateless_with(url, tool, arguments, json!({})).await
+}
+
+/// [`call_stateless`] from a client declaring `capabilities`.
+pub async fn call_stateless_with(
+    url: &str,
+    tool: &str,
+    arguments: Value,
+    capabilities: Value,
+) -> Value {
     let headers = [
         ("mcp-protocol-version", "2026-07-28"),
         ("mcp-method", "tools/call"),
@@ -206,7 +230,7 @@ pub async fn call_stateless(url: &str, tool: &str, arguments: Value) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": tool, "arguments": arguments, "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
+            "io.modelcontextprotocol/clientCapabilities": capabilities}}});
     post(url, &headers, body).await.2
 }
 
