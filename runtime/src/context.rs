@@ -38,9 +38,6 @@ pub struct RequestContext {
     #[cfg(feature = "trace")]
     trace_context: Option<Arc<TraceContext>>,
     notifier: Option<Notifier>,
-    /// The middleware around this context's requests to the client, innermost first
-    /// (`crate::middleware`: set by `Layered`, `None` without middleware).
-    client_hooks: Option<Arc<crate::middleware::ClientHooks>>,
     mode: Mode,
 }
 
@@ -88,7 +85,6 @@ impl RequestContext {
             #[cfg(feature = "trace")]
             trace_context: None,
             notifier: None,
-            client_hooks: None,
             mode: Mode::Detached,
         }
     }
@@ -261,25 +257,14 @@ impl RequestContext {
     ) -> Result<R, Error> {
         let params = serde_json::to_value(params)
             .map_err(|e| Error::new(format!("{method} params: {e}")))?;
-        let Some(hooks) = &self.client_hooks else {
+        // The layers of the call being polled (a task-local: a field would grow every
+        // context, with or without middleware).
+        let Some(hooks) = crate::middleware::client_hooks() else {
             return self.to_client(key, method, params).await;
         };
         let answer = hooks.run(self, key, method, params).await?;
         R::deserialize(&answer)
             .map_err(|e| Error::new(format!("{method}: the answer to `{key}` does not fit: {e}")))
-    }
-
-    /// The same context with `middleware` around its requests to the client, inside those it
-    /// had (a layer runs inside the layers added after it).
-    pub(crate) fn with_client_hook(
-        mut self,
-        middleware: Arc<dyn crate::middleware::Middleware>,
-    ) -> Self {
-        let outer = self.client_hooks.take();
-        self.client_hooks = Some(Arc::new(crate::middleware::ClientHooks::new(
-            middleware, outer,
-        )));
-        self
     }
 
     /// Sends `method` with `params` to the client (see [`request_client`](Self::request_client)),
@@ -423,7 +408,6 @@ impl RequestContext {
             #[cfg(feature = "trace")]
             trace_context: None,
             notifier: Some(notifier),
-            client_hooks: None,
             mode: Mode::Session {
                 session,
                 outbound,
@@ -448,7 +432,6 @@ impl RequestContext {
             #[cfg(feature = "trace")]
             trace_context: None,
             notifier: Some(notifier),
-            client_hooks: None,
             mode: Mode::Round(Round {
                 capabilities,
                 log_level,

@@ -192,11 +192,34 @@ impl std::fmt::Debug for ClientHooks {
     }
 }
 
-impl ClientHooks {
-    pub(crate) fn new(middleware: Arc<dyn Middleware>, outer: Option<Arc<ClientHooks>>) -> Self {
-        Self { middleware, outer }
-    }
+tokio::task_local! {
+    /// The layers around the call being polled, innermost first: each [`Layered`] sets it
+    /// while its call is polled, over the layers outside it.
+    static CLIENT_HOOKS: Option<Arc<ClientHooks>>;
+}
 
+/// The layers around the call being polled (none outside a [`Layered`] call, and in a task
+/// the handler spawned itself).
+pub(crate) fn client_hooks() -> Option<Arc<ClientHooks>> {
+    CLIENT_HOOKS.try_with(Clone::clone).ok().flatten()
+}
+
+/// `answer` polled with `middleware` around its requests to the client, inside the layers
+/// around the caller.
+fn with_client_hooks<'a, T: 'a>(
+    middleware: Arc<dyn Middleware>,
+    answer: BoxFuture<'a, T>,
+) -> BoxFuture<'a, T> {
+    Box::pin(async move {
+        let hooks = Arc::new(ClientHooks {
+            middleware,
+            outer: client_hooks(),
+        });
+        CLIENT_HOOKS.scope(Some(hooks), answer).await
+    })
+}
+
+impl ClientHooks {
     /// `method` with `params` through every layer, innermost first, then to the client.
     pub(crate) fn run<'a>(
         &'a self,
@@ -488,7 +511,7 @@ fn route<'a>(
 #[derive(Debug)]
 pub struct Layered<D, M> {
     inner: D,
-    /// Shared with the contexts of the calls it wraps (their requests to the client).
+    /// Shared with the calls it wraps while they are polled (their requests to the client).
     middleware: Arc<M>,
 }
 
@@ -616,10 +639,10 @@ pub(crate) fn read_resource<'a>(
 }
 
 impl<D: Dispatch, M: Middleware> Layered<D, M> {
-    /// `ctx` with this layer around its requests to the client.
-    fn hooked(&self, ctx: RequestContext) -> RequestContext {
+    /// `answer` with this layer around its requests to the client.
+    fn hooked<'a, T: 'a>(&self, answer: BoxFuture<'a, T>) -> BoxFuture<'a, T> {
         let middleware: Arc<dyn Middleware> = self.middleware.clone();
-        ctx.with_client_hook(middleware)
+        with_client_hooks(middleware, answer)
     }
 }
 
@@ -634,8 +657,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         params: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let ctx = self.hooked(ctx);
-        call_method(&*self.middleware, &self.inner, method, params, ctx)
+        let answer = call_method(&*self.middleware, &self.inner, method, params, ctx)?;
+        Some(self.hooked(answer))
     }
 
     fn call_tool<'a>(
@@ -644,8 +667,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let ctx = self.hooked(ctx);
-        call_tool(&*self.middleware, &self.inner, name, arguments, ctx)
+        let answer = call_tool(&*self.middleware, &self.inner, name, arguments, ctx)?;
+        Some(self.hooked(answer))
     }
 
     fn get_prompt<'a>(
@@ -654,8 +677,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let ctx = self.hooked(ctx);
-        get_prompt(&*self.middleware, &self.inner, name, arguments, ctx)
+        let answer = get_prompt(&*self.middleware, &self.inner, name, arguments, ctx)?;
+        Some(self.hooked(answer))
     }
 
     fn read_resource<'a>(
@@ -663,8 +686,8 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         uri: &'a str,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let ctx = self.hooked(ctx);
-        read_resource(&*self.middleware, &self.inner, uri, ctx)
+        let answer = read_resource(&*self.middleware, &self.inner, uri, ctx)?;
+        Some(self.hooked(answer))
     }
 
     fn openrpc_document(&self) -> Option<&'static str> {
