@@ -152,8 +152,9 @@ fn redact_key(value: &mut Value, key: &str, depth: usize) {
 /// What a record says of one call, gathered before it runs.
 struct Record {
     principal: Option<String>,
-    client: Option<String>,
-    session: Option<String>,
+    /// The session (its client's name and its fingerprint are read when the record is
+    /// written).
+    session: Option<std::sync::Arc<crate::session::Session>>,
     method: &'static str,
     name: String,
     arguments: Option<String>,
@@ -167,13 +168,9 @@ impl Record {
             PrincipalShown::Subject => principal.subject.clone(),
             PrincipalShown::Digest => principal.owner_digest(),
         });
-        let session = ctx.session();
         Record {
             principal,
-            client: session
-                .and_then(|s| s.client_info()["name"].as_str())
-                .map(str::to_owned),
-            session: session.map(|s| crate::ids::fingerprint(s.id())),
+            session: ctx.session().cloned(),
             method: call.method(),
             name: call.name().to_owned(),
             arguments: audit
@@ -189,12 +186,13 @@ impl Record {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         let duration_us = self.started.elapsed().as_micros() as u64;
+        let session = self.session.as_deref();
         tracing::info!(
             target: "mcp::audit",
             time_unix_ms,
             principal = self.principal.as_deref(),
-            client = self.client.as_deref(),
-            session = self.session.as_deref(),
+            client = session.and_then(|s| s.client_info()["name"].as_str()),
+            session = session.map(crate::session::Session::fingerprint),
             method = self.method,
             name = %self.name,
             outcome,
@@ -232,6 +230,10 @@ fn outcome(answer: &Answer) -> &'static str {
 
 impl Middleware for Audit {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
+        // Records the log filter drops are not gathered.
+        if !tracing::enabled!(target: "mcp::audit", tracing::Level::INFO) {
+            return next.run(call);
+        }
         let mut pending = Pending(Some(Record::of(self, &call)));
         let tool = call.kind() == crate::middleware::CallKind::Tool;
         Box::pin(async move {
@@ -262,7 +264,6 @@ pub(crate) fn refused(
             PrincipalShown::Subject => principal.subject.clone(),
             PrincipalShown::Digest => principal.owner_digest(),
         }),
-        client: None,
         session: None,
         method,
         name: name.to_owned(),

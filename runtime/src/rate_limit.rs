@@ -227,6 +227,30 @@ impl Limited {
 /// Shards of the bucket table: calls of different callers seldom wait on one lock.
 const SHARDS: usize = 16;
 
+/// The keys are keyed hashes already: the table takes them as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used; anything else folds in, to stay a hash.
+        for byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// One shard of buckets, by key.
+type Buckets = HashMap<u64, Bucket, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// One bucket: its tokens when last touched, and when (ms since the limiter's start).
 #[derive(Debug, Clone, Copy)]
 struct Bucket {
@@ -240,7 +264,7 @@ pub(crate) struct Limiter {
     limits: RateLimits,
     /// Whether the contract declares limits (else its lookup is skipped).
     contract: bool,
-    shards: Vec<Mutex<HashMap<u64, Bucket>>>,
+    shards: Vec<Mutex<Buckets>>,
     keys: std::collections::hash_map::RandomState,
     started: Instant,
 }
@@ -327,8 +351,9 @@ impl Limiter {
         hasher.finish()
     }
 
-    fn shard(&self, key: u64) -> std::sync::MutexGuard<'_, HashMap<u64, Bucket>> {
-        self.shards[(key as usize) % SHARDS]
+    fn shard(&self, key: u64) -> std::sync::MutexGuard<'_, Buckets> {
+        // The top bits: the table inside a shard indexes by the low ones.
+        self.shards[(key >> 60) as usize % SHARDS]
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -381,7 +406,7 @@ impl Limiter {
 /// Makes room in a full shard (see the [module](self)): drops the buckets that are full again
 /// (judged at `rate`, the rate of the bucket coming in: a bound that errs toward keeping),
 /// then, if fewer than an eighth went, an eighth of the shard.
-fn evict(shard: &mut HashMap<u64, Bucket>, bound: usize, now: u64, rate: Rate) {
+fn evict(shard: &mut Buckets, bound: usize, now: u64, rate: Rate) {
     let refill_ms = rate.per_ms;
     shard.retain(|_, bucket| now.saturating_sub(bucket.at_ms) < refill_ms);
     let keep = bound - bound.div_ceil(8);
