@@ -89,6 +89,7 @@ fn as_tool(method: &Method) -> McpBinding {
             meta: None,
             output: McpOutput::Typed,
             scopes: None,
+            rate_limit: None,
             location: method.location.clone(),
         },
         annotations: None,

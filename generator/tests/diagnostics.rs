@@ -106,7 +106,7 @@ fn mcp_extension() {
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)
-error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes
+error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit
   --> mcp-extension.json:6:112 (/methods/1/x-mcp/tittle)
 error[mcp-extension]: `x-mcp` resource needs a `uri`
   --> mcp-extension.json:7:84 (/methods/2/x-mcp)
@@ -132,6 +132,20 @@ error[mcp-extension]: `x-mcp.scopes` must hold strings, found a number
   --> mcp-scopes.json:7:130 (/methods/2/x-mcp/scopes)
 4 error(s), 0 warning(s)"##;
     assert_eq!(render("mcp-scopes.json"), expected);
+}
+
+#[test]
+fn mcp_rate_limit() {
+    let expected = r##"error[mcp-extension]: `x-mcp.rateLimit` "10" is not a rate: expected N/PERIOD, e.g. "10/s", "60/min", "1000/h" or "5/30s"
+  --> mcp-rate-limit.json:5:133 (/methods/0/x-mcp/rateLimit)
+error[mcp-extension]: `x-mcp.rateLimit` "0/s": the count and the period must be at least 1
+  --> mcp-rate-limit.json:6:133 (/methods/1/x-mcp/rateLimit)
+error[mcp-extension]: `x-mcp.rateLimit` must be a string such as "10/min"
+  --> mcp-rate-limit.json:7:133 (/methods/2/x-mcp/rateLimit)
+error[mcp-extension]: `x-mcp.rateLimit` "99999999999999999999/s" is not a rate: expected N/PERIOD, e.g. "10/s", "60/min", "1000/h" or "5/30s"
+  --> mcp-rate-limit.json:8:133 (/methods/3/x-mcp/rateLimit)
+4 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-rate-limit.json"), expected);
 }
 
 #[test]

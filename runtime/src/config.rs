@@ -264,6 +264,12 @@ pub struct Config {
     /// Whether the server is ready for traffic, as the readiness probe reports it (shared by
     /// clones of this `Config`). Default: ready, until the server sets a reason.
     pub readiness: crate::readiness::Readiness,
+    /// Audit records: one `tracing` event per call on the target `mcp::audit`
+    /// ([`crate::audit`]). Default `None`: none, and nothing paid for them.
+    pub audit: Option<crate::audit::Audit>,
+    /// Rate limits per caller and per tool ([`crate::rate_limit`]), over the contract's
+    /// `x-mcp.rateLimit`. Default `None`: only the contract's, if it has any.
+    pub rate_limits: Option<crate::rate_limit::RateLimits>,
 }
 
 impl Config {
@@ -322,6 +328,8 @@ impl Default for Config {
             health_path: Some(DEFAULT_HEALTH_PATH.into()),
             ready_path: Some(DEFAULT_READY_PATH.into()),
             readiness: crate::readiness::Readiness::default(),
+            audit: None,
+            rate_limits: None,
         }
     }
 }
@@ -596,6 +604,18 @@ impl ConfigBuilder {
     /// Sets [`Config::legacy_sse`].
     pub fn legacy_sse(mut self, legacy_sse: bool) -> Self {
         self.config.legacy_sse = legacy_sse;
+        self
+    }
+
+    /// Sets [`Config::rate_limits`].
+    pub fn rate_limits(mut self, rate_limits: Option<crate::rate_limit::RateLimits>) -> Self {
+        self.config.rate_limits = rate_limits;
+        self
+    }
+
+    /// Sets [`Config::audit`].
+    pub fn audit(mut self, audit: Option<crate::audit::Audit>) -> Self {
+        self.config.audit = audit;
         self
     }
 

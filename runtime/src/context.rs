@@ -257,6 +257,24 @@ impl RequestContext {
     ) -> Result<R, Error> {
         let params = serde_json::to_value(params)
             .map_err(|e| Error::new(format!("{method} params: {e}")))?;
+        // The layers of the call being polled (a task-local: a field would grow every
+        // context, with or without middleware).
+        let Some(hooks) = crate::middleware::client_hooks() else {
+            return self.to_client(key, method, params).await;
+        };
+        let answer = hooks.run(self, key, method, params).await?;
+        R::deserialize(&answer)
+            .map_err(|e| Error::new(format!("{method}: the answer to `{key}` does not fit: {e}")))
+    }
+
+    /// Sends `method` with `params` to the client (see [`request_client`](Self::request_client)),
+    /// past any middleware.
+    pub(crate) async fn to_client<R: DeserializeOwned>(
+        &self,
+        key: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<R, Error> {
         if let Some(required) = undeclared_capability(self.client_capabilities(), method, &params) {
             return Err(Error::missing_capabilities(required));
         }

@@ -125,6 +125,14 @@ pub trait Dispatch: Send + Sync + 'static {
         &[]
     }
 
+    /// The contract's rate limit of `key` (a tool or prompt name, a resource URI) under
+    /// `method` (`tools/call`, `prompts/get`, `resources/read`): its `x-mcp` `rateLimit`, a
+    /// bucket per caller ([`crate::rate_limit`]). Default: none.
+    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
+        let _ = (method, key);
+        None
+    }
+
     /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
     /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
     /// `None` (the default) when the contract has no card.

@@ -37,7 +37,7 @@ mod settings;
 // The upstream flags of a gateway binary (`gateway`, `parse_gateway`).
 #[cfg(feature = "upstream")]
 mod upstream;
-mod values;
+pub(crate) mod values;
 
 #[cfg(feature = "upstream")]
 pub use upstream::{gateway, parse_gateway};
@@ -675,6 +675,8 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
     }
     engine.config = config;
     engine.sealer = crate::server::sealer(&engine.config);
+    engine.limiter =
+        crate::rate_limit::Limiter::of(engine.config.rate_limits.as_ref(), &engine.dispatch);
     Ok(())
 }
 

@@ -84,6 +84,8 @@
 //! - Extension points: [`stores::Stores`] ([`session::SessionStore`], [`tasks::TaskStore`],
 //!   [`bus::Bus`]) for state shared between instances (Redis with the `redis` feature),
 //!   [`request_state::SealingKey`] for the `requestState` key, [`jsonrpc`] error codes.
+//! - Operations: [`middleware`] (the user's code around every call), [`audit`] (audit
+//!   records), [`rate_limit`] (rate limits per caller and per tool).
 //! - [`telemetry`]: the request span and trace context (feature `trace`), OTLP export (`otel`),
 //!   Prometheus metrics (`metrics`).
 //!
@@ -118,6 +120,7 @@
 // The public modules are the API generated code and applications use. The root re-exports
 // below are the stable paths for the common types; modules that only hold one of them are
 // private.
+pub mod audit;
 pub mod auth;
 pub mod bus;
 pub mod catalog;
@@ -153,6 +156,7 @@ mod legacy_shapes;
 mod legacy_streams;
 mod load;
 pub mod mcp;
+pub mod middleware;
 mod mrtr;
 mod notifier;
 mod outbound;
@@ -160,6 +164,7 @@ mod panic;
 mod param_headers;
 mod params;
 mod protocol;
+pub mod rate_limit;
 mod readiness;
 mod relay;
 pub mod request_state;

@@ -146,6 +146,8 @@ pub struct Session {
     /// For a session a shared store keeps: the key its server-to-client request ids are
     /// tagged with, so that only answers to ids some instance minted travel on the bus.
     mint_key: OnceLock<minted::MintKey>,
+    /// [`crate::ids::fingerprint`] of `id`, made on first use (an audit record per call).
+    fingerprint: OnceLock<Box<str>>,
 }
 
 /// A JSON value the client sent in `initialize`, kept as its text and parsed the first time
@@ -252,6 +254,7 @@ impl Session {
             owner: OnceLock::new(),
             shared_refreshed_ms: AtomicU64::new(u64::MAX),
             mint_key: OnceLock::new(),
+            fingerprint: OnceLock::new(),
         }
     }
 
@@ -306,6 +309,13 @@ impl Session {
     /// The client's declared capabilities.
     pub fn client_capabilities(&self) -> &Value {
         self.client_capabilities.get()
+    }
+
+    /// What logs and records name the session by: [`crate::ids::fingerprint`] of its id,
+    /// made once.
+    pub(crate) fn fingerprint(&self) -> &str {
+        self.fingerprint
+            .get_or_init(|| crate::ids::fingerprint(&self.id).into())
     }
 
     /// The client's `clientInfo`.

@@ -364,6 +364,14 @@ impl<D: Dispatch> Peer<D> {
             Ok(message) => message,
             Err(error) => return self.send(error_response(None, &error)),
         };
+        if let (Some(limiter), Incoming::Request(request)) = (&self.engine.limiter, &message) {
+            let caller = crate::rate_limit::Caller::Local;
+            if let Err(limited) = limiter.check(&self.engine.dispatch, caller, request) {
+                let error = limited.error();
+                self.engine.audit_refusal(None, request, &error);
+                return self.send(error_response(Some(request.id), &error));
+            }
+        }
         match message {
             Incoming::Request(request) if request.params.meta_version().is_some() => {
                 self.stateless(request)

@@ -377,6 +377,13 @@ impl<D: Dispatch> Dispatch for ToolCatalog<D> {
         self.inner.server_card()
     }
 
+    /// The contract's limits by the contract's names: in [`ToolMode::Catalog`] a tool's
+    /// limit does not apply to `call_tool` (the edge decides before the arguments, which name
+    /// the tool, are read).
+    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
+        self.inner.rate_limit(method, key)
+    }
+
     fn complete<'a>(
         &'a self,
         kind: CompletionKind,

@@ -32,6 +32,7 @@ pub(crate) fn server(
     frame: &mut Frame,
 ) -> TokenStream {
     let scopes = scopes(methods, identity.scopes.as_deref());
+    let rate_limits = rate_limits(methods);
     // Off by default (the trait's `false`): every caller sees the whole lists.
     let hides_unauthorized = identity.hide_unauthorized.then(|| {
         quote! {
@@ -120,6 +121,7 @@ pub(crate) fn server(
             }
 
             #scopes
+            #rate_limits
             #hides_unauthorized
             #server_card
 
@@ -212,6 +214,55 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
 
         fn scopes_supported(&self) -> &'static [&'static str] {
             &[#(#supported),*]
+        }
+    }
+}
+
+/// `rate_limit` of the `Dispatch` impl, from `x-mcp` `rateLimit`: a match on the MCP method
+/// and the tool or prompt name or resource URI (a template's URI through its matcher);
+/// nothing (the trait's default, no limit) when no method has one.
+fn rate_limits(methods: &[MethodPlan<'_>]) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut template_arms = Vec::new();
+    for binding in methods.iter().filter_map(MethodPlan::binding) {
+        let common = binding.common();
+        let Some((count, per_ms)) = common.rate_limit else {
+            continue;
+        };
+        let rate = quote!(::mcp_runtime::rate_limit::Rate::new(#count, #per_ms));
+        let (method, key) = match binding {
+            McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
+            McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
+            McpBinding::Resource(resource) => ("resources/read", resource.uri.as_str()),
+            McpBinding::ResourceTemplate(template) => {
+                let key = template.uri_template.as_str();
+                template_arms.push(quote! {
+                    ("resources/read", uri)
+                        if uri == #key
+                            || ::mcp_runtime::uri_template::match_uri(#key, uri).is_some() =>
+                    {
+                        ::std::option::Option::Some(#rate)
+                    }
+                });
+                continue;
+            }
+        };
+        arms.push(quote! { (#method, #key) => ::std::option::Option::Some(#rate), });
+    }
+    if arms.is_empty() && template_arms.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn rate_limit(
+            &self,
+            method: &str,
+            key: &str,
+        ) -> ::std::option::Option<::mcp_runtime::rate_limit::Rate> {
+            match (method, key) {
+                #(#arms)*
+                #(#template_arms)*
+                _ => ::std::option::Option::None,
+            }
         }
     }
 }

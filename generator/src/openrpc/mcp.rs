@@ -26,6 +26,7 @@ pub const METHOD_KEYS: &[&str] = &[
     "output",
     "inputSchema",
     "scopes",
+    "rateLimit",
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
@@ -123,6 +124,7 @@ impl Options {
                 meta: None,
                 output: McpOutput::Typed,
                 scopes: None,
+                rate_limit: None,
                 location,
             },
             annotations: None,
@@ -184,6 +186,16 @@ fn parse_object(
         match parse_scopes(value, "x-mcp.scopes") {
             Ok(scopes) => options.common.scopes = Some(scopes),
             Err(message) => reader.error(locate("/scopes"), message),
+        }
+    }
+    if let Some(value) = map.get("rateLimit") {
+        match value.as_str().map(parse_rate) {
+            Some(Ok(rate)) => options.common.rate_limit = Some(rate),
+            Some(Err(message)) => reader.error(locate("/rateLimit"), message),
+            None => reader.error(
+                locate("/rateLimit"),
+                "`x-mcp.rateLimit` must be a string such as \"10/min\"".into(),
+            ),
         }
     }
     let Reader { mut diags, ok, .. } = reader;
@@ -454,6 +466,38 @@ pub fn parse_server(
         }
     }
     (server, diags)
+}
+
+/// `rateLimit`: `N/PERIOD`, a count of calls per caller and a period: `s`, `min`, `h`, or a
+/// number with `ms`, `s`, `m`, `min` or `h` (`10/30s`). The count and the period in
+/// milliseconds, both at least 1.
+pub(crate) fn parse_rate(text: &str) -> Result<(u32, u64), String> {
+    let wrong = || {
+        format!("`x-mcp.rateLimit` {text:?} is not a rate: expected N/PERIOD, e.g. \"10/s\", \"60/min\", \"1000/h\" or \"5/30s\"")
+    };
+    let (count, period) = text.trim().split_once('/').ok_or_else(wrong)?;
+    let count: u32 = count.trim().parse().map_err(|_| wrong())?;
+    let period = period.trim();
+    let digits = period.bytes().take_while(u8::is_ascii_digit).count();
+    let (amount, unit) = period.split_at(digits);
+    let amount: u64 = match amount {
+        "" => 1,
+        amount => amount.parse().map_err(|_| wrong())?,
+    };
+    let unit_ms: u64 = match unit {
+        "ms" => 1,
+        "s" | "sec" | "second" => 1_000,
+        "m" | "min" | "minute" => 60_000,
+        "h" | "hour" => 3_600_000,
+        _ => return Err(wrong()),
+    };
+    let per_ms = amount.checked_mul(unit_ms).ok_or_else(wrong)?;
+    if count == 0 || per_ms == 0 {
+        return Err(format!(
+            "`x-mcp.rateLimit` {text:?}: the count and the period must be at least 1"
+        ));
+    }
+    Ok((count, per_ms))
 }
 
 /// `scopes`: an array of distinct OAuth scope tokens (RFC 6749 §3.3: printable ASCII without

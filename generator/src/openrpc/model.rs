@@ -324,6 +324,9 @@ pub struct McpCommon {
     /// `scopes`: the OAuth scopes a principal needs to call it (over HTTP with authorization
     /// on); `None`: the document's default (`info["x-mcp"].scopes`).
     pub scopes: Option<Vec<String>>,
+    /// `rateLimit` (`"10/min"`): calls per caller, as a count and a period in milliseconds
+    /// (the runtime's `mcp_runtime::rate_limit::Rate`).
+    pub rate_limit: Option<(u32, u64)>,
     /// Where the `x-mcp` value is.
     pub location: Location,
 }

@@ -48,7 +48,13 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, call, &ctx)?;
         let version = ctx.protocol_version();
         let principal = self.caller_for_hints(&ctx);
-        let Some(future) = self.dispatch.call_tool(name, call.arguments(), ctx) else {
+        let future = match &self.config.audit {
+            None => self.dispatch.call_tool(name, call.arguments(), ctx),
+            Some(audit) => {
+                crate::middleware::call_tool(audit, &self.dispatch, name, call.arguments(), ctx)
+            }
+        };
+        let Some(future) = future else {
             let tools = self.dispatch.catalog().tools;
             return Err(unknown(
                 "tool",
@@ -77,7 +83,13 @@ impl<D: Dispatch> Engine<D> {
         let target = ("prompts/get", name, call.arguments());
         let round = self.open_round(target, call, &ctx)?;
         let principal = self.caller_for_hints(&ctx);
-        let answer = match self.dispatch.get_prompt(name, call.arguments(), ctx) {
+        let future = match &self.config.audit {
+            None => self.dispatch.get_prompt(name, call.arguments(), ctx),
+            Some(audit) => {
+                crate::middleware::get_prompt(audit, &self.dispatch, name, call.arguments(), ctx)
+            }
+        };
+        let answer = match future {
             Some(future) => caught(future, "prompt", name).await,
             None => {
                 let prompts = self.dispatch.catalog().prompts;
@@ -105,7 +117,11 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, read, &ctx)?;
         let stateless = ctx.protocol_version().is_stateless();
         let principal = self.caller_for_hints(&ctx);
-        let answer = match self.dispatch.read_resource(uri, ctx) {
+        let future = match &self.config.audit {
+            None => self.dispatch.read_resource(uri, ctx),
+            Some(audit) => crate::middleware::read_resource(audit, &self.dispatch, uri, ctx),
+        };
+        let answer = match future {
             Some(future) => caught(future, "resource", uri).await,
             None => {
                 let resources = self.dispatch.catalog().resources;

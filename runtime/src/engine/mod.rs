@@ -140,6 +140,9 @@ pub(crate) struct Engine<D> {
     pub(crate) relays: Arc<crate::relay::Relays>,
     /// Where the log's entries arrive (held weakly by the log).
     _log_delivery: Option<Arc<dyn Fn(crate::event_log::Logged) + Send + Sync>>,
+    /// The rate limits' buckets, when the configuration or the contract sets a limit
+    /// (`crate::rate_limit`); `None`: nothing is checked.
+    pub(crate) limiter: Option<crate::rate_limit::Limiter>,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -178,7 +181,9 @@ impl<D: Dispatch> Engine<D> {
             })
         };
         stores.bus.subscribe(Arc::downgrade(&bus_delivery));
+        let limiter = crate::rate_limit::Limiter::of(config.rate_limits.as_ref(), &dispatch);
         Self {
+            limiter,
             notifier,
             param_headers: ParamHeaders::from_catalog(dispatch.catalog()),
             dispatch,
@@ -198,6 +203,26 @@ impl<D: Dispatch> Engine<D> {
             legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
+    }
+
+    /// The audit record of `request`, refused with `error` before it started (a rate limit),
+    /// when audit records are on and it is a call.
+    #[cold]
+    pub(crate) fn audit_refusal(
+        &self,
+        principal: Option<&crate::auth::Principal>,
+        request: &incoming::Request<'_>,
+        error: &RpcError,
+    ) {
+        let (Some(audit), Some(name)) = (&self.config.audit, request.call_target()) else {
+            return;
+        };
+        let method = match request.method {
+            "tools/call" => "tools/call",
+            "prompts/get" => "prompts/get",
+            _ => "resources/read",
+        };
+        crate::audit::refused(audit, principal, method, name, error.code);
     }
 
     /// The dispatch and configuration back, the rest dropped (a server rebuilt with other

@@ -157,6 +157,7 @@ const TASKS: &str = "Tasks";
 const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
 const SHARED: &str = "Shared state (HTTP; feature `redis`)";
 const TELEMETRY: &str = "Telemetry (feature `metrics`)";
+const OPERATIONS: &str = "Audit records and rate limits";
 const LOGGING: &str = "Logging";
 
 const MS: Duration = Duration::from_millis(1);
@@ -911,6 +912,151 @@ pub(crate) const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    // Audit records.
+    Setting {
+        flag: "audit",
+        env: "MCP_AUDIT",
+        value: None,
+        heading: OPERATIONS,
+        help: "one record per tools/call, prompts/get, resources/read (and plain JSON-RPC call) on the log target mcp::audit, at info",
+        scope: Scope::Any,
+        default: |c| show_switch(c.audit.is_some()),
+        apply: |p, v| {
+            p.config.audit = switch(v.text)?.then(crate::audit::Audit::new);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "audit-principal",
+        env: "MCP_AUDIT_PRINCIPAL",
+        value: Some("SHOWN"),
+        heading: OPERATIONS,
+        help: "how an audit record shows the caller: subject, or digest (SHA-256 of issuer and subject); needs --audit",
+        scope: Scope::Any,
+        default: |c| match c.audit.as_ref().map(|a| a.settings().0) {
+            Some(crate::audit::PrincipalShown::Digest) => "digest".into(),
+            _ => "subject".into(),
+        },
+        apply: |p, v| {
+            let shown = v.text.parse()?;
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).principal(shown);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "audit-arguments",
+        env: "MCP_AUDIT_ARGUMENTS",
+        value: None,
+        heading: OPERATIONS,
+        help: "put each call's arguments in its audit record, less --audit-redact; needs --audit",
+        scope: Scope::Any,
+        default: |c| show_switch(c.audit.as_ref().is_some_and(|a| a.settings().1)),
+        apply: |p, v| {
+            let on = switch(v.text)?;
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).with_arguments(on);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "audit-redact",
+        env: "MCP_AUDIT_REDACT",
+        value: Some("LIST"),
+        heading: OPERATIONS,
+        help: "argument members audit records never show, comma-separated: a JSON pointer (/card/number) or a key at any depth (password); needs --audit",
+        scope: Scope::Any,
+        default: |c| {
+            c.audit
+                .as_ref()
+                .map(|a| a.settings().2.join(","))
+                .unwrap_or_default()
+        },
+        apply: |p, v| {
+            let redact: Vec<String> = v
+                .text
+                .split(',')
+                .map(str::trim)
+                .filter(|entry| !entry.is_empty())
+                .map(str::to_owned)
+                .collect();
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).redact(redact);
+            Ok(())
+        },
+    },
+    // Rate limits.
+    Setting {
+        flag: "rate-limit",
+        env: "MCP_RATE_LIMIT",
+        value: Some("RATE"),
+        heading: OPERATIONS,
+        help: "each caller's calls (tools/call, prompts/get, resources/read) at most RATE: N/s, N/min, N/h or N/DURATION, a token bucket of N; the caller is the principal with authorization, else the peer address; over it: -32023, HTTP 429",
+        scope: Scope::Any,
+        default: |c| {
+            c.rate_limits
+                .as_ref()
+                .and_then(|l| l.settings().0)
+                .map_or_else(|| "off".into(), |rate| rate.to_string())
+        },
+        apply: |p, v| {
+            let rate = v.text.parse()?;
+            let limits = p.config.rate_limits.take().unwrap_or_default();
+            p.config.rate_limits = Some(limits.per_caller(Some(rate)));
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "tool-rate-limit",
+        env: "MCP_TOOL_RATE_LIMIT",
+        value: Some("LIST"),
+        heading: OPERATIONS,
+        help: "each caller's calls of a tool, prompt or resource URI at most a rate, NAME=RATE comma-separated (search=10/s,export=2/min), over the contract's x-mcp rateLimit",
+        scope: Scope::Any,
+        default: |c| {
+            let limits = c.rate_limits.as_ref().map(|l| l.settings().1).unwrap_or_default();
+            match limits {
+                [] => "contract's".into(),
+                limits => limits
+                    .iter()
+                    .map(|(name, rate)| format!("{name}={rate}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            }
+        },
+        apply: |p, v| {
+            let mut limits = p.config.rate_limits.take().unwrap_or_default();
+            for entry in v.text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+                let (name, rate) = entry
+                    .rsplit_once('=')
+                    .ok_or_else(|| format!("{entry:?}: expected NAME=RATE, e.g. search=10/s"))?;
+                let rate = rate.parse().map_err(|e| format!("{entry:?}: {e}"))?;
+                limits = limits.per_tool(name.trim(), rate);
+            }
+            p.config.rate_limits = Some(limits);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "rate-limit-callers",
+        env: "MCP_RATE_LIMIT_CALLERS",
+        value: Some("N"),
+        heading: OPERATIONS,
+        help: "most rate-limit buckets kept at once (callers, and callers by tool); past it, full buckets and then an eighth of the table are dropped",
+        scope: Scope::Any,
+        default: |c| {
+            c.rate_limits
+                .as_ref()
+                .map_or(crate::rate_limit::DEFAULT_MAX_CALLERS, |l| l.settings().2)
+                .to_string()
+        },
+        apply: |p, v| {
+            let max = count(v.text, 16)?;
+            let limits = p.config.rate_limits.take().unwrap_or_default();
+            p.config.rate_limits = Some(limits.max_callers(max));
+            Ok(())
+        },
+    },
     // Telemetry.
     Setting {
         flag: "metrics",
@@ -966,6 +1112,14 @@ pub(crate) const SETTINGS: &[Setting] = &[
         },
     },
 ];
+
+/// The audit settings a sub-setting of `--audit` changes; an error without `--audit`.
+fn audited(p: &mut Parsed) -> Result<&mut crate::audit::Audit, String> {
+    p.config
+        .audit
+        .as_mut()
+        .ok_or_else(|| "needs --audit (MCP_AUDIT=1): audit records are off".to_string())
+}
 
 /// tokio's `Semaphore::MAX_PERMITS`.
 const MAX_PERMITS: usize = usize::MAX >> 3;

@@ -394,6 +394,7 @@ fn every_setting_reaches_the_config() {
             c.allow_sessionless
         }),
         ("sse-responses", "MCP_SSE_RESPONSES", |c| c.sse_responses),
+        ("audit", "MCP_AUDIT", |c| c.audit.is_some()),
         (
             "request-state-single-use",
             "MCP_REQUEST_STATE_SINGLE_USE",
@@ -443,6 +444,12 @@ fn every_setting_reaches_the_config() {
         ("auth-jwks", ()),
         ("auth-scopes", ()),
         ("auth-token-type", ()),
+        ("audit-principal", ()),
+        ("audit-arguments", ()),
+        ("audit-redact", ()),
+        ("rate-limit", ()),
+        ("tool-rate-limit", ()),
+        ("rate-limit-callers", ()),
     ] {
         // Checked by their own tests below.
         covered.push(flag);
@@ -1071,4 +1078,76 @@ fn unbuilt(cited: &str, feature: &str) -> String {
         "{cited}: this server was built without mcp-runtime's `{feature}` feature; rebuild it \
          with the feature on (a generated crate: `cargo build --features {feature}`)"
     )
+}
+
+#[test]
+fn the_audit_settings_reach_its_config_and_need_audit() {
+    use crate::audit::{Audit, PrincipalShown};
+    let args = ok(
+        &[
+            "--audit",
+            "--audit-principal",
+            "digest",
+            "--audit-arguments",
+            "--audit-redact",
+            "password, /card/number,",
+        ],
+        &[],
+    );
+    let expected = Audit::new()
+        .principal(PrincipalShown::Digest)
+        .with_arguments(true)
+        .redact(["password", "/card/number"]);
+    assert_eq!(args.config.audit, Some(expected));
+    let args = ok(
+        &[],
+        &[("MCP_AUDIT", "1"), ("MCP_AUDIT_PRINCIPAL", "subject")],
+    );
+    assert_eq!(args.config.audit, Some(Audit::new()));
+    for sub in [
+        "--audit-arguments",
+        "--audit-redact=x",
+        "--audit-principal=digest",
+    ] {
+        let message = refused(&[sub], &[]);
+        assert!(message.contains("needs --audit"), "{message}");
+    }
+    let message = refused(&["--audit", "--audit-principal", "name"], &[]);
+    assert!(message.contains("expected subject or digest"), "{message}");
+}
+
+#[test]
+fn the_rate_limit_settings_reach_their_config() {
+    use crate::rate_limit::{Rate, RateLimits};
+    let args = ok(
+        &[
+            "--rate-limit",
+            "10/s",
+            "--tool-rate-limit",
+            "search=2/min, export=1/30s",
+            "--rate-limit-callers",
+            "1000",
+        ],
+        &[],
+    );
+    let expected = RateLimits::new()
+        .per_caller(Some(Rate::new(10, 1_000)))
+        .per_tool("search", Rate::new(2, 60_000))
+        .per_tool("export", Rate::new(1, 30_000))
+        .max_callers(1000);
+    assert_eq!(args.config.rate_limits, Some(expected));
+    let args = ok(&[], &[("MCP_TOOL_RATE_LIMIT", "a=1/h")]);
+    let expected = RateLimits::new().per_tool("a", Rate::new(1, 3_600_000));
+    assert_eq!(args.config.rate_limits, Some(expected));
+    assert_eq!(ok(&[], &[]).config.rate_limits, None);
+    for (flag, value, says) in [
+        ("--rate-limit", "10", "expected N/PERIOD"),
+        ("--rate-limit", "0/s", "at least 1"),
+        ("--tool-rate-limit", "search", "expected NAME=RATE"),
+        ("--tool-rate-limit", "search=fast", "expected N/PERIOD"),
+        ("--rate-limit-callers", "3", "at least 16"),
+    ] {
+        let message = refused(&[flag, value], &[]);
+        assert!(message.contains(says), "{flag} {value}: {message}");
+    }
 }

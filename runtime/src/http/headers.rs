@@ -43,6 +43,10 @@ pub(crate) struct Headers<'a> {
     /// Who the request acts for, when authorization is on ([`crate::Config::auth`]): set by
     /// `route` after the headers are read.
     pub principal: Option<std::sync::Arc<crate::auth::Principal>>,
+    /// The peer's address as a rate limit's key, under the runtime's own listener when rate
+    /// limits are on (`None` embedded in another router): who a rate limit counts when there
+    /// is no principal. Set by `route`.
+    pub peer: Option<crate::rate_limit::PeerKey>,
 }
 
 impl<'a> Headers<'a> {
@@ -63,6 +67,7 @@ impl<'a> Headers<'a> {
             #[cfg(feature = "trace")]
             trace: TraceSlots::default(),
             principal: None,
+            peer: None,
         };
         let mut seen_session = false;
         let mut seen_version = false;

@@ -248,9 +248,11 @@ impl<D: Dispatch> McpServer<D> {
                 .map(Cow::Borrowed)
                 .ok_or_else(|| RpcError::method_not_found(method));
         }
-        let call = dispatch
-            .call_method(method, params, ctx)
-            .ok_or_else(|| RpcError::method_not_found(method))?;
+        let call = match &self.engine.config.audit {
+            None => dispatch.call_method(method, params, ctx),
+            Some(audit) => crate::middleware::call_method(audit, dispatch, method, params, ctx),
+        }
+        .ok_or_else(|| RpcError::method_not_found(method))?;
         match CatchUnwind::new(call).await {
             Ok(result) => result.map(|raw| Cow::Owned(String::from(Box::<str>::from(raw)))),
             Err(panic) => {

@@ -112,6 +112,10 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         let mut headers = Headers::scan(&parts.headers);
+        if self.engine.limiter.is_some() {
+            // Put there by the listener, per request, only when a limiter exists.
+            headers.peer = parts.extensions.get().copied();
+        }
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);
         }

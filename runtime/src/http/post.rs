@@ -138,6 +138,11 @@ impl<D: Dispatch> McpServer<D> {
                 return refused.into();
             }
         }
+        if let (Some(limiter), Incoming::Request(request)) = (&self.engine.limiter, &message) {
+            if let Some(refused) = self.rate_refusal(limiter, headers, request) {
+                return refused.into();
+            }
+        }
         match message {
             Incoming::Request(request)
                 if stateless::is_stateless(headers, stateless_meta(&request)) =>
@@ -222,6 +227,28 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }
+    }
+
+    /// The 429 of a call over its rate limit (`crate::rate_limit`), recorded when audit
+    /// records are on; `None` when it may go on.
+    fn rate_refusal(
+        &self,
+        limiter: &crate::rate_limit::Limiter,
+        headers: &Headers<'_>,
+        request: &Request<'_>,
+    ) -> Option<Response<Body>> {
+        use crate::rate_limit::Caller;
+        let caller = match (&headers.principal, headers.peer) {
+            (Some(principal), _) => Caller::Principal(principal),
+            (None, Some(peer)) => Caller::Peer(peer),
+            (None, None) => Caller::Local,
+        };
+        let limited = limiter
+            .check(&self.engine.dispatch, caller, request)
+            .err()?;
+        self.engine
+            .audit_refusal(headers.principal.as_deref(), request, &limited.error());
+        Some(super::response::rate_limited(&limited, request.id))
     }
 
     /// [`super::auth::scope_refusal`] with this server's dispatch and settings.

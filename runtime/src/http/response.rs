@@ -82,3 +82,18 @@ fn with_sse_headers(mut response: Response<Body>) -> Response<Body> {
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
 }
+
+/// `429 Too Many Requests` for a call over its rate limit: the JSON-RPC `-32023` error with
+/// `data.retryAfterMs`, `Retry-After` and `RateLimit-Limit`/`RateLimit-Remaining`.
+#[cold]
+pub(super) fn rate_limited(limited: &crate::rate_limit::Limited, id: &RawValue) -> Response<Body> {
+    let mut response = rpc_error(StatusCode::TOO_MANY_REQUESTS, limited.error(), Some(id));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from(limited.retry_after_secs()),
+    );
+    headers.insert("ratelimit-limit", http::HeaderValue::from(limited.limit));
+    headers.insert("ratelimit-remaining", http::HeaderValue::from_static("0"));
+    response
+}

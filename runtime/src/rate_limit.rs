@@ -1,0 +1,575 @@
+//! Rate limits: token buckets per caller and per tool, local to an instance.
+//!
+//! A caller is the authenticated principal (its issuer and subject) when authorization is on,
+//! else the peer's IP address over HTTP; on stdio there is one caller. Two kinds of limit,
+//! each a [`Rate`] (`N/PERIOD`: a bucket of `N` tokens refilled evenly over `PERIOD`):
+//!
+//! - per caller ([`RateLimits::per_caller`], `--rate-limit`): every `tools/call`,
+//!   `prompts/get` and `resources/read` of a caller takes a token;
+//! - per tool ([`RateLimits::per_tool`], `--tool-rate-limit NAME=RATE`, or the contract's
+//!   `x-mcp.rateLimit` on the method, which a flag overrides): each caller has a bucket per
+//!   tool, prompt or resource URI so limited.
+//!
+//! A call over a limit is refused before anything runs: JSON-RPC `-32023` with
+//! `data.retryAfterMs`, and over HTTP status 429 with `Retry-After` (seconds, rounded up) and
+//! `RateLimit-Limit`/`RateLimit-Remaining` (the limit that refused it, and `0`), in the
+//! session era and the stateless one alike.
+//!
+//! Memory is bounded: at most [`RateLimits::max_callers`] buckets are kept. A bucket that is
+//! full again says nothing a new one would not, so those go first when the table is full; if
+//! that is not enough, an eighth of the table is dropped at once (those callers start again
+//! with full buckets), so a client with many addresses cannot make every call sweep the table.
+//! A server without limits (no flag, nothing in the contract) has no table and checks nothing.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::auth::Principal;
+use crate::dispatch::Dispatch;
+use crate::engine::incoming::Request;
+use crate::jsonrpc::RpcError;
+
+/// The JSON-RPC error code of a call over its rate limit.
+pub const RATE_LIMITED: i32 = -32023;
+
+/// A rate: `count` calls per `per`, as a bucket of `count` tokens refilled evenly over `per`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rate {
+    count: u32,
+    per_ms: u64,
+}
+
+impl Rate {
+    /// `count` calls per `per_ms` milliseconds (both at least 1: a zero is taken as 1).
+    pub const fn new(count: u32, per_ms: u64) -> Self {
+        Self {
+            count: if count == 0 { 1 } else { count },
+            per_ms: if per_ms == 0 { 1 } else { per_ms },
+        }
+    }
+
+    /// How many calls a full bucket allows at once.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The period over which the bucket refills.
+    pub fn per(&self) -> Duration {
+        Duration::from_millis(self.per_ms)
+    }
+
+    /// Tokens per millisecond.
+    fn refill(&self) -> f64 {
+        f64::from(self.count) / self.per_ms as f64
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unit = match self.per_ms {
+            1_000 => "s".to_string(),
+            60_000 => "min".to_string(),
+            3_600_000 => "h".to_string(),
+            ms if ms % 1_000 == 0 => format!("{}s", ms / 1_000),
+            ms => format!("{ms}ms"),
+        };
+        write!(f, "{}/{unit}", self.count)
+    }
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+
+    /// `N/s`, `N/min`, `N/h`, or `N/DURATION` (`10/30s`, `5/500ms`, `100/1h30m`).
+    fn from_str(text: &str) -> Result<Self, String> {
+        let expected = "expected N/PERIOD, e.g. 10/s, 60/min, 1000/h or 5/30s";
+        let (count, per) = text.trim().split_once('/').ok_or(expected)?;
+        let count: u32 = count.trim().parse().map_err(|_| expected.to_string())?;
+        if count == 0 {
+            return Err("the count must be at least 1".into());
+        }
+        let per = match per.trim() {
+            "s" | "sec" | "second" => Duration::from_secs(1),
+            "m" | "min" | "minute" => Duration::from_secs(60),
+            "h" | "hour" => Duration::from_secs(3600),
+            other => crate::entry::values::duration(other, Duration::from_millis(1))
+                .map_err(|e| format!("{e} ({expected})"))?,
+        };
+        let per_ms = u64::try_from(per.as_millis()).unwrap_or(u64::MAX);
+        if per_ms == 0 {
+            return Err("the period must be at least 1ms".into());
+        }
+        Ok(Rate::new(count, per_ms))
+    }
+}
+
+/// The rate limits of a server ([`Config::rate_limits`](crate::Config::rate_limits)); see the
+/// [module](self). Clones share their buckets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimits {
+    per_caller: Option<Rate>,
+    per_tool: Vec<(String, Rate)>,
+    max_callers: usize,
+}
+
+/// [`RateLimits::max_callers`] by default.
+pub const DEFAULT_MAX_CALLERS: usize = 65_536;
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        Self {
+            per_caller: None,
+            per_tool: Vec::new(),
+            max_callers: DEFAULT_MAX_CALLERS,
+        }
+    }
+}
+
+impl RateLimits {
+    /// No limit of its own (the contract's still apply), [`DEFAULT_MAX_CALLERS`] buckets.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every call of one caller takes a token of its bucket at `rate`.
+    pub fn per_caller(mut self, rate: Option<Rate>) -> Self {
+        self.per_caller = rate;
+        self
+    }
+
+    /// Each caller's calls of the tool or prompt `name` (or the resource URI) take a token of
+    /// a bucket at `rate` (over the contract's `x-mcp.rateLimit`).
+    pub fn per_tool(mut self, name: impl Into<String>, rate: Rate) -> Self {
+        let name = name.into();
+        self.per_tool.retain(|(known, _)| *known != name);
+        self.per_tool.push((name, rate));
+        self
+    }
+
+    /// Most buckets kept at once (at least 16).
+    pub fn max_callers(mut self, max: usize) -> Self {
+        self.max_callers = max.max(SHARDS);
+        self
+    }
+
+    /// The per-caller rate, the per-tool rates and the bucket bound.
+    pub fn settings(&self) -> (Option<Rate>, &[(String, Rate)], usize) {
+        (self.per_caller, &self.per_tool, self.max_callers)
+    }
+}
+
+/// A peer address as the limits count it: a keyed hash of it, made once per connection (8
+/// bytes in a rate-limited request's future instead of an address's 17).
+pub(crate) type PeerKey = std::num::NonZeroU64;
+
+/// The [`PeerKey`] of `ip`: SipHash with keys random per process.
+pub(crate) fn peer_key(ip: IpAddr) -> PeerKey {
+    static KEYS: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+        std::sync::OnceLock::new();
+    let hash = KEYS.get_or_init(Default::default).hash_one(ip);
+    PeerKey::new(hash).unwrap_or(PeerKey::MIN)
+}
+
+/// Who makes a call, as the limits count it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Caller<'a> {
+    /// The authenticated principal.
+    Principal(&'a Principal),
+    /// The peer's address (HTTP without authorization), as [`peer_key`] made it.
+    Peer(PeerKey),
+    /// No principal and no address: stdio's one client, or a service embedded in another
+    /// router without authorization (every caller shares the bucket).
+    Local,
+}
+
+impl Caller<'_> {
+    fn hash_into(&self, hasher: &mut impl Hasher) {
+        match self {
+            Caller::Principal(principal) => {
+                0u8.hash(hasher);
+                principal.claims["iss"].as_str().hash(hasher);
+                principal.subject.hash(hasher);
+            }
+            Caller::Peer(ip) => {
+                1u8.hash(hasher);
+                ip.hash(hasher);
+            }
+            Caller::Local => 2u8.hash(hasher),
+        }
+    }
+}
+
+/// A call over a limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limited {
+    /// The limit that refused it (its bucket's size).
+    pub limit: u32,
+    /// When a token will be there again.
+    pub retry_after_ms: u64,
+}
+
+impl Limited {
+    /// `-32023` with `data.retryAfterMs`.
+    pub fn error(&self) -> RpcError {
+        RpcError::new(RATE_LIMITED, "Rate limit exceeded")
+            .with_data(serde_json::json!({ "retryAfterMs": self.retry_after_ms }))
+    }
+
+    /// `Retry-After`: whole seconds, rounded up, at least 1.
+    pub fn retry_after_secs(&self) -> u64 {
+        self.retry_after_ms.div_ceil(1_000).max(1)
+    }
+}
+
+/// Shards of the bucket table: calls of different callers seldom wait on one lock.
+const SHARDS: usize = 16;
+
+/// The keys are keyed hashes already: the table takes them as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used; anything else folds in, to stay a hash.
+        for byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*byte);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// One shard of buckets, by key.
+type Buckets = HashMap<u64, Bucket, std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// One bucket: its tokens when last touched, and when (ms since the limiter's start).
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at_ms: u64,
+}
+
+/// The buckets of a running server; built when some limit exists (flags or contract).
+#[derive(Debug)]
+pub(crate) struct Limiter {
+    limits: RateLimits,
+    /// Whether the contract declares limits (else its lookup is skipped).
+    contract: bool,
+    shards: Vec<Mutex<Buckets>>,
+    keys: std::collections::hash_map::RandomState,
+    started: Instant,
+}
+
+impl Limiter {
+    /// The limiter of `limits` and the contract's, or `None` when there is neither.
+    pub fn of(limits: Option<&RateLimits>, dispatch: &dyn Dispatch) -> Option<Self> {
+        let catalog = dispatch.catalog();
+        let contract = [
+            ("tools/call", catalog.tools),
+            ("prompts/get", catalog.prompts),
+            ("resources/read", catalog.resources),
+        ]
+        .iter()
+        .any(|(method, descriptors)| {
+            descriptors
+                .iter()
+                .any(|d| dispatch.rate_limit(method, d.key).is_some())
+        }) || catalog
+            .resource_templates
+            .iter()
+            .any(|d| dispatch.rate_limit("resources/read", d.key).is_some());
+        if limits.is_none() && !contract {
+            return None;
+        }
+        Some(Self {
+            limits: limits.cloned().unwrap_or_default(),
+            contract,
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+            keys: Default::default(),
+            started: Instant::now(),
+        })
+    }
+
+    /// Checks `request` (only `tools/call`, `prompts/get` and `resources/read` count) of
+    /// `caller`, taking its tokens when it may go on.
+    pub fn check(
+        &self,
+        dispatch: &dyn Dispatch,
+        caller: Caller<'_>,
+        request: &Request<'_>,
+    ) -> Result<(), Limited> {
+        let Some(target) = request.call_target() else {
+            return Ok(());
+        };
+        let method = request.method;
+        let tool_rate = self
+            .limits
+            .per_tool
+            .iter()
+            .find(|(name, _)| name == target)
+            .map(|(_, rate)| *rate)
+            .or_else(|| {
+                self.contract
+                    .then(|| dispatch.rate_limit(method, target))
+                    .flatten()
+            });
+        let now = self.started.elapsed().as_millis() as u64;
+        if let Some(rate) = self.limits.per_caller {
+            let key = self.key(|h| caller.hash_into(h));
+            self.take(key, rate, now)?;
+        }
+        if let Some(rate) = tool_rate {
+            let key = self.key(|h| {
+                caller.hash_into(h);
+                method.hash(h);
+                target.hash(h);
+            });
+            if let Err(limited) = self.take(key, rate, now) {
+                // The caller's token goes back: the call did not happen.
+                if let Some(rate) = self.limits.per_caller {
+                    let key = self.key(|h| caller.hash_into(h));
+                    self.give_back(key, rate);
+                }
+                return Err(limited);
+            }
+        }
+        Ok(())
+    }
+
+    fn key(&self, fill: impl FnOnce(&mut std::collections::hash_map::DefaultHasher)) -> u64 {
+        let mut hasher = self.keys.build_hasher();
+        fill(&mut hasher);
+        hasher.finish()
+    }
+
+    fn shard(&self, key: u64) -> std::sync::MutexGuard<'_, Buckets> {
+        // The top bits: the table inside a shard indexes by the low ones.
+        self.shards[(key >> 60) as usize % SHARDS]
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Takes a token from the bucket `key` at `rate`, or says when one will be there.
+    fn take(&self, key: u64, rate: Rate, now: u64) -> Result<(), Limited> {
+        let mut shard = self.shard(key);
+        let capacity = f64::from(rate.count);
+        let bucket = match shard.get_mut(&key) {
+            Some(bucket) => bucket,
+            None => {
+                let bound = (self.limits.max_callers / SHARDS).max(1);
+                if shard.len() >= bound {
+                    evict(&mut shard, bound, now, rate);
+                }
+                shard.entry(key).or_insert(Bucket {
+                    tokens: capacity,
+                    at_ms: now,
+                })
+            }
+        };
+        let elapsed = now.saturating_sub(bucket.at_ms) as f64;
+        bucket.tokens = (bucket.tokens + elapsed * rate.refill()).min(capacity);
+        bucket.at_ms = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            return Ok(());
+        }
+        let missing = 1.0 - bucket.tokens;
+        Err(Limited {
+            limit: rate.count,
+            retry_after_ms: (missing / rate.refill()).ceil().max(1.0) as u64,
+        })
+    }
+
+    /// Puts back a token taken from the bucket `key`.
+    fn give_back(&self, key: u64, rate: Rate) {
+        if let Some(bucket) = self.shard(key).get_mut(&key) {
+            bucket.tokens = (bucket.tokens + 1.0).min(f64::from(rate.count));
+        }
+    }
+
+    /// Buckets held now (for tests).
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().unwrap().len()).sum()
+    }
+}
+
+/// Makes room in a full shard (see the [module](self)): drops the buckets that are full again
+/// (judged at `rate`, the rate of the bucket coming in: a bound that errs toward keeping),
+/// then, if fewer than an eighth went, an eighth of the shard.
+fn evict(shard: &mut Buckets, bound: usize, now: u64, rate: Rate) {
+    let refill_ms = rate.per_ms;
+    shard.retain(|_, bucket| now.saturating_sub(bucket.at_ms) < refill_ms);
+    let keep = bound - bound.div_ceil(8);
+    if shard.len() > keep {
+        let excess: Vec<u64> = shard.keys().take(shard.len() - keep).copied().collect();
+        for key in excess {
+            shard.remove(&key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Catalog, Descriptor};
+
+    const TOOL: &str = r#"{"name":"search","inputSchema":{"type":"object"}}"#;
+    static CATALOG: Catalog = Catalog {
+        tools: &[Descriptor {
+            key: "search",
+            json: [TOOL; 4],
+        }],
+        ..Catalog::empty("limits", "1")
+    };
+
+    /// A contract whose `search` tool is limited to 2/min.
+    struct Limited2;
+
+    impl Dispatch for Limited2 {
+        fn catalog(&self) -> &'static Catalog {
+            &CATALOG
+        }
+
+        fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
+            (method == "tools/call" && key == "search").then_some(Rate::new(2, 60_000))
+        }
+    }
+
+    /// No limits in the contract.
+    struct Plain;
+
+    impl Dispatch for Plain {
+        fn catalog(&self) -> &'static Catalog {
+            &CATALOG
+        }
+    }
+
+    fn call(text: &str) -> crate::engine::incoming::Incoming<'_> {
+        crate::engine::incoming::read(text, None).unwrap()
+    }
+
+    fn check(
+        limiter: &Limiter,
+        dispatch: &dyn Dispatch,
+        caller: Caller<'_>,
+        text: &str,
+    ) -> Result<(), Limited> {
+        match call(text) {
+            crate::engine::incoming::Incoming::Request(request) => {
+                limiter.check(dispatch, caller, &request)
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    const SEARCH: &str =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search"}}"#;
+    const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+
+    #[test]
+    fn rates_parse_and_show() {
+        for (text, count, ms, shown) in [
+            ("10/s", 10, 1_000, "10/s"),
+            ("60/min", 60, 60_000, "60/min"),
+            (" 1000/h ", 1000, 3_600_000, "1000/h"),
+            ("5/30s", 5, 30_000, "5/30s"),
+            ("5/500ms", 5, 500, "5/500ms"),
+        ] {
+            let rate: Rate = text.parse().unwrap();
+            assert_eq!(
+                (rate.count(), rate.per()),
+                (count, Duration::from_millis(ms))
+            );
+            assert_eq!(rate.to_string(), shown);
+        }
+        for bad in [
+            "",
+            "10",
+            "0/s",
+            "-1/s",
+            "x/s",
+            "10/",
+            "10/fortnight",
+            "10/0s",
+            "99999999999/s",
+        ] {
+            assert!(bad.parse::<Rate>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn nothing_to_limit_is_no_limiter() {
+        assert!(Limiter::of(None, &Plain).is_none());
+        assert!(Limiter::of(None, &Limited2).is_some());
+        assert!(Limiter::of(Some(&RateLimits::new()), &Plain).is_some());
+    }
+
+    #[test]
+    fn the_contracts_limit_per_caller_and_a_flag_over_it() {
+        let limiter = Limiter::of(None, &Limited2).unwrap();
+        let alice = Caller::Peer(peer_key("10.0.0.1".parse().unwrap()));
+        let bob = Caller::Peer(peer_key("10.0.0.2".parse().unwrap()));
+        assert!(check(&limiter, &Limited2, alice, SEARCH).is_ok());
+        assert!(check(&limiter, &Limited2, alice, SEARCH).is_ok());
+        let limited = check(&limiter, &Limited2, alice, SEARCH).unwrap_err();
+        assert_eq!(limited.limit, 2);
+        // One token back in 30 s.
+        assert!(
+            (29_000..=30_000).contains(&limited.retry_after_ms),
+            "{limited:?}"
+        );
+        assert_eq!(limited.retry_after_secs(), 30);
+        assert_eq!(limited.error().code, RATE_LIMITED);
+        // Another caller has a bucket of its own; a list is not a call.
+        assert!(check(&limiter, &Limited2, bob, SEARCH).is_ok());
+        assert!(check(&limiter, &Limited2, alice, LIST).is_ok());
+
+        let flags = RateLimits::new().per_tool("search", Rate::new(1, 1_000));
+        let limiter = Limiter::of(Some(&flags), &Limited2).unwrap();
+        assert!(check(&limiter, &Limited2, alice, SEARCH).is_ok());
+        let limited = check(&limiter, &Limited2, alice, SEARCH).unwrap_err();
+        assert_eq!(limited.limit, 1);
+        assert!(limited.retry_after_ms <= 1_000);
+    }
+
+    #[test]
+    fn a_refusal_by_the_tool_gives_the_callers_token_back() {
+        let limits = RateLimits::new()
+            .per_caller(Some(Rate::new(2, 60_000)))
+            .per_tool("search", Rate::new(1, 60_000));
+        let limiter = Limiter::of(Some(&limits), &Plain).unwrap();
+        let me = Caller::Local;
+        let other = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"other"}}"#;
+        assert!(check(&limiter, &Plain, me, SEARCH).is_ok());
+        // Refused by the tool's bucket: the caller's second token stays.
+        assert_eq!(check(&limiter, &Plain, me, SEARCH).unwrap_err().limit, 1);
+        assert!(check(&limiter, &Plain, me, other).is_ok());
+        // Now the caller's bucket is empty.
+        assert_eq!(check(&limiter, &Plain, me, other).unwrap_err().limit, 2);
+    }
+
+    #[test]
+    fn many_callers_never_grow_the_table_past_its_bound() {
+        let limits = RateLimits::new()
+            .per_caller(Some(Rate::new(5, 60_000)))
+            .max_callers(256);
+        let limiter = Limiter::of(Some(&limits), &Plain).unwrap();
+        for i in 0..20_000u32 {
+            let ip = IpAddr::from(
+                (0xfd00_0000_0000_0000_0000_0000_0000_0000u128 | u128::from(i)).to_be_bytes(),
+            );
+            assert!(check(&limiter, &Plain, Caller::Peer(peer_key(ip)), SEARCH).is_ok());
+        }
+        assert!(limiter.len() <= 256, "{}", limiter.len());
+    }
+}

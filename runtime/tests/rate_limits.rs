@@ -1,0 +1,259 @@
+//! Rate limits (`Config::rate_limits`, `Dispatch::rate_limit`, #34 item 2) on a server on
+//! 127.0.0.1, with raw HTTP requests: a call over its limit is HTTP 429 with `Retry-After`,
+//! `RateLimit-Limit` and `RateLimit-Remaining` and the JSON-RPC error `-32023` with
+//! `data.retryAfterMs`, in the 2025-11-25 session era and the 2026-07-28 stateless one; per
+//! peer address without authorization, per principal with it, per tool; stdio gets the
+//! JSON-RPC error.
+
+mod ops;
+
+use std::sync::atomic::Ordering;
+
+use mcp_runtime::rate_limit::{Rate, RateLimits};
+use mcp_runtime::{BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, ToolOutcome};
+use ops::{post, serve_with, shop, Shop};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+/// A tools/call of `tool` in the session `id`: status, headers, body.
+async fn in_session(
+    url: &str,
+    id: &str,
+    tool: &str,
+    bearer: Option<&str>,
+) -> (u16, http::HeaderMap, Value) {
+    let auth = bearer.map(|b| format!("Bearer {b}"));
+    let mut headers = vec![
+        ("mcp-session-id", id),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    if let Some(auth) = &auth {
+        headers.push(("authorization", auth));
+    }
+    post(
+        url,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+               "params": {"name": tool, "arguments": {"n": 1}}}),
+    )
+    .await
+}
+
+/// A stateless (2026-07-28) tools/call of `tool`: status, headers, body.
+async fn stateless(url: &str, tool: &str, bearer: Option<&str>) -> (u16, http::HeaderMap, Value) {
+    let auth = bearer.map(|b| format!("Bearer {b}"));
+    let mut headers = vec![
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", tool),
+    ];
+    if let Some(auth) = &auth {
+        headers.push(("authorization", auth));
+    }
+    post(
+        url,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": "s-1", "method": "tools/call", "params": {
+            "name": tool, "arguments": {"n": 1}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}}),
+    )
+    .await
+}
+
+/// The 429 shape: status, headers and the `-32023` error with `retryAfterMs`.
+fn assert_limited(answer: &(u16, http::HeaderMap, Value), limit: u32, id: Value) {
+    let (status, headers, body) = answer;
+    assert_eq!(*status, 429, "{body}");
+    assert_eq!(body["id"], id, "{body}");
+    assert_eq!(body["error"]["code"], json!(-32023), "{body}");
+    let retry_ms = body["error"]["data"]["retryAfterMs"]
+        .as_u64()
+        .expect("retryAfterMs");
+    assert!(retry_ms >= 1, "{body}");
+    let retry_after: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert_eq!(retry_after, retry_ms.div_ceil(1000).max(1));
+    assert_eq!(headers["ratelimit-limit"], limit.to_string().as_str());
+    assert_eq!(headers["ratelimit-remaining"], "0");
+}
+
+fn assert_passed(answer: &(u16, http::HeaderMap, Value)) {
+    let (status, headers, body) = answer;
+    assert_eq!(*status, 200, "{body}");
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!({"n": 1}),
+        "{body}"
+    );
+    assert!(!headers.contains_key("retry-after"));
+}
+
+fn config(limits: RateLimits) -> Config {
+    let mut config = Config::default();
+    config.rate_limits = Some(limits);
+    config
+}
+
+#[tokio::test]
+async fn a_peer_over_its_limit_gets_429_and_minus_32023_in_both_eras() {
+    let (shop, _, calls) = shop();
+    let limits = RateLimits::new().per_caller(Some(Rate::new(2, 60_000)));
+    let url = serve_with(shop, config(limits)).await;
+    let id = ops::session(&url).await;
+    // One bucket for the peer 127.0.0.1, whatever the era: two calls, then refusals.
+    assert_passed(&in_session(&url, &id, "echo", None).await);
+    assert_passed(&stateless(&url, "echo", None).await);
+    assert_limited(&in_session(&url, &id, "echo", None).await, 2, json!(7));
+    assert_limited(&stateless(&url, "echo", None).await, 2, json!("s-1"));
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    // What is not a call is not limited.
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (status, _, body) = post(
+        &url,
+        &headers,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn each_principal_has_its_own_bucket() {
+    let (shop, _, _) = shop();
+    let mut config = config(RateLimits::new().per_caller(Some(Rate::new(1, 60_000))));
+    config.auth = Some(ops::names());
+    let url = serve_with(shop, config).await;
+    assert_passed(&stateless(&url, "echo", Some("alice")).await);
+    assert_limited(
+        &stateless(&url, "echo", Some("alice")).await,
+        1,
+        json!("s-1"),
+    );
+    // Same address, another principal.
+    assert_passed(&stateless(&url, "echo", Some("bob")).await);
+}
+
+/// The shop with a contract limit on `blocks` (as a generated server's `x-mcp.rateLimit`).
+struct Contract(Shop);
+
+impl Dispatch for Contract {
+    fn catalog(&self) -> &'static Catalog {
+        self.0.catalog()
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        self.0.call_tool(name, arguments, ctx)
+    }
+
+    fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
+        (method == "tools/call" && key == "blocks").then_some(Rate::new(1, 60_000))
+    }
+}
+
+#[tokio::test]
+async fn a_tools_limit_from_the_contract_and_from_a_flag() {
+    let (first_shop, _, _) = shop();
+    // No configuration: the contract's limit alone.
+    let url = serve_with(Contract(first_shop), Config::default()).await;
+    let first = stateless(&url, "blocks", None).await;
+    assert_eq!(first.0, 200, "{}", first.2);
+    assert_limited(&stateless(&url, "blocks", None).await, 1, json!("s-1"));
+    // Other tools are not limited.
+    for _ in 0..5 {
+        assert_passed(&stateless(&url, "echo", None).await);
+    }
+
+    // A flag's limit for `echo`, 2/min.
+    let (second_shop, _, _) = shop();
+    let limits = RateLimits::new().per_tool("echo", Rate::new(2, 60_000));
+    let url = serve_with(Contract(second_shop), config(limits)).await;
+    let id = ops::session(&url).await;
+    assert_passed(&in_session(&url, &id, "echo", None).await);
+    assert_passed(&in_session(&url, &id, "echo", None).await);
+    assert_limited(&in_session(&url, &id, "echo", None).await, 2, json!(7));
+}
+
+#[tokio::test]
+async fn stdio_gets_the_json_rpc_error() {
+    let (shop, _, _) = shop();
+    let limits = RateLimits::new().per_caller(Some(Rate::new(1, 60_000)));
+    let server = McpServer::with_config(shop, config(limits));
+    let call = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{}}}}}}"#
+        )
+    };
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        call(2),
+        call(3),
+    ]
+    .join("\n")
+        + "\n";
+    let (output, mut answers) = tokio::io::duplex(64 * 1024);
+    mcp_runtime::stdio::serve_io(server, requests.as_bytes(), output)
+        .await
+        .unwrap();
+    let mut text = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut answers, &mut text)
+        .await
+        .unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let by_id = |id: u32| lines.iter().find(|l| l["id"] == json!(id)).unwrap().clone();
+    assert!(by_id(2)["result"].is_object(), "{text}");
+    let refused = by_id(3);
+    assert_eq!(refused["error"]["code"], json!(-32023), "{text}");
+    assert!(refused["error"]["data"]["retryAfterMs"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn a_refusal_leaves_an_audit_record() {
+    use tracing_subscriber::layer::SubscriberExt;
+    #[derive(Clone, Default)]
+    struct Count(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Count {
+        fn on_event(
+            &self,
+            event: &tracing::Event<'_>,
+            _: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if event.metadata().target() == "mcp::audit" {
+                struct Outcome(String);
+                impl tracing::field::Visit for Outcome {
+                    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                        if field.name() == "outcome" {
+                            self.0 = value.into();
+                        }
+                    }
+                    fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {
+                    }
+                }
+                let mut outcome = Outcome(String::new());
+                event.record(&mut outcome);
+                self.0.lock().unwrap().push(outcome.0);
+            }
+        }
+    }
+    let count = Count::default();
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(count.clone()));
+    let (shop, _, _) = shop();
+    let mut config = config(RateLimits::new().per_caller(Some(Rate::new(1, 60_000))));
+    config.audit = Some(mcp_runtime::audit::Audit::new());
+    let url = serve_with(shop, config).await;
+    assert_passed(&stateless(&url, "echo", None).await);
+    assert_limited(&stateless(&url, "echo", None).await, 1, json!("s-1"));
+    assert_eq!(count.0.lock().unwrap().clone(), ["ok", "error"]);
+}
