@@ -1,7 +1,6 @@
 //! What the operations tests share (middleware, audit records, rate limits): a small server
 //! (`Shop`), a server of it on 127.0.0.1, raw HTTP requests in both eras, an API-key
 //! authenticator naming the caller.
-#![allow(dead_code)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! typed arguments and results and a rewrite, unknown `_meta` kept, cleanup on cancellation;
 //! in the session era and the stateless 2026-07-28 one.
 
-mod ops;
+use crate::ops;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

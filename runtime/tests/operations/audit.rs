@@ -3,7 +3,7 @@
 //! session's fingerprint, method, name, outcome, error code and duration; arguments only when
 //! asked, redacted; none at all when off.
 
-mod ops;
+use crate::ops;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};

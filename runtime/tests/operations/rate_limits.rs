@@ -5,7 +5,7 @@
 //! peer address without authorization, per principal with it, per tool; stdio gets the
 //! JSON-RPC error.
 
-mod ops;
+use crate::ops;
 
 use std::sync::atomic::Ordering;
 
