@@ -251,6 +251,24 @@ impl<D: Dispatch> McpServer<D> {
         Some(super::response::rate_limited(&limited, request.id))
     }
 
+    /// The 429 of a 2025-03-26 batch one of whose calls is over its rate limit: each call of
+    /// the batch takes its tokens in order, as it would alone, and the first refusal refuses
+    /// the whole batch (as a missing scope does), so a batch is no way around a limit.
+    #[cold]
+    fn batch_rate_refusal(
+        &self,
+        headers: &Headers<'_>,
+        messages: &[&serde_json::value::RawValue],
+    ) -> Option<Response<Body>> {
+        let limiter = self.engine.limiter.as_ref()?;
+        messages
+            .iter()
+            .find_map(|message| match incoming::read(message.get(), None) {
+                Ok(Incoming::Request(request)) => self.rate_refusal(limiter, headers, &request),
+                _ => None,
+            })
+    }
+
     /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
     #[cold]
     fn scope_refusal(
@@ -369,6 +387,9 @@ impl<D: Dispatch> McpServer<D> {
             {
                 return refused;
             }
+        }
+        if let Some(refused) = self.batch_rate_refusal(headers, &messages) {
+            return refused;
         }
         if let Err(error) = crate::engine::batch::allowed(&session) {
             return rpc_error(StatusCode::BAD_REQUEST, error, None);

@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 
 use mcp_runtime::rate_limit::{Rate, RateLimits};
 use mcp_runtime::{BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, ToolOutcome};
-use ops::{post, serve_with, shop, Shop};
+use ops::{post, post_raw, serve_with, shop, Shop};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -256,4 +256,43 @@ async fn a_refusal_leaves_an_audit_record() {
     assert_passed(&stateless(&url, "echo", None).await);
     assert_limited(&stateless(&url, "echo", None).await, 1, json!("s-1"));
     assert_eq!(count.0.lock().unwrap().clone(), ["ok", "error"]);
+}
+
+/// A 2025-03-26 batch is no way around a limit: its calls take their tokens in order, and
+/// the first one over the limit refuses the whole batch before any runs. Raw bytes: members
+/// in other orders (`params` before `method`) and escaped names count as the calls they are.
+#[tokio::test]
+async fn a_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
+    let (shop, _, calls) = shop();
+    let limits = RateLimits::new().per_caller(Some(Rate::new(2, 60_000)));
+    let url = serve_with(shop, config(limits)).await;
+    let (status, headers, body) = post(
+        &url,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let session = [("mcp-session-id", id.as_str())];
+    post(
+        &url,
+        &session,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    let batch = r#"[
+        {"params":{"arguments":{"n":1},"name":"echo"},"id":1,"jsonrpc":"2.0","method":"tools/call"},
+        {"id":2,"method":"tools\/call","jsonrpc":"2.0","params":{"n\u0061me":"echo","arguments":{"n":1}}},
+        {"jsonrpc":"2.0","params":{"name":"ech\u006f","arguments":{"n":1}},"method":"tools\u002fcall","id":3}
+    ]"#;
+    let answer = post_raw(&url, &session, batch).await;
+    assert_limited(&answer, 2, json!(3));
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "no call of the batch ran");
+    // The tokens the refused batch's first two calls took are spent.
+    let single = r#"{"params":{"name":"echo","arguments":{"n":1}},"jsonrpc":"2.0","id":4,"method":"tools/call"}"#;
+    assert_limited(&post_raw(&url, &session, single).await, 2, json!(4));
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
 }
