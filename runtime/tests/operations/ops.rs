@@ -185,22 +185,25 @@ pub async fn post_raw(
 
 /// A 2025-11-25 session: its id.
 pub async fn session(url: &str) -> String {
+    session_at(url, "2025-11-25").await
+}
+
+/// A session at `version` (initialized): its id.
+pub async fn session_at(url: &str, version: &str) -> String {
     let (status, headers, body) = post(
         url,
         &[],
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "test", "version": "1"}}}),
     )
     .await;
     assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["protocolVersion"], version, "{body}");
     let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
     post(
         url,
-        &[
-            ("mcp-session-id", &id),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
+        &[("mcp-session-id", &id), ("mcp-protocol-version", version)],
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     )
     .await;

@@ -266,23 +266,8 @@ async fn a_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
     let (shop, _, calls) = shop();
     let limits = RateLimits::new().per_caller(Some(Rate::new(2, 60_000)));
     let url = serve_with(shop, config(limits)).await;
-    let (status, headers, body) = post(
-        &url,
-        &[],
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-03-26", "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"}}}),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let id = headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let id = ops::session_at(&url, "2025-03-26").await;
     let session = [("mcp-session-id", id.as_str())];
-    post(
-        &url,
-        &session,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
     let batch = r#"[
         {"params":{"arguments":{"n":1},"name":"echo"},"id":1,"jsonrpc":"2.0","method":"tools/call"},
         {"id":2,"method":"tools\/call","jsonrpc":"2.0","params":{"n\u0061me":"echo","arguments":{"n":1}}},
