@@ -88,11 +88,18 @@ async fn call(url: &str, who: &str, session: &str, tool: &str, arguments: serde_
     .await;
 }
 
+/// Records captured on this thread until the guard drops (the tests' servers run on the
+/// test's current-thread runtime).
+fn capturing() -> (Capture, tracing::subscriber::DefaultGuard) {
+    let capture = Capture::default();
+    let guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    (capture, guard)
+}
+
 #[tokio::test]
 async fn every_call_leaves_one_record_with_who_what_and_how_it_ended() {
-    let capture = Capture::default();
-    let _guard =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let (capture, _guard) = capturing();
     let (shop, _, _) = shop();
     let mut config = Config::default();
     config.auth = Some(ops::names());
@@ -133,9 +140,7 @@ async fn every_call_leaves_one_record_with_who_what_and_how_it_ended() {
 
 #[tokio::test]
 async fn a_digest_instead_of_the_subject_and_redacted_arguments() {
-    let capture = Capture::default();
-    let _guard =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let (capture, _guard) = capturing();
     let (shop, _, _) = shop();
     let mut config = Config::default();
     config.auth = Some(ops::names());
@@ -167,9 +172,7 @@ async fn a_digest_instead_of_the_subject_and_redacted_arguments() {
 
 #[tokio::test]
 async fn failures_and_refusals_carry_their_outcome_and_code_in_both_eras() {
-    let capture = Capture::default();
-    let _guard =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let (capture, _guard) = capturing();
     let (shop, _, _) = shop();
     let mut config = Config::default();
     config.audit = Some(Audit::new());
@@ -190,9 +193,7 @@ async fn failures_and_refusals_carry_their_outcome_and_code_in_both_eras() {
 
 #[tokio::test]
 async fn a_cancelled_call_is_recorded_as_cancelled() {
-    let capture = Capture::default();
-    let _guard =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let (capture, _guard) = capturing();
     let (shop, _, calls) = shop();
     let mut config = Config::default();
     config.audit = Some(Audit::new());
@@ -219,9 +220,7 @@ async fn a_cancelled_call_is_recorded_as_cancelled() {
 
 #[tokio::test]
 async fn no_record_when_audit_is_off() {
-    let capture = Capture::default();
-    let _guard =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let (capture, _guard) = capturing();
     let (shop, _, calls) = shop();
     let url = serve_with(shop, Config::default()).await;
     ops::call_stateless(&url, "echo", json!({"x": 1})).await;
