@@ -224,6 +224,10 @@ impl Limited {
     }
 }
 
+/// The `method` under which [`Dispatch::rate_limit`] is asked for a method of the plain
+/// JSON-RPC endpoint (the key is the method's name), as for its scopes.
+pub(crate) const PLAIN: &str = "jsonrpc";
+
 /// Shards of the bucket table: calls of different callers seldom wait on one lock.
 const SHARDS: usize = 16;
 
@@ -310,7 +314,32 @@ impl Limiter {
         let Some(target) = request.call_target() else {
             return Ok(());
         };
-        let method = request.method;
+        self.check_call(dispatch, caller, request.method, target)
+    }
+
+    /// Checks a call of the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]) to the
+    /// contract's method `method`: the caller's bucket is the one its MCP calls take from, and
+    /// the method's limit is its MCP face's (`x-mcp` `rateLimit`, or `--tool-rate-limit`
+    /// naming the method), in a bucket of this endpoint's: a caller using both endpoints
+    /// may call a tool up to twice its limit, never more, and never past its own.
+    pub fn check_plain(
+        &self,
+        dispatch: &dyn Dispatch,
+        caller: Caller<'_>,
+        method: &str,
+    ) -> Result<(), Limited> {
+        self.check_call(dispatch, caller, PLAIN, method)
+    }
+
+    /// Takes the tokens of a call of `target` under `method` by `caller`: the caller's, then
+    /// the target's (the caller's given back when the target's refuses).
+    fn check_call(
+        &self,
+        dispatch: &dyn Dispatch,
+        caller: Caller<'_>,
+        method: &str,
+        target: &str,
+    ) -> Result<(), Limited> {
         let tool_rate = self
             .limits
             .per_tool

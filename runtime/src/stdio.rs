@@ -364,12 +364,11 @@ impl<D: Dispatch> Peer<D> {
             Ok(message) => message,
             Err(error) => return self.send(error_response(None, &error)),
         };
-        if let (Some(limiter), Incoming::Request(request)) = (&self.engine.limiter, &message) {
+        if let Incoming::Request(request) = &message {
+            // One client, no principal: every call shares the one bucket.
             let caller = crate::rate_limit::Caller::Local;
-            if let Err(limited) = limiter.check(&self.engine.dispatch, caller, request) {
-                let error = limited.error();
-                self.engine.audit_refusal(None, request, &error);
-                return self.send(error_response(Some(request.id), &error));
+            if let Some(refused) = self.engine.rate_refusal(caller, None, request) {
+                return self.send(error_response(refused.id, &refused.limited.error()));
             }
         }
         match message {
@@ -490,7 +489,14 @@ impl<D: Dispatch> Peer<D> {
         let out = self.out.clone();
         self.running.spawn(async move {
             let answer = match batch::allowed(&session).and_then(|()| incoming::read_batch(&line)) {
-                Ok(messages) => engine.batch(&session, &messages, None).await,
+                Ok(messages) => {
+                    let caller = crate::rate_limit::Caller::Local;
+                    match engine.batch_rate_refusal(caller, None, &messages) {
+                        // As over HTTP: the whole batch refused, the error of the call over.
+                        Some(refused) => Some(error_response(refused.id, &refused.limited.error())),
+                        None => engine.batch(&session, &messages, None).await,
+                    }
+                }
                 Err(error) => Some(error_response(None, &error)),
             };
             if let Some(answer) = answer {

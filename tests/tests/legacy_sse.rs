@@ -486,3 +486,36 @@ async fn initialize_at_2024_11_05_negotiates_on_stdio() {
     // The batch is refused whole: 2024-11-05 has none.
     assert_eq!(lines[1]["error"]["code"], json!(-32600), "{}", lines[1]);
 }
+
+/// A rate limit holds on this transport too (#34): the call over it is answered `-32023` on
+/// the stream, and its POST is 429 with `Retry-After`; the handler does not run.
+#[tokio::test]
+async fn a_rate_limit_holds_over_the_legacy_transport() {
+    use mcp_runtime::rate_limit::{Rate, RateLimits};
+    let mut config = on();
+    config.rate_limits = Some(RateLimits::new().per_caller(Some(Rate::new(1, 60_000))));
+    let server = start(config).await;
+    let mut legacy = Legacy::open(server.addr).await;
+    legacy.initialize("2024-11-05").await;
+    let call = json!({"name": "echo", "arguments": {"text": "hi"}});
+    let echoed = legacy.request("tools/call", call.clone()).await;
+    assert_eq!(echoed["result"]["content"][0]["text"], json!("hi"));
+    // Raw bytes, `params` before `method`: the second call is over the limit.
+    let reply = send_to(
+        legacy.addr,
+        &legacy.endpoint,
+        "POST",
+        &[("content-type", "application/json")],
+        r#"{"params":{"arguments":{"text":"hi"},"name":"echo"},"id":"again","jsonrpc":"2.0","method":"tools\/call"}"#,
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(reply.header("retry-after").is_some());
+    let refused = legacy.message().await;
+    assert_eq!(refused["id"], json!("again"), "{refused}");
+    assert_eq!(refused["error"]["code"], json!(-32023), "{refused}");
+    assert!(refused["error"]["data"]["retryAfterMs"].as_u64().unwrap() >= 1);
+    // What is not a call still passes.
+    let pong = legacy.request("ping", json!({})).await;
+    assert_eq!(pong["result"], json!({}));
+}

@@ -219,17 +219,24 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
 }
 
 /// `rate_limit` of the `Dispatch` impl, from `x-mcp` `rateLimit`: a match on the MCP method
-/// and the tool or prompt name or resource URI (a template's URI through its matcher);
-/// nothing (the trait's default, no limit) when no method has one.
+/// and the tool or prompt name or resource URI (a template's URI through its matcher), and
+/// on `"jsonrpc"` and the method's name for the plain JSON-RPC endpoint (a method keeps its
+/// MCP face's limit there); nothing (the trait's default, no limit) when no method has one.
 fn rate_limits(methods: &[MethodPlan<'_>]) -> TokenStream {
     let mut arms = Vec::new();
     let mut template_arms = Vec::new();
-    for binding in methods.iter().filter_map(MethodPlan::binding) {
+    let mut plain_arms = Vec::new();
+    for plan in methods {
+        let Some(binding) = plan.binding() else {
+            continue;
+        };
         let common = binding.common();
         let Some((count, per_ms)) = common.rate_limit else {
             continue;
         };
         let rate = quote!(::mcp_runtime::rate_limit::Rate::new(#count, #per_ms));
+        let name = plan.method.name.as_str();
+        plain_arms.push(quote! { ("jsonrpc", #name) => ::std::option::Option::Some(#rate), });
         let (method, key) = match binding {
             McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
             McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
@@ -261,6 +268,7 @@ fn rate_limits(methods: &[MethodPlan<'_>]) -> TokenStream {
             match (method, key) {
                 #(#arms)*
                 #(#template_arms)*
+                #(#plain_arms)*
                 _ => ::std::option::Option::None,
             }
         }

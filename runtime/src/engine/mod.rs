@@ -11,6 +11,7 @@ pub(crate) mod batch;
 mod calls;
 pub(crate) mod fixed_name;
 pub(crate) mod incoming;
+pub(crate) mod limits;
 pub(crate) mod method;
 mod results;
 pub(crate) mod run;
@@ -203,26 +204,6 @@ impl<D: Dispatch> Engine<D> {
             legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
-    }
-
-    /// The audit record of `request`, refused with `error` before it started (a rate limit),
-    /// when audit records are on and it is a call.
-    #[cold]
-    pub(crate) fn audit_refusal(
-        &self,
-        principal: Option<&crate::auth::Principal>,
-        request: &incoming::Request<'_>,
-        error: &RpcError,
-    ) {
-        let (Some(audit), Some(name)) = (&self.config.audit, request.call_target()) else {
-            return;
-        };
-        let method = match request.method {
-            "tools/call" => "tools/call",
-            "prompts/get" => "prompts/get",
-            _ => "resources/read",
-        };
-        crate::audit::refused(audit, principal, method, name, error.code);
     }
 
     /// The dispatch and configuration back, the rest dropped (a server rebuilt with other

@@ -50,6 +50,16 @@ pub(crate) struct Headers<'a> {
 }
 
 impl<'a> Headers<'a> {
+    /// Who a rate limit counts this request against: the principal, else the peer.
+    pub fn caller(&self) -> crate::rate_limit::Caller<'_> {
+        use crate::rate_limit::Caller;
+        match (&self.principal, self.peer) {
+            (Some(principal), _) => Caller::Principal(principal),
+            (None, Some(peer)) => Caller::Peer(peer),
+            (None, None) => Caller::Local,
+        }
+    }
+
     /// Reads `map` once.
     pub fn scan(map: &'a HeaderMap) -> Self {
         let mut headers = Headers {

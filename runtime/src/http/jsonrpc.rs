@@ -80,6 +80,15 @@ impl<D: Dispatch> McpServer<D> {
                 return refused;
             }
         }
+        if self.engine.limiter.is_some() {
+            let principal = headers.principal.as_deref();
+            let refused = self
+                .engine
+                .plain_rate_refusal(headers.caller(), principal, text);
+            if let Some(refused) = refused {
+                return super::response::rate_limited(&refused);
+            }
+        }
         if incoming::is_batch(text) {
             return self
                 .plain_batch(text, headers.principal.as_ref(), headers.trace())

@@ -225,6 +225,16 @@ impl<D: Dispatch> McpServer<D> {
                 ));
             }
             (Incoming::Request(request), Some(session)) => {
+                let principal = headers.principal.as_deref();
+                if let Some(refused) =
+                    self.engine
+                        .rate_refusal(headers.caller(), principal, &request)
+                {
+                    // The answer travels on the stream, as every answer of this transport
+                    // does; the POST says 429 with the limit's headers too.
+                    connection.send(error_response(refused.id, &refused.limited.error()));
+                    return super::response::rate_limited(&refused);
+                }
                 self.start_legacy(connection, session, request);
             }
             (Incoming::Notification { method, params }, Some(session)) => {

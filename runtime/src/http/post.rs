@@ -138,9 +138,13 @@ impl<D: Dispatch> McpServer<D> {
                 return refused.into();
             }
         }
-        if let (Some(limiter), Incoming::Request(request)) = (&self.engine.limiter, &message) {
-            if let Some(refused) = self.rate_refusal(limiter, headers, request) {
-                return refused.into();
+        if let Incoming::Request(request) = &message {
+            let principal = headers.principal.as_deref();
+            if let Some(refused) = self
+                .engine
+                .rate_refusal(headers.caller(), principal, request)
+            {
+                return super::response::rate_limited(&refused).into();
             }
         }
         match message {
@@ -227,46 +231,6 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }
-    }
-
-    /// The 429 of a call over its rate limit (`crate::rate_limit`), recorded when audit
-    /// records are on; `None` when it may go on.
-    fn rate_refusal(
-        &self,
-        limiter: &crate::rate_limit::Limiter,
-        headers: &Headers<'_>,
-        request: &Request<'_>,
-    ) -> Option<Response<Body>> {
-        use crate::rate_limit::Caller;
-        let caller = match (&headers.principal, headers.peer) {
-            (Some(principal), _) => Caller::Principal(principal),
-            (None, Some(peer)) => Caller::Peer(peer),
-            (None, None) => Caller::Local,
-        };
-        let limited = limiter
-            .check(&self.engine.dispatch, caller, request)
-            .err()?;
-        self.engine
-            .audit_refusal(headers.principal.as_deref(), request, &limited.error());
-        Some(super::response::rate_limited(&limited, request.id))
-    }
-
-    /// The 429 of a 2025-03-26 batch one of whose calls is over its rate limit: each call of
-    /// the batch takes its tokens in order, as it would alone, and the first refusal refuses
-    /// the whole batch (as a missing scope does), so a batch is no way around a limit.
-    #[cold]
-    fn batch_rate_refusal(
-        &self,
-        headers: &Headers<'_>,
-        messages: &[&serde_json::value::RawValue],
-    ) -> Option<Response<Body>> {
-        let limiter = self.engine.limiter.as_ref()?;
-        messages
-            .iter()
-            .find_map(|message| match incoming::read(message.get(), None) {
-                Ok(Incoming::Request(request)) => self.rate_refusal(limiter, headers, &request),
-                _ => None,
-            })
     }
 
     /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
@@ -388,8 +352,12 @@ impl<D: Dispatch> McpServer<D> {
                 return refused;
             }
         }
-        if let Some(refused) = self.batch_rate_refusal(headers, &messages) {
-            return refused;
+        let principal = headers.principal.as_deref();
+        if let Some(refused) =
+            self.engine
+                .batch_rate_refusal(headers.caller(), principal, &messages)
+        {
+            return super::response::rate_limited(&refused);
         }
         if let Err(error) = crate::engine::batch::allowed(&session) {
             return rpc_error(StatusCode::BAD_REQUEST, error, None);

@@ -86,8 +86,9 @@ fn with_sse_headers(mut response: Response<Body>) -> Response<Body> {
 /// `429 Too Many Requests` for a call over its rate limit: the JSON-RPC `-32023` error with
 /// `data.retryAfterMs`, `Retry-After` and `RateLimit-Limit`/`RateLimit-Remaining`.
 #[cold]
-pub(super) fn rate_limited(limited: &crate::rate_limit::Limited, id: &RawValue) -> Response<Body> {
-    let mut response = rpc_error(StatusCode::TOO_MANY_REQUESTS, limited.error(), Some(id));
+pub(super) fn rate_limited(refused: &crate::engine::limits::RateRefusal<'_>) -> Response<Body> {
+    let limited = &refused.limited;
+    let mut response = rpc_error(StatusCode::TOO_MANY_REQUESTS, limited.error(), refused.id);
     let headers = response.headers_mut();
     headers.insert(
         http::header::RETRY_AFTER,

@@ -10,7 +10,9 @@ use crate::ops;
 use std::sync::atomic::Ordering;
 
 use mcp_runtime::rate_limit::{Rate, RateLimits};
-use mcp_runtime::{BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, ToolOutcome};
+use mcp_runtime::{
+    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+};
 use ops::{post, post_raw, serve_with, shop, Shop};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -153,8 +155,29 @@ impl Dispatch for Contract {
         self.0.call_tool(name, arguments, ctx)
     }
 
+    /// The plain JSON-RPC face of `blocks`: the contract's method `get_blocks`.
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        _params: Option<&'a RawValue>,
+        _ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        (method == "get_blocks").then(|| {
+            Box::pin(async move {
+                self.0.calls.fetch_add(1, Ordering::SeqCst);
+                Ok(RawValue::from_string("[]".into()).unwrap())
+            }) as BoxFuture<'a, _>
+        })
+    }
+
+    /// As the generator writes it: `blocks` is 1 a minute, on `/mcp` and, under its
+    /// method's name, on the plain endpoint.
     fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
-        (method == "tools/call" && key == "blocks").then_some(Rate::new(1, 60_000))
+        matches!(
+            (method, key),
+            ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
+        )
+        .then_some(Rate::new(1, 60_000))
     }
 }
 
@@ -280,4 +303,71 @@ async fn a_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
     let single = r#"{"params":{"name":"echo","arguments":{"n":1}},"jsonrpc":"2.0","id":4,"method":"tools/call"}"#;
     assert_limited(&post_raw(&url, &session, single).await, 2, json!(4));
     assert_eq!(calls.load(Ordering::SeqCst), 0);
+}
+
+/// The plain JSON-RPC endpoint (`--jsonrpc`) is no way around a limit: a method keeps its MCP
+/// face's limit there, a caller's own limit counts its calls on both endpoints, notifications
+/// count (they run), and a batch is refused whole. Raw bytes, `params` before `method`.
+#[tokio::test]
+async fn the_plain_json_rpc_endpoint_is_limited_too() {
+    let (first_shop, _, calls) = shop();
+    let mut plain_on = config(RateLimits::new());
+    plain_on.jsonrpc_path = Some("/jsonrpc".into());
+    let url = serve_with(Contract(first_shop), plain_on).await;
+    let plain = url.replace("/mcp", "/jsonrpc");
+    let call =
+        |id: u32| format!(r#"{{"params":{{}},"id":{id},"method":"get_blocks","jsonrpc":"2.0"}}"#);
+    let (status, _, body) = post_raw(&plain, &[], &call(1)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_limited(&post_raw(&plain, &[], &call(2)).await, 1, json!(2));
+    // A notification is a call too: refused without an id.
+    let notification = r#"{"params":{},"method":"get_blocks","jsonrpc":"2.0"}"#;
+    assert_limited(&post_raw(&plain, &[], notification).await, 1, Value::Null);
+    let batch = format!(
+        "[{}, {}]",
+        r#"{"jsonrpc":"2.0","id":3,"method":"rpc.discover"}"#,
+        call(4)
+    );
+    assert_limited(&post_raw(&plain, &[], &batch).await, 1, json!(4));
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "only the first call ran");
+
+    // A caller's own limit counts both endpoints in one bucket.
+    let (second_shop, _, calls) = shop();
+    let mut plain_on = config(RateLimits::new().per_caller(Some(Rate::new(2, 60_000))));
+    plain_on.jsonrpc_path = Some("/jsonrpc".into());
+    let url = serve_with(Contract(second_shop), plain_on).await;
+    let plain = url.replace("/mcp", "/jsonrpc");
+    assert_passed(&stateless(&url, "echo", None).await);
+    assert_eq!(post_raw(&plain, &[], &call(5)).await.0, 200);
+    assert_limited(&post_raw(&plain, &[], &call(6)).await, 2, json!(6));
+    assert_limited(&stateless(&url, "echo", None).await, 2, json!("s-1"));
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+/// stdio's batches (2025-03-26) take their calls' tokens as HTTP's do: the first call over
+/// the limit refuses the whole batch, and none of it runs.
+#[tokio::test]
+async fn a_stdio_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
+    let (shop, _, calls) = shop();
+    let limits = RateLimits::new().per_caller(Some(Rate::new(1, 60_000)));
+    let server = McpServer::with_config(shop, config(limits));
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"[{"params":{"name":"echo","arguments":{}},"jsonrpc":"2.0","id":2,"method":"tools/call"},{"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{"n\u0061me":"echo","arguments":{}}}]"#,
+    ]
+    .join("\n")
+        + "\n";
+    let (output, mut answers) = tokio::io::duplex(64 * 1024);
+    mcp_runtime::stdio::serve_io(server, requests.as_bytes(), output)
+        .await
+        .unwrap();
+    let mut text = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut answers, &mut text)
+        .await
+        .unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["id"], json!(3), "{text}");
+    assert_eq!(last["error"]["code"], json!(-32023), "{text}");
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "no call of the batch ran");
 }
