@@ -266,10 +266,10 @@ pub struct Config {
     pub readiness: crate::readiness::Readiness,
     /// Audit records: one `tracing` event per call on the target `mcp::audit`
     /// ([`crate::audit`]). Default `None`: none, and nothing paid for them.
-    pub audit: Option<crate::audit::Audit>,
+    pub audit: Option<crate::audit::settings::Audit>,
     /// Rate limits per caller and per tool ([`crate::rate_limit`]), over the contract's
     /// `x-mcp.rateLimit`. Default `None`: only the contract's, if it has any.
-    pub rate_limits: Option<crate::rate_limit::RateLimits>,
+    pub rate_limits: Option<crate::rate_limit::settings::RateLimits>,
 }
 
 impl Config {
@@ -608,13 +608,16 @@ impl ConfigBuilder {
     }
 
     /// Sets [`Config::rate_limits`].
-    pub fn rate_limits(mut self, rate_limits: Option<crate::rate_limit::RateLimits>) -> Self {
+    pub fn rate_limits(
+        mut self,
+        rate_limits: Option<crate::rate_limit::settings::RateLimits>,
+    ) -> Self {
         self.config.rate_limits = rate_limits;
         self
     }
 
     /// Sets [`Config::audit`].
-    pub fn audit(mut self, audit: Option<crate::audit::Audit>) -> Self {
+    pub fn audit(mut self, audit: Option<crate::audit::settings::Audit>) -> Self {
         self.config.audit = audit;
         self
     }

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::auth::Principal;
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
 use crate::notifier::Notifier;
 use crate::outbound::Outbound;
@@ -259,10 +260,10 @@ impl RequestContext {
             .map_err(|e| Error::new(format!("{method} params: {e}")))?;
         // The layers of the call being polled (a task-local: a field would grow every
         // context, with or without middleware).
-        let Some(hooks) = crate::middleware::client_hooks() else {
+        let Some(hook) = client_hook() else {
             return self.to_client(key, method, params).await;
         };
-        let answer = hooks.run(self, key, method, params).await?;
+        let answer = hook.run(self, key, method, params).await?;
         R::deserialize(&answer)
             .map_err(|e| Error::new(format!("{method}: the answer to `{key}` does not fit: {e}")))
     }
@@ -560,4 +561,39 @@ fn number(value: f64) -> Value {
     } else {
         json!(value)
     }
+}
+
+/// What wraps a context's requests to the client: the middleware layers around the call being
+/// polled ([`crate::middleware`] implements it). A trait here, so that the context needs
+/// nothing of the middleware above it.
+pub(crate) trait ClientHook: Send + Sync {
+    /// Sends `method` with `params` for `ctx` through the layers, then to the client.
+    fn run<'a>(
+        &'a self,
+        ctx: &'a RequestContext,
+        key: &'a str,
+        method: &'a str,
+        params: Value,
+    ) -> BoxFuture<'a, Result<Value, Error>>;
+}
+
+tokio::task_local! {
+    /// The layers around the call being polled, innermost first: each layer sets it while
+    /// its call is polled, over the layers outside it (a task-local: a field would grow
+    /// every context, with or without middleware).
+    static CLIENT_HOOK: Option<Arc<dyn ClientHook>>;
+}
+
+/// The layers around the call being polled (none outside a layered call, and in a task the
+/// handler spawned itself).
+pub(crate) fn client_hook() -> Option<Arc<dyn ClientHook>> {
+    CLIENT_HOOK.try_with(Clone::clone).ok().flatten()
+}
+
+/// `future` polled with `hook` around its requests to the client.
+pub(crate) async fn with_client_hook<T>(
+    hook: Arc<dyn ClientHook>,
+    future: impl std::future::Future<Output = T>,
+) -> T {
+    CLIENT_HOOK.scope(Some(hook), future).await
 }

@@ -128,7 +128,7 @@ pub trait Dispatch: Send + Sync + 'static {
     /// The contract's rate limit of `key` (a tool or prompt name, a resource URI) under
     /// `method` (`tools/call`, `prompts/get`, `resources/read`): its `x-mcp` `rateLimit`, a
     /// bucket per caller ([`crate::rate_limit`]). Default: none.
-    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
+    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::settings::Rate> {
         let _ = (method, key);
         None
     }

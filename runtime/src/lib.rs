@@ -130,6 +130,7 @@ pub mod client;
 mod config;
 mod context;
 pub mod dispatch;
+mod durations;
 mod engine;
 pub mod entry;
 mod error;

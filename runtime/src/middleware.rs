@@ -74,7 +74,7 @@ use std::sync::Arc;
 
 use crate::auth::Principal;
 use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
-use crate::context::RequestContext;
+use crate::context::{self, ClientHook, RequestContext};
 use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
@@ -147,7 +147,7 @@ impl ClientRequest<'_> {
 
 /// The rest of the way to the client: the middleware of outer layers, then the transport.
 pub struct ClientNext<'a> {
-    outer: Option<&'a ClientHooks>,
+    outer: Option<&'a dyn ClientHook>,
 }
 
 impl std::fmt::Debug for ClientNext<'_> {
@@ -159,69 +159,31 @@ impl std::fmt::Debug for ClientNext<'_> {
 impl<'a> ClientNext<'a> {
     /// Sends `request` on and answers the client's answer (or what an outer layer answered).
     pub fn run(self, request: ClientRequest<'a>) -> BoxFuture<'a, Result<Value, Error>> {
+        let ClientRequest {
+            key,
+            method,
+            params,
+            ctx,
+        } = request;
         match self.outer {
-            Some(hooks) => hooks.middleware.client_request(
-                request,
-                ClientNext {
-                    outer: hooks.outer.as_deref(),
-                },
-            ),
-            None => {
-                let ClientRequest {
-                    key,
-                    method,
-                    params,
-                    ctx,
-                } = request;
-                Box::pin(ctx.to_client(key, method, params))
-            }
+            Some(hook) => hook.run(ctx, key, method, params),
+            None => Box::pin(ctx.to_client(key, method, params)),
         }
     }
 }
 
 /// The middleware around a context's requests to the client: this layer's, and the layers
-/// outside it.
-pub(crate) struct ClientHooks {
+/// outside it. The context finds it through [`context::client_hook`] while the layer's call
+/// is polled.
+struct ClientHooks {
     middleware: Arc<dyn Middleware>,
-    outer: Option<Arc<ClientHooks>>,
+    outer: Option<Arc<dyn ClientHook>>,
 }
 
-impl std::fmt::Debug for ClientHooks {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientHooks").finish_non_exhaustive()
-    }
-}
-
-tokio::task_local! {
-    /// The layers around the call being polled, innermost first: each [`Layered`] sets it
-    /// while its call is polled, over the layers outside it.
-    static CLIENT_HOOKS: Option<Arc<ClientHooks>>;
-}
-
-/// The layers around the call being polled (none outside a [`Layered`] call, and in a task
-/// the handler spawned itself).
-pub(crate) fn client_hooks() -> Option<Arc<ClientHooks>> {
-    CLIENT_HOOKS.try_with(Clone::clone).ok().flatten()
-}
-
-/// `answer` polled with `middleware` around its requests to the client, inside the layers
-/// around the caller.
-fn with_client_hooks<'a, T: 'a>(
-    middleware: Arc<dyn Middleware>,
-    answer: BoxFuture<'a, T>,
-) -> BoxFuture<'a, T> {
-    Box::pin(async move {
-        let hooks = Arc::new(ClientHooks {
-            middleware,
-            outer: client_hooks(),
-        });
-        CLIENT_HOOKS.scope(Some(hooks), answer).await
-    })
-}
-
-impl ClientHooks {
-    /// `method` with `params` through every layer, innermost first, then to the client.
-    pub(crate) fn run<'a>(
+impl ClientHook for ClientHooks {
+    /// `method` with `params` through this layer, then the layers outside it, then to the
+    /// client.
+    fn run<'a>(
         &'a self,
         ctx: &'a RequestContext,
         key: &'a str,
@@ -234,8 +196,27 @@ impl ClientHooks {
             params,
             ctx,
         };
-        ClientNext { outer: Some(self) }.run(request)
+        let next = ClientNext {
+            outer: self.outer.as_deref(),
+        };
+        self.middleware.client_request(request, next)
     }
+}
+
+/// `answer` polled with `middleware` around its requests to the client, inside the layers
+/// around the caller.
+fn with_client_hooks<'a, T: 'a>(
+    middleware: Arc<dyn Middleware>,
+    answer: BoxFuture<'a, T>,
+) -> BoxFuture<'a, T> {
+    Box::pin(async move {
+        // Read when first polled: inside the layers outside this one, which set theirs then.
+        let hooks: Arc<dyn ClientHook> = Arc::new(ClientHooks {
+            middleware,
+            outer: context::client_hook(),
+        });
+        context::with_client_hook(hooks, answer).await
+    })
 }
 
 /// What kind of call a [`Call`] is.

@@ -23,131 +23,17 @@
 //! (`--log-level info,mcp::audit=info`), and the JSON log format (`--log-format json`) makes
 //! each record one object a line.
 
-use serde_json::value::RawValue;
-use serde_json::Value;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::dispatch::BoxFuture;
 use crate::middleware::{Answer, Call, Middleware, Next};
 
+pub(crate) mod settings;
+
 /// The `tracing` target of the records.
 pub const TARGET: &str = "mcp::audit";
 
-/// What a record shows of the caller.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum PrincipalShown {
-    /// The subject, as the authenticator gave it.
-    #[default]
-    Subject,
-    /// A SHA-256 digest (hex) of the issuer and subject: one caller's records are linked
-    /// without naming them.
-    Digest,
-}
-
-impl std::str::FromStr for PrincipalShown {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim() {
-            "subject" => Ok(Self::Subject),
-            "digest" => Ok(Self::Digest),
-            _ => Err("expected subject or digest".into()),
-        }
-    }
-}
-
-/// The audit settings ([`Config::audit`](crate::Config::audit)); see the [module](self).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Audit {
-    principal: PrincipalShown,
-    arguments: bool,
-    redact: Vec<String>,
-}
-
-/// What stands in for a redacted value.
-const REDACTED: &str = "[redacted]";
-
-impl Audit {
-    /// Records with the subject, without arguments.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Shows the caller as `shown`.
-    pub fn principal(mut self, shown: PrincipalShown) -> Self {
-        self.principal = shown;
-        self
-    }
-
-    /// Records the arguments too (after [redaction](Self::redact)).
-    pub fn with_arguments(mut self, arguments: bool) -> Self {
-        self.arguments = arguments;
-        self
-    }
-
-    /// Members of the arguments never recorded: each entry a JSON pointer (`/card/number`:
-    /// that member only) or a key (`password`: every member of that name, at any depth).
-    pub fn redact(mut self, redact: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.redact = redact.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The settings: how the caller shows, whether arguments are recorded, what is redacted.
-    pub fn settings(&self) -> (PrincipalShown, bool, &[String]) {
-        (self.principal, self.arguments, &self.redact)
-    }
-
-    /// The arguments as recorded: redacted, and `null` when they are not JSON (never, past the
-    /// reader) or absent.
-    fn recorded_arguments(&self, raw: Option<&RawValue>) -> String {
-        let Some(raw) = raw else {
-            return "null".into();
-        };
-        if self.redact.is_empty() {
-            return raw.get().to_owned();
-        }
-        let Ok(mut value) = serde_json::from_str::<Value>(raw.get()) else {
-            return "null".into();
-        };
-        for entry in &self.redact {
-            if entry.starts_with('/') {
-                if let Some(target) = value.pointer_mut(entry) {
-                    *target = Value::String(REDACTED.into());
-                }
-            } else {
-                redact_key(&mut value, entry, 0);
-            }
-        }
-        value.to_string()
-    }
-}
-
-/// Deepest level [`redact_key`] looks at: past the reader's depth limit, there is nothing.
-const MAX_DEPTH: usize = 256;
-
-/// Replaces the value of every member named `key`, at any depth.
-fn redact_key(value: &mut Value, key: &str, depth: usize) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    match value {
-        Value::Object(members) => {
-            for (name, member) in members.iter_mut() {
-                if name == key {
-                    *member = Value::String(REDACTED.into());
-                } else {
-                    redact_key(member, key, depth + 1);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                redact_key(item, key, depth + 1);
-            }
-        }
-        _ => {}
-    }
-}
+pub use settings::{Audit, PrincipalShown};
 
 /// What a record says of one call, gathered before it runs.
 struct Record {
@@ -271,41 +157,4 @@ pub(crate) fn refused(
         started: Instant::now(),
     }
     .emit("error", Some(code));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn raw(text: &str) -> Box<RawValue> {
-        RawValue::from_string(text.into()).unwrap()
-    }
-
-    #[test]
-    fn redaction_by_pointer_and_by_key() {
-        let audit = Audit::new()
-            .with_arguments(true)
-            .redact(["/card/number", "password"]);
-        let recorded = audit.recorded_arguments(Some(&raw(
-            r#"{"card":{"number":"4111","exp":"12/30"},"users":[{"password":"p","name":"a"}],"password":"q","number":1}"#,
-        )));
-        let value: Value = serde_json::from_str(&recorded).unwrap();
-        assert_eq!(
-            value,
-            serde_json::json!({"card":{"number":"[redacted]","exp":"12/30"},
-                "users":[{"password":"[redacted]","name":"a"}],"password":"[redacted]","number":1})
-        );
-        // A pointer to nothing, absent arguments: nothing breaks.
-        let audit = Audit::new().redact(["/no/such", "~weird"]);
-        assert_eq!(audit.recorded_arguments(Some(&raw("[1,2]"))), "[1,2]");
-        assert_eq!(audit.recorded_arguments(None), "null");
-    }
-
-    #[test]
-    fn deep_arguments_are_redacted_without_overflowing() {
-        let audit = Audit::new().redact(["k"]);
-        let depth = 100;
-        let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-        assert_eq!(audit.recorded_arguments(Some(&raw(&text))), text);
-    }
 }
