@@ -28,15 +28,32 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use crate::dispatch::BoxFuture;
 use crate::middleware::{Answer, Call, Middleware, Next};
 
+mod file;
 pub(crate) mod settings;
 
 /// The `tracing` target of the records.
 pub const TARGET: &str = "mcp::audit";
 
+pub use file::AuditFile;
 pub use settings::{Audit, PrincipalShown};
 
+/// `audit` when its records are on and the log filter lets them through: the engine wraps a
+/// call in the audit middleware only then, so records filtered out cost one check, not the
+/// middleware's boxes.
+#[inline]
+pub(crate) fn recording(audit: Option<&Audit>) -> Option<&Audit> {
+    audit.filter(|audit| audit.file.is_some() || log_enabled())
+}
+
+/// Whether the log filter lets records through.
+fn log_enabled() -> bool {
+    tracing::enabled!(target: "mcp::audit", tracing::Level::INFO)
+}
+
 /// What a record says of one call, gathered before it runs.
-struct Record {
+struct Record<'a> {
+    /// Where the record goes when not the log.
+    file: Option<&'a AuditFile>,
     principal: Option<String>,
     /// The session (its client's name and its fingerprint are read when the record is
     /// written).
@@ -47,14 +64,15 @@ struct Record {
     started: Instant,
 }
 
-impl Record {
-    fn of(audit: &Audit, call: &Call<'_>) -> Self {
+impl<'a> Record<'a> {
+    fn of(audit: &'a Audit, call: &Call<'_>) -> Self {
         let ctx = call.context();
         let principal = call.principal().map(|principal| match audit.principal {
             PrincipalShown::Subject => principal.subject.clone(),
             PrincipalShown::Digest => principal.owner_digest(),
         });
         Record {
+            file: audit.file.as_ref(),
             principal,
             session: ctx.session().cloned(),
             method: call.method(),
@@ -73,12 +91,28 @@ impl Record {
             .map_or(0, |d| d.as_millis() as u64);
         let duration_us = self.started.elapsed().as_micros() as u64;
         let session = self.session.as_deref();
+        let client = session.and_then(|s| s.client_info()["name"].as_str());
+        let fingerprint = session.map(crate::session::Session::fingerprint);
+        if let Some(file) = self.file {
+            let line = file::Line::new(time_unix_ms)
+                .text("principal", self.principal.as_deref())
+                .text("client", client)
+                .text("session", fingerprint)
+                .text("method", Some(self.method))
+                .text("name", Some(&self.name))
+                .text("outcome", Some(outcome))
+                .number("error_code", error_code)
+                .number("duration_us", Some(duration_us))
+                .text("arguments", self.arguments.as_deref())
+                .finish();
+            return file.append(&line);
+        }
         tracing::info!(
             target: "mcp::audit",
             time_unix_ms,
             principal = self.principal.as_deref(),
-            client = session.and_then(|s| s.client_info()["name"].as_str()),
-            session = session.map(crate::session::Session::fingerprint),
+            client,
+            session = fingerprint,
             method = self.method,
             name = %self.name,
             outcome,
@@ -91,9 +125,9 @@ impl Record {
 }
 
 /// Emits the `cancelled` record when the call is dropped before it answered.
-struct Pending(Option<Record>);
+struct Pending<'a>(Option<Record<'a>>);
 
-impl Drop for Pending {
+impl Drop for Pending<'_> {
     fn drop(&mut self) {
         if let Some(record) = self.0.take() {
             record.emit("cancelled", None);
@@ -117,7 +151,7 @@ fn outcome(answer: &Answer) -> &'static str {
 impl Middleware for Audit {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> BoxFuture<'a, Answer> {
         // Records the log filter drops are not gathered.
-        if !tracing::enabled!(target: "mcp::audit", tracing::Level::INFO) {
+        if recording(Some(self)).is_none() {
             return next.run(call);
         }
         let mut pending = Pending(Some(Record::of(self, &call)));
@@ -145,7 +179,11 @@ pub(crate) fn refused(
     name: &str,
     code: i32,
 ) {
+    if recording(Some(audit)).is_none() {
+        return;
+    }
     Record {
+        file: audit.file.as_ref(),
         principal: principal.map(|principal| match audit.principal {
             PrincipalShown::Subject => principal.subject.clone(),
             PrincipalShown::Digest => principal.owner_digest(),

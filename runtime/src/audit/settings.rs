@@ -34,6 +34,7 @@ pub struct Audit {
     pub(super) principal: PrincipalShown,
     pub(super) arguments: bool,
     redact: Vec<String>,
+    pub(super) file: Option<super::file::AuditFile>,
 }
 
 /// What stands in for a redacted value.
@@ -49,6 +50,18 @@ impl Audit {
     pub fn principal(mut self, shown: PrincipalShown) -> Self {
         self.principal = shown;
         self
+    }
+
+    /// Writes the records to `file` ([`AuditFile::open`](super::AuditFile::open)), one JSON
+    /// object a line, instead of the log (target `mcp::audit`); `None`: the log.
+    pub fn to_file(mut self, file: Option<super::file::AuditFile>) -> Self {
+        self.file = file;
+        self
+    }
+
+    /// The file the records go to, when not the log.
+    pub fn file(&self) -> Option<&super::file::AuditFile> {
+        self.file.as_ref()
     }
 
     /// Records the arguments too (after [redaction](Self::redact)).

@@ -48,7 +48,7 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, call, &ctx)?;
         let version = ctx.protocol_version();
         let principal = self.caller_for_hints(&ctx);
-        let future = match &self.config.audit {
+        let future = match crate::audit::recording(self.config.audit.as_ref()) {
             None => self.dispatch.call_tool(name, call.arguments(), ctx),
             Some(audit) => {
                 crate::middleware::call_tool(audit, &self.dispatch, name, call.arguments(), ctx)
@@ -83,7 +83,7 @@ impl<D: Dispatch> Engine<D> {
         let target = ("prompts/get", name, call.arguments());
         let round = self.open_round(target, call, &ctx)?;
         let principal = self.caller_for_hints(&ctx);
-        let future = match &self.config.audit {
+        let future = match crate::audit::recording(self.config.audit.as_ref()) {
             None => self.dispatch.get_prompt(name, call.arguments(), ctx),
             Some(audit) => {
                 crate::middleware::get_prompt(audit, &self.dispatch, name, call.arguments(), ctx)
@@ -117,7 +117,7 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, read, &ctx)?;
         let stateless = ctx.protocol_version().is_stateless();
         let principal = self.caller_for_hints(&ctx);
-        let future = match &self.config.audit {
+        let future = match crate::audit::recording(self.config.audit.as_ref()) {
             None => self.dispatch.read_resource(uri, ctx),
             Some(audit) => crate::middleware::read_resource(audit, &self.dispatch, uri, ctx),
         };

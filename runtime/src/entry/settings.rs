@@ -985,6 +985,30 @@ pub(crate) const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    Setting {
+        flag: "audit-file",
+        env: "MCP_AUDIT_FILE",
+        value: Some("PATH"),
+        heading: OPERATIONS,
+        help: "write the audit records to PATH (appended, created 0600), one JSON object a line, one write each, instead of the log; needs --audit",
+        scope: Scope::Any,
+        default: |c| {
+            c.audit
+                .as_ref()
+                .and_then(|a| a.file())
+                .map(|f| f.path().display().to_string())
+                .unwrap_or_default()
+        },
+        apply: |p, v| {
+            let file = match v.text.trim() {
+                "" => None,
+                path => Some(crate::audit::AuditFile::open(path)?),
+            };
+            let audit = audited(p)?;
+            *audit = std::mem::take(audit).to_file(file);
+            Ok(())
+        },
+    },
     // Rate limits.
     Setting {
         flag: "rate-limit",

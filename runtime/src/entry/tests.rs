@@ -447,6 +447,7 @@ fn every_setting_reaches_the_config() {
         ("audit-principal", ()),
         ("audit-arguments", ()),
         ("audit-redact", ()),
+        ("audit-file", ()),
         ("rate-limit", ()),
         ("tool-rate-limit", ()),
         ("rate-limit-callers", ()),
@@ -1114,6 +1115,29 @@ fn the_audit_settings_reach_its_config_and_need_audit() {
     }
     let message = refused(&["--audit", "--audit-principal", "name"], &[]);
     assert!(message.contains("expected subject or digest"), "{message}");
+}
+
+#[test]
+fn the_audit_file_is_opened_when_read_and_its_error_names_the_flag_and_path() {
+    let dir = std::env::temp_dir().join(format!("mcp-audit-flag-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("audit.jsonl");
+    let path_text = path.display().to_string();
+    let args = ok(&["--audit", "--audit-file", &path_text], &[]);
+    let file = args.config.audit.as_ref().and_then(|a| a.file()).unwrap();
+    assert_eq!(file.path(), path);
+    assert!(path.exists(), "created when the flag is read");
+    let args = ok(&[], &[("MCP_AUDIT", "1"), ("MCP_AUDIT_FILE", &path_text)]);
+    assert!(args.config.audit.unwrap().file().is_some());
+    let message = refused(&["--audit-file", &path_text], &[]);
+    assert!(message.contains("needs --audit"), "{message}");
+    let missing = dir.join("no/such/dir/audit.jsonl").display().to_string();
+    let message = refused(&["--audit", "--audit-file", &missing], &[]);
+    assert!(
+        message.contains("--audit-file") && message.contains(&missing),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -257,7 +257,7 @@ impl<D: Dispatch> McpServer<D> {
                 .map(Cow::Borrowed)
                 .ok_or_else(|| RpcError::method_not_found(method));
         }
-        let call = match &self.engine.config.audit {
+        let call = match crate::audit::recording(self.engine.config.audit.as_ref()) {
             None => dispatch.call_method(method, params, ctx),
             Some(audit) => crate::middleware::call_method(audit, dispatch, method, params, ctx),
         }

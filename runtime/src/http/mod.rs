@@ -113,8 +113,8 @@ impl<D: Dispatch> McpServer<D> {
         };
         let mut headers = Headers::scan(&parts.headers);
         if self.engine.limiter.is_some() {
-            // Put there by the listener, per request, only when a limiter exists.
-            headers.peer = parts.extensions.get().copied();
+            // Set by the runtime's listener while it polls the connection (none embedded).
+            headers.peer = crate::rate_limit::current_peer();
         }
         if headers.repeated_authority {
             return refused(guard::Refusal::RepeatedAuthority);

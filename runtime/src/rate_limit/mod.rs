@@ -49,6 +49,35 @@ pub(crate) fn peer_key(ip: IpAddr) -> PeerKey {
     PeerKey::new(hash).unwrap_or(PeerKey::MIN)
 }
 
+thread_local! {
+    /// The peer of the connection being polled ([`with_peer`]).
+    static PEER: std::cell::Cell<Option<PeerKey>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `poll` (one poll of a connection of the runtime's listener) with `peer` as the
+/// connection's peer: the routing of a request, polled within it, reads it with
+/// [`current_peer`]. A thread-local set and restored around a synchronous call: the poll
+/// cannot move to another thread halfway.
+pub(crate) fn with_peer<T>(peer: PeerKey, poll: impl FnOnce() -> T) -> T {
+    let outer = PEER.with(|slot| slot.replace(Some(peer)));
+    // Restored even if `poll` panics (a handler's panic is caught further in, but a guard
+    // costs nothing).
+    struct Restore(Option<PeerKey>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            PEER.with(|slot| slot.set(self.0));
+        }
+    }
+    let _restore = Restore(outer);
+    poll()
+}
+
+/// The peer of the connection being polled, when the runtime's listener serves it with rate
+/// limits on ([`with_peer`]); `None` elsewhere (a server embedded in another router).
+pub(crate) fn current_peer() -> Option<PeerKey> {
+    PEER.with(std::cell::Cell::get)
+}
+
 /// Who makes a call, as the limits count it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Caller<'a> {

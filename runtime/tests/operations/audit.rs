@@ -227,3 +227,70 @@ async fn no_record_when_audit_is_off() {
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert!(capture.take().is_empty());
 }
+
+/// `--audit-file`: the records go to the file, one JSON object a line with the log record's
+/// fields (a rate limit's refusal too, arguments redacted, escapes intact), and none to the
+/// log; the file is created `0600`.
+#[tokio::test]
+async fn records_to_a_file_are_one_json_object_a_line_and_not_in_the_log() {
+    use mcp_runtime::audit::AuditFile;
+    use mcp_runtime::rate_limit::{Rate, RateLimits};
+    let (capture, _guard) = capturing();
+    let dir = std::env::temp_dir().join(format!("mcp-audit-file-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("audit.jsonl");
+    let _ = std::fs::remove_file(&path);
+    let (shop, _, _) = shop();
+    let mut config = Config::default();
+    config.auth = Some(ops::names());
+    config.audit = Some(
+        Audit::new()
+            .with_arguments(true)
+            .redact(["secret"])
+            .to_file(Some(AuditFile::open(&path).unwrap())),
+    );
+    config.rate_limits = Some(RateLimits::new().per_caller(Some(Rate::new(2, 60_000))));
+    let url = serve_with(shop, config).await;
+    // A client name with quotes and a line break: the line stays one JSON object.
+    let session = session_of(&url, "bob", "cli \"x\"\n").await;
+    call(
+        &url,
+        "bob",
+        &session,
+        "echo",
+        json!({"secret": "s3", "n": 1}),
+    )
+    .await;
+    call(&url, "bob", &session, "echo", json!({"n": 2})).await;
+    call(&url, "bob", &session, "echo", json!({"n": 3})).await;
+    assert!(capture.take().is_empty(), "nothing went to the log");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let first = &lines[0];
+    assert_eq!(first["principal"], "bob", "{first}");
+    assert_eq!(first["client"], "cli \"x\"\n", "{first}");
+    assert_eq!(first["method"], "tools/call");
+    assert_eq!(first["name"], "echo");
+    assert_eq!(first["outcome"], "ok");
+    assert_eq!(first["session"].as_str().unwrap().len(), 8);
+    assert!(first["time_unix_ms"].as_u64().unwrap() > 1_700_000_000_000);
+    assert!(first["duration_us"].is_u64());
+    assert!(first.get("error_code").is_none(), "{first}");
+    let arguments: serde_json::Value =
+        serde_json::from_str(first["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"secret": "[redacted]", "n": 1}));
+    // The third call is over the limit: refused before it ran, recorded all the same.
+    assert_eq!(lines[2]["outcome"], "error", "{text}");
+    assert_eq!(lines[2]["error_code"], -32023, "{text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
