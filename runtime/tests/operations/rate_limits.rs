@@ -371,3 +371,48 @@ async fn a_stdio_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
     assert_eq!(last["error"]["code"], json!(-32023), "{text}");
     assert_eq!(calls.load(Ordering::SeqCst), 0, "no call of the batch ran");
 }
+
+/// Without authorization the caller is the peer's address: two addresses, two buckets (the
+/// listener hands the routing its connection's peer).
+#[tokio::test]
+async fn each_peer_address_has_its_own_bucket() {
+    use http_body_util::{BodyExt, Full};
+    use hyper_util::client::legacy::connect::HttpConnector;
+    use hyper_util::client::legacy::Client;
+    let (shop, _, calls) = shop();
+    let limits = RateLimits::new().per_caller(Some(Rate::new(1, 60_000)));
+    let url = serve_with(shop, config(limits)).await;
+    let from = |source: &str| {
+        let mut connector = HttpConnector::new();
+        connector.set_local_address(Some(source.parse().unwrap()));
+        let client = Client::builder(hyper_util::rt::TokioExecutor::new())
+            .build::<_, Full<bytes::Bytes>>(connector);
+        let url = url.clone();
+        async move {
+            let request = http::Request::post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "echo")
+                .body(Full::new(bytes::Bytes::from(STATELESS_ECHO)))
+                .unwrap();
+            let response = client.request(request).await.unwrap();
+            let status = response.status().as_u16();
+            let _ = response.into_body().collect().await;
+            status
+        }
+    };
+    assert_eq!(from("127.0.0.1").await, 200);
+    assert_eq!(from("127.0.0.1").await, 429);
+    assert_eq!(
+        from("127.0.0.2").await,
+        200,
+        "another address, another bucket"
+    );
+    assert_eq!(from("127.0.0.2").await, 429);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+/// A stateless (2026-07-28) tools/call of `echo` as raw text.
+const STATELESS_ECHO: &str = r#"{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"echo","arguments":{"n":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
