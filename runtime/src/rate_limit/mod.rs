@@ -255,8 +255,7 @@ impl Limiter {
             });
         let now = self.started.elapsed().as_millis() as u64;
         if let Some(rate) = self.limits.per_caller {
-            let key = self.key(|h| caller.hash_into(h));
-            self.take(key, rate, now)?;
+            self.take(self.caller_key(caller), rate, now)?;
         }
         if let Some(rate) = tool_rate {
             let key = self.key(|h| {
@@ -267,13 +266,21 @@ impl Limiter {
             if let Err(limited) = self.take(key, rate, now) {
                 // The caller's token goes back: the call did not happen.
                 if let Some(rate) = self.limits.per_caller {
-                    let key = self.key(|h| caller.hash_into(h));
-                    self.give_back(key, rate);
+                    self.give_back(self.caller_key(caller), rate);
                 }
                 return Err(limited);
             }
         }
         Ok(())
+    }
+
+    /// The key of `caller`'s own bucket. A peer's key is a keyed hash already (made once per
+    /// connection): it is the key, without hashing it again.
+    fn caller_key(&self, caller: Caller<'_>) -> u64 {
+        match caller {
+            Caller::Peer(peer) => peer.get(),
+            _ => self.key(|h| caller.hash_into(h)),
+        }
     }
 
     fn key(&self, fill: impl FnOnce(&mut std::collections::hash_map::DefaultHasher)) -> u64 {
