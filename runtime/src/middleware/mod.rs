@@ -70,14 +70,19 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::sync::Arc;
 
 use crate::auth::Principal;
-use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
-use crate::context::{self, ClientHook, RequestContext};
+use crate::context::RequestContext;
 use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
+
+mod client;
+mod layered;
+
+pub use client::{ClientNext, ClientRequest};
+pub(crate) use layered::{call_method, call_tool, get_prompt, read_resource};
+pub use layered::{Layered, WithMiddleware};
 
 /// The user's code around every call: see the [module](self).
 pub trait Middleware: Send + Sync + 'static {
@@ -101,122 +106,6 @@ pub trait Middleware: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<Value, Error>> {
         next.run(request)
     }
-}
-
-/// A request the server sends to the client on behalf of a wrapped call's handler.
-#[derive(Debug)]
-pub struct ClientRequest<'a> {
-    key: &'a str,
-    method: &'a str,
-    params: Value,
-    ctx: &'a RequestContext,
-}
-
-impl ClientRequest<'_> {
-    /// The method: `elicitation/create`, `sampling/createMessage`, `roots/list`, ...
-    pub fn method(&self) -> &str {
-        self.method
-    }
-
-    /// The key the handler named the question with (a stateless round's `inputResponses`
-    /// key).
-    pub fn key(&self) -> &str {
-        self.key
-    }
-
-    /// The request's params.
-    pub fn params(&self) -> &Value {
-        &self.params
-    }
-
-    /// The params, to rewrite before the request goes on.
-    pub fn params_mut(&mut self) -> &mut Value {
-        &mut self.params
-    }
-
-    /// Who the wrapped call acts for.
-    pub fn principal(&self) -> Option<&Principal> {
-        self.ctx.principal()
-    }
-
-    /// The wrapped call's context.
-    pub fn context(&self) -> &RequestContext {
-        self.ctx
-    }
-}
-
-/// The rest of the way to the client: the middleware of outer layers, then the transport.
-pub struct ClientNext<'a> {
-    outer: Option<&'a dyn ClientHook>,
-}
-
-impl std::fmt::Debug for ClientNext<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ClientNext").finish_non_exhaustive()
-    }
-}
-
-impl<'a> ClientNext<'a> {
-    /// Sends `request` on and answers the client's answer (or what an outer layer answered).
-    pub fn run(self, request: ClientRequest<'a>) -> BoxFuture<'a, Result<Value, Error>> {
-        let ClientRequest {
-            key,
-            method,
-            params,
-            ctx,
-        } = request;
-        match self.outer {
-            Some(hook) => hook.run(ctx, key, method, params),
-            None => Box::pin(ctx.to_client(key, method, params)),
-        }
-    }
-}
-
-/// The middleware around a context's requests to the client: this layer's, and the layers
-/// outside it. The context finds it through [`context::client_hook`] while the layer's call
-/// is polled.
-struct ClientHooks {
-    middleware: Arc<dyn Middleware>,
-    outer: Option<Arc<dyn ClientHook>>,
-}
-
-impl ClientHook for ClientHooks {
-    /// `method` with `params` through this layer, then the layers outside it, then to the
-    /// client.
-    fn run<'a>(
-        &'a self,
-        ctx: &'a RequestContext,
-        key: &'a str,
-        method: &'a str,
-        params: Value,
-    ) -> BoxFuture<'a, Result<Value, Error>> {
-        let request = ClientRequest {
-            key,
-            method,
-            params,
-            ctx,
-        };
-        let next = ClientNext {
-            outer: self.outer.as_deref(),
-        };
-        self.middleware.client_request(request, next)
-    }
-}
-
-/// `answer` polled with `middleware` around its requests to the client, inside the layers
-/// around the caller.
-fn with_client_hooks<'a, T: 'a>(
-    middleware: Arc<dyn Middleware>,
-    answer: BoxFuture<'a, T>,
-) -> BoxFuture<'a, T> {
-    Box::pin(async move {
-        // Read when first polled: inside the layers outside this one, which set theirs then.
-        let hooks: Arc<dyn ClientHook> = Arc::new(ClientHooks {
-            middleware,
-            outer: context::client_hook(),
-        });
-        context::with_client_hook(hooks, answer).await
-    })
 }
 
 /// What kind of call a [`Call`] is.
@@ -463,7 +352,7 @@ fn protocol_error(error: RpcError) -> Error {
 /// Routes a call of `kind` with arguments to `inner` (a resource is routed by
 /// [`Layered::read_resource`] itself, its URI borrowed): `None` when it does not know the name.
 /// The name is not borrowed by the future (the dispatch matches or copies it first).
-fn route<'a>(
+pub(super) fn route<'a>(
     inner: &'a dyn Dispatch,
     kind: CallKind,
     name: &str,
@@ -485,228 +374,4 @@ fn route<'a>(
         }
         CallKind::Resource => return None,
     })
-}
-
-/// A server with a [`Middleware`] around its calls (see the [module](self)); itself a
-/// [`Dispatch`], so layers stack. Made by [`WithMiddleware::layer`].
-#[derive(Debug)]
-pub struct Layered<D, M> {
-    inner: D,
-    /// Shared with the calls it wraps while they are polled (their requests to the client).
-    middleware: Arc<M>,
-}
-
-impl<D, M> Layered<D, M> {
-    /// `middleware` around `inner`.
-    pub fn new(inner: D, middleware: M) -> Self {
-        Self {
-            inner,
-            middleware: Arc::new(middleware),
-        }
-    }
-
-    /// The wrapped server.
-    pub fn inner(&self) -> &D {
-        &self.inner
-    }
-
-    /// The middleware.
-    pub fn middleware(&self) -> &M {
-        &self.middleware
-    }
-}
-
-/// [`layer`](Self::layer) for every [`Dispatch`] (a generated `Server<H>`, or an already
-/// [`Layered`] one).
-pub trait WithMiddleware: Dispatch + Sized {
-    /// This server with `middleware` around its calls. The layer added last runs first.
-    fn layer<M: Middleware>(self, middleware: M) -> Layered<Self, M> {
-        Layered::new(self, middleware)
-    }
-}
-
-impl<D: Dispatch> WithMiddleware for D {}
-
-/// The call of `kind`, already `routed` to `inner`, through `middleware`.
-fn through<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    kind: CallKind,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-    routed: BoxFuture<'a, Answer>,
-) -> BoxFuture<'a, Answer> {
-    let call = Call {
-        kind,
-        name: name.to_owned(),
-        arguments,
-        replaced: None,
-        ctx,
-    };
-    middleware.call(call, Next { routed, inner })
-}
-
-/// A call with arguments through `middleware`, or `None` when `inner` does not know it.
-fn with_arguments<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    kind: CallKind,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Answer>> {
-    let routed = route(inner, kind, name, arguments, ctx.clone())?;
-    Some(through(
-        middleware, inner, kind, name, arguments, ctx, routed,
-    ))
-}
-
-/// `tools/call` of `inner` through `middleware` (the engine's own middleware: audit records).
-pub(crate) fn call_tool<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, ToolOutcome>> {
-    let answer = with_arguments(middleware, inner, CallKind::Tool, name, arguments, ctx)?;
-    Some(Box::pin(async move { answer.await.into_tool() }))
-}
-
-/// `prompts/get` of `inner` through `middleware`.
-pub(crate) fn get_prompt<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let answer = with_arguments(middleware, inner, CallKind::Prompt, name, arguments, ctx)?;
-    Some(Box::pin(async move { answer.await.into_result() }))
-}
-
-/// A plain JSON-RPC call of `inner` through `middleware`.
-pub(crate) fn call_method<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    method: &str,
-    params: Option<&'a RawValue>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let answer = with_arguments(middleware, inner, CallKind::Method, method, params, ctx)?;
-    Some(Box::pin(async move { answer.await.into_result() }))
-}
-
-/// `resources/read` of `inner` through `middleware`.
-pub(crate) fn read_resource<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    uri: &'a str,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let read = inner.read_resource(uri, ctx.clone())?;
-    let routed: BoxFuture<'a, Answer> = Box::pin(async move { Answer::of_result(read.await) });
-    let answer = through(
-        middleware,
-        inner,
-        CallKind::Resource,
-        uri,
-        None,
-        ctx,
-        routed,
-    );
-    Some(Box::pin(async move { answer.await.into_result() }))
-}
-
-impl<D: Dispatch, M: Middleware> Layered<D, M> {
-    /// `answer` with this layer around its requests to the client.
-    fn hooked<'a, T: 'a>(&self, answer: BoxFuture<'a, T>) -> BoxFuture<'a, T> {
-        let middleware: Arc<dyn Middleware> = self.middleware.clone();
-        with_client_hooks(middleware, answer)
-    }
-}
-
-impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
-    fn catalog(&self) -> &'static Catalog {
-        self.inner.catalog()
-    }
-
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        params: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = call_method(&*self.middleware, &self.inner, method, params, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let answer = call_tool(&*self.middleware, &self.inner, name, arguments, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = get_prompt(&*self.middleware, &self.inner, name, arguments, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        uri: &'a str,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = read_resource(&*self.middleware, &self.inner, uri, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn openrpc_document(&self) -> Option<&'static str> {
-        self.inner.openrpc_document()
-    }
-
-    fn skills(&self) -> &'static [crate::skills::Skill] {
-        self.inner.skills()
-    }
-
-    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
-        self.inner.required_scopes(method, key)
-    }
-
-    fn hides_unauthorized(&self) -> bool {
-        self.inner.hides_unauthorized()
-    }
-
-    fn scopes_supported(&self) -> &'static [&'static str] {
-        self.inner.scopes_supported()
-    }
-
-    fn server_card(&self) -> Option<&'static str> {
-        self.inner.server_card()
-    }
-
-    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
-        self.inner.rate_limit(method, key)
-    }
-
-    fn complete<'a>(
-        &'a self,
-        kind: CompletionKind,
-        reference: &str,
-        argument: &str,
-        request: CompletionRequest,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Vec<String>, Error>>> {
-        self.inner.complete(kind, reference, argument, request, ctx)
-    }
 }

@@ -1,0 +1,237 @@
+//! [`Layered`]: a [`Dispatch`] with a [`Middleware`] around its calls, and the routes of each
+//! kind of call through it (also the engine's own middleware's, the audit records').
+
+use serde_json::value::RawValue;
+use std::sync::Arc;
+
+use super::client::with_client_hooks;
+use super::{route, Answer, Call, CallKind, Middleware, Next};
+use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
+use crate::context::RequestContext;
+use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
+use crate::error::Error;
+use crate::jsonrpc::RpcError;
+
+/// A server with a [`Middleware`] around its calls (see the [module](super)); itself a
+/// [`Dispatch`], so layers stack. Made by [`WithMiddleware::layer`].
+#[derive(Debug)]
+pub struct Layered<D, M> {
+    inner: D,
+    /// Shared with the calls it wraps while they are polled (their requests to the client).
+    middleware: Arc<M>,
+}
+
+impl<D, M> Layered<D, M> {
+    /// `middleware` around `inner`.
+    pub fn new(inner: D, middleware: M) -> Self {
+        Self {
+            inner,
+            middleware: Arc::new(middleware),
+        }
+    }
+
+    /// The wrapped server.
+    pub fn inner(&self) -> &D {
+        &self.inner
+    }
+
+    /// The middleware.
+    pub fn middleware(&self) -> &M {
+        &self.middleware
+    }
+}
+
+/// [`layer`](Self::layer) for every [`Dispatch`] (a generated `Server<H>`, or an already
+/// [`Layered`] one).
+pub trait WithMiddleware: Dispatch + Sized {
+    /// This server with `middleware` around its calls. The layer added last runs first.
+    fn layer<M: Middleware>(self, middleware: M) -> Layered<Self, M> {
+        Layered::new(self, middleware)
+    }
+}
+
+impl<D: Dispatch> WithMiddleware for D {}
+
+/// The call of `kind`, already `routed` to `inner`, through `middleware`.
+fn through<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    kind: CallKind,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+    routed: BoxFuture<'a, Answer>,
+) -> BoxFuture<'a, Answer> {
+    let call = Call {
+        kind,
+        name: name.to_owned(),
+        arguments,
+        replaced: None,
+        ctx,
+    };
+    middleware.call(call, Next { routed, inner })
+}
+
+/// A call with arguments through `middleware`, or `None` when `inner` does not know it.
+fn with_arguments<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    kind: CallKind,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Answer>> {
+    let routed = route(inner, kind, name, arguments, ctx.clone())?;
+    Some(through(
+        middleware, inner, kind, name, arguments, ctx, routed,
+    ))
+}
+
+/// `tools/call` of `inner` through `middleware` (the engine's own middleware: audit records).
+pub(crate) fn call_tool<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, ToolOutcome>> {
+    let answer = with_arguments(middleware, inner, CallKind::Tool, name, arguments, ctx)?;
+    Some(Box::pin(async move { answer.await.into_tool() }))
+}
+
+/// `prompts/get` of `inner` through `middleware`.
+pub(crate) fn get_prompt<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    name: &str,
+    arguments: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+    let answer = with_arguments(middleware, inner, CallKind::Prompt, name, arguments, ctx)?;
+    Some(Box::pin(async move { answer.await.into_result() }))
+}
+
+/// A plain JSON-RPC call of `inner` through `middleware`.
+pub(crate) fn call_method<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    method: &str,
+    params: Option<&'a RawValue>,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+    let answer = with_arguments(middleware, inner, CallKind::Method, method, params, ctx)?;
+    Some(Box::pin(async move { answer.await.into_result() }))
+}
+
+/// `resources/read` of `inner` through `middleware`.
+pub(crate) fn read_resource<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    uri: &'a str,
+    ctx: RequestContext,
+) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+    let read = inner.read_resource(uri, ctx.clone())?;
+    let routed: BoxFuture<'a, Answer> = Box::pin(async move { Answer::of_result(read.await) });
+    let answer = through(
+        middleware,
+        inner,
+        CallKind::Resource,
+        uri,
+        None,
+        ctx,
+        routed,
+    );
+    Some(Box::pin(async move { answer.await.into_result() }))
+}
+
+impl<D: Dispatch, M: Middleware> Layered<D, M> {
+    /// `answer` with this layer around its requests to the client.
+    fn hooked<'a, T: 'a>(&self, answer: BoxFuture<'a, T>) -> BoxFuture<'a, T> {
+        let middleware: Arc<dyn Middleware> = self.middleware.clone();
+        with_client_hooks(middleware, answer)
+    }
+}
+
+impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
+    fn catalog(&self) -> &'static Catalog {
+        self.inner.catalog()
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        params: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        let answer = call_method(&*self.middleware, &self.inner, method, params, ctx)?;
+        Some(self.hooked(answer))
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        let answer = call_tool(&*self.middleware, &self.inner, name, arguments, ctx)?;
+        Some(self.hooked(answer))
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        let answer = get_prompt(&*self.middleware, &self.inner, name, arguments, ctx)?;
+        Some(self.hooked(answer))
+    }
+
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        let answer = read_resource(&*self.middleware, &self.inner, uri, ctx)?;
+        Some(self.hooked(answer))
+    }
+
+    fn openrpc_document(&self) -> Option<&'static str> {
+        self.inner.openrpc_document()
+    }
+
+    fn skills(&self) -> &'static [crate::skills::Skill] {
+        self.inner.skills()
+    }
+
+    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+        self.inner.required_scopes(method, key)
+    }
+
+    fn hides_unauthorized(&self) -> bool {
+        self.inner.hides_unauthorized()
+    }
+
+    fn scopes_supported(&self) -> &'static [&'static str] {
+        self.inner.scopes_supported()
+    }
+
+    fn server_card(&self) -> Option<&'static str> {
+        self.inner.server_card()
+    }
+
+    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
+        self.inner.rate_limit(method, key)
+    }
+
+    fn complete<'a>(
+        &'a self,
+        kind: CompletionKind,
+        reference: &str,
+        argument: &str,
+        request: CompletionRequest,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Vec<String>, Error>>> {
+        self.inner.complete(kind, reference, argument, request, ctx)
+    }
+}
