@@ -37,16 +37,17 @@ impl Eq for AuditFile {}
 
 impl AuditFile {
     /// Opens `path` for appending, creating it (mode `0600` on Unix: records name callers)
-    /// when it does not exist. The error names the path.
-    pub fn open(path: impl Into<PathBuf>) -> Result<Self, String> {
+    /// when it does not exist. The error keeps the system's kind and names the path.
+    pub fn open(path: impl Into<PathBuf>) -> std::io::Result<Self> {
         let path: PathBuf = path.into();
         let mut options = OpenOptions::new();
         options.append(true).create(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options
-            .open(&path)
-            .map_err(|error| format!("cannot open the audit file {}: {error}", path.display()))?;
+        let file = options.open(&path).map_err(|error| {
+            let message = format!("cannot open the audit file {}: {error}", path.display());
+            std::io::Error::new(error.kind(), message)
+        })?;
         Ok(Self {
             path: path.into(),
             file: Arc::new(file),

@@ -1002,7 +1002,7 @@ pub(crate) const SETTINGS: &[Setting] = &[
         apply: |p, v| {
             let file = match v.text.trim() {
                 "" => None,
-                path => Some(crate::audit::AuditFile::open(path)?),
+                path => Some(crate::audit::AuditFile::open(path).map_err(|e| e.to_string())?),
             };
             let audit = audited(p)?;
             *audit = std::mem::take(audit).to_file(file);
