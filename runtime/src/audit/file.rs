@@ -8,7 +8,6 @@
 //! with a copy-and-truncate rotation (`logrotate`'s `copytruncate`), or by renaming it and
 //! restarting the server.
 
-use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -61,47 +60,105 @@ impl AuditFile {
 
     /// Appends `line` (a whole line, newline included) in one write. A failure (a full disk)
     /// goes to the log: the call it records has already been answered.
-    pub(super) fn append(&self, line: &str) {
-        if let Err(error) = (&*self.file).write_all(line.as_bytes()) {
+    pub(super) fn append(&self, line: &[u8]) {
+        if let Err(error) = (&*self.file).write_all(line) {
             tracing::error!(path = %self.path.display(), %error, "cannot write an audit record");
         }
     }
 }
 
 /// One record as a line of JSON, the fields of the log's record under the same names; absent
-/// values are left out.
-pub(super) struct Line(String);
+/// values are left out. Bytes pushed as they are (no formatting machinery): a record is
+/// written on every call.
+pub(super) struct Line(Vec<u8>);
 
 impl Line {
     pub fn new(time_unix_ms: u64) -> Self {
-        let mut line = String::with_capacity(256);
-        let _ = write!(line, "{{\"time_unix_ms\":{time_unix_ms}");
+        let mut line = Vec::with_capacity(256);
+        line.extend_from_slice(b"{\"time_unix_ms\":");
+        push_decimal(&mut line, time_unix_ms);
         Line(line)
+    }
+
+    /// `,"name":` (names are the record's own, plain ASCII).
+    fn name(&mut self, name: &str) {
+        self.0.extend_from_slice(b",\"");
+        self.0.extend_from_slice(name.as_bytes());
+        self.0.extend_from_slice(b"\":");
     }
 
     /// `"name":"value"`, the value escaped as a JSON string.
     pub fn text(mut self, name: &str, value: Option<&str>) -> Self {
         if let Some(value) = value {
-            let _ = write!(self.0, ",\"{name}\":");
-            // A `String` takes any JSON serde_json writes.
-            let mut bytes = std::mem::take(&mut self.0).into_bytes();
-            let _ = serde_json::to_writer(&mut bytes, value);
-            self.0 = String::from_utf8(bytes).unwrap_or_default();
+            self.name(name);
+            // Writing to a `Vec` cannot fail.
+            let _ = serde_json::to_writer(&mut self.0, value);
         }
         self
     }
 
     /// `"name":number`.
-    pub fn number(mut self, name: &str, value: Option<impl std::fmt::Display>) -> Self {
+    pub fn number(mut self, name: &str, value: Option<u64>) -> Self {
         if let Some(value) = value {
-            let _ = write!(self.0, ",\"{name}\":{value}");
+            self.name(name);
+            push_decimal(&mut self.0, value);
+        }
+        self
+    }
+
+    /// `"name":number`, for a signed one (an error code).
+    pub fn signed(mut self, name: &str, value: Option<i32>) -> Self {
+        if let Some(value) = value {
+            self.name(name);
+            if value < 0 {
+                self.0.push(b'-');
+            }
+            push_decimal(&mut self.0, u64::from(value.unsigned_abs()));
         }
         self
     }
 
     /// The line, closed.
-    pub fn finish(mut self) -> String {
-        self.0.push_str("}\n");
+    pub fn finish(mut self) -> Vec<u8> {
+        self.0.extend_from_slice(b"}\n");
         self.0
+    }
+}
+
+/// `value` in decimal.
+fn push_decimal(out: &mut Vec<u8>, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_one_json_object_with_escaped_text() {
+        let line = Line::new(1_764_936_000_123)
+            .text("principal", Some("a \"b\"\n\u{2028}"))
+            .text("client", None)
+            .signed("error_code", Some(-32023))
+            .number("duration_us", Some(0))
+            .finish();
+        assert_eq!(line.last(), Some(&b'\n'));
+        assert_eq!(line.iter().filter(|b| **b == b'\n').count(), 1);
+        let value: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"time_unix_ms": 1_764_936_000_123_u64,
+                "principal": "a \"b\"\n\u{2028}", "error_code": -32023, "duration_us": 0})
+        );
     }
 }

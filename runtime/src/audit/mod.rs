@@ -101,7 +101,7 @@ impl<'a> Record<'a> {
                 .text("method", Some(self.method))
                 .text("name", Some(&self.name))
                 .text("outcome", Some(outcome))
-                .number("error_code", error_code)
+                .signed("error_code", error_code)
                 .number("duration_us", Some(duration_us))
                 .text("arguments", self.arguments.as_deref())
                 .finish();

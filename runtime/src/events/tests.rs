@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// The data of the one event in `frame`, its `data:` lines joined with `\n`, as an SSE
