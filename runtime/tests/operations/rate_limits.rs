@@ -214,22 +214,7 @@ async fn stdio_gets_the_json_rpc_error() {
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{}}}}}}"#
         )
     };
-    let requests = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
-        call(2),
-        call(3),
-    ]
-    .join("\n")
-        + "\n";
-    let (output, mut answers) = tokio::io::duplex(64 * 1024);
-    mcp_runtime::stdio::serve_io(server, requests.as_bytes(), output)
-        .await
-        .unwrap();
-    let mut text = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut answers, &mut text)
-        .await
-        .unwrap();
+    let text = over_stdio(server, "2025-11-25", &[&call(2), &call(3)]).await;
     let lines: Vec<Value> = text
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -351,21 +336,8 @@ async fn a_stdio_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
     let (shop, _, calls) = shop();
     let limits = RateLimits::new().per_caller(Some(Rate::new(1, 60_000)));
     let server = McpServer::with_config(shop, config(limits));
-    let requests = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"[{"params":{"name":"echo","arguments":{}},"jsonrpc":"2.0","id":2,"method":"tools/call"},{"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{"n\u0061me":"echo","arguments":{}}}]"#,
-    ]
-    .join("\n")
-        + "\n";
-    let (output, mut answers) = tokio::io::duplex(64 * 1024);
-    mcp_runtime::stdio::serve_io(server, requests.as_bytes(), output)
-        .await
-        .unwrap();
-    let mut text = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut answers, &mut text)
-        .await
-        .unwrap();
+    let batch = r#"[{"params":{"name":"echo","arguments":{}},"jsonrpc":"2.0","id":2,"method":"tools/call"},{"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{"n\u0061me":"echo","arguments":{}}}]"#;
+    let text = over_stdio(server, "2025-03-26", &[batch]).await;
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["id"], json!(3), "{text}");
     assert_eq!(last["error"]["code"], json!(-32023), "{text}");
@@ -416,3 +388,26 @@ async fn each_peer_address_has_its_own_bucket() {
 
 /// A stateless (2026-07-28) tools/call of `echo` as raw text.
 const STATELESS_ECHO: &str = r#"{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"echo","arguments":{"n":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+/// Everything `server` writes on stdio for `initialize` at `version`, the `initialized`
+/// notification, then `lines`, until the input ends.
+async fn over_stdio<D: Dispatch>(server: McpServer<D>, version: &str, lines: &[&str]) -> String {
+    let initialize = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}"#
+    );
+    let mut input = vec![
+        initialize.as_str(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ];
+    input.extend_from_slice(lines);
+    let input = input.join("\n") + "\n";
+    let (output, mut answers) = tokio::io::duplex(64 * 1024);
+    mcp_runtime::stdio::serve_io(server, input.as_bytes(), output)
+        .await
+        .unwrap();
+    let mut text = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut answers, &mut text)
+        .await
+        .unwrap();
+    text
+}
