@@ -28,8 +28,9 @@ Examples:
       mcp-codegen my-server/openrpc.json -o my-server
 
   Generate a new server crate (creates server/Cargo.toml, src/main.rs, src/handler.rs, README.md,
-  and the generated code: src/generated.rs and the files of src/generated/, one per type and
-  per method):
+  and the generated code as a crate of its own, server/generated/: its Cargo.toml, src/lib.rs
+  and a file per type and per method; a crate generated before with src/generated.rs keeps
+  that layout, as does --example-tests):
       mcp-codegen openrpc.json -o server/
 
   Regenerate after editing the contract (rewrites only the generated code, writing only the
@@ -100,9 +101,10 @@ struct Cli {
     #[arg(long)]
     check: bool,
 
-    /// Write the generated code as one file, src/generated.rs, rather than src/generated.rs
-    /// and a file per type and per method in src/generated/ (removed if there): the crate
-    /// then compiles all of it again after any change to the contract.
+    /// Write the generated code as one file (generated/src/lib.rs; src/generated.rs in a crate
+    /// of the older layout) rather than that root and a file per type and per method beside it
+    /// (removed if there): the generated code then compiles all again after any change to the
+    /// contract.
     #[arg(long)]
     one_file: bool,
 
@@ -188,7 +190,9 @@ struct Cli {
     check_results: bool,
 
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
-    /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
+    /// to src/generated.rs as `#[cfg(test)] mod contract_examples` (the generated code is
+    /// then modules of the crate, not a crate of its own, so that the tests reach the
+    /// handler): `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
     /// not the example's. HANDLER is a type path from the crate root, given with `=`
     /// (`--example-tests=crate::state::Notes`) [default: crate::handler::App, the scaffold's].
@@ -332,7 +336,8 @@ fn main() -> ExitCode {
         || openrpc.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let files = scaffold::crate_files(
+    let layout = scaffold::CrateLayout::for_server(&output, cli.example_tests.is_some());
+    let files = scaffold::crate_files_in(
         &generated,
         &source_name,
         &CrateOptions {
@@ -344,6 +349,7 @@ fn main() -> ExitCode {
                     .to_string(),
             ),
         },
+        layout,
     );
 
     if cli.check {
