@@ -14,12 +14,14 @@
 # `cargo run -p mcp-bench --bin gen-synthetic -- 240` writes, made here by the same recipe in
 # Python so that the bench workspace need not be built; N=... for another size): the cold build,
 # then the rebuild after a comment appended to the user's `src/handler.rs`, three times (what a
-# user pays on every edit of their handler), and nothing else.
+# user pays on every edit of their handler), and nothing else. With GEN_FLAGS=--generated-crate,
+# the generated code is a crate of its own (see docs/generated.md).
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
 # CPU time is what to compare on a shared machine; wall time only on a quiet one. UNITS=1 also
 # lists the 15 compilation units of most CPU time in the cold build; COLD_ONLY=1 stops after the
-# cold build (for alternating A/B runs of it).
+# cold build (for alternating A/B runs of it). GEN=BINARY uses that mcp-codegen (built from
+# CHECKOUT) rather than building one.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 CHECKOUT=$(cd "${1:-$HERE}" && pwd)
@@ -51,11 +53,14 @@ json.dump({"openrpc": "1.3.2",
             "required": ["id", "title"]}}}}, sys.stdout, indent=2, sort_keys=True)
 EOF
 fi
-cargo build --quiet --manifest-path "$CHECKOUT/Cargo.toml" -p mcp-codegen
-GEN=$(cargo metadata --manifest-path "$CHECKOUT/Cargo.toml" --format-version 1 --no-deps |
-  sed 's/.*"target_directory":"\([^"]*\)".*/\1/')/debug/mcp-codegen
+if [[ -z ${GEN:-} ]]; then
+  cargo build --quiet --manifest-path "$CHECKOUT/Cargo.toml" -p mcp-codegen
+  GEN=$(cargo metadata --manifest-path "$CHECKOUT/Cargo.toml" --format-version 1 --no-deps |
+    sed 's/.*"target_directory":"\([^"]*\)".*/\1/')/debug/mcp-codegen
+fi
 CRATE=$WORK/lotus
-gen() { "$GEN" "$1" -o "$CRATE" --runtime-path "$CHECKOUT/runtime" --quiet; }
+# GEN_FLAGS: more flags for the generator (word-split), e.g. GEN_FLAGS=--generated-crate.
+gen() { "$GEN" "$1" -o "$CRATE" --runtime-path "$CHECKOUT/runtime" --quiet ${GEN_FLAGS:-}; }
 gen "$LOTUS"
 cp "$CHECKOUT/Cargo.lock" "$CRATE/Cargo.lock"
 cat >"$WORK/rustc-time" <<'EOF'

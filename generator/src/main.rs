@@ -28,9 +28,8 @@ Examples:
       mcp-codegen my-server/openrpc.json -o my-server
 
   Generate a new server crate (creates server/Cargo.toml, src/main.rs, src/handler.rs, README.md,
-  and the generated code as a crate of its own, server/generated/: its Cargo.toml, src/lib.rs
-  and a file per type and per method; a crate generated before with src/generated.rs keeps
-  that layout, as does --example-tests):
+  and the generated code: src/generated.rs and the files of src/generated/, one per type and
+  per method):
       mcp-codegen openrpc.json -o server/
 
   Regenerate after editing the contract (rewrites only the generated code, writing only the
@@ -101,12 +100,22 @@ struct Cli {
     #[arg(long)]
     check: bool,
 
-    /// Write the generated code as one file (generated/src/lib.rs; src/generated.rs in a crate
-    /// of the older layout) rather than that root and a file per type and per method beside it
+    /// Write the generated code as one file (src/generated.rs; generated/src/lib.rs with
+    /// --generated-crate) rather than that root and a file per type and per method beside it
     /// (removed if there): the generated code then compiles all again after any change to the
     /// contract.
     #[arg(long)]
     one_file: bool,
+
+    /// Write the generated code as a crate of its own, DIR/generated/ (its Cargo.toml,
+    /// src/lib.rs and a file per type and per method), which the crate depends on by path and
+    /// src/main.rs names with `use NAME_generated as generated;`: an edit of src/handler.rs
+    /// then compiles only the crate's own code again (about a second for a 240-method
+    /// contract, rather than several), while a change to the contract compiles the crate's
+    /// dispatch again too (slower than without). For a new crate; a crate generated with it
+    /// keeps it when regenerated. Not with --example-tests or --client.
+    #[arg(long, conflicts_with_all = ["example_tests", "client"])]
+    generated_crate: bool,
 
     /// Package name of a new crate [default: the document's info.title in kebab case].
     #[arg(long, value_name = "NAME")]
@@ -190,9 +199,7 @@ struct Cli {
     check_results: bool,
 
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
-    /// to src/generated.rs as `#[cfg(test)] mod contract_examples` (the generated code is
-    /// then modules of the crate, not a crate of its own, so that the tests reach the
-    /// handler): `cargo test` builds
+    /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
     /// not the example's. HANDLER is a type path from the crate root, given with `=`
     /// (`--example-tests=crate::state::Notes`) [default: crate::handler::App, the scaffold's].
@@ -336,7 +343,11 @@ fn main() -> ExitCode {
         || openrpc.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let layout = scaffold::CrateLayout::for_server(&output, cli.example_tests.is_some());
+    let layout = scaffold::CrateLayout::for_server(
+        &output,
+        cli.generated_crate,
+        cli.example_tests.is_some(),
+    );
     let files = scaffold::crate_files_in(
         &generated,
         &source_name,

@@ -183,13 +183,11 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
         "README.md",
         "src/main.rs",
         "src/handler.rs",
-        "generated/Cargo.toml",
-        "generated/src/lib.rs",
-        "generated/src/descriptors.rs",
+        "src/generated.rs",
+        "src/generated/descriptors.rs",
     ] {
         assert!(out.join(file).is_file(), "{file} was not created");
     }
-    assert!(!out.join("src/generated.rs").exists());
 
     let check = generate_into(&fixture, &out, &["--check"]);
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
@@ -198,14 +196,17 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
     let handler = out.join("src/handler.rs");
     fs::write(&handler, "// my implementation\n").unwrap();
     fs::write(out.join("Cargo.toml"), "# my manifest\n").unwrap();
-    let generated = out.join("generated/src/lib.rs");
+    let generated = out.join("src/generated.rs");
     let pristine = fs::read_to_string(&generated).unwrap();
     fs::write(&generated, format!("{pristine}\n// hand edit\n")).unwrap();
 
     let check = generate_into(&fixture, &out, &["--check"]);
     assert_eq!(check.status.code(), Some(1));
     let listed = text(&check.stdout);
-    assert_eq!(listed.trim(), generated.display().to_string());
+    assert_eq!(
+        listed.trim(),
+        out.join("src/generated.rs").display().to_string()
+    );
     assert_eq!(
         fs::read_to_string(&generated).unwrap(),
         format!("{pristine}\n// hand edit\n"),
@@ -230,17 +231,17 @@ fn regenerating_keeps_user_files_and_check_detects_drift() {
     );
 }
 
-/// The generated code is a crate of its own, split (a file per type and per method beside
-/// `generated/src/lib.rs`); a file an earlier run generated and this one does not is listed by
-/// `--check` and removed by a run; `--one-file` writes `generated/src/lib.rs` alone, removing
-/// the pieces; files in `generated/src/` that the generator did not write are never touched.
+/// The generated code is split (a file per type and per method in `src/generated/`); a file
+/// an earlier run generated and this one does not is listed by `--check` and removed by a run;
+/// `--one-file` writes `src/generated.rs` alone, removing `src/generated/`; files in
+/// `src/generated/` that the generator did not write are never touched.
 #[test]
 fn split_output_leftovers_and_one_file() {
     let root = common::workspace();
     let fixture = root.join("examples/quickstart/openrpc.json");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("server");
-    let pieces = out.join("generated/src");
+    let pieces = out.join("src/generated");
 
     let first = generate_into(&fixture, &out, &[]);
     assert!(first.status.success(), "{}", text(&first.stderr));
@@ -248,7 +249,7 @@ fn split_output_leftovers_and_one_file() {
     let types = fs::read_dir(pieces.join("types")).unwrap().count();
     let methods = fs::read_dir(pieces.join("dispatch")).unwrap().count();
     assert!(types > 5 && methods > 3, "{types} types, {methods} methods");
-    let root_file = fs::read_to_string(pieces.join("lib.rs")).unwrap();
+    let root_file = fs::read_to_string(out.join("src/generated.rs")).unwrap();
     assert!(
         root_file.contains("mod types {") && root_file.contains("mod note;\n"),
         "{root_file}"
@@ -290,7 +291,7 @@ fn split_output_leftovers_and_one_file() {
     let check = generate_into(&fixture, &out, &["--check"]);
     assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
 
-    // One file: everything in generated/src/lib.rs, the pieces removed (the user's file stays).
+    // One file: everything in src/generated.rs, the pieces removed (the user's file stays).
     fs::remove_file(&theirs).unwrap();
     let check = generate_into(&fixture, &out, &["--one-file", "--check"]);
     assert_eq!(check.status.code(), Some(1));
@@ -302,13 +303,8 @@ fn split_output_leftovers_and_one_file() {
     );
     let one = generate_into(&fixture, &out, &["--one-file"]);
     assert!(one.status.success(), "{}", text(&one.stderr));
-    for piece in ["types", "dispatch", "descriptors.rs"] {
-        assert!(
-            !pieces.join(piece).exists(),
-            "generated/src/{piece} is still there"
-        );
-    }
-    let single = fs::read_to_string(pieces.join("lib.rs")).unwrap();
+    assert!(!pieces.exists(), "src/generated/ is still there");
+    let single = fs::read_to_string(out.join("src/generated.rs")).unwrap();
     assert!(!single.contains("include!"), "{single}");
     assert!(single.contains("pub struct Note "), "{single}");
     let check = generate_into(&fixture, &out, &["--one-file", "--check"]);
@@ -318,45 +314,89 @@ fn split_output_leftovers_and_one_file() {
     assert_eq!(fs::read_to_string(&piece).unwrap(), pristine);
 }
 
-/// A crate generated before the generated code was a crate of its own (`src/generated.rs`,
-/// `mod generated;` in its `src/main.rs`) keeps that layout when regenerated, so that it still
-/// builds; so does a crate with `--example-tests`, whose tests name the handler.
+/// `--generated-crate`: the generated code is a crate of its own in `generated/`, which the
+/// user's crate depends on and names `generated`; regenerating keeps that layout without the
+/// flag, `--check` and the pruning of pieces know it, and a crate of the in-crate layout
+/// (`src/generated.rs`) keeps its own even with the flag.
 #[test]
-fn a_crate_of_the_in_crate_layout_keeps_it() {
+fn generated_crate_layout() {
     let root = common::workspace();
     let fixture = root.join("examples/quickstart/openrpc.json");
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("server");
-    fs::create_dir_all(out.join("src")).unwrap();
-    let header = "// @generated by mcp-codegen 0.0.1 from `openrpc.json`. Do not edit: regenerate instead.\n";
-    fs::write(out.join("src/generated.rs"), header).unwrap();
-    let again = generate_into(&fixture, &out, &[]);
-    assert!(again.status.success(), "{}", text(&again.stderr));
-    assert!(out.join("src/generated/descriptors.rs").is_file());
-    assert!(!out.join("generated").exists());
+    let out = dir.path().join("own");
+    let first = generate_into(&fixture, &out, &["--generated-crate"]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    for file in [
+        "generated/Cargo.toml",
+        "generated/src/lib.rs",
+        "generated/src/descriptors.rs",
+        "src/generated.md",
+    ] {
+        assert!(out.join(file).is_file(), "{file} was not created");
+    }
+    assert!(!out.join("src/generated.rs").exists());
     let main = fs::read_to_string(out.join("src/main.rs")).unwrap();
-    assert!(main.contains("\nmod generated;\n"), "{main}");
-    let manifest = fs::read_to_string(out.join("Cargo.toml")).unwrap();
-    assert!(!manifest.contains("-generated"), "{manifest}");
-
-    let examples = dir.path().join("examples");
-    let with_tests = generate_into(&fixture, &examples, &["--example-tests"]);
-    assert!(with_tests.status.success(), "{}", text(&with_tests.stderr));
-    assert!(examples.join("src/generated.rs").is_file());
-    assert!(!examples.join("generated").exists());
-
-    let own = dir.path().join("own");
-    assert!(generate_into(&fixture, &own, &[]).status.success());
-    let main = fs::read_to_string(own.join("src/main.rs")).unwrap();
     assert!(
         main.contains("\nuse quickstart_notes_generated as generated;\n"),
         "{main}"
     );
-    let manifest = fs::read_to_string(own.join("generated/Cargo.toml")).unwrap();
+    let manifest = fs::read_to_string(out.join("Cargo.toml")).unwrap();
     assert!(
-        manifest.contains("name = \"quickstart-notes-generated\""),
+        manifest.contains("quickstart-notes-generated = { path = \"generated\" }")
+            && manifest.contains("[profile.dev.package.quickstart-notes-generated]"),
         "{manifest}"
     );
+    let generated_manifest = fs::read_to_string(out.join("generated/Cargo.toml")).unwrap();
+    assert!(
+        generated_manifest.contains("name = \"quickstart-notes-generated\""),
+        "{generated_manifest}"
+    );
+    let runtime_line = |m: &str| {
+        m.lines()
+            .find(|l| l.starts_with("mcp-runtime"))
+            .map(str::to_string)
+    };
+    assert_eq!(runtime_line(&manifest), runtime_line(&generated_manifest));
+
+    // Regenerated without the flag: the same layout, nothing stale.
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    // A stale piece and a hand edit of the root are listed, then fixed by a run.
+    let pieces = out.join("generated/src");
+    let lib = pieces.join("lib.rs");
+    let pristine = fs::read_to_string(&lib).unwrap();
+    let header = pristine.lines().next().unwrap();
+    let stale = pieces.join("types/removed_type.rs");
+    fs::write(&stale, format!("{header}\n\npub struct RemovedType;\n")).unwrap();
+    fs::write(&lib, format!("{pristine}// hand edit\n")).unwrap();
+    let check = generate_into(&fixture, &out, &["--check"]);
+    let listed: Vec<String> = text(&check.stdout).lines().map(str::to_string).collect();
+    assert_eq!(
+        listed,
+        [lib.display().to_string(), stale.display().to_string()]
+    );
+    let again = generate_into(&fixture, &out, &[]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(!stale.exists() && !out.join("src/generated.rs").exists());
+    assert_eq!(fs::read_to_string(&lib).unwrap(), pristine);
+    // One file: the pieces removed, the root kept.
+    let one = generate_into(&fixture, &out, &["--one-file"]);
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    assert!(!pieces.join("types").exists() && !pieces.join("descriptors.rs").exists());
+    assert!(fs::read_to_string(&lib)
+        .unwrap()
+        .contains("pub struct Note "));
+
+    // A crate of the in-crate layout keeps it.
+    let old = dir.path().join("old");
+    assert!(generate_into(&fixture, &old, &[]).status.success());
+    let kept = generate_into(&fixture, &old, &["--generated-crate"]);
+    assert!(kept.status.success(), "{}", text(&kept.stderr));
+    assert!(old.join("src/generated/descriptors.rs").is_file());
+    assert!(!old.join("generated").exists());
+
+    let refused = generate_into(&fixture, &out, &["--generated-crate", "--example-tests"]);
+    assert_eq!(refused.status.code(), Some(2));
 }
 
 #[test]
@@ -559,7 +599,7 @@ fn ref_base_reads_references_written_from_the_repository_root() {
         "{}",
         text(&generated.stderr)
     );
-    assert!(out.join("generated/src/lib.rs").exists());
+    assert!(out.join("src/generated.rs").exists());
 
     let missing = base.join("absent");
     let missing_arg = missing.display().to_string();

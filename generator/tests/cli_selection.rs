@@ -54,7 +54,7 @@ fn tools_exclude_and_overlay_reach_the_generated_crate() {
         "{stderr}"
     );
     assert!(!stderr.contains("mcp-exposes-nothing"), "{stderr}");
-    let source = std::fs::read_to_string(out.join("generated/src/lib.rs")).unwrap();
+    let source = std::fs::read_to_string(out.join("src/generated.rs")).unwrap();
     for listed in [
         "balance",
         "eth_call",

@@ -152,7 +152,7 @@ fn a_document_named_init_is_given_as_a_path() {
     fs::copy(&fixture, scratch.path().join("init")).unwrap();
     let generated = mcp_codegen(scratch.path(), &["./init", "-o", "out", "--quiet"]);
     assert!(generated.status.success(), "{}", text(&generated.stderr));
-    assert!(scratch.path().join("out/generated/src/lib.rs").is_file());
+    assert!(scratch.path().join("out/src/generated.rs").is_file());
     let bare = mcp_codegen(scratch.path(), &["init", "-o", "out"]);
     assert_eq!(bare.status.code(), Some(2));
     assert!(text(&bare.stderr).contains("unexpected argument '-o'"));

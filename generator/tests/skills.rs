@@ -363,9 +363,9 @@ fn the_cli_bundles_skills_beside_the_contract_or_from_skills_dir_and_refuses_bad
     };
     // The root and the descriptors' file, where the skills are.
     let generated = |out: &str| {
-        let src = dir.path().join(out).join("generated/src");
-        fs::read_to_string(src.join("lib.rs")).unwrap()
-            + &fs::read_to_string(src.join("descriptors.rs")).unwrap()
+        let src = dir.path().join(out).join("src");
+        fs::read_to_string(src.join("generated.rs")).unwrap()
+            + &fs::read_to_string(src.join("generated/descriptors.rs")).unwrap()
     };
     let elsewhere = dir.path().join("my-skills");
     write(

@@ -3,12 +3,11 @@
 //! generated client (`--client`), a library: `Cargo.toml`, `src/lib.rs` and `README.md` from
 //! `templates/client/`.
 //!
-//! A server's generated code is a crate of its own, `generated/` ([`CrateLayout::OwnCrate`]:
-//! its `Cargo.toml`, `src/lib.rs` and, split, a file per type and per method beside it), which
-//! the user's crate depends on by path: an edit of the user's handler then compiles the user's
-//! small crate again, not the whole contract. A crate made before that, or with
-//! `--example-tests` (whose tests name the user's handler), keeps it as modules of the user's
-//! crate ([`CrateLayout::InCrate`]: `src/generated.rs` and `src/generated/`).
+//! A server's generated code is modules of the user's crate ([`CrateLayout::InCrate`]:
+//! `src/generated.rs` and `src/generated/`) or, with `--generated-crate`, a crate of its own,
+//! `generated/` ([`CrateLayout::OwnCrate`]: its `Cargo.toml`, `src/lib.rs` and, split, a file
+//! per type and per method beside it), which the user's crate depends on by path: an edit of
+//! the user's handler then compiles the user's small crate again, not the whole contract.
 //!
 //! Ownership decides what a run may touch: generated files (the generated code, its crate's
 //! `Cargo.toml`, the list of what it serves `src/generated.md`) are rewritten on every run, and
@@ -47,36 +46,39 @@ pub const GENERATED_CRATE_ROOT: &str = "generated/src/lib.rs";
 /// The source directory of the generated crate: where its pieces go.
 const GENERATED_CRATE_SRC: &str = "generated/src";
 
-/// Where a server crate's generated code goes.
+/// Where a server crate's generated code goes (`--generated-crate`). A trade: the handler's
+/// edits rebuild faster in a crate of its own, a change to the contract slower (the generated
+/// dispatch is generic over the handler, so the user's crate compiles it again then: measured
+/// in BENCHMARKS.md, "Build times").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CrateLayout {
     /// Modules of the user's crate: [`GENERATED_ROOT`] (`mod generated;` in `src/main.rs`)
     /// and its pieces in `src/generated/`. Every edit of the user's code compiles the whole
     /// generated code again (its parsing, macro expansion and name resolution are not
-    /// incremental), seconds for a large contract. Crates made before
-    /// [`CrateLayout::OwnCrate`], `--example-tests` and the client library.
+    /// incremental), seconds for a large contract. The CLI's default, `--example-tests` and
+    /// the client library.
     #[default]
     InCrate,
     /// A crate of its own in [`GENERATED_CRATE_DIR`] (package `NAME-generated`, a member of
     /// the user's workspace, a path dependency of the user's crate, which names it
     /// `generated` with `use NAME_generated as generated;`): [`GENERATED_CRATE_ROOT`] and its
-    /// pieces beside it. An edit of the handler compiles only the user's crate again. The
-    /// CLI's default for a new server crate.
+    /// pieces beside it. An edit of the handler compiles only the user's crate again.
     OwnCrate,
 }
 
 impl CrateLayout {
-    /// The layout for a server crate written to `dir`: [`CrateLayout::OwnCrate`], unless `dir`
-    /// already holds the generated [`GENERATED_ROOT`] of a crate made in the other layout (its
-    /// `src/main.rs` says `mod generated;`; regenerating keeps it building) or the crate needs
-    /// the generated code beside its handler (`example_tests`).
-    pub fn for_server(dir: &Path, example_tests: bool) -> Self {
-        let in_crate = dir.join(GENERATED_ROOT).is_file()
-            && !dir.join(GENERATED_CRATE_DIR).join("Cargo.toml").is_file();
-        if in_crate || example_tests {
-            CrateLayout::InCrate
-        } else {
+    /// The layout for a server crate written to `dir`: [`CrateLayout::OwnCrate`] when `dir`
+    /// already holds a generated crate, or when `own_crate` asks for one (`--generated-crate`)
+    /// and `dir` holds no [`GENERATED_ROOT`] of the other layout (whose `src/main.rs` says
+    /// `mod generated;`: regenerating keeps it building); never with `example_tests` (the tests
+    /// name the handler, so they need the generated code beside it).
+    pub fn for_server(dir: &Path, own_crate: bool, example_tests: bool) -> Self {
+        let own = dir.join(GENERATED_CRATE_DIR).join("Cargo.toml").is_file()
+            || (own_crate && !dir.join(GENERATED_ROOT).is_file());
+        if own && !example_tests {
             CrateLayout::OwnCrate
+        } else {
+            CrateLayout::InCrate
         }
     }
 }
