@@ -10,21 +10,57 @@
 #      (incremental, as a user's dev build), then the change is undone and built; twice;
 #   3. with TIME_PASSES=1, the same change once more under `rustc -Z time-passes`
 #      (RUSTC_BOOTSTRAP=1): where the crate's rebuild spends its time.
+# HANDLER_EDIT=1 builds the crate of a synthetic 240-method contract instead (the document
+# `cargo run -p mcp-bench --bin gen-synthetic -- 240` writes, made here by the same recipe in
+# Python so that the bench workspace need not be built; N=... for another size): the cold build,
+# then the rebuild after a comment appended to the user's `src/handler.rs`, three times (what a
+# user pays on every edit of their handler), and nothing else. With GEN_FLAGS=--generated-crate,
+# the generated code is a crate of its own (see docs/generated.md).
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
 # CPU time is what to compare on a shared machine; wall time only on a quiet one. UNITS=1 also
 # lists the 15 compilation units of most CPU time in the cold build; COLD_ONLY=1 stops after the
-# cold build (for alternating A/B runs of it).
+# cold build (for alternating A/B runs of it). GEN=BINARY uses that mcp-codegen (built from
+# CHECKOUT) rather than building one.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 CHECKOUT=$(cd "${1:-$HERE}" && pwd)
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 LOTUS=$CHECKOUT/fixtures/third-party/lotus/build/openrpc/v2/gateway.json
-cargo build --quiet --manifest-path "$CHECKOUT/Cargo.toml" -p mcp-codegen
-GEN=$(cargo metadata --manifest-path "$CHECKOUT/Cargo.toml" --format-version 1 --no-deps |
-  sed 's/.*"target_directory":"\([^"]*\)".*/\1/')/debug/mcp-codegen
+if [[ ${HANDLER_EDIT:-} == 1 ]]; then
+  LOTUS=$WORK/synthetic.json
+  # bench/src/bin/gen-synthetic.rs, the same document.
+  python3 - "${N:-240}" >"$LOTUS" <<'EOF'
+import json, sys
+n = int(sys.argv[1])
+method = lambda i: {
+    "name": f"method_{i:04}", "summary": f"Synthetic method number {i}.", "x-mcp": {"kind": "tool"},
+    "params": [
+        {"name": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "limit", "schema": {"type": "integer", "minimum": 1}},
+        {"name": "mode", "schema": {"type": "string", "enum": ["fast", "thorough"]}},
+        {"name": "filter", "schema": {"$ref": "#/components/schemas/Filter"}}],
+    "result": {"name": "result", "schema": {"type": "object", "properties": {
+        "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
+        "total": {"type": "integer"}}, "required": ["items", "total"]}}}
+json.dump({"openrpc": "1.3.2",
+    "info": {"title": "Synthetic", "version": "0.1.0", "x-mcp": {"name": "synthetic"}},
+    "methods": [method(i) for i in range(n)],
+    "components": {"schemas": {
+        "Filter": {"type": "object", "properties": {
+            "tags": {"type": "array", "items": {"type": "string"}}, "since": {"type": "string"}}},
+        "Item": {"type": "object", "properties": {"id": {"type": "integer"}, "title": {"type": "string"}},
+            "required": ["id", "title"]}}}}, sys.stdout, indent=2, sort_keys=True)
+EOF
+fi
+if [[ -z ${GEN:-} ]]; then
+  cargo build --quiet --manifest-path "$CHECKOUT/Cargo.toml" -p mcp-codegen
+  GEN=$(cargo metadata --manifest-path "$CHECKOUT/Cargo.toml" --format-version 1 --no-deps |
+    sed 's/.*"target_directory":"\([^"]*\)".*/\1/')/debug/mcp-codegen
+fi
 CRATE=$WORK/lotus
-gen() { "$GEN" "$1" -o "$CRATE" --runtime-path "$CHECKOUT/runtime" --quiet; }
+# GEN_FLAGS: more flags for the generator (word-split), e.g. GEN_FLAGS=--generated-crate.
+gen() { "$GEN" "$1" -o "$CRATE" --runtime-path "$CHECKOUT/runtime" --quiet ${GEN_FLAGS:-}; }
 gen "$LOTUS"
 cp "$CHECKOUT/Cargo.lock" "$CRATE/Cargo.lock"
 cat >"$WORK/rustc-time" <<'EOF'
@@ -48,7 +84,8 @@ e=$(date +%s.%N)
 read -r user sys <"$WORK/total"
 echo "cold build: $(secs "$s" "$e") s wall, $user s user CPU, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU (user + sys); load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ -n $wrapper ]]; then
-  awk '{cpu=$3+$4; all+=cpu} $1=="mcp_runtime"||$1=="lotus_rpc_api" {printf "  %s: %.1f s wall, %.1f s CPU\n", $1, $2, cpu; own+=cpu}
+  unit=$(sed -n 's/^name = "\(.*\)"/\1/p' Cargo.toml | head -1 | tr - _)
+  awk -v u="$unit" '{cpu=$3+$4; all+=cpu} $1=="mcp_runtime"||$1==u||$1==u"_generated" {printf "  %s: %.1f s wall, %.1f s CPU\n", $1, $2, cpu; own+=cpu}
        END {printf "  every other unit: %.1f s CPU\n", all-own}' "$RUSTC_TIME_LOG"
   if [[ ${UNITS:-} == 1 ]]; then
     echo "  the 15 units of most CPU (UNITS=1):"
@@ -58,6 +95,15 @@ fi
 mkdir -p "$HERE/target"; cp "$WORK/target/cargo-timings/cargo-timing.html" "$HERE/target/build-times-$(basename "$CHECKOUT").html"
 echo "  cargo --timings report: target/build-times-$(basename "$CHECKOUT").html"
 [[ ${COLD_ONLY:-} == 1 ]] && exit 0
+if [[ ${HANDLER_EDIT:-} == 1 ]]; then
+  for i in 1 2 3; do
+    echo "// edit $i" >>src/handler.rs
+    /usr/bin/time -o "$WORK/total" -f "%e %U %S" cargo build --quiet --offline
+    read -r wall user sys <"$WORK/total"
+    echo "rebuild after a comment appended to src/handler.rs: $wall s wall, $user s user CPU, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU"
+  done
+  exit 0
+fi
 mkdir "$WORK/changed"
 CHANGED=$WORK/changed/$(basename "$LOTUS")
 python3 - "$LOTUS" "$CHANGED" <<'EOF'

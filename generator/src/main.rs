@@ -100,11 +100,22 @@ struct Cli {
     #[arg(long)]
     check: bool,
 
-    /// Write the generated code as one file, src/generated.rs, rather than src/generated.rs
-    /// and a file per type and per method in src/generated/ (removed if there): the crate
-    /// then compiles all of it again after any change to the contract.
+    /// Write the generated code as one file (src/generated.rs; generated/src/lib.rs with
+    /// --generated-crate) rather than that root and a file per type and per method beside it
+    /// (removed if there): the generated code then compiles all again after any change to the
+    /// contract.
     #[arg(long)]
     one_file: bool,
+
+    /// Write the generated code as a crate of its own, DIR/generated/ (its Cargo.toml,
+    /// src/lib.rs and a file per type and per method), which the crate depends on by path and
+    /// src/main.rs names with `use NAME_generated as generated;`: an edit of src/handler.rs
+    /// then compiles only the crate's own code again (about a second for a 240-method
+    /// contract, rather than several), while a change to the contract compiles the crate's
+    /// dispatch again too (slower than without). For a new crate; a crate generated with it
+    /// keeps it when regenerated. Not with --example-tests or --client.
+    #[arg(long, conflicts_with_all = ["example_tests", "client"])]
+    generated_crate: bool,
 
     /// Package name of a new crate [default: the document's info.title in kebab case].
     #[arg(long, value_name = "NAME")]
@@ -332,7 +343,12 @@ fn main() -> ExitCode {
         || openrpc.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let files = scaffold::crate_files(
+    let layout = scaffold::CrateLayout::for_server(
+        &output,
+        cli.generated_crate,
+        cli.example_tests.is_some(),
+    );
+    let files = scaffold::crate_files_in(
         &generated,
         &source_name,
         &CrateOptions {
@@ -344,6 +360,7 @@ fn main() -> ExitCode {
                     .to_string(),
             ),
         },
+        layout,
     );
 
     if cli.check {

@@ -314,6 +314,91 @@ fn split_output_leftovers_and_one_file() {
     assert_eq!(fs::read_to_string(&piece).unwrap(), pristine);
 }
 
+/// `--generated-crate`: the generated code is a crate of its own in `generated/`, which the
+/// user's crate depends on and names `generated`; regenerating keeps that layout without the
+/// flag, `--check` and the pruning of pieces know it, and a crate of the in-crate layout
+/// (`src/generated.rs`) keeps its own even with the flag.
+#[test]
+fn generated_crate_layout() {
+    let root = common::workspace();
+    let fixture = root.join("examples/quickstart/openrpc.json");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("own");
+    let first = generate_into(&fixture, &out, &["--generated-crate"]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    for file in [
+        "generated/Cargo.toml",
+        "generated/src/lib.rs",
+        "generated/src/descriptors.rs",
+        "src/generated.md",
+    ] {
+        assert!(out.join(file).is_file(), "{file} was not created");
+    }
+    assert!(!out.join("src/generated.rs").exists());
+    let main = fs::read_to_string(out.join("src/main.rs")).unwrap();
+    assert!(
+        main.contains("\nuse quickstart_notes_generated as generated;\n"),
+        "{main}"
+    );
+    let manifest = fs::read_to_string(out.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("quickstart-notes-generated = { path = \"generated\" }")
+            && manifest.contains("[profile.dev.package.quickstart-notes-generated]"),
+        "{manifest}"
+    );
+    let generated_manifest = fs::read_to_string(out.join("generated/Cargo.toml")).unwrap();
+    assert!(
+        generated_manifest.contains("name = \"quickstart-notes-generated\""),
+        "{generated_manifest}"
+    );
+    let runtime_line = |m: &str| {
+        m.lines()
+            .find(|l| l.starts_with("mcp-runtime"))
+            .map(str::to_string)
+    };
+    assert_eq!(runtime_line(&manifest), runtime_line(&generated_manifest));
+
+    // Regenerated without the flag: the same layout, nothing stale.
+    let check = generate_into(&fixture, &out, &["--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stderr));
+    // A stale piece and a hand edit of the root are listed, then fixed by a run.
+    let pieces = out.join("generated/src");
+    let lib = pieces.join("lib.rs");
+    let pristine = fs::read_to_string(&lib).unwrap();
+    let header = pristine.lines().next().unwrap();
+    let stale = pieces.join("types/removed_type.rs");
+    fs::write(&stale, format!("{header}\n\npub struct RemovedType;\n")).unwrap();
+    fs::write(&lib, format!("{pristine}// hand edit\n")).unwrap();
+    let check = generate_into(&fixture, &out, &["--check"]);
+    let listed: Vec<String> = text(&check.stdout).lines().map(str::to_string).collect();
+    assert_eq!(
+        listed,
+        [lib.display().to_string(), stale.display().to_string()]
+    );
+    let again = generate_into(&fixture, &out, &[]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(!stale.exists() && !out.join("src/generated.rs").exists());
+    assert_eq!(fs::read_to_string(&lib).unwrap(), pristine);
+    // One file: the pieces removed, the root kept.
+    let one = generate_into(&fixture, &out, &["--one-file"]);
+    assert!(one.status.success(), "{}", text(&one.stderr));
+    assert!(!pieces.join("types").exists() && !pieces.join("descriptors.rs").exists());
+    assert!(fs::read_to_string(&lib)
+        .unwrap()
+        .contains("pub struct Note "));
+
+    // A crate of the in-crate layout keeps it.
+    let old = dir.path().join("old");
+    assert!(generate_into(&fixture, &old, &[]).status.success());
+    let kept = generate_into(&fixture, &old, &["--generated-crate"]);
+    assert!(kept.status.success(), "{}", text(&kept.stderr));
+    assert!(old.join("src/generated/descriptors.rs").is_file());
+    assert!(!old.join("generated").exists());
+
+    let refused = generate_into(&fixture, &out, &["--generated-crate", "--example-tests"]);
+    assert_eq!(refused.status.code(), Some(2));
+}
+
 #[test]
 fn an_invalid_document_exits_2_lists_every_error_and_writes_nothing() {
     let root = common::workspace();

@@ -6,7 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use mcp_codegen::scaffold::{crate_files, write_crate, CrateOptions, RuntimeDependency};
+use mcp_codegen::scaffold::{
+    crate_files_in, write_crate, CrateLayout, CrateOptions, RuntimeDependency,
+};
 use serde_json::{json, Value};
 
 fn workspace() -> PathBuf {
@@ -54,7 +56,13 @@ fn a_generated_crate_builds_runs_and_answers() {
     };
     write_crate(
         &out,
-        &crate_files(&generated, "mcp-features.openrpc.json", &options),
+        // The CLI's layout for a new crate: the generated code a crate of its own.
+        &crate_files_in(
+            &generated,
+            "mcp-features.openrpc.json",
+            &options,
+            CrateLayout::OwnCrate,
+        ),
     )
     .unwrap();
     let handler = out.join("src/handler.rs");

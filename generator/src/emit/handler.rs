@@ -78,9 +78,15 @@ pub(crate) fn handler_trait(
             }
         });
         let body = match plan.forwarded {
+            // A call of the method's function in `forwarding`: the upstream call compiled once
+            // there, not again for each type that implements the trait (a default body is
+            // compiled where it is used, in the crate that implements it).
             true => {
-                let body = forwarding_body(plan, types, checks);
-                quote!({ #body })
+                let args = plan.params.map(|_| quote!(, params));
+                quote!({
+                    let _ = ctx;
+                    forwarding::#name(self.upstream() #args)
+                })
             }
             false => quote!(;),
         };
@@ -96,7 +102,29 @@ pub(crate) fn handler_trait(
         }
     });
     let fns = frame.run(Slot::TraitItems, fns.collect());
-    if methods.iter().any(|plan| plan.forwarded) {
+    let forwarded: Vec<TokenStream> = methods
+        .iter()
+        .filter(|plan| plan.forwarded)
+        .map(|plan| {
+            let name = ident(&plan.fn_name);
+            let params = plan.params.map(|ty| {
+                let ty = types.type_expr(ty, &types_path);
+                quote!(, params: #ty)
+            });
+            let output = plan.result_type(types);
+            let body = forwarding_body(plan, types, checks);
+            quote! {
+                pub(super) async fn #name(
+                    upstream: &::mcp_runtime::upstream::Upstream
+                    #params
+                ) -> Result<#output, Error> {
+                    #body
+                }
+            }
+        })
+        .collect();
+    if !forwarded.is_empty() {
+        let forwarded = frame.run(Slot::ModuleItems, forwarded);
         return quote! {
             /// Implement this trait to serve the document: one method per OpenRPC method,
             /// each forwarded to the upstream JSON-RPC service unless implemented here.
@@ -109,6 +137,16 @@ pub(crate) fn handler_trait(
                 fn upstream(&self) -> &::mcp_runtime::upstream::Upstream;
 
                 #fns
+            }
+
+            /// Each forwarded method's call of the upstream, which the `Handler` trait's
+            /// default bodies return: compiled here once, not in the crate that implements
+            /// the trait.
+            #[allow(unused_imports)]
+            mod forwarding {
+                use super::*;
+
+                #forwarded
             }
         };
     }
@@ -144,7 +182,7 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
         None => quote!(&()),
     };
     let call = quote! {
-        self.upstream().forward(
+        upstream.forward(
             #wire,
             ::mcp_runtime::ParamStructure::#structure,
             #params,
@@ -154,21 +192,12 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
     match plan.result {
         Some(ty) if plan.checks_result => {
             let check = result_check(&method.name, ty, types, checks);
-            quote! {
-                let _ = ctx;
-                async move { #call.await?#check }
-            }
+            quote!(#call.await?#check)
         }
-        Some(_) => quote! {
-            let _ = ctx;
-            async move { #call.await }
-        },
+        Some(_) => quote!(#call.await),
         None => quote! {
-            let _ = ctx;
-            async move {
-                let _: ::mcp_runtime::upstream::Forwarded<::serde_json::Value> = #call.await?;
-                ::std::result::Result::Ok(())
-            }
+            let _: ::mcp_runtime::upstream::Forwarded<::serde_json::Value> = #call.await?;
+            ::std::result::Result::Ok(())
         },
     }
 }

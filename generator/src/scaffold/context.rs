@@ -22,8 +22,14 @@ fn safe(text: impl Into<String>) -> Value {
     Value::from_safe_string(text.into())
 }
 
-/// The template context of the crate for `generated`, read from `source_name`.
-pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateOptions) -> Value {
+/// The template context of the crate for `generated`, read from `source_name`; `own_crate`:
+/// the generated code is a crate of its own ([`super::CrateLayout::OwnCrate`]).
+pub(super) fn context(
+    generated: &Generated,
+    source_name: &str,
+    options: &CrateOptions,
+    own_crate: bool,
+) -> Value {
     let document = &generated.document;
     let crate_name = match &options.crate_name {
         Some(name) => package_name(name),
@@ -91,7 +97,11 @@ pub(super) fn context(generated: &Generated, source_name: &str, options: &CrateO
     let client_runtime_features: Vec<&str> = std::iter::once("client")
         .chain(runtime_features.iter().copied())
         .collect();
+    let generated_crate = format!("{crate_name}-generated");
     context! {
+        own_crate => own_crate,
+        generated_crate_ident => safe(generated_crate.replace('-', "_")),
+        generated_crate => safe(generated_crate),
         crate_name => safe(crate_name),
         source_name => safe(crate::escape::file_name(source_name)),
         runtime_dependency => safe(options.runtime.toml_line(&runtime_features)),

@@ -3,9 +3,16 @@
 //! generated client (`--client`), a library: `Cargo.toml`, `src/lib.rs` and `README.md` from
 //! `templates/client/`.
 //!
-//! Ownership decides what a run may touch: generated files (`src/generated.rs`, the list of
-//! what it serves `src/generated.md` and, split, the files of `src/generated/`) are rewritten on every run, and generated files a run no longer
-//! writes are removed; the files the user owns are created once and never overwritten.
+//! A server's generated code is modules of the user's crate ([`CrateLayout::InCrate`]:
+//! `src/generated.rs` and `src/generated/`) or, with `--generated-crate`, a crate of its own,
+//! `generated/` ([`CrateLayout::OwnCrate`]: its `Cargo.toml`, `src/lib.rs` and, split, a file
+//! per type and per method beside it), which the user's crate depends on by path: an edit of
+//! the user's handler then compiles the user's small crate again, not the whole contract.
+//!
+//! Ownership decides what a run may touch: generated files (the generated code, its crate's
+//! `Cargo.toml`, the list of what it serves `src/generated.md`) are rewritten on every run, and
+//! generated files a run no longer writes are removed; the files the user owns are created once
+//! and never overwritten.
 
 mod context;
 mod first_call;
@@ -29,6 +36,52 @@ pub const SERVED_LIST: &str = "src/generated.md";
 
 /// The directory of the pieces of [`GENERATED_ROOT`] (see [`crate::emit::layout`]).
 const PIECES_DIR: &str = "src/generated";
+
+/// The generated crate of [`CrateLayout::OwnCrate`], in the user's crate directory.
+pub const GENERATED_CRATE_DIR: &str = "generated";
+
+/// The root file of the generated crate ([`CrateLayout::OwnCrate`]), its pieces beside it.
+pub const GENERATED_CRATE_ROOT: &str = "generated/src/lib.rs";
+
+/// The source directory of the generated crate: where its pieces go.
+const GENERATED_CRATE_SRC: &str = "generated/src";
+
+/// Where a server crate's generated code goes (`--generated-crate`). A trade: the handler's
+/// edits rebuild faster in a crate of its own, a change to the contract slower (the generated
+/// dispatch is generic over the handler, so the user's crate compiles it again then: measured
+/// in BENCHMARKS.md, "Build times").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CrateLayout {
+    /// Modules of the user's crate: [`GENERATED_ROOT`] (`mod generated;` in `src/main.rs`)
+    /// and its pieces in `src/generated/`. Every edit of the user's code compiles the whole
+    /// generated code again (its parsing, macro expansion and name resolution are not
+    /// incremental), seconds for a large contract. The CLI's default, `--example-tests` and
+    /// the client library.
+    #[default]
+    InCrate,
+    /// A crate of its own in [`GENERATED_CRATE_DIR`] (package `NAME-generated`, a member of
+    /// the user's workspace, a path dependency of the user's crate, which names it
+    /// `generated` with `use NAME_generated as generated;`): [`GENERATED_CRATE_ROOT`] and its
+    /// pieces beside it. An edit of the handler compiles only the user's crate again.
+    OwnCrate,
+}
+
+impl CrateLayout {
+    /// The layout for a server crate written to `dir`: [`CrateLayout::OwnCrate`] when `dir`
+    /// already holds a generated crate, or when `own_crate` asks for one (`--generated-crate`)
+    /// and `dir` holds no [`GENERATED_ROOT`] of the other layout (whose `src/main.rs` says
+    /// `mod generated;`: regenerating keeps it building); never with `example_tests` (the tests
+    /// name the handler, so they need the generated code beside it).
+    pub fn for_server(dir: &Path, own_crate: bool, example_tests: bool) -> Self {
+        let own = dir.join(GENERATED_CRATE_DIR).join("Cargo.toml").is_file()
+            || (own_crate && !dir.join(GENERATED_ROOT).is_file());
+        if own && !example_tests {
+            CrateLayout::OwnCrate
+        } else {
+            CrateLayout::InCrate
+        }
+    }
+}
 
 /// The layout of the crate's generated code: [`GENERATED_ROOT`] and the files of
 /// `src/generated/`, declared as its modules ([`Layout::Modules`], the CLI's default: the
@@ -161,6 +214,7 @@ const CARGO_TOML: &str = include_str!("../../templates/Cargo.toml.j2");
 const MAIN_RS: &str = include_str!("../../templates/main.rs.j2");
 const HANDLER_RS: &str = include_str!("../../templates/handler.rs.j2");
 const README_MD: &str = include_str!("../../templates/README.md.j2");
+const GENERATED_CARGO_TOML: &str = include_str!("../../templates/generated/Cargo.toml.j2");
 const GENERATED_MD: &str = include_str!("../../templates/generated.md.j2");
 const CLIENT_CARGO_TOML: &str = include_str!("../../templates/client/Cargo.toml.j2");
 const CLIENT_LIB_RS: &str = include_str!("../../templates/client/lib.rs.j2");
@@ -175,25 +229,63 @@ pub fn crate_files(
     source_name: &str,
     options: &CrateOptions,
 ) -> Vec<OutputFile> {
-    let ctx = context::context(generated, source_name, options);
+    crate_files_in(generated, source_name, options, CrateLayout::InCrate)
+}
+
+/// [`crate_files`] with the generated code where `layout` says; a client library is always
+/// [`CrateLayout::InCrate`].
+pub fn crate_files_in(
+    generated: &Generated,
+    source_name: &str,
+    options: &CrateOptions,
+    layout: CrateLayout,
+) -> Vec<OutputFile> {
+    let layout = if generated.output.server() {
+        layout
+    } else {
+        CrateLayout::InCrate
+    };
+    let own_crate = layout == CrateLayout::OwnCrate;
+    let ctx = context::context(generated, source_name, options, own_crate);
     let env = environment();
     let render = |template: &str| {
         env.render_str(template, &ctx)
             .expect("the built-in templates always render")
     };
     let mut files = vec![OutputFile {
-        path: GENERATED_ROOT.into(),
+        path: if own_crate {
+            GENERATED_CRATE_ROOT
+        } else {
+            GENERATED_ROOT
+        }
+        .into(),
         contents: generated.server.source.clone(),
         owner: Owner::Generator,
     }];
-    let root_dir = Path::new(GENERATED_ROOT)
-        .parent()
-        .expect("the root file is in src/");
+    // A piece's path is relative to the directory of `src/generated.rs` (`generated/types/
+    // pet.rs`), which is where `mod` looks from that root; from the generated crate's
+    // `src/lib.rs`, the same modules are in `src/` itself (`src/types/pet.rs`).
     files.extend(generated.server.pieces.iter().map(|piece| OutputFile {
-        path: root_dir.join(&piece.path),
+        path: if own_crate {
+            Path::new(GENERATED_CRATE_SRC).join(
+                Path::new(&piece.path)
+                    .components()
+                    .skip(1)
+                    .collect::<PathBuf>(),
+            )
+        } else {
+            Path::new("src").join(&piece.path)
+        },
         contents: piece.source.clone(),
         owner: Owner::Generator,
     }));
+    if own_crate {
+        files.push(OutputFile {
+            path: Path::new(GENERATED_CRATE_DIR).join("Cargo.toml"),
+            contents: render(GENERATED_CARGO_TOML),
+            owner: Owner::Generator,
+        });
+    }
     let user = |path: &str, template: &str| OutputFile {
         path: path.into(),
         contents: render(template),
@@ -254,7 +346,8 @@ pub struct WriteReport {
 }
 
 /// Writes `files` under `dir`: generated files when they changed, user files only when absent;
-/// then removes the generated files of `src/generated/` that `files` does not hold.
+/// then removes the generated files of `src/generated/` and `generated/src/` that `files` does
+/// not hold.
 pub fn write_crate(dir: &Path, files: &[OutputFile]) -> io::Result<WriteReport> {
     let mut report = WriteReport::default();
     for file in files {
@@ -270,9 +363,13 @@ pub fn write_crate(dir: &Path, files: &[OutputFile]) -> io::Result<WriteReport> 
             }
         }
     }
-    let leftovers = leftover_files(dir, files);
-    crate::emit::layout::remove_leftovers(&dir.join(PIECES_DIR), &leftovers)?;
-    report.removed = relative(dir, leftovers);
+    let mut removed = Vec::new();
+    for pieces in [PIECES_DIR, GENERATED_CRATE_SRC] {
+        let leftovers = leftover_files(&dir.join(pieces), files, dir);
+        crate::emit::layout::remove_leftovers(&dir.join(pieces), &leftovers)?;
+        removed.extend(leftovers);
+    }
+    report.removed = relative(dir, removed);
     Ok(report)
 }
 
@@ -287,18 +384,21 @@ pub fn stale_files(dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
         })
         .map(|f| f.path.clone())
         .collect();
-    stale.extend(relative(dir, leftover_files(dir, files)));
+    for pieces in [PIECES_DIR, GENERATED_CRATE_SRC] {
+        stale.extend(relative(dir, leftover_files(&dir.join(pieces), files, dir)));
+    }
     stale
 }
 
-/// The generated files in the pieces' directory under `dir` that `files` does not hold.
-fn leftover_files(dir: &Path, files: &[OutputFile]) -> Vec<PathBuf> {
+/// The generated files in `pieces` (a pieces' directory under the crate directory `dir`) that
+/// `files` does not hold.
+fn leftover_files(pieces: &Path, files: &[OutputFile], dir: &Path) -> Vec<PathBuf> {
     let keep = files
         .iter()
         .filter(|f| f.owner == Owner::Generator)
         .map(|f| dir.join(&f.path))
         .collect();
-    crate::emit::layout::leftover_files(&dir.join(PIECES_DIR), &keep)
+    crate::emit::layout::leftover_files(pieces, &keep)
 }
 
 /// The path of `contract`, given relative to the working directory (or absolute), as seen from
