@@ -14,6 +14,7 @@ pub(crate) mod incoming;
 pub(crate) mod method;
 mod results;
 pub(crate) mod run;
+pub(crate) mod sessions;
 pub(crate) mod stateless;
 
 use serde::Deserialize;
@@ -387,20 +388,11 @@ impl<D: Dispatch> Engine<D> {
         )
     }
 
-    /// Creates the session `initialize` asks for, and its result. `initialize` does not go
-    /// through [`Engine::start`](run): its telemetry (feature `trace`: the span, with the trace
-    /// context from `_meta` or `trace_headers`) starts here.
-    pub(crate) fn initialize(
-        &self,
-        params: Option<&RawValue>,
-        trace_headers: TraceHeaders<'_>,
-    ) -> Result<(Arc<Session>, JsonText), RpcError> {
-        self.initialize_over(Transport::Http, params, trace_headers)
-    }
-
-    /// [`initialize`](Self::initialize) over `transport` (the span's `network.transport`).
-    /// The span has no `jsonrpc.request.id`: the transports do not pass it here.
-    pub(crate) fn initialize_over(
+    /// Creates the session `initialize` asks for, and its result, over `transport` (the
+    /// span's `network.transport`; feature `trace`). The span has no `jsonrpc.request.id`:
+    /// the transports do not pass it here. The transports reach it through
+    /// [`open_session`](Self::open_session), which keeps the session.
+    fn initialize_over(
         &self,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] transport: Transport,
         params: Option<&RawValue>,
@@ -466,17 +458,10 @@ impl<D: Dispatch> Engine<D> {
             tracing::debug!(%method, "a notification the server does not act on");
             return;
         }
-        #[derive(Deserialize)]
-        struct Cancelled<'a> {
-            #[serde(rename = "requestId", borrow)]
-            request_id: &'a RawValue,
-        }
-        let Some(cancelled) =
-            params.and_then(|params| serde_json::from_str::<Cancelled<'_>>(params.get()).ok())
-        else {
+        let Some(request_id) = cancelled_id(params) else {
             return;
         };
-        let key = id_key(cancelled.request_id);
+        let key = id_key(request_id);
         let stopped = session.cancel(&key);
         // Request ids are the client's own choice: one longer than any id an instance could
         // be running (the reader refuses longer ones) is not broadcast.
@@ -487,11 +472,7 @@ impl<D: Dispatch> Engine<D> {
                 request_id: key,
             });
         }
-        tracing::debug!(
-            request = cancelled.request_id.get(),
-            stopped,
-            "cancellation"
-        );
+        tracing::debug!(request = request_id.get(), stopped, "cancellation");
     }
 
     /// Publishes the client's `answer` to request `request_id` of shared `session` for the
@@ -659,6 +640,17 @@ fn session_method(
         _ => None,
     };
     Ok((empty(), change))
+}
+
+/// The request id a `notifications/cancelled` names (its JSON text), when its params name one.
+pub(crate) fn cancelled_id(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Cancelled<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
+    }
+    let cancelled: Cancelled<'_> = serde_json::from_str(params?.get()).ok()?;
+    Some(cancelled.request_id)
 }
 
 /// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).
