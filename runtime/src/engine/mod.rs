@@ -106,10 +106,12 @@ impl OwnedParams {
 pub(crate) struct Engine<D> {
     pub(crate) dispatch: D,
     pub(crate) config: Config,
-    pub(crate) store: Arc<dyn SessionStore>,
+    /// The sessions: reached through the session lifecycle (`sessions.rs`), not by the
+    /// transports.
+    store: Arc<dyn SessionStore>,
     /// The shared side of `store` when several instances share sessions (`None`: sessions
     /// are this process's own, and no request pays for sharing).
-    pub(crate) shared_sessions: Option<Arc<dyn SharedSessions>>,
+    shared_sessions: Option<Arc<dyn SharedSessions>>,
     /// Carries what the other instances must hear (answers and cancellations meant for a
     /// request another instance runs).
     pub(crate) bus: Arc<dyn Bus>,
@@ -224,6 +226,16 @@ impl<D: Dispatch> Engine<D> {
             _ => "resources/read",
         };
         crate::audit::refused(audit, principal, method, name, error.code);
+    }
+
+    /// The session store (what [`crate::McpServer::sessions`] gives out, and the load).
+    pub(crate) fn sessions(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// Whether several instances share the sessions (a shared session store is set).
+    pub(crate) fn shares_sessions(&self) -> bool {
+        self.shared_sessions.is_some()
     }
 
     /// The dispatch and configuration back, the rest dropped (a server rebuilt with other

@@ -53,9 +53,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match open_here(&session, last_event_id(headers)) {
             Ok(response) => response,
-            Err(ResumeError::Unknown)
-                if stream != STANDALONE && self.engine.shared_sessions.is_some() =>
-            {
+            Err(ResumeError::Unknown) if stream != STANDALONE && self.engine.shares_sessions() => {
                 self.resume_elsewhere(&session, stream, after).await
             }
             Err(error) => cannot_resume(error, window),

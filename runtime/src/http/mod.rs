@@ -156,8 +156,7 @@ impl<D: Dispatch> McpServer<D> {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
                 Method::GET => {
-                    let shared =
-                        self.engine.shared_sessions.is_some() || self.engine.event_log.is_some();
+                    let shared = self.engine.shares_sessions() || self.engine.event_log.is_some();
                     if shared && get::last_event_id(&headers).is_some() {
                         // Boxed: a resumption that may need Redis or another instance stays
                         // out of every request's future.
