@@ -55,6 +55,7 @@ where
 }
 
 /// The text of a body [`read_post`] read: 400 with a parse error when it is not UTF-8.
+#[inline]
 pub(super) fn text(bytes: &[u8]) -> Result<&str, Box<Response<super::Body>>> {
     std::str::from_utf8(bytes).map_err(|_| not_utf8())
 }
@@ -69,6 +70,7 @@ fn not_utf8() -> Box<Response<super::Body>> {
 }
 
 /// 415 or 406 when the POST's media types are not the endpoint's (see [`Accepts`]).
+#[inline]
 fn refused_media(
     headers: &super::headers::Headers<'_>,
     accepts: Accepts,
