@@ -63,7 +63,7 @@ async fn sweep<D: Dispatch>(engine: Weak<Engine<D>>, period: Duration) {
             return;
         };
         let evicted = engine
-            .store
+            .sessions()
             .evict_expired(engine.config.session_idle_timeout);
         let forgotten = engine.tasks.remove_expired();
         if evicted + forgotten > 0 {

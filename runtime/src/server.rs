@@ -85,7 +85,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The session store.
     pub fn sessions(&self) -> &Arc<dyn SessionStore> {
-        &self.engine.store
+        self.engine.sessions()
     }
 
     /// The generated dispatch.
@@ -109,13 +109,13 @@ impl<D: Dispatch> McpServer<D> {
     /// seconds, not meant for every request.
     pub fn load(&self) -> Load {
         let mut load = Load {
-            sessions: self.engine.store.len(),
+            sessions: self.engine.sessions().len(),
             listen_streams: self.engine.notifier.listen_streams(),
             tasks_held: self.engine.tasks.held(),
             tasks_running: self.engine.tasks.running_here(),
             ..Load::default()
         };
-        self.engine.store.for_each(&mut |session| {
+        self.engine.sessions().for_each(&mut |session| {
             load.in_flight += session.in_flight();
             load.pending_client_requests += session.pending_client_requests();
             let streams = session.streams();

@@ -29,8 +29,9 @@ use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::method::Method;
 use crate::engine::run::{Identity, Started};
+use crate::engine::sessions::{Keep, Opened, Refusal};
 use crate::engine::stateless as era;
-use crate::engine::{answer_key, batch, id_key, Engine};
+use crate::engine::{answer_key, batch, cancelled_id, id_key, Engine};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
 use crate::notifier::LinesAttached;
 use crate::outbound::{Outbound, Reply};
@@ -332,17 +333,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// The request id a `notifications/cancelled` names.
-fn cancelled_request(params: Option<&serde_json::value::RawValue>) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Cancelled<'a> {
-        #[serde(rename = "requestId", borrow)]
-        request_id: &'a serde_json::value::RawValue,
-    }
-    let cancelled = serde_json::from_str::<Cancelled<'_>>(params?.get()).ok()?;
-    Some(id_key(cancelled.request_id))
-}
-
 impl<D: Dispatch> Peer<D> {
     fn send(&self, line: String) {
         let _ = self.out.send(line);
@@ -380,12 +370,21 @@ impl<D: Dispatch> Peer<D> {
                 method: "initialize",
                 params,
             }) => {
-                let answer = match self.engine.initialize_over(
+                // The process is the session: kept with this peer, in no store (see
+                // `Keep::Transport`); no principal (stdio does not authenticate).
+                let opened = self.engine.open_session(
                     Transport::Stdio,
                     params.raw(),
                     Default::default(),
-                ) {
-                    Ok((created, result)) => {
+                    None,
+                    Keep::Transport,
+                );
+                let answer = match opened {
+                    Ok(Opened {
+                        session: created,
+                        result,
+                        ..
+                    }) => {
                         self.notified = Some(
                             self.engine
                                 .notifier
@@ -394,18 +393,21 @@ impl<D: Dispatch> Peer<D> {
                         *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
                         success_response(id, result.get())
                     }
-                    Err(error) => error_response(Some(id), &error),
+                    Err(refusal) => error_response(Some(id), &refusal.error()),
                 };
                 self.send(answer);
             }
             Incoming::Request(request) => match self.current_session() {
                 Some(session) => self.in_session(session, request),
-                None => self.send(error_response(Some(request.id), &not_initialized())),
+                None => {
+                    let error = Refusal::NotInitialized.error();
+                    self.send(error_response(Some(request.id), &error))
+                }
             },
             Incoming::Notification { method, params } => {
                 if method == "notifications/cancelled" {
-                    if let Some(key) = cancelled_request(params) {
-                        self.in_flight.cancel(&key);
+                    if let Some(request_id) = cancelled_id(params) {
+                        self.in_flight.cancel(&id_key(request_id));
                     }
                 }
                 let Some(session) = self.current_session() else {
@@ -483,7 +485,7 @@ impl<D: Dispatch> Peer<D> {
     fn batch(&mut self, line: String) {
         let session = match self.current_session() {
             Some(session) => session,
-            None => return self.send(error_response(None, &not_initialized())),
+            None => return self.send(error_response(None, &Refusal::NotInitialized.error())),
         };
         let engine = self.engine.clone();
         let out = self.out.clone();
@@ -596,14 +598,6 @@ fn id_in_use() -> RpcError {
     )
 }
 
-#[cold]
-fn not_initialized() -> RpcError {
-    RpcError::new(
-        jsonrpc::INVALID_REQUEST,
-        "Invalid Request: send initialize first",
-    )
-}
-
 /// Runs a future to completion on the current thread (for tests and simple tools; the
 /// transports run on tokio).
 pub fn block_on<F: Future>(future: F) -> F::Output {
@@ -695,9 +689,10 @@ mod tests {
         let params =
             serde_json::value::RawValue::from_string(r#"{"requestId": "a", "reason": "x"}"#.into())
                 .unwrap();
-        assert_eq!(cancelled_request(Some(&params)).as_deref(), Some("\"a\""));
+        let named = cancelled_id(Some(&params)).map(id_key);
+        assert_eq!(named.as_deref(), Some("\"a\""));
         let bad = serde_json::value::RawValue::from_string("{}".into()).unwrap();
-        assert_eq!(cancelled_request(Some(&bad)), None);
-        assert_eq!(cancelled_request(None), None);
+        assert!(cancelled_id(Some(&bad)).is_none());
+        assert!(cancelled_id(None).is_none());
     }
 }

@@ -15,6 +15,7 @@ pub(crate) mod limits;
 pub(crate) mod method;
 mod results;
 pub(crate) mod run;
+pub(crate) mod sessions;
 pub(crate) mod stateless;
 
 use serde::Deserialize;
@@ -106,10 +107,12 @@ impl OwnedParams {
 pub(crate) struct Engine<D> {
     pub(crate) dispatch: D,
     pub(crate) config: Config,
-    pub(crate) store: Arc<dyn SessionStore>,
+    /// The sessions: reached through the session lifecycle (`sessions.rs`), not by the
+    /// transports.
+    store: Arc<dyn SessionStore>,
     /// The shared side of `store` when several instances share sessions (`None`: sessions
     /// are this process's own, and no request pays for sharing).
-    pub(crate) shared_sessions: Option<Arc<dyn SharedSessions>>,
+    shared_sessions: Option<Arc<dyn SharedSessions>>,
     /// Carries what the other instances must hear (answers and cancellations meant for a
     /// request another instance runs).
     pub(crate) bus: Arc<dyn Bus>,
@@ -204,6 +207,16 @@ impl<D: Dispatch> Engine<D> {
             legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
+    }
+
+    /// The session store (what [`crate::McpServer::sessions`] gives out, and the load).
+    pub(crate) fn sessions(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// Whether several instances share the sessions (a shared session store is set).
+    pub(crate) fn shares_sessions(&self) -> bool {
+        self.shared_sessions.is_some()
     }
 
     /// The dispatch and configuration back, the rest dropped (a server rebuilt with other
@@ -368,20 +381,11 @@ impl<D: Dispatch> Engine<D> {
         )
     }
 
-    /// Creates the session `initialize` asks for, and its result. `initialize` does not go
-    /// through [`Engine::start`](run): its telemetry (feature `trace`: the span, with the trace
-    /// context from `_meta` or `trace_headers`) starts here.
-    pub(crate) fn initialize(
-        &self,
-        params: Option<&RawValue>,
-        trace_headers: TraceHeaders<'_>,
-    ) -> Result<(Arc<Session>, JsonText), RpcError> {
-        self.initialize_over(Transport::Http, params, trace_headers)
-    }
-
-    /// [`initialize`](Self::initialize) over `transport` (the span's `network.transport`).
-    /// The span has no `jsonrpc.request.id`: the transports do not pass it here.
-    pub(crate) fn initialize_over(
+    /// Creates the session `initialize` asks for, and its result, over `transport` (the
+    /// span's `network.transport`; feature `trace`). The span has no `jsonrpc.request.id`:
+    /// the transports do not pass it here. The transports reach it through
+    /// [`open_session`](Self::open_session), which keeps the session.
+    fn initialize_over(
         &self,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] transport: Transport,
         params: Option<&RawValue>,
@@ -447,17 +451,10 @@ impl<D: Dispatch> Engine<D> {
             tracing::debug!(%method, "a notification the server does not act on");
             return;
         }
-        #[derive(Deserialize)]
-        struct Cancelled<'a> {
-            #[serde(rename = "requestId", borrow)]
-            request_id: &'a RawValue,
-        }
-        let Some(cancelled) =
-            params.and_then(|params| serde_json::from_str::<Cancelled<'_>>(params.get()).ok())
-        else {
+        let Some(request_id) = cancelled_id(params) else {
             return;
         };
-        let key = id_key(cancelled.request_id);
+        let key = id_key(request_id);
         let stopped = session.cancel(&key);
         // Request ids are the client's own choice: one longer than any id an instance could
         // be running (the reader refuses longer ones) is not broadcast.
@@ -468,11 +465,7 @@ impl<D: Dispatch> Engine<D> {
                 request_id: key,
             });
         }
-        tracing::debug!(
-            request = cancelled.request_id.get(),
-            stopped,
-            "cancellation"
-        );
+        tracing::debug!(request = request_id.get(), stopped, "cancellation");
     }
 
     /// Publishes the client's `answer` to request `request_id` of shared `session` for the
@@ -640,6 +633,17 @@ fn session_method(
         _ => None,
     };
     Ok((empty(), change))
+}
+
+/// The request id a `notifications/cancelled` names (its JSON text), when its params name one.
+pub(crate) fn cancelled_id(params: Option<&RawValue>) -> Option<&RawValue> {
+    #[derive(Deserialize)]
+    struct Cancelled<'a> {
+        #[serde(rename = "requestId", borrow)]
+        request_id: &'a RawValue,
+    }
+    let cancelled: Cancelled<'_> = serde_json::from_str(params?.get()).ok()?;
+    Some(cancelled.request_id)
 }
 
 /// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use super::headers::Headers;
-use super::response::{bad_request, rpc_error, sse_response};
+use super::response::{bad_request, rpc_error, session_refused, sse_response};
 use super::{post, stateless_only_post, Body};
 use crate::bus::RelayPart;
 use crate::dispatch::Dispatch;
@@ -53,9 +53,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match open_here(&session, last_event_id(headers)) {
             Ok(response) => response,
-            Err(ResumeError::Unknown)
-                if stream != STANDALONE && self.engine.shared_sessions.is_some() =>
-            {
+            Err(ResumeError::Unknown) if stream != STANDALONE && self.engine.shares_sessions() => {
                 self.resume_elsewhere(&session, stream, after).await
             }
             Err(error) => cannot_resume(error, window),
@@ -139,13 +137,16 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             )));
         }
-        let header_version = post::header_version(headers)?;
+        if let Some(refused) = post::unsupported_version(headers) {
+            return Err(Box::new(refused));
+        }
         if headers.session_id.is_none() {
             return Err(Box::new(bad_request(
                 "Bad Request: Mcp-Session-Id header is required",
             )));
         }
-        self.session(headers, header_version)
+        self.session(headers)
+            .map_err(|refusal| Box::new(session_refused(refusal, None)))
     }
 }
 

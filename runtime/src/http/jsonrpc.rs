@@ -18,17 +18,15 @@
 //! - a body that is not JSON (`-32700`) or not a JSON-RPC message (`-32600`): `400`;
 //! - a method the contract does not have: `-32601`; params that do not decode: `-32602`.
 
-use http::header::ACCEPT;
 use http::{Method, Response, StatusCode};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::headers::Headers;
-use super::post::body_error;
-use super::request_body;
+use super::request_body::{self, Accepts};
 use super::response::{json_response, method_not_allowed, rpc_error, status_only};
-use super::{guard, Body};
+use super::Body;
 use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
@@ -57,21 +55,15 @@ impl<D: Dispatch> McpServer<D> {
         if method != Method::POST {
             return method_not_allowed("POST");
         }
-        if let Some(refused) = refused_media(headers) {
-            return refused;
-        }
-        let limit = self.engine.config.body_limit;
-        let timeout = self.engine.config.body_read_timeout;
-        let bytes = match request_body::read_within(body, limit, timeout).await {
+        let config = &self.engine.config;
+        let bytes = match request_body::read_post(headers, body, config, Accepts::JsonIfSent).await
+        {
             Ok(bytes) => bytes,
-            Err(error) => return body_error(error, limit),
+            Err(refused) => return refused,
         };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
-                None,
-            );
+        let text = match request_body::text(&bytes) {
+            Ok(text) => text,
+            Err(refused) => return *refused,
         };
         if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
             let dispatch = &self.engine.dispatch;
@@ -281,30 +273,4 @@ fn not_a_call() -> RpcError {
         jsonrpc::INVALID_REQUEST,
         "Invalid Request: a message without a method (this endpoint sends no requests)",
     )
-}
-
-/// 415 unless the body is JSON; 406 when an `Accept` header is sent and excludes JSON (plain
-/// JSON-RPC clients often send none, or `*/*`).
-fn refused_media(headers: &Headers<'_>) -> Option<Response<Body>> {
-    if !guard::is_json_content(headers.content_type) {
-        return Some(rpc_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "Unsupported Media Type: Content-Type must be application/json",
-            ),
-            None,
-        ));
-    }
-    if headers.map.contains_key(ACCEPT) && !headers.accepts_json {
-        return Some(rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "Not Acceptable: Accept must allow application/json",
-            ),
-            None,
-        ));
-    }
-    None
 }

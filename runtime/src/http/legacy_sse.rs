@@ -26,22 +26,24 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use super::headers::Headers;
-use super::post::body_error;
-use super::request_body;
-use super::response::{bad_request, rpc_error, session_not_found, sse_response, status_only};
-use super::{guard, Body};
+use super::request_body::{self, Accepts};
+use super::response::{
+    bad_request, rpc_error, session_not_found, session_refused, sse_response, status_only,
+};
+use super::Body;
 use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::run::Identity;
-use crate::engine::{answer_key, id_key};
+use crate::engine::sessions::{Keep, Refusal};
+use crate::engine::{answer_key, id_key, Engine};
 use crate::events::{Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{self, error_response, RpcError};
 use crate::legacy_streams::{lock, Connection, Connections, Standalone};
 use crate::outbound::{Outbound, Reply};
-use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{Session, SessionStore, StoreError};
+use crate::session::Session;
+use crate::telemetry::Transport;
 
 /// The path that opens a 2024-11-05 stream.
 pub const SSE_PATH: &str = "/sse";
@@ -107,7 +109,7 @@ impl<D: Dispatch> McpServer<D> {
                     max = config.max_sessions,
                     "a 2024-11-05 stream was refused: the server holds its maximum"
                 );
-                return too_many_sessions(None);
+                return too_many_streams();
             }
             open.insert(id.clone(), connection.clone());
         }
@@ -116,7 +118,7 @@ impl<D: Dispatch> McpServer<D> {
             id: id.clone(),
             connection,
             connections: self.engine.legacy_sse.clone(),
-            store: self.engine.store.clone(),
+            engine: self.engine.clone(),
             stream,
             lines: lines_rx,
             attached,
@@ -145,28 +147,14 @@ impl<D: Dispatch> McpServer<D> {
         let Some(connection) = self.engine.legacy_sse.get(id) else {
             return session_not_found();
         };
-        if !guard::is_json_content(headers.content_type) {
-            return rpc_error(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                RpcError::new(
-                    jsonrpc::INVALID_REQUEST,
-                    "Unsupported Media Type: Content-Type must be application/json",
-                ),
-                None,
-            );
-        }
-        let limit = self.engine.config.body_limit;
-        let timeout = self.engine.config.body_read_timeout;
-        let bytes = match request_body::read_within(body, limit, timeout).await {
+        let config = &self.engine.config;
+        let bytes = match request_body::read_post(headers, body, config, Accepts::Anything).await {
             Ok(bytes) => bytes,
-            Err(error) => return body_error(error, limit),
+            Err(refused) => return refused,
         };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
-                None,
-            );
+        let text = match request_body::text(&bytes) {
+            Ok(text) => text,
+            Err(refused) => return *refused,
         };
         if incoming::is_batch(text) {
             return bad_request(
@@ -187,22 +175,20 @@ impl<D: Dispatch> McpServer<D> {
         headers: &Headers<'_>,
         message: Incoming<'_>,
     ) -> Response<Body> {
+        // Found again (marked as used) rather than taken from the connection: gone when it
+        // expired (then so is the stream). No principal: this transport does not authenticate.
         let session = match connection.session.get() {
-            // Marks the session as used; gone when it expired (then so is the stream).
-            Some(session) => match self.engine.store.get(session.id()) {
-                Some(session) => Some(session),
-                None => return session_not_found(),
-            },
+            Some(session) => {
+                let found =
+                    self.engine
+                        .find_session(Some(session.id()), None, headers.protocol_version);
+                match found {
+                    Ok(session) => Some(session),
+                    Err(refusal) => return session_refused(refusal, None),
+                }
+            }
             None => None,
         };
-        if let (Some(session), Some(sent)) = (&session, headers.protocol_version) {
-            if ProtocolVersion::parse(sent) != Some(session.version()) {
-                return bad_request(format!(
-                    "Bad Request: MCP-Protocol-Version {sent} differs from the version this session negotiated ({})",
-                    session.version()
-                ));
-            }
-        }
         match (message, session) {
             (
                 Incoming::Request(Request {
@@ -213,7 +199,8 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             ) => return self.legacy_initialize(connection, id, params.raw()),
             (Incoming::Request(request), None) => {
-                connection.send(error_response(Some(request.id), &not_initialized()));
+                let error = Refusal::NotInitialized.error();
+                connection.send(error_response(Some(request.id), &error));
             }
             (Incoming::Request(request), Some(_)) if request.method == "initialize" => {
                 connection.send(error_response(
@@ -258,19 +245,27 @@ impl<D: Dispatch> McpServer<D> {
         id: &serde_json::value::RawValue,
         params: Option<&serde_json::value::RawValue>,
     ) -> Response<Body> {
-        let (session, result) = match self.engine.initialize(params, Default::default()) {
-            Ok(created) => created,
-            Err(error) => {
+        // No principal: this transport does not authenticate. Kept in this instance only (see
+        // `Keep::Instance`).
+        let opened = self.engine.open_session(
+            Transport::Http,
+            params,
+            Default::default(),
+            None,
+            Keep::Instance,
+        );
+        let (session, result) = match opened {
+            Ok(opened) => (opened.session, opened.result),
+            // The params' error is the answer, on the stream; a full store refuses the POST.
+            Err(Refusal::Invalid(error)) => {
                 connection.send(error_response(Some(id), &error));
                 return status_only(StatusCode::ACCEPTED);
             }
+            Err(refusal) => return session_refused(refusal, Some(id)),
         };
-        if let Err(StoreError::Full) = self.engine.store.insert(session.clone()) {
-            return too_many_sessions(Some(id));
-        }
         // Two initializes racing: the first one wins, the other's session goes.
         if connection.session.set(session.clone()).is_err() {
-            self.engine.store.remove(session.id());
+            self.engine.discard_session(session.id());
             connection.send(error_response(
                 Some(id),
                 &RpcError::new(
@@ -289,11 +284,6 @@ impl<D: Dispatch> McpServer<D> {
         if let Some(attach) = lock(&connection.attach).take() {
             let _ = attach.send((buffered, rx));
         }
-        tracing::debug!(
-            session = %crate::ids::fingerprint(session.id()),
-            version = %session.version(),
-            "2024-11-05 transport: session created"
-        );
         connection.send(result.into_success_response(id));
         status_only(StatusCode::ACCEPTED)
     }
@@ -325,11 +315,12 @@ impl<D: Dispatch> McpServer<D> {
 }
 
 /// What writes one connection's stream.
-struct Writer {
+struct Writer<D> {
     id: String,
     connection: Arc<Connection>,
     connections: Arc<Connections>,
-    store: Arc<dyn SessionStore>,
+    /// Where the connection's session is discarded when the stream ends.
+    engine: Arc<Engine<D>>,
     /// The SSE response's channel: only the writer holds it, so dropping it cuts the stream.
     stream: mpsc::Sender<Delivery>,
     lines: mpsc::UnboundedReceiver<String>,
@@ -342,12 +333,12 @@ struct Writer {
 /// ends, the server shuts down, no `initialize` came within the session idle timeout, or the
 /// client reads too slowly (then the stream is cut); then forgets the connection and ends its
 /// session.
-async fn write_stream(writer: Writer) {
+async fn write_stream<D: Dispatch>(writer: Writer<D>) {
     let Writer {
         id,
         connection,
         connections,
-        store,
+        engine,
         stream,
         mut lines,
         mut attached,
@@ -411,7 +402,7 @@ async fn write_stream(writer: Writer) {
     drop(stream);
     connections.remove(&id);
     if let Some(session) = connection.session.get() {
-        store.remove(session.id());
+        engine.discard_session(session.id());
     }
     tracing::debug!(connection = %crate::ids::fingerprint(&id), clean, "2024-11-05 stream ended");
 }
@@ -465,22 +456,14 @@ fn allow(methods: &'static str) -> Response<Body> {
 }
 
 #[cold]
-fn too_many_sessions(id: Option<&serde_json::value::RawValue>) -> Response<Body> {
+fn too_many_streams() -> Response<Body> {
     rpc_error(
         StatusCode::SERVICE_UNAVAILABLE,
         RpcError::new(
             jsonrpc::INTERNAL_ERROR,
             "Service Unavailable: too many sessions; try again later",
         ),
-        id,
-    )
-}
-
-#[cold]
-fn not_initialized() -> RpcError {
-    RpcError::new(
-        jsonrpc::INVALID_REQUEST,
-        "Invalid Request: send initialize first",
+        None,
     )
 }
 

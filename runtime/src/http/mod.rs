@@ -34,11 +34,12 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use crate::dispatch::{BoxFuture, Dispatch};
+use crate::engine::sessions::Refusal;
 use crate::jsonrpc::{RpcError, SERVER_ERROR};
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
 use headers::Headers;
-use response::{bad_request, method_not_allowed, rpc_error, session_not_found, status_only};
+use response::{bad_request, method_not_allowed, rpc_error, session_refused, status_only};
 use routes::{Mount, Route};
 
 /// The header carrying the session id.
@@ -141,21 +142,11 @@ impl<D: Dispatch> McpServer<D> {
                 }
             }
         }
-        if let (Some(shared), Some(id), Route::Mcp) =
-            (&self.engine.shared_sessions, headers.session_id, route)
-        {
+        if let (Some(id), Route::Mcp) = (headers.session_id, route) {
             // A session another instance created: its replica, loaded before anything reads it.
-            // An id of another form was never issued: no round trip to the store for it.
-            let load = crate::ids::is_random_id(id)
-                .then(|| shared.load(id))
-                .flatten();
-            if let Some(load) = load {
+            if let Some(load) = self.engine.load_replica(id) {
                 if let Err(error) = load.await {
-                    return rpc_error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        crate::engine::unavailable(error),
-                        None,
-                    );
+                    return session_refused(Refusal::Store(error), None);
                 }
             }
         }
@@ -165,8 +156,7 @@ impl<D: Dispatch> McpServer<D> {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
                 Method::GET => {
-                    let shared =
-                        self.engine.shared_sessions.is_some() || self.engine.event_log.is_some();
+                    let shared = self.engine.shares_sessions() || self.engine.event_log.is_some();
                     if shared && get::last_event_id(&headers).is_some() {
                         // Boxed: a resumption that may need Redis or another instance stays
                         // out of every request's future.
@@ -175,11 +165,9 @@ impl<D: Dispatch> McpServer<D> {
                         self.get(&headers)
                     }
                 }
-                Method::DELETE => match &self.engine.shared_sessions {
-                    // Boxed: rare, and its round trip stays out of every request's future.
-                    Some(shared) => Box::pin(self.delete_shared(shared, &headers)).await,
-                    None => self.delete(&headers),
-                },
+                // Boxed: rare, and a shared store's round trip stays out of every request's
+                // future.
+                Method::DELETE => Box::pin(self.delete(&headers)).await,
                 _ => method_not_allowed("GET, POST, DELETE"),
             },
             // Boxed: the plain endpoint's state stays out of every `/mcp` request's future.
@@ -209,61 +197,22 @@ impl<D: Dispatch> McpServer<D> {
         probes::answer(probe, method, &self.engine.config.readiness)
     }
 
-    /// Whether the request's principal (when authorization is on) may use session `id`.
-    fn may_use(&self, headers: &Headers<'_>, id: &str) -> bool {
-        let Some(principal) = &headers.principal else {
-            return true;
+    /// DELETE: ends the session (on every instance, when they share sessions); 405 on the
+    /// stateless revision.
+    async fn delete(&self, headers: &Headers<'_>) -> Response<Body> {
+        if let Some(response) = stateless_only_post(headers) {
+            return response;
+        }
+        let Some(id) = headers.session_id else {
+            return bad_request("Bad Request: Mcp-Session-Id header is required");
         };
-        self.engine
-            .store
-            .get(id)
-            .is_none_or(|session| session.is_usable_by(principal))
-    }
-
-    /// DELETE: ends the session; 405 on the stateless revision.
-    fn delete(&self, headers: &Headers<'_>) -> Response<Body> {
-        if let Some(response) = stateless_only_post(headers) {
-            return response;
-        }
-        match headers.session_id {
-            None => bad_request("Bad Request: Mcp-Session-Id header is required"),
-            Some(id) if !self.may_use(headers, id) => session_not_found(),
-            Some(id) => match self.engine.store.remove(id) {
-                Some(session) => {
-                    tracing::debug!(session = %crate::ids::fingerprint(session.id()), "session deleted");
-                    status_only(StatusCode::NO_CONTENT)
-                }
-                None => session_not_found(),
-            },
-        }
-    }
-}
-
-impl<D: Dispatch> McpServer<D> {
-    /// DELETE of a session several instances share: its record and every replica go.
-    async fn delete_shared(
-        &self,
-        shared: &std::sync::Arc<dyn crate::session::SharedSessions>,
-        headers: &Headers<'_>,
-    ) -> Response<Body> {
-        if let Some(response) = stateless_only_post(headers) {
-            return response;
-        }
-        match headers.session_id {
-            None => bad_request("Bad Request: Mcp-Session-Id header is required"),
-            Some(id) if !self.may_use(headers, id) => session_not_found(),
-            Some(id) => match shared.delete(id).await {
-                Ok(true) => {
-                    tracing::debug!(session = %crate::ids::fingerprint(id), "session deleted on every instance");
-                    status_only(StatusCode::NO_CONTENT)
-                }
-                Ok(false) => session_not_found(),
-                Err(error) => rpc_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    crate::engine::unavailable(error),
-                    None,
-                ),
-            },
+        match self
+            .engine
+            .close_session(id, headers.principal.as_deref())
+            .await
+        {
+            Ok(()) => status_only(StatusCode::NO_CONTENT),
+            Err(refusal) => session_refused(refusal, None),
         }
     }
 }

@@ -11,18 +11,19 @@ use serde_json::value::RawValue;
 use std::sync::Arc;
 
 use super::headers::Headers;
-use super::request_body::{self, ReadError};
-use super::response::{bad_request, json_response, rpc_error, session_not_found, status_only};
-use super::{guard, session_answer, stateless, Body, SESSION_HEADER_NAME};
+use super::request_body::{self, Accepts};
+use super::response::{bad_request, json_response, rpc_error, session_refused, status_only};
+use super::{session_answer, stateless, Body, SESSION_HEADER_NAME};
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::run::{Identity, Started};
-use crate::jsonrpc::{self, RpcError};
+use crate::engine::sessions::{Keep, Opened, Refusal, WriteThrough};
 use crate::outbound::Outbound;
 use crate::params;
 use crate::protocol::ProtocolVersion;
 use crate::server::McpServer;
-use crate::session::{Session, SessionLimits, SharedSessions};
+use crate::session::Session;
+use crate::telemetry::Transport;
 
 /// What a message leads to once read and routed: an answer already, or work to await.
 pub(super) enum Next<'a> {
@@ -43,8 +44,7 @@ pub(super) enum Next<'a> {
 
 /// See [`Next::Created`].
 pub(super) struct Created<'a> {
-    shared: Arc<dyn SharedSessions>,
-    session: Arc<Session>,
+    write_through: WriteThrough,
     response: Response<Body>,
     id: &'a RawValue,
 }
@@ -68,18 +68,13 @@ impl Next<'_> {
             Next::Stateless(started) => stateless::answer(started).await,
             Next::Created(created) => {
                 let Created {
-                    shared,
-                    session,
+                    write_through,
                     response,
                     id,
                 } = *created;
-                match shared.created(&session).await {
+                match write_through.write().await {
                     Ok(()) => response,
-                    Err(error) => rpc_error(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        crate::engine::unavailable(error),
-                        Some(id),
-                    ),
+                    Err(refusal) => session_refused(refusal, Some(id)),
                 }
             }
         }
@@ -102,21 +97,15 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        if let Some(refused) = refused_media(headers) {
-            return refused;
-        }
-        let limit = self.engine.config.body_limit;
-        let timeout = self.engine.config.body_read_timeout;
-        let bytes = match request_body::read_within(body, limit, timeout).await {
+        let config = &self.engine.config;
+        let bytes = match request_body::read_post(headers, body, config, Accepts::JsonAndSse).await
+        {
             Ok(bytes) => bytes,
-            Err(error) => return body_error(error, limit),
+            Err(refused) => return refused,
         };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
-                None,
-            );
+        let text = match request_body::text(&bytes) {
+            Ok(text) => text,
+            Err(refused) => return *refused,
         };
         if incoming::is_batch(text) {
             // Boxed: batches are rare, and their state would grow every request's future.
@@ -164,30 +153,20 @@ impl<D: Dispatch> McpServer<D> {
             }
             _ => {}
         }
-        let header_version = match header_version(headers) {
-            Ok(version) => version,
-            Err(response) => return Next::Respond(response),
-        };
+        if let Some(refused) = unsupported_version(headers) {
+            return refused.into();
+        }
         if let Incoming::Request(Request {
             id,
             method: "initialize",
             params,
         }) = message
         {
-            let (response, session) = self.initialize(id, params.raw(), headers);
-            return match (&self.engine.shared_sessions, session) {
-                (Some(shared), Some(session)) => Next::Created(Box::new(Created {
-                    shared: shared.clone(),
-                    session,
-                    response,
-                    id,
-                })),
-                _ => response.into(),
-            };
+            return self.initialize(id, params.raw(), headers);
         }
-        let session = match self.session(headers, header_version) {
+        let session = match self.session(headers) {
             Ok(session) => session,
-            Err(response) => return Next::Respond(response),
+            Err(refusal) => return session_refused(refusal, None).into(),
         };
         match message {
             Incoming::Notification { method, params } => {
@@ -244,87 +223,54 @@ impl<D: Dispatch> McpServer<D> {
         super::auth::scope_refusal(&self.engine.dispatch, auth, principal, request)
     }
 
-    /// `initialize`: its response, and the session it created (held here, not yet in a
-    /// shared store).
-    fn initialize(
+    /// `initialize`: the session opened (bound to the principal, kept in the store), and its
+    /// response carrying the session id; when instances share sessions, the record still to
+    /// write before that response leaves.
+    fn initialize<'a>(
         &self,
-        id: &RawValue,
+        id: &'a RawValue,
         params: Option<&RawValue>,
         headers: &Headers<'_>,
-    ) -> (Response<Body>, Option<Arc<Session>>) {
+    ) -> Next<'a> {
         let principal = headers.principal.as_deref();
-        let (session, result) = match self.engine.initialize(params, headers.trace()) {
-            Ok(created) => created,
-            Err(error) => return (rpc_error(StatusCode::BAD_REQUEST, error, Some(id)), None),
+        let opened = self.engine.open_session(
+            Transport::Http,
+            params,
+            headers.trace(),
+            principal,
+            Keep::Shared,
+        );
+        let Opened {
+            session,
+            result,
+            write_through,
+        } = match opened {
+            Ok(opened) => opened,
+            Err(refusal) => return session_refused(refusal, Some(id)).into(),
         };
-        if let Some(principal) = principal {
-            // The digest, not the subject: a shared store holds the record.
-            session.bind_owner(principal.owner_digest());
-        }
-        if let Err(error) = self.engine.store.insert(session.clone()) {
-            return (
-                rpc_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    crate::engine::unavailable(error),
-                    Some(id),
-                ),
-                None,
-            );
-        }
-        tracing::debug!(session = %crate::ids::fingerprint(session.id()), version = %session.version(), "session created");
         let mut response = json_response(StatusCode::OK, result.into_success_response(id));
         if let Ok(value) = http::HeaderValue::from_str(session.id()) {
             response.headers_mut().insert(SESSION_HEADER_NAME, value);
         }
-        (response, Some(session))
-    }
-
-    /// The session a non-initialize request belongs to: 400 without the header (unless
-    /// session-less clients are allowed) or with a version header other than the one the
-    /// session negotiated, 404 when unknown or expired.
-    pub(super) fn session(
-        &self,
-        headers: &Headers<'_>,
-        header_version: Option<ProtocolVersion>,
-    ) -> Result<Arc<Session>, Box<Response<Body>>> {
-        let Some(id) = headers.session_id else {
-            return self.sessionless(header_version);
-        };
-        let session = self
-            .engine
-            .store
-            .get(id)
-            .ok_or_else(|| Box::new(session_not_found()))?;
-        if let Some(principal) = &headers.principal {
-            if !session.is_usable_by(principal) {
-                // Another principal's session is, to this one, a session that does not exist.
-                return Err(Box::new(session_not_found()));
-            }
-        }
-        match header_version {
-            Some(version) if version != session.version() => {
-                Err(Box::new(version_mismatch(version, session.version())))
-            }
-            _ => Ok(session),
+        match write_through {
+            Some(write_through) => Next::Created(Box::new(Created {
+                write_through,
+                response,
+                id,
+            })),
+            None => response.into(),
         }
     }
 
-    /// A throwaway session for a client that sent none, when the configuration allows it.
-    fn sessionless(
-        &self,
-        header_version: Option<ProtocolVersion>,
-    ) -> Result<Arc<Session>, Box<Response<Body>>> {
-        if !self.engine.config.allow_sessionless {
-            return Err(Box::new(bad_request(
-                "Bad Request: Mcp-Session-Id header is required (send initialize first)",
-            )));
-        }
-        Ok(Arc::new(Session::new(
-            header_version.unwrap_or(ProtocolVersion::V2025_03_26),
-            serde_json::Value::Null,
-            serde_json::Value::Null,
-            SessionLimits::of(&self.engine.config),
-        )))
+    /// The session a non-initialize request of `/mcp` belongs to (see
+    /// [`Engine::find_session`](crate::engine::Engine::find_session)), with the principal and
+    /// the version header of the request (checked by [`unsupported_version`] first).
+    pub(super) fn session(&self, headers: &Headers<'_>) -> Result<Arc<Session>, Refusal> {
+        self.engine.find_session(
+            headers.session_id,
+            headers.principal.as_deref(),
+            headers.protocol_version,
+        )
     }
 
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
@@ -336,13 +282,12 @@ impl<D: Dispatch> McpServer<D> {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
         };
-        let header_version = match header_version(headers) {
-            Ok(version) => version,
-            Err(response) => return *response,
-        };
-        let session = match self.session(headers, header_version) {
+        if let Some(refused) = unsupported_version(headers) {
+            return refused;
+        }
+        let session = match self.session(headers) {
             Ok(session) => session,
-            Err(response) => return *response,
+            Err(refusal) => return session_refused(refusal, None),
         };
         if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
             let dispatch = &self.engine.dispatch;
@@ -373,75 +318,14 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
-/// The version the request's `MCP-Protocol-Version` header names (absent: none, which a
-/// session takes as its own). An unsupported value is a 400.
-pub(super) fn header_version(
-    headers: &Headers<'_>,
-) -> Result<Option<ProtocolVersion>, Box<Response<Body>>> {
-    match headers.protocol_version {
-        None => Ok(None),
-        Some(text) => match ProtocolVersion::parse(text).filter(|v| !v.is_stateless()) {
-            Some(version) => Ok(Some(version)),
-            None => Err(Box::new(bad_request(format!(
-                "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)"
-            )))),
-        },
-    }
-}
-
-#[cold]
-fn version_mismatch(sent: ProtocolVersion, negotiated: ProtocolVersion) -> Response<Body> {
-    bad_request(format!(
-        "Bad Request: MCP-Protocol-Version {sent} differs from the version this session negotiated ({negotiated})"
-    ))
-}
-
-/// 415 or 406 when the POST's media types are not the protocol's.
-fn refused_media(headers: &Headers<'_>) -> Option<Response<Body>> {
-    if !guard::is_json_content(headers.content_type) {
-        return Some(rpc_error(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "Unsupported Media Type: Content-Type must be application/json",
-            ),
-            None,
-        ));
-    }
-    if !(headers.accepts_json && headers.accepts_sse) {
-        return Some(rpc_error(
-            StatusCode::NOT_ACCEPTABLE,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "Not Acceptable: Accept must list application/json and text/event-stream",
-            ),
-            None,
-        ));
-    }
-    None
-}
-
-#[cold]
-pub(super) fn body_error(error: ReadError, limit: usize) -> Response<Body> {
-    match error {
-        ReadError::TooLarge => rpc_error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                format!("Payload Too Large: the body exceeds {limit} bytes"),
-            ),
-            None,
-        ),
-        ReadError::Failed(error) => {
-            bad_request(format!("Bad Request: reading the body failed: {error}"))
-        }
-        ReadError::TimedOut => rpc_error(
-            StatusCode::REQUEST_TIMEOUT,
-            RpcError::new(
-                jsonrpc::INVALID_REQUEST,
-                "Request Timeout: the body did not arrive in time (Config::body_read_timeout)",
-            ),
-            None,
-        ),
+/// 400 when the request's `MCP-Protocol-Version` header names no session-era revision
+/// (absent: none, which a session takes as its own).
+pub(super) fn unsupported_version(headers: &Headers<'_>) -> Option<Response<Body>> {
+    let text = headers.protocol_version?;
+    match ProtocolVersion::parse(text).filter(|v| !v.is_stateless()) {
+        Some(_) => None,
+        None => Some(bad_request(format!(
+            "Bad Request: unsupported MCP-Protocol-Version \"{text}\" (supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25)"
+        ))),
     }
 }

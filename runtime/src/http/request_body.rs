@@ -4,11 +4,129 @@
 //! no frame queue, no buffer and no copy, unlike a general-purpose collector.
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
+use http::header::ACCEPT;
+use http::{Response, StatusCode};
 use http_body::Body;
 use std::future::Future;
 use std::pin::pin;
 use std::task::Poll;
 use std::time::Duration;
+
+use super::response::{bad_request, rpc_error};
+use crate::config::Config;
+use crate::jsonrpc::{self, RpcError};
+
+/// What a POST endpoint requires of `Accept`: the one difference between the endpoints'
+/// preludes (all require a JSON `Content-Type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Accepts {
+    /// `/mcp`: JSON and SSE both listed (the answer may come as either).
+    JsonAndSse,
+    /// The plain JSON-RPC endpoint: JSON allowed, when an `Accept` is sent at all (plain
+    /// JSON-RPC clients often send none, or `*/*`).
+    JsonIfSent,
+    /// The 2024-11-05 HTTP+SSE transport's POST: anything (it answers `202` with no body;
+    /// the answer goes on the stream).
+    Anything,
+}
+
+/// The prelude of every POST endpoint: 415 unless the body is JSON, 406 when `Accept` is
+/// not what `accepts` requires, then the body read within [`Config::body_limit`] and
+/// [`Config::body_read_timeout`] (413, 400, 408 when it cannot be). Its text comes from
+/// [`text`].
+pub(super) async fn read_post<B>(
+    headers: &super::headers::Headers<'_>,
+    body: B,
+    config: &Config,
+    accepts: Accepts,
+) -> Result<Bytes, Response<super::Body>>
+where
+    B: Body + Send,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    if let Some(refused) = refused_media(headers, accepts) {
+        return Err(refused);
+    }
+    let limit = config.body_limit;
+    read_within(body, limit, config.body_read_timeout)
+        .await
+        .map_err(|error| body_error(error, limit))
+}
+
+/// The text of a body [`read_post`] read: 400 with a parse error when it is not UTF-8.
+#[inline]
+pub(super) fn text(bytes: &[u8]) -> Result<&str, Box<Response<super::Body>>> {
+    std::str::from_utf8(bytes).map_err(|_| not_utf8())
+}
+
+#[cold]
+fn not_utf8() -> Box<Response<super::Body>> {
+    Box::new(rpc_error(
+        StatusCode::BAD_REQUEST,
+        RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
+        None,
+    ))
+}
+
+/// 415 or 406 when the POST's media types are not the endpoint's (see [`Accepts`]).
+#[inline]
+fn refused_media(
+    headers: &super::headers::Headers<'_>,
+    accepts: Accepts,
+) -> Option<Response<super::Body>> {
+    if !super::guard::is_json_content(headers.content_type) {
+        return Some(rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Unsupported Media Type: Content-Type must be application/json",
+            ),
+            None,
+        ));
+    }
+    let refused = match accepts {
+        Accepts::JsonAndSse => (!(headers.accepts_json && headers.accepts_sse))
+            .then_some("Not Acceptable: Accept must list application/json and text/event-stream"),
+        Accepts::JsonIfSent => (headers.map.contains_key(ACCEPT) && !headers.accepts_json)
+            .then_some("Not Acceptable: Accept must allow application/json"),
+        Accepts::Anything => None,
+    };
+    refused.map(|message| {
+        rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            RpcError::new(jsonrpc::INVALID_REQUEST, message),
+            None,
+        )
+    })
+}
+
+/// A body that could not be read: 413 over the limit, 400 when the connection failed, 408
+/// when it did not arrive in time.
+#[cold]
+fn body_error(error: ReadError, limit: usize) -> Response<super::Body> {
+    match error {
+        ReadError::TooLarge => rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                format!("Payload Too Large: the body exceeds {limit} bytes"),
+            ),
+            None,
+        ),
+        ReadError::Failed(error) => {
+            bad_request(format!("Bad Request: reading the body failed: {error}"))
+        }
+        ReadError::TimedOut => rpc_error(
+            StatusCode::REQUEST_TIMEOUT,
+            RpcError::new(
+                jsonrpc::INVALID_REQUEST,
+                "Request Timeout: the body did not arrive in time (Config::body_read_timeout)",
+            ),
+            None,
+        ),
+    }
+}
 
 /// Why a body could not be read.
 #[derive(Debug)]

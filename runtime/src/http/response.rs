@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::Body;
+use crate::engine::sessions::Refusal;
 use crate::events::Delivery;
 use crate::jsonrpc::{self, error_response, RpcError};
 
@@ -19,6 +20,23 @@ pub(super) fn rpc_error(
     id: Option<&RawValue>,
 ) -> Response<Body> {
     json_response(status, error_response(id, &error))
+}
+
+/// A session [`Refusal`] as an HTTP response: 400 for `initialize`'s params, a missing
+/// session id or another version than the session's; 404 for a session that does not exist
+/// (to this principal); 503 when the session store is full or cannot be reached. `id` is
+/// the request's, which only the answers to `initialize` and the store's errors carry.
+#[cold]
+pub(super) fn session_refused(refusal: Refusal, id: Option<&RawValue>) -> Response<Body> {
+    let (status, id) = match &refusal {
+        Refusal::Invalid(_) => (StatusCode::BAD_REQUEST, id),
+        Refusal::Store(_) => (StatusCode::SERVICE_UNAVAILABLE, id),
+        Refusal::NotFound => (StatusCode::NOT_FOUND, None),
+        Refusal::Missing | Refusal::VersionMismatch { .. } | Refusal::NotInitialized => {
+            (StatusCode::BAD_REQUEST, None)
+        }
+    };
+    rpc_error(status, refusal.error(), id)
 }
 
 /// `400 Bad Request` with an Invalid Request error saying why.
@@ -34,11 +52,7 @@ pub(super) fn bad_request(message: impl Into<String>) -> Response<Body> {
 /// `404` for a session that does not exist (any more).
 #[cold]
 pub(super) fn session_not_found() -> Response<Body> {
-    rpc_error(
-        StatusCode::NOT_FOUND,
-        RpcError::new(-32001, "Session not found"),
-        None,
-    )
+    session_refused(Refusal::NotFound, None)
 }
 
 /// `405` naming the methods `allow`ed.
