@@ -4,6 +4,7 @@
 //! servers; enterprise-managed authorization and the JWT-bearer grant.
 
 use super::*;
+use crate::future::BoxFuture;
 use base64::Engine as _;
 use bytes::Bytes;
 use http::{Request, Response};
