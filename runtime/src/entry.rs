@@ -5,8 +5,9 @@
 //! `--help` in groups with its default, and checked before the server starts: a bad value, a
 //! zero where zero makes no sense, or a combination that cannot work exits with status 2 and
 //! one line naming the flag or variable (`error: --body-limit 0: must be at least 1 byte`).
-//! A flag wins over its variable; an empty variable counts as unset. The table of settings
-//! is `entry/settings.rs` (`SETTINGS`): adding a flag is adding an entry there.
+//! A flag wins over its variable; an empty variable counts as unset. A setting that is a
+//! [`Config`] field is one row of the table in `config.rs` (its flag, variable, default, parser
+//! and docs, see `entry/settings/mod.rs`); adding one is adding a row there.
 //!
 //! The ways in, from the simplest:
 //!
@@ -33,7 +34,7 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 mod features;
-mod settings;
+pub(crate) mod settings;
 // The upstream flags of a gateway binary (`gateway`, `parse_gateway`).
 #[cfg(feature = "upstream")]
 mod upstream;
@@ -42,7 +43,7 @@ pub(crate) mod values;
 #[cfg(feature = "upstream")]
 pub use upstream::{gateway, parse_gateway};
 
-use settings::{Given, Parsed, Scope, Setting, SETTINGS};
+use settings::{Given, Parsed, Scope, Setting};
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
@@ -193,7 +194,7 @@ pub fn parse(
     from_matches(&matches, config, &env)
 }
 
-/// [`parse`] of the command line clap read: the settings of [`SETTINGS`] from `matches`, else
+/// [`parse`] of the command line clap read: the settings of [`settings::all`] from `matches`, else
 /// from `env`, over `config`.
 fn from_matches(
     matches: &clap::ArgMatches,
@@ -217,8 +218,7 @@ fn from_matches(
     };
     let variable = |setting: &Setting| env(setting.env).filter(|text| !text.is_empty());
     let setting = |name: &str| {
-        SETTINGS
-            .iter()
+        settings::all()
             .find(|setting| setting.flag == name)
             .expect("a setting of the table")
     };
@@ -241,7 +241,7 @@ fn from_matches(
     }
     // The first flag given whose feature this build lacks, as its error.
     let mut unbuilt: Option<String> = None;
-    for setting in SETTINGS.iter().filter(|s| s.flag != "stdio") {
+    for setting in settings::all().filter(|s| s.flag != "stdio") {
         let value = match (flag(setting), variable(setting)) {
             (Some(text), _) => (text, true),
             (None, Some(text)) => (text, false),
@@ -358,7 +358,7 @@ empty variable counts as unset. A flag for HTTP is refused with --stdio, its var
 Durations: 250ms, 30s, 10m, 1h, 1d, or a sum such as 1h30m. Sizes: bytes, or 64KiB, 4MiB, 1GiB. \
 Switches set by a variable: 1, true, on, yes or 0, false, off, no.";
 
-/// The command line of [`SETTINGS`], with `config`'s values as the defaults shown.
+/// The command line of [`settings::all`], with `config`'s values as the defaults shown.
 fn command(program: &str, config: &Config) -> clap::Command {
     let mut command = clap::Command::new(program.to_owned())
         .about(ABOUT)
@@ -375,7 +375,7 @@ fn command(program: &str, config: &Config) -> clap::Command {
                 .help("Print the server's name and version, and the runtime's, then exit")
                 .action(clap::ArgAction::SetTrue),
         );
-    for setting in SETTINGS {
+    for setting in settings::all() {
         let default = (setting.default)(config);
         let mut spec = format!("[env: {}]", setting.env);
         if !default.is_empty() {

@@ -3,7 +3,7 @@
 //! conventions of the other settings (the flag wins, an empty variable is unset, the default
 //! shown, every value checked at start: exit 2 and one line naming the flag or variable).
 //!
-//! They are not rows of `SETTINGS` (`settings.rs`): only a gateway has them, so
+//! They are not rows of `settings::all` (`settings/`): only a gateway has them, so
 //! [`parse_gateway`] adds them to the command line and reads them into an
 //! [`UpstreamSettings`] after the other settings.
 //!
