@@ -16,11 +16,10 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use http::header::{HeaderName, HeaderValue};
 
+use super::command::{clap_error, command, program_name, wrap, HELP_WIDTH};
+use super::serve::{serve, shared};
 use super::values::{count, duration, show_duration, show_size, size};
-use super::{
-    clap_error, command, from_matches, program_name, serve, shared, start_logging, version_line,
-    wrap, Args, ArgsError, HELP_WIDTH,
-};
+use super::{from_matches, start_logging, version_line, Args, ArgsError};
 use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
