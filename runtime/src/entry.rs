@@ -5,8 +5,9 @@
 //! `--help` in groups with its default, and checked before the server starts: a bad value, a
 //! zero where zero makes no sense, or a combination that cannot work exits with status 2 and
 //! one line naming the flag or variable (`error: --body-limit 0: must be at least 1 byte`).
-//! A flag wins over its variable; an empty variable counts as unset. The table of settings
-//! is `entry/settings.rs` (`SETTINGS`): adding a flag is adding an entry there.
+//! A flag wins over its variable; an empty variable counts as unset. A setting that is a
+//! [`Config`] field is one row of the table in `config.rs` (its flag, variable, default, parser
+//! and docs, see `entry/settings/mod.rs`); adding one is adding a row there.
 //!
 //! The ways in, from the simplest:
 //!
@@ -32,8 +33,10 @@ use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
+mod command;
 mod features;
-mod settings;
+mod serve;
+pub(crate) mod settings;
 // The upstream flags of a gateway binary (`gateway`, `parse_gateway`).
 #[cfg(feature = "upstream")]
 mod upstream;
@@ -42,7 +45,9 @@ pub(crate) mod values;
 #[cfg(feature = "upstream")]
 pub use upstream::{gateway, parse_gateway};
 
-use settings::{Given, Parsed, Scope, Setting, SETTINGS};
+use command::{clap_error, command, program_name, source, VERSION_FLAG};
+use serve::{serve, shared};
+use settings::{Given, Parsed, Scope, Setting};
 
 /// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
 /// (empty: off).
@@ -193,7 +198,7 @@ pub fn parse(
     from_matches(&matches, config, &env)
 }
 
-/// [`parse`] of the command line clap read: the settings of [`SETTINGS`] from `matches`, else
+/// [`parse`] of the command line clap read: the settings of [`settings::all`] from `matches`, else
 /// from `env`, over `config`.
 fn from_matches(
     matches: &clap::ArgMatches,
@@ -217,8 +222,7 @@ fn from_matches(
     };
     let variable = |setting: &Setting| env(setting.env).filter(|text| !text.is_empty());
     let setting = |name: &str| {
-        SETTINGS
-            .iter()
+        settings::all()
             .find(|setting| setting.flag == name)
             .expect("a setting of the table")
     };
@@ -241,7 +245,7 @@ fn from_matches(
     }
     // The first flag given whose feature this build lacks, as its error.
     let mut unbuilt: Option<String> = None;
-    for setting in SETTINGS.iter().filter(|s| s.flag != "stdio") {
+    for setting in settings::all().filter(|s| s.flag != "stdio") {
         let value = match (flag(setting), variable(setting)) {
             (Some(text), _) => (text, true),
             (None, Some(text)) => (text, false),
@@ -322,86 +326,6 @@ pub fn help(config: &Config) -> String {
     command(&program_name(), config).render_help().to_string()
 }
 
-/// How an error cites a value: `--flag VALUE` (a switch: `--flag`) or `VAR=VALUE`, the value
-/// quoted when it is empty or holds spaces or control characters (the error stays one line).
-fn source(setting: &Setting, text: &str, from_flag: bool) -> String {
-    let shown = if text.is_empty() || text.contains(|c: char| c.is_whitespace() || c.is_control()) {
-        format!("{text:?}")
-    } else {
-        text.to_owned()
-    };
-    match (from_flag, setting.value) {
-        (true, None) => format!("--{}", setting.flag),
-        (true, Some(_)) => format!("--{} {shown}", setting.flag),
-        (false, _) => format!("{}={shown}", setting.env),
-    }
-}
-
-/// The name of this program, for `--help`.
-fn program_name() -> String {
-    std::env::args_os()
-        .next()
-        .and_then(|path| {
-            std::path::Path::new(&path)
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-        })
-        .unwrap_or_else(|| "server".into())
-}
-
-const ABOUT: &str = "An MCP server (mcp-runtime): Streamable HTTP at http://HOST:PORT/mcp, or \
-stdin/stdout with --stdio.";
-
-const AFTER_HELP: &str = "\
-Every flag can be given by its environment variable instead ([env: ...]); the flag wins, and an \
-empty variable counts as unset. A flag for HTTP is refused with --stdio, its variable ignored.
-Durations: 250ms, 30s, 10m, 1h, 1d, or a sum such as 1h30m. Sizes: bytes, or 64KiB, 4MiB, 1GiB. \
-Switches set by a variable: 1, true, on, yes or 0, false, off, no.";
-
-/// The command line of [`SETTINGS`], with `config`'s values as the defaults shown.
-fn command(program: &str, config: &Config) -> clap::Command {
-    let mut command = clap::Command::new(program.to_owned())
-        .about(ABOUT)
-        .after_help(wrap(AFTER_HELP, HELP_WIDTH + HELP_INDENT))
-        // A repeated flag: the last one wins.
-        .args_override_self(true)
-        // Each flag on its line, its help under it (wrapped here: clap wraps only with its
-        // `wrap_help` feature, which would bring a terminal-size crate to every server).
-        .next_line_help(true)
-        .arg(
-            clap::Arg::new(VERSION_FLAG)
-                .short('V')
-                .long(VERSION_FLAG)
-                .help("Print the server's name and version, and the runtime's, then exit")
-                .action(clap::ArgAction::SetTrue),
-        );
-    for setting in SETTINGS {
-        let default = (setting.default)(config);
-        let mut spec = format!("[env: {}]", setting.env);
-        if !default.is_empty() {
-            spec.push_str(&format!(" [default: {default}]"));
-        }
-        let help = format!(
-            "{}\n{}",
-            wrap(setting.help, HELP_WIDTH),
-            wrap(&spec, HELP_WIDTH)
-        );
-        let arg = clap::Arg::new(setting.flag)
-            .long(setting.flag)
-            .help_heading(setting.heading)
-            .help(help);
-        let arg = match setting.value {
-            Some(name) => arg.value_name(name).action(clap::ArgAction::Set),
-            None => arg.action(clap::ArgAction::SetTrue),
-        };
-        command = command.arg(arg);
-    }
-    command
-}
-
-/// The flag that prints [`version_line`] (not a setting: it changes nothing).
-const VERSION_FLAG: &str = "version";
-
 /// The runtime's part of `--version`: its crate version and the MCP revisions it serves.
 const RUNTIME_VERSION: &str = concat!(
     "mcp-runtime ",
@@ -414,70 +338,6 @@ const RUNTIME_VERSION: &str = concat!(
 pub fn version_line(catalog: &crate::Catalog) -> String {
     let server = &catalog.server;
     format!("{} {} ({RUNTIME_VERSION})", server.name, server.version)
-}
-
-/// The width of a flag's help lines, under the flag (clap indents them by [`HELP_INDENT`]).
-const HELP_WIDTH: usize = 88;
-const HELP_INDENT: usize = 10;
-
-/// `text` broken into lines of at most `width` characters, between words (a longer word gets
-/// its own line); its own line breaks are kept.
-fn wrap(text: &str, width: usize) -> String {
-    let mut wrapped = String::with_capacity(text.len() + 8);
-    for (i, paragraph) in text.split('\n').enumerate() {
-        if i > 0 {
-            wrapped.push('\n');
-        }
-        let mut line_len = 0;
-        for word in paragraph.split(' ').filter(|word| !word.is_empty()) {
-            let len = word.chars().count();
-            if line_len > 0 && line_len + 1 + len > width {
-                wrapped.push('\n');
-                line_len = 0;
-            } else if line_len > 0 {
-                wrapped.push(' ');
-                line_len += 1;
-            }
-            wrapped.push_str(word);
-            line_len += len;
-        }
-    }
-    wrapped
-}
-
-/// A clap error as one line (or the help).
-fn clap_error(error: clap::Error) -> ArgsError {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let context = |kind| match error.get(kind) {
-        Some(ContextValue::String(value)) => Some(value.clone()),
-        Some(ContextValue::Strings(values)) => values.first().cloned(),
-        _ => None,
-    };
-    match error.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            ArgsError::Help(error.render().to_string())
-        }
-        ErrorKind::UnknownArgument => {
-            let argument = context(ContextKind::InvalidArg).unwrap_or_default();
-            let tip = context(ContextKind::SuggestedArg)
-                .map(|similar| format!(" (did you mean {similar}?)"))
-                .unwrap_or_default();
-            ArgsError::Invalid(format!(
-                "unknown argument `{argument}`{tip}; --help lists every flag"
-            ))
-        }
-        ErrorKind::InvalidValue
-            if context(ContextKind::InvalidValue).is_none_or(|value| value.is_empty()) =>
-        {
-            let argument = context(ContextKind::InvalidArg).unwrap_or_default();
-            ArgsError::Invalid(format!("{argument} needs a value"))
-        }
-        _ => {
-            let rendered = error.render().to_string();
-            let line = rendered.lines().next().unwrap_or_default();
-            ArgsError::Invalid(line.strip_prefix("error: ").unwrap_or(line).to_owned())
-        }
-    }
 }
 
 /// Whether `url` can be the endpoint's public URL: `http://` or `https://`, no spaces or
@@ -605,21 +465,6 @@ fn stdio_sealing_key(args: &mut Args) {
     }
 }
 
-/// `--redis`, if given: the URL, the flag or variable it came from, the key prefix.
-struct Shared {
-    url: String,
-    source: &'static str,
-    prefix: String,
-}
-
-fn shared(args: &Args) -> Option<Shared> {
-    args.redis.as_ref().map(|url| Shared {
-        url: url.clone(),
-        source: args.redis_source,
-        prefix: args.redis_prefix.clone(),
-    })
-}
-
 /// Why [`parse_process`] gave no [`Args`].
 enum Exit {
     /// Help or an error, already printed: exit with this.
@@ -690,104 +535,6 @@ fn start_logging(args: &Args, service_name: &str) -> Result<crate::telemetry::Te
         eprintln!("error: {message}");
         ExitCode::from(2)
     })
-}
-
-/// Serves `server` on `transport` until the end (see [`main`]), its tasks and notifications
-/// shared through Redis first when `shared` says so, its Prometheus metrics at `metrics` when
-/// given (`--metrics`, a listener of its own).
-fn serve<D: Dispatch>(
-    mut server: McpServer<D>,
-    transport: Transport,
-    shared: Option<Shared>,
-    metrics: Option<SocketAddr>,
-) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if let Some(shared) = shared {
-        server = match runtime.block_on(shared_through_redis(server, shared)) {
-            Ok(server) => server,
-            Err((code, message)) => {
-                eprintln!("error: {message}");
-                return ExitCode::from(code);
-            }
-        };
-    }
-    if let Some(addr) = metrics {
-        if let Err((code, message)) =
-            crate::telemetry::start_metrics(&runtime, server.load_source(), addr)
-        {
-            eprintln!("error: {message}");
-            return ExitCode::from(code);
-        }
-    }
-    let result = runtime.block_on(async move {
-        match transport {
-            Transport::Http(addr) => server.serve(addr).await,
-            // stdin closing is the usual end; a signal ends it too, with success.
-            Transport::Stdio => tokio::select! {
-                served = crate::stdio::serve_stdio(server) => served,
-                () = crate::shutdown::signal() => Ok(()),
-            },
-        }
-    });
-    // What is still running is dropped: handlers past the shutdown grace, and the thread
-    // blocked reading stdin (which would otherwise keep the process alive until a line comes).
-    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("error: {error}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// `server` rebuilt with its tasks and notifications shared through the Redis `shared` names
-/// (`--redis URL`; errors name the flag or variable it came from, never the URL). On failure,
-/// the exit code and the message: 2 for a setup that cannot work, 1 when Redis cannot be
-/// reached.
-async fn shared_through_redis<D: Dispatch>(
-    server: McpServer<D>,
-    shared: Shared,
-) -> Result<McpServer<D>, (u8, String)> {
-    let source = shared.source;
-    #[cfg(not(feature = "redis"))]
-    {
-        let _ = (server, shared.url, shared.prefix);
-        Err((
-            2,
-            format!("{source}: this server was built without the `redis` feature (build it with `--features redis`)"),
-        ))
-    }
-    #[cfg(feature = "redis")]
-    {
-        use crate::request_state::{SealingKey, KEY_ENV};
-        let shared_key = server.config().request_state_key.is_some()
-            || matches!(SealingKey::from_env(), Ok(Some(_)));
-        if !shared_key {
-            return Err((
-                2,
-                format!("{source} needs {KEY_ENV} (or --request-state-key-file): every instance must seal requestState with the same key (e.g. `openssl rand -hex 32`)"),
-            ));
-        }
-        let stores = crate::stores::redis::connect(&shared.url, &shared.prefix, server.config())
-            .await
-            .map_err(|error| (1, format!("{source}: {error}")))?;
-        server.rebuilt_with(stores).map_err(|_| {
-            (
-                2,
-                format!("{source} cannot change a server that was cloned before entry::run; build it in entry::run_with's closure, or with McpServer::with_stores"),
-            )
-        })
-    }
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ fn help_lists_every_setting_in_groups() {
         panic!("no help")
     };
     assert!(matches!(parse_with(&["-h"], &[]), Err(ArgsError::Help(_))));
-    for setting in SETTINGS {
+    for setting in settings::all() {
         assert!(
             help.contains(&format!("--{}", setting.flag)),
             "--{} missing:\n{help}",
@@ -403,7 +403,7 @@ fn every_setting_reaches_the_config() {
     ];
     let mut covered: Vec<&str> = vec!["stdio", "addr", "log-level", "log-format"];
     for (flag, var, value, check) in cases {
-        let setting = SETTINGS.iter().find(|s| s.flag == *flag).unwrap();
+        let setting = settings::all().find(|s| s.flag == *flag).unwrap();
         assert_eq!(setting.env, *var, "--{flag}");
         let args = ok(&[&format!("--{flag}"), value], &[]);
         assert!(check(&args.config), "--{flag} {value}");
@@ -455,7 +455,7 @@ fn every_setting_reaches_the_config() {
         // Checked by their own tests below.
         covered.push(flag);
     }
-    for setting in SETTINGS {
+    for setting in settings::all() {
         assert!(
             covered.contains(&setting.flag),
             "--{} has no test",

@@ -3,7 +3,7 @@
 //! conventions of the other settings (the flag wins, an empty variable is unset, the default
 //! shown, every value checked at start: exit 2 and one line naming the flag or variable).
 //!
-//! They are not rows of `SETTINGS` (`settings.rs`): only a gateway has them, so
+//! They are not rows of `settings::all` (`settings/`): only a gateway has them, so
 //! [`parse_gateway`] adds them to the command line and reads them into an
 //! [`UpstreamSettings`] after the other settings.
 //!
@@ -16,11 +16,10 @@ use std::process::ExitCode;
 use clap::parser::ValueSource;
 use http::header::{HeaderName, HeaderValue};
 
+use super::command::{clap_error, command, program_name, wrap, HELP_WIDTH};
+use super::serve::{serve, shared};
 use super::values::{count, duration, show_duration, show_size, size};
-use super::{
-    clap_error, command, from_matches, program_name, serve, shared, start_logging, version_line,
-    wrap, Args, ArgsError, HELP_WIDTH,
-};
+use super::{from_matches, start_logging, version_line, Args, ArgsError};
 use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;

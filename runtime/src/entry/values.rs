@@ -135,6 +135,62 @@ pub(crate) fn show_switch(on: bool) -> String {
     if on { "on" } else { "off" }.into()
 }
 
+/// The least duration most settings take: more than zero.
+pub(crate) const MS: Duration = Duration::from_millis(1);
+
+/// tokio's `Semaphore::MAX_PERMITS` (`--max-connections` is at most this).
+pub(crate) const MAX_PERMITS: usize = usize::MAX >> 3;
+
+/// A probe path (`--health-path`, `--ready-path`): `off` for none, else a path as
+/// `--jsonrpc` takes.
+pub(crate) fn probe_path(text: &str) -> Result<Option<String>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    super::check_jsonrpc_path(text).map_err(|why| why.replace("/jsonrpc", "/healthz"))?;
+    Ok(Some(text.to_owned()))
+}
+
+/// How `--help` shows a probe path.
+pub(crate) fn show_path(path: Option<String>) -> String {
+    path.unwrap_or_else(|| "off".into())
+}
+
+/// `--allowed-hosts`: comma-separated host names or IP addresses, without port or scheme.
+pub(crate) fn host_list(text: &str) -> Result<Vec<String>, String> {
+    let hosts: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|host| !host.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if hosts.is_empty() {
+        return Err("needs at least one host name, e.g. localhost,mcp.example.com".into());
+    }
+    for host in &hosts {
+        if host.contains("://") || host.contains('/') {
+            return Err(format!(
+                "`{host}`: a host name, not a URL (e.g. mcp.example.com)"
+            ));
+        }
+        if host.starts_with('[') {
+            return Err(format!(
+                "`{host}`: write an IPv6 address without brackets (e.g. ::1)"
+            ));
+        }
+        if host.contains(':') && host.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!(
+                "`{host}`: a host name without port (any port is accepted)"
+            ));
+        }
+        if host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!("`{host}`: no spaces or control characters"));
+        }
+    }
+    Ok(hosts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,244 @@
+//! Every setting of a server binary: its flag, its environment variable, its `--help` group and
+//! line, where it applies, how `--help` shows its default, and how its text reaches the
+//! [`Parsed`] options; `entry` builds the command line, the environment fallback, the help and
+//! the error messages from these rows ([`all`]).
+//!
+//! **To add a setting that is a [`Config`] field, add a row to the table in `config.rs`**: the
+//! field, its default, its builder setter and its row here all come from it (see that module's
+//! documentation). A flag that sets anything else is a hand-written [`Setting`] in `custom.rs`
+//! (and, when it sets something other than [`Config`], a field of [`Parsed`]).
+//!
+//! Checks that involve several settings (authorization, the `requestState` keys read from the
+//! environment, the probe paths) are in [`finish`].
+
+use std::net::SocketAddr;
+
+use super::LogFormat;
+use crate::auth::AuthArgs;
+use crate::config::Config;
+use crate::request_state::{SealingKey, KEY_ENV, PREVIOUS_KEY_ENV};
+
+mod custom;
+
+/// Where a setting applies. A flag given where it does not apply is refused; an environment
+/// variable is ignored there (one environment can serve both transports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// HTTP and stdio.
+    Any,
+    /// Streamable HTTP only (refused with `--stdio`).
+    Http,
+    /// `--stdio` only.
+    Stdio,
+}
+
+/// One setting. See the module's documentation.
+pub(crate) struct Setting {
+    /// The long flag, without its dashes (`body-limit`).
+    pub flag: &'static str,
+    /// The environment variable read when the flag is not given (empty value: unset).
+    pub env: &'static str,
+    /// The value's name in `--help` (`SIZE`); `None` for a switch (a flag without a value,
+    /// whose variable takes `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`).
+    pub value: Option<&'static str>,
+    /// The `--help` group.
+    pub heading: &'static str,
+    /// The `--help` line (the variable and the default are added to it).
+    pub help: &'static str,
+    /// Where it applies.
+    pub scope: Scope,
+    /// The default `--help` shows, from the configuration the binary starts from (empty: none
+    /// shown).
+    pub default: fn(&Config) -> String,
+    /// Reads the value given (for a switch given as a flag: `true`) into the options; the
+    /// error says what is wrong, and the caller names the flag or variable.
+    pub apply: fn(&mut Parsed, &Given<'_>) -> Result<(), String>,
+}
+
+/// A value of a setting, as given.
+pub(crate) struct Given<'a> {
+    /// The text (a switch given as a flag: `true`).
+    pub text: &'a str,
+    /// Whether it came from the command line (else from the environment).
+    pub from_flag: bool,
+    /// How errors cite it: `--flag VALUE` or `VAR=VALUE`.
+    pub source: String,
+}
+
+/// What the settings produce, before [`finish`].
+#[derive(Debug, Clone)]
+pub(crate) struct Parsed {
+    /// `--stdio` (decided before the other settings are read: see `entry::parse`).
+    pub stdio: bool,
+    /// `--addr`.
+    pub addr: SocketAddr,
+    /// Every setting that is a [`Config`] field.
+    pub config: Config,
+    /// `--log-level` / `RUST_LOG`: directives for [`crate::telemetry::parse_log_filter`].
+    pub log_filter: String,
+    /// `--log-format`.
+    pub log_format: LogFormat,
+    /// `--auth-*`: turned into [`Config::auth`] by [`finish`].
+    pub auth: AuthArgs,
+    /// How the current `requestState` key was given by a file (`--request-state-key-file`),
+    /// if it was: whether by the flag (else by its variable).
+    pub key_file_by_flag: Option<bool>,
+    /// Likewise for the previous key.
+    pub previous_key_file_by_flag: Option<bool>,
+    /// The keys [`finish`] read from their variables: `request-state-key`,
+    /// `request-state-previous-key`.
+    pub keys_from_env: Vec<&'static str>,
+    /// `--redis`: the URL, and the flag or variable it came from (errors name that, never the
+    /// URL, which may hold a password).
+    pub redis: Option<(String, &'static str)>,
+    /// `--redis-prefix`.
+    pub redis_prefix: String,
+    /// `--metrics`: where to serve Prometheus metrics.
+    pub metrics: Option<SocketAddr>,
+}
+
+impl Parsed {
+    /// The options before any setting: `config`, listening on 127.0.0.1:8080.
+    pub fn new(config: Config) -> Self {
+        Self {
+            stdio: false,
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            config,
+            log_filter: DEFAULT_LOG_FILTER.into(),
+            log_format: LogFormat::Text,
+            auth: AuthArgs::default(),
+            key_file_by_flag: None,
+            previous_key_file_by_flag: None,
+            keys_from_env: Vec::new(),
+            redis: None,
+            redis_prefix: DEFAULT_REDIS_PREFIX.into(),
+            metrics: None,
+        }
+    }
+}
+
+/// The Redis key prefix without `--redis-prefix` (`stores::redis::DEFAULT_PREFIX`).
+pub(crate) const DEFAULT_REDIS_PREFIX: &str = "mcp";
+
+/// The log filter without `--log-level` or `RUST_LOG`.
+pub(crate) const DEFAULT_LOG_FILTER: &str = "info";
+
+/// The `--help` groups, in `--help` order ([`HEADINGS`]).
+pub(crate) mod heading {
+    pub(crate) const TRANSPORT: &str = "Transport";
+    pub(crate) const ENDPOINTS: &str = "Endpoints (HTTP)";
+    pub(crate) const LIMITS: &str = "Limits";
+    pub(crate) const SESSIONS: &str = "Sessions (HTTP)";
+    pub(crate) const STREAMS: &str = "Streams";
+    pub(crate) const CACHING: &str = "Caching (2026-07-28 results: ttlMs, cacheScope)";
+    pub(crate) const STATE: &str = "Request state (2026-07-28 multi round-trip)";
+    pub(crate) const TASKS: &str = "Tasks";
+    pub(crate) const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
+    pub(crate) const SHARED: &str = "Shared state (HTTP; feature `redis`)";
+    pub(crate) const OPERATIONS: &str = "Audit records and rate limits";
+    pub(crate) const TELEMETRY: &str = "Telemetry (feature `metrics`)";
+    pub(crate) const LOGGING: &str = "Logging";
+}
+
+/// The `--help` groups in their order.
+const HEADINGS: &[&str] = {
+    use heading::*;
+    &[
+        TRANSPORT, ENDPOINTS, LIMITS, SESSIONS, STREAMS, CACHING, STATE, TASKS, AUTH, SHARED,
+        OPERATIONS, TELEMETRY, LOGGING,
+    ]
+};
+
+/// Every setting, in `--help` order (also the order they are applied in): heading by heading,
+/// the hand-written rows of `custom.rs` first, then the table's (`config.rs`), each in the
+/// order written.
+pub(crate) fn all() -> impl Iterator<Item = &'static Setting> {
+    HEADINGS.iter().flat_map(|&heading| {
+        custom::CUSTOM
+            .iter()
+            .chain(crate::config::FIELD_SETTINGS)
+            .filter(move |setting| setting.heading == heading)
+    })
+}
+
+/// The checks and defaults that involve several settings, once every setting is read: the
+/// `requestState` keys of the environment (when no key file is given), then authorization
+/// (whose audience defaults to the public URL).
+pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
+    // The keys themselves are secrets: errors name the variable, never the value.
+    let key_env = |var: &str| env(var).filter(|text| !text.trim().is_empty());
+    for (file_by_flag, var, file_var, key, name) in [
+        (
+            p.key_file_by_flag,
+            KEY_ENV,
+            "MCP_REQUEST_STATE_KEY_FILE",
+            &mut p.config.request_state_key,
+            "request-state-key",
+        ),
+        (
+            p.previous_key_file_by_flag,
+            PREVIOUS_KEY_ENV,
+            "MCP_REQUEST_STATE_PREVIOUS_KEY_FILE",
+            &mut p.config.request_state_previous_key,
+            "request-state-previous-key",
+        ),
+    ] {
+        match (file_by_flag, key_env(var)) {
+            // The flag wins over both variables.
+            (Some(true), _) | (_, None) => {}
+            (Some(false), Some(_)) => {
+                return Err(format!(
+                    "{file_var} and {var} both give the key: set one of them"
+                ))
+            }
+            (None, Some(text)) => {
+                *key = Some(SealingKey::from_text(&text).map_err(|why| format!("{var}: {why}"))?);
+                p.keys_from_env.push(name);
+            }
+        }
+    }
+    let probes = [
+        ("--health-path", &p.config.health_path),
+        ("--ready-path", &p.config.ready_path),
+    ];
+    for (flag, path) in probes {
+        let Some(path) = path else { continue };
+        if p.config.jsonrpc_path.as_ref() == Some(path) {
+            return Err(format!("{flag} {path}: the path is --jsonrpc's"));
+        }
+    }
+    if p.config.health_path.is_some() && p.config.health_path == p.config.ready_path {
+        return Err(format!(
+            "--health-path and --ready-path are both {}: give them different paths",
+            p.config.health_path.as_deref().unwrap_or_default()
+        ));
+    }
+    if !p.stdio {
+        if let Some(auth) = p.auth.auth(p.config.public_url.as_deref())? {
+            if p.config.legacy_sse {
+                return Err("--legacy-sse cannot be combined with --auth-issuer: the 2024-11-05 HTTP+SSE transport has no authorization".into());
+            }
+            p.config.auth = Some(auth);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_is_listed_once_under_a_known_heading() {
+        let rows = custom::CUSTOM.len() + crate::config::FIELD_SETTINGS.len();
+        // A row whose heading is not in HEADINGS would be left out of `all` (and of --help).
+        assert_eq!(all().count(), rows);
+        let mut flags: Vec<_> = all().map(|setting| setting.flag).collect();
+        let mut envs: Vec<_> = all().map(|setting| setting.env).collect();
+        flags.sort_unstable();
+        flags.dedup();
+        envs.sort_unstable();
+        envs.dedup();
+        assert_eq!((flags.len(), envs.len()), (rows, rows));
+    }
+}
