@@ -252,6 +252,13 @@ pub struct Config {
     /// message comes on the stream. Same Host/Origin checks, body limits and session limits as
     /// `/mcp`. Default false: `/sse` and `/messages` answer 404.
     pub legacy_sse: bool,
+    /// Return a call's spans to a client that asks (`_meta.otel.traces.request` in a
+    /// `tools/call`, `prompts/get` or `resources/read`; draft SEP-2448): the request span and
+    /// the handler's spans under it, as OTLP JSON in the result's `_meta.otel.traces`, bounded
+    /// (see `telemetry::passback`, feature `otel`; the process's subscriber needs its layer,
+    /// which `entry` installs). Default `false`: spans name a server's internals, so a client
+    /// gets them only where the operator chose to show them.
+    pub return_traces: bool,
     /// The path of the liveness probe (e.g. for a kubelet's `livenessProbe`): 200 while the
     /// process serves, until it exits. Served only under the runtime's own listener
     /// ([`McpServer::serve`](crate::McpServer::serve)), before the Host, Origin and
@@ -323,6 +330,7 @@ impl Default for Config {
             jsonrpc_path: None,
             auth: None,
             server_card: false,
+            return_traces: false,
             public_url: None,
             legacy_sse: false,
             health_path: Some(DEFAULT_HEALTH_PATH.into()),
@@ -586,6 +594,12 @@ impl ConfigBuilder {
     /// Sets [`Config::auth`].
     pub fn auth(mut self, auth: Option<crate::auth::Auth>) -> Self {
         self.config.auth = auth;
+        self
+    }
+
+    /// Sets [`Config::return_traces`].
+    pub fn return_traces(mut self, return_traces: bool) -> Self {
+        self.config.return_traces = return_traces;
         self
     }
 

@@ -37,6 +37,11 @@ pub(crate) struct RequestMeta<'a> {
     #[cfg(feature = "trace")]
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub tracestate: Option<&'a str>,
+    /// `otel`: what the client asks of server-execution telemetry (draft SEP-2448; feature
+    /// `otel`), kept raw and read only when the server returns traces.
+    #[cfg(feature = "otel")]
+    #[serde(borrow, default)]
+    pub otel: Option<&'a RawValue>,
 }
 
 #[cfg(feature = "trace")]

@@ -143,6 +143,14 @@ const METRICS_HELP: &str = if cfg!(feature = "metrics") {
      NOT IN THIS BUILD: rebuild with the `metrics` feature"
 };
 
+/// `--return-traces`'s help, which says when this build cannot (as `--metrics`'s does).
+const RETURN_TRACES_HELP: &str = if cfg!(feature = "otel") {
+    "return a call's spans in its result's _meta.otel.traces (OTLP JSON, bounded) when the client asks with _meta.otel.traces.request (draft SEP-2448); off: spans show the server's internals"
+} else {
+    "return a call's spans in its result's _meta.otel.traces (OTLP JSON, bounded) when the client asks with _meta.otel.traces.request (draft SEP-2448); off: spans show the server's internals\n\
+     NOT IN THIS BUILD: rebuild with the `otel` feature"
+};
+
 /// The log filter without `--log-level` or `RUST_LOG`.
 pub(crate) const DEFAULT_LOG_FILTER: &str = "info";
 
@@ -156,7 +164,7 @@ const STATE: &str = "Request state (2026-07-28 multi round-trip)";
 const TASKS: &str = "Tasks";
 const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
 const SHARED: &str = "Shared state (HTTP; feature `redis`)";
-const TELEMETRY: &str = "Telemetry (feature `metrics`)";
+const TELEMETRY: &str = "Telemetry (features `metrics`, `otel`)";
 const OPERATIONS: &str = "Audit records and rate limits";
 const LOGGING: &str = "Logging";
 
@@ -1098,6 +1106,22 @@ pub(crate) const SETTINGS: &[Setting] = &[
                 .parse()
                 .map_err(|e| format!("{e} (expected HOST:PORT, e.g. 127.0.0.1:9464)"))?;
             p.metrics = Some(addr);
+            Ok(())
+        },
+    },
+    Setting {
+        flag: "return-traces",
+        env: "MCP_RETURN_TRACES",
+        value: None,
+        heading: TELEMETRY,
+        help: RETURN_TRACES_HELP,
+        scope: Scope::Any,
+        default: |c| show_switch(c.return_traces),
+        apply: |p, v| {
+            p.config.return_traces = switch(v.text)?;
+            if p.config.return_traces && !cfg!(feature = "otel") {
+                return Err("this build cannot return traces: rebuild with the `otel` feature".into());
+            }
             Ok(())
         },
     },
