@@ -360,7 +360,7 @@ async fn a_session_call_that_asks_gets_its_spans_under_the_clients_trace() {
         assert!(nanos(span, "startTimeUnixNano") <= nanos(span, "endTimeUnixNano"));
         assert!(nanos(root, "startTimeUnixNano") <= nanos(span, "startTimeUnixNano"));
     }
-    let ids: std::collections::BTreeSet<_> = spans.iter().map(|s| &s["spanId"]).collect();
+    let ids: std::collections::BTreeSet<_> = spans.iter().map(|s| s["spanId"].as_str()).collect();
     assert_eq!(ids.len(), 3);
 
     // Not `detailed` (the draft's default): the request span and its direct children.
