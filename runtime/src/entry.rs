@@ -691,7 +691,8 @@ fn start_logging(args: &Args, service_name: &str) -> Result<crate::telemetry::Te
         &args.log_filter,
         json,
         args.config.return_traces,
-    ).map_err(|message| {
+    )
+    .map_err(|message| {
         eprintln!("error: {message}");
         ExitCode::from(2)
     })

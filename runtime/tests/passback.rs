@@ -116,7 +116,9 @@ fn serial() -> MutexGuard<'static, ()> {
         tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))
             .unwrap();
     });
-    SERIAL.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A server on 127.0.0.1, serving until `stop`.
@@ -201,7 +203,10 @@ async fn session(server: &Running) -> (String, Value) {
     let id = id.unwrap();
     let (status, _, _) = post(
         server,
-        &[("mcp-session-id", &id), ("mcp-protocol-version", "2025-11-25")],
+        &[
+            ("mcp-session-id", &id),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
         r#"{"method":"notifications/initialized","jsonrpc":"2.0"}"#.into(),
     )
     .await;
@@ -215,7 +220,10 @@ async fn session_call(server: &Running, session: &str, id: u32, tool: &str, meta
     );
     let (status, _, answer) = post(
         server,
-        &[("mcp-session-id", session), ("mcp-protocol-version", "2025-11-25")],
+        &[
+            ("mcp-session-id", session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
         body,
     )
     .await;
@@ -258,7 +266,9 @@ fn asking(detailed: bool) -> String {
 /// The returned spans, checked to be one resource of one scope; with `droppedSpansCount`.
 fn spans_of(answer: &Value) -> (Vec<Value>, u64) {
     let traces = &answer["result"]["_meta"]["otel"]["traces"];
-    let resources = traces["resourceSpans"].as_array().unwrap_or_else(|| panic!("{answer}"));
+    let resources = traces["resourceSpans"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"));
     assert_eq!(resources.len(), 1, "{traces}");
     assert_eq!(
         resources[0]["resource"]["attributes"][0],
@@ -376,14 +386,26 @@ async fn stateless_calls_reads_and_tool_errors_return_their_spans() {
     let _serial = serial();
     let server = start(true).await;
     // A tool error: the result carries its spans, the request span's status is an error.
-    let answer = stateless(&server, "tools/call", "fail", &asking(false)[1..asking(false).len() - 1]).await;
+    let answer = stateless(
+        &server,
+        "tools/call",
+        "fail",
+        &asking(false)[1..asking(false).len() - 1],
+    )
+    .await;
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     let (spans, _) = spans_of(&answer);
     let root = &spans[0];
     assert_eq!(root["status"]["code"], 2, "{root:#}");
-    assert_eq!(attribute(root, "error.type"), &json!({"stringValue": "tool_error"}));
+    assert_eq!(
+        attribute(root, "error.type"),
+        &json!({"stringValue": "tool_error"})
+    );
     assert_eq!(attribute(root, "era"), &json!({"stringValue": "stateless"}));
-    assert_eq!(attribute(root, "mcp.protocol.version"), &json!({"stringValue": "2026-07-28"}));
+    assert_eq!(
+        attribute(root, "mcp.protocol.version"),
+        &json!({"stringValue": "2026-07-28"})
+    );
     assert_eq!(named(&spans, "fail.check")["parentSpanId"], root["spanId"]);
     assert!(spans.iter().all(|s| s["traceId"] == TRACE_ID));
 
@@ -400,7 +422,10 @@ async fn stateless_calls_reads_and_tool_errors_return_their_spans() {
     let (spans, _) = spans_of(&answer);
     let root = &spans[0];
     assert_eq!(root["name"], "resources/read");
-    assert_eq!(attribute(root, "mcp.resource.uri"), &json!({"stringValue": "test://r"}));
+    assert_eq!(
+        attribute(root, "mcp.resource.uri"),
+        &json!({"stringValue": "test://r"})
+    );
     assert!(root.get("parentSpanId").is_none(), "{root:#}");
     let trace = root["traceId"].as_str().unwrap();
     assert!(trace.len() == 32 && trace != TRACE_ID && trace != "0".repeat(32));
@@ -450,13 +475,22 @@ async fn the_bounds_hold_for_handlers_that_make_many_or_large_spans() {
     assert_eq!(spans.len(), passback::MAX_SPANS);
     assert_eq!(dropped as usize, HANDLER_SPANS + 1 - passback::MAX_SPANS);
     assert_eq!(spans[0]["name"], "tools/call many");
-    assert_eq!(named(&spans, "many.step")["attributes"][0]["value"]["intValue"], "0");
+    assert_eq!(
+        named(&spans, "many.step")["attributes"][0]["value"]["intValue"],
+        "0"
+    );
 
     let answer = stateless(&server, "tools/call", "big", meta).await;
     let (spans, dropped) = spans_of(&answer);
-    let bytes = answer["result"]["_meta"]["otel"]["traces"].to_string().len();
+    let bytes = answer["result"]["_meta"]["otel"]["traces"]
+        .to_string()
+        .len();
     assert!(bytes <= passback::MAX_BYTES, "{bytes}");
-    assert!(dropped > 0 && spans.len() < 41, "{} spans, {dropped} dropped", spans.len());
+    assert!(
+        dropped > 0 && spans.len() < 41,
+        "{} spans, {dropped} dropped",
+        spans.len()
+    );
     assert_eq!(spans.len() - 1 + dropped as usize, 40);
     // Each long value cut to the attribute bound.
     let value = attribute(&spans[1], "a")["stringValue"].as_str().unwrap();
@@ -480,7 +514,10 @@ async fn a_cancelled_call_keeps_no_capture() {
             );
             post(
                 &server,
-                &[("mcp-session-id", &session), ("mcp-protocol-version", "2025-11-25")],
+                &[
+                    ("mcp-session-id", &session),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ],
                 body,
             )
             .await
@@ -537,7 +574,13 @@ async fn stdio_calls_get_their_spans_too() {
         .unwrap_or_else(|| panic!("{output}"));
     let (spans, _) = spans_of(&answer);
     assert_eq!(spans[0]["traceId"], TRACE_ID);
-    assert_eq!(attribute(&spans[0], "network.transport"), &json!({"stringValue": "pipe"}));
-    assert_eq!(named(&spans, "echo.work")["parentSpanId"], spans[0]["spanId"]);
+    assert_eq!(
+        attribute(&spans[0], "network.transport"),
+        &json!({"stringValue": "pipe"})
+    );
+    assert_eq!(
+        named(&spans, "echo.work")["parentSpanId"],
+        spans[0]["spanId"]
+    );
     no_capture_left().await;
 }

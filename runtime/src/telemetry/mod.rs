@@ -291,7 +291,9 @@ where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
     use tracing_subscriber::Layer;
-    on.then(|| passback::layer(service_name).with_filter(log_filter.with_target(TARGET, Level::INFO)))
+    on.then(|| {
+        passback::layer(service_name).with_filter(log_filter.with_target(TARGET, Level::INFO))
+    })
 }
 
 /// The filter [`init_logging`] applies: `filter`'s directives, or `info` when `filter` is blank

@@ -191,7 +191,9 @@ impl Capture {
 
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic while the lock was held left nothing half-written worth refusing.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The capture of `span` (a request span made for a request that asked), set up for what

@@ -24,8 +24,8 @@ use serde_json::{Map, Value};
 
 use crate::json::JsonText;
 
-pub use capture::{layer, PassbackLayer};
 pub(crate) use capture::Capture;
+pub use capture::{layer, PassbackLayer};
 
 /// Most spans one result carries, the request span included; the others are counted in
 /// `droppedSpansCount`.
@@ -117,18 +117,17 @@ mod tests {
         for (otel, expected) in [
             (r#"{"traces":{"request":true}}"#, Some(false)),
             (r#"{"traces":{"detailed":true,"request":true}}"#, Some(true)),
-            (r#"{"traces":{"request":true,"detailed":"yes"}}"#, Some(false)),
+            (
+                r#"{"traces":{"request":true,"detailed":"yes"}}"#,
+                Some(false),
+            ),
             (r#"{"traces":{"request":false,"detailed":true}}"#, None),
             (r#"{"traces":{"request":"true"}}"#, None),
             (r#"{"traces":true}"#, None),
             (r#"{"metrics":{"request":true}}"#, None),
             (r#"[1]"#, None),
         ] {
-            assert_eq!(
-                asked(&raw(otel)).map(|a| a.detailed),
-                expected,
-                "{otel}"
-            );
+            assert_eq!(asked(&raw(otel)).map(|a| a.detailed), expected, "{otel}");
         }
     }
 
@@ -141,7 +140,10 @@ mod tests {
         let joined: Value =
             serde_json::from_str(attach(result, r#"{"resourceSpans":[]}"#).get()).unwrap();
         assert_eq!(joined["_meta"]["keep"], 1);
-        assert_eq!(joined["_meta"]["otel"]["traces"]["resourceSpans"], serde_json::json!([]));
+        assert_eq!(
+            joined["_meta"]["otel"]["traces"]["resourceSpans"],
+            serde_json::json!([])
+        );
         let odd = JsonText::of(&serde_json::json!({"_meta": 3})).unwrap();
         assert_eq!(attach(odd, "{}").get(), r#"{"_meta":3}"#);
     }

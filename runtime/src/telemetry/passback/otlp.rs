@@ -104,7 +104,9 @@ pub(super) fn envelope(service_name: &str, spans: &[&str], dropped: usize) -> St
         "attributes": [{ "key": "service.name", "value": { "stringValue": service_name } }]
     });
     let scope = json!({ "name": "mcp-runtime", "version": env!("CARGO_PKG_VERSION") });
-    let mut text = format!(r#"{{"resourceSpans":[{{"resource":{resource},"scopeSpans":[{{"scope":{scope},"spans":["#);
+    let mut text = format!(
+        r#"{{"resourceSpans":[{{"resource":{resource},"scopeSpans":[{{"scope":{scope},"spans":["#
+    );
     for (i, span) in spans.iter().enumerate() {
         if i > 0 {
             text.push(',');
