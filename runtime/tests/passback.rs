@@ -16,7 +16,7 @@ use mcp_runtime::telemetry::passback::{self, PassbackLayer};
 use mcp_runtime::{BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, ToolOutcome};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use std::sync::{Mutex, MutexGuard, Once};
+use std::sync::Once;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tracing_subscriber::filter::Targets;
@@ -101,11 +101,11 @@ impl Dispatch for Traced {
     }
 }
 
-static SERIAL: Mutex<()> = Mutex::new(());
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// One test at a time, the global subscriber set up once (the passback layer under an `info`
 /// filter, as `entry` installs it with `--log-level info`).
-fn serial() -> MutexGuard<'static, ()> {
+async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let layer = passback::layer("passback-test").with_filter(
@@ -116,9 +116,7 @@ fn serial() -> MutexGuard<'static, ()> {
         tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))
             .unwrap();
     });
-    SERIAL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+    SERIAL.lock().await
 }
 
 /// A server on 127.0.0.1, serving until `stop`.
@@ -314,7 +312,7 @@ async fn no_capture_left() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_call_that_asks_gets_its_spans_under_the_clients_trace() {
-    let _serial = serial();
+    let _serial = serial().await;
     let server = start(true).await;
     let (session, init) = session(&server).await;
     assert_eq!(
@@ -383,7 +381,7 @@ async fn a_session_call_that_asks_gets_its_spans_under_the_clients_trace() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stateless_calls_reads_and_tool_errors_return_their_spans() {
-    let _serial = serial();
+    let _serial = serial().await;
     let server = start(true).await;
     // A tool error: the result carries its spans, the request span's status is an error.
     let answer = stateless(
@@ -435,7 +433,7 @@ async fn stateless_calls_reads_and_tool_errors_return_their_spans() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_that_does_not_ask_or_a_server_that_does_not_return_traces_gets_no_otel() {
-    let _serial = serial();
+    let _serial = serial().await;
     let server = start(true).await;
     for meta in [
         "",
@@ -466,7 +464,7 @@ async fn a_call_that_does_not_ask_or_a_server_that_does_not_return_traces_gets_n
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_bounds_hold_for_handlers_that_make_many_or_large_spans() {
-    let _serial = serial();
+    let _serial = serial().await;
     let server = start(true).await;
     let inner = asking(true);
     let meta = &inner[1..inner.len() - 1];
@@ -500,7 +498,7 @@ async fn the_bounds_hold_for_handlers_that_make_many_or_large_spans() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_keeps_no_capture() {
-    let _serial = serial();
+    let _serial = serial().await;
     let server = start(true).await;
     let (session, _) = session(&server).await;
     let call = {
@@ -544,7 +542,7 @@ async fn a_cancelled_call_keeps_no_capture() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_calls_get_their_spans_too() {
-    let _serial = serial();
+    let _serial = serial().await;
     let config = Config::builder().return_traces(true).build();
     let input = format!(
         "{}\n{}\n{}\n",

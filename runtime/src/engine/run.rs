@@ -278,12 +278,11 @@ fn asked_passback(
     ) {
         return None;
     }
-    let otel = match (identity, &request.params) {
+    match (identity, &request.params) {
         (Identity::Stateless { meta, .. }, _) => meta.otel,
         (_, Params::Members(members)) => members.meta.as_ref().and_then(|meta| meta.otel),
         (_, Params::Raw(_)) => None,
-    };
-    telemetry::passback::asked(otel?)
+    }
 }
 
 /// The work run inside its span, when the span is on (feature `trace`).

@@ -82,6 +82,15 @@ pub(crate) fn asked(otel: &RawValue) -> Option<Asked> {
     })
 }
 
+/// [`asked`] as a `serde` member reader (`_meta.otel` of the request's params): any value is
+/// read, and one that does not ask is `None`, never an error.
+pub(crate) fn asked_member<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Asked>, D::Error> {
+    let raw: &'de RawValue = Deserialize::deserialize(deserializer)?;
+    Ok(asked(raw))
+}
+
 /// `result` (a JSON object) with `traces` (OTLP JSON text) as its `_meta.otel.traces`, the
 /// result's other `_meta` members kept. A result that is not an object, or whose `_meta` is
 /// not one, is returned as it is.
