@@ -383,6 +383,22 @@ async fn a_session_call_that_asks_gets_its_spans_under_the_clients_trace() {
 async fn stateless_calls_reads_and_tool_errors_return_their_spans() {
     let _serial = serial().await;
     let server = start(true).await;
+    let (status, _, discover) = post(
+        &server,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "server/discover"),
+        ],
+        r#"{"params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}},"id":2,"method":"server/discover","jsonrpc":"2.0"}"#.into(),
+    )
+    .await;
+    assert_eq!(status, 200, "{discover}");
+    assert_eq!(
+        discover["result"]["capabilities"]["serverExecutionTelemetry"]["signals"]["traces"]
+            ["supported"],
+        true,
+        "{discover}"
+    );
     // A tool error: the result carries its spans, the request span's status is an error.
     let answer = stateless(
         &server,
