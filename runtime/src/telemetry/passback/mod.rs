@@ -7,7 +7,7 @@
 //! name the handler's internals (its span names, its attributes, its timings). On, a request
 //! that does not ask pays one member of `_meta` it already parses; one that asks gets its
 //! request span made at `INFO` (so [`layer`] sees it whatever the log level), and [`layer`]
-//! copies that span and its descendants into a [`Capture`] bounded by [`MAX_SPANS`] and
+//! copies that span and its descendants into a capture bounded by [`MAX_SPANS`] and
 //! [`MAX_BYTES`], freed when the request ends however it ends.
 //!
 //! Where the draft is silent, the choices are: truncation is said by `droppedSpansCount` next
