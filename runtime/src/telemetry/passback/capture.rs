@@ -304,10 +304,16 @@ impl Capture {
         state.spans.push(span);
     }
 
-    /// A new descendant's id and whether it is kept (depth 1 always, deeper only `detailed`).
+    /// A new descendant's id, when it is kept: depth 1 always, deeper only `detailed`; none
+    /// once the capture is full (counted as dropped now, so that a handler opening many spans
+    /// costs no record for those that could never be returned; their descendants are not seen).
     fn child(&self, depth: u32) -> Option<[u8; 8]> {
         let mut state = self.state();
         if !state.open || (depth > 1 && !state.detailed) {
+            return None;
+        }
+        if state.spans.len() + 1 >= MAX_SPANS || state.bytes >= MAX_BYTES {
+            state.dropped += 1;
             return None;
         }
         state.next_id += 1;
