@@ -87,6 +87,24 @@ impl Dispatch for Traced {
         }))
     }
 
+    fn get_prompt<'a>(
+        &'a self,
+        name: &str,
+        _: Option<&'a RawValue>,
+        _: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, mcp_runtime::RpcError>>> {
+        let name = name.to_owned();
+        Some(Box::pin(async move {
+            tracing::info_span!("prompt.render", prompt = %name).in_scope(|| {
+                let text = json!({"messages": [
+                    {"role": "user", "content": {"type": "text", "text": name}}
+                ]})
+                .to_string();
+                Ok(RawValue::from_string(text).unwrap())
+            })
+        }))
+    }
+
     fn read_resource<'a>(
         &'a self,
         uri: &'a str,
@@ -557,17 +575,18 @@ async fn a_cancelled_call_keeps_no_capture() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn stdio_calls_get_their_spans_too() {
+async fn stdio_calls_and_prompts_get_their_spans_too() {
     let _serial = serial().await;
     let config = Config::builder().return_traces(true).build();
     let input = format!(
-        "{}\n{}\n{}\n",
+        "{}\n{}\n{}\n{}\n",
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
         format_args!(
             r#"{{"params":{{"name":"echo","_meta":{}}},"method":"tools/call","id":1,"jsonrpc":"2.0"}}"#,
             asking(false)
         ),
+        r#"{"params":{"_meta":{"otel":{"traces":{"request":true}}},"name":"greet"},"method":"prompts/get","id":2,"jsonrpc":"2.0"}"#,
     );
     let (writer, mut reader) = tokio::io::duplex(256 * 1024);
     mcp_runtime::stdio::serve_io(
@@ -596,5 +615,21 @@ async fn stdio_calls_get_their_spans_too() {
         named(&spans, "echo.work")["parentSpanId"],
         spans[0]["spanId"]
     );
+    let answer: Value = output
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|line| line["id"] == 2)
+        .unwrap_or_else(|| panic!("{output}"));
+    let (spans, _) = spans_of(&answer);
+    assert_eq!(spans[0]["name"], "prompts/get greet", "{answer}");
+    assert_eq!(
+        attribute(&spans[0], "gen_ai.prompt.name"),
+        &json!({"stringValue": "greet"})
+    );
+    assert_eq!(
+        attribute(named(&spans, "prompt.render"), "prompt"),
+        &json!({"stringValue": "greet"})
+    );
+    assert_eq!(answer["result"]["messages"][0]["content"]["text"], "greet");
     no_capture_left().await;
 }
