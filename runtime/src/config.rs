@@ -482,8 +482,37 @@ config_table! {
         /// Rate limits per caller and per tool ([`crate::rate_limit`]), over the contract's
         /// `x-mcp.rateLimit`. Default `None`: only the contract's, if it has any.
         rate_limits: Option<crate::rate_limit::settings::RateLimits> = None;
+
+        // Telemetry.
+
+        /// Return a call's spans to a client that asks (`_meta.otel.traces.request` in a
+        /// `tools/call`, `prompts/get` or `resources/read`; draft SEP-2448): the request span
+        /// and the handler's spans under it, as OTLP JSON in the result's `_meta.otel.traces`,
+        /// bounded (see `telemetry::passback`, feature `otel`; the process's subscriber needs
+        /// its layer, which `entry` installs). Default `false`: spans name a server's
+        /// internals, so a client gets them only where the operator chose to show them.
+        return_traces: bool = false, cli {
+            flag: "return-traces", env: "MCP_RETURN_TRACES", value: None,
+            heading: TELEMETRY, scope: Any,
+            help: RETURN_TRACES_HELP,
+            parse: |text| match switch(text)? {
+                true if !cfg!(feature = "otel") => {
+                    Err("this build cannot return traces: rebuild with the `otel` feature".into())
+                }
+                on => Ok(on),
+            },
+            show: show_switch,
+        };
     }
 }
+
+/// `--return-traces`'s help, which says when this build cannot (as `--metrics`'s does).
+const RETURN_TRACES_HELP: &str = if cfg!(feature = "otel") {
+    "return a call's spans in its result's _meta.otel.traces (OTLP JSON, bounded) when the client asks with _meta.otel.traces.request (draft SEP-2448); off: spans show the server's internals"
+} else {
+    "return a call's spans in its result's _meta.otel.traces (OTLP JSON, bounded) when the client asks with _meta.otel.traces.request (draft SEP-2448); off: spans show the server's internals\n\
+     NOT IN THIS BUILD: rebuild with the `otel` feature"
+};
 
 impl Config {
     /// A [`ConfigBuilder`] starting from [`Config::default`].

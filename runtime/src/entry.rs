@@ -531,7 +531,13 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
 /// what it returns to the end; on error, what to exit with (the error printed).
 fn start_logging(args: &Args, service_name: &str) -> Result<crate::telemetry::Telemetry, ExitCode> {
     let json = args.log_format == LogFormat::Json;
-    crate::telemetry::init_logging(service_name, &args.log_filter, json).map_err(|message| {
+    crate::telemetry::init_subscriber(
+        service_name,
+        &args.log_filter,
+        json,
+        args.config.return_traces,
+    )
+    .map_err(|message| {
         eprintln!("error: {message}");
         ExitCode::from(2)
     })

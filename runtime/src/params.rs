@@ -37,6 +37,12 @@ pub(crate) struct RequestMeta<'a> {
     #[cfg(feature = "trace")]
     #[serde(borrow, default, deserialize_with = "lenient_str")]
     pub tracestate: Option<&'a str>,
+    /// `otel`: what the client asks of server-execution telemetry (draft SEP-2448; feature
+    /// `otel`), read only when the member is there (one byte: the request types stay as
+    /// small as they were); the engine looks at it only when the server returns traces.
+    #[cfg(feature = "otel")]
+    #[serde(default, deserialize_with = "crate::telemetry::passback::asked_member")]
+    pub otel: Option<crate::telemetry::Asked>,
 }
 
 #[cfg(feature = "trace")]

@@ -138,6 +138,7 @@ impl<D: Dispatch> Engine<D> {
             },
         };
         let text = serde_json::to_string(&result).expect("an initialize result serializes");
+        let text = self.with_passback_capability(text);
         // The session revisions' capabilities have no `extensions` member; the extension is
         // declared there all the same, for the clients of those revisions that look for it.
         match capabilities.skills {
@@ -201,10 +202,25 @@ impl<D: Dispatch> Engine<D> {
                 .collect(),
         };
         let text = serde_json::to_string(&result).expect("a discover result serializes");
+        let text = self.with_passback_capability(text);
         match capabilities.skills {
             true => with_skills_extension(&text),
             false => text,
         }
+    }
+
+    /// `result` with the `serverExecutionTelemetry` capability (draft SEP-2448) when the
+    /// server returns traces (feature `otel`, [`crate::Config::return_traces`]).
+    fn with_passback_capability(&self, result: String) -> String {
+        #[cfg(feature = "otel")]
+        if self.config.return_traces {
+            use crate::telemetry::passback;
+            let mut value: serde_json::Value =
+                serde_json::from_str(&result).expect("a result this crate wrote parses");
+            value["capabilities"][passback::CAPABILITY] = passback::capability();
+            return value.to_string();
+        }
+        result
     }
 
     /// What the catalog lets the server offer, in either era. Skill files are resources, so

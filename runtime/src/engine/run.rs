@@ -145,8 +145,14 @@ impl<D: Dispatch> Engine<D> {
         }
         #[cfg(feature = "trace")]
         let trace = {
-            let (trace_context, trace) =
-                start_trace(&identity, &request, method, transport, trace_headers);
+            let (trace_context, trace) = start_trace(
+                &identity,
+                &request,
+                method,
+                transport,
+                trace_headers,
+                self.config.return_traces,
+            );
             if trace_context.is_some() {
                 ctx = ctx.with_trace_context(trace_context);
             }
@@ -210,8 +216,15 @@ fn start_trace(
     method: Method,
     transport: Transport,
     headers: TraceHeaders<'_>,
+    #[cfg_attr(not(feature = "otel"), allow(unused_variables))] return_traces: bool,
 ) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
-    let wanted = telemetry::wanted();
+    #[cfg(feature = "otel")]
+    let passback = return_traces
+        .then(|| asked_passback(identity, request, method))
+        .flatten();
+    #[cfg(not(feature = "otel"))]
+    let passback = None;
+    let wanted = telemetry::wanted() || passback.is_some();
     let meta_trace = match (identity, &request.params) {
         (Identity::Stateless { meta, .. }, _) => meta.trace(),
         (_, Params::Members(members)) => members.meta.as_ref().and_then(RequestMeta::trace),
@@ -237,6 +250,7 @@ fn start_trace(
             session,
             version: Some(version),
             trace: trace_context.as_deref(),
+            passback,
         });
         // Their params are kept raw: the URI is read here, only with the span on.
         if let (Method::Subscribe | Method::Unsubscribe, Params::Raw(raw), Some(_)) =
@@ -247,6 +261,28 @@ fn start_trace(
         trace
     });
     (trace_context, trace)
+}
+
+/// What a call asked of server-execution telemetry, in its `_meta.otel` (feature `otel`, when
+/// the server returns traces): `tools/call`, `prompts/get` and `resources/read` (the draft
+/// names the first and the last), read with the call's members.
+#[cfg(feature = "otel")]
+fn asked_passback(
+    identity: &Identity<'_>,
+    request: &Request<'_>,
+    method: Method,
+) -> Option<telemetry::Asked> {
+    if !matches!(
+        method,
+        Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead
+    ) {
+        return None;
+    }
+    match (identity, &request.params) {
+        (Identity::Stateless { meta, .. }, _) => meta.otel,
+        (_, Params::Members(members)) => members.meta.as_ref().and_then(|meta| meta.otel),
+        (_, Params::Raw(_)) => None,
+    }
 }
 
 /// The work run inside its span, when the span is on (feature `trace`).
@@ -309,9 +345,13 @@ impl<D: Dispatch> Call<D> {
                 () = outbound.cancelled() => return None,
             };
             #[cfg(feature = "trace")]
-            if let Some(mut trace) = self.trace {
-                trace.end_with(result.as_ref().map(JsonText::get));
-            }
+            let result = match self.trace {
+                Some(mut trace) => {
+                    trace.end_with(result.as_ref().map(JsonText::get));
+                    trace.pass_back(result)
+                }
+                None => result,
+            };
             let response = match result {
                 Ok(result) => result.into_success_response(&self.id),
                 Err(error) => error_response(Some(&self.id), &error),
@@ -370,9 +410,13 @@ impl<D: Dispatch> Call<D> {
                 }
             };
             #[cfg(feature = "trace")]
-            if let Some(mut trace) = self.trace {
-                trace.end_with(outcome.as_ref().map(JsonText::get));
-            }
+            let outcome = match self.trace {
+                Some(mut trace) => {
+                    trace.end_with(outcome.as_ref().map(JsonText::get));
+                    trace.pass_back(outcome)
+                }
+                None => outcome,
+            };
             match (slot, outcome) {
                 (Some(slot), outcome) => {
                     // Boxed: a store's write stays out of every stateless call's state.

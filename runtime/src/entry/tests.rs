@@ -451,6 +451,7 @@ fn every_setting_reaches_the_config() {
         ("rate-limit", ()),
         ("tool-rate-limit", ()),
         ("rate-limit-callers", ()),
+        ("return-traces", ()),
     ] {
         // Checked by their own tests below.
         covered.push(flag);
@@ -460,6 +461,22 @@ fn every_setting_reaches_the_config() {
             covered.contains(&setting.flag),
             "--{} has no test",
             setting.flag
+        );
+    }
+}
+
+#[test]
+fn return_traces_is_a_switch_that_needs_the_otel_feature() {
+    assert!(!ok(&[], &[]).config.return_traces);
+    assert!(!ok(&[], &[("MCP_RETURN_TRACES", "0")]).config.return_traces);
+    if cfg!(feature = "otel") {
+        assert!(ok(&["--return-traces"], &[]).config.return_traces);
+        assert!(ok(&[], &[("MCP_RETURN_TRACES", "on")]).config.return_traces);
+    } else {
+        let message = refused(&["--return-traces"], &[]);
+        assert!(
+            message.contains("--return-traces") && message.contains("`otel` feature"),
+            "{message}"
         );
     }
 }

@@ -21,6 +21,8 @@ use tracing_subscriber::filter::Targets;
 pub mod metrics;
 #[cfg(feature = "otel")]
 pub mod otel;
+#[cfg(feature = "otel")]
+pub mod passback;
 #[cfg(feature = "trace")]
 mod request;
 #[cfg(feature = "trace")]
@@ -217,6 +219,17 @@ pub fn init(service_name: &str) -> Result<Telemetry, String> {
 /// otherwise. Does nothing to a process that already has a global subscriber. `Err` names the
 /// variable that could not be used.
 pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Telemetry, String> {
+    init_subscriber(service_name, filter, json, false)
+}
+
+/// [`init_logging`], with the server-execution telemetry layer ([`passback::layer`], feature
+/// `otel`) when `return_traces` ([`crate::Config::return_traces`]).
+pub(crate) fn init_subscriber(
+    service_name: &str,
+    filter: &str,
+    json: bool,
+    return_traces: bool,
+) -> Result<Telemetry, String> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
@@ -234,6 +247,8 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
             .with_filter(log_filter())
             .boxed()
     };
+    #[cfg(not(feature = "otel"))]
+    let _ = return_traces;
     #[cfg(feature = "otel")]
     if let Some((exporter, tracer)) = otel::exporter(service_name)? {
         let spans = tracing_opentelemetry::layer()
@@ -242,16 +257,42 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
         let _ = tracing_subscriber::registry()
             .with(logs)
             .with(spans)
+            .with(passback_layer(return_traces, service_name, log_filter()))
             .try_init();
         return Ok(Telemetry {
             _otel: Some(exporter),
         });
     }
     let _ = service_name;
+    #[cfg(feature = "otel")]
+    let _ = tracing_subscriber::registry()
+        .with(logs)
+        .with(passback_layer(return_traces, service_name, log_filter()))
+        .try_init();
+    #[cfg(not(feature = "otel"))]
     let _ = tracing_subscriber::registry().with(logs).try_init();
     Ok(Telemetry {
         #[cfg(feature = "otel")]
         _otel: None,
+    })
+}
+
+/// The layer of the spans a request asks back, when the server returns them: the handlers'
+/// spans under the log filter, and the request span of a request that asked, made at `INFO`
+/// (so the level every request's span is checked against stays what the other layers make
+/// it: see [`passback`]).
+#[cfg(feature = "otel")]
+fn passback_layer<S>(
+    on: bool,
+    service_name: &str,
+    log_filter: Targets,
+) -> Option<tracing_subscriber::filter::Filtered<passback::PassbackLayer, Targets, S>>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    use tracing_subscriber::Layer;
+    on.then(|| {
+        passback::layer(service_name).with_filter(log_filter.with_target(TARGET, Level::INFO))
     })
 }
 

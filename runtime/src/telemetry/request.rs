@@ -14,9 +14,21 @@ use tracing::{Level, Span};
 use super::metrics;
 #[cfg(feature = "otel")]
 use super::otel;
+#[cfg(feature = "otel")]
+use super::passback::{self, Capture};
 use super::{TraceContext, TraceHeaders, Transport, SPAN_NAME, TARGET};
+use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
+
+/// What a request asked of server-execution telemetry (feature `otel`; without it, nothing a
+/// request can hold).
+#[cfg(feature = "otel")]
+pub(crate) use super::passback::Asked;
+/// What a request asked of server-execution telemetry: nothing, without feature `otel`.
+#[cfg(not(feature = "otel"))]
+#[derive(Clone, Copy)]
+pub(crate) enum Asked {}
 
 /// The trace context of a request from where it may come: `_meta` first (it travels with the
 /// message, over any transport), else the HTTP headers.
@@ -53,6 +65,7 @@ pub(crate) fn start_outside_engine(
             session: None,
             version: None,
             trace: context.as_deref(),
+            passback: None,
         })
     });
     (context, trace)
@@ -147,6 +160,8 @@ pub(crate) struct Start<'a> {
     /// The protocol revision, when the era knows it (`mcp.protocol.version`).
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) trace: Option<&'a TraceContext>,
+    /// The request asked for its spans back, and the server returns them (`Config::return_traces`).
+    pub(crate) passback: Option<Asked>,
 }
 
 /// One request's telemetry while it runs: its span (possibly disabled, when only metrics are
@@ -161,6 +176,42 @@ pub(crate) struct RequestTrace {
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     transport: Transport,
     ending: Ending,
+    /// The spans kept for the result, when the request asked for them (feature `otel`).
+    #[cfg(feature = "otel")]
+    passback: Option<Arc<Capture>>,
+}
+
+/// The request span, at `$level`, its fields named by the OpenTelemetry semantic conventions
+/// for MCP. One call site per level: a request that asks for its spans gets its span at `INFO`
+/// (see `passback`), the others at `DEBUG`.
+macro_rules! request_span {
+    ($level:expr, $start:expr) => {
+        tracing::span!(
+            target: TARGET,
+            $level,
+            SPAN_NAME,
+            otel.name = $start.method,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            mcp.method.name = $start.method,
+            gen_ai.tool.name = Empty,
+            gen_ai.operation.name = Empty,
+            gen_ai.prompt.name = Empty,
+            mcp.resource.uri = Empty,
+            jsonrpc.request.id = Empty,
+            mcp.session.id = Empty,
+            mcp.protocol.version = $start.version.map(ProtocolVersion::as_str),
+            network.transport = $start.transport.as_str(),
+            network.protocol.name = $start.transport.protocol_name(),
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            era = $start.era.as_str(),
+            trace_id = Empty,
+            parent_span_id = Empty,
+            outcome = Empty,
+            duration_us = Empty,
+        )
+    };
 }
 
 impl RequestTrace {
@@ -168,31 +219,10 @@ impl RequestTrace {
     /// by the OpenTelemetry semantic conventions for MCP (docs/telemetry.md lists them).
     #[inline(never)]
     pub(crate) fn start(start: Start<'_>) -> Box<Self> {
-        let span = tracing::span!(
-            target: TARGET,
-            Level::DEBUG,
-            SPAN_NAME,
-            otel.name = start.method,
-            otel.kind = "server",
-            otel.status_code = Empty,
-            mcp.method.name = start.method,
-            gen_ai.tool.name = Empty,
-            gen_ai.operation.name = Empty,
-            gen_ai.prompt.name = Empty,
-            mcp.resource.uri = Empty,
-            jsonrpc.request.id = Empty,
-            mcp.session.id = Empty,
-            mcp.protocol.version = start.version.map(ProtocolVersion::as_str),
-            network.transport = start.transport.as_str(),
-            network.protocol.name = start.transport.protocol_name(),
-            error.type = Empty,
-            rpc.response.status_code = Empty,
-            era = start.era.as_str(),
-            trace_id = Empty,
-            parent_span_id = Empty,
-            outcome = Empty,
-            duration_us = Empty,
-        );
+        let span = match start.passback {
+            Some(_) => request_span!(Level::INFO, start),
+            None => request_span!(Level::DEBUG, start),
+        };
         if !span.is_disabled() {
             if let Some(id) = start.id {
                 span.record("jsonrpc.request.id", id_text(id).as_ref());
@@ -210,12 +240,18 @@ impl RequestTrace {
                 otel::continue_trace(&span, trace);
             }
         }
+        #[cfg(feature = "otel")]
+        let passback = start
+            .passback
+            .and_then(|asked| Capture::begin(&span, asked, start.trace));
         Box::new(Self {
             span,
             started: Instant::now(),
             label: start.label,
             transport: start.transport,
             ending: Ending::Cancelled,
+            #[cfg(feature = "otel")]
+            passback,
         })
     }
 
@@ -275,6 +311,24 @@ impl RequestTrace {
             Err(error) => self.end(Some(error)),
         }
     }
+
+    /// The result, with the request's spans in its `_meta.otel.traces` when it asked for them
+    /// (call after [`end_with`](Self::end_with): the request span ends with its outcome). An
+    /// error answers without spans.
+    pub(crate) fn pass_back(
+        &self,
+        result: Result<JsonText, RpcError>,
+    ) -> Result<JsonText, RpcError> {
+        #[cfg(feature = "otel")]
+        if let Some(capture) = &self.passback {
+            let error = match self.ending {
+                Ending::ToolError => Some("tool_error"),
+                _ => None,
+            };
+            return result.map(|text| passback::attach(text, &capture.finish(error)));
+        }
+        result
+    }
 }
 
 const TOOLS_CALL: &str = "tools/call";
@@ -308,6 +362,12 @@ fn is_tool_error(result: &str) -> bool {
 
 impl Drop for RequestTrace {
     fn drop(&mut self) {
+        // Whatever ended the request (an answer, an error, a cancellation, a dropped
+        // connection), its captured spans go now.
+        #[cfg(feature = "otel")]
+        if let Some(capture) = &self.passback {
+            capture.close();
+        }
         let elapsed = self.started.elapsed();
         if !self.span.is_disabled() {
             self.span.record("outcome", self.ending.as_str());

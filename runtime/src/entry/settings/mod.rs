@@ -136,7 +136,7 @@ pub(crate) mod heading {
     pub(crate) const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
     pub(crate) const SHARED: &str = "Shared state (HTTP; feature `redis`)";
     pub(crate) const OPERATIONS: &str = "Audit records and rate limits";
-    pub(crate) const TELEMETRY: &str = "Telemetry (feature `metrics`)";
+    pub(crate) const TELEMETRY: &str = "Telemetry (features `metrics`, `otel`)";
     pub(crate) const LOGGING: &str = "Logging";
 }
 
