@@ -1081,6 +1081,22 @@ pub(crate) const SETTINGS: &[Setting] = &[
             Ok(())
         },
     },
+    Setting {
+        flag: "rate-limit-shared",
+        env: "MCP_RATE_LIMIT_SHARED",
+        value: None,
+        heading: OPERATIONS,
+        help: "with --redis: keep the rate-limit buckets in Redis, one limit per caller (and per caller and tool) across every instance; one Redis round trip per limited call; Redis unreachable: each instance counts alone",
+        scope: Scope::Http,
+        default: |c| show_switch(c.rate_limits.as_ref().is_some_and(|l| l.is_shared())),
+        // Checked against --redis in `finish`.
+        apply: |p, v| {
+            let shared = switch(v.text)?;
+            let limits = p.config.rate_limits.take().unwrap_or_default();
+            p.config.rate_limits = Some(limits.shared(shared));
+            Ok(())
+        },
+    },
     // Telemetry.
     Setting {
         flag: "metrics",
@@ -1199,6 +1215,15 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
             "--health-path and --ready-path are both {}: give them different paths",
             p.config.health_path.as_deref().unwrap_or_default()
         ));
+    }
+    let shared_limits = p.config.rate_limits.as_ref().is_some_and(|l| l.is_shared());
+    if shared_limits && !p.stdio {
+        if !cfg!(feature = "redis") {
+            return Err("--rate-limit-shared (MCP_RATE_LIMIT_SHARED) keeps the buckets in the Redis of --redis, and this server was built without mcp-runtime's `redis` feature: rebuild it with the feature, or drop --rate-limit-shared".into());
+        }
+        if p.redis.is_none() {
+            return Err("--rate-limit-shared (MCP_RATE_LIMIT_SHARED) needs --redis URL (or MCP_REDIS_URL): the buckets are shared through that Redis".into());
+        }
     }
     if !p.stdio {
         if let Some(auth) = p.auth.auth(p.config.public_url.as_deref())? {
