@@ -77,7 +77,11 @@ impl<D: Dispatch> McpServer<D> {
             let refused = if self.engine.limits_shared() {
                 let caller = headers.caller();
                 let door = crate::engine::limits::Door::Plain;
-                Box::pin(self.engine.shared_rate_refusal(caller, principal, text, door)).await
+                Box::pin(
+                    self.engine
+                        .shared_rate_refusal(caller, principal, text, door),
+                )
+                .await
             } else {
                 self.engine
                     .plain_rate_refusal(headers.caller(), principal, text)

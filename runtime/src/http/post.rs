@@ -224,12 +224,15 @@ impl<D: Dispatch> McpServer<D> {
     /// With shared rate limits: the 429 of a body (a message or a batch) one of whose calls
     /// is over its limit in Redis (`Engine::shared_rate_refusal`). A call the contract's
     /// scopes refuse takes no token: routing refuses it as it would without shared limits.
-    async fn shared_rate_refusal(&self, headers: &Headers<'_>, text: &str) -> Option<Response<Body>> {
+    async fn shared_rate_refusal(
+        &self,
+        headers: &Headers<'_>,
+        text: &str,
+    ) -> Option<Response<Body>> {
         if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
             let dispatch = &self.engine.dispatch;
             let refused = if incoming::is_batch(text) {
-                let messages: Vec<&RawValue> =
-                    incoming::read_batch(text).ok()?;
+                let messages: Vec<&RawValue> = incoming::read_batch(text).ok()?;
                 super::auth::batch_scope_refusal(dispatch, auth, principal, &messages).is_some()
             } else {
                 match incoming::read(text, None) {

@@ -257,9 +257,9 @@ impl Limiter {
 
     /// Calls counted locally because the shared store did not answer.
     pub fn fallbacks(&self) -> u64 {
-        self.shared
-            .as_ref()
-            .map_or(0, |s| s.fallbacks.load(std::sync::atomic::Ordering::Relaxed))
+        self.shared.as_ref().map_or(0, |s| {
+            s.fallbacks.load(std::sync::atomic::Ordering::Relaxed)
+        })
     }
 
     /// [`Limiter::check_call`] in the shared buckets: one atomic step of the store for the
@@ -295,8 +295,7 @@ impl Limiter {
         if buckets.is_empty() {
             return Ok(());
         }
-        let why = match tokio::time::timeout(shared::TIMEOUT, shared.buckets.take(&buckets)).await
-        {
+        let why = match tokio::time::timeout(shared::TIMEOUT, shared.buckets.take(&buckets)).await {
             Ok(Ok(None)) => return Ok(()),
             Ok(Ok(Some((index, retry_after_ms)))) => {
                 return Err(Limited {

@@ -126,10 +126,12 @@ pub(crate) fn target_digest(method: &str, target: &str) -> String {
 
 fn hex16(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes[..16].iter().fold(String::with_capacity(32), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes[..16]
+        .iter()
+        .fold(String::with_capacity(32), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 #[cfg(test)]

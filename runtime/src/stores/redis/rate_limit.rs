@@ -104,10 +104,7 @@ impl RedisRateBuckets {
             }
             cmd
         };
-        match invoke("EVALSHA", &sha)
-            .query_async(&mut connection)
-            .await
-        {
+        match invoke("EVALSHA", &sha).query_async(&mut connection).await {
             Err(error) if error.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
                 // Redis restarted or flushed its scripts: EVAL caches it again.
                 invoke("EVAL", TAKE).query_async(&mut connection).await
