@@ -21,8 +21,11 @@ use std::time::{Duration, Instant};
 use common::redis::Redis;
 use mcp_runtime::rate_limit::{Rate, RateLimits};
 use mcp_runtime::stores::redis::connect;
-use mcp_runtime::{Config, McpServer};
+use mcp_runtime::{
+    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+};
 use ops::{post_raw, shop, Shop};
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 type Answer = (u16, http::HeaderMap, Value);
@@ -328,4 +331,68 @@ async fn without_the_switch_each_instance_counts_alone() {
     assert_limited(&stateless(&b, "echo", None).await, 1, json!("s-1"));
     assert_eq!(calls(), 2);
     assert_eq!(rate_keys(&redis, "local").await, vec![]);
+}
+
+/// The shop with a contract method `get_blocks` on the plain JSON-RPC endpoint, limited to
+/// 1 a minute there (as a generated server's `x-mcp.rateLimit` on the method).
+struct Plain(Shop);
+
+impl Dispatch for Plain {
+    fn catalog(&self) -> &'static Catalog {
+        self.0.catalog()
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        self.0.call_tool(name, arguments, ctx)
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        _params: Option<&'a RawValue>,
+        _ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        (method == "get_blocks").then(|| {
+            Box::pin(async move {
+                self.0.calls.fetch_add(1, Ordering::SeqCst);
+                Ok(RawValue::from_string("[]".into()).unwrap())
+            }) as BoxFuture<'a, _>
+        })
+    }
+
+    fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
+        (method == "jsonrpc" && key == "get_blocks").then_some(Rate::new(1, 60_000))
+    }
+}
+
+#[tokio::test]
+async fn the_plain_endpoints_limits_are_shared_too() {
+    let redis = Redis::start();
+    let mut config = config(RateLimits::new().shared(true));
+    config.jsonrpc_path = Some("/jsonrpc".into());
+    let (first, _, calls_a) = shop();
+    let (second, _, calls_b) = shop();
+    let (_, a) = instance(&redis, "plain", Plain(first), config.clone()).await;
+    let (_, b) = instance(&redis, "plain", Plain(second), config).await;
+    let (a, b) = (a.replace("/mcp", "/jsonrpc"), b.replace("/mcp", "/jsonrpc"));
+    let call =
+        |id: u32| format!(r#"{{"params":{{}},"id":{id},"method":"get_blocks","jsonrpc":"2.0"}}"#);
+    let (status, _, body) = post_raw(&a, &[], &call(1)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_limited(&post_raw(&b, &[], &call(2)).await, 1, json!(2));
+    // A notification is a call: refused without an id; a batch is refused whole.
+    let notification = r#"{"params":{},"method":"get_blocks","jsonrpc":"2.0"}"#;
+    assert_limited(&post_raw(&a, &[], notification).await, 1, Value::Null);
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":3,"method":"rpc.discover"}}, {}]"#,
+        call(4)
+    );
+    assert_limited(&post_raw(&b, &[], &batch).await, 1, json!(4));
+    let ran = calls_a.load(Ordering::SeqCst) + calls_b.load(Ordering::SeqCst);
+    assert_eq!(ran, 1, "only the first call ran");
 }

@@ -37,6 +37,7 @@ impl Rate {
     }
 
     /// The period in milliseconds.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn per_ms(&self) -> u64 {
         self.per_ms
     }

@@ -32,6 +32,7 @@ pub(crate) const WARN_EVERY_MS: u64 = 10_000;
 
 /// One bucket of a call, as the store keeps it.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
 pub(crate) struct SharedBucket {
     /// The digest of what it counts: the caller's ([`caller_digest`]) for the caller's own
     /// bucket, the caller's and the target's for a tool's.
