@@ -57,7 +57,8 @@ pub(crate) fn peer_key(ip: IpAddr) -> PeerKey {
 
 /// The [`PeerKey`] of `ip` for shared limits: the same on every instance (the first 8 bytes
 /// of SHA-256 over the address), where [`peer_key`]'s random keys differ between processes.
-/// No table of this process is indexed by it, so a fixed hash opens no flooding of one.
+/// The local table (a shared limiter's fallback) hashes it again with its random keys, so a
+/// fixed hash opens no flooding of it.
 pub(crate) fn stable_peer_key(ip: IpAddr) -> PeerKey {
     use sha2::Digest;
     let octets = match ip {
@@ -386,9 +387,11 @@ impl Limiter {
 
     /// The key of `caller`'s own bucket. A peer's key is a keyed hash already (made once per
     /// connection): it is the key, without hashing it again.
+    /// A shared limiter's peer keys are the same everywhere (and so could be chosen to
+    /// collide in this table): hashed again with this process's random keys.
     fn caller_key(&self, caller: Caller<'_>) -> u64 {
         match caller {
-            Caller::Peer(peer) => peer.get(),
+            Caller::Peer(peer) if !self.is_shared() => peer.get(),
             _ => self.key(|h| caller.hash_into(h)),
         }
     }

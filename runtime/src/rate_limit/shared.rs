@@ -139,6 +139,34 @@ fn hex16(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    /// A store that never answers.
+    #[derive(Debug)]
+    struct Gone;
+
+    impl SharedBuckets for Gone {
+        fn take<'a>(
+            &'a self,
+            _: &'a [SharedBucket],
+        ) -> BoxFuture<'a, Result<Option<(usize, u64)>, String>> {
+            Box::pin(async { Err("gone".to_string()) })
+        }
+    }
+
+    #[test]
+    fn every_fallback_counts_and_warnings_are_spaced() {
+        let shared = Shared::new(Arc::new(Gone));
+        shared.fell_back(5, "gone");
+        assert_eq!(shared.last_warning_ms.load(Ordering::Relaxed), 5);
+        shared.fell_back(5 + WARN_EVERY_MS - 1, "gone");
+        assert_eq!(shared.last_warning_ms.load(Ordering::Relaxed), 5);
+        shared.fell_back(5 + WARN_EVERY_MS, "gone");
+        assert_eq!(
+            shared.last_warning_ms.load(Ordering::Relaxed),
+            5 + WARN_EVERY_MS
+        );
+        assert_eq!(shared.fallbacks.load(Ordering::Relaxed), 3);
+    }
+
     #[test]
     fn digests_are_fixed_length_and_tell_callers_apart() {
         let local = caller_digest(Caller::Local);

@@ -73,8 +73,9 @@ impl std::error::Error for ConnectError {}
 /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
 /// `rediss://` for TLS, its certificate checked against the system's roots) and returns the
 /// stores of one instance: sessions, tasks and the bus in Redis under `prefix` (this
-/// instance's session replicas bounded by `config`). Fails when Redis does not answer a
-/// `PING` within two seconds.
+/// instance's session replicas bounded by `config`), and the rate-limit buckets when
+/// `config`'s [`RateLimits::shared`](crate::rate_limit::RateLimits::shared) asks (Redis 5 or
+/// later). Fails when Redis does not answer a `PING` within two seconds.
 ///
 /// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
 pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
