@@ -32,12 +32,12 @@ type Answer = (u16, http::HeaderMap, Value);
 
 /// A server of `shop` on 127.0.0.1 with `config`, its stores in the Redis at `redis` under
 /// `prefix`: the server (for its load) and its `/mcp` URL.
-async fn instance(
+async fn instance<D: Dispatch>(
     redis: &Redis,
     prefix: &str,
-    shop: Shop,
+    shop: D,
     config: Config,
-) -> (McpServer<Shop>, String) {
+) -> (McpServer<D>, String) {
     let stores = connect(&redis.url(), prefix, &config).await.unwrap();
     let server = McpServer::with_stores(shop, config, stores);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -333,8 +333,8 @@ async fn without_the_switch_each_instance_counts_alone() {
     assert_eq!(rate_keys(&redis, "local").await, vec![]);
 }
 
-/// The shop with a contract method `get_blocks` on the plain JSON-RPC endpoint, limited to
-/// 1 a minute there (as a generated server's `x-mcp.rateLimit` on the method).
+/// The shop with a contract method `get_blocks` on the plain JSON-RPC endpoint (the MCP tool
+/// `blocks`), limited to 1 a minute (as a generated server's `x-mcp.rateLimit`).
 struct Plain(Shop);
 
 impl Dispatch for Plain {
@@ -365,8 +365,13 @@ impl Dispatch for Plain {
         })
     }
 
+    /// As the generator writes it: the MCP face `blocks` and the method `get_blocks`.
     fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
-        (method == "jsonrpc" && key == "get_blocks").then_some(Rate::new(1, 60_000))
+        matches!(
+            (method, key),
+            ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
+        )
+        .then_some(Rate::new(1, 60_000))
     }
 }
 
