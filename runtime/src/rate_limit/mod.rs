@@ -22,8 +22,8 @@
 //! A server without limits (no flag, nothing in the contract) has no table and checks nothing.
 //!
 //! Shared limits ([`RateLimits::shared`], `--rate-limit-shared` with `--redis`): the buckets
-//! live in Redis instead, one atomic step per call ([`shared`]); the HTTP doors await that
-//! step through [`Limiter::take_shared`] before routing, and the synchronous checks are not
+//! live in Redis instead, one atomic step per call (`shared.rs`); the HTTP doors await that
+//! step through `Limiter::take_shared` before routing, and the synchronous checks are not
 //! used for them.
 
 use std::collections::HashMap;
