@@ -184,7 +184,8 @@ async fn a_callers_calls_to_both_instances_share_one_limit() {
     assert_limited(&batch(&b, &id, body).await, 3, json!(1));
     assert_eq!(calls(), 3);
 
-    // The keys are digests under the prefix, never the address; they expire.
+    // The keys are digests under the prefix (a peer's: 16 hex digits), never the address;
+    // they expire.
     let keys = rate_keys(&redis, "shared1").await;
     assert_eq!(keys.len(), 1, "{keys:?}");
     let (key, ttl) = &keys[0];
@@ -193,7 +194,7 @@ async fn a_callers_calls_to_both_instances_share_one_limit() {
         .and_then(|k| k.strip_suffix('}'))
         .unwrap_or_else(|| panic!("{key}"));
     assert!(
-        digest.len() == 32 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+        digest.len() == 16 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
         "{key}"
     );
     assert!((1..=60_000).contains(ttl), "{key}: {ttl}");
@@ -213,8 +214,18 @@ async fn each_principal_has_one_bucket_across_instances() {
     // Same address, another principal.
     assert_passed(&stateless(&b, "echo", Some("bob")).await);
     assert_limited(&stateless(&a, "echo", Some("bob")).await, 1, json!("s-1"));
-    for (key, _) in rate_keys(&redis, "shared2").await {
-        assert!(!key.contains("alice") && !key.contains("bob"), "{key}");
+    let keys = rate_keys(&redis, "shared2").await;
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    for (key, _) in keys {
+        // A principal's digest: 32 hex digits of SHA-256, never the subject.
+        let digest = key
+            .strip_prefix("shared2:rate:{")
+            .and_then(|k| k.strip_suffix('}'))
+            .unwrap_or_else(|| panic!("{key}"));
+        assert!(
+            digest.len() == 32 && digest.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{key}"
+        );
     }
 }
 

@@ -91,7 +91,13 @@ fn an_unreachable_redis_is_exit_1() {
 fn shared_rate_limits_without_redis_are_refused() {
     let addr = format!("127.0.0.1:{}", unused_port());
     let (code, stderr) = run(
-        &["--addr", &addr, "--rate-limit", "5/s", "--rate-limit-shared"],
+        &[
+            "--addr",
+            &addr,
+            "--rate-limit",
+            "5/s",
+            "--rate-limit-shared",
+        ],
         &[],
     );
     assert_eq!(code, Some(2), "{stderr}");

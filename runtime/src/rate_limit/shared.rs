@@ -94,45 +94,44 @@ impl Shared {
     }
 }
 
-/// The digest of `caller`, the same on every instance: hex of the first 16 bytes of SHA-256
-/// over its kind and what names it (a principal's issuer and subject; a peer's address
-/// digest, see [`super::stable_peer_key`]).
+/// The digest of `caller`, the same on every instance and never the raw name: a principal's
+/// is the hex of the first 16 bytes of SHA-256 over its issuer and subject (32 digits); a
+/// peer's, the hex of its stable key (16 digits, itself SHA-256 of the address, made once per
+/// connection: [`super::stable_peer_key`]); the one local caller's, `local`. The lengths keep
+/// the kinds apart.
 pub(crate) fn caller_digest(caller: Caller<'_>) -> String {
-    let mut hash = Sha256::new();
     match caller {
         Caller::Principal(principal) => {
-            hash.update(b"p");
+            let mut hash = Sha256::new();
             let issuer = principal.claims["iss"].as_str().unwrap_or_default();
             hash.update((issuer.len() as u64).to_be_bytes());
             hash.update(issuer.as_bytes());
             hash.update(principal.subject.as_bytes());
+            hex(&hash.finalize()[..16])
         }
-        Caller::Peer(peer) => {
-            hash.update(b"a");
-            hash.update(peer.get().to_be_bytes());
-        }
-        Caller::Local => hash.update(b"l"),
+        Caller::Peer(peer) => hex(&peer.get().to_be_bytes()),
+        Caller::Local => "local".to_owned(),
     }
-    hex16(&hash.finalize())
 }
 
-/// The digest of a target (`method`, and the tool, prompt or URI `target`).
+/// The digest of a target (`method`, and the tool, prompt or URI `target`): 32 hex digits.
 pub(crate) fn target_digest(method: &str, target: &str) -> String {
     let mut hash = Sha256::new();
     hash.update((method.len() as u64).to_be_bytes());
     hash.update(method.as_bytes());
     hash.update(target.as_bytes());
-    hex16(&hash.finalize())
+    hex(&hash.finalize()[..16])
 }
 
-fn hex16(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes[..16]
-        .iter()
-        .fold(String::with_capacity(32), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+/// Lowercase hex, by table (the formatting machinery costs more than the digest).
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0xf)]));
+    }
+    text
 }
 
 #[cfg(test)]
@@ -176,7 +175,10 @@ mod tests {
         let other = caller_digest(Caller::Peer(super::super::stable_peer_key(
             "10.0.0.2".parse().unwrap(),
         )));
-        assert_eq!((local.len(), peer.len()), (32, 32));
+        assert_eq!((local.as_str(), peer.len()), ("local", 16));
+        assert!(peer.bytes().all(|b| b.is_ascii_hexdigit()));
+        assert_eq!(hex(&[0x0f, 0xa0]), "0fa0");
+        assert_eq!(target_digest("tools/call", "a").len(), 32);
         assert!(local != peer && peer != other);
         // Stable: the same address gives the same digest (on every instance).
         assert_eq!(
