@@ -412,3 +412,46 @@ async fn the_plain_endpoints_limits_are_shared_too() {
     let ran = calls_a.load(Ordering::SeqCst) + calls_b.load(Ordering::SeqCst);
     assert_eq!(ran, 1, "only the first call ran");
 }
+
+/// stdio has one client and no Redis of its own (`--redis` is HTTP only): a server whose
+/// limits are shared still limits its stdio calls, in the process's own buckets.
+#[tokio::test]
+async fn stdio_keeps_its_own_buckets_under_shared_limits() {
+    let redis = Redis::start();
+    let limits = RateLimits::new()
+        .per_caller(Some(Rate::new(1, 60_000)))
+        .shared(true);
+    let config = config(limits);
+    let (shop, _, calls) = shop();
+    let stores = connect(&redis.url(), "stdio", &config).await.unwrap();
+    let server = McpServer::with_stores(shop, config, stores);
+    let call = |id: u32| {
+        format!(
+            r#"{{"params":{{"name":"echo","arguments":{{"n":1}}}},"id":{id},"jsonrpc":"2.0","method":"tools/call"}}"#
+        )
+    };
+    let input = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        call(2),
+        call(3),
+    ]
+    .join("\n")
+        + "\n";
+    let (output, mut answers) = tokio::io::duplex(64 * 1024);
+    mcp_runtime::stdio::serve_io(server, input.as_bytes(), output)
+        .await
+        .unwrap();
+    let mut text = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut answers, &mut text)
+        .await
+        .unwrap();
+    let refused = text
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|answer| answer["id"] == json!(3))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(refused["error"]["code"], json!(-32023), "{text}");
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "{text}");
+    assert_eq!(rate_keys(&redis, "stdio").await, vec![]);
+}

@@ -6,7 +6,8 @@
 //!
 //! Shared limits (`--rate-limit-shared`) need a round trip to Redis: the HTTP doors await
 //! [`Engine::shared_rate_refusal`] (boxed, so a request's future grows by nothing without it)
-//! before they route, and the synchronous checks below answer `None` for them. A server
+//! before they route, and the synchronous checks below answer `None` for them (stdio's
+//! excepted: its one client is counted in the process's own buckets). A server
 //! without limits still pays one `None` check; with local limits, one flag more.
 
 use serde_json::value::RawValue;
@@ -45,10 +46,36 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         request: &Request<'a>,
     ) -> Option<RateRefusal<'a>> {
-        let limited = self
-            .local_limiter()?
-            .check(&self.dispatch, caller, request)
-            .err()?;
+        self.refusal_in(self.local_limiter()?, caller, principal, request)
+    }
+
+    /// stdio's [`Engine::rate_refusal`]: this process's buckets even when the limits are
+    /// shared (one client, whose line loop does not wait for Redis; `--redis` is HTTP only).
+    pub(crate) fn stdio_rate_refusal<'a>(&self, request: &Request<'a>) -> Option<RateRefusal<'a>> {
+        self.refusal_in(self.limiter.as_ref()?, Caller::Local, None, request)
+    }
+
+    /// stdio's [`Engine::batch_rate_refusal`], in this process's buckets as
+    /// [`Engine::stdio_rate_refusal`].
+    #[cold]
+    pub(crate) fn stdio_batch_rate_refusal<'a>(
+        &self,
+        messages: &[&'a RawValue],
+    ) -> Option<RateRefusal<'a>> {
+        let limiter = self.limiter.as_ref()?;
+        self.batch_refusal_in(limiter, Caller::Local, None, messages)
+    }
+
+    /// Takes the tokens of `request` from `limiter`'s own buckets, or refuses it.
+    #[inline]
+    fn refusal_in<'a>(
+        &self,
+        limiter: &crate::rate_limit::Limiter,
+        caller: Caller<'_>,
+        principal: Option<&Principal>,
+        request: &Request<'a>,
+    ) -> Option<RateRefusal<'a>> {
+        let limited = limiter.check(&self.dispatch, caller, request).err()?;
         self.audit_refusal(principal, request, &limited.error());
         Some(RateRefusal {
             limited,
@@ -67,11 +94,24 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         messages: &[&'a RawValue],
     ) -> Option<RateRefusal<'a>> {
-        self.local_limiter()?;
+        let limiter = self.local_limiter()?;
+        self.batch_refusal_in(limiter, caller, principal, messages)
+    }
+
+    /// [`Engine::batch_rate_refusal`] in `limiter`'s own buckets.
+    fn batch_refusal_in<'a>(
+        &self,
+        limiter: &crate::rate_limit::Limiter,
+        caller: Caller<'_>,
+        principal: Option<&Principal>,
+        messages: &[&'a RawValue],
+    ) -> Option<RateRefusal<'a>> {
         messages
             .iter()
             .find_map(|message| match incoming::read(message.get(), None) {
-                Ok(Incoming::Request(request)) => self.rate_refusal(caller, principal, &request),
+                Ok(Incoming::Request(request)) => {
+                    self.refusal_in(limiter, caller, principal, &request)
+                }
                 _ => None,
             })
     }
