@@ -520,8 +520,13 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
     }
     engine.config = config;
     engine.sealer = crate::server::sealer(&engine.config);
-    engine.limiter =
-        crate::rate_limit::Limiter::of(engine.config.rate_limits.as_ref(), &engine.dispatch);
+    // Shared buckets, if the server's stores have them, stay (the stores are not rebuilt).
+    let buckets = engine.limiter.as_ref().and_then(|l| l.shared_buckets());
+    engine.limiter = crate::rate_limit::Limiter::of(
+        engine.config.rate_limits.as_ref(),
+        &engine.dispatch,
+        buckets,
+    );
     Ok(())
 }
 

@@ -30,12 +30,19 @@ pub struct Load {
     pub tasks_held: usize,
     /// Tasks whose handler runs on this instance.
     pub tasks_running: usize,
+    /// Calls this instance counted in its own buckets, since it started, because the shared
+    /// rate-limit buckets (`--rate-limit-shared`) did not answer (Redis gone or slow). A
+    /// count, not a load: [`Load::is_idle`] does not look at it.
+    pub rate_limit_fallbacks: u64,
 }
 
 impl Load {
     /// Whether the server holds nothing: no session, no listen stream, no task (and so
     /// nothing running or kept for them).
     pub fn is_idle(&self) -> bool {
-        *self == Self::default()
+        Self {
+            rate_limit_fallbacks: 0,
+            ..*self
+        } == Self::default()
     }
 }

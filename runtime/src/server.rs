@@ -113,6 +113,11 @@ impl<D: Dispatch> McpServer<D> {
             listen_streams: self.engine.notifier.listen_streams(),
             tasks_held: self.engine.tasks.held(),
             tasks_running: self.engine.tasks.running_here(),
+            rate_limit_fallbacks: self
+                .engine
+                .limiter
+                .as_ref()
+                .map_or(0, crate::rate_limit::Limiter::fallbacks),
             ..Load::default()
         };
         self.engine.sessions().for_each(&mut |session| {

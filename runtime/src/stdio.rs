@@ -356,8 +356,7 @@ impl<D: Dispatch> Peer<D> {
         };
         if let Incoming::Request(request) = &message {
             // One client, no principal: every call shares the one bucket.
-            let caller = crate::rate_limit::Caller::Local;
-            if let Some(refused) = self.engine.rate_refusal(caller, None, request) {
+            if let Some(refused) = self.engine.stdio_rate_refusal(request) {
                 return self.send(error_response(refused.id, &refused.limited.error()));
             }
         }
@@ -492,8 +491,7 @@ impl<D: Dispatch> Peer<D> {
         self.running.spawn(async move {
             let answer = match batch::allowed(&session).and_then(|()| incoming::read_batch(&line)) {
                 Ok(messages) => {
-                    let caller = crate::rate_limit::Caller::Local;
-                    match engine.batch_rate_refusal(caller, None, &messages) {
+                    match engine.stdio_batch_rate_refusal(&messages) {
                         // As over HTTP: the whole batch refused, the error of the call over.
                         Some(refused) => Some(error_response(refused.id, &refused.limited.error())),
                         None => engine.batch(&session, &messages, None).await,

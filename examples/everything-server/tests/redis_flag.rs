@@ -2,7 +2,7 @@
 //! exit code and the message naming the flag or variable. Built without the `redis`
 //! feature (the default) the flag is refused saying how to get it; built with it, a missing
 //! shared key is 2 and an unreachable Redis is 1 (the harness in tests/scale-out runs the
-//! binary against a real Redis).
+//! binary against a real Redis). `--rate-limit-shared` without `--redis` is refused (2).
 
 use std::net::TcpListener;
 use std::process::Command;
@@ -81,6 +81,28 @@ fn an_unreachable_redis_is_exit_1() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains(&format!("--redis: cannot reach Redis at {url}")),
+        "{stderr}"
+    );
+}
+
+/// `--rate-limit-shared` keeps its buckets in the Redis of `--redis`: without it (or without
+/// the feature) the server does not start, and the message names both flags.
+#[test]
+fn shared_rate_limits_without_redis_are_refused() {
+    let addr = format!("127.0.0.1:{}", unused_port());
+    let (code, stderr) = run(
+        &[
+            "--addr",
+            &addr,
+            "--rate-limit",
+            "5/s",
+            "--rate-limit-shared",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--rate-limit-shared") && stderr.contains("--redis"),
         "{stderr}"
     );
 }

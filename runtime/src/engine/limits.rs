@@ -3,6 +3,12 @@
 //! either era, a 2025-03-26 batch, the 2024-11-05 HTTP+SSE transport, stdio, the plain
 //! JSON-RPC endpoint), and a refusal is recorded when audit records are on. Each transport
 //! frames the refusal its own way (HTTP: `429` with `Retry-After`; stdio: the error line).
+//!
+//! Shared limits (`--rate-limit-shared`) need a round trip to Redis: the HTTP doors await
+//! [`Engine::shared_rate_refusal`] (boxed, so a request's future grows by nothing without it)
+//! before they route, and the synchronous checks below answer `None` for them (stdio's
+//! excepted: its one client is counted in the process's own buckets). A server
+//! without limits still pays one `None` check; with local limits, one flag more.
 
 use serde_json::value::RawValue;
 
@@ -20,6 +26,17 @@ pub(crate) struct RateRefusal<'a> {
     pub id: Option<&'a RawValue>,
 }
 
+/// The door a body came through, which says how its calls are read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Door {
+    /// `/mcp`, or the 2024-11-05 transport's POST: `tools/call`, `prompts/get` and
+    /// `resources/read` are calls.
+    Mcp,
+    /// The plain JSON-RPC endpoint: every request and notification is a call of the method
+    /// it names.
+    Plain,
+}
+
 impl<D: Dispatch> Engine<D> {
     /// Takes the tokens of `request` by `caller`, or refuses it (recorded when audit records
     /// are on). `None` when no limit is configured or it may go on.
@@ -29,11 +46,36 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         request: &Request<'a>,
     ) -> Option<RateRefusal<'a>> {
-        let limited = self
-            .limiter
-            .as_ref()?
-            .check(&self.dispatch, caller, request)
-            .err()?;
+        self.refusal_in(self.local_limiter()?, caller, principal, request)
+    }
+
+    /// stdio's [`Engine::rate_refusal`]: this process's buckets even when the limits are
+    /// shared (one client, whose line loop does not wait for Redis; `--redis` is HTTP only).
+    pub(crate) fn stdio_rate_refusal<'a>(&self, request: &Request<'a>) -> Option<RateRefusal<'a>> {
+        self.refusal_in(self.limiter.as_ref()?, Caller::Local, None, request)
+    }
+
+    /// stdio's [`Engine::batch_rate_refusal`], in this process's buckets as
+    /// [`Engine::stdio_rate_refusal`].
+    #[cold]
+    pub(crate) fn stdio_batch_rate_refusal<'a>(
+        &self,
+        messages: &[&'a RawValue],
+    ) -> Option<RateRefusal<'a>> {
+        let limiter = self.limiter.as_ref()?;
+        self.batch_refusal_in(limiter, Caller::Local, None, messages)
+    }
+
+    /// Takes the tokens of `request` from `limiter`'s own buckets, or refuses it.
+    #[inline]
+    fn refusal_in<'a>(
+        &self,
+        limiter: &crate::rate_limit::Limiter,
+        caller: Caller<'_>,
+        principal: Option<&Principal>,
+        request: &Request<'a>,
+    ) -> Option<RateRefusal<'a>> {
+        let limited = limiter.check(&self.dispatch, caller, request).err()?;
         self.audit_refusal(principal, request, &limited.error());
         Some(RateRefusal {
             limited,
@@ -52,11 +94,24 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         messages: &[&'a RawValue],
     ) -> Option<RateRefusal<'a>> {
-        self.limiter.as_ref()?;
+        let limiter = self.local_limiter()?;
+        self.batch_refusal_in(limiter, caller, principal, messages)
+    }
+
+    /// [`Engine::batch_rate_refusal`] in `limiter`'s own buckets.
+    fn batch_refusal_in<'a>(
+        &self,
+        limiter: &crate::rate_limit::Limiter,
+        caller: Caller<'_>,
+        principal: Option<&Principal>,
+        messages: &[&'a RawValue],
+    ) -> Option<RateRefusal<'a>> {
         messages
             .iter()
             .find_map(|message| match incoming::read(message.get(), None) {
-                Ok(Incoming::Request(request)) => self.rate_refusal(caller, principal, &request),
+                Ok(Incoming::Request(request)) => {
+                    self.refusal_in(limiter, caller, principal, &request)
+                }
                 _ => None,
             })
     }
@@ -72,7 +127,7 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         text: &'a str,
     ) -> Option<RateRefusal<'a>> {
-        let limiter = self.limiter.as_ref()?;
+        let limiter = self.local_limiter()?;
         let check = |text: &'a str| {
             let (id, method) = match incoming::read_plain(text) {
                 Ok(Incoming::Request(Request { id, method, .. })) => (Some(id), method),
@@ -93,6 +148,81 @@ impl<D: Dispatch> Engine<D> {
         } else {
             check(text)
         }
+    }
+
+    /// The limiter, when its buckets are this instance's (shared ones are checked by
+    /// [`Engine::shared_rate_refusal`]).
+    #[inline]
+    fn local_limiter(&self) -> Option<&crate::rate_limit::Limiter> {
+        self.limiter.as_ref().filter(|limiter| !limiter.is_shared())
+    }
+
+    /// Whether the rate limits' buckets are shared: the HTTP doors then await
+    /// [`Engine::shared_rate_refusal`] before routing.
+    #[inline]
+    pub(crate) fn limits_shared(&self) -> bool {
+        self.limiter
+            .as_ref()
+            .is_some_and(crate::rate_limit::Limiter::is_shared)
+    }
+
+    /// The refusal of a body (one message or a 2025-03-26 batch) that came in through `door`
+    /// by `caller`, its calls counted in order in the shared buckets (one Redis step each) as
+    /// the local checks count them; the first call over a limit refuses the whole body.
+    /// `None` when every call may go on (or the limits are not shared).
+    #[cold]
+    pub(crate) async fn shared_rate_refusal<'a>(
+        &self,
+        caller: Caller<'_>,
+        principal: Option<&Principal>,
+        text: &'a str,
+        door: Door,
+    ) -> Option<RateRefusal<'a>> {
+        let limiter = self.limiter.as_ref().filter(|l| l.is_shared())?;
+        let messages: Vec<&'a str> = if incoming::is_batch(text) {
+            let batch: Vec<&'a RawValue> = incoming::read_batch(text).ok()?;
+            batch.into_iter().map(RawValue::get).collect()
+        } else {
+            vec![text]
+        };
+        for message in messages {
+            // What the call is, read before the await (the parsed message is not kept).
+            let (id, method, audited, target) = match door {
+                Door::Mcp => match incoming::read(message, None) {
+                    Ok(Incoming::Request(request)) => match request.call_target() {
+                        Some(target) => {
+                            let audited = match request.method {
+                                "tools/call" => "tools/call",
+                                "prompts/get" => "prompts/get",
+                                _ => "resources/read",
+                            };
+                            (Some(request.id), request.method, audited, target.to_owned())
+                        }
+                        None => continue,
+                    },
+                    _ => continue,
+                },
+                Door::Plain => match incoming::read_plain(message) {
+                    Ok(Incoming::Request(Request { id, method, .. })) => {
+                        (Some(id), PLAIN, PLAIN, method.to_owned())
+                    }
+                    Ok(Incoming::Notification { method, .. }) => {
+                        (None, PLAIN, PLAIN, method.to_owned())
+                    }
+                    _ => continue,
+                },
+            };
+            if let Err(limited) = limiter
+                .take_shared(&self.dispatch, caller, method, &target)
+                .await
+            {
+                if let Some(audit) = &self.config.audit {
+                    crate::audit::refused(audit, principal, audited, &target, limited.error().code);
+                }
+                return Some(RateRefusal { limited, id });
+            }
+        }
+        None
     }
 
     /// The audit record of `request`, refused with `error` before it started (a rate limit),

@@ -185,7 +185,11 @@ impl<D: Dispatch> Engine<D> {
             })
         };
         stores.bus.subscribe(Arc::downgrade(&bus_delivery));
-        let limiter = crate::rate_limit::Limiter::of(config.rate_limits.as_ref(), &dispatch);
+        let limiter = crate::rate_limit::Limiter::of(
+            config.rate_limits.as_ref(),
+            &dispatch,
+            stores.rate_buckets,
+        );
         Self {
             limiter,
             notifier,

@@ -452,6 +452,7 @@ fn every_setting_reaches_the_config() {
         ("tool-rate-limit", ()),
         ("rate-limit-callers", ()),
         ("return-traces", ()),
+        ("rate-limit-shared", ()),
     ] {
         // Checked by their own tests below.
         covered.push(flag);
@@ -1190,5 +1191,43 @@ fn the_rate_limit_settings_reach_their_config() {
     ] {
         let message = refused(&[flag, value], &[]);
         assert!(message.contains(says), "{flag} {value}: {message}");
+    }
+}
+
+#[test]
+fn shared_rate_limits_need_redis_and_its_feature() {
+    // Without --redis, or without the feature: refused, naming both flags.
+    for (args, env) in [
+        (&["--rate-limit", "5/s", "--rate-limit-shared"][..], &[][..]),
+        (&[][..], &[("MCP_RATE_LIMIT_SHARED", "1")][..]),
+    ] {
+        let message = refused(args, env);
+        assert!(
+            message.contains("--rate-limit-shared") && message.contains("--redis"),
+            "{message}"
+        );
+        if !cfg!(feature = "redis") {
+            assert!(message.contains("`redis` feature"), "{message}");
+        }
+    }
+    // On stdio the variable is ignored (the flag is refused, as every HTTP flag is).
+    let args = ok(&["--stdio"], &[("MCP_RATE_LIMIT_SHARED", "1")]);
+    assert_eq!(args.config.rate_limits, None);
+    if cfg!(feature = "redis") {
+        let args = ok(
+            &["--rate-limit", "5/s", "--rate-limit-shared"],
+            &[("MCP_REDIS_URL", "redis://127.0.0.1/")],
+        );
+        let limits = args.config.rate_limits.unwrap();
+        assert!(limits.is_shared());
+        assert_eq!(
+            limits.settings().0,
+            Some(crate::rate_limit::Rate::new(5, 1_000))
+        );
+        let args = ok(
+            &["--redis", "redis://127.0.0.1/"],
+            &[("MCP_RATE_LIMIT_SHARED", "off")],
+        );
+        assert!(!args.config.rate_limits.is_some_and(|l| l.is_shared()));
     }
 }

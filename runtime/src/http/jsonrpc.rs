@@ -74,9 +74,18 @@ impl<D: Dispatch> McpServer<D> {
         }
         if self.engine.limiter.is_some() {
             let principal = headers.principal.as_deref();
-            let refused = self
-                .engine
-                .plain_rate_refusal(headers.caller(), principal, text);
+            let refused = if self.engine.limits_shared() {
+                let caller = headers.caller();
+                let door = crate::engine::limits::Door::Plain;
+                Box::pin(
+                    self.engine
+                        .shared_rate_refusal(caller, principal, text, door),
+                )
+                .await
+            } else {
+                self.engine
+                    .plain_rate_refusal(headers.caller(), principal, text)
+            };
             if let Some(refused) = refused {
                 return super::response::rate_limited(&refused);
             }

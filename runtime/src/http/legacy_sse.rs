@@ -161,6 +161,17 @@ impl<D: Dispatch> McpServer<D> {
                 "Bad Request: the 2024-11-05 HTTP+SSE transport takes one message per POST (no batches)",
             );
         }
+        if self.engine.limits_shared() && connection.session.get().is_some() {
+            // This transport has no authorization: the caller is the peer.
+            let door = crate::engine::limits::Door::Mcp;
+            let refusal = self
+                .engine
+                .shared_rate_refusal(headers.caller(), None, text, door);
+            if let Some(refused) = Box::pin(refusal).await {
+                connection.send(error_response(refused.id, &refused.limited.error()));
+                return super::response::rate_limited(&refused);
+            }
+        }
         let message = match incoming::read(text, None) {
             Ok(message) => message,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),

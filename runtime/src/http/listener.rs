@@ -219,8 +219,8 @@ impl<D: Dispatch> McpServer<D> {
         let peer_key = self
             .engine
             .limiter
-            .is_some()
-            .then(|| crate::rate_limit::peer_key(peer.ip()));
+            .as_ref()
+            .map(|limiter| limiter.peer_key(peer.ip()));
         // Boxed: hyper moves each request's future into a slot of the connection, last
         // written one turn of all connections ago and cold by now; a box reuses the block the
         // previous request just freed, still in cache (measured: 1.5 µs less user CPU per

@@ -16,6 +16,7 @@ use super::response::{bad_request, json_response, rpc_error, session_refused, st
 use super::{session_answer, stateless, Body, SESSION_HEADER_NAME};
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
+use crate::engine::limits::Door;
 use crate::engine::run::{Identity, Started};
 use crate::engine::sessions::{Keep, Opened, Refusal, WriteThrough};
 use crate::outbound::Outbound;
@@ -107,6 +108,12 @@ impl<D: Dispatch> McpServer<D> {
             Ok(text) => text,
             Err(refused) => return *refused,
         };
+        if self.engine.limits_shared() {
+            // Boxed: only shared limits wait for Redis here; the rest never carry its state.
+            if let Some(refused) = Box::pin(self.shared_rate_refusal(headers, text)).await {
+                return refused;
+            }
+        }
         if incoming::is_batch(text) {
             // Boxed: batches are rare, and their state would grow every request's future.
             return Box::pin(self.batch(headers, text)).await;
@@ -214,6 +221,39 @@ impl<D: Dispatch> McpServer<D> {
 
     /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
     #[cold]
+    /// With shared rate limits: the 429 of a body (a message or a batch) one of whose calls
+    /// is over its limit in Redis (`Engine::shared_rate_refusal`). A call the contract's
+    /// scopes refuse takes no token: routing refuses it as it would without shared limits.
+    async fn shared_rate_refusal(
+        &self,
+        headers: &Headers<'_>,
+        text: &str,
+    ) -> Option<Response<Body>> {
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
+            let dispatch = &self.engine.dispatch;
+            let refused = if incoming::is_batch(text) {
+                let messages: Vec<&RawValue> = incoming::read_batch(text).ok()?;
+                super::auth::batch_scope_refusal(dispatch, auth, principal, &messages).is_some()
+            } else {
+                match incoming::read(text, None) {
+                    Ok(Incoming::Request(request)) => {
+                        super::auth::scope_refusal(dispatch, auth, principal, &request).is_some()
+                    }
+                    _ => false,
+                }
+            };
+            if refused {
+                return None;
+            }
+        }
+        let principal = headers.principal.as_deref();
+        let refused = self
+            .engine
+            .shared_rate_refusal(headers.caller(), principal, text, Door::Mcp)
+            .await?;
+        Some(super::response::rate_limited(&refused))
+    }
+
     fn scope_refusal(
         &self,
         principal: &crate::auth::Principal,

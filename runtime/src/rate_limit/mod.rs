@@ -20,6 +20,11 @@
 //! that is not enough, an eighth of the table is dropped at once (those callers start again
 //! with full buckets), so a client with many addresses cannot make every call sweep the table.
 //! A server without limits (no flag, nothing in the contract) has no table and checks nothing.
+//!
+//! Shared limits ([`RateLimits::shared`], `--rate-limit-shared` with `--redis`): the buckets
+//! live in Redis instead, one atomic step per call (`shared.rs`); the HTTP doors await that
+//! step through `Limiter::take_shared` before routing, and the synchronous checks are not
+//! used for them.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -34,6 +39,7 @@ use crate::jsonrpc::RpcError;
 use settings::SHARDS;
 
 pub(crate) mod settings;
+pub(crate) mod shared;
 
 pub use settings::{Rate, RateLimits, DEFAULT_MAX_CALLERS, RATE_LIMITED};
 
@@ -47,6 +53,22 @@ pub(crate) fn peer_key(ip: IpAddr) -> PeerKey {
         std::sync::OnceLock::new();
     let hash = KEYS.get_or_init(Default::default).hash_one(ip);
     PeerKey::new(hash).unwrap_or(PeerKey::MIN)
+}
+
+/// The [`PeerKey`] of `ip` for shared limits: the same on every instance (the first 8 bytes
+/// of SHA-256 over the address), where [`peer_key`]'s random keys differ between processes.
+/// The local table (a shared limiter's fallback) hashes it again with its random keys, so a
+/// fixed hash opens no flooding of it.
+pub(crate) fn stable_peer_key(ip: IpAddr) -> PeerKey {
+    use sha2::Digest;
+    let octets = match ip {
+        IpAddr::V4(v4) => v4.to_ipv6_mapped().octets(),
+        IpAddr::V6(v6) => v6.octets(),
+    };
+    let digest = sha2::Sha256::digest(octets);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    PeerKey::new(u64::from_be_bytes(first)).unwrap_or(PeerKey::MIN)
 }
 
 thread_local! {
@@ -173,11 +195,18 @@ pub(crate) struct Limiter {
     shards: Vec<Mutex<Buckets>>,
     keys: std::collections::hash_map::RandomState,
     started: Instant,
+    /// The store of shared buckets, when the limits are shared ([`shared`]).
+    shared: Option<shared::Shared>,
 }
 
 impl Limiter {
-    /// The limiter of `limits` and the contract's, or `None` when there is neither.
-    pub fn of(limits: Option<&RateLimits>, dispatch: &dyn Dispatch) -> Option<Self> {
+    /// The limiter of `limits` and the contract's, or `None` when there is neither; its
+    /// buckets in `buckets` when given and `limits` asks for shared ones.
+    pub fn of(
+        limits: Option<&RateLimits>,
+        dispatch: &dyn Dispatch,
+        buckets: Option<std::sync::Arc<dyn shared::SharedBuckets>>,
+    ) -> Option<Self> {
         let catalog = dispatch.catalog();
         let contract = [
             ("tools/call", catalog.tools),
@@ -202,7 +231,85 @@ impl Limiter {
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             keys: Default::default(),
             started: Instant::now(),
+            shared: buckets
+                .filter(|_| limits.is_some_and(RateLimits::is_shared))
+                .map(shared::Shared::new),
         })
+    }
+
+    /// Whether the buckets are shared: the HTTP doors await [`Limiter::take_shared`].
+    pub fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// The key of a peer at `ip`: the same on every instance when the buckets are shared.
+    pub fn peer_key(&self, ip: IpAddr) -> PeerKey {
+        if self.is_shared() {
+            stable_peer_key(ip)
+        } else {
+            peer_key(ip)
+        }
+    }
+
+    /// The store of the shared buckets, if shared.
+    pub fn shared_buckets(&self) -> Option<std::sync::Arc<dyn shared::SharedBuckets>> {
+        self.shared.as_ref().map(|s| s.buckets.clone())
+    }
+
+    /// Calls counted locally because the shared store did not answer.
+    pub fn fallbacks(&self) -> u64 {
+        self.shared.as_ref().map_or(0, |s| {
+            s.fallbacks.load(std::sync::atomic::Ordering::Relaxed)
+        })
+    }
+
+    /// [`Limiter::check_call`] in the shared buckets: one atomic step of the store for the
+    /// call's buckets; this instance's own buckets when the store does not answer within
+    /// [`shared::TIMEOUT`] (see [`shared`]). A local limiter checks locally.
+    pub async fn take_shared(
+        &self,
+        dispatch: &dyn Dispatch,
+        caller: Caller<'_>,
+        method: &str,
+        target: &str,
+    ) -> Result<(), Limited> {
+        let Some(shared) = &self.shared else {
+            return self.check_call(dispatch, caller, method, target);
+        };
+        let tool_rate = self.tool_rate(dispatch, method, target);
+        let mut buckets = Vec::with_capacity(2);
+        let digest = shared::caller_digest(caller);
+        if let Some(rate) = self.limits.per_caller {
+            buckets.push(shared::SharedBucket {
+                caller: digest.clone(),
+                target: None,
+                rate,
+            });
+        }
+        if let Some(rate) = tool_rate {
+            buckets.push(shared::SharedBucket {
+                caller: digest,
+                target: Some(shared::target_digest(method, target)),
+                rate,
+            });
+        }
+        if buckets.is_empty() {
+            return Ok(());
+        }
+        let why = match tokio::time::timeout(shared::TIMEOUT, shared.buckets.take(&buckets)).await {
+            Ok(Ok(None)) => return Ok(()),
+            Ok(Ok(Some((index, retry_after_ms)))) => {
+                return Err(Limited {
+                    limit: buckets.get(index).map_or(1, |b| b.rate.count),
+                    retry_after_ms: retry_after_ms.max(1),
+                })
+            }
+            Ok(Err(error)) => error,
+            Err(_) => format!("no answer within {} ms", shared::TIMEOUT.as_millis()),
+        };
+        let now = self.started.elapsed().as_millis() as u64;
+        shared.fell_back(now, &why);
+        self.check_call(dispatch, caller, method, target)
     }
 
     /// Checks `request` (only `tools/call`, `prompts/get` and `resources/read` count) of
@@ -242,17 +349,7 @@ impl Limiter {
         method: &str,
         target: &str,
     ) -> Result<(), Limited> {
-        let tool_rate = self
-            .limits
-            .per_tool
-            .iter()
-            .find(|(name, _)| name == target)
-            .map(|(_, rate)| *rate)
-            .or_else(|| {
-                self.contract
-                    .then(|| dispatch.rate_limit(method, target))
-                    .flatten()
-            });
+        let tool_rate = self.tool_rate(dispatch, method, target);
         let now = self.started.elapsed().as_millis() as u64;
         if let Some(rate) = self.limits.per_caller {
             self.take(self.caller_key(caller), rate, now)?;
@@ -274,11 +371,27 @@ impl Limiter {
         Ok(())
     }
 
+    /// The rate of `target`'s bucket under `method`: the flag's, else the contract's.
+    fn tool_rate(&self, dispatch: &dyn Dispatch, method: &str, target: &str) -> Option<Rate> {
+        self.limits
+            .per_tool
+            .iter()
+            .find(|(name, _)| name == target)
+            .map(|(_, rate)| *rate)
+            .or_else(|| {
+                self.contract
+                    .then(|| dispatch.rate_limit(method, target))
+                    .flatten()
+            })
+    }
+
     /// The key of `caller`'s own bucket. A peer's key is a keyed hash already (made once per
     /// connection): it is the key, without hashing it again.
+    /// A shared limiter's peer keys are the same everywhere (and so could be chosen to
+    /// collide in this table): hashed again with this process's random keys.
     fn caller_key(&self, caller: Caller<'_>) -> u64 {
         match caller {
-            Caller::Peer(peer) => peer.get(),
+            Caller::Peer(peer) if !self.is_shared() => peer.get(),
             _ => self.key(|h| caller.hash_into(h)),
         }
     }
@@ -448,14 +561,14 @@ mod tests {
 
     #[test]
     fn nothing_to_limit_is_no_limiter() {
-        assert!(Limiter::of(None, &Plain).is_none());
-        assert!(Limiter::of(None, &Limited2).is_some());
-        assert!(Limiter::of(Some(&RateLimits::new()), &Plain).is_some());
+        assert!(Limiter::of(None, &Plain, None).is_none());
+        assert!(Limiter::of(None, &Limited2, None).is_some());
+        assert!(Limiter::of(Some(&RateLimits::new()), &Plain, None).is_some());
     }
 
     #[test]
     fn the_contracts_limit_per_caller_and_a_flag_over_it() {
-        let limiter = Limiter::of(None, &Limited2).unwrap();
+        let limiter = Limiter::of(None, &Limited2, None).unwrap();
         let alice = Caller::Peer(peer_key("10.0.0.1".parse().unwrap()));
         let bob = Caller::Peer(peer_key("10.0.0.2".parse().unwrap()));
         assert!(check(&limiter, &Limited2, alice, SEARCH).is_ok());
@@ -474,7 +587,7 @@ mod tests {
         assert!(check(&limiter, &Limited2, alice, LIST).is_ok());
 
         let flags = RateLimits::new().per_tool("search", Rate::new(1, 1_000));
-        let limiter = Limiter::of(Some(&flags), &Limited2).unwrap();
+        let limiter = Limiter::of(Some(&flags), &Limited2, None).unwrap();
         assert!(check(&limiter, &Limited2, alice, SEARCH).is_ok());
         let limited = check(&limiter, &Limited2, alice, SEARCH).unwrap_err();
         assert_eq!(limited.limit, 1);
@@ -486,7 +599,7 @@ mod tests {
         let limits = RateLimits::new()
             .per_caller(Some(Rate::new(2, 60_000)))
             .per_tool("search", Rate::new(1, 60_000));
-        let limiter = Limiter::of(Some(&limits), &Plain).unwrap();
+        let limiter = Limiter::of(Some(&limits), &Plain, None).unwrap();
         let me = Caller::Local;
         let other = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"other"}}"#;
         assert!(check(&limiter, &Plain, me, SEARCH).is_ok());
@@ -502,7 +615,7 @@ mod tests {
         let limits = RateLimits::new()
             .per_caller(Some(Rate::new(5, 60_000)))
             .max_callers(256);
-        let limiter = Limiter::of(Some(&limits), &Plain).unwrap();
+        let limiter = Limiter::of(Some(&limits), &Plain, None).unwrap();
         for i in 0..20_000u32 {
             let ip = IpAddr::from(
                 (0xfd00_0000_0000_0000_0000_0000_0000_0000u128 | u128::from(i)).to_be_bytes(),

@@ -36,6 +36,12 @@ impl Rate {
         Duration::from_millis(self.per_ms)
     }
 
+    /// The period in milliseconds.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn per_ms(&self) -> u64 {
+        self.per_ms
+    }
+
     /// Tokens per millisecond.
     pub(super) fn refill(&self) -> f64 {
         f64::from(self.count) / self.per_ms as f64
@@ -88,6 +94,7 @@ pub struct RateLimits {
     pub(super) per_caller: Option<Rate>,
     pub(super) per_tool: Vec<(String, Rate)>,
     pub(super) max_callers: usize,
+    pub(super) shared: bool,
 }
 
 /// [`RateLimits::max_callers`] by default.
@@ -99,6 +106,7 @@ impl Default for RateLimits {
             per_caller: None,
             per_tool: Vec::new(),
             max_callers: DEFAULT_MAX_CALLERS,
+            shared: false,
         }
     }
 }
@@ -128,6 +136,20 @@ impl RateLimits {
     pub fn max_callers(mut self, max: usize) -> Self {
         self.max_callers = max.max(SHARDS);
         self
+    }
+
+    /// Whether the buckets live in the Redis the server's stores use (`--rate-limit-shared`),
+    /// so that every instance counts against one limit per caller and per caller and tool.
+    /// Only a server whose stores come from `stores::redis::connect` (feature `redis`) can
+    /// share them; elsewhere the buckets stay local.
+    pub fn shared(mut self, shared: bool) -> Self {
+        self.shared = shared;
+        self
+    }
+
+    /// Whether [`RateLimits::shared`] asks for buckets in Redis.
+    pub fn is_shared(&self) -> bool {
+        self.shared
     }
 
     /// The per-caller rate, the per-tool rates and the bucket bound.

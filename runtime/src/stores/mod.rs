@@ -37,6 +37,9 @@ pub struct Stores {
     /// of shared sessions so any instance can resume them (`None`: each session numbers its
     /// own, in this process).
     pub events: Option<Arc<dyn EventLog>>,
+    /// Where shared rate-limit buckets live, when the configuration asks for them
+    /// (`RateLimits::shared`; set by `stores::redis::connect`).
+    pub(crate) rate_buckets: Option<Arc<dyn crate::rate_limit::shared::SharedBuckets>>,
 }
 
 impl Stores {
@@ -48,6 +51,7 @@ impl Stores {
             tasks: Arc::new(MemoryTaskStore::new(config.max_tasks)),
             bus: Arc::new(LocalBus),
             events: None,
+            rate_buckets: None,
         }
     }
 
@@ -81,6 +85,17 @@ impl Stores {
     #[must_use]
     pub fn with_event_log(mut self, log: Arc<dyn EventLog>) -> Self {
         self.events = Some(log);
+        self
+    }
+
+    /// The same stores with rate-limit buckets shared in `buckets`.
+    #[cfg(feature = "redis")]
+    #[must_use]
+    pub(crate) fn with_rate_buckets(
+        mut self,
+        buckets: Arc<dyn crate::rate_limit::shared::SharedBuckets>,
+    ) -> Self {
+        self.rate_buckets = Some(buckets);
         self
     }
 

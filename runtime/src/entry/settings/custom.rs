@@ -408,6 +408,22 @@ pub(super) const CUSTOM: &[Setting] = &[
             Ok(())
         },
     },
+    Setting {
+        flag: "rate-limit-shared",
+        env: "MCP_RATE_LIMIT_SHARED",
+        value: None,
+        heading: OPERATIONS,
+        help: "with --redis: keep the rate-limit buckets in Redis, one limit per caller (and per caller and tool) across every instance; one Redis round trip per limited call; Redis unreachable: each instance counts alone",
+        scope: Scope::Http,
+        default: |c| show_switch(c.rate_limits.as_ref().is_some_and(|l| l.is_shared())),
+        // Checked against --redis in `finish`.
+        apply: |p, v| {
+            let shared = switch(v.text)?;
+            let limits = p.config.rate_limits.take().unwrap_or_default();
+            p.config.rate_limits = Some(limits.shared(shared));
+            Ok(())
+        },
+    },
     // Telemetry.
     Setting {
         flag: "metrics",

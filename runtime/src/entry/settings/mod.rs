@@ -213,6 +213,15 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
             p.config.health_path.as_deref().unwrap_or_default()
         ));
     }
+    let shared_limits = p.config.rate_limits.as_ref().is_some_and(|l| l.is_shared());
+    if shared_limits && !p.stdio {
+        if !cfg!(feature = "redis") {
+            return Err("--rate-limit-shared (MCP_RATE_LIMIT_SHARED) keeps the buckets in the Redis of --redis, and this server was built without mcp-runtime's `redis` feature: rebuild it with the feature, or drop --rate-limit-shared".into());
+        }
+        if p.redis.is_none() {
+            return Err("--rate-limit-shared (MCP_RATE_LIMIT_SHARED) needs --redis URL (or MCP_REDIS_URL): the buckets are shared through that Redis".into());
+        }
+    }
     if !p.stdio {
         if let Some(auth) = p.auth.auth(p.config.public_url.as_deref())? {
             if p.config.legacy_sse {

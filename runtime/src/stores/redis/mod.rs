@@ -18,6 +18,7 @@
 //! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
+//! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
 //! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::event_log::Broadcast) JSON) |
 //!
 //! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
@@ -27,11 +28,13 @@
 
 mod bus;
 mod events;
+mod rate_limit;
 mod sessions;
 mod tasks;
 
 pub use bus::RedisBus;
 pub use events::{RedisEventLog, LOG_LENGTH};
+pub use rate_limit::RedisRateBuckets;
 pub use sessions::RedisSessionStore;
 pub use tasks::{RedisTaskStore, LEASE, LEASE_RENEWAL};
 
@@ -70,8 +73,9 @@ impl std::error::Error for ConnectError {}
 /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
 /// `rediss://` for TLS, its certificate checked against the system's roots) and returns the
 /// stores of one instance: sessions, tasks and the bus in Redis under `prefix` (this
-/// instance's session replicas bounded by `config`). Fails when Redis does not answer a
-/// `PING` within two seconds.
+/// instance's session replicas bounded by `config`), and the rate-limit buckets when
+/// `config`'s [`RateLimits::shared`](crate::rate_limit::RateLimits::shared) asks (Redis 5 or
+/// later). Fails when Redis does not answer a `PING` within two seconds.
 ///
 /// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
 pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
@@ -126,8 +130,20 @@ pub async fn connect_with(
         prefix,
     ));
     let bus = Arc::new(RedisBus::start(client, connection.clone(), prefix));
+    let rate_buckets = match &config.rate_limits {
+        Some(limits) if limits.is_shared() => Some(
+            RedisRateBuckets::start(connection.clone(), prefix)
+                .await
+                .map_err(|e| failed(e.to_string()))?,
+        ),
+        _ => None,
+    };
     let sessions = RedisSessionStore::new(connection, prefix, bus.clone(), config);
-    Ok(Stores::memory(config)
+    let stores = match rate_buckets {
+        Some(buckets) => Stores::memory(config).with_rate_buckets(Arc::new(buckets)),
+        None => Stores::memory(config),
+    };
+    Ok(stores
         .with_shared_sessions(Arc::new(sessions))
         .with_tasks(Arc::new(tasks))
         .with_bus(bus)
