@@ -43,7 +43,7 @@ pub use crate::skills::Skill;
 pub use crate::uri_template::match_uri;
 pub use crate::validate::Validate;
 pub use crate::{
-    BoxFuture, Catalog, CompletionKind, CompletionRequest, Dispatch, Error, ParamStructure,
+    BoxFuture, Catalog, CompletionKind, CompletionRequest, Contract, Dispatch, Error, ParamStructure,
     RequestContext, RpcError, ToolOutcome,
 };
 pub use serde_json::value::RawValue;

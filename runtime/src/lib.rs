@@ -194,7 +194,7 @@ pub mod wire;
 pub use catalog::{Catalog, Completion, CompletionKind, CompletionRequest, Descriptor, ServerInfo};
 pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
-pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};
+pub use dispatch::{BoxFuture, Contract, Dispatch, ParamStructure, ToolOutcome};
 pub use error::Error;
 pub use json::JsonText;
 pub use jsonrpc::RpcError;

@@ -189,7 +189,7 @@ impl<D: Dispatch> Engine<D> {
         Self {
             limiter,
             notifier,
-            param_headers: ParamHeaders::from_catalog(dispatch.catalog()),
+            param_headers: ParamHeaders::from_catalog(dispatch.contract().catalog()),
             dispatch,
             config,
             store: stores.sessions,
@@ -254,7 +254,7 @@ impl<D: Dispatch> Engine<D> {
         // Whether a stateless read carried client input: such a result is never cached.
         let mut retried = false;
         // Lists filtered for their caller are that caller's alone: never `public`.
-        let filtered_lists = self.dispatch.hides_unauthorized() && ctx.principal().is_some();
+        let filtered_lists = self.dispatch.contract().hides_unauthorized() && ctx.principal().is_some();
         let result = match method {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
                 let (result, change) = session_method(era, method, raw)?;
@@ -373,7 +373,7 @@ impl<D: Dispatch> Engine<D> {
             _ => skills::SkillsMethod::DirectoryRead,
         };
         skills::serve(
-            self.dispatch.skills(),
+            self.dispatch.contract().skills(),
             which,
             name,
             raw,

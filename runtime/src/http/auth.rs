@@ -48,7 +48,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
     request: &Request<'_>,
 ) -> Option<Response<Body>> {
     if let Some(key) = request.call_target() {
-        let required = dispatch.required_scopes(request.method, key);
+        let required = dispatch.contract().required_scopes(request.method, key);
         let arguments = request.call_arguments();
         let stepped = stepped_up(auth, principal, request.method, key, arguments);
         return missing_scope(auth, principal, required, &stepped, Some(request.id));
@@ -58,7 +58,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
     missing_scope(
         auth,
         principal,
-        dispatch.required_scopes(method, &key),
+        dispatch.contract().required_scopes(method, &key),
         &stepped,
         Some(request.id),
     )
@@ -155,7 +155,7 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
             missing_scope(
                 auth,
                 principal,
-                dispatch.required_scopes(PLAIN, method),
+                dispatch.contract().required_scopes(PLAIN, method),
                 &[],
                 None,
             )

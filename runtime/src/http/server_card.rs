@@ -47,7 +47,7 @@ impl<D: Dispatch> McpServer<D> {
             Method::OPTIONS => return preflight(),
             _ => return method_not_allowed("GET, HEAD, OPTIONS"),
         }
-        let Some(card) = self.engine.dispatch.server_card() else {
+        let Some(card) = self.engine.dispatch.contract().server_card() else {
             // Turned on, but the contract has no `info["x-mcp"].card`.
             return status_only(StatusCode::NOT_FOUND);
         };

@@ -178,7 +178,7 @@ pub(crate) struct Limiter {
 impl Limiter {
     /// The limiter of `limits` and the contract's, or `None` when there is neither.
     pub fn of(limits: Option<&RateLimits>, dispatch: &dyn Dispatch) -> Option<Self> {
-        let catalog = dispatch.catalog();
+        let catalog = dispatch.contract().catalog();
         let contract = [
             ("tools/call", catalog.tools),
             ("prompts/get", catalog.prompts),
@@ -188,11 +188,11 @@ impl Limiter {
         .any(|(method, descriptors)| {
             descriptors
                 .iter()
-                .any(|d| dispatch.rate_limit(method, d.key).is_some())
+                .any(|d| dispatch.contract().rate_limit(method, d.key).is_some())
         }) || catalog
             .resource_templates
             .iter()
-            .any(|d| dispatch.rate_limit("resources/read", d.key).is_some());
+            .any(|d| dispatch.contract().rate_limit("resources/read", d.key).is_some());
         if limits.is_none() && !contract {
             return None;
         }
@@ -250,7 +250,7 @@ impl Limiter {
             .map(|(_, rate)| *rate)
             .or_else(|| {
                 self.contract
-                    .then(|| dispatch.rate_limit(method, target))
+                    .then(|| dispatch.contract().rate_limit(method, target))
                     .flatten()
             });
         let now = self.started.elapsed().as_millis() as u64;
