@@ -407,7 +407,10 @@ pub fn run_with<D: Dispatch>(
         Err(Exit::Version) => {
             // Building is cheap and starts nothing (no runtime, no listener yet).
             let server = build(config);
-            println!("{}", version_line(server.engine.dispatch.contract().catalog()));
+            println!(
+                "{}",
+                version_line(server.engine.dispatch.contract().catalog())
+            );
             return ExitCode::SUCCESS;
         }
         Err(Exit::Code(code)) => return code,
@@ -432,12 +435,18 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let mut args = match parse_process(server.config()) {
         Ok(args) => args,
         Err(Exit::Version) => {
-            println!("{}", version_line(server.engine.dispatch.contract().catalog()));
+            println!(
+                "{}",
+                version_line(server.engine.dispatch.contract().catalog())
+            );
             return ExitCode::SUCCESS;
         }
         Err(Exit::Code(code)) => return code,
     };
-    let _telemetry = match start_logging(&args, server.engine.dispatch.contract().catalog().server.name) {
+    let _telemetry = match start_logging(
+        &args,
+        server.engine.dispatch.contract().catalog().server.name,
+    ) {
         Ok(telemetry) => telemetry,
         Err(code) => return code,
     };

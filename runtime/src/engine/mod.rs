@@ -254,7 +254,8 @@ impl<D: Dispatch> Engine<D> {
         // Whether a stateless read carried client input: such a result is never cached.
         let mut retried = false;
         // Lists filtered for their caller are that caller's alone: never `public`.
-        let filtered_lists = self.dispatch.contract().hides_unauthorized() && ctx.principal().is_some();
+        let filtered_lists =
+            self.dispatch.contract().hides_unauthorized() && ctx.principal().is_some();
         let result = match method {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
                 let (result, change) = session_method(era, method, raw)?;

@@ -319,12 +319,16 @@ impl<D: Dispatch> Engine<D> {
             true => legacy_tools[i].as_str(),
             false => descriptors[i].json_for(version),
         };
-        let Some(principal) = principal.filter(|_| self.dispatch.contract().hides_unauthorized()) else {
+        let Some(principal) = principal.filter(|_| self.dispatch.contract().hides_unauthorized())
+        else {
             return self.page_of(key, descriptors.len(), nth, params);
         };
         let visible: Vec<usize> = (0..descriptors.len())
             .filter(|&i| {
-                let required = self.dispatch.contract().required_scopes(used_by, descriptors[i].key);
+                let required = self
+                    .dispatch
+                    .contract()
+                    .required_scopes(used_by, descriptors[i].key);
                 required.iter().all(|scope| principal.has_scope(scope))
             })
             .collect();

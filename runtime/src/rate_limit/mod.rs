@@ -189,10 +189,12 @@ impl Limiter {
             descriptors
                 .iter()
                 .any(|d| dispatch.contract().rate_limit(method, d.key).is_some())
-        }) || catalog
-            .resource_templates
-            .iter()
-            .any(|d| dispatch.contract().rate_limit("resources/read", d.key).is_some());
+        }) || catalog.resource_templates.iter().any(|d| {
+            dispatch
+                .contract()
+                .rate_limit("resources/read", d.key)
+                .is_some()
+        });
         if limits.is_none() && !contract {
             return None;
         }
@@ -360,6 +362,7 @@ fn evict(shard: &mut Buckets, bound: usize, now: u64, rate: Rate) {
 mod tests {
     use super::*;
     use crate::catalog::{Catalog, Descriptor};
+    use crate::dispatch::Contract;
     use std::time::Duration;
 
     const TOOL: &str = r#"{"name":"search","inputSchema":{"type":"object"}}"#;
@@ -375,12 +378,12 @@ mod tests {
     struct Limited2;
 
     impl Dispatch for Limited2 {
-        fn catalog(&self) -> &'static Catalog {
-            &CATALOG
-        }
-
-        fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
-            (method == "tools/call" && key == "search").then_some(Rate::new(2, 60_000))
+        fn contract(&self) -> &'static Contract {
+            fn rate_limit(method: &str, key: &str) -> Option<Rate> {
+                (method == "tools/call" && key == "search").then_some(Rate::new(2, 60_000))
+            }
+            static CONTRACT: Contract = Contract::new(&CATALOG).with_rate_limits(&rate_limit);
+            &CONTRACT
         }
     }
 
@@ -388,8 +391,9 @@ mod tests {
     struct Plain;
 
     impl Dispatch for Plain {
-        fn catalog(&self) -> &'static Catalog {
-            &CATALOG
+        fn contract(&self) -> &'static Contract {
+            static CONTRACT: Contract = Contract::new(&CATALOG);
+            &CONTRACT
         }
     }
 
