@@ -292,7 +292,7 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`. When the
-    /// contract hides what a caller may not use ([`Dispatch::hides_unauthorized`]), a
+    /// contract hides what a caller may not use ([`crate::Contract::hides_unauthorized`]), a
     /// `principal`'s lists leave out every entry whose contract scopes it lacks.
     pub(super) fn list(
         &self,

@@ -129,7 +129,7 @@ impl Limited {
     }
 }
 
-/// The `method` under which [`Dispatch::rate_limit`] is asked for a method of the plain
+/// The `method` under which [`crate::Contract::rate_limit`] is asked for a method of the plain
 /// JSON-RPC endpoint (the key is the method's name), as for its scopes.
 pub(crate) const PLAIN: &str = "jsonrpc";
 
