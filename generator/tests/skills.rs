@@ -107,7 +107,10 @@ fn skills_beside_the_contract_are_bundled_with_digests_sizes_and_frontmatter() {
 
     let source = &generated.server.source;
     assert!(source.contains("pub static SKILLS: &[::mcp_runtime::skills::Skill]"));
-    assert!(source.contains("fn skills(&self) -> &'static [Skill]"));
+    assert!(
+        source.contains(".with_skills(descriptors::SKILLS)"),
+        "{source}"
+    );
     assert!(source.contains(r#"b"\x89PNG\0\xFF""#), "{source}");
     // SKILL.md is listed by resources/list, named and described by its frontmatter.
     assert!(source.contains(

@@ -407,7 +407,10 @@ pub fn run_with<D: Dispatch>(
         Err(Exit::Version) => {
             // Building is cheap and starts nothing (no runtime, no listener yet).
             let server = build(config);
-            println!("{}", version_line(server.engine.dispatch.catalog()));
+            println!(
+                "{}",
+                version_line(server.engine.dispatch.contract().catalog())
+            );
             return ExitCode::SUCCESS;
         }
         Err(Exit::Code(code)) => return code,
@@ -432,12 +435,18 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     let mut args = match parse_process(server.config()) {
         Ok(args) => args,
         Err(Exit::Version) => {
-            println!("{}", version_line(server.engine.dispatch.catalog()));
+            println!(
+                "{}",
+                version_line(server.engine.dispatch.contract().catalog())
+            );
             return ExitCode::SUCCESS;
         }
         Err(Exit::Code(code)) => return code,
     };
-    let _telemetry = match start_logging(&args, server.engine.dispatch.catalog().server.name) {
+    let _telemetry = match start_logging(
+        &args,
+        server.engine.dispatch.contract().catalog().server.name,
+    ) {
         Ok(telemetry) => telemetry,
         Err(code) => return code,
     };
@@ -516,7 +525,7 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
     let mut config = args.config.clone();
     // The contract's scopes are published with the metadata, as McpServer::with_config does.
     if let Some(auth) = config.auth.take() {
-        config.auth = Some(auth.support_scopes(engine.dispatch.scopes_supported()));
+        config.auth = Some(auth.support_scopes(engine.dispatch.contract().scopes_supported()));
     }
     engine.config = config;
     engine.sealer = crate::server::sealer(&engine.config);

@@ -43,8 +43,8 @@ pub use crate::skills::Skill;
 pub use crate::uri_template::match_uri;
 pub use crate::validate::Validate;
 pub use crate::{
-    BoxFuture, Catalog, CompletionKind, CompletionRequest, Dispatch, Error, ParamStructure,
-    RequestContext, RpcError, ToolOutcome,
+    BoxFuture, Catalog, CompletionKind, CompletionRequest, Contract, Dispatch, Error,
+    ParamStructure, RequestContext, RpcError, ToolOutcome,
 };
 pub use serde_json::value::RawValue;
 pub use std::future::Future;

@@ -15,7 +15,7 @@
 //!
 //! ```
 //! use mcp_runtime::mcp::ToolResult;
-//! use mcp_runtime::{BoxFuture, Catalog, Descriptor, Dispatch, McpServer, RequestContext, ToolOutcome};
+//! use mcp_runtime::{BoxFuture, Catalog, Contract, Descriptor, Dispatch, McpServer, RequestContext, ToolOutcome};
 //! use serde_json::value::RawValue;
 //! use tokio::io::AsyncReadExt;
 //!
@@ -28,9 +28,11 @@
 //!
 //! struct Hello;
 //!
+//! static CONTRACT: Contract = Contract::new(&CATALOG);
+//!
 //! impl Dispatch for Hello {
-//!     fn catalog(&self) -> &'static Catalog {
-//!         &CATALOG
+//!     fn contract(&self) -> &'static Contract {
+//!         &CONTRACT
 //!     }
 //!
 //!     fn call_tool<'a>(
@@ -194,7 +196,7 @@ pub mod wire;
 pub use catalog::{Catalog, Completion, CompletionKind, CompletionRequest, Descriptor, ServerInfo};
 pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
-pub use dispatch::{BoxFuture, Dispatch, ParamStructure, ToolOutcome};
+pub use dispatch::{BoxFuture, Contract, Dispatch, ParamStructure, ToolOutcome};
 pub use error::Error;
 pub use json::JsonText;
 pub use jsonrpc::RpcError;

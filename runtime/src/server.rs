@@ -52,7 +52,7 @@ impl<D: Dispatch> McpServer<D> {
         let mut config = config;
         // The contract's scopes are published with the metadata.
         if let Some(auth) = config.auth.take() {
-            config.auth = Some(auth.support_scopes(dispatch.scopes_supported()));
+            config.auth = Some(auth.support_scopes(dispatch.contract().scopes_supported()));
         }
         let sealer = sealer(&config);
         Self {

@@ -454,7 +454,7 @@ impl<D: Dispatch> Peer<D> {
     fn stateless(&mut self, request: Request<'_>) {
         let id = request.id;
         let checked = era::checked_meta(request).and_then(|checked| {
-            let has_skills = !self.engine.dispatch.skills().is_empty();
+            let has_skills = !self.engine.dispatch.contract().skills().is_empty();
             let version = era::checked_version_and_method(&checked, has_skills)?;
             Ok((version, checked))
         });

@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use crate::catalog::{Catalog, CompletionKind, CompletionRequest, Descriptor};
 use crate::context::RequestContext;
-use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
+use crate::dispatch::{BoxFuture, Contract, Dispatch, ToolOutcome};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
 
@@ -103,11 +103,9 @@ static TOOLS: [Descriptor; 3] = [
 pub struct ToolCatalog<D> {
     inner: D,
     mode: ToolMode,
-    /// The catalog published in [`ToolMode::Catalog`], made on first use and kept for the
-    /// process (a [`Dispatch`] hands out `&'static` catalogs).
-    catalog: OnceLock<&'static Catalog>,
-    /// Every scope of the contract's tools: what `call_tool` needs.
-    call_scopes: OnceLock<&'static [&'static str]>,
+    /// The contract published in [`ToolMode::Catalog`], made on first use and kept for the
+    /// process (a [`Dispatch`] hands out `&'static` contracts).
+    contract: OnceLock<&'static Contract>,
 }
 
 impl<D: Dispatch> ToolCatalog<D> {
@@ -116,8 +114,7 @@ impl<D: Dispatch> ToolCatalog<D> {
         Self {
             inner,
             mode,
-            catalog: OnceLock::new(),
-            call_scopes: OnceLock::new(),
+            contract: OnceLock::new(),
         }
     }
 
@@ -131,26 +128,54 @@ impl<D: Dispatch> ToolCatalog<D> {
         self.mode
     }
 
-    fn catalog_mode(&self) -> &'static Catalog {
-        self.catalog.get_or_init(|| {
-            let inner = self.inner.catalog();
-            let count = inner.tools.len();
+    /// The contract in [`ToolMode::Catalog`]: the inner one with the three tools in place of
+    /// the contract's, and their scopes. Searching and describing need what any tool call needs
+    /// at least: the document's default (what an unknown tool name is given); `call_tool`
+    /// needs every scope of the contract's tools. The rate limits stay the contract's, by the
+    /// contract's names: a tool's limit does not apply to `call_tool` (the edge decides before
+    /// the arguments, which name the tool, are read).
+    fn catalog_mode(&self) -> &'static Contract {
+        self.contract.get_or_init(|| {
+            let inner: &'static Contract = self.inner.contract();
+            let catalog = inner.catalog();
+            let count = catalog.tools.len();
             let note = format!(
                 "This server's {count} tools are reached through search_tools, describe_tool and call_tool."
             );
-            let instructions = match inner.instructions {
+            let instructions = match catalog.instructions {
                 Some(text) => format!("{text}\n\n{note}"),
                 None => note,
             };
-            Box::leak(Box::new(Catalog {
-                server: inner.server,
+            let catalog: &'static Catalog = Box::leak(Box::new(Catalog {
+                server: catalog.server,
                 instructions: Some(Box::leak(instructions.into_boxed_str())),
                 tools: &TOOLS,
-                prompts: inner.prompts,
-                resources: inner.resources,
-                resource_templates: inner.resource_templates,
-                completions: inner.completions,
-            }))
+                prompts: catalog.prompts,
+                resources: catalog.resources,
+                resource_templates: catalog.resource_templates,
+                completions: catalog.completions,
+            }));
+            let mut call_scopes: Vec<&'static str> = Vec::new();
+            for tool in inner.catalog().tools {
+                for scope in inner.required_scopes("tools/call", tool.key) {
+                    if !call_scopes.contains(scope) {
+                        call_scopes.push(scope);
+                    }
+                }
+            }
+            let call_scopes: &'static [&'static str] = Box::leak(call_scopes.into_boxed_slice());
+            let required_scopes = Box::leak(Box::new(move |method: &str, key: &str| {
+                match (method, key) {
+                    ("tools/call", "call_tool") => call_scopes,
+                    ("tools/call", _) => inner.required_scopes("tools/call", ""),
+                    _ => inner.required_scopes(method, key),
+                }
+            }));
+            Box::leak(Box::new(
+                inner
+                    .with_catalog(catalog)
+                    .with_required_scopes(required_scopes),
+            ))
         })
     }
 
@@ -178,7 +203,7 @@ impl<D: Dispatch> ToolCatalog<D> {
         let version = ctx.protocol_version();
         let mut total = 0;
         let mut found = Vec::new();
-        for tool in self.inner.catalog().tools {
+        for tool in self.inner.contract().catalog().tools {
             let Ok(descriptor) = serde_json::from_str::<Value>(tool.json_for(version)) else {
                 continue;
             };
@@ -220,6 +245,7 @@ impl<D: Dispatch> ToolCatalog<D> {
 
     fn tool(&self, name: &str) -> Option<&'static Descriptor> {
         self.inner
+            .contract()
             .catalog()
             .tools
             .iter()
@@ -260,9 +286,9 @@ fn unknown_tool(name: &str) -> ToolOutcome {
 }
 
 impl<D: Dispatch> Dispatch for ToolCatalog<D> {
-    fn catalog(&self) -> &'static Catalog {
+    fn contract(&self) -> &'static Contract {
         match self.mode {
-            ToolMode::Tools => self.inner.catalog(),
+            ToolMode::Tools => self.inner.contract(),
             ToolMode::Catalog => self.catalog_mode(),
         }
     }
@@ -335,53 +361,6 @@ impl<D: Dispatch> Dispatch for ToolCatalog<D> {
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
         self.inner.read_resource(uri, ctx)
-    }
-
-    fn openrpc_document(&self) -> Option<&'static str> {
-        self.inner.openrpc_document()
-    }
-
-    fn skills(&self) -> &'static [crate::skills::Skill] {
-        self.inner.skills()
-    }
-
-    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
-        match (self.mode, method, key) {
-            (ToolMode::Catalog, "tools/call", "call_tool") => self.call_scopes.get_or_init(|| {
-                let mut scopes: Vec<&'static str> = Vec::new();
-                for tool in self.inner.catalog().tools {
-                    for scope in self.inner.required_scopes("tools/call", tool.key) {
-                        if !scopes.contains(scope) {
-                            scopes.push(scope);
-                        }
-                    }
-                }
-                Box::leak(scopes.into_boxed_slice())
-            }),
-            // Searching and describing need what any tool call needs at least: the
-            // document's default (what an unknown tool name is given).
-            (ToolMode::Catalog, "tools/call", _) => self.inner.required_scopes("tools/call", ""),
-            _ => self.inner.required_scopes(method, key),
-        }
-    }
-
-    fn hides_unauthorized(&self) -> bool {
-        self.inner.hides_unauthorized()
-    }
-
-    fn scopes_supported(&self) -> &'static [&'static str] {
-        self.inner.scopes_supported()
-    }
-
-    fn server_card(&self) -> Option<&'static str> {
-        self.inner.server_card()
-    }
-
-    /// The contract's limits by the contract's names: in [`ToolMode::Catalog`] a tool's
-    /// limit does not apply to `call_tool` (the edge decides before the arguments, which name
-    /// the tool, are read).
-    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
-        self.inner.rate_limit(method, key)
     }
 
     fn complete<'a>(

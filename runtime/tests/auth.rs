@@ -14,7 +14,8 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::auth::jwt::{JwtAuthenticator, JwtSettings};
 use mcp_runtime::auth::Principal;
 use mcp_runtime::{
-    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+    BoxFuture, Catalog, Config, Contract, Dispatch, McpServer, RequestContext, RpcError,
+    ToolOutcome,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -49,8 +50,20 @@ fn principal_json(ctx: &RequestContext) -> Value {
 }
 
 impl Dispatch for WhoAmI {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        fn required_scopes(method: &str, key: &str) -> &'static [&'static str] {
+            match (method, key) {
+                ("tools/call", "admin_whoami") | ("jsonrpc", "admin_whoami") => &["mcp:admin"],
+                ("prompts/get", "admin_prompt") | ("resources/read", "admin://notes") => {
+                    &["mcp:admin"]
+                }
+                _ => &[],
+            }
+        }
+        static CONTRACT: Contract = Contract::new(&CATALOG)
+            .with_required_scopes(&required_scopes)
+            .with_scopes_supported(&["mcp:admin"]);
+        &CONTRACT
     }
 
     fn call_method<'a>(
@@ -91,18 +104,6 @@ impl Dispatch for WhoAmI {
             _ => return None,
         };
         Some(future)
-    }
-
-    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
-        match (method, key) {
-            ("tools/call", "admin_whoami") | ("jsonrpc", "admin_whoami") => &["mcp:admin"],
-            ("prompts/get", "admin_prompt") | ("resources/read", "admin://notes") => &["mcp:admin"],
-            _ => &[],
-        }
-    }
-
-    fn scopes_supported(&self) -> &'static [&'static str] {
-        &["mcp:admin"]
     }
 }
 

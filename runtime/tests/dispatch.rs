@@ -6,8 +6,8 @@ use mcp_runtime::dispatch::{
 };
 use mcp_runtime::jsonrpc::INVALID_PARAMS;
 use mcp_runtime::{
-    BoxFuture, Catalog, Dispatch, Error, ParamStructure, ProtocolVersion, RequestContext, RpcError,
-    ToolOutcome,
+    BoxFuture, Catalog, Contract, Dispatch, Error, ParamStructure, ProtocolVersion, RequestContext,
+    RpcError, ToolOutcome,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -194,8 +194,9 @@ struct Doubler;
 static CATALOG: Catalog = Catalog::empty("doubler", "1");
 
 impl Dispatch for Doubler {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
     }
 
     fn call_method<'a>(

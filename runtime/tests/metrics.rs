@@ -7,7 +7,7 @@
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::{BoxFuture, Catalog, Dispatch, McpServer, RequestContext, ToolOutcome};
+use mcp_runtime::{BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext, ToolOutcome};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -17,8 +17,9 @@ struct Echo;
 static CATALOG: Catalog = Catalog::empty("metrics-echo", "1");
 
 impl Dispatch for Echo {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
     }
 
     fn call_tool<'a>(

@@ -10,7 +10,7 @@
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
-use mcp_runtime::{BoxFuture, Catalog, Dispatch, McpServer, RequestContext, ToolOutcome};
+use mcp_runtime::{BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext, ToolOutcome};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -68,8 +68,9 @@ struct Echo;
 static CATALOG: Catalog = Catalog::empty("otel-echo", "1");
 
 impl Dispatch for Echo {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
     }
 
     fn call_tool<'a>(

@@ -13,7 +13,9 @@
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use mcp_runtime::telemetry::passback::{self, PassbackLayer};
-use mcp_runtime::{BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, ToolOutcome};
+use mcp_runtime::{
+    BoxFuture, Catalog, Config, Contract, Dispatch, McpServer, RequestContext, ToolOutcome,
+};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Once;
@@ -36,8 +38,9 @@ fn text(text: &str) -> ToolOutcome {
 }
 
 impl Dispatch for Traced {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
     }
 
     fn call_tool<'a>(

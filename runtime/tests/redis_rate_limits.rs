@@ -16,13 +16,14 @@ mod common;
 mod ops;
 
 use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::redis::Redis;
 use mcp_runtime::rate_limit::{Rate, RateLimits};
 use mcp_runtime::stores::redis::connect;
 use mcp_runtime::{
-    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+    BoxFuture, Config, Contract, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
 };
 use ops::{post_raw, shop, Shop};
 use serde_json::value::RawValue;
@@ -348,9 +349,21 @@ async fn without_the_switch_each_instance_counts_alone() {
 /// `blocks`), limited to 1 a minute (as a generated server's `x-mcp.rateLimit`).
 struct Plain(Shop);
 
+/// As the generator writes it: the MCP face `blocks` and the method `get_blocks`.
+fn blocks_limit(method: &str, key: &str) -> Option<Rate> {
+    matches!(
+        (method, key),
+        ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
+    )
+    .then_some(Rate::new(1, 60_000))
+}
+
 impl Dispatch for Plain {
-    fn catalog(&self) -> &'static Catalog {
-        self.0.catalog()
+    /// The shop's contract, with the limit on `blocks`.
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: OnceLock<&'static Contract> = OnceLock::new();
+        let shop = self.0.contract();
+        CONTRACT.get_or_init(|| Box::leak(Box::new(shop.with_rate_limits(&blocks_limit))))
     }
 
     fn call_tool<'a>(
@@ -374,15 +387,6 @@ impl Dispatch for Plain {
                 Ok(RawValue::from_string("[]".into()).unwrap())
             }) as BoxFuture<'a, _>
         })
-    }
-
-    /// As the generator writes it: the MCP face `blocks` and the method `get_blocks`.
-    fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
-        matches!(
-            (method, key),
-            ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
-        )
-        .then_some(Rate::new(1, 60_000))
     }
 }
 

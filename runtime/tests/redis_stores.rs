@@ -829,8 +829,9 @@ struct Nothing;
 static NOTHING: mcp_runtime::Catalog = mcp_runtime::Catalog::empty("nothing", "1");
 
 impl mcp_runtime::Dispatch for Nothing {
-    fn catalog(&self) -> &'static mcp_runtime::Catalog {
-        &NOTHING
+    fn contract(&self) -> &'static mcp_runtime::Contract {
+        static CONTRACT: mcp_runtime::Contract = mcp_runtime::Contract::new(&NOTHING);
+        &CONTRACT
     }
 }
 

@@ -4,7 +4,9 @@
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::{BoxFuture, Catalog, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome};
+use mcp_runtime::{
+    BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -50,8 +52,9 @@ struct Echo(Arc<Mutex<Vec<Seen>>>);
 static CATALOG: Catalog = Catalog::empty("echo", "1");
 
 impl Dispatch for Echo {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
     }
 
     /// The plain JSON-RPC method `echo`, recording what it saw like the tool.

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
 use mcp_runtime::catalog::{Catalog, Descriptor, ServerInfo};
-use mcp_runtime::{Config, Dispatch, McpServer};
+use mcp_runtime::{Config, Contract, Dispatch, McpServer};
 use support::schema::{
     assert_defined_server_message, assert_server_message, assert_stateless_response,
 };
@@ -206,8 +206,9 @@ static TOOLS_ONLY: Catalog = Catalog {
 };
 
 impl Dispatch for ToolsOnly {
-    fn catalog(&self) -> &'static Catalog {
-        &TOOLS_ONLY
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&TOOLS_ONLY);
+        &CONTRACT
     }
 }
 

@@ -65,10 +65,10 @@ fn the_cache_answers_a_price_the_second_time() {
 fn the_contracts_rate_limit_is_enforced() {
     let server = shop_server();
     assert_eq!(
-        server.rate_limit("tools/call", "order"),
+        server.contract().rate_limit("tools/call", "order"),
         Some(Rate::new(5, 60_000))
     );
-    assert_eq!(server.rate_limit("tools/call", "price"), None);
+    assert_eq!(server.contract().rate_limit("tools/call", "price"), None);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

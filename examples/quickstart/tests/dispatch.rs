@@ -240,7 +240,7 @@ fn prompts_and_resources_route_to_the_handler() {
 #[test]
 fn descriptors_match_the_contract_in_every_revision() {
     let server = Server::new(Notes::default());
-    let catalog = server.catalog();
+    let catalog = server.contract().catalog();
     assert_eq!(catalog.server.name, "quickstart-notes");
     let names: Vec<&str> = catalog.tools.iter().map(|d| d.key).collect();
     assert_eq!(names, ["add", "create_note", "search_notes"]);

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[test]
 fn the_note_taking_skill_is_bundled_as_it_is_on_disk() {
     let server = Server::new(Notes::default());
-    let skills = server.skills();
+    let skills = server.contract().skills();
     assert_eq!(skills.len(), 1);
     let skill = &skills[0];
     assert_eq!(skill.name, "note-taking");
@@ -33,6 +33,6 @@ fn the_note_taking_skill_is_bundled_as_it_is_on_disk() {
         .unwrap()
         .starts_with("sha256:"));
     // resources/list names the skill's SKILL.md after the contract's own resource.
-    let listed = server.catalog().resources.last().unwrap();
+    let listed = server.contract().catalog().resources.last().unwrap();
     assert_eq!(listed.key, "skill://note-taking/SKILL.md");
 }

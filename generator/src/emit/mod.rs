@@ -127,7 +127,7 @@ pub fn emit(document: &Document, source_name: &str) -> Emitted {
 }
 
 /// [`emit`], with `skills` bundled into the server (the skills extension: `descriptors::SKILLS`,
-/// a `resources/list` entry per `SKILL.md`, and `Dispatch::skills`). Without skills the output
+/// a `resources/list` entry per `SKILL.md`, and `Contract::skills`). Without skills the output
 /// is exactly [`emit`]'s.
 pub fn emit_with_skills(
     document: &Document,

@@ -31,30 +31,17 @@ pub(crate) fn server(
     has_skills: bool,
     frame: &mut Frame,
 ) -> TokenStream {
-    let scopes = scopes(methods, identity.scopes.as_deref());
-    let rate_limits = rate_limits(methods);
-    // Off by default (the trait's `false`): every caller sees the whole lists.
-    let hides_unauthorized = identity.hide_unauthorized.then(|| {
-        quote! {
-            fn hides_unauthorized(&self) -> bool {
-                true
-            }
-        }
-    });
-    let server_card = identity.card.is_some().then(|| {
-        quote! {
-            fn server_card(&self) -> Option<&'static str> {
-                Some(descriptors::SERVER_CARD)
-            }
-        }
-    });
-    let skills = has_skills.then(|| {
-        quote! {
-            fn skills(&self) -> &'static [Skill] {
-                descriptors::SKILLS
-            }
-        }
-    });
+    let (scopes_fn, scopes) = scopes(methods, identity.scopes.as_deref());
+    let (rate_limit_fn, rate_limits) = rate_limits(methods);
+    // Off by default: every caller sees the whole lists.
+    let hides_unauthorized = identity
+        .hide_unauthorized
+        .then(|| quote!(.with_unauthorized_hidden(true)));
+    let server_card = identity
+        .card
+        .is_some()
+        .then(|| quote!(.with_server_card(descriptors::SERVER_CARD)));
+    let skills = has_skills.then(|| quote!(.with_skills(descriptors::SKILLS)));
     let complete = complete(methods);
     let typed = Typed { types, checks };
     let modules: Vec<String> =
@@ -109,25 +96,26 @@ pub(crate) fn server(
             }
         }
 
+        /// What the server publishes and enforces, as the contract states it.
+        static CONTRACT: Contract = Contract::new(&descriptors::CATALOG)
+            .with_openrpc_document(descriptors::OPENRPC_DOCUMENT)
+            #scopes
+            #hides_unauthorized
+            #rate_limits
+            #server_card
+            #skills;
+
+        #scopes_fn
+        #rate_limit_fn
+
         // Deprecated methods are still served: the contract deprecates them for callers.
         #[allow(deprecated)]
         impl<H: Handler> Dispatch for Server<H> {
-            fn catalog(&self) -> &'static Catalog {
-                &descriptors::CATALOG
+            fn contract(&self) -> &'static Contract {
+                &CONTRACT
             }
-
-            fn openrpc_document(&self) -> Option<&'static str> {
-                Some(descriptors::OPENRPC_DOCUMENT)
-            }
-
-            #scopes
-            #rate_limits
-            #hides_unauthorized
-            #server_card
 
             #complete
-
-            #skills
 
             #call_method
             #call_tool
@@ -139,11 +127,11 @@ pub(crate) fn server(
     }
 }
 
-/// `required_scopes` and `scopes_supported` of the `Dispatch` impl, from `x-mcp` `scopes`
-/// and the document's default (for the plain JSON-RPC endpoint too, under `"jsonrpc"` and the
-/// method's name, for every method, those without `x-mcp` included); nothing (the trait's
-/// defaults) when the document names none.
-fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream {
+/// `fn required_scopes` and the contract's `.with_required_scopes(..).with_scopes_supported(..)`,
+/// from `x-mcp` `scopes` and the document's default (for the plain JSON-RPC endpoint too,
+/// under `"jsonrpc"` and the method's name, for every method, those without `x-mcp`
+/// included); nothing (the contract's defaults, no scopes) when the document names none.
+fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> (TokenStream, TokenStream) {
     let mut arms = Vec::new();
     // After the exact URIs: a read of a URI the template matches (or of the template itself,
     // which is how lists filtered per caller name it).
@@ -198,11 +186,12 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
         arms.push(quote! { (#method, #key) => &[#(#scopes),*], });
     }
     if arms.is_empty() && template_arms.is_empty() && default.is_none() {
-        return TokenStream::new();
+        return (TokenStream::new(), TokenStream::new());
     }
     let default = default.unwrap_or_default();
-    quote! {
-        fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
+    let lookup = quote! {
+        /// The scopes a principal needs for `method` on `key` (the contract's `x-mcp` `scopes`).
+        fn required_scopes(method: &str, key: &str) -> &'static [&'static str] {
             match (method, key) {
                 #(#arms)*
                 #(#template_arms)*
@@ -211,18 +200,20 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> TokenStream
                 _ => &[],
             }
         }
-
-        fn scopes_supported(&self) -> &'static [&'static str] {
-            &[#(#supported),*]
-        }
-    }
+    };
+    let builder = quote! {
+        .with_required_scopes(&required_scopes)
+        .with_scopes_supported(&[#(#supported),*])
+    };
+    (lookup, builder)
 }
 
-/// `rate_limit` of the `Dispatch` impl, from `x-mcp` `rateLimit`: a match on the MCP method
-/// and the tool or prompt name or resource URI (a template's URI through its matcher), and
-/// on `"jsonrpc"` and the method's name for the plain JSON-RPC endpoint (a method keeps its
-/// MCP face's limit there); nothing (the trait's default, no limit) when no method has one.
-fn rate_limits(methods: &[MethodPlan<'_>]) -> TokenStream {
+/// `fn rate_limit` and the contract's `.with_rate_limits(..)`, from `x-mcp` `rateLimit`: a match
+/// on the MCP method and the tool or prompt name or resource URI (a template's URI through its
+/// matcher), and on `"jsonrpc"` and the method's name for the plain JSON-RPC endpoint (a method
+/// keeps its MCP face's limit there); nothing (the contract's default, no limit) when no method
+/// has one.
+fn rate_limits(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
     let mut arms = Vec::new();
     let mut template_arms = Vec::new();
     let mut plain_arms = Vec::new();
@@ -257,11 +248,11 @@ fn rate_limits(methods: &[MethodPlan<'_>]) -> TokenStream {
         arms.push(quote! { (#method, #key) => ::std::option::Option::Some(#rate), });
     }
     if arms.is_empty() && template_arms.is_empty() {
-        return TokenStream::new();
+        return (TokenStream::new(), TokenStream::new());
     }
-    quote! {
+    let lookup = quote! {
+        /// The rate limit of `method` on `key` (the contract's `x-mcp` `rateLimit`).
         fn rate_limit(
-            &self,
             method: &str,
             key: &str,
         ) -> ::std::option::Option<::mcp_runtime::rate_limit::Rate> {
@@ -272,7 +263,8 @@ fn rate_limits(methods: &[MethodPlan<'_>]) -> TokenStream {
                 _ => ::std::option::Option::None,
             }
         }
-    }
+    };
+    (lookup, quote!(.with_rate_limits(&rate_limit)))
 }
 
 /// `Dispatch::call_method`: every method, by its JSON-RPC name, to its module's `call_method`.

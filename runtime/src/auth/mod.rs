@@ -102,7 +102,7 @@ impl Auth {
     }
 
     /// The same settings with `scopes` added to the metadata's `scopes_supported` (the
-    /// contract's scopes: [`crate::Dispatch::scopes_supported`]).
+    /// contract's scopes: [`crate::Contract::scopes_supported`]).
     #[must_use]
     pub fn support_scopes(self, scopes: &[&str]) -> Self {
         let mut metadata = self.published.metadata.clone();

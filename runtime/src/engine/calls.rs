@@ -55,7 +55,7 @@ impl<D: Dispatch> Engine<D> {
             }
         };
         let Some(future) = future else {
-            let tools = self.dispatch.catalog().tools;
+            let tools = self.dispatch.contract().catalog().tools;
             return Err(unknown(
                 "tool",
                 name,
@@ -92,7 +92,7 @@ impl<D: Dispatch> Engine<D> {
         let answer = match future {
             Some(future) => caught(future, "prompt", name).await,
             None => {
-                let prompts = self.dispatch.catalog().prompts;
+                let prompts = self.dispatch.contract().catalog().prompts;
                 let near = self.nearest(prompts, "prompts/get", name, principal);
                 Err(unknown("prompt", name, near))
             }
@@ -110,7 +110,7 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let uri = read.uri()?;
         // A bundled skill file (skills extension); never one on a server without skills.
-        if let Some(answer) = crate::skills::read(self.dispatch.skills(), uri) {
+        if let Some(answer) = crate::skills::read(self.dispatch.contract().skills(), uri) {
             return Ok(answer);
         }
         let target = ("resources/read", uri, None);
@@ -124,7 +124,7 @@ impl<D: Dispatch> Engine<D> {
         let answer = match future {
             Some(future) => caught(future, "resource", uri).await,
             None => {
-                let resources = self.dispatch.catalog().resources;
+                let resources = self.dispatch.contract().catalog().resources;
                 let tip = did_you_mean(self.nearest(resources, "resources/read", uri, principal));
                 Err(match stateless {
                     true => RpcError::invalid_params(format!("Resource not found: {uri}{tip}")),
@@ -145,7 +145,7 @@ impl<D: Dispatch> Engine<D> {
     /// and the call pays nothing (not even a reference count) for the hint.
     #[inline]
     fn caller_for_hints(&self, ctx: &RequestContext) -> Option<Arc<Principal>> {
-        match self.dispatch.hides_unauthorized() {
+        match self.dispatch.contract().hides_unauthorized() {
             true => ctx.shared_principal(),
             false => None,
         }
@@ -170,6 +170,7 @@ impl<D: Dispatch> Engine<D> {
         let shown = descriptors.iter().filter(|d| match principal.as_deref() {
             Some(principal) => self
                 .dispatch
+                .contract()
                 .required_scopes(method, d.key)
                 .iter()
                 .all(|scope| principal.has_scope(scope)),

@@ -170,7 +170,7 @@ impl Method {
     }
 
     /// Whether the method lists tools, prompts, resources or templates (what
-    /// [`Dispatch::hides_unauthorized`](crate::Dispatch::hides_unauthorized) filters per caller).
+    /// [`crate::Contract::hides_unauthorized`] filters per caller).
     pub fn is_list(self) -> bool {
         matches!(
             self,

@@ -193,7 +193,7 @@ impl<D: Dispatch> Engine<D> {
         Self {
             limiter,
             notifier,
-            param_headers: ParamHeaders::from_catalog(dispatch.catalog()),
+            param_headers: ParamHeaders::from_catalog(dispatch.contract().catalog()),
             dispatch,
             config,
             store: stores.sessions,
@@ -258,7 +258,8 @@ impl<D: Dispatch> Engine<D> {
         // Whether a stateless read carried client input: such a result is never cached.
         let mut retried = false;
         // Lists filtered for their caller are that caller's alone: never `public`.
-        let filtered_lists = self.dispatch.hides_unauthorized() && ctx.principal().is_some();
+        let filtered_lists =
+            self.dispatch.contract().hides_unauthorized() && ctx.principal().is_some();
         let result = match method {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
                 let (result, change) = session_method(era, method, raw)?;
@@ -377,7 +378,7 @@ impl<D: Dispatch> Engine<D> {
             _ => skills::SkillsMethod::DirectoryRead,
         };
         skills::serve(
-            self.dispatch.skills(),
+            self.dispatch.contract().skills(),
             which,
             name,
             raw,

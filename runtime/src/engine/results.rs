@@ -93,7 +93,7 @@ impl<D: Dispatch> Engine<D> {
     /// before 2025-11-25) is left out.
     pub(super) fn build_initialize_result(&self, version: ProtocolVersion) -> String {
         use crate::wire::v2025_11_25 as wire;
-        let catalog = self.dispatch.catalog();
+        let catalog = self.dispatch.contract().catalog();
         let server = &catalog.server;
         let capabilities = self.capabilities();
         let result = wire::InitializeResult {
@@ -152,7 +152,7 @@ impl<D: Dispatch> Engine<D> {
     /// a server with tools offers the tasks extension.
     pub(super) fn build_discover_result(&self) -> String {
         use crate::wire::v2026_07_28 as wire;
-        let catalog = self.dispatch.catalog();
+        let catalog = self.dispatch.contract().catalog();
         let server = &catalog.server;
         let capabilities = self.capabilities();
         let hint = self.config.cache_hints.discover;
@@ -226,8 +226,8 @@ impl<D: Dispatch> Engine<D> {
     /// What the catalog lets the server offer, in either era. Skill files are resources, so
     /// a server with skills offers `resources` (the extension requires it).
     fn capabilities(&self) -> Offered {
-        let catalog = self.dispatch.catalog();
-        let skills = !self.dispatch.skills().is_empty();
+        let catalog = self.dispatch.contract().catalog();
+        let skills = !self.dispatch.contract().skills().is_empty();
         let resources =
             !catalog.resources.is_empty() || !catalog.resource_templates.is_empty() || skills;
         Offered {
@@ -248,7 +248,7 @@ impl<D: Dispatch> Engine<D> {
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
         let request: CompleteParams<'_> = params_as(params)?;
-        let catalog = self.dispatch.catalog();
+        let catalog = self.dispatch.contract().catalog();
         let reference = &request.reference;
         let (kind, target) =
             match (reference.kind.as_ref(), &reference.name, &reference.uri) {
@@ -292,7 +292,7 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// `tools/list`, `prompts/list`, `resources/list` or `resources/templates/list`. When the
-    /// contract hides what a caller may not use ([`Dispatch::hides_unauthorized`]), a
+    /// contract hides what a caller may not use ([`crate::Contract::hides_unauthorized`]), a
     /// `principal`'s lists leave out every entry whose contract scopes it lacks.
     pub(super) fn list(
         &self,
@@ -301,7 +301,7 @@ impl<D: Dispatch> Engine<D> {
         version: ProtocolVersion,
         principal: Option<&Principal>,
     ) -> Result<JsonText, RpcError> {
-        let catalog = self.dispatch.catalog();
+        let catalog = self.dispatch.contract().catalog();
         // The method whose contract scopes decide whether an entry is shown.
         let (key, descriptors, used_by) = match method {
             Method::ToolsList => ("tools", catalog.tools, "tools/call"),
@@ -319,12 +319,16 @@ impl<D: Dispatch> Engine<D> {
             true => legacy_tools[i].as_str(),
             false => descriptors[i].json_for(version),
         };
-        let Some(principal) = principal.filter(|_| self.dispatch.hides_unauthorized()) else {
+        let Some(principal) = principal.filter(|_| self.dispatch.contract().hides_unauthorized())
+        else {
             return self.page_of(key, descriptors.len(), nth, params);
         };
         let visible: Vec<usize> = (0..descriptors.len())
             .filter(|&i| {
-                let required = self.dispatch.required_scopes(used_by, descriptors[i].key);
+                let required = self
+                    .dispatch
+                    .contract()
+                    .required_scopes(used_by, descriptors[i].key);
                 required.iter().all(|scope| principal.has_scope(scope))
             })
             .collect();
@@ -337,6 +341,7 @@ impl<D: Dispatch> Engine<D> {
     fn legacy_tools(&self) -> &[String] {
         self.legacy_tools.get_or_init(|| {
             self.dispatch
+                .contract()
                 .catalog()
                 .tools
                 .iter()
@@ -420,7 +425,7 @@ impl<D: Dispatch> Engine<D> {
                 crate::uri_template::MAX_URI_LEN
             )));
         }
-        let catalog = self.dispatch.catalog();
+        let catalog = self.dispatch.contract().catalog();
         let has_resources = !catalog.resources.is_empty() || !catalog.resource_templates.is_empty();
         let honoured = SubscriptionFilter {
             tools_list_changed: requested.tools_list_changed && !catalog.tools.is_empty(),

@@ -973,8 +973,9 @@ static NOTHING: crate::Catalog = crate::Catalog {
 };
 
 impl Dispatch for Nothing {
-    fn catalog(&self) -> &'static crate::Catalog {
-        &NOTHING
+    fn contract(&self) -> &'static crate::Contract {
+        static CONTRACT: crate::Contract = crate::Contract::new(&NOTHING);
+        &CONTRACT
     }
 
     fn call_method<'a>(

@@ -382,7 +382,7 @@ pub fn gateway<D: Dispatch>(
                 .unwrap_or("http://127.0.0.1/");
             return match Upstream::new(UpstreamSettings::new(url)) {
                 Ok(upstream) => {
-                    println!("{}", version_line(build(upstream).catalog()));
+                    println!("{}", version_line(build(upstream).contract().catalog()));
                     ExitCode::SUCCESS
                 }
                 Err(error) => {

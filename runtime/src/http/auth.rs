@@ -36,7 +36,7 @@ pub(super) async fn authenticate(
 }
 
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for
-/// `request` (`x-mcp` `scopes`: [`Dispatch::required_scopes`]); `None` when it may go on.
+/// `request` (`x-mcp` `scopes`: [`crate::Contract::required_scopes`]); `None` when it may go on.
 ///
 /// The tool, prompt or resource is the one the engine will run: [`Request::call_target`]
 /// reads the members the engine reads, whatever the order of the message's members.
@@ -48,7 +48,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
     request: &Request<'_>,
 ) -> Option<Response<Body>> {
     if let Some(key) = request.call_target() {
-        let required = dispatch.required_scopes(request.method, key);
+        let required = dispatch.contract().required_scopes(request.method, key);
         let arguments = request.call_arguments();
         let stepped = stepped_up(auth, principal, request.method, key, arguments);
         return missing_scope(auth, principal, required, &stepped, Some(request.id));
@@ -58,7 +58,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
     missing_scope(
         auth,
         principal,
-        dispatch.required_scopes(method, &key),
+        dispatch.contract().required_scopes(method, &key),
         &stepped,
         Some(request.id),
     )
@@ -142,7 +142,7 @@ pub(super) fn batch_scope_refusal<D: Dispatch>(
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for a
 /// plain JSON-RPC message of `text` (one message or a batch: the first refusal refuses the
 /// whole request); the scopes of a method are those of its MCP face
-/// ([`Dispatch::required_scopes`] with [`PLAIN`]).
+/// ([`crate::Contract::required_scopes`] with [`PLAIN`]).
 #[cold]
 pub(super) fn plain_scope_refusal<D: Dispatch>(
     dispatch: &D,
@@ -155,7 +155,7 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
             missing_scope(
                 auth,
                 principal,
-                dispatch.required_scopes(PLAIN, method),
+                dispatch.contract().required_scopes(PLAIN, method),
                 &[],
                 None,
             )
@@ -170,7 +170,7 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
     }
 }
 
-/// What [`Dispatch::required_scopes`] is asked for a method of the plain JSON-RPC endpoint
+/// What [`crate::Contract::required_scopes`] is asked for a method of the plain JSON-RPC endpoint
 /// (the key is the method's name).
 pub(super) const PLAIN: &str = "jsonrpc";
 

@@ -254,6 +254,7 @@ impl<D: Dispatch> McpServer<D> {
                 ));
             }
             return dispatch
+                .contract()
                 .openrpc_document()
                 .map(Cow::Borrowed)
                 .ok_or_else(|| RpcError::method_not_found(method));

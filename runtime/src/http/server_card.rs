@@ -3,7 +3,7 @@
 //! `/.well-known/mcp/catalog.json` (also answered at `/.well-known/ai-catalog.json`, the AI
 //! Catalog it is a subset of).
 //!
-//! The card is the contract's (`Dispatch::server_card`, generated from `info["x-mcp"].card`)
+//! The card is the contract's (`Contract::server_card`, generated from `info["x-mcp"].card`)
 //! plus its `remotes`: the endpoint's URL ([`Config::public_url`](crate::Config::public_url), or
 //! `http://{Host}/mcp`) and the revisions this runtime speaks. Both documents are public: any
 //! origin may read them (CORS `*`), caches may keep them an hour, and an `If-None-Match` with
@@ -47,7 +47,7 @@ impl<D: Dispatch> McpServer<D> {
             Method::OPTIONS => return preflight(),
             _ => return method_not_allowed("GET, HEAD, OPTIONS"),
         }
-        let Some(card) = self.engine.dispatch.server_card() else {
+        let Some(card) = self.engine.dispatch.contract().server_card() else {
             // Turned on, but the contract has no `info["x-mcp"].card`.
             return status_only(StatusCode::NOT_FOUND);
         };

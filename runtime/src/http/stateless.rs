@@ -89,7 +89,7 @@ impl<D: Dispatch> McpServer<D> {
         // 3. and 4. The version is served statelessly, and the method exists in it.
         let version = match era::checked_version_and_method(
             &checked,
-            !self.engine.dispatch.skills().is_empty(),
+            !self.engine.dispatch.contract().skills().is_empty(),
         ) {
             Ok(version) => version,
             Err(error) => {

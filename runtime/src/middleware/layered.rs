@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use super::client::with_client_hooks;
 use super::{route, Answer, Call, CallKind, Middleware, Next};
-use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
+use crate::catalog::{CompletionKind, CompletionRequest};
 use crate::context::RequestContext;
-use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
+use crate::dispatch::{BoxFuture, Contract, Dispatch, ToolOutcome};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
 
@@ -153,8 +153,8 @@ impl<D: Dispatch, M: Middleware> Layered<D, M> {
 }
 
 impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
-    fn catalog(&self) -> &'static Catalog {
-        self.inner.catalog()
+    fn contract(&self) -> &'static Contract {
+        self.inner.contract()
     }
 
     fn call_method<'a>(
@@ -194,34 +194,6 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
         let answer = read_resource(&*self.middleware, &self.inner, uri, ctx)?;
         Some(self.hooked(answer))
-    }
-
-    fn openrpc_document(&self) -> Option<&'static str> {
-        self.inner.openrpc_document()
-    }
-
-    fn skills(&self) -> &'static [crate::skills::Skill] {
-        self.inner.skills()
-    }
-
-    fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
-        self.inner.required_scopes(method, key)
-    }
-
-    fn hides_unauthorized(&self) -> bool {
-        self.inner.hides_unauthorized()
-    }
-
-    fn scopes_supported(&self) -> &'static [&'static str] {
-        self.inner.scopes_supported()
-    }
-
-    fn server_card(&self) -> Option<&'static str> {
-        self.inner.server_card()
-    }
-
-    fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
-        self.inner.rate_limit(method, key)
     }
 
     fn complete<'a>(

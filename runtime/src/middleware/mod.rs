@@ -123,7 +123,7 @@ pub enum CallKind {
 
 impl CallKind {
     /// The MCP method: `tools/call`, `prompts/get`, `resources/read`, or `jsonrpc` for a
-    /// plain JSON-RPC call (the same word [`Dispatch::required_scopes`] uses).
+    /// plain JSON-RPC call (the same word [`crate::Contract::required_scopes`] uses).
     pub fn method(self) -> &'static str {
         match self {
             CallKind::Tool => "tools/call",

@@ -151,7 +151,7 @@ impl Limited {
     }
 }
 
-/// The `method` under which [`Dispatch::rate_limit`] is asked for a method of the plain
+/// The `method` under which [`crate::Contract::rate_limit`] is asked for a method of the plain
 /// JSON-RPC endpoint (the key is the method's name), as for its scopes.
 pub(crate) const PLAIN: &str = "jsonrpc";
 
@@ -207,7 +207,7 @@ impl Limiter {
         dispatch: &dyn Dispatch,
         buckets: Option<std::sync::Arc<dyn shared::SharedBuckets>>,
     ) -> Option<Self> {
-        let catalog = dispatch.catalog();
+        let catalog = dispatch.contract().catalog();
         let contract = [
             ("tools/call", catalog.tools),
             ("prompts/get", catalog.prompts),
@@ -217,11 +217,13 @@ impl Limiter {
         .any(|(method, descriptors)| {
             descriptors
                 .iter()
-                .any(|d| dispatch.rate_limit(method, d.key).is_some())
-        }) || catalog
-            .resource_templates
-            .iter()
-            .any(|d| dispatch.rate_limit("resources/read", d.key).is_some());
+                .any(|d| dispatch.contract().rate_limit(method, d.key).is_some())
+        }) || catalog.resource_templates.iter().any(|d| {
+            dispatch
+                .contract()
+                .rate_limit("resources/read", d.key)
+                .is_some()
+        });
         if limits.is_none() && !contract {
             return None;
         }
@@ -380,7 +382,7 @@ impl Limiter {
             .map(|(_, rate)| *rate)
             .or_else(|| {
                 self.contract
-                    .then(|| dispatch.rate_limit(method, target))
+                    .then(|| dispatch.contract().rate_limit(method, target))
                     .flatten()
             })
     }
@@ -473,6 +475,7 @@ fn evict(shard: &mut Buckets, bound: usize, now: u64, rate: Rate) {
 mod tests {
     use super::*;
     use crate::catalog::{Catalog, Descriptor};
+    use crate::dispatch::Contract;
     use std::time::Duration;
 
     const TOOL: &str = r#"{"name":"search","inputSchema":{"type":"object"}}"#;
@@ -488,12 +491,12 @@ mod tests {
     struct Limited2;
 
     impl Dispatch for Limited2 {
-        fn catalog(&self) -> &'static Catalog {
-            &CATALOG
-        }
-
-        fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
-            (method == "tools/call" && key == "search").then_some(Rate::new(2, 60_000))
+        fn contract(&self) -> &'static Contract {
+            fn rate_limit(method: &str, key: &str) -> Option<Rate> {
+                (method == "tools/call" && key == "search").then_some(Rate::new(2, 60_000))
+            }
+            static CONTRACT: Contract = Contract::new(&CATALOG).with_rate_limits(&rate_limit);
+            &CONTRACT
         }
     }
 
@@ -501,8 +504,9 @@ mod tests {
     struct Plain;
 
     impl Dispatch for Plain {
-        fn catalog(&self) -> &'static Catalog {
-            &CATALOG
+        fn contract(&self) -> &'static Contract {
+            static CONTRACT: Contract = Contract::new(&CATALOG);
+            &CONTRACT
         }
     }
 

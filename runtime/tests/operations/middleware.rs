@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::middleware::{Answer, Call, CallKind, Middleware, Next, WithMiddleware};
-use mcp_runtime::{BoxFuture, Catalog, Dispatch, RequestContext, ToolOutcome};
+use mcp_runtime::{BoxFuture, Contract, Dispatch, RequestContext, ToolOutcome};
 use ops::{call_in_session, call_stateless, post, serve, session, shop, Log};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -238,8 +238,8 @@ async fn typed_arguments_and_results_and_a_rewrite_reach_the_handler() {
 struct ArcDispatch<D>(Arc<D>);
 
 impl<D: Dispatch> Dispatch for ArcDispatch<D> {
-    fn catalog(&self) -> &'static Catalog {
-        self.0.catalog()
+    fn contract(&self) -> &'static Contract {
+        self.0.contract()
     }
 
     fn call_tool<'a>(

@@ -13,8 +13,8 @@ use mcp_runtime::auth::{bearer_token, Auth, Authenticator, Principal, Refusal, R
 use mcp_runtime::mcp::{ContentBlock, ToolResult};
 use mcp_runtime::middleware::{Answer, Call, Middleware, Next};
 use mcp_runtime::{
-    BoxFuture, Catalog, Config, Descriptor, Dispatch, McpServer, RequestContext, RpcError,
-    ToolOutcome,
+    BoxFuture, Catalog, Config, Contract, Descriptor, Dispatch, McpServer, RequestContext,
+    RpcError, ToolOutcome,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -63,8 +63,9 @@ pub struct Shop {
 }
 
 impl Dispatch for Shop {
-    fn catalog(&self) -> &'static Catalog {
-        &CATALOG
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
     }
 
     fn call_tool<'a>(

@@ -8,10 +8,11 @@
 use crate::ops;
 
 use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
 
 use mcp_runtime::rate_limit::{Rate, RateLimits};
 use mcp_runtime::{
-    BoxFuture, Catalog, Config, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
+    BoxFuture, Config, Contract, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
 };
 use ops::{post, post_raw, serve_with, shop, Shop};
 use serde_json::value::RawValue;
@@ -139,11 +140,24 @@ async fn each_principal_has_its_own_bucket() {
 }
 
 /// The shop with a contract limit on `blocks` (as a generated server's `x-mcp.rateLimit`).
-struct Contract(Shop);
+struct Limited(Shop);
 
-impl Dispatch for Contract {
-    fn catalog(&self) -> &'static Catalog {
-        self.0.catalog()
+/// As the generator writes it: `blocks` is 1 a minute, on `/mcp` and, under its method's
+/// name, on the plain endpoint.
+fn blocks_limit(method: &str, key: &str) -> Option<Rate> {
+    matches!(
+        (method, key),
+        ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
+    )
+    .then_some(Rate::new(1, 60_000))
+}
+
+impl Dispatch for Limited {
+    /// The shop's contract, with the limit on `blocks`.
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: OnceLock<&'static Contract> = OnceLock::new();
+        let shop = self.0.contract();
+        CONTRACT.get_or_init(|| Box::leak(Box::new(shop.with_rate_limits(&blocks_limit))))
     }
 
     fn call_tool<'a>(
@@ -169,23 +183,13 @@ impl Dispatch for Contract {
             }) as BoxFuture<'a, _>
         })
     }
-
-    /// As the generator writes it: `blocks` is 1 a minute, on `/mcp` and, under its
-    /// method's name, on the plain endpoint.
-    fn rate_limit(&self, method: &str, key: &str) -> Option<Rate> {
-        matches!(
-            (method, key),
-            ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
-        )
-        .then_some(Rate::new(1, 60_000))
-    }
 }
 
 #[tokio::test]
 async fn a_tools_limit_from_the_contract_and_from_a_flag() {
     let (first_shop, _, _) = shop();
     // No configuration: the contract's limit alone.
-    let url = serve_with(Contract(first_shop), Config::default()).await;
+    let url = serve_with(Limited(first_shop), Config::default()).await;
     let first = stateless(&url, "blocks", None).await;
     assert_eq!(first.0, 200, "{}", first.2);
     assert_limited(&stateless(&url, "blocks", None).await, 1, json!("s-1"));
@@ -197,7 +201,7 @@ async fn a_tools_limit_from_the_contract_and_from_a_flag() {
     // A flag's limit for `echo`, 2/min.
     let (second_shop, _, _) = shop();
     let limits = RateLimits::new().per_tool("echo", Rate::new(2, 60_000));
-    let url = serve_with(Contract(second_shop), config(limits)).await;
+    let url = serve_with(Limited(second_shop), config(limits)).await;
     let id = ops::session(&url).await;
     assert_passed(&in_session(&url, &id, "echo", None).await);
     assert_passed(&in_session(&url, &id, "echo", None).await);
@@ -298,7 +302,7 @@ async fn the_plain_json_rpc_endpoint_is_limited_too() {
     let (first_shop, _, calls) = shop();
     let mut plain_on = config(RateLimits::new());
     plain_on.jsonrpc_path = Some("/jsonrpc".into());
-    let url = serve_with(Contract(first_shop), plain_on).await;
+    let url = serve_with(Limited(first_shop), plain_on).await;
     let plain = url.replace("/mcp", "/jsonrpc");
     let call =
         |id: u32| format!(r#"{{"params":{{}},"id":{id},"method":"get_blocks","jsonrpc":"2.0"}}"#);
@@ -320,7 +324,7 @@ async fn the_plain_json_rpc_endpoint_is_limited_too() {
     let (second_shop, _, calls) = shop();
     let mut plain_on = config(RateLimits::new().per_caller(Some(Rate::new(2, 60_000))));
     plain_on.jsonrpc_path = Some("/jsonrpc".into());
-    let url = serve_with(Contract(second_shop), plain_on).await;
+    let url = serve_with(Limited(second_shop), plain_on).await;
     let plain = url.replace("/mcp", "/jsonrpc");
     assert_passed(&stateless(&url, "echo", None).await);
     assert_eq!(post_raw(&plain, &[], &call(5)).await.0, 200);
