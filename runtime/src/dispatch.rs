@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::catalog::{Catalog, CompletionKind, CompletionRequest};
+use crate::catalog::{CompletionKind, CompletionRequest};
 use crate::context::RequestContext;
 use crate::error::Error;
 use crate::json::{JsonText, RESPONSE_HEADROOM};
@@ -16,6 +16,9 @@ use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
 pub use crate::future::BoxFuture;
+pub use contract::{Contract, RateOf, ScopesOf};
+
+mod contract;
 
 /// How a method accepts its params (OpenRPC `paramStructure`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,212 +103,6 @@ pub trait Dispatch: Send + Sync + 'static {
     ) -> Option<BoxFuture<'a, Result<Vec<String>, Error>>> {
         let _ = (kind, reference, argument, request, ctx);
         None
-    }
-}
-
-/// The scopes a principal needs for a `method` on a `key` ([`Contract::required_scopes`]).
-pub type ScopesOf = dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync;
-
-/// The rate limit of a `method` on a `key` ([`Contract::rate_limit`]).
-pub type RateOf = dyn Fn(&str, &str) -> Option<crate::rate_limit::Rate> + Send + Sync;
-
-/// What a server publishes and enforces, as its contract states it: the catalog, the OpenRPC
-/// document, the skills, the scopes, the rate limits and the server card.
-/// [`Dispatch::contract`] returns it.
-///
-/// Made in a `static` from [`Contract::new`] and the `with_*` methods, all `const`:
-///
-/// ```
-/// # use mcp_runtime::{Catalog, dispatch::Contract};
-/// static CATALOG: Catalog = Catalog::empty("hello", "1.0.0");
-///
-/// fn required_scopes(method: &str, key: &str) -> &'static [&'static str] {
-///     match (method, key) {
-///         ("tools/call", "greet") => &["greet"],
-///         _ => &[],
-///     }
-/// }
-///
-/// static CONTRACT: Contract = Contract::new(&CATALOG)
-///     .with_required_scopes(&required_scopes)
-///     .with_scopes_supported(&["greet"]);
-/// # assert_eq!(CONTRACT.required_scopes("tools/call", "greet"), ["greet"]);
-/// ```
-///
-/// A wrapper that changes one part of its inner dispatch's contract copies it (it is `Copy`),
-/// changes that part with the same `with_*` method and leaks the result once (a [`Dispatch`]
-/// hands out `&'static` contracts): `Box::leak(Box::new(inner.contract().with_rate_limits(..)))`.
-/// The lookups ([`Contract::required_scopes`], [`Contract::rate_limit`]) then may be closures
-/// leaked the same way.
-#[derive(Clone, Copy)]
-#[non_exhaustive]
-pub struct Contract {
-    catalog: &'static Catalog,
-    openrpc_document: Option<&'static str>,
-    skills: &'static [crate::skills::Skill],
-    required_scopes: &'static ScopesOf,
-    scopes_supported: &'static [&'static str],
-    hides_unauthorized: bool,
-    rate_limit: &'static RateOf,
-    server_card: Option<&'static str>,
-}
-
-fn no_scopes(_: &str, _: &str) -> &'static [&'static str] {
-    &[]
-}
-
-fn no_rate_limit(_: &str, _: &str) -> Option<crate::rate_limit::Rate> {
-    None
-}
-
-impl Contract {
-    /// A contract publishing `catalog`, with nothing else: no OpenRPC document (`rpc.discover`
-    /// is a `-32601`), no skills, no scopes, no rate limits, no server card, every caller
-    /// seeing the whole lists.
-    pub const fn new(catalog: &'static Catalog) -> Self {
-        Self {
-            catalog,
-            openrpc_document: None,
-            skills: &[],
-            required_scopes: &no_scopes,
-            scopes_supported: &[],
-            hides_unauthorized: false,
-            rate_limit: &no_rate_limit,
-            server_card: None,
-        }
-    }
-
-    /// This contract publishing `catalog` instead.
-    #[must_use]
-    pub const fn with_catalog(self, catalog: &'static Catalog) -> Self {
-        Self { catalog, ..self }
-    }
-
-    /// This contract with the OpenRPC document `document` (compact JSON text).
-    #[must_use]
-    pub const fn with_openrpc_document(self, document: &'static str) -> Self {
-        Self {
-            openrpc_document: Some(document),
-            ..self
-        }
-    }
-
-    /// This contract with the skills `skills`.
-    #[must_use]
-    pub const fn with_skills(self, skills: &'static [crate::skills::Skill]) -> Self {
-        Self { skills, ..self }
-    }
-
-    /// This contract with `required_scopes` as the lookup of
-    /// [`required_scopes`](Self::required_scopes).
-    #[must_use]
-    pub const fn with_required_scopes(self, required_scopes: &'static ScopesOf) -> Self {
-        Self {
-            required_scopes,
-            ..self
-        }
-    }
-
-    /// This contract naming the scopes `scopes` ([`scopes_supported`](Self::scopes_supported)).
-    #[must_use]
-    pub const fn with_scopes_supported(self, scopes: &'static [&'static str]) -> Self {
-        Self {
-            scopes_supported: scopes,
-            ..self
-        }
-    }
-
-    /// This contract hiding, or not, what a caller may not use
-    /// ([`hides_unauthorized`](Self::hides_unauthorized)).
-    #[must_use]
-    pub const fn with_unauthorized_hidden(self, hidden: bool) -> Self {
-        Self {
-            hides_unauthorized: hidden,
-            ..self
-        }
-    }
-
-    /// This contract with `rate_limit` as the lookup of [`rate_limit`](Self::rate_limit).
-    #[must_use]
-    pub const fn with_rate_limits(self, rate_limit: &'static RateOf) -> Self {
-        Self { rate_limit, ..self }
-    }
-
-    /// This contract with the server card `card` (compact JSON text).
-    #[must_use]
-    pub const fn with_server_card(self, card: &'static str) -> Self {
-        Self {
-            server_card: Some(card),
-            ..self
-        }
-    }
-
-    /// What the server publishes.
-    pub const fn catalog(&self) -> &'static Catalog {
-        self.catalog
-    }
-
-    /// The OpenRPC document the server was generated from, as compact JSON text: the result
-    /// of `rpc.discover` on the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
-    /// `None` makes `rpc.discover` a `-32601`.
-    pub const fn openrpc_document(&self) -> Option<&'static str> {
-        self.openrpc_document
-    }
-
-    /// The skills bundled from the `skills/` directory beside the contract (the skills
-    /// extension, [`crate::skills`]). Empty: the extension is then neither declared nor served.
-    pub const fn skills(&self) -> &'static [crate::skills::Skill] {
-        self.skills
-    }
-
-    /// The scopes a principal needs for `method` (`tools/call`, `prompts/get`,
-    /// `resources/read`) on `key` (the tool or prompt name, the resource URI), or for the
-    /// contract method `key` on the plain JSON-RPC endpoint (`method` is `"jsonrpc"`): the
-    /// contract's `x-mcp` `scopes` (or its `info["x-mcp"]` default for methods with `x-mcp`).
-    /// Checked at the HTTP edge when [`crate::Config::auth`] is set (403 `insufficient_scope`
-    /// when one is missing).
-    pub fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
-        (self.required_scopes)(method, key)
-    }
-
-    /// Whether the `*/list` methods leave out, for an authenticated caller, every tool, prompt,
-    /// resource and template whose [`required_scopes`](Self::required_scopes) it lacks (the
-    /// contract's `info["x-mcp"].hideUnauthorized`). `false`: every caller sees the whole
-    /// lists, and a call it may not make is refused with 403.
-    pub const fn hides_unauthorized(&self) -> bool {
-        self.hides_unauthorized
-    }
-
-    /// Every scope the contract names, published in the Protected Resource Metadata's
-    /// `scopes_supported`.
-    pub const fn scopes_supported(&self) -> &'static [&'static str] {
-        self.scopes_supported
-    }
-
-    /// The contract's rate limit of `key` (a tool or prompt name, a resource URI) under
-    /// `method` (`tools/call`, `prompts/get`, `resources/read`, or `"jsonrpc"` and a method's
-    /// name): its `x-mcp` `rateLimit`, a bucket per caller ([`crate::rate_limit`]).
-    pub fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
-        (self.rate_limit)(method, key)
-    }
-
-    /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
-    /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
-    pub const fn server_card(&self) -> Option<&'static str> {
-        self.server_card
-    }
-}
-
-impl std::fmt::Debug for Contract {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Contract")
-            .field("server", &self.catalog.server.name)
-            .field("openrpc_document", &self.openrpc_document.is_some())
-            .field("skills", &self.skills.len())
-            .field("scopes_supported", &self.scopes_supported)
-            .field("hides_unauthorized", &self.hides_unauthorized)
-            .field("server_card", &self.server_card.is_some())
-            .finish_non_exhaustive()
     }
 }
 

@@ -13,16 +13,16 @@
 //! dropped. Every running request is in one table by id: `notifications/cancelled` stops it in
 //! either era, an id already running is refused, and the entry leaves before the answer does.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::{self, Thread};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, Notify};
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::dispatch::Dispatch;
@@ -38,6 +38,9 @@ use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
 use crate::session::Session;
 use crate::telemetry::Transport;
+use lines::{next_line, not_utf8, too_long, write_lines, Backlog, Line};
+
+mod lines;
 
 /// Serves `server` on stdin/stdout until stdin closes.
 pub async fn serve_stdio<D: Dispatch>(server: McpServer<D>) -> io::Result<()> {
@@ -90,164 +93,6 @@ where
     );
     drop(peer);
     writer.await.map_err(io::Error::other)?
-}
-
-/// The bytes of the lines waiting for the output: the reader waits for room before each line.
-#[derive(Debug)]
-struct Backlog {
-    bytes: AtomicUsize,
-    limit: usize,
-    /// Signalled when the backlog falls under the limit, or the output fails.
-    drained: Notify,
-    /// The output failed: nothing will drain, and nothing more is written.
-    closed: AtomicBool,
-}
-
-impl Backlog {
-    fn new(limit: usize) -> Self {
-        Self {
-            bytes: AtomicUsize::new(0),
-            limit,
-            drained: Notify::new(),
-            closed: AtomicBool::new(false),
-        }
-    }
-
-    /// Resolves once the backlog is under the limit (or the output is gone).
-    async fn room(&self) {
-        loop {
-            // Created before the check: a `notify_waiters` in between still wakes it.
-            let drained = self.drained.notified();
-            if self.bytes.load(Ordering::Acquire) < self.limit
-                || self.closed.load(Ordering::Acquire)
-            {
-                return;
-            }
-            drained.await;
-        }
-    }
-
-    fn queued(&self, line: &str) {
-        self.bytes.fetch_add(line.len() + 1, Ordering::AcqRel);
-    }
-
-    fn written(&self, line: &str) {
-        let before = self.bytes.fetch_sub(line.len() + 1, Ordering::AcqRel);
-        if before >= self.limit && before - (line.len() + 1) < self.limit {
-            self.drained.notify_waiters();
-        }
-    }
-
-    fn close(&self) {
-        self.closed.store(true, Ordering::Release);
-        self.drained.notify_waiters();
-    }
-}
-
-/// Writes the lines of `lines` to `output`, one per line, until every sender is gone. While a
-/// write waits for the client to read, the lines sent meanwhile are taken off the channel and
-/// counted in `backlog`, so the reader sees how much waits.
-async fn write_lines<W>(
-    mut lines: mpsc::UnboundedReceiver<String>,
-    mut output: W,
-    backlog: Arc<Backlog>,
-) -> io::Result<()>
-where
-    W: AsyncWrite + Unpin,
-{
-    let mut waiting = VecDeque::new();
-    let written = async {
-        loop {
-            let line = match waiting.pop_front() {
-                Some(line) => line,
-                None => match lines.recv().await {
-                    Some(line) => {
-                        backlog.queued(&line);
-                        line
-                    }
-                    None => return Ok(()),
-                },
-            };
-            let mut write = pin!(write_line(&mut output, &line));
-            loop {
-                tokio::select! {
-                    biased;
-                    written = &mut write => {
-                        written?;
-                        break;
-                    }
-                    Some(more) = lines.recv() => {
-                        backlog.queued(&more);
-                        waiting.push_back(more);
-                    }
-                }
-            }
-            backlog.written(&line);
-        }
-    }
-    .await;
-    backlog.close();
-    written
-}
-
-async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, line: &str) -> io::Result<()> {
-    output.write_all(line.as_bytes()).await?;
-    output.write_all(b"\n").await?;
-    output.flush().await
-}
-
-/// How a line of input ended.
-enum Line {
-    /// Whole, within the limit.
-    Whole,
-    /// Longer than the limit: skipped to its end, unread.
-    TooLong,
-}
-
-/// Reads the next line (without its `\n`) into `line`, keeping at most `limit` bytes of it: a
-/// client cannot make the server hold more than that for one message, however long its line.
-/// `None` once the input has ended.
-async fn next_line<R: AsyncBufRead + Unpin>(
-    input: &mut R,
-    line: &mut Vec<u8>,
-    limit: usize,
-) -> io::Result<Option<Line>> {
-    line.clear();
-    let mut too_long = false;
-    loop {
-        let available = input.fill_buf().await?;
-        if available.is_empty() {
-            let ended = line.is_empty() && !too_long;
-            return Ok((!ended).then_some(if too_long { Line::TooLong } else { Line::Whole }));
-        }
-        let (taken, end_of_line) = match available.iter().position(|&b| b == b'\n') {
-            Some(at) => (at, true),
-            None => (available.len(), false),
-        };
-        if too_long || line.len() + taken > limit {
-            too_long = true;
-            line.clear();
-        } else {
-            line.extend_from_slice(&available[..taken]);
-        }
-        input.consume(taken + usize::from(end_of_line));
-        if end_of_line {
-            return Ok(Some(if too_long { Line::TooLong } else { Line::Whole }));
-        }
-    }
-}
-
-#[cold]
-fn too_long(limit: usize) -> RpcError {
-    RpcError::new(
-        jsonrpc::INVALID_REQUEST,
-        format!("Invalid Request: a line over {limit} bytes (Config::body_limit)"),
-    )
-}
-
-#[cold]
-fn not_utf8() -> RpcError {
-    RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the line is not UTF-8")
 }
 
 /// The client on the other end of the pipes, and what runs for it.
@@ -617,80 +462,4 @@ pub fn block_on<F: Future>(future: F) -> F::Output {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::time::Duration;
-    use tokio::io::AsyncReadExt;
-
-    #[tokio::test]
-    async fn a_reader_that_stops_reading_fills_the_backlog_and_loses_nothing() {
-        let (tx, rx) = mpsc::unbounded_channel::<String>();
-        let (output, mut client) = tokio::io::duplex(64);
-        let backlog = Arc::new(Backlog::new(4096));
-        let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
-        let line = "x".repeat(99);
-        for _ in 0..100 {
-            tx.send(line.clone()).unwrap();
-        }
-        // The client reads nothing: the lines wait, counted, and the reader would wait.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let queued = backlog.bytes.load(Ordering::Acquire);
-        assert!(queued > 9_000, "{queued} bytes counted");
-        let room = tokio::time::timeout(Duration::from_millis(100), backlog.room()).await;
-        assert!(room.is_err(), "no room while the client does not read");
-        // Once the client reads, everything arrives, in order, and there is room again.
-        drop(tx);
-        let mut text = String::new();
-        client.read_to_string(&mut text).await.unwrap();
-        assert_eq!(text, format!("{line}\n").repeat(100));
-        writer.await.unwrap().unwrap();
-        assert_eq!(backlog.bytes.load(Ordering::Acquire), 0);
-        backlog.room().await;
-    }
-
-    #[tokio::test]
-    async fn a_failed_output_never_leaves_the_reader_waiting() {
-        let (tx, rx) = mpsc::unbounded_channel::<String>();
-        let (output, client) = tokio::io::duplex(16);
-        let backlog = Arc::new(Backlog::new(10));
-        let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
-        tx.send("a line longer than the pipe".into()).unwrap();
-        drop(client);
-        assert!(writer.await.unwrap().is_err());
-        tokio::time::timeout(Duration::from_secs(1), backlog.room())
-            .await
-            .expect("room once the output is gone");
-    }
-
-    #[test]
-    fn the_in_flight_table_refuses_a_running_id_and_forgets_answered_ones() {
-        let (tx, _rx) = mpsc::unbounded_channel::<String>();
-        let table = Arc::new(InFlight::default());
-        let first = Outbound::lines(tx.clone());
-        let registered = table.register("1".into(), &first).unwrap();
-        assert!(table.register("1".into(), &first).is_none());
-        drop(registered);
-        assert!(table.is_empty());
-        // Cancelled, then reused: the first one's entry leaving does not take the second.
-        let again = table.register("1".into(), &first).unwrap();
-        table.cancel("1");
-        assert!(table.is_empty());
-        let second = table.register("1".into(), &Outbound::lines(tx)).unwrap();
-        drop(again);
-        assert!(!table.is_empty());
-        drop(second);
-        assert!(table.is_empty());
-    }
-
-    #[test]
-    fn cancellations_name_their_request() {
-        let params =
-            serde_json::value::RawValue::from_string(r#"{"requestId": "a", "reason": "x"}"#.into())
-                .unwrap();
-        let named = cancelled_id(Some(&params)).map(id_key);
-        assert_eq!(named.as_deref(), Some("\"a\""));
-        let bad = serde_json::value::RawValue::from_string("{}".into()).unwrap();
-        assert!(cancelled_id(Some(&bad)).is_none());
-        assert!(cancelled_id(None).is_none());
-    }
-}
+mod tests;

@@ -18,6 +18,9 @@ pub(crate) mod run;
 pub(crate) mod sessions;
 pub(crate) mod stateless;
 
+pub(crate) use sessions::answer_text;
+use sessions::{session_bus_event, session_method};
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -31,7 +34,6 @@ use crate::context::RequestContext;
 use crate::dispatch::Dispatch;
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
-use crate::mcp::{level_rank, LoggingLevel};
 use crate::notifier::Notifier;
 use crate::panic::CatchUnwind;
 use crate::param_headers::ParamHeaders;
@@ -540,106 +542,6 @@ pub(crate) fn unavailable(error: StoreError) -> RpcError {
     }
 }
 
-/// What the bus brings for a session this instance holds: a client's answer to a request
-/// this instance sent, a cancellation of a request it runs.
-fn session_bus_event(store: &dyn SessionStore, event: &BusEvent) {
-    match event {
-        BusEvent::ClientAnswered {
-            session_id,
-            request_id,
-            answer,
-        } => {
-            let Some(session) = store.get(session_id) else {
-                return;
-            };
-            if let Some(answer) = answer_of(answer) {
-                session.answer_client_request(request_id, answer);
-            }
-        }
-        BusEvent::RequestCancelled {
-            session_id,
-            request_id,
-        } => {
-            if let Some(session) = store.get(session_id) {
-                session.cancel(request_id);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// A client's answer as it travels on the bus: `{"result": …}` or `{"error": …}`.
-pub(crate) fn answer_text(answer: &crate::session::ClientAnswer) -> String {
-    match answer {
-        Ok(result) => format!(r#"{{"result":{}}}"#, result.get()),
-        Err(error) => serde_json::json!({ "error": error }).to_string(),
-    }
-}
-
-/// [`answer_text`] read back; `None` when it is neither.
-fn answer_of(text: &str) -> Option<crate::session::ClientAnswer> {
-    #[derive(Deserialize)]
-    struct Answer {
-        result: Option<Box<RawValue>>,
-        error: Option<serde_json::Value>,
-    }
-    let answer: Answer = serde_json::from_str(text).ok()?;
-    match (answer.result, answer.error) {
-        (Some(result), None) => Some(Ok(result)),
-        (None, Some(error)) => Some(Err(error)),
-        _ => None,
-    }
-}
-
-/// `ping`, `logging/setLevel` and the resource subscriptions: the methods that act on the
-/// session (the method table lets no other era reach them), and the change a shared store
-/// must be told of.
-fn session_method(
-    era: Era<'_>,
-    method: Method,
-    raw: Option<&RawValue>,
-) -> Result<(JsonText, Option<SessionChange>), RpcError> {
-    let Era::Session(session) = era else {
-        return Ok((empty(), None));
-    };
-    let change = match method {
-        Method::SetLogLevel => {
-            let params: SetLevelParams = params_as(raw)?;
-            let rank = level_rank(params.level);
-            session.set_log_level(rank);
-            Some(SessionChange::LogLevel { rank })
-        }
-        Method::Subscribe | Method::Unsubscribe => {
-            let target: UriParams<'_> = params_as(raw)?;
-            let uri = target.uri.into_owned();
-            match method {
-                Method::Subscribe => {
-                    if uri.len() > crate::uri_template::MAX_URI_LEN {
-                        return Err(RpcError::invalid_params(format!(
-                            "Invalid params: a URI of {} bytes names no resource (at most {})",
-                            uri.len(),
-                            crate::uri_template::MAX_URI_LEN
-                        )));
-                    }
-                    session.subscribe(&uri).map_err(|_| {
-                        RpcError::invalid_params(format!(
-                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions, Config::max_subscription_bytes)",
-                            session.subscriptions()
-                        ))
-                    })?;
-                    Some(SessionChange::Subscribed { uri })
-                }
-                _ => {
-                    session.unsubscribe(&uri);
-                    Some(SessionChange::Unsubscribed { uri })
-                }
-            }
-        }
-        _ => None,
-    };
-    Ok((empty(), change))
-}
-
 /// The request id a `notifications/cancelled` names (its JSON text), when its params name one.
 pub(crate) fn cancelled_id(params: Option<&RawValue>) -> Option<&RawValue> {
     #[derive(Deserialize)]
@@ -671,18 +573,6 @@ async fn caught(
             )))
         }
     }
-}
-
-/// `resources/subscribe` and `resources/unsubscribe` params.
-#[derive(Deserialize)]
-struct UriParams<'a> {
-    #[serde(borrow)]
-    uri: Cow<'a, str>,
-}
-
-#[derive(Deserialize)]
-struct SetLevelParams {
-    level: LoggingLevel,
 }
 
 #[derive(Deserialize)]

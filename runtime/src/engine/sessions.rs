@@ -8,16 +8,24 @@
 //! (stdio, the 2024-11-05 stream), and nothing else. What really differs between the
 //! transports is a parameter ([`Keep`], the principal), not a copy.
 
+use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::Engine;
+use super::method::Method;
+use super::{empty, params_as, Engine, Era};
 use crate::auth::Principal;
+use crate::bus::BusEvent;
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
+use crate::mcp::level_rank;
+use crate::mcp::LoggingLevel;
 use crate::protocol::ProtocolVersion;
-use crate::session::{Session, SessionLimits, SharedSessions, StoreError};
+use crate::session::{
+    Session, SessionChange, SessionLimits, SessionStore, SharedSessions, StoreError,
+};
 use crate::telemetry::{TraceHeaders, Transport};
 
 /// Why a session could not be opened, found or closed.
@@ -261,4 +269,116 @@ impl<D: Dispatch> Engine<D> {
     pub(crate) fn discard_session(&self, id: &str) {
         self.store.remove(id);
     }
+}
+
+/// What the bus brings for a session this instance holds: a client's answer to a request
+/// this instance sent, a cancellation of a request it runs.
+pub(super) fn session_bus_event(store: &dyn SessionStore, event: &BusEvent) {
+    match event {
+        BusEvent::ClientAnswered {
+            session_id,
+            request_id,
+            answer,
+        } => {
+            let Some(session) = store.get(session_id) else {
+                return;
+            };
+            if let Some(answer) = answer_of(answer) {
+                session.answer_client_request(request_id, answer);
+            }
+        }
+        BusEvent::RequestCancelled {
+            session_id,
+            request_id,
+        } => {
+            if let Some(session) = store.get(session_id) {
+                session.cancel(request_id);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A client's answer as it travels on the bus: `{"result": …}` or `{"error": …}`.
+pub(crate) fn answer_text(answer: &crate::session::ClientAnswer) -> String {
+    match answer {
+        Ok(result) => format!(r#"{{"result":{}}}"#, result.get()),
+        Err(error) => serde_json::json!({ "error": error }).to_string(),
+    }
+}
+
+/// [`answer_text`] read back; `None` when it is neither.
+fn answer_of(text: &str) -> Option<crate::session::ClientAnswer> {
+    #[derive(Deserialize)]
+    struct Answer {
+        result: Option<Box<RawValue>>,
+        error: Option<serde_json::Value>,
+    }
+    let answer: Answer = serde_json::from_str(text).ok()?;
+    match (answer.result, answer.error) {
+        (Some(result), None) => Some(Ok(result)),
+        (None, Some(error)) => Some(Err(error)),
+        _ => None,
+    }
+}
+
+/// `ping`, `logging/setLevel` and the resource subscriptions: the methods that act on the
+/// session (the method table lets no other era reach them), and the change a shared store
+/// must be told of.
+pub(super) fn session_method(
+    era: Era<'_>,
+    method: Method,
+    raw: Option<&RawValue>,
+) -> Result<(JsonText, Option<SessionChange>), RpcError> {
+    let Era::Session(session) = era else {
+        return Ok((empty(), None));
+    };
+    let change = match method {
+        Method::SetLogLevel => {
+            let params: SetLevelParams = params_as(raw)?;
+            let rank = level_rank(params.level);
+            session.set_log_level(rank);
+            Some(SessionChange::LogLevel { rank })
+        }
+        Method::Subscribe | Method::Unsubscribe => {
+            let target: UriParams<'_> = params_as(raw)?;
+            let uri = target.uri.into_owned();
+            match method {
+                Method::Subscribe => {
+                    if uri.len() > crate::uri_template::MAX_URI_LEN {
+                        return Err(RpcError::invalid_params(format!(
+                            "Invalid params: a URI of {} bytes names no resource (at most {})",
+                            uri.len(),
+                            crate::uri_template::MAX_URI_LEN
+                        )));
+                    }
+                    session.subscribe(&uri).map_err(|_| {
+                        RpcError::invalid_params(format!(
+                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions, Config::max_subscription_bytes)",
+                            session.subscriptions()
+                        ))
+                    })?;
+                    Some(SessionChange::Subscribed { uri })
+                }
+                _ => {
+                    session.unsubscribe(&uri);
+                    Some(SessionChange::Unsubscribed { uri })
+                }
+            }
+        }
+        _ => None,
+    };
+    Ok((empty(), change))
+}
+
+/// `resources/subscribe` and `resources/unsubscribe` params.
+#[derive(Deserialize)]
+struct UriParams<'a> {
+    #[serde(borrow)]
+    uri: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct SetLevelParams {
+    level: LoggingLevel,
 }

@@ -108,15 +108,10 @@ impl<D: Dispatch> McpServer<D> {
             Ok(text) => text,
             Err(refused) => return *refused,
         };
-        if self.engine.limits_shared() {
-            // Boxed: only shared limits wait for Redis here; the rest never carry its state.
-            if let Some(refused) = Box::pin(self.shared_rate_refusal(headers, text)).await {
-                return refused;
-            }
-        }
-        if incoming::is_batch(text) {
-            // Boxed: batches are rare, and their state would grow every request's future.
-            return Box::pin(self.batch(headers, text)).await;
+        if incoming::is_batch(text) || self.engine.limits_shared() {
+            // Boxed: batches are rare, and shared limits wait for Redis first; their state
+            // would grow every request's future (`a_request_future_fits_the_allocator_cache`).
+            return Box::pin(self.post_boxed(headers, text)).await;
         }
         // Read and routed in a block of its own: the parsed members are gone before the
         // await, so they never become part of the connection's future.
@@ -125,6 +120,23 @@ impl<D: Dispatch> McpServer<D> {
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
         };
         next.respond().await
+    }
+
+    /// What [`post`](Self::post) boxes: a batch, or any body under shared rate limits, which
+    /// first asks Redis whether one of its calls is over its limit.
+    async fn post_boxed(&self, headers: &Headers<'_>, text: &str) -> Response<Body> {
+        if self.engine.limits_shared() {
+            if let Some(refused) = self.shared_rate_refusal(headers, text).await {
+                return refused;
+            }
+        }
+        if incoming::is_batch(text) {
+            return self.batch(headers, text).await;
+        }
+        match incoming::read(text, stateless::announced_method(headers)) {
+            Ok(message) => self.route_message(headers, message).respond().await,
+            Err(error) => rpc_error(StatusCode::BAD_REQUEST, error, None),
+        }
     }
 
     /// Decides the message's era and starts it.
@@ -219,8 +231,6 @@ impl<D: Dispatch> McpServer<D> {
         }
     }
 
-    /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
-    #[cold]
     /// With shared rate limits: the 429 of a body (a message or a batch) one of whose calls
     /// is over its limit in Redis (`Engine::shared_rate_refusal`). A call the contract's
     /// scopes refuse takes no token: routing refuses it as it would without shared limits.
@@ -254,6 +264,8 @@ impl<D: Dispatch> McpServer<D> {
         Some(super::response::rate_limited(&refused))
     }
 
+    /// [`super::auth::scope_refusal`] with this server's dispatch and settings.
+    #[cold]
     fn scope_refusal(
         &self,
         principal: &crate::auth::Principal,
