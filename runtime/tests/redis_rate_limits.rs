@@ -16,17 +16,13 @@ mod common;
 mod ops;
 
 use std::sync::atomic::Ordering;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::redis::Redis;
 use mcp_runtime::rate_limit::{Rate, RateLimits};
 use mcp_runtime::stores::redis::connect;
-use mcp_runtime::{
-    BoxFuture, Config, Contract, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
-};
-use ops::{post_raw, shop, Shop};
-use serde_json::value::RawValue;
+use mcp_runtime::{Config, Dispatch, McpServer};
+use ops::{post_raw, shop, Limited, Shop};
 use serde_json::{json, Value};
 
 type Answer = (u16, http::HeaderMap, Value);
@@ -345,51 +341,6 @@ async fn without_the_switch_each_instance_counts_alone() {
     assert_eq!(rate_keys(&redis, "local").await, vec![]);
 }
 
-/// The shop with a contract method `get_blocks` on the plain JSON-RPC endpoint (the MCP tool
-/// `blocks`), limited to 1 a minute (as a generated server's `x-mcp.rateLimit`).
-struct Plain(Shop);
-
-/// As the generator writes it: the MCP face `blocks` and the method `get_blocks`.
-fn blocks_limit(method: &str, key: &str) -> Option<Rate> {
-    matches!(
-        (method, key),
-        ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
-    )
-    .then_some(Rate::new(1, 60_000))
-}
-
-impl Dispatch for Plain {
-    /// The shop's contract, with the limit on `blocks`.
-    fn contract(&self) -> &'static Contract {
-        static CONTRACT: OnceLock<&'static Contract> = OnceLock::new();
-        let shop = self.0.contract();
-        CONTRACT.get_or_init(|| Box::leak(Box::new(shop.with_rate_limits(&blocks_limit))))
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        self.0.call_tool(name, arguments, ctx)
-    }
-
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        _params: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (method == "get_blocks").then(|| {
-            Box::pin(async move {
-                self.0.calls.fetch_add(1, Ordering::SeqCst);
-                Ok(RawValue::from_string("[]".into()).unwrap())
-            }) as BoxFuture<'a, _>
-        })
-    }
-}
-
 #[tokio::test]
 async fn the_plain_endpoints_limits_are_shared_too() {
     let redis = Redis::start();
@@ -397,8 +348,8 @@ async fn the_plain_endpoints_limits_are_shared_too() {
     config.jsonrpc_path = Some("/jsonrpc".into());
     let (first, _, calls_a) = shop();
     let (second, _, calls_b) = shop();
-    let (_, a) = instance(&redis, "plain", Plain(first), config.clone()).await;
-    let (_, b) = instance(&redis, "plain", Plain(second), config).await;
+    let (_, a) = instance(&redis, "plain", Limited(first), config.clone()).await;
+    let (_, b) = instance(&redis, "plain", Limited(second), config).await;
     let (a, b) = (a.replace("/mcp", "/jsonrpc"), b.replace("/mcp", "/jsonrpc"));
     let call =
         |id: u32| format!(r#"{{"params":{{}},"id":{id},"method":"get_blocks","jsonrpc":"2.0"}}"#);

@@ -12,6 +12,7 @@ use hyper_util::rt::TokioExecutor;
 use mcp_runtime::auth::{bearer_token, Auth, Authenticator, Principal, Refusal, ResourceMetadata};
 use mcp_runtime::mcp::{ContentBlock, ToolResult};
 use mcp_runtime::middleware::{Answer, Call, Middleware, Next};
+use mcp_runtime::rate_limit::Rate;
 use mcp_runtime::{
     BoxFuture, Catalog, Config, Contract, Descriptor, Dispatch, McpServer, RequestContext,
     RpcError, ToolOutcome,
@@ -123,6 +124,51 @@ impl Dispatch for Shop {
             Box::pin(async move {
                 let who: Value = serde_json::from_str(arguments.unwrap().get()).unwrap();
                 mcp_runtime::dispatch::prompt_result(None, &format!("Hello, {}", who["who"]))
+            }) as BoxFuture<'a, _>
+        })
+    }
+}
+
+/// The shop with a contract limit on `blocks` (as a generated server's `x-mcp.rateLimit`), and
+/// `blocks`' plain JSON-RPC face: the contract's method `get_blocks`.
+pub struct Limited(pub Shop);
+
+/// As the generator writes it: `blocks` is 1 a minute, on `/mcp` and, under its method's
+/// name, on the plain endpoint.
+fn blocks_limit(method: &str, key: &str) -> Option<Rate> {
+    matches!(
+        (method, key),
+        ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
+    )
+    .then_some(Rate::new(1, 60_000))
+}
+
+impl Dispatch for Limited {
+    /// The shop's contract, with the limit on `blocks`.
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG).with_rate_limits(&blocks_limit);
+        &CONTRACT
+    }
+
+    fn call_tool<'a>(
+        &'a self,
+        name: &str,
+        arguments: Option<&'a RawValue>,
+        ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+        self.0.call_tool(name, arguments, ctx)
+    }
+
+    fn call_method<'a>(
+        &'a self,
+        method: &str,
+        _params: Option<&'a RawValue>,
+        _ctx: RequestContext,
+    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
+        (method == "get_blocks").then(|| {
+            Box::pin(async move {
+                self.0.calls.fetch_add(1, Ordering::SeqCst);
+                Ok(RawValue::from_string("[]".into()).unwrap())
             }) as BoxFuture<'a, _>
         })
     }

@@ -8,14 +8,10 @@
 use crate::ops;
 
 use std::sync::atomic::Ordering;
-use std::sync::OnceLock;
 
 use mcp_runtime::rate_limit::{Rate, RateLimits};
-use mcp_runtime::{
-    BoxFuture, Config, Contract, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
-};
-use ops::{post, post_raw, serve_with, shop, Shop};
-use serde_json::value::RawValue;
+use mcp_runtime::{Config, Dispatch, McpServer};
+use ops::{post, post_raw, serve_with, shop, Limited};
 use serde_json::{json, Value};
 
 /// A tools/call of `tool` in the session `id`: status, headers, body.
@@ -137,52 +133,6 @@ async fn each_principal_has_its_own_bucket() {
     );
     // Same address, another principal.
     assert_passed(&stateless(&url, "echo", Some("bob")).await);
-}
-
-/// The shop with a contract limit on `blocks` (as a generated server's `x-mcp.rateLimit`).
-struct Limited(Shop);
-
-/// As the generator writes it: `blocks` is 1 a minute, on `/mcp` and, under its method's
-/// name, on the plain endpoint.
-fn blocks_limit(method: &str, key: &str) -> Option<Rate> {
-    matches!(
-        (method, key),
-        ("tools/call", "blocks") | ("jsonrpc", "get_blocks")
-    )
-    .then_some(Rate::new(1, 60_000))
-}
-
-impl Dispatch for Limited {
-    /// The shop's contract, with the limit on `blocks`.
-    fn contract(&self) -> &'static Contract {
-        static CONTRACT: OnceLock<&'static Contract> = OnceLock::new();
-        let shop = self.0.contract();
-        CONTRACT.get_or_init(|| Box::leak(Box::new(shop.with_rate_limits(&blocks_limit))))
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        self.0.call_tool(name, arguments, ctx)
-    }
-
-    /// The plain JSON-RPC face of `blocks`: the contract's method `get_blocks`.
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        _params: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (method == "get_blocks").then(|| {
-            Box::pin(async move {
-                self.0.calls.fetch_add(1, Ordering::SeqCst);
-                Ok(RawValue::from_string("[]".into()).unwrap())
-            }) as BoxFuture<'a, _>
-        })
-    }
 }
 
 #[tokio::test]
