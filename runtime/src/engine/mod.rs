@@ -18,7 +18,7 @@ pub(crate) mod run;
 pub(crate) mod sessions;
 pub(crate) mod stateless;
 
-pub(crate) use sessions::answer_text;
+pub(crate) use sessions::{answer_text, unavailable};
 use sessions::{session_bus_event, session_method};
 
 use serde::Deserialize;
@@ -40,9 +40,7 @@ use crate::param_headers::ParamHeaders;
 use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
-use crate::session::{
-    Session, SessionChange, SessionLimits, SessionStore, SharedSessions, StoreError,
-};
+use crate::session::{Session, SessionChange, SessionLimits, SessionStore, SharedSessions};
 use crate::skills;
 use crate::stores::Stores;
 use crate::tasks::{self, Tasks};
@@ -523,22 +521,6 @@ impl<D: Dispatch> Engine<D> {
             self.notifier.clone(),
             self.config.client_request_timeout,
         )
-    }
-}
-
-/// A shared session store's error as the request's: retryable (HTTP 503 where the transport
-/// can say so), with a log line.
-#[cold]
-pub(crate) fn unavailable(error: StoreError) -> RpcError {
-    tracing::warn!(%error, "session store unavailable");
-    match error {
-        StoreError::Full => RpcError::new(
-            jsonrpc::INTERNAL_ERROR,
-            "Service Unavailable: too many sessions; try again later",
-        ),
-        StoreError::Unavailable(reason) => RpcError::unavailable(format!(
-            "Service unavailable: the session store cannot be reached ({reason}); retry later"
-        )),
     }
 }
 

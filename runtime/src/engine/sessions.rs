@@ -57,7 +57,7 @@ impl Refusal {
     pub(crate) fn error(self) -> RpcError {
         match self {
             Refusal::Invalid(error) => error,
-            Refusal::Store(error) => super::unavailable(error),
+            Refusal::Store(error) => unavailable(error),
             Refusal::Missing => RpcError::new(
                 jsonrpc::INVALID_REQUEST,
                 "Bad Request: Mcp-Session-Id header is required (send initialize first)",
@@ -381,4 +381,20 @@ struct UriParams<'a> {
 #[derive(Deserialize)]
 struct SetLevelParams {
     level: LoggingLevel,
+}
+
+/// A shared session store's error as the request's: retryable (HTTP 503 where the transport
+/// can say so), with a log line.
+#[cold]
+pub(crate) fn unavailable(error: StoreError) -> RpcError {
+    tracing::warn!(%error, "session store unavailable");
+    match error {
+        StoreError::Full => RpcError::new(
+            jsonrpc::INTERNAL_ERROR,
+            "Service Unavailable: too many sessions; try again later",
+        ),
+        StoreError::Unavailable(reason) => RpcError::unavailable(format!(
+            "Service unavailable: the session store cannot be reached ({reason}); retry later"
+        )),
+    }
 }

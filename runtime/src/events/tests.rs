@@ -1,3 +1,4 @@
+use super::frame::write_decimal;
 use super::*;
 
 /// The data of the one event in `frame`, its `data:` lines joined with `\n`, as an SSE
