@@ -1,4 +1,4 @@
-//! Rate limits (`Config::rate_limits`, `Dispatch::rate_limit`, #34 item 2) on a server on
+//! Rate limits (`Config::rate_limits`, `Contract::rate_limit`, #34 item 2) on a server on
 //! 127.0.0.1, with raw HTTP requests: a call over its limit is HTTP 429 with `Retry-After`,
 //! `RateLimit-Limit` and `RateLimit-Remaining` and the JSON-RPC error `-32023` with
 //! `data.retryAfterMs`, in the 2025-11-25 session era and the 2026-07-28 stateless one; per
