@@ -30,16 +30,13 @@
 use std::time::Duration;
 
 use crate::entry::values::{
-    count, duration, host_list, optional_duration, probe_path, show_duration,
-    show_optional_duration, show_path, show_size, show_switch, size, switch, MAX_PERMITS, MS,
-};
-use crate::entry::{
-    check_jsonrpc_path, check_public_url, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, PUBLIC_URL_ENV,
-    SERVER_CARD_ENV,
+    check_jsonrpc_path, check_public_url, count, duration, host_list, optional_duration,
+    probe_path, show_duration, show_optional_duration, show_path, show_size, show_switch, size,
+    switch, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, MAX_PERMITS, MS, PUBLIC_URL_ENV, SERVER_CARD_ENV,
 };
 use crate::request_state::SealingKey;
 
-mod cache;
+pub(crate) mod cache;
 mod table;
 
 pub use cache::{CacheHint, CacheHints, CacheScope};

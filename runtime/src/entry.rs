@@ -42,25 +42,17 @@ pub(crate) mod settings;
 mod upstream;
 pub(crate) mod values;
 
+pub use values::{
+    check_jsonrpc_path, check_public_url, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, PUBLIC_URL_ENV,
+    SERVER_CARD_ENV,
+};
+
 #[cfg(feature = "upstream")]
 pub use upstream::{gateway, parse_gateway};
 
 use command::{clap_error, command, program_name, source, VERSION_FLAG};
 use serve::{serve, shared};
 use settings::{Given, Parsed, Scope, Setting};
-
-/// The environment variable naming the plain JSON-RPC path when `--jsonrpc` is not given
-/// (empty: off).
-pub const JSONRPC_PATH_ENV: &str = "MCP_JSONRPC_PATH";
-/// The environment variable turning the server card on when `--server-card` is not given
-/// (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
-pub const SERVER_CARD_ENV: &str = "MCP_SERVER_CARD";
-/// The environment variable giving the public URL when `--public-url` is not given.
-pub const PUBLIC_URL_ENV: &str = "MCP_PUBLIC_URL";
-
-/// The environment variable turning the 2024-11-05 HTTP+SSE transport on when `--legacy-sse`
-/// is not given (`1`, `true`, `on`, `yes`; empty, `0`, `false`, `off`, `no`: off).
-pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
 
 /// The environment variable giving the Redis URL when `--redis` is not given (empty: off).
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
@@ -338,42 +330,6 @@ const RUNTIME_VERSION: &str = concat!(
 pub fn version_line(catalog: &crate::Catalog) -> String {
     let server = &catalog.server;
     format!("{} {} ({RUNTIME_VERSION})", server.name, server.version)
-}
-
-/// Whether `url` can be the endpoint's public URL: `http://` or `https://`, no spaces or
-/// control characters. The error says why not.
-pub fn check_public_url(url: &str) -> Result<(), String> {
-    let Some((_, rest)) = url
-        .split_once("://")
-        .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
-    else {
-        return Err("the URL must start with https:// (or http://)".into());
-    };
-    if rest.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("the URL needs a host and no spaces or control characters".into());
-    }
-    Ok(())
-}
-
-/// Whether `path` can be the plain JSON-RPC endpoint's: an absolute path other than `/mcp`,
-/// without query, fragment, spaces or control characters. The error says why not.
-pub fn check_jsonrpc_path(path: &str) -> Result<(), String> {
-    if !path.starts_with('/') {
-        return Err("the path must start with `/`, e.g. /jsonrpc".into());
-    }
-    if path == crate::http::ENDPOINT {
-        return Err("the path must differ from the MCP endpoint /mcp".into());
-    }
-    if path
-        .chars()
-        .any(|c| c.is_whitespace() || c.is_control() || c == '?' || c == '#')
-    {
-        return Err(
-            "the path must be a plain path: no query, fragment, spaces or control characters"
-                .into(),
-        );
-    }
-    Ok(())
 }
 
 /// Runs `dispatch` as a program: reads the flags and environment over [`Config::default`],
