@@ -36,10 +36,6 @@ pub(crate) struct Headers<'a> {
     pub protocol_version: Option<&'a str>,
     pub mcp_method: Option<&'a str>,
     pub mcp_name: Option<&'a str>,
-    /// The W3C trace context headers (feature `trace`; a request's `_meta` ones come first:
-    /// see `telemetry::trace_context`).
-    #[cfg(feature = "trace")]
-    trace: TraceSlots<'a>,
     /// Who the request acts for, when authorization is on ([`crate::Config::auth`]): set by
     /// `route` after the headers are read.
     pub principal: Option<std::sync::Arc<crate::auth::Principal>>,
@@ -74,8 +70,6 @@ impl<'a> Headers<'a> {
             protocol_version: None,
             mcp_method: None,
             mcp_name: None,
-            #[cfg(feature = "trace")]
-            trace: TraceSlots::default(),
             principal: None,
             peer: None,
         };
@@ -104,10 +98,6 @@ impl<'a> Headers<'a> {
                     super::VERSION_HEADER => (&mut headers.protocol_version, &mut seen_version),
                     "mcp-method" => (&mut headers.mcp_method, &mut seen_method),
                     "mcp-name" => (&mut headers.mcp_name, &mut seen_name),
-                    #[cfg(feature = "trace")]
-                    "traceparent" => (&mut headers.trace.parent, &mut headers.trace.seen_parent),
-                    #[cfg(feature = "trace")]
-                    "tracestate" => (&mut headers.trace.state, &mut headers.trace.seen_state),
                     _ => continue,
                 };
                 if !*seen {
@@ -119,13 +109,22 @@ impl<'a> Headers<'a> {
         headers
     }
 
-    /// `traceparent` and `tracestate`, when a `traceparent` came (nothing without the `trace`
-    /// feature).
+    /// The W3C trace context headers, `traceparent` and `tracestate` (the first of each), when
+    /// a `traceparent` came; nothing without the `trace` feature. A request's `_meta` ones come
+    /// first: see `telemetry::trace_context`. Looked up here rather than kept by
+    /// [`Headers::scan`]: `Headers` lives in every request's future, which must stay within
+    /// the allocator's per-thread cache (1 KiB) in a build with telemetry too.
     pub fn trace(&self) -> TraceHeaders<'a> {
         #[cfg(feature = "trace")]
         {
+            let first = |name: &str| {
+                self.map
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::trim_ascii)
+            };
             TraceHeaders {
-                value: self.trace.parent.map(|parent| (parent, self.trace.state)),
+                value: first("traceparent").map(|parent| (parent, first("tracestate"))),
             }
         }
         #[cfg(not(feature = "trace"))]
@@ -133,16 +132,6 @@ impl<'a> Headers<'a> {
             TraceHeaders::default()
         }
     }
-}
-
-/// `traceparent` and `tracestate` (feature `trace`), and whether each came already.
-#[cfg(feature = "trace")]
-#[derive(Default)]
-struct TraceSlots<'a> {
-    parent: Option<&'a str>,
-    state: Option<&'a str>,
-    seen_parent: bool,
-    seen_state: bool,
 }
 
 #[cfg(test)]
