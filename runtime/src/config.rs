@@ -23,21 +23,22 @@
 //!
 //! then reading `config.max_prompt_bytes` where it applies (and a line in `docs/runtime.md`'s
 //! table, which CI compares with `--help`). The parsers and formatters are
-//! `entry/values.rs`'s. A flag that sets something other than one field (several fields, the
+//! `config/values.rs`'s. A flag that sets something other than one field (several fields, the
 //! transport, logging, `--auth-*`, audit, rate limits) is a hand-written row of
 //! `entry/settings/custom.rs`; checks across settings are `entry::settings::finish`.
 
 use std::time::Duration;
 
-use crate::entry::values::{
+use crate::request_state::SealingKey;
+use values::{
     check_jsonrpc_path, check_public_url, count, duration, host_list, optional_duration,
     probe_path, show_duration, show_optional_duration, show_path, show_size, show_switch, size,
     switch, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, MAX_PERMITS, MS, PUBLIC_URL_ENV, SERVER_CARD_ENV,
 };
-use crate::request_state::SealingKey;
 
 pub(crate) mod cache;
 mod table;
+pub(crate) mod values;
 
 pub use cache::{CacheHint, CacheHints, CacheScope};
 use table::config_table;
@@ -515,5 +516,27 @@ impl Config {
     /// A [`ConfigBuilder`] starting from [`Config::default`].
     pub fn builder() -> ConfigBuilder {
         ConfigBuilder::default()
+    }
+}
+
+// A session's bounds are settings; `session.rs` stays below the settings by not naming them.
+impl crate::session::SessionLimits {
+    /// The limits `config` sets.
+    pub fn of(config: &Config) -> Self {
+        Self {
+            replay_window: config.replay_window,
+            buffered_messages: config.buffered_messages,
+            max_subscriptions: config.max_subscriptions,
+            max_subscription_bytes: config.max_subscription_bytes,
+            max_running: config.max_session_requests,
+            max_pending_client_requests: config.max_pending_client_requests,
+            max_lifetime: config.session_max_lifetime,
+        }
+    }
+}
+
+impl Default for crate::session::SessionLimits {
+    fn default() -> Self {
+        Self::of(&Config::default())
     }
 }

@@ -40,9 +40,9 @@ pub(crate) mod settings;
 // The upstream flags of a gateway binary (`gateway`, `parse_gateway`).
 #[cfg(feature = "upstream")]
 mod upstream;
-pub(crate) mod values;
+use crate::config::values;
 
-pub use values::{
+pub use crate::config::values::{
     check_jsonrpc_path, check_public_url, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, PUBLIC_URL_ENV,
     SERVER_CARD_ENV,
 };

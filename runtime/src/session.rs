@@ -27,50 +27,28 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
-use crate::config::Config;
 use crate::events::Streams;
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
-/// What one session may hold, from [`Config`]: every per-client resource has a bound.
+/// What one session may hold, from [`Config`](crate::Config): every per-client resource has a bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionLimits {
-    /// SSE events kept for `Last-Event-ID` replay ([`Config::replay_window`]).
+    /// SSE events kept for `Last-Event-ID` replay ([`Config::replay_window`](crate::Config::replay_window)).
     pub replay_window: usize,
-    /// Standalone messages kept while no GET stream is open ([`Config::buffered_messages`]).
+    /// Standalone messages kept while no GET stream is open ([`Config::buffered_messages`](crate::Config::buffered_messages)).
     pub buffered_messages: usize,
-    /// Resources subscribed at once ([`Config::max_subscriptions`]).
+    /// Resources subscribed at once ([`Config::max_subscriptions`](crate::Config::max_subscriptions)).
     pub max_subscriptions: usize,
-    /// Bytes of the URIs subscribed at once ([`Config::max_subscription_bytes`]).
+    /// Bytes of the URIs subscribed at once ([`Config::max_subscription_bytes`](crate::Config::max_subscription_bytes)).
     pub max_subscription_bytes: usize,
-    /// Requests running at once ([`Config::max_session_requests`]).
+    /// Requests running at once ([`Config::max_session_requests`](crate::Config::max_session_requests)).
     pub max_running: usize,
     /// Server-to-client requests awaiting an answer at once
-    /// ([`Config::max_pending_client_requests`]).
+    /// ([`Config::max_pending_client_requests`](crate::Config::max_pending_client_requests)).
     pub max_pending_client_requests: usize,
-    /// How long the session may live however busy it is ([`Config::session_max_lifetime`]).
+    /// How long the session may live however busy it is ([`Config::session_max_lifetime`](crate::Config::session_max_lifetime)).
     pub max_lifetime: Option<Duration>,
-}
-
-impl SessionLimits {
-    /// The limits `config` sets.
-    pub fn of(config: &Config) -> Self {
-        Self {
-            replay_window: config.replay_window,
-            buffered_messages: config.buffered_messages,
-            max_subscriptions: config.max_subscriptions,
-            max_subscription_bytes: config.max_subscription_bytes,
-            max_running: config.max_session_requests,
-            max_pending_client_requests: config.max_pending_client_requests,
-            max_lifetime: config.session_max_lifetime,
-        }
-    }
-}
-
-impl Default for SessionLimits {
-    fn default() -> Self {
-        Self::of(&Config::default())
-    }
 }
 
 /// Why a session does not take one more running request.
@@ -78,7 +56,7 @@ impl Default for SessionLimits {
 pub(crate) enum NotAdmitted {
     /// Its id is that of one still running in the session.
     IdInUse,
-    /// The session runs its maximum of requests ([`Config::max_session_requests`]).
+    /// The session runs its maximum of requests ([`Config::max_session_requests`](crate::Config::max_session_requests)).
     Busy(usize),
 }
 

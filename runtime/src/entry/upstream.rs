@@ -18,8 +18,8 @@ use http::header::{HeaderName, HeaderValue};
 
 use super::command::{clap_error, command, program_name, wrap, HELP_WIDTH};
 use super::serve::{serve, shared};
-use super::values::{count, duration, show_duration, show_size, size};
 use super::{from_matches, start_logging, version_line, Args, ArgsError};
+use crate::config::values::{count, duration, show_duration, show_size, size};
 use crate::config::Config;
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;

@@ -5,8 +5,8 @@
 
 use super::heading::*;
 use super::{Parsed, Scope, Setting, DEFAULT_LOG_FILTER, DEFAULT_REDIS_PREFIX};
+use crate::config::values::{cache_hint, count, show_cache_hint, show_switch, switch};
 use crate::config::CacheScope;
-use crate::entry::values::{cache_hint, count, show_cache_hint, show_switch, switch};
 use crate::entry::LogFormat;
 use crate::request_state::{SealingKey, KEY_ENV, PREVIOUS_KEY_ENV};
 
