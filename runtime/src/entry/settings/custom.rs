@@ -491,7 +491,7 @@ fn audited(p: &mut Parsed) -> Result<&mut crate::audit::Audit, String> {
 /// A `requestState` key read from the file at `path` (its text: hex or base64).
 fn key_file(path: &str) -> Result<SealingKey, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the key: {e}"))?;
-    SealingKey::from_text(&text)
+    SealingKey::from_text(&text).map_err(|e| e.to_string())
 }
 
 /// How `--help` shows the default of a key file: the key the binary was built with, if any,
