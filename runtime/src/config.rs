@@ -107,7 +107,11 @@ config_table! {
             flag: "jsonrpc", env: JSONRPC_PATH_ENV, value: Some("PATH"),
             heading: ENDPOINTS, scope: Http,
             help: "also serve every method of the contract as plain JSON-RPC 2.0 over HTTP POST at PATH (e.g. /jsonrpc), with rpc.discover",
-            parse: |text| check_jsonrpc_path(text).map(|()| Some(text.to_owned())),
+            parse: |text| {
+                check_jsonrpc_path(text)
+                    .map(|()| Some(text.to_owned()))
+                    .map_err(|e| e.to_string())
+            },
             show: |path| path.unwrap_or_else(|| "off".into()),
         };
         /// Also serve the 2024-11-05 HTTP+SSE transport (see `http::legacy_sse`): `GET /sse`
@@ -138,7 +142,11 @@ config_table! {
             flag: "public-url", env: PUBLIC_URL_ENV, value: Some("URL"),
             heading: ENDPOINTS, scope: Http,
             help: "the MCP endpoint's URL as clients reach it through proxies (https://mcp.example.com/mcp): named by the server card, the default --auth-audience",
-            parse: |text| check_public_url(text).map(|()| Some(text.to_owned())),
+            parse: |text| {
+                check_public_url(text)
+                    .map(|()| Some(text.to_owned()))
+                    .map_err(|e| e.to_string())
+            },
             show: |url| url.unwrap_or_else(|| "http://{Host header}/mcp".into()),
         };
         /// The path of the liveness probe (e.g. for a kubelet's `livenessProbe`): 200 while the

@@ -152,12 +152,14 @@ pub fn decode_params<T: DeserializeOwned>(
 /// Decodes MCP `arguments` (always a JSON object, absent means `{}`) into `T`. A failure says
 /// where and what in the schema's words (`/a: expected an integer, got a string`; see
 /// [`crate::validate::decode_with_path`]).
-pub fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+pub fn decode_arguments<T: DeserializeOwned>(
+    arguments: Option<&RawValue>,
+) -> Result<T, ArgumentsError> {
     let text = arguments.map_or("{}", RawValue::get);
     if !text.trim_start().starts_with('{') {
-        return Err("arguments must be a JSON object".to_string());
+        return Err(ArgumentsError::NotAnObject);
     }
-    crate::validate::decode_with_path(text)
+    crate::validate::decode_with_path(text).map_err(ArgumentsError::Decode)
 }
 
 /// [`decode_arguments`], then the schema's rules that serde does not check (generated
@@ -165,11 +167,39 @@ pub fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Re
 #[inline]
 pub fn decode_valid_arguments<T: DeserializeOwned + crate::validate::Validate>(
     arguments: Option<&RawValue>,
-) -> Result<T, String> {
+) -> Result<T, ArgumentsError> {
     let params: T = decode_arguments(arguments)?;
-    crate::validate::check(&params)?;
+    crate::validate::check(&params).map_err(ArgumentsError::Invalid)?;
     Ok(params)
 }
+
+/// Why [`decode_arguments`] or [`decode_valid_arguments`] refused MCP `arguments`. Its
+/// `to_string()` is the message a tool's caller reads (`/a: expected an integer, got a
+/// string`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ArgumentsError {
+    /// The arguments are not a JSON object: `arguments must be a JSON object`.
+    NotAnObject,
+    /// The arguments do not decode into the params type: where and what, in the schema's
+    /// words.
+    Decode(crate::validate::DecodeError),
+    /// The arguments decode but break rules of the schema that serde does not check
+    /// ([`decode_valid_arguments`] only).
+    Invalid(crate::validate::Invalid),
+}
+
+impl std::fmt::Display for ArgumentsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotAnObject => f.write_str("arguments must be a JSON object"),
+            Self::Decode(error) => std::fmt::Display::fmt(error, f),
+            Self::Invalid(error) => std::fmt::Display::fmt(error, f),
+        }
+    }
+}
+
+impl std::error::Error for ArgumentsError {}
 
 /// [`decode_params`], then the schema's rules that serde does not check: `-32602` listing
 /// every violation.

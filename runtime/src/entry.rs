@@ -43,8 +43,8 @@ mod upstream;
 use crate::config::values;
 
 pub use crate::config::values::{
-    check_jsonrpc_path, check_public_url, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, PUBLIC_URL_ENV,
-    SERVER_CARD_ENV,
+    check_jsonrpc_path, check_public_url, JsonRpcPathError, PublicUrlError, JSONRPC_PATH_ENV,
+    LEGACY_SSE_ENV, PUBLIC_URL_ENV, SERVER_CARD_ENV,
 };
 
 #[cfg(feature = "upstream")]

@@ -132,7 +132,9 @@ pub fn tool<'a, P: DeserializeOwned, F: Future<Output = ToolOutcome> + Send + 'a
 ) -> ToolFuture<'a> {
     match crate::dispatch::decode_arguments(arguments) {
         Ok(params) => Box::pin(call(params)),
-        Err(message) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(message))),
+        Err(error) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(
+            arguments_message(error),
+        ))),
     }
 }
 
@@ -148,7 +150,9 @@ pub fn valid_tool<
 ) -> ToolFuture<'a> {
     match crate::dispatch::decode_valid_arguments(arguments) {
         Ok(params) => Box::pin(call(params)),
-        Err(message) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(message))),
+        Err(error) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(
+            arguments_message(error),
+        ))),
     }
 }
 
@@ -161,7 +165,7 @@ pub fn prompt<'a, P: DeserializeOwned, F: Future<Output = Reply> + Send + 'a>(
 ) -> ReplyFuture<'a> {
     match crate::dispatch::decode_arguments(arguments) {
         Ok(params) => Box::pin(call(params)),
-        Err(message) => Box::pin(std::future::ready(Err(invalid_arguments(&message)))),
+        Err(error) => Box::pin(std::future::ready(Err(invalid_arguments(&error)))),
     }
 }
 
@@ -174,7 +178,7 @@ pub fn valid_prompt<'a, P: DeserializeOwned + Validate, F: Future<Output = Reply
 ) -> ReplyFuture<'a> {
     match crate::dispatch::decode_valid_arguments(arguments) {
         Ok(params) => Box::pin(call(params)),
-        Err(message) => Box::pin(std::future::ready(Err(invalid_arguments(&message)))),
+        Err(error) => Box::pin(std::future::ready(Err(invalid_arguments(&error)))),
     }
 }
 
@@ -212,8 +216,15 @@ pub fn valid_template<'a, P: DeserializeOwned + Validate, F: Future<Output = Rep
     }
 }
 
-fn invalid_arguments(message: &str) -> RpcError {
+fn invalid_arguments(message: &crate::dispatch::ArgumentsError) -> RpcError {
     RpcError::invalid_params(format!("Invalid arguments: {message}"))
+}
+
+/// The message of arguments a tool refused (out of line: one copy, not one a tool).
+#[cold]
+#[inline(never)]
+fn arguments_message(error: crate::dispatch::ArgumentsError) -> String {
+    error.to_string()
 }
 
 /// A plain method's answer: the handler's result encoded through `wrap` ([`as_is`], or the

@@ -71,36 +71,87 @@ pub const MIN_KEY_LEN: usize = 32;
 #[derive(Clone, PartialEq, Eq)]
 pub struct SealingKey(Vec<u8>);
 
+/// Why a [`SealingKey`] could not be made ([`SealingKey::new`], [`SealingKey::from_text`],
+/// [`SealingKey::from_env`], [`SealingKey::previous_from_env`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// Fewer than [`MIN_KEY_LEN`] bytes ([`SealingKey::new`]).
+    TooShort {
+        /// How many bytes were given.
+        len: usize,
+    },
+    /// Hex or base64 text of fewer than [`MIN_KEY_LEN`] bytes ([`SealingKey::from_text`]).
+    TooFewRandomBytes {
+        /// How many bytes the text held.
+        len: usize,
+    },
+    /// Text that is neither hex nor base64, such as a passphrase ([`SealingKey::from_text`]).
+    NotAKey,
+    /// The environment variable `name` holds no key: `error` says why.
+    Variable {
+        /// The variable ([`KEY_ENV`] or [`PREVIOUS_KEY_ENV`]).
+        name: &'static str,
+        /// Why its text is not a key.
+        error: Box<KeyError>,
+    },
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooShort { len } => write!(
+                f,
+                "the requestState key must be at least {MIN_KEY_LEN} bytes, got {len}"
+            ),
+            Self::TooFewRandomBytes { len } => write!(
+                f,
+                "the requestState key must be at least {MIN_KEY_LEN} random bytes, got {len}"
+            ),
+            Self::NotAKey => write!(
+                f,
+                "the requestState key must be {MIN_KEY_LEN} or more random bytes written as hex \
+                 or base64 (e.g. `openssl rand -hex 32`); a passphrase is not a key"
+            ),
+            Self::Variable { name, error } => write!(f, "{name}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
 impl SealingKey {
     /// A key from `bytes`; at least [`MIN_KEY_LEN`] bytes.
-    pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Self, String> {
+    pub fn new(bytes: impl Into<Vec<u8>>) -> Result<Self, KeyError> {
         let bytes = bytes.into();
         if bytes.len() < MIN_KEY_LEN {
-            return Err(format!(
-                "the requestState key must be at least {MIN_KEY_LEN} bytes, got {}",
-                bytes.len()
-            ));
+            return Err(KeyError::TooShort { len: bytes.len() });
         }
         Ok(Self(bytes))
     }
 
     /// The key in [`KEY_ENV`], if set and not empty (see [`SealingKey::from_text`]).
-    pub fn from_env() -> Result<Option<Self>, String> {
-        match std::env::var(KEY_ENV) {
-            Ok(text) if !text.trim().is_empty() => Self::from_text(&text)
-                .map(Some)
-                .map_err(|e| format!("{KEY_ENV}: {e}")),
-            _ => Ok(None),
-        }
+    pub fn from_env() -> Result<Option<Self>, KeyError> {
+        Self::from_variable(KEY_ENV)
     }
 
     /// The previous key in [`PREVIOUS_KEY_ENV`], if set and not empty (see
     /// [`SealingKey::from_text`]).
-    pub fn previous_from_env() -> Result<Option<Self>, String> {
-        match std::env::var(PREVIOUS_KEY_ENV) {
-            Ok(text) if !text.trim().is_empty() => Self::from_text(&text)
-                .map(Some)
-                .map_err(|e| format!("{PREVIOUS_KEY_ENV}: {e}")),
+    pub fn previous_from_env() -> Result<Option<Self>, KeyError> {
+        Self::from_variable(PREVIOUS_KEY_ENV)
+    }
+
+    /// The key in the environment variable `name`, if set and not empty.
+    fn from_variable(name: &'static str) -> Result<Option<Self>, KeyError> {
+        match std::env::var(name) {
+            Ok(text) if !text.trim().is_empty() => {
+                Self::from_text(&text)
+                    .map(Some)
+                    .map_err(|error| KeyError::Variable {
+                        name,
+                        error: Box::new(error),
+                    })
+            }
             _ => Ok(None),
         }
     }
@@ -109,7 +160,7 @@ impl SealingKey {
     /// (standard or URL-safe, padded or not), e.g. the output of `openssl rand -hex 32`. Any
     /// other text is refused: a passphrase, however long, has far fewer unguessable bits than
     /// its length suggests.
-    pub fn from_text(text: &str) -> Result<Self, String> {
+    pub fn from_text(text: &str) -> Result<Self, KeyError> {
         use base64::engine::general_purpose::{
             STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD,
         };
@@ -124,14 +175,8 @@ impl SealingKey {
         });
         match bytes {
             Some(bytes) if bytes.len() >= MIN_KEY_LEN => Ok(Self(bytes)),
-            Some(bytes) => Err(format!(
-                "the requestState key must be at least {MIN_KEY_LEN} random bytes, got {}",
-                bytes.len()
-            )),
-            None => Err(format!(
-                "the requestState key must be {MIN_KEY_LEN} or more random bytes written as hex \
-                 or base64 (e.g. `openssl rand -hex 32`); a passphrase is not a key"
-            )),
+            Some(bytes) => Err(KeyError::TooFewRandomBytes { len: bytes.len() }),
+            None => Err(KeyError::NotAKey),
         }
     }
 

@@ -42,18 +42,38 @@ pub enum ToolMode {
 }
 
 impl std::str::FromStr for ToolMode {
-    type Err = String;
+    type Err = ParseToolModeError;
 
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, ParseToolModeError> {
         match text.trim() {
             "tools" => Ok(Self::Tools),
             "catalog" => Ok(Self::Catalog),
-            other => Err(format!(
-                "{other:?} is not a tool mode: `tools` (every tool) or `catalog` (search_tools, describe_tool, call_tool)"
-            )),
+            other => Err(ParseToolModeError {
+                text: other.to_owned(),
+            }),
         }
     }
 }
+
+/// Why a text is not a [`ToolMode`] (its `FromStr`): neither `tools` nor `catalog`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseToolModeError {
+    /// The text refused (trimmed).
+    pub text: String,
+}
+
+impl std::fmt::Display for ParseToolModeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} is not a tool mode: `tools` (every tool) or `catalog` (search_tools, \
+             describe_tool, call_tool)",
+            self.text
+        )
+    }
+}
+
+impl std::error::Error for ParseToolModeError {}
 
 /// Most entries one `search_tools` answers, whatever its `limit`.
 const MAX_RESULTS: usize = 50;
@@ -380,6 +400,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tool_mode_errors_are_typed_and_display_the_old_message() {
+        assert_eq!(" catalog ".parse::<ToolMode>(), Ok(ToolMode::Catalog));
+        let error = " all ".parse::<ToolMode>().unwrap_err();
+        assert_eq!(error, ParseToolModeError { text: "all".into() });
+        assert_eq!(
+            error.to_string(),
+            "\"all\" is not a tool mode: `tools` (every tool) or `catalog` (search_tools, \
+             describe_tool, call_tool)"
+        );
+    }
+
+    #[test]
     fn the_three_descriptors_are_json_and_under_five_kilobytes_together() {
         for revision in 0..4 {
             let mut bytes = 0;
@@ -402,6 +434,10 @@ mod tests {
         let long = "é".repeat(300);
         assert_eq!(summary(&long).chars().count(), SUMMARY_CHARS + 1);
         assert_eq!("tools".parse::<ToolMode>(), Ok(ToolMode::Tools));
-        assert!("all".parse::<ToolMode>().unwrap_err().contains("catalog"));
+        assert!("all"
+            .parse::<ToolMode>()
+            .unwrap_err()
+            .to_string()
+            .contains("catalog"));
     }
 }

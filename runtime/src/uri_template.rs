@@ -194,10 +194,11 @@ const RESERVED: &AsciiSet = &UNRESERVED
 pub fn expand(
     template: &str,
     values: &serde_json::Map<String, serde_json::Value>,
-) -> Result<String, String> {
+) -> Result<String, ExpandError> {
     use serde_json::Value;
-    let parts = parse(template)
-        .ok_or_else(|| format!("template {template:?} has a `{{` that is never closed"))?;
+    let parts = parse(template).ok_or_else(|| ExpandError::Unclosed {
+        template: template.to_owned(),
+    })?;
     let mut uri = String::with_capacity(template.len() + 16);
     for part in parts {
         match part {
@@ -208,9 +209,9 @@ pub fn expand(
                     Some(Value::String(text)) => text.clone(),
                     Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
                     Some(_) => {
-                        return Err(format!(
-                            "template variable `{name}` is an array or object: only strings, numbers and booleans expand"
-                        ))
+                        return Err(ExpandError::Composite {
+                            name: name.to_owned(),
+                        })
                     }
                 };
                 let set = if reserved { RESERVED } else { UNRESERVED };
@@ -220,6 +221,39 @@ pub fn expand(
     }
     Ok(uri)
 }
+
+/// Why [`expand`] could not expand a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExpandError {
+    /// The template has a `{` that is never closed.
+    Unclosed {
+        /// The template.
+        template: String,
+    },
+    /// A variable's value is an array or an object.
+    Composite {
+        /// The variable's name.
+        name: String,
+    },
+}
+
+impl std::fmt::Display for ExpandError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unclosed { template } => {
+                write!(f, "template {template:?} has a `{{` that is never closed")
+            }
+            Self::Composite { name } => write!(
+                f,
+                "template variable `{name}` is an array or object: only strings, numbers and \
+                 booleans expand"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ExpandError {}
 
 #[cfg(test)]
 mod tests {
@@ -248,10 +282,24 @@ mod tests {
         let values = serde_json::json!({"a": null, "list": [1, 2]});
         let values = values.as_object().unwrap();
         assert_eq!(expand("x/{a}{missing}", values).unwrap(), "x/");
-        assert!(expand("x/{list}", values).unwrap_err().contains("`list`"));
-        assert!(expand("x/{open", values)
-            .unwrap_err()
-            .contains("never closed"));
+        let error = expand("x/{list}", values).unwrap_err();
+        assert_eq!(
+            error,
+            ExpandError::Composite {
+                name: "list".into()
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "template variable `list` is an array or object: only strings, numbers and booleans \
+             expand"
+        );
+        let error = expand("x/{open", values).unwrap_err();
+        assert!(matches!(&error, ExpandError::Unclosed { template } if template == "x/{open"));
+        assert_eq!(
+            error.to_string(),
+            "template \"x/{open\" has a `{` that is never closed"
+        );
     }
 
     #[test]

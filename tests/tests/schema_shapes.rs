@@ -14,7 +14,7 @@ use workspace_tests::schema_shapes_server::types::{
 
 fn decode(arguments: &Value) -> Result<ShapesParams, String> {
     let raw = RawValue::from_string(arguments.to_string()).unwrap();
-    decode_valid_arguments::<ShapesParams>(Some(&raw))
+    decode_valid_arguments::<ShapesParams>(Some(&raw)).map_err(|e| e.to_string())
 }
 
 /// Decodes `arguments` and checks that encoding gives them back unchanged.

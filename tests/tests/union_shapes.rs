@@ -18,7 +18,7 @@ const FIXTURE: &str = concat!(
 
 fn check(arguments: &Value) -> Result<ShapesParams, String> {
     let raw = RawValue::from_string(arguments.to_string()).unwrap();
-    decode_valid_arguments::<ShapesParams>(Some(&raw))
+    decode_valid_arguments::<ShapesParams>(Some(&raw)).map_err(|e| e.to_string())
 }
 
 /// The published schema of param `name`, with the document's components beside it so its

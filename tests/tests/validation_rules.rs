@@ -9,7 +9,7 @@ use workspace_tests::validation_server::types::{EveryRuleParams, ShortPromptPara
 
 fn check(arguments: Value) -> Result<EveryRuleParams, String> {
     let raw = RawValue::from_string(arguments.to_string()).unwrap();
-    decode_valid_arguments::<EveryRuleParams>(Some(&raw))
+    decode_valid_arguments::<EveryRuleParams>(Some(&raw)).map_err(|e| e.to_string())
 }
 
 /// Arguments that keep every rule, most of them at a bound.
@@ -159,7 +159,9 @@ fn what_serde_refuses_is_described_with_its_pointer() {
 fn prompt_params_are_checked_too() {
     let raw = RawValue::from_string(json!({"topic": "far too long 1"}).to_string()).unwrap();
     assert_eq!(
-        decode_valid_arguments::<ShortPromptParams>(Some(&raw)).unwrap_err(),
+        decode_valid_arguments::<ShortPromptParams>(Some(&raw))
+            .unwrap_err()
+            .to_string(),
         r#"/topic: must be at most 10 characters long; /topic: must match the pattern "^[A-Za-z ]+$""#
     );
 }

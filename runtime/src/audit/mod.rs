@@ -35,7 +35,7 @@ pub(crate) mod settings;
 pub const TARGET: &str = "mcp::audit";
 
 pub use file::AuditFile;
-pub use settings::{Audit, PrincipalShown};
+pub use settings::{Audit, ParsePrincipalShownError, PrincipalShown};
 
 /// `audit` when its records are on and the log filter lets them through: the engine wraps a
 /// call in the audit middleware only then, so records filtered out cost one check, not the

@@ -17,16 +17,28 @@ pub enum PrincipalShown {
 }
 
 impl std::str::FromStr for PrincipalShown {
-    type Err = String;
+    type Err = ParsePrincipalShownError;
 
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, ParsePrincipalShownError> {
         match text.trim() {
             "subject" => Ok(Self::Subject),
             "digest" => Ok(Self::Digest),
-            _ => Err("expected subject or digest".into()),
+            _ => Err(ParsePrincipalShownError),
         }
     }
 }
+
+/// Why a text is not a [`PrincipalShown`] (its `FromStr`): neither `subject` nor `digest`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParsePrincipalShownError;
+
+impl std::fmt::Display for ParsePrincipalShownError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("expected subject or digest")
+    }
+}
+
+impl std::error::Error for ParsePrincipalShownError {}
 
 /// The audit settings ([`Config::audit`](crate::Config::audit)); see the [module](super).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -140,6 +152,17 @@ mod tests {
 
     fn raw(text: &str) -> Box<RawValue> {
         RawValue::from_string(text.into()).unwrap()
+    }
+
+    #[test]
+    fn principal_shown_errors_are_typed_and_display_the_old_message() {
+        assert_eq!(
+            "digest".parse::<PrincipalShown>(),
+            Ok(PrincipalShown::Digest)
+        );
+        let error = "name".parse::<PrincipalShown>().unwrap_err();
+        assert_eq!(error, ParsePrincipalShownError);
+        assert_eq!(error.to_string(), "expected subject or digest");
     }
 
     #[test]

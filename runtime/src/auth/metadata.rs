@@ -28,7 +28,10 @@ pub struct ResourceMetadata {
 
 impl ResourceMetadata {
     /// Metadata for `resource` (made canonical) whose tokens come from `authorization_servers`.
-    pub fn new(resource: &str, authorization_servers: Vec<String>) -> Result<Self, String> {
+    pub fn new(
+        resource: &str,
+        authorization_servers: Vec<String>,
+    ) -> Result<Self, ResourceUrlError> {
         Ok(Self {
             resource: canonical_resource(resource)?,
             authorization_servers,
@@ -68,35 +71,92 @@ impl ResourceMetadata {
 
 /// `url` as a canonical resource URL: absolute `http` or `https`, with a host, without query
 /// or fragment; scheme and host lower-cased, a lone `/` path dropped. The error says why not.
-pub fn canonical_resource(url: &str) -> Result<String, String> {
+pub fn canonical_resource(url: &str) -> Result<String, ResourceUrlError> {
+    let refuse = |problem| ResourceUrlError {
+        url: url.to_owned(),
+        problem,
+    };
     if url.contains('#') {
-        return Err(format!("{url}: a resource URL has no fragment"));
+        return Err(refuse(UrlProblem::Fragment));
     }
-    let uri: http::Uri = url.parse().map_err(|e| format!("{url}: not a URL ({e})"))?;
+    let uri: http::Uri = url.parse().map_err(|e: http::uri::InvalidUri| {
+        refuse(UrlProblem::NotAUrl {
+            reason: e.to_string(),
+        })
+    })?;
     let scheme = match uri.scheme_str() {
         Some(scheme) if scheme.eq_ignore_ascii_case("https") => "https",
         Some(scheme) if scheme.eq_ignore_ascii_case("http") => "http",
-        _ => {
-            return Err(format!(
-                "{url}: the URL must start with https:// (or http://)"
-            ))
-        }
+        _ => return Err(refuse(UrlProblem::Scheme)),
     };
     let authority = match uri.authority() {
         Some(authority) if !authority.host().is_empty() => authority.as_str().to_ascii_lowercase(),
-        _ => return Err(format!("{url}: the URL has no host")),
+        _ => return Err(refuse(UrlProblem::NoHost)),
     };
     if authority.contains('@') {
-        return Err(format!("{url}: a resource URL has no user information"));
+        return Err(refuse(UrlProblem::UserInfo));
     }
     if uri.query().is_some() {
-        return Err(format!("{url}: a resource URL has no query"));
+        return Err(refuse(UrlProblem::Query));
     }
     let path = match uri.path() {
         "/" => "",
         path => path,
     };
     Ok(format!("{scheme}://{authority}{path}"))
+}
+
+/// Why [`canonical_resource`] (or [`ResourceMetadata::new`]) refused a URL: `{url}: {problem}`,
+/// e.g. `ftp://x/mcp: the URL must start with https:// (or http://)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceUrlError {
+    /// The URL refused, as given.
+    pub url: String,
+    /// What is wrong with it.
+    pub problem: UrlProblem,
+}
+
+impl std::fmt::Display for ResourceUrlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.url, self.problem)
+    }
+}
+
+impl std::error::Error for ResourceUrlError {}
+
+/// What is wrong with a resource URL ([`ResourceUrlError::problem`]); its `to_string()` is the
+/// message without the URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// It has a fragment (`#...`).
+    Fragment,
+    /// It does not parse as a URL; `reason` is the parser's error.
+    NotAUrl {
+        /// What the URL parser said.
+        reason: String,
+    },
+    /// Its scheme is neither `https` nor `http` (or it has none).
+    Scheme,
+    /// It has no host.
+    NoHost,
+    /// It has user information (`user@`).
+    UserInfo,
+    /// It has a query (`?...`).
+    Query,
+}
+
+impl std::fmt::Display for UrlProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Fragment => f.write_str("a resource URL has no fragment"),
+            Self::NotAUrl { reason } => write!(f, "not a URL ({reason})"),
+            Self::Scheme => f.write_str("the URL must start with https:// (or http://)"),
+            Self::NoHost => f.write_str("the URL has no host"),
+            Self::UserInfo => f.write_str("a resource URL has no user information"),
+            Self::Query => f.write_str("a resource URL has no query"),
+        }
+    }
 }
 
 /// `(scheme://authority, path)` of a canonical URL.
@@ -137,6 +197,50 @@ mod tests {
         ] {
             assert!(canonical_resource(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn url_errors_are_typed_and_display_the_old_messages() {
+        let cases = [
+            (
+                "https://x/mcp#f",
+                UrlProblem::Fragment,
+                "https://x/mcp#f: a resource URL has no fragment",
+            ),
+            (
+                "ftp://x/mcp",
+                UrlProblem::Scheme,
+                "ftp://x/mcp: the URL must start with https:// (or http://)",
+            ),
+            (
+                "/mcp",
+                UrlProblem::Scheme,
+                "/mcp: the URL must start with https:// (or http://)",
+            ),
+            (
+                "https://u@x/mcp",
+                UrlProblem::UserInfo,
+                "https://u@x/mcp: a resource URL has no user information",
+            ),
+            (
+                "https://x/mcp?a=b",
+                UrlProblem::Query,
+                "https://x/mcp?a=b: a resource URL has no query",
+            ),
+        ];
+        for (url, problem, message) in cases {
+            let error = canonical_resource(url).unwrap_err();
+            assert_eq!(error.url, url);
+            assert_eq!(error.problem, problem, "{url}");
+            assert_eq!(error.to_string(), message);
+        }
+        let error = ResourceMetadata::new("", vec![]).unwrap_err();
+        let UrlProblem::NotAUrl { reason } = &error.problem else {
+            panic!("not a URL expected, got {error:?}");
+        };
+        let parse = "".parse::<http::Uri>().unwrap_err().to_string();
+        assert_eq!(reason, &parse);
+        assert_eq!(error.to_string(), format!(": not a URL ({parse})"));
     }
 
     #[test]

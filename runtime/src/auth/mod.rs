@@ -30,7 +30,9 @@ mod step_up;
 pub use authenticator::{Authenticator, Refusal};
 pub use bearer::bearer_token;
 pub use cli::AuthArgs;
-pub use metadata::{canonical_resource, ResourceMetadata, WELL_KNOWN};
+pub use metadata::{
+    canonical_resource, ResourceMetadata, ResourceUrlError, UrlProblem, WELL_KNOWN,
+};
 pub use principal::Principal;
 pub use step_up::{StepUp, StepUpRequest};
 

@@ -180,7 +180,7 @@ pub fn template_uri<P: Serialize + ?Sized>(
         )));
     };
     crate::uri_template::expand(template, &values)
-        .map_err(|message| CallError::Client(ClientError::Config(message)))
+        .map_err(|error| CallError::Client(ClientError::Config(error.to_string())))
 }
 
 /// The params as the JSON object the request carries.

@@ -148,7 +148,8 @@ pub(crate) fn probe_path(text: &str) -> Result<Option<String>, String> {
     if text.eq_ignore_ascii_case("off") {
         return Ok(None);
     }
-    super::check_jsonrpc_path(text).map_err(|why| why.replace("/jsonrpc", "/healthz"))?;
+    super::check_jsonrpc_path(text)
+        .map_err(|why| why.to_string().replace("/jsonrpc", "/healthz"))?;
     Ok(Some(text.to_owned()))
 }
 
@@ -208,45 +209,135 @@ pub const LEGACY_SSE_ENV: &str = "MCP_LEGACY_SSE";
 
 /// Whether `url` can be the endpoint's public URL: `http://` or `https://`, no spaces or
 /// control characters. The error says why not.
-pub fn check_public_url(url: &str) -> Result<(), String> {
+pub fn check_public_url(url: &str) -> Result<(), PublicUrlError> {
     let Some((_, rest)) = url
         .split_once("://")
         .filter(|(scheme, _)| matches!(*scheme, "http" | "https"))
     else {
-        return Err("the URL must start with https:// (or http://)".into());
+        return Err(PublicUrlError::Scheme);
     };
     if rest.is_empty() || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("the URL needs a host and no spaces or control characters".into());
+        return Err(PublicUrlError::HostOrCharacters);
     }
     Ok(())
 }
 
+/// Why [`check_public_url`] refused a URL (its `to_string()` does not name the URL: the caller
+/// names the flag or variable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PublicUrlError {
+    /// The URL does not start with `https://` or `http://`.
+    Scheme,
+    /// The URL has no host, or has spaces or control characters.
+    HostOrCharacters,
+}
+
+impl std::fmt::Display for PublicUrlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Scheme => "the URL must start with https:// (or http://)",
+            Self::HostOrCharacters => "the URL needs a host and no spaces or control characters",
+        })
+    }
+}
+
+impl std::error::Error for PublicUrlError {}
+
 /// Whether `path` can be the plain JSON-RPC endpoint's: an absolute path other than `/mcp`,
 /// without query, fragment, spaces or control characters. The error says why not.
-pub fn check_jsonrpc_path(path: &str) -> Result<(), String> {
+pub fn check_jsonrpc_path(path: &str) -> Result<(), JsonRpcPathError> {
     if !path.starts_with('/') {
-        return Err("the path must start with `/`, e.g. /jsonrpc".into());
+        return Err(JsonRpcPathError::NotAbsolute);
     }
     if path == crate::protocol::ENDPOINT {
-        return Err("the path must differ from the MCP endpoint /mcp".into());
+        return Err(JsonRpcPathError::McpEndpoint);
     }
     if path
         .chars()
         .any(|c| c.is_whitespace() || c.is_control() || c == '?' || c == '#')
     {
-        return Err(
-            "the path must be a plain path: no query, fragment, spaces or control characters"
-                .into(),
-        );
+        return Err(JsonRpcPathError::NotPlain);
     }
     Ok(())
 }
+
+/// Why [`check_jsonrpc_path`] refused a path (its `to_string()` does not name the path: the
+/// caller names the flag or variable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum JsonRpcPathError {
+    /// The path does not start with `/`.
+    NotAbsolute,
+    /// The path is the MCP endpoint's, `/mcp`.
+    McpEndpoint,
+    /// The path has a query, a fragment, spaces or control characters.
+    NotPlain,
+}
+
+impl std::fmt::Display for JsonRpcPathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NotAbsolute => "the path must start with `/`, e.g. /jsonrpc",
+            Self::McpEndpoint => "the path must differ from the MCP endpoint /mcp",
+            Self::NotPlain => {
+                "the path must be a plain path: no query, fragment, spaces or control characters"
+            }
+        })
+    }
+}
+
+impl std::error::Error for JsonRpcPathError {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn url_and_path_errors_are_typed_and_display_the_old_messages() {
+        assert_eq!(check_public_url("https://mcp.example.com/mcp"), Ok(()));
+        let error = check_public_url("mcp.example.com").unwrap_err();
+        assert_eq!(error, PublicUrlError::Scheme);
+        assert_eq!(
+            error.to_string(),
+            "the URL must start with https:// (or http://)"
+        );
+        let error = check_public_url("https://a b").unwrap_err();
+        assert_eq!(error, PublicUrlError::HostOrCharacters);
+        assert_eq!(
+            error.to_string(),
+            "the URL needs a host and no spaces or control characters"
+        );
+        assert_eq!(check_jsonrpc_path("/jsonrpc"), Ok(()));
+        let cases = [
+            (
+                "jsonrpc",
+                JsonRpcPathError::NotAbsolute,
+                "the path must start with `/`, e.g. /jsonrpc",
+            ),
+            (
+                "/mcp",
+                JsonRpcPathError::McpEndpoint,
+                "the path must differ from the MCP endpoint /mcp",
+            ),
+            (
+                "/rpc?x",
+                JsonRpcPathError::NotPlain,
+                "the path must be a plain path: no query, fragment, spaces or control characters",
+            ),
+        ];
+        for (path, expected, message) in cases {
+            let error = check_jsonrpc_path(path).unwrap_err();
+            assert_eq!(error, expected);
+            assert_eq!(error.to_string(), message);
+        }
+        assert_eq!(
+            probe_path("healthz"),
+            Err("the path must start with `/`, e.g. /healthz".to_string())
+        );
+    }
 
     #[test]
     fn cache_hints() {

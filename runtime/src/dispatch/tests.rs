@@ -95,3 +95,54 @@ fn a_failure_carries_its_structured_content_where_the_revision_has_it() {
         assert_eq!(failed(array, version), expected, "{version:?}");
     }
 }
+
+#[test]
+fn arguments_errors_are_typed_and_display_the_old_messages() {
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Params {
+        a: i64,
+    }
+    let raw = |text: &str| RawValue::from_string(text.to_string()).unwrap();
+    let error = decode_arguments::<Params>(Some(&raw("[1]"))).unwrap_err();
+    assert_eq!(error, ArgumentsError::NotAnObject);
+    assert_eq!(error.to_string(), "arguments must be a JSON object");
+    match decode_arguments::<Params>(Some(&raw(r#"{"a":"1"}"#))).unwrap_err() {
+        ArgumentsError::Decode(error) => {
+            assert_eq!(error.pointer(), "/a");
+            assert_eq!(error.to_string(), "/a: expected an integer, got a string");
+        }
+        other => panic!("a decode error expected, got {other:?}"),
+    }
+
+    struct Positive(i64);
+    impl<'de> serde::Deserialize<'de> for Positive {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            #[derive(serde::Deserialize)]
+            struct Raw {
+                n: i64,
+            }
+            Raw::deserialize(d).map(|raw| Positive(raw.n))
+        }
+    }
+    impl crate::validate::Validate for Positive {
+        fn validate(
+            &self,
+            path: &crate::validate::Path<'_>,
+            out: &mut crate::validate::Violations,
+        ) {
+            crate::validate::minimum(self.0, 1.0, false, &path.key("n"), out);
+        }
+    }
+    match decode_valid_arguments::<Positive>(Some(&raw(r#"{"n":0}"#))).map(|p| p.0) {
+        Err(ArgumentsError::Invalid(invalid)) => {
+            assert_eq!(invalid.violations()[0].keyword, "minimum");
+            assert_eq!(invalid.to_string(), "/n: must be ≥ 1");
+        }
+        other => panic!("a violation expected, got {other:?}"),
+    }
+    assert_eq!(
+        decode_valid_arguments::<Positive>(Some(&raw(r#"{"n":3}"#))).map(|p| p.0),
+        Ok(3)
+    );
+}

@@ -62,30 +62,65 @@ impl std::fmt::Display for Rate {
 }
 
 impl std::str::FromStr for Rate {
-    type Err = String;
+    type Err = ParseRateError;
 
     /// `N/s`, `N/min`, `N/h`, or `N/DURATION` (`10/30s`, `5/500ms`, `100/1h30m`).
-    fn from_str(text: &str) -> Result<Self, String> {
-        let expected = "expected N/PERIOD, e.g. 10/s, 60/min, 1000/h or 5/30s";
-        let (count, per) = text.trim().split_once('/').ok_or(expected)?;
-        let count: u32 = count.trim().parse().map_err(|_| expected.to_string())?;
+    fn from_str(text: &str) -> Result<Self, ParseRateError> {
+        let (count, per) = text
+            .trim()
+            .split_once('/')
+            .ok_or(ParseRateError::NotARate)?;
+        let count: u32 = count.trim().parse().map_err(|_| ParseRateError::NotARate)?;
         if count == 0 {
-            return Err("the count must be at least 1".into());
+            return Err(ParseRateError::ZeroCount);
         }
         let per = match per.trim() {
             "s" | "sec" | "second" => Duration::from_secs(1),
             "m" | "min" | "minute" => Duration::from_secs(60),
             "h" | "hour" => Duration::from_secs(3600),
             other => crate::durations::duration(other, Duration::from_millis(1))
-                .map_err(|e| format!("{e} ({expected})"))?,
+                .map_err(|reason| ParseRateError::Period { reason })?,
         };
         let per_ms = u64::try_from(per.as_millis()).unwrap_or(u64::MAX);
         if per_ms == 0 {
-            return Err("the period must be at least 1ms".into());
+            return Err(ParseRateError::ZeroPeriod);
         }
         Ok(Rate::new(count, per_ms))
     }
 }
+
+/// What [`Rate`]'s `from_str` says of a text that is not a rate.
+const EXPECTED_RATE: &str = "expected N/PERIOD, e.g. 10/s, 60/min, 1000/h or 5/30s";
+
+/// Why a text is not a [`Rate`] (its `FromStr`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseRateError {
+    /// Not `N/PERIOD` with `N` a whole number.
+    NotARate,
+    /// `N` is 0.
+    ZeroCount,
+    /// The period is not a duration: `reason` says why.
+    Period {
+        /// Why the period is not a duration.
+        reason: String,
+    },
+    /// The period is shorter than 1ms.
+    ZeroPeriod,
+}
+
+impl std::fmt::Display for ParseRateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NotARate => f.write_str(EXPECTED_RATE),
+            Self::ZeroCount => f.write_str("the count must be at least 1"),
+            Self::Period { reason } => write!(f, "{reason} ({EXPECTED_RATE})"),
+            Self::ZeroPeriod => f.write_str("the period must be at least 1ms"),
+        }
+    }
+}
+
+impl std::error::Error for ParseRateError {}
 
 /// The rate limits of a server ([`Config::rate_limits`](crate::Config::rate_limits)); see the
 /// [module](super). Clones share their buckets.

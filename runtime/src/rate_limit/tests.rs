@@ -88,6 +88,30 @@ fn rates_parse_and_show() {
 }
 
 #[test]
+fn rate_errors_are_typed_and_display_the_old_messages() {
+    let expected = "expected N/PERIOD, e.g. 10/s, 60/min, 1000/h or 5/30s";
+    for bad in ["10", "x/s", "-1/s"] {
+        let error = bad.parse::<Rate>().unwrap_err();
+        assert_eq!(error, ParseRateError::NotARate, "{bad}");
+        assert_eq!(error.to_string(), expected);
+    }
+    let error = "0/s".parse::<Rate>().unwrap_err();
+    assert_eq!(error, ParseRateError::ZeroCount);
+    assert_eq!(error.to_string(), "the count must be at least 1");
+    let error = "10/fortnight".parse::<Rate>().unwrap_err();
+    let ParseRateError::Period { reason } = &error else {
+        panic!("a period error expected, got {error:?}");
+    };
+    let why = crate::durations::duration("fortnight", Duration::from_millis(1)).unwrap_err();
+    assert_eq!(reason, &why);
+    assert_eq!(error.to_string(), format!("{why} ({expected})"));
+    assert_eq!(
+        ParseRateError::ZeroPeriod.to_string(),
+        "the period must be at least 1ms"
+    );
+}
+
+#[test]
 fn nothing_to_limit_is_no_limiter() {
     assert!(Limiter::of(None, &Plain, None).is_none());
     assert!(Limiter::of(None, &Limited2, None).is_some());

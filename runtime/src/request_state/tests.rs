@@ -21,10 +21,43 @@ fn a_key_is_random_bytes_as_hex_or_base64_never_a_passphrase() {
     let passphrase = "correct horse battery staple, and then some more words";
     assert!(SealingKey::from_text(passphrase)
         .unwrap_err()
+        .to_string()
         .contains("a passphrase is not a key"));
     assert!(SealingKey::from_text("00112233")
         .unwrap_err()
+        .to_string()
         .contains("at least 32"));
+}
+
+#[test]
+fn key_errors_are_typed_and_display_the_old_messages() {
+    let error = SealingKey::new(*b"short").unwrap_err();
+    assert_eq!(error, KeyError::TooShort { len: 5 });
+    assert_eq!(
+        error.to_string(),
+        "the requestState key must be at least 32 bytes, got 5"
+    );
+    let error = SealingKey::from_text("00112233").unwrap_err();
+    assert_eq!(error, KeyError::TooFewRandomBytes { len: 4 });
+    assert_eq!(
+        error.to_string(),
+        "the requestState key must be at least 32 random bytes, got 4"
+    );
+    let error = SealingKey::from_text("not a key").unwrap_err();
+    assert_eq!(error, KeyError::NotAKey);
+    assert_eq!(
+        error.to_string(),
+        "the requestState key must be 32 or more random bytes written as hex or base64 (e.g. \
+         `openssl rand -hex 32`); a passphrase is not a key"
+    );
+    let error = KeyError::Variable {
+        name: KEY_ENV,
+        error: Box::new(KeyError::TooFewRandomBytes { len: 4 }),
+    };
+    assert_eq!(
+        error.to_string(),
+        format!("{KEY_ENV}: the requestState key must be at least 32 random bytes, got 4")
+    );
 }
 
 fn sealer() -> StateSealer {

@@ -17,6 +17,7 @@ use std::fmt;
 use tracing::Level;
 use tracing_subscriber::filter::Targets;
 
+mod error;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 #[cfg(feature = "otel")]
@@ -27,6 +28,8 @@ pub mod passback;
 mod request;
 #[cfg(feature = "trace")]
 pub(crate) use request::*;
+
+pub use error::{InitError, LogFilterError};
 
 /// The `tracing` target of the request spans: enable it with `mcp::request=debug`.
 pub const TARGET: &str = "mcp::request";
@@ -206,7 +209,7 @@ pub struct Telemetry {
 
 /// Sets up the process's `tracing` subscriber as a server binary does, with the log filter
 /// from `RUST_LOG` (`info` when unset or invalid), logs as text: [`init_logging`].
-pub fn init(service_name: &str) -> Result<Telemetry, String> {
+pub fn init(service_name: &str) -> Result<Telemetry, InitError> {
     let filter = std::env::var("RUST_LOG").unwrap_or_default();
     init_logging(service_name, &filter, false)
 }
@@ -218,7 +221,7 @@ pub fn init(service_name: &str) -> Result<Telemetry, String> {
 /// `filter`) exported over OTLP, named for `service_name` unless `OTEL_SERVICE_NAME` says
 /// otherwise. Does nothing to a process that already has a global subscriber. `Err` names the
 /// variable that could not be used.
-pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Telemetry, String> {
+pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Telemetry, InitError> {
     init_subscriber(service_name, filter, json, false)
 }
 
@@ -229,7 +232,7 @@ pub(crate) fn init_subscriber(
     filter: &str,
     json: bool,
     return_traces: bool,
-) -> Result<Telemetry, String> {
+) -> Result<Telemetry, InitError> {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
     use tracing_subscriber::Layer;
@@ -312,17 +315,19 @@ fn log_filter_or_info(filter: &str) -> Targets {
 /// is `tracing_subscriber`'s [`Targets`] syntax: `EnvFilter`'s span and field directives
 /// (`target[span{field=value}]=level`) are refused by name, since matching them would build a
 /// regex engine into every server for a rarely used feature.
-pub fn parse_log_filter(filter: &str) -> Result<Targets, String> {
+pub fn parse_log_filter(filter: &str) -> Result<Targets, LogFilterError> {
     let filter = filter.trim();
     if filter.contains(['[', '{']) {
-        return Err(format!(
-            "`{filter}`: span and field directives (`target[span{{field=value}}]=level`) are not \
-             supported; use levels and `target=level` directives, such as info,mcp_runtime=debug"
-        ));
+        return Err(LogFilterError::SpanOrFieldDirective {
+            filter: filter.to_owned(),
+        });
     }
     filter
         .parse::<Targets>()
-        .map_err(|error| format!("`{filter}`: {error}; expected levels and `target=level` directives, such as info,mcp_runtime=debug"))
+        .map_err(|error| LogFilterError::Syntax {
+            filter: filter.to_owned(),
+            reason: error.to_string(),
+        })
 }
 
 /// The environment variable giving the metrics address when `--metrics` is not given (a

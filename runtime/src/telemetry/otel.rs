@@ -34,14 +34,16 @@ impl Drop for Exporter {
 /// cannot be built is an error naming the variable).
 pub(crate) fn exporter(
     service_name: &str,
-) -> Result<Option<(Exporter, opentelemetry_sdk::trace::Tracer)>, String> {
+) -> Result<Option<(Exporter, opentelemetry_sdk::trace::Tracer)>, super::InitError> {
     if std::env::var_os(ENDPOINT_ENV).is_none_or(|endpoint| endpoint.is_empty()) {
         return Ok(None);
     }
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .build()
-        .map_err(|error| format!("{ENDPOINT_ENV}: cannot start the OTLP exporter: {error}"))?;
+        .map_err(|error| super::InitError::OtlpExporter {
+            reason: error.to_string(),
+        })?;
     let mut resource = Resource::builder();
     if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
         resource = resource.with_service_name(service_name.to_string());

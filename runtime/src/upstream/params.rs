@@ -132,7 +132,8 @@ impl<T: DeserializeOwned> Forwarded<T> {
         let Self::Raw(raw) = self else {
             return Ok(self);
         };
-        let value: T = decode_with_path(raw.get()).map_err(|why| result_mismatch(method, &why))?;
+        let value: T =
+            decode_with_path(raw.get()).map_err(|why| result_mismatch(method, &why.to_string()))?;
         let mut out = Violations::new();
         rules(&value, &Path::Root, &mut out);
         if !out.is_empty() {

@@ -138,7 +138,7 @@ mod tests {
     }
 
     fn error(text: &str) -> String {
-        decode_with_path::<Payment>(text).unwrap_err()
+        decode_with_path::<Payment>(text).unwrap_err().to_string()
     }
 
     #[test]

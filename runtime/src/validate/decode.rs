@@ -7,13 +7,14 @@
 //! every type's `Deserialize` a second time into every generated server.
 
 use super::problem::problem;
-use super::Violations;
+use super::{DecodeError, Violations};
 use serde::de::DeserializeOwned;
 
-/// Decodes `text` into `T`; on failure, the message says where and what in the schema's words,
-/// for every problem found: `/a: expected an integer, got a string; /name: is required`.
+/// Decodes `text` into `T`; on failure, the error says where and what in the schema's words,
+/// for every problem found: `/a: expected an integer, got a string; /name: is required` (its
+/// `to_string()`; [`DecodeError::violations`] gives each problem's pointer and message).
 #[inline]
-pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
         Err(error) => Err(decode_errors(text, &error, &|again| {
@@ -22,21 +23,21 @@ pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     }
 }
 
-/// The message for every problem of `text`, whose decode failed with `error`; `retry` decodes
-/// another text into the same type (see [`super::every_problem`]).
+/// Every problem of `text`, whose decode failed with `error`; `retry` decodes another text
+/// into the same type (see [`super::every_problem`]).
 #[cold]
 #[inline(never)]
 fn decode_errors(
     text: &str,
     error: &serde_json::Error,
     retry: &dyn Fn(&str) -> Option<serde_json::Error>,
-) -> String {
+) -> DecodeError {
     let first = problem(text, error);
     let mut out = Violations::new();
     for found in super::every_problem::every_problem(text, first, retry) {
         out.push_pointer(found.pointer, found.keyword, found.message);
     }
-    out.message()
+    DecodeError::new(out)
 }
 
 /// The message for `error`, which decoding `text` gave: the value at fault is the one
@@ -88,7 +89,7 @@ mod tests {
     }
 
     fn error(text: &str) -> String {
-        decode_with_path::<Params>(text).unwrap_err()
+        decode_with_path::<Params>(text).unwrap_err().to_string()
     }
 
     #[test]
@@ -153,20 +154,49 @@ mod tests {
             pair: (u8, u8),
         }
         assert_eq!(
-            decode_with_path::<Pair>(r#"{"pair":[1]}"#).unwrap_err(),
+            decode_with_path::<Pair>(r#"{"pair":[1]}"#)
+                .unwrap_err()
+                .to_string(),
             "/pair: expected an array of 2 items, got 1"
         );
         assert_eq!(
-            decode_with_path::<Pair>(r#"{"pair":[1, 2, 3]}"#).unwrap_err(),
+            decode_with_path::<Pair>(r#"{"pair":[1, 2, 3]}"#)
+                .unwrap_err()
+                .to_string(),
             "/pair: has more items than the schema allows"
         );
         assert_eq!(
-            decode_with_path::<Vec<Pair>>(r#"[{"pair":[1,2]},{}]"#).unwrap_err(),
+            decode_with_path::<Vec<Pair>>(r#"[{"pair":[1,2]},{}]"#)
+                .unwrap_err()
+                .to_string(),
             "/1/pair: is required"
         );
         assert_eq!(
-            decode_with_path::<u8>("true").unwrap_err(),
+            decode_with_path::<u8>("true").unwrap_err().to_string(),
             "(root): expected an integer from 0 to 255, got a boolean"
+        );
+    }
+
+    #[test]
+    fn the_error_keeps_each_problem_and_displays_the_old_message() {
+        let error: DecodeError = decode_with_path::<Params>(r#"{"a":"1","b":2}"#).unwrap_err();
+        assert_eq!(error.pointer(), "/a");
+        match error.violations() {
+            [first, second] => {
+                assert_eq!(
+                    (first.pointer.as_str(), first.message.as_str()),
+                    ("/a", "expected an integer, got a string")
+                );
+                assert_eq!(
+                    (second.pointer.as_str(), second.message.as_str()),
+                    ("/b", "is not allowed")
+                );
+            }
+            other => panic!("two problems expected, got {other:?}"),
+        }
+        assert_eq!(
+            error.to_string(),
+            "/a: expected an integer, got a string; /b: is not allowed"
         );
     }
 

@@ -272,7 +272,7 @@ mod tests {
     }
 
     fn error(text: &str) -> String {
-        decode_with_path::<Order>(text).unwrap_err()
+        decode_with_path::<Order>(text).unwrap_err().to_string()
     }
 
     #[test]
@@ -317,7 +317,9 @@ mod tests {
             page_size: u32,
         }
         assert_eq!(
-            decode_with_path::<Closed>(r#"{"page_size":2}"#).unwrap_err(),
+            decode_with_path::<Closed>(r#"{"page_size":2}"#)
+                .unwrap_err()
+                .to_string(),
             "/page-size: is required (`page_size` given; did you mean `page-size`?); \
              /page_size: is not allowed (did you mean `page-size`?)"
         );
@@ -326,7 +328,7 @@ mod tests {
     #[test]
     fn what_cannot_be_set_aside_stops_the_scan() {
         assert_eq!(
-            decode_with_path::<u8>("true").unwrap_err(),
+            decode_with_path::<u8>("true").unwrap_err().to_string(),
             "(root): expected an integer from 0 to 255, got a boolean"
         );
         assert_eq!(
@@ -335,7 +337,7 @@ mod tests {
         );
         let long = format!(r#"{{"x":"{}"}}"#, "y".repeat(70_000));
         assert_eq!(
-            decode_with_path::<Order>(&long).unwrap_err(),
+            decode_with_path::<Order>(&long).unwrap_err().to_string(),
             "/sku: is required"
         );
     }

@@ -16,6 +16,7 @@
 mod alternatives;
 mod applicators;
 mod decode;
+mod error;
 mod every_problem;
 pub mod formats;
 #[cfg(feature = "pattern")]
@@ -26,6 +27,7 @@ mod whole_value;
 pub use alternatives::{no_alternative, Miss};
 pub use applicators::{has_members, has_type, not, otherwise, pattern_property, then};
 pub use decode::{decode_error, decode_with_path};
+pub use error::{DecodeError, Invalid};
 #[cfg(feature = "pattern")]
 pub use pattern::{compile_pattern, pattern, Regex};
 pub use whole_value::deserialize_whole_value;
@@ -75,15 +77,16 @@ impl<T: Validate + ?Sized> Validate for Box<T> {
     }
 }
 
-/// Checks `value` from the root: `Err` holds the message naming every violation.
+/// Checks `value` from the root: `Err` holds every violation (its `to_string()` is the
+/// message naming them all).
 #[inline]
-pub fn check<T: Validate + ?Sized>(value: &T) -> Result<(), String> {
+pub fn check<T: Validate + ?Sized>(value: &T) -> Result<(), Invalid> {
     let mut out = Violations::new();
     value.validate(&Path::Root, &mut out);
     if out.is_empty() {
         Ok(())
     } else {
-        Err(out.message())
+        Err(Invalid::from(out))
     }
 }
 
@@ -231,19 +234,24 @@ impl Violations {
     }
 
     /// Every violation, `; `-separated: `/limit: must be ≥ 1; /name: must be at least 1
-    /// character long`.
+    /// character long` (the [`Display`](fmt::Display) text).
     pub fn message(&self) -> String {
-        let mut out = String::new();
+        self.to_string()
+    }
+}
+
+impl fmt::Display for Violations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, violation) in self.list.iter().enumerate() {
             if i > 0 {
-                out.push_str("; ");
+                f.write_str("; ")?;
             }
-            let _ = write!(out, "{violation}");
+            write!(f, "{violation}")?;
         }
         if self.dropped > 0 {
-            let _ = write!(out, "; and {} more", self.dropped);
+            write!(f, "; and {} more", self.dropped)?;
         }
-        out
+        Ok(())
     }
 }
 

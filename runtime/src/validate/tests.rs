@@ -101,3 +101,33 @@ fn the_message_is_bounded() {
     assert_eq!(out.list().len(), MAX_VIOLATIONS);
     assert!(out.message().ends_with("; and 5 more"));
 }
+
+#[test]
+fn check_keeps_each_violation_and_displays_the_old_message() {
+    struct Limits(i64, &'static str);
+    impl Validate for Limits {
+        fn validate(&self, path: &Path<'_>, out: &mut Violations) {
+            minimum(self.0, 1.0, false, &path.key("limit"), out);
+            max_length(self.1, 4, &path.key("name"), out);
+        }
+    }
+    assert_eq!(check(&Limits(1, "ok")), Ok(()));
+    let error: Invalid = check(&Limits(0, "héllo")).unwrap_err();
+    match error.violations() {
+        [limit, name] => {
+            assert_eq!(
+                (limit.pointer.as_str(), limit.keyword),
+                ("/limit", "minimum")
+            );
+            assert_eq!(
+                (name.pointer.as_str(), name.keyword),
+                ("/name", "maxLength")
+            );
+        }
+        other => panic!("two violations expected, got {other:?}"),
+    }
+    assert_eq!(
+        error.to_string(),
+        "/limit: must be ≥ 1; /name: must be at most 4 characters long"
+    );
+}

@@ -26,11 +26,13 @@ pub(super) struct Fetcher {
 impl Fetcher {
     /// A client whose requests give up after `timeout`. Fails when the system's root
     /// certificates cannot be loaded.
-    pub(super) fn new(timeout: Duration) -> Result<Self, String> {
+    pub(super) fn new(timeout: Duration) -> Result<Self, super::JwtConfigError> {
         let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
         let connector = hyper_rustls::HttpsConnectorBuilder::new()
             .with_provider_and_native_roots(provider)
-            .map_err(|e| format!("cannot load the system's root certificates: {e}"))?
+            .map_err(|e| super::JwtConfigError::RootCertificates {
+                reason: e.to_string(),
+            })?
             .https_or_http()
             .enable_http1()
             .build();

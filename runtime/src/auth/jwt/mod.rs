@@ -14,6 +14,7 @@
 //! claims checks (`claims.rs`) are this module's.
 
 mod claims;
+mod config_error;
 mod dpop;
 mod fetch;
 mod jws;
@@ -29,6 +30,8 @@ use crate::future::BoxFuture;
 use claims::{BadClaims, Expected};
 use jws::BadSignature;
 use keys::{KeyCache, KeyError, KeySource};
+
+pub use config_error::JwtConfigError;
 
 /// The settings of a [`JwtAuthenticator`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,10 +103,10 @@ impl JwtAuthenticator {
     /// An authenticator for `settings`. Fails on an issuer or JWKS URL that is not https
     /// (http only to a loopback host), or when the system's root certificates cannot be
     /// loaded. Nothing is fetched until the first token arrives.
-    pub fn new(settings: JwtSettings) -> Result<Self, String> {
-        fetch::checked_url(&settings.issuer).map_err(|why| format!("issuer {why}"))?;
+    pub fn new(settings: JwtSettings) -> Result<Self, JwtConfigError> {
+        fetch::checked_url(&settings.issuer).map_err(|reason| JwtConfigError::Issuer { reason })?;
         if let Some(url) = &settings.jwks_url {
-            fetch::checked_url(url).map_err(|why| format!("JWKS {why}"))?;
+            fetch::checked_url(url).map_err(|reason| JwtConfigError::JwksUrl { reason })?;
         }
         let expected = Expected {
             issuer: settings.issuer.clone(),
@@ -247,9 +250,9 @@ impl JwtAuthenticator {
 
     /// [`Auth`] for tokens of `settings`: this authenticator, and metadata naming the
     /// audience as the resource and the issuer as its authorization server.
-    pub fn auth(settings: JwtSettings) -> Result<Auth, String> {
+    pub fn auth(settings: JwtSettings) -> Result<Auth, JwtConfigError> {
         let metadata = ResourceMetadata::new(&settings.audience, vec![settings.issuer.clone()])
-            .map_err(|why| format!("audience {why}"))?;
+            .map_err(JwtConfigError::Audience)?;
         Ok(Auth::new(metadata, Self::new(settings)?))
     }
 }
@@ -389,6 +392,48 @@ mod tests {
         let settings = JwtSettings::new("http://as.example.com", "https://mcp.example.com/mcp");
         assert!(JwtAuthenticator::new(settings)
             .unwrap_err()
+            .to_string()
             .contains("https"));
+    }
+
+    #[test]
+    fn config_errors_are_typed_and_display_the_old_messages() {
+        let plain = "http://as.example.com";
+        let resource = "https://mcp.example.com/mcp";
+        match JwtAuthenticator::new(JwtSettings::new(plain, resource)).unwrap_err() {
+            error @ JwtConfigError::Issuer { .. } => assert_eq!(
+                error.to_string(),
+                "issuer http://as.example.com: only fetched over https (http only from a \
+                 loopback host)"
+            ),
+            other => panic!("an issuer error expected, got {other:?}"),
+        }
+        let mut settings = JwtSettings::new("https://as.example.com", resource);
+        settings.jwks_url = Some("ftp://as.example.com/jwks".into());
+        match JwtAuthenticator::new(settings).unwrap_err() {
+            error @ JwtConfigError::JwksUrl { .. } => assert_eq!(
+                error.to_string(),
+                "JWKS ftp://as.example.com/jwks: not an https URL"
+            ),
+            other => panic!("a JWKS error expected, got {other:?}"),
+        }
+        let settings = JwtSettings::new("https://as.example.com", "https://x/mcp?a=b");
+        match JwtAuthenticator::auth(settings).unwrap_err() {
+            JwtConfigError::Audience(error) => {
+                assert_eq!(error.problem, crate::auth::UrlProblem::Query);
+                assert_eq!(
+                    JwtConfigError::Audience(error).to_string(),
+                    "audience https://x/mcp?a=b: a resource URL has no query"
+                );
+            }
+            other => panic!("an audience error expected, got {other:?}"),
+        }
+        let roots = JwtConfigError::RootCertificates {
+            reason: "none".into(),
+        };
+        assert_eq!(
+            roots.to_string(),
+            "cannot load the system's root certificates: none"
+        );
     }
 }

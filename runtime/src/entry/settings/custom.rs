@@ -265,7 +265,10 @@ pub(super) const CUSTOM: &[Setting] = &[
             _ => "subject".into(),
         },
         apply: |p, v| {
-            let shown = v.text.parse()?;
+            let shown = v
+                .text
+                .parse::<crate::audit::PrincipalShown>()
+                .map_err(|e| e.to_string())?;
             let audit = audited(p)?;
             *audit = std::mem::take(audit).principal(shown);
             Ok(())
@@ -351,7 +354,10 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .map_or_else(|| "off".into(), |rate| rate.to_string())
         },
         apply: |p, v| {
-            let rate = v.text.parse()?;
+            let rate = v
+                .text
+                .parse::<crate::rate_limit::Rate>()
+                .map_err(|e| e.to_string())?;
             let limits = p.config.rate_limits.take().unwrap_or_default();
             p.config.rate_limits = Some(limits.per_caller(Some(rate)));
             Ok(())
@@ -491,7 +497,7 @@ fn audited(p: &mut Parsed) -> Result<&mut crate::audit::Audit, String> {
 /// A `requestState` key read from the file at `path` (its text: hex or base64).
 fn key_file(path: &str) -> Result<SealingKey, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the key: {e}"))?;
-    SealingKey::from_text(&text)
+    SealingKey::from_text(&text).map_err(|e| e.to_string())
 }
 
 /// How `--help` shows the default of a key file: the key the binary was built with, if any,
