@@ -26,9 +26,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::dispatch::Dispatch;
+use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::method::Method;
-use crate::engine::run::{Identity, Started};
+use crate::engine::run::Started;
 use crate::engine::sessions::{Keep, Opened, Refusal};
 use crate::engine::stateless as era;
 use crate::engine::{answer_key, batch, cancelled_id, id_key, Engine};
@@ -277,9 +278,9 @@ impl<D: Dispatch> Peer<D> {
         if let Err(refused) = session.admits(&key) {
             return self.send(error_response(Some(request.id), &refused.error()));
         }
-        let started =
-            self.engine
-                .start_stdio(Identity::Session(session.clone()), request, outbound);
+        let started = self
+            .engine
+            .start_stdio(Era::Session(&session), request, outbound);
         let canceller = started.outbound.clone();
         // Admitted just above, and this peer alone starts the session's requests.
         let _ = session.track(&key, move || canceller.cancel());
@@ -310,16 +311,16 @@ impl<D: Dispatch> Peer<D> {
         if checked.method == Method::Listen {
             return self.listen(id, checked.request.params.raw());
         }
-        let identity = Identity::Stateless {
+        let stateless = Era::Stateless(Stateless {
             version,
             meta: checked.meta,
-        };
+        });
         let request = checked.request;
         let outbound = Outbound::lines(self.out.clone());
         let Some(registered) = self.in_flight.register(id_key(id), &outbound) else {
             return self.send(error_response(Some(id), &id_in_use()));
         };
-        let started = self.engine.start_stdio(identity, request, outbound);
+        let started = self.engine.start_stdio(stateless, request, outbound);
         self.running
             .spawn(answer_lines(started, self.out.clone(), registered));
     }

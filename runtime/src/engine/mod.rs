@@ -9,6 +9,7 @@
 
 pub(crate) mod batch;
 mod calls;
+pub(crate) mod era;
 pub(crate) mod fixed_name;
 pub(crate) mod incoming;
 pub(crate) mod limits;
@@ -18,6 +19,7 @@ pub(crate) mod run;
 pub(crate) mod sessions;
 pub(crate) mod stateless;
 
+pub(crate) use era::Era;
 pub(crate) use sessions::{answer_text, unavailable};
 use sessions::{session_bus_event, session_method};
 
@@ -47,15 +49,6 @@ use crate::tasks::{self, Tasks};
 use crate::telemetry::{TraceHeaders, Transport};
 use incoming::Params;
 use method::Method;
-
-/// Which era a request belongs to, decided once at the transport's edge.
-#[derive(Clone, Copy)]
-pub(crate) enum Era<'s> {
-    /// A request of this session (2025-03-26 .. 2025-11-25).
-    Session(&'s Arc<Session>),
-    /// A stateless 2026-07-28 request, whose `_meta` was checked.
-    Stateless,
-}
 
 /// A request's params kept past its bytes, as the method table reads them: a call's members
 /// (with `_meta` already consumed), or the raw text the other methods decode themselves.
@@ -240,7 +233,7 @@ impl<D: Dispatch> Engine<D> {
     /// the size the allocator's per-thread cache serves (1,032 bytes in glibc).
     pub(crate) async fn handle(
         &self,
-        era: Era<'_>,
+        era: Era<'_, ()>,
         method: Method,
         name: &str,
         params: &OwnedParams,
@@ -248,7 +241,7 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let served = match era {
             Era::Session(_) => method.in_sessions(),
-            Era::Stateless => method.in_stateless(),
+            Era::Stateless(()) => method.in_stateless(),
         };
         if !served {
             return Err(RpcError::method_not_found(name));
@@ -311,7 +304,7 @@ impl<D: Dispatch> Engine<D> {
         };
         Ok(match era {
             Era::Session(_) => result,
-            Era::Stateless => {
+            Era::Stateless(()) => {
                 // A read that took client input is specific to that exchange: never cached.
                 let cache = match retried {
                     true => Some((0, "private")),
@@ -402,7 +395,7 @@ impl<D: Dispatch> Engine<D> {
         let (_, trace) = crate::telemetry::start_outside_engine(
             "initialize",
             "initialize",
-            crate::telemetry::EraName::Session,
+            era::SESSION,
             transport,
             None,
             params,

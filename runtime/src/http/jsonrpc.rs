@@ -206,7 +206,7 @@ impl<D: Dispatch> McpServer<D> {
         let ctx = RequestContext::default().with_principal(principal.cloned());
         #[cfg(feature = "trace")]
         {
-            use crate::telemetry::{start_outside_engine, EraName, Transport};
+            use crate::telemetry::{start_outside_engine, Transport, PLAIN_JSONRPC_ERA};
             use tracing::Instrument;
             let label = if method == DISCOVER {
                 DISCOVER
@@ -216,7 +216,7 @@ impl<D: Dispatch> McpServer<D> {
             let (context, trace) = start_outside_engine(
                 method,
                 label,
-                EraName::JsonRpc,
+                PLAIN_JSONRPC_ERA,
                 Transport::Http,
                 id,
                 params,

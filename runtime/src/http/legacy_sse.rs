@@ -33,8 +33,8 @@ use super::response::{
 use super::Body;
 use crate::config::Config;
 use crate::dispatch::Dispatch;
+use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
-use crate::engine::run::Identity;
 use crate::engine::sessions::{Keep, Refusal};
 use crate::engine::{answer_key, id_key, Engine};
 use crate::events::{Delivery, CONNECTION_QUEUE};
@@ -306,9 +306,7 @@ impl<D: Dispatch> McpServer<D> {
             return connection.send(error_response(Some(id), &refused.error()));
         }
         let outbound = Outbound::lines(connection.lines.clone());
-        let started = self
-            .engine
-            .start(Identity::Session(session.clone()), request, outbound);
+        let started = self.engine.start(Era::Session(&session), request, outbound);
         let canceller = started.outbound.clone();
         // Checked just above; another POST of the same id racing this one loses here.
         if let Err(refused) = session.track(&key, move || canceller.cancel()) {

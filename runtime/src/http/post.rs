@@ -15,9 +15,10 @@ use super::request_body::{self, Accepts};
 use super::response::{bad_request, json_response, rpc_error, session_refused, status_only};
 use super::{session_answer, stateless, Body, SESSION_HEADER_NAME};
 use crate::dispatch::Dispatch;
+use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::limits::Door;
-use crate::engine::run::{Identity, Started};
+use crate::engine::run::Started;
 use crate::engine::sessions::{Keep, Opened, Refusal, WriteThrough};
 use crate::outbound::Outbound;
 use crate::params;
@@ -216,7 +217,7 @@ impl<D: Dispatch> McpServer<D> {
                 );
                 let id = request.id;
                 let started = self.engine.start_as(
-                    Identity::Session(session.clone()),
+                    Era::Session(&session),
                     headers.principal.clone(),
                     headers.trace(),
                     request,

@@ -16,9 +16,10 @@ use super::headers::Headers;
 use super::response::{json_response, rpc_error, sse_response, status_only};
 use super::Body;
 use crate::dispatch::{BoxFuture, Dispatch};
+use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{Params, Request};
 use crate::engine::method::Method;
-use crate::engine::run::{Identity, Started};
+use crate::engine::run::Started;
 use crate::engine::stateless::{self as era, MetaChecked};
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
@@ -107,13 +108,13 @@ impl<D: Dispatch> McpServer<D> {
                 headers.principal.as_deref(),
             )));
         }
-        let identity = Identity::Stateless {
+        let stateless = Era::Stateless(Stateless {
             version,
             meta: checked.meta,
-        };
+        });
         let outbound = Outbound::deferred_lines();
         Ok(self.engine.start_as(
-            identity,
+            stateless,
             headers.principal.clone(),
             headers.trace(),
             checked.request,
