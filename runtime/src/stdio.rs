@@ -59,7 +59,7 @@ where
     // Unbounded because the engine sends on it without waiting (`Outbound::lines`); the bound
     // is the backlog, which stops the reader.
     let (tx, rx) = mpsc::unbounded_channel::<String>();
-    let backlog = Arc::new(Backlog::new(server.engine.config.stdio_output_limit));
+    let backlog = Arc::new(Backlog::new(server.engine.config().stdio_output_limit));
     let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
     let mut peer = Peer {
         engine: server.engine.clone(),
@@ -70,7 +70,7 @@ where
         listeners: JoinSet::new(),
         in_flight: Arc::default(),
     };
-    let limit = server.engine.config.body_limit;
+    let limit = server.engine.config().body_limit;
     let mut input = BufReader::new(input);
     let mut bytes = Vec::new();
     loop {
@@ -232,7 +232,7 @@ impl<D: Dispatch> Peer<D> {
                     }) => {
                         self.notified = Some(
                             self.engine
-                                .notifier
+                                .notifier()
                                 .attach_lines(&created, self.out.clone()),
                         );
                         *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
@@ -300,7 +300,7 @@ impl<D: Dispatch> Peer<D> {
     fn stateless(&mut self, request: Request<'_>) {
         let id = request.id;
         let checked = era::checked_meta(request).and_then(|checked| {
-            let has_skills = !self.engine.dispatch.contract().skills().is_empty();
+            let has_skills = self.engine.has_skills();
             let version = era::checked_version_and_method(&checked, has_skills)?;
             Ok((version, checked))
         });

@@ -88,10 +88,7 @@ impl<D: Dispatch> McpServer<D> {
             return Err(header_mismatch(id, &what));
         }
         // 3. and 4. The version is served statelessly, and the method exists in it.
-        let version = match era::checked_version_and_method(
-            &checked,
-            !self.engine.dispatch.contract().skills().is_empty(),
-        ) {
+        let version = match era::checked_version_and_method(&checked, self.engine.has_skills()) {
             Ok(version) => version,
             Err(error) => {
                 let status = match error.code {
@@ -161,7 +158,7 @@ impl<D: Dispatch> McpServer<D> {
             Some(_) => return Err(format!("Mcp-Name differs from the body's {name:?}")),
             None => return Err("the Mcp-Name header is missing".into()),
         }
-        let param_headers = &self.engine.param_headers;
+        let param_headers = self.engine.param_headers();
         if let (true, Params::Members(members)) = (method == "tools/call", &checked.request.params)
         {
             if param_headers.has(name) {
@@ -199,7 +196,7 @@ impl<D: Dispatch> McpServer<D> {
             }
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };
-        let keep_alive = self.engine.config.sse_keep_alive;
+        let keep_alive = self.engine.config().sse_keep_alive;
         let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
         tokio::spawn(async move {
             let mut sequence = 0u64;
