@@ -2,7 +2,7 @@
 //! (progress, log messages, requests to the client).
 //!
 //! What a context can do depends on where the request came from, and that is one value,
-//! [`Mode`]: detached (no transport), in a session, a stateless round, or a stateless tool
+//! [`OwnedEra`]: detached (no transport), in a session, a stateless round, or a stateless tool
 //! call that may become a task. Each talking-back method is one `match` on it, and a
 //! combination the protocol does not have cannot be built.
 
@@ -39,12 +39,14 @@ pub struct RequestContext {
     #[cfg(feature = "trace")]
     trace_context: Option<Arc<TraceContext>>,
     notifier: Option<Notifier>,
-    mode: Mode,
+    era: OwnedEra,
 }
 
-/// Where a request came from, and so how its handler talks back.
+/// The request's era as its context owns it, and so how its handler talks back: the engine's
+/// [`Era`](crate::engine::Era) borrows the request's bytes, which a context outlives
+/// (`Engine::context_for` builds this from it, with where the messages go).
 #[derive(Debug, Clone)]
-enum Mode {
+enum OwnedEra {
     /// No transport behind it.
     Detached,
     /// A request of a session (HTTP or stdio): messages go to `outbound` (none in a batch),
@@ -86,7 +88,7 @@ impl RequestContext {
             #[cfg(feature = "trace")]
             trace_context: None,
             notifier: None,
-            mode: Mode::Detached,
+            era: OwnedEra::Detached,
         }
     }
 
@@ -97,8 +99,8 @@ impl RequestContext {
 
     /// The session the request belongs to (session-era revisions).
     pub fn session(&self) -> Option<&Arc<Session>> {
-        match &self.mode {
-            Mode::Session { session, .. } => Some(session),
+        match &self.era {
+            OwnedEra::Session { session, .. } => Some(session),
             _ => None,
         }
     }
@@ -106,10 +108,10 @@ impl RequestContext {
     /// The client's declared capabilities (`Value::Null` when unknown).
     pub fn client_capabilities(&self) -> &Value {
         static NULL: Value = Value::Null;
-        match &self.mode {
-            Mode::Detached => &NULL,
-            Mode::Session { session, .. } => session.client_capabilities(),
-            Mode::Round(round) | Mode::Task { round, .. } => &round.capabilities,
+        match &self.era {
+            OwnedEra::Detached => &NULL,
+            OwnedEra::Session { session, .. } => session.client_capabilities(),
+            OwnedEra::Round(round) | OwnedEra::Task { round, .. } => &round.capabilities,
         }
     }
 
@@ -187,10 +189,10 @@ impl RequestContext {
 
     /// Sends `notifications/message` when `level` is at or above the level the client set.
     pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        let threshold = match &self.mode {
-            Mode::Detached => None,
-            Mode::Session { session, .. } => session.log_level(),
-            Mode::Round(round) | Mode::Task { round, .. } => round.log_level,
+        let threshold = match &self.era {
+            OwnedEra::Detached => None,
+            OwnedEra::Session { session, .. } => session.log_level(),
+            OwnedEra::Round(round) | OwnedEra::Task { round, .. } => round.log_level,
         };
         match threshold {
             Some(threshold) if level_rank(level) >= threshold => {}
@@ -279,11 +281,11 @@ impl RequestContext {
         if let Some(required) = undeclared_capability(self.client_capabilities(), method, &params) {
             return Err(Error::missing_capabilities(required));
         }
-        match &self.mode {
-            Mode::Detached => Err(Error::new(format!(
+        match &self.era {
+            OwnedEra::Detached => Err(Error::new(format!(
                 "cannot send {method}: this transport has no way to reach the client"
             ))),
-            Mode::Session {
+            OwnedEra::Session {
                 session,
                 outbound,
                 client_request_timeout_ms,
@@ -291,7 +293,7 @@ impl RequestContext {
                 let timeout = Duration::from_millis((*client_request_timeout_ms).into());
                 ask_on_session(session, outbound.as_ref(), timeout, method, params).await
             }
-            Mode::Task {
+            OwnedEra::Task {
                 slot: Some(slot), ..
             } if slot.task_id().is_some() => {
                 let answer = slot.ask(key, method, params).await?;
@@ -299,7 +301,7 @@ impl RequestContext {
                     Error::new(format!("{method}: the answer to `{key}` does not fit: {e}"))
                 })
             }
-            Mode::Round(round) | Mode::Task { round, .. } => round
+            OwnedEra::Round(round) | OwnedEra::Task { round, .. } => round
                 .outbound
                 .input_round_or_new()
                 .answer(key, method, params),
@@ -330,11 +332,11 @@ impl RequestContext {
     /// client that did not declare the tasks extension gets `-32021` naming it. On a session
     /// (where the extension does not exist) the call goes on synchronously.
     pub fn require_task(&self) -> Result<(), Error> {
-        match &self.mode {
-            Mode::Task {
+        match &self.era {
+            OwnedEra::Task {
                 slot: Some(slot), ..
             } => slot.start(),
-            Mode::Task { slot: None, .. } => Err(tasks::extension_required()),
+            OwnedEra::Task { slot: None, .. } => Err(tasks::extension_required()),
             _ => Ok(()),
         }
     }
@@ -345,8 +347,8 @@ impl RequestContext {
     }
 
     fn task_slot(&self) -> Option<&Arc<TaskSlot>> {
-        match &self.mode {
-            Mode::Task { slot, .. } => slot.as_ref(),
+        match &self.era {
+            OwnedEra::Task { slot, .. } => slot.as_ref(),
             _ => None,
         }
     }
@@ -369,23 +371,23 @@ impl RequestContext {
     /// Ends this request's SSE connection without ending its stream, so the client reconnects
     /// with `Last-Event-ID` (2025-11-25 polling). Later messages wait in the replay window.
     pub fn close_sse_stream(&self) {
-        if let Mode::Session {
+        if let OwnedEra::Session {
             outbound: Some(outbound),
             ..
-        } = &self.mode
+        } = &self.era
         {
             outbound.detach();
         }
     }
 
     fn notify(&self, method: &str, params: Value) {
-        let outbound = match &self.mode {
-            Mode::Detached => return,
-            Mode::Session { outbound, .. } => outbound.as_ref(),
-            Mode::Round(round) => Some(&round.outbound),
+        let outbound = match &self.era {
+            OwnedEra::Detached => return,
+            OwnedEra::Session { outbound, .. } => outbound.as_ref(),
+            OwnedEra::Round(round) => Some(&round.outbound),
             // A task reports through `tasks/get`, not notifications.
-            Mode::Task { .. } if self.task_id().is_some() => return,
-            Mode::Task { round, .. } => Some(&round.outbound),
+            OwnedEra::Task { .. } if self.task_id().is_some() => return,
+            OwnedEra::Task { round, .. } => Some(&round.outbound),
         };
         if let Some(outbound) = outbound {
             outbound
@@ -409,7 +411,7 @@ impl RequestContext {
             #[cfg(feature = "trace")]
             trace_context: None,
             notifier: Some(notifier),
-            mode: Mode::Session {
+            era: OwnedEra::Session {
                 session,
                 outbound,
                 client_request_timeout_ms: u32::try_from(client_request_timeout.as_millis())
@@ -433,7 +435,7 @@ impl RequestContext {
             #[cfg(feature = "trace")]
             trace_context: None,
             notifier: Some(notifier),
-            mode: Mode::Round(Round {
+            era: OwnedEra::Round(Round {
                 capabilities,
                 log_level,
                 outbound,
@@ -442,13 +444,13 @@ impl RequestContext {
     }
 
     /// This stateless round as a `tools/call` that may become a task (through `slot`, when
-    /// the client declared the extension). A context of another mode is returned unchanged.
+    /// the client declared the extension). A context of another era is returned unchanged.
     pub(crate) fn into_task(self, slot: Option<Arc<TaskSlot>>) -> Self {
-        let mode = match self.mode {
-            Mode::Round(round) => Mode::Task { round, slot },
+        let era = match self.era {
+            OwnedEra::Round(round) => OwnedEra::Task { round, slot },
             other => other,
         };
-        Self { mode, ..self }
+        Self { era, ..self }
     }
 
     pub(crate) fn with_progress_token(mut self, token: Option<&RawValue>) -> Self {
@@ -456,10 +458,10 @@ impl RequestContext {
         self
     }
 
-    /// The outbound that keeps the round of a stateless request (`None` in other modes).
+    /// The outbound that keeps the round of a stateless request (`None` in other eras).
     pub(crate) fn round_outbound(&self) -> Option<&Outbound> {
-        match &self.mode {
-            Mode::Round(round) | Mode::Task { round, .. } => Some(&round.outbound),
+        match &self.era {
+            OwnedEra::Round(round) | OwnedEra::Task { round, .. } => Some(&round.outbound),
             _ => None,
         }
     }

@@ -365,7 +365,7 @@ pub fn run_with<D: Dispatch>(
             let server = build(config);
             println!(
                 "{}",
-                version_line(server.engine.dispatch.contract().catalog())
+                version_line(server.engine.dispatch().contract().catalog())
             );
             return ExitCode::SUCCESS;
         }
@@ -393,7 +393,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
         Err(Exit::Version) => {
             println!(
                 "{}",
-                version_line(server.engine.dispatch.contract().catalog())
+                version_line(server.engine.dispatch().contract().catalog())
             );
             return ExitCode::SUCCESS;
         }
@@ -401,7 +401,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     };
     let _telemetry = match start_logging(
         &args,
-        server.engine.dispatch.contract().catalog().server.name,
+        server.engine.dispatch().contract().catalog().server.name,
     ) {
         Ok(telemetry) => telemetry,
         Err(code) => return code,
@@ -478,20 +478,7 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
     let Some(engine) = Arc::get_mut(&mut server.engine) else {
         return Err("flags and MCP_* variables cannot change a server that was cloned before entry::run: build it in entry::run_with's closure, or set its Config".into());
     };
-    let mut config = args.config.clone();
-    // The contract's scopes are published with the metadata, as McpServer::with_config does.
-    if let Some(auth) = config.auth.take() {
-        config.auth = Some(auth.support_scopes(engine.dispatch.contract().scopes_supported()));
-    }
-    engine.config = config;
-    engine.sealer = crate::server::sealer(&engine.config);
-    // Shared buckets, if the server's stores have them, stay (the stores are not rebuilt).
-    let buckets = engine.limiter.as_ref().and_then(|l| l.shared_buckets());
-    engine.limiter = crate::rate_limit::Limiter::of(
-        engine.config.rate_limits.as_ref(),
-        &engine.dispatch,
-        buckets,
-    );
+    engine.reconfigure(args.config.clone());
     Ok(())
 }
 

@@ -136,7 +136,6 @@ mod durations;
 mod engine;
 pub mod entry;
 mod error;
-mod expiry;
 mod future;
 pub mod generated_support;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.

@@ -75,12 +75,12 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The configuration.
     pub fn config(&self) -> &Config {
-        &self.engine.config
+        self.engine.config()
     }
 
     /// The handle to announce list changes and resource updates.
     pub fn notifier(&self) -> Notifier {
-        self.engine.notifier.clone()
+        self.engine.notifier().clone()
     }
 
     /// The session store.
@@ -90,7 +90,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The generated dispatch.
     pub fn dispatch(&self) -> &D {
-        &self.engine.dispatch
+        self.engine.dispatch()
     }
 
     /// [`McpServer::load`] as a function of its own (a clone of the server inside): what a
@@ -108,18 +108,7 @@ impl<D: Dispatch> McpServer<D> {
     /// (one lock each, through [`SessionStore::for_each`]): cheap for a scrape every few
     /// seconds, not meant for every request.
     pub fn load(&self) -> Load {
-        let mut load = Load {
-            sessions: self.engine.sessions().len(),
-            listen_streams: self.engine.notifier.listen_streams(),
-            tasks_held: self.engine.tasks.held(),
-            tasks_running: self.engine.tasks.running_here(),
-            rate_limit_fallbacks: self
-                .engine
-                .limiter
-                .as_ref()
-                .map_or(0, crate::rate_limit::Limiter::fallbacks),
-            ..Load::default()
-        };
+        let mut load = self.engine.load();
         self.engine.sessions().for_each(&mut |session| {
             load.in_flight += session.in_flight();
             load.pending_client_requests += session.pending_client_requests();

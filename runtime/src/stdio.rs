@@ -26,9 +26,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
 use crate::dispatch::Dispatch;
+use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::method::Method;
-use crate::engine::run::{Identity, Started};
+use crate::engine::run::Started;
 use crate::engine::sessions::{Keep, Opened, Refusal};
 use crate::engine::stateless as era;
 use crate::engine::{answer_key, batch, cancelled_id, id_key, Engine};
@@ -58,7 +59,7 @@ where
     // Unbounded because the engine sends on it without waiting (`Outbound::lines`); the bound
     // is the backlog, which stops the reader.
     let (tx, rx) = mpsc::unbounded_channel::<String>();
-    let backlog = Arc::new(Backlog::new(server.engine.config.stdio_output_limit));
+    let backlog = Arc::new(Backlog::new(server.engine.config().stdio_output_limit));
     let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
     let mut peer = Peer {
         engine: server.engine.clone(),
@@ -69,7 +70,7 @@ where
         listeners: JoinSet::new(),
         in_flight: Arc::default(),
     };
-    let limit = server.engine.config.body_limit;
+    let limit = server.engine.config().body_limit;
     let mut input = BufReader::new(input);
     let mut bytes = Vec::new();
     loop {
@@ -231,7 +232,7 @@ impl<D: Dispatch> Peer<D> {
                     }) => {
                         self.notified = Some(
                             self.engine
-                                .notifier
+                                .notifier()
                                 .attach_lines(&created, self.out.clone()),
                         );
                         *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(created);
@@ -277,9 +278,9 @@ impl<D: Dispatch> Peer<D> {
         if let Err(refused) = session.admits(&key) {
             return self.send(error_response(Some(request.id), &refused.error()));
         }
-        let started =
-            self.engine
-                .start_stdio(Identity::Session(session.clone()), request, outbound);
+        let started = self
+            .engine
+            .start_stdio(Era::Session(&session), request, outbound);
         let canceller = started.outbound.clone();
         // Admitted just above, and this peer alone starts the session's requests.
         let _ = session.track(&key, move || canceller.cancel());
@@ -299,7 +300,7 @@ impl<D: Dispatch> Peer<D> {
     fn stateless(&mut self, request: Request<'_>) {
         let id = request.id;
         let checked = era::checked_meta(request).and_then(|checked| {
-            let has_skills = !self.engine.dispatch.contract().skills().is_empty();
+            let has_skills = self.engine.has_skills();
             let version = era::checked_version_and_method(&checked, has_skills)?;
             Ok((version, checked))
         });
@@ -310,16 +311,16 @@ impl<D: Dispatch> Peer<D> {
         if checked.method == Method::Listen {
             return self.listen(id, checked.request.params.raw());
         }
-        let identity = Identity::Stateless {
+        let stateless = Era::Stateless(Stateless {
             version,
             meta: checked.meta,
-        };
+        });
         let request = checked.request;
         let outbound = Outbound::lines(self.out.clone());
         let Some(registered) = self.in_flight.register(id_key(id), &outbound) else {
             return self.send(error_response(Some(id), &id_in_use()));
         };
-        let started = self.engine.start_stdio(identity, request, outbound);
+        let started = self.engine.start_stdio(stateless, request, outbound);
         self.running
             .spawn(answer_lines(started, self.out.clone(), registered));
     }

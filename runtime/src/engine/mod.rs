@@ -7,8 +7,11 @@
 //! codes or stdout lines: it produces [`Reply`](crate::outbound::Reply) values, which the
 //! transports frame.
 
+mod access;
 pub(crate) mod batch;
 mod calls;
+pub(crate) mod era;
+mod expiry;
 pub(crate) mod fixed_name;
 pub(crate) mod incoming;
 pub(crate) mod limits;
@@ -18,6 +21,7 @@ pub(crate) mod run;
 pub(crate) mod sessions;
 pub(crate) mod stateless;
 
+pub(crate) use era::Era;
 pub(crate) use sessions::{answer_text, unavailable};
 use sessions::{session_bus_event, session_method};
 
@@ -47,15 +51,6 @@ use crate::tasks::{self, Tasks};
 use crate::telemetry::{TraceHeaders, Transport};
 use incoming::Params;
 use method::Method;
-
-/// Which era a request belongs to, decided once at the transport's edge.
-#[derive(Clone, Copy)]
-pub(crate) enum Era<'s> {
-    /// A request of this session (2025-03-26 .. 2025-11-25).
-    Session(&'s Arc<Session>),
-    /// A stateless 2026-07-28 request, whose `_meta` was checked.
-    Stateless,
-}
 
 /// A request's params kept past its bytes, as the method table reads them: a call's members
 /// (with `_meta` already consumed), or the raw text the other methods decode themselves.
@@ -103,10 +98,11 @@ impl OwnedParams {
 }
 
 /// Everything a server shares between its requests: the generated dispatch, the
-/// configuration, the stores and the results that never change.
+/// configuration, the stores and the results that never change. Its fields are its own: the
+/// rest of the runtime reads them through the accessors of `access.rs`, or asks the engine.
 pub(crate) struct Engine<D> {
-    pub(crate) dispatch: D,
-    pub(crate) config: Config,
+    dispatch: D,
+    config: Config,
     /// The sessions: reached through the session lifecycle (`sessions.rs`), not by the
     /// transports.
     store: Arc<dyn SessionStore>,
@@ -115,38 +111,38 @@ pub(crate) struct Engine<D> {
     shared_sessions: Option<Arc<dyn SharedSessions>>,
     /// Carries what the other instances must hear (answers and cancellations meant for a
     /// request another instance runs).
-    pub(crate) bus: Arc<dyn Bus>,
-    pub(crate) notifier: Notifier,
-    pub(crate) sealer: StateSealer,
+    bus: Arc<dyn Bus>,
+    notifier: Notifier,
+    sealer: StateSealer,
     /// The tool arguments mirrored in `Mcp-Param-*` headers (read from the catalog).
-    pub(crate) param_headers: ParamHeaders,
+    param_headers: ParamHeaders,
     /// Tool calls that became tasks.
-    pub(crate) tasks: Arc<Tasks>,
+    tasks: Arc<Tasks>,
     /// The `initialize` result of each revision, built on first use (it never changes).
     initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
     /// The `server/discover` result, built on first use.
     discover_result: OnceLock<String>,
-    /// Whether the expiry sweep runs (`crate::expiry`).
-    pub(crate) expiry_started: std::sync::atomic::AtomicBool,
+    /// Whether the expiry sweep runs (`expiry.rs`).
+    expiry_started: std::sync::atomic::AtomicBool,
     /// The tool descriptors of 2024-11-05 (without `annotations`), built on first use.
     legacy_tools: OnceLock<Box<[String]>>,
     /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport (`Config::legacy_sse`):
     /// kept here, reached through the engine every request already holds, so the option costs
     /// `/mcp` requests nothing (empty when off).
-    pub(crate) legacy_sse: Arc<crate::legacy_streams::Connections>,
+    legacy_sse: Arc<crate::legacy_streams::Connections>,
     /// Where the other instances' events arrive (the bus holds it weakly: it lives as long as
     /// the engine).
     _bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync>,
     /// The log of broadcasts shared by the instances, if any: resumptions of a standalone
     /// stream read it.
-    pub(crate) event_log: Option<Arc<dyn crate::event_log::EventLog>>,
+    event_log: Option<Arc<dyn crate::event_log::EventLog>>,
     /// The streams of shared sessions this instance asked another to relay.
-    pub(crate) relays: Arc<crate::relay::Relays>,
+    relays: Arc<crate::relay::Relays>,
     /// Where the log's entries arrive (held weakly by the log).
     _log_delivery: Option<Arc<dyn Fn(crate::event_log::Logged) + Send + Sync>>,
     /// The rate limits' buckets, when the configuration or the contract sets a limit
     /// (`crate::rate_limit`); `None`: nothing is checked.
-    pub(crate) limiter: Option<crate::rate_limit::Limiter>,
+    limiter: Option<crate::rate_limit::Limiter>,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -240,7 +236,7 @@ impl<D: Dispatch> Engine<D> {
     /// the size the allocator's per-thread cache serves (1,032 bytes in glibc).
     pub(crate) async fn handle(
         &self,
-        era: Era<'_>,
+        era: Era<'_, ()>,
         method: Method,
         name: &str,
         params: &OwnedParams,
@@ -248,7 +244,7 @@ impl<D: Dispatch> Engine<D> {
     ) -> Result<JsonText, RpcError> {
         let served = match era {
             Era::Session(_) => method.in_sessions(),
-            Era::Stateless => method.in_stateless(),
+            Era::Stateless(()) => method.in_stateless(),
         };
         if !served {
             return Err(RpcError::method_not_found(name));
@@ -311,7 +307,7 @@ impl<D: Dispatch> Engine<D> {
         };
         Ok(match era {
             Era::Session(_) => result,
-            Era::Stateless => {
+            Era::Stateless(()) => {
                 // A read that took client input is specific to that exchange: never cached.
                 let cache = match retried {
                     true => Some((0, "private")),
@@ -402,7 +398,7 @@ impl<D: Dispatch> Engine<D> {
         let (_, trace) = crate::telemetry::start_outside_engine(
             "initialize",
             "initialize",
-            crate::telemetry::EraName::Session,
+            era::SESSION,
             transport,
             None,
             params,

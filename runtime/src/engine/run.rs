@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use tokio::sync::oneshot;
 
+use super::era::Stateless;
 use super::incoming::{Params, Request};
 use super::method::Method;
 use super::stateless::{capabilities_of, log_rank};
@@ -21,24 +22,14 @@ use crate::dispatch::{BoxFuture, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
 use crate::outbound::{Outbound, Outcome, Reply};
-use crate::params::{self, RequestMeta};
-use crate::protocol::ProtocolVersion;
+use crate::params;
+#[cfg(feature = "trace")]
+use crate::params::RequestMeta;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
 #[cfg(feature = "trace")]
-use crate::telemetry::{self, EraName, RequestTrace, TraceContext};
+use crate::telemetry::{self, RequestTrace, TraceContext};
 use crate::telemetry::{TraceHeaders, Transport};
-
-/// Who is asking, decided once at the transport's edge.
-pub(crate) enum Identity<'a> {
-    /// The client of this session.
-    Session(Arc<Session>),
-    /// A stateless client, whose `_meta` passed the era's checks.
-    Stateless {
-        version: ProtocolVersion,
-        meta: RequestMeta<'a>,
-    },
-}
 
 /// A started request: what its transport awaits and frames.
 pub(crate) struct Started {
@@ -52,27 +43,27 @@ pub(crate) struct Started {
 }
 
 impl<D: Dispatch> Engine<D> {
-    /// Starts `request` for `identity`, its messages going to `outbound`, over HTTP (the
+    /// Starts `request` of `era`, its messages going to `outbound`, over HTTP (the
     /// 2024-11-05 SSE transport; the span's `network.transport`).
     pub(crate) fn start(
         self: &Arc<Self>,
-        identity: Identity<'_>,
+        era: Era<'_>,
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
-        self.start_as(identity, None, TraceHeaders::default(), request, outbound)
+        self.start_as(era, None, TraceHeaders::default(), request, outbound)
     }
 
     /// [`start`](Self::start) for a request that came over stdio.
     pub(crate) fn start_stdio(
         self: &Arc<Self>,
-        identity: Identity<'_>,
+        era: Era<'_>,
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
         self.start_over(
             Transport::Stdio,
-            identity,
+            era,
             None,
             TraceHeaders::default(),
             request,
@@ -90,7 +81,7 @@ impl<D: Dispatch> Engine<D> {
     /// `trace_headers` is zero-sized and nothing here differs from a runtime without telemetry.
     pub(crate) fn start_as(
         self: &Arc<Self>,
-        identity: Identity<'_>,
+        era: Era<'_>,
         principal: Option<Arc<Principal>>,
         trace_headers: TraceHeaders<'_>,
         request: Request<'_>,
@@ -98,7 +89,7 @@ impl<D: Dispatch> Engine<D> {
     ) -> Started {
         self.start_over(
             Transport::Http,
-            identity,
+            era,
             principal,
             trace_headers,
             request,
@@ -111,7 +102,7 @@ impl<D: Dispatch> Engine<D> {
     fn start_over(
         self: &Arc<Self>,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] transport: Transport,
-        identity: Identity<'_>,
+        era: Era<'_>,
         principal: Option<Arc<Principal>>,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
             '_,
@@ -120,20 +111,11 @@ impl<D: Dispatch> Engine<D> {
         outbound: Outbound,
     ) -> Started {
         let method = Method::of(request.method);
-        let mut ctx = match &identity {
-            Identity::Session(session) => self.session_context(session, Some(outbound.clone())),
-            Identity::Stateless { version, meta } => RequestContext::in_round(
-                *version,
-                capabilities_of(meta.client_capabilities),
-                log_rank(meta),
-                outbound.clone(),
-                self.notifier.clone(),
-            ),
-        };
+        let mut ctx = self.context_for(&era, &outbound);
         // The progress token is the one member of `_meta` the work reads: it goes into the
         // context now, and the params are kept without `_meta`.
-        let token = match (&identity, &request.params) {
-            (Identity::Stateless { meta, .. }, _) => meta.progress_token,
+        let token = match (&era, &request.params) {
+            (Era::Stateless(Stateless { meta, .. }), _) => meta.progress_token,
             (_, Params::Members(members)) => members.progress_token(),
             (_, Params::Raw(raw)) => params::progress_token(*raw),
         };
@@ -146,7 +128,7 @@ impl<D: Dispatch> Engine<D> {
         #[cfg(feature = "trace")]
         let trace = {
             let (trace_context, trace) = start_trace(
-                &identity,
+                &era,
                 &request,
                 method,
                 transport,
@@ -183,13 +165,13 @@ impl<D: Dispatch> Engine<D> {
             #[cfg(feature = "trace")]
             trace,
         };
-        let started = match identity {
-            Identity::Session(session) => Started {
-                work: call.in_session(session, ctx, outbound.clone()),
+        let started = match era {
+            Era::Session(session) => Started {
+                work: call.in_session(session.clone(), ctx, outbound.clone()),
                 outbound,
                 task_reply: None,
             },
-            Identity::Stateless { .. } => {
+            Era::Stateless(_) => {
                 let (work, task_reply) = call.stateless(ctx);
                 Started {
                     work,
@@ -204,6 +186,25 @@ impl<D: Dispatch> Engine<D> {
     }
 }
 
+impl<D: Dispatch> Engine<D> {
+    /// The context `era` gives a request, its messages going to `outbound`: the context's own
+    /// form of the era (it owns the session, or what the stateless `_meta` declared, and
+    /// outlives the request's bytes).
+    #[inline]
+    pub(crate) fn context_for(&self, era: &Era<'_>, outbound: &Outbound) -> RequestContext {
+        match era {
+            Era::Session(session) => self.session_context(session, Some(outbound.clone())),
+            Era::Stateless(Stateless { version, meta }) => RequestContext::in_round(
+                *version,
+                capabilities_of(meta.client_capabilities),
+                log_rank(meta),
+                outbound.clone(),
+                self.notifier.clone(),
+            ),
+        }
+    }
+}
+
 /// The request's W3C trace context and its telemetry (feature `trace`). The context comes
 /// from `_meta` (a call's members and a stateless request's `_meta` were read with it; raw
 /// params are probed only when the span is on, or for a call read without its members, rare,
@@ -211,7 +212,7 @@ impl<D: Dispatch> Engine<D> {
 /// when [`telemetry::wanted`].
 #[cfg(feature = "trace")]
 fn start_trace(
-    identity: &Identity<'_>,
+    era: &Era<'_>,
     request: &Request<'_>,
     method: Method,
     transport: Transport,
@@ -220,13 +221,13 @@ fn start_trace(
 ) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
     #[cfg(feature = "otel")]
     let passback = return_traces
-        .then(|| asked_passback(identity, request, method))
+        .then(|| asked_passback(era, request, method))
         .flatten();
     #[cfg(not(feature = "otel"))]
     let passback = None;
     let wanted = telemetry::wanted() || passback.is_some();
-    let meta_trace = match (identity, &request.params) {
-        (Identity::Stateless { meta, .. }, _) => meta.trace(),
+    let meta_trace = match (era, &request.params) {
+        (Era::Stateless(Stateless { meta, .. }), _) => meta.trace(),
         (_, Params::Members(members)) => members.meta.as_ref().and_then(RequestMeta::trace),
         (_, Params::Raw(raw)) if wanted || method.is_call() => params::trace_meta(*raw),
         (_, Params::Raw(_)) => None,
@@ -237,14 +238,14 @@ fn start_trace(
         None
     };
     let trace = wanted.then(|| {
-        let (era, session, version) = match identity {
-            Identity::Session(session) => (EraName::Session, Some(session.id()), session.version()),
-            Identity::Stateless { version, .. } => (EraName::Stateless, None, *version),
+        let (session, version) = match era {
+            Era::Session(session) => (Some(session.id()), session.version()),
+            Era::Stateless(Stateless { version, .. }) => (None, *version),
         };
         let trace = RequestTrace::start(telemetry::Start {
             method: request.method,
             label: method.name().unwrap_or("other"),
-            era,
+            era: era.name(),
             transport,
             id: Some(request.id),
             session,
@@ -268,7 +269,7 @@ fn start_trace(
 /// names the first and the last), read with the call's members.
 #[cfg(feature = "otel")]
 fn asked_passback(
-    identity: &Identity<'_>,
+    era: &Era<'_>,
     request: &Request<'_>,
     method: Method,
 ) -> Option<telemetry::Asked> {
@@ -278,8 +279,8 @@ fn asked_passback(
     ) {
         return None;
     }
-    match (identity, &request.params) {
-        (Identity::Stateless { meta, .. }, _) => meta.otel,
+    match (era, &request.params) {
+        (Era::Stateless(Stateless { meta, .. }), _) => meta.otel,
         (_, Params::Members(members)) => members.meta.as_ref().and_then(|meta| meta.otel),
         (_, Params::Raw(_)) => None,
     }
@@ -391,7 +392,7 @@ impl<D: Dispatch> Call<D> {
         };
         let work = Box::pin(async move {
             let handled = Box::pin(self.engine.handle(
-                Era::Stateless,
+                Era::Stateless(()),
                 self.method,
                 &self.name,
                 &self.params,

@@ -326,7 +326,7 @@ fn answer_of(text: &str) -> Option<crate::session::ClientAnswer> {
 /// session (the method table lets no other era reach them), and the change a shared store
 /// must be told of.
 pub(super) fn session_method(
-    era: Era<'_>,
+    era: Era<'_, ()>,
     method: Method,
     raw: Option<&RawValue>,
 ) -> Result<(JsonText, Option<SessionChange>), RpcError> {

@@ -33,7 +33,7 @@ impl<D: Dispatch> McpServer<D> {
             Err(response) => return *response,
         };
         open_here(&session, last_event_id(headers))
-            .unwrap_or_else(|error| cannot_resume(error, self.engine.config.replay_window))
+            .unwrap_or_else(|error| cannot_resume(error, self.engine.config().replay_window))
     }
 
     /// GET with `Last-Event-ID` when instances share the sessions: the standalone stream
@@ -44,11 +44,11 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(response) => return *response,
         };
-        let window = self.engine.config.replay_window;
+        let window = self.engine.config().replay_window;
         let Some((stream, after)) = last_event_id(headers).and_then(parse_event_id) else {
             return cannot_resume(ResumeError::Unknown, window);
         };
-        if let (STANDALONE, Some(log)) = (stream, &self.engine.event_log) {
+        if let (STANDALONE, Some(log)) = (stream, self.engine.event_log()) {
             return self.resume_from_log(&**log, &session, after).await;
         }
         match open_here(&session, last_event_id(headers)) {
@@ -73,7 +73,7 @@ impl<D: Dispatch> McpServer<D> {
         let entries = match log.after(after).await {
             Ok(entries) => entries,
             Err(ReplayError::Unknown) => {
-                return cannot_resume(ResumeError::Unknown, self.engine.config.replay_window)
+                return cannot_resume(ResumeError::Unknown, self.engine.config().replay_window)
             }
             Err(ReplayError::Lost) => return lost_from_log(),
             Err(ReplayError::Unavailable(error)) => {
@@ -100,10 +100,7 @@ impl<D: Dispatch> McpServer<D> {
     /// none answers within [`relay::FIRST_PART_WITHIN`], 410 when its events after the id are
     /// gone.
     async fn resume_elsewhere(&self, session: &Session, stream: u32, after: u64) -> Response<Body> {
-        let mut waiting = self
-            .engine
-            .relays
-            .ask(&*self.engine.bus, session.id(), stream, after);
+        let mut waiting = self.engine.ask_relay(session.id(), stream, after);
         let first = tokio::time::timeout(relay::FIRST_PART_WITHIN, waiting.parts.recv()).await;
         match first {
             Ok(Some(RelayPart::Events { sse })) => {
@@ -112,7 +109,7 @@ impl<D: Dispatch> McpServer<D> {
                 opened_with(sse.as_bytes(), rx)
             }
             Ok(Some(RelayPart::Lost)) => {
-                cannot_resume(ResumeError::Lost, self.engine.config.replay_window)
+                cannot_resume(ResumeError::Lost, self.engine.config().replay_window)
             }
             _ => bad_request(
                 "Bad Request: Last-Event-ID names no stream an instance serving this session holds",

@@ -55,7 +55,7 @@ impl<D: Dispatch> McpServer<D> {
         if method != Method::POST {
             return method_not_allowed("POST");
         }
-        let config = &self.engine.config;
+        let config = self.engine.config();
         let bytes = match request_body::read_post(headers, body, config, Accepts::JsonIfSent).await
         {
             Ok(bytes) => bytes,
@@ -65,14 +65,14 @@ impl<D: Dispatch> McpServer<D> {
             Ok(text) => text,
             Err(refused) => return *refused,
         };
-        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
-            let dispatch = &self.engine.dispatch;
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config().auth) {
+            let dispatch = self.engine.dispatch();
             if let Some(refused) = super::auth::plain_scope_refusal(dispatch, auth, principal, text)
             {
                 return refused;
             }
         }
-        if self.engine.limiter.is_some() {
+        if self.engine.limits_rates() {
             let principal = headers.principal.as_deref();
             let refused = if self.engine.limits_shared() {
                 let caller = headers.caller();
@@ -118,7 +118,7 @@ impl<D: Dispatch> McpServer<D> {
         principal: Option<&Arc<Principal>>,
         trace_headers: TraceHeaders<'_>,
     ) -> Response<Body> {
-        let config = &self.engine.config;
+        let config = self.engine.config();
         let messages = match incoming::read_batch(text).and_then(|messages| {
             incoming::check_batch_len(&messages, config.max_batch_len).map(|()| messages)
         }) {
@@ -206,7 +206,7 @@ impl<D: Dispatch> McpServer<D> {
         let ctx = RequestContext::default().with_principal(principal.cloned());
         #[cfg(feature = "trace")]
         {
-            use crate::telemetry::{start_outside_engine, EraName, Transport};
+            use crate::telemetry::{start_outside_engine, Transport, PLAIN_JSONRPC_ERA};
             use tracing::Instrument;
             let label = if method == DISCOVER {
                 DISCOVER
@@ -216,7 +216,7 @@ impl<D: Dispatch> McpServer<D> {
             let (context, trace) = start_outside_engine(
                 method,
                 label,
-                EraName::JsonRpc,
+                PLAIN_JSONRPC_ERA,
                 Transport::Http,
                 id,
                 params,
@@ -246,7 +246,7 @@ impl<D: Dispatch> McpServer<D> {
         params: Option<&RawValue>,
         ctx: RequestContext,
     ) -> Result<Cow<'static, str>, RpcError> {
-        let dispatch = &self.engine.dispatch;
+        let dispatch = self.engine.dispatch();
         if method == DISCOVER {
             if params.is_some_and(|p| !matches!(p.get().trim(), "[]" | "{}")) {
                 return Err(RpcError::invalid_params(
@@ -259,7 +259,7 @@ impl<D: Dispatch> McpServer<D> {
                 .map(Cow::Borrowed)
                 .ok_or_else(|| RpcError::method_not_found(method));
         }
-        let call = match crate::audit::recording(self.engine.config.audit.as_ref()) {
+        let call = match crate::audit::recording(self.engine.config().audit.as_ref()) {
             None => dispatch.call_method(method, params, ctx),
             Some(audit) => crate::middleware::call_method(audit, dispatch, method, params, ctx),
         }

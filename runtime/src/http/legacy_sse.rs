@@ -33,8 +33,8 @@ use super::response::{
 use super::Body;
 use crate::config::Config;
 use crate::dispatch::Dispatch;
+use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
-use crate::engine::run::Identity;
 use crate::engine::sessions::{Keep, Refusal};
 use crate::engine::{answer_key, id_key, Engine};
 use crate::events::{Delivery, CONNECTION_QUEUE};
@@ -90,7 +90,7 @@ impl<D: Dispatch> McpServer<D> {
                 None,
             );
         }
-        let config = &self.engine.config;
+        let config = self.engine.config();
         let id = crate::ids::random_id();
         let (lines, lines_rx) = mpsc::unbounded_channel();
         let (attach, attached) = oneshot::channel();
@@ -102,7 +102,7 @@ impl<D: Dispatch> McpServer<D> {
         });
         {
             // Every open stream may become a session: the same bound.
-            let mut open = lock(&self.engine.legacy_sse.open);
+            let mut open = lock(&self.engine.legacy_streams().open);
             if open.len() >= config.max_sessions {
                 drop(open);
                 tracing::warn!(
@@ -117,7 +117,7 @@ impl<D: Dispatch> McpServer<D> {
         tokio::spawn(write_stream(Writer {
             id: id.clone(),
             connection,
-            connections: self.engine.legacy_sse.clone(),
+            connections: self.engine.legacy_streams().clone(),
             engine: self.engine.clone(),
             stream,
             lines: lines_rx,
@@ -144,10 +144,10 @@ impl<D: Dispatch> McpServer<D> {
         let Some(id) = query.and_then(session_id_of) else {
             return bad_request("Bad Request: the sessionId query parameter is required");
         };
-        let Some(connection) = self.engine.legacy_sse.get(id) else {
+        let Some(connection) = self.engine.legacy_streams().get(id) else {
             return session_not_found();
         };
-        let config = &self.engine.config;
+        let config = self.engine.config();
         let bytes = match request_body::read_post(headers, body, config, Accepts::Anything).await {
             Ok(bytes) => bytes,
             Err(refused) => return refused,
@@ -306,9 +306,7 @@ impl<D: Dispatch> McpServer<D> {
             return connection.send(error_response(Some(id), &refused.error()));
         }
         let outbound = Outbound::lines(connection.lines.clone());
-        let started = self
-            .engine
-            .start(Identity::Session(session.clone()), request, outbound);
+        let started = self.engine.start(Era::Session(&session), request, outbound);
         let canceller = started.outbound.clone();
         // Checked just above; another POST of the same id racing this one loses here.
         if let Err(refused) = session.track(&key, move || canceller.cancel()) {

@@ -60,32 +60,32 @@ impl<D: Dispatch> McpServer<D> {
     ) -> std::io::Result<()> {
         let local: SocketAddr = listener.local_addr()?;
         tracing::info!("MCP server listening on http://{local}{ENDPOINT}");
-        if let Some(path) = &self.engine.config.jsonrpc_path {
+        if let Some(path) = &self.engine.config().jsonrpc_path {
             tracing::info!("plain JSON-RPC endpoint on http://{local}{path}");
         }
         self.warn_if_unreachable(local);
         self.engine.start_expiry();
         let max_connections = self
             .engine
-            .config
+            .config()
             .max_connections
             .clamp(1, u32::MAX as usize);
         let open = Arc::new(Semaphore::new(max_connections));
-        let peers = Peers::new(self.engine.config.max_connections_per_peer);
+        let peers = Peers::new(self.engine.config().max_connections_per_peer);
         let supervisor = Arc::new(Supervisor::default());
         let idle_closer = tokio::spawn(
             supervisor
                 .clone()
-                .close_idle(self.engine.config.idle_connection_timeout),
+                .close_idle(self.engine.config().idle_connection_timeout),
         );
-        crate::server::warn_if_random_state_key(&self.engine.config);
+        crate::server::warn_if_random_state_key(self.engine.config());
         let watched = super::probes::Watched {
-            event_log: self.engine.event_log.clone(),
-            auth: self.engine.config.auth.clone(),
-            checks: self.engine.config.readiness.checks(),
+            event_log: self.engine.event_log().cloned(),
+            auth: self.engine.config().auth.clone(),
+            checks: self.engine.config().readiness.checks(),
         };
-        let readiness = self.engine.config.readiness.clone();
-        let watcher = (self.engine.config.ready_path.is_some() && !watched.is_empty())
+        let readiness = self.engine.config().readiness.clone();
+        let watcher = (self.engine.config().ready_path.is_some() && !watched.is_empty())
             .then(|| tokio::spawn(super::probes::watch(watched, readiness.clone())));
         let mut shutdown = std::pin::pin!(shutdown);
         let mut backoff = FIRST_ACCEPT_BACKOFF;
@@ -128,7 +128,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         let drain = self.drain(&supervisor, open, max_connections as u32);
         let probed =
-            self.engine.config.health_path.is_some() || self.engine.config.ready_path.is_some();
+            self.engine.config().health_path.is_some() || self.engine.config().ready_path.is_some();
         if probed {
             // The listener stays open while the connections drain, so that probes see the
             // server draining (503 ready, 200 alive) instead of a refused connection.
@@ -157,7 +157,7 @@ impl<D: Dispatch> McpServer<D> {
             tokio::spawn(async move {
                 let _permit = permit;
                 let service = hyper::service::service_fn(move |request: http::Request<_>| {
-                    let config = &server.engine.config;
+                    let config = server.engine.config();
                     let response = match super::probes::probe_at(request.uri().path(), config) {
                         Some(probe) => {
                             super::probes::answer(probe, request.method(), &config.readiness)
@@ -177,7 +177,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The graceful part of a shutdown, once no connection is accepted any more.
     async fn drain(&self, supervisor: &Supervisor, open: Arc<Semaphore>, all: u32) {
-        let grace = self.engine.config.shutdown_grace;
+        let grace = self.engine.config().shutdown_grace;
         let connections = all as usize - open.available_permits();
         tracing::info!(
             connections,
@@ -186,7 +186,7 @@ impl<D: Dispatch> McpServer<D> {
         );
         supervisor.finish_all();
         self.engine.end_long_lived_streams();
-        self.engine.legacy_sse.end_all();
+        self.engine.legacy_streams().end_all();
         match tokio::time::timeout(grace, open.acquire_many(all)).await {
             Ok(_) => tracing::info!("shut down: every connection closed"),
             Err(_) => tracing::warn!(
@@ -210,17 +210,13 @@ impl<D: Dispatch> McpServer<D> {
         let control = registration.control().clone();
         // Without TCP_NODELAY a small SSE frame waits for the peer's delayed ACK.
         let _ = stream.set_nodelay(true);
-        let config = &self.engine.config;
+        let config = self.engine.config();
         let mut http = hyper::server::conn::http1::Builder::new();
         http.max_header_size(config.max_header_bytes.max(1));
         let server = self.clone();
         let requests = control.clone();
         // Hashed once per connection, and only when some rate limit may count peers.
-        let peer_key = self
-            .engine
-            .limiter
-            .as_ref()
-            .map(|limiter| limiter.peer_key(peer.ip()));
+        let peer_key = self.engine.rate_peer_key(peer.ip());
         // Boxed: hyper moves each request's future into a slot of the connection, last
         // written one turn of all connections ago and cold by now; a box reuses the block the
         // previous request just freed, still in cache (measured: 1.5 µs less user CPU per
@@ -279,7 +275,7 @@ impl<D: Dispatch> McpServer<D> {
         let loopback_names = ["localhost", "127.0.0.1", "::1"];
         let only_loopback = self
             .engine
-            .config
+            .config()
             .allowed_hosts
             .iter()
             .all(|host| loopback_names.contains(&host.as_str()));

@@ -105,7 +105,7 @@ impl<D: Dispatch> McpServer<D> {
         let route = if parts.uri.path() == ENDPOINT {
             Route::Mcp
         } else {
-            match routes::off_endpoint(parts.uri.path(), &self.engine.config, mount) {
+            match routes::off_endpoint(parts.uri.path(), self.engine.config(), mount) {
                 Route::NotFound => return status_only(StatusCode::NOT_FOUND),
                 Route::Health => return self.probe(probes::Probe::Health, &parts.method),
                 Route::Ready => return self.probe(probes::Probe::Ready, &parts.method),
@@ -113,7 +113,7 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         let mut headers = Headers::scan(&parts.headers);
-        if self.engine.limiter.is_some() {
+        if self.engine.limits_rates() {
             // Set by the runtime's listener while it polls the connection (none embedded).
             headers.peer = crate::rate_limit::current_peer();
         }
@@ -129,11 +129,11 @@ impl<D: Dispatch> McpServer<D> {
         if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
             if public { None } else { headers.origin },
-            &self.engine.config.allowed_hosts,
+            &self.engine.config().allowed_hosts,
         ) {
             return refused(refusal);
         }
-        if let Some(auth) = &self.engine.config.auth {
+        if let Some(auth) = &self.engine.config().auth {
             if matches!(route, Route::Mcp | Route::PlainJsonRpc) {
                 // Boxed: the authenticator's state stays out of every request's future.
                 match Box::pin(auth::authenticate(auth, parts)).await {
@@ -156,7 +156,7 @@ impl<D: Dispatch> McpServer<D> {
             Route::Mcp => match parts.method {
                 Method::POST => self.post(&headers, body).await,
                 Method::GET => {
-                    let shared = self.engine.shares_sessions() || self.engine.event_log.is_some();
+                    let shared = self.engine.shares_sessions() || self.engine.event_log().is_some();
                     if shared && get::last_event_id(&headers).is_some() {
                         // Boxed: a resumption that may need Redis or another instance stays
                         // out of every request's future.
@@ -178,7 +178,7 @@ impl<D: Dispatch> McpServer<D> {
             Route::ServerCard | Route::Catalog => {
                 self.discovery(route, &parts.method, parts.uri.path(), &headers)
             }
-            Route::ResourceMetadata => match &self.engine.config.auth {
+            Route::ResourceMetadata => match &self.engine.config().auth {
                 Some(auth) => auth::metadata_response(auth, &parts.method),
                 None => status_only(StatusCode::NOT_FOUND),
             },
@@ -194,7 +194,7 @@ impl<D: Dispatch> McpServer<D> {
     /// The answer to a liveness or readiness probe (cold: never on `/mcp`'s path).
     #[cold]
     fn probe(&self, probe: probes::Probe, method: &Method) -> Response<Body> {
-        probes::answer(probe, method, &self.engine.config.readiness)
+        probes::answer(probe, method, &self.engine.config().readiness)
     }
 
     /// DELETE: ends the session (on every instance, when they share sessions); 405 on the

@@ -15,9 +15,10 @@ use super::request_body::{self, Accepts};
 use super::response::{bad_request, json_response, rpc_error, session_refused, status_only};
 use super::{session_answer, stateless, Body, SESSION_HEADER_NAME};
 use crate::dispatch::Dispatch;
+use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::limits::Door;
-use crate::engine::run::{Identity, Started};
+use crate::engine::run::Started;
 use crate::engine::sessions::{Keep, Opened, Refusal, WriteThrough};
 use crate::outbound::Outbound;
 use crate::params;
@@ -98,7 +99,7 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let config = &self.engine.config;
+        let config = self.engine.config();
         let bytes = match request_body::read_post(headers, body, config, Accepts::JsonAndSse).await
         {
             Ok(bytes) => bytes,
@@ -208,15 +209,15 @@ impl<D: Dispatch> McpServer<D> {
                     return rpc_error(refused.status(), refused.error(), Some(request.id)).into();
                 }
                 let priming = (session.version() >= ProtocolVersion::V2025_11_25)
-                    .then_some(self.engine.config.sse_retry_ms);
+                    .then_some(self.engine.config().sse_retry_ms);
                 let outbound = Outbound::session_stream(
                     session.clone(),
                     priming,
-                    self.engine.config.sse_responses,
+                    self.engine.config().sse_responses,
                 );
                 let id = request.id;
                 let started = self.engine.start_as(
-                    Identity::Session(session.clone()),
+                    Era::Session(&session),
                     headers.principal.clone(),
                     headers.trace(),
                     request,
@@ -239,8 +240,8 @@ impl<D: Dispatch> McpServer<D> {
         headers: &Headers<'_>,
         text: &str,
     ) -> Option<Response<Body>> {
-        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
-            let dispatch = &self.engine.dispatch;
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config().auth) {
+            let dispatch = self.engine.dispatch();
             let refused = if incoming::is_batch(text) {
                 let messages: Vec<&RawValue> = incoming::read_batch(text).ok()?;
                 super::auth::batch_scope_refusal(dispatch, auth, principal, &messages).is_some()
@@ -271,8 +272,8 @@ impl<D: Dispatch> McpServer<D> {
         principal: &crate::auth::Principal,
         request: &Request<'_>,
     ) -> Option<Response<Body>> {
-        let auth = self.engine.config.auth.as_ref()?;
-        super::auth::scope_refusal(&self.engine.dispatch, auth, principal, request)
+        let auth = self.engine.config().auth.as_ref()?;
+        super::auth::scope_refusal(self.engine.dispatch(), auth, principal, request)
     }
 
     /// `initialize`: the session opened (bound to the principal, kept in the store), and its
@@ -327,7 +328,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
     async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
-        let max = self.engine.config.max_batch_len;
+        let max = self.engine.config().max_batch_len;
         let messages = match incoming::read_batch(body)
             .and_then(|messages| incoming::check_batch_len(&messages, max).map(|()| messages))
         {
@@ -341,8 +342,8 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(refusal) => return session_refused(refusal, None),
         };
-        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config.auth) {
-            let dispatch = &self.engine.dispatch;
+        if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config().auth) {
+            let dispatch = self.engine.dispatch();
             if let Some(refused) =
                 super::auth::batch_scope_refusal(dispatch, auth, principal, &messages)
             {

@@ -47,7 +47,7 @@ impl<D: Dispatch> McpServer<D> {
             Method::OPTIONS => return preflight(),
             _ => return method_not_allowed("GET, HEAD, OPTIONS"),
         }
-        let Some(card) = self.engine.dispatch.contract().server_card() else {
+        let Some(card) = self.engine.dispatch().contract().server_card() else {
             // Turned on, but the contract has no `info["x-mcp"].card`.
             return status_only(StatusCode::NOT_FOUND);
         };
@@ -62,7 +62,7 @@ impl<D: Dispatch> McpServer<D> {
             );
             return status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
-        let legacy = self.engine.config.legacy_sse;
+        let legacy = self.engine.config().legacy_sse;
         let (body, media_type) = match route {
             Route::ServerCard => (served_card(card, &url, legacy), SERVER_CARD_TYPE),
             _ => (catalog(&card, &url), "application/json"),
@@ -72,7 +72,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The public URL of the endpoint at `endpoint` (a path).
     fn endpoint_url(&self, headers: &Headers<'_>, endpoint: &str) -> String {
-        if let Some(url) = &self.engine.config.public_url {
+        if let Some(url) = &self.engine.config().public_url {
             return url.clone();
         }
         let host = headers

@@ -16,9 +16,10 @@ use super::headers::Headers;
 use super::response::{json_response, rpc_error, sse_response, status_only};
 use super::Body;
 use crate::dispatch::{BoxFuture, Dispatch};
+use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{Params, Request};
 use crate::engine::method::Method;
-use crate::engine::run::{Identity, Started};
+use crate::engine::run::Started;
 use crate::engine::stateless::{self as era, MetaChecked};
 use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
@@ -87,10 +88,7 @@ impl<D: Dispatch> McpServer<D> {
             return Err(header_mismatch(id, &what));
         }
         // 3. and 4. The version is served statelessly, and the method exists in it.
-        let version = match era::checked_version_and_method(
-            &checked,
-            !self.engine.dispatch.contract().skills().is_empty(),
-        ) {
+        let version = match era::checked_version_and_method(&checked, self.engine.has_skills()) {
             Ok(version) => version,
             Err(error) => {
                 let status = match error.code {
@@ -107,13 +105,13 @@ impl<D: Dispatch> McpServer<D> {
                 headers.principal.as_deref(),
             )));
         }
-        let identity = Identity::Stateless {
+        let stateless = Era::Stateless(Stateless {
             version,
             meta: checked.meta,
-        };
+        });
         let outbound = Outbound::deferred_lines();
         Ok(self.engine.start_as(
-            identity,
+            stateless,
             headers.principal.clone(),
             headers.trace(),
             checked.request,
@@ -160,7 +158,7 @@ impl<D: Dispatch> McpServer<D> {
             Some(_) => return Err(format!("Mcp-Name differs from the body's {name:?}")),
             None => return Err("the Mcp-Name header is missing".into()),
         }
-        let param_headers = &self.engine.param_headers;
+        let param_headers = self.engine.param_headers();
         if let (true, Params::Members(members)) = (method == "tools/call", &checked.request.params)
         {
             if param_headers.has(name) {
@@ -198,7 +196,7 @@ impl<D: Dispatch> McpServer<D> {
             }
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };
-        let keep_alive = self.engine.config.sse_keep_alive;
+        let keep_alive = self.engine.config().sse_keep_alive;
         let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
         tokio::spawn(async move {
             let mut sequence = 0u64;

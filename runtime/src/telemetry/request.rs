@@ -48,7 +48,7 @@ pub(crate) fn trace_context(
 pub(crate) fn start_outside_engine(
     method: &str,
     label: &'static str,
-    era: EraName,
+    era: &'static str,
     transport: Transport,
     id: Option<&RawValue>,
     params: Option<&RawValue>,
@@ -102,24 +102,9 @@ fn metrics_on() -> bool {
     }
 }
 
-/// Which era a request belongs to, as the span names it.
-#[derive(Clone, Copy)]
-pub(crate) enum EraName {
-    Session,
-    Stateless,
-    /// The plain JSON-RPC endpoint (`Config::jsonrpc_path`): no MCP era.
-    JsonRpc,
-}
-
-impl EraName {
-    fn as_str(self) -> &'static str {
-        match self {
-            EraName::Session => "session",
-            EraName::Stateless => "stateless",
-            EraName::JsonRpc => "jsonrpc",
-        }
-    }
-}
+/// The span's `era` of a request of the plain JSON-RPC endpoint (`Config::jsonrpc_path`),
+/// which has no MCP era (an MCP request's is `Era::name`, in `engine/era.rs`).
+pub(crate) const PLAIN_JSONRPC_ERA: &str = "jsonrpc";
 
 /// How a request ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +136,8 @@ pub(crate) struct Start<'a> {
     pub(crate) method: &'a str,
     /// The method as a metrics label: a name from the runtime's table, or `other`.
     pub(crate) label: &'static str,
-    pub(crate) era: EraName,
+    /// The era's name: `Era::name` (`engine/era.rs`), or [`PLAIN_JSONRPC_ERA`].
+    pub(crate) era: &'static str,
     pub(crate) transport: Transport,
     /// The request's id (`None` for a notification).
     pub(crate) id: Option<&'a RawValue>,
@@ -205,7 +191,7 @@ macro_rules! request_span {
             network.protocol.name = $start.transport.protocol_name(),
             error.type = Empty,
             rpc.response.status_code = Empty,
-            era = $start.era.as_str(),
+            era = $start.era,
             trace_id = Empty,
             parent_span_id = Empty,
             outcome = Empty,

@@ -7,8 +7,8 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use super::Engine;
 use crate::dispatch::Dispatch;
-use crate::engine::Engine;
 
 /// The longest pause between two sweeps.
 const MAX_PERIOD: Duration = Duration::from_secs(30);
