@@ -14,7 +14,8 @@
 # `cargo run -p mcp-bench --bin gen-synthetic -- 240` writes, made here by the same recipe in
 # Python so that the bench workspace need not be built; N=... for another size): the cold build,
 # then the rebuild after a comment appended to the user's `src/handler.rs`, three times (what a
-# user pays on every edit of their handler), and nothing else. With GEN_FLAGS=--generated-crate,
+# user pays on every edit of their handler), then the one-method change of step 2 on
+# `method_0000` (twice, with the CPU of each crate rebuilt). With GEN_FLAGS=--generated-crate,
 # the generated code is a crate of its own (see docs/generated.md).
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
@@ -102,23 +103,26 @@ if [[ ${HANDLER_EDIT:-} == 1 ]]; then
     read -r wall user sys <"$WORK/total"
     echo "rebuild after a comment appended to src/handler.rs: $wall s wall, $user s user CPU, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU"
   done
-  exit 0
 fi
+METHOD=Filecoin.ChainGetTipSetFinalityStatus
+[[ ${HANDLER_EDIT:-} == 1 ]] && METHOD=method_0000
 mkdir "$WORK/changed"
 CHANGED=$WORK/changed/$(basename "$LOTUS")
-python3 - "$LOTUS" "$CHANGED" <<'EOF'
+python3 - "$LOTUS" "$CHANGED" "$METHOD" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-method = next(m for m in doc["methods"] if m["name"] == "Filecoin.ChainGetTipSetFinalityStatus")
+method = next(m for m in doc["methods"] if m["name"] == sys.argv[3])
 method["result"]["schema"]["properties"]["note"] = {"type": "string"}
 json.dump(doc, open(sys.argv[2], "w"))
 EOF
 for doc in "$CHANGED" "$LOTUS" "$CHANGED" "$LOTUS"; do
   gen "$doc"
-  /usr/bin/time -o "$WORK/total" -f "%e %U %S" cargo build --quiet --offline
+  : >"$RUSTC_TIME_LOG"
+  RUSTC_WRAPPER=$wrapper /usr/bin/time -o "$WORK/total" -f "%e %U %S" cargo build --quiet --offline
   read -r wall user sys <"$WORK/total"
   what="a one-method change"; [[ $doc == "$LOTUS" ]] && what="undoing it"
   echo "rebuild after $what: $wall s wall, $user s user CPU, $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') s CPU"
+  if [[ -n $wrapper ]]; then awk '{printf "  %s: %.1f s CPU\n", $1, $3+$4}' "$RUSTC_TIME_LOG"; fi
 done
 if [[ ${TIME_PASSES:-} == 1 ]]; then
   # The same flags before and after the change: -Z flags on the command line are part of what

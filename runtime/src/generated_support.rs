@@ -1,37 +1,58 @@
 //! What a generated server's glue calls, imported whole at the top of the generated module
-//! (`use mcp_runtime::generated_support::*;`): the runtime's names it uses, short, and one
-//! helper per kind of dispatch, so that each method's dispatch is a line or a few.
+//! (`use mcp_runtime::generated_support::*;`): the runtime's names it uses, short, and the
+//! helpers of each kind of dispatch, so that each method's dispatch is a few lines.
 //!
-//! A method's dispatch function (in its own module, `dispatch::add`) decodes the params with
-//! [`method`], [`tool`], [`prompt`] or [`template`], and hands the decoded params to a closure
-//! whose `async` block calls the handler and encodes its result with [`reply`],
-//! [`tool_reply`], [`prompt_reply`] or [`resource_reply`]:
+//! A method's dispatch (in its own module, `dispatch::add`) is two non-generic functions and a
+//! generic shim. `decode_method` decodes the params with [`method_params`] (a tool's arguments:
+//! [`tool_arguments`]; a prompt's: [`prompt_arguments`]; a resource template's variables:
+//! [`template_vars`]; `valid_` before the name when the params have checks beyond serde's);
+//! for a result of generated type, `encode_method` encodes the handler's result with
+//! [`reply`] ([`tool_reply`], [`prompt_reply`], [`resource_reply`]). The shim, generic over the
+//! handler, hands the decoded params to a closure whose `async` block calls the handler:
 //!
 //! ```rust,ignore
+//! encoded!(types::AddResult);
+//! #[cfg_attr(not(debug_assertions), inline(always))]
+//! fn decode_method(params: Params<'_>) -> Result<types::AddParams, RpcError> {
+//!     method_params(params, ParamStructure::Either)
+//! }
+//! #[cfg_attr(not(debug_assertions), inline(always))]
+//! fn encode_method(result: Result<types::AddResult, Error>) -> Reply {
+//!     reply(result, Encoded)
+//! }
 //! pub(crate) fn call_method<'a, H: Handler>(
 //!     server: &'a Server<H>,
 //!     params: Params<'a>,
 //!     ctx: RequestContext,
 //! ) -> ReplyFuture<'a> {
-//!     method(params, ParamStructure::Either, move |params: types::AddParams| async move {
-//!         reply(server.handler.add(&ctx, params).await, as_is)
+//!     then_reply(decode_method(params), move |params| async move {
+//!         encode_method(server.handler.add(&ctx, params).await)
 //!     })
 //! }
 //! ```
 //!
-//! Why the pieces are where they are (both keep the rebuild after a change to one method
-//! short, and the request path what it was):
+//! Why the pieces are where they are (they keep the rebuilds short, and the request path what
+//! it was):
 //!
-//! - The helpers are `#[inline(always)]`: rustc compiles a copy into the caller's codegen unit,
-//!   the method's own module, rather than into the one unit named for this module that every
-//!   method would share (and that a change to any method's types would compile again), and in
-//!   release builds each dispatch is the same monomorphic code as written out by hand: no
-//!   `dyn` call, no `serde_json::Value`, one boxed future per call.
+//! - The params' and the result's serde code is instantiated in the non-generic `decode_*` and
+//!   `encode_*` functions, so it is compiled once, in the generated code. Only the shim is
+//!   instantiated where the handler's type is known: when the generated code is a crate of its
+//!   own (`--generated-crate`), a change to the contract compiles the changed methods' serde
+//!   code in that crate, and the crate that implements the handler compiles only the shims
+//!   again (BENCHMARKS.md, "The edit loop of a large contract").
+//! - The `decode_*` and `encode_*` functions are `#[inline(always)]` in builds without debug
+//!   assertions (release): there, across crates too, each dispatch is the same monomorphic
+//!   code as written out by hand: no `dyn` call, no `serde_json::Value`, one boxed future per
+//!   call. In debug builds they are plain functions, called across the crates.
+//! - The helpers here are `#[inline(always)]`: rustc compiles a copy into the caller's codegen
+//!   unit, the method's own module, rather than into the one unit named for this module that
+//!   every method would share (and that a change to any method's types would compile again).
 //! - The `async` block is the generated code's own (a future's code goes where its block is
 //!   written), and so is the result's wrapper, [`encoded!`]'s `Encoded`: the generic encoders
 //!   (`encode_result`, `ToolOutcome::from_result`, ...) are instantiated with it, a type whose
 //!   name stays the same when the result's schema changes, so their shared code is not
-//!   compiled again then. A result of built-in type (`i64`, `String`) needs none: [`as_is`].
+//!   compiled again then. A result of built-in type (`i64`, `String`) needs none: [`as_is`],
+//!   inline in the shim.
 //!
 //! Nothing here is meant to be called by hand; the names may change with the generator.
 
@@ -96,123 +117,108 @@ pub fn as_is<T>(value: T) -> T {
 #[inline(always)]
 pub fn no_result<T>(_: T) {}
 
-/// A plain JSON-RPC method: `params` decoded in `structure` (`-32602` at once when they do not
-/// decode), then `call`'s future, boxed.
+/// A plain JSON-RPC method's `params` decoded in `structure` (`-32602` when they do not
+/// decode): what a method's non-generic `decode_method` calls (see [`then_reply`]).
 #[inline(always)]
-pub fn method<'a, P: DeserializeOwned, F: Future<Output = Reply> + Send + 'a>(
+pub fn method_params<P: DeserializeOwned>(
     params: Params<'_>,
     structure: ParamStructure,
-    call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
-    match crate::dispatch::decode_params(params, structure) {
-        Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
-    }
+) -> Result<P, RpcError> {
+    crate::dispatch::decode_params(params, structure)
 }
 
-/// [`method`], the params then checked against the schema's rules that serde does not check.
+/// [`method_params`], the params then checked against the schema's rules that serde does not
+/// check.
 #[inline(always)]
-pub fn valid_method<'a, P: DeserializeOwned + Validate, F: Future<Output = Reply> + Send + 'a>(
+pub fn valid_method_params<P: DeserializeOwned + Validate>(
     params: Params<'_>,
     structure: ParamStructure,
-    call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
-    match crate::dispatch::decode_valid_params(params, structure) {
-        Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
-    }
+) -> Result<P, RpcError> {
+    crate::dispatch::decode_valid_params(params, structure)
 }
 
-/// A tool: `arguments` decoded (arguments that do not decode are the tool's error, not the
-/// protocol's: [`ToolOutcome::InvalidArguments`]), then `call`'s future, boxed.
+/// A tool's `arguments` decoded (the message of arguments that do not decode is the tool's
+/// error: [`then_tool`]).
 #[inline(always)]
-pub fn tool<'a, P: DeserializeOwned, F: Future<Output = ToolOutcome> + Send + 'a>(
+pub fn tool_arguments<P: DeserializeOwned>(arguments: Params<'_>) -> Result<P, String> {
+    crate::dispatch::decode_arguments(arguments).map_err(arguments_message)
+}
+
+/// [`tool_arguments`], the arguments then checked against the schema's rules that serde does
+/// not check.
+#[inline(always)]
+pub fn valid_tool_arguments<P: DeserializeOwned + Validate>(
     arguments: Params<'_>,
-    call: impl FnOnce(P) -> F,
-) -> ToolFuture<'a> {
-    match crate::dispatch::decode_arguments(arguments) {
-        Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(
-            arguments_message(error),
+) -> Result<P, String> {
+    crate::dispatch::decode_valid_arguments(arguments).map_err(arguments_message)
+}
+
+/// A prompt's `arguments` decoded (`-32602` when they do not decode).
+#[inline(always)]
+pub fn prompt_arguments<P: DeserializeOwned>(arguments: Params<'_>) -> Result<P, RpcError> {
+    crate::dispatch::decode_arguments(arguments).map_err(|error| invalid_arguments(&error))
+}
+
+/// [`prompt_arguments`], the arguments then checked against the schema's rules that serde does
+/// not check.
+#[inline(always)]
+pub fn valid_prompt_arguments<P: DeserializeOwned + Validate>(
+    arguments: Params<'_>,
+) -> Result<P, RpcError> {
+    crate::dispatch::decode_valid_arguments(arguments).map_err(|error| invalid_arguments(&error))
+}
+
+/// A resource template's variables, as [`match_uri`] found them in the URI, decoded as the
+/// params (those named in `json_vars`, integer, number or boolean params, parsed as JSON; the
+/// others taken as strings).
+#[inline(always)]
+pub fn template_vars<P: DeserializeOwned>(
+    vars: UriVars,
+    json_vars: &[&str],
+) -> Result<P, RpcError> {
+    crate::dispatch::template_params(vars, json_vars)
+}
+
+/// [`template_vars`], the params then checked against the schema's rules that serde does not
+/// check.
+#[inline(always)]
+pub fn valid_template_vars<P: DeserializeOwned + Validate>(
+    vars: UriVars,
+    json_vars: &[&str],
+) -> Result<P, RpcError> {
+    let params = crate::dispatch::template_params::<P>(vars, json_vars)?;
+    match crate::validate::check(&params) {
+        Ok(()) => Ok(params),
+        Err(message) => Err(RpcError::invalid_params(format!(
+            "Invalid params: {message}"
         ))),
     }
 }
 
-/// [`tool`], the arguments then checked against the schema's rules that serde does not check.
+/// The generic half of a method's, a prompt's or a resource template's dispatch (see the
+/// [module docs](crate::generated_support)): `call`'s future on the params `decoded` holds,
+/// boxed, or its error at once.
 #[inline(always)]
-pub fn valid_tool<
-    'a,
-    P: DeserializeOwned + Validate,
-    F: Future<Output = ToolOutcome> + Send + 'a,
->(
-    arguments: Params<'_>,
+pub fn then_reply<'a, P, F: Future<Output = Reply> + Send + 'a>(
+    decoded: Result<P, RpcError>,
+    call: impl FnOnce(P) -> F,
+) -> ReplyFuture<'a> {
+    match decoded {
+        Ok(params) => Box::pin(call(params)),
+        Err(error) => Box::pin(std::future::ready(Err(error))),
+    }
+}
+
+/// [`then_reply`] for a tool: arguments that did not decode are the tool's error, not the
+/// protocol's ([`ToolOutcome::InvalidArguments`]).
+#[inline(always)]
+pub fn then_tool<'a, P, F: Future<Output = ToolOutcome> + Send + 'a>(
+    decoded: Result<P, String>,
     call: impl FnOnce(P) -> F,
 ) -> ToolFuture<'a> {
-    match crate::dispatch::decode_valid_arguments(arguments) {
+    match decoded {
         Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(
-            arguments_message(error),
-        ))),
-    }
-}
-
-/// A prompt: `arguments` decoded (`-32602` at once when they do not), then `call`'s future,
-/// boxed.
-#[inline(always)]
-pub fn prompt<'a, P: DeserializeOwned, F: Future<Output = Reply> + Send + 'a>(
-    arguments: Params<'_>,
-    call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
-    match crate::dispatch::decode_arguments(arguments) {
-        Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(Err(invalid_arguments(&error)))),
-    }
-}
-
-/// [`prompt`], the arguments then checked against the schema's rules that serde does not
-/// check.
-#[inline(always)]
-pub fn valid_prompt<'a, P: DeserializeOwned + Validate, F: Future<Output = Reply> + Send + 'a>(
-    arguments: Params<'_>,
-    call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
-    match crate::dispatch::decode_valid_arguments(arguments) {
-        Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(Err(invalid_arguments(&error)))),
-    }
-}
-
-/// A resource template: the variables of the URI it matched decoded as the params (those
-/// named in `json_vars`, integer, number or boolean params, parsed as JSON; the others taken
-/// as strings), then `call`'s future, boxed.
-#[inline(always)]
-pub fn template<'a, P: DeserializeOwned, F: Future<Output = Reply> + Send + 'a>(
-    vars: UriVars,
-    json_vars: &[&str],
-    call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
-    match crate::dispatch::template_params(vars, json_vars) {
-        Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
-    }
-}
-
-/// [`template`], the params then checked against the schema's rules that serde does not
-/// check.
-#[inline(always)]
-pub fn valid_template<'a, P: DeserializeOwned + Validate, F: Future<Output = Reply> + Send + 'a>(
-    vars: UriVars,
-    json_vars: &[&str],
-    call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
-    match crate::dispatch::template_params::<P>(vars, json_vars) {
-        Ok(params) => match crate::validate::check(&params) {
-            Ok(()) => Box::pin(call(params)),
-            Err(message) => Box::pin(std::future::ready(Err(RpcError::invalid_params(format!(
-                "Invalid params: {message}"
-            ))))),
-        },
-        Err(error) => Box::pin(std::future::ready(Err(error))),
+        Err(message) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(message))),
     }
 }
 

@@ -297,8 +297,10 @@ fn call_method(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame)
 /// The items of a method's module in `mod dispatch`: `call_method` (the plain JSON-RPC call,
 /// every method has one) and, for a method bound to MCP, `call_tool`, `get_prompt` or
 /// `read_resource`. Each is generic over the handler and returns the boxed future the `Dispatch`
-/// method returns: one helper of `mcp_runtime::generated_support` decodes the params, and the
-/// closure's `async` block calls the handler and encodes its result with another.
+/// method returns, and is a thin shim: the params are decoded by the module's non-generic
+/// `decode_*` function and, for a result of generated type, the result encoded by its
+/// `encode_*` function, so that their serde code is compiled once, in the generated code, and
+/// not in the crate that implements the handler (see `mcp_runtime::generated_support`).
 fn dispatch_fns(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let encoded = encoded_type(plan, types);
     let method = method_fn(plan, types);
@@ -338,32 +340,102 @@ fn wrap(plan: &MethodPlan<'_>, types: &TypeSpace) -> TokenStream {
     }
 }
 
-/// `helper(INPUTS move |params: P| async move { body })`, the helper with `valid_` before its
-/// name when the params have checks beyond serde's; `Box::pin(async move { body })` for a
-/// method without params.
+/// How a dispatch function decodes its params: the suffix of its `decode_*` function, the
+/// runtime helper that decodes (`valid_` before its name when the params have checks beyond
+/// serde's), its error type, then the `decode_*` function's parameters, the arguments the
+/// generic function passes it, and what else the helper is given.
+struct Decode {
+    name: &'static str,
+    helper: &'static str,
+    error: TokenStream,
+    decl: TokenStream,
+    args: TokenStream,
+    extra: TokenStream,
+}
+
+/// The attribute of the non-generic `decode_*` and `encode_*` functions: `#[inline(always)]` in
+/// builds without debug assertions (release: the dispatch is inlined as when the generic
+/// helpers did it all, across crates too), none in debug builds, where they are compiled once
+/// in the generated code (see `mcp_runtime::generated_support::then_reply`).
+fn release_inline() -> TokenStream {
+    quote!(#[cfg_attr(not(debug_assertions), inline(always))])
+}
+
+/// The decoding half of a dispatch function: `(items, expr)`, where `items` is the method's
+/// non-generic `decode_NAME` (the params' serde code compiled here, once) and `expr` hands
+/// its result and `move |params| async move { body }` to `then_reply` or `then_tool` (the
+/// generic half); `Box::pin(async move { body })` for a method without params.
 fn decoded(
     plan: &MethodPlan<'_>,
     types: &Typed<'_>,
-    helper: &str,
-    inputs: TokenStream,
+    decode: Decode,
     body: TokenStream,
-) -> TokenStream {
-    match params_type(plan, types) {
-        Some((ty, checked)) => {
-            let helper = if checked {
-                format_ident!("valid_{helper}")
-            } else {
-                format_ident!("{helper}")
-            };
-            quote!(#helper(#inputs move |params: #ty| async move { #body }))
+) -> (TokenStream, TokenStream) {
+    let Some((ty, checked)) = params_type(plan, types) else {
+        return (TokenStream::new(), quote!(Box::pin(async move { #body })));
+    };
+    let Decode {
+        name,
+        helper,
+        error,
+        decl,
+        args,
+        extra,
+    } = decode;
+    let helper = if checked {
+        format_ident!("valid_{helper}")
+    } else {
+        format_ident!("{helper}")
+    };
+    let function = format_ident!("decode_{name}");
+    let then = if name == "tool" {
+        quote!(then_tool)
+    } else {
+        quote!(then_reply)
+    };
+    let inline = release_inline();
+    let items = quote! {
+        #inline
+        fn #function(#decl) -> Result<#ty, #error> {
+            #helper(#args, #extra)
         }
-        None => quote!(Box::pin(async move { #body })),
+    };
+    let expr = quote!(#then(#function(#args), move |params| async move { #body }));
+    (items, expr)
+}
+
+/// The encoding half of a dispatch function: `(items, expr)`. For a result of generated type,
+/// `items` is the method's non-generic `encode_NAME(EXTRA result)`, whose body is
+/// `encode(result)` (the result's serde code compiled here, once), and `expr` calls it on the
+/// handler's awaited result; otherwise `encode` of the awaited result, inline.
+fn encoded(
+    plan: &MethodPlan<'_>,
+    types: &TypeSpace,
+    name: &str,
+    extra: (TokenStream, TokenStream),
+    output: TokenStream,
+    encode: impl Fn(TokenStream) -> TokenStream,
+) -> (TokenStream, TokenStream) {
+    let call = call_expr(plan);
+    if !wraps_result(plan, types) {
+        return (TokenStream::new(), encode(quote!(#call.await)));
     }
+    let (decl, args) = extra;
+    let function = format_ident!("encode_{name}");
+    let result = plan.result_type(types);
+    let body = encode(quote!(result));
+    let inline = release_inline();
+    let items = quote! {
+        #inline
+        fn #function(#decl result: Result<#result, Error>) -> #output {
+            #body
+        }
+    };
+    (items, quote!(#function(#args #call.await)))
 }
 
 /// A method's `call_method`: decode the params in the method's `paramStructure`, call, encode.
 fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
-    let call = call_expr(plan);
     let structure = match plan.method.param_structure {
         ParamStructure::ByName => quote!(ByName),
         ParamStructure::ByPosition => quote!(ByPosition),
@@ -374,19 +446,30 @@ fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
         Some(_) => wrap(plan, types.types),
         None => quote!(no_result),
     };
-    let body = decoded(
+    let (encode, reply) = encoded(
         plan,
-        types,
+        types.types,
         "method",
-        quote!(params, ParamStructure::#structure,),
-        quote!(reply(#call.await, #wrap)),
+        Default::default(),
+        quote!(Reply),
+        |result| quote!(reply(#result, #wrap)),
     );
-    dispatch_fn(
+    let decode = Decode {
+        name: "method",
+        helper: "method_params",
+        error: quote!(RpcError),
+        decl: quote!(params: Params<'_>),
+        args: quote!(params),
+        extra: quote!(ParamStructure::#structure),
+    };
+    let (decode, body) = decoded(plan, types, decode, reply);
+    let shim = dispatch_fn(
         quote!(call_method),
         quote!(#params: Params<'a>,),
         quote!(ReplyFuture<'a>),
         body,
-    )
+    );
+    quote!(#decode #encode #shim)
 }
 
 /// `Dispatch::call_tool`: every tool, by its MCP name, to its module's `call_tool`.
@@ -404,20 +487,40 @@ fn call_tool(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -
 
 /// A tool's `call_tool`: arguments that do not decode are the tool's error, not the protocol's.
 fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
-    let call = call_expr(plan);
-    let outcome = if plan.returns_mcp() {
-        quote!(ToolOutcome::from_mcp(#call.await))
+    let (encode, outcome) = if plan.returns_mcp() {
+        let call = call_expr(plan);
+        (
+            TokenStream::new(),
+            quote!(ToolOutcome::from_mcp(#call.await)),
+        )
     } else {
         let wrap = wrap(plan, types.types);
-        quote!(tool_reply(#call.await, #wrap))
+        encoded(
+            plan,
+            types.types,
+            "tool",
+            Default::default(),
+            quote!(ToolOutcome),
+            |result| quote!(tool_reply(#result, #wrap)),
+        )
     };
     let arguments = used(plan.params.is_some(), "arguments");
-    dispatch_fn(
+    let decode = Decode {
+        name: "tool",
+        helper: "tool_arguments",
+        error: quote!(String),
+        decl: quote!(arguments: Params<'_>),
+        args: quote!(arguments),
+        extra: TokenStream::new(),
+    };
+    let (decode, body) = decoded(plan, types, decode, outcome);
+    let shim = dispatch_fn(
         quote!(call_tool),
         quote!(#arguments: Params<'a>,),
         quote!(ToolFuture<'a>),
-        decoded(plan, types, "tool", quote!(arguments,), outcome),
-    )
+        body,
+    );
+    quote!(#decode #encode #shim)
 }
 
 /// `Dispatch::get_prompt`: every prompt, by its MCP name, to its module's `get_prompt`.
@@ -480,21 +583,38 @@ fn by_name_with_arguments(
 /// A prompt's `get_prompt`: a typed result becomes one text message under the prompt's
 /// description.
 fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -> TokenStream {
-    let call = call_expr(plan);
-    let encode = if plan.returns_mcp() {
-        quote!(mcp_reply(#call.await))
+    let (encode, reply) = if plan.returns_mcp() {
+        let call = call_expr(plan);
+        (TokenStream::new(), quote!(mcp_reply(#call.await)))
     } else {
         let description = short_option_str(prompt.common.description.as_deref());
         let wrap = wrap(plan, types.types);
-        quote!(prompt_reply(#description, #call.await, #wrap))
+        encoded(
+            plan,
+            types.types,
+            "prompt",
+            Default::default(),
+            quote!(Reply),
+            |result| quote!(prompt_reply(#description, #result, #wrap)),
+        )
     };
     let arguments = used(plan.params.is_some(), "arguments");
-    dispatch_fn(
+    let decode = Decode {
+        name: "prompt",
+        helper: "prompt_arguments",
+        error: quote!(RpcError),
+        decl: quote!(arguments: Params<'_>),
+        args: quote!(arguments),
+        extra: TokenStream::new(),
+    };
+    let (decode, body) = decoded(plan, types, decode, reply);
+    let shim = dispatch_fn(
         quote!(get_prompt),
         quote!(#arguments: Params<'a>,),
         quote!(ReplyFuture<'a>),
-        decoded(plan, types, "prompt", quote!(arguments,), encode),
-    )
+        body,
+    );
+    quote!(#decode #encode #shim)
 }
 
 /// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
@@ -544,14 +664,15 @@ fn resource_fn(
     resource: &ResourceBinding,
     types: &Typed<'_>,
 ) -> TokenStream {
-    let encode = resource_encode(plan, resource.mime_type.as_deref(), types.types);
+    let (encode, reply) = resource_encode(plan, resource.mime_type.as_deref(), types.types);
     let uri = used(!plan.returns_mcp(), "uri");
-    dispatch_fn(
+    let shim = dispatch_fn(
         quote!(read_resource),
         quote!(#uri: &'a str,),
         quote!(ReplyFuture<'a>),
-        quote!(Box::pin(async move { #encode })),
-    )
+        quote!(Box::pin(async move { #reply })),
+    );
+    quote!(#encode #shim)
 }
 
 /// A resource template's `read_resource`, given the variables of the URI it matched, decoded
@@ -561,7 +682,7 @@ fn template_fn(
     template: &ResourceTemplateBinding,
     types: &Typed<'_>,
 ) -> TokenStream {
-    let encode = resource_encode(plan, template.mime_type.as_deref(), types.types);
+    let (encode, reply) = resource_encode(plan, template.mime_type.as_deref(), types.types);
     let json_vars: Vec<&str> = plan
         .method
         .params
@@ -574,19 +695,22 @@ fn template_fn(
         .collect();
     let vars = used(plan.params.is_some(), "vars");
     let uri = used(!plan.returns_mcp(), "uri");
-    let body = decoded(
-        plan,
-        types,
-        "template",
-        quote!(vars, &[#(#json_vars),*],),
-        encode,
-    );
-    dispatch_fn(
+    let decode = Decode {
+        name: "resource",
+        helper: "template_vars",
+        error: quote!(RpcError),
+        decl: quote!(vars: UriVars),
+        args: quote!(vars),
+        extra: quote!(&[#(#json_vars),*]),
+    };
+    let (decode, body) = decoded(plan, types, decode, reply);
+    let shim = dispatch_fn(
         quote!(read_resource),
         quote!(#uri: &'a str, #vars: UriVars,),
         quote!(ReplyFuture<'a>),
         body,
-    )
+    );
+    quote!(#decode #encode #shim)
 }
 
 /// The type space and which of its types have checks beyond serde's.
@@ -633,20 +757,27 @@ fn route(frame: &mut Frame, key: &TokenStream, arms: Vec<TokenStream>) -> TokenS
     }
 }
 
-/// How a resource handler's result becomes a `resources/read` result.
+/// How a resource handler's result becomes a `resources/read` result: `(items, expr)` as
+/// [`encoded`] gives them.
 fn resource_encode(
     plan: &MethodPlan<'_>,
     mime_type: Option<&str>,
     types: &TypeSpace,
-) -> TokenStream {
-    let call = call_expr(plan);
+) -> (TokenStream, TokenStream) {
     if plan.returns_mcp() {
-        quote!(mcp_reply(#call.await))
-    } else {
-        let mime = short_option_str(mime_type);
-        let wrap = wrap(plan, types);
-        quote!(resource_reply(uri, #mime, #call.await, #wrap))
+        let call = call_expr(plan);
+        return (TokenStream::new(), quote!(mcp_reply(#call.await)));
     }
+    let mime = short_option_str(mime_type);
+    let wrap = wrap(plan, types);
+    encoded(
+        plan,
+        types,
+        "resource",
+        (quote!(uri: &str,), quote!(uri,)),
+        quote!(Reply),
+        |result| quote!(resource_reply(uri, #mime, #result, #wrap)),
+    )
 }
 
 /// `server.handler.<fn>(&ctx, params)` (without params when the method has none).
