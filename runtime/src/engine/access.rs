@@ -67,7 +67,7 @@ impl<D: Dispatch> Engine<D> {
 
     /// Whether some rate limit exists (else nothing is checked, and no peer is keyed).
     #[inline]
-    pub(crate) fn limits_rates(&self) -> bool {
+    pub(crate) fn has_rate_limits(&self) -> bool {
         self.limiter.is_some()
     }
 

@@ -72,7 +72,7 @@ impl<D: Dispatch> McpServer<D> {
                 return refused;
             }
         }
-        if self.engine.limits_rates() {
+        if self.engine.has_rate_limits() {
             let principal = headers.principal.as_deref();
             let refused = if self.engine.limits_shared() {
                 let caller = headers.caller();

@@ -39,7 +39,7 @@ use crate::engine::sessions::{Keep, Refusal};
 use crate::engine::{answer_key, id_key, Engine};
 use crate::events::{Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{self, error_response, RpcError};
-use crate::legacy_streams::{lock, Connection, Connections, Standalone};
+use crate::legacy_streams::{lock, Connection, Standalone};
 use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
 use crate::session::Session;
@@ -117,7 +117,6 @@ impl<D: Dispatch> McpServer<D> {
         tokio::spawn(write_stream(Writer {
             id: id.clone(),
             connection,
-            connections: self.engine.legacy_streams().clone(),
             engine: self.engine.clone(),
             stream,
             lines: lines_rx,
@@ -327,8 +326,7 @@ impl<D: Dispatch> McpServer<D> {
 struct Writer<D> {
     id: String,
     connection: Arc<Connection>,
-    connections: Arc<Connections>,
-    /// Where the connection's session is discarded when the stream ends.
+    /// Where the connection is forgotten and its session discarded when the stream ends.
     engine: Arc<Engine<D>>,
     /// The SSE response's channel: only the writer holds it, so dropping it cuts the stream.
     stream: mpsc::Sender<Delivery>,
@@ -346,7 +344,6 @@ async fn write_stream<D: Dispatch>(writer: Writer<D>) {
     let Writer {
         id,
         connection,
-        connections,
         engine,
         stream,
         mut lines,
@@ -409,7 +406,7 @@ async fn write_stream<D: Dispatch>(writer: Writer<D>) {
         let _ = stream.try_send(Delivery::End);
     }
     drop(stream);
-    connections.remove(&id);
+    engine.legacy_streams().remove(&id);
     if let Some(session) = connection.session.get() {
         engine.discard_session(session.id());
     }

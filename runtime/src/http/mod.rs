@@ -113,7 +113,7 @@ impl<D: Dispatch> McpServer<D> {
             }
         };
         let mut headers = Headers::scan(&parts.headers);
-        if self.engine.limits_rates() {
+        if self.engine.has_rate_limits() {
             // Set by the runtime's listener while it polls the connection (none embedded).
             headers.peer = crate::rate_limit::current_peer();
         }
