@@ -356,7 +356,7 @@ SESSION_SERVERS=("ours|$BIN/bench-server" "rmcp sessions|$BIN/rmcp-peer --mode s
   "hyper (ceiling, no state)|$BIN/hyper-peer")
 [[ -z $REDIS ]] || SESSION_SERVERS=("${SESSION_SERVERS[0]}" "ours, Redis stores|$REDIS" "${SESSION_SERVERS[@]:1}")
 # A fresh process with Redis stores is a fresh deployment: its Redis starts empty too (the
-# sessions of the last one would count against Config::max_sessions until they expire).
+# sessions of the last one would count against config.sessions.max_sessions until they expire).
 fresh_redis() { [[ $1 != "ours, Redis stores" ]] || redis-cli -p "$REDIS_PORT" flushall >/dev/null; }
 for entry in "${SESSION_SERVERS[@]}"; do
   IFS='|' read -r name cmd <<<"$entry"

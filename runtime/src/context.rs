@@ -483,7 +483,7 @@ async fn ask_on_session<R: DeserializeOwned>(
     };
     let Ok((id, answer)) = session.register_client_request() else {
         return Err(Error::new(format!(
-            "cannot send {method}: the session awaits answers to {} requests already, the most the server allows (Config::max_pending_client_requests)",
+            "cannot send {method}: the session awaits answers to {} requests already, the most the server allows (config.limits.max_pending_client_requests)",
             session.pending_client_requests()
         )));
     };

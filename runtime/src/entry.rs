@@ -423,10 +423,10 @@ fn stdio_sealing_key(args: &mut Args) {
     use crate::request_state::SealingKey;
     if args.transport == Transport::Stdio
         && args.redis.is_none()
-        && args.config.request_state_key.is_none()
+        && args.config.request_state.request_state_key.is_none()
         && matches!(SealingKey::from_env(), Ok(None))
     {
-        args.config.request_state_key = Some(SealingKey::random());
+        args.config.request_state.request_state_key = Some(SealingKey::random());
     }
 }
 
@@ -492,7 +492,7 @@ fn start_logging(args: &Args, service_name: &str) -> Result<crate::telemetry::Te
         service_name,
         &args.log_filter,
         json,
-        args.config.return_traces,
+        args.config.telemetry.return_traces,
     )
     .map_err(|message| {
         eprintln!("error: {message}");

@@ -164,7 +164,7 @@ impl Streams {
             tracing::warn!(
                 dropped = self.dropped_standalone,
                 kept = self.buffered_limit,
-                "standalone messages were dropped while no GET stream was open (Config::buffered_messages)"
+                "standalone messages were dropped while no GET stream was open (config.streams.buffered_messages)"
             );
             self.dropped_standalone = 0;
         }

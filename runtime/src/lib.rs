@@ -74,6 +74,8 @@
 //! - [`dispatch`], [`catalog`], [`skills`], [`uri_template`] and [`validate`]: what generated
 //!   code calls. Their items keep their names across releases, since generated crates name
 //!   them.
+//! - [`config`]: [`Config`]'s groups, one per concern ([`config::Limits`], [`config::Sessions`],
+//!   ...), and the cache hints.
 //! - [`mcp`] (result helpers of the latest revision) and [`wire`] (every revision's types with
 //!   the `wire-full` feature; without it, only those the runtime uses).
 //! - The transports: [`http`], [`stdio`] and [`entry`] (a generated binary's `main`).
@@ -129,7 +131,7 @@ pub mod catalog;
 // An MCP client over Streamable HTTP (feature `client`).
 #[cfg(feature = "client")]
 pub mod client;
-mod config;
+pub mod config;
 mod context;
 pub mod dispatch;
 mod durations;

@@ -9,24 +9,29 @@
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Load {
-    /// Live sessions in the session store ([`Config::max_sessions`](crate::Config::max_sessions)).
+    /// Live sessions in the session store
+    /// ([`config.sessions.max_sessions`](crate::config::Sessions::max_sessions)).
     pub sessions: usize,
     /// Session-era requests running, across sessions: what `notifications/cancelled` can
     /// stop. Stateless (2026-07-28) requests and tasks are not counted.
     pub in_flight: usize,
     /// Server-to-client requests (sampling, elicitation, roots) awaiting the client's answer,
-    /// across sessions ([`Config::max_pending_client_requests`](crate::Config::max_pending_client_requests) per session).
+    /// across sessions
+    /// ([`config.limits.max_pending_client_requests`](crate::config::Limits::max_pending_client_requests)
+    /// per session).
     pub pending_client_requests: usize,
-    /// Open `subscriptions/listen` streams on this instance ([`Config::max_listen_streams`](crate::Config::max_listen_streams)).
+    /// Open `subscriptions/listen` streams on this instance
+    /// ([`config.streams.max_listen_streams`](crate::config::Streams::max_listen_streams)).
     pub listen_streams: usize,
     /// SSE events kept for `Last-Event-ID` replay, across sessions
-    /// ([`Config::replay_window`](crate::Config::replay_window) per session).
+    /// ([`config.streams.replay_window`](crate::config::Streams::replay_window) per session).
     pub replay_events: usize,
     /// SSE streams whose replay bookkeeping is kept, across sessions: the live ones and the
     /// ended ones with events still in their session's window.
     pub replay_streams: usize,
-    /// Tasks held by the task store, finished ones included until [`Config::task_ttl`](crate::Config::task_ttl) ends
-    /// ([`Config::max_tasks`](crate::Config::max_tasks)).
+    /// Tasks held by the task store, finished ones included until
+    /// [`config.tasks.task_ttl`](crate::config::Tasks::task_ttl) ends
+    /// ([`config.tasks.max_tasks`](crate::config::Tasks::max_tasks)).
     pub tasks_held: usize,
     /// Tasks whose handler runs on this instance.
     pub tasks_running: usize,

@@ -168,9 +168,9 @@ struct Listener {
 /// How many listen streams may be open ([`Notifier::listen`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ListenBounds {
-    /// In this process ([`crate::Config::max_listen_streams`]).
+    /// In this process ([`crate::config::Streams::max_listen_streams`]).
     pub(crate) total: usize,
-    /// Per owner ([`crate::Config::max_listen_streams_per_principal`]).
+    /// Per owner ([`crate::config::Streams::max_listen_streams_per_principal`]).
     pub(crate) per_owner: usize,
 }
 

@@ -37,7 +37,7 @@ enum Route {
         session: Arc<Session>,
         state: Mutex<SessionStream>,
         priming_retry_ms: Option<u64>,
-        /// Answer on the stream even when nothing was sent before (`Config::sse_responses`).
+        /// Answer on the stream even when nothing was sent before (`config.streams.sse_responses`).
         always_stream: bool,
     },
     /// Messages written in order to a line-oriented peer (stdio).

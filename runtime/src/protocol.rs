@@ -7,7 +7,8 @@ use std::fmt;
 pub enum ProtocolVersion {
     /// 2024-11-05: sessions, served with 2025-03-26's shapes minus what 2024-11-05 lacks
     /// (batches, tool annotations, audio content, the `completions` capability). Its
-    /// HTTP+SSE transport is opt-in (`Config::legacy_sse`); it negotiates on every transport.
+    /// HTTP+SSE transport is opt-in (`config.endpoints.legacy_sse`); it negotiates on every
+    /// transport.
     V2024_11_05,
     /// 2025-03-26: sessions, batches, no structured tool output.
     V2025_03_26,

@@ -124,10 +124,10 @@ impl Readiness {
     }
 
     /// Has the server check a dependency while it serves HTTP with a readiness probe
-    /// ([`Config::ready_path`](crate::Config::ready_path)): `check` is called every second,
-    /// and `reason` is set while it answers `false` or takes over 2 s. `reason` is set from
-    /// now until the first check passes, so that a probe does not say ready before anything
-    /// was checked. Without a readiness probe, or on stdio, nothing calls `check`; call
+    /// ([`config.endpoints.ready_path`](crate::config::Endpoints::ready_path)): `check` is called
+    /// every second, and `reason` is set while it answers `false` or takes over 2 s. `reason` is
+    /// set from now until the first check passes, so that a probe does not say ready before
+    /// anything was checked. Without a readiness probe, or on stdio, nothing calls `check`; call
     /// [`Readiness::set`] to clear `reason` then.
     ///
     /// ```

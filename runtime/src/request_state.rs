@@ -17,18 +17,18 @@
 //! server saved, so handlers must not save secrets in it.
 //!
 //! **Key rotation.** States are always sealed with the current key; opening tries the current
-//! key, then the previous one ([`PREVIOUS_KEY_ENV`], `Config::request_state_previous_key`). To
-//! rotate: deploy with the new key as current and the old one as previous, then drop the
-//! previous key once `Config::request_state_ttl` has passed, when every state it sealed has
-//! expired.
+//! key, then the previous one ([`PREVIOUS_KEY_ENV`],
+//! `config.request_state.request_state_previous_key`). To rotate: deploy with the new key as
+//! current and the old one as previous, then drop the previous key once
+//! `config.request_state.request_state_ttl` has passed, when every state it sealed has expired.
 //!
 //! **Replay.** A sealed state is a bearer value: until it expires, the same state can be sent
 //! again with the same request (the binding stops it moving to another one), and each retry
 //! runs the handler again with the answers it carries. Handlers whose effect must happen once
-//! should be idempotent, or the server can set `Config::request_state_single_use`: each
-//! instance then remembers the states it opened until they expire and refuses a second
-//! redemption. That memory is per instance: behind a load balancer without affinity, a state
-//! can still be redeemed once on each instance.
+//! should be idempotent, or the server can set `config.request_state.request_state_single_use`:
+//! each instance then remembers the states it opened until they expire and refuses a second
+//! redemption. That memory is per instance: behind a load balancer without affinity, a state can
+//! still be redeemed once on each instance.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -53,9 +53,9 @@ pub const KEY_ENV: &str = "MCP_REQUEST_STATE_KEY";
 /// as [`KEY_ENV`]; empty means none): states it sealed still open until they expire.
 pub const PREVIOUS_KEY_ENV: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
 
-/// Most redeemed states a server remembers at once with `Config::request_state_single_use`;
-/// past it, retries are refused until remembered states expire (failing closed: forgetting one
-/// early would let it be replayed).
+/// Most redeemed states a server remembers at once with
+/// `config.request_state.request_state_single_use`; past it, retries are refused until remembered
+/// states expire (failing closed: forgetting one early would let it be replayed).
 pub const SINGLE_USE_CAPACITY: usize = 100_000;
 
 /// Most of [`SINGLE_USE_CAPACITY`] one principal's redeemed states may take (with
@@ -329,7 +329,7 @@ pub(crate) enum StateError {
     /// Produced for another request (other method, name or arguments), or for another
     /// principal.
     Foreign,
-    /// Already redeemed once (`Config::request_state_single_use`).
+    /// Already redeemed once (`config.request_state.request_state_single_use`).
     Redeemed,
     /// Cannot be checked for reuse: [`SINGLE_USE_CAPACITY`] redeemed states are remembered.
     Busy,

@@ -124,7 +124,9 @@ impl<D: Dispatch> McpServer<D> {
 /// behind a balancer, or across a restart, a multi round-trip request then cannot resume. Not
 /// on stdio, where the process is the one instance and lives as long as its client.
 pub(crate) fn warn_if_random_state_key(config: &Config) {
-    if config.request_state_key.is_none() && matches!(SealingKey::from_env(), Ok(None)) {
+    if config.request_state.request_state_key.is_none()
+        && matches!(SealingKey::from_env(), Ok(None))
+    {
         tracing::warn!(
             "{KEY_ENV} (or --request-state-key-file) is not set: requestState is sealed with a \
              random key, so multi round-trip requests only resume on this instance and until \
@@ -137,22 +139,22 @@ pub(crate) fn warn_if_random_state_key(config: &Config) {
 /// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one), its
 /// TTL and whether states are single-use.
 pub(crate) fn sealer(config: &Config) -> StateSealer {
-    let previous = match &config.request_state_previous_key {
+    let previous = match &config.request_state.request_state_previous_key {
         Some(key) => Some(key.clone()),
         None => SealingKey::previous_from_env().unwrap_or_else(|error| {
             tracing::error!(%error, "ignoring the previous requestState key");
             None
         }),
     };
-    StateSealer::new(current_key(config), config.request_state_ttl)
+    StateSealer::new(current_key(config), config.request_state.request_state_ttl)
         .with_previous(previous)
-        .single_use(config.request_state_single_use)
+        .single_use(config.request_state.request_state_single_use)
 }
 
 /// The configured sealing key, else the environment's, else a random one (the HTTP listener
 /// warns about it: [`warn_if_random_state_key`]).
 fn current_key(config: &Config) -> SealingKey {
-    if let Some(key) = &config.request_state_key {
+    if let Some(key) = &config.request_state.request_state_key {
         return key.clone();
     }
     match SealingKey::from_env() {

@@ -34,20 +34,26 @@ use crate::protocol::ProtocolVersion;
 /// What one session may hold, from [`Config`](crate::Config): every per-client resource has a bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionLimits {
-    /// SSE events kept for `Last-Event-ID` replay ([`Config::replay_window`](crate::Config::replay_window)).
+    /// SSE events kept for `Last-Event-ID` replay
+    /// ([`config.streams.replay_window`](crate::config::Streams::replay_window)).
     pub replay_window: usize,
-    /// Standalone messages kept while no GET stream is open ([`Config::buffered_messages`](crate::Config::buffered_messages)).
+    /// Standalone messages kept while no GET stream is open
+    /// ([`config.streams.buffered_messages`](crate::config::Streams::buffered_messages)).
     pub buffered_messages: usize,
-    /// Resources subscribed at once ([`Config::max_subscriptions`](crate::Config::max_subscriptions)).
+    /// Resources subscribed at once
+    /// ([`config.streams.max_subscriptions`](crate::config::Streams::max_subscriptions)).
     pub max_subscriptions: usize,
-    /// Bytes of the URIs subscribed at once ([`Config::max_subscription_bytes`](crate::Config::max_subscription_bytes)).
+    /// Bytes of the URIs subscribed at once
+    /// ([`config.streams.max_subscription_bytes`](crate::config::Streams::max_subscription_bytes)).
     pub max_subscription_bytes: usize,
-    /// Requests running at once ([`Config::max_session_requests`](crate::Config::max_session_requests)).
+    /// Requests running at once
+    /// ([`config.streams.max_session_requests`](crate::config::Streams::max_session_requests)).
     pub max_running: usize,
     /// Server-to-client requests awaiting an answer at once
-    /// ([`Config::max_pending_client_requests`](crate::Config::max_pending_client_requests)).
+    /// ([`config.limits.max_pending_client_requests`](crate::config::Limits::max_pending_client_requests)).
     pub max_pending_client_requests: usize,
-    /// How long the session may live however busy it is ([`Config::session_max_lifetime`](crate::Config::session_max_lifetime)).
+    /// How long the session may live however busy it is
+    /// ([`config.sessions.session_max_lifetime`](crate::config::Sessions::session_max_lifetime)).
     pub max_lifetime: Option<Duration>,
 }
 
@@ -56,7 +62,8 @@ pub struct SessionLimits {
 pub(crate) enum NotAdmitted {
     /// Its id is that of one still running in the session.
     IdInUse,
-    /// The session runs its maximum of requests ([`Config::max_session_requests`](crate::Config::max_session_requests)).
+    /// The session runs its maximum of requests
+    /// ([`config.streams.max_session_requests`](crate::config::Streams::max_session_requests)).
     Busy(usize),
 }
 
@@ -70,7 +77,7 @@ impl NotAdmitted {
             ),
             NotAdmitted::Busy(running) => RpcError::new(
                 crate::jsonrpc::SERVER_ERROR,
-                format!("Server busy: this session runs {running} requests already, the most it may (Config::max_session_requests); retry when one ends"),
+                format!("Server busy: this session runs {running} requests already, the most it may (config.streams.max_session_requests); retry when one ends"),
             ),
         }
     }

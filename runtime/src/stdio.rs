@@ -7,10 +7,10 @@
 //! this module only frames: each line is read into the engine's request model, and the
 //! engine's answers are written back as lines.
 //!
-//! Bounded: once [`Config::stdio_output_limit`](crate::Config::stdio_output_limit) bytes wait
-//! for stdout (a client that does not read), no further line is read until the backlog drains,
-//! so the client's own writes block instead of the server's memory growing; nothing queued is
-//! dropped. Every running request is in one table by id: `notifications/cancelled` stops it in
+//! Bounded: once [`config.limits.stdio_output_limit`](crate::config::Limits::stdio_output_limit)
+//! bytes wait for stdout (a client that does not read), no further line is read until the backlog
+//! drains, so the client's own writes block instead of the server's memory growing; nothing queued
+//! is dropped. Every running request is in one table by id: `notifications/cancelled` stops it in
 //! either era, an id already running is refused, and the entry leaves before the answer does.
 
 use std::collections::HashMap;
@@ -59,7 +59,9 @@ where
     // Unbounded because the engine sends on it without waiting (`Outbound::lines`); the bound
     // is the backlog, which stops the reader.
     let (tx, rx) = mpsc::unbounded_channel::<String>();
-    let backlog = Arc::new(Backlog::new(server.engine.config().stdio_output_limit));
+    let backlog = Arc::new(Backlog::new(
+        server.engine.config().limits.stdio_output_limit,
+    ));
     let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
     let mut peer = Peer {
         engine: server.engine.clone(),
@@ -70,7 +72,7 @@ where
         listeners: JoinSet::new(),
         in_flight: Arc::default(),
     };
-    let limit = server.engine.config().body_limit;
+    let limit = server.engine.config().limits.body_limit;
     let mut input = BufReader::new(input);
     let mut bytes = Vec::new();
     loop {

@@ -1487,7 +1487,7 @@ async fn one_principal_holds_at_most_its_share_of_listen_streams() {
     assert_eq!(body["error"]["code"], -32603, "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("Config::max_listen_streams_per_principal"),
+        message.contains("config.streams.max_listen_streams_per_principal"),
         "{message}"
     );
     // ...while another principal opens its own.

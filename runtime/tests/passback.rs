@@ -1,7 +1,7 @@
-//! Server-execution telemetry (draft SEP-2448, `Config::return_traces` / `--return-traces`)
-//! against a real server on 127.0.0.1: a call whose `_meta.otel.traces.request` is true gets
-//! its request span and the handler's spans back in the result's `_meta.otel.traces`, as
-//! OTLP JSON under the client's trace; a call that does not ask, or a server that does not
+//! Server-execution telemetry (draft SEP-2448, `config.telemetry.return_traces` /
+//! `--return-traces`) against a real server on 127.0.0.1: a call whose `_meta.otel.traces.request`
+//! is true gets its request span and the handler's spans back in the result's `_meta.otel.traces`,
+//! as OTLP JSON under the client's trace; a call that does not ask, or a server that does not
 //! return traces, gets no `_meta.otel`; the bounds hold; a capture outlives no call.
 //!
 //! The request bodies are raw text with their keys in unusual orders (`params` before

@@ -51,7 +51,7 @@ fn config(limits: RateLimits) -> Config {
     let mut config = Config::default();
     config.rate_limits = Some(limits);
     // The instances share sessions: they must seal requestState with one key.
-    config.request_state_key = Some(mcp_runtime::request_state::SealingKey::random());
+    config.request_state.request_state_key = Some(mcp_runtime::request_state::SealingKey::random());
     config
 }
 
@@ -345,7 +345,7 @@ async fn without_the_switch_each_instance_counts_alone() {
 async fn the_plain_endpoints_limits_are_shared_too() {
     let redis = Redis::start();
     let mut config = config(RateLimits::new().shared(true));
-    config.jsonrpc_path = Some("/jsonrpc".into());
+    config.endpoints.jsonrpc_path = Some("/jsonrpc".into());
     let (first, _, calls_a) = shop();
     let (second, _, calls_b) = shop();
     let (_, a) = instance(&redis, "plain", Limited(first), config.clone()).await;

@@ -3,10 +3,11 @@
 //! - `requestState` key rotation: a state sealed by a server with key A opens on a server whose
 //!   current key is B and previous key A, and is refused by one that only has B; the rotated
 //!   server seals with B.
-//! - `Config::request_state_single_use`: a state is redeemed once; without it a state can be
-//!   replayed with the same request until it expires.
+//! - `config.request_state.request_state_single_use`: a state is redeemed once; without it a state
+//!   can be replayed with the same request until it expires.
 //! - stdio back-pressure: with a client that does not read, the server stops reading requests
-//!   once `Config::stdio_output_limit` bytes wait, then answers every one once the client reads.
+//!   once `config.limits.stdio_output_limit` bytes wait, then answers every one once the client
+//!   reads.
 //! - stdio in-flight tracking: after a burst of requests, cancellations (both eras), a reused
 //!   id, malformed lines and EOF, nothing is left running and the cancelled requests never
 //!   answer.

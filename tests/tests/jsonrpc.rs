@@ -1,4 +1,5 @@
-//! The plain JSON-RPC endpoint (`Config::jsonrpc_path`), through a real server on loopback:
+//! The plain JSON-RPC endpoint (`config.endpoints.jsonrpc_path`), through a real server on
+//! loopback:
 //!
 //! - every method of the contract, with or without `x-mcp`, by name and by position, its
 //!   typed result as `result`, and that result valid against the method's result schema in
@@ -294,7 +295,7 @@ async fn a_batch_longer_than_the_limit_is_refused_whole() {
         answer["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("Config::max_batch_len"),
+            .contains("config.streams.max_batch_len"),
         "{answer}"
     );
     assert!(server.handler.events().is_empty(), "nothing ran");

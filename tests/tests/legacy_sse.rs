@@ -1,4 +1,4 @@
-//! The 2024-11-05 HTTP+SSE transport (`Config::legacy_sse`) against a real server on
+//! The 2024-11-05 HTTP+SSE transport (`config.endpoints.legacy_sse`) against a real server on
 //! 127.0.0.1: `GET /sse` and its `endpoint` event, `POST /messages?sessionId=…` answered 202
 //! with the answers on the stream, the refusals (400, 403, 404, 405, 406, 415), a
 //! server-to-client request answered over a POST, the stream's end ending the session, and the
@@ -262,7 +262,7 @@ async fn refusals_have_their_status() {
     assert_eq!(reply.json().await["error"]["code"], json!(-32700));
     let reply = send_to(addr, &endpoint, "POST", &json_type, &format!("[{ping}]")).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
-    let big = "x".repeat(Config::default().body_limit + 1);
+    let big = "x".repeat(Config::default().limits.body_limit + 1);
     let reply = send_to(addr, &endpoint, "POST", &json_type, &big).await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
     // The Host and Origin guard of `/mcp`.

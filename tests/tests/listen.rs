@@ -9,8 +9,8 @@
 //!   stream's subscription id, and no other stream; `notifications/resources/updated` reaches
 //!   only the streams subscribed to that URI.
 //! - The same notifier reaches session-era clients on their GET stream.
-//! - A quiet stream sends `: keep-alive` comments every `Config::sse_keep_alive`; closing the
-//!   connection unregisters the stream; a listen request without `notifications` is HTTP 400
+//! - A quiet stream sends `: keep-alive` comments every `config.streams.sse_keep_alive`; closing
+//!   the connection unregisters the stream; a listen request without `notifications` is HTTP 400
 //!   `-32602`.
 //!
 //! Every message on a listen stream is checked against the official 2026-07-28 schema, and must

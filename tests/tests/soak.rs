@@ -25,8 +25,8 @@
 //!   `count` (60 ms), a `slow` call cancelled with `notifications/cancelled`, a `slow` call
 //!   whose connection is dropped mid-flight, `ask_model` with the sampling request answered or
 //!   left unanswered (its stream dropped; the handler gives up after
-//!   `Config::client_request_timeout`), a GET stream opened and dropped. Then DELETE, or
-//!   abandonment (the session expires after `Config::session_idle_timeout`).
+//!   `config.limits.client_request_timeout`), a GET stream opened and dropped. Then DELETE, or
+//!   abandonment (the session expires after `config.sessions.session_idle_timeout`).
 //! - Stateless (2026-07-28): `echo`; `ask_model` answered in a second round (MRTR) or left
 //!   after the first; `linger` whose SSE stream is dropped after its first progress event, or
 //!   `slow` whose connection is dropped before any answer (both cancel the handler);
@@ -726,7 +726,7 @@ impl Client {
 
     /// `ask_model`: its sampling request comes on the call's stream; answered by POST (the
     /// call completes), or not (the stream is dropped; the handler waits until
-    /// `Config::client_request_timeout`, or until the session ends).
+    /// `config.limits.client_request_timeout`, or until the session ends).
     async fn session_sample(
         &mut self,
         headers: &[(&str, &str)],
@@ -1104,11 +1104,11 @@ struct Running {
 impl Running {
     async fn start(config: Config) -> Running {
         let tasks = Arc::new(CountedTasks {
-            inner: MemoryTaskStore::new(config.max_tasks),
+            inner: MemoryTaskStore::new(config.tasks.max_tasks),
             held: AtomicUsize::new(0),
         });
         let sessions = Arc::new(mcp_runtime::session::MemorySessionStore::new(
-            config.max_sessions,
+            config.sessions.max_sessions,
         ));
         let stores = Stores::memory(&config)
             .with_sessions(sessions)

@@ -562,7 +562,7 @@ async fn tasks_get_with_another_mcp_name_is_header_mismatch() {
     missing.error(StatusCode::BAD_REQUEST, -32020);
 }
 
-/// Tasks are bounded (`Config::max_tasks`): past the maximum a call that would become a task
+/// Tasks are bounded (`config.tasks.max_tasks`): past the maximum a call that would become a task
 /// answers directly, and an expired task frees its place (the expiry sweep).
 #[tokio::test]
 async fn tasks_are_bounded_and_expired_ones_free_their_place() {

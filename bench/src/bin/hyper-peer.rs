@@ -7,8 +7,8 @@
 //! `--addr HOST:PORT`; TCP_NODELAY on accepted sockets, like the generated server.
 //!
 //! `--sse`: `tools/call` is answered as the generated server answers it with
-//! `Config::sse_responses`, the same bytes in an SSE stream (a priming event, then the answer
-//! as a `message` event; event ids `<stream>-<n>` with a stream counter per connection),
+//! `config.streams.sse_responses`, the same bytes in an SSE stream (a priming event, then the
+//! answer as a `message` event; event ids `<stream>-<n>` with a stream counter per connection),
 //! formatted with `format!`: the ceiling of the session-era SSE mode.
 //!
 //! `--jsonrpc`: a plain JSON-RPC 2.0 service instead (POST on any path), answering `echo` with

@@ -3,7 +3,7 @@
 //! setting.
 //!
 //! `BENCH_SSE_RESPONSES=1` answers every session-era request as an SSE stream
-//! (`Config::sse_responses`, also `--sse-responses`), to measure that mode.
+//! (`config.streams.sse_responses`, also `--sse-responses`), to measure that mode.
 
 use mcp_runtime::{Config, McpServer};
 

@@ -1,55 +1,110 @@
-//! The macro that turns the table of settings in `config.rs` into [`Config`](super::Config),
-//! its `Default`, the [`ConfigBuilder`](super::ConfigBuilder) setters and the rows of the
-//! command line (`entry::settings::Setting`), so that each setting is written once.
+//! The macro that turns the table of settings in `config.rs` into [`Config`](super::Config)
+//! and its groups, their `Default`, the [`ConfigBuilder`](super::ConfigBuilder) setters and the
+//! rows of the command line (`entry::settings::Setting`), so that each setting is written once.
 
 /// Expands the table of settings (see `config.rs`).
+///
+/// The table is a list of groups, then the fields of `Config` that belong to no group:
+///
+/// - `group name: Type, heading HEADING { rows }`: a field `name` of `Config` holding the
+///   struct `Type` (public in [`crate::config`]), one field per row; the rows that are flags
+///   are listed in `--help` under `HEADING` (one of `entry::settings::heading`), so a group is
+///   what an operator sees as one section;
+/// - `fields { rows }`: fields of `Config` itself (shared state, and concerns with a type of
+///   their own, set by hand-written flags).
 ///
 /// Each row is a field: its documentation, `name: Type = default`, then optionally
 ///
 /// - `set |value: Type| ... => "why"`: what the builder's setter does to the value (e.g. a
 ///   clamp), the reason added to the setter's documentation;
-/// - `cli { flag, env, value, heading, scope, help, parse, show }`: the field is also a flag
-///   and an environment variable of a server binary. `value` is the value's name in `--help`
-///   (`None`: a switch), `heading` one of `entry::settings::heading`, `scope` an
-///   `entry::settings::Scope` variant, `help` the `--help` line, `parse` a
-///   `fn(&str) -> Result<Type, String>` (its error says what is wrong, without naming the flag)
-///   and `show` a `fn(Type) -> String` writing the default in the form `parse` reads.
+/// - `cli { flag, env, value, scope, help, parse, show }` (grouped rows only): the field is
+///   also a flag and an environment variable of a server binary. `value` is the value's name
+///   in `--help` (`None`: a switch), `scope` an `entry::settings::Scope` variant, `help` the
+///   `--help` line, `parse` a `fn(&str) -> Result<Type, String>` (its error says what is
+///   wrong, without naming the flag) and `show` a `fn(Type) -> String` writing the default in
+///   the form `parse` reads.
+///
+/// A row's name is the setting's one name: the builder's setter (flat, whatever the group:
+/// `ConfigBuilder::body_limit`), the field (`config.limits.body_limit`) and, dashed, the flag.
 macro_rules! config_table {
     (
         $(#[$struct_meta:meta])*
         pub struct $config:ident, builder $builder:ident, command line $settings:ident {
             $(
-                $(#[$meta:meta])*
-                $field:ident : $ty:ty = $default:expr
-                $(, set $set:expr => $set_why:literal)?
-                $(, cli {
-                    flag: $flag:literal, env: $env:expr, value: $value:expr,
-                    heading: $heading:ident, scope: $scope:ident,
-                    help: $help:expr,
-                    parse: $parse:expr, show: $show:expr $(,)?
-                })?;
+                $(#[$group_meta:meta])*
+                group $group:ident : $group_ty:ident, heading $heading:ident {
+                    $(
+                        $(#[$meta:meta])*
+                        $field:ident : $ty:ty = $default:expr
+                        $(, set $set:expr => $set_why:literal)?
+                        $(, cli {
+                            flag: $flag:literal, env: $env:expr, value: $value:expr,
+                            scope: $scope:ident,
+                            help: $help:expr,
+                            parse: $parse:expr, show: $show:expr $(,)?
+                        })?;
+                    )*
+                }
             )*
+            fields {
+                $(
+                    $(#[$own_meta:meta])*
+                    $own:ident : $own_ty:ty = $own_default:expr
+                    $(, set $own_set:expr => $own_set_why:literal)?;
+                )*
+            }
         }
     ) => {
         $(#[$struct_meta])*
         pub struct $config {
             $(
-                $(#[$meta])*
-                pub $field: $ty,
+                $(#[$group_meta])*
+                pub $group: $group_ty,
+            )*
+            $(
+                $(#[$own_meta])*
+                pub $own: $own_ty,
             )*
         }
 
         impl Default for $config {
             fn default() -> Self {
                 Self {
-                    $($field: $default,)*
+                    $($group: $group_ty::default(),)*
+                    $($own: $own_default,)*
                 }
             }
         }
 
-        /// Builds a [`Config`]: starts from [`Config::default`]; each method sets the field of
-        /// the same name; [`build`](Self::build) returns the result. See [`Config`] for an
-        /// example.
+        $(
+            $(#[$group_meta])*
+            ///
+            #[doc = concat!(
+                "The field [`Config::", stringify!($group), "`]. Set each field with the ",
+                "[`ConfigBuilder`] method of the same name, or change it in place ",
+                "(`config.", stringify!($group), ".<field> = ...`)."
+            )]
+            #[derive(Debug, Clone)]
+            #[non_exhaustive]
+            pub struct $group_ty {
+                $(
+                    $(#[$meta])*
+                    pub $field: $ty,
+                )*
+            }
+
+            impl Default for $group_ty {
+                fn default() -> Self {
+                    Self {
+                        $($field: $default,)*
+                    }
+                }
+            }
+        )*
+
+        /// Builds a [`Config`]: starts from [`Config::default`]; each method sets the setting
+        /// of the same name, whatever its group; [`build`](Self::build) returns the result. See
+        /// [`Config`] for an example.
         #[derive(Debug, Clone, Default)]
         #[must_use]
         pub struct $builder {
@@ -57,14 +112,25 @@ macro_rules! config_table {
         }
 
         impl $builder {
-            $(
+            $($(
                 #[doc = concat!(
-                    "Sets [`Config::", stringify!($field), "`]",
+                    "Sets [`", stringify!($group_ty), "::", stringify!($field), "`]",
                     $(" (", $set_why, ")",)?
                     "."
                 )]
                 pub fn $field(mut self, $field: $ty) -> Self {
-                    self.config.$field = config_table!(@set $field: $ty $(, $set)?);
+                    self.config.$group.$field = config_table!(@set $field: $ty $(, $set)?);
+                    self
+                }
+            )*)*
+            $(
+                #[doc = concat!(
+                    "Sets [`Config::", stringify!($own), "`]",
+                    $(" (", $own_set_why, ")",)?
+                    "."
+                )]
+                pub fn $own(mut self, $own: $own_ty) -> Self {
+                    self.config.$own = config_table!(@set $own: $own_ty $(, $own_set)?);
                     self
                 }
             )*
@@ -77,7 +143,7 @@ macro_rules! config_table {
 
         /// The rows of the command line that set one field of [`Config`] each, in table order.
         pub(crate) const $settings: &[$crate::entry::settings::Setting] = &[
-            $($(
+            $($($(
                 $crate::entry::settings::Setting {
                     flag: $flag,
                     env: $env,
@@ -87,15 +153,15 @@ macro_rules! config_table {
                     scope: $crate::entry::settings::Scope::$scope,
                     default: |config| {
                         let show: fn($ty) -> String = $show;
-                        show(Clone::clone(&config.$field))
+                        show(Clone::clone(&config.$group.$field))
                     },
                     apply: |parsed, given| {
                         let parse: fn(&str) -> Result<$ty, String> = $parse;
-                        parsed.config.$field = parse(given.text)?;
+                        parsed.config.$group.$field = parse(given.text)?;
                         Ok(())
                     },
                 },
-            )?)*
+            )?)*)*
         ];
     };
     (@set $value:ident: $ty:ty) => {

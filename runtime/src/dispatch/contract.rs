@@ -147,8 +147,8 @@ impl Contract {
     }
 
     /// The OpenRPC document the server was generated from, as compact JSON text: the result
-    /// of `rpc.discover` on the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
-    /// `None` makes `rpc.discover` a `-32601`.
+    /// of `rpc.discover` on the plain JSON-RPC endpoint
+    /// ([`crate::config::Endpoints::jsonrpc_path`]). `None` makes `rpc.discover` a `-32601`.
     pub const fn openrpc_document(&self) -> Option<&'static str> {
         self.openrpc_document
     }
@@ -191,7 +191,8 @@ impl Contract {
     }
 
     /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without
-    /// `remotes`, which the server adds when it serves the card ([`crate::Config::server_card`]).
+    /// `remotes`, which the server adds when it serves the card
+    /// ([`crate::config::Endpoints::server_card`]).
     pub const fn server_card(&self) -> Option<&'static str> {
         self.server_card
     }

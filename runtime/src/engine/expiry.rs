@@ -45,9 +45,9 @@ impl<D: Dispatch> Engine<D> {
 /// TTL, between [`MIN_PERIOD`] and [`MAX_PERIOD`]; `None` when nothing expires.
 fn sweep_period(config: &crate::Config) -> Option<Duration> {
     let shortest = [
-        config.session_idle_timeout,
-        config.session_max_lifetime,
-        Some(config.task_ttl),
+        config.sessions.session_idle_timeout,
+        config.sessions.session_max_lifetime,
+        Some(config.tasks.task_ttl),
     ]
     .into_iter()
     .flatten()
@@ -64,7 +64,7 @@ async fn sweep<D: Dispatch>(engine: Weak<Engine<D>>, period: Duration) {
         };
         let evicted = engine
             .sessions()
-            .evict_expired(engine.config.session_idle_timeout);
+            .evict_expired(engine.config.sessions.session_idle_timeout);
         let forgotten = engine.tasks.remove_expired();
         if evicted + forgotten > 0 {
             tracing::debug!(evicted, forgotten, "expired sessions and tasks removed");
@@ -78,15 +78,13 @@ mod tests {
 
     #[test]
     fn the_period_follows_the_shortest_expiry() {
-        let config = crate::Config {
-            session_idle_timeout: Some(Duration::from_secs(8)),
-            ..crate::Config::default()
-        };
+        let config = crate::Config::builder()
+            .session_idle_timeout(Some(Duration::from_secs(8)))
+            .build();
         assert_eq!(sweep_period(&config), Some(Duration::from_secs(2)));
-        let config = crate::Config {
-            session_idle_timeout: Some(Duration::from_millis(1)),
-            ..crate::Config::default()
-        };
+        let config = crate::Config::builder()
+            .session_idle_timeout(Some(Duration::from_millis(1)))
+            .build();
         assert_eq!(sweep_period(&config), Some(MIN_PERIOD));
         assert!(sweep_period(&crate::Config::default()).unwrap() <= MAX_PERIOD);
     }

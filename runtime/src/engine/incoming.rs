@@ -173,7 +173,8 @@ pub(crate) fn read_batch(text: &str) -> Result<Vec<&RawValue>, RpcError> {
     Ok(messages)
 }
 
-/// `-32600` when `messages` are more than a batch may hold ([`crate::Config::max_batch_len`]).
+/// `-32600` when `messages` are more than a batch may hold
+/// ([`crate::config::Streams::max_batch_len`]).
 pub(crate) fn check_batch_len(messages: &[&RawValue], max: usize) -> Result<(), RpcError> {
     if messages.len() <= max {
         return Ok(());
@@ -181,7 +182,7 @@ pub(crate) fn check_batch_len(messages: &[&RawValue], max: usize) -> Result<(), 
     Err(RpcError::new(
         INVALID_REQUEST,
         format!(
-            "Invalid Request: a batch of {} messages, more than the server takes (Config::max_batch_len = {max})",
+            "Invalid Request: a batch of {} messages, more than the server takes (config.streams.max_batch_len = {max})",
             messages.len()
         ),
     ))

@@ -126,9 +126,9 @@ pub(crate) struct Engine<D> {
     expiry_started: std::sync::atomic::AtomicBool,
     /// The tool descriptors of 2024-11-05 (without `annotations`), built on first use.
     legacy_tools: OnceLock<Box<[String]>>,
-    /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport (`Config::legacy_sse`):
-    /// kept here, reached through the engine every request already holds, so the option costs
-    /// `/mcp` requests nothing (empty when off).
+    /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport
+    /// (`config.endpoints.legacy_sse`): kept here, reached through the engine every request already
+    /// holds, so the option costs `/mcp` requests nothing (empty when off).
     legacy_sse: Arc<crate::legacy_streams::Connections>,
     /// Where the other instances' events arrive (the bus holds it weakly: it lives as long as
     /// the engine).
@@ -150,8 +150,8 @@ impl<D: Dispatch> Engine<D> {
         let tasks = Arc::new(Tasks::new(
             stores.tasks,
             stores.bus.clone(),
-            config.task_ttl,
-            config.task_poll_interval,
+            config.tasks.task_ttl,
+            config.tasks.task_poll_interval,
         ));
         let notifier = Notifier::new(
             stores.sessions.clone(),
@@ -378,7 +378,7 @@ impl<D: Dispatch> Engine<D> {
             which,
             name,
             raw,
-            self.config.page_size,
+            self.config.limits.page_size,
         )
     }
 
@@ -425,10 +425,10 @@ impl<D: Dispatch> Engine<D> {
             .unwrap_or(ProtocolVersion::LATEST_SESSION_ERA);
         let client_bytes = params.capabilities.map_or(0, |c| c.get().len())
             + params.client_info.map_or(0, |c| c.get().len());
-        if client_bytes > self.config.max_client_json_bytes {
+        if client_bytes > self.config.limits.max_client_json_bytes {
             return Err(RpcError::invalid_params(format!(
-                "Invalid params: capabilities and clientInfo take {client_bytes} bytes, more than the server keeps per session (Config::max_client_json_bytes = {})",
-                self.config.max_client_json_bytes
+                "Invalid params: capabilities and clientInfo take {client_bytes} bytes, more than the server keeps per session (config.limits.max_client_json_bytes = {})",
+                self.config.limits.max_client_json_bytes
             )));
         }
         let session = Arc::new(Session::from_initialize(
@@ -471,8 +471,9 @@ impl<D: Dispatch> Engine<D> {
 
     /// Publishes the client's `answer` to request `request_id` of shared `session` for the
     /// instance that waits for it (the caller checked that some instance minted the id),
-    /// unless it is larger than [`Config::max_bus_answer_bytes`]: every instance hears every
-    /// bus message, so its size is bounded here, where the client chose it.
+    /// unless it is larger than
+    /// [`config.streams.max_bus_answer_bytes`](crate::config::Streams::max_bus_answer_bytes): every
+    /// instance hears every bus message, so its size is bounded here, where the client chose it.
     pub(crate) fn publish_answer(
         &self,
         session: &Session,
@@ -480,12 +481,12 @@ impl<D: Dispatch> Engine<D> {
         answer: &crate::session::ClientAnswer,
     ) {
         let text = answer_text(answer);
-        if text.len() > self.config.max_bus_answer_bytes {
+        if text.len() > self.config.streams.max_bus_answer_bytes {
             tracing::warn!(
                 session = %crate::ids::fingerprint(session.id()),
                 bytes = text.len(),
-                max = self.config.max_bus_answer_bytes,
-                "a client's answer too large for the bus was dropped (Config::max_bus_answer_bytes, --max-bus-answer-bytes)"
+                max = self.config.streams.max_bus_answer_bytes,
+                "a client's answer too large for the bus was dropped (config.streams.max_bus_answer_bytes, --max-bus-answer-bytes)"
             );
             return;
         }
@@ -515,7 +516,7 @@ impl<D: Dispatch> Engine<D> {
             session.clone(),
             outbound,
             self.notifier.clone(),
-            self.config.client_request_timeout,
+            self.config.limits.client_request_timeout,
         )
     }
 }

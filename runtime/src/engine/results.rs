@@ -210,10 +210,10 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// `result` with the `serverExecutionTelemetry` capability (draft SEP-2448) when the
-    /// server returns traces (feature `otel`, [`crate::Config::return_traces`]).
+    /// server returns traces (feature `otel`, [`crate::config::Telemetry::return_traces`]).
     fn with_passback_capability(&self, result: String) -> String {
         #[cfg(feature = "otel")]
-        if self.config.return_traces {
+        if self.config.telemetry.return_traces {
             use crate::telemetry::passback;
             let mut value: serde_json::Value =
                 serde_json::from_str(&result).expect("a result this crate wrote parses");
@@ -369,7 +369,7 @@ impl<D: Dispatch> Engine<D> {
                 .filter(|&n| n <= len)
                 .ok_or_else(|| RpcError::invalid_params(format!("Invalid cursor: {text}")))?,
         };
-        let end = (start + self.config.page_size.max(1)).min(len);
+        let end = (start + self.config.limits.page_size.max(1)).min(len);
         let mut out =
             String::with_capacity(64 + (start..end).map(|i| nth(i).len() + 1).sum::<usize>());
         out.push_str("{\"");
@@ -393,7 +393,10 @@ impl<D: Dispatch> Engine<D> {
     /// and the subscription its notifications arrive on. Only what this server can ever send
     /// is honoured, and echoed in the acknowledgement.
     /// With authorization on, one principal holds at most
-    /// [`Config::max_listen_streams_per_principal`] of them, from whatever addresses.
+    /// [`config.streams.max_listen_streams_per_principal`] of them, from whatever addresses.
+    ///
+    /// [`config.streams.max_listen_streams_per_principal`]:
+    ///     crate::config::Streams::max_listen_streams_per_principal
     pub(crate) fn subscribe(
         &self,
         id: &RawValue,
@@ -407,21 +410,22 @@ impl<D: Dispatch> Engine<D> {
         let requested = serde_json::from_str::<ListenParams>(params.map_or("{}", |p| p.get()))
             .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))?
             .notifications;
-        if requested.resource_subscriptions.len() > self.config.max_subscriptions {
+        if requested.resource_subscriptions.len() > self.config.streams.max_subscriptions {
             return Err(RpcError::invalid_params(format!(
-                "Invalid params: {} resource subscriptions, more than one stream may name (Config::max_subscriptions = {})",
+                "Invalid params: {} resource subscriptions, more than one stream may name (config.streams.max_subscriptions = {})",
                 requested.resource_subscriptions.len(),
-                self.config.max_subscriptions
+                self.config.streams.max_subscriptions
             )));
         }
         let uris = &requested.resource_subscriptions;
         let bytes: usize = uris.iter().map(String::len).sum();
         let longest = uris.iter().map(String::len).max().unwrap_or(0);
-        if bytes > self.config.max_subscription_bytes || longest > crate::uri_template::MAX_URI_LEN
+        if bytes > self.config.streams.max_subscription_bytes
+            || longest > crate::uri_template::MAX_URI_LEN
         {
             return Err(RpcError::invalid_params(format!(
-                "Invalid params: resource subscriptions of {bytes} bytes, more than one stream may name (Config::max_subscription_bytes = {}, at most {} a URI)",
-                self.config.max_subscription_bytes,
+                "Invalid params: resource subscriptions of {bytes} bytes, more than one stream may name (config.streams.max_subscription_bytes = {}, at most {} a URI)",
+                self.config.streams.max_subscription_bytes,
                 crate::uri_template::MAX_URI_LEN
             )));
         }
@@ -444,16 +448,16 @@ impl<D: Dispatch> Engine<D> {
         );
         let owner = principal.map(Principal::owner_digest);
         let bounds = ListenBounds {
-            total: self.config.max_listen_streams,
-            per_owner: self.config.max_listen_streams_per_principal,
+            total: self.config.streams.max_listen_streams,
+            per_owner: self.config.streams.max_listen_streams_per_principal,
         };
         let subscription = self
             .notifier
             .listen(id.to_owned(), honoured, owner, bounds)
             .map_err(|full| {
                 let (max, setting) = match full {
-                    ListenFull::Server => (bounds.total, "Config::max_listen_streams"),
-                    ListenFull::Owner => (bounds.per_owner, "Config::max_listen_streams_per_principal"),
+                    ListenFull::Server => (bounds.total, "config.streams.max_listen_streams"),
+                    ListenFull::Owner => (bounds.per_owner, "config.streams.max_listen_streams_per_principal"),
                 };
                 tracing::warn!(max, setting, "a listen stream was refused: its maximum is held");
                 let holder = match full {

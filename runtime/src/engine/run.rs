@@ -133,7 +133,7 @@ impl<D: Dispatch> Engine<D> {
                 method,
                 transport,
                 trace_headers,
-                self.config.return_traces,
+                self.config.telemetry.return_traces,
             );
             if trace_context.is_some() {
                 ctx = ctx.with_trace_context(trace_context);

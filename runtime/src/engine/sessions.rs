@@ -185,7 +185,7 @@ impl<D: Dispatch> Engine<D> {
     /// other than the one the session negotiated.
     ///
     /// Without an `id` (a client that never initialized): a throwaway session of `sent`
-    /// (2025-03-26 when absent) when [`Config::allow_sessionless`](crate::Config) allows
+    /// (2025-03-26 when absent) when [`config.sessions.allow_sessionless`](crate::Config) allows
     /// it, else [`Refusal::Missing`]. Only `/mcp` lets a request name no session; a transport
     /// that knows its session always passes its id.
     pub(crate) fn find_session(
@@ -216,7 +216,7 @@ impl<D: Dispatch> Engine<D> {
     /// allows it.
     #[cold]
     fn sessionless(&self, sent: Option<&str>) -> Result<Arc<Session>, Refusal> {
-        if !self.config.allow_sessionless {
+        if !self.config.sessions.allow_sessionless {
             return Err(Refusal::Missing);
         }
         Ok(Arc::new(Session::new(
@@ -354,7 +354,7 @@ pub(super) fn session_method(
                     }
                     session.subscribe(&uri).map_err(|_| {
                         RpcError::invalid_params(format!(
-                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (Config::max_subscriptions, Config::max_subscription_bytes)",
+                            "Invalid params: this session subscribes to {} resources already, the most the server keeps (config.streams.max_subscriptions, config.streams.max_subscription_bytes)",
                             session.subscriptions()
                         ))
                     })?;

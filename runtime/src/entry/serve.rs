@@ -101,7 +101,7 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
     #[cfg(feature = "redis")]
     {
         use crate::request_state::{SealingKey, KEY_ENV};
-        let shared_key = server.config().request_state_key.is_some()
+        let shared_key = server.config().request_state.request_state_key.is_some()
             || matches!(SealingKey::from_env(), Ok(Some(_)));
         if !shared_key {
             return Err((

@@ -59,10 +59,16 @@ fn defaults() {
     assert_eq!(args.log_filter, "info");
     assert_eq!(args.log_format, LogFormat::Text);
     let (config, default) = (args.config, Config::default());
-    assert_eq!(config.body_limit, default.body_limit);
-    assert_eq!(config.allowed_hosts, default.allowed_hosts);
-    assert_eq!(config.session_idle_timeout, default.session_idle_timeout);
-    assert!(config.auth.is_none() && config.request_state_key.is_none());
+    assert_eq!(config.limits.body_limit, default.limits.body_limit);
+    assert_eq!(
+        config.transport.allowed_hosts,
+        default.transport.allowed_hosts
+    );
+    assert_eq!(
+        config.sessions.session_idle_timeout,
+        default.sessions.session_idle_timeout
+    );
+    assert!(config.auth.is_none() && config.request_state.request_state_key.is_none());
     assert!(args.given.is_empty());
 }
 
@@ -212,10 +218,10 @@ fn help_shows_the_defaults_the_server_starts_from() {
         |_| None,
     )
     .unwrap();
-    assert_eq!(args.config.body_limit, 1024);
-    assert_eq!(args.config.session_idle_timeout, None);
-    assert!(args.config.legacy_sse);
-    assert_eq!(args.config.page_size, 7);
+    assert_eq!(args.config.limits.body_limit, 1024);
+    assert_eq!(args.config.sessions.session_idle_timeout, None);
+    assert!(args.config.endpoints.legacy_sse);
+    assert_eq!(args.config.limits.page_size, 7);
 }
 
 /// Every setting that is a `Config` field, by flag and by variable, with the value it must
@@ -231,69 +237,71 @@ fn every_setting_reaches_the_config() {
             "allowed-hosts",
             "MCP_ALLOWED_HOSTS",
             "localhost, mcp.example.com",
-            |c| c.allowed_hosts == ["localhost", "mcp.example.com"],
+            |c| c.transport.allowed_hosts == ["localhost", "mcp.example.com"],
         ),
         ("shutdown-grace", "MCP_SHUTDOWN_GRACE", "0s", |c| {
-            c.shutdown_grace == Duration::ZERO
+            c.transport.shutdown_grace == Duration::ZERO
         }),
         ("jsonrpc", "MCP_JSONRPC_PATH", "/rpc", |c| {
-            c.jsonrpc_path.as_deref() == Some("/rpc")
+            c.endpoints.jsonrpc_path.as_deref() == Some("/rpc")
         }),
         ("health-path", "MCP_HEALTH_PATH", "/live", |c| {
-            c.health_path.as_deref() == Some("/live")
+            c.endpoints.health_path.as_deref() == Some("/live")
         }),
         ("ready-path", "MCP_READY_PATH", "off", |c| {
-            c.ready_path.is_none()
+            c.endpoints.ready_path.is_none()
         }),
         (
             "public-url",
             "MCP_PUBLIC_URL",
             "https://mcp.example.com/mcp",
-            |c| c.public_url.as_deref() == Some("https://mcp.example.com/mcp"),
+            |c| c.endpoints.public_url.as_deref() == Some("https://mcp.example.com/mcp"),
         ),
         ("body-limit", "MCP_BODY_LIMIT", "64KiB", |c| {
-            c.body_limit == 65536
+            c.limits.body_limit == 65536
         }),
         ("max-header-bytes", "MCP_MAX_HEADER_BYTES", "32768", |c| {
-            c.max_header_bytes == 32768
+            c.limits.max_header_bytes == 32768
         }),
         ("body-read-timeout", "MCP_BODY_READ_TIMEOUT", "5s", |c| {
-            c.body_read_timeout == secs(5)
+            c.limits.body_read_timeout == secs(5)
         }),
         ("max-connections", "MCP_MAX_CONNECTIONS", "100", |c| {
-            c.max_connections == 100
+            c.limits.max_connections == 100
         }),
         (
             "max-connections-per-peer",
             "MCP_MAX_CONNECTIONS_PER_PEER",
             "7",
-            |c| c.max_connections_per_peer == 7,
+            |c| c.limits.max_connections_per_peer == 7,
         ),
         (
             "idle-connection-timeout",
             "MCP_IDLE_CONNECTION_TIMEOUT",
             "2m",
-            |c| c.idle_connection_timeout == secs(120),
+            |c| c.limits.idle_connection_timeout == secs(120),
         ),
         (
             "max-client-json-bytes",
             "MCP_MAX_CLIENT_JSON_BYTES",
             "1KiB",
-            |c| c.max_client_json_bytes == 1024,
+            |c| c.limits.max_client_json_bytes == 1024,
         ),
         (
             "max-pending-client-requests",
             "MCP_MAX_PENDING_CLIENT_REQUESTS",
             "3",
-            |c| c.max_pending_client_requests == 3,
+            |c| c.limits.max_pending_client_requests == 3,
         ),
         (
             "client-request-timeout",
             "MCP_CLIENT_REQUEST_TIMEOUT",
             "90s",
-            |c| c.client_request_timeout == secs(90),
+            |c| c.limits.client_request_timeout == secs(90),
         ),
-        ("page-size", "MCP_PAGE_SIZE", "20", |c| c.page_size == 20),
+        ("page-size", "MCP_PAGE_SIZE", "20", |c| {
+            c.limits.page_size == 20
+        }),
         ("list-cache", "MCP_LIST_CACHE", "1m,private", |c| {
             let hint = CacheHint::new(secs(60), CacheScope::Private);
             let hints = &c.cache_hints;
@@ -314,91 +322,97 @@ fn every_setting_reaches_the_config() {
             c.cache_hints.discover == CacheHint::new(secs(10), CacheScope::Public)
         }),
         ("max-sessions", "MCP_MAX_SESSIONS", "50", |c| {
-            c.max_sessions == 50
+            c.sessions.max_sessions == 50
         }),
         (
             "session-idle-timeout",
             "MCP_SESSION_IDLE_TIMEOUT",
             "none",
-            |c| c.session_idle_timeout.is_none(),
+            |c| c.sessions.session_idle_timeout.is_none(),
         ),
         (
             "session-max-lifetime",
             "MCP_SESSION_MAX_LIFETIME",
             "2h",
-            |c| c.session_max_lifetime == Some(secs(7200)),
+            |c| c.sessions.session_max_lifetime == Some(secs(7200)),
         ),
         ("max-subscriptions", "MCP_MAX_SUBSCRIPTIONS", "0", |c| {
-            c.max_subscriptions == 0
+            c.streams.max_subscriptions == 0
         }),
         (
             "max-subscription-bytes",
             "MCP_MAX_SUBSCRIPTION_BYTES",
             "1KiB",
-            |c| c.max_subscription_bytes == 1024,
+            |c| c.streams.max_subscription_bytes == 1024,
         ),
         (
             "max-bus-answer-bytes",
             "MCP_MAX_BUS_ANSWER_BYTES",
             "2KiB",
-            |c| c.max_bus_answer_bytes == 2048,
+            |c| c.streams.max_bus_answer_bytes == 2048,
         ),
         ("max-batch-len", "MCP_MAX_BATCH_LEN", "8", |c| {
-            c.max_batch_len == 8
+            c.streams.max_batch_len == 8
         }),
         (
             "max-session-requests",
             "MCP_MAX_SESSION_REQUESTS",
             "3",
-            |c| c.max_session_requests == 3,
+            |c| c.streams.max_session_requests == 3,
         ),
         ("batch-concurrency", "MCP_BATCH_CONCURRENCY", "1", |c| {
-            c.batch_concurrency == 1
+            c.streams.batch_concurrency == 1
         }),
         ("max-listen-streams", "MCP_MAX_LISTEN_STREAMS", "10", |c| {
-            c.max_listen_streams == 10
+            c.streams.max_listen_streams == 10
         }),
         (
             "max-listen-streams-per-principal",
             "MCP_MAX_LISTEN_STREAMS_PER_PRINCIPAL",
             "4",
-            |c| c.max_listen_streams_per_principal == 4,
+            |c| c.streams.max_listen_streams_per_principal == 4,
         ),
         ("replay-window", "MCP_REPLAY_WINDOW", "16", |c| {
-            c.replay_window == 16
+            c.streams.replay_window == 16
         }),
         ("buffered-messages", "MCP_BUFFERED_MESSAGES", "8", |c| {
-            c.buffered_messages == 8
+            c.streams.buffered_messages == 8
         }),
         ("sse-retry", "MCP_SSE_RETRY", "2500ms", |c| {
-            c.sse_retry_ms == 2500
+            c.streams.sse_retry_ms == 2500
         }),
         ("sse-keep-alive", "MCP_SSE_KEEP_ALIVE", "1m", |c| {
-            c.sse_keep_alive == secs(60)
+            c.streams.sse_keep_alive == secs(60)
         }),
         ("request-state-ttl", "MCP_REQUEST_STATE_TTL", "1h", |c| {
-            c.request_state_ttl == secs(3600)
+            c.request_state.request_state_ttl == secs(3600)
         }),
         ("task-ttl", "MCP_TASK_TTL", "10m", |c| {
-            c.task_ttl == secs(600)
+            c.tasks.task_ttl == secs(600)
         }),
         ("task-poll-interval", "MCP_TASK_POLL_INTERVAL", "1s", |c| {
-            c.task_poll_interval == secs(1)
+            c.tasks.task_poll_interval == secs(1)
         }),
-        ("max-tasks", "MCP_MAX_TASKS", "5", |c| c.max_tasks == 5),
+        ("max-tasks", "MCP_MAX_TASKS", "5", |c| {
+            c.tasks.max_tasks == 5
+        }),
     ];
     let switches: &[(&str, &str, Check)] = &[
-        ("legacy-sse", "MCP_LEGACY_SSE", |c| c.legacy_sse),
-        ("server-card", "MCP_SERVER_CARD", |c| c.server_card),
-        ("allow-sessionless", "MCP_ALLOW_SESSIONLESS", |c| {
-            c.allow_sessionless
+        ("legacy-sse", "MCP_LEGACY_SSE", |c| c.endpoints.legacy_sse),
+        ("server-card", "MCP_SERVER_CARD", |c| {
+            c.endpoints.server_card
         }),
-        ("sse-responses", "MCP_SSE_RESPONSES", |c| c.sse_responses),
+        ("allow-sessionless", "MCP_ALLOW_SESSIONLESS", |c| {
+            c.sessions.allow_sessionless
+        }),
+        ("sse-responses", "MCP_SSE_RESPONSES", |c| {
+            c.streams.sse_responses
+        }),
         ("audit", "MCP_AUDIT", |c| c.audit.is_some()),
         (
             "request-state-single-use",
             "MCP_REQUEST_STATE_SINGLE_USE",
-            |c| c.request_state_single_use,
+            |c| c.request_state.request_state_single_use,
         ),
     ];
     let mut covered: Vec<&str> = vec!["stdio", "addr", "log-level", "log-format"];
@@ -468,11 +482,21 @@ fn every_setting_reaches_the_config() {
 
 #[test]
 fn return_traces_is_a_switch_that_needs_the_otel_feature() {
-    assert!(!ok(&[], &[]).config.return_traces);
-    assert!(!ok(&[], &[("MCP_RETURN_TRACES", "0")]).config.return_traces);
+    assert!(!ok(&[], &[]).config.telemetry.return_traces);
+    assert!(
+        !ok(&[], &[("MCP_RETURN_TRACES", "0")])
+            .config
+            .telemetry
+            .return_traces
+    );
     if cfg!(feature = "otel") {
-        assert!(ok(&["--return-traces"], &[]).config.return_traces);
-        assert!(ok(&[], &[("MCP_RETURN_TRACES", "on")]).config.return_traces);
+        assert!(ok(&["--return-traces"], &[]).config.telemetry.return_traces);
+        assert!(
+            ok(&[], &[("MCP_RETURN_TRACES", "on")])
+                .config
+                .telemetry
+                .return_traces
+        );
     } else {
         let message = refused(&["--return-traces"], &[]);
         assert!(
@@ -488,18 +512,22 @@ fn a_flag_beats_its_variable_and_an_empty_variable_is_unset() {
         &["--body-limit", "1KiB", "--jsonrpc", "/a"],
         &[("MCP_BODY_LIMIT", "2KiB"), ("MCP_JSONRPC_PATH", "/b")],
     );
-    assert_eq!(args.config.body_limit, 1024);
-    assert_eq!(args.config.jsonrpc_path.as_deref(), Some("/a"));
+    assert_eq!(args.config.limits.body_limit, 1024);
+    assert_eq!(args.config.endpoints.jsonrpc_path.as_deref(), Some("/a"));
     // A bad variable is not even read when the flag is given.
     assert_eq!(
         ok(&["--max-sessions", "3"], &[("MCP_MAX_SESSIONS", "abc")])
             .config
+            .sessions
             .max_sessions,
         3
     );
     let args = ok(&[], &[("MCP_BODY_LIMIT", ""), ("MCP_JSONRPC_PATH", "")]);
-    assert_eq!(args.config.body_limit, Config::default().body_limit);
-    assert_eq!(args.config.jsonrpc_path, None);
+    assert_eq!(
+        args.config.limits.body_limit,
+        Config::default().limits.body_limit
+    );
+    assert_eq!(args.config.endpoints.jsonrpc_path, None);
     assert!(args.given.is_empty());
 }
 
@@ -576,12 +604,13 @@ fn each_bad_value_is_refused_naming_its_flag_or_variable() {
         ],
         &[],
     );
-    assert_eq!(args.config.max_subscriptions, 0);
-    assert_eq!(args.config.shutdown_grace, Duration::ZERO);
+    assert_eq!(args.config.streams.max_subscriptions, 0);
+    assert_eq!(args.config.transport.shutdown_grace, Duration::ZERO);
     // IPv6 without brackets is a host name.
     assert_eq!(
         ok(&["--allowed-hosts", "::1,localhost"], &[])
             .config
+            .transport
             .allowed_hosts,
         ["::1", "localhost"]
     );
@@ -625,8 +654,8 @@ fn settings_for_http_are_refused_with_stdio_and_their_variables_ignored() {
         ],
     );
     assert_eq!(args.transport, Transport::Stdio);
-    assert!(args.config.jsonrpc_path.is_none() && !args.config.legacy_sse);
-    assert!(!args.config.server_card && args.config.public_url.is_none());
+    assert!(args.config.endpoints.jsonrpc_path.is_none() && !args.config.endpoints.legacy_sse);
+    assert!(!args.config.endpoints.server_card && args.config.endpoints.public_url.is_none());
     assert!(args.config.auth.is_none());
     // And the other way round.
     assert_eq!(
@@ -636,8 +665,9 @@ fn settings_for_http_are_refused_with_stdio_and_their_variables_ignored() {
     assert_eq!(
         ok(&[], &[("MCP_STDIO_OUTPUT_LIMIT", "abc")])
             .config
+            .limits
             .stdio_output_limit,
-        Config::default().stdio_output_limit
+        Config::default().limits.stdio_output_limit
     );
     assert_eq!(
         ok(
@@ -651,6 +681,7 @@ fn settings_for_http_are_refused_with_stdio_and_their_variables_ignored() {
             &[]
         )
         .config
+        .limits
         .stdio_output_limit,
         65536
     );
@@ -740,8 +771,11 @@ fn request_state_keys_from_files_and_variables() {
         &[],
     )
     .config;
-    assert_eq!(config.request_state_key, Some(key.key()));
-    assert_eq!(config.request_state_previous_key, Some(other.key()));
+    assert_eq!(config.request_state.request_state_key, Some(key.key()));
+    assert_eq!(
+        config.request_state.request_state_previous_key,
+        Some(other.key())
+    );
 
     // The variables holding the keys themselves still work.
     let args = ok(
@@ -751,13 +785,17 @@ fn request_state_keys_from_files_and_variables() {
             ("MCP_REQUEST_STATE_PREVIOUS_KEY", OTHER_KEY_HEX),
         ],
     );
-    assert_eq!(args.config.request_state_key, Some(key.key()));
-    assert_eq!(args.config.request_state_previous_key, Some(other.key()));
+    assert_eq!(args.config.request_state.request_state_key, Some(key.key()));
+    assert_eq!(
+        args.config.request_state.request_state_previous_key,
+        Some(other.key())
+    );
     assert!(args.given.contains(&"request-state-key"));
     // The file's variable too; the flag wins over both variables.
     assert_eq!(
         ok(&[], &[("MCP_REQUEST_STATE_KEY_FILE", current.as_str())])
             .config
+            .request_state
             .request_state_key,
         Some(key.key())
     );
@@ -767,6 +805,7 @@ fn request_state_keys_from_files_and_variables() {
             &[("MCP_REQUEST_STATE_KEY", OTHER_KEY_HEX)]
         )
         .config
+        .request_state
         .request_state_key,
         Some(key.key())
     );
@@ -1032,12 +1071,15 @@ fn flags_reconfigure_a_server_built_before_them() {
         &[("MCP_REQUEST_STATE_KEY", KEY_HEX)],
     );
     reconfigure(&mut server, &args).unwrap();
-    assert_eq!(server.config().body_limit, 1024);
+    assert_eq!(server.config().limits.body_limit, 1024);
     // What no flag changed stays as the application set it.
-    assert_eq!(server.config().page_size, 7);
-    assert_eq!(server.config().request_state_ttl, Duration::from_secs(300));
+    assert_eq!(server.config().limits.page_size, 7);
     assert_eq!(
-        server.config().request_state_key,
+        server.config().request_state.request_state_ttl,
+        Duration::from_secs(300)
+    );
+    assert_eq!(
+        server.config().request_state.request_state_key,
         Some(SealingKeyText(KEY_HEX).key())
     );
 
@@ -1051,7 +1093,7 @@ fn flags_reconfigure_a_server_built_before_them() {
     let args = args_over(&server, &[], &[("MCP_REQUEST_STATE_KEY", KEY_HEX)]);
     reconfigure(&mut server, &args).unwrap();
     assert_eq!(
-        server.config().request_state_key,
+        server.config().request_state.request_state_key,
         Some(SealingKeyText(KEY_HEX).key())
     );
 

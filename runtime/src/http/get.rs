@@ -32,8 +32,9 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(response) => return *response,
         };
-        open_here(&session, last_event_id(headers))
-            .unwrap_or_else(|error| cannot_resume(error, self.engine.config().replay_window))
+        open_here(&session, last_event_id(headers)).unwrap_or_else(|error| {
+            cannot_resume(error, self.engine.config().streams.replay_window)
+        })
     }
 
     /// GET with `Last-Event-ID` when instances share the sessions: the standalone stream
@@ -44,7 +45,7 @@ impl<D: Dispatch> McpServer<D> {
             Ok(session) => session,
             Err(response) => return *response,
         };
-        let window = self.engine.config().replay_window;
+        let window = self.engine.config().streams.replay_window;
         let Some((stream, after)) = last_event_id(headers).and_then(parse_event_id) else {
             return cannot_resume(ResumeError::Unknown, window);
         };
@@ -73,7 +74,10 @@ impl<D: Dispatch> McpServer<D> {
         let entries = match log.after(after).await {
             Ok(entries) => entries,
             Err(ReplayError::Unknown) => {
-                return cannot_resume(ResumeError::Unknown, self.engine.config().replay_window)
+                return cannot_resume(
+                    ResumeError::Unknown,
+                    self.engine.config().streams.replay_window,
+                )
             }
             Err(ReplayError::Lost) => return lost_from_log(),
             Err(ReplayError::Unavailable(error)) => {
@@ -108,9 +112,10 @@ impl<D: Dispatch> McpServer<D> {
                 relay::forward(waiting, connection);
                 opened_with(sse.as_bytes(), rx)
             }
-            Ok(Some(RelayPart::Lost)) => {
-                cannot_resume(ResumeError::Lost, self.engine.config().replay_window)
-            }
+            Ok(Some(RelayPart::Lost)) => cannot_resume(
+                ResumeError::Lost,
+                self.engine.config().streams.replay_window,
+            ),
             _ => bad_request(
                 "Bad Request: Last-Event-ID names no stream an instance serving this session holds",
             ),
@@ -183,7 +188,7 @@ fn cannot_resume(error: ResumeError, replay_window: usize) -> Response<Body> {
             bad_request("Bad Request: Last-Event-ID is not an event id of this session")
         }
         ResumeError::Lost => gone(format!(
-            "Gone: events after this Last-Event-ID are no longer kept (Config::replay_window keeps the last {replay_window}); the stream cannot be resumed whole"
+            "Gone: events after this Last-Event-ID are no longer kept (config.streams.replay_window keeps the last {replay_window}); the stream cannot be resumed whole"
         )),
     }
 }

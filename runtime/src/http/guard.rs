@@ -175,7 +175,7 @@ fn parsed_origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
 fn refused_host(host: &HeaderValue) -> String {
     let host = String::from_utf8_lossy(host.as_bytes());
     format!(
-        "Forbidden: Host \"{host}\" is not allowed (DNS rebinding protection). Add \"{}\" to Config::allowed_hosts to serve it.",
+        "Forbidden: Host \"{host}\" is not allowed (DNS rebinding protection). Add \"{}\" to config.transport.allowed_hosts to serve it.",
         host_name(&host)
     )
 }
@@ -184,7 +184,7 @@ fn refused_host(host: &HeaderValue) -> String {
 fn refused_origin(origin: &HeaderValue) -> String {
     let origin = String::from_utf8_lossy(origin.as_bytes());
     format!(
-        "Forbidden: Origin \"{origin}\" is not allowed (DNS rebinding protection). Add its host to Config::allowed_hosts to serve it."
+        "Forbidden: Origin \"{origin}\" is not allowed (DNS rebinding protection). Add its host to config.transport.allowed_hosts to serve it."
     )
 }
 

@@ -1,6 +1,7 @@
-//! The plain JSON-RPC endpoint (opt-in, [`Config::jsonrpc_path`](crate::Config::jsonrpc_path)):
-//! every method of the contract, with or without `x-mcp`, as ordinary JSON-RPC 2.0 over HTTP
-//! POST, and `rpc.discover` answering the OpenRPC document the server was generated from.
+//! The plain JSON-RPC endpoint (opt-in,
+//! [`config.endpoints.jsonrpc_path`](crate::config::Endpoints::jsonrpc_path)): every method of the
+//! contract, with or without `x-mcp`, as ordinary JSON-RPC 2.0 over HTTP POST, and `rpc.discover`
+//! answering the OpenRPC document the server was generated from.
 //!
 //! No MCP here: no session, no protocol version, no `_meta`. A message is read by the same
 //! reader as `/mcp` (`engine::incoming`, its params kept raw), behind the same Host/Origin
@@ -120,7 +121,7 @@ impl<D: Dispatch> McpServer<D> {
     ) -> Response<Body> {
         let config = self.engine.config();
         let messages = match incoming::read_batch(text).and_then(|messages| {
-            incoming::check_batch_len(&messages, config.max_batch_len).map(|()| messages)
+            incoming::check_batch_len(&messages, config.streams.max_batch_len).map(|()| messages)
         }) {
             Ok(messages) => messages,
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
@@ -134,7 +135,7 @@ impl<D: Dispatch> McpServer<D> {
             .map(|message| self.plain_element(message.get(), principal, trace_headers))
             .collect();
         let answers: Vec<Option<String>> = futures_util::stream::iter(elements)
-            .buffered(config.batch_concurrency.max(1))
+            .buffered(config.streams.batch_concurrency.max(1))
             .collect()
             .await;
         let answers: Vec<String> = answers.into_iter().flatten().collect();

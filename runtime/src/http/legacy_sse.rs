@@ -1,5 +1,6 @@
-//! The 2024-11-05 HTTP+SSE transport (opt-in, [`Config::legacy_sse`](crate::Config::legacy_sse)):
-//! a thin edge over the same engine and sessions as `/mcp`.
+//! The 2024-11-05 HTTP+SSE transport (opt-in,
+//! [`config.endpoints.legacy_sse`](crate::config::Endpoints::legacy_sse)): a thin edge over the
+//! same engine and sessions as `/mcp`.
 //!
 //! - `GET /sse` opens a connection: an SSE response whose first event, `endpoint`, carries the
 //!   URL its client posts to (`/messages?sessionId=<id>`). The stream is the connection's only
@@ -53,7 +54,7 @@ pub const MESSAGES_PATH: &str = "/messages";
 /// Whether `path` is one of this transport's, and the transport is on.
 #[cold]
 pub(super) fn serves(config: &Config, path: &str) -> bool {
-    config.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH)
+    config.endpoints.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH)
 }
 
 impl<D: Dispatch> McpServer<D> {
@@ -103,10 +104,10 @@ impl<D: Dispatch> McpServer<D> {
         {
             // Every open stream may become a session: the same bound.
             let mut open = lock(&self.engine.legacy_streams().open);
-            if open.len() >= config.max_sessions {
+            if open.len() >= config.sessions.max_sessions {
                 drop(open);
                 tracing::warn!(
-                    max = config.max_sessions,
+                    max = config.sessions.max_sessions,
                     "a 2024-11-05 stream was refused: the server holds its maximum"
                 );
                 return too_many_streams();
@@ -121,7 +122,7 @@ impl<D: Dispatch> McpServer<D> {
             stream,
             lines: lines_rx,
             attached,
-            initialize_within: config.session_idle_timeout,
+            initialize_within: config.sessions.session_idle_timeout,
         }));
         tracing::debug!(connection = %crate::ids::fingerprint(&id), "2024-11-05 stream opened");
         let head = format!("event: endpoint\ndata: {MESSAGES_PATH}?sessionId={id}\n\n");
@@ -332,7 +333,8 @@ struct Writer<D> {
     stream: mpsc::Sender<Delivery>,
     lines: mpsc::UnboundedReceiver<String>,
     attached: oneshot::Receiver<Standalone>,
-    /// How long a stream may stay without a session ([`Config::session_idle_timeout`]).
+    /// How long a stream may stay without a session
+    /// ([`config.sessions.session_idle_timeout`](crate::config::Sessions::session_idle_timeout)).
     initialize_within: Option<std::time::Duration>,
 }
 
@@ -361,7 +363,7 @@ async fn write_stream<D: Dispatch>(writer: Writer<D>) {
             () = sleep_until(initialize_by), if waiting_attach => {
                 tracing::debug!(
                     connection = %crate::ids::fingerprint(&id),
-                    "a 2024-11-05 stream sent no initialize in time (Config::session_idle_timeout)"
+                    "a 2024-11-05 stream sent no initialize in time (config.sessions.session_idle_timeout)"
                 );
                 break true;
             }

@@ -1,17 +1,17 @@
-//! Accepting connections: at most [`Config::max_connections`] open at once (the next wait in
-//! the listen backlog) and [`Config::max_connections_per_peer`] from one address (one more is
-//! closed at once), a back-off when accepting fails (out of file descriptors), a header
-//! block of at most [`Config::max_header_bytes`] on every connection (431 above), and a
-//! deadline for a connection between requests (see `supervisor`). Expired sessions are evicted
-//! in the background. On shutdown: mark the server not ready (the readiness probe answers 503),
-//! end the long-lived SSE streams cleanly, let the running requests finish within
-//! [`Config::shutdown_grace`]; meanwhile new connections get only the probes (anything else
-//! 503), so that an orchestrator sees the server draining rather than a refused connection.
+//! Accepting connections: at most [`config.limits.max_connections`] open at once (the next wait in
+//! the listen backlog) and [`config.limits.max_connections_per_peer`] from one address (one more is
+//! closed at once), a back-off when accepting fails (out of file descriptors), a header block of at
+//! most [`config.limits.max_header_bytes`] on every connection (431 above), and a deadline for a
+//! connection between requests (see `supervisor`). Expired sessions are evicted in the background.
+//! On shutdown: mark the server not ready (the readiness probe answers 503), end the long-lived SSE
+//! streams cleanly, let the running requests finish within [`config.transport.shutdown_grace`];
+//! meanwhile new connections get only the probes (anything else 503), so that an orchestrator sees
+//! the server draining rather than a refused connection.
 //!
-//! [`Config::max_connections`]: crate::Config::max_connections
-//! [`Config::max_connections_per_peer`]: crate::Config::max_connections_per_peer
-//! [`Config::max_header_bytes`]: crate::Config::max_header_bytes
-//! [`Config::shutdown_grace`]: crate::Config::shutdown_grace
+//! [`config.limits.max_connections`]: crate::config::Limits::max_connections
+//! [`config.limits.max_connections_per_peer`]: crate::config::Limits::max_connections_per_peer
+//! [`config.limits.max_header_bytes`]: crate::config::Limits::max_header_bytes
+//! [`config.transport.shutdown_grace`]: crate::config::Transport::shutdown_grace
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -49,10 +49,10 @@ impl<D: Dispatch> McpServer<D> {
     /// server [`NotReady::Draining`](crate::http::NotReady::Draining), ends the standalone and
     /// listen SSE streams cleanly, lets running requests answer (new connections get only the
     /// probes, anything else 503; none are accepted when both probes are off), and returns
-    /// once every connection closed or [`Config::shutdown_grace`] passed. Expired sessions are
-    /// evicted in the background.
+    /// once every connection closed or [`config.transport.shutdown_grace`] passed. Expired sessions
+    /// are evicted in the background.
     ///
-    /// [`Config::shutdown_grace`]: crate::Config::shutdown_grace
+    /// [`config.transport.shutdown_grace`]: crate::config::Transport::shutdown_grace
     pub async fn serve_listener(
         self,
         listener: TcpListener,
@@ -60,7 +60,7 @@ impl<D: Dispatch> McpServer<D> {
     ) -> std::io::Result<()> {
         let local: SocketAddr = listener.local_addr()?;
         tracing::info!("MCP server listening on http://{local}{ENDPOINT}");
-        if let Some(path) = &self.engine.config().jsonrpc_path {
+        if let Some(path) = &self.engine.config().endpoints.jsonrpc_path {
             tracing::info!("plain JSON-RPC endpoint on http://{local}{path}");
         }
         self.warn_if_unreachable(local);
@@ -68,15 +68,16 @@ impl<D: Dispatch> McpServer<D> {
         let max_connections = self
             .engine
             .config()
+            .limits
             .max_connections
             .clamp(1, u32::MAX as usize);
         let open = Arc::new(Semaphore::new(max_connections));
-        let peers = Peers::new(self.engine.config().max_connections_per_peer);
+        let peers = Peers::new(self.engine.config().limits.max_connections_per_peer);
         let supervisor = Arc::new(Supervisor::default());
         let idle_closer = tokio::spawn(
             supervisor
                 .clone()
-                .close_idle(self.engine.config().idle_connection_timeout),
+                .close_idle(self.engine.config().limits.idle_connection_timeout),
         );
         crate::server::warn_if_random_state_key(self.engine.config());
         let watched = super::probes::Watched {
@@ -85,7 +86,7 @@ impl<D: Dispatch> McpServer<D> {
             checks: self.engine.config().readiness.checks(),
         };
         let readiness = self.engine.config().readiness.clone();
-        let watcher = (self.engine.config().ready_path.is_some() && !watched.is_empty())
+        let watcher = (self.engine.config().endpoints.ready_path.is_some() && !watched.is_empty())
             .then(|| tokio::spawn(super::probes::watch(watched, readiness.clone())));
         let mut shutdown = std::pin::pin!(shutdown);
         let mut backoff = FIRST_ACCEPT_BACKOFF;
@@ -111,7 +112,7 @@ impl<D: Dispatch> McpServer<D> {
             backoff = FIRST_ACCEPT_BACKOFF;
             let Some(place) = peers.admit(peer.ip()) else {
                 // Closed before a byte is read: the peer holds its share of the places.
-                tracing::debug!(%peer, "closed a connection: the peer holds Config::max_connections_per_peer");
+                tracing::debug!(%peer, "closed a connection: the peer holds config.limits.max_connections_per_peer");
                 drop((stream, permit));
                 continue;
             };
@@ -127,8 +128,8 @@ impl<D: Dispatch> McpServer<D> {
             watcher.abort();
         }
         let drain = self.drain(&supervisor, open, max_connections as u32);
-        let probed =
-            self.engine.config().health_path.is_some() || self.engine.config().ready_path.is_some();
+        let probed = self.engine.config().endpoints.health_path.is_some()
+            || self.engine.config().endpoints.ready_path.is_some();
         if probed {
             // The listener stays open while the connections drain, so that probes see the
             // server draining (503 ready, 200 alive) instead of a refused connection.
@@ -177,7 +178,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The graceful part of a shutdown, once no connection is accepted any more.
     async fn drain(&self, supervisor: &Supervisor, open: Arc<Semaphore>, all: u32) {
-        let grace = self.engine.config().shutdown_grace;
+        let grace = self.engine.config().transport.shutdown_grace;
         let connections = all as usize - open.available_permits();
         tracing::info!(
             connections,
@@ -191,7 +192,7 @@ impl<D: Dispatch> McpServer<D> {
             Ok(_) => tracing::info!("shut down: every connection closed"),
             Err(_) => tracing::warn!(
                 connections = all as usize - open.available_permits(),
-                "shut down: Config::shutdown_grace passed with connections still open"
+                "shut down: config.transport.shutdown_grace passed with connections still open"
             ),
         }
     }
@@ -212,7 +213,7 @@ impl<D: Dispatch> McpServer<D> {
         let _ = stream.set_nodelay(true);
         let config = self.engine.config();
         let mut http = hyper::server::conn::http1::Builder::new();
-        http.max_header_size(config.max_header_bytes.max(1));
+        http.max_header_size(config.limits.max_header_bytes.max(1));
         let server = self.clone();
         let requests = control.clone();
         // Hashed once per connection, and only when some rate limit may count peers.
@@ -262,7 +263,7 @@ impl<D: Dispatch> McpServer<D> {
         .await;
         match served {
             None => {
-                tracing::debug!(%peer, "closed a connection idle for Config::idle_connection_timeout")
+                tracing::debug!(%peer, "closed a connection idle for config.limits.idle_connection_timeout")
             }
             Some(Err(error)) => tracing::debug!(%peer, %error, "connection ended with an error"),
             Some(Ok(())) => {}
@@ -276,13 +277,14 @@ impl<D: Dispatch> McpServer<D> {
         let only_loopback = self
             .engine
             .config()
+            .transport
             .allowed_hosts
             .iter()
             .all(|host| loopback_names.contains(&host.as_str()));
         if !local.ip().is_loopback() && only_loopback {
             tracing::warn!(
                 %local,
-                "listening beyond loopback, but Config::allowed_hosts only names loopback hosts: requests whose Host is this machine's name or address get 403; add the names clients use (--allowed-hosts)"
+                "listening beyond loopback, but config.transport.allowed_hosts only names loopback hosts: requests whose Host is this machine's name or address get 403; add the names clients use (--allowed-hosts)"
             );
         }
     }

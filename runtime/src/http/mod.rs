@@ -4,8 +4,9 @@
 //! This module only frames: it checks headers, reads bodies, decides each request's era and
 //! hands it to the engine (`crate::engine`), then writes what comes back as JSON or SSE.
 //! `post` routes a message, `session_answer` and `stateless` frame the two eras' answers.
-//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]),
-//! `legacy_sse` the opt-in 2024-11-05 HTTP+SSE transport ([`crate::Config::legacy_sse`]).
+//! `jsonrpc` is the opt-in plain JSON-RPC endpoint ([`crate::config::Endpoints::jsonrpc_path`]),
+//! `legacy_sse` the opt-in 2024-11-05 HTTP+SSE transport
+//! ([`crate::config::Endpoints::legacy_sse`]).
 
 mod auth;
 mod body;
@@ -52,8 +53,9 @@ pub use crate::protocol::ENDPOINT;
 
 impl<D: Dispatch> McpServer<D> {
     /// Answers one HTTP request that the caller's router sent to this service: any path that
-    /// is not one of the opt-in endpoints (such as [`Config::jsonrpc_path`](crate::Config))
-    /// is the MCP endpoint, so the service works wherever it is mounted.
+    /// is not one of the opt-in endpoints (such as
+    /// [`config.endpoints.jsonrpc_path`](crate::Config)) is the MCP endpoint, so the service works
+    /// wherever it is mounted.
     pub fn handle<B>(&self, request: Request<B>) -> impl Future<Output = Response<Body>> + '_
     where
         B: http_body::Body + Send + 'static,
@@ -129,7 +131,7 @@ impl<D: Dispatch> McpServer<D> {
         if let Err(refusal) = guard::check_host_and_origin(
             headers.host,
             if public { None } else { headers.origin },
-            &self.engine.config().allowed_hosts,
+            &self.engine.config().transport.allowed_hosts,
         ) {
             return refused(refusal);
         }

@@ -1,11 +1,11 @@
-//! Connections per peer address ([`Config::max_connections_per_peer`]): the global cap keeps
+//! Connections per peer address ([`config.limits.max_connections_per_peer`]): the global cap keeps
 //! the process within its file descriptors, this one keeps a single client from taking every
 //! place under it.
 //!
 //! Counted once per connection (a lock and a hash lookup at accept and at close), never per
 //! request.
 //!
-//! [`Config::max_connections_per_peer`]: crate::Config::max_connections_per_peer
+//! [`config.limits.max_connections_per_peer`]: crate::config::Limits::max_connections_per_peer
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -209,11 +209,11 @@ impl<D: Dispatch> McpServer<D> {
                     return rpc_error(refused.status(), refused.error(), Some(request.id)).into();
                 }
                 let priming = (session.version() >= ProtocolVersion::V2025_11_25)
-                    .then_some(self.engine.config().sse_retry_ms);
+                    .then_some(self.engine.config().streams.sse_retry_ms);
                 let outbound = Outbound::session_stream(
                     session.clone(),
                     priming,
-                    self.engine.config().sse_responses,
+                    self.engine.config().streams.sse_responses,
                 );
                 let id = request.id;
                 let started = self.engine.start_as(
@@ -328,7 +328,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
     async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
-        let max = self.engine.config().max_batch_len;
+        let max = self.engine.config().streams.max_batch_len;
         let messages = match incoming::read_batch(body)
             .and_then(|messages| incoming::check_batch_len(&messages, max).map(|()| messages))
         {

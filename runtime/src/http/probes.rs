@@ -1,6 +1,6 @@
 //! Liveness and readiness probes for orchestrators (a kubelet, a load balancer's health
-//! check): [`Config::health_path`] answers 200 while the process serves, and
-//! [`Config::ready_path`] answers 200 while the server is [`Readiness`]-ready, 503 once it
+//! check): [`config.endpoints.health_path`] answers 200 while the process serves, and
+//! [`config.endpoints.ready_path`] answers 200 while the server is [`Readiness`]-ready, 503 once it
 //! drains after SIGTERM or while a dependency it needs is unreachable.
 //!
 //! A probe is looked up only after the `/mcp` comparison fails, and answered before the Host,
@@ -9,8 +9,8 @@
 //! unreachable is watched by a background task (the shared event log, the
 //! authenticator), which sets the [`Readiness`] bits the probe reads.
 //!
-//! [`Config::health_path`]: crate::Config::health_path
-//! [`Config::ready_path`]: crate::Config::ready_path
+//! [`config.endpoints.health_path`]: crate::config::Endpoints::health_path
+//! [`config.endpoints.ready_path`]: crate::config::Endpoints::ready_path
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,9 +36,9 @@ pub(crate) enum Probe {
 
 /// The probe at `path`, if `config` serves one there.
 pub(crate) fn probe_at(path: &str, config: &Config) -> Option<Probe> {
-    if config.health_path.as_deref() == Some(path) {
+    if config.endpoints.health_path.as_deref() == Some(path) {
         Some(Probe::Health)
-    } else if config.ready_path.as_deref() == Some(path) {
+    } else if config.endpoints.ready_path.as_deref() == Some(path) {
         Some(Probe::Ready)
     } else {
         None

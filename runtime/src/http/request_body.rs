@@ -31,9 +31,10 @@ pub(super) enum Accepts {
 }
 
 /// The prelude of every POST endpoint: 415 unless the body is JSON, 406 when `Accept` is
-/// not what `accepts` requires, then the body read within [`Config::body_limit`] and
-/// [`Config::body_read_timeout`] (413, 400, 408 when it cannot be). Its text comes from
-/// [`text`].
+/// not what `accepts` requires, then the body read within
+/// [`config.limits.body_limit`](crate::config::Limits::body_limit) and
+/// [`config.limits.body_read_timeout`](crate::config::Limits::body_read_timeout) (413, 400,
+/// 408 when it cannot be). Its text comes from [`text`].
 pub(super) async fn read_post<B>(
     headers: &super::headers::Headers<'_>,
     body: B,
@@ -48,8 +49,8 @@ where
     if let Some(refused) = refused_media(headers, accepts) {
         return Err(refused);
     }
-    let limit = config.body_limit;
-    read_within(body, limit, config.body_read_timeout)
+    let limit = config.limits.body_limit;
+    read_within(body, limit, config.limits.body_read_timeout)
         .await
         .map_err(|error| body_error(error, limit))
 }
@@ -121,7 +122,7 @@ fn body_error(error: ReadError, limit: usize) -> Response<super::Body> {
             StatusCode::REQUEST_TIMEOUT,
             RpcError::new(
                 jsonrpc::INVALID_REQUEST,
-                "Request Timeout: the body did not arrive in time (Config::body_read_timeout)",
+                "Request Timeout: the body did not arrive in time (config.limits.body_read_timeout)",
             ),
             None,
         ),

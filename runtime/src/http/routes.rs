@@ -28,11 +28,14 @@ pub(crate) enum Mount {
 pub(crate) enum Route {
     /// The MCP endpoint (POST, GET, DELETE).
     Mcp,
-    /// The plain JSON-RPC endpoint ([`Config::jsonrpc_path`]).
+    /// The plain JSON-RPC endpoint
+    /// ([`config.endpoints.jsonrpc_path`](crate::config::Endpoints::jsonrpc_path)).
     PlainJsonRpc,
-    /// The 2024-11-05 HTTP+SSE transport's `/sse` and `/messages` ([`Config::legacy_sse`]).
+    /// The 2024-11-05 HTTP+SSE transport's `/sse` and `/messages`
+    /// ([`config.endpoints.legacy_sse`](crate::config::Endpoints::legacy_sse)).
     LegacySse,
-    /// The server card, at `<mcp endpoint>/server-card` ([`Config::server_card`]).
+    /// The server card, at `<mcp endpoint>/server-card`
+    /// ([`config.endpoints.server_card`](crate::config::Endpoints::server_card)).
     ServerCard,
     /// The MCP Catalog listing the card (`/.well-known/mcp/catalog.json`, and the AI Catalog
     /// path `/.well-known/ai-catalog.json`).
@@ -40,9 +43,11 @@ pub(crate) enum Route {
     /// The Protected Resource Metadata (RFC 9728), when authorization is on
     /// ([`Config::auth`]).
     ResourceMetadata,
-    /// The liveness probe ([`Config::health_path`]; under the runtime's listener only).
+    /// The liveness probe ([`config.endpoints.health_path`](crate::config::Endpoints::health_path);
+    /// under the runtime's listener only).
     Health,
-    /// The readiness probe ([`Config::ready_path`]; under the runtime's listener only).
+    /// The readiness probe ([`config.endpoints.ready_path`](crate::config::Endpoints::ready_path);
+    /// under the runtime's listener only).
     Ready,
     /// Nothing here: 404.
     NotFound,
@@ -60,7 +65,7 @@ pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
             None => {}
         }
     }
-    if config.jsonrpc_path.as_deref() == Some(path) {
+    if config.endpoints.jsonrpc_path.as_deref() == Some(path) {
         return Route::PlainJsonRpc;
     }
     // The 2024-11-05 transport has no authorization (no principal bound to its sessions, no
@@ -68,7 +73,7 @@ pub(crate) fn off_endpoint(path: &str, config: &Config, mount: Mount) -> Route {
     if config.auth.is_none() && super::legacy_sse::serves(config, path) {
         return Route::LegacySse;
     }
-    if config.server_card {
+    if config.endpoints.server_card {
         if let Some(route) = discovery(path, mount) {
             return route;
         }
@@ -115,10 +120,9 @@ mod tests {
     use super::*;
 
     fn config_with_jsonrpc() -> Config {
-        Config {
-            jsonrpc_path: Some("/jsonrpc".into()),
-            ..Config::default()
-        }
+        Config::builder()
+            .jsonrpc_path(Some("/jsonrpc".into()))
+            .build()
     }
 
     #[test]

@@ -1,13 +1,14 @@
-//! The discovery documents (opt-in, [`Config::server_card`](crate::Config::server_card)): the
-//! server card (SEP-2127) at `<mcp endpoint>/server-card` and the MCP Catalog that lists it at
-//! `/.well-known/mcp/catalog.json` (also answered at `/.well-known/ai-catalog.json`, the AI
-//! Catalog it is a subset of).
+//! The discovery documents (opt-in,
+//! [`config.endpoints.server_card`](crate::config::Endpoints::server_card)): the server card
+//! (SEP-2127) at `<mcp endpoint>/server-card` and the MCP Catalog that lists it at
+//! `/.well-known/mcp/catalog.json` (also answered at `/.well-known/ai-catalog.json`, the AI Catalog
+//! it is a subset of).
 //!
 //! The card is the contract's (`Contract::server_card`, generated from `info["x-mcp"].card`)
-//! plus its `remotes`: the endpoint's URL ([`Config::public_url`](crate::Config::public_url), or
-//! `http://{Host}/mcp`) and the revisions this runtime speaks. Both documents are public: any
-//! origin may read them (CORS `*`), caches may keep them an hour, and an `If-None-Match` with
-//! their `ETag` gets 304.
+//! plus its `remotes`: the endpoint's URL
+//! ([`config.endpoints.public_url`](crate::config::Endpoints::public_url), or `http://{Host}/mcp`)
+//! and the revisions this runtime speaks. Both documents are public: any origin may read them (CORS
+//! `*`), caches may keep them an hour, and an `If-None-Match` with their `ETag` gets 304.
 
 use http::header::{
     HeaderName, HeaderValue, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
@@ -62,7 +63,7 @@ impl<D: Dispatch> McpServer<D> {
             );
             return status_only(StatusCode::INTERNAL_SERVER_ERROR);
         };
-        let legacy = self.engine.config().legacy_sse;
+        let legacy = self.engine.config().endpoints.legacy_sse;
         let (body, media_type) = match route {
             Route::ServerCard => (served_card(card, &url, legacy), SERVER_CARD_TYPE),
             _ => (catalog(&card, &url), "application/json"),
@@ -72,7 +73,7 @@ impl<D: Dispatch> McpServer<D> {
 
     /// The public URL of the endpoint at `endpoint` (a path).
     fn endpoint_url(&self, headers: &Headers<'_>, endpoint: &str) -> String {
-        if let Some(url) = &self.engine.config().public_url {
+        if let Some(url) = &self.engine.config().endpoints.public_url {
             return url.clone();
         }
         let host = headers

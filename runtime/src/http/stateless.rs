@@ -181,7 +181,7 @@ impl<D: Dispatch> McpServer<D> {
     /// `notifications/subscriptions/acknowledged` naming the honoured filter, then carries the
     /// notifications the filter asked for, each tagged with the subscription id (the listen
     /// request's id), and a keep-alive comment whenever it has been quiet for
-    /// `Config::sse_keep_alive`. It ends when the client disconnects.
+    /// `config.streams.sse_keep_alive`. It ends when the client disconnects.
     fn listen(
         &self,
         id: &RawValue,
@@ -196,7 +196,7 @@ impl<D: Dispatch> McpServer<D> {
             }
             Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, Some(id)),
         };
-        let keep_alive = self.engine.config().sse_keep_alive;
+        let keep_alive = self.engine.config().streams.sse_keep_alive;
         let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
         tokio::spawn(async move {
             let mut sequence = 0u64;

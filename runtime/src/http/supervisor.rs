@@ -1,5 +1,5 @@
 //! Every open connection, watched from one task: a connection between requests for
-//! [`Config::idle_connection_timeout`] is closed (an idle keep-alive connection, or a client
+//! [`config.limits.idle_connection_timeout`] is closed (an idle keep-alive connection, or a client
 //! sending its headers a byte at a time), and on shutdown every connection is told to finish
 //! its request and close.
 //!
@@ -9,7 +9,7 @@
 //! supervisor's task checks all connections every half timeout, comparing how many requests
 //! each started (headers read) and finished (response body dropped by hyper).
 //!
-//! [`Config::idle_connection_timeout`]: crate::Config::idle_connection_timeout
+//! [`config.limits.idle_connection_timeout`]: crate::config::Limits::idle_connection_timeout
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -131,7 +131,7 @@ impl Supervisor {
             if closed > 0 {
                 tracing::debug!(
                     closed,
-                    "closed connections idle for Config::idle_connection_timeout"
+                    "closed connections idle for config.limits.idle_connection_timeout"
                 );
             }
         }

@@ -117,7 +117,8 @@ pub enum CallKind {
     Prompt,
     /// `resources/read` (no arguments: the URI is the [name](Call::name)).
     Resource,
-    /// A contract method on the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]).
+    /// A contract method on the plain JSON-RPC endpoint
+    /// ([`crate::config::Endpoints::jsonrpc_path`]).
     Method,
 }
 

@@ -328,11 +328,11 @@ impl Limiter {
         self.check_call(dispatch, caller, request.method, target)
     }
 
-    /// Checks a call of the plain JSON-RPC endpoint ([`crate::Config::jsonrpc_path`]) to the
-    /// contract's method `method`: the caller's bucket is the one its MCP calls take from, and
-    /// the method's limit is its MCP face's (`x-mcp` `rateLimit`, or `--tool-rate-limit`
-    /// naming the method), in a bucket of this endpoint's: a caller using both endpoints
-    /// may call a tool up to twice its limit, never more, and never past its own.
+    /// Checks a call of the plain JSON-RPC endpoint ([`crate::config::Endpoints::jsonrpc_path`]) to
+    /// the contract's method `method`: the caller's bucket is the one its MCP calls take from, and
+    /// the method's limit is its MCP face's (`x-mcp` `rateLimit`, or `--tool-rate-limit` naming the
+    /// method), in a bucket of this endpoint's: a caller using both endpoints may call a tool up to
+    /// twice its limit, never more, and never past its own.
     pub fn check_plain(
         &self,
         dispatch: &dyn Dispatch,

@@ -163,7 +163,7 @@ pub(super) async fn next_line<R: AsyncBufRead + Unpin>(
 pub(super) fn too_long(limit: usize) -> RpcError {
     RpcError::new(
         jsonrpc::INVALID_REQUEST,
-        format!("Invalid Request: a line over {limit} bytes (Config::body_limit)"),
+        format!("Invalid Request: a line over {limit} bytes (config.limits.body_limit)"),
     )
 }
 

@@ -46,9 +46,9 @@ impl Stores {
     /// Everything in this process, bounded by `config` (`max_sessions`, `max_tasks`).
     pub fn memory(config: &Config) -> Self {
         Self {
-            sessions: Arc::new(MemorySessionStore::new(config.max_sessions)),
+            sessions: Arc::new(MemorySessionStore::new(config.sessions.max_sessions)),
             shared_sessions: None,
-            tasks: Arc::new(MemoryTaskStore::new(config.max_tasks)),
+            tasks: Arc::new(MemoryTaskStore::new(config.tasks.max_tasks)),
             bus: Arc::new(LocalBus),
             events: None,
             rate_buckets: None,

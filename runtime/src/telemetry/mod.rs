@@ -226,7 +226,7 @@ pub fn init_logging(service_name: &str, filter: &str, json: bool) -> Result<Tele
 }
 
 /// [`init_logging`], with the server-execution telemetry layer ([`passback::layer`], feature
-/// `otel`) when `return_traces` ([`crate::Config::return_traces`]).
+/// `otel`) when `return_traces` ([`crate::config::Telemetry::return_traces`]).
 pub(crate) fn init_subscriber(
     service_name: &str,
     filter: &str,

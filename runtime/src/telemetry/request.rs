@@ -102,7 +102,7 @@ fn metrics_on() -> bool {
     }
 }
 
-/// The span's `era` of a request of the plain JSON-RPC endpoint (`Config::jsonrpc_path`),
+/// The span's `era` of a request of the plain JSON-RPC endpoint (`config.endpoints.jsonrpc_path`),
 /// which has no MCP era (an MCP request's is `Era::name`, in `engine/era.rs`).
 pub(crate) const PLAIN_JSONRPC_ERA: &str = "jsonrpc";
 
@@ -146,7 +146,8 @@ pub(crate) struct Start<'a> {
     /// The protocol revision, when the era knows it (`mcp.protocol.version`).
     pub(crate) version: Option<ProtocolVersion>,
     pub(crate) trace: Option<&'a TraceContext>,
-    /// The request asked for its spans back, and the server returns them (`Config::return_traces`).
+    /// The request asked for its spans back, and the server returns them
+    /// (`config.telemetry.return_traces`).
     pub(crate) passback: Option<Asked>,
 }
 

@@ -251,7 +251,7 @@ async fn a_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
 async fn the_plain_json_rpc_endpoint_is_limited_too() {
     let (first_shop, _, calls) = shop();
     let mut plain_on = config(RateLimits::new());
-    plain_on.jsonrpc_path = Some("/jsonrpc".into());
+    plain_on.endpoints.jsonrpc_path = Some("/jsonrpc".into());
     let url = serve_with(Limited(first_shop), plain_on).await;
     let plain = url.replace("/mcp", "/jsonrpc");
     let call =
@@ -273,7 +273,7 @@ async fn the_plain_json_rpc_endpoint_is_limited_too() {
     // A caller's own limit counts both endpoints in one bucket.
     let (second_shop, _, calls) = shop();
     let mut plain_on = config(RateLimits::new().per_caller(Some(Rate::new(2, 60_000))));
-    plain_on.jsonrpc_path = Some("/jsonrpc".into());
+    plain_on.endpoints.jsonrpc_path = Some("/jsonrpc".into());
     let url = serve_with(Limited(second_shop), plain_on).await;
     let plain = url.replace("/mcp", "/jsonrpc");
     assert_passed(&stateless(&url, "echo", None).await);

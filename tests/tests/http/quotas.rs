@@ -26,7 +26,10 @@ async fn subscriptions_per_session_are_bounded() {
         .await;
     assert_eq!(refused["error"]["code"], json!(-32602), "{refused}");
     let message = refused["error"]["message"].as_str().unwrap();
-    assert!(message.contains("Config::max_subscriptions"), "{message}");
+    assert!(
+        message.contains("config.streams.max_subscriptions"),
+        "{message}"
+    );
     client
         .call("resources/unsubscribe", json!({"uri": "test://a"}))
         .await;
@@ -61,7 +64,7 @@ async fn subscriptions_per_session_are_bounded_by_bytes() {
     assert_eq!(refused["error"]["code"], json!(-32602));
     let message = refused["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("Config::max_subscription_bytes"),
+        message.contains("config.streams.max_subscription_bytes"),
         "{message}"
     );
     client
@@ -95,7 +98,7 @@ async fn initialize_with_more_client_json_than_a_session_keeps_is_invalid_params
     assert!(answer["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("Config::max_client_json_bytes"));
+        .contains("config.limits.max_client_json_bytes"));
     assert_eq!(server.server.sessions().len(), 0);
 }
 
@@ -154,7 +157,7 @@ async fn listen_streams_are_bounded_and_so_are_the_uris_one_names() {
     assert!(answer["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("Config::max_listen_streams"));
+        .contains("config.streams.max_listen_streams"));
     drop(first);
     // The first stream's end frees its place (noticed at its next write or keep-alive).
     let uris = (0..4).map(|i| format!("test://{i}")).collect();
@@ -175,7 +178,7 @@ async fn listen_streams_are_bounded_and_so_are_the_uris_one_names() {
             answer["error"]["message"]
                 .as_str()
                 .unwrap()
-                .contains("Config::max_subscription_bytes"),
+                .contains("config.streams.max_subscription_bytes"),
             "{answer}"
         );
     }
@@ -278,7 +281,7 @@ async fn a_resumption_past_the_window_is_410_and_an_unknown_id_400() {
     assert!(answer["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("Config::replay_window"));
+        .contains("config.streams.replay_window"));
     headers.pop();
     headers.push(("last-event-id", "999999-1"));
     let unknown = send(server.addr, "GET", &headers, "").await;

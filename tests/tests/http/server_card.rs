@@ -1,4 +1,4 @@
-//! The server card and the MCP Catalog (opt-in, `Config::server_card`): served from the
+//! The server card and the MCP Catalog (opt-in, `config.endpoints.server_card`): served from the
 //! contract's `info["x-mcp"].card` with this server's remote, valid against the card schema
 //! (`fixtures/server-card/`), public (CORS `*`, any Origin, cacheable, ETag and 304), and 404
 //! when off.

@@ -263,7 +263,7 @@ async fn a_session_runs_a_bounded_number_of_requests() {
     assert!(answer["error"]["message"]
         .as_str()
         .unwrap()
-        .contains("Config::max_session_requests"));
+        .contains("config.streams.max_session_requests"));
     assert_eq!(first.await.unwrap(), StatusCode::OK);
     let again = post(addr, &header_refs, &call(3, 1)).await;
     assert_eq!(again.status, StatusCode::OK, "room again");

@@ -116,9 +116,9 @@ pub(super) const CUSTOM: &[Setting] = &[
         heading: STATE,
         help: "read the key sealing requestState (32+ random bytes as hex or base64, e.g. `openssl rand -hex 32`) from PATH; every instance needs the same; else the key itself from MCP_REQUEST_STATE_KEY",
         scope: Scope::Any,
-        default: |c| key_default(c.request_state_key.is_some(), KEY_ENV, "a random key"),
+        default: |c| key_default(c.request_state.request_state_key.is_some(), KEY_ENV, "a random key"),
         apply: |p, v| {
-            p.config.request_state_key = Some(key_file(v.text)?);
+            p.config.request_state.request_state_key = Some(key_file(v.text)?);
             p.key_file_by_flag = Some(v.from_flag);
             Ok(())
         },
@@ -130,9 +130,9 @@ pub(super) const CUSTOM: &[Setting] = &[
         heading: STATE,
         help: "read the key before the last rotation from PATH: states it sealed still open until they expire; else from MCP_REQUEST_STATE_PREVIOUS_KEY",
         scope: Scope::Any,
-        default: |c| key_default(c.request_state_previous_key.is_some(), PREVIOUS_KEY_ENV, "none"),
+        default: |c| key_default(c.request_state.request_state_previous_key.is_some(), PREVIOUS_KEY_ENV, "none"),
         apply: |p, v| {
-            p.config.request_state_previous_key = Some(key_file(v.text)?);
+            p.config.request_state.request_state_previous_key = Some(key_file(v.text)?);
             p.previous_key_file_by_flag = Some(v.from_flag);
             Ok(())
         },

@@ -172,14 +172,14 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
             p.key_file_by_flag,
             KEY_ENV,
             "MCP_REQUEST_STATE_KEY_FILE",
-            &mut p.config.request_state_key,
+            &mut p.config.request_state.request_state_key,
             "request-state-key",
         ),
         (
             p.previous_key_file_by_flag,
             PREVIOUS_KEY_ENV,
             "MCP_REQUEST_STATE_PREVIOUS_KEY_FILE",
-            &mut p.config.request_state_previous_key,
+            &mut p.config.request_state.request_state_previous_key,
             "request-state-previous-key",
         ),
     ] {
@@ -198,19 +198,25 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
         }
     }
     let probes = [
-        ("--health-path", &p.config.health_path),
-        ("--ready-path", &p.config.ready_path),
+        ("--health-path", &p.config.endpoints.health_path),
+        ("--ready-path", &p.config.endpoints.ready_path),
     ];
     for (flag, path) in probes {
         let Some(path) = path else { continue };
-        if p.config.jsonrpc_path.as_ref() == Some(path) {
+        if p.config.endpoints.jsonrpc_path.as_ref() == Some(path) {
             return Err(format!("{flag} {path}: the path is --jsonrpc's"));
         }
     }
-    if p.config.health_path.is_some() && p.config.health_path == p.config.ready_path {
+    if p.config.endpoints.health_path.is_some()
+        && p.config.endpoints.health_path == p.config.endpoints.ready_path
+    {
         return Err(format!(
             "--health-path and --ready-path are both {}: give them different paths",
-            p.config.health_path.as_deref().unwrap_or_default()
+            p.config
+                .endpoints
+                .health_path
+                .as_deref()
+                .unwrap_or_default()
         ));
     }
     let shared_limits = p.config.rate_limits.as_ref().is_some_and(|l| l.is_shared());
@@ -223,8 +229,8 @@ pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Re
         }
     }
     if !p.stdio {
-        if let Some(auth) = p.auth.auth(p.config.public_url.as_deref())? {
-            if p.config.legacy_sse {
+        if let Some(auth) = p.auth.auth(p.config.endpoints.public_url.as_deref())? {
+            if p.config.endpoints.legacy_sse {
                 return Err("--legacy-sse cannot be combined with --auth-issuer: the 2024-11-05 HTTP+SSE transport has no authorization".into());
             }
             p.config.auth = Some(auth);

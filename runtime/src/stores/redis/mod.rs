@@ -13,9 +13,9 @@
 //! | key | type | what |
 //! |---|---|---|
 //! | `{prefix}:session:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON [`SessionRecord`](crate::session::SessionRecord)), `level`, `sub:{uri}`, `seen` |
-//! | `{prefix}:sessions` | sorted set, id → expiry (ms) | the live sessions, to bound them across instances (`Config::max_sessions`) |
+//! | `{prefix}:sessions` | sorted set, id → expiry (ms) | the live sessions, to bound them across instances (`config.sessions.max_sessions`) |
 //! | `{prefix}:task:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
-//! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`Config::max_tasks`) |
+//! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`config.tasks.max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
@@ -121,7 +121,7 @@ pub async fn connect_with(
         return Err(failed(format!("PING answered {pong:?}")));
     }
     tracing::info!(url = %without_password(url), prefix, "sharing sessions, tasks and notifications through Redis");
-    let tasks = RedisTaskStore::start(connection.clone(), prefix, config.max_tasks)
+    let tasks = RedisTaskStore::start(connection.clone(), prefix, config.tasks.max_tasks)
         .await
         .map_err(|e| failed(e.to_string()))?;
     let events = Arc::new(RedisEventLog::start(

@@ -15,13 +15,13 @@
 //! tell the replicas elsewhere over the bus ([`BusEvent::SessionChanged`]); DELETE removes the
 //! record and every replica ([`BusEvent::SessionClosed`]).
 //!
-//! `Config::max_sessions` bounds the deployment, not only each instance's replicas: a sorted
-//! set, `{prefix}:sessions`, holds every live session's id scored by when its record expires
-//! (kept with each refresh), and a creation beyond the bound is refused (`StoreError::Full`:
-//! HTTP 503) in the same script, so two instances creating at once cannot both pass it. Those two messages are published in
-//! the round trip of the write itself, not through the bus's queue: the other instances hear of
-//! a change before the client that made it hears back (then only their own delivery, a few
-//! microseconds, is left to race the client's next request).
+//! `config.sessions.max_sessions` bounds the deployment, not only each instance's replicas: a
+//! sorted set, `{prefix}:sessions`, holds every live session's id scored by when its record expires
+//! (kept with each refresh), and a creation beyond the bound is refused (`StoreError::Full`: HTTP
+//! 503) in the same script, so two instances creating at once cannot both pass it. Those two
+//! messages are published in the round trip of the write itself, not through the bus's queue: the
+//! other instances hear of a change before the client that made it hears back (then only their own
+//! delivery, a few microseconds, is left to race the client's next request).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -76,13 +76,13 @@ const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// Session-era sessions in Redis, with a replica of each in the instances serving it (see
 /// the module documentation).
 pub struct RedisSessionStore {
-    /// The replicas this instance holds (bounded by `Config::max_sessions`).
+    /// The replicas this instance holds (bounded by `config.sessions.max_sessions`).
     local: Arc<MemorySessionStore>,
     connection: ConnectionManager,
     prefix: String,
     bus: Arc<RedisBus>,
     limits: SessionLimits,
-    /// How many sessions the deployment may hold (`Config::max_sessions`).
+    /// How many sessions the deployment may hold (`config.sessions.max_sessions`).
     max_sessions: usize,
     /// The records' time to live: the idle timeout (else the lifetime, else a day).
     ttl: Duration,
@@ -116,15 +116,16 @@ impl RedisSessionStore {
         config: &Config,
     ) -> Self {
         Self {
-            local: Arc::new(MemorySessionStore::new(config.max_sessions)),
+            local: Arc::new(MemorySessionStore::new(config.sessions.max_sessions)),
             connection,
             prefix: prefix.to_string(),
             bus,
             limits: SessionLimits::of(config),
-            max_sessions: config.max_sessions,
+            max_sessions: config.sessions.max_sessions,
             ttl: config
+                .sessions
                 .session_idle_timeout
-                .or(config.session_max_lifetime)
+                .or(config.sessions.session_max_lifetime)
                 .unwrap_or(DEFAULT_TTL),
             runtime: tokio::runtime::Handle::current(),
         }
@@ -190,7 +191,7 @@ impl RedisSessionStore {
         if written == 0 {
             tracing::warn!(
                 max_sessions = self.max_sessions,
-                "session refused: the deployment holds Config::max_sessions sessions"
+                "session refused: the deployment holds config.sessions.max_sessions sessions"
             );
             return Err(StoreError::Full);
         }

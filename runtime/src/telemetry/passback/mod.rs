@@ -3,11 +3,11 @@
 //! request's `_meta` gets the spans the server recorded for that call back in the result's
 //! `_meta.otel.traces`, as OTLP/JSON `resourceSpans` it can post to its own collector.
 //!
-//! Off unless the server opts in (`--return-traces`, [`crate::Config::return_traces`]): spans
-//! name the handler's internals (its span names, its attributes, its timings). On, a request
-//! that does not ask pays one member of `_meta` it already parses; one that asks gets its
-//! request span made at `INFO` (so [`layer`] sees it whatever the log level), and [`layer`]
-//! copies that span and its descendants into a capture bounded by [`MAX_SPANS`] and
+//! Off unless the server opts in (`--return-traces`, [`crate::config::Telemetry::return_traces`]):
+//! spans name the handler's internals (its span names, its attributes, its timings). On, a request
+//! that does not ask pays one member of `_meta` it already parses; one that asks gets its request
+//! span made at `INFO` (so [`layer`] sees it whatever the log level), and [`layer`] copies that
+//! span and its descendants into a capture bounded by [`MAX_SPANS`] and
 //! [`MAX_BYTES`], freed when the request ends however it ends.
 //!
 //! Where the draft is silent, the choices are: truncation is said by `droppedSpansCount` next
