@@ -186,7 +186,9 @@ config_table! {
             };
         }
 
-        /// Bounds on one request, one connection and one page.
+        /// Bounds on a request (its body, headers and time), on connections, on what a session
+        /// keeps from `initialize` and awaits from its client; the size of a list's page;
+        /// stdio's output backlog.
         group limits: Limits, heading LIMITS {
             /// Largest request body, in bytes (413 above). Default 4 MiB.
             body_limit: usize = 4 * 1024 * 1024, cli {
@@ -316,7 +318,9 @@ config_table! {
             };
         }
 
-        /// SSE streams, subscriptions, batches and what a session holds while they run.
+        /// What runs at once and what is kept for it: a session's running requests, batches,
+        /// subscriptions and `subscriptions/listen` streams, SSE replay and keep-alive, client
+        /// answers relayed between instances.
         group streams: Streams, heading STREAMS {
             /// Most resources one session subscribes to at once (`resources/subscribe`), and most
             /// resource URIs one `subscriptions/listen` stream names (-32602 above). Default 1,000.
