@@ -246,6 +246,8 @@ impl Builder {
             selection: self.selection.clone(),
             gateway: self.gateway.clone(),
             check_results: self.check_results,
+            // `OUT_DIR` code is always modules of the crate that implements the handler.
+            own_crate: false,
         };
         let generated = match crate::generate_with_options(&self.input, &options) {
             Ok(generated) => generated,

@@ -214,6 +214,9 @@ pub struct Options {
     /// the tools' `outputSchema` (the CLI's `--check-results`; [`Builder::check_results`]).
     /// Without a gateway it is refused.
     pub check_results: bool,
+    /// The generated code will be a crate of its own (the CLI's `--generated-crate`): see
+    /// [`emit::EmitOptions::own_crate`].
+    pub own_crate: bool,
 }
 
 /// Where a gateway forwards to by default (the binary's `--upstream` overrides it at run time).
@@ -311,6 +314,7 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
             default_url: upstream.url.clone().or_else(|| servers_url(&document)),
             check_results: options.check_results,
         }),
+        own_crate: options.own_crate,
     };
     let mut server = emit::emit_with(&document, &bundled, &source_name, &emit_options);
     if let Some(why) = &server.budget_exceeded {

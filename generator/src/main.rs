@@ -286,6 +286,10 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    // Decided before generating: a generated crate of its own gets its dispatch written for it.
+    let layout = cli.output.as_deref().map(|dir| {
+        scaffold::CrateLayout::for_server(dir, cli.generated_crate, cli.example_tests.is_some())
+    });
     let options = mcp_codegen::Options {
         skills,
         ref_base: cli.ref_base.clone(),
@@ -305,6 +309,7 @@ fn main() -> ExitCode {
             url: cli.upstream.clone(),
         }),
         check_results: cli.check_results,
+        own_crate: !cli.client && layout == Some(scaffold::CrateLayout::OwnCrate),
     };
     let generated = match mcp_codegen::generate_with_options(&openrpc, &options) {
         Ok(generated) => generated,
@@ -329,7 +334,7 @@ fn main() -> ExitCode {
             return code;
         }
     }
-    let Some(output) = cli.output else {
+    let (Some(output), Some(layout)) = (cli.output, layout) else {
         return ExitCode::SUCCESS;
     };
     let runtime = match (cli.runtime_path, cli.runtime_version) {
@@ -342,11 +347,6 @@ fn main() -> ExitCode {
     let source_name = openrpc.file_name().map_or_else(
         || openrpc.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
-    );
-    let layout = scaffold::CrateLayout::for_server(
-        &output,
-        cli.generated_crate,
-        cli.example_tests.is_some(),
     );
     let files = scaffold::crate_files_in(
         &generated,

@@ -351,6 +351,17 @@ fn generated_crate_layout() {
         generated_manifest.contains("name = \"quickstart-notes-generated\""),
         "{generated_manifest}"
     );
+    // The crate of its own decodes and encodes in non-generic functions (their serde code
+    // compiled there, not again in the handler's crate); the in-crate layout calls the
+    // runtime's helpers directly (checked below).
+    let create_note =
+        fs::read_to_string(out.join("generated/src/dispatch/create_note.rs")).unwrap();
+    assert!(
+        create_note.contains("fn decode_method(params: Params<'_>)")
+            && create_note.contains("fn encode_method(result: Result<types::Note, Error>)")
+            && create_note.contains("then_reply(\n        decode_method(params),"),
+        "{create_note}"
+    );
     let runtime_line = |m: &str| {
         m.lines()
             .find(|l| l.starts_with("mcp-runtime"))
@@ -394,6 +405,14 @@ fn generated_crate_layout() {
     assert!(kept.status.success(), "{}", text(&kept.stderr));
     assert!(old.join("src/generated/descriptors.rs").is_file());
     assert!(!old.join("generated").exists());
+    let create_note =
+        fs::read_to_string(old.join("src/generated/dispatch/create_note.rs")).unwrap();
+    assert!(
+        !create_note.contains("decode_")
+            && !create_note.contains("encode_")
+            && create_note.contains("valid_method_params(params, ParamStructure::ByName),"),
+        "{create_note}"
+    );
 
     let refused = generate_into(&fixture, &out, &["--generated-crate", "--example-tests"]);
     assert_eq!(refused.status.code(), Some(2));

@@ -2,16 +2,31 @@
 //! (`use mcp_runtime::generated_support::*;`): the runtime's names it uses, short, and the
 //! helpers of each kind of dispatch, so that each method's dispatch is a few lines.
 //!
-//! A method's dispatch (in its own module, `dispatch::add`) is two non-generic functions and a
-//! generic shim. `decode_method` decodes the params with [`method_params`] (a tool's arguments:
-//! [`tool_arguments`]; a prompt's: [`prompt_arguments`]; a resource template's variables:
-//! [`template_vars`]; `valid_` before the name when the params have checks beyond serde's);
-//! for a result of generated type, `encode_method` encodes the handler's result with
-//! [`reply`] ([`tool_reply`], [`prompt_reply`], [`resource_reply`]). The shim, generic over the
-//! handler, hands the decoded params to a closure whose `async` block calls the handler:
+//! A method's dispatch (in its own module, `dispatch::add`) is one call: a helper decodes the
+//! params ([`method_params`]; a tool's arguments: [`tool_arguments`]; a prompt's:
+//! [`prompt_arguments`]; a resource template's variables: [`template_vars`]; `valid_` before
+//! the name when the params have checks beyond serde's), [`then_reply`] ([`then_tool`]) hands
+//! them to a closure whose `async` block calls the handler, and a helper encodes its result
+//! ([`reply`], [`tool_reply`], [`prompt_reply`], [`resource_reply`]):
 //!
 //! ```rust,ignore
 //! encoded!(types::AddResult);
+//! pub(crate) fn call_method<'a, H: Handler>(
+//!     server: &'a Server<H>,
+//!     params: Params<'a>,
+//!     ctx: RequestContext,
+//! ) -> ReplyFuture<'a> {
+//!     then_reply(method_params(params, ParamStructure::Either), move |params| async move {
+//!         reply(server.handler.add(&ctx, params).await, Encoded)
+//!     })
+//! }
+//! ```
+//!
+//! When the generated code is a crate of its own (`--generated-crate`), the decoding and the
+//! encoding of a result of generated type are the method's non-generic functions instead, and
+//! the generic function is a shim that calls them:
+//!
+//! ```rust,ignore
 //! #[cfg_attr(not(debug_assertions), inline(always))]
 //! fn decode_method(params: Params<'_>) -> Result<types::AddParams, RpcError> {
 //!     method_params(params, ParamStructure::Either)
@@ -20,26 +35,20 @@
 //! fn encode_method(result: Result<types::AddResult, Error>) -> Reply {
 //!     reply(result, Encoded)
 //! }
-//! pub(crate) fn call_method<'a, H: Handler>(
-//!     server: &'a Server<H>,
-//!     params: Params<'a>,
-//!     ctx: RequestContext,
-//! ) -> ReplyFuture<'a> {
-//!     then_reply(decode_method(params), move |params| async move {
-//!         encode_method(server.handler.add(&ctx, params).await)
-//!     })
-//! }
+//! // call_method: then_reply(decode_method(params), .. encode_method(..) ..)
 //! ```
 //!
 //! Why the pieces are where they are (they keep the rebuilds short, and the request path what
 //! it was):
 //!
-//! - The params' and the result's serde code is instantiated in the non-generic `decode_*` and
-//!   `encode_*` functions, so it is compiled once, in the generated code. Only the shim is
-//!   instantiated where the handler's type is known: when the generated code is a crate of its
-//!   own (`--generated-crate`), a change to the contract compiles the changed methods' serde
-//!   code in that crate, and the crate that implements the handler compiles only the shims
-//!   again (BENCHMARKS.md, "The edit loop of a large contract").
+//! - In a generated crate of its own, the params' and the result's serde code is instantiated
+//!   in the non-generic `decode_*` and `encode_*` functions, so it is compiled once, in that
+//!   crate; only the shim is instantiated where the handler's type is known. A change to the
+//!   contract compiles the changed methods' serde code in the generated crate, and the crate
+//!   that implements the handler compiles only the shims again (BENCHMARKS.md, "The edit loop
+//!   of a large contract"). In the default layout the generated code is modules of the
+//!   handler's crate, which compiles it all after any change anyway: the split gains nothing
+//!   there (measured), so the generator does not write it.
 //! - The `decode_*` and `encode_*` functions are `#[inline(always)]` in builds without debug
 //!   assertions (release): there, across crates too, each dispatch is the same monomorphic
 //!   code as written out by hand: no `dyn` call, no `serde_json::Value`, one boxed future per

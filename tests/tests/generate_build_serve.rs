@@ -48,7 +48,22 @@ fn a_generated_crate_builds_runs_and_answers() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("features-server");
 
-    let generated = mcp_codegen::generate(&fixture).unwrap();
+    // What `--generated-crate` writes: the generated code a crate of its own, a file per type
+    // and per method, each method's serde code in its non-generic `decode_*`/`encode_*`.
+    let generated = mcp_codegen::generate_with_options(
+        &fixture,
+        &mcp_codegen::Options {
+            layout: mcp_codegen::scaffold::layout(false),
+            own_crate: true,
+            ..mcp_codegen::Options::default()
+        },
+    )
+    .unwrap();
+    assert!(generated
+        .server
+        .pieces
+        .iter()
+        .any(|piece| piece.source.contains("fn decode_method(")));
     let options = CrateOptions {
         crate_name: Some("features-server".into()),
         runtime: RuntimeDependency::Path(root.join("runtime")),
@@ -56,7 +71,6 @@ fn a_generated_crate_builds_runs_and_answers() {
     };
     write_crate(
         &out,
-        // The CLI's layout for a new crate: the generated code a crate of its own.
         &crate_files_in(
             &generated,
             "mcp-features.openrpc.json",

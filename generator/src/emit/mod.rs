@@ -168,6 +168,13 @@ pub struct EmitOptions {
     pub layout: Layout,
     /// Forward every method to an upstream (a gateway), or `None` for a handler written by hand.
     pub gateway: Option<Gateway>,
+    /// The generated code is a crate of its own (the CLI's `--generated-crate`): each method's
+    /// params are decoded, and a result of generated type encoded, by non-generic `decode_*`
+    /// and `encode_*` functions of the generated code, so that the crate implementing the
+    /// handler does not compile their serde code again after a change to the contract. `false`:
+    /// the generated code is modules of the handler's crate, which compiles it all anyway, and
+    /// each dispatch is one call of the runtime's helper of its kind.
+    pub own_crate: bool,
 }
 
 /// [`emit_output`], laid out in files as `layout` says.
@@ -182,6 +189,7 @@ pub fn emit_layout(
         output,
         layout: layout.clone(),
         gateway: None,
+        own_crate: false,
     };
     emit_with(document, skills, source_name, &options)
 }
@@ -275,6 +283,7 @@ pub fn emit_with(
             &checks,
             &document.server,
             !skills.is_empty(),
+            options.own_crate,
             frame,
         )
     };

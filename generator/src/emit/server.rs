@@ -29,6 +29,7 @@ pub(crate) fn server(
     checks: &Checks,
     identity: &ServerExtension,
     has_skills: bool,
+    own_crate: bool,
     frame: &mut Frame,
 ) -> TokenStream {
     let (scopes_fn, scopes) = scopes(methods, identity.scopes.as_deref());
@@ -43,7 +44,11 @@ pub(crate) fn server(
         .then(|| quote!(.with_server_card(descriptors::SERVER_CARD)));
     let skills = has_skills.then(|| quote!(.with_skills(descriptors::SKILLS)));
     let complete = complete(methods);
-    let typed = Typed { types, checks };
+    let typed = Typed {
+        types,
+        checks,
+        own_crate,
+    };
     let modules: Vec<String> =
         layout::piece_names(methods.iter().map(|plan| plan.fn_name.as_str()));
     let idents: Vec<Ident> = modules
@@ -297,10 +302,12 @@ fn call_method(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame)
 /// The items of a method's module in `mod dispatch`: `call_method` (the plain JSON-RPC call,
 /// every method has one) and, for a method bound to MCP, `call_tool`, `get_prompt` or
 /// `read_resource`. Each is generic over the handler and returns the boxed future the `Dispatch`
-/// method returns, and is a thin shim: the params are decoded by the module's non-generic
-/// `decode_*` function and, for a result of generated type, the result encoded by its
-/// `encode_*` function, so that their serde code is compiled once, in the generated code, and
-/// not in the crate that implements the handler (see `mcp_runtime::generated_support`).
+/// method returns: one call of the runtime's helper of its kind (`then_reply(method_params(..),
+/// ..)`). In a generated crate of its own, each is a thin shim instead: the params are decoded
+/// by the module's non-generic `decode_*` function and, for a result of generated type, the
+/// result encoded by its `encode_*` function, so that their serde code is compiled once, in the
+/// generated crate, and not again in the crate that implements the handler (see
+/// `mcp_runtime::generated_support`).
 fn dispatch_fns(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let encoded = encoded_type(plan, types);
     let method = method_fn(plan, types);
@@ -361,10 +368,11 @@ fn release_inline() -> TokenStream {
     quote!(#[cfg_attr(not(debug_assertions), inline(always))])
 }
 
-/// The decoding half of a dispatch function: `(items, expr)`, where `items` is the method's
-/// non-generic `decode_NAME` (the params' serde code compiled here, once) and `expr` hands
-/// its result and `move |params| async move { body }` to `then_reply` or `then_tool` (the
-/// generic half); `Box::pin(async move { body })` for a method without params.
+/// The decoding half of a dispatch function: `(items, expr)`, where `expr` hands the decoded
+/// params and `move |params| async move { body }` to `then_reply` or `then_tool`;
+/// `Box::pin(async move { body })` for a method without params. The runtime's helper decodes,
+/// in `expr` itself, or, in a generated crate of its own, the method's non-generic
+/// `decode_NAME` (`items`: the params' serde code compiled there, once) calls it.
 fn decoded(
     plan: &MethodPlan<'_>,
     types: &Typed<'_>,
@@ -393,6 +401,10 @@ fn decoded(
     } else {
         quote!(then_reply)
     };
+    if !types.own_crate {
+        let expr = quote!(#then(#helper(#args, #extra), move |params| async move { #body }));
+        return (TokenStream::new(), expr);
+    }
     let inline = release_inline();
     let items = quote! {
         #inline
@@ -404,25 +416,26 @@ fn decoded(
     (items, expr)
 }
 
-/// The encoding half of a dispatch function: `(items, expr)`. For a result of generated type,
-/// `items` is the method's non-generic `encode_NAME(EXTRA result)`, whose body is
-/// `encode(result)` (the result's serde code compiled here, once), and `expr` calls it on the
-/// handler's awaited result; otherwise `encode` of the awaited result, inline.
+/// The encoding half of a dispatch function: `(items, expr)`. In a generated crate of its own
+/// and for a result of generated type, `items` is the method's non-generic `encode_NAME(EXTRA
+/// result)`, whose body is `encode(result)` (the result's serde code compiled there, once), and
+/// `expr` calls it on the handler's awaited result; otherwise `encode` of the awaited result,
+/// inline.
 fn encoded(
     plan: &MethodPlan<'_>,
-    types: &TypeSpace,
+    types: &Typed<'_>,
     name: &str,
     extra: (TokenStream, TokenStream),
     output: TokenStream,
     encode: impl Fn(TokenStream) -> TokenStream,
 ) -> (TokenStream, TokenStream) {
     let call = call_expr(plan);
-    if !wraps_result(plan, types) {
+    if !types.own_crate || !wraps_result(plan, types.types) {
         return (TokenStream::new(), encode(quote!(#call.await)));
     }
     let (decl, args) = extra;
     let function = format_ident!("encode_{name}");
-    let result = plan.result_type(types);
+    let result = plan.result_type(types.types);
     let body = encode(quote!(result));
     let inline = release_inline();
     let items = quote! {
@@ -448,7 +461,7 @@ fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     };
     let (encode, reply) = encoded(
         plan,
-        types.types,
+        types,
         "method",
         Default::default(),
         quote!(Reply),
@@ -497,7 +510,7 @@ fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
         let wrap = wrap(plan, types.types);
         encoded(
             plan,
-            types.types,
+            types,
             "tool",
             Default::default(),
             quote!(ToolOutcome),
@@ -591,7 +604,7 @@ fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -
         let wrap = wrap(plan, types.types);
         encoded(
             plan,
-            types.types,
+            types,
             "prompt",
             Default::default(),
             quote!(Reply),
@@ -664,7 +677,7 @@ fn resource_fn(
     resource: &ResourceBinding,
     types: &Typed<'_>,
 ) -> TokenStream {
-    let (encode, reply) = resource_encode(plan, resource.mime_type.as_deref(), types.types);
+    let (encode, reply) = resource_encode(plan, resource.mime_type.as_deref(), types);
     let uri = used(!plan.returns_mcp(), "uri");
     let shim = dispatch_fn(
         quote!(read_resource),
@@ -682,7 +695,7 @@ fn template_fn(
     template: &ResourceTemplateBinding,
     types: &Typed<'_>,
 ) -> TokenStream {
-    let (encode, reply) = resource_encode(plan, template.mime_type.as_deref(), types.types);
+    let (encode, reply) = resource_encode(plan, template.mime_type.as_deref(), types);
     let json_vars: Vec<&str> = plan
         .method
         .params
@@ -713,10 +726,14 @@ fn template_fn(
     quote!(#decode #encode #shim)
 }
 
-/// The type space and which of its types have checks beyond serde's.
+/// The type space, which of its types have checks beyond serde's, and where the dispatch
+/// compiles their serde code.
 struct Typed<'a> {
     types: &'a TypeSpace,
     checks: &'a Checks,
+    /// The generated code is a crate of its own: decode and encode in non-generic `decode_*`
+    /// and `encode_*` functions ([`decoded`], [`encoded`]).
+    own_crate: bool,
 }
 
 /// The type params decode into, named from next to the types module, and whether it has checks
@@ -762,14 +779,14 @@ fn route(frame: &mut Frame, key: &TokenStream, arms: Vec<TokenStream>) -> TokenS
 fn resource_encode(
     plan: &MethodPlan<'_>,
     mime_type: Option<&str>,
-    types: &TypeSpace,
+    types: &Typed<'_>,
 ) -> (TokenStream, TokenStream) {
     if plan.returns_mcp() {
         let call = call_expr(plan);
         return (TokenStream::new(), quote!(mcp_reply(#call.await)));
     }
     let mime = short_option_str(mime_type);
-    let wrap = wrap(plan, types);
+    let wrap = wrap(plan, types.types);
     encoded(
         plan,
         types,
