@@ -359,7 +359,8 @@ fn generated_crate_layout() {
     assert!(
         create_note.contains("fn decode_method(params: Params<'_>)")
             && create_note.contains("fn encode_method(result: Result<types::Note, Error>)")
-            && create_note.contains("then_reply(\n        decode_method(params),"),
+            && create_note.contains("then_reply(\n        decode_method(params),")
+            && !create_note.contains("inline"),
         "{create_note}"
     );
     let runtime_line = |m: &str| {

@@ -27,11 +27,9 @@
 //! the generic function is a shim that calls them:
 //!
 //! ```rust,ignore
-//! #[cfg_attr(not(debug_assertions), inline(always))]
 //! fn decode_method(params: Params<'_>) -> Result<types::AddParams, RpcError> {
 //!     method_params(params, ParamStructure::Either)
 //! }
-//! #[cfg_attr(not(debug_assertions), inline(always))]
 //! fn encode_method(result: Result<types::AddResult, Error>) -> Reply {
 //!     reply(result, Encoded)
 //! }
@@ -49,10 +47,11 @@
 //!   of a large contract"). In the default layout the generated code is modules of the
 //!   handler's crate, which compiles it all after any change anyway: the split gains nothing
 //!   there (measured), so the generator does not write it.
-//! - The `decode_*` and `encode_*` functions are `#[inline(always)]` in builds without debug
-//!   assertions (release): there, across crates too, each dispatch is the same monomorphic
-//!   code as written out by hand: no `dyn` call, no `serde_json::Value`, one boxed future per
-//!   call. In debug builds they are plain functions, called across the crates.
+//! - The `decode_*` and `encode_*` functions are plain functions, called across the two crates
+//!   in every build: that call is not measurable on the request path (BENCHMARKS.md, "Build
+//!   times"), and an `#[inline]` one would be compiled again in the handler's crate. Either
+//!   way each dispatch is monomorphic code: no `dyn` call, no `serde_json::Value`, one boxed
+//!   future per call.
 //! - The helpers here are `#[inline(always)]`: rustc compiles a copy into the caller's codegen
 //!   unit, the method's own module, rather than into the one unit named for this module that
 //!   every method would share (and that a change to any method's types would compile again).

@@ -360,14 +360,6 @@ struct Decode {
     extra: TokenStream,
 }
 
-/// The attribute of the non-generic `decode_*` and `encode_*` functions: `#[inline(always)]` in
-/// builds without debug assertions (release: the dispatch is inlined as when the generic
-/// helpers did it all, across crates too), none in debug builds, where they are compiled once
-/// in the generated code (see `mcp_runtime::generated_support::then_reply`).
-fn release_inline() -> TokenStream {
-    quote!(#[cfg_attr(not(debug_assertions), inline(always))])
-}
-
 /// The decoding half of a dispatch function: `(items, expr)`, where `expr` hands the decoded
 /// params and `move |params| async move { body }` to `then_reply` or `then_tool`;
 /// `Box::pin(async move { body })` for a method without params. The runtime's helper decodes,
@@ -405,9 +397,7 @@ fn decoded(
         let expr = quote!(#then(#helper(#args, #extra), move |params| async move { #body }));
         return (TokenStream::new(), expr);
     }
-    let inline = release_inline();
     let items = quote! {
-        #inline
         fn #function(#decl) -> Result<#ty, #error> {
             #helper(#args, #extra)
         }
@@ -437,9 +427,7 @@ fn encoded(
     let function = format_ident!("encode_{name}");
     let result = plan.result_type(types.types);
     let body = encode(quote!(result));
-    let inline = release_inline();
     let items = quote! {
-        #inline
         fn #function(#decl result: Result<#result, Error>) -> #output {
             #body
         }
