@@ -387,22 +387,23 @@ fn decoded(
     } else {
         format_ident!("{helper}")
     };
-    let function = format_ident!("decode_{name}");
     let then = if name == "tool" {
         quote!(then_tool)
     } else {
         quote!(then_reply)
     };
-    if !types.own_crate {
-        let expr = quote!(#then(#helper(#args, #extra), move |params| async move { #body }));
-        return (TokenStream::new(), expr);
-    }
-    let items = quote! {
-        fn #function(#decl) -> Result<#ty, #error> {
-            #helper(#args, #extra)
-        }
+    let (items, decoding) = if types.own_crate {
+        let function = format_ident!("decode_{name}");
+        let items = quote! {
+            fn #function(#decl) -> Result<#ty, #error> {
+                #helper(#args, #extra)
+            }
+        };
+        (items, quote!(#function(#args)))
+    } else {
+        (TokenStream::new(), quote!(#helper(#args, #extra)))
     };
-    let expr = quote!(#then(#function(#args), move |params| async move { #body }));
+    let expr = quote!(#then(#decoding, move |params| async move { #body }));
     (items, expr)
 }
 
