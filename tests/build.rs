@@ -1,8 +1,9 @@
 //! Generates the HTTP test server from `fixtures/http-test.openrpc.json`, the server of
 //! `fixtures/openrpc/validation.openrpc.json` whose params use every validation rule, the server
 //! of `fixtures/openrpc/schema-shapes.openrpc.json` (tuples, literal enums, `nullable`), the
-//! server of `fixtures/openrpc/unions.openrpc.json` (union shapes, `not`, `if`), and the
-//! server of `fixtures/openrpc/errors.openrpc.json` whose handlers return contract errors.
+//! server of `fixtures/openrpc/unions.openrpc.json` (union shapes, `not`, `if`), the server of
+//! `fixtures/doors.openrpc.json` (the door table), and the server of
+//! `fixtures/openrpc/errors.openrpc.json` whose handlers return contract errors.
 
 fn main() {
     if let Err(error) = mcp_codegen::Builder::new("fixtures/http-test.openrpc.json").generate() {
@@ -25,6 +26,14 @@ fn main() {
     // Union shapes and sub-schema keywords, decoded and checked by `tests/union_shapes.rs`.
     if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/unions.openrpc.json")
         .file_name("unions_server.rs")
+        .generate()
+    {
+        panic!("{error}");
+    }
+    // Scoped, hidden, rate-limited, step-up and excluded methods: `tests/doors.rs` sends the
+    // same call through every door.
+    if let Err(error) = mcp_codegen::Builder::new("fixtures/doors.openrpc.json")
+        .file_name("doors_server.rs")
         .generate()
     {
         panic!("{error}");

@@ -113,21 +113,34 @@ config_table! {
         /// What the HTTP listener serves besides `/mcp`: the plain JSON-RPC endpoint, the
         /// 2024-11-05 transport, the server card, the probes.
         group endpoints: Endpoints, heading ENDPOINTS {
-            /// The path of the plain JSON-RPC endpoint (e.g. `/jsonrpc`): every method of the
-            /// contract, with or without `x-mcp`, as ordinary JSON-RPC 2.0 over HTTP POST, plus
-            /// `rpc.discover` (see `http::jsonrpc`). Same Host/Origin checks and body limits as
-            /// `/mcp`. It must start with `/` and differ from `/mcp`. Default `None`: no such
-            /// endpoint (404).
+            /// The path of the plain JSON-RPC endpoint (e.g. `/jsonrpc`): the contract's methods
+            /// that MCP exposes (those with an MCP face: `x-mcp`, or chosen by `--tools`,
+            /// `--exclude` and the overlay) as ordinary JSON-RPC 2.0 over HTTP POST, plus
+            /// `rpc.discover` listing them (see `http::jsonrpc`). Each call is decided as the MCP
+            /// call it stands for: the same scopes, step-up, rate limit and audit record. Same
+            /// Host/Origin checks and body limits as `/mcp`. It must start with `/` and differ
+            /// from `/mcp`. Default `None`: no such endpoint (404).
             jsonrpc_path: Option<String> = None, cli {
                 flag: "jsonrpc", env: JSONRPC_PATH_ENV, value: Some("PATH"),
                 scope: Http,
-                help: "also serve every method of the contract as plain JSON-RPC 2.0 over HTTP POST at PATH (e.g. /jsonrpc), with rpc.discover",
+                help: "also serve the methods MCP exposes as plain JSON-RPC 2.0 over HTTP POST at PATH (e.g. /jsonrpc), with rpc.discover; the same scopes, limits and audit as their MCP calls",
                 parse: |text| {
                     check_jsonrpc_path(text)
                         .map(|()| Some(text.to_owned()))
                         .map_err(|e| e.to_string())
                 },
                 show: |path| path.unwrap_or_else(|| "off".into()),
+            };
+            /// Also serve, on the plain JSON-RPC endpoint, the contract's methods that MCP does
+            /// not expose (left off by `x-mcp`, `--tools`, `--exclude` or the overlay), with the
+            /// document's default scopes. For a gateway these are forwarded upstream with the
+            /// operator's upstream credentials: the server logs a warning at start naming how
+            /// many. Default `false`: such a method is `-32601` and `rpc.discover` leaves it out.
+            jsonrpc_unexposed: bool = false, cli {
+                flag: "jsonrpc-unexposed", env: "MCP_JSONRPC_UNEXPOSED", value: None,
+                scope: Http,
+                help: "also serve on the plain JSON-RPC endpoint the methods MCP does not expose (no x-mcp, or left off by the generator's selection or overlay; a gateway forwards them with its upstream credentials): logs a warning at start",
+                parse: switch, show: show_switch,
             };
             /// Also serve the 2024-11-05 HTTP+SSE transport (see `http::legacy_sse`): `GET /sse`
             /// opens a session's stream, whose first event (`endpoint`) names the

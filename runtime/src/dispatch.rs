@@ -16,7 +16,7 @@ use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
 pub use crate::future::BoxFuture;
-pub use contract::{Contract, RateOf, ScopesOf};
+pub use contract::{Contract, Face, FaceOf, RateOf, ScopesOf};
 
 mod contract;
 

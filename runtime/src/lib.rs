@@ -167,6 +167,7 @@ mod outbound;
 mod panic;
 mod param_headers;
 mod params;
+mod policy;
 mod protocol;
 pub mod rate_limit;
 mod readiness;

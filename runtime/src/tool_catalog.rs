@@ -16,9 +16,11 @@
 //! Prompts, resources and everything else are the wrapped server's. [`ToolMode::Tools`] (the
 //! default) publishes the contract's tools as they are: the wrapper then only passes calls on.
 //!
-//! Scopes: `call_tool` needs every scope any of the contract's tools needs (the edge decides
-//! before the arguments, which name the tool, are read), so a deployment with per-tool scopes
-//! keeps [`ToolMode::Tools`].
+//! The policy decides a `call_tool` on the tool it names ([`crate::policy::Target`]): that
+//! tool's scopes and step-up, its rate limit (the same bucket as a direct call's) and its
+//! audit record, on every door. `search_tools` and `describe_tool` never show a tool that
+//! `tools/list` would hide from the caller (`hideUnauthorized`), and need what any tool call
+//! needs at least: the document's default scopes.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -30,6 +32,7 @@ use crate::context::RequestContext;
 use crate::dispatch::{BoxFuture, Contract, Dispatch, ToolOutcome};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
+use crate::policy::InnerCall;
 
 /// How a server publishes its tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -149,11 +152,11 @@ impl<D: Dispatch> ToolCatalog<D> {
     }
 
     /// The contract in [`ToolMode::Catalog`]: the inner one with the three tools in place of
-    /// the contract's, and their scopes. Searching and describing need what any tool call needs
-    /// at least: the document's default (what an unknown tool name is given); `call_tool`
-    /// needs every scope of the contract's tools. The rate limits stay the contract's, by the
-    /// contract's names: a tool's limit does not apply to `call_tool` (the edge decides before
-    /// the arguments, which name the tool, are read).
+    /// the contract's, `call_tool` marked as the call that names its tool
+    /// ([`Contract::catalog_call`]: the policy decides it on that tool, by the inner
+    /// contract's scopes and limits). Searching and describing (and a `call_tool` whose
+    /// arguments do not read, which the catalog refuses) need what any tool call needs at
+    /// least: the document's default (what an unknown tool name is given).
     fn catalog_mode(&self) -> &'static Contract {
         self.contract.get_or_init(|| {
             let inner: &'static Contract = self.inner.contract();
@@ -175,26 +178,19 @@ impl<D: Dispatch> ToolCatalog<D> {
                 resource_templates: catalog.resource_templates,
                 completions: catalog.completions,
             }));
-            let mut call_scopes: Vec<&'static str> = Vec::new();
-            for tool in inner.catalog().tools {
-                for scope in inner.required_scopes("tools/call", tool.key) {
-                    if !call_scopes.contains(scope) {
-                        call_scopes.push(scope);
-                    }
-                }
-            }
-            let call_scopes: &'static [&'static str] = Box::leak(call_scopes.into_boxed_slice());
             let required_scopes = Box::leak(Box::new(move |method: &str, key: &str| {
                 match (method, key) {
-                    ("tools/call", "call_tool") => call_scopes,
-                    ("tools/call", _) => inner.required_scopes("tools/call", ""),
+                    ("tools/call", "search_tools" | "describe_tool" | "call_tool") => {
+                        inner.required_scopes("tools/call", "")
+                    }
                     _ => inner.required_scopes(method, key),
                 }
             }));
             Box::leak(Box::new(
                 inner
                     .with_catalog(catalog)
-                    .with_required_scopes(required_scopes),
+                    .with_required_scopes(required_scopes)
+                    .with_catalog_call("call_tool"),
             ))
         })
     }
@@ -224,6 +220,9 @@ impl<D: Dispatch> ToolCatalog<D> {
         let mut total = 0;
         let mut found = Vec::new();
         for tool in self.inner.contract().catalog().tools {
+            if !self.shown(tool, ctx) {
+                continue;
+            }
             let Ok(descriptor) = serde_json::from_str::<Value>(tool.json_for(version)) else {
                 continue;
             };
@@ -252,7 +251,10 @@ impl<D: Dispatch> ToolCatalog<D> {
             Ok(describe) => describe,
             Err(why) => return ToolOutcome::InvalidArguments(why),
         };
-        match self.tool(&describe.name) {
+        match self
+            .tool(&describe.name)
+            .filter(|tool| self.shown(tool, ctx))
+        {
             Some(tool) => {
                 match RawValue::from_string(tool.json_for(ctx.protocol_version()).to_string()) {
                     Ok(json) => ToolOutcome::Success(json),
@@ -260,6 +262,19 @@ impl<D: Dispatch> ToolCatalog<D> {
                 }
             }
             None => unknown_tool(&describe.name),
+        }
+    }
+
+    /// Whether the caller of `ctx` may see `tool`: as `tools/list` shows it, every tool but
+    /// one whose scopes the caller lacks when the contract hides those.
+    fn shown(&self, tool: &Descriptor, ctx: &RequestContext) -> bool {
+        let contract = self.inner.contract();
+        match ctx.principal() {
+            Some(principal) if contract.hides_unauthorized() => contract
+                .required_scopes("tools/call", tool.key)
+                .iter()
+                .all(|scope| principal.has_scope(scope)),
+            _ => true,
         }
     }
 
@@ -342,14 +357,8 @@ impl<D: Dispatch> Dispatch for ToolCatalog<D> {
             }
             "call_tool" => {
                 // `arguments` borrowed from the request's own: it lives as long as the call.
-                #[derive(Deserialize)]
-                #[serde(deny_unknown_fields)]
-                struct Call<'r> {
-                    name: String,
-                    #[serde(borrow)]
-                    arguments: Option<&'r RawValue>,
-                }
-                let call: Call<'a> = match parse(arguments) {
+                // Read as the policy read it, so both name the same tool.
+                let call = match InnerCall::read(arguments) {
                     Ok(call) => call,
                     Err(why) => {
                         return Some(Box::pin(std::future::ready(ToolOutcome::InvalidArguments(

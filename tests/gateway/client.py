@@ -196,7 +196,18 @@ async def catalog(c, client):
             "call_tool", {"name": "balance", "arguments": {"Address": ACCOUNT, "Block": "0x999999"}})
         assert node.is_error and "-32000" in node.content[0].text, node
 
+    async def selection():
+        # What the overlay took off MCP is off every door of the catalog too.
+        signing = value_of(await client.call_tool("search_tools", {"query": "sign", "limit": 50}))
+        assert "eth_sign" not in [tool["name"] for tool in signing["tools"]], signing
+        hidden = await client.call_tool("describe_tool", {"name": "eth_sign"})
+        assert hidden.is_error and "search_tools" in hidden.content[0].text, hidden
+        refused = await client.call_tool(
+            "call_tool", {"name": "eth_sign", "arguments": {"Address": ACCOUNT, "Data": "0xdeadbeef"}})
+        assert refused.is_error and "no tool" in refused.content[0].text, refused
+
     await c.run("tools/list: search_tools, describe_tool, call_tool only", listed)
+    await c.run("eth_sign (off MCP) is not found, described nor called through the catalog", selection)
     await c.run("search_tools", search)
     await c.run("describe_tool", describe)
     await c.run("call_tool forwards to the node", call)

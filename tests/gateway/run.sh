@@ -9,6 +9,9 @@
 #     balances, eth_call, a transaction sent and read back, a node error as an isError result
 #     with the node's code, arguments refused before the node; over HTTP in both eras and over
 #     stdio;
+#   - the same gateway's plain JSON-RPC door (--jsonrpc, ./plain_door.py, raw bytes): eth_sign,
+#     which the overlay takes off MCP, is -32601 in every spelling and batch and never reaches
+#     the node; rpc.discover lists the exposed methods only; --jsonrpc-unexposed forwards it;
 #   - portable schemas: the MCP Inspector CLI 2.12.0 (tests/inspector-cli's lock) runs
 #     `tools/list --strict` on the gateway of the Lotus gateway document, every method a tool,
 #     in both eras: no warning (its vendor schemas' `"type": ["object"]` are published as
@@ -141,6 +144,19 @@ client eth "$url"
 stop_servers
 start_server "$eth" --upstream "$upstream" --tool-mode catalog
 client catalog "$url"
+stop_servers
+# The plain JSON-RPC door serves what MCP exposes (eth_sign, taken off by the overlay, is
+# -32601 and never reaches the node), and the rest only with --jsonrpc-unexposed.
+plain_door() {
+  local status=0
+  "$venv/bin/python" "$here/plain_door.py" --results "$results" "$1" "${url%/mcp}/jsonrpc" "$upstream" || status=$?
+  [ "$status" -eq 0 ] || echo "FAIL plain-$1: plain_door.py exited with status $status" | tee -a "$results"
+}
+start_server "$eth" --upstream "$upstream" --jsonrpc /jsonrpc
+plain_door default
+stop_servers
+start_server "$eth" --upstream "$upstream" --jsonrpc /jsonrpc --jsonrpc-unexposed
+plain_door unexposed
 stop_servers
 
 # ---- 4. portable schemas: the Inspector's tools/list --strict on the Lotus gateway ----------

@@ -2,7 +2,9 @@
 
 jsonrpcclient (https://pypi.org/project/jsonrpcclient/) builds the requests and parses the
 answers; httpx posts them. The server is the quickstart (examples/quickstart/openrpc.json),
-started with --jsonrpc; its URL is the only argument. Every check failing exits non-zero.
+started with --jsonrpc; its URL is the first argument. With `--unexposed` it was started with
+--jsonrpc-unexposed too, and serves the methods without x-mcp (`stats`, `clear`); without, those
+are -32601 and rpc.discover leaves them out. Every check failing exits non-zero.
 """
 
 import sys
@@ -37,10 +39,19 @@ def error_code(client, method, params=None):
     return parsed.code
 
 
-def main(url):
+def main(url, unexposed):
     global URL
     URL = url
     with httpx.Client(timeout=10) as client:
+        if not unexposed:
+            # What MCP does not expose is not served: -32601, and rpc.discover leaves it out.
+            assert ok(client, "add", {"a": 2, "b": 3}) == 5
+            assert error_code(client, "stats", {}) == -32601
+            assert error_code(client, "clear") == -32601
+            names = [m["name"] for m in ok(client, "rpc.discover")["methods"]]
+            assert "add" in names and "stats" not in names and "clear" not in names, names
+            print(f"jsonrpcclient + httpx: every check passed against {url} (exposed methods only)")
+            return
         # An MCP tool, by name and by position.
         assert ok(client, "add", {"a": 2, "b": 3}) == 5
         assert ok(client, "add", (40, 2)) == 42
@@ -72,4 +83,4 @@ def main(url):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--unexposed" in sys.argv[2:])

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The plain JSON-RPC endpoint against a third-party client: installs jsonrpcclient + httpx
 # (requirements.txt: pinned, hash-checked wheels from PyPI) into a venv under the target
-# directory, starts the quickstart server with --jsonrpc /jsonrpc (then with MCP_JSONRPC_PATH)
-# and runs client.py against it. Fails (exit non-zero) when PyPI cannot be reached: nothing is
+# directory, starts the quickstart server with --jsonrpc /jsonrpc (then with MCP_JSONRPC_PATH),
+# with and without --jsonrpc-unexposed, and runs client.py against it. Fails (exit non-zero) when PyPI cannot be reached: nothing is
 # skipped.
 #
 # usage: tests/jsonrpc-client/run.sh [QUICKSTART_BINARY]   (default: target/debug/quickstart)
@@ -30,10 +30,13 @@ run_against() {
   export "${variable?}"
   start_server "$server" "$@"
   unset "${variable%%=*}"
-  "$venv/bin/python" "$here/client.py" "${url%/mcp}$path"
+  local unexposed=""
+  case " $* " in *" --jsonrpc-unexposed "*) unexposed=--unexposed ;; esac
+  "$venv/bin/python" "$here/client.py" "${url%/mcp}$path" $unexposed
   stop_servers
 }
 
-# The flag, then the environment variable.
+# The flag, then the environment variable; the methods without x-mcp only when asked.
 run_against /jsonrpc MCP_JSONRPC_PATH= --jsonrpc /jsonrpc
-run_against /rpc MCP_JSONRPC_PATH=/rpc
+run_against /jsonrpc MCP_JSONRPC_PATH= --jsonrpc /jsonrpc --jsonrpc-unexposed
+run_against /rpc MCP_JSONRPC_PATH=/rpc --jsonrpc-unexposed

@@ -36,6 +36,12 @@ pub mod unions_server {
     include!(concat!(env!("OUT_DIR"), "/unions_server.rs"));
 }
 
+/// The server of `fixtures/doors.openrpc.json`: scoped, hidden, rate-limited, step-up and
+/// excluded methods, each door sending the same call (`tests/doors.rs`).
+pub mod doors_server {
+    include!(concat!(env!("OUT_DIR"), "/doors_server.rs"));
+}
+
 /// The server of `fixtures/openrpc/errors.openrpc.json`: handlers that fail with the contract's
 /// errors through the generated `errors` constructors (`tests/contract_errors.rs`).
 pub mod errors_server {

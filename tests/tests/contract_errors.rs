@@ -26,6 +26,8 @@ const PATH: &str = "/jsonrpc";
 async fn start() -> (SocketAddr, oneshot::Sender<()>) {
     let config = Config::builder()
         .jsonrpc_path(Some(PATH.to_string()))
+        // `transfer` has no MCP face: served on the plain endpoint only when asked.
+        .jsonrpc_unexposed(true)
         .build();
     let server = McpServer::with_config(Server::new(ErrorsHandler), config);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

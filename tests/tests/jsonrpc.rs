@@ -1,9 +1,12 @@
 //! The plain JSON-RPC endpoint (`config.endpoints.jsonrpc_path`), through a real server on
 //! loopback:
 //!
-//! - every method of the contract, with or without `x-mcp`, by name and by position, its
-//!   typed result as `result`, and that result valid against the method's result schema in
-//!   `fixtures/http-test.openrpc.json`;
+//! - every method of the contract, with or without `x-mcp` (`--jsonrpc-unexposed`), by name and
+//!   by position, its typed result as `result`, and that result valid against the method's
+//!   result schema in `fixtures/http-test.openrpc.json`;
+//! - without `--jsonrpc-unexposed`, a method without an MCP face is `-32601` however it is
+//!   spelled (raw bytes: `params` first, the name escaped), alone, in a batch or as a
+//!   notification (which runs nothing), and `rpc.discover` leaves it out;
 //! - a notification runs (`record_event` records) and answers 204 with no body; a batch
 //!   answers its requests in order (its notifications run, unanswered); an all-notification
 //!   batch is 204; a batch's elements run concurrently (sleeps side by side take the longest
@@ -33,13 +36,78 @@ fn contract() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The plain endpoint serving every method, those without `x-mcp` too.
 async fn server() -> TestServer {
     start(
         Config::builder()
             .jsonrpc_path(Some(PATH.to_string()))
+            .jsonrpc_unexposed(true)
             .build(),
     )
     .await
+}
+
+#[tokio::test]
+async fn methods_mcp_does_not_expose_are_not_served_by_default() {
+    let server = start(
+        Config::builder()
+            .jsonrpc_path(Some(PATH.to_string()))
+            .build(),
+    )
+    .await;
+    let addr = server.addr;
+    for body in [
+        r#"{"params":{"event":"asked"},"id":1,"method":"record_event","jsonrpc":"2.0"}"#,
+        r#"{"params":["asked"],"id":1,"method":"record_event","jsonrpc":"2.0"}"#,
+    ] {
+        let (status, text) = post_text(addr, body).await;
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            (status, error_code(&answer)),
+            (StatusCode::OK, -32601),
+            "{text}"
+        );
+    }
+    // In a batch: the exposed method answers, the other is -32601.
+    let batch = r#"[{"params":{"text":"hi"},"id":1,"method":"echo","jsonrpc":"2.0"},{"params":["x"],"id":2,"method":"record_event","jsonrpc":"2.0"}]"#;
+    let (status, text) = post_text(addr, batch).await;
+    let answers: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert!(answers[0].get("result").is_some(), "{text}");
+    assert_eq!(error_code(&answers[1]), -32601, "{text}");
+    // A notification runs nothing.
+    let (status, _) = post_text(
+        addr,
+        r#"{"params":["noted"],"method":"record_event","jsonrpc":"2.0"}"#,
+    )
+    .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert!(server.handler.events().is_empty());
+    // `rpc.discover` lists what MCP exposes, and nothing else.
+    let (_, answer) = rpc(
+        addr,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "rpc.discover"}),
+    )
+    .await;
+    let listed: Vec<&str> = answer["result"]["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    let contract = contract();
+    let exposed: Vec<&str> = contract["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m.get("x-mcp").is_some_and(|x| !x.is_null()))
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        listed.contains(&"echo") && !listed.contains(&"record_event"),
+        "{listed:?}"
+    );
+    assert_eq!(listed, exposed);
 }
 
 /// POSTs `body` (any text) to the plain endpoint with a JSON content type.

@@ -34,6 +34,7 @@ pub(crate) fn server(
 ) -> TokenStream {
     let (scopes_fn, scopes) = scopes(methods, identity.scopes.as_deref());
     let (rate_limit_fn, rate_limits) = rate_limits(methods);
+    let (face_fn, faces) = faces(methods);
     // Off by default: every caller sees the whole lists.
     let hides_unauthorized = identity
         .hide_unauthorized
@@ -107,11 +108,13 @@ pub(crate) fn server(
             #scopes
             #hides_unauthorized
             #rate_limits
+            #faces
             #server_card
             #skills;
 
         #scopes_fn
         #rate_limit_fn
+        #face_fn
 
         // Deprecated methods are still served: the contract deprecates them for callers.
         #[allow(deprecated)]
@@ -148,16 +151,13 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> (TokenStrea
         .map(String::as_str)
         .collect();
     for plan in methods {
-        // On the plain JSON-RPC endpoint a method keeps the scopes of its MCP face; one
-        // without an MCP face (served only there) takes the document's default.
-        let own = plan
-            .binding()
-            .and_then(|binding| binding.common().scopes.as_deref());
-        if let Some(scopes) = own.or(default) {
-            let name = plan.method.name.as_str();
-            plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
-        }
+        // On the plain JSON-RPC endpoint a method is decided as its MCP face (`fn face`); one
+        // without (served there only with `--jsonrpc-unexposed`) takes the document's default.
         let Some(binding) = plan.binding() else {
+            if let Some(scopes) = default {
+                let name = plan.method.name.as_str();
+                plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
+            }
             continue;
         };
         let common = binding.common();
@@ -215,13 +215,11 @@ fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> (TokenStrea
 
 /// `fn rate_limit` and the contract's `.with_rate_limits(..)`, from `x-mcp` `rateLimit`: a match
 /// on the MCP method and the tool or prompt name or resource URI (a template's URI through its
-/// matcher), and on `"jsonrpc"` and the method's name for the plain JSON-RPC endpoint (a method
-/// keeps its MCP face's limit there); nothing (the contract's default, no limit) when no method
-/// has one.
+/// matcher; the plain JSON-RPC endpoint counts a method as its MCP face, `fn face`); nothing
+/// (the contract's default, no limit) when no method has one.
 fn rate_limits(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
     let mut arms = Vec::new();
     let mut template_arms = Vec::new();
-    let mut plain_arms = Vec::new();
     for plan in methods {
         let Some(binding) = plan.binding() else {
             continue;
@@ -231,8 +229,6 @@ fn rate_limits(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
             continue;
         };
         let rate = quote!(::mcp_runtime::rate_limit::Rate::new(#count, #per_ms));
-        let name = plan.method.name.as_str();
-        plain_arms.push(quote! { ("jsonrpc", #name) => ::std::option::Option::Some(#rate), });
         let (method, key) = match binding {
             McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
             McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
@@ -264,12 +260,55 @@ fn rate_limits(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
             match (method, key) {
                 #(#arms)*
                 #(#template_arms)*
-                #(#plain_arms)*
                 _ => ::std::option::Option::None,
             }
         }
     };
     (lookup, quote!(.with_rate_limits(&rate_limit)))
+}
+
+/// `fn face` and the contract's `.with_faces(..)`: each method MCP exposes, by its JSON-RPC
+/// name, as the tool, prompt or resource it is published as, with its params' names (the
+/// plain JSON-RPC endpoint serves only these, each decided as that MCP call).
+fn faces(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
+    let arms: Vec<TokenStream> = methods
+        .iter()
+        .filter_map(|plan| {
+            let binding = plan.binding()?;
+            let name = plan.method.name.as_str();
+            let params = plan.method.params.iter().map(|p| p.name.as_str());
+            let (kind, key) = match binding {
+                McpBinding::Tool(_) => (quote!(tool), binding.common().name.as_str()),
+                McpBinding::Prompt(_) => (quote!(prompt), binding.common().name.as_str()),
+                McpBinding::Resource(resource) => (quote!(resource), resource.uri.as_str()),
+                McpBinding::ResourceTemplate(template) => {
+                    (quote!(resource), template.uri_template.as_str())
+                }
+            };
+            Some(quote! { #name => Face::#kind(#key, &[#(#params),*]), })
+        })
+        .collect();
+    if arms.is_empty() {
+        let lookup = quote! {
+            /// No method is exposed to MCP: the plain JSON-RPC endpoint serves none.
+            fn face(_: &str) -> ::std::option::Option<::mcp_runtime::dispatch::Face> {
+                ::std::option::Option::None
+            }
+        };
+        return (lookup, quote!(.with_faces(&face)));
+    }
+    let lookup = quote! {
+        /// What each method MCP exposes is published as: the plain JSON-RPC endpoint serves
+        /// only these, each decided as that MCP call.
+        fn face(method: &str) -> ::std::option::Option<::mcp_runtime::dispatch::Face> {
+            use ::mcp_runtime::dispatch::Face;
+            ::std::option::Option::Some(match method {
+                #(#arms)*
+                _ => return ::std::option::Option::None,
+            })
+        }
+    };
+    (lookup, quote!(.with_faces(&face)))
 }
 
 /// `Dispatch::call_method`: every method, by its JSON-RPC name, to its module's `call_method`.

@@ -10,6 +10,52 @@ pub type ScopesOf = dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync;
 /// The rate limit of a `method` on a `key` ([`Contract::rate_limit`]).
 pub type RateOf = dyn Fn(&str, &str) -> Option<crate::rate_limit::Rate> + Send + Sync;
 
+/// The MCP face of a contract method, by the method's JSON-RPC name ([`Contract::face`]).
+pub type FaceOf = dyn Fn(&str) -> Option<Face> + Send + Sync;
+
+/// What a contract method is on the MCP face: the call it stands for, which the policy
+/// (selection, scopes, step-up, rate limits, audit) decides on whichever door the method is
+/// called through. Generated contracts name every method's ([`Contract::with_faces`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Face {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: &'static str,
+    /// The tool or prompt name, the resource URI or the resource template.
+    pub key: &'static str,
+    /// The params' names in declaration order: params sent by position are named with them.
+    pub params: &'static [&'static str],
+}
+
+impl Face {
+    /// The tool `name`, whose params are `params` in declaration order.
+    pub const fn tool(name: &'static str, params: &'static [&'static str]) -> Self {
+        Self {
+            method: "tools/call",
+            key: name,
+            params,
+        }
+    }
+
+    /// The prompt `name`, whose params are `params` in declaration order.
+    pub const fn prompt(name: &'static str, params: &'static [&'static str]) -> Self {
+        Self {
+            method: "prompts/get",
+            key: name,
+            params,
+        }
+    }
+
+    /// The resource (or resource template) `uri`, whose params are `params` in declaration
+    /// order.
+    pub const fn resource(uri: &'static str, params: &'static [&'static str]) -> Self {
+        Self {
+            method: "resources/read",
+            key: uri,
+            params,
+        }
+    }
+}
+
 /// What a server publishes and enforces, as its contract states it: the catalog, the OpenRPC
 /// document, the skills, the scopes, the rate limits and the server card.
 /// [`Dispatch::contract`] returns it.
@@ -49,6 +95,8 @@ pub struct Contract {
     hides_unauthorized: bool,
     rate_limit: &'static RateOf,
     server_card: Option<&'static str>,
+    faces: Option<&'static FaceOf>,
+    catalog_call: Option<&'static str>,
 }
 
 fn no_scopes(_: &str, _: &str) -> &'static [&'static str] {
@@ -73,6 +121,8 @@ impl Contract {
             hides_unauthorized: false,
             rate_limit: &no_rate_limit,
             server_card: None,
+            faces: None,
+            catalog_call: None,
         }
     }
 
@@ -139,6 +189,49 @@ impl Contract {
             server_card: Some(card),
             ..self
         }
+    }
+
+    /// This contract with `faces` as the lookup of [`face`](Self::face): the plain JSON-RPC
+    /// endpoint then serves only the methods that have one (unless
+    /// [`crate::config::Endpoints::jsonrpc_unexposed`] is on), and decides each call on the MCP
+    /// call it stands for.
+    #[must_use]
+    pub const fn with_faces(self, faces: &'static FaceOf) -> Self {
+        Self {
+            faces: Some(faces),
+            ..self
+        }
+    }
+
+    /// This contract publishing `tool` as a catalog's call (`{name, arguments}` naming the
+    /// tool that runs, [`crate::tool_catalog`]): the policy decides such a call on the tool it
+    /// names.
+    #[must_use]
+    pub(crate) const fn with_catalog_call(self, tool: &'static str) -> Self {
+        Self {
+            catalog_call: Some(tool),
+            ..self
+        }
+    }
+
+    /// What the contract method `method` is on the MCP face (the tool, prompt or resource it
+    /// is published as), when the contract names faces ([`Contract::with_faces`]; generated
+    /// contracts do): `None` for a method the selection (`x-mcp`, `--tools`, `--exclude`, the
+    /// overlay) left off MCP, and for every method of a contract that names none.
+    pub fn face(&self, method: &str) -> Option<Face> {
+        self.faces.and_then(|faces| faces(method))
+    }
+
+    /// Whether the contract names its methods' faces ([`Contract::with_faces`]): then a method
+    /// without one is not served on the plain JSON-RPC endpoint by default. A hand-written
+    /// contract without them serves what its [`Dispatch::call_method`] knows.
+    pub const fn names_faces(&self) -> bool {
+        self.faces.is_some()
+    }
+
+    /// The tool whose arguments name the tool that runs (the catalog mode's `call_tool`).
+    pub(crate) const fn catalog_call(&self) -> Option<&'static str> {
+        self.catalog_call
     }
 
     /// What the server publishes.

@@ -23,6 +23,7 @@ use crate::mrtr::InputRound;
 use crate::outbound::Outbound;
 use crate::panic::CatchUnwind;
 use crate::params::CallMembers;
+use crate::policy;
 use crate::request_state::{Binding, StateSealer};
 
 /// What a round of a call is bound to: method, target (tool or prompt name, resource URI)
@@ -51,7 +52,12 @@ impl<D: Dispatch> Engine<D> {
         let future = match crate::audit::recording(self.config.audit.as_ref()) {
             None => self.dispatch.call_tool(name, call.arguments(), ctx),
             Some(audit) => {
-                crate::middleware::call_tool(audit, &self.dispatch, name, call.arguments(), ctx)
+                // The record names the tool that runs (a catalog's `call_tool`: the one named).
+                let contract = self.dispatch.contract();
+                let arguments = call.arguments();
+                let shown = policy::Target::of_call(contract, "tools/call", name.into(), arguments);
+                let dispatch = &self.dispatch;
+                crate::middleware::call_tool(audit, dispatch, name, arguments, Some(shown), ctx)
             }
         };
         let Some(future) = future else {

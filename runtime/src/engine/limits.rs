@@ -17,7 +17,8 @@ use super::Engine;
 use crate::auth::Principal;
 use crate::dispatch::Dispatch;
 use crate::jsonrpc::RpcError;
-use crate::rate_limit::{Caller, Limited, PLAIN};
+use crate::policy::Target;
+use crate::rate_limit::{Caller, Limited};
 
 /// A call refused by a rate limit: the limit, and the id of the request it answers (none for
 /// a notification of the plain endpoint).
@@ -75,8 +76,9 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         request: &Request<'a>,
     ) -> Option<RateRefusal<'a>> {
-        let limited = limiter.check(&self.dispatch, caller, request).err()?;
-        self.audit_refusal(principal, request, &limited.error());
+        let target = Target::of_request(self.dispatch.contract(), request)?;
+        let limited = limiter.check(&self.dispatch, caller, &target).err()?;
+        self.audit_refusal(principal, &target, &limited.error());
         Some(RateRefusal {
             limited,
             id: Some(request.id),
@@ -116,10 +118,21 @@ impl<D: Dispatch> Engine<D> {
             })
     }
 
+    /// The target of a call of the plain JSON-RPC endpoint to `method` with `params`
+    /// ([`Target::of_plain`]): `None` for a method it does not serve.
+    pub(crate) fn plain_target<'a>(
+        &self,
+        method: &'a str,
+        params: Option<&'a RawValue>,
+    ) -> Option<Target<'a>> {
+        let unexposed = self.config.endpoints.jsonrpc_unexposed;
+        Target::of_plain(self.dispatch.contract(), method, params, unexposed).ok()
+    }
+
     /// The refusal of a body of the plain JSON-RPC endpoint (one message or a batch): every
-    /// request and notification of it is a call of the contract's method it names, counted
-    /// as [`crate::rate_limit::Limiter::check_plain`] says, in order; the first refusal
-    /// refuses the whole body before any of it runs.
+    /// request and notification of it is counted as the MCP call it stands for
+    /// ([`Engine::plain_target`]), in order; the first refusal refuses the whole body before
+    /// any of it runs.
     #[cold]
     pub(crate) fn plain_rate_refusal<'a>(
         &self,
@@ -129,15 +142,16 @@ impl<D: Dispatch> Engine<D> {
     ) -> Option<RateRefusal<'a>> {
         let limiter = self.local_limiter()?;
         let check = |text: &'a str| {
-            let (id, method) = match incoming::read_plain(text) {
-                Ok(Incoming::Request(Request { id, method, .. })) => (Some(id), method),
-                Ok(Incoming::Notification { method, .. }) => (None, method),
+            let (id, method, params) = match incoming::read_plain(text) {
+                Ok(Incoming::Request(request)) => {
+                    (Some(request.id), request.method, request.params.raw())
+                }
+                Ok(Incoming::Notification { method, params }) => (None, method, params),
                 _ => return None,
             };
-            let limited = limiter.check_plain(&self.dispatch, caller, method).err()?;
-            if let Some(audit) = &self.config.audit {
-                crate::audit::refused(audit, principal, PLAIN, method, limited.error().code);
-            }
+            let target = self.plain_target(method, params)?;
+            let limited = limiter.check(&self.dispatch, caller, &target).err()?;
+            self.audit_refusal(principal, &target, &limited.error());
             Some(RateRefusal { limited, id })
         };
         if incoming::is_batch(text) {
@@ -185,63 +199,47 @@ impl<D: Dispatch> Engine<D> {
         } else {
             vec![text]
         };
+        let contract = self.dispatch.contract();
         for message in messages {
             // What the call is, read before the await (the parsed message is not kept).
-            let (id, method, audited, target) = match door {
+            let (id, target) = match door {
                 Door::Mcp => match incoming::read(message, None) {
-                    Ok(Incoming::Request(request)) => match request.call_target() {
-                        Some(target) => {
-                            let audited = match request.method {
-                                "tools/call" => "tools/call",
-                                "prompts/get" => "prompts/get",
-                                _ => "resources/read",
-                            };
-                            (Some(request.id), request.method, audited, target.to_owned())
+                    Ok(Incoming::Request(request)) => {
+                        match Target::of_request(contract, &request) {
+                            Some(target) => (Some(request.id), target.into_owned()),
+                            None => continue,
                         }
+                    }
+                    _ => continue,
+                },
+                Door::Plain => {
+                    let (id, method, params) = match incoming::read_plain(message) {
+                        Ok(Incoming::Request(request)) => {
+                            (Some(request.id), request.method, request.params.raw())
+                        }
+                        Ok(Incoming::Notification { method, params }) => (None, method, params),
+                        _ => continue,
+                    };
+                    match self.plain_target(method, params) {
+                        Some(target) => (id, target.into_owned()),
                         None => continue,
-                    },
-                    _ => continue,
-                },
-                Door::Plain => match incoming::read_plain(message) {
-                    Ok(Incoming::Request(Request { id, method, .. })) => {
-                        (Some(id), PLAIN, PLAIN, method.to_owned())
                     }
-                    Ok(Incoming::Notification { method, .. }) => {
-                        (None, PLAIN, PLAIN, method.to_owned())
-                    }
-                    _ => continue,
-                },
-            };
-            if let Err(limited) = limiter
-                .take_shared(&self.dispatch, caller, method, &target)
-                .await
-            {
-                if let Some(audit) = &self.config.audit {
-                    crate::audit::refused(audit, principal, audited, &target, limited.error().code);
                 }
+            };
+            if let Err(limited) = limiter.take_shared(&self.dispatch, caller, &target).await {
+                self.audit_refusal(principal, &target, &limited.error());
                 return Some(RateRefusal { limited, id });
             }
         }
         None
     }
 
-    /// The audit record of `request`, refused with `error` before it started (a rate limit),
-    /// when audit records are on and it is a call.
+    /// The audit record of a call to `target`, refused with `error` before it started (a rate
+    /// limit), when audit records are on.
     #[cold]
-    fn audit_refusal(
-        &self,
-        principal: Option<&Principal>,
-        request: &Request<'_>,
-        error: &RpcError,
-    ) {
-        let (Some(audit), Some(name)) = (&self.config.audit, request.call_target()) else {
-            return;
-        };
-        let method = match request.method {
-            "tools/call" => "tools/call",
-            "prompts/get" => "prompts/get",
-            _ => "resources/read",
-        };
-        crate::audit::refused(audit, principal, method, name, error.code);
+    fn audit_refusal(&self, principal: Option<&Principal>, target: &Target<'_>, error: &RpcError) {
+        if let Some(audit) = &self.config.audit {
+            crate::audit::refused(audit, principal, target.method, &target.key, error.code);
+        }
     }
 }

@@ -122,6 +122,9 @@ pub(crate) struct Engine<D> {
     initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
     /// The `server/discover` result, built on first use.
     discover_result: OnceLock<String>,
+    /// The plain endpoint's `rpc.discover` document, built on first use
+    /// ([`crate::policy::plain_document`]).
+    plain_document: OnceLock<Option<String>>,
     /// Whether the expiry sweep runs (`expiry.rs`).
     expiry_started: std::sync::atomic::AtomicBool,
     /// The tool descriptors of 2024-11-05 (without `annotations`), built on first use.
@@ -181,6 +184,16 @@ impl<D: Dispatch> Engine<D> {
             })
         };
         stores.bus.subscribe(Arc::downgrade(&bus_delivery));
+        let endpoints = &config.endpoints;
+        if endpoints.jsonrpc_path.is_some() && endpoints.jsonrpc_unexposed {
+            let count = crate::policy::unexposed_methods(dispatch.contract());
+            tracing::warn!(
+                methods = count,
+                "--jsonrpc-unexposed: the plain JSON-RPC endpoint also serves {count} methods \
+                 MCP does not expose, with the document's default scopes (a gateway forwards \
+                 them with its upstream credentials)"
+            );
+        }
         let limiter = crate::rate_limit::Limiter::of(
             config.rate_limits.as_ref(),
             &dispatch,
@@ -203,10 +216,22 @@ impl<D: Dispatch> Engine<D> {
             _log_delivery: log_delivery,
             initialize_results: Default::default(),
             discover_result: OnceLock::new(),
+            plain_document: OnceLock::new(),
             expiry_started: Default::default(),
             legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
+    }
+
+    /// The document `rpc.discover` answers on the plain JSON-RPC endpoint: the contract's,
+    /// with only the methods that endpoint serves.
+    pub(crate) fn plain_document(&self) -> Option<&str> {
+        self.plain_document
+            .get_or_init(|| {
+                let unexposed = self.config.endpoints.jsonrpc_unexposed;
+                crate::policy::plain_document(self.dispatch.contract(), unexposed)
+            })
+            .as_deref()
     }
 
     /// The session store (what [`crate::McpServer::sessions`] gives out, and the load).

@@ -399,6 +399,9 @@ fn every_setting_reaches_the_config() {
     ];
     let switches: &[(&str, &str, Check)] = &[
         ("legacy-sse", "MCP_LEGACY_SSE", |c| c.endpoints.legacy_sse),
+        ("jsonrpc-unexposed", "MCP_JSONRPC_UNEXPOSED", |c| {
+            c.endpoints.jsonrpc_unexposed
+        }),
         ("server-card", "MCP_SERVER_CARD", |c| {
             c.endpoints.server_card
         }),

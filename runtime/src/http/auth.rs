@@ -14,6 +14,7 @@ use crate::auth::{Auth, Principal, Refusal};
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{id_less_error_response, RpcError, INVALID_REQUEST, SERVER_ERROR};
+use crate::policy::Target;
 use serde_json::value::RawValue;
 
 /// The principal `parts` acts for, or the refusal's response. Scopes every request needs
@@ -36,10 +37,12 @@ pub(super) async fn authenticate(
 }
 
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for
-/// `request` (`x-mcp` `scopes`: [`crate::Contract::required_scopes`]); `None` when it may go on.
+/// `request` (`x-mcp` `scopes`: [`crate::Contract::required_scopes`]) or the step-up policy
+/// asks of it; `None` when it may go on.
 ///
-/// The tool, prompt or resource is the one the engine will run: [`Request::call_target`]
-/// reads the members the engine reads, whatever the order of the message's members.
+/// The call is decided on the target that runs ([`Target::of_request`]): the tool, prompt or
+/// resource the engine will run, read from the members the engine reads whatever their order,
+/// and for a catalog's `call_tool` the tool its arguments name.
 #[cold]
 pub(super) fn scope_refusal<D: Dispatch>(
     dispatch: &D,
@@ -47,39 +50,39 @@ pub(super) fn scope_refusal<D: Dispatch>(
     principal: &Principal,
     request: &Request<'_>,
 ) -> Option<Response<Body>> {
-    if let Some(key) = request.call_target() {
-        let required = dispatch.contract().required_scopes(request.method, key);
-        let arguments = request.call_arguments();
-        let stepped = stepped_up(auth, principal, request.method, key, arguments);
-        return missing_scope(auth, principal, required, &stepped, Some(request.id));
+    let contract = dispatch.contract();
+    if let Some(target) = Target::of_request(contract, request) {
+        return target_refusal(contract, auth, principal, &target, Some(request.id));
     }
     let (method, key) = indirect_target(request)?;
-    let stepped = stepped_up(auth, principal, method, &key, None);
-    missing_scope(
-        auth,
-        principal,
-        dispatch.contract().required_scopes(method, &key),
-        &stepped,
-        Some(request.id),
-    )
+    let target = Target::of_call(contract, method, key.into(), None);
+    target_refusal(contract, auth, principal, &target, Some(request.id))
+}
+
+/// 403 when `principal` lacks a scope `target` needs: the contract's, and the step-up
+/// policy's for it and its named arguments.
+fn target_refusal(
+    contract: &crate::Contract,
+    auth: &Auth,
+    principal: &Principal,
+    target: &Target<'_>,
+    id: Option<&RawValue>,
+) -> Option<Response<Body>> {
+    let required = target.required_scopes(contract);
+    let stepped = stepped_up(auth, principal, target);
+    missing_scope(auth, principal, required, &stepped, id)
 }
 
 /// The scopes the [`crate::auth::StepUp`] policy, if any, requires of this call.
-fn stepped_up(
-    auth: &Auth,
-    principal: &Principal,
-    method: &str,
-    target: &str,
-    arguments: Option<&RawValue>,
-) -> Vec<String> {
+fn stepped_up(auth: &Auth, principal: &Principal, target: &Target<'_>) -> Vec<String> {
     let Some(policy) = auth.step_up_policy() else {
         return Vec::new();
     };
     policy.required_scopes(&crate::auth::StepUpRequest {
         principal,
-        method,
-        target,
-        arguments,
+        method: target.method,
+        target: &target.key,
+        arguments: target.arguments.as_deref(),
     })
 }
 
@@ -141,26 +144,25 @@ pub(super) fn batch_scope_refusal<D: Dispatch>(
 
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for a
 /// plain JSON-RPC message of `text` (one message or a batch: the first refusal refuses the
-/// whole request); the scopes of a method are those of its MCP face
-/// ([`crate::Contract::required_scopes`] with [`PLAIN`]).
+/// whole request): a method is decided as the MCP call it stands for (its scopes and the
+/// step-up policy's, [`Engine::plain_target`](crate::engine::Engine::plain_target)); a method
+/// the endpoint does not serve is answered `-32601` later, whatever the principal.
 #[cold]
 pub(super) fn plain_scope_refusal<D: Dispatch>(
-    dispatch: &D,
+    engine: &crate::engine::Engine<D>,
     auth: &Auth,
     principal: &Principal,
     text: &str,
 ) -> Option<Response<Body>> {
-    let check = |text: &str| match incoming::read_plain(text) {
-        Ok(Incoming::Request(Request { method, .. }) | Incoming::Notification { method, .. }) => {
-            missing_scope(
-                auth,
-                principal,
-                dispatch.contract().required_scopes(PLAIN, method),
-                &[],
-                None,
-            )
-        }
-        _ => None,
+    let contract = engine.dispatch().contract();
+    let check = |text: &str| {
+        let (method, params) = match incoming::read_plain(text) {
+            Ok(Incoming::Request(request)) => (request.method, request.params.raw()),
+            Ok(Incoming::Notification { method, params }) => (method, params),
+            _ => return None,
+        };
+        let target = engine.plain_target(method, params)?;
+        target_refusal(contract, auth, principal, &target, None)
     };
     if incoming::is_batch(text) {
         let messages = incoming::read_batch(text).ok()?;
@@ -169,10 +171,6 @@ pub(super) fn plain_scope_refusal<D: Dispatch>(
         check(text)
     }
 }
-
-/// What [`crate::Contract::required_scopes`] is asked for a method of the plain JSON-RPC endpoint
-/// (the key is the method's name).
-pub(super) const PLAIN: &str = "jsonrpc";
 
 /// 403 naming the scopes to ask for (those every request needs, then `required`) when
 /// `principal` lacks one of `required`; the error answers request `id` when there is one

@@ -67,9 +67,8 @@ impl<D: Dispatch> McpServer<D> {
             Err(refused) => return *refused,
         };
         if let (Some(principal), Some(auth)) = (&headers.principal, &self.engine.config().auth) {
-            let dispatch = self.engine.dispatch();
-            if let Some(refused) = super::auth::plain_scope_refusal(dispatch, auth, principal, text)
-            {
+            let engine = &self.engine;
+            if let Some(refused) = super::auth::plain_scope_refusal(engine, auth, principal, text) {
                 return refused;
             }
         }
@@ -254,15 +253,24 @@ impl<D: Dispatch> McpServer<D> {
                     "Invalid params: rpc.discover takes no params",
                 ));
             }
-            return dispatch
-                .contract()
-                .openrpc_document()
-                .map(Cow::Borrowed)
+            return self
+                .engine
+                .plain_document()
+                .map(|document| Cow::Owned(document.to_owned()))
                 .ok_or_else(|| RpcError::method_not_found(method));
         }
+        // A method MCP does not expose is not served (unless the operator opted in): the same
+        // answer as a method the contract does not have.
+        let target = self
+            .engine
+            .plain_target(method, params)
+            .ok_or_else(|| RpcError::method_not_found(method))?;
         let call = match crate::audit::recording(self.engine.config().audit.as_ref()) {
             None => dispatch.call_method(method, params, ctx),
-            Some(audit) => crate::middleware::call_method(audit, dispatch, method, params, ctx),
+            Some(audit) => {
+                let shown = Some(target);
+                crate::middleware::call_method(audit, dispatch, method, params, shown, ctx)
+            }
         }
         .ok_or_else(|| RpcError::method_not_found(method))?;
         match CatchUnwind::new(call).await {

@@ -11,6 +11,7 @@ use crate::context::RequestContext;
 use crate::dispatch::{BoxFuture, Contract, Dispatch, ToolOutcome};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
+use crate::policy::Target;
 
 /// A server with a [`Middleware`] around its calls (see the [module](super)); itself a
 /// [`Dispatch`], so layers stack. Made by [`WithMiddleware::layer`].
@@ -65,37 +66,70 @@ fn through<'a>(
     let call = Call {
         kind,
         name: name.to_owned(),
-        arguments,
+        arguments: arguments.map(std::borrow::Cow::Borrowed),
         replaced: None,
         ctx,
     };
     middleware.call(call, Next { routed, inner })
 }
 
-/// A call with arguments through `middleware`, or `None` when `inner` does not know it.
+/// A call of `inner`, already `routed`, through `middleware` (the engine's own: audit
+/// records), which sees it as the target that runs ([`Target`]: a catalog's `call_tool` as the
+/// tool it names, a plain JSON-RPC call as its MCP face with its params named). `middleware`
+/// must not rewrite the arguments: the call is routed already.
+pub(crate) fn as_target<'a>(
+    middleware: &'a dyn Middleware,
+    inner: &'a dyn Dispatch,
+    target: Target<'a>,
+    ctx: RequestContext,
+    routed: BoxFuture<'a, Answer>,
+) -> BoxFuture<'a, Answer> {
+    let kind = match target.method {
+        "tools/call" => CallKind::Tool,
+        "prompts/get" => CallKind::Prompt,
+        "resources/read" => CallKind::Resource,
+        _ => CallKind::Method,
+    };
+    let call = Call {
+        kind,
+        name: target.key.into_owned(),
+        arguments: target.arguments,
+        replaced: None,
+        ctx,
+    };
+    middleware.call(call, Next { routed, inner })
+}
+
+/// A call with arguments through `middleware`, or `None` when `inner` does not know it;
+/// `middleware` sees it as `shown` when given ([`as_target`]).
 fn with_arguments<'a>(
     middleware: &'a dyn Middleware,
     inner: &'a dyn Dispatch,
     kind: CallKind,
     name: &str,
     arguments: Option<&'a RawValue>,
+    shown: Option<Target<'a>>,
     ctx: RequestContext,
 ) -> Option<BoxFuture<'a, Answer>> {
     let routed = route(inner, kind, name, arguments, ctx.clone())?;
-    Some(through(
-        middleware, inner, kind, name, arguments, ctx, routed,
-    ))
+    Some(match shown {
+        Some(target) => as_target(middleware, inner, target, ctx, routed),
+        None => through(middleware, inner, kind, name, arguments, ctx, routed),
+    })
 }
 
-/// `tools/call` of `inner` through `middleware` (the engine's own middleware: audit records).
+/// `tools/call` of `inner` through `middleware` (also the engine's own middleware's, the audit
+/// records', which see it as `shown`).
 pub(crate) fn call_tool<'a>(
     middleware: &'a dyn Middleware,
     inner: &'a dyn Dispatch,
     name: &str,
     arguments: Option<&'a RawValue>,
+    shown: Option<Target<'a>>,
     ctx: RequestContext,
 ) -> Option<BoxFuture<'a, ToolOutcome>> {
-    let answer = with_arguments(middleware, inner, CallKind::Tool, name, arguments, ctx)?;
+    let kind = CallKind::Tool;
+    let answer = with_arguments(middleware, inner, kind, name, arguments, shown, ctx)?;
     Some(Box::pin(async move { answer.await.into_tool() }))
 }
 
@@ -107,19 +141,23 @@ pub(crate) fn get_prompt<'a>(
     arguments: Option<&'a RawValue>,
     ctx: RequestContext,
 ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let answer = with_arguments(middleware, inner, CallKind::Prompt, name, arguments, ctx)?;
+    let kind = CallKind::Prompt;
+    let answer = with_arguments(middleware, inner, kind, name, arguments, None, ctx)?;
     Some(Box::pin(async move { answer.await.into_result() }))
 }
 
-/// A plain JSON-RPC call of `inner` through `middleware`.
+/// A plain JSON-RPC call of `inner` through `middleware` (the audit records see it as
+/// `shown`, its MCP face).
 pub(crate) fn call_method<'a>(
     middleware: &'a dyn Middleware,
     inner: &'a dyn Dispatch,
     method: &str,
     params: Option<&'a RawValue>,
+    shown: Option<Target<'a>>,
     ctx: RequestContext,
 ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let answer = with_arguments(middleware, inner, CallKind::Method, method, params, ctx)?;
+    let kind = CallKind::Method;
+    let answer = with_arguments(middleware, inner, kind, method, params, shown, ctx)?;
     Some(Box::pin(async move { answer.await.into_result() }))
 }
 
@@ -163,7 +201,7 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         params: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = call_method(&*self.middleware, &self.inner, method, params, ctx)?;
+        let answer = call_method(&*self.middleware, &self.inner, method, params, None, ctx)?;
         Some(self.hooked(answer))
     }
 
@@ -173,7 +211,7 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         arguments: Option<&'a RawValue>,
         ctx: RequestContext,
     ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let answer = call_tool(&*self.middleware, &self.inner, name, arguments, ctx)?;
+        let answer = call_tool(&*self.middleware, &self.inner, name, arguments, None, ctx)?;
         Some(self.hooked(answer))
     }
 

@@ -140,7 +140,7 @@ impl CallKind {
 pub struct Call<'a> {
     kind: CallKind,
     name: String,
-    arguments: Option<&'a RawValue>,
+    arguments: Option<std::borrow::Cow<'a, RawValue>>,
     /// Arguments a middleware put in place of the client's.
     replaced: Option<Box<RawValue>>,
     ctx: RequestContext,
@@ -176,7 +176,7 @@ impl<'a> Call<'a> {
     /// the client's text, or what a middleware [set](Self::set_arguments). `None` when
     /// absent (and always for a resource).
     pub fn raw_arguments(&self) -> Option<&RawValue> {
-        self.replaced.as_deref().or(self.arguments)
+        self.replaced.as_deref().or(self.arguments.as_deref())
     }
 
     /// The arguments read as `T` (absent ones as `null`). A read changes nothing that is

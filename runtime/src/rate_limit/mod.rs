@@ -34,8 +34,8 @@ use std::time::Instant;
 
 use crate::auth::Principal;
 use crate::dispatch::Dispatch;
-use crate::engine::incoming::Request;
 use crate::jsonrpc::RpcError;
+use crate::policy::Target;
 use settings::SHARDS;
 
 pub(crate) mod settings;
@@ -151,10 +151,6 @@ impl Limited {
     }
 }
 
-/// The `method` under which [`crate::Contract::rate_limit`] is asked for a method of the plain
-/// JSON-RPC endpoint (the key is the method's name), as for its scopes.
-pub(crate) const PLAIN: &str = "jsonrpc";
-
 /// The keys are keyed hashes already: the table takes them as they are.
 #[derive(Default)]
 struct KeyHasher(u64);
@@ -179,11 +175,13 @@ impl Hasher for KeyHasher {
 /// One shard of buckets, by key.
 type Buckets = HashMap<u64, Bucket, std::hash::BuildHasherDefault<KeyHasher>>;
 
-/// One bucket: its tokens when last touched, and when (ms since the limiter's start).
+/// One bucket: its tokens when last touched, and when (ms since the limiter's start); the
+/// period of its own rate, after which untouched it is full again.
 #[derive(Debug, Clone, Copy)]
 struct Bucket {
     tokens: f64,
     at_ms: u64,
+    per_ms: u64,
 }
 
 /// The buckets of a running server; built when some limit exists (flags or contract).
@@ -265,20 +263,20 @@ impl Limiter {
         })
     }
 
-    /// [`Limiter::check_call`] in the shared buckets: one atomic step of the store for the
-    /// call's buckets; this instance's own buckets when the store does not answer within
+    /// [`Limiter::check`] in the shared buckets: one atomic step of the store for the call's
+    /// buckets; this instance's own buckets when the store does not answer within
     /// [`shared::TIMEOUT`] (see [`shared`]). A local limiter checks locally.
     pub async fn take_shared(
         &self,
         dispatch: &dyn Dispatch,
         caller: Caller<'_>,
-        method: &str,
-        target: &str,
+        target: &Target<'_>,
     ) -> Result<(), Limited> {
         let Some(shared) = &self.shared else {
-            return self.check_call(dispatch, caller, method, target);
+            return self.check(dispatch, caller, target);
         };
-        let tool_rate = self.tool_rate(dispatch, method, target);
+        let contract = dispatch.contract();
+        let tool_rate = self.tool_rate(contract, target);
         let mut buckets = Vec::with_capacity(2);
         let digest = shared::caller_digest(caller);
         if let Some(rate) = self.limits.per_caller {
@@ -291,7 +289,10 @@ impl Limiter {
         if let Some(rate) = tool_rate {
             buckets.push(shared::SharedBucket {
                 caller: digest,
-                target: Some(shared::target_digest(method, target)),
+                target: Some(shared::target_digest(
+                    target.method,
+                    &target.limit_key(contract),
+                )),
                 rate,
             });
         }
@@ -311,47 +312,21 @@ impl Limiter {
         };
         let now = self.started.elapsed().as_millis() as u64;
         shared.fell_back(now, &why);
-        self.check_call(dispatch, caller, method, target)
+        self.check(dispatch, caller, target)
     }
 
-    /// Checks `request` (only `tools/call`, `prompts/get` and `resources/read` count) of
-    /// `caller`, taking its tokens when it may go on.
+    /// Takes the tokens of a call of `target` ([`crate::policy::Target`], whichever door it
+    /// came through: a plain JSON-RPC call is counted in the buckets of its MCP face) by
+    /// `caller`: the caller's, then the target's (the caller's given back when the target's
+    /// refuses).
     pub fn check(
         &self,
         dispatch: &dyn Dispatch,
         caller: Caller<'_>,
-        request: &Request<'_>,
+        target: &Target<'_>,
     ) -> Result<(), Limited> {
-        let Some(target) = request.call_target() else {
-            return Ok(());
-        };
-        self.check_call(dispatch, caller, request.method, target)
-    }
-
-    /// Checks a call of the plain JSON-RPC endpoint ([`crate::config::Endpoints::jsonrpc_path`]) to
-    /// the contract's method `method`: the caller's bucket is the one its MCP calls take from, and
-    /// the method's limit is its MCP face's (`x-mcp` `rateLimit`, or `--tool-rate-limit` naming the
-    /// method), in a bucket of this endpoint's: a caller using both endpoints may call a tool up to
-    /// twice its limit, never more, and never past its own.
-    pub fn check_plain(
-        &self,
-        dispatch: &dyn Dispatch,
-        caller: Caller<'_>,
-        method: &str,
-    ) -> Result<(), Limited> {
-        self.check_call(dispatch, caller, PLAIN, method)
-    }
-
-    /// Takes the tokens of a call of `target` under `method` by `caller`: the caller's, then
-    /// the target's (the caller's given back when the target's refuses).
-    fn check_call(
-        &self,
-        dispatch: &dyn Dispatch,
-        caller: Caller<'_>,
-        method: &str,
-        target: &str,
-    ) -> Result<(), Limited> {
-        let tool_rate = self.tool_rate(dispatch, method, target);
+        let contract = dispatch.contract();
+        let tool_rate = self.tool_rate(contract, target);
         let now = self.started.elapsed().as_millis() as u64;
         if let Some(rate) = self.limits.per_caller {
             self.take(self.caller_key(caller), rate, now)?;
@@ -359,8 +334,8 @@ impl Limiter {
         if let Some(rate) = tool_rate {
             let key = self.key(|h| {
                 caller.hash_into(h);
-                method.hash(h);
-                target.hash(h);
+                target.method.hash(h);
+                target.limit_key(contract).hash(h);
             });
             if let Err(limited) = self.take(key, rate, now) {
                 // The caller's token goes back: the call did not happen.
@@ -374,15 +349,15 @@ impl Limiter {
     }
 
     /// The rate of `target`'s bucket under `method`: the flag's, else the contract's.
-    fn tool_rate(&self, dispatch: &dyn Dispatch, method: &str, target: &str) -> Option<Rate> {
+    fn tool_rate(&self, contract: &crate::Contract, target: &Target<'_>) -> Option<Rate> {
         self.limits
             .per_tool
             .iter()
-            .find(|(name, _)| name == target)
+            .find(|(name, _)| *name == target.key)
             .map(|(_, rate)| *rate)
             .or_else(|| {
                 self.contract
-                    .then(|| dispatch.contract().rate_limit(method, target))
+                    .then(|| contract.rate_limit(target.method, &target.key))
                     .flatten()
             })
     }
@@ -420,11 +395,12 @@ impl Limiter {
             None => {
                 let bound = (self.limits.max_callers / SHARDS).max(1);
                 if shard.len() >= bound {
-                    evict(&mut shard, bound, now, rate);
+                    evict(&mut shard, bound, now);
                 }
                 shard.entry(key).or_insert(Bucket {
                     tokens: capacity,
                     at_ms: now,
+                    per_ms: rate.per_ms,
                 })
             }
         };
@@ -457,11 +433,10 @@ impl Limiter {
 }
 
 /// Makes room in a full shard (see the [module](self)): drops the buckets that are full again
-/// (judged at `rate`, the rate of the bucket coming in: a bound that errs toward keeping),
-/// then, if fewer than an eighth went, an eighth of the shard.
-fn evict(shard: &mut Buckets, bound: usize, now: u64, rate: Rate) {
-    let refill_ms = rate.per_ms;
-    shard.retain(|_, bucket| now.saturating_sub(bucket.at_ms) < refill_ms);
+/// (each judged by its own rate's period, so buckets of a short period coming in never reset
+/// one of a long period), then, if fewer than an eighth went, an eighth of the shard.
+fn evict(shard: &mut Buckets, bound: usize, now: u64) {
+    shard.retain(|_, bucket| now.saturating_sub(bucket.at_ms) < bucket.per_ms);
     let keep = bound - bound.div_ceil(8);
     if shard.len() > keep {
         let excess: Vec<u64> = shard.keys().take(shard.len() - keep).copied().collect();

@@ -47,7 +47,10 @@ fn check(
 ) -> Result<(), Limited> {
     match call(text) {
         crate::engine::incoming::Incoming::Request(request) => {
-            limiter.check(dispatch, caller, &request)
+            match Target::of_request(dispatch.contract(), &request) {
+                Some(target) => limiter.check(dispatch, caller, &target),
+                None => Ok(()),
+            }
         }
         _ => unreachable!(),
     }
@@ -175,4 +178,63 @@ fn many_callers_never_grow_the_table_past_its_bound() {
         assert!(check(&limiter, &Plain, Caller::Peer(peer_key(ip)), SEARCH).is_ok());
     }
     assert!(limiter.len() <= 256, "{}", limiter.len());
+}
+
+#[test]
+fn buckets_of_a_short_period_coming_in_never_reset_one_of_a_long_period() {
+    let mut shard = Buckets::default();
+    let long = Bucket {
+        tokens: 0.0,
+        at_ms: 0,
+        per_ms: 3_600_000,
+    };
+    shard.insert(1, long);
+    for key in 2..=8 {
+        let short = Bucket {
+            tokens: 4.0,
+            at_ms: 0,
+            per_ms: 500,
+        };
+        shard.insert(key, short);
+    }
+    // A second later the short buckets are full again, and go; the hour's empty one stays.
+    evict(&mut shard, 8, 1_000);
+    assert_eq!(shard.keys().copied().collect::<Vec<_>>(), [1]);
+}
+
+static TEMPLATES: Catalog = Catalog {
+    resource_templates: &[Descriptor {
+        key: "logs://{service}",
+        json: [r#"{"uriTemplate":"logs://{service}","name":"logs"}"#; 4],
+    }],
+    ..Catalog::empty("limits", "1")
+};
+
+/// A contract whose `logs://{service}` template is limited to 2/min.
+struct LimitedTemplate;
+
+impl Dispatch for LimitedTemplate {
+    fn contract(&self) -> &'static Contract {
+        fn rate_limit(method: &str, key: &str) -> Option<Rate> {
+            let matches = key == "logs://{service}"
+                || crate::uri_template::match_uri("logs://{service}", key).is_some();
+            (method == "resources/read" && matches).then_some(Rate::new(2, 60_000))
+        }
+        static CONTRACT: Contract = Contract::new(&TEMPLATES).with_rate_limits(&rate_limit);
+        &CONTRACT
+    }
+}
+
+#[test]
+fn a_templates_limit_is_one_bucket_whatever_its_variables() {
+    let limiter = Limiter::of(None, &LimitedTemplate, None).unwrap();
+    let read = |service: &str| {
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"uri":"logs://{service}"}}}}"#
+        );
+        check(&limiter, &LimitedTemplate, Caller::Local, &text)
+    };
+    assert!(read("a").is_ok());
+    assert!(read("b").is_ok());
+    assert_eq!(read("c").unwrap_err().limit, 2);
 }

@@ -1,0 +1,676 @@
+//! Every door makes the same decision: the same call, sent through every way a call can enter
+//! the server, by several principals, gets the same outcome (allowed; 403 naming the same
+//! scope set; 429; not found), because the policy is decided on the target that actually
+//! runs (`mcp_runtime`'s `policy` module).
+//!
+//! The contract (`fixtures/doors.openrpc.json`, a bank) has a scoped tool with a rate limit
+//! (`get_balance`: `bank:read`, 2/min), a tool with a step-up policy (`transfer`: `bank:write`,
+//! and `bank:large` above 100), a tool `hideUnauthorized` hides (`audit_log`: `bank:admin`), a
+//! method MCP does not expose (`admin_export_keys`, no `x-mcp`) and a rate-limited resource
+//! template (`bank://statements/{month}`, `bank:read`, 2/min: one bucket for every month).
+//!
+//! Doors ([`Door::ALL`]): `/mcp` in a 2025-11-25 session, `/mcp` stateless 2026-07-28, a
+//! 2025-03-26 batch, the plain JSON-RPC endpoint by name and by position, the catalog's
+//! `call_tool` (`--tool-mode catalog`), and stdio (which authenticates no one: what a scope
+//! refuses elsewhere runs there, everything else is the same). Every body is raw bytes with
+//! `params` before `method`, and the tool names escaped (`get\u005fbalance`).
+
+mod support;
+
+use http::StatusCode;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use mcp_runtime::auth::{Auth, Authenticator, Principal, Refusal, ResourceMetadata, StepUpRequest};
+use mcp_runtime::rate_limit::RATE_LIMITED;
+use mcp_runtime::tool_catalog::{ToolCatalog, ToolMode};
+use mcp_runtime::{BoxFuture, Config, Dispatch, Error, McpServer, RequestContext};
+use support::{send_to, POST_HEADERS};
+use workspace_tests::doors_server::{types, Handler, Server};
+
+/// The bank: every call answers; the policy alone refuses.
+#[derive(Debug, Default, Clone)]
+struct Bank;
+
+impl Handler for Bank {
+    async fn get_balance(
+        &self,
+        _: &RequestContext,
+        _: types::GetBalanceParams,
+    ) -> Result<i64, Error> {
+        Ok(42)
+    }
+
+    async fn transfer(
+        &self,
+        _: &RequestContext,
+        params: types::TransferParams,
+    ) -> Result<String, Error> {
+        Ok(format!("sent {} to {}", params.amount, params.to))
+    }
+
+    async fn audit_log(&self, _: &RequestContext) -> Result<String, Error> {
+        Ok("log".into())
+    }
+
+    async fn admin_export_keys(&self, _: &RequestContext) -> Result<String, Error> {
+        Ok("the keys".into())
+    }
+
+    async fn statement(
+        &self,
+        _: &RequestContext,
+        params: types::StatementParams,
+    ) -> Result<String, Error> {
+        Ok(format!("statement of {}", params.month))
+    }
+}
+
+/// Bearer tokens named after what they may do.
+struct Tokens;
+
+impl Authenticator for Tokens {
+    fn authenticate<'a>(
+        &'a self,
+        request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Principal, Refusal>> {
+        Box::pin(async move {
+            let token = mcp_runtime::auth::bearer_token(&request.headers)?;
+            let scopes: &[&str] = match token {
+                Some("nobody") => &[],
+                Some("read") => &["bank:read"],
+                Some("write") => &["bank:read", "bank:write"],
+                Some("large") => &["bank:read", "bank:write", "bank:large"],
+                Some("admin") => &["bank:read", "bank:admin"],
+                Some(_) => return Err(Refusal::invalid_token("unknown token")),
+                None => return Err(Refusal::Missing),
+            };
+            let scopes = scopes.iter().map(|s| s.to_string()).collect();
+            Ok(Principal::new(token.unwrap_or_default(), scopes))
+        })
+    }
+}
+
+/// A transfer above 100 needs `bank:large`.
+fn large_transfers(request: &StepUpRequest<'_>) -> Vec<String> {
+    let amount = request
+        .arguments
+        .and_then(|a| serde_json::from_str::<Value>(a.get()).ok())
+        .and_then(|a| a["amount"].as_i64())
+        .unwrap_or(0);
+    if request.method == "tools/call" && request.target == "transfer" && amount > 100 {
+        vec!["bank:large".into()]
+    } else {
+        Vec::new()
+    }
+}
+
+fn config() -> Config {
+    let metadata =
+        ResourceMetadata::new("http://127.0.0.1/mcp", vec!["https://as.example".into()]).unwrap();
+    let auth = Auth::new(metadata, Tokens).step_up(large_transfers);
+    Config::builder()
+        .auth(Some(auth))
+        .jsonrpc_path(Some("/jsonrpc".into()))
+        .build()
+}
+
+/// The ways a call enters the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Door {
+    /// `/mcp` in a 2025-11-25 session.
+    Session,
+    /// `/mcp`, a stateless 2026-07-28 request.
+    Stateless,
+    /// `/mcp`, a 2025-03-26 batch holding the call.
+    Batch,
+    /// The plain JSON-RPC endpoint, params by name.
+    PlainByName,
+    /// The plain JSON-RPC endpoint, params by position.
+    PlainByPosition,
+    /// The catalog's `call_tool` in a 2025-11-25 session (`--tool-mode catalog`).
+    Catalog,
+    /// stdio: no authentication.
+    Stdio,
+}
+
+impl Door {
+    const ALL: [Door; 7] = [
+        Door::Session,
+        Door::Stateless,
+        Door::Batch,
+        Door::PlainByName,
+        Door::PlainByPosition,
+        Door::Catalog,
+        Door::Stdio,
+    ];
+}
+
+/// What a call reaches: a tool with its arguments, or a resource of the template.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    /// The tool (the contract method of the same name) with its arguments: `(name, raw JSON)`
+    /// pairs in declaration order.
+    Tool(&'static str, &'static [(&'static str, &'static str)]),
+    /// `bank://statements/{month}`.
+    Statement(&'static str),
+}
+
+/// What came back, whatever the door's framing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Allowed,
+    /// 403 naming these scopes.
+    Forbidden(BTreeSet<String>),
+    RateLimited,
+    NotFound,
+    /// Anything else: the test fails with it.
+    Other(String),
+}
+
+fn forbidden(scopes: &[&str]) -> Outcome {
+    Outcome::Forbidden(scopes.iter().map(|s| s.to_string()).collect())
+}
+
+/// The escaped spelling of a name: `get_balance` as `get\u005fbalance`.
+fn escaped(name: &str) -> String {
+    name.replace('_', "\\u005f")
+}
+
+/// `{"a":1,"b":"x"}` of `arguments`.
+fn object(arguments: &[(&str, &str)]) -> String {
+    let members: Vec<String> = arguments
+        .iter()
+        .map(|(name, value)| format!("\"{name}\":{value}"))
+        .collect();
+    format!("{{{}}}", members.join(","))
+}
+
+/// The MCP request of `call` (id 7), `params` first: `tools/call` (through `call_tool` at the
+/// catalog) or `resources/read`, with `meta` inside the params when given.
+fn mcp_request(call: Call, catalog: bool, meta: &str) -> (String, &'static str, String) {
+    match call {
+        Call::Tool(name, arguments) => {
+            let arguments = object(arguments);
+            let params = if catalog {
+                format!(
+                    r#"{{{meta}"arguments":{{"arguments":{arguments},"name":"{}"}},"name":"call\u005ftool"}}"#,
+                    escaped(name)
+                )
+            } else {
+                format!(
+                    r#"{{{meta}"arguments":{arguments},"name":"{}"}}"#,
+                    escaped(name)
+                )
+            };
+            let name = if catalog { "call_tool" } else { name };
+            (params, "tools/call", name.to_string())
+        }
+        Call::Statement(month) => {
+            let uri = format!("bank://statements/{month}");
+            (format!(r#"{{{meta}"uri":"{uri}"}}"#), "resources/read", uri)
+        }
+    }
+}
+
+/// The plain JSON-RPC request of `call`, params by name or by position.
+fn plain_request(call: Call, by_position: bool) -> String {
+    let (method, arguments): (&str, Vec<(&str, String)>) = match call {
+        Call::Tool(name, arguments) => (
+            name,
+            arguments.iter().map(|(n, v)| (*n, v.to_string())).collect(),
+        ),
+        Call::Statement(month) => ("statement", vec![("month", format!("\"{month}\""))]),
+    };
+    let params = if by_position {
+        let values: Vec<&str> = arguments.iter().map(|(_, v)| v.as_str()).collect();
+        format!("[{}]", values.join(","))
+    } else {
+        let members: Vec<String> = arguments
+            .iter()
+            .map(|(n, v)| format!("\"{n}\":{v}"))
+            .collect();
+        format!("{{{}}}", members.join(","))
+    };
+    // A contract method's name is read without escapes (an escaped one is -32601, whatever
+    // it names: `plain_names_with_escapes_are_not_served`).
+    format!(r#"{{"params":{params},"id":7,"method":"{method}","jsonrpc":"2.0"}}"#)
+}
+
+/// The outcome of an HTTP answer.
+async fn http_outcome(reply: support::Reply) -> Outcome {
+    let status = reply.status;
+    let challenge = reply.header("www-authenticate").map(str::to_owned);
+    let text = reply.text().await;
+    match status {
+        StatusCode::FORBIDDEN => {
+            let challenge = challenge.unwrap_or_default();
+            let scope = challenge
+                .split("scope=\"")
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .unwrap_or("");
+            Outcome::Forbidden(scope.split_whitespace().map(str::to_owned).collect())
+        }
+        StatusCode::TOO_MANY_REQUESTS => Outcome::RateLimited,
+        StatusCode::OK => {
+            // JSON, or one SSE event holding it.
+            let json = text
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .unwrap_or(&text);
+            match serde_json::from_str::<Value>(json) {
+                Ok(Value::Array(mut answers)) if answers.len() == 1 => {
+                    message_outcome(&answers.remove(0))
+                }
+                Ok(answer) => message_outcome(&answer),
+                Err(_) => Outcome::Other(text),
+            }
+        }
+        other => Outcome::Other(format!("{other}: {text}")),
+    }
+}
+
+/// The outcome of one JSON-RPC answer.
+fn message_outcome(answer: &Value) -> Outcome {
+    if let Some(error) = answer.get("error") {
+        let message = error["message"].as_str().unwrap_or("");
+        return match error["code"].as_i64() {
+            Some(-32601) => Outcome::NotFound,
+            Some(-32602 | -32002)
+                if message.contains("Unknown") || message.contains("not found") =>
+            {
+                Outcome::NotFound
+            }
+            Some(code) if code == i64::from(RATE_LIMITED) => Outcome::RateLimited,
+            _ => Outcome::Other(answer.to_string()),
+        };
+    }
+    let result = &answer["result"];
+    if result["isError"] == Value::Bool(true) {
+        let text = result["content"][0]["text"].as_str().unwrap_or("");
+        if text.starts_with("no tool") || text.contains("Unknown tool") {
+            return Outcome::NotFound;
+        }
+        return Outcome::Other(answer.to_string());
+    }
+    match answer.get("result") {
+        Some(_) => Outcome::Allowed,
+        None => Outcome::Other(answer.to_string()),
+    }
+}
+
+/// A server of `dispatch` on 127.0.0.1 until the sender is dropped.
+async fn serve<D: Dispatch>(dispatch: D) -> (SocketAddr, oneshot::Sender<()>) {
+    let server = McpServer::with_config(dispatch, config());
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _ = server
+            .serve_listener(listener, async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    (addr, stop)
+}
+
+/// Headers of a POST by `token` (none when empty).
+fn headers<'a>(token: &'a str, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, String)> {
+    let mut headers: Vec<(&str, String)> = POST_HEADERS
+        .iter()
+        .map(|(n, v)| (*n, v.to_string()))
+        .collect();
+    if !token.is_empty() {
+        headers.push(("authorization", format!("Bearer {token}")));
+    }
+    headers.extend(extra.iter().map(|(n, v)| (*n, v.to_string())));
+    headers
+}
+
+async fn post(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &str,
+) -> support::Reply {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    send_to(addr, path, "POST", &headers, body).await
+}
+
+/// A session at `version` opened by `token`: its id.
+async fn session(addr: SocketAddr, token: &str, version: &str) -> String {
+    let init = format!(
+        r#"{{"params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"doors","version":"1"}}}},"jsonrpc":"2.0","id":1,"method":"initialize"}}"#
+    );
+    let reply = post(addr, "/mcp", &headers(token, &[]), &init).await;
+    assert_eq!(reply.status, StatusCode::OK, "initialize by {token}");
+    let id = reply.header("mcp-session-id").unwrap().to_owned();
+    let _ = reply.text().await;
+    let extra = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", version),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let reply = post(addr, "/mcp", &headers(token, &extra), initialized).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    id
+}
+
+/// Sends `call` by `token` through `door` `times` times: the last outcome.
+async fn through(door: Door, call: Call, token: &str, times: usize) -> Outcome {
+    if door == Door::Stdio {
+        return stdio(&[call].repeat(times)).await;
+    }
+    let (addr, _stop) = serve_for(door).await;
+    let id = open(door, addr, token).await;
+    let mut outcome = Outcome::Other("not sent".into());
+    for _ in 0..times {
+        outcome = send(door, addr, &id, token, call).await;
+    }
+    outcome
+}
+
+/// The server `door` reaches (the catalog's for [`Door::Catalog`]).
+async fn serve_for(door: Door) -> (SocketAddr, oneshot::Sender<()>) {
+    match door {
+        Door::Catalog => serve(ToolCatalog::new(Server::new(Bank), ToolMode::Catalog)).await,
+        _ => serve(Server::new(Bank)).await,
+    }
+}
+
+/// The protocol revision of a session door.
+fn version(door: Door) -> &'static str {
+    match door {
+        Door::Batch => "2025-03-26",
+        _ => "2025-11-25",
+    }
+}
+
+/// The session `door` needs, opened by `token` (empty for a door without sessions).
+async fn open(door: Door, addr: SocketAddr, token: &str) -> String {
+    match door {
+        Door::Session | Door::Batch | Door::Catalog => session(addr, token, version(door)).await,
+        _ => String::new(),
+    }
+}
+
+/// Sends `call` once by `token` through the HTTP `door` (in session `id`, if it has one).
+async fn send(door: Door, addr: SocketAddr, id: &str, token: &str, call: Call) -> Outcome {
+    let catalog = door == Door::Catalog && matches!(call, Call::Tool(..));
+    let reply = match door {
+        Door::Session | Door::Batch | Door::Catalog => {
+            let (params, method, _) = mcp_request(call, catalog, "");
+            let mut body =
+                format!(r#"{{"params":{params},"id":7,"method":"{method}","jsonrpc":"2.0"}}"#);
+            if door == Door::Batch {
+                body = format!("[{body}]");
+            }
+            let extra = [
+                ("mcp-session-id", id),
+                ("mcp-protocol-version", version(door)),
+            ];
+            post(addr, "/mcp", &headers(token, &extra), &body).await
+        }
+        Door::Stateless => {
+            let meta = r#""_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"#;
+            let (params, method, name) = mcp_request(call, false, meta);
+            let body =
+                format!(r#"{{"params":{params},"id":7,"method":"{method}","jsonrpc":"2.0"}}"#);
+            let extra = [
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", method),
+                ("mcp-name", name.as_str()),
+            ];
+            post(addr, "/mcp", &headers(token, &extra), &body).await
+        }
+        Door::PlainByName | Door::PlainByPosition => {
+            let body = plain_request(call, door == Door::PlainByPosition);
+            post(addr, "/jsonrpc", &headers(token, &[]), &body).await
+        }
+        Door::Stdio => unreachable!("stdio is not HTTP"),
+    };
+    http_outcome(reply).await
+}
+
+/// `calls` in order over stdio (a 2025-11-25 session, no authentication): the last outcome.
+async fn stdio(calls: &[Call]) -> Outcome {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let server = McpServer::with_config(Server::new(Bank), Config::default());
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(mcp_runtime::stdio::serve_io(
+        server,
+        server_read,
+        server_write,
+    ));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"doors","version":"1"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    write
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    lines.next_line().await.unwrap().unwrap();
+    write
+        .write_all(format!("{initialized}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut outcome = Outcome::Other("not sent".into());
+    for call in calls {
+        let (params, method, _) = mcp_request(*call, false, "");
+        let body = format!(r#"{{"params":{params},"id":7,"method":"{method}","jsonrpc":"2.0"}}"#);
+        write
+            .write_all(format!("{body}\n").as_bytes())
+            .await
+            .unwrap();
+        let line = lines.next_line().await.unwrap().unwrap();
+        outcome = message_outcome(&serde_json::from_str(&line).unwrap());
+    }
+    outcome
+}
+
+/// One row: a call, who makes it, how many times, and what every door answers the last time.
+struct Row {
+    call: Call,
+    token: &'static str,
+    times: usize,
+    expected: Outcome,
+}
+
+fn rows() -> Vec<Row> {
+    let row = |call, token, times, expected| Row {
+        call,
+        token,
+        times,
+        expected,
+    };
+    let balance = Call::Tool("get_balance", &[("account", "\"alice\"")]);
+    let small = Call::Tool("transfer", &[("to", "\"bob\""), ("amount", "5")]);
+    let large = Call::Tool("transfer", &[("to", "\"bob\""), ("amount", "500")]);
+    let audit_log = Call::Tool("audit_log", &[]);
+    let keys = Call::Tool("admin_export_keys", &[]);
+    vec![
+        row(balance, "read", 1, Outcome::Allowed),
+        row(balance, "nobody", 1, forbidden(&["bank:read"])),
+        row(balance, "read", 3, Outcome::RateLimited),
+        row(small, "write", 1, Outcome::Allowed),
+        row(small, "read", 1, forbidden(&["bank:write"])),
+        row(large, "write", 1, forbidden(&["bank:write", "bank:large"])),
+        row(large, "large", 1, Outcome::Allowed),
+        row(audit_log, "read", 1, forbidden(&["bank:admin"])),
+        row(audit_log, "admin", 1, Outcome::Allowed),
+        row(keys, "admin", 1, Outcome::NotFound),
+        row(Call::Statement("2026-01"), "read", 1, Outcome::Allowed),
+        row(
+            Call::Statement("2026-01"),
+            "nobody",
+            1,
+            forbidden(&["bank:read"]),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn every_door_makes_the_same_decision() {
+    let mut failures = Vec::new();
+    for door in Door::ALL {
+        for row in rows() {
+            // stdio authenticates no one: what a scope refuses elsewhere runs there.
+            let expected = match (&row.expected, door) {
+                (Outcome::Forbidden(_), Door::Stdio) => Outcome::Allowed,
+                (expected, _) => expected.clone(),
+            };
+            let outcome = through(door, row.call, row.token, row.times).await;
+            if outcome != expected {
+                failures.push(format!(
+                    "{door:?} {:?} by {} x{}: expected {expected:?}, got {outcome:?}",
+                    row.call, row.token, row.times
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A template's limit is one bucket, whatever the variables, on every door.
+#[tokio::test]
+async fn a_templates_rate_limit_is_not_escaped_by_changing_a_variable() {
+    let months = ["2026-01", "2026-02", "2026-03"].map(Call::Statement);
+    for door in Door::ALL {
+        let outcome = if door == Door::Stdio {
+            stdio(&months).await
+        } else {
+            let (addr, _stop) = serve_for(door).await;
+            let id = open(door, addr, "read").await;
+            let mut outcome = Outcome::Other("not sent".into());
+            for call in months {
+                outcome = send(door, addr, &id, "read", call).await;
+            }
+            outcome
+        };
+        assert_eq!(outcome, Outcome::RateLimited, "{door:?}");
+    }
+}
+
+/// A contract method's name written with escapes is not looked up (the reader knows only the
+/// protocol's own names that way): `-32601`, whatever it names, exposed or not.
+#[tokio::test]
+async fn plain_names_with_escapes_are_not_served() {
+    let (addr, _stop) = serve(Server::new(Bank)).await;
+    for name in ["get\\u005fbalance", "admin\\u005fexport\\u005fkeys"] {
+        let body = format!(r#"{{"params":{{}},"id":7,"method":"{name}","jsonrpc":"2.0"}}"#);
+        let reply = post(addr, "/jsonrpc", &headers("admin", &[]), &body).await;
+        assert_eq!(http_outcome(reply).await, Outcome::NotFound, "{name}");
+    }
+}
+
+/// With `--jsonrpc-unexposed` the plain endpoint serves a method MCP does not expose too (with
+/// the document's default scopes: none here); MCP still does not.
+#[tokio::test]
+async fn unexposed_methods_are_served_only_when_asked() {
+    let mut config = config();
+    config.endpoints.jsonrpc_unexposed = true;
+    let server = McpServer::with_config(Server::new(Bank), config);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+    let keys = Call::Tool("admin_export_keys", &[]);
+    let reply = post(
+        addr,
+        "/jsonrpc",
+        &headers("nobody", &[]),
+        &plain_request(keys, false),
+    )
+    .await;
+    assert_eq!(http_outcome(reply).await, Outcome::Allowed);
+    let id = session(addr, "admin", "2025-11-25").await;
+    assert_eq!(
+        send(Door::Session, addr, &id, "admin", keys).await,
+        Outcome::NotFound
+    );
+}
+
+/// The catalog's search and describe show only what the caller may call, as `tools/list`
+/// does; `rpc.discover` lists only what MCP exposes.
+#[tokio::test]
+async fn what_a_caller_sees_is_what_it_may_call() {
+    let (addr, _stop) = serve(ToolCatalog::new(Server::new(Bank), ToolMode::Catalog)).await;
+    let id = session(addr, "read", "2025-11-25").await;
+    let extra = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = |name: &str, arguments: &str| {
+        format!(
+            r#"{{"params":{{"arguments":{arguments},"name":"{name}"}},"id":7,"method":"tools/call","jsonrpc":"2.0"}}"#
+        )
+    };
+    let search = post(
+        addr,
+        "/mcp",
+        &headers("read", &extra),
+        &call("search_tools", r#"{"query":""}"#),
+    )
+    .await;
+    let text = search.text().await;
+    assert!(
+        text.contains("get_balance") && !text.contains("audit_log"),
+        "{text}"
+    );
+    let describe = post(
+        addr,
+        "/mcp",
+        &headers("read", &extra),
+        &call("describe_tool", r#"{"name":"audit_log"}"#),
+    )
+    .await;
+    assert_eq!(
+        message_outcome(&sse_or_json(&describe.text().await)),
+        Outcome::NotFound
+    );
+    let admin = session(addr, "admin", "2025-11-25").await;
+    let extra = [
+        ("mcp-session-id", admin.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let describe = post(
+        addr,
+        "/mcp",
+        &headers("admin", &extra),
+        &call("describe_tool", r#"{"name":"audit_log"}"#),
+    )
+    .await;
+    assert_eq!(
+        message_outcome(&sse_or_json(&describe.text().await)),
+        Outcome::Allowed
+    );
+
+    let discover = r#"{"params":[],"id":1,"method":"rpc.discover","jsonrpc":"2.0"}"#;
+    let reply = post(addr, "/jsonrpc", &headers("read", &[]), discover).await;
+    let document: Value = serde_json::from_str(&reply.text().await).unwrap();
+    let names: Vec<&str> = document["result"]["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_balance", "transfer", "audit_log", "statement"]);
+}
+
+fn sse_or_json(text: &str) -> Value {
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(text);
+    serde_json::from_str(json).unwrap()
+}
