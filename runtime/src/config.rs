@@ -21,9 +21,10 @@ use std::time::Duration;
 
 use crate::request_state::SealingKey;
 use values::{
-    check_jsonrpc_path, check_public_url, count, duration, host_list, optional_duration,
-    probe_path, show_duration, show_optional_duration, show_path, show_size, show_switch, size,
-    switch, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, MAX_PERMITS, MS, PUBLIC_URL_ENV, SERVER_CARD_ENV,
+    check_jsonrpc_path, check_public_url, count, duration, host_list, ipv6_prefix,
+    optional_duration, probe_path, show_duration, show_optional_duration, show_path, show_size,
+    show_switch, size, switch, JSONRPC_PATH_ENV, LEGACY_SSE_ENV, MAX_PERMITS, MS, PUBLIC_URL_ENV,
+    SERVER_CARD_ENV,
 };
 
 pub(crate) mod cache;
@@ -243,6 +244,17 @@ config_table! {
                 scope: Http,
                 help: "most connections open at once from one peer address (one more is closed at once); behind a reverse proxy, set it to --max-connections",
                 parse: |text| count(text, 1), show: |n| n.to_string(),
+            };
+            /// How many leading bits of an IPv6 peer address name the peer for the per-peer
+            /// connection cap and the rate limits' per-address buckets: one host commonly holds a
+            /// whole /64, so counting each address would give it unlimited peers. 128 counts
+            /// each address; IPv4 addresses (and IPv4-mapped IPv6 ones) are always whole. Default
+            /// 64.
+            ipv6_peer_prefix: u8 = 64, cli {
+                flag: "ipv6-peer-prefix", env: "MCP_IPV6_PEER_PREFIX", value: Some("BITS"),
+                scope: Http,
+                help: "leading bits of an IPv6 address that name one peer for the per-peer caps and rate limits (one host often holds a /64; 128: each address)",
+                parse: ipv6_prefix, show: |bits| bits.to_string(),
             };
             /// A connection with no response in progress that completes no request's headers for
             /// this long (up to 1.5 times this long) is closed: an idle keep-alive connection, or a

@@ -896,3 +896,126 @@ async fn a_session_record_names_its_owner_by_digest_only() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Every request acts for the subject its bearer token names (`Bearer alice`).
+struct ByToken;
+
+impl mcp_runtime::auth::Authenticator for ByToken {
+    fn authenticate<'a>(
+        &'a self,
+        request: &'a http::request::Parts,
+    ) -> mcp_runtime::BoxFuture<'a, Result<mcp_runtime::auth::Principal, mcp_runtime::auth::Refusal>>
+    {
+        Box::pin(async move {
+            let subject = mcp_runtime::auth::bearer_token(&request.headers)?
+                .unwrap_or("nobody")
+                .to_owned();
+            Ok(mcp_runtime::auth::Principal::new(subject.clone(), vec![])
+                .with_claims(serde_json::json!({"iss": "https://as.example", "sub": subject})))
+        })
+    }
+}
+
+/// One raw HTTP/1.1 exchange: the response's head and body as text.
+async fn exchange(addr: std::net::SocketAddr, method: &str, headers: &str, body: &str) -> String {
+    let request = format!(
+        "{method} /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{headers}connection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+        .await
+        .unwrap();
+    let mut answer = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
+        .await
+        .unwrap();
+    answer
+}
+
+/// A DELETE is checked against the session's owner on whichever instance it lands, the one
+/// that holds the session or not: another principal's DELETE is a 404 and ends nothing.
+#[tokio::test]
+async fn a_delete_by_another_principal_ends_nothing_on_any_instance() {
+    let redis = Redis::start();
+    let mut addrs = Vec::new();
+    for _ in 0..2 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let metadata = mcp_runtime::auth::ResourceMetadata::new(
+            &format!("http://{addr}/mcp"),
+            vec!["https://as.example".into()],
+        )
+        .unwrap();
+        let config = Config::builder()
+            .auth(Some(mcp_runtime::auth::Auth::new(metadata, ByToken)))
+            .build();
+        let stores = connect(&redis.url(), "delete", &config).await.unwrap();
+        let server = mcp_runtime::McpServer::with_stores(Nothing, config, stores);
+        tokio::spawn(server.serve_listener(listener, std::future::pending()));
+        addrs.push(addr);
+    }
+    let (a, b) = (addrs[0], addrs[1]);
+    let body = r#"{"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}},"jsonrpc":"2.0","id":1,"method":"initialize"}"#;
+    let answer = exchange(a, "POST", "authorization: Bearer alice\r\n", body).await;
+    let session = answer
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(|id| id.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session: {answer}"));
+    let delete = |token: &str| {
+        format!("authorization: Bearer {token}\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n")
+    };
+    // On the instance that does not hold it, then on the one that does.
+    for addr in [b, a] {
+        let answer = exchange(addr, "DELETE", &delete("mallory"), "").await;
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    }
+    // The session lives: its owner ends it, from the other instance.
+    let answer = exchange(b, "DELETE", &delete("alice"), "").await;
+    assert!(answer.starts_with("HTTP/1.1 204"), "{answer}");
+
+    // A record no instance can load (one a newer runtime wrote, say) has no owner to check:
+    // nobody's DELETE ends it.
+    let answer = exchange(
+        a,
+        "POST",
+        "authorization: Bearer alice
+",
+        body,
+    )
+    .await;
+    let session = answer
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(|id| id.trim().to_owned())
+        })
+        .unwrap();
+    let mut connection = ::redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let key = format!("delete:session:{session}");
+    let () = ::redis::cmd("HSET")
+        .arg(&key)
+        .arg("record")
+        .arg(r#"{"from":"a newer runtime"}"#)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let header = format!("authorization: Bearer mallory\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n");
+    let answer = exchange(b, "DELETE", &header, "").await;
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    let exists: bool = ::redis::cmd("EXISTS")
+        .arg(&key)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(exists, "the record was deleted by another principal");
+}

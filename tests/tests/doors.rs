@@ -674,3 +674,61 @@ fn sse_or_json(text: &str) -> Value {
         .unwrap_or(text);
     serde_json::from_str(json).unwrap()
 }
+
+/// The audit record names the target that runs and redacts its named arguments, whatever the
+/// door: a direct call, the catalog's `call_tool`, a plain call by position.
+#[tokio::test]
+async fn audit_records_name_the_target_and_redact_it_on_every_door() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("audit.jsonl");
+    let audit = mcp_runtime::audit::Audit::new()
+        .with_arguments(true)
+        .redact(["/amount"])
+        .to_file(Some(mcp_runtime::audit::AuditFile::open(&path).unwrap()));
+    let mut config = config();
+    config.audit = Some(audit);
+    let server = McpServer::with_config(
+        ToolCatalog::new(Server::new(Bank), ToolMode::Catalog),
+        config,
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+
+    let transfer = Call::Tool("transfer", &[("to", "\"bob\""), ("amount", "77777")]);
+    let id = session(addr, "large", "2025-11-25").await;
+    assert_eq!(
+        send(Door::Catalog, addr, &id, "large", transfer).await,
+        Outcome::Allowed
+    );
+    assert_eq!(
+        send(Door::PlainByPosition, addr, "", "large", transfer).await,
+        Outcome::Allowed
+    );
+    assert_eq!(
+        send(Door::PlainByName, addr, "", "large", transfer).await,
+        Outcome::Allowed
+    );
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    let records: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 3, "{text}");
+    assert!(!text.contains("77777"), "an amount in clear: {text}");
+    for record in &records {
+        assert_eq!(record["method"], "tools/call", "{record}");
+        assert_eq!(record["name"], "transfer", "{record}");
+        assert_eq!(record["outcome"], "ok", "{record}");
+        let arguments: Value = serde_json::from_str(record["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            arguments,
+            serde_json::json!({"to": "bob", "amount": "[redacted]"})
+        );
+    }
+}

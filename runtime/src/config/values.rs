@@ -106,6 +106,15 @@ pub(crate) fn show_size(bytes: usize) -> String {
 }
 
 /// A whole number of things (`_` may group digits: `10_000`); at least `min`.
+/// A prefix length of an IPv6 address: a number of bits from 1 to 128.
+pub(crate) fn ipv6_prefix(text: &str) -> Result<u8, String> {
+    let bits = count(text, 1)?;
+    u8::try_from(bits)
+        .ok()
+        .filter(|bits| *bits <= 128)
+        .ok_or_else(|| "must be at most 128 (bits of an IPv6 address)".to_string())
+}
+
 pub(crate) fn count(text: &str, min: usize) -> Result<usize, String> {
     let text = text.trim();
     let digits: String = text.chars().filter(|&c| c != '_').collect();
@@ -462,6 +471,10 @@ mod tests {
 
     #[test]
     fn counts_and_switches() {
+        assert_eq!(ipv6_prefix("64"), Ok(64));
+        assert_eq!(ipv6_prefix("128"), Ok(128));
+        assert!(ipv6_prefix("129").unwrap_err().contains("at most 128"));
+        assert_eq!(ipv6_prefix("0").unwrap_err(), "must be at least 1");
         assert_eq!(count("100", 1), Ok(100));
         assert_eq!(count("10_000", 1), Ok(10_000));
         assert_eq!(count("0", 0), Ok(0));

@@ -237,12 +237,12 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
     ) -> Result<(), Refusal> {
         if let Some(principal) = principal {
-            if self
-                .store
-                .get(id)
-                .is_some_and(|session| !session.is_usable_by(principal))
-            {
-                return Err(Refusal::NotFound);
+            // The edge loaded the replica of a session held elsewhere: one still not held here
+            // (a record this runtime cannot serve, one past its lifetime) has no owner to check,
+            // and is, to this principal, a session that does not exist.
+            match self.store.get(id) {
+                Some(session) if session.is_usable_by(principal) => {}
+                _ => return Err(Refusal::NotFound),
             }
         }
         match &self.shared_sessions {

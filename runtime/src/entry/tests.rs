@@ -257,6 +257,9 @@ fn every_setting_reaches_the_config() {
             "https://mcp.example.com/mcp",
             |c| c.endpoints.public_url.as_deref() == Some("https://mcp.example.com/mcp"),
         ),
+        ("ipv6-peer-prefix", "MCP_IPV6_PEER_PREFIX", "48", |c| {
+            c.limits.ipv6_peer_prefix == 48
+        }),
         ("body-limit", "MCP_BODY_LIMIT", "64KiB", |c| {
             c.limits.body_limit == 65536
         }),

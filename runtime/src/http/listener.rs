@@ -110,7 +110,8 @@ impl<D: Dispatch> McpServer<D> {
                 }
             };
             backoff = FIRST_ACCEPT_BACKOFF;
-            let Some(place) = peers.admit(peer.ip()) else {
+            let prefix = self.engine.config().limits.ipv6_peer_prefix;
+            let Some(place) = peers.admit(super::peers::peer_of(peer.ip(), prefix)) else {
                 // Closed before a byte is read: the peer holds its share of the places.
                 tracing::debug!(%peer, "closed a connection: the peer holds config.limits.max_connections_per_peer");
                 drop((stream, permit));
@@ -217,7 +218,8 @@ impl<D: Dispatch> McpServer<D> {
         let server = self.clone();
         let requests = control.clone();
         // Hashed once per connection, and only when some rate limit may count peers.
-        let peer_key = self.engine.rate_peer_key(peer.ip());
+        let peer_ip = super::peers::peer_of(peer.ip(), config.limits.ipv6_peer_prefix);
+        let peer_key = self.engine.rate_peer_key(peer_ip);
         // Boxed: hyper moves each request's future into a slot of the connection, last
         // written one turn of all connections ago and cold by now; a box reuses the block the
         // previous request just freed, still in cache (measured: 1.5 µs less user CPU per

@@ -11,6 +11,27 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
+/// The peer an address stands for: an IPv6 address cut to its first `prefix` bits (one host
+/// commonly holds a whole /64: [`crate::config::Limits::ipv6_peer_prefix`]), an IPv4 address
+/// (or an IPv4-mapped IPv6 one) whole. The per-peer connection cap and the rate limits'
+/// per-address buckets count this.
+pub(crate) fn peer_of(ip: IpAddr, prefix: u8) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let bits = u128::from(v6);
+                let kept = match prefix.min(128) {
+                    0 => 0,
+                    n => bits & (u128::MAX << (128 - u32::from(n))),
+                };
+                IpAddr::V6(kept.into())
+            }
+        },
+    }
+}
+
 /// Open connections by peer address.
 #[derive(Debug)]
 pub(super) struct Peers {
@@ -71,6 +92,24 @@ impl Drop for PeerPlace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_ipv6_prefix_is_one_peer() {
+        let ip = |text: &str| text.parse::<IpAddr>().unwrap();
+        let cut = |text: &str, bits| peer_of(ip(text), bits);
+        assert_eq!(cut("2001:db8:1:2:aaaa::1", 64), ip("2001:db8:1:2::"));
+        assert_eq!(cut("2001:db8:1:2:ffff::9", 64), cut("2001:db8:1:2::1", 64));
+        assert_ne!(cut("2001:db8:1:3::1", 64), cut("2001:db8:1:2::1", 64));
+        assert_eq!(cut("2001:db8::1", 128), ip("2001:db8::1"));
+        assert_eq!(cut("192.0.2.7", 64), ip("192.0.2.7"));
+        assert_eq!(cut("::ffff:192.0.2.7", 64), ip("192.0.2.7"));
+        // One /64 holds at most the cap, whatever the addresses.
+        let peers = Peers::new(2);
+        let places: Vec<_> = (1..=3)
+            .filter_map(|i| peers.admit(cut(&format!("2001:db8:1:2::{i}"), 64)))
+            .collect();
+        assert_eq!(places.len(), 2);
+    }
 
     #[test]
     fn each_address_has_its_own_places() {

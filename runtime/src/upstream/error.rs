@@ -188,8 +188,13 @@ impl fmt::Display for UpstreamError {
 /// `structuredContent`). A code that is no 32-bit integer keeps its value in the structured
 /// content and is `-32603` as the JSON-RPC error's.
 ///
-/// Every other failure becomes an [`Error`] whose message (the tool result's only text) is
-/// the [`Display`](fmt::Display) of the failure: what went wrong and what to do.
+/// Every other failure becomes an [`Error`] whose message (the tool result's only text) says
+/// what kind of failure it was in words that name nothing of the deployment (no upstream
+/// origin, no OS error chain, no excerpt of the upstream's body), with a correlation id; the
+/// whole [`Display`](fmt::Display) of the failure (what went wrong and what to do) is logged
+/// as a `WARN` event on the target `mcp::upstream` with the same `correlation_id`, for the
+/// operator: `upstream call failed: could not be reached (correlation id 5f0c3a9e1b2d4c67;
+/// the details are in the gateway's log)`.
 impl From<UpstreamError> for Error {
     fn from(error: UpstreamError) -> Self {
         match error {
@@ -215,7 +220,58 @@ impl From<UpstreamError> for Error {
                     None => error,
                 }
             }
-            other => Error::new(other.to_string()),
+            other => {
+                let mut bytes = [0u8; 8];
+                crate::ids::random_bytes(&mut bytes);
+                let correlation_id = crate::ids::hex(&bytes);
+                tracing::warn!(
+                    target: "mcp::upstream",
+                    correlation_id = %correlation_id,
+                    kind = other.kind(),
+                    "{other}"
+                );
+                Error::new(format!(
+                    "upstream call failed: {} (correlation id {correlation_id}; the details are \
+                     in the gateway's log)",
+                    other.shown_to_clients()
+                ))
+            }
+        }
+    }
+}
+
+impl UpstreamError {
+    /// What a client is told of a failure other than the upstream's own JSON-RPC error: its
+    /// kind, and what a caller can act on (a timeout's length, a status and its
+    /// `Retry-After`, the size limit), never where the upstream is or what the OS said.
+    fn shown_to_clients(&self) -> String {
+        match self {
+            Self::Rpc { code, .. } => format!("it answered error {code}"),
+            Self::Timeout { after, .. } => format!("no answer within {after:?}"),
+            Self::Connect { .. } => "could not be reached".into(),
+            Self::Status {
+                status,
+                retry_after,
+                ..
+            } => {
+                let reason = http::StatusCode::from_u16(*status)
+                    .ok()
+                    .and_then(|s| s.canonical_reason())
+                    .map(|r| format!(" {r}"))
+                    .unwrap_or_default();
+                match retry_after {
+                    Some(after) => {
+                        format!("it answered HTTP {status}{reason} (Retry-After: {after})")
+                    }
+                    None => format!("it answered HTTP {status}{reason}"),
+                }
+            }
+            Self::NotJsonRpc { .. } => "it did not answer JSON-RPC".into(),
+            Self::WrongId { .. } => "it answered with the wrong id".into(),
+            Self::TooLarge { limit, .. } => {
+                format!("it answered more than {limit} bytes, the limit")
+            }
+            Self::Config { .. } => "the gateway's upstream settings cannot work".into(),
         }
     }
 }

@@ -108,3 +108,68 @@ async fn https_through_the_shared_pool() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A buffer the test's subscriber writes the log into.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failure_tells_the_client_its_kind_and_the_log_its_details() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let error = UpstreamError::Connect {
+        url: "http://10.1.2.3:8545".into(),
+        reason: "tcp connect error: Connection refused (os error 111)".into(),
+    };
+    let text = tracing::subscriber::with_default(subscriber, || {
+        crate::Error::from(error).tool_text().to_owned()
+    });
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let id = text
+        .split("correlation id ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap();
+    assert!(
+        text.starts_with("upstream call failed: could not be reached (correlation id "),
+        "{text}"
+    );
+    assert!(
+        !text.contains("10.1.2.3") && !text.contains("os error"),
+        "{text}"
+    );
+    assert_eq!(id.len(), 16, "{text}");
+    assert!(log.contains(id) && log.contains("WARN"), "{log}");
+    assert!(
+        log.contains("10.1.2.3:8545") && log.contains("os error 111"),
+        "{log}"
+    );
+    // A status keeps what a caller acts on, not the body's excerpt.
+    let status = UpstreamError::Status {
+        url: "http://10.1.2.3:8545".into(),
+        status: 429,
+        retry_after: Some("7".into()),
+        excerpt: "internal note".into(),
+    };
+    let text = crate::Error::from(status).tool_text().to_owned();
+    assert!(
+        text.contains("HTTP 429 Too Many Requests (Retry-After: 7)"),
+        "{text}"
+    );
+    assert!(!text.contains("internal note"), "{text}");
+}

@@ -17,6 +17,11 @@ const LONGEST_TEXT: usize = 64 * 1024;
 /// At most this many decodes after the first.
 const MAX_ROUNDS: usize = 32;
 
+/// At most this many bytes decoded again in all, whatever the rounds and stand-ins: the scan
+/// of a large text stops early (with the problems found so far) rather than decode it dozens
+/// of times. Four times the longest text scanned.
+const WORK_BUDGET: usize = 4 * LONGEST_TEXT;
+
 /// The stand-ins tried, in order, for a member that is missing: one of them is usually of the
 /// member's type (a string, a number, a boolean, an array, an object).
 const STAND_INS: [&str; 6] = ["\"\"", "0", "false", "[]", "{}", "null"];
@@ -32,6 +37,13 @@ pub(super) fn every_problem(
     if text.len() > LONGEST_TEXT {
         return found;
     }
+    // Past the budget a retry answers "decoded", which ends the scan where it stands.
+    let spent = std::cell::Cell::new(0usize);
+    let budgeted = |again: &str| {
+        spent.set(spent.get() + again.len());
+        (spent.get() <= WORK_BUDGET).then(|| retry(again)).flatten()
+    };
+    let retry: &dyn Fn(&str) -> Option<serde_json::Error> = &budgeted;
     let Ok(original) = serde_json::from_str::<Value>(text) else {
         return found;
     };
@@ -339,6 +351,35 @@ mod tests {
         assert_eq!(
             decode_with_path::<Order>(&long).unwrap_err().to_string(),
             "/sku: is required"
+        );
+    }
+
+    #[test]
+    fn the_scan_of_a_large_text_decodes_a_bounded_amount_again() {
+        // 40 bad items in 60 KB of arguments: each set aside costs a decode of the whole text.
+        let items: Vec<String> = (0..40)
+            .map(|i| format!(r#"{{"qty":"bad{i}","tone":"warm"}}"#))
+            .collect();
+        let text = format!(
+            r#"{{"sku":"{}","delta":1,"page-size":1,"lines":[{}]}}"#,
+            "x".repeat(60_000),
+            items.join(",")
+        );
+        assert!(text.len() < super::LONGEST_TEXT, "{}", text.len());
+        let decoded = std::cell::Cell::new(0usize);
+        let retry = |again: &str| {
+            decoded.set(decoded.get() + again.len());
+            serde_json::from_str::<Order>(again).err()
+        };
+        let first = serde_json::from_str::<Order>(&text).unwrap_err();
+        let first = super::problem_of(&text, &first);
+        let found = super::every_problem(&text, first, &retry);
+        assert!(found.len() > 1, "{found:?}");
+        assert!(
+            decoded.get() <= super::WORK_BUDGET,
+            "{} bytes decoded again for a {}-byte text",
+            decoded.get(),
+            text.len()
         );
     }
 }
