@@ -5,7 +5,8 @@
 //! A proof is a JWS whose header has `typ: dpop+jwt`, an asymmetric `alg` and the public
 //! `jwk` it is signed with; its claims name the request (`htm` the method, `htu` the URL
 //! without query and fragment), when it was made (`iat`, within [`JwtSettings::dpop_window`]
-//! of now), a unique `jti` (a proof is used once: replays within the window are refused) and
+//! of now), a unique `jti` (a proof is used once: replays within the window are refused, a
+//! proof remembered by its key's thumbprint and `jti`, at most a share of the memory per key) and
 //! `ath`, the base64url SHA-256 of the access token. The token's `cnf.jkt` must be the
 //! proof key's RFC 7638 thumbprint. Server-provided nonces (§8) are not issued.
 //!
@@ -17,25 +18,62 @@ use http::HeaderMap;
 use jsonwebtoken::jwk::Jwk;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
 
 use super::jws::{self, PublicKey};
 use crate::auth::Refusal;
 
-/// Most proofs remembered for replay detection; past it (after forgetting the expired ones)
-/// a new proof is refused until some expire.
+/// Most proofs remembered for replay detection, all keys together; past it (after forgetting
+/// the expired ones) a new proof is refused until some expire.
 const MAX_REMEMBERED: usize = 100_000;
+
+/// Most proofs one key (one token's `cnf.jkt`) may have remembered at once: past it, that
+/// key's proofs are refused until some expire, and every other key is served as before. One
+/// holder of a bound token cannot fill the memory the other clients need.
+const MAX_PER_KEY: usize = 1_000;
 
 /// The longest `jti` taken (its digest is what is remembered, but the proof is parsed whole).
 const MAX_JTI: usize = 256;
 
-/// The proofs seen within the window, for replay detection.
+/// The proofs seen within the window, for replay detection: each keyed by its key's thumbprint
+/// and its `jti` (two keys' proofs never collide), counted per key, and forgotten oldest first
+/// (a queue in the order they came, so forgetting scans nothing that must stay).
 pub(super) struct Proofs {
-    /// How far `iat` may be from now, in seconds (both ways), and how long a `jti` is kept.
+    /// How far `iat` may be from now, in seconds (both ways).
     window: u64,
-    /// SHA-256 of each `jti` seen, with its `iat`.
-    seen: Mutex<HashMap<[u8; 32], u64>>,
+    seen: Mutex<Seen>,
+}
+
+/// What [`Proofs`] holds.
+#[derive(Default)]
+struct Seen {
+    /// SHA-256 of each (thumbprint, `jti`) remembered.
+    proofs: HashSet<[u8; 32]>,
+    /// Proofs remembered per key (SHA-256 of its thumbprint).
+    per_key: HashMap<[u8; 32], usize>,
+    /// Each proof with its key and the time (seconds) after which it can no longer be
+    /// presented, in the order they came: that time only grows along the queue.
+    queue: VecDeque<([u8; 32], [u8; 32], u64)>,
+}
+
+impl Seen {
+    /// Forgets the proofs that can no longer be presented at `now`.
+    fn forget_expired(&mut self, now: u64) {
+        while let Some(&(proof, key, until)) = self.queue.front() {
+            if until >= now {
+                break;
+            }
+            self.queue.pop_front();
+            self.proofs.remove(&proof);
+            if let Some(count) = self.per_key.get_mut(&key) {
+                *count -= 1;
+                if *count == 0 {
+                    self.per_key.remove(&key);
+                }
+            }
+        }
+    }
 }
 
 /// What one request presents: the access token and its proof.
@@ -74,7 +112,7 @@ impl Proofs {
     pub(super) fn new(window: u64) -> Self {
         Self {
             window,
-            seen: Mutex::new(HashMap::new()),
+            seen: Mutex::default(),
         }
     }
 
@@ -150,27 +188,38 @@ impl Proofs {
             .as_str()
             .filter(|jti| !jti.is_empty() && jti.len() <= MAX_JTI)
             .ok_or_else(|| proof_error("the DPoP proof has no jti (at most 256 bytes)"))?;
-        self.remember(jti, iat, now)
+        self.remember(presented.thumbprint, jti, now)
     }
 
-    /// Remembers `jti`; refuses one seen within the window.
-    fn remember(&self, jti: &str, iat: u64, now: u64) -> Result<(), Refusal> {
-        let digest: [u8; 32] = Sha256::digest(jti.as_bytes()).into();
+    /// Remembers the proof `jti` of the key `thumbprint`, seen at `now`; refuses one seen
+    /// within the window, and a key past its share ([`MAX_PER_KEY`]).
+    fn remember(&self, thumbprint: &str, jti: &str, now: u64) -> Result<(), Refusal> {
+        let key: [u8; 32] = Sha256::digest(thumbprint.as_bytes()).into();
+        let proof: [u8; 32] = Sha256::new()
+            .chain_update(key)
+            .chain_update(jti.as_bytes())
+            .finalize()
+            .into();
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
-        if seen.contains_key(&digest) {
+        seen.forget_expired(now);
+        if seen.proofs.contains(&proof) {
             return Err(proof_error("the DPoP proof was used before (jti)"));
         }
-        if seen.len() >= MAX_REMEMBERED {
-            // Proofs older than the window cannot be presented again: forget them.
-            let oldest = now.saturating_sub(self.window);
-            seen.retain(|_, iat| *iat >= oldest);
-            if seen.len() >= MAX_REMEMBERED {
-                return Err(Refusal::Unavailable(
-                    "too many DPoP proofs within the window; retry shortly".into(),
-                ));
-            }
+        if seen.per_key.get(&key).copied().unwrap_or(0) >= MAX_PER_KEY {
+            return Err(Refusal::Unavailable(
+                "too many DPoP proofs of this key within the window; retry shortly".into(),
+            ));
         }
-        seen.insert(digest, iat);
+        if seen.proofs.len() >= MAX_REMEMBERED {
+            return Err(Refusal::Unavailable(
+                "too many DPoP proofs within the window; retry shortly".into(),
+            ));
+        }
+        // A proof's `iat` is within the window of `now` either way, so it can be presented
+        // until `now + 2 * window` at the latest: kept that long, in arrival order.
+        seen.proofs.insert(proof);
+        *seen.per_key.entry(key).or_insert(0) += 1;
+        seen.queue.push_back((proof, key, now + 2 * self.window));
         Ok(())
     }
 }
@@ -263,11 +312,34 @@ mod tests {
     #[test]
     fn a_jti_is_taken_once_within_the_window() {
         let proofs = Proofs::new(60);
-        assert!(proofs.remember("a", 1000, 1000).is_ok());
+        assert!(proofs.remember("key", "a", 1000).is_ok());
         assert!(matches!(
-            proofs.remember("a", 1001, 1001),
+            proofs.remember("key", "a", 1001),
             Err(Refusal::InvalidDpopProof(_))
         ));
-        assert!(proofs.remember("b", 1000, 1000).is_ok());
+        assert!(proofs.remember("key", "b", 1000).is_ok());
+        // Another key's proof of the same jti is its own.
+        assert!(proofs.remember("other", "a", 1001).is_ok());
+        // Forgotten once it can no longer be presented.
+        assert!(proofs.remember("key", "a", 1121).is_ok());
+    }
+
+    #[test]
+    fn one_key_cannot_fill_the_memory_the_others_need() {
+        let proofs = Proofs::new(60);
+        for i in 0..MAX_PER_KEY {
+            assert!(proofs.remember("greedy", &i.to_string(), 1000).is_ok());
+        }
+        assert!(matches!(
+            proofs.remember("greedy", "one more", 1000),
+            Err(Refusal::Unavailable(_))
+        ));
+        assert!(proofs.remember("polite", "1", 1000).is_ok());
+        // The greedy key's proofs expire in the order they came, and its share comes back.
+        assert!(proofs.remember("greedy", "later", 1121).is_ok());
+        let seen = proofs.seen.lock().unwrap();
+        assert_eq!(seen.proofs.len(), 1);
+        assert_eq!(seen.queue.len(), 1);
+        assert_eq!(seen.per_key.len(), 1);
     }
 }
