@@ -216,6 +216,40 @@ pub fn authorization_decision(text: &str, announced: Option<&str>) -> Option<Dec
     Some(Decision { authorized, runs })
 }
 
+/// [`Decision`] for one message to a server in the catalog mode (`tool_catalog`), read as the
+/// HTTP transport reads it: what the policy decides on (`policy::Target::of_request`: a
+/// `call_tool` as the tool its arguments name) and what the catalog runs (the tool it calls,
+/// read from the members the engine passes it); `runs` is `None` when nothing runs (the
+/// request or the catalog's arguments refused). `None` when the text is not a request.
+pub fn catalog_decision(text: &str, announced: Option<&str>) -> Option<Decision> {
+    use crate::engine::method::Method;
+    static CATALOG: Catalog = Catalog::empty("fuzz", "1");
+    static CONTRACT: crate::Contract =
+        crate::Contract::new(&CATALOG).with_catalog_call("call_tool");
+    let Ok(Incoming::Request(request)) = incoming::read(text, announced) else {
+        return None;
+    };
+    let authorized = crate::policy::Target::of_request(&CONTRACT, &request)
+        .map(|target| (target.method.to_string(), target.key.into_owned()));
+    let method = Method::of(request.method);
+    let runs = match crate::engine::OwnedParams::keep(method, request.params) {
+        Ok(crate::engine::OwnedParams::Members(members)) => match method {
+            Method::ToolsCall => match members.name().ok() {
+                Some("call_tool") => crate::policy::InnerCall::read(members.arguments())
+                    .ok()
+                    .map(|call| call.name.into_owned()),
+                name => name.map(str::to_string),
+            },
+            Method::PromptsGet => members.name().ok().map(str::to_string),
+            Method::ResourcesRead => members.uri().ok().map(str::to_string),
+            _ => None,
+        },
+        _ => None,
+    }
+    .map(|target| (request.method.to_string(), target));
+    Some(Decision { authorized, runs })
+}
+
 // ---- headers ----
 
 /// Decodes an `Mcp-Param-*` or `Mcp-Name` value (`param_headers::decode`): the

@@ -336,6 +336,66 @@ fn call_message() -> BoxedStrategy<String> {
         .boxed()
 }
 
+/// A catalog's `call_tool` in any member order, its names and values maybe escaped, the inner
+/// call's members too (its `name` sometimes twice, of the wrong type, or missing).
+fn catalog_message() -> BoxedStrategy<String> {
+    let literal = |text: &'static str| Just(text.to_string()).prop_flat_map(string_literal);
+    let inner_name = prop_oneof![
+        4 => select(vec!["get_balance", "audit_log", "call_tool", "a\"b"]).prop_map(String::from).prop_flat_map(string_literal),
+        1 => any_string(),
+        1 => json_text(),
+    ];
+    let inner_member = prop_oneof![
+        3 => (literal("name"), inner_name),
+        2 => (literal("arguments"), json_text()),
+        1 => (key(), json_text()),
+    ];
+    let inner = vec((inner_member, ws()), 0..4).prop_map(|members| {
+        let members: Vec<_> = members.into_iter().map(|((k, v), ws)| (k, ws, v)).collect();
+        object(&members)
+    });
+    let outer_name = prop_oneof![4 => literal("call_tool"), 1 => literal("search_tools")];
+    let params_member = prop_oneof![
+        (literal("name"), outer_name),
+        (
+            literal("arguments"),
+            prop_oneof![4 => inner, 1 => json_text()]
+        ),
+        (literal("_meta"), meta()),
+    ];
+    let params = vec((params_member, ws()), 1..4).prop_map(|members| {
+        let members: Vec<_> = members.into_iter().map(|((k, v), ws)| (k, ws, v)).collect();
+        object(&members)
+    });
+    (
+        (literal("jsonrpc"), ws(), literal("2.0")),
+        (literal("id"), ws(), number()),
+        (literal("method"), ws(), literal("tools/call")),
+        (literal("params"), ws(), params),
+    )
+        .prop_map(|(jsonrpc, id, method, params)| vec![jsonrpc, id, method, params])
+        .prop_shuffle()
+        .prop_map(|members| object(&members))
+        .boxed()
+}
+
+proptest! {
+    #![proptest_config(config(3000))]
+
+    /// A catalog's `call_tool` is decided on the tool that runs, whatever the bytes.
+    #[test]
+    fn catalog_calls_are_decided_on_the_tool_that_runs(
+        text in prop_oneof![4 => catalog_message(), 1 => call_message()],
+        announced in prop_oneof![Just(None), Just(Some("tools/call"))],
+    ) {
+        if let Some(decision) = mcp_runtime::fuzzing::catalog_decision(&text, announced) {
+            if decision.runs.is_some() {
+                prop_assert_eq!(decision.authorized, decision.runs, "{}", text);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(config(3000))]
 
