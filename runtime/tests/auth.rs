@@ -25,6 +25,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::net::TcpListener;
 
+#[cfg(feature = "redis")]
+mod common;
+
 const RSA_PEM: &[u8] = include_bytes!("fixtures/auth-test-rsa.pem");
 const RSA_PUBLIC_PEM: &[u8] = include_bytes!("fixtures/auth-test-rsa.pub.pem");
 const RSA_JWK: &str = include_str!("fixtures/auth-test-rsa.jwk.json");
@@ -1896,4 +1899,61 @@ async fn keys_of_an_unreachable_issuer_expire() {
     *issuer.jwks.lock().unwrap() = json!({"keys": [rsa_jwk("rsa-1")]});
     tokio::time::sleep(Duration::from_millis(150)).await;
     call_as(&server, &token).await;
+}
+
+/// Two instances sharing Redis (features `jwt` and `redis`): a DPoP proof used on one is a
+/// replay on the other, and each proof of the same key is still taken once anywhere.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn a_dpop_proof_used_on_one_instance_is_a_replay_on_the_others() {
+    let redis = common::redis::Redis::start();
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    // Both instances publish one resource, as behind a load balancer.
+    let resource = "http://127.0.0.1:9/mcp".to_string();
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut settings = JwtSettings::new(&issuer.url, &resource);
+        settings.refresh_interval = Duration::from_millis(300);
+        let auth = JwtAuthenticator::auth(settings)
+            .unwrap()
+            .require_scopes(vec![SCOPE.into()]);
+        let config = Config::builder().auth(Some(auth)).build();
+        let stores = mcp_runtime::stores::redis::connect(&redis.url(), "dpop", &config)
+            .await
+            .unwrap();
+        let server = McpServer::with_stores(WhoAmI, config, stores);
+        tokio::spawn(server.serve_listener(listener, std::future::pending()));
+        servers.push(Server {
+            addr,
+            resource: resource.clone(),
+        });
+    }
+    let key = DpopKey::new();
+    let mut bound = claims(&issuer.url, &resource);
+    bound["cnf"] = json!({"jkt": key.thumbprint()});
+    let token = rs256("rsa-1", &bound);
+    let authorization = format!("DPoP {token}");
+    let proof = key.proof("POST", &resource, &token, |_| {});
+    let first = dpop_initialize(&servers[0], &authorization, &[&proof]).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    let replayed = dpop_initialize(&servers[1], &authorization, &[&proof]).await;
+    assert_eq!(
+        replayed.status,
+        StatusCode::UNAUTHORIZED,
+        "{}",
+        replayed.body
+    );
+    let challenge = replayed.challenge.unwrap();
+    assert!(
+        challenge.contains("invalid_dpop_proof") && challenge.contains("another instance"),
+        "{challenge}"
+    );
+    // A fresh proof of the same key is served by either.
+    for server in &servers {
+        let fresh = key.proof("POST", &resource, &token, |_| {});
+        let answer = dpop_initialize(server, &authorization, &[&fresh]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
 }

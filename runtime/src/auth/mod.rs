@@ -25,6 +25,7 @@ pub(crate) mod cli;
 pub mod jwt;
 mod metadata;
 mod principal;
+mod shared_proofs;
 mod step_up;
 
 pub use authenticator::{Authenticator, Refusal};
@@ -34,6 +35,8 @@ pub use metadata::{
     canonical_resource, ResourceMetadata, ResourceUrlError, UrlProblem, WELL_KNOWN,
 };
 pub use principal::Principal;
+pub use shared_proofs::SharedProofs;
+pub(crate) use shared_proofs::SharedProofsHandle;
 pub use step_up::{StepUp, StepUpRequest};
 
 use std::sync::Arc;

@@ -143,6 +143,8 @@ pub(crate) struct Engine<D> {
     relays: Arc<crate::relay::Relays>,
     /// Where the log's entries arrive (held weakly by the log).
     _log_delivery: Option<Arc<dyn Fn(crate::event_log::Logged) + Send + Sync>>,
+    /// The DPoP proofs every instance has seen, when instances share them.
+    proofs: Option<Arc<dyn crate::auth::SharedProofs>>,
     /// The rate limits' buckets, when the configuration or the contract sets a limit
     /// (`crate::rate_limit`); `None`: nothing is checked.
     limiter: Option<crate::rate_limit::Limiter>,
@@ -201,6 +203,7 @@ impl<D: Dispatch> Engine<D> {
         );
         Self {
             limiter,
+            proofs: stores.proofs,
             notifier,
             param_headers: ParamHeaders::from_catalog(dispatch.contract().catalog()),
             dispatch,
@@ -221,6 +224,12 @@ impl<D: Dispatch> Engine<D> {
             legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
+    }
+
+    /// The DPoP proofs every instance has seen, when instances share them (the HTTP edge
+    /// hands them to the authenticator).
+    pub(crate) fn shared_proofs(&self) -> Option<&Arc<dyn crate::auth::SharedProofs>> {
+        self.proofs.as_ref()
     }
 
     /// The document `rpc.discover` answers on the plain JSON-RPC endpoint: the contract's,

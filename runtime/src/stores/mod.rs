@@ -40,6 +40,9 @@ pub struct Stores {
     /// Where shared rate-limit buckets live, when the configuration asks for them
     /// (`RateLimits::shared`; set by `stores::redis::connect`).
     pub(crate) rate_buckets: Option<Arc<dyn crate::rate_limit::shared::SharedBuckets>>,
+    /// The DPoP proofs every instance has seen, when instances share them
+    /// ([`crate::auth::SharedProofs`]; set by `stores::redis::connect`).
+    pub proofs: Option<Arc<dyn crate::auth::SharedProofs>>,
 }
 
 impl Stores {
@@ -52,6 +55,7 @@ impl Stores {
             bus: Arc::new(LocalBus),
             events: None,
             rate_buckets: None,
+            proofs: None,
         }
     }
 
@@ -96,6 +100,13 @@ impl Stores {
         buckets: Arc<dyn crate::rate_limit::shared::SharedBuckets>,
     ) -> Self {
         self.rate_buckets = Some(buckets);
+        self
+    }
+
+    /// The same stores with DPoP proofs shared in `proofs`.
+    #[must_use]
+    pub fn with_proofs(mut self, proofs: Arc<dyn crate::auth::SharedProofs>) -> Self {
+        self.proofs = Some(proofs);
         self
     }
 

@@ -117,13 +117,14 @@ impl Proofs {
     }
 
     /// Checks `proof` for the request `presented`, at `now` (seconds since the epoch), and
-    /// remembers it so it cannot be used again.
+    /// remembers it so it cannot be used again here: its digest (of its key's thumbprint and
+    /// its `jti`), for a memory shared with other instances ([`Proofs::first_use_shared`]).
     pub(super) fn check(
         &self,
         proof: &str,
         presented: &Presented<'_>,
         now: u64,
-    ) -> Result<(), Refusal> {
+    ) -> Result<[u8; 32], Refusal> {
         let malformed = || proof_error("the DPoP proof is not a well-formed JWT");
         let parts = jws::split(proof).ok_or_else(malformed)?;
         let (header, _) = parts.signing_input.split_once('.').ok_or_else(malformed)?;
@@ -191,9 +192,30 @@ impl Proofs {
         self.remember(presented.thumbprint, jti, now)
     }
 
-    /// Remembers the proof `jti` of the key `thumbprint`, seen at `now`; refuses one seen
-    /// within the window, and a key past its share ([`MAX_PER_KEY`]).
-    fn remember(&self, thumbprint: &str, jti: &str, now: u64) -> Result<(), Refusal> {
+    /// Records the proof `digest`, new here, in the memory other instances share: a replay
+    /// when another instance recorded it first. When that memory does not answer, this
+    /// instance's own memory has decided alone (logged).
+    pub(super) async fn first_use_shared(
+        &self,
+        shared: &dyn crate::auth::SharedProofs,
+        digest: &[u8; 32],
+    ) -> Result<(), Refusal> {
+        let keep = std::time::Duration::from_secs(2 * self.window);
+        match shared.first_use(digest, keep).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(proof_error(
+                "the DPoP proof was used before (jti), on another instance",
+            )),
+            Err(why) => {
+                tracing::warn!(%why, "the shared DPoP replay memory did not answer: this instance's own decided");
+                Ok(())
+            }
+        }
+    }
+
+    /// Remembers the proof `jti` of the key `thumbprint`, seen at `now`: its digest; refuses
+    /// one seen within the window, and a key past its share ([`MAX_PER_KEY`]).
+    fn remember(&self, thumbprint: &str, jti: &str, now: u64) -> Result<[u8; 32], Refusal> {
         let key: [u8; 32] = Sha256::digest(thumbprint.as_bytes()).into();
         let proof: [u8; 32] = Sha256::new()
             .chain_update(key)
@@ -220,7 +242,7 @@ impl Proofs {
         seen.proofs.insert(proof);
         *seen.per_key.entry(key).or_insert(0) += 1;
         seen.queue.push_back((proof, key, now + 2 * self.window));
-        Ok(())
+        Ok(proof)
     }
 }
 

@@ -170,8 +170,12 @@ impl JwtAuthenticator {
             token,
             thumbprint,
         };
-        self.proofs
+        let digest = self
+            .proofs
             .check(proof, &presented, jsonwebtoken::get_current_timestamp())?;
+        if let Some(shared) = request.extensions.get::<crate::auth::SharedProofsHandle>() {
+            self.proofs.first_use_shared(&*shared.0, &digest).await?;
+        }
         Ok(principal)
     }
 

@@ -28,6 +28,7 @@
 
 mod bus;
 mod events;
+mod proofs;
 mod rate_limit;
 mod sessions;
 mod tasks;
@@ -72,8 +73,8 @@ impl std::error::Error for ConnectError {}
 
 /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
 /// `rediss://` for TLS, its certificate checked against the system's roots) and returns the
-/// stores of one instance: sessions, tasks and the bus in Redis under `prefix` (this
-/// instance's session replicas bounded by `config`), and the rate-limit buckets when
+/// stores of one instance: sessions, tasks, the bus and the DPoP proofs seen in Redis under
+/// `prefix` (this instance's session replicas bounded by `config`), and the rate-limit buckets when
 /// `config`'s [`RateLimits::shared`](crate::rate_limit::RateLimits::shared) asks (Redis 5 or
 /// later). Fails when Redis does not answer a `PING` within two seconds.
 ///
@@ -138,12 +139,14 @@ pub async fn connect_with(
         ),
         _ => None,
     };
+    let proofs = Arc::new(proofs::RedisProofs::new(connection.clone(), prefix));
     let sessions = RedisSessionStore::new(connection, prefix, bus.clone(), config);
     let stores = match rate_buckets {
         Some(buckets) => Stores::memory(config).with_rate_buckets(Arc::new(buckets)),
         None => Stores::memory(config),
     };
     Ok(stores
+        .with_proofs(proofs)
         .with_shared_sessions(Arc::new(sessions))
         .with_tasks(Arc::new(tasks))
         .with_bus(bus)
