@@ -185,7 +185,7 @@ fn params(params: incoming::Params<'_>) -> Params {
 /// and target (the tool or prompt name, the resource URI).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
-    /// The method and target the scope check looks up (`Request::call_target`), `None` when
+    /// The method and target the scope check looks up (`Request::call`), `None` when
     /// it checks nothing call-specific.
     pub authorized: Option<(String, String)>,
     /// The method and target the engine would run (`OwnedParams::keep`, then the member its
@@ -201,8 +201,8 @@ pub fn authorization_decision(text: &str, announced: Option<&str>) -> Option<Dec
         return None;
     };
     let authorized = request
-        .call_target()
-        .map(|target| (request.method.to_string(), target.to_string()));
+        .call()
+        .map(|(method, target, _)| (method.to_string(), target.to_string()));
     let method = Method::of(request.method);
     let runs = match crate::engine::OwnedParams::keep(method, request.params) {
         Ok(crate::engine::OwnedParams::Members(members)) => match method {

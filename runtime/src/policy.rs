@@ -49,13 +49,12 @@ impl<'a> Target<'a> {
     /// The target of an MCP request: `None` for a request that is not a call (and for a call
     /// whose params did not read, which the engine refuses with `-32602`).
     pub fn of_request(contract: &Contract, request: &'a Request<'_>) -> Option<Self> {
-        let method = call_method(request.method)?;
-        let key = request.call_target()?;
+        let (method, key, arguments) = request.call()?;
         Some(Self::of_call(
             contract,
             method,
             Cow::Borrowed(key),
-            request.call_arguments(),
+            arguments,
         ))
     }
 
@@ -172,17 +171,6 @@ pub(crate) fn unexposed_methods(contract: &Contract) -> usize {
                     .is_some_and(|n| contract.face(n).is_none())
             })
             .count()
-    })
-}
-
-/// `tools/call`, `prompts/get` or `resources/read` as a `'static` name; `None` for any other
-/// method.
-fn call_method(method: &str) -> Option<&'static str> {
-    Some(match method {
-        "tools/call" => "tools/call",
-        "prompts/get" => "prompts/get",
-        "resources/read" => "resources/read",
-        _ => return None,
     })
 }
 

@@ -36,7 +36,7 @@ pub use metadata::{
 };
 pub use principal::Principal;
 pub use shared_proofs::SharedProofs;
-pub(crate) use shared_proofs::SharedProofsHandle;
+pub(crate) use shared_proofs::SHARED_PROOFS;
 pub use step_up::{StepUp, StepUpRequest};
 
 use std::sync::Arc;

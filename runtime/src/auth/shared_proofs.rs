@@ -24,9 +24,9 @@ pub trait SharedProofs: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<bool, String>>;
 }
 
-/// The shared memory, handed to the authenticator with the request (an extension of its
-/// head, set by the HTTP edge when the server has one).
-/// Only the JWT authenticator (feature `jwt`) reads it.
-#[derive(Clone)]
-#[cfg_attr(not(feature = "jwt"), allow(dead_code))]
-pub(crate) struct SharedProofsHandle(pub Arc<dyn SharedProofs>);
+tokio::task_local! {
+    /// The shared memory, in reach of the authenticator while the HTTP edge runs it (set only
+    /// when the server has one, so a request pays nothing for it otherwise). Only the JWT
+    /// authenticator (feature `jwt`) reads it.
+    pub(crate) static SHARED_PROOFS: Arc<dyn SharedProofs>;
+}

@@ -46,27 +46,22 @@ pub(crate) struct Request<'a> {
 }
 
 impl<'a> Request<'a> {
-    /// The call's `arguments` as read with its members (see [`Request::call_target`]).
-    pub fn call_arguments(&self) -> Option<&'a RawValue> {
-        match &self.params {
-            Params::Members(members) => members.arguments,
-            Params::Raw(_) => None,
-        }
-    }
-
-    /// What a call names (the tool or prompt of `tools/call` and `prompts/get`, the URI of
-    /// `resources/read`), read from the members the engine will run it with. `None` for
-    /// other methods, and for a call whose params did not read as members, which the engine
-    /// refuses with `-32602` before anything runs.
-    pub fn call_target(&self) -> Option<&str> {
+    /// What a call names, read from the members the engine will run it with: its method
+    /// (`tools/call`, `prompts/get`, `resources/read`), the tool or prompt name or the
+    /// resource URI, and its `arguments`. `None` for other methods, and for a call whose
+    /// params did not read as members, which the engine refuses with `-32602` before anything
+    /// runs. The policy's view of a call starts here (`crate::policy::Target::of_request`).
+    pub fn call(&self) -> Option<(&'static str, &str, Option<&'a RawValue>)> {
         let Params::Members(members) = &self.params else {
             return None;
         };
-        match Method::of(self.method) {
-            Method::ToolsCall | Method::PromptsGet => members.name.as_deref(),
-            Method::ResourcesRead => members.uri.as_deref(),
-            _ => None,
-        }
+        let (method, key) = match Method::of(self.method) {
+            Method::ToolsCall => ("tools/call", members.name.as_deref()?),
+            Method::PromptsGet => ("prompts/get", members.name.as_deref()?),
+            Method::ResourcesRead => ("resources/read", members.uri.as_deref()?),
+            _ => return None,
+        };
+        Some((method, key, members.arguments))
     }
 }
 
@@ -437,17 +432,17 @@ mod tests {
         ] {
             let call = request(text);
             assert!(matches!(call.params, Params::Members(_)), "{text}");
-            assert_eq!(call.call_target(), Some("echo"), "{text}");
+            assert_eq!(call.call().map(|c| c.1), Some("echo"), "{text}");
         }
         let read = request(
             r#"{"params":{"uri":"file:///a"},"id":1,"jsonrpc":"2.0","method":"resources/read"}"#,
         );
-        assert_eq!(read.call_target(), Some("file:///a"));
+        assert_eq!(read.call().map(|c| c.1), Some("file:///a"));
         // Params that do not fit stay raw, for the engine's -32602.
         let wrong =
             request(r#"{"params":{"name":5},"jsonrpc":"2.0","id":1,"method":"tools/call"}"#);
         assert!(matches!(wrong.params, Params::Raw(Some(_))));
-        assert_eq!(wrong.call_target(), None);
+        assert!(wrong.call().is_none());
     }
 
     #[test]

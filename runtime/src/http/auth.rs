@@ -18,12 +18,24 @@ use crate::policy::Target;
 use serde_json::value::RawValue;
 
 /// The principal `parts` acts for, or the refusal's response. Scopes every request needs
-/// ([`Auth::required_scopes`]) are checked here, whatever the authenticator.
+/// ([`Auth::required_scopes`]) are checked here, whatever the authenticator. The DPoP proofs
+/// every instance has seen (`proofs`, when instances share them) are in reach of the
+/// authenticator while it runs ([`crate::auth::SharedProofs`]).
 pub(super) async fn authenticate(
     auth: &Auth,
     parts: &http::request::Parts,
+    proofs: Option<&Arc<dyn crate::auth::SharedProofs>>,
 ) -> Result<Arc<Principal>, Response<Body>> {
-    let principal = match auth.authenticator().authenticate(parts).await {
+    let authenticating = auth.authenticator().authenticate(parts);
+    let authenticated = match proofs {
+        Some(proofs) => {
+            crate::auth::SHARED_PROOFS
+                .scope(proofs.clone(), authenticating)
+                .await
+        }
+        None => authenticating.await,
+    };
+    let principal = match authenticated {
         Ok(principal) => principal,
         Err(refusal) => return Err(challenge(auth, &refusal, None)),
     };

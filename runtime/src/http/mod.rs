@@ -62,19 +62,8 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (parts, body) = self.split(request);
+        let (parts, body) = request.into_parts();
         async move { self.route(&parts, body, Mount::Embedded).await }
-    }
-
-    /// The request's head and body; the head carries, for the authenticator, the DPoP proofs
-    /// every instance has seen when instances share them.
-    fn split<B>(&self, request: Request<B>) -> (http::request::Parts, B) {
-        let (mut parts, body) = request.into_parts();
-        if let Some(proofs) = self.engine.shared_proofs() {
-            let handle = crate::auth::SharedProofsHandle(proofs.clone());
-            parts.extensions.insert(handle);
-        }
-        (parts, body)
     }
 
     /// [`handle`](Self::handle) on an owned server, in the shape a hyper service returns.
@@ -94,7 +83,7 @@ impl<D: Dispatch> McpServer<D> {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (parts, body) = self.split(request);
+        let (parts, body) = request.into_parts();
         async move {
             let response = self.route(&parts, body, mount).await;
             // The connection counts the response as in progress until hyper drops its body.
@@ -149,7 +138,8 @@ impl<D: Dispatch> McpServer<D> {
         if let Some(auth) = &self.engine.config().auth {
             if matches!(route, Route::Mcp | Route::PlainJsonRpc) {
                 // Boxed: the authenticator's state stays out of every request's future.
-                match Box::pin(auth::authenticate(auth, parts)).await {
+                let proofs = self.engine.shared_proofs();
+                match Box::pin(auth::authenticate(auth, parts, proofs)).await {
                     Ok(principal) => headers.principal = Some(principal),
                     Err(response) => return response,
                 }

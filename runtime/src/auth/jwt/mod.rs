@@ -173,8 +173,8 @@ impl JwtAuthenticator {
         let digest = self
             .proofs
             .check(proof, &presented, jsonwebtoken::get_current_timestamp())?;
-        if let Some(shared) = request.extensions.get::<crate::auth::SharedProofsHandle>() {
-            self.proofs.first_use_shared(&*shared.0, &digest).await?;
+        if let Ok(shared) = crate::auth::SHARED_PROOFS.try_with(std::sync::Arc::clone) {
+            self.proofs.first_use_shared(&*shared, &digest).await?;
         }
         Ok(principal)
     }
