@@ -11,8 +11,9 @@
 //!
 //! Doors ([`Door::ALL`]): `/mcp` in a 2025-11-25 session, `/mcp` stateless 2026-07-28, a
 //! 2025-03-26 batch, the plain JSON-RPC endpoint by name and by position, the catalog's
-//! `call_tool` (`--tool-mode catalog`), and stdio (which authenticates no one: what a scope
-//! refuses elsewhere runs there, everything else is the same). Every body is raw bytes with
+//! `call_tool` (`--tool-mode catalog`), stdio and the 2024-11-05 HTTP+SSE transport (which
+//! authenticate no one: what a scope refuses elsewhere runs there, everything else is the
+//! same; a server with authorization does not serve the 2024-11-05 transport at all). Every body is raw bytes with
 //! `params` before `method`, and the tool names escaped (`get\u005fbalance`).
 
 mod support;
@@ -135,10 +136,13 @@ enum Door {
     Catalog,
     /// stdio: no authentication.
     Stdio,
+    /// The 2024-11-05 HTTP+SSE transport (`--legacy-sse`): no authentication (a server with
+    /// authorization does not serve it).
+    LegacySse,
 }
 
 impl Door {
-    const ALL: [Door; 7] = [
+    const ALL: [Door; 8] = [
         Door::Session,
         Door::Stateless,
         Door::Batch,
@@ -146,7 +150,13 @@ impl Door {
         Door::PlainByPosition,
         Door::Catalog,
         Door::Stdio,
+        Door::LegacySse,
     ];
+
+    /// Whether the door authenticates: one that does not runs what a scope refuses elsewhere.
+    fn authenticates(self) -> bool {
+        !matches!(self, Door::Stdio | Door::LegacySse)
+    }
 }
 
 /// What a call reaches: a tool with its arguments, or a resource of the template.
@@ -363,8 +373,10 @@ async fn session(addr: SocketAddr, token: &str, version: &str) -> String {
 
 /// Sends `call` by `token` through `door` `times` times: the last outcome.
 async fn through(door: Door, call: Call, token: &str, times: usize) -> Outcome {
-    if door == Door::Stdio {
-        return stdio(&[call].repeat(times)).await;
+    match door {
+        Door::Stdio => return stdio(&[call].repeat(times)).await,
+        Door::LegacySse => return legacy_sse(&[call].repeat(times)).await,
+        _ => {}
     }
     let (addr, _stop) = serve_for(door).await;
     let id = open(door, addr, token).await;
@@ -432,7 +444,7 @@ async fn send(door: Door, addr: SocketAddr, id: &str, token: &str, call: Call) -
             let body = plain_request(call, door == Door::PlainByPosition);
             post(addr, "/jsonrpc", &headers(token, &[]), &body).await
         }
-        Door::Stdio => unreachable!("stdio is not HTTP"),
+        Door::Stdio | Door::LegacySse => unreachable!("{door:?} has its own client"),
     };
     http_outcome(reply).await
 }
@@ -471,6 +483,53 @@ async fn stdio(calls: &[Call]) -> Outcome {
             .unwrap();
         let line = lines.next_line().await.unwrap().unwrap();
         outcome = message_outcome(&serde_json::from_str(&line).unwrap());
+    }
+    outcome
+}
+
+/// `calls` in order over the 2024-11-05 HTTP+SSE transport (a server with it on and no
+/// authorization): the last outcome. A call over a limit is the POST's 429.
+async fn legacy_sse(calls: &[Call]) -> Outcome {
+    use std::time::Duration;
+    let wait = Duration::from_secs(10);
+    let mut config = Config::default();
+    config.endpoints.legacy_sse = true;
+    let server = McpServer::with_config(Server::new(Bank), config);
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { server.serve_listener(listener, std::future::pending()).await });
+    let accept = [("accept", "text/event-stream")];
+    let mut stream = support::sse::SseStream::open_at(addr, "/sse", "GET", &accept, "").await;
+    let block = stream.next_block(wait).await.expect("the endpoint event");
+    let endpoint = block
+        .strip_prefix("event: endpoint\ndata: ")
+        .and_then(|rest| rest.strip_suffix("\n\n"))
+        .expect("an endpoint event")
+        .to_string();
+    let post = |body: String| {
+        let endpoint = endpoint.clone();
+        async move {
+            let json = [("content-type", "application/json")];
+            send_to(addr, &endpoint, "POST", &json, &body).await.status
+        }
+    };
+    let init = r#"{"params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"doors","version":"1"}},"jsonrpc":"2.0","id":1,"method":"initialize"}"#;
+    assert_eq!(post(init.to_string()).await, StatusCode::ACCEPTED);
+    stream.next_message(wait).await;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(post(initialized.to_string()).await, StatusCode::ACCEPTED);
+    let mut outcome = Outcome::Other("not sent".into());
+    for call in calls {
+        let (params, method, _) = mcp_request(*call, false, "");
+        let body = format!(r#"{{"params":{params},"id":7,"method":"{method}","jsonrpc":"2.0"}}"#);
+        outcome = match post(body).await {
+            StatusCode::ACCEPTED => message_outcome(&stream.next_message(wait).await),
+            StatusCode::TOO_MANY_REQUESTS => {
+                stream.next_message(wait).await;
+                Outcome::RateLimited
+            }
+            other => Outcome::Other(other.to_string()),
+        };
     }
     outcome
 }
@@ -521,10 +580,11 @@ async fn every_door_makes_the_same_decision() {
     let mut failures = Vec::new();
     for door in Door::ALL {
         for row in rows() {
-            // stdio authenticates no one: what a scope refuses elsewhere runs there.
-            let expected = match (&row.expected, door) {
-                (Outcome::Forbidden(_), Door::Stdio) => Outcome::Allowed,
-                (expected, _) => expected.clone(),
+            // stdio and the 2024-11-05 transport authenticate no one: what a scope refuses
+            // elsewhere runs there.
+            let expected = match &row.expected {
+                Outcome::Forbidden(_) if !door.authenticates() => Outcome::Allowed,
+                expected => expected.clone(),
             };
             let outcome = through(door, row.call, row.token, row.times).await;
             if outcome != expected {
@@ -545,6 +605,8 @@ async fn a_templates_rate_limit_is_not_escaped_by_changing_a_variable() {
     for door in Door::ALL {
         let outcome = if door == Door::Stdio {
             stdio(&months).await
+        } else if door == Door::LegacySse {
+            legacy_sse(&months).await
         } else {
             let (addr, _stop) = serve_for(door).await;
             let id = open(door, addr, "read").await;
