@@ -841,48 +841,22 @@ impl mcp_runtime::Dispatch for Nothing {
 async fn a_session_record_names_its_owner_by_digest_only() {
     use sha2::Digest as _;
     let redis = Redis::start();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let metadata = mcp_runtime::auth::ResourceMetadata::new(
-        &format!("http://{addr}/mcp"),
-        vec!["https://as.example".into()],
+    let addr = serve_authorized(&redis, "owner", Alice).await;
+    let answer = exchange(
+        addr,
+        "POST",
+        "authorization: Bearer anything\r\n",
+        INITIALIZE,
     )
-    .unwrap();
-    let config = Config::builder()
-        .auth(Some(mcp_runtime::auth::Auth::new(metadata, Alice)))
-        .build();
-    let stores = connect(&redis.url(), "owner", &config).await.unwrap();
-    let server = mcp_runtime::McpServer::with_stores(Nothing, config, stores);
-    tokio::spawn(server.serve_listener(listener, std::future::pending()));
-    // initialize over raw HTTP/1.1.
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nauthorization: Bearer anything\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
-        .await
-        .unwrap();
-    let mut answer = String::new();
-    tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
-        .await
-        .unwrap();
-    let session = answer
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(str::to_owned)
-        })
-        .unwrap_or_else(|| panic!("no session: {answer}"));
+    .await;
+    let session = session_of(&answer);
     let mut connection = ::redis::Client::open(redis.url())
         .unwrap()
         .get_multiplexed_async_connection()
         .await
         .unwrap();
     let record: String = ::redis::cmd("HGET")
-        .arg(format!("owner:session:{}", session.trim()))
+        .arg(format!("owner:session:{session}"))
         .arg("record")
         .query_async(&mut connection)
         .await
@@ -933,6 +907,43 @@ async fn exchange(addr: std::net::SocketAddr, method: &str, headers: &str, body:
     answer
 }
 
+/// An `initialize` body.
+const INITIALIZE: &str = r#"{"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}},"jsonrpc":"2.0","id":1,"method":"initialize"}"#;
+
+/// The session id a raw HTTP answer names.
+fn session_of(answer: &str) -> String {
+    answer
+        .lines()
+        .find_map(|line| {
+            line.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(|id| id.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session: {answer}"))
+}
+
+/// A server on 127.0.0.1 sharing `redis` under `prefix`, authenticating with `authenticator`.
+async fn serve_authorized(
+    redis: &Redis,
+    prefix: &str,
+    authenticator: impl mcp_runtime::auth::Authenticator,
+) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let metadata = mcp_runtime::auth::ResourceMetadata::new(
+        &format!("http://{addr}/mcp"),
+        vec!["https://as.example".into()],
+    )
+    .unwrap();
+    let config = Config::builder()
+        .auth(Some(mcp_runtime::auth::Auth::new(metadata, authenticator)))
+        .build();
+    let stores = connect(&redis.url(), prefix, &config).await.unwrap();
+    let server = mcp_runtime::McpServer::with_stores(Nothing, config, stores);
+    tokio::spawn(server.serve_listener(listener, std::future::pending()));
+    addr
+}
+
 /// A DELETE is checked against the session's owner on whichever instance it lands, the one
 /// that holds the session or not: another principal's DELETE is a 404 and ends nothing.
 #[tokio::test]
@@ -940,32 +951,11 @@ async fn a_delete_by_another_principal_ends_nothing_on_any_instance() {
     let redis = Redis::start();
     let mut addrs = Vec::new();
     for _ in 0..2 {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let metadata = mcp_runtime::auth::ResourceMetadata::new(
-            &format!("http://{addr}/mcp"),
-            vec!["https://as.example".into()],
-        )
-        .unwrap();
-        let config = Config::builder()
-            .auth(Some(mcp_runtime::auth::Auth::new(metadata, ByToken)))
-            .build();
-        let stores = connect(&redis.url(), "delete", &config).await.unwrap();
-        let server = mcp_runtime::McpServer::with_stores(Nothing, config, stores);
-        tokio::spawn(server.serve_listener(listener, std::future::pending()));
-        addrs.push(addr);
+        addrs.push(serve_authorized(&redis, "delete", ByToken).await);
     }
     let (a, b) = (addrs[0], addrs[1]);
-    let body = r#"{"params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}},"jsonrpc":"2.0","id":1,"method":"initialize"}"#;
-    let answer = exchange(a, "POST", "authorization: Bearer alice\r\n", body).await;
-    let session = answer
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(|id| id.trim().to_owned())
-        })
-        .unwrap_or_else(|| panic!("no session: {answer}"));
+    let answer = exchange(a, "POST", "authorization: Bearer alice\r\n", INITIALIZE).await;
+    let session = session_of(&answer);
     let delete = |token: &str| {
         format!("authorization: Bearer {token}\r\nmcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n")
     };
@@ -980,22 +970,8 @@ async fn a_delete_by_another_principal_ends_nothing_on_any_instance() {
 
     // A record no instance can load (one a newer runtime wrote, say) has no owner to check:
     // nobody's DELETE ends it.
-    let answer = exchange(
-        a,
-        "POST",
-        "authorization: Bearer alice
-",
-        body,
-    )
-    .await;
-    let session = answer
-        .lines()
-        .find_map(|line| {
-            line.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id: ")
-                .map(|id| id.trim().to_owned())
-        })
-        .unwrap();
+    let answer = exchange(a, "POST", "authorization: Bearer alice\r\n", INITIALIZE).await;
+    let session = session_of(&answer);
     let mut connection = ::redis::Client::open(redis.url())
         .unwrap()
         .get_multiplexed_async_connection()

@@ -315,7 +315,12 @@ fn message_outcome(answer: &Value) -> Outcome {
 
 /// A server of `dispatch` on 127.0.0.1 until the sender is dropped.
 async fn serve<D: Dispatch>(dispatch: D) -> (SocketAddr, oneshot::Sender<()>) {
-    let server = McpServer::with_config(dispatch, config());
+    serve_with(dispatch, config()).await
+}
+
+/// A server of `dispatch` with `config` on 127.0.0.1 until the sender is dropped.
+async fn serve_with<D: Dispatch>(dispatch: D, config: Config) -> (SocketAddr, oneshot::Sender<()>) {
+    let server = McpServer::with_config(dispatch, config);
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
@@ -494,10 +499,7 @@ async fn legacy_sse(calls: &[Call]) -> Outcome {
     let wait = Duration::from_secs(10);
     let mut config = Config::default();
     config.endpoints.legacy_sse = true;
-    let server = McpServer::with_config(Server::new(Bank), config);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { server.serve_listener(listener, std::future::pending()).await });
+    let (addr, _stop) = serve_with(Server::new(Bank), config).await;
     let accept = [("accept", "text/event-stream")];
     let mut stream = support::sse::SseStream::open_at(addr, "/sse", "GET", &accept, "").await;
     let block = stream.next_block(wait).await.expect("the endpoint event");
@@ -638,14 +640,7 @@ async fn plain_names_with_escapes_are_not_served() {
 async fn unexposed_methods_are_served_only_when_asked() {
     let mut config = config();
     config.endpoints.jsonrpc_unexposed = true;
-    let server = McpServer::with_config(Server::new(Bank), config);
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
+    let (addr, _stop) = serve_with(Server::new(Bank), config).await;
     let keys = Call::Tool("admin_export_keys", &[]);
     let reply = post(
         addr,
@@ -689,33 +684,18 @@ async fn what_a_caller_sees_is_what_it_may_call() {
         text.contains("get_balance") && !text.contains("audit_log"),
         "{text}"
     );
-    let describe = post(
-        addr,
-        "/mcp",
-        &headers("read", &extra),
-        &call("describe_tool", r#"{"name":"audit_log"}"#),
-    )
-    .await;
-    assert_eq!(
-        message_outcome(&sse_or_json(&describe.text().await)),
-        Outcome::NotFound
-    );
-    let admin = session(addr, "admin", "2025-11-25").await;
-    let extra = [
-        ("mcp-session-id", admin.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
-    let describe = post(
-        addr,
-        "/mcp",
-        &headers("admin", &extra),
-        &call("describe_tool", r#"{"name":"audit_log"}"#),
-    )
-    .await;
-    assert_eq!(
-        message_outcome(&sse_or_json(&describe.text().await)),
-        Outcome::Allowed
-    );
+    // `audit_log` is described to a caller who may call it only.
+    for (token, expected) in [("read", Outcome::NotFound), ("admin", Outcome::Allowed)] {
+        let id = session(addr, token, "2025-11-25").await;
+        let extra = [
+            ("mcp-session-id", id.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let body = call("describe_tool", r#"{"name":"audit_log"}"#);
+        let describe = post(addr, "/mcp", &headers(token, &extra), &body).await;
+        let answer = sse_or_json(&describe.text().await);
+        assert_eq!(message_outcome(&answer), expected, "{token}");
+    }
 
     let discover = r#"{"params":[],"id":1,"method":"rpc.discover","jsonrpc":"2.0"}"#;
     let reply = post(addr, "/jsonrpc", &headers("read", &[]), discover).await;
@@ -749,17 +729,8 @@ async fn audit_records_name_the_target_and_redact_it_on_every_door() {
         .to_file(Some(mcp_runtime::audit::AuditFile::open(&path).unwrap()));
     let mut config = config();
     config.audit = Some(audit);
-    let server = McpServer::with_config(
-        ToolCatalog::new(Server::new(Bank), ToolMode::Catalog),
-        config,
-    );
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
+    let catalog = ToolCatalog::new(Server::new(Bank), ToolMode::Catalog);
+    let (addr, _stop) = serve_with(catalog, config).await;
 
     let transfer = Call::Tool("transfer", &[("to", "\"bob\""), ("amount", "77777")]);
     let id = session(addr, "large", "2025-11-25").await;

@@ -140,11 +140,7 @@ impl fmt::Display for UpstreamError {
                 retry_after,
                 excerpt,
             } => {
-                let reason = http::StatusCode::from_u16(*status)
-                    .ok()
-                    .and_then(|s| s.canonical_reason())
-                    .map(|r| format!(" {r}"))
-                    .unwrap_or_default();
+                let reason = status_reason(*status);
                 write!(f, "upstream {url} answered HTTP {status}{reason}")?;
                 if let Some(after) = retry_after {
                     write!(f, " (Retry-After: {after})")?;
@@ -240,6 +236,16 @@ impl From<UpstreamError> for Error {
     }
 }
 
+/// ` Not Found` for 404: the status's reason phrase after a space, or nothing for a status
+/// without one.
+fn status_reason(status: u16) -> String {
+    http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .map(|r| format!(" {r}"))
+        .unwrap_or_default()
+}
+
 impl UpstreamError {
     /// What a client is told of a failure other than the upstream's own JSON-RPC error: its
     /// kind, and what a caller can act on (a timeout's length, a status and its
@@ -254,11 +260,7 @@ impl UpstreamError {
                 retry_after,
                 ..
             } => {
-                let reason = http::StatusCode::from_u16(*status)
-                    .ok()
-                    .and_then(|s| s.canonical_reason())
-                    .map(|r| format!(" {r}"))
-                    .unwrap_or_default();
+                let reason = status_reason(*status);
                 match retry_after {
                     Some(after) => {
                         format!("it answered HTTP {status}{reason} (Retry-After: {after})")
