@@ -217,7 +217,7 @@ pub fn authorization_decision(text: &str, announced: Option<&str>) -> Option<Dec
 }
 
 /// [`Decision`] for one message to a server in the catalog mode (`tool_catalog`), read as the
-/// HTTP transport reads it: what the policy decides on (`policy::Target::of_request`: a
+/// HTTP transport reads it: what the policy decides on (`Request::target`: a
 /// `call_tool` as the tool its arguments name) and what the catalog runs (the tool it calls,
 /// read from the members the engine passes it); `runs` is `None` when nothing runs (the
 /// request or the catalog's arguments refused). `None` when the text is not a request.
@@ -229,7 +229,8 @@ pub fn catalog_decision(text: &str, announced: Option<&str>) -> Option<Decision>
     let Ok(Incoming::Request(request)) = incoming::read(text, announced) else {
         return None;
     };
-    let authorized = crate::policy::Target::of_request(&CONTRACT, &request)
+    let authorized = request
+        .target(&CONTRACT)
         .map(|target| (target.method.to_string(), target.key.into_owned()));
     let method = Method::of(request.method);
     let runs = match crate::engine::OwnedParams::keep(method, request.params) {

@@ -5,8 +5,9 @@
 //! resource key, and the named arguments of what will run. Every door makes its target here:
 //!
 //! - `/mcp` (both eras, batches), the 2024-11-05 transport and stdio: the call as sent
-//!   ([`Target::of_request`]), but a catalog's `call_tool` ([`crate::tool_catalog`]) is the
-//!   tool its arguments name, with that tool's arguments;
+//!   (`engine::incoming::Request::target`, through [`Target::of_call`]), but a catalog's
+//!   `call_tool` ([`crate::tool_catalog`]) is the tool its arguments name, with that tool's
+//!   arguments;
 //! - the plain JSON-RPC endpoint: the contract method's MCP face ([`Target::of_plain`],
 //!   [`crate::Contract::face`]), its params named when sent by position; a method without a
 //!   face is not served unless the operator opted in
@@ -21,7 +22,6 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 use crate::dispatch::{Contract, Face};
-use crate::engine::incoming::Request;
 
 /// What [`Contract::required_scopes`] and [`Contract::rate_limit`] are asked for a method of
 /// the plain JSON-RPC endpoint without an MCP face (the key is the method's name).
@@ -46,18 +46,6 @@ pub(crate) struct Target<'a> {
 pub(crate) struct NotServed;
 
 impl<'a> Target<'a> {
-    /// The target of an MCP request: `None` for a request that is not a call (and for a call
-    /// whose params did not read, which the engine refuses with `-32602`).
-    pub fn of_request(contract: &Contract, request: &'a Request<'_>) -> Option<Self> {
-        let (method, key, arguments) = request.call()?;
-        Some(Self::of_call(
-            contract,
-            method,
-            Cow::Borrowed(key),
-            arguments,
-        ))
-    }
-
     /// The target of the call `method` of `key` with `arguments`: a catalog's `call_tool` is
     /// the tool its arguments name (when they read; otherwise the catalog refuses the call
     /// itself, and the target stays `call_tool`).

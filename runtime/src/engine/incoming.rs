@@ -20,6 +20,7 @@ use super::fixed_name::FixedName;
 use super::method::Method;
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, PARSE_ERROR};
 use crate::params::{self, RequestParams};
+use crate::policy::Target;
 use crate::session::ClientAnswer;
 
 /// One incoming JSON-RPC message, borrowed from its bytes.
@@ -50,7 +51,7 @@ impl<'a> Request<'a> {
     /// (`tools/call`, `prompts/get`, `resources/read`), the tool or prompt name or the
     /// resource URI, and its `arguments`. `None` for other methods, and for a call whose
     /// params did not read as members, which the engine refuses with `-32602` before anything
-    /// runs. The policy's view of a call starts here (`crate::policy::Target::of_request`).
+    /// runs. The policy's view of a call starts here ([`Request::target`]).
     pub fn call(&self) -> Option<(&'static str, &str, Option<&'a RawValue>)> {
         let Params::Members(members) = &self.params else {
             return None;
@@ -62,6 +63,19 @@ impl<'a> Request<'a> {
             _ => return None,
         };
         Some((method, key, members.arguments))
+    }
+
+    /// The target the policy decides this call on ([`Target`]): `None` for a request that is
+    /// not a call (and for a call whose params did not read, which the engine refuses with
+    /// `-32602`).
+    pub fn target(&self, contract: &crate::dispatch::Contract) -> Option<Target<'_>> {
+        let (method, key, arguments) = self.call()?;
+        Some(Target::of_call(
+            contract,
+            method,
+            std::borrow::Cow::Borrowed(key),
+            arguments,
+        ))
     }
 }
 

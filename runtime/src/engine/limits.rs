@@ -76,8 +76,12 @@ impl<D: Dispatch> Engine<D> {
         principal: Option<&Principal>,
         request: &Request<'a>,
     ) -> Option<RateRefusal<'a>> {
-        let target = Target::of_request(self.dispatch.contract(), request)?;
-        let limited = limiter.check(&self.dispatch, caller, &target).err()?;
+        let contract = self.dispatch.contract();
+        let target = request.target(contract)?;
+        let bucket = target.limit_key(contract);
+        let limited = limiter
+            .check(&self.dispatch, caller, counted(&target, &bucket))
+            .err()?;
         self.audit_refusal(principal, &target, &limited.error());
         Some(RateRefusal {
             limited,
@@ -150,7 +154,10 @@ impl<D: Dispatch> Engine<D> {
                 _ => return None,
             };
             let target = self.plain_target(method, params)?;
-            let limited = limiter.check(&self.dispatch, caller, &target).err()?;
+            let bucket = target.limit_key(self.dispatch.contract());
+            let limited = limiter
+                .check(&self.dispatch, caller, counted(&target, &bucket))
+                .err()?;
             self.audit_refusal(principal, &target, &limited.error());
             Some(RateRefusal { limited, id })
         };
@@ -204,12 +211,10 @@ impl<D: Dispatch> Engine<D> {
             // What the call is, read before the await (the parsed message is not kept).
             let (id, target) = match door {
                 Door::Mcp => match incoming::read(message, None) {
-                    Ok(Incoming::Request(request)) => {
-                        match Target::of_request(contract, &request) {
-                            Some(target) => (Some(request.id), target.into_owned()),
-                            None => continue,
-                        }
-                    }
+                    Ok(Incoming::Request(request)) => match request.target(contract) {
+                        Some(target) => (Some(request.id), target.into_owned()),
+                        None => continue,
+                    },
                     _ => continue,
                 },
                 Door::Plain => {
@@ -226,7 +231,9 @@ impl<D: Dispatch> Engine<D> {
                     }
                 }
             };
-            if let Err(limited) = limiter.take_shared(&self.dispatch, caller, &target).await {
+            let bucket = target.limit_key(contract).into_owned();
+            let call = counted(&target, &bucket);
+            if let Err(limited) = limiter.take_shared(&self.dispatch, caller, call).await {
                 self.audit_refusal(principal, &target, &limited.error());
                 return Some(RateRefusal { limited, id });
             }
@@ -241,5 +248,14 @@ impl<D: Dispatch> Engine<D> {
         if let Some(audit) = &self.config.audit {
             crate::audit::refused(audit, principal, target.method, &target.key, error.code);
         }
+    }
+}
+
+/// `target` as the rate limits count it, in `bucket` ([`Target::limit_key`]).
+fn counted<'a>(target: &'a Target<'_>, bucket: &'a str) -> crate::rate_limit::Call<'a> {
+    crate::rate_limit::Call {
+        method: target.method,
+        key: &target.key,
+        bucket,
     }
 }

@@ -52,7 +52,7 @@ pub(super) async fn authenticate(
 /// `request` (`x-mcp` `scopes`: [`crate::Contract::required_scopes`]) or the step-up policy
 /// asks of it; `None` when it may go on.
 ///
-/// The call is decided on the target that runs ([`Target::of_request`]): the tool, prompt or
+/// The call is decided on the target that runs ([`Request::target`]): the tool, prompt or
 /// resource the engine will run, read from the members the engine reads whatever their order,
 /// and for a catalog's `call_tool` the tool its arguments name.
 #[cold]
@@ -63,7 +63,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
     request: &Request<'_>,
 ) -> Option<Response<Body>> {
     let contract = dispatch.contract();
-    if let Some(target) = Target::of_request(contract, request) {
+    if let Some(target) = request.target(contract) {
         return target_refusal(contract, auth, principal, &target, Some(request.id));
     }
     let (method, key) = indirect_target(request)?;
@@ -74,7 +74,7 @@ pub(super) fn scope_refusal<D: Dispatch>(
 /// 403 when `principal` lacks a scope `target` needs: the contract's, and the step-up
 /// policy's for it and its named arguments.
 fn target_refusal(
-    contract: &crate::Contract,
+    contract: &crate::dispatch::Contract,
     auth: &Auth,
     principal: &Principal,
     target: &Target<'_>,

@@ -35,7 +35,6 @@ use std::time::Instant;
 use crate::auth::Principal;
 use crate::dispatch::Dispatch;
 use crate::jsonrpc::RpcError;
-use crate::policy::Target;
 use settings::SHARDS;
 
 pub(crate) mod settings;
@@ -127,6 +126,19 @@ impl Caller<'_> {
             Caller::Local => 2u8.hash(hasher),
         }
     }
+}
+
+/// A call as the limits count it (what the policy decided it is: `crate::policy::Target`,
+/// whichever door it came through).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Call<'a> {
+    /// `tools/call`, `prompts/get`, `resources/read`, or `jsonrpc` for a plain method.
+    pub method: &'a str,
+    /// The tool or prompt name, the resource URI, or the plain method's name: what the
+    /// contract's limit and `--tool-rate-limit` name.
+    pub key: &'a str,
+    /// The key of its bucket: a resource's template, else `key`.
+    pub bucket: &'a str,
 }
 
 /// A call over a limit.
@@ -270,13 +282,12 @@ impl Limiter {
         &self,
         dispatch: &dyn Dispatch,
         caller: Caller<'_>,
-        target: &Target<'_>,
+        call: Call<'_>,
     ) -> Result<(), Limited> {
         let Some(shared) = &self.shared else {
-            return self.check(dispatch, caller, target);
+            return self.check(dispatch, caller, call);
         };
-        let contract = dispatch.contract();
-        let tool_rate = self.tool_rate(contract, target);
+        let tool_rate = self.tool_rate(dispatch.contract(), call);
         let mut buckets = Vec::with_capacity(2);
         let digest = shared::caller_digest(caller);
         if let Some(rate) = self.limits.per_caller {
@@ -289,10 +300,7 @@ impl Limiter {
         if let Some(rate) = tool_rate {
             buckets.push(shared::SharedBucket {
                 caller: digest,
-                target: Some(shared::target_digest(
-                    target.method,
-                    &target.limit_key(contract),
-                )),
+                target: Some(shared::target_digest(call.method, call.bucket)),
                 rate,
             });
         }
@@ -312,21 +320,18 @@ impl Limiter {
         };
         let now = self.started.elapsed().as_millis() as u64;
         shared.fell_back(now, &why);
-        self.check(dispatch, caller, target)
+        self.check(dispatch, caller, call)
     }
 
-    /// Takes the tokens of a call of `target` ([`crate::policy::Target`], whichever door it
-    /// came through: a plain JSON-RPC call is counted in the buckets of its MCP face) by
-    /// `caller`: the caller's, then the target's (the caller's given back when the target's
-    /// refuses).
+    /// Takes the tokens of `call` by `caller`: the caller's, then the call's bucket's (the
+    /// caller's given back when the call's refuses).
     pub fn check(
         &self,
         dispatch: &dyn Dispatch,
         caller: Caller<'_>,
-        target: &Target<'_>,
+        call: Call<'_>,
     ) -> Result<(), Limited> {
-        let contract = dispatch.contract();
-        let tool_rate = self.tool_rate(contract, target);
+        let tool_rate = self.tool_rate(dispatch.contract(), call);
         let now = self.started.elapsed().as_millis() as u64;
         if let Some(rate) = self.limits.per_caller {
             self.take(self.caller_key(caller), rate, now)?;
@@ -334,8 +339,8 @@ impl Limiter {
         if let Some(rate) = tool_rate {
             let key = self.key(|h| {
                 caller.hash_into(h);
-                target.method.hash(h);
-                target.limit_key(contract).hash(h);
+                call.method.hash(h);
+                call.bucket.hash(h);
             });
             if let Err(limited) = self.take(key, rate, now) {
                 // The caller's token goes back: the call did not happen.
@@ -349,15 +354,15 @@ impl Limiter {
     }
 
     /// The rate of `target`'s bucket under `method`: the flag's, else the contract's.
-    fn tool_rate(&self, contract: &crate::Contract, target: &Target<'_>) -> Option<Rate> {
+    fn tool_rate(&self, contract: &crate::dispatch::Contract, call: Call<'_>) -> Option<Rate> {
         self.limits
             .per_tool
             .iter()
-            .find(|(name, _)| *name == target.key)
+            .find(|(name, _)| name == call.key)
             .map(|(_, rate)| *rate)
             .or_else(|| {
                 self.contract
-                    .then(|| contract.rate_limit(target.method, &target.key))
+                    .then(|| contract.rate_limit(call.method, call.key))
                     .flatten()
             })
     }

@@ -47,8 +47,16 @@ fn check(
 ) -> Result<(), Limited> {
     match call(text) {
         crate::engine::incoming::Incoming::Request(request) => {
-            match Target::of_request(dispatch.contract(), &request) {
-                Some(target) => limiter.check(dispatch, caller, &target),
+            match request.target(dispatch.contract()) {
+                Some(target) => {
+                    let bucket = target.limit_key(dispatch.contract());
+                    let call = Call {
+                        method: target.method,
+                        key: &target.key,
+                        bucket: &bucket,
+                    };
+                    limiter.check(dispatch, caller, call)
+                }
                 None => Ok(()),
             }
         }
