@@ -109,12 +109,14 @@ impl<'a> Target<'a> {
         contract.required_scopes(self.method, &self.key)
     }
 
-    /// The key of the call's own rate-limit bucket: a resource read is counted by the
-    /// template its URI matches (a template's limit is the template's, whatever the
-    /// variables), anything else by its key.
+    /// The key of the call's own rate-limit bucket: a read of a URI that is no resource of its
+    /// own is counted by the template it matches (a template's limit is the template's,
+    /// whatever the variables), anything else by its key.
     pub fn limit_key(&self, contract: &Contract) -> Cow<'_, str> {
-        if self.method == "resources/read" {
-            let templates = contract.catalog().resource_templates;
+        let catalog = contract.catalog();
+        // A resource of its own is read as itself, before any template (as the engine reads it).
+        if self.method == "resources/read" && !catalog.resources.iter().any(|r| r.key == self.key) {
+            let templates = catalog.resource_templates;
             if let Some(template) = templates.iter().find(|t| {
                 t.key == self.key || crate::uri_template::match_uri(t.key, &self.key).is_some()
             }) {
