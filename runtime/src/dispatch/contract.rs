@@ -253,9 +253,12 @@ impl Contract {
     }
 
     /// The scopes a principal needs for `method` (`tools/call`, `prompts/get`,
-    /// `resources/read`) on `key` (the tool or prompt name, the resource URI), or for the
-    /// contract method `key` on the plain JSON-RPC endpoint (`method` is `"jsonrpc"`): the
-    /// contract's `x-mcp` `scopes` (or its `info["x-mcp"]` default for methods with `x-mcp`).
+    /// `resources/read`) on `key` (the tool or prompt name, the resource URI): the contract's
+    /// `x-mcp` `scopes` (or its `info["x-mcp"]` default for methods with `x-mcp`). A call of
+    /// the plain JSON-RPC endpoint is asked as its method's [face](Self::face); a method
+    /// without one (served only with `--jsonrpc-unexposed`, or by a contract that names no
+    /// faces) under `"jsonrpc"` and its name, which generated contracts answer with the
+    /// document's default.
     /// Checked at the HTTP edge when [`crate::Config::auth`] is set (403 `insufficient_scope`
     /// when one is missing).
     pub fn required_scopes(&self, method: &str, key: &str) -> &'static [&'static str] {
@@ -276,9 +279,11 @@ impl Contract {
         self.scopes_supported
     }
 
-    /// The contract's rate limit of `key` (a tool or prompt name, a resource URI) under
-    /// `method` (`tools/call`, `prompts/get`, `resources/read`, or `"jsonrpc"` and a method's
-    /// name): its `x-mcp` `rateLimit`, a bucket per caller ([`crate::rate_limit`]).
+    /// The contract's rate limit of `key` (a tool or prompt name, a resource URI, or a
+    /// resource template) under `method` (`tools/call`, `prompts/get`, `resources/read`; a
+    /// plain JSON-RPC call is asked as its method's [face](Self::face)): its `x-mcp`
+    /// `rateLimit`, a bucket per caller ([`crate::rate_limit`]; one per template for the reads
+    /// of its URIs).
     pub fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
         (self.rate_limit)(method, key)
     }
