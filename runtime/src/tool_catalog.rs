@@ -16,7 +16,7 @@
 //! Prompts, resources and everything else are the wrapped server's. [`ToolMode::Tools`] (the
 //! default) publishes the contract's tools as they are: the wrapper then only passes calls on.
 //!
-//! The policy decides a `call_tool` on the tool it names ([`crate::policy::Target`]): that
+//! The policy decides a `call_tool` on the tool it names (`policy::Target`): that
 //! tool's scopes and step-up, its rate limit (the same bucket as a direct call's) and its
 //! audit record, on every door. `search_tools` and `describe_tool` never show a tool that
 //! `tools/list` would hide from the caller (`hideUnauthorized`), and need what any tool call

@@ -2,7 +2,7 @@
 //! instance is a replay on all of them (RFC 9449 §11.1).
 //!
 //! Each instance keeps its own replay memory (`jwt::dpop`); with a shared one set
-//! ([`crate::stores::redis::connect`] sets Redis's), a proof this instance has not seen is
+//! (`stores::redis::connect` sets Redis's), a proof this instance has not seen is
 //! also recorded there before it is accepted, and refused when another instance recorded it
 //! first. When the shared memory does not answer, the instance's own memory decides alone
 //! (logged): DPoP clients are not locked out while Redis is away.
