@@ -55,7 +55,9 @@ def main(binary):
                                "127.0.0.1", "--directory", os.path.join(work, "www")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     procs.append(subprocess.Popen([binary, "--addr", f"127.0.0.1:{server_port}", "--public-url",
-                                   resource, "--auth-issuer", issuer, "--auth-scopes", "mcp", "--jsonrpc", "/jsonrpc"]))
+                                   resource, "--auth-issuer", issuer, "--auth-scopes", "mcp", "--jsonrpc", "/jsonrpc",
+                                   # `subtract` has no x-mcp: served on /jsonrpc only when asked.
+                                   "--jsonrpc-unexposed"]))
     passed = failed = 0
 
     def check(name, ok, detail=""):
@@ -140,7 +142,8 @@ def main(binary):
                    b'"method":"tools\\/call","jsonrpc":"2.0"}')
         status, _, body = post(escaped, token(resource), session)
         check("403 for the tool named with escapes", status == 403, (status, body))
-        # A method served only on the plain JSON-RPC endpoint takes the document's default.
+        # A method served only on the plain JSON-RPC endpoint (--jsonrpc-unexposed) takes the
+        # document's default scopes.
         plain = f"http://127.0.0.1:{server_port}/jsonrpc"
         subtract = {"jsonrpc": "2.0", "id": 7, "method": "subtract", "params": [5, 3]}
         status, _, body = post(subtract, token(resource, "mcp"), url=plain)
