@@ -393,11 +393,7 @@ async fn a_session_created_on_one_instance_is_served_by_the_others() {
         "unknown ids are not found"
     );
     // The record's time to live is the idle timeout.
-    let mut redis_connection = ::redis::Client::open(redis.url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+    let mut redis_connection = connection_to(&redis).await;
     let ttl: i64 = ::redis::cmd("PTTL")
         .arg(format!("s1:session:{id}"))
         .query_async(&mut redis_connection)
@@ -850,11 +846,7 @@ async fn a_session_record_names_its_owner_by_digest_only() {
     )
     .await;
     let session = session_of(&answer);
-    let mut connection = ::redis::Client::open(redis.url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+    let mut connection = connection_to(&redis).await;
     let record: String = ::redis::cmd("HGET")
         .arg(format!("owner:session:{session}"))
         .arg("record")
@@ -905,6 +897,15 @@ async fn exchange(addr: std::net::SocketAddr, method: &str, headers: &str, body:
         .await
         .unwrap();
     answer
+}
+
+/// A connection of the test's own to `redis` (to read or change what the servers wrote).
+async fn connection_to(redis: &Redis) -> ::redis::aio::MultiplexedConnection {
+    ::redis::Client::open(redis.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
 }
 
 /// An `initialize` body.
@@ -972,11 +973,7 @@ async fn a_delete_by_another_principal_ends_nothing_on_any_instance() {
     // nobody's DELETE ends it.
     let answer = exchange(a, "POST", "authorization: Bearer alice\r\n", INITIALIZE).await;
     let session = session_of(&answer);
-    let mut connection = ::redis::Client::open(redis.url())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+    let mut connection = connection_to(&redis).await;
     let key = format!("delete:session:{session}");
     let () = ::redis::cmd("HSET")
         .arg(&key)
