@@ -8,7 +8,7 @@ use bench_server::Echo;
 use bytes::Bytes;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::dispatch::{decode_arguments, Dispatch, ToolOutcome};
+use mcp_runtime::dispatch::{decode_arguments, Answer, Call, CallKind, Dispatch};
 use mcp_runtime::jsonrpc::success_response;
 use mcp_runtime::mcp::ToolResult;
 use mcp_runtime::stdio::block_on;
@@ -30,9 +30,13 @@ fn hot_path(c: &mut Criterion) {
     let server = Server::new(Echo);
     g.bench_function("dispatch_tools_call", |b| {
         b.iter(|| {
-            let future = server
-                .call_tool("echo", Some(black_box(&args)), RequestContext::new(V))
-                .unwrap();
+            let call = Call::new(
+                CallKind::Tool,
+                "echo",
+                Some(black_box(&args)),
+                RequestContext::new(V),
+            );
+            let future = server.call(call).unwrap();
             black_box(block_on(future))
         })
     });
@@ -40,7 +44,7 @@ fn hot_path(c: &mut Criterion) {
     let id: Box<RawValue> = RawValue::from_string("42".to_string()).unwrap();
     g.bench_function("result_encode", |b| {
         b.iter(|| {
-            let outcome = ToolOutcome::Content(ToolResult::text(black_box("hello")));
+            let outcome = Answer::Content(ToolResult::text(black_box("hello")));
             let result = outcome.into_call_tool_result(V).unwrap();
             black_box(success_response(&id, result.get()))
         })

@@ -1,8 +1,12 @@
 //! The contract between generated code and the transports.
 //!
-//! A generated crate implements [`Dispatch`] for its `Server<H>`: it decodes params straight from
-//! the request bytes into the generated params type, calls the user's handler and encodes the
-//! result once. The transports only route method names and bytes to it.
+//! A generated crate implements [`Dispatch`] for its `Server<H>`: every call that can reach a
+//! handler is one [`Call`] given to [`Dispatch::call`], whose one `match` on its kind and name
+//! decodes the arguments straight from the request bytes into the generated params type, calls
+//! the user's handler and encodes the result once, as an [`Answer`]. The transports only route
+//! calls to it, through the engine's one seam (whatever the door: `/mcp`, the plain JSON-RPC
+//! endpoint, stdio, the tool catalog's inner call), so a wrapper (middleware, the catalog,
+//! audit records) is written once.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -16,8 +20,10 @@ use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
 pub use crate::future::BoxFuture;
+pub use call::{Answer, Call, CallKind};
 pub use contract::{Contract, Face, FaceOf, RateOf, ScopesOf};
 
+mod call;
 mod contract;
 
 /// How a method accepts its params (OpenRPC `paramStructure`).
@@ -33,60 +39,26 @@ pub enum ParamStructure {
 
 /// Implemented by generated code: routes a call to the user's handler.
 ///
-/// Each method returns `None` when the name is unknown, so the caller picks the error the
-/// protocol revision requires.
+/// Every call that can reach a handler, whatever the door, is one [`Call`] given to
+/// [`call`](Self::call), so that a wrapper (middleware, the tool catalog, audit records) is
+/// written once: it routes the call to its inner dispatch and wraps the future.
 pub trait Dispatch: Send + Sync + 'static {
     /// What the server publishes and enforces: its catalog, OpenRPC document, skills, scopes,
     /// rate limits and server card ([`Contract`]). Generated servers return a `static`; a
     /// wrapper that changes nothing of it (middleware) returns its inner dispatch's.
     fn contract(&self) -> &'static Contract;
 
-    /// Calls the contract's JSON-RPC method `method` (any method, with or without `x-mcp`)
-    /// with its raw `params`. MCP never reaches it: `/mcp` and stdio answer -32601 for a
-    /// method that is not an MCP method. It serves plain JSON-RPC edges and tests.
+    /// Routes `call` to its handler: the future of its [`Answer`], or `None` when the name
+    /// is unknown (no such tool, prompt, resource or method), so that the caller picks the
+    /// error the protocol revision requires.
     ///
-    /// This and the three methods after it default to `None` (no such method, tool, prompt or
-    /// resource), so that a hand-written dispatch implements only what it serves; generated
-    /// servers implement all four.
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        params: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let _ = (method, params, ctx);
-        None
-    }
-
-    /// Calls the tool `name` with its raw `arguments` object.
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let _ = (name, arguments, ctx);
-        None
-    }
-
-    /// Renders the prompt `name` with its raw `arguments` object.
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let _ = (name, arguments, ctx);
-        None
-    }
-
-    /// Reads the resource at `uri` (a static resource, or one matching a template).
-    fn read_resource<'a>(
-        &'a self,
-        uri: &'a str,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let _ = (uri, ctx);
+    /// A [`CallKind::Method`] call is a contract method (any, with or without `x-mcp`) called
+    /// on the plain JSON-RPC endpoint with its raw `params`; MCP never sends one.
+    ///
+    /// The default knows no call: a dispatch that only publishes (lists, documents) needs
+    /// nothing more than [`contract`](Self::contract).
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        let _ = call;
         None
     }
 
@@ -104,20 +76,6 @@ pub trait Dispatch: Send + Sync + 'static {
         let _ = (kind, reference, argument, request, ctx);
         None
     }
-}
-
-/// What a tool call produced, before it is shaped for a protocol revision.
-#[derive(Debug)]
-pub enum ToolOutcome {
-    /// The handler's result, serialized once.
-    Success(Box<RawValue>),
-    /// The handler failed: a result with `isError: true`.
-    Failed(Error),
-    /// A result the handler built itself (`x-mcp.output: "mcp"`).
-    Content(crate::mcp::ToolResult),
-    /// The arguments did not decode into the tool's params: a JSON-RPC `-32602` before
-    /// 2025-11-25, an `isError` result from 2025-11-25 on.
-    InvalidArguments(String),
 }
 
 /// Decodes JSON-RPC `params` into `T`, honouring `structure`. Absent params decode as an
@@ -220,96 +178,31 @@ pub fn encode_result<T: Serialize>(result: &T) -> Result<Box<RawValue>, RpcError
         .map_err(|e| RpcError::internal(format!("Internal error: result did not serialize: {e}")))
 }
 
-impl ToolOutcome {
-    /// Wraps a handler's return value.
-    pub fn from_result<T: Serialize>(result: Result<T, Error>) -> Self {
-        match result {
-            Ok(value) => match serde_json::value::to_raw_value(&value) {
-                Ok(raw) => ToolOutcome::Success(raw),
-                Err(e) => ToolOutcome::Failed(Error::new(format!("result did not serialize: {e}"))),
-            },
-            Err(error) => ToolOutcome::Failed(error),
+/// The `CallToolResult` of a result the handler built itself, shaped for `version`.
+fn content_result(
+    result: &crate::mcp::ToolResult,
+    version: ProtocolVersion,
+) -> Result<JsonText, RpcError> {
+    let structured = result
+        .structured_content
+        .as_ref()
+        .filter(|s| match version {
+            ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
+            ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => s.is_object(),
+            ProtocolVersion::V2026_07_28 => true,
+        });
+    if structured.is_none() {
+        if let Some(json) = text_only_result(&result.content, result.is_error) {
+            return Ok(JsonText::trusted(json));
         }
     }
-
-    /// Wraps a handler's own MCP result; an `Err` is an `isError` result.
-    pub fn from_mcp(result: Result<crate::mcp::ToolResult, Error>) -> Self {
-        match result {
-            Ok(result) => ToolOutcome::Content(result),
-            Err(error) => ToolOutcome::Failed(error),
-        }
-    }
-
-    /// The `CallToolResult` for `version`, or the JSON-RPC error that revision requires.
-    ///
-    /// The result travels as `structuredContent` (an object before 2026-07-28, any value from
-    /// then on) and as a text block for clients that only read content: the string itself for
-    /// a string result, its JSON otherwise.
-    pub fn into_call_tool_result(self, version: ProtocolVersion) -> Result<JsonText, RpcError> {
-        let json = match self {
-            ToolOutcome::Success(raw) => {
-                let text = raw.get();
-                let structured = match version {
-                    ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
-                    ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
-                        text.starts_with('{')
-                    }
-                    ProtocolVersion::V2026_07_28 => true,
-                };
-                let mut out = String::with_capacity(2 * text.len() + 64 + RESPONSE_HEADROOM);
-                out.push_str(r#"{"content":["#);
-                push_text_block_of(&mut out, text);
-                out.push(']');
-                if structured {
-                    out.push_str(r#","structuredContent":"#);
-                    out.push_str(text);
-                }
-                out.push('}');
-                out
-            }
-            ToolOutcome::Content(result) if version == ProtocolVersion::V2024_11_05 => {
-                // Cold: only 2024-11-05 sessions take this branch.
-                return ToolOutcome::Content(crate::legacy_shapes::tool_result(result))
-                    .into_call_tool_result(ProtocolVersion::V2025_03_26);
-            }
-            ToolOutcome::Content(result) => {
-                let structured = result
-                    .structured_content
-                    .as_ref()
-                    .filter(|s| match version {
-                        ProtocolVersion::V2024_11_05 | ProtocolVersion::V2025_03_26 => false,
-                        ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 => {
-                            s.is_object()
-                        }
-                        ProtocolVersion::V2026_07_28 => true,
-                    });
-                if structured.is_none() {
-                    if let Some(json) = text_only_result(&result.content, result.is_error) {
-                        return Ok(JsonText::trusted(json));
-                    }
-                }
-                // Serialized straight from the blocks, without a `Value` tree in between.
-                return JsonText::of(&CallToolResultOut {
-                    content: &result.content,
-                    structured_content: structured,
-                    is_error: result.is_error.then_some(true),
-                })
-                .map_err(|e| RpcError::internal(format!("Internal error: {e}")));
-            }
-            ToolOutcome::Failed(error) if error.is_protocol() => {
-                return Err(error.into_mcp_error());
-            }
-            ToolOutcome::Failed(error) => failed_result(&error, version),
-            ToolOutcome::InvalidArguments(message) => {
-                let message = format!("Invalid arguments: {message}");
-                if version < ProtocolVersion::V2025_11_25 {
-                    return Err(RpcError::invalid_params(message));
-                }
-                error_result(&message)
-            }
-        };
-        Ok(JsonText::trusted(json))
-    }
+    // Serialized straight from the blocks, without a `Value` tree in between.
+    JsonText::of(&CallToolResultOut {
+        content: &result.content,
+        structured_content: structured,
+        is_error: result.is_error.then_some(true),
+    })
+    .map_err(|e| RpcError::internal(format!("Internal error: {e}")))
 }
 
 /// The `isError` result of a handler's [`Error`]: [`error_result`] of its tool text, with its

@@ -15,7 +15,7 @@
 //!     server: &'a Server<H>,
 //!     params: Params<'a>,
 //!     ctx: RequestContext,
-//! ) -> ReplyFuture<'a> {
+//! ) -> AnswerFuture<'a> {
 //!     then_reply(method_params(params, ParamStructure::Either), move |params| async move {
 //!         reply(server.handler.add(&ctx, params).await, Encoded)
 //!     })
@@ -30,7 +30,7 @@
 //! fn decode_method(params: Params<'_>) -> Result<types::AddParams, RpcError> {
 //!     method_params(params, ParamStructure::Either)
 //! }
-//! fn encode_method(result: Result<types::AddResult, Error>) -> Reply {
+//! fn encode_method(result: Result<types::AddResult, Error>) -> Answer {
 //!     reply(result, Encoded)
 //! }
 //! // call_method: then_reply(decode_method(params), .. encode_method(..) ..)
@@ -57,7 +57,7 @@
 //!   every method would share (and that a change to any method's types would compile again).
 //! - The `async` block is the generated code's own (a future's code goes where its block is
 //!   written), and so is the result's wrapper, [`encoded!`]'s `Encoded`: the generic encoders
-//!   (`encode_result`, `ToolOutcome::from_result`, ...) are instantiated with it, a type whose
+//!   (`encode_result`, `Answer::json`, ...) are instantiated with it, a type whose
 //!   name stays the same when the result's schema changes, so their shared code is not
 //!   compiled again then. A result of built-in type (`i64`, `String`) needs none: [`as_is`],
 //!   inline in the shim.
@@ -68,12 +68,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use crate::dispatch::encode_result;
+pub use crate::dispatch::{Answer, Call, CallKind};
 pub use crate::skills::Skill;
 pub use crate::uri_template::match_uri;
 pub use crate::validate::Validate;
 pub use crate::{
     BoxFuture, Catalog, CompletionKind, CompletionRequest, Contract, Dispatch, Error,
-    ParamStructure, RequestContext, RpcError, ToolOutcome,
+    ParamStructure, RequestContext, RpcError,
 };
 pub use serde_json::value::RawValue;
 pub use std::future::Future;
@@ -81,14 +82,8 @@ pub use std::future::Future;
 /// A method's `params`, or a call's `arguments`, as they came (absent: `None`).
 pub type Params<'a> = Option<&'a RawValue>;
 
-/// A method's encoded result, or the JSON-RPC error to answer.
-pub type Reply = Result<Box<RawValue>, RpcError>;
-
-/// The future of a plain method, a prompt or a resource read.
-pub type ReplyFuture<'a> = BoxFuture<'a, Reply>;
-
-/// The future of a tool call.
-pub type ToolFuture<'a> = BoxFuture<'a, ToolOutcome>;
+/// The future of a call's [`Answer`].
+pub type AnswerFuture<'a> = BoxFuture<'a, Answer>;
 
 /// A resource template's variables, as [`match_uri`] found them in the URI.
 pub type UriVars = Vec<(&'static str, String)>;
@@ -207,26 +202,26 @@ pub fn valid_template_vars<P: DeserializeOwned + Validate>(
 /// [module docs](crate::generated_support)): `call`'s future on the params `decoded` holds,
 /// boxed, or its error at once.
 #[inline(always)]
-pub fn then_reply<'a, P, F: Future<Output = Reply> + Send + 'a>(
+pub fn then_reply<'a, P, F: Future<Output = Answer> + Send + 'a>(
     decoded: Result<P, RpcError>,
     call: impl FnOnce(P) -> F,
-) -> ReplyFuture<'a> {
+) -> AnswerFuture<'a> {
     match decoded {
         Ok(params) => Box::pin(call(params)),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
+        Err(error) => Box::pin(std::future::ready(Answer::Refused(error))),
     }
 }
 
 /// [`then_reply`] for a tool: arguments that did not decode are the tool's error, not the
-/// protocol's ([`ToolOutcome::InvalidArguments`]).
+/// protocol's ([`Answer::InvalidArguments`]).
 #[inline(always)]
-pub fn then_tool<'a, P, F: Future<Output = ToolOutcome> + Send + 'a>(
+pub fn then_tool<'a, P, F: Future<Output = Answer> + Send + 'a>(
     decoded: Result<P, String>,
     call: impl FnOnce(P) -> F,
-) -> ToolFuture<'a> {
+) -> AnswerFuture<'a> {
     match decoded {
         Ok(params) => Box::pin(call(params)),
-        Err(message) => Box::pin(std::future::ready(ToolOutcome::InvalidArguments(message))),
+        Err(message) => Box::pin(std::future::ready(Answer::InvalidArguments(message))),
     }
 }
 
@@ -244,23 +239,20 @@ fn arguments_message(error: crate::dispatch::ArgumentsError) -> String {
 /// A plain method's answer: the handler's result encoded through `wrap` ([`as_is`], or the
 /// method's `Encoded`), its error as a JSON-RPC error.
 #[inline(always)]
-pub fn reply<T, W: Serialize>(result: Result<T, Error>, wrap: impl FnOnce(T) -> W) -> Reply {
-    match result {
+pub fn reply<T, W: Serialize>(result: Result<T, Error>, wrap: impl FnOnce(T) -> W) -> Answer {
+    Answer::from_reply(match result {
         Ok(value) => encode_result(&wrap(value)),
         Err(error) => Err(error.into_rpc_error()),
-    }
+    })
 }
 
-/// A tool's outcome: the handler's result encoded through `wrap`, its error an `isError`
+/// A tool's answer: the handler's result encoded through `wrap`, its error an `isError`
 /// result.
 #[inline(always)]
-pub fn tool_reply<T, W: Serialize>(
-    result: Result<T, Error>,
-    wrap: impl FnOnce(T) -> W,
-) -> ToolOutcome {
+pub fn tool_reply<T, W: Serialize>(result: Result<T, Error>, wrap: impl FnOnce(T) -> W) -> Answer {
     match result {
-        Ok(value) => ToolOutcome::from_result(Ok(&wrap(value))),
-        Err(error) => ToolOutcome::Failed(error),
+        Ok(value) => Answer::json(&wrap(value)),
+        Err(error) => Answer::Failed(error),
     }
 }
 
@@ -271,11 +263,11 @@ pub fn prompt_reply<T, W: Serialize>(
     description: Option<&str>,
     result: Result<T, Error>,
     wrap: impl FnOnce(T) -> W,
-) -> Reply {
-    match result {
+) -> Answer {
+    Answer::from_reply(match result {
         Ok(value) => crate::dispatch::prompt_result(description, &wrap(value)),
         Err(error) => Err(error.into_mcp_error()),
-    }
+    })
 }
 
 /// A `resources/read` result: the handler's value as the resource's text (`mime_type`, or
@@ -286,20 +278,20 @@ pub fn resource_reply<T, W: Serialize>(
     mime_type: Option<&str>,
     result: Result<T, Error>,
     wrap: impl FnOnce(T) -> W,
-) -> Reply {
-    match result {
+) -> Answer {
+    Answer::from_reply(match result {
         Ok(value) => crate::dispatch::resource_result(uri, mime_type, &wrap(value)),
         Err(error) => Err(error.into_mcp_error()),
-    }
+    })
 }
 
 /// A prompt's or a resource's result that the handler built itself (`x-mcp.output: "mcp"`).
 #[inline(always)]
-pub fn mcp_reply<T: Serialize>(result: Result<T, Error>) -> Reply {
-    match result {
+pub fn mcp_reply<T: Serialize>(result: Result<T, Error>) -> Answer {
+    Answer::from_reply(match result {
         Ok(value) => encode_result(&value),
         Err(error) => Err(error.into_mcp_error()),
-    }
+    })
 }
 
 /// A descriptor's text for each of the four revisions ([`crate::Descriptor::json`], oldest

@@ -15,8 +15,8 @@
 //!
 //! ```
 //! use mcp_runtime::mcp::ToolResult;
-//! use mcp_runtime::{BoxFuture, Catalog, Contract, Descriptor, Dispatch, McpServer, RequestContext, ToolOutcome};
-//! use serde_json::value::RawValue;
+//! use mcp_runtime::dispatch::{Answer, Call, CallKind};
+//! use mcp_runtime::{BoxFuture, Catalog, Contract, Descriptor, Dispatch, McpServer};
 //! use tokio::io::AsyncReadExt;
 //!
 //! /// The tool's descriptor, the same in every protocol revision.
@@ -35,15 +35,13 @@
 //!         &CONTRACT
 //!     }
 //!
-//!     fn call_tool<'a>(
-//!         &'a self,
-//!         name: &str,
-//!         _arguments: Option<&'a RawValue>,
-//!         _ctx: RequestContext,
-//!     ) -> Option<BoxFuture<'a, ToolOutcome>> {
+//!     fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
 //!         // `None`: no such tool (the runtime answers the error the revision wants).
-//!         let outcome = ToolOutcome::from_mcp(Ok(ToolResult::text("Hello!")));
-//!         (name == "hello").then(|| Box::pin(async move { outcome }) as BoxFuture<'a, _>)
+//!         if (call.kind(), call.name()) != (CallKind::Tool, "hello") {
+//!             return None;
+//!         }
+//!         let answer = Answer::from_mcp(Ok(ToolResult::text("Hello!")));
+//!         Some(Box::pin(async move { answer }))
 //!     }
 //! }
 //!
@@ -70,7 +68,7 @@
 //! # What is public
 //!
 //! - The root re-exports ([`McpServer`], [`Config`], [`RequestContext`], [`Error`],
-//!   [`Dispatch`], [`Catalog`], [`ToolOutcome`], ...): the stable paths of the common types.
+//!   [`Dispatch`], [`Catalog`], [`Answer`], ...): the stable paths of the common types.
 //! - [`dispatch`], [`catalog`], [`skills`], [`uri_template`] and [`validate`]: what generated
 //!   code calls. Their items keep their names across releases, since generated crates name
 //!   them.
@@ -198,7 +196,7 @@ pub mod wire;
 pub use catalog::{Catalog, Completion, CompletionKind, CompletionRequest, Descriptor, ServerInfo};
 pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
-pub use dispatch::{BoxFuture, Contract, Dispatch, ParamStructure, ToolOutcome};
+pub use dispatch::{Answer, BoxFuture, Contract, Dispatch, ParamStructure};
 pub use error::Error;
 pub use json::JsonText;
 pub use jsonrpc::RpcError;

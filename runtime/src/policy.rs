@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 
-use crate::dispatch::{Contract, Face};
+use crate::dispatch::{Call, CallKind, Contract, Face};
 
 /// What [`Contract::required_scopes`] and [`Contract::rate_limit`] are asked for a method of
 /// the plain JSON-RPC endpoint without an MCP face (the key is the method's name).
@@ -46,6 +46,22 @@ pub(crate) struct Target<'a> {
 pub(crate) struct NotServed;
 
 impl<'a> Target<'a> {
+    /// The target of `call` as a door made it: a plain method's is its face
+    /// ([`Target::of_plain`]; itself when the door served it without one), an MCP call's as
+    /// [`Target::of_call`] reads it.
+    pub fn of(contract: &Contract, call: &Call<'a>, unexposed: bool) -> Self {
+        let (name, arguments) = (call.name(), call.sent_arguments());
+        match call.kind() {
+            CallKind::Method => Self::of_plain(contract, name, arguments, unexposed)
+                .unwrap_or_else(|NotServed| Self {
+                    method: PLAIN,
+                    key: Cow::Borrowed(name),
+                    arguments: arguments.map(Cow::Borrowed),
+                }),
+            kind => Self::of_call(contract, kind.method(), Cow::Borrowed(name), arguments),
+        }
+    }
+
     /// The target of the call `method` of `key` with `arguments`: a catalog's `call_tool` is
     /// the tool its arguments name (when they read; otherwise the catalog refuses the call
     /// itself, and the target stays `call_tool`).

@@ -29,9 +29,8 @@ use std::sync::OnceLock;
 
 use crate::catalog::{Catalog, CompletionKind, CompletionRequest, Descriptor};
 use crate::context::RequestContext;
-use crate::dispatch::{BoxFuture, Contract, Dispatch, ToolOutcome};
+use crate::dispatch::{Answer, BoxFuture, Call, CallKind, Contract, Dispatch};
 use crate::error::Error;
-use crate::jsonrpc::RpcError;
 use crate::policy::InnerCall;
 
 /// How a server publishes its tools.
@@ -196,7 +195,7 @@ impl<D: Dispatch> ToolCatalog<D> {
     }
 
     /// `search_tools`: the matching tools, `{"tools": [{"name", "description"}], "total"}`.
-    fn search(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> ToolOutcome {
+    fn search(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> Answer {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Search {
@@ -205,7 +204,7 @@ impl<D: Dispatch> ToolCatalog<D> {
         }
         let search: Search = match parse(arguments) {
             Ok(search) => search,
-            Err(why) => return ToolOutcome::InvalidArguments(why),
+            Err(why) => return Answer::InvalidArguments(why),
         };
         let words: Vec<String> = search
             .query
@@ -241,7 +240,7 @@ impl<D: Dispatch> ToolCatalog<D> {
     }
 
     /// `describe_tool`: the named tool's descriptor at the client's revision.
-    fn describe(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> ToolOutcome {
+    fn describe(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> Answer {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Describe {
@@ -249,7 +248,7 @@ impl<D: Dispatch> ToolCatalog<D> {
         }
         let describe: Describe = match parse(arguments) {
             Ok(describe) => describe,
-            Err(why) => return ToolOutcome::InvalidArguments(why),
+            Err(why) => return Answer::InvalidArguments(why),
         };
         match self
             .tool(&describe.name)
@@ -257,8 +256,8 @@ impl<D: Dispatch> ToolCatalog<D> {
         {
             Some(tool) => {
                 match RawValue::from_string(tool.json_for(ctx.protocol_version()).to_string()) {
-                    Ok(json) => ToolOutcome::Success(json),
-                    Err(error) => ToolOutcome::Failed(Error::new(error.to_string())),
+                    Ok(json) => Answer::Success(json),
+                    Err(error) => Answer::Failed(Error::new(error.to_string())),
                 }
             }
             None => unknown_tool(&describe.name),
@@ -294,10 +293,10 @@ fn parse<'a, T: Deserialize<'a>>(arguments: Option<&'a RawValue>) -> Result<T, S
 }
 
 /// A result of `value`'s JSON.
-fn json_outcome(value: &Value) -> ToolOutcome {
+fn json_outcome(value: &Value) -> Answer {
     match serde_json::value::to_raw_value(value) {
-        Ok(json) => ToolOutcome::Success(json),
-        Err(error) => ToolOutcome::Failed(Error::new(error.to_string())),
+        Ok(json) => Answer::Success(json),
+        Err(error) => Answer::Failed(Error::new(error.to_string())),
     }
 }
 
@@ -314,8 +313,8 @@ fn summary(description: &str) -> String {
     }
 }
 
-fn unknown_tool(name: &str) -> ToolOutcome {
-    ToolOutcome::Failed(Error::new(format!(
+fn unknown_tool(name: &str) -> Answer {
+    Answer::Failed(Error::new(format!(
         "no tool {name:?} here: search_tools finds the tools' names"
     )))
 }
@@ -328,68 +327,32 @@ impl<D: Dispatch> Dispatch for ToolCatalog<D> {
         }
     }
 
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        params: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        self.inner.call_method(method, params, ctx)
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        if self.mode == ToolMode::Tools {
-            return self.inner.call_tool(name, arguments, ctx);
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        if self.mode == ToolMode::Tools || call.kind() != CallKind::Tool {
+            return self.inner.call(call);
         }
-        match name {
-            "search_tools" => {
-                let outcome = self.search(arguments, &ctx);
-                Some(Box::pin(std::future::ready(outcome)))
-            }
-            "describe_tool" => {
-                let outcome = self.describe(arguments, &ctx);
-                Some(Box::pin(std::future::ready(outcome)))
-            }
+        let answer = match call.name() {
+            "search_tools" => self.search(call.raw_arguments(), call.context()),
+            "describe_tool" => self.describe(call.raw_arguments(), call.context()),
             "call_tool" => {
-                // `arguments` borrowed from the request's own: it lives as long as the call.
-                // Read as the policy read it, so both name the same tool.
-                let call = match InnerCall::read(arguments) {
-                    Ok(call) => call,
-                    Err(why) => {
-                        return Some(Box::pin(std::future::ready(ToolOutcome::InvalidArguments(
-                            why,
-                        ))))
+                let (_, _, arguments, ctx) = call.into_parts();
+                return Some(Box::pin(async move {
+                    // Read as the policy read it, so both name the same tool.
+                    let call = match InnerCall::read(arguments.as_deref()) {
+                        Ok(call) => call,
+                        Err(why) => return Answer::InvalidArguments(why),
+                    };
+                    let inner = Call::new(CallKind::Tool, &call.name, call.arguments, ctx);
+                    let running = self.inner.call(inner);
+                    match running {
+                        Some(running) => running.await,
+                        None => unknown_tool(&call.name),
                     }
-                };
-                match self.inner.call_tool(&call.name, call.arguments, ctx) {
-                    Some(running) => Some(running),
-                    None => Some(Box::pin(std::future::ready(unknown_tool(&call.name)))),
-                }
+                }));
             }
-            _ => None,
-        }
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        self.inner.get_prompt(name, arguments, ctx)
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        uri: &'a str,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        self.inner.read_resource(uri, ctx)
+            _ => return None,
+        };
+        Some(Box::pin(std::future::ready(answer)))
     }
 
     fn complete<'a>(

@@ -13,10 +13,8 @@ use hyper_util::rt::TokioExecutor;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_runtime::auth::jwt::{JwtAuthenticator, JwtSettings};
 use mcp_runtime::auth::Principal;
-use mcp_runtime::{
-    BoxFuture, Catalog, Config, Contract, Dispatch, McpServer, RequestContext, RpcError,
-    ToolOutcome,
-};
+use mcp_runtime::dispatch::{Answer as Outcome, Call, CallKind};
+use mcp_runtime::{BoxFuture, Catalog, Config, Contract, Dispatch, McpServer, RequestContext};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -69,40 +67,31 @@ impl Dispatch for WhoAmI {
         &CONTRACT
     }
 
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        _: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (method == "whoami" || method == "admin_whoami").then(|| -> BoxFuture<'a, _> {
-            Box::pin(async move { mcp_runtime::dispatch::encode_result(&principal_json(&ctx)) })
-        })
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        _: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let future: BoxFuture<'a, ToolOutcome> = match name {
-            "whoami" | "admin_whoami" => Box::pin(async move {
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Outcome>> {
+        let (kind, name) = (call.kind(), call.name());
+        let ctx = call.into_context();
+        if kind == CallKind::Method {
+            return (name == "whoami" || name == "admin_whoami").then(|| -> BoxFuture<'a, _> {
+                Box::pin(async move { Outcome::json(&principal_json(&ctx)) })
+            });
+        }
+        let future: BoxFuture<'a, Outcome> = match (kind, name) {
+            (CallKind::Tool, "whoami" | "admin_whoami") => Box::pin(async move {
                 let text = RawValue::from_string(principal_json(&ctx).to_string()).unwrap();
-                ToolOutcome::Success(text)
+                Outcome::Success(text)
             }),
             // Continues as a task (2026-07-28 clients declaring the extension), and runs
             // until cancelled.
-            "background" => Box::pin(async move {
+            (CallKind::Tool, "background") => Box::pin(async move {
                 ctx.start_task();
                 std::future::pending::<()>().await;
-                ToolOutcome::from_result(Ok(json!({})))
+                Outcome::from_result(Ok(json!({})))
             }),
             // Asks the client for its roots: a 2026-07-28 call answers with an
             // `InputRequiredResult` and a sealed `requestState`.
-            "ask_roots" => Box::pin(async move {
+            (CallKind::Tool, "ask_roots") => Box::pin(async move {
                 let roots = ctx.list_roots("roots").await.map(|roots| json!(roots));
-                ToolOutcome::from_result(roots)
+                Outcome::from_result(roots)
             }),
             _ => return None,
         };

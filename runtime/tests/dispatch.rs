@@ -4,10 +4,10 @@
 use mcp_runtime::dispatch::{
     decode_arguments, decode_params, prompt_result, resource_result, template_params,
 };
+use mcp_runtime::dispatch::{Call, CallKind};
 use mcp_runtime::jsonrpc::INVALID_PARAMS;
 use mcp_runtime::{
-    BoxFuture, Catalog, Contract, Dispatch, Error, ParamStructure, ProtocolVersion, RequestContext,
-    RpcError, ToolOutcome,
+    Answer, BoxFuture, Catalog, Contract, Dispatch, Error, ParamStructure, ProtocolVersion,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -94,10 +94,8 @@ fn arguments_must_be_an_object() {
 
 #[test]
 fn tool_results_follow_each_revision() {
-    let object = || ToolOutcome::from_result(Ok(json!({"sum": 3})));
-    let v = |outcome: ToolOutcome, version| {
-        parse_text(&outcome.into_call_tool_result(version).unwrap())
-    };
+    let object = || Answer::from_result(Ok(json!({"sum": 3})));
+    let v = |outcome: Answer, version| parse_text(&outcome.into_call_tool_result(version).unwrap());
 
     assert_eq!(
         v(object(), ProtocolVersion::V2025_03_26),
@@ -114,7 +112,7 @@ fn tool_results_follow_each_revision() {
         );
     }
     // A non-object result is structured only from 2026-07-28, and a string shows as itself.
-    let text = || ToolOutcome::from_result(Ok("hi \"there\""));
+    let text = || Answer::from_result(Ok("hi \"there\""));
     assert_eq!(
         v(text(), ProtocolVersion::V2025_11_25),
         json!({"content": [{"type": "text", "text": "hi \"there\""}]})
@@ -123,7 +121,7 @@ fn tool_results_follow_each_revision() {
         v(text(), ProtocolVersion::V2026_07_28),
         json!({"content": [{"type": "text", "text": "hi \"there\""}], "structuredContent": "hi \"there\""})
     );
-    let failed = ToolOutcome::from_result::<()>(Err(Error::new("disk full")));
+    let failed = Answer::from_result::<()>(Err(Error::new("disk full")));
     assert_eq!(
         v(failed, ProtocolVersion::V2025_03_26),
         json!({"content": [{"type": "text", "text": "disk full"}], "isError": true})
@@ -132,7 +130,7 @@ fn tool_results_follow_each_revision() {
 
 #[test]
 fn invalid_arguments_are_errors_before_2025_11_25_and_results_after() {
-    let outcome = || ToolOutcome::InvalidArguments("missing field `a`".into());
+    let outcome = || Answer::InvalidArguments("missing field `a`".into());
     let err = outcome()
         .into_call_tool_result(ProtocolVersion::V2025_06_18)
         .unwrap_err();
@@ -199,23 +197,17 @@ impl Dispatch for Doubler {
         &CONTRACT
     }
 
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        params: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        match method {
-            "double" => Some(Box::pin(async move {
-                #[derive(Deserialize)]
-                struct P {
-                    n: i64,
-                }
-                let p: P = decode_params(params, ParamStructure::Either)?;
-                mcp_runtime::dispatch::encode_result(&(p.n * 2))
-            })),
-            _ => None,
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        if (call.kind(), call.name()) != (CallKind::Method, "double") {
+            return None;
         }
+        #[derive(Deserialize)]
+        struct P {
+            n: i64,
+        }
+        let answer = decode_params::<P>(call.raw_arguments(), ParamStructure::Either)
+            .and_then(|p| mcp_runtime::dispatch::encode_result(&(p.n * 2)));
+        Some(Box::pin(std::future::ready(Answer::from_reply(answer))))
     }
 }
 

@@ -7,8 +7,8 @@
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::{BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext, ToolOutcome};
-use serde_json::value::RawValue;
+use mcp_runtime::dispatch::{Call, CallKind};
+use mcp_runtime::{Answer, BoxFuture, Catalog, Contract, Dispatch, McpServer};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 
@@ -22,23 +22,20 @@ impl Dispatch for Echo {
         &CONTRACT
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        let name = call.name();
+        (call.kind() == CallKind::Tool).then_some(())?;
         if name == "fail" {
             // A tool error: `error_type` `tool_error`.
             return Some(Box::pin(async move {
-                ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error("no")))
+                Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error("no")))
             }));
         }
         (name == "echo").then_some(())?;
         Some(Box::pin(async move {
             // The handler's own span: a child of the request's.
             tracing::info_span!("echo.work")
-                .in_scope(|| ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi"))))
+                .in_scope(|| Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi"))))
         }))
     }
 }

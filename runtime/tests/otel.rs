@@ -10,13 +10,13 @@
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
-use mcp_runtime::{BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext, ToolOutcome};
+use mcp_runtime::dispatch::{Call, CallKind};
+use mcp_runtime::{Answer, BoxFuture, Catalog, Contract, Dispatch, McpServer};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use serde_json::json;
-use serde_json::value::RawValue;
 use std::sync::mpsc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -73,16 +73,14 @@ impl Dispatch for Echo {
         &CONTRACT
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        if call.kind() != CallKind::Tool {
+            return None;
+        }
         Some(Box::pin(async move {
             // The handler's own span: a child of the request's.
             tracing::info_span!("echo.work")
-                .in_scope(|| ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi"))))
+                .in_scope(|| Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi"))))
         }))
     }
 }

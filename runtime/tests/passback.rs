@@ -12,10 +12,9 @@
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use mcp_runtime::dispatch::{Call, CallKind};
 use mcp_runtime::telemetry::passback::{self, PassbackLayer};
-use mcp_runtime::{
-    BoxFuture, Catalog, Config, Contract, Dispatch, McpServer, RequestContext, ToolOutcome,
-};
+use mcp_runtime::{Answer, BoxFuture, Catalog, Config, Contract, Dispatch, McpServer};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::sync::Once;
@@ -33,8 +32,8 @@ static CATALOG: Catalog = Catalog::empty("passback-test", "1");
 
 struct Traced;
 
-fn text(text: &str) -> ToolOutcome {
-    ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text(text)))
+fn text(text: &str) -> Answer {
+    Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text(text)))
 }
 
 impl Dispatch for Traced {
@@ -43,15 +42,16 @@ impl Dispatch for Traced {
         &CONTRACT
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let name = name.to_owned();
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        let name = call.name();
+        match call.kind() {
+            CallKind::Prompt => return Some(prompt(name)),
+            CallKind::Resource => return Some(resource(name)),
+            CallKind::Tool => {}
+            CallKind::Method => return None,
+        }
         Some(Box::pin(async move {
-            match name.as_str() {
+            match name {
                 // A child with a grandchild.
                 "echo" => tracing::info_span!("echo.work", work.items = 3_i64).in_scope(|| {
                     tracing::info_span!("echo.inner", deep = true).in_scope(|| {});
@@ -77,49 +77,40 @@ impl Dispatch for Traced {
                     text("big")
                 }
                 "fail" => tracing::info_span!("fail.check").in_scope(|| {
-                    ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error("refused")))
+                    Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error("refused")))
                 }),
                 "hang" => {
                     tracing::info_span!("hang.before").in_scope(|| {});
                     let wait = tracing::info_span!("hang.wait");
-                    tracing::Instrument::instrument(std::future::pending::<ToolOutcome>(), wait)
-                        .await
+                    tracing::Instrument::instrument(std::future::pending::<Answer>(), wait).await
                 }
                 _ => text("?"),
             }
         }))
     }
+}
 
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        _: Option<&'a RawValue>,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, mcp_runtime::RpcError>>> {
-        let name = name.to_owned();
-        Some(Box::pin(async move {
-            tracing::info_span!("prompt.render", prompt = %name).in_scope(|| {
-                let text = json!({"messages": [
-                    {"role": "user", "content": {"type": "text", "text": name}}
-                ]})
-                .to_string();
-                Ok(RawValue::from_string(text).unwrap())
-            })
-        }))
-    }
+/// A prompt of `name`, rendered in a span of its own.
+fn prompt(name: &str) -> BoxFuture<'_, Answer> {
+    Box::pin(async move {
+        tracing::info_span!("prompt.render", prompt = %name).in_scope(|| {
+            let text = json!({"messages": [
+                {"role": "user", "content": {"type": "text", "text": name}}
+            ]})
+            .to_string();
+            Answer::Success(RawValue::from_string(text).unwrap())
+        })
+    })
+}
 
-    fn read_resource<'a>(
-        &'a self,
-        uri: &'a str,
-        _: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, mcp_runtime::RpcError>>> {
-        Some(Box::pin(async move {
-            tracing::info_span!("resource.load").in_scope(|| {
-                let text = json!({"contents": [{"uri": uri, "text": "r"}]}).to_string();
-                Ok(RawValue::from_string(text).unwrap())
-            })
-        }))
-    }
+/// The resource at `uri`, loaded in a span of its own.
+fn resource(uri: &str) -> BoxFuture<'_, Answer> {
+    Box::pin(async move {
+        tracing::info_span!("resource.load").in_scope(|| {
+            let text = json!({"contents": [{"uri": uri, "text": "r"}]}).to_string();
+            Answer::Success(RawValue::from_string(text).unwrap())
+        })
+    })
 }
 
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());

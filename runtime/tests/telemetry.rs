@@ -4,9 +4,8 @@
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mcp_runtime::{
-    BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext, RpcError, ToolOutcome,
-};
+use mcp_runtime::dispatch::{Call, CallKind};
+use mcp_runtime::{Answer, BoxFuture, Catalog, Contract, Dispatch, McpServer, RequestContext};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -57,36 +56,22 @@ impl Dispatch for Echo {
         &CONTRACT
     }
 
-    /// The plain JSON-RPC method `echo`, recording what it saw like the tool.
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        _: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        if method != "echo" {
-            return None;
-        }
-        Some(Box::pin(async move {
-            self.0.lock().unwrap().push(Seen::now(&ctx));
-            Ok(RawValue::from_string("\"hi\"".into()).unwrap())
-        }))
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        _: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        match name {
-            "echo" => Some(Box::pin(async move {
+    /// The tool `echo` and the plain JSON-RPC method `echo`, recording what they saw.
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        let (kind, name) = (call.kind(), call.name());
+        let ctx = call.into_context();
+        match (kind, name) {
+            (CallKind::Method, "echo") => Some(Box::pin(async move {
                 self.0.lock().unwrap().push(Seen::now(&ctx));
-                ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
+                Answer::Success(RawValue::from_string("\"hi\"".into()).unwrap())
+            })),
+            (CallKind::Tool, "echo") => Some(Box::pin(async move {
+                self.0.lock().unwrap().push(Seen::now(&ctx));
+                Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::text("hi")))
             })),
             // A tool error (`isError: true`): a result, not a JSON-RPC error.
-            "fail" => Some(Box::pin(async move {
-                ToolOutcome::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error(
+            (CallKind::Tool, "fail") => Some(Box::pin(async move {
+                Answer::from_mcp(Ok(mcp_runtime::mcp::ToolResult::error(
                     "\"isError\":false, as this text says",
                 )))
             })),

@@ -11,7 +11,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_runtime::upstream::{Forwarded, Param, Upstream, UpstreamError, UpstreamSettings};
-use mcp_runtime::{Error, ParamStructure, ProtocolVersion, ToolOutcome};
+use mcp_runtime::{Answer, Error, ParamStructure, ProtocolVersion};
 use serde::Serialize;
 use serde_json::Value;
 use std::convert::Infallible;
@@ -361,7 +361,7 @@ async fn params_by_position_and_by_name_as_received() {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"Filecoin.ChainHead","params":[]}}"#)
     );
     // The result as the upstream wrote it, through a tool result too.
-    let outcome = ToolOutcome::from_result(Ok::<_, Error>(result));
+    let outcome = Answer::from_result(Ok::<_, Error>(result));
     let json = outcome
         .into_call_tool_result(ProtocolVersion::V2025_11_25)
         .unwrap();
@@ -436,7 +436,7 @@ async fn the_upstreams_error_as_error_and_tool_result() {
             format!(r#"{{"content":[{text}],"structuredContent":{structured},"isError":true}}"#),
         ),
     ] {
-        let json = ToolOutcome::Failed(error.clone())
+        let json = Answer::Failed(error.clone())
             .into_call_tool_result(version)
             .unwrap();
         assert_eq!(json.get(), expected, "{version:?}");
@@ -449,7 +449,7 @@ async fn the_upstreams_error_as_error_and_tool_result() {
         .unwrap_err();
     assert_eq!(error.code(), Some(-8));
     assert_eq!(error.message(), "Block height out of range");
-    let json = ToolOutcome::Failed(error)
+    let json = Answer::Failed(error)
         .into_call_tool_result(ProtocolVersion::V2025_06_18)
         .unwrap();
     assert_eq!(
@@ -460,7 +460,7 @@ async fn the_upstreams_error_as_error_and_tool_result() {
 
 /// A failure's tool result: `isError`, one text, no structure.
 fn tool_text(error: UpstreamError) -> String {
-    let json = ToolOutcome::Failed(error.into())
+    let json = Answer::Failed(error.into())
         .into_call_tool_result(ProtocolVersion::V2025_11_25)
         .unwrap();
     let value: Value = serde_json::from_str(json.get()).unwrap();

@@ -5,7 +5,7 @@
 //!
 //! - every violation in one message, each with its JSON pointer, in schema order;
 //! - a 2025-06-18 session answers -32602; 2025-11-25 and 2026-07-28 answer an `isError` result
-//!   (the revision decides, `ToolOutcome::InvalidArguments`);
+//!   (the revision decides, `Answer::InvalidArguments`);
 //! - arguments that do not decode say where and what (`/limit: expected an integer, got a
 //!   string`), without serde's line and column;
 //! - valid arguments reach the handler; a prompt's arguments are checked the same way.

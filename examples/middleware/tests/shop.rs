@@ -5,6 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
+use mcp_runtime::dispatch::{Call, CallKind};
 use mcp_runtime::rate_limit::Rate;
 use mcp_runtime::stdio::block_on;
 use mcp_runtime::{Dispatch, McpServer, ProtocolVersion, RequestContext};
@@ -14,9 +15,13 @@ use serde_json::{json, Value};
 fn tool(server: &ShopServer, name: &str, arguments: Value) -> Result<Value, mcp_runtime::RpcError> {
     let arguments = serde_json::value::to_raw_value(&arguments).unwrap();
     let version = ProtocolVersion::V2025_11_25;
-    let future = server
-        .call_tool(name, Some(&arguments), RequestContext::new(version))
-        .expect("a known tool");
+    let call = Call::new(
+        CallKind::Tool,
+        name,
+        Some(&arguments),
+        RequestContext::new(version),
+    );
+    let future = server.call(call).expect("a known tool");
     block_on(future)
         .into_call_tool_result(version)
         .map(|result| serde_json::from_str(result.get()).unwrap())

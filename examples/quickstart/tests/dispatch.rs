@@ -2,6 +2,7 @@
 //! position, tools/prompts/resources route to the handler, and the descriptors are the ones the
 //! contract describes.
 
+use mcp_runtime::dispatch::{Answer, Call, CallKind};
 use mcp_runtime::stdio::block_on;
 use mcp_runtime::{Dispatch, ProtocolVersion, RequestContext, RpcError};
 use quickstart::server::Server;
@@ -13,12 +14,36 @@ fn raw(value: Value) -> Box<RawValue> {
     serde_json::value::to_raw_value(&value).unwrap()
 }
 
+/// The server's answer to a call of `kind` to `name` (in 2025-11-25), `None` for an unknown
+/// name.
+fn answer(
+    server: &Server<Notes>,
+    kind: CallKind,
+    name: &str,
+    arguments: Option<&RawValue>,
+) -> Option<Answer> {
+    let ctx = RequestContext::default();
+    Some(block_on(
+        server.call(Call::new(kind, name, arguments, ctx))?,
+    ))
+}
+
+/// A prompt's or resource's result, or its error.
+fn read(
+    server: &Server<Notes>,
+    kind: CallKind,
+    name: &str,
+    arguments: Option<&RawValue>,
+) -> Result<Value, RpcError> {
+    let answer = answer(server, kind, name, arguments).expect("a known name");
+    answer
+        .into_result()
+        .map(|result| serde_json::from_str(result.get()).unwrap())
+}
+
 fn call(server: &Server<Notes>, method: &str, params: Option<Value>) -> Result<Value, RpcError> {
     let params = params.map(raw);
-    let future = server
-        .call_method(method, params.as_deref(), RequestContext::default())
-        .expect("known method");
-    block_on(future).map(|result| serde_json::from_str(result.get()).unwrap())
+    read(server, CallKind::Method, method, params.as_deref())
 }
 
 fn tool(
@@ -28,9 +53,13 @@ fn tool(
     version: ProtocolVersion,
 ) -> Result<Value, RpcError> {
     let arguments = raw(arguments);
-    let future = server
-        .call_tool(name, Some(&arguments), RequestContext::new(version))
-        .expect("known tool");
+    let call = Call::new(
+        CallKind::Tool,
+        name,
+        Some(&arguments),
+        RequestContext::new(version),
+    );
+    let future = server.call(call).expect("known tool");
     block_on(future)
         .into_call_tool_result(version)
         .map(|r| serde_json::from_str(r.get()).unwrap())
@@ -91,9 +120,7 @@ fn bad_params_are_invalid_params_errors() {
     )
     .unwrap_err();
     assert_eq!(bad_enum.code, -32602);
-    assert!(server
-        .call_method("nope", None, RequestContext::default())
-        .is_none());
+    assert!(answer(&server, CallKind::Method, "nope", None).is_none());
 }
 
 #[test]
@@ -168,9 +195,7 @@ fn tools_route_by_exposed_name_and_shape_results_per_revision() {
     .unwrap_err();
     assert_eq!(invalid.code, -32602);
     // Plain JSON-RPC methods are not tools.
-    assert!(server
-        .call_tool("stats", None, RequestContext::default())
-        .is_none());
+    assert!(answer(&server, CallKind::Tool, "stats", None).is_none());
 }
 
 #[test]
@@ -184,57 +209,27 @@ fn prompts_and_resources_route_to_the_handler() {
     .unwrap();
 
     let arguments = raw(json!({"topic": "travel"}));
-    let prompt = block_on(
-        server
-            .get_prompt("summarize", Some(&arguments), RequestContext::default())
-            .unwrap(),
-    )
-    .unwrap();
-    let prompt: Value = serde_json::from_str(prompt.get()).unwrap();
+    let prompt = read(&server, CallKind::Prompt, "summarize", Some(&arguments)).unwrap();
     let text = prompt["messages"][0]["content"]["text"].as_str().unwrap();
     assert!(
         text.contains("about travel") && text.contains("Lisbon in May"),
         "{text}"
     );
     let missing = raw(json!({}));
-    let err = block_on(
-        server
-            .get_prompt("summarize", Some(&missing), RequestContext::default())
-            .unwrap(),
-    )
-    .unwrap_err();
+    let err = read(&server, CallKind::Prompt, "summarize", Some(&missing)).unwrap_err();
     assert_eq!(err.code, -32602);
 
-    let index = block_on(
-        server
-            .read_resource("notes://index", RequestContext::default())
-            .unwrap(),
-    )
-    .unwrap();
-    let index: Value = serde_json::from_str(index.get()).unwrap();
+    let index = read(&server, CallKind::Resource, "notes://index", None).unwrap();
     assert_eq!(index["contents"][0]["mimeType"], json!("application/json"));
     assert_eq!(index["contents"][0]["text"], json!("{\"1\":\"Trip\"}"));
 
-    let note = block_on(
-        server
-            .read_resource("notes://notes/1", RequestContext::default())
-            .unwrap(),
-    )
-    .unwrap();
-    let note: Value = serde_json::from_str(note.get()).unwrap();
+    let note = read(&server, CallKind::Resource, "notes://notes/1", None).unwrap();
     assert_eq!(note["contents"][0]["uri"], json!("notes://notes/1"));
     let body: Value = serde_json::from_str(note["contents"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(body["title"], json!("Trip"));
-    let not_a_number = block_on(
-        server
-            .read_resource("notes://notes/x", RequestContext::default())
-            .unwrap(),
-    )
-    .unwrap_err();
+    let not_a_number = read(&server, CallKind::Resource, "notes://notes/x", None).unwrap_err();
     assert_eq!(not_a_number.code, -32602);
-    assert!(server
-        .read_resource("notes://elsewhere", RequestContext::default())
-        .is_none());
+    assert!(answer(&server, CallKind::Resource, "notes://elsewhere", None).is_none());
 }
 
 #[test]

@@ -21,8 +21,8 @@ use proc_macro2::Ident;
 
 /// `pub struct Server<H>`, its `Dispatch` implementation and `mod dispatch`: a module per
 /// method with its dispatch functions (decode, call, encode: the futures the runtime polls), so
-/// that a change to one method compiles one module again; each `Dispatch` method's arms call
-/// into them. The arms and the modules are set aside in `frame`.
+/// that a change to one method compiles one module again; the arms of `Dispatch::call`'s one
+/// `match` call into them. The arms and the modules are set aside in `frame`.
 pub(crate) fn server(
     methods: &[MethodPlan<'_>],
     types: &TypeSpace,
@@ -56,10 +56,7 @@ pub(crate) fn server(
         .iter()
         .map(|name| frame.piece_module(layout::DISPATCH_DIR, name))
         .collect();
-    let call_method = call_method(methods, &idents, frame);
-    let call_tool = call_tool(methods, &idents, frame);
-    let get_prompt = get_prompt(methods, &idents, frame);
-    let read_resource = read_resource(methods, &idents);
+    let call = call_fn(methods, &idents, frame);
     let pieces: Vec<Piece> = methods
         .iter()
         .zip(modules)
@@ -125,10 +122,7 @@ pub(crate) fn server(
 
             #complete
 
-            #call_method
-            #call_tool
-            #get_prompt
-            #read_resource
+            #call
         }
 
         #dispatch
@@ -311,28 +305,67 @@ fn faces(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
     (lookup, quote!(.with_faces(&face)))
 }
 
-/// `Dispatch::call_method`: every method, by its JSON-RPC name, to its module's `call_method`.
-fn call_method(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
-    let arms: Vec<TokenStream> = methods
-        .iter()
-        .zip(modules)
-        .map(|(plan, module)| {
-            let wire = str_lit(&plan.method.name);
-            quote! {
-                #wire => Some(dispatch::#module::call_method(self, params, ctx)),
+/// `Dispatch::call`: one `match` on the call's kind and name (a JSON-RPC method, a tool or
+/// prompt name, a static resource's URI) to the function of its method's module; a URI that is
+/// no static resource is read by the first template it matches, in declaration order.
+fn call_fn(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
+    let mut arms = Vec::new();
+    let mut templates = Vec::new();
+    for (plan, module) in methods.iter().zip(modules) {
+        let wire = str_lit(&plan.method.name);
+        arms.push(quote! {
+            (CallKind::Method, #wire) => Some(dispatch::#module::call_method(self, arguments, ctx)),
+        });
+        match plan.binding() {
+            Some(McpBinding::Tool(tool)) => {
+                let name = str_lit(&tool.common.name);
+                arms.push(quote! {
+                    (CallKind::Tool, #name) => Some(dispatch::#module::call_tool(self, arguments, ctx)),
+                });
             }
-        })
-        .collect();
-    let any = !arms.is_empty();
-    let (method, params, ctx) = (used(any, "method"), used(any, "params"), used(any, "ctx"));
-    let body = route(frame, &method, arms);
+            Some(McpBinding::Prompt(prompt)) => {
+                let name = str_lit(&prompt.common.name);
+                arms.push(quote! {
+                    (CallKind::Prompt, #name) => Some(dispatch::#module::get_prompt(self, arguments, ctx)),
+                });
+            }
+            Some(McpBinding::Resource(resource)) => {
+                let uri = str_lit(&resource.uri);
+                arms.push(quote! {
+                    (CallKind::Resource, #uri) => Some(dispatch::#module::read_resource(self, name, ctx)),
+                });
+            }
+            Some(McpBinding::ResourceTemplate(template)) => {
+                let uri_template = str_lit(&template.uri_template);
+                templates.push(quote! {
+                    if let Some(vars) = match_uri(#uri_template, uri) {
+                        return Some(dispatch::#module::read_resource(self, uri, vars, ctx));
+                    }
+                });
+            }
+            None => {}
+        }
+    }
+    if !templates.is_empty() {
+        arms.push(quote! {
+            (CallKind::Resource, uri) => {
+                #(#templates)*
+                None
+            }
+        });
+    }
+    if arms.is_empty() {
+        return quote! {
+            fn call<'a>(&'a self, _call: Call<'a>) -> Option<AnswerFuture<'a>> {
+                None
+            }
+        };
+    }
+    let body = route(frame, &quote!((kind, name)), arms);
     quote! {
-        fn call_method<'a>(
-            &'a self,
-            #method: &str,
-            #params: Params<'a>,
-            #ctx: RequestContext,
-        ) -> Option<ReplyFuture<'a>> {
+        fn call<'a>(&'a self, call: Call<'a>) -> Option<AnswerFuture<'a>> {
+            let (kind, name, arguments, ctx) = call.into_parts();
+            let arguments = arguments.as_deref();
             #body
         }
     }
@@ -492,7 +525,7 @@ fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
         types,
         "method",
         Default::default(),
-        quote!(Reply),
+        quote!(Answer),
         |result| quote!(reply(#result, #wrap)),
     );
     let decode = Decode {
@@ -506,34 +539,18 @@ fn method_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let (decode, body) = decoded(plan, types, decode, reply);
     let shim = dispatch_fn(
         quote!(call_method),
-        quote!(#params: Params<'a>,),
-        quote!(ReplyFuture<'a>),
+        quote!(#params: Params<'_>,),
+        quote!(AnswerFuture<'a>),
         body,
     );
     quote!(#decode #encode #shim)
-}
-
-/// `Dispatch::call_tool`: every tool, by its MCP name, to its module's `call_tool`.
-fn call_tool(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
-    let arms = bound_arms(
-        methods,
-        modules,
-        McpBinding::as_tool,
-        |tool| &tool.common.name,
-        quote!(call_tool),
-    );
-    let output = quote!(ToolFuture<'a>);
-    by_name_with_arguments(quote!(call_tool), output, arms, frame)
 }
 
 /// A tool's `call_tool`: arguments that do not decode are the tool's error, not the protocol's.
 fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let (encode, outcome) = if plan.returns_mcp() {
         let call = call_expr(plan);
-        (
-            TokenStream::new(),
-            quote!(ToolOutcome::from_mcp(#call.await)),
-        )
+        (TokenStream::new(), quote!(Answer::from_mcp(#call.await)))
     } else {
         let wrap = wrap(plan, types.types);
         encoded(
@@ -541,7 +558,7 @@ fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
             types,
             "tool",
             Default::default(),
-            quote!(ToolOutcome),
+            quote!(Answer),
             |result| quote!(tool_reply(#result, #wrap)),
         )
     };
@@ -557,68 +574,11 @@ fn tool_fn(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
     let (decode, body) = decoded(plan, types, decode, outcome);
     let shim = dispatch_fn(
         quote!(call_tool),
-        quote!(#arguments: Params<'a>,),
-        quote!(ToolFuture<'a>),
+        quote!(#arguments: Params<'_>,),
+        quote!(AnswerFuture<'a>),
         body,
     );
     quote!(#decode #encode #shim)
-}
-
-/// `Dispatch::get_prompt`: every prompt, by its MCP name, to its module's `get_prompt`.
-fn get_prompt(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
-    let arms = bound_arms(
-        methods,
-        modules,
-        McpBinding::as_prompt,
-        |prompt| &prompt.common.name,
-        quote!(get_prompt),
-    );
-    by_name_with_arguments(quote!(get_prompt), quote!(ReplyFuture<'a>), arms, frame)
-}
-
-/// The arms of a `Dispatch` method that routes by MCP name (`call_tool`, `get_prompt`): the
-/// name of each method bound to that kind, to the function `function` of its module.
-fn bound_arms<'d, B>(
-    methods: &[MethodPlan<'d>],
-    modules: &[Ident],
-    pick: fn(&'d McpBinding) -> Option<&'d B>,
-    name: fn(&B) -> &String,
-    function: TokenStream,
-) -> Vec<TokenStream> {
-    methods
-        .iter()
-        .zip(modules)
-        .filter_map(|(plan, module)| {
-            let binding = pick(plan.binding()?)?;
-            let key = str_lit(name(binding));
-            Some(quote! {
-                #key => Some(dispatch::#module::#function(self, arguments, ctx)),
-            })
-        })
-        .collect()
-}
-
-/// A `Dispatch` method that routes by MCP name and hands the raw `arguments` on
-/// (`call_tool`, `get_prompt`): `arms` match the name, anything else is `None`.
-fn by_name_with_arguments(
-    function: TokenStream,
-    output: TokenStream,
-    arms: Vec<TokenStream>,
-    frame: &mut Frame,
-) -> TokenStream {
-    let any = !arms.is_empty();
-    let (name, arguments, ctx) = (used(any, "name"), used(any, "arguments"), used(any, "ctx"));
-    let body = route(frame, &name, arms);
-    quote! {
-        fn #function<'a>(
-            &'a self,
-            #name: &str,
-            #arguments: Params<'a>,
-            #ctx: RequestContext,
-        ) -> Option<#output> {
-            #body
-        }
-    }
 }
 
 /// A prompt's `get_prompt`: a typed result becomes one text message under the prompt's
@@ -635,7 +595,7 @@ fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -
             types,
             "prompt",
             Default::default(),
-            quote!(Reply),
+            quote!(Answer),
             |result| quote!(prompt_reply(#description, #result, #wrap)),
         )
     };
@@ -651,52 +611,11 @@ fn prompt_fn(plan: &MethodPlan<'_>, prompt: &PromptBinding, types: &Typed<'_>) -
     let (decode, body) = decoded(plan, types, decode, reply);
     let shim = dispatch_fn(
         quote!(get_prompt),
-        quote!(#arguments: Params<'a>,),
-        quote!(ReplyFuture<'a>),
+        quote!(#arguments: Params<'_>,),
+        quote!(AnswerFuture<'a>),
         body,
     );
     quote!(#decode #encode #shim)
-}
-
-/// `Dispatch::read_resource`: the static resources by URI, then the templates in declaration
-/// order (the first template that matches reads), each to its module's `read_resource`.
-fn read_resource(methods: &[MethodPlan<'_>], modules: &[Ident]) -> TokenStream {
-    let mut resources = Vec::new();
-    let mut templates = Vec::new();
-    for (plan, module) in methods.iter().zip(modules) {
-        match plan.binding() {
-            Some(McpBinding::Resource(resource)) => {
-                let uri = str_lit(&resource.uri);
-                resources.push(quote! {
-                    if uri == #uri {
-                        return Some(dispatch::#module::read_resource(self, uri, ctx));
-                    }
-                });
-            }
-            Some(McpBinding::ResourceTemplate(template)) => {
-                let uri_template = str_lit(&template.uri_template);
-                templates.push(quote! {
-                    if let Some(vars) = match_uri(#uri_template, uri) {
-                        return Some(dispatch::#module::read_resource(self, uri, vars, ctx));
-                    }
-                });
-            }
-            _ => {}
-        }
-    }
-    let any = !resources.is_empty() || !templates.is_empty();
-    let (uri, ctx) = (used(any, "uri"), used(any, "ctx"));
-    quote! {
-        fn read_resource<'a>(
-            &'a self,
-            #uri: &'a str,
-            #ctx: RequestContext,
-        ) -> Option<ReplyFuture<'a>> {
-            #(#resources)*
-            #(#templates)*
-            None
-        }
-    }
 }
 
 /// A static resource's `read_resource`.
@@ -710,7 +629,7 @@ fn resource_fn(
     let shim = dispatch_fn(
         quote!(read_resource),
         quote!(#uri: &'a str,),
-        quote!(ReplyFuture<'a>),
+        quote!(AnswerFuture<'a>),
         quote!(Box::pin(async move { #reply })),
     );
     quote!(#encode #shim)
@@ -748,7 +667,7 @@ fn template_fn(
     let shim = dispatch_fn(
         quote!(read_resource),
         quote!(#uri: &'a str, #vars: UriVars,),
-        quote!(ReplyFuture<'a>),
+        quote!(AnswerFuture<'a>),
         body,
     );
     quote!(#decode #encode #shim)
@@ -820,7 +739,7 @@ fn resource_encode(
         types,
         "resource",
         (quote!(uri: &str,), quote!(uri,)),
-        quote!(Reply),
+        quote!(Answer),
         |result| quote!(resource_reply(uri, #mime, #result, #wrap)),
     )
 }

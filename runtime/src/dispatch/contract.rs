@@ -224,7 +224,7 @@ impl Contract {
 
     /// Whether the contract names its methods' faces ([`Contract::with_faces`]): then a method
     /// without one is not served on the plain JSON-RPC endpoint by default. A hand-written
-    /// contract without them serves what its [`Dispatch::call_method`] knows.
+    /// contract without them serves every plain method its [`Dispatch::call`] knows.
     pub const fn names_faces(&self) -> bool {
         self.faces.is_some()
     }

@@ -49,7 +49,7 @@ fn other_blocks_take_serdes_path() {
         structured_content: Some(serde_json::json!({"n": 1})),
         is_error: false,
     };
-    let json = ToolOutcome::Content(result)
+    let json = Answer::Content(result)
         .into_call_tool_result(ProtocolVersion::V2025_11_25)
         .unwrap();
     assert_eq!(
@@ -61,7 +61,7 @@ fn other_blocks_take_serdes_path() {
 #[test]
 fn a_failure_carries_its_structured_content_where_the_revision_has_it() {
     let failed = |error: Error, version| {
-        ToolOutcome::Failed(error)
+        Answer::Failed(error)
             .into_call_tool_result(version)
             .unwrap()
             .get()

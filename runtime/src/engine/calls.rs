@@ -16,7 +16,7 @@ use super::{caught, Engine};
 use crate::auth::Principal;
 use crate::catalog::Descriptor;
 use crate::context::RequestContext;
-use crate::dispatch::{Dispatch, ToolOutcome};
+use crate::dispatch::{Answer, BoxFuture, Call, CallKind, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::mrtr::InputRound;
@@ -38,6 +38,20 @@ struct Round {
 }
 
 impl<D: Dispatch> Engine<D> {
+    /// The one seam every call that can reach a handler goes through, whatever its door
+    /// (`/mcp`, the plain JSON-RPC endpoint, stdio): the dispatch's future for `call`, inside
+    /// the audit records when they are on (which see the target that runs:
+    /// [`policy::Target::of`]); `None` for a name the server does not know.
+    #[inline]
+    pub(crate) fn run<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        let Some(audit) = crate::audit::recording(self.config.audit.as_ref()) else {
+            return self.dispatch.call(call);
+        };
+        let unexposed = self.config.endpoints.jsonrpc_unexposed;
+        let target = policy::Target::of(self.dispatch.contract(), &call, unexposed);
+        crate::middleware::as_target(audit, &self.dispatch, call, target)
+    }
+
     /// `tools/call`: a panic or a failure is an `isError` result; an unknown tool is `-32602`.
     pub(super) async fn call_tool(
         &self,
@@ -49,17 +63,7 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, call, &ctx)?;
         let version = ctx.protocol_version();
         let principal = self.caller_for_hints(&ctx);
-        let future = match crate::audit::recording(self.config.audit.as_ref()) {
-            None => self.dispatch.call_tool(name, call.arguments(), ctx),
-            Some(audit) => {
-                // The record names the tool that runs (a catalog's `call_tool`: the one named).
-                let contract = self.dispatch.contract();
-                let arguments = call.arguments();
-                let shown = policy::Target::of_call(contract, "tools/call", name.into(), arguments);
-                let dispatch = &self.dispatch;
-                crate::middleware::call_tool(audit, dispatch, name, arguments, Some(shown), ctx)
-            }
-        };
+        let future = self.run(Call::new(CallKind::Tool, name, call.arguments(), ctx));
         let Some(future) = future else {
             let tools = self.dispatch.contract().catalog().tools;
             return Err(unknown(
@@ -68,14 +72,14 @@ impl<D: Dispatch> Engine<D> {
                 self.nearest(tools, "tools/call", name, principal),
             ));
         };
-        let outcome = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
+        let answer = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
             // The panic's text may hold anything the handler saw: the log gets it, the
             // client does not.
             tracing::error!(tool = %name, %panic, "tool handler panicked");
-            ToolOutcome::Failed(crate::Error::new("the tool failed unexpectedly"))
+            Answer::Failed(crate::Error::new("the tool failed unexpectedly"))
         });
-        let failed = matches!(outcome, ToolOutcome::Failed(_));
-        let answer = outcome.into_call_tool_result(version);
+        let failed = matches!(answer, Answer::Failed(_) | Answer::Refused(_));
+        let answer = answer.into_call_tool_result(version);
         close_round(&self.sealer, target, round, failed, answer)
     }
 
@@ -89,12 +93,7 @@ impl<D: Dispatch> Engine<D> {
         let target = ("prompts/get", name, call.arguments());
         let round = self.open_round(target, call, &ctx)?;
         let principal = self.caller_for_hints(&ctx);
-        let future = match crate::audit::recording(self.config.audit.as_ref()) {
-            None => self.dispatch.get_prompt(name, call.arguments(), ctx),
-            Some(audit) => {
-                crate::middleware::get_prompt(audit, &self.dispatch, name, call.arguments(), ctx)
-            }
-        };
+        let future = self.run(Call::new(CallKind::Prompt, name, call.arguments(), ctx));
         let answer = match future {
             Some(future) => caught(future, "prompt", name).await,
             None => {
@@ -123,10 +122,7 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, read, &ctx)?;
         let stateless = ctx.protocol_version().is_stateless();
         let principal = self.caller_for_hints(&ctx);
-        let future = match crate::audit::recording(self.config.audit.as_ref()) {
-            None => self.dispatch.read_resource(uri, ctx),
-            Some(audit) => crate::middleware::read_resource(audit, &self.dispatch, uri, ctx),
-        };
+        let future = self.run(Call::new(CallKind::Resource, uri, None, ctx));
         let answer = match future {
             Some(future) => caught(future, "resource", uri).await,
             None => {

@@ -133,6 +133,16 @@ impl<D: Dispatch> Engine<D> {
         Target::of_plain(self.dispatch.contract(), method, params, unexposed).ok()
     }
 
+    /// Whether the plain JSON-RPC endpoint serves `method` ([`Target::of_plain`] does not
+    /// refuse it), without naming its params.
+    #[inline]
+    pub(crate) fn serves_plain(&self, method: &str) -> bool {
+        let contract = self.dispatch.contract();
+        contract.face(method).is_some()
+            || self.config.endpoints.jsonrpc_unexposed
+            || !contract.names_faces()
+    }
+
     /// The refusal of a body of the plain JSON-RPC endpoint (one message or a batch): every
     /// request and notification of it is counted as the MCP call it stands for
     /// ([`Engine::plain_target`]), in order; the first refusal refuses the whole body before

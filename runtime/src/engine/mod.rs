@@ -573,12 +573,12 @@ pub(crate) fn id_key(id: &RawValue) -> String {
 
 /// Awaits a handler's future; a panic becomes `-32603` and an error log line.
 async fn caught(
-    future: crate::BoxFuture<'_, Result<Box<RawValue>, RpcError>>,
+    future: crate::BoxFuture<'_, crate::dispatch::Answer>,
     kind: &str,
     name: &str,
 ) -> Result<JsonText, RpcError> {
     match CatchUnwind::new(future).await {
-        Ok(result) => result.map(JsonText::from),
+        Ok(answer) => answer.into_result().map(JsonText::from),
         Err(panic) => {
             tracing::error!(kind, name, %panic, "handler panicked");
             Err(RpcError::internal(format!(

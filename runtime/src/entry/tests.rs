@@ -1022,35 +1022,6 @@ impl Dispatch for Nothing {
         static CONTRACT: crate::Contract = crate::Contract::new(&NOTHING);
         &CONTRACT
     }
-
-    fn call_method<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a serde_json::value::RawValue>,
-        _: crate::RequestContext,
-    ) -> Option<crate::BoxFuture<'a, Result<Box<serde_json::value::RawValue>, crate::RpcError>>>
-    {
-        None
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        _: &str,
-        _: Option<&'a serde_json::value::RawValue>,
-        _: crate::RequestContext,
-    ) -> Option<crate::BoxFuture<'a, Result<Box<serde_json::value::RawValue>, crate::RpcError>>>
-    {
-        None
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        _: &'a str,
-        _: crate::RequestContext,
-    ) -> Option<crate::BoxFuture<'a, Result<Box<serde_json::value::RawValue>, crate::RpcError>>>
-    {
-        None
-    }
 }
 
 /// `entry::run`'s path: the flags change a server built before them.

@@ -6,8 +6,8 @@
 //! No MCP here: no session, no protocol version, no `_meta`. A message is read by the same
 //! reader as `/mcp` (`engine::incoming`, its params kept raw), behind the same Host/Origin
 //! checks (done by `route` before it gets here) and within the same body limits; its method is
-//! called through the generated `Dispatch::call_method`, which decodes the params by name or by
-//! position as the document says. The handler gets a detached context: it cannot send anything
+//! called through the one call seam (`Engine::run`, a [`CallKind::Method`] call), whose generated
+//! dispatch decodes the params by name or by position as the document says. The handler gets a detached context: it cannot send anything
 //! to the client.
 //!
 //! Answers:
@@ -30,7 +30,7 @@ use super::response::{json_response, method_not_allowed, rpc_error, status_only}
 use super::Body;
 use crate::auth::Principal;
 use crate::context::RequestContext;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Call, CallKind, Dispatch};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
 use crate::panic::CatchUnwind;
@@ -246,7 +246,6 @@ impl<D: Dispatch> McpServer<D> {
         params: Option<&RawValue>,
         ctx: RequestContext,
     ) -> Result<Cow<'static, str>, RpcError> {
-        let dispatch = self.engine.dispatch();
         if method == DISCOVER {
             if params.is_some_and(|p| !matches!(p.get().trim(), "[]" | "{}")) {
                 return Err(RpcError::invalid_params(
@@ -261,20 +260,15 @@ impl<D: Dispatch> McpServer<D> {
         }
         // A method MCP does not expose is not served (unless the operator opted in): the same
         // answer as a method the contract does not have.
-        let target = self
-            .engine
-            .plain_target(method, params)
+        let call = Call::new(CallKind::Method, method, params, ctx);
+        let call = (self.engine.serves_plain(method))
+            .then(|| self.engine.run(call))
+            .flatten()
             .ok_or_else(|| RpcError::method_not_found(method))?;
-        let call = match crate::audit::recording(self.engine.config().audit.as_ref()) {
-            None => dispatch.call_method(method, params, ctx),
-            Some(audit) => {
-                let shown = Some(target);
-                crate::middleware::call_method(audit, dispatch, method, params, shown, ctx)
-            }
-        }
-        .ok_or_else(|| RpcError::method_not_found(method))?;
         match CatchUnwind::new(call).await {
-            Ok(result) => result.map(|raw| Cow::Owned(String::from(Box::<str>::from(raw)))),
+            Ok(answer) => answer
+                .into_result()
+                .map(|raw| Cow::Owned(String::from(Box::<str>::from(raw)))),
             Err(panic) => {
                 tracing::error!(%method, %panic, "handler panicked");
                 Err(RpcError::internal(format!(

@@ -1,16 +1,15 @@
-//! [`Layered`]: a [`Dispatch`] with a [`Middleware`] around its calls, and the routes of each
-//! kind of call through it (also the engine's own middleware's, the audit records').
+//! [`Layered`]: a [`Dispatch`] with a [`Middleware`] around its calls, and the engine's own
+//! middleware (the audit records) around the target that runs ([`as_target`]).
 
-use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::client::with_client_hooks;
-use super::{route, Answer, Call, CallKind, Middleware, Next};
+use super::{Answer, Call, CallKind, Middleware, Next};
 use crate::catalog::{CompletionKind, CompletionRequest};
 use crate::context::RequestContext;
-use crate::dispatch::{BoxFuture, Contract, Dispatch, ToolOutcome};
+use crate::dispatch::{BoxFuture, Contract, Dispatch};
 use crate::error::Error;
-use crate::jsonrpc::RpcError;
 use crate::policy::Target;
 
 /// A server with a [`Middleware`] around its calls (see the [module](super)); itself a
@@ -53,141 +52,38 @@ pub trait WithMiddleware: Dispatch + Sized {
 
 impl<D: Dispatch> WithMiddleware for D {}
 
-/// The call of `kind`, already `routed` to `inner`, through `middleware`.
-fn through<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    kind: CallKind,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-    routed: BoxFuture<'a, Answer>,
-) -> BoxFuture<'a, Answer> {
-    let call = Call {
-        kind,
-        name: name.to_owned(),
-        arguments: arguments.map(std::borrow::Cow::Borrowed),
-        replaced: None,
-        ctx,
-    };
-    middleware.call(call, Next { routed, inner })
-}
-
-/// A call of `inner`, already `routed`, through `middleware` (the engine's own: audit
-/// records), which sees it as the target that runs ([`Target`]: a catalog's `call_tool` as the
-/// tool it names, a plain JSON-RPC call as its MCP face with its params named). `middleware`
-/// must not rewrite the arguments: the call is routed already.
+/// A call of `inner` through the engine's own `middleware` (audit records), which sees it as
+/// the target that runs ([`Target`]: a catalog's `call_tool` as the tool it names, a plain
+/// JSON-RPC call as its MCP face with its params named); `None` when `inner` does not know it.
+/// `middleware` must not rewrite the arguments: the call is routed already.
 pub(crate) fn as_target<'a>(
     middleware: &'a dyn Middleware,
     inner: &'a dyn Dispatch,
+    call: Call<'a>,
     target: Target<'a>,
-    ctx: RequestContext,
-    routed: BoxFuture<'a, Answer>,
-) -> BoxFuture<'a, Answer> {
+) -> Option<BoxFuture<'a, Answer>> {
+    let routed = inner.call(call.as_sent())?;
+    let next = Next { routed, inner };
     let kind = match target.method {
         "tools/call" => CallKind::Tool,
         "prompts/get" => CallKind::Prompt,
         "resources/read" => CallKind::Resource,
         _ => CallKind::Method,
     };
-    let call = Call {
-        kind,
-        name: target.key.into_owned(),
-        arguments: target.arguments,
-        replaced: None,
-        ctx,
-    };
-    middleware.call(call, Next { routed, inner })
-}
-
-/// A call with arguments through `middleware`, or `None` when `inner` does not know it;
-/// `middleware` sees it as `shown` when given ([`as_target`]).
-fn with_arguments<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    kind: CallKind,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    shown: Option<Target<'a>>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Answer>> {
-    let routed = route(inner, kind, name, arguments, ctx.clone())?;
-    Some(match shown {
-        Some(target) => as_target(middleware, inner, target, ctx, routed),
-        None => through(middleware, inner, kind, name, arguments, ctx, routed),
+    let ctx = call.into_context();
+    Some(match (&target.key, &target.arguments) {
+        (Cow::Borrowed(name), None) => middleware.call(Call::new(kind, name, None, ctx), next),
+        (Cow::Borrowed(name), Some(Cow::Borrowed(arguments))) => {
+            middleware.call(Call::new(kind, name, Some(arguments), ctx), next)
+        }
+        // A name or arguments of its own (an escaped catalog name, positional params named):
+        // the call borrows them from the future that owns them.
+        _ => Box::pin(async move {
+            let arguments = target.arguments.as_deref();
+            let shown = Call::new(kind, &target.key, arguments, ctx);
+            middleware.call(shown, next).await
+        }),
     })
-}
-
-/// `tools/call` of `inner` through `middleware` (also the engine's own middleware's, the audit
-/// records', which see it as `shown`).
-pub(crate) fn call_tool<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    shown: Option<Target<'a>>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, ToolOutcome>> {
-    let kind = CallKind::Tool;
-    let answer = with_arguments(middleware, inner, kind, name, arguments, shown, ctx)?;
-    Some(Box::pin(async move { answer.await.into_tool() }))
-}
-
-/// `prompts/get` of `inner` through `middleware`.
-pub(crate) fn get_prompt<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let kind = CallKind::Prompt;
-    let answer = with_arguments(middleware, inner, kind, name, arguments, None, ctx)?;
-    Some(Box::pin(async move { answer.await.into_result() }))
-}
-
-/// A plain JSON-RPC call of `inner` through `middleware` (the audit records see it as
-/// `shown`, its MCP face).
-pub(crate) fn call_method<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    method: &str,
-    params: Option<&'a RawValue>,
-    shown: Option<Target<'a>>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let kind = CallKind::Method;
-    let answer = with_arguments(middleware, inner, kind, method, params, shown, ctx)?;
-    Some(Box::pin(async move { answer.await.into_result() }))
-}
-
-/// `resources/read` of `inner` through `middleware`.
-pub(crate) fn read_resource<'a>(
-    middleware: &'a dyn Middleware,
-    inner: &'a dyn Dispatch,
-    uri: &'a str,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-    let read = inner.read_resource(uri, ctx.clone())?;
-    let routed: BoxFuture<'a, Answer> = Box::pin(async move { Answer::of_result(read.await) });
-    let answer = through(
-        middleware,
-        inner,
-        CallKind::Resource,
-        uri,
-        None,
-        ctx,
-        routed,
-    );
-    Some(Box::pin(async move { answer.await.into_result() }))
-}
-
-impl<D: Dispatch, M: Middleware> Layered<D, M> {
-    /// `answer` with this layer around its requests to the client.
-    fn hooked<'a, T: 'a>(&self, answer: BoxFuture<'a, T>) -> BoxFuture<'a, T> {
-        let middleware: Arc<dyn Middleware> = self.middleware.clone();
-        with_client_hooks(middleware, answer)
-    }
 }
 
 impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
@@ -195,43 +91,18 @@ impl<D: Dispatch, M: Middleware> Dispatch for Layered<D, M> {
         self.inner.contract()
     }
 
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        params: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = call_method(&*self.middleware, &self.inner, method, params, None, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let answer = call_tool(&*self.middleware, &self.inner, name, arguments, None, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = get_prompt(&*self.middleware, &self.inner, name, arguments, ctx)?;
-        Some(self.hooked(answer))
-    }
-
-    fn read_resource<'a>(
-        &'a self,
-        uri: &'a str,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        let answer = read_resource(&*self.middleware, &self.inner, uri, ctx)?;
-        Some(self.hooked(answer))
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        // Routed first: a name the server does not know is answered without the middleware.
+        let routed = self.inner.call(call.as_sent())?;
+        let next = Next {
+            routed,
+            inner: &self.inner,
+        };
+        let middleware: Arc<dyn Middleware> = self.middleware.clone();
+        Some(with_client_hooks(
+            middleware,
+            self.middleware.call(call, next),
+        ))
     }
 
     fn complete<'a>(

@@ -66,22 +66,18 @@
 //! # }
 //! ```
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::auth::Principal;
-use crate::context::RequestContext;
-use crate::dispatch::{BoxFuture, Dispatch, ToolOutcome};
+use crate::dispatch::{BoxFuture, Dispatch};
 use crate::error::Error;
 use crate::jsonrpc::RpcError;
 
 mod client;
 mod layered;
 
+pub use crate::dispatch::{Answer, Call, CallKind};
 pub use client::{ClientNext, ClientRequest};
-pub(crate) use layered::{call_method, call_tool, get_prompt, read_resource};
+pub(crate) use layered::as_target;
 pub use layered::{Layered, WithMiddleware};
 
 /// The user's code around every call: see the [module](self).
@@ -92,7 +88,7 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// Runs around each request the handler of a wrapped call sends to the client
     /// (`elicitation/create`, `sampling/createMessage`, `roots/list`, through
-    /// [`RequestContext::request_client`] and its helpers): pass it on with
+    /// [`RequestContext::request_client`](crate::RequestContext::request_client) and its helpers): pass it on with
     /// `next.run(request).await` (the client's answer as JSON), or answer instead. Default:
     /// passes it on.
     ///
@@ -105,93 +101,6 @@ pub trait Middleware: Send + Sync + 'static {
         next: ClientNext<'a>,
     ) -> BoxFuture<'a, Result<Value, Error>> {
         next.run(request)
-    }
-}
-
-/// What kind of call a [`Call`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CallKind {
-    /// `tools/call`.
-    Tool,
-    /// `prompts/get`.
-    Prompt,
-    /// `resources/read` (no arguments: the URI is the [name](Call::name)).
-    Resource,
-    /// A contract method on the plain JSON-RPC endpoint
-    /// ([`crate::config::Endpoints::jsonrpc_path`]).
-    Method,
-}
-
-impl CallKind {
-    /// The MCP method: `tools/call`, `prompts/get`, `resources/read`, or `jsonrpc` for a
-    /// plain JSON-RPC call (the same word [`crate::Contract::required_scopes`] uses).
-    pub fn method(self) -> &'static str {
-        match self {
-            CallKind::Tool => "tools/call",
-            CallKind::Prompt => "prompts/get",
-            CallKind::Resource => "resources/read",
-            CallKind::Method => "jsonrpc",
-        }
-    }
-}
-
-/// One call on its way to the handler.
-#[derive(Debug)]
-pub struct Call<'a> {
-    kind: CallKind,
-    name: String,
-    arguments: Option<std::borrow::Cow<'a, RawValue>>,
-    /// Arguments a middleware put in place of the client's.
-    replaced: Option<Box<RawValue>>,
-    ctx: RequestContext,
-}
-
-impl<'a> Call<'a> {
-    /// What kind of call it is.
-    pub fn kind(&self) -> CallKind {
-        self.kind
-    }
-
-    /// The method (see [`CallKind::method`]).
-    pub fn method(&self) -> &'static str {
-        self.kind.method()
-    }
-
-    /// The tool's or prompt's name, the resource's URI, or the contract method's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// Who the call acts for (HTTP with [`crate::Config::auth`]; `None` otherwise).
-    pub fn principal(&self) -> Option<&Principal> {
-        self.ctx.principal()
-    }
-
-    /// The request's context: revision, session, progress token, principal.
-    pub fn context(&self) -> &RequestContext {
-        &self.ctx
-    }
-
-    /// The arguments (the JSON-RPC `params` of a plain call) as they will reach the handler:
-    /// the client's text, or what a middleware [set](Self::set_arguments). `None` when
-    /// absent (and always for a resource).
-    pub fn raw_arguments(&self) -> Option<&RawValue> {
-        self.replaced.as_deref().or(self.arguments.as_deref())
-    }
-
-    /// The arguments read as `T` (absent ones as `null`). A read changes nothing that is
-    /// passed on. An error says why they do not fit `T`; the handler's own decoding, and its
-    /// error, still come later.
-    pub fn arguments<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.raw_arguments().map_or("null", RawValue::get))
-    }
-
-    /// Replaces the arguments the handler will see (a rewrite). They are decoded and checked
-    /// by the handler's dispatch as the client's would have been. A resource has none: for
-    /// one, this changes nothing.
-    pub fn set_arguments(&mut self, arguments: &impl Serialize) -> Result<(), serde_json::Error> {
-        self.replaced = Some(serde_json::value::to_raw_value(arguments)?);
-        Ok(())
     }
 }
 
@@ -213,16 +122,14 @@ impl<'a> Next<'a> {
     /// Passes `call` on and answers what the rest of the chain answers. With its arguments
     /// [replaced](Call::set_arguments), the call is routed again with the new ones.
     pub fn run(self, call: Call<'a>) -> BoxFuture<'a, Answer> {
-        let Some(arguments) = call.replaced.filter(|_| call.kind != CallKind::Resource) else {
+        if !call.rewritten() {
             return self.routed;
-        };
+        }
         drop(self.routed);
-        let Call {
-            kind, name, ctx, ..
-        } = call;
         let inner = self.inner;
         Box::pin(async move {
-            let again = route(inner, kind, &name, Some(&arguments), ctx);
+            let (kind, name, arguments, ctx) = call.into_parts();
+            let again = inner.call(Call::new(kind, name, arguments.as_deref(), ctx));
             match again {
                 Some(future) => future.await,
                 None => Answer::Refused(RpcError::internal(
@@ -231,148 +138,4 @@ impl<'a> Next<'a> {
             }
         })
     }
-}
-
-/// What a call answered: the handler's answer, or a middleware's instead of it.
-#[derive(Debug)]
-pub enum Answer {
-    /// A success: a tool's result as its handler serialized it (the `structuredContent`), or a
-    /// prompt's, resource's or plain method's whole result object.
-    Success(Box<RawValue>),
-    /// The result an `"output": "mcp"` tool built itself.
-    Content(crate::mcp::ToolResult),
-    /// The handler failed: a tool's `isError` result; for the other kinds, the JSON-RPC error
-    /// of [`Error::into_mcp_error`].
-    Failed(Error),
-    /// The arguments did not decode into the handler's params.
-    InvalidArguments(String),
-    /// A JSON-RPC error in place of any result (a policy's refusal, a limit), for every kind
-    /// of call, tools included.
-    Refused(RpcError),
-}
-
-impl Answer {
-    /// A success holding `value` serialized (a cache's stored answer, a rewrite's).
-    pub fn json(value: &impl Serialize) -> Self {
-        match serde_json::value::to_raw_value(value) {
-            Ok(raw) => Answer::Success(raw),
-            Err(e) => Answer::Failed(Error::new(format!("result did not serialize: {e}"))),
-        }
-    }
-
-    /// A success read as `T`: `None` for any other answer.
-    pub fn result<T: DeserializeOwned>(&self) -> Option<Result<T, serde_json::Error>> {
-        match self {
-            Answer::Success(raw) => Some(serde_json::from_str(raw.get())),
-            _ => None,
-        }
-    }
-
-    /// Whether the call succeeded (a tool's `isError` result built by its handler counts as
-    /// one that did not).
-    pub fn is_success(&self) -> bool {
-        match self {
-            Answer::Success(_) => true,
-            Answer::Content(result) => !result.is_error,
-            _ => false,
-        }
-    }
-
-    /// The JSON-RPC error code the answer carries or implies: a refusal's, a failure's
-    /// explicit code, `-32602` for arguments that did not decode; `None` for a success and
-    /// a failure without a code.
-    pub fn error_code(&self) -> Option<i32> {
-        match self {
-            Answer::Success(_) | Answer::Content(_) => None,
-            Answer::Failed(error) => error.code(),
-            Answer::InvalidArguments(_) => Some(crate::jsonrpc::INVALID_PARAMS),
-            Answer::Refused(error) => Some(error.code),
-        }
-    }
-
-    /// A tool's answer from its dispatch.
-    fn of_tool(outcome: ToolOutcome) -> Self {
-        match outcome {
-            ToolOutcome::Success(raw) => Answer::Success(raw),
-            ToolOutcome::Content(result) => Answer::Content(result),
-            ToolOutcome::Failed(error) => Answer::Failed(error),
-            ToolOutcome::InvalidArguments(message) => Answer::InvalidArguments(message),
-        }
-    }
-
-    /// A prompt's, resource's or plain method's answer from its dispatch.
-    fn of_result(result: Result<Box<RawValue>, RpcError>) -> Self {
-        match result {
-            Ok(raw) => Answer::Success(raw),
-            Err(error) => Answer::Refused(error),
-        }
-    }
-
-    /// The answer as a tool's outcome: a refusal is a protocol error (a JSON-RPC error, not
-    /// an `isError` result).
-    fn into_tool(self) -> ToolOutcome {
-        match self {
-            Answer::Success(raw) => ToolOutcome::Success(raw),
-            Answer::Content(result) => ToolOutcome::Content(result),
-            Answer::Failed(error) => ToolOutcome::Failed(error),
-            Answer::InvalidArguments(message) => ToolOutcome::InvalidArguments(message),
-            Answer::Refused(error) => ToolOutcome::Failed(protocol_error(error)),
-        }
-    }
-
-    /// The answer as a prompt's, resource's or plain method's result.
-    fn into_result(self) -> Result<Box<RawValue>, RpcError> {
-        match self {
-            Answer::Success(raw) => Ok(raw),
-            Answer::Refused(error) => Err(error),
-            Answer::Failed(error) => Err(error.into_mcp_error()),
-            Answer::InvalidArguments(message) => Err(RpcError::invalid_params(format!(
-                "Invalid params: {message}"
-            ))),
-            Answer::Content(_) => Err(RpcError::internal(
-                "a middleware answered a tool's result to a call that is not a tool's",
-            )),
-        }
-    }
-}
-
-/// `error` as a protocol [`Error`], so that a tool's refusal stays a JSON-RPC error.
-fn protocol_error(error: RpcError) -> Error {
-    let RpcError {
-        code,
-        message,
-        data,
-    } = error;
-    let protocol = Error::protocol(code, message);
-    match data {
-        Some(data) => protocol.with_data(data),
-        None => protocol,
-    }
-}
-
-/// Routes a call of `kind` with arguments to `inner` (a resource is routed by
-/// [`Layered::read_resource`] itself, its URI borrowed): `None` when it does not know the name.
-/// The name is not borrowed by the future (the dispatch matches or copies it first).
-pub(super) fn route<'a>(
-    inner: &'a dyn Dispatch,
-    kind: CallKind,
-    name: &str,
-    arguments: Option<&'a RawValue>,
-    ctx: RequestContext,
-) -> Option<BoxFuture<'a, Answer>> {
-    Some(match kind {
-        CallKind::Tool => {
-            let future = inner.call_tool(name, arguments, ctx)?;
-            Box::pin(async move { Answer::of_tool(future.await) })
-        }
-        CallKind::Prompt => {
-            let future = inner.get_prompt(name, arguments, ctx)?;
-            Box::pin(async move { Answer::of_result(future.await) })
-        }
-        CallKind::Method => {
-            let future = inner.call_method(name, arguments, ctx)?;
-            Box::pin(async move { Answer::of_result(future.await) })
-        }
-        CallKind::Resource => return None,
-    })
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::middleware::{Answer, Call, CallKind, Middleware, Next, WithMiddleware};
-use mcp_runtime::{BoxFuture, Contract, Dispatch, RequestContext, ToolOutcome};
+use mcp_runtime::{BoxFuture, Contract, Dispatch, RequestContext};
 use ops::{call_in_session, call_stateless, post, serve, session, shop, Log};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -242,13 +242,8 @@ impl<D: Dispatch> Dispatch for ArcDispatch<D> {
         self.0.contract()
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        self.0.call_tool(name, arguments, ctx)
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        self.0.call(call)
     }
 }
 
@@ -397,7 +392,8 @@ async fn a_dropped_future_runs_the_cleanup_without_a_transport() {
         cleaned: cleaned.clone(),
     });
     let ctx = RequestContext::new(mcp_runtime::ProtocolVersion::V2025_11_25);
-    let mut future = server.call_tool("slow", None, ctx).expect("a known tool");
+    let call = Call::new(CallKind::Tool, "slow", None, ctx);
+    let mut future = server.call(call).expect("a known tool");
     // Polled once: the middleware holds its guard and waits on the handler.
     let poll = futures_util::poll!(future.as_mut());
     assert!(poll.is_pending());
@@ -406,7 +402,9 @@ async fn a_dropped_future_runs_the_cleanup_without_a_transport() {
     assert_eq!(cleaned.load(Ordering::SeqCst), 1);
     // An unknown name: no future, no middleware.
     let ctx = RequestContext::new(mcp_runtime::ProtocolVersion::V2025_11_25);
-    assert!(server.call_tool("nope", None, ctx).is_none());
+    assert!(server
+        .call(Call::new(CallKind::Tool, "nope", None, ctx))
+        .is_none());
 }
 
 /// Records the server's requests to the client it sees, as `{name} {method} {key}`; answers

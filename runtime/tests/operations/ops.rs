@@ -10,12 +10,12 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use mcp_runtime::auth::{bearer_token, Auth, Authenticator, Principal, Refusal, ResourceMetadata};
+use mcp_runtime::dispatch::{Call, CallKind};
 use mcp_runtime::mcp::{ContentBlock, ToolResult};
-use mcp_runtime::middleware::{Answer, Call, Middleware, Next};
+use mcp_runtime::middleware::{Answer, Middleware, Next};
 use mcp_runtime::rate_limit::Rate;
 use mcp_runtime::{
-    BoxFuture, Catalog, Config, Contract, Descriptor, Dispatch, McpServer, RequestContext,
-    RpcError, ToolOutcome,
+    BoxFuture, Catalog, Config, Contract, Descriptor, Dispatch, McpServer, RpcError,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -69,36 +69,42 @@ impl Dispatch for Shop {
         &CONTRACT
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        let name = name.to_owned();
-        if !["echo", "slow", "blocks", "roots"].contains(&name.as_str()) {
-            return None;
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        let name = call.name();
+        let arguments = call
+            .raw_arguments()
+            .map_or("null", RawValue::get)
+            .to_owned();
+        match call.kind() {
+            CallKind::Tool if ["echo", "slow", "blocks", "roots"].contains(&name) => {}
+            CallKind::Prompt if name == "greet" => {
+                let who: Value = serde_json::from_str(&arguments).unwrap();
+                let greeting = format!("Hello, {}", who["who"]);
+                let answer = mcp_runtime::dispatch::prompt_result(None, &greeting);
+                return Some(Box::pin(std::future::ready(Answer::from_reply(answer))));
+            }
+            _ => return None,
         }
+        let ctx = call.into_context();
         Some(Box::pin(async move {
             self.calls.fetch_add(1, Ordering::SeqCst);
-            let arguments = arguments.map_or("null", RawValue::get).to_owned();
             self.log
                 .lock()
                 .unwrap()
                 .push(format!("handler {arguments}"));
-            match name.as_str() {
-                "echo" => ToolOutcome::Success(RawValue::from_string(arguments).unwrap()),
+            match name {
+                "echo" => Answer::Success(RawValue::from_string(arguments).unwrap()),
                 "slow" => std::future::pending().await,
                 // Asks the client for its roots and answers their URIs.
                 "roots" => match ctx.list_roots("roots").await {
-                    Ok(roots) => ToolOutcome::from_result(Ok(roots
+                    Ok(roots) => Answer::from_result(Ok(roots
                         .roots
                         .iter()
                         .map(|root| root.uri.clone())
                         .collect::<Vec<_>>())),
-                    Err(error) => ToolOutcome::Failed(error),
+                    Err(error) => Answer::Failed(error),
                 },
-                _ => ToolOutcome::Content(ToolResult {
+                _ => Answer::Content(ToolResult {
                     content: vec![ContentBlock::TextContent {
                         meta: Some(
                             serde_json::from_value(json!({"com.example/unknown": {"n": 1}}))
@@ -112,20 +118,6 @@ impl Dispatch for Shop {
                 }),
             }
         }))
-    }
-
-    fn get_prompt<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (name == "greet").then(|| {
-            Box::pin(async move {
-                let who: Value = serde_json::from_str(arguments.unwrap().get()).unwrap();
-                mcp_runtime::dispatch::prompt_result(None, &format!("Hello, {}", who["who"]))
-            }) as BoxFuture<'a, _>
-        })
     }
 }
 
@@ -150,25 +142,14 @@ impl Dispatch for Limited {
         &CONTRACT
     }
 
-    fn call_tool<'a>(
-        &'a self,
-        name: &str,
-        arguments: Option<&'a RawValue>,
-        ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, ToolOutcome>> {
-        self.0.call_tool(name, arguments, ctx)
-    }
-
-    fn call_method<'a>(
-        &'a self,
-        method: &str,
-        _params: Option<&'a RawValue>,
-        _ctx: RequestContext,
-    ) -> Option<BoxFuture<'a, Result<Box<RawValue>, RpcError>>> {
-        (method == "get_blocks").then(|| {
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        if call.kind() != CallKind::Method {
+            return self.0.call(call);
+        }
+        (call.name() == "get_blocks").then(|| {
             Box::pin(async move {
                 self.0.calls.fetch_add(1, Ordering::SeqCst);
-                Ok(RawValue::from_string("[]".into()).unwrap())
+                Answer::Success(RawValue::from_string("[]".into()).unwrap())
             }) as BoxFuture<'a, _>
         })
     }
