@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::Principal;
+use crate::dispatch::Door;
 use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
@@ -31,6 +32,8 @@ use crate::telemetry::TraceContext;
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     protocol_version: ProtocolVersion,
+    /// The way the request came in.
+    door: Door,
     progress_token: Option<Arc<RawValue>>,
     /// Who the request acts for (HTTP with [`crate::Config::auth`]).
     principal: Option<Arc<Principal>>,
@@ -83,6 +86,7 @@ impl RequestContext {
     pub fn new(protocol_version: ProtocolVersion) -> Self {
         Self {
             protocol_version,
+            door: Door::Direct,
             progress_token: None,
             principal: None,
             #[cfg(feature = "trace")]
@@ -95,6 +99,19 @@ impl RequestContext {
     /// The protocol revision of the request.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.protocol_version
+    }
+
+    /// The way the request came in ([`Door::Direct`] for a context made by the program
+    /// itself).
+    pub fn door(&self) -> Door {
+        self.door
+    }
+
+    /// This context, of a request that came in through `door` (set by the transport that
+    /// hands it to the engine).
+    pub(crate) fn through(mut self, door: Door) -> Self {
+        self.door = door;
+        self
     }
 
     /// The session the request belongs to (session-era revisions).
@@ -406,6 +423,7 @@ impl RequestContext {
     ) -> Self {
         Self {
             protocol_version: session.version(),
+            door: Door::Direct,
             progress_token: None,
             principal: None,
             #[cfg(feature = "trace")]
@@ -430,6 +448,7 @@ impl RequestContext {
     ) -> Self {
         Self {
             protocol_version: version,
+            door: Door::Direct,
             progress_token: None,
             principal: None,
             #[cfg(feature = "trace")]

@@ -20,7 +20,7 @@ use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
 pub use crate::future::BoxFuture;
-pub use call::{Answer, Call, CallKind};
+pub use call::{Answer, Call, CallKind, Door};
 pub use contract::{Contract, Face, FaceOf, RateOf, ScopesOf};
 
 mod call;

@@ -25,7 +25,7 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::method::Method;
@@ -282,7 +282,7 @@ impl<D: Dispatch> Peer<D> {
         }
         let started = self
             .engine
-            .start_stdio(Era::Session(&session), request, outbound);
+            .start(Door::Stdio, Era::Session(&session), request, outbound);
         let canceller = started.outbound.clone();
         // Admitted just above, and this peer alone starts the session's requests.
         let _ = session.track(&key, move || canceller.cancel());
@@ -322,7 +322,7 @@ impl<D: Dispatch> Peer<D> {
         let Some(registered) = self.in_flight.register(id_key(id), &outbound) else {
             return self.send(error_response(Some(id), &id_in_use()));
         };
-        let started = self.engine.start_stdio(stateless, request, outbound);
+        let started = self.engine.start(Door::Stdio, stateless, request, outbound);
         self.running
             .spawn(answer_lines(started, self.out.clone(), registered));
     }
@@ -342,7 +342,7 @@ impl<D: Dispatch> Peer<D> {
                     match engine.stdio_batch_rate_refusal(&messages) {
                         // As over HTTP: the whole batch refused, the error of the call over.
                         Some(refused) => Some(error_response(refused.id, &refused.limited.error())),
-                        None => engine.batch(&session, &messages, None).await,
+                        None => engine.batch(Door::Stdio, &session, &messages, None).await,
                     }
                 }
                 Err(error) => Some(error_response(None, &error)),

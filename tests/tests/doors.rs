@@ -63,11 +63,19 @@ impl Handler for Bank {
 
     async fn statement(
         &self,
-        _: &RequestContext,
+        ctx: &RequestContext,
         params: types::StatementParams,
     ) -> Result<String, Error> {
+        LAST_DOOR.set(Some(ctx.door()));
         Ok(format!("statement of {}", params.month))
     }
+}
+
+thread_local! {
+    /// The door of the last statement read on this thread (each test's runtime runs its
+    /// servers on its own thread).
+    static LAST_DOOR: std::cell::Cell<Option<mcp_runtime::dispatch::Door>> =
+        const { std::cell::Cell::new(None) };
 }
 
 /// Bearer tokens named after what they may do.
@@ -152,6 +160,18 @@ impl Door {
         Door::Stdio,
         Door::LegacySse,
     ];
+
+    /// The runtime's door this one comes through: every door of the runtime is some row's
+    /// ([`every_door_of_the_runtime_is_in_the_table`]).
+    fn runtime_door(self) -> mcp_runtime::dispatch::Door {
+        use mcp_runtime::dispatch::Door as Runtime;
+        match self {
+            Door::Session | Door::Stateless | Door::Batch | Door::Catalog => Runtime::Mcp,
+            Door::PlainByName | Door::PlainByPosition => Runtime::Jsonrpc,
+            Door::Stdio => Runtime::Stdio,
+            Door::LegacySse => Runtime::LegacySse,
+        }
+    }
 
     /// Whether the door authenticates: one that does not runs what a scope refuses elsewhere.
     fn authenticates(self) -> bool {
@@ -598,6 +618,25 @@ async fn every_door_makes_the_same_decision() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The table covers every door of the runtime (a door added to `mcp_runtime::dispatch::Door`
+/// fails here until a row goes through it), and each row's call does come through the
+/// runtime's door it claims: the handler sees it in its context.
+#[tokio::test]
+async fn every_door_of_the_runtime_is_in_the_table() {
+    let covered: BTreeSet<_> = Door::ALL.iter().map(|door| door.runtime_door()).collect();
+    let runtime: BTreeSet<_> = mcp_runtime::dispatch::Door::ALL.into_iter().collect();
+    assert_eq!(
+        covered, runtime,
+        "a door of the runtime that no row goes through"
+    );
+    for door in Door::ALL {
+        LAST_DOOR.set(None);
+        let outcome = through(door, Call::Statement("2026-01"), "read", 1).await;
+        assert_eq!(outcome, Outcome::Allowed, "{door:?}");
+        assert_eq!(LAST_DOOR.get(), Some(door.runtime_door()), "{door:?}");
+    }
 }
 
 /// A template's limit is one bucket, whatever the variables, on every door.

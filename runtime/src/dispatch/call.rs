@@ -41,9 +41,44 @@ impl CallKind {
     }
 }
 
+/// The way a call came into the server: each transport names its door where it hands the
+/// request to the engine, so every call's [context](Call::context) says which it came through
+/// ([`RequestContext::door`]), and a door added later has to name itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Door {
+    /// Streamable HTTP, `/mcp`: both eras, batches (and through it, the tool catalog's
+    /// `call_tool` and tasks).
+    Mcp,
+    /// The plain JSON-RPC endpoint ([`crate::config::Endpoints::jsonrpc_path`]).
+    Jsonrpc,
+    /// The 2024-11-05 HTTP+SSE transport ([`crate::config::Endpoints::legacy_sse`]).
+    LegacySse,
+    /// stdin and stdout ([`crate::stdio`]).
+    Stdio,
+    /// No door: a context the program made itself ([`RequestContext::new`]), a call no
+    /// client sent.
+    Direct,
+}
+
+impl Door {
+    /// Every door a client's call can come through ([`Door::Direct`] aside).
+    pub const ALL: [Door; 4] = [Door::Mcp, Door::Jsonrpc, Door::LegacySse, Door::Stdio];
+
+    /// The span's `network.transport` of a request through this door.
+    #[cfg_attr(not(feature = "trace"), allow(dead_code))]
+    pub(crate) fn transport(self) -> crate::telemetry::Transport {
+        match self {
+            Door::Stdio => crate::telemetry::Transport::Stdio,
+            Door::Mcp | Door::Jsonrpc | Door::LegacySse | Door::Direct => {
+                crate::telemetry::Transport::Http
+            }
+        }
+    }
+}
+
 /// One call on its way to a handler: its kind, the tool or prompt name, resource URI or
 /// contract method, the arguments raw (or [typed](Self::arguments)), and its context (the
-/// revision it came in, who makes it, its session).
+/// [door](Self::door) and revision it came in, who makes it, its session).
 ///
 /// ```
 /// use mcp_runtime::dispatch::{Call, CallKind};
@@ -104,6 +139,11 @@ impl<'a> Call<'a> {
     /// Who the call acts for (HTTP with [`crate::Config::auth`]; `None` otherwise).
     pub fn principal(&self) -> Option<&Principal> {
         self.ctx.principal()
+    }
+
+    /// The door the call came through ([`RequestContext::door`]).
+    pub fn door(&self) -> Door {
+        self.ctx.door()
     }
 
     /// The request's context: revision, session, progress token, principal.

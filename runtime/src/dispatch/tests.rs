@@ -146,3 +146,24 @@ fn arguments_errors_are_typed_and_display_the_old_messages() {
         Ok(3)
     );
 }
+
+/// A door added to [`Door`] is listed in [`Door::ALL`] (and so must be in the door table of
+/// `tests/tests/doors.rs`, which covers every listed door), unless it is no client's.
+#[test]
+fn every_clients_door_is_listed() {
+    use super::Door;
+    let listed = |door: Door| match door {
+        Door::Mcp | Door::Jsonrpc | Door::LegacySse | Door::Stdio => true,
+        Door::Direct => false,
+    };
+    for door in [
+        Door::Mcp,
+        Door::Jsonrpc,
+        Door::LegacySse,
+        Door::Stdio,
+        Door::Direct,
+    ] {
+        assert_eq!(Door::ALL.contains(&door), listed(door), "{door:?}");
+    }
+    assert_eq!(crate::RequestContext::default().door(), Door::Direct);
+}

@@ -7,7 +7,7 @@ use super::incoming::{self, Incoming, Request};
 use super::method::Method;
 use super::{answer_key, Engine, Era, OwnedParams};
 use crate::auth::Principal;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, Door};
 use crate::jsonrpc::{self, error_response, RpcError};
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
@@ -25,10 +25,12 @@ pub(crate) fn allowed(session: &Session) -> Result<(), RpcError> {
 }
 
 impl<D: Dispatch> Engine<D> {
-    /// Handles every message of a batch of `session` in order: the answers as one JSON array,
-    /// or `None` when nothing in it asks for an answer (only notifications and responses).
+    /// Handles every message of a batch of `session` that came through `door` in order: the
+    /// answers as one JSON array, or `None` when nothing in it asks for an answer (only
+    /// notifications and responses).
     pub(crate) async fn batch(
         self: &Arc<Self>,
+        door: Door,
         session: &Arc<Session>,
         messages: &[&RawValue],
         principal: Option<&Arc<Principal>>,
@@ -51,6 +53,7 @@ impl<D: Dispatch> Engine<D> {
                 Ok(Incoming::Request(request)) => {
                     let ctx = self
                         .session_context(session, None)
+                        .through(door)
                         .with_principal(principal.cloned());
                     let method = Method::of(request.method);
                     let era = Era::Session(session);

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use super::incoming::{self, Incoming, Request};
 use super::Engine;
 use crate::auth::Principal;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, Door};
 use crate::jsonrpc::RpcError;
 use crate::policy::Target;
 use crate::rate_limit::{Caller, Limited};
@@ -25,17 +25,6 @@ use crate::rate_limit::{Caller, Limited};
 pub(crate) struct RateRefusal<'a> {
     pub limited: Limited,
     pub id: Option<&'a RawValue>,
-}
-
-/// The door a body came through, which says how its calls are read.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Door {
-    /// `/mcp`, or the 2024-11-05 transport's POST: `tools/call`, `prompts/get` and
-    /// `resources/read` are calls.
-    Mcp,
-    /// The plain JSON-RPC endpoint: every request and notification is a call of the method
-    /// it names.
-    Plain,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -198,6 +187,7 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// The refusal of a body (one message or a 2025-03-26 batch) that came in through `door`
+    /// (an HTTP one)
     /// by `caller`, its calls counted in order in the shared buckets (one Redis step each) as
     /// the local checks count them; the first call over a limit refuses the whole body.
     /// `None` when every call may go on (or the limits are not shared).
@@ -220,14 +210,18 @@ impl<D: Dispatch> Engine<D> {
         for message in messages {
             // What the call is, read before the await (the parsed message is not kept).
             let (id, target) = match door {
-                Door::Mcp => match incoming::read(message, None) {
-                    Ok(Incoming::Request(request)) => match request.target(contract) {
-                        Some(target) => (Some(request.id), target.into_owned()),
-                        None => continue,
-                    },
-                    _ => continue,
-                },
-                Door::Plain => {
+                // `tools/call`, `prompts/get` and `resources/read` are calls.
+                Door::Mcp | Door::LegacySse | Door::Stdio | Door::Direct => {
+                    match incoming::read(message, None) {
+                        Ok(Incoming::Request(request)) => match request.target(contract) {
+                            Some(target) => (Some(request.id), target.into_owned()),
+                            None => continue,
+                        },
+                        _ => continue,
+                    }
+                }
+                // Every request and notification is a call of the method it names.
+                Door::Jsonrpc => {
                     let (id, method, params) = match incoming::read_plain(message) {
                         Ok(Incoming::Request(request)) => {
                             (Some(request.id), request.method, request.params.raw())

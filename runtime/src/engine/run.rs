@@ -18,7 +18,7 @@ use super::stateless::{capabilities_of, log_rank};
 use super::{Engine, Era, OwnedParams};
 use crate::auth::Principal;
 use crate::context::RequestContext;
-use crate::dispatch::{BoxFuture, Dispatch};
+use crate::dispatch::{BoxFuture, Dispatch, Door};
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
 use crate::outbound::{Outbound, Outcome, Reply};
@@ -27,9 +27,11 @@ use crate::params;
 use crate::params::RequestMeta;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
+use crate::telemetry::TraceHeaders;
+#[cfg(feature = "trace")]
+use crate::telemetry::Transport;
 #[cfg(feature = "trace")]
 use crate::telemetry::{self, RequestTrace, TraceContext};
-use crate::telemetry::{TraceHeaders, Transport};
 
 /// A started request: what its transport awaits and frames.
 pub(crate) struct Started {
@@ -43,35 +45,20 @@ pub(crate) struct Started {
 }
 
 impl<D: Dispatch> Engine<D> {
-    /// Starts `request` of `era`, its messages going to `outbound`, over HTTP (the
-    /// 2024-11-05 SSE transport; the span's `network.transport`).
+    /// Starts `request` of `era` that came through `door` (the 2024-11-05 SSE transport,
+    /// stdio), its messages going to `outbound`.
     pub(crate) fn start(
         self: &Arc<Self>,
+        door: Door,
         era: Era<'_>,
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
-        self.start_as(era, None, TraceHeaders::default(), request, outbound)
+        let headers = TraceHeaders::default();
+        self.start_over(door, era, None, headers, request, outbound)
     }
 
-    /// [`start`](Self::start) for a request that came over stdio.
-    pub(crate) fn start_stdio(
-        self: &Arc<Self>,
-        era: Era<'_>,
-        request: Request<'_>,
-        outbound: Outbound,
-    ) -> Started {
-        self.start_over(
-            Transport::Stdio,
-            era,
-            None,
-            TraceHeaders::default(),
-            request,
-            outbound,
-        )
-    }
-
-    /// [`start`](Self::start) for a request the edge authenticated as `principal` (HTTP with
+    /// [`start`](Self::start) for a request of `/mcp` the edge authenticated as `principal` (with
     /// [`crate::Config::auth`]; `None` otherwise), with the W3C trace headers the edge read
     /// (`traceparent` and `tracestate`: HTTP).
     ///
@@ -87,21 +74,14 @@ impl<D: Dispatch> Engine<D> {
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
-        self.start_over(
-            Transport::Http,
-            era,
-            principal,
-            trace_headers,
-            request,
-            outbound,
-        )
+        self.start_over(Door::Mcp, era, principal, trace_headers, request, outbound)
     }
 
-    /// [`start_as`](Self::start_as) over `transport` (the span's `network.transport`).
+    /// [`start_as`](Self::start_as) through `door`.
     #[inline]
     fn start_over(
         self: &Arc<Self>,
-        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] transport: Transport,
+        door: Door,
         era: Era<'_>,
         principal: Option<Arc<Principal>>,
         #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
@@ -111,7 +91,7 @@ impl<D: Dispatch> Engine<D> {
         outbound: Outbound,
     ) -> Started {
         let method = Method::of(request.method);
-        let mut ctx = self.context_for(&era, &outbound);
+        let mut ctx = self.context_for(&era, &outbound).through(door);
         // The progress token is the one member of `_meta` the work reads: it goes into the
         // context now, and the params are kept without `_meta`.
         let token = match (&era, &request.params) {
@@ -131,7 +111,7 @@ impl<D: Dispatch> Engine<D> {
                 &era,
                 &request,
                 method,
-                transport,
+                door.transport(),
                 trace_headers,
                 self.config.telemetry.return_traces,
             );

@@ -30,7 +30,7 @@ use super::response::{json_response, method_not_allowed, rpc_error, status_only}
 use super::Body;
 use crate::auth::Principal;
 use crate::context::RequestContext;
-use crate::dispatch::{Call, CallKind, Dispatch};
+use crate::dispatch::{Call, CallKind, Dispatch, Door};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
 use crate::panic::CatchUnwind;
@@ -76,7 +76,7 @@ impl<D: Dispatch> McpServer<D> {
             let principal = headers.principal.as_deref();
             let refused = if self.engine.limits_shared() {
                 let caller = headers.caller();
-                let door = crate::engine::limits::Door::Plain;
+                let door = Door::Jsonrpc;
                 Box::pin(
                     self.engine
                         .shared_rate_refusal(caller, principal, text, door),
@@ -203,7 +203,9 @@ impl<D: Dispatch> McpServer<D> {
             '_,
         >,
     ) -> Result<Cow<'static, str>, RpcError> {
-        let ctx = RequestContext::default().with_principal(principal.cloned());
+        let ctx = RequestContext::default()
+            .with_principal(principal.cloned())
+            .through(Door::Jsonrpc);
         #[cfg(feature = "trace")]
         {
             use crate::telemetry::{start_outside_engine, Transport, PLAIN_JSONRPC_ERA};

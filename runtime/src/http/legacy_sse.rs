@@ -33,7 +33,7 @@ use super::response::{
 };
 use super::Body;
 use crate::config::Config;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::sessions::{Keep, Refusal};
@@ -163,7 +163,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         if self.engine.limits_shared() && connection.session.get().is_some() {
             // This transport has no authorization: the caller is the peer.
-            let door = crate::engine::limits::Door::Mcp;
+            let door = Door::LegacySse;
             let refusal = self
                 .engine
                 .shared_rate_refusal(headers.caller(), None, text, door);
@@ -306,7 +306,9 @@ impl<D: Dispatch> McpServer<D> {
             return connection.send(error_response(Some(id), &refused.error()));
         }
         let outbound = Outbound::lines(connection.lines.clone());
-        let started = self.engine.start(Era::Session(&session), request, outbound);
+        let started = self
+            .engine
+            .start(Door::LegacySse, Era::Session(&session), request, outbound);
         let canceller = started.outbound.clone();
         // Checked just above; another POST of the same id racing this one loses here.
         if let Err(refused) = session.track(&key, move || canceller.cancel()) {

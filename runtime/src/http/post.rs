@@ -14,10 +14,9 @@ use super::headers::Headers;
 use super::request_body::{self, Accepts};
 use super::response::{bad_request, json_response, rpc_error, session_refused, status_only};
 use super::{session_answer, stateless, Body, SESSION_HEADER_NAME};
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
-use crate::engine::limits::Door;
 use crate::engine::run::Started;
 use crate::engine::sessions::{Keep, Opened, Refusal, WriteThrough};
 use crate::outbound::Outbound;
@@ -362,7 +361,7 @@ impl<D: Dispatch> McpServer<D> {
         }
         match self
             .engine
-            .batch(&session, &messages, headers.principal.as_ref())
+            .batch(Door::Mcp, &session, &messages, headers.principal.as_ref())
             .await
         {
             Some(answers) => json_response(StatusCode::OK, answers),
