@@ -9,7 +9,8 @@
 //! method MCP does not expose (`admin_export_keys`, no `x-mcp`) and a rate-limited resource
 //! template (`bank://statements/{month}`, `bank:read`, 2/min: one bucket for every month).
 //!
-//! Doors ([`Door::ALL`]): `/mcp` in a 2025-11-25 session, `/mcp` stateless 2026-07-28, a
+//! Doors ([`Door::ALL`]): `/mcp` in a 2025-11-25 session, `/mcp` stateless 2026-07-28 (and
+//! as a task: a client declaring the tasks extension, each tool continuing as one), a
 //! 2025-03-26 batch, the plain JSON-RPC endpoint by name and by position, the catalog's
 //! `call_tool` (`--tool-mode catalog`), stdio and the 2024-11-05 HTTP+SSE transport (which
 //! authenticate no one: what a scope refuses elsewhere runs there, everything else is the
@@ -37,23 +38,27 @@ use workspace_tests::doors_server::{types, Handler, Server};
 struct Bank;
 
 impl Handler for Bank {
+    // Each tool continues as a task when its client declared the extension ([`Door::Task`]).
     async fn get_balance(
         &self,
-        _: &RequestContext,
+        ctx: &RequestContext,
         _: types::GetBalanceParams,
     ) -> Result<i64, Error> {
+        ctx.start_task();
         Ok(42)
     }
 
     async fn transfer(
         &self,
-        _: &RequestContext,
+        ctx: &RequestContext,
         params: types::TransferParams,
     ) -> Result<String, Error> {
+        ctx.start_task();
         Ok(format!("sent {} to {}", params.amount, params.to))
     }
 
-    async fn audit_log(&self, _: &RequestContext) -> Result<String, Error> {
+    async fn audit_log(&self, ctx: &RequestContext) -> Result<String, Error> {
+        ctx.start_task();
         Ok("log".into())
     }
 
@@ -134,6 +139,9 @@ enum Door {
     Session,
     /// `/mcp`, a stateless 2026-07-28 request.
     Stateless,
+    /// `/mcp`, a stateless 2026-07-28 request of a client declaring the tasks extension: a
+    /// tool call continues as a task (its answer a `CreateTaskResult`).
+    Task,
     /// `/mcp`, a 2025-03-26 batch holding the call.
     Batch,
     /// The plain JSON-RPC endpoint, params by name.
@@ -150,9 +158,10 @@ enum Door {
 }
 
 impl Door {
-    const ALL: [Door; 8] = [
+    const ALL: [Door; 9] = [
         Door::Session,
         Door::Stateless,
+        Door::Task,
         Door::Batch,
         Door::PlainByName,
         Door::PlainByPosition,
@@ -166,7 +175,9 @@ impl Door {
     fn runtime_door(self) -> mcp_runtime::dispatch::Door {
         use mcp_runtime::dispatch::Door as Runtime;
         match self {
-            Door::Session | Door::Stateless | Door::Batch | Door::Catalog => Runtime::Mcp,
+            Door::Session | Door::Stateless | Door::Task | Door::Batch | Door::Catalog => {
+                Runtime::Mcp
+            }
             Door::PlainByName | Door::PlainByPosition => Runtime::Jsonrpc,
             Door::Stdio => Runtime::Stdio,
             Door::LegacySse => Runtime::LegacySse,
@@ -275,6 +286,33 @@ async fn http_outcome(reply: support::Reply) -> Outcome {
     let status = reply.status;
     let challenge = reply.header("www-authenticate").map(str::to_owned);
     let text = reply.text().await;
+    outcome_of(status, challenge, text)
+}
+
+/// The outcome of a tool call that continues as a task when allowed: a `CreateTaskResult`
+/// (`resultType: "task"`) is allowed, any other result is not what the door should answer.
+async fn task_outcome(reply: support::Reply) -> Outcome {
+    let status = reply.status;
+    let challenge = reply.header("www-authenticate").map(str::to_owned);
+    let text = reply.text().await;
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    match serde_json::from_str::<Value>(json)
+        .ok()
+        .and_then(|answer| answer.get("result").cloned())
+    {
+        Some(result) if status == StatusCode::OK && result["resultType"] == "task" => {
+            Outcome::Allowed
+        }
+        Some(result) if status == StatusCode::OK => Outcome::Other(format!("not a task: {result}")),
+        _ => outcome_of(status, challenge, text),
+    }
+}
+
+/// The outcome of a reply of `status` with the `challenge` header and body `text`.
+fn outcome_of(status: StatusCode, challenge: Option<String>, text: String) -> Outcome {
     match status {
         StatusCode::FORBIDDEN => {
             let challenge = challenge.unwrap_or_default();
@@ -453,8 +491,15 @@ async fn send(door: Door, addr: SocketAddr, id: &str, token: &str, call: Call) -
             ];
             post(addr, "/mcp", &headers(token, &extra), &body).await
         }
-        Door::Stateless => {
-            let meta = r#""_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"#;
+        Door::Stateless | Door::Task => {
+            let capabilities = match door {
+                Door::Task => r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#,
+                _ => "{}",
+            };
+            let meta = format!(
+                r#""_meta":{{"io.modelcontextprotocol/clientCapabilities":{capabilities},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}},"#
+            );
+            let meta = meta.as_str();
             let (params, method, name) = mcp_request(call, false, meta);
             let body =
                 format!(r#"{{"params":{params},"id":7,"method":"{method}","jsonrpc":"2.0"}}"#);
@@ -463,7 +508,11 @@ async fn send(door: Door, addr: SocketAddr, id: &str, token: &str, call: Call) -
                 ("mcp-method", method),
                 ("mcp-name", name.as_str()),
             ];
-            post(addr, "/mcp", &headers(token, &extra), &body).await
+            let reply = post(addr, "/mcp", &headers(token, &extra), &body).await;
+            if door == Door::Task && matches!(call, Call::Tool(..)) {
+                return task_outcome(reply).await;
+            }
+            reply
         }
         Door::PlainByName | Door::PlainByPosition => {
             let body = plain_request(call, door == Door::PlainByPosition);

@@ -65,13 +65,17 @@ pub(crate) fn server(
             name,
         })
         .collect();
+    // Deprecated methods are still served (the contract deprecates them for callers): their
+    // calls are allowed where the contract has any.
+    let any_deprecated = methods.iter().any(|plan| plan.method.deprecated);
+    let deprecated = any_deprecated.then(|| quote!(deprecated,));
+    let allow_deprecated = any_deprecated.then(|| quote!(#[allow(deprecated)]));
     let dispatch = (!pieces.is_empty()).then(|| {
         let pieces = frame.pieces(layout::DISPATCH_DIR, pieces, Reach::Modules);
         quote! {
             /// Each method's dispatch, in a module of its own: decode the params, call the
             /// handler, encode the result.
-            // Deprecated methods are still served: the contract deprecates them for callers.
-            #[allow(deprecated, unused_imports)]
+            #[allow(#deprecated unused_imports)]
             mod dispatch {
                 use super::*;
                 #pieces
@@ -113,8 +117,7 @@ pub(crate) fn server(
         #rate_limit_fn
         #face_fn
 
-        // Deprecated methods are still served: the contract deprecates them for callers.
-        #[allow(deprecated)]
+        #allow_deprecated
         impl<H: Handler> Dispatch for Server<H> {
             fn contract(&self) -> &'static Contract {
                 &CONTRACT

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::sync::Arc;
 
-use super::{caught, Engine};
+use super::Engine;
 use crate::auth::Principal;
 use crate::catalog::Descriptor;
 use crate::context::RequestContext;
@@ -24,6 +24,7 @@ use crate::outbound::Outbound;
 use crate::panic::CatchUnwind;
 use crate::params::CallMembers;
 use crate::policy;
+use crate::protocol::ProtocolVersion;
 use crate::request_state::{Binding, StateSealer};
 
 /// What a round of a call is bound to: method, target (tool or prompt name, resource URI)
@@ -52,94 +53,84 @@ impl<D: Dispatch> Engine<D> {
         crate::middleware::as_target(audit, &self.dispatch, call, target)
     }
 
-    /// `tools/call`: a panic or a failure is an `isError` result; an unknown tool is `-32602`.
-    pub(super) async fn call_tool(
+    /// `tools/call`, `prompts/get` or `resources/read` (`kind`) with its `members`. A tool's
+    /// panic or failure is an `isError` result, a prompt's or resource's a JSON-RPC error; an
+    /// unknown tool or prompt is `-32602`, an unknown URI `-32002` on a session and `-32602`
+    /// from 2026-07-28 on (never an empty `contents`).
+    pub(super) async fn call(
         &self,
-        call: &CallMembers,
+        kind: CallKind,
+        members: &CallMembers,
         ctx: RequestContext,
     ) -> Result<JsonText, RpcError> {
-        let name = call.name()?;
-        let target = ("tools/call", name, call.arguments());
-        let round = self.open_round(target, call, &ctx)?;
+        let (name, arguments) = match kind {
+            CallKind::Resource => {
+                let uri = members.uri()?;
+                // A bundled skill file (skills extension); never one on a server without skills.
+                if let Some(answer) = crate::skills::read(self.dispatch.contract().skills(), uri) {
+                    return Ok(answer);
+                }
+                (uri, None)
+            }
+            _ => (members.name()?, members.arguments()),
+        };
+        let target = (kind.method(), name, arguments);
+        let round = self.open_round(target, members, &ctx)?;
         let version = ctx.protocol_version();
         let principal = self.caller_for_hints(&ctx);
-        let future = self.run(Call::new(CallKind::Tool, name, call.arguments(), ctx));
-        let Some(future) = future else {
-            let tools = self.dispatch.contract().catalog().tools;
-            return Err(unknown(
-                "tool",
-                name,
-                self.nearest(tools, "tools/call", name, principal),
-            ));
+        let Some(future) = self.run(Call::new(kind, name, arguments, ctx)) else {
+            let answer = Err(self.unknown_call(kind, name, version, principal));
+            return close_round(&self.sealer, target, round, true, answer);
         };
         let answer = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
             // The panic's text may hold anything the handler saw: the log gets it, the
             // client does not.
-            tracing::error!(tool = %name, %panic, "tool handler panicked");
-            Answer::Failed(crate::Error::new("the tool failed unexpectedly"))
+            tracing::error!(method = kind.method(), %name, %panic, "handler panicked");
+            match kind {
+                CallKind::Tool => Answer::Failed(crate::Error::new("the tool failed unexpectedly")),
+                _ => Answer::Refused(RpcError::internal(format!(
+                    "Internal error: the {} handler failed unexpectedly",
+                    what(kind)
+                ))),
+            }
         });
-        let failed = matches!(answer, Answer::Failed(_) | Answer::Refused(_));
-        let answer = answer.into_call_tool_result(version);
-        close_round(&self.sealer, target, round, failed, answer)
-    }
-
-    /// `prompts/get`; an unknown prompt is `-32602`.
-    pub(super) async fn get_prompt(
-        &self,
-        call: &CallMembers,
-        ctx: RequestContext,
-    ) -> Result<JsonText, RpcError> {
-        let name = call.name()?;
-        let target = ("prompts/get", name, call.arguments());
-        let round = self.open_round(target, call, &ctx)?;
-        let principal = self.caller_for_hints(&ctx);
-        let future = self.run(Call::new(CallKind::Prompt, name, call.arguments(), ctx));
-        let answer = match future {
-            Some(future) => caught(future, "prompt", name).await,
-            None => {
-                let prompts = self.dispatch.contract().catalog().prompts;
-                let near = self.nearest(prompts, "prompts/get", name, principal);
-                Err(unknown("prompt", name, near))
-            }
+        let failed = !matches!(answer, Answer::Success(_) | Answer::Content(_));
+        let answer = match kind {
+            CallKind::Tool => answer.into_call_tool_result(version),
+            _ => answer.into_result().map(JsonText::from),
         };
-        let failed = answer.is_err();
         close_round(&self.sealer, target, round, failed, answer)
     }
 
-    /// `resources/read`. An unknown URI is `-32002` on a session and `-32602` from 2026-07-28
-    /// on (never an empty `contents`).
-    pub(super) async fn read_resource(
+    /// The error of a call of `kind` to `name` the server does not have, with the name a slip
+    /// away among those the caller's lists show, if any.
+    #[cold]
+    fn unknown_call(
         &self,
-        read: &CallMembers,
-        ctx: RequestContext,
-    ) -> Result<JsonText, RpcError> {
-        let uri = read.uri()?;
-        // A bundled skill file (skills extension); never one on a server without skills.
-        if let Some(answer) = crate::skills::read(self.dispatch.contract().skills(), uri) {
-            return Ok(answer);
+        kind: CallKind,
+        name: &str,
+        version: ProtocolVersion,
+        principal: Option<Arc<Principal>>,
+    ) -> RpcError {
+        let catalog = self.dispatch.contract().catalog();
+        let descriptors = match kind {
+            CallKind::Tool => catalog.tools,
+            CallKind::Prompt => catalog.prompts,
+            _ => catalog.resources,
+        };
+        let near = self.nearest(descriptors, kind.method(), name, principal);
+        if kind != CallKind::Resource {
+            return unknown(what(kind), name, near);
         }
-        let target = ("resources/read", uri, None);
-        let round = self.open_round(target, read, &ctx)?;
-        let stateless = ctx.protocol_version().is_stateless();
-        let principal = self.caller_for_hints(&ctx);
-        let future = self.run(Call::new(CallKind::Resource, uri, None, ctx));
-        let answer = match future {
-            Some(future) => caught(future, "resource", uri).await,
-            None => {
-                let resources = self.dispatch.contract().catalog().resources;
-                let tip = did_you_mean(self.nearest(resources, "resources/read", uri, principal));
-                Err(match stateless {
-                    true => RpcError::invalid_params(format!("Resource not found: {uri}{tip}")),
-                    false => RpcError::new(
-                        jsonrpc::RESOURCE_NOT_FOUND,
-                        format!("Resource not found{tip}"),
-                    ),
-                }
-                .with_data(json!({ "uri": uri })))
-            }
-        };
-        let failed = answer.is_err();
-        close_round(&self.sealer, target, round, failed, answer)
+        let tip = did_you_mean(near);
+        match version.is_stateless() {
+            true => RpcError::invalid_params(format!("Resource not found: {name}{tip}")),
+            false => RpcError::new(
+                jsonrpc::RESOURCE_NOT_FOUND,
+                format!("Resource not found{tip}"),
+            ),
+        }
+        .with_data(json!({ "uri": name }))
     }
 
     /// Who makes the call, kept for the did-you-mean of an unknown name only when the
@@ -241,6 +232,16 @@ const MOST_COMPARED: usize = 10_000;
 fn unknown(what: &str, name: &str, near: Option<&str>) -> RpcError {
     let tip = did_you_mean(near);
     RpcError::invalid_params(format!("Unknown {what}: {name}{tip}"))
+}
+
+/// What a call of `kind` names, in its errors: `tool`, `prompt`, `resource` or `method`.
+fn what(kind: CallKind) -> &'static str {
+    match kind {
+        CallKind::Tool => "tool",
+        CallKind::Prompt => "prompt",
+        CallKind::Resource => "resource",
+        CallKind::Method => "method",
+    }
 }
 
 /// `; did you mean `near`?`, or nothing.

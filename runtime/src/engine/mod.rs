@@ -35,11 +35,10 @@ use crate::bus::Bus;
 use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::context::RequestContext;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{CallKind, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::notifier::Notifier;
-use crate::panic::CatchUnwind;
 use crate::param_headers::ParamHeaders;
 use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
@@ -303,12 +302,12 @@ impl<D: Dispatch> Engine<D> {
             | Method::PromptsList
             | Method::ResourcesList
             | Method::TemplatesList => self.list(method, raw, version, ctx.principal())?,
-            Method::ToolsCall => self.call_tool(params.members()?, ctx).await?,
-            Method::PromptsGet => self.get_prompt(params.members()?, ctx).await?,
+            Method::ToolsCall => self.call(CallKind::Tool, params.members()?, ctx).await?,
+            Method::PromptsGet => self.call(CallKind::Prompt, params.members()?, ctx).await?,
             Method::ResourcesRead => {
                 let read = params.members()?;
                 retried = read.is_retry();
-                self.read_resource(read, ctx).await?
+                self.call(CallKind::Resource, read, ctx).await?
             }
             // Boxed: a completion handler's state stays out of every other request's future.
             Method::Complete => Box::pin(self.complete(raw, ctx)).await?,
@@ -569,23 +568,6 @@ pub(crate) fn cancelled_id(params: Option<&RawValue>) -> Option<&RawValue> {
 /// The key a request id is tracked under (its JSON text, so `1` and `"1"` differ).
 pub(crate) fn id_key(id: &RawValue) -> String {
     id.get().trim().to_string()
-}
-
-/// Awaits a handler's future; a panic becomes `-32603` and an error log line.
-async fn caught(
-    future: crate::BoxFuture<'_, crate::dispatch::Answer>,
-    kind: &str,
-    name: &str,
-) -> Result<JsonText, RpcError> {
-    match CatchUnwind::new(future).await {
-        Ok(answer) => answer.into_result().map(JsonText::from),
-        Err(panic) => {
-            tracing::error!(kind, name, %panic, "handler panicked");
-            Err(RpcError::internal(format!(
-                "Internal error: the {kind} handler failed unexpectedly"
-            )))
-        }
-    }
 }
 
 #[derive(Deserialize)]
