@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::Principal;
-use crate::dispatch::Door;
 use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
@@ -43,6 +42,41 @@ pub struct RequestContext {
     trace_context: Option<Arc<TraceContext>>,
     notifier: Option<Notifier>,
     era: OwnedEra,
+}
+
+/// The way a call came into the server: each transport names its door where it hands the
+/// request to the engine, so every call's context ([`Call::context`](crate::dispatch::Call::context)) says which it came through
+/// ([`RequestContext::door`]), and a door added later has to name itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Door {
+    /// Streamable HTTP, `/mcp`: both eras, batches (and through it, the tool catalog's
+    /// `call_tool` and tasks).
+    Mcp,
+    /// The plain JSON-RPC endpoint ([`crate::config::Endpoints::jsonrpc_path`]).
+    Jsonrpc,
+    /// The 2024-11-05 HTTP+SSE transport ([`crate::config::Endpoints::legacy_sse`]).
+    LegacySse,
+    /// stdin and stdout ([`crate::stdio`]).
+    Stdio,
+    /// No door: a context the program made itself ([`RequestContext::new`]), a call no
+    /// client sent.
+    Direct,
+}
+
+impl Door {
+    /// Every door a client's call can come through ([`Door::Direct`] aside).
+    pub const ALL: [Door; 4] = [Door::Mcp, Door::Jsonrpc, Door::LegacySse, Door::Stdio];
+
+    /// The span's `network.transport` of a request through this door.
+    #[cfg_attr(not(feature = "trace"), allow(dead_code))]
+    pub(crate) fn transport(self) -> crate::telemetry::Transport {
+        match self {
+            Door::Stdio => crate::telemetry::Transport::Stdio,
+            Door::Mcp | Door::Jsonrpc | Door::LegacySse | Door::Direct => {
+                crate::telemetry::Transport::Http
+            }
+        }
+    }
 }
 
 /// The request's era as its context owns it, and so how its handler talks back: the engine's

@@ -19,8 +19,9 @@ use crate::json::{JsonText, RESPONSE_HEADROOM};
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
+pub use crate::context::Door;
 pub use crate::future::BoxFuture;
-pub use call::{Answer, Call, CallKind, Door};
+pub use call::{Answer, Call, CallKind};
 pub use contract::{Contract, Face, FaceOf, RateOf, ScopesOf};
 
 mod call;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::auth::Principal;
-use crate::context::RequestContext;
+use crate::context::{Door, RequestContext};
 use crate::error::Error;
 use crate::json::{JsonText, RESPONSE_HEADROOM};
 use crate::jsonrpc::RpcError;
@@ -37,41 +37,6 @@ impl CallKind {
             CallKind::Prompt => "prompts/get",
             CallKind::Resource => "resources/read",
             CallKind::Method => "jsonrpc",
-        }
-    }
-}
-
-/// The way a call came into the server: each transport names its door where it hands the
-/// request to the engine, so every call's [context](Call::context) says which it came through
-/// ([`RequestContext::door`]), and a door added later has to name itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Door {
-    /// Streamable HTTP, `/mcp`: both eras, batches (and through it, the tool catalog's
-    /// `call_tool` and tasks).
-    Mcp,
-    /// The plain JSON-RPC endpoint ([`crate::config::Endpoints::jsonrpc_path`]).
-    Jsonrpc,
-    /// The 2024-11-05 HTTP+SSE transport ([`crate::config::Endpoints::legacy_sse`]).
-    LegacySse,
-    /// stdin and stdout ([`crate::stdio`]).
-    Stdio,
-    /// No door: a context the program made itself ([`RequestContext::new`]), a call no
-    /// client sent.
-    Direct,
-}
-
-impl Door {
-    /// Every door a client's call can come through ([`Door::Direct`] aside).
-    pub const ALL: [Door; 4] = [Door::Mcp, Door::Jsonrpc, Door::LegacySse, Door::Stdio];
-
-    /// The span's `network.transport` of a request through this door.
-    #[cfg_attr(not(feature = "trace"), allow(dead_code))]
-    pub(crate) fn transport(self) -> crate::telemetry::Transport {
-        match self {
-            Door::Stdio => crate::telemetry::Transport::Stdio,
-            Door::Mcp | Door::Jsonrpc | Door::LegacySse | Door::Direct => {
-                crate::telemetry::Transport::Http
-            }
         }
     }
 }
