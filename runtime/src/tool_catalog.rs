@@ -5,8 +5,10 @@
 //! server and, in [`ToolMode::Catalog`], publishes three tools instead, whatever the contract's
 //! size:
 //!
-//! - `search_tools` `{query, limit?}`: the contract's tools whose name or description holds
-//!   every word of `query` (any case), with their names and first description lines;
+//! - `search_tools` `{query, limit?}`: the contract's tools ranked by how well they match
+//!   `query` (BM25 over names, titles, descriptions and parameter names, with stemming,
+//!   camelCase splitting and a few synonyms: "latest block" finds `eth_blockNumber`), with
+//!   their names and first description lines;
 //! - `describe_tool` `{name}`: one tool's whole descriptor (its `inputSchema` above all) at the
 //!   client's revision;
 //! - `call_tool` `{name, arguments}`: calls that tool, through the wrapped server's own typed
@@ -32,6 +34,9 @@ use crate::context::RequestContext;
 use crate::dispatch::{Answer, BoxFuture, Call, CallKind, Contract, Dispatch};
 use crate::error::Error;
 use crate::policy::InnerCall;
+use search::Index;
+
+mod search;
 
 /// How a server publishes its tools.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -92,10 +97,10 @@ static TOOLS: [Descriptor; 3] = [
     Descriptor {
         key: "search_tools",
         json: [
-            r#"{"name":"search_tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
-            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
-            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
-            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server whose name or description holds every word of `query` (any case); answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for, e.g. `balance` or `chain head`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","description":"Finds the tools of this server that `query` describes, in your own words, best first; answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What the tool does, e.g. `account balance` or `latest block`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server that `query` describes, in your own words, best first; answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What the tool does, e.g. `account balance` or `latest block`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server that `query` describes, in your own words, best first; answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What the tool does, e.g. `account balance` or `latest block`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
+            r#"{"name":"search_tools","title":"Search the tools","description":"Finds the tools of this server that `query` describes, in your own words, best first; answers their names and first description lines. Then describe_tool gives one's arguments, and call_tool calls it.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"What the tool does, e.g. `account balance` or `latest block`; empty: every tool."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Most tools to answer (default 20)."}},"required":["query"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#,
         ],
     },
     Descriptor {
@@ -128,6 +133,8 @@ pub struct ToolCatalog<D> {
     /// The contract published in [`ToolMode::Catalog`], made on first use and kept for the
     /// process (a [`Dispatch`] hands out `&'static` contracts).
     contract: OnceLock<&'static Contract>,
+    /// The inner contract's tools made searchable, on the first `search_tools`.
+    index: OnceLock<Index>,
 }
 
 impl<D: Dispatch> ToolCatalog<D> {
@@ -137,6 +144,7 @@ impl<D: Dispatch> ToolCatalog<D> {
             inner,
             mode,
             contract: OnceLock::new(),
+            index: OnceLock::new(),
         }
     }
 
@@ -194,7 +202,8 @@ impl<D: Dispatch> ToolCatalog<D> {
         })
     }
 
-    /// `search_tools`: the matching tools, `{"tools": [{"name", "description"}], "total"}`.
+    /// `search_tools`: the tools the query finds, best first (`search::Index`),
+    /// `{"tools": [{"name", "description"}], "total"}`.
     fn search(&self, arguments: Option<&RawValue>, ctx: &RequestContext) -> Answer {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -206,34 +215,28 @@ impl<D: Dispatch> ToolCatalog<D> {
             Ok(search) => search,
             Err(why) => return Answer::InvalidArguments(why),
         };
-        let words: Vec<String> = search
-            .query
-            .split_whitespace()
-            .map(str::to_lowercase)
-            .collect();
         let limit = search
             .limit
             .unwrap_or(DEFAULT_RESULTS)
             .clamp(1, MAX_RESULTS);
+        let tools = self.inner.contract().catalog().tools;
+        let index = self
+            .index
+            .get_or_init(|| Index::new(tools.iter().map(|tool| tool.json[3])));
         let version = ctx.protocol_version();
         let mut total = 0;
         let mut found = Vec::new();
-        for tool in self.inner.contract().catalog().tools {
+        for tool in index.search(&search.query).into_iter().map(|at| &tools[at]) {
             if !self.shown(tool, ctx) {
-                continue;
-            }
-            let Ok(descriptor) = serde_json::from_str::<Value>(tool.json_for(version)) else {
-                continue;
-            };
-            let description = descriptor["description"].as_str().unwrap_or("");
-            let title = descriptor["title"].as_str().unwrap_or("");
-            let haystack = format!("{} {title} {description}", tool.key).to_lowercase();
-            if !words.iter().all(|word| haystack.contains(word.as_str())) {
                 continue;
             }
             total += 1;
             if found.len() < limit {
-                found.push(json!({"name": tool.key, "description": summary(description)}));
+                let description = serde_json::from_str::<Value>(tool.json_for(version))
+                    .ok()
+                    .and_then(|json| json["description"].as_str().map(summary))
+                    .unwrap_or_default();
+                found.push(json!({"name": tool.key, "description": description}));
             }
         }
         json_outcome(&json!({"tools": found, "total": total}))

@@ -166,6 +166,9 @@ async def catalog(c, client):
         found = value_of(await client.call_tool("search_tools", {"query": "balance"}))
         names = [tool["name"] for tool in found["tools"]]
         assert "balance" in names, found
+        # Ranked, in the model's words (tests/tests/catalog_search.rs has the whole table).
+        latest = value_of(await client.call_tool("search_tools", {"query": "latest block"}))
+        assert "eth_blockNumber" in [tool["name"] for tool in latest["tools"][:3]], latest
         every = value_of(await client.call_tool("search_tools", {"query": "", "limit": 50}))
         assert every["total"] >= 40 and len(every["tools"]) <= 50, every["total"]
 
