@@ -23,9 +23,19 @@ fn main() {
     {
         panic!("{error}");
     }
-    // Union shapes and sub-schema keywords, decoded and checked by `tests/union_shapes.rs`.
+    // Union shapes and sub-schema keywords, decoded and checked by `tests/union_shapes.rs`:
+    // to JSON Schema's letter (`--strict-unions`, so every verdict is the `jsonschema`
+    // crate's), and as a document means its unions (the default: an ambiguous `oneOf` takes
+    // the first variant that accepts a value).
     if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/unions.openrpc.json")
         .file_name("unions_server.rs")
+        .strict_unions(true)
+        .generate()
+    {
+        panic!("{error}");
+    }
+    if let Err(error) = mcp_codegen::Builder::new("../fixtures/openrpc/unions.openrpc.json")
+        .file_name("unions_any_of_server.rs")
         .generate()
     {
         panic!("{error}");

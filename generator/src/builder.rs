@@ -30,6 +30,7 @@ pub struct Builder {
     selection: crate::Selection,
     gateway: Option<crate::Upstream>,
     check_results: bool,
+    strict_unions: bool,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -79,6 +80,7 @@ impl Builder {
             selection: crate::Selection::default(),
             gateway: None,
             check_results: false,
+            strict_unions: false,
         }
     }
 
@@ -199,6 +201,14 @@ impl Builder {
         self
     }
 
+    /// Refuses a value more than one variant of a `oneOf` accepts, as JSON Schema says (the
+    /// CLI's `--strict-unions`); by default a `oneOf` whose variants nothing tells apart takes
+    /// the first that accepts it.
+    pub fn strict_unions(mut self, strict: bool) -> Self {
+        self.strict_unions = strict;
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -246,6 +256,7 @@ impl Builder {
             selection: self.selection.clone(),
             gateway: self.gateway.clone(),
             check_results: self.check_results,
+            strict_unions: self.strict_unions,
             // `OUT_DIR` code is always modules of the crate that implements the handler.
             own_crate: false,
         };

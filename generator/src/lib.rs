@@ -217,6 +217,11 @@ pub struct Options {
     /// The generated code will be a crate of its own (the CLI's `--generated-crate`): see
     /// [`emit::EmitOptions::own_crate`].
     pub own_crate: bool,
+    /// A `oneOf` whose variants nothing tells apart refuses a value more than one of them
+    /// accepts, as JSON Schema's `oneOf` says (the CLI's `--strict-unions`;
+    /// [`Builder::strict_unions`]). `false` (the default): the first variant that accepts the
+    /// value takes it, as the document means; the `ambiguous-union` warning says which.
+    pub strict_unions: bool,
 }
 
 /// Where a gateway forwards to by default (the binary's `--upstream` overrides it at run time).
@@ -315,6 +320,7 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
             check_results: options.check_results,
         }),
         own_crate: options.own_crate,
+        strict_unions: options.strict_unions,
     };
     let mut server = emit::emit_with(&document, &bundled, &source_name, &emit_options);
     if let Some(why) = &server.budget_exceeded {
@@ -387,6 +393,9 @@ fn selection_flags(options: &Options) -> Vec<String> {
     }
     if options.check_results {
         flags.push("--check-results".to_string());
+    }
+    if options.strict_unions {
+        flags.push("--strict-unions".to_string());
     }
     flags
 }

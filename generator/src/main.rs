@@ -198,6 +198,15 @@ struct Cli {
     #[arg(long)]
     check_results: bool,
 
+    /// Read a `oneOf` as JSON Schema's letter: a value more than one of its variants accepts
+    /// is refused. Without it, a `oneOf` whose variants nothing in the schema tells apart
+    /// (no discriminator, no distinct types or required members) takes the first variant that
+    /// accepts the value, as the document means: vendor documents write `oneOf` for "any of"
+    /// (an empty array is both a list of hashes and a list of logs). The `ambiguous-union`
+    /// warning names each such union. See docs/validation.md.
+    #[arg(long)]
+    strict_unions: bool,
+
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
     /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
@@ -309,6 +318,7 @@ fn main() -> ExitCode {
             url: cli.upstream.clone(),
         }),
         check_results: cli.check_results,
+        strict_unions: cli.strict_unions,
         own_crate: !cli.client && layout == Some(scaffold::CrateLayout::OwnCrate),
     };
     let generated = match mcp_codegen::generate_with_options(&openrpc, &options) {

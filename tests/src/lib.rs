@@ -36,6 +36,12 @@ pub mod unions_server {
     include!(concat!(env!("OUT_DIR"), "/unions_server.rs"));
 }
 
+/// [`unions_server`] generated without `--strict-unions`: a `oneOf` whose variants nothing
+/// tells apart takes the first variant that accepts a value (`tests/union_shapes.rs`).
+pub mod unions_any_of_server {
+    include!(concat!(env!("OUT_DIR"), "/unions_any_of_server.rs"));
+}
+
 /// The server of `fixtures/doors.openrpc.json`: scoped, hidden, rate-limited, step-up and
 /// excluded methods, each door sending the same call (`tests/doors.rs`).
 pub mod doors_server {

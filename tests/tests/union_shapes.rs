@@ -94,15 +94,15 @@ fn members_beside_one_of_are_members_of_every_variant() {
         json!({"name": "n"}),
         Err(
             "/record: matches none of 2 alternatives: (1 object Named) /id is required; \
-             (2 object Sized) /name is not allowed",
+             (2 object Sized) /name is not allowed (allowed: `id`, `size`)",
         ),
     );
     case(
         "record",
         json!({"id": "r", "name": "n", "size": 3}),
         Err(
-            "/record: matches none of 2 alternatives: (1 object Named) /size is not allowed; \
-             (2 object Sized) /name is not allowed",
+            "/record: matches none of 2 alternatives: (1 object Named) /size is not allowed (allowed: `id`, `name`); \
+             (2 object Sized) /name is not allowed (allowed: `id`, `size`)",
         ),
     );
     let params = check(&json!({"record": {"id": "r", "name": "n"}})).unwrap();
@@ -112,6 +112,36 @@ fn members_beside_one_of_are_members_of_every_variant() {
             id: "r".into(),
             name: "n".into()
         }))
+    );
+}
+
+/// Without `--strict-unions` an ambiguous `oneOf` means "any of": a value both variants accept
+/// is the first's; everything else is decided as the strict server decides it.
+#[test]
+fn by_default_an_ambiguous_one_of_takes_the_first_variant_that_accepts_a_value() {
+    use workspace_tests::unions_any_of_server::types as any_of;
+    let decode = |arguments: Value| {
+        let raw = RawValue::from_string(arguments.to_string()).unwrap();
+        decode_valid_arguments::<any_of::ShapesParams>(Some(&raw)).map_err(|e| e.to_string())
+    };
+    let both = decode(json!({"contact": {"email": "a@b", "phone": "1"}})).unwrap();
+    assert!(matches!(both.contact, Some(any_of::Contact::Variant0(_))));
+    let both = decode(json!({"code": "ab"})).unwrap();
+    assert!(matches!(both.code, Some(any_of::Code::Variant0(_))));
+    let second = decode(json!({"contact": {"phone": "1"}})).unwrap();
+    assert!(matches!(second.contact, Some(any_of::Contact::Variant1(_))));
+    for refused in [json!({"contact": {}}), json!({"code": 1})] {
+        assert_eq!(
+            decode(refused.clone()).map(|_| ()),
+            check(&refused).map(|_| ()),
+            "{refused}"
+        );
+    }
+    // A value that decodes as a variant but breaks its rules is refused by the first such
+    // variant's rules, as an `anyOf`'s is.
+    assert_eq!(
+        decode(json!({"code": "zzzzzz"})).map(|_| ()),
+        Err("/code: must be at most 4 characters long".into())
     );
 }
 
@@ -250,7 +280,9 @@ fn what_is_not_enforced_is_accepted_and_warned_about() {
         "{}",
         messages[1]
     );
-    assert!(messages[1].contains("refused"), "{}", messages[1]);
+    // By default an ambiguous `oneOf` takes the first variant, and the warning says so.
+    assert!(messages[1].contains("as `anyOf` would"), "{}", messages[1]);
+    assert!(messages[1].contains("--strict-unions"), "{}", messages[1]);
     assert!(
         messages[2].contains("decodes as the first"),
         "{}",

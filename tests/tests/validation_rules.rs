@@ -126,7 +126,7 @@ fn what_serde_refuses_is_described_with_its_pointer() {
         ),
         (
             json!({"name": "a", "limit": 1, "point": {"x": 0, "y": 0, "z": 1}}),
-            "/point/z: is not allowed",
+            "/point/z: is not allowed (allowed: `x`, `y`, `label`)",
         ),
         (
             json!({"name": "a", "limit": 1, "mode": "slow"}),

@@ -175,6 +175,10 @@ pub struct EmitOptions {
     /// the generated code is modules of the handler's crate, which compiles it all anyway, and
     /// each dispatch is one call of the runtime's helper of its kind.
     pub own_crate: bool,
+    /// A `oneOf` whose variants nothing tells apart refuses a value more than one accepts, as
+    /// JSON Schema says (the CLI's `--strict-unions`). `false`: the first that accepts it
+    /// takes it, as the document means (see docs/validation.md).
+    pub strict_unions: bool,
 }
 
 /// [`emit_output`], laid out in files as `layout` says.
@@ -190,6 +194,7 @@ pub fn emit_layout(
         layout: layout.clone(),
         gateway: None,
         own_crate: false,
+        strict_unions: false,
     };
     emit_with(document, skills, source_name, &options)
 }
@@ -203,6 +208,7 @@ pub fn emit_with(
 ) -> Emitted {
     let (output, layout) = (options.output, &options.layout);
     let mut types = TypeSpace::new();
+    types.strict_unions = options.strict_unions;
     let mut warnings = crate::Diagnostics::default();
     let mut methods = plan::plan(document, &mut types, &mut warnings);
     if let Some(gateway) = &options.gateway {

@@ -31,8 +31,9 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Rule id (a warning): a union without a discriminator has variants that can accept the same
-/// value. From `oneOf`, such a value is refused (it matches more than one); from `anyOf`, the
-/// first variant that accepts it is the one decoded.
+/// value. The first variant that accepts it is the one decoded, from `anyOf` and (the document
+/// meaning "any of") from `oneOf`; under `--strict-unions` a `oneOf` refuses it, as it matches
+/// more than one.
 pub const RULE_AMBIGUOUS_UNION: &str = "ambiguous-union";
 
 /// Rule id (a warning): a `not`, `if`/`then`/`else` or `patternProperties` sub-schema uses
@@ -85,9 +86,14 @@ pub struct TypeSpace {
     pub(crate) resolving: HashSet<String>,
     /// The rules serde does not check, by the type they apply to (see [`ir::Rule`]).
     pub(crate) rules: BTreeMap<TypeId, Vec<ir::Rule>>,
-    /// Untagged unions from `oneOf` whose variants can accept the same value: they decode
-    /// with every variant tried, and refuse a value more than one accepts.
+    /// Untagged unions from `oneOf` whose variants can accept the same value, under
+    /// [`TypeSpace::strict_unions`]: they decode with every variant tried, and refuse a value
+    /// more than one accepts.
     pub(crate) exactly_one: BTreeSet<TypeId>,
+    /// JSON Schema's letter for a `oneOf` whose variants nothing tells apart: a value more
+    /// than one accepts is refused. Off (the default), such a `oneOf` is read as the document
+    /// means it, "any of": the first variant that accepts the value takes it.
+    pub(crate) strict_unions: bool,
     /// Untagged unions to look at for overlapping variants once every type they name is
     /// lowered: the union, its keyword, the registered schema it was lowered in.
     pub(crate) overlap_queue: Vec<(TypeId, &'static str, Option<String>)>,
@@ -313,9 +319,10 @@ impl TypeSpace {
         self.check_overlaps();
     }
 
-    /// Looks at the queued untagged unions, now that every type they name is lowered: a `oneOf`
-    /// one whose variants can accept the same value decodes by trying them all (and refuses a
-    /// value more than one accepts); either kind is reported.
+    /// Looks at the queued untagged unions, now that every type they name is lowered: under
+    /// [`TypeSpace::strict_unions`], a `oneOf` one whose variants can accept the same value
+    /// decodes by trying them all (and refuses a value more than one accepts); either kind is
+    /// reported.
     fn check_overlaps(&mut self) {
         for (id, keyword, registered) in std::mem::take(&mut self.overlap_queue) {
             let Some(Named {
@@ -334,11 +341,13 @@ impl TypeSpace {
                 variants[a].name.clone(),
                 variants[b].name.clone(),
             );
-            let outcome = if keyword == "oneOf" {
-                self.exactly_one.insert(id);
-                "a value both accept is refused, as it matches more than one"
-            } else {
-                "a value both accept decodes as the first (anyOf asks for at least one)"
+            let outcome = match keyword {
+                "oneOf" if self.strict_unions => {
+                    self.exactly_one.insert(id);
+                    "a value both accept is refused, as it matches more than one (--strict-unions)"
+                }
+                "oneOf" => "a value both accept decodes as the first, as `anyOf` would (nothing in the schema tells them apart, so the document means any of them; --strict-unions refuses it, as JSON Schema's `oneOf` does)",
+                _ => "a value both accept decodes as the first (anyOf asks for at least one)",
             };
             self.warn_in(
                 registered,

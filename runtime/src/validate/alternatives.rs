@@ -156,7 +156,7 @@ mod tests {
         assert_eq!(
             error(r#"{"amount":{"value":1,"currency":"EUR","rate":2}}"#),
             "/amount: matches none of 2 alternatives: (1 integer) expected an integer, got an \
-             object; (2 object) /rate is not allowed"
+             object; (2 object) /rate is not allowed (allowed: `value`, `currency`)"
         );
         // The other problems are still all reported beside it.
         assert_eq!(

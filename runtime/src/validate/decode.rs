@@ -104,7 +104,10 @@ mod tests {
             "/a: expected an integer, got a number"
         );
         assert_eq!(error(r#"{}"#), "/a: is required");
-        assert_eq!(error(r#"{"a":1,"b":2}"#), "/b: is not allowed");
+        assert_eq!(
+            error(r#"{"a":1,"b":2}"#),
+            "/b: is not allowed (allowed: `a`, `small`, `tags`, `tone`, `inner`)"
+        );
         assert_eq!(
             error(r#"{"a":1,"small":300}"#),
             "/small: expected an integer from 0 to 255, got 300"
@@ -189,14 +192,17 @@ mod tests {
                 );
                 assert_eq!(
                     (second.pointer.as_str(), second.message.as_str()),
-                    ("/b", "is not allowed")
+                    (
+                        "/b",
+                        "is not allowed (allowed: `a`, `small`, `tags`, `tone`, `inner`)"
+                    )
                 );
             }
             other => panic!("two problems expected, got {other:?}"),
         }
         assert_eq!(
             error.to_string(),
-            "/a: expected an integer, got a string; /b: is not allowed"
+            "/a: expected an integer, got a string; /b: is not allowed (allowed: `a`, `small`, `tags`, `tone`, `inner`)"
         );
     }
 

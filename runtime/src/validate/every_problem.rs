@@ -302,7 +302,7 @@ mod tests {
                 r#"{"sku":1,"delta":2,"page-size":3,"tone":"cold","lines":[{"qty":300,"tone":"wry"},{"qty":1,"tone":"x","extra":1}]}"#
             ),
             "/lines/0/qty: expected an integer from 0 to 255, got 300; \
-             /lines/1/extra: is not allowed; /lines/1/tone: must be one of \"warm\", \"wry\"; \
+             /lines/1/extra: is not allowed (allowed: `qty`, `tone`); /lines/1/tone: must be one of \"warm\", \"wry\"; \
              /sku: expected a string, got an integer; /tone: must be one of \"warm\", \"wry\""
         );
     }

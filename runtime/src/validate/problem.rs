@@ -198,11 +198,7 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
         if !pointer.ends_with(&own) {
             pointer.push_str(&own);
         }
-        return (
-            pointer,
-            "additionalProperties",
-            "is not allowed".to_string(),
-        );
+        return (pointer, "additionalProperties", not_allowed(field, message));
     }
     if let Some(rest) = message.strip_prefix("unknown variant ") {
         let allowed = rest
@@ -240,6 +236,53 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
         return (pointer, "type", message.to_string());
     }
     (pointer, "type", message.to_string())
+}
+
+/// Most allowed members an unknown member's message lists.
+const LISTED_MEMBERS: usize = 8;
+
+/// The message of an unknown member `field` of serde's `message` (`unknown field `data`,
+/// expected one of `from`, `to`, `input``): the allowed member a slip away
+/// (`is not allowed (did you mean `input`?)`, for a name of three letters or more), else the
+/// allowed members, at most
+/// [`LISTED_MEMBERS`] (`is not allowed (allowed: `from`, `to`, `input`)`), so that a model can
+/// correct its call from the error alone.
+fn not_allowed(field: &str, message: &str) -> String {
+    let allowed: Vec<&str> = match message.split_once(", expected ") {
+        Some((_, list)) => list
+            .trim_start_matches("one of ")
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .collect(),
+        None => Vec::new(),
+    };
+    if message.ends_with("there are no fields") {
+        return "is not allowed (no member is)".to_string();
+    }
+    // A name of one or two letters has no slip of itself: `z` is not a misspelt `x`.
+    let near = match field.chars().count() >= 3 {
+        true => crate::similar::nearest(field, allowed.iter().copied()),
+        false => None,
+    };
+    if let Some(near) = near {
+        return format!("is not allowed (did you mean `{near}`?)");
+    }
+    match allowed.len() {
+        0 => "is not allowed".to_string(),
+        n => {
+            let listed: Vec<String> = allowed
+                .iter()
+                .take(LISTED_MEMBERS)
+                .map(|name| format!("`{name}`"))
+                .collect();
+            let more = match n > LISTED_MEMBERS {
+                true => format!(" and {} more", n - LISTED_MEMBERS),
+                false => String::new(),
+            };
+            format!("is not allowed (allowed: {}{more})", listed.join(", "))
+        }
+    }
 }
 
 /// The pointer (relative to the value decoded, `""` for the value itself) and the message for
@@ -301,5 +344,43 @@ fn value_text(got: &str) -> String {
     match got.split_once('`') {
         Some((_, rest)) => rest.trim_end_matches('`').to_string(),
         None => got_text(got),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::not_allowed;
+
+    #[test]
+    fn an_unknown_member_names_the_near_one_or_lists_the_allowed() {
+        // The Ethereum document's `GenericTransaction` names the call data `input`.
+        let serde = "unknown field `data`, expected one of `type`, `nonce`, `to`, `from`, \
+                     `gas`, `value`, `input`, `gasPrice`, `maxFeePerGas`, `chainId`";
+        assert_eq!(
+            not_allowed("data", serde),
+            "is not allowed (allowed: `type`, `nonce`, `to`, `from`, `gas`, `value`, `input`, \
+             `gasPrice` and 2 more)"
+        );
+        assert_eq!(
+            not_allowed("gas_price", serde),
+            "is not allowed (did you mean `gasPrice`?)"
+        );
+        assert_eq!(
+            not_allowed("b", "unknown field `b`, expected `a` or `c`"),
+            "is not allowed (allowed: `a`, `c`)"
+        );
+        assert_eq!(
+            not_allowed("fro", "unknown field `fro`, expected `from` or `to`"),
+            "is not allowed (did you mean `from`?)"
+        );
+        assert_eq!(
+            not_allowed("zz", "unknown field `zz`, expected `alpha`"),
+            "is not allowed (allowed: `alpha`)"
+        );
+        assert_eq!(
+            not_allowed("x", "unknown field `x`, there are no fields"),
+            "is not allowed (no member is)"
+        );
+        assert_eq!(not_allowed("x", "unknown field `x`"), "is not allowed");
     }
 }
