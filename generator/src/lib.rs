@@ -148,12 +148,21 @@ impl Generated {
                 templates
             ),
         };
+        // A gateway's plain endpoint forwards only what MCP exposes (unless the binary runs
+        // with --jsonrpc-unexposed): its other methods are served nowhere by default.
+        let plain = match self.is_gateway() {
+            true => format!(
+                "{} not exposed (forwarded only with --jsonrpc-unexposed)",
+                counted(plain, "method")
+            ),
+            false => counted(plain, "plain JSON-RPC method"),
+        };
         let mut line = format!(
             "exposes {}, {}, {} and {}",
             counted(tools, "tool"),
             counted(prompts, "prompt"),
             resources,
-            counted(plain, "plain JSON-RPC method")
+            plain
         );
         if !self.skills.is_empty() {
             line.push_str(&format!(", with {}", counted(self.skills.len(), "skill")));
@@ -161,6 +170,100 @@ impl Generated {
         line
     }
 }
+
+impl Generated {
+    /// The warnings as the CLI prints them. `verbose`: every one, in full. Otherwise, so that
+    /// the one that matters is not lost among dozens:
+    ///
+    /// - warnings about a method that no face of a gateway serves (not on MCP, and a
+    ///   gateway's plain endpoint forwards only what MCP exposes) are one line, their count;
+    /// - the others are grouped by rule, in the order of the first of each: a rule with up to
+    ///   [`REPORTED_PER_RULE`] warnings shows them all, one with more shows its first and a
+    ///   count of the rest.
+    ///
+    /// Ends with a newline unless empty.
+    pub fn warning_report(&self, verbose: bool) -> String {
+        let mut out = String::new();
+        let warnings: Vec<&Diagnostic> = self.warnings.warnings().collect();
+        if verbose {
+            for warning in warnings {
+                out.push_str(&format!("{warning}\n"));
+            }
+            return out;
+        }
+        let (unserved, served): (Vec<&Diagnostic>, Vec<&Diagnostic>) = warnings
+            .into_iter()
+            .partition(|w| self.about_unserved_method(w));
+        let mut rules: Vec<(&str, Vec<&Diagnostic>)> = Vec::new();
+        for warning in served {
+            match rules.iter_mut().find(|(rule, _)| *rule == warning.rule) {
+                Some((_, group)) => group.push(warning),
+                None => rules.push((warning.rule, vec![warning])),
+            }
+        }
+        for (rule, group) in rules {
+            let shown = match group.len() > REPORTED_PER_RULE {
+                true => 1,
+                false => group.len(),
+            };
+            for warning in &group[..shown] {
+                out.push_str(&format!("{warning}\n"));
+            }
+            if group.len() > shown {
+                let more = group.len() - shown;
+                out.push_str(&format!(
+                    "  ... and {more} more `{rule}` warning{} (-v prints every warning)\n",
+                    if more == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        if !unserved.is_empty() {
+            out.push_str(&format!(
+                "note: {} about methods this gateway does not serve (not exposed to MCP, so not forwarded on any door) left out (-v prints them)\n",
+                counted(unserved.len(), "warning")
+            ));
+        }
+        out
+    }
+
+    /// True for a gateway (`--upstream` or `--gateway`).
+    fn is_gateway(&self) -> bool {
+        self.selection_flags
+            .iter()
+            .any(|flag| flag == "--gateway" || flag == "--upstream")
+    }
+
+    /// True when `warning` is located in a method of the document that a gateway serves on no
+    /// door: one without an MCP binding (a hand-written server still serves it on its plain
+    /// JSON-RPC endpoint, so there it counts).
+    fn about_unserved_method(&self, warning: &Diagnostic) -> bool {
+        let root = &self.document.files[0];
+        if !self.is_gateway() || warning.location.file != *root {
+            return false;
+        }
+        let Some(index) = warning
+            .location
+            .pointer
+            .strip_prefix("/methods/")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|index| index.parse::<usize>().ok())
+        else {
+            return false;
+        };
+        let Some(name) = self.document.bundled_json["methods"][index]["name"].as_str() else {
+            return false;
+        };
+        self.document
+            .methods
+            .iter()
+            .find(|method| method.name == name)
+            .is_none_or(|method| method.mcp.is_none())
+    }
+}
+
+/// Warnings of one rule [`Generated::warning_report`] shows in full; a rule with more shows
+/// its first and a count.
+pub const REPORTED_PER_RULE: usize = 2;
 
 /// `1 tool`, `2 tools`, `0 tools`.
 fn counted(n: usize, what: &str) -> String {

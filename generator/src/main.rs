@@ -233,6 +233,12 @@ struct Cli {
     /// Print nothing but errors.
     #[arg(short, long)]
     quiet: bool,
+
+    /// Print every warning. Without it, a rule with more than two warnings prints its first
+    /// and a count of the rest, and a gateway's warnings about methods it does not serve
+    /// (left off MCP by --tools/--exclude/--overlay) are one line.
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
 }
 
 /// The subcommands beside generation.
@@ -330,9 +336,7 @@ fn main() -> ExitCode {
         }
     };
     if !cli.quiet {
-        for warning in &generated.warnings.0 {
-            eprintln!("{warning}");
-        }
+        eprint!("{}", generated.warning_report(cli.verbose));
     }
     if let Some(file) = &cli.server_card {
         if let Err(code) = write_server_card(

@@ -149,3 +149,49 @@ fn exclude_needs_tools_and_help_documents_the_flags() {
         assert!(help.contains(flag), "{flag} in:\n{help}");
     }
 }
+
+/// The execution-apis document as a gateway of `eth_*`: 45 warnings, most about methods the
+/// gateway does not serve or repeats of one rule. By default they fit in 12 lines; `-v` prints
+/// every one.
+#[test]
+fn warnings_are_summarised_unless_verbose() {
+    let dir = tempfile::tempdir().unwrap();
+    let document = gateway("ethereum.openrpc.json");
+    let run = |out: &str, verbose: bool| {
+        let out = dir.path().join(out);
+        let mut args = vec![
+            path(&document),
+            "-o",
+            path(&out),
+            "--tools",
+            "eth_*",
+            "--gateway",
+        ];
+        if verbose {
+            args.push("-v");
+        }
+        let output = mcp_codegen(&args);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        text(&output.stderr)
+    };
+    let brief = run("brief", false);
+    let lines: Vec<&str> = brief
+        .lines()
+        .filter(|line| !line.starts_with("wrote") && !line.starts_with("exposes"))
+        .collect();
+    assert!(lines.len() <= 12, "{} lines:\n{brief}", lines.len());
+    assert!(
+        brief.contains("... and 14 more `ambiguous-union` warnings (-v prints every warning)"),
+        "{brief}"
+    );
+    assert!(
+        brief.contains("note: 9 warnings about methods this gateway does not serve"),
+        "{brief}"
+    );
+    assert!(
+        brief.contains("exposes 44 tools, 0 prompts, 0 resources and 42 methods not exposed"),
+        "{brief}"
+    );
+    let every = run("every", true);
+    assert_eq!(every.matches("\nwarning[").count() + 1, 45, "{every}");
+}

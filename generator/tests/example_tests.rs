@@ -112,6 +112,8 @@ fn the_cli_flag_writes_the_module_and_tokio_and_warns_per_misfit() {
         "--runtime-version".as_ref(),
         "0.1".as_ref(),
         "--example-tests".as_ref(),
+        // Every warning: by default a rule's third and later are a count.
+        "-v".as_ref(),
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");

@@ -201,7 +201,7 @@ fn the_overlay_wins_over_the_flags_and_names_the_server() {
     // Located in the overlay, at its own line.
     assert!(tool.common.location.file.ends_with("eth-overlay.json"));
     assert_eq!(tool.common.location.pointer, "/methods/eth_sendTransaction");
-    assert_eq!(tool.common.location.line, 12);
+    assert_eq!(tool.common.location.line, 19);
 
     let server = &generated.document.server;
     assert_eq!(server.name.as_deref(), Some("eth-gateway"));
@@ -246,7 +246,7 @@ fn overlay_problems_are_located_in_the_overlay() {
     );
     let errors = mcp_codegen::generate_with_options(&ethereum(), &select(&[], &[], Some(overlay)))
         .expect_err("the overlay has errors");
-    let expected = r#"error[overlay]: unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, $schema, $comment
+    let expected = r#"error[overlay]: unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, overlay, actions, extends, $schema, $comment
   --> overlay.json:2:13 (/method)
 error[mcp-extension]: unknown key `anotations` in `x-mcp` (did you mean `annotations`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit
   --> overlay.json:4:48 (/methods/eth_call/anotations)

@@ -41,6 +41,8 @@ TIMEOUT = 20
 # hardhat's first two funded accounts (10,000 ETH each at start).
 ACCOUNT = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 OTHER = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"
+# The identity precompile: an eth_call to it answers its call data.
+IDENTITY = "0x0000000000000000000000000000000000000004"
 
 
 class Checks:
@@ -108,6 +110,21 @@ async def eth(c, client):
         out = value_of(await client.call_tool(
             "eth_call", {"Transaction": {"to": OTHER, "input": "0x"}, "Block": "latest"}), string=True)
         assert out == "0x", out
+        # `data` beside `input`, as the overlay's action patches GenericTransaction: the identity
+        # precompile (0x..04) answers the call data it was given, so the node saw it.
+        echoed = value_of(await client.call_tool(
+            "eth_call", {"Transaction": {"to": IDENTITY, "data": "0xdeadbeef"}, "Block": "latest"}),
+            string=True)
+        assert echoed == "0xdeadbeef", echoed
+        # A slip of a member's name is refused before the node, naming the one meant.
+        try:
+            slip = await client.call_tool(
+                "eth_call", {"Transaction": {"to": IDENTITY, "dat": "0x01"}, "Block": "latest"})
+        except Exception as e:  # noqa: BLE001: before 2025-11-25, -32602
+            assert "did you mean `data`?" in str(e), e
+        else:
+            assert slip.is_error and "/Transaction/dat: is not allowed (did you mean `data`?)" \
+                in slip.content[0].text, slip
 
     async def send_and_get():
         sent = value_of(await client.call_tool(
@@ -139,7 +156,7 @@ async def eth(c, client):
     await c.run("eth_blockNumber", block_number)
     await c.run("eth_chainId", chain_id)
     await c.run("balance (eth_getBalance) of a funded account, with and without the block", balance)
-    await c.run("eth_call", call)
+    await c.run("eth_call, with `data` as the overlay's action allows", call)
     await c.run("eth_sendTransaction, then eth_getTransactionByHash of it", send_and_get)
     await c.run("a node error is an isError result with the node's code", node_error)
     await c.run("invalid arguments are refused before the node", invalid_arguments)

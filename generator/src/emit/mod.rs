@@ -208,7 +208,7 @@ pub fn emit_with(
 ) -> Emitted {
     let (output, layout) = (options.output, &options.layout);
     let mut types = TypeSpace::new();
-    types.strict_unions = options.strict_unions;
+    types.set_strict_unions(options.strict_unions);
     let mut warnings = crate::Diagnostics::default();
     let mut methods = plan::plan(document, &mut types, &mut warnings);
     if let Some(gateway) = &options.gateway {

@@ -62,6 +62,18 @@ impl FilePositions {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceMap {
     files: IndexMap<PathBuf, FilePositions>,
+    /// Values of one file that another file wrote (an overlay's `actions`), newest last.
+    grafts: Vec<Graft>,
+}
+
+/// A value at `pointer` in `file` that `from` wrote, at `from_pointer`: a location at or under
+/// `pointer` is `from`'s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Graft {
+    file: PathBuf,
+    pointer: String,
+    from: PathBuf,
+    from_pointer: String,
 }
 
 impl SourceMap {
@@ -75,9 +87,36 @@ impl SourceMap {
         self.files.get(file)
     }
 
+    /// Says that the value at `pointer` in `file` was written by `from` (an overlay's action),
+    /// at `from_pointer`: a location at or under `pointer` is then `from`'s.
+    pub fn graft(&mut self, file: &Path, pointer: &str, from: &Path, from_pointer: &str) {
+        self.grafts.push(Graft {
+            file: file.to_path_buf(),
+            pointer: pointer.to_string(),
+            from: from.to_path_buf(),
+            from_pointer: from_pointer.to_string(),
+        });
+    }
+
+    /// The file and pointer a value at `pointer` in `file` was written at, when a graft wrote it.
+    fn grafted(&self, file: &Path, pointer: &str) -> Option<(&Path, String)> {
+        self.grafts.iter().rev().find_map(|graft| {
+            let rest = pointer.strip_prefix(graft.pointer.as_str())?;
+            (graft.file == file && (rest.is_empty() || rest.starts_with('/'))).then(|| {
+                (
+                    graft.from.as_path(),
+                    format!("{}{rest}", graft.from_pointer),
+                )
+            })
+        })
+    }
+
     /// True when `pointer` names a value in `file`.
     pub fn contains(&self, file: &Path, pointer: &str) -> bool {
-        self.position(file, pointer).is_some()
+        match self.grafted(file, pointer) {
+            Some((from, pointer)) => self.position(from, &pointer).is_some(),
+            None => self.position(file, pointer).is_some(),
+        }
     }
 
     /// The position of the value at `pointer` in `file`, if known.
@@ -89,6 +128,14 @@ impl SourceMap {
     /// built for a value that does not exist), the position of its nearest existing ancestor is
     /// used, and `1:1` when nothing is known; the pointer is kept as given.
     pub fn locate(&self, file: &Path, pointer: &str) -> Location {
+        if let Some((from, pointer)) = self.grafted(file, pointer) {
+            return self.locate_in(from, &pointer);
+        }
+        self.locate_in(file, pointer)
+    }
+
+    /// [`SourceMap::locate`] in `file` itself.
+    fn locate_in(&self, file: &Path, pointer: &str) -> Location {
         let mut probe = pointer;
         let pos = loop {
             if let Some(p) = self.position(file, probe) {

@@ -27,6 +27,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+pub(crate) mod actions;
+
 use super::glob::Glob;
 use super::json_pos::{escape_token, SourceMap};
 use super::mcp::{self, type_name, MethodFacts};
@@ -38,7 +40,9 @@ use crate::diagnostics::{did_you_mean, Diagnostic, Diagnostics, Location};
 pub const RULE: &str = "overlay";
 
 /// The keys an overlay may have at its root.
-const ROOT_KEYS: &[&str] = &["methods", "info", "$schema", "$comment"];
+const ROOT_KEYS: &[&str] = &[
+    "methods", "info", "overlay", "actions", "extends", "$schema", "$comment",
+];
 
 /// An overlay file, read and checked.
 #[derive(Debug)]
@@ -49,6 +53,8 @@ pub(crate) struct Overlay {
     pub methods: Vec<Entry>,
     /// `info["x-mcp"]`: the keys that replace (or, `null`, remove) the document's.
     pub info: Option<Map<String, Value>>,
+    /// `actions`: patches of the document itself ([`actions`]).
+    pub actions: Vec<actions::Action>,
 }
 
 /// One entry of an overlay's `methods`.
@@ -174,6 +180,7 @@ impl Reader<'_> {
             path: self.path.to_path_buf(),
             methods: Vec::new(),
             info: None,
+            actions: Vec::new(),
         };
         let Value::Object(mut root) = root else {
             self.error(
@@ -196,6 +203,19 @@ impl Reader<'_> {
                     type_name(&other)
                 ),
             ),
+        }
+        match root.remove("overlay") {
+            None | Some(Value::String(_)) => {}
+            Some(other) => self.error(
+                "/overlay",
+                format!(
+                    "the overlay's `overlay` is the Overlay Specification's version, a string such as \"1.0.0\", found {}",
+                    type_name(&other)
+                ),
+            ),
+        }
+        if let Some(list) = root.remove("actions") {
+            overlay.actions = actions::read(list, self.path, self.sources, self.diags);
         }
         match root.remove("info") {
             None => {}
@@ -250,7 +270,9 @@ impl Reader<'_> {
     }
 
     fn info(&mut self, mut info: Map<String, Value>) -> Option<Map<String, Value>> {
-        self.unknown_keys(&info, "/info", &["x-mcp"], "the overlay's `info`");
+        // `title`, `version` and `description`: the Overlay Specification's own, ignored.
+        let keys = ["x-mcp", "title", "version", "description"];
+        self.unknown_keys(&info, "/info", &keys, "the overlay's `info`");
         match info.remove("x-mcp")? {
             Value::Object(x_mcp) => Some(x_mcp),
             other => {
@@ -357,10 +379,10 @@ mod tests {
         assert_eq!(overlay.methods.len(), 1, "only the usable entry is kept");
         let found = summary(&diags);
         let expected = [
-            ("/method", 2, 13, "unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, $schema, $comment"),
+            ("/method", 2, 13, "unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, overlay, actions, extends, $schema, $comment"),
             ("/methods/a/tittle", 4, 37, "unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit"),
             ("/methods/b", 5, 10, "`x-mcp` must be a kind string or an object with `kind`, found a number"),
-            ("/info/x_mcp", 8, 21, "unknown key `x_mcp` in the overlay's `info` (did you mean `x-mcp`?); allowed keys: x-mcp"),
+            ("/info/x_mcp", 8, 21, "unknown key `x_mcp` in the overlay's `info` (did you mean `x-mcp`?); allowed keys: x-mcp, title, version, description"),
         ];
         let expected: Vec<(String, usize, usize, String)> = expected
             .iter()

@@ -173,6 +173,22 @@ impl Chooser {
         self.overlay.as_ref().is_some_and(|o| o.has_exact(name))
     }
 
+    /// Applies the overlay's `actions` to `document`, the root document read from `file`,
+    /// before anything reads it ([`overlay::actions`]): what they write is located in the
+    /// overlay (`sources`), their problems go into `diags`.
+    pub fn patch_document(
+        &self,
+        document: &mut Value,
+        file: &std::path::Path,
+        sources: &mut SourceMap,
+        diags: &mut Diagnostics,
+    ) {
+        if let Some(overlay) = &self.overlay {
+            let path = overlay.path.as_path();
+            overlay::actions::apply(&overlay.actions, document, file, path, sources, diags);
+        }
+    }
+
     /// The overlay's `info["x-mcp"]` patch, with the overlay's path.
     pub fn server_patch(&self) -> Option<(&std::path::Path, &serde_json::Map<String, Value>)> {
         let overlay = self.overlay.as_ref()?;

@@ -111,6 +111,13 @@ impl TypeSpace {
         Self::default()
     }
 
+    /// Reads a `oneOf` whose variants nothing tells apart to JSON Schema's letter (a value
+    /// more than one accepts is refused) when `strict`; by default the first variant that
+    /// accepts a value takes it, as for `anyOf` (the CLI's `--strict-unions`).
+    pub fn set_strict_unions(&mut self, strict: bool) {
+        self.strict_unions = strict;
+    }
+
     /// Registers a named schema; `key` is what `$ref`s to it contain, `name` the suggested type
     /// name. Every registered schema is emitted, in registration order.
     ///

@@ -238,8 +238,9 @@ fn describe(mut pointer: String, message: &str) -> (String, &'static str, String
     (pointer, "type", message.to_string())
 }
 
-/// Most allowed members an unknown member's message lists.
-const LISTED_MEMBERS: usize = 8;
+/// Most allowed members an unknown member's message lists: enough for the objects of real
+/// documents (the Ethereum `GenericTransaction` has 18), few enough to bound the message.
+const LISTED_MEMBERS: usize = 24;
 
 /// The message of an unknown member `field` of serde's `message` (`unknown field `data`,
 /// expected one of `from`, `to`, `input``): the allowed member a slip away
@@ -359,8 +360,12 @@ mod tests {
         assert_eq!(
             not_allowed("data", serde),
             "is not allowed (allowed: `type`, `nonce`, `to`, `from`, `gas`, `value`, `input`, \
-             `gasPrice` and 2 more)"
+             `gasPrice`, `maxFeePerGas`, `chainId`)"
         );
+        let many: Vec<String> = (0..30).map(|i| format!("`m{i}`")).collect();
+        let long = format!("unknown field `zz`, expected one of {}", many.join(", "));
+        let message = not_allowed("zz", &long);
+        assert!(message.ends_with("`m23` and 6 more)"), "{message}");
         assert_eq!(
             not_allowed("gas_price", serde),
             "is not allowed (did you mean `gasPrice`?)"

@@ -357,6 +357,10 @@ impl Loader {
             }
             return None;
         }
+        // The overlay's `actions` patch the document before anything reads it.
+        let file = self.files[0].path.clone();
+        let document = &mut self.files[0].value;
+        (self.selection).patch_document(document, &file, &mut self.sources, &mut self.diags);
         let root = self.files[0].value.clone();
         let Value::Object(top) = root else {
             let message = format!(
