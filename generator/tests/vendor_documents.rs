@@ -103,3 +103,17 @@ fn a_declared_rpc_discover_naming_the_meta_schema_by_url_is_skipped() {
         "https://raw.githubusercontent.com/open-rpc/meta-schema/master/schema.json"
     );
 }
+
+#[test]
+fn a_param_by_ref_to_a_schema_is_a_param_named_after_it() {
+    let expected = r##"warning[param-descriptor]: the param is a `$ref` to "#/components/schemas/BatchFilter", a schema, not a content descriptor: read as a param named "BatchFilter" of that schema
+  --> param-ref.json:8:18 (/methods/0/params/0)
+0 error(s), 1 warning(s)"##;
+    assert_eq!(render("param-ref.json"), expected);
+    let generated = generated("param-ref.json");
+    let param = &generated.document.methods[0].params[0];
+    assert_eq!(param.name, "BatchFilter");
+    assert!(!param.required);
+    assert_eq!(param.schema, json!({"$ref": "#/components/schemas/BatchFilter"}));
+    assert!(generated.server.source.contains("pub struct BatchFilter"));
+}

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::paths::fragment_encode;
-use super::{ptr_child, Loader, RULE_RESULT_DESCRIPTOR};
+use super::{ptr_child, Loader, RULE_PARAM_DESCRIPTOR, RULE_RESULT_DESCRIPTOR};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::openrpc::mcp::{self, type_name, MethodFacts};
 use crate::openrpc::model::*;
@@ -208,7 +208,7 @@ impl Loader {
         let mut params_ok = true;
         for i in 0..items.len() {
             let p = format!("{ptr}/params/{i}");
-            match self.content_descriptor(file, &p, "a param") {
+            match self.param(file, &p) {
                 Some(cd) => params.push(cd),
                 None => params_ok = false,
             }
@@ -343,6 +343,58 @@ impl Loader {
         let location = self.locate(file, ptr);
         let (file, ptr, value) = self.follow(file, ptr, "content descriptor")?;
         self.descriptor(location, file, &ptr, value, what)
+    }
+
+    /// A param (following `$ref`s): a content descriptor or, with a [`RULE_PARAM_DESCRIPTOR`]
+    /// warning, a `$ref` to a schema (a param named after the schema's key, `required` as a
+    /// content descriptor's default says: false).
+    fn param(&mut self, file: usize, ptr: &str) -> Option<ContentDescriptor> {
+        let location = self.locate(file, ptr);
+        let written = self.files[file]
+            .value
+            .pointer(ptr)
+            .and_then(|site| site.get("$ref"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let (target, target_ptr, value) = self.follow(file, ptr, "content descriptor")?;
+        let is_schema = written.is_some()
+            && target_ptr.starts_with("/components/schemas/")
+            && value
+                .as_object()
+                .is_some_and(|m| !m.contains_key("name") && !m.contains_key("schema"));
+        if !is_schema {
+            return self.descriptor(location, target, &target_ptr, value, "a param");
+        }
+        let name = target_ptr
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .replace("~1", "/")
+            .replace("~0", "~");
+        self.diags.push(Diagnostic::warning(
+            RULE_PARAM_DESCRIPTOR,
+            location.clone(),
+            format!(
+                "the param is a `$ref` to {:?}, a schema, not a content descriptor: read as a param named {name:?} of that schema",
+                written.unwrap_or_default()
+            ),
+        ));
+        let mut schema = Value::Object(Map::from_iter([(
+            "$ref".to_string(),
+            Value::String(format!("#{}", fragment_encode(&target_ptr))),
+        )]));
+        self.canon_schema(target, &target_ptr, &mut schema);
+        Some(ContentDescriptor {
+            name,
+            summary: None,
+            description: None,
+            required: false,
+            deprecated: false,
+            schema,
+            schema_location: self.locate(target, &target_ptr),
+            location,
+            complete: false,
+        })
     }
 
     /// A method's `result` (following `$ref`s): a content descriptor, or what documents in the

@@ -150,6 +150,11 @@ pub struct LoadOptions {
 /// as the result it most plausibly means, and the warning says how.
 pub const RULE_RESULT_DESCRIPTOR: &str = "result-descriptor";
 
+/// Rule id (a warning): a param is a `$ref` to a schema rather than to a content descriptor;
+/// it is read as a param of that schema named after it (`#/components/schemas/Filter`: a param
+/// `Filter`), as a `result` of the same shape is.
+pub const RULE_PARAM_DESCRIPTOR: &str = "param-descriptor";
+
 /// The JSON of the overlay at `path` (`--overlay`: a regular file of at most
 /// [`MAX_FILE_BYTES`], UTF-8), its positions recorded in `sources`; `None` when it cannot be
 /// read, with the problem in `diags` (rule `overlay` when it is missing, else the rule broken).
