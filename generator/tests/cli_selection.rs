@@ -194,4 +194,22 @@ fn warnings_are_summarised_unless_verbose() {
     );
     let every = run("every", true);
     assert_eq!(every.matches("\nwarning[").count() + 1, 45, "{every}");
+
+    // The manifest's regenerate line works from the crate's directory, flags and all: run as
+    // written, with --check, it finds nothing stale.
+    let crate_dir = dir.path().join("brief");
+    let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml")).unwrap();
+    let line = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("#     mcp-codegen "))
+        .expect("a regenerate line");
+    assert!(line.contains("--tools 'eth_*' --gateway -o ."), "{line}");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("\"$0\" {line} --check"))
+        .arg(env!("CARGO_BIN_EXE_mcp-codegen"))
+        .current_dir(&crate_dir)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{line}: {}", text(&status.stderr));
 }

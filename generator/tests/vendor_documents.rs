@@ -114,6 +114,9 @@ fn a_param_by_ref_to_a_schema_is_a_param_named_after_it() {
     let param = &generated.document.methods[0].params[0];
     assert_eq!(param.name, "BatchFilter");
     assert!(!param.required);
-    assert_eq!(param.schema, json!({"$ref": "#/components/schemas/BatchFilter"}));
+    assert_eq!(
+        param.schema,
+        json!({"$ref": "#/components/schemas/BatchFilter"})
+    );
     assert!(generated.server.source.contains("pub struct BatchFilter"));
 }

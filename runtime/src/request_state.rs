@@ -365,6 +365,9 @@ pub(crate) struct StateSealer {
     ttl: Duration,
     /// The states redeemed, when each may be redeemed only once.
     redeemed: Option<Arc<Redeemed>>,
+    /// Set when `key` was made at random, not given: the first state sealed warns (once) that
+    /// it resumes only on this instance and until it restarts.
+    random_key: Option<Arc<std::sync::Once>>,
 }
 
 impl StateSealer {
@@ -375,7 +378,16 @@ impl StateSealer {
             previous: None,
             ttl,
             redeemed: None,
+            random_key: None,
         }
+    }
+
+    /// Says that the key was made at random (no key was configured): the first state sealed
+    /// warns about what that costs. A server that never seals a state (no multi round-trip
+    /// request) never warns.
+    pub fn random_key(mut self, random: bool) -> Self {
+        self.random_key = random.then(|| Arc::new(std::sync::Once::new()));
+        self
     }
 
     /// Also opens states sealed with `previous` (a key being rotated out).
@@ -393,6 +405,15 @@ impl StateSealer {
 
     /// Seals `payload` for the request `binding`.
     pub fn seal(&self, binding: Binding, payload: StatePayload) -> String {
+        if let Some(once) = &self.random_key {
+            once.call_once(|| {
+                tracing::warn!(
+                    "{KEY_ENV} (or --request-state-key-file) is not set: requestState is sealed \
+                     with a random key, so multi round-trip requests only resume on this \
+                     instance and until it restarts"
+                );
+            });
+        }
         self.seal_at(binding, payload, now_ms())
     }
 

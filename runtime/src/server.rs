@@ -9,7 +9,7 @@ use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 pub use crate::load::Load;
 use crate::notifier::Notifier;
-use crate::request_state::{SealingKey, StateSealer, KEY_ENV};
+use crate::request_state::{SealingKey, StateSealer};
 use crate::session::SessionStore;
 use crate::stores::Stores;
 
@@ -120,21 +120,6 @@ impl<D: Dispatch> McpServer<D> {
     }
 }
 
-/// Warns, when an HTTP listener starts, that `config` seals `requestState` with a random key:
-/// behind a balancer, or across a restart, a multi round-trip request then cannot resume. Not
-/// on stdio, where the process is the one instance and lives as long as its client.
-pub(crate) fn warn_if_random_state_key(config: &Config) {
-    if config.request_state.request_state_key.is_none()
-        && matches!(SealingKey::from_env(), Ok(None))
-    {
-        tracing::warn!(
-            "{KEY_ENV} (or --request-state-key-file) is not set: requestState is sealed with a \
-             random key, so multi round-trip requests only resume on this instance and until \
-             it restarts"
-        );
-    }
-}
-
 /// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
 /// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one), its
 /// TTL and whether states are single-use.
@@ -146,23 +131,25 @@ pub(crate) fn sealer(config: &Config) -> StateSealer {
             None
         }),
     };
-    StateSealer::new(current_key(config), config.request_state.request_state_ttl)
+    let (key, random) = current_key(config);
+    StateSealer::new(key, config.request_state.request_state_ttl)
         .with_previous(previous)
         .single_use(config.request_state.request_state_single_use)
+        .random_key(random)
 }
 
-/// The configured sealing key, else the environment's, else a random one (the HTTP listener
-/// warns about it: [`warn_if_random_state_key`]).
-fn current_key(config: &Config) -> SealingKey {
+/// The configured sealing key, else the environment's, else a random one (true: the first
+/// state sealed warns about it).
+fn current_key(config: &Config) -> (SealingKey, bool) {
     if let Some(key) = &config.request_state.request_state_key {
-        return key.clone();
+        return (key.clone(), false);
     }
     match SealingKey::from_env() {
-        Ok(Some(key)) => key,
-        Ok(None) => SealingKey::random(),
+        Ok(Some(key)) => (key, false),
+        Ok(None) => (SealingKey::random(), true),
         Err(error) => {
             tracing::error!(%error, "ignoring the requestState key; using a random one");
-            SealingKey::random()
+            (SealingKey::random(), true)
         }
     }
 }

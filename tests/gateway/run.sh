@@ -244,6 +244,14 @@ start_server "$CARGO_TARGET_DIR/debug/hostile-gateway" --upstream "http://127.0.
   --upstream-timeout 2s
 client down "$url"
 stop_servers
+# ... and says so when it starts, not at its first call (over stdio here: it ends at EOF).
+down_log="$("$CARGO_TARGET_DIR/debug/hostile-gateway" --stdio --log-level warn \
+  --upstream "http://127.0.0.1:$(free_port)/" </dev/null 2>&1 >/dev/null || true)"
+if grep -q "the upstream is not reachable now" <<<"$down_log"; then
+  echo "PASS down-start: an upstream that is down is a warning at start" >>"$results"
+else
+  echo "FAIL down-start: no warning at start about the upstream that is down: $down_log" >>"$results"
+fi
 
 passed="$(grep -c '^PASS' "$results" || true)"
 failed="$(grep -c '^FAIL' "$results" || true)"

@@ -411,6 +411,13 @@ pub fn gateway<D: Dispatch>(
         upstream = upstream.origin(),
         "forwarding the tools to the upstream"
     );
+    if let Err(reason) = upstream.probe(std::time::Duration::from_secs(1)) {
+        tracing::warn!(
+            upstream = upstream.origin(),
+            %reason,
+            "the upstream is not reachable now: calls fail (each an isError result) until it is"
+        );
+    }
     upstream.report_readiness(&args.config.readiness);
     let shared = shared(&args);
     let server = McpServer::with_config(ToolCatalog::new(build(upstream), mode), args.config);

@@ -79,7 +79,6 @@ impl<D: Dispatch> McpServer<D> {
                 .clone()
                 .close_idle(self.engine.config().limits.idle_connection_timeout),
         );
-        crate::server::warn_if_random_state_key(self.engine.config());
         let watched = super::probes::Watched {
             event_log: self.engine.event_log().cloned(),
             auth: self.engine.config().auth.clone(),

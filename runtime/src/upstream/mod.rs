@@ -229,6 +229,19 @@ impl Upstream {
         if self.inner.readiness.set(readiness.clone()).is_err() {
             return;
         }
+        let (host, port) = self.host_port();
+        readiness.check_with(NotReady::Upstream, move || {
+            let host = host.clone();
+            async move {
+                tokio::net::TcpStream::connect((host.as_str(), port))
+                    .await
+                    .is_ok()
+            }
+        });
+    }
+
+    /// The upstream's host and port (the scheme's default port when the URL names none).
+    fn host_port(&self) -> (String, u16) {
         let host = self
             .inner
             .uri
@@ -243,14 +256,26 @@ impl Upstream {
                 false => 80,
             },
         );
-        readiness.check_with(NotReady::Upstream, move || {
-            let host = host.clone();
-            async move {
-                tokio::net::TcpStream::connect((host.as_str(), port))
-                    .await
-                    .is_ok()
+        (host, port)
+    }
+
+    /// Whether a TCP connection to the upstream opens within `timeout` (blocking; for the
+    /// gateway's start, so that an upstream that is down is said at once rather than at the
+    /// first call): the reason when it does not.
+    pub(crate) fn probe(&self, timeout: std::time::Duration) -> Result<(), String> {
+        use std::net::ToSocketAddrs;
+        let (host, port) = self.host_port();
+        let addresses = (host.as_str(), port)
+            .to_socket_addrs()
+            .map_err(|error| format!("{host} does not resolve: {error}"))?;
+        let mut last = format!("{host} resolves to no address");
+        for address in addresses {
+            match std::net::TcpStream::connect_timeout(&address, timeout) {
+                Ok(_) => return Ok(()),
+                Err(error) => last = format!("connecting to {address}: {error}"),
             }
-        });
+        }
+        Err(last)
     }
 
     /// The upstream's origin (`https://host:port`), as messages name it.

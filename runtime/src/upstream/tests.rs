@@ -173,3 +173,19 @@ fn a_failure_tells_the_client_its_kind_and_the_log_its_details() {
     );
     assert!(!text.contains("internal note"), "{text}");
 }
+
+#[test]
+fn the_start_probe_says_whether_the_upstream_is_reachable() {
+    let listening = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listening.local_addr().unwrap().port();
+    let at = |port: u16| {
+        Upstream::new(UpstreamSettings::new(format!("http://127.0.0.1:{port}/"))).unwrap()
+    };
+    assert_eq!(at(port).probe(Duration::from_secs(1)), Ok(()));
+    drop(listening);
+    let reason = at(port).probe(Duration::from_secs(1)).unwrap_err();
+    assert!(
+        reason.starts_with(&format!("connecting to 127.0.0.1:{port}: ")),
+        "{reason}"
+    );
+}
