@@ -31,6 +31,7 @@ pub struct Builder {
     gateway: Option<crate::Upstream>,
     check_results: bool,
     strict_unions: bool,
+    keep_names: bool,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -81,6 +82,7 @@ impl Builder {
             gateway: None,
             check_results: false,
             strict_unions: false,
+            keep_names: false,
         }
     }
 
@@ -209,6 +211,13 @@ impl Builder {
         self
     }
 
+    /// Publishes tool and argument names as the document writes them (the CLI's
+    /// `--keep-names`); by default names the major model APIs refuse are made portable.
+    pub fn keep_names(mut self, keep: bool) -> Self {
+        self.keep_names = keep;
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -257,6 +266,7 @@ impl Builder {
             gateway: self.gateway.clone(),
             check_results: self.check_results,
             strict_unions: self.strict_unions,
+            keep_names: self.keep_names,
             // `OUT_DIR` code is always modules of the crate that implements the handler.
             own_crate: false,
         };

@@ -74,6 +74,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod names;
 pub mod openrpc;
+mod portable;
 pub mod scaffold;
 pub mod server_card;
 pub mod skills;
@@ -325,6 +326,12 @@ pub struct Options {
     /// [`Builder::strict_unions`]). `false` (the default): the first variant that accepts the
     /// value takes it, as the document means; the `ambiguous-union` warning says which.
     pub strict_unions: bool,
+    /// Publish tool and argument names as the document writes them (the CLI's
+    /// `--keep-names`; [`Builder::keep_names`]). `false` (the default): a tool named after
+    /// its method, or an argument, whose name the major model APIs would refuse
+    /// (`Filecoin.ChainHead`, `Hydrated transactions`) is published under a portable one
+    /// (`Filecoin_ChainHead`, `Hydrated_transactions`; see docs/gateway.md).
+    pub keep_names: bool,
 }
 
 /// Where a gateway forwards to by default (the binary's `--upstream` overrides it at run time).
@@ -378,7 +385,10 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         ref_base: options.ref_base.clone(),
         selection: options.selection.clone(),
     };
-    let (document, mut diagnostics) = openrpc::load_with(path, &load_options)?;
+    let (mut document, mut diagnostics) = openrpc::load_with(path, &load_options)?;
+    if !options.keep_names {
+        portable::make_portable(&mut document);
+    }
     let skills_dir = match skills {
         SkillsSource::Beside => skills::beside(path),
         SkillsSource::Dir(dir) => Some(dir.clone()),
@@ -499,6 +509,9 @@ fn selection_flags(options: &Options) -> Vec<String> {
     }
     if options.strict_unions {
         flags.push("--strict-unions".to_string());
+    }
+    if options.keep_names {
+        flags.push("--keep-names".to_string());
     }
     flags
 }

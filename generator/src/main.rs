@@ -207,6 +207,16 @@ struct Cli {
     #[arg(long)]
     strict_unions: bool,
 
+    /// Publish tool and argument names as the document writes them. Without it, a tool named
+    /// after its method, or a tool argument, whose name the major model APIs refuse (they take
+    /// tool names of [A-Za-z0-9_-], at most 64 with the host's prefix, and argument names of
+    /// [A-Za-z0-9_.-]) is published under a portable one: `Filecoin.ChainHead` as
+    /// `Filecoin_ChainHead` (titled `Filecoin.ChainHead`), `Hydrated transactions` as
+    /// `Hydrated_transactions` (still sent to the upstream, and taken on the plain JSON-RPC
+    /// endpoint, as written). See docs/gateway.md.
+    #[arg(long)]
+    keep_names: bool,
+
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
     /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
@@ -325,6 +335,7 @@ fn main() -> ExitCode {
         }),
         check_results: cli.check_results,
         strict_unions: cli.strict_unions,
+        keep_names: cli.keep_names,
         own_crate: !cli.client && layout == Some(scaffold::CrateLayout::OwnCrate),
     };
     let generated = match mcp_codegen::generate_with_options(&openrpc, &options) {

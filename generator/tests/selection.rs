@@ -334,8 +334,24 @@ fn small_document(dir: &tempfile::TempDir) -> PathBuf {
 fn what_tools_cannot_make_a_tool_is_said_and_left_out() {
     let dir = tempfile::tempdir().unwrap();
     let path = small_document(&dir);
+    // A name the model APIs refuse is published portable, the method's name its title.
     let generated = generate(&path, &select(&["*"], &[], None));
-    assert_eq!(tools(&generated), ["get balance"]);
+    assert_eq!(tools(&generated), ["get_balance"]);
+    let tool = generated.document.methods[0]
+        .mcp
+        .as_ref()
+        .and_then(McpBinding::as_tool);
+    assert_eq!(tool.unwrap().common.title.as_deref(), Some("get balance"));
+    assert!(warnings(&generated, "mcp-tool-name").is_empty());
+    // `--keep-names`: as written, and the warning says what clients may do.
+    let kept = generate(
+        &path,
+        &Options {
+            keep_names: true,
+            ..select(&["*"], &[], None)
+        },
+    );
+    assert_eq!(tools(&kept), ["get balance"]);
     // The method's own `x-mcp` wins over --tools.
     let summarize = &generated.document.methods[2];
     assert_eq!(
@@ -350,7 +366,7 @@ warning[selection]: method "notify" matches --tools but has no `result` (it is a
 warning[reserved-method-names]: the document declares `rpc.discover`, the OpenRPC service discovery method, which the generated server answers itself with this document (on its plain JSON-RPC endpoint); the declaration is not generated as a handler method
   --> vendor.json:9:14 (/methods/3/name)
 0 error(s), 3 warning(s)"#;
-    assert_eq!(rendered(&generated.warnings, &dir), expected);
+    assert_eq!(rendered(&kept.warnings, &dir), expected);
 
     // The overlay names the tool; only an exact overlay key reads `rpc.discover`.
     let overlay = overlay_file(

@@ -29,6 +29,7 @@ line and exits 3.
 
 import argparse
 import json
+import re
 import sys
 import time
 import traceback
@@ -70,6 +71,51 @@ class Checks:
             self.record(name)
 
 
+# What the major model APIs accept, with room for a host's `mcp__server__` prefix.
+PORTABLE_TOOL = re.compile(r"^[A-Za-z0-9_-]{1,48}$")
+PORTABLE_PROPERTY = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+async def every_tool(client):
+    """Every tool of the server, page after page."""
+    tools, cursor = [], None
+    while True:
+        page = await client.list_tools(cursor=cursor)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
+
+
+def property_names(schema, at=""):
+    """Every property name of `schema`, at any depth, with where it is."""
+    if isinstance(schema, dict):
+        for name, sub in (schema.get("properties") or {}).items():
+            yield f"{at}/{name}", name
+            yield from property_names(sub, f"{at}/{name}")
+        for key, sub in schema.items():
+            if key != "properties":
+                yield from property_names(sub, f"{at}/{key}")
+    elif isinstance(schema, list):
+        for i, sub in enumerate(schema):
+            yield from property_names(sub, f"{at}/{i}")
+
+
+async def portable(c, client):
+    """Every tool name and every property name of every inputSchema is one the model APIs take."""
+    async def names():
+        bad = []
+        for tool in await every_tool(client):
+            if not PORTABLE_TOOL.match(tool.name):
+                bad.append(f"tool {tool.name!r}")
+            for where, name in property_names(tool.input_schema):
+                if not PORTABLE_PROPERTY.match(name):
+                    bad.append(f"{tool.name}{where}")
+        assert not bad, f"{len(bad)} names the model APIs refuse: {bad[:10]}"
+
+    await c.run("every tool and argument name is portable", names)
+
+
 def value_of(result, string=False):
     """The tool's result as the upstream sent it: its text block, which is the result itself
     for a string (`string`), else its JSON."""
@@ -105,6 +151,14 @@ async def eth(c, client):
         assert int(wei, 16) > 9_000 * 10**18, wei
         # The optional block left out: the trailing param is omitted, the node defaults it.
         assert int(value_of(await client.call_tool("balance", {"Address": OTHER}), string=True), 16) > 0
+
+    async def hydrated():
+        # The document's param `Hydrated transactions` is published as `Hydrated_transactions`,
+        # and the node still gets it (by position here).
+        assert "Hydrated_transactions" in tools["eth_getBlockByNumber"].input_schema["properties"]
+        block = value_of(await client.call_tool(
+            "eth_getBlockByNumber", {"Block": "latest", "Hydrated_transactions": True}))
+        assert block["number"].startswith("0x") and isinstance(block["transactions"], list), block
 
     async def call():
         out = value_of(await client.call_tool(
@@ -157,6 +211,7 @@ async def eth(c, client):
     await c.run("eth_chainId", chain_id)
     await c.run("balance (eth_getBalance) of a funded account, with and without the block", balance)
     await c.run("eth_call, with `data` as the overlay's action allows", call)
+    await c.run("eth_getBlockByNumber with the portable Hydrated_transactions", hydrated)
     await c.run("eth_sendTransaction, then eth_getTransactionByHash of it", send_and_get)
     await c.run("a node error is an isError result with the node's code", node_error)
     await c.run("invalid arguments are refused before the node", invalid_arguments)
@@ -383,7 +438,7 @@ async def main():
     if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:
         targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
                     args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
-    elif args.scenario in ("eth", "catalog", "hostile", "down"):
+    elif args.scenario in ("eth", "catalog", "hostile", "down", "names"):
         targets = [(f"{args.scenario}-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     else:
         targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
@@ -392,7 +447,10 @@ async def main():
         try:
             async with Client(target, mode=mode, client_info=info,
                               read_timeout_seconds=TIMEOUT) as client:
-                if args.scenario == "eth":
+                await portable(c, client)
+                if args.scenario == "names":
+                    pass
+                elif args.scenario == "eth":
                     await eth(c, client)
                 elif args.scenario == "catalog":
                     await catalog(c, client)

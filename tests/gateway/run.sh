@@ -159,7 +159,7 @@ start_server "$eth" --upstream "$upstream" --jsonrpc /jsonrpc --jsonrpc-unexpose
 plain_door unexposed
 stop_servers
 
-# ---- 4. portable schemas: the Inspector's tools/list --strict on the Lotus gateway ----------
+# ---- 4. portable schemas and names: the Inspector's tools/list --strict on the Lotus gateway --
 # Every method of the Lotus gateway document a tool: its vendor schemas write `"type":
 # ["object"]`, published as the portable `"type": "object"`; --strict warns about none of them.
 npm_install inspector-cli "$root/tests/inspector-cli" node_modules/.bin/mcp-inspector
@@ -176,6 +176,9 @@ for era in legacy modern; do
     echo "FAIL $name: $(grep -c '^Warning' "$work/strict.err" || true) warnings: $(head -c 300 "$work/strict.err")" | tee -a "$results"
   fi
 done
+# ... and its `Filecoin.*` names published as names the model APIs take (every scenario of
+# client.py checks its gateway's names the same way).
+client names "$url"
 stop_servers
 
 # tools_list_bytes URL VERSION: the bytes of one tools/list response at VERSION (a session's for

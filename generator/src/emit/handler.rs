@@ -174,8 +174,18 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
         ParamStructure::Either => quote!(Either),
     };
     let order = method.params.iter().map(|param| {
-        let (name, required) = (&param.name, param.required);
-        quote!(::mcp_runtime::upstream::Param { name: #name, required: #required })
+        let name = param.document_name.as_ref().unwrap_or(&param.name);
+        let param_of = match param.required {
+            true => quote!(::mcp_runtime::upstream::Param::required(#name)),
+            false => quote!(::mcp_runtime::upstream::Param::optional(#name)),
+        };
+        match &param.document_name {
+            Some(_) => {
+                let key = &param.name;
+                quote!(#param_of.keyed(#key))
+            }
+            None => param_of,
+        }
     });
     let params = match plan.params {
         Some(_) => quote!(&params),
@@ -186,7 +196,7 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
             #wire,
             ::mcp_runtime::ParamStructure::#structure,
             #params,
-            &[#(#order),*],
+            const { &[#(#order),*] },
         )
     };
     match plan.result {

@@ -187,10 +187,21 @@ fn params_schema(method: &Method) -> Value {
             required.push(json!(param.name));
         }
     }
-    json!({
+    let mut schema = json!({
         "type": "object",
         "description": format!("Params of `{}`.", method.name),
         "properties": properties,
         "required": required,
-    })
+    });
+    // A param whose name was made portable is read under the document's name too (the plain
+    // JSON-RPC endpoint's callers use the document's).
+    let aliases: Map<String, Value> = method
+        .params
+        .iter()
+        .filter_map(|param| Some((param.name.clone(), json!(param.document_name.as_ref()?))))
+        .collect();
+    if !aliases.is_empty() {
+        schema[crate::typespace::ALIASES_KEY] = Value::Object(aliases);
+    }
+    schema
 }

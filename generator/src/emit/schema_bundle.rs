@@ -65,8 +65,9 @@ impl<'d> Bundler<'d> {
     }
 
     /// Rewrites every `$ref` in `schema` to the bundle's definitions, recording what is used,
-    /// and writes a `type` of one element in its portable form (`["object"]` as `"object"`:
-    /// the same schema, which function-calling dialects such as Gemini's accept). Values that
+    /// and writes a `type` array in its portable form, the same schema which function-calling
+    /// dialects such as Gemini's accept: one element as that type (`["object"]` as
+    /// `"object"`), several as an `anyOf` of one type each ([`split_type_array`]). Values that
     /// are data, not schemas (`const`, `enum`, `default`, `examples`), are kept as written.
     pub fn rewrite(&mut self, schema: &Value) -> Value {
         match schema {
@@ -90,6 +91,7 @@ impl<'d> Bundler<'d> {
                         }
                     }
                 }
+                split_type_array(&mut out);
                 Value::Object(out)
             }
             Value::Array(items) => Value::Array(items.iter().map(|v| self.rewrite(v)).collect()),
@@ -187,4 +189,55 @@ pub fn is_object_schema(schema: &Value) -> bool {
                 && !map.contains_key("anyOf")
         }
     }
+}
+
+/// The keywords that apply to values of one JSON type only (JSON Schema's validation
+/// vocabulary, by the type it applies to).
+const TYPE_KEYWORDS: &[(&str, &[&str])] = &[
+    ("array", &["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"]),
+    ("object", &["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "unevaluatedProperties"]),
+    ("string", &["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"]),
+    ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+    ("integer", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+];
+
+/// A schema whose `type` lists several types (`["array", "null"]`, which the MCP Inspector's
+/// `--strict` and some function-calling dialects refuse) as the equal `anyOf` of one type
+/// each, every type-specific keyword moved into its type's branch; what applies to any value
+/// (`description`, `enum`, ...) stays where it is. A schema that has an `anyOf` already keeps
+/// its `type` array.
+fn split_type_array(schema: &mut Map<String, Value>) {
+    let types: Vec<String> = match schema.get("type") {
+        Some(Value::Array(types)) if types.len() > 1 && types.iter().all(Value::is_string) => {
+            types.iter().filter_map(|t| t.as_str().map(str::to_string)).collect()
+        }
+        _ => return,
+    };
+    if schema.contains_key("anyOf") {
+        return;
+    }
+    schema.remove("type");
+    let branches: Vec<Value> = types
+        .iter()
+        .map(|ty| {
+            let mut branch = Map::new();
+            branch.insert("type".into(), Value::String(ty.clone()));
+            let keywords = TYPE_KEYWORDS
+                .iter()
+                .find(|(of, _)| of == ty)
+                .map_or(&[][..], |(_, keywords)| *keywords);
+            for keyword in keywords {
+                if let Some(value) = schema.get(*keyword) {
+                    branch.insert((*keyword).to_string(), value.clone());
+                }
+            }
+            Value::Object(branch)
+        })
+        .collect();
+    for (_, keywords) in TYPE_KEYWORDS {
+        for keyword in *keywords {
+            schema.shift_remove(*keyword);
+        }
+    }
+    schema.insert("anyOf".into(), Value::Array(branches));
 }

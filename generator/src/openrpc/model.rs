@@ -166,8 +166,12 @@ pub struct Example {
 /// An OpenRPC content descriptor (a param or a result).
 #[derive(Debug, Clone)]
 pub struct ContentDescriptor {
-    /// `name`.
+    /// `name` (a tool's argument name: made portable, unless `--keep-names`, when the
+    /// document's is one the major model APIs refuse; see docs/gateway.md).
     pub name: String,
+    /// The name the document gives, when [`ContentDescriptor::name`] is another (made
+    /// portable): what a by-name upstream is sent and the plain JSON-RPC endpoint also takes.
+    pub document_name: Option<String>,
     /// `summary`.
     pub summary: Option<String>,
     /// `description`.

@@ -717,6 +717,9 @@ fn serde_field_attr(field: &Field, nullable: bool) -> TokenStream {
         let wire = &field.wire;
         parts.push(quote!(rename = #wire));
     }
+    if let Some(alias) = &field.alias {
+        parts.push(quote!(alias = #alias));
+    }
     match &field.presence {
         Presence::Required if nullable => {
             parts.push(quote!(

@@ -86,6 +86,9 @@ pub(crate) struct Field {
     pub name: String,
     /// The JSON property name.
     pub wire: String,
+    /// Another name the property is read under (the document's, when `wire` was made
+    /// portable: [`crate::typespace::ALIASES_KEY`]).
+    pub alias: Option<String>,
     pub ty: TypeId,
     pub docs: Vec<String>,
     pub presence: Presence,

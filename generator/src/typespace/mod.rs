@@ -30,6 +30,12 @@ use proc_macro2::TokenStream;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+/// A key of an object schema the generator writes (never a document's: the params of a method)
+/// mapping property names to another name each is read under: `{"Hydrated_transactions":
+/// "Hydrated transactions"}` makes the field `#[serde(rename = "Hydrated_transactions", alias =
+/// "Hydrated transactions")]`, so a portable argument name and the document's both decode.
+pub const ALIASES_KEY: &str = "x-mcp-codegen-aliases";
+
 /// Rule id (a warning): a union without a discriminator has variants that can accept the same
 /// value. The first variant that accepts it is the one decoded, from `anyOf` and (the document
 /// meaning "any of") from `oneOf`; under `--strict-unions` a `oneOf` refuses it, as it matches

@@ -11,38 +11,54 @@ use crate::error::Error;
 use crate::validate::{decode_with_path, Path, Violations};
 
 /// One param of a forwarded method, in the document's order: its name as the document writes
-/// it (the key of the generated params struct's JSON) and whether it is required.
+/// it (what a by-name upstream is sent), its key in the generated params struct's JSON (the
+/// tool's argument name: the same, unless the generator made it portable) and whether it is
+/// required.
 ///
 /// Generated code lists them in a `const`:
 ///
 /// ```
 /// use mcp_runtime::upstream::Param;
-/// const ORDER: &[Param] = &[Param::required("address"), Param::optional("block")];
+/// const ORDER: &[Param] = &[
+///     Param::required("address"),
+///     Param::optional("Hydrated transactions").keyed("Hydrated_transactions"),
+/// ];
 /// assert!(ORDER[0].required && !ORDER[1].required);
+/// assert_eq!(ORDER[1].key, "Hydrated_transactions");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Param {
-    /// The name, as in the document.
+    /// The name, as in the document: what a by-name upstream is sent.
     pub name: &'static str,
+    /// The member of the params struct's JSON that holds it (the tool's argument name).
+    pub key: &'static str,
     /// Whether the document marks it `required`.
     pub required: bool,
 }
 
 impl Param {
-    /// A required param.
+    /// A required param, keyed by its name.
     pub const fn required(name: &'static str) -> Self {
         Self {
             name,
+            key: name,
             required: true,
         }
     }
 
-    /// An optional param.
+    /// An optional param, keyed by its name.
     pub const fn optional(name: &'static str) -> Self {
         Self {
             name,
+            key: name,
             required: false,
         }
+    }
+
+    /// The param held under `key` in the params struct's JSON (a portable argument name).
+    pub const fn keyed(mut self, key: &'static str) -> Self {
+        self.key = key;
+        self
     }
 }
 
@@ -179,7 +195,7 @@ pub(super) fn encode<P: Serialize + ?Sized>(
     // What is sent of each param of `order`: absent when not given, or an optional `null`.
     let given = |param: &Param| {
         members
-            .get(param.name)
+            .get(param.key)
             .copied()
             .filter(|value| param.required || value.get() != "null")
     };
@@ -307,6 +323,23 @@ mod tests {
             full: None,
         };
         assert_eq!(by(ParamStructure::ByName, &nulls), r#"{"address":null}"#);
+    }
+
+    #[test]
+    fn a_param_keyed_by_a_portable_name_is_sent_under_the_documents() {
+        let order = [
+            Param::required("Block hash").keyed("Block_hash"),
+            Param::optional("Hydrated transactions").keyed("Hydrated_transactions"),
+        ];
+        let params = serde_json::json!({"Block_hash": "0xab", "Hydrated_transactions": true});
+        assert_eq!(
+            encode(&params, ParamStructure::ByName, &order).unwrap(),
+            r#"{"Block hash":"0xab","Hydrated transactions":true}"#
+        );
+        assert_eq!(
+            encode(&params, ParamStructure::ByPosition, &order).unwrap(),
+            r#"["0xab",true]"#
+        );
     }
 
     #[test]

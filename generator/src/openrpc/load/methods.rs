@@ -333,18 +333,6 @@ impl Loader {
         binding
     }
 
-    /// Loads the content descriptor at `ptr` in `file` (following `$ref`s).
-    fn content_descriptor(
-        &mut self,
-        file: usize,
-        ptr: &str,
-        what: &str,
-    ) -> Option<ContentDescriptor> {
-        let location = self.locate(file, ptr);
-        let (file, ptr, value) = self.follow(file, ptr, "content descriptor")?;
-        self.descriptor(location, file, &ptr, value, what)
-    }
-
     /// A param (following `$ref`s): a content descriptor or, with a [`RULE_PARAM_DESCRIPTOR`]
     /// warning, a `$ref` to a schema (a param named after the schema's key, `required` as a
     /// content descriptor's default says: false).
@@ -386,6 +374,7 @@ impl Loader {
         self.canon_schema(target, &target_ptr, &mut schema);
         Some(ContentDescriptor {
             name,
+            document_name: None,
             summary: None,
             description: None,
             required: false,
@@ -490,6 +479,7 @@ impl Loader {
         self.canon_schema(target, &target_ptr, &mut schema);
         ContentDescriptor {
             name: UNNAMED_RESULT.to_string(),
+            document_name: None,
             summary: None,
             description: None,
             required: false,
@@ -545,6 +535,7 @@ impl Loader {
         let complete = self.param_x_mcp(file, &ptr, &map);
         Some(ContentDescriptor {
             name: name?,
+            document_name: None,
             summary,
             description,
             required,

@@ -93,9 +93,15 @@ impl TypeSpace {
                 Presence::Optional
             };
             let docs = doc_lines(property, &notes);
+            let alias = schema
+                .get(super::super::ALIASES_KEY)
+                .and_then(|aliases| aliases.get(wire))
+                .and_then(Value::as_str)
+                .map(str::to_string);
             def.fields.push(Field {
                 name,
                 wire: wire.clone(),
+                alias,
                 ty,
                 docs,
                 presence,
@@ -115,6 +121,7 @@ impl TypeSpace {
             def.fields.push(Field {
                 name,
                 wire: String::new(),
+                alias: None,
                 ty,
                 docs,
                 presence: Presence::Default,
