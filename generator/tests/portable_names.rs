@@ -134,8 +134,13 @@ fn type_arrays_are_published_as_any_of() {
         };
         for json in mcp_codegen::emit::descriptor_json(document, method, binding) {
             assert!(!json.contains(r#""type":["#), "{json}");
-            seen += json.matches(r#""anyOf":[{"type":"integer"},{"type":"null"}]"#).count();
+            seen += json
+                .matches(r#""anyOf":[{"type":"integer"},{"type":"null"}]"#)
+                .count();
         }
     }
-    assert!(seen > 0, "the fixture's [\"integer\", \"null\"] was published");
+    assert!(
+        seen > 0,
+        "the fixture's [\"integer\", \"null\"] was published"
+    );
 }

@@ -227,6 +227,30 @@ def resolve(document, value):
     return value
 
 
+async def checked(c, client):
+    """The Ethereum gateway with --check-results, in front of the node."""
+    async def logs():
+        # The document's eth_getLogs result is a oneOf of two arrays that `[]` both match: the
+        # document means "any of", so the node's commonest answer passes.
+        found = value_of(await client.call_tool(
+            "eth_getLogs", {"Filter": {"fromBlock": "0x0", "toBlock": "latest"}}))
+        assert isinstance(found, list), found
+
+    async def leaf():
+        # hardhat's hydrated transactions lack `blockTimestamp`, which the document requires:
+        # the error names the leaf, through the result's unions.
+        await client.call_tool(
+            "eth_sendTransaction", {"Transaction": {"from": ACCOUNT, "to": OTHER, "value": "0x1"}})
+        result = await client.call_tool(
+            "eth_getBlockByNumber", {"Block": "latest", "Hydrated_transactions": True})
+        assert result.is_error, result
+        text = result.content[0].text
+        assert "nearest: (2 object Block) /transactions/0/blockTimestamp is required" in text, text
+
+    await c.run("eth_getLogs [] passes the document's oneOf", logs)
+    await c.run("a real mismatch names its leaf pointer", leaf)
+
+
 async def catalog(c, client):
     """The Ethereum gateway with --tool-mode catalog: three tools that reach all of them."""
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -438,7 +462,7 @@ async def main():
     if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:
         targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
                     args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
-    elif args.scenario in ("eth", "catalog", "hostile", "down", "names"):
+    elif args.scenario in ("eth", "catalog", "checked", "hostile", "down", "names"):
         targets = [(f"{args.scenario}-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     else:
         targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
@@ -452,6 +476,8 @@ async def main():
                     pass
                 elif args.scenario == "eth":
                     await eth(c, client)
+                elif args.scenario == "checked":
+                    await checked(c, client)
                 elif args.scenario == "catalog":
                     await catalog(c, client)
                 elif args.scenario == "hostile":

@@ -89,6 +89,8 @@ generate() {
 }
 generate eth-gateway "$root/fixtures/gateway/ethereum.openrpc.json" --tools 'eth_*' \
   --overlay "$root/fixtures/gateway/eth-overlay.json" --upstream http://127.0.0.1:8545
+generate eth-checked "$root/fixtures/gateway/ethereum.openrpc.json" --tools 'eth_*' \
+  --overlay "$root/fixtures/gateway/eth-overlay.json" --gateway --check-results
 examples_docs=(
   "$root/fixtures/third-party/open-rpc-examples/service-descriptions/petstore-openrpc.json"
   "$root/fixtures/third-party/open-rpc-examples/service-descriptions/api-with-examples-openrpc.json"
@@ -144,6 +146,11 @@ client eth "$url"
 stop_servers
 start_server "$eth" --upstream "$upstream" --tool-mode catalog
 client catalog "$url"
+stop_servers
+# The same gateway checking results against the document (--check-results): a real node's
+# answers that the document's unions take pass, a real mismatch names its leaf pointer.
+start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "$upstream"
+client checked "$url"
 stop_servers
 # The plain JSON-RPC door serves what MCP exposes (eth_sign, taken off by the overlay, is
 # -32601 and never reaches the node), and the rest only with --jsonrpc-unexposed.

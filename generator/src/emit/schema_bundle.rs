@@ -194,11 +194,67 @@ pub fn is_object_schema(schema: &Value) -> bool {
 /// The keywords that apply to values of one JSON type only (JSON Schema's validation
 /// vocabulary, by the type it applies to).
 const TYPE_KEYWORDS: &[(&str, &[&str])] = &[
-    ("array", &["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains", "minContains", "maxContains", "unevaluatedItems"]),
-    ("object", &["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "unevaluatedProperties"]),
-    ("string", &["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"]),
-    ("number", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
-    ("integer", &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]),
+    (
+        "array",
+        &[
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+        ],
+    ),
+    (
+        "object",
+        &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "minProperties",
+            "maxProperties",
+            "propertyNames",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedProperties",
+        ],
+    ),
+    (
+        "string",
+        &[
+            "minLength",
+            "maxLength",
+            "pattern",
+            "format",
+            "contentEncoding",
+            "contentMediaType",
+        ],
+    ),
+    (
+        "number",
+        &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+        ],
+    ),
+    (
+        "integer",
+        &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+        ],
+    ),
 ];
 
 /// A schema whose `type` lists several types (`["array", "null"]`, which the MCP Inspector's
@@ -208,9 +264,10 @@ const TYPE_KEYWORDS: &[(&str, &[&str])] = &[
 /// its `type` array.
 fn split_type_array(schema: &mut Map<String, Value>) {
     let types: Vec<String> = match schema.get("type") {
-        Some(Value::Array(types)) if types.len() > 1 && types.iter().all(Value::is_string) => {
-            types.iter().filter_map(|t| t.as_str().map(str::to_string)).collect()
-        }
+        Some(Value::Array(types)) if types.len() > 1 && types.iter().all(Value::is_string) => types
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect(),
         _ => return,
     };
     if schema.contains_key("anyOf") {

@@ -389,15 +389,26 @@ impl<'a> Emitter<'a> {
                 }),
                 None => quote!({ #accept }),
             };
+            // A value of a scalar alternative fails at itself; one of a composite may fail
+            // deep inside, which only a decode from the text can point at (on the failing path).
+            let kind = json_kind(self.space, variant.ty);
+            let on_error = match ["object", "array", "one of"]
+                .iter()
+                .any(|k| kind.contains(k))
+            {
+                true => quote!(#miss::decode::<#ty>(error)),
+                false => quote!(#miss::Decode(error)),
+            };
             quote! {
                 let #miss_i = match <#ty as ::serde::Deserialize>::deserialize(value) {
                     ::std::result::Result::Ok(variant) => #decoded,
-                    ::std::result::Result::Err(error) => #miss::Decode(error),
+                    ::std::result::Result::Err(error) => #on_error,
                 };
             }
         });
         let labels = variants.iter().map(|variant| self.variant_label(variant));
-        let none = quote!(::mcp_runtime::validate::no_alternative(&[#((#labels, &#misses)),*]));
+        let none =
+            quote!(::mcp_runtime::validate::no_alternative_in(value, &[#((#labels, &#misses)),*]));
         let body = if exactly_one {
             let several = format!("data matched more than one variant of oneOf {name}");
             quote!({

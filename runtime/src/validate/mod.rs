@@ -24,7 +24,7 @@ mod pattern;
 mod problem;
 mod whole_value;
 
-pub use alternatives::{no_alternative, Miss};
+pub use alternatives::{explain, no_alternative, no_alternative_in, Explain, Miss};
 pub use applicators::{has_members, has_type, not, otherwise, pattern_property, then};
 pub use decode::{decode_error, decode_with_path};
 pub use error::{DecodeError, Invalid};
