@@ -2,7 +2,8 @@
 # Gateways in front of real upstreams, driven by the official Python MCP SDK client, all on
 # 127.0.0.1:
 #
-#   - an Ethereum node: hardhat 3.18.0 (`hardhat node`, funded accounts, automining) behind the
+#   - Ethereum nodes: hardhat 3.18.0 (`hardhat node`, funded accounts, automining) and Foundry's
+#     anvil 1.7.1 (its npm package's binary) behind the
 #     gateway generated with no file edited from the Ethereum execution APIs document
 #     (`mcp-codegen fixtures/gateway/ethereum.openrpc.json --tools 'eth_*' --overlay
 #     fixtures/gateway/eth-overlay.json --upstream URL`): tools listed as selected, block number,
@@ -28,7 +29,7 @@
 #     within the timeout, each followed by a call that works; then the same gateway in front of
 #     a port nobody listens on.
 #
-# Pinned: hardhat and @open-rpc/mock-server by ./node/package-lock.json (`npm ci` into
+# Pinned: hardhat, anvil and @open-rpc/mock-server by ./node/package-lock.json (`npm ci` into
 # ${XDG_CACHE_HOME:-$HOME/.cache}/mcp-codegen-gateway/<hash of the lock>, run on Node 22 so that
 # hardhat's native EDR binding, an optional dependency for Node >= 22, is installed); Node
 # 22.23.5 and mcp 2.3.0 as the conformance suite and tests/python-client install them. Every
@@ -151,6 +152,20 @@ stop_servers
 # answers that the document's unions take pass, a real mismatch names its leaf pointer.
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "$upstream"
 client checked "$url"
+stop_servers
+
+# ---- 3b. a second node: Foundry's anvil 1.7.1 (its npm package's linux binary) ----------------
+anvil_port="$(free_port)"
+"$upstreams/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" --host 127.0.0.1 \
+  --port "$anvil_port" >"$work/anvil.log" 2>&1 &
+pids+=($!)
+wait_port "$anvil_port" "${pids[-1]}" "anvil" || { cat "$work/anvil.log" >&2; exit 2; }
+log "anvil on 127.0.0.1:$anvil_port ($(grep -m1 -o 'anvil [0-9.]*\|v[0-9.]*' "$work/anvil.log" || true))"
+start_server "$eth" --upstream "http://127.0.0.1:$anvil_port"
+client eth "$url"
+stop_servers
+start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "http://127.0.0.1:$anvil_port"
+client checked-anvil "$url"
 stop_servers
 # The plain JSON-RPC door serves what MCP exposes (eth_sign, taken off by the overlay, is
 # -32601 and never reaches the node), and the rest only with --jsonrpc-unexposed.

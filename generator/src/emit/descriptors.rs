@@ -50,7 +50,7 @@ impl Revision {
 /// The descriptor of `method` (which must have an MCP binding) for every revision, in
 /// [`Revision::ALL`] order, serialized compactly.
 pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBinding) -> [String; 4] {
-    descriptor_json_of(document, method, binding, false)
+    descriptor_json_of(document, method, binding, false, false)
 }
 
 /// [`descriptor_json`], for a method whose result a gateway passes through unchecked
@@ -58,17 +58,27 @@ pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBindin
 /// `outputSchema`: its result is the upstream's as sent, which the document does not promise
 /// to describe, and a client that checks `structuredContent` against an `outputSchema` would
 /// refuse a looser upstream's answer. A checked result fits the schema, so it is published.
+///
+/// Without `strict_unions` every `oneOf` of the schemas is published as `anyOf`: the
+/// generated code takes the first alternative that accepts a value (docs/validation.md), and a
+/// client that checks `structuredContent` against a `oneOf` would refuse a value two
+/// alternatives accept (an empty array, to a `oneOf` of two arrays).
 pub fn descriptor_json_of(
     document: &Document,
     method: &Method,
     binding: &McpBinding,
     passed_through: bool,
+    strict_unions: bool,
 ) -> [String; 4] {
     Revision::ALL.map(|revision| {
         let value = match binding {
-            McpBinding::Tool(tool_binding) => {
-                tool(document, method, tool_binding, revision, !passed_through)
-            }
+            McpBinding::Tool(tool_binding) => tool(
+                document,
+                method,
+                tool_binding,
+                revision,
+                (!passed_through, strict_unions),
+            ),
             McpBinding::Prompt(prompt_binding) => prompt(method, &prompt_binding.common, revision),
             McpBinding::Resource(r) => resource(
                 ("uri", &r.uri),
@@ -119,22 +129,23 @@ fn finish(mut map: Map<String, Value>, common: &McpCommon, revision: Revision) -
     Value::Object(map)
 }
 
-/// A tool's descriptor; `outputSchema` only with `typed_output` (see [`descriptor_json_of`]).
+/// A tool's descriptor; `outputSchema` only with `typed_output`, `oneOf` as written only with
+/// `strict_unions` (see [`descriptor_json_of`]).
 fn tool(
     document: &Document,
     method: &Method,
     binding: &ToolBinding,
     revision: Revision,
-    typed_output: bool,
+    (typed_output, strict_unions): (bool, bool),
 ) -> Value {
     let mut map = base(&binding.common, revision);
     let input = match &binding.input_schema {
         Some(verbatim) => verbatim.clone(),
-        None => input_schema(document, method, revision),
+        None => input_schema(document, method, revision, strict_unions),
     };
     map.insert("inputSchema".into(), input);
     if typed_output && revision.has_titles() && binding.common.output == McpOutput::Typed {
-        if let Some(output) = output_schema(document, method, revision) {
+        if let Some(output) = output_schema(document, method, revision, strict_unions) {
             map.insert("outputSchema".into(), output);
         }
     }
@@ -146,8 +157,13 @@ fn tool(
 
 /// `{"type":"object","properties":{...},"required":[...]}` from the params in declaration
 /// order, each property carrying the param's description when its schema has none.
-fn input_schema(document: &Document, method: &Method, revision: Revision) -> Value {
-    let mut bundler = Bundler::new(document, revision.dialect());
+fn input_schema(
+    document: &Document,
+    method: &Method,
+    revision: Revision,
+    strict_unions: bool,
+) -> Value {
+    let mut bundler = Bundler::new(document, revision.dialect()).strict_unions(strict_unions);
     let mut properties = Map::new();
     let mut required = Vec::new();
     for param in &method.params {
@@ -177,9 +193,14 @@ fn input_schema(document: &Document, method: &Method, revision: Revision) -> Val
 
 /// The result schema as `outputSchema`; before 2026-07-28 only when results are objects
 /// (`structuredContent` must be an object there).
-fn output_schema(document: &Document, method: &Method, revision: Revision) -> Option<Value> {
+fn output_schema(
+    document: &Document,
+    method: &Method,
+    revision: Revision,
+    strict_unions: bool,
+) -> Option<Value> {
     let result = method.result.as_ref()?;
-    let mut bundler = Bundler::new(document, revision.dialect());
+    let mut bundler = Bundler::new(document, revision.dialect()).strict_unions(strict_unions);
     let root = bundler.resolve_root(&result.schema);
     if revision < Revision::V2026_07_28 && !is_object_schema(&root) {
         return None;

@@ -294,7 +294,7 @@ pub fn emit_with(
         )
     };
     let descriptors_section = |frame: &mut Frame| {
-        let catalog = server::catalog(document, &methods, skills);
+        let catalog = server::catalog(document, &methods, skills, options.strict_unions);
         let bundled = crate::skills::skills_static(skills);
         let card = server::server_card(document);
         let document = server::openrpc_document(document);

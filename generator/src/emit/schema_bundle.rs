@@ -37,6 +37,8 @@ pub struct Bundler<'d> {
     /// Registry key -> definition name, in first-use order.
     used: IndexMap<String, String>,
     names: Scope,
+    /// Publish `oneOf` as written; else as `anyOf` ([`Bundler::strict_unions`]).
+    strict_unions: bool,
 }
 
 impl<'d> Bundler<'d> {
@@ -47,7 +49,16 @@ impl<'d> Bundler<'d> {
             dialect,
             used: IndexMap::new(),
             names: Scope::new(),
+            strict_unions: false,
         }
+    }
+
+    /// Publishes a `oneOf` as written when `strict`; by default as `anyOf`, which is what the
+    /// generated code does with it (the first alternative that accepts a value), so that a
+    /// client checking a value against the published schema agrees with the server.
+    pub fn strict_unions(mut self, strict: bool) -> Self {
+        self.strict_unions = strict;
+        self
     }
 
     /// Follows `$ref`s at the root of `schema` until a schema that is not a bare reference, so a
@@ -67,8 +78,9 @@ impl<'d> Bundler<'d> {
     /// Rewrites every `$ref` in `schema` to the bundle's definitions, recording what is used,
     /// and writes a `type` array in its portable form, the same schema which function-calling
     /// dialects such as Gemini's accept: one element as that type (`["object"]` as
-    /// `"object"`), several as an `anyOf` of one type each ([`split_type_array`]). Values that
-    /// are data, not schemas (`const`, `enum`, `default`, `examples`), are kept as written.
+    /// `"object"`), several as an `anyOf` of one type each ([`split_type_array`]); and a
+    /// `oneOf` as `anyOf` unless [`Bundler::strict_unions`]. Values that are data, not schemas
+    /// (`const`, `enum`, `default`, `examples`), are kept as written.
     pub fn rewrite(&mut self, schema: &Value) -> Value {
         match schema {
             Value::Object(map) => {
@@ -77,6 +89,12 @@ impl<'d> Bundler<'d> {
                     match (key.as_str(), value) {
                         ("$ref", Value::String(target)) => {
                             out.insert(key.clone(), Value::String(self.reference(target)));
+                        }
+                        // An array: the keyword (a property named `oneOf` is an object).
+                        ("oneOf", Value::Array(_))
+                            if !self.strict_unions && !map.contains_key("anyOf") =>
+                        {
+                            out.insert("anyOf".into(), self.rewrite(value));
                         }
                         ("type", Value::Array(types))
                             if types.len() == 1 && types[0].is_string() =>

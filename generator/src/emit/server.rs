@@ -871,6 +871,7 @@ pub fn catalog(
     document: &Document,
     methods: &[MethodPlan<'_>],
     skills: &[crate::skills::Skill],
+    strict_unions: bool,
 ) -> TokenStream {
     let server = &document.server;
     let name = server
@@ -894,8 +895,13 @@ pub fn catalog(
             .filter_map(|plan| {
                 let binding = plan.binding().filter(|b| b.kind() == kind)?;
                 let key = str_lit(binding.key());
-                let json =
-                    descriptor_json_of(document, plan.method, binding, plan.passes_through());
+                let json = descriptor_json_of(
+                    document,
+                    plan.method,
+                    binding,
+                    plan.passes_through(),
+                    strict_unions,
+                );
                 let json = super::descriptors::revision_texts(&json);
                 Some(quote! {
                     ::mcp_runtime::Descriptor { key: #key, json: #json }
