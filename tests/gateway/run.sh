@@ -162,7 +162,7 @@ pids+=($!)
 wait_port "$anvil_port" "${pids[-1]}" "anvil" || { cat "$work/anvil.log" >&2; exit 2; }
 log "anvil on 127.0.0.1:$anvil_port ($(grep -m1 -o 'anvil [0-9.]*\|v[0-9.]*' "$work/anvil.log" || true))"
 start_server "$eth" --upstream "http://127.0.0.1:$anvil_port"
-client eth "$url"
+client eth-anvil "$url"
 stop_servers
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "http://127.0.0.1:$anvil_port"
 client checked-anvil "$url"
