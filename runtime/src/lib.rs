@@ -182,6 +182,8 @@ pub mod stdio;
 pub mod stores;
 pub mod tasks;
 pub mod telemetry;
+#[cfg(test)]
+mod test_log;
 pub mod tool_catalog;
 // The gateway's upstream client (feature `upstream`).
 #[cfg(feature = "upstream")]

@@ -282,31 +282,10 @@ fn one_principal_takes_at_most_its_share_of_redeemed_states() {
     assert!(owned.owner.is_some() && Binding::new("tools/call", "t", None).owner.is_none());
 }
 
-/// A buffer a test's subscriber writes the log into.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_random_key_warns_at_the_first_state_sealed_only() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let log = || String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    tracing::subscriber::with_default(subscriber, || {
+    crate::test_log::with_log(|log| {
+        let log = || log.text();
         let random =
             StateSealer::new(SealingKey::random(), Duration::from_secs(60)).random_key(true);
         let given = sealer().random_key(false);

@@ -109,37 +109,14 @@ async fn https_through_the_shared_pool() {
     }
 }
 
-/// A buffer the test's subscriber writes the log into.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_failure_tells_the_client_its_kind_and_the_log_its_details() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
     let error = UpstreamError::Connect {
         url: "http://10.1.2.3:8545".into(),
         reason: "tcp connect error: Connection refused (os error 111)".into(),
     };
-    let text = tracing::subscriber::with_default(subscriber, || {
-        crate::Error::from(error).tool_text().to_owned()
-    });
-    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let (text, log) =
+        crate::test_log::with_log(|_| crate::Error::from(error).tool_text().to_owned());
     let id = text
         .split("correlation id ")
         .nth(1)

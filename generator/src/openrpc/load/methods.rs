@@ -333,17 +333,18 @@ impl Loader {
         binding
     }
 
+    /// The `$ref` written at `ptr` in `file`, if the value there is one.
+    fn written_ref(&self, file: usize, ptr: &str) -> Option<String> {
+        let site = self.files[file].value.pointer(ptr)?;
+        site.get("$ref").and_then(Value::as_str).map(str::to_string)
+    }
+
     /// A param (following `$ref`s): a content descriptor or, with a [`RULE_PARAM_DESCRIPTOR`]
     /// warning, a `$ref` to a schema (a param named after the schema's key, `required` as a
     /// content descriptor's default says: false).
     fn param(&mut self, file: usize, ptr: &str) -> Option<ContentDescriptor> {
         let location = self.locate(file, ptr);
-        let written = self.files[file]
-            .value
-            .pointer(ptr)
-            .and_then(|site| site.get("$ref"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let written = self.written_ref(file, ptr);
         let (target, target_ptr, value) = self.follow(file, ptr, "content descriptor")?;
         let is_schema = written.is_some()
             && target_ptr.starts_with("/components/schemas/")
@@ -367,12 +368,25 @@ impl Loader {
                 written.unwrap_or_default()
             ),
         ));
-        let mut schema = Value::Object(Map::from_iter([(
+        let schema = Value::Object(Map::from_iter([(
             "$ref".to_string(),
             Value::String(format!("#{}", fragment_encode(&target_ptr))),
         )]));
-        self.canon_schema(target, &target_ptr, &mut schema);
-        Some(ContentDescriptor {
+        Some(self.of_schema(name, schema, (target, &target_ptr), location))
+    }
+
+    /// A content descriptor named `name` of `schema` (found at `target`, its `$ref`s made
+    /// canonical there), optional and undescribed: what a bare schema given for a param or a
+    /// result is read as.
+    fn of_schema(
+        &mut self,
+        name: String,
+        mut schema: Value,
+        (target, target_ptr): (usize, &str),
+        location: Location,
+    ) -> ContentDescriptor {
+        self.canon_schema(target, target_ptr, &mut schema);
+        ContentDescriptor {
             name,
             document_name: None,
             summary: None,
@@ -380,10 +394,10 @@ impl Loader {
             required: false,
             deprecated: false,
             schema,
-            schema_location: self.locate(target, &target_ptr),
+            schema_location: self.locate(target, target_ptr),
             location,
             complete: false,
-        })
+        }
     }
 
     /// A method's `result` (following `$ref`s): a content descriptor, or what documents in the
@@ -442,12 +456,7 @@ impl Loader {
         (target, target_ptr): (usize, String),
         value: Value,
     ) -> ContentDescriptor {
-        let written = self.files[file]
-            .value
-            .pointer(ptr)
-            .and_then(|site| site.get("$ref"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+        let written = self.written_ref(file, ptr);
         // A schema elsewhere is referred to, so it keeps its name (`#/components/schemas/X`
         // is the type `X`); a "content descriptor" component that is a schema is inlined.
         let referred =
@@ -466,7 +475,7 @@ impl Loader {
             location.clone(),
             message,
         ));
-        let mut schema = if referred {
+        let schema = if referred {
             let mut reference = Map::new();
             reference.insert(
                 "$ref".to_string(),
@@ -476,19 +485,12 @@ impl Loader {
         } else {
             value
         };
-        self.canon_schema(target, &target_ptr, &mut schema);
-        ContentDescriptor {
-            name: UNNAMED_RESULT.to_string(),
-            document_name: None,
-            summary: None,
-            description: None,
-            required: false,
-            deprecated: false,
+        self.of_schema(
+            UNNAMED_RESULT.to_string(),
             schema,
-            schema_location: self.locate(target, &target_ptr),
+            (target, &target_ptr),
             location,
-            complete: false,
-        }
+        )
     }
 
     /// The content descriptor `value`, found at `ptr` in `file` from `location`.
