@@ -88,8 +88,10 @@ pub fn no_alternative(alternatives: &[(&str, &Miss)]) -> String {
 }
 
 /// [`no_alternative`] of `value`, ending with the failure of the alternative the value was
-/// nearest to, at its deepest pointer, when the list does not already show it (see the
-/// [module](self)).
+/// nearest to, at its deepest pointer, when the list does not already show it
+/// (`...; nearest: (2 object Block) /transactions/0/blockTimestamp is required`). Finding it
+/// decodes an alternative that [`Miss::decode`] made again from the value's text, on this
+/// failing path only, at most 16 times for one failing value.
 #[cold]
 #[inline(never)]
 pub fn no_alternative_in(value: &Value, alternatives: &[(&str, &Miss)]) -> String {
