@@ -164,6 +164,18 @@ async def eth(c, client, node="hardhat"):
         block = value_of(await client.call_tool(
             "eth_getBlockByNumber", {"Block": "latest", "Hydrated_transactions": True}))
         assert block["number"].startswith("0x") and isinstance(block["transactions"], list), block
+        # The document's name is still taken (a client that read the document) ...
+        same = value_of(await client.call_tool(
+            "eth_getBlockByNumber", {"Block": "latest", "Hydrated transactions": True}))
+        assert same["number"] == block["number"], same
+        # ... but not both at once: one param given twice is refused before the node.
+        try:
+            twice = await client.call_tool("eth_getBlockByNumber", {
+                "Block": "latest", "Hydrated_transactions": True, "Hydrated transactions": False})
+        except Exception as e:  # noqa: BLE001: before 2025-11-25, -32602
+            assert "-32602" in str(e) or "duplicate" in str(e), e
+        else:
+            assert twice.is_error and "duplicate" in twice.content[0].text, twice
 
     async def call():
         out = value_of(await client.call_tool(
