@@ -136,6 +136,7 @@ gateway_table() {
     "upstream direct (hyper JSON-RPC)|JSON-RPC echo|jsonrpc|0|-"
     "ours, plain tools/call (bench-server)|stateless 2026-07-28|stateless2026|0|$BIN/bench-server"
     "ours, gateway → upstream|stateless 2026-07-28|stateless2026|1|$BIN/gateway-bench --upstream $up_url"
+    "ours, gateway → upstream, the result over its budget (outline, kept, link)|stateless 2026-07-28|outline2026|1|$BIN/gateway-bench --upstream $up_url --result-budget 1"
     "rmcp proxy (rmcp + reqwest) → upstream|stateless (2025, JSON)|stateless|1|$BIN/rmcp-proxy --upstream $up_url"
     "rmcp, plain tools/call (rmcp-peer)|stateless (2025, JSON)|stateless|0|$BIN/rmcp-peer --mode stateless"
   )

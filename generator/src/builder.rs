@@ -32,6 +32,7 @@ pub struct Builder {
     check_results: bool,
     strict_unions: bool,
     keep_names: bool,
+    result_budget: Option<u32>,
 }
 
 /// Why a `build.rs` generation failed: an invalid document (fix the contract) or an I/O
@@ -83,6 +84,7 @@ impl Builder {
             check_results: false,
             strict_unions: false,
             keep_names: false,
+            result_budget: None,
         }
     }
 
@@ -218,6 +220,17 @@ impl Builder {
         self
     }
 
+    /// Gives every tool a result budget of `bytes` (the CLI's `--result-budget`): a tool
+    /// result larger than it is kept and answered with a preview and a `resource_link` to read
+    /// it in pages, and the tool publishes no `outputSchema`. A method's `x-mcp`
+    /// `resultBudget` wins over it; `Some(0)`: every result whole. `None` (the default): 64 KiB
+    /// for a gateway's forwarded tools that publish no `outputSchema` (without
+    /// [`Builder::check_results`]), none otherwise.
+    pub fn result_budget(mut self, bytes: Option<u32>) -> Self {
+        self.result_budget = bytes;
+        self
+    }
+
     /// Bundles no skills, even when a `skills` directory sits beside the document.
     pub fn no_skills(mut self) -> Self {
         self.skills = crate::SkillsSource::Off;
@@ -267,6 +280,7 @@ impl Builder {
             check_results: self.check_results,
             strict_unions: self.strict_unions,
             keep_names: self.keep_names,
+            result_budget: self.result_budget,
             // `OUT_DIR` code is always modules of the crate that implements the handler.
             own_crate: false,
         };

@@ -119,8 +119,10 @@ pub struct Generated {
     /// [`emit::Output::Client`].
     pub output: emit::Output,
     /// The flags that chose what MCP sees and made a gateway (`--tools`, `--exclude`,
-    /// `--overlay`, `--upstream`, `--gateway`), as the CLI takes them: the crate's README
-    /// repeats them in its regenerate line, so that regenerating keeps the selection.
+    /// `--overlay`, `--upstream`, `--gateway`) and those that shape what it serves
+    /// (`--check-results`, `--strict-unions`, `--keep-names`, `--result-budget`), as the CLI
+    /// takes them: the crate's README repeats them in its regenerate line, so that
+    /// regenerating keeps the selection.
     pub selection_flags: Vec<String>,
 }
 
@@ -332,6 +334,13 @@ pub struct Options {
     /// (`Filecoin.ChainHead`, `Hydrated transactions`) is published under a portable one
     /// (`Filecoin_ChainHead`, `Hydrated_transactions`; see docs/gateway.md).
     pub keep_names: bool,
+    /// Every tool's result budget in bytes (the CLI's `--result-budget`;
+    /// [`Builder::result_budget`]): a tool result larger than it is kept and answered with a
+    /// preview and a `resource_link` to read it in pages, and the tool publishes no
+    /// `outputSchema`. A method's `x-mcp` `resultBudget` wins over it; `Some(0)`: every result
+    /// whole. `None` (the default): [`emit::DEFAULT_RESULT_BUDGET`] for a gateway's forwarded
+    /// tools that publish no `outputSchema` (without `--check-results`), none otherwise.
+    pub result_budget: Option<u32>,
 }
 
 /// Where a gateway forwards to by default (the binary's `--upstream` overrides it at run time).
@@ -434,6 +443,7 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         }),
         own_crate: options.own_crate,
         strict_unions: options.strict_unions,
+        result_budget: options.result_budget,
     };
     let mut server = emit::emit_with(&document, &bundled, &source_name, &emit_options);
     if let Some(why) = &server.budget_exceeded {
@@ -512,6 +522,9 @@ fn selection_flags(options: &Options) -> Vec<String> {
     }
     if options.keep_names {
         flags.push("--keep-names".to_string());
+    }
+    if let Some(bytes) = options.result_budget {
+        flags.extend(["--result-budget".to_string(), bytes.to_string()]);
     }
     flags
 }

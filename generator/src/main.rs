@@ -217,6 +217,15 @@ struct Cli {
     #[arg(long)]
     keep_names: bool,
 
+    /// Give every tool a result budget of BYTES (`65536`, `64KiB`, `1MiB`): a tool result
+    /// larger than this is kept and answered with a preview and a resource_link to read it in
+    /// pages (`mcp-result://{id}/{page}`), and the tool publishes no outputSchema (a preview has
+    /// not the result's shape). A method's `x-mcp` `resultBudget` (or the overlay's) wins over
+    /// it. 0: every result whole [default: 64 KiB for a gateway's forwarded tools that publish
+    /// no outputSchema (without --check-results), none otherwise].
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    result_budget: Option<u32>,
+
     /// Also generate a test per OpenRPC example pairing (`examples` of each method), appended
     /// to src/generated.rs as `#[cfg(test)] mod contract_examples`: `cargo test` builds
     /// HANDLER with `Default`, calls it with the example's params and fails when its result is
@@ -336,6 +345,7 @@ fn main() -> ExitCode {
         check_results: cli.check_results,
         strict_unions: cli.strict_unions,
         keep_names: cli.keep_names,
+        result_budget: cli.result_budget,
         own_crate: !cli.client && layout == Some(scaffold::CrateLayout::OwnCrate),
     };
     let generated = match mcp_codegen::generate_with_options(&openrpc, &options) {
@@ -450,6 +460,38 @@ fn patterns(values: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// A size in bytes: a whole number, optionally followed by `B`, `KiB` or `MiB` (`65536`,
+/// `64KiB`, `1MiB`), at most `u32::MAX` bytes. The error says what is wrong; clap names the flag.
+fn parse_bytes(text: &str) -> Result<u32, String> {
+    let text = text.trim();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = (&text[..digits], text[digits..].trim_start());
+    if number.is_empty() {
+        return Err("not a size: expected bytes, e.g. 65536, 64KiB or 1MiB".into());
+    }
+    let per: u64 = match unit {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "K" | "k" | "KB" | "kB" | "M" | "MB" => {
+            return Err(format!(
+                "unknown unit `{unit}`: use KiB or MiB (powers of 1024), e.g. 64KiB"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "unknown unit `{other}`: use B, KiB or MiB, e.g. 64KiB"
+            ))
+        }
+    };
+    number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(per))
+        .and_then(|bytes| u32::try_from(bytes).ok())
+        .ok_or_else(|| format!("too large: at most {} bytes (4 GiB less one)", u32::MAX))
+}
+
 /// Whether `url` is an `http://` or `https://` URL with a host and no spaces.
 fn is_http_url(url: &str) -> bool {
     let rest = url
@@ -490,4 +532,26 @@ fn write_server_card(
         eprintln!("wrote     {} (server card)", file.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_in_bytes_and_binary_units() {
+        assert_eq!(parse_bytes("65536"), Ok(65536));
+        assert_eq!(parse_bytes("0"), Ok(0));
+        assert_eq!(parse_bytes("64KiB"), Ok(65536));
+        assert_eq!(parse_bytes("64 KiB"), Ok(65536));
+        assert_eq!(parse_bytes("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_bytes("100B"), Ok(100));
+        assert!(parse_bytes("64KB").unwrap_err().contains("powers of 1024"));
+        assert!(parse_bytes("64GiB")
+            .unwrap_err()
+            .contains("unknown unit `GiB`"));
+        assert!(parse_bytes("KiB").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("-1").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("4096MiB").unwrap_err().contains("too large"));
+    }
 }

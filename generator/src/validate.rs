@@ -3,7 +3,7 @@
 //! Every rule runs on the whole document and all problems are reported at once, sorted with
 //! [`Diagnostics::sort`]. Rule ids: `unique-method-names`, `reserved-method-names`, `unique-param-names`,
 //! `required-params-first` (warning), `mcp-needs-result`, `mcp-unique-names`, `mcp-tool-name` (warning),
-//! `mcp-prompt-arguments`, `mcp-resource-params`, `mcp-uri-template`, `mcp-header-token`,
+//! `mcp-prompt-arguments`, `mcp-resource-params`, `mcp-uri-template`, `mcp-reserved-uri`, `mcp-header-token`,
 //! `mcp-header-unique`, `mcp-header-type`, `mcp-header-reachable`, `mcp-header-placement`,
 //! `contract-error-reserved-code` (warning), `contract-error-duplicate-code` (warning).
 
@@ -36,6 +36,15 @@ pub const RULE_CONTRACT_ERROR_RESERVED_CODE: &str = "contract-error-reserved-cod
 /// Rule id (a warning): two contract errors share a code with different messages. Both get a
 /// constructor, with distinct names; a client can tell them apart only by message.
 pub const RULE_CONTRACT_ERROR_DUPLICATE_CODE: &str = "contract-error-duplicate-code";
+
+/// Rule id: a resource's `uri` or a template's `uriTemplate` is in the scheme
+/// [`RESERVED_URI_SCHEME`], which the runtime answers itself (the pages of a tool result kept
+/// because it was over the tool's result budget).
+pub const RULE_MCP_RESERVED_URI: &str = "mcp-reserved-uri";
+
+/// The URI scheme of the results the runtime keeps (`mcp-result://{id}/{page}`), which no
+/// resource of a contract may use.
+pub const RESERVED_URI_SCHEME: &str = "mcp-result:";
 
 /// The JSON-RPC reserved range of error codes.
 const RESERVED_ERROR_CODES: std::ops::RangeInclusive<i32> = -32768..=-32000;
@@ -349,6 +358,27 @@ impl Validator<'_> {
                     "method {:?} is exposed as a {} but has no `result` (it is a notification)",
                     m.name,
                     binding.kind().as_str()
+                ),
+            );
+        }
+        let address = match binding {
+            McpBinding::Resource(resource) => Some(("uri", resource.uri.as_str())),
+            McpBinding::ResourceTemplate(template) => {
+                Some(("uriTemplate", template.uri_template.as_str()))
+            }
+            McpBinding::Tool(_) | McpBinding::Prompt(_) => None,
+        };
+        if let Some((key, uri)) = address.filter(|(_, uri)| {
+            uri.get(..RESERVED_URI_SCHEME.len())
+                .is_some_and(|scheme| scheme.eq_ignore_ascii_case(RESERVED_URI_SCHEME))
+        }) {
+            self.error(
+                RULE_MCP_RESERVED_URI,
+                self.child(&binding.common().location, key),
+                format!(
+                    "{} {key} {uri:?} of method {:?}: the `{RESERVED_URI_SCHEME}` scheme is reserved for the tool results the server keeps (over a tool's result budget, read in pages); use another scheme",
+                    binding.kind().as_str(),
+                    m.name
                 ),
             );
         }

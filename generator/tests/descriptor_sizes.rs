@@ -90,6 +90,7 @@ fn as_tool(method: &Method) -> McpBinding {
             output: McpOutput::Typed,
             scopes: None,
             rate_limit: None,
+            result_budget: None,
             location: method.location.clone(),
         },
         annotations: None,

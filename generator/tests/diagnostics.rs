@@ -106,7 +106,7 @@ fn mcp_extension() {
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)
-error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit
+error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget
   --> mcp-extension.json:6:112 (/methods/1/x-mcp/tittle)
 error[mcp-extension]: `x-mcp` resource needs a `uri`
   --> mcp-extension.json:7:84 (/methods/2/x-mcp)
@@ -146,6 +146,30 @@ error[mcp-extension]: `x-mcp.rateLimit` "99999999999999999999/s" is not a rate: 
   --> mcp-rate-limit.json:8:133 (/methods/3/x-mcp/rateLimit)
 4 error(s), 0 warning(s)"##;
     assert_eq!(render("mcp-rate-limit.json"), expected);
+}
+
+#[test]
+fn mcp_result_budget() {
+    let expected = r##"error[mcp-extension]: `x-mcp.resultBudget` must be a number of bytes such as 65536 (0: every result whole), found a string
+  --> mcp-result-budget.json:5:136 (/methods/0/x-mcp/resultBudget)
+error[mcp-extension]: `x-mcp.resultBudget` -1 is not a number of bytes: expected a whole number, at least 0 (0: every result whole)
+  --> mcp-result-budget.json:6:136 (/methods/1/x-mcp/resultBudget)
+error[mcp-extension]: `x-mcp.resultBudget` 4294967296 is too large: at most 4294967295 bytes
+  --> mcp-result-budget.json:7:136 (/methods/2/x-mcp/resultBudget)
+warning[mcp-extension]: `x-mcp.resultBudget` of method "d" is ignored: only a tool's result is kept and read in pages, and this is a prompt
+  --> mcp-result-budget.json:8:138 (/methods/3/x-mcp/resultBudget)
+3 error(s), 1 warning(s)"##;
+    assert_eq!(render("mcp-result-budget.json"), expected);
+}
+
+#[test]
+fn mcp_reserved_uri() {
+    let expected = r##"error[mcp-reserved-uri]: resource uri "MCP-Result://kept" of method "kept": the `mcp-result:` scheme is reserved for the tool results the server keeps (over a tool's result budget, read in pages); use another scheme
+  --> mcp-reserved-uri.json:5:134 (/methods/0/x-mcp/uri)
+error[mcp-reserved-uri]: resource-template uriTemplate "mcp-result://{id}/1" of method "page": the `mcp-result:` scheme is reserved for the tool results the server keeps (over a tool's result budget, read in pages); use another scheme
+  --> mcp-reserved-uri.json:6:217 (/methods/1/x-mcp/uriTemplate)
+2 error(s), 0 warning(s)"##;
+    assert_eq!(render("mcp-reserved-uri.json"), expected);
 }
 
 #[test]

@@ -248,7 +248,7 @@ fn overlay_problems_are_located_in_the_overlay() {
         .expect_err("the overlay has errors");
     let expected = r#"error[overlay]: unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, overlay, actions, extends, $schema, $comment
   --> overlay.json:2:13 (/method)
-error[mcp-extension]: unknown key `anotations` in `x-mcp` (did you mean `annotations`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit
+error[mcp-extension]: unknown key `anotations` in `x-mcp` (did you mean `annotations`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget
   --> overlay.json:4:48 (/methods/eth_call/anotations)
 error[mcp-extension]: unknown `x-mcp` kind "tol" (did you mean "tool"?); expected "tool", "prompt", "resource" or "resource-template"
   --> overlay.json:5:32 (/methods/eth_getBalance/kind)

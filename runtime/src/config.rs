@@ -518,6 +518,39 @@ config_table! {
             };
         }
 
+        /// Tool results over their tool's budget ([`crate::result_budget`]): which budget, how
+        /// long they are kept to be read, how much of them one instance keeps.
+        group results: Results, heading RESULTS {
+            /// Replaces the result budget of every tool that has one (the contract's: the
+            /// generator's `--result-budget`, `x-mcp` `resultBudget`, 64 KiB for a gateway's
+            /// forwarded tools); `Some(0)` sends every result whole. Default `None`: the
+            /// contract's budgets.
+            result_budget: Option<usize> = None, cli {
+                flag: "result-budget", env: "MCP_RESULT_BUDGET", value: Some("SIZE"),
+                scope: Any,
+                help: "replace the result budget of every tool that has one: a larger result is kept and answered with its outline and a resource_link to read it in pages (0: every result whole)",
+                parse: |text| size(text, 0).map(Some),
+                show: |budget| budget.map_or_else(|| "the contract's".into(), show_size),
+            };
+            /// How long a result over its budget is kept to be read (`resources/read` of its
+            /// `mcp-result://` link). Default 10 minutes.
+            result_keep: Duration = Duration::from_secs(10 * 60), cli {
+                flag: "result-keep", env: "MCP_RESULT_KEEP", value: Some("DURATION"),
+                scope: Any,
+                help: "how long a result over its budget is kept to be read at its mcp-result:// link",
+                parse: |text| duration(text, Duration::from_secs(1)), show: show_duration,
+            };
+            /// Most bytes of results over their budget kept in this process (the oldest dropped
+            /// first; one larger than this is not kept, and its outline says so). With Redis
+            /// (`--redis`), Redis keeps them instead, shared by every instance. Default 64 MiB.
+            max_kept_result_bytes: usize = 64 * 1024 * 1024, cli {
+                flag: "max-kept-result-bytes", env: "MCP_MAX_KEPT_RESULT_BYTES", value: Some("SIZE"),
+                scope: Any,
+                help: "most bytes of results over their budget kept in memory (the oldest dropped first); with --redis, Redis keeps them",
+                parse: |text| size(text, 0), show: show_size,
+            };
+        }
+
         /// What a call's telemetry shows a client.
         group telemetry: Telemetry, heading TELEMETRY {
             /// Return a call's spans to a client that asks (`_meta.otel.traces.request` in a

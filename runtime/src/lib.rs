@@ -171,6 +171,7 @@ pub mod rate_limit;
 mod readiness;
 mod relay;
 pub mod request_state;
+pub mod result_budget;
 #[cfg(any(feature = "jwt", feature = "client"))]
 mod secure_url;
 mod server;

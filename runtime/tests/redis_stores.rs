@@ -992,3 +992,58 @@ async fn a_delete_by_another_principal_ends_nothing_on_any_instance() {
         .unwrap();
     assert!(exists, "the record was deleted by another principal");
 }
+
+/// Results over their budget (`mcp_runtime::result_budget`) kept by one instance are read by
+/// another, a page at a time (`GETRANGE`: the bytes asked for, multi-byte characters as
+/// bytes), until they expire; another deployment's prefix sees nothing.
+#[tokio::test]
+async fn a_result_kept_by_one_instance_is_read_by_another_in_pages() {
+    let redis = Redis::start();
+    let (a, b) = (
+        instance(&redis, "r1", 100).await,
+        instance(&redis, "r1", 100).await,
+    );
+    let text: String = r#"{"s":"a é € 𝄞"}"#.repeat(1000);
+    a.results
+        .keep("id-1:-", &text, Duration::from_secs(60))
+        .await
+        .unwrap();
+    let whole = b
+        .results
+        .read("id-1:-", 0, usize::MAX)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (whole.len, whole.bytes.as_slice()),
+        (text.len(), text.as_bytes())
+    );
+    let mut joined = Vec::new();
+    for start in (0..text.len()).step_by(4096) {
+        let page = b
+            .results
+            .read("id-1:-", start, start + 4096)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(page.len, text.len());
+        joined.extend_from_slice(&page.bytes);
+    }
+    assert_eq!(joined, text.as_bytes());
+    let past = b
+        .results
+        .read("id-1:-", text.len() + 5, text.len() + 9)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(past.bytes.is_empty());
+    assert!(b.results.read("id-2:-", 0, 10).await.unwrap().is_none());
+    let other = instance(&redis, "r1-other", 100).await;
+    assert!(other.results.read("id-1:-", 0, 10).await.unwrap().is_none());
+    a.results
+        .keep("short:-", "x", Duration::from_millis(100))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(b.results.read("short:-", 0, 1).await.unwrap().is_none());
+}

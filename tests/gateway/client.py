@@ -21,6 +21,10 @@ SCENARIO is one of
                           body) an isError result within the timeout, each followed by a call
                           that succeeds
   down URL                the same gateway with --upstream naming a port nobody listens on
+  budget URL NODE         the Ethereum gateway (64 KiB result budget by default) in front of the
+                          node at NODE: a block holding a 48 KB transaction, hydrated, comes back
+                          as an outline and a resource_link, whose whole read and whose pages
+                          put together are the node's own answer byte for byte
 
 Only the SDK's public client API is used. Every check prints "PASS name" or "FAIL name: why"
 and appends that line to FILE; run.sh counts them. A scenario that cannot go on adds a FAIL
@@ -33,6 +37,7 @@ import re
 import sys
 import time
 import traceback
+import urllib.request
 
 import anyio
 import mcp_types as types
@@ -234,6 +239,90 @@ async def eth(c, client, node="hardhat"):
     await c.run("eth_sendTransaction, then eth_getTransactionByHash of it", send_and_get)
     await c.run("a node error is an isError result with the node's code", node_error)
     await c.run("invalid arguments are refused before the node", invalid_arguments)
+
+
+def node_call(node, method, params):
+    """`method` with `params` sent to the node itself: its raw answer's text."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    request = urllib.request.Request(node, body, {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+        return answer.read().decode()
+
+
+async def budget(c, client, node):
+    # A transaction with 48 KB of call data: its block, hydrated, is about 100 KB of JSON.
+    state = {}
+
+    async def mined():
+        data = "0x" + "ab" * 48_000
+        sent = json.loads(node_call(node, "eth_sendTransaction", [
+            {"from": ACCOUNT, "to": OTHER, "data": data, "gas": "0x1000000"}]))
+        assert "result" in sent, sent
+        # anvil mines a moment after it answers: its receipt is null until then.
+        for _ in range(100):
+            receipt = json.loads(node_call(node, "eth_getTransactionReceipt", [sent["result"]]))["result"]
+            if receipt is not None:
+                break
+            await anyio.sleep(0.05)
+        assert receipt is not None, "no receipt after 5 s"
+        # An empty block after it: "latest" stays small for the scenarios after.
+        node_call(node, "evm_mine", [])
+        raw = node_call(node, "eth_getBlockByNumber", [receipt["blockNumber"], True])
+        state.update(hash=sent["result"], number=receipt["blockNumber"], raw=raw,
+                     expected=json.loads(raw)["result"])
+
+    await c.run("the node mines a transaction with 48 KB of call data", mined)
+    if "raw" not in state:
+        return
+    number, raw, expected = state["number"], state["raw"], state["expected"]
+
+    async def outlined():
+        result = await client.call_tool(
+            "eth_getBlockByNumber", {"Block": number, "Hydrated_transactions": True})
+        assert not result.is_error, result.content
+        assert result.structured_content is None, "an outline has no structuredContent"
+        text, link = result.content[0], result.content[1]
+        assert text.type == "text" and "over this tool's budget of 65,536 bytes" in text.text, text
+        assert f'"number": "{number}"' in text.text or f'"number":"{number}"' in text.text, text.text[:2000]
+        assert "characters)" in text.text, "the call data is shortened in the outline"
+        assert len(text.text) < 8_000, len(text.text)
+        assert link.type == "resource_link" and str(link.uri).startswith("mcp-result://"), link
+        assert link.size > 65_536 and link.mime_type == "application/json", link
+        state["uri"], state["size"] = str(link.uri), link.size
+
+    async def whole():
+        read = await client.read_resource(state["uri"])
+        text = read.contents[0].text
+        assert len(text.encode()) == state["size"], (len(text), state["size"])
+        assert json.loads(text) == expected, "the link reads the node's result"
+        assert text in raw, "byte for byte, as the node sent it"
+
+    async def pages():
+        count = -(-state["size"] // 65_536)
+        assert count >= 2, count
+        joined = ""
+        for page in range(1, count + 1):
+            text = (await client.read_resource(f"{state['uri']}/{page}")).contents[0].text
+            assert len(text.encode()) <= 65_536 + 3, (page, len(text))
+            joined += text
+        assert joined in raw and json.loads(joined) == expected, "the pages put together are the node's answer"
+        try:
+            past = await client.read_resource(f"{state['uri']}/{count + 1}")
+        except Exception as e:  # noqa: BLE001: a JSON-RPC error is what is expected
+            assert "pages" in str(e), e
+        else:
+            raise AssertionError(f"a page past the last was read: {past}")
+
+    async def under():
+        block = value_of(await client.call_tool(
+            "eth_getBlockByNumber", {"Block": number, "Hydrated_transactions": False}))
+        assert block["transactions"] == [state["hash"]], block["transactions"]
+
+    await c.run("a hydrated block over the budget: an outline and a resource_link", outlined)
+    if "uri" in state:
+        await c.run("the link read whole is the node's answer byte for byte", whole)
+        await c.run("the link's pages put together are the node's answer byte for byte", pages)
+    await c.run("the same block without its transactions, under the budget, whole", under)
 
 
 def resolve(document, value):
@@ -489,7 +578,7 @@ async def main():
         targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
                     args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
     elif args.scenario in ("eth", "eth-anvil", "catalog", "checked", "checked-anvil", "hostile",
-                           "down", "names"):
+                           "down", "names", "budget", "budget-anvil"):
         targets = [(f"{args.scenario}-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     else:
         targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
@@ -507,6 +596,8 @@ async def main():
                     await checked(c, client, "anvil" if args.scenario == "checked-anvil" else "hardhat")
                 elif args.scenario == "catalog":
                     await catalog(c, client)
+                elif args.scenario in ("budget", "budget-anvil"):
+                    await budget(c, client, args.rest[0])
                 elif args.scenario == "hostile":
                     await hostile(c, client, mode == "auto")
                 elif args.scenario == "down":

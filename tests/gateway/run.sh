@@ -148,6 +148,10 @@ stop_servers
 start_server "$eth" --upstream "$upstream" --tool-mode catalog
 client catalog "$url"
 stop_servers
+# A result over its budget (64 KiB by default): an outline and a link to the node's answer.
+start_server "$eth" --upstream "$upstream"
+client budget "$url" "$upstream"
+stop_servers
 # The same gateway checking results against the document (--check-results): a real node's
 # answers that the document's unions take pass, a real mismatch names its leaf pointer.
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "$upstream"
@@ -163,6 +167,7 @@ wait_port "$anvil_port" "${pids[-1]}" "anvil" || { cat "$work/anvil.log" >&2; ex
 log "anvil on 127.0.0.1:$anvil_port ($(grep -m1 -o 'anvil [0-9.]*\|v[0-9.]*' "$work/anvil.log" || true))"
 start_server "$eth" --upstream "http://127.0.0.1:$anvil_port"
 client eth-anvil "$url"
+client budget-anvil "$url" "http://127.0.0.1:$anvil_port"
 stop_servers
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "http://127.0.0.1:$anvil_port"
 client checked-anvil "$url"

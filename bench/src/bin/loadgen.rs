@@ -90,8 +90,9 @@ fn parse() -> Result<(String, Args)> {
             other => bail!("unknown flag {other}"),
         }
     }
-    if !["session", "stateless", "stateless2026", "jsonrpc"].contains(&args.mode.as_str()) {
-        bail!("--mode session|stateless|stateless2026|jsonrpc");
+    let modes = ["session", "stateless", "stateless2026", "outline2026", "jsonrpc"];
+    if !modes.contains(&args.mode.as_str()) {
+        bail!("--mode session|stateless|stateless2026|outline2026|jsonrpc");
     }
     Ok((command, args))
 }
@@ -106,6 +107,9 @@ struct Conn {
     modern: bool,
     /// Plain JSON-RPC `echo` to `/`, no MCP.
     jsonrpc: bool,
+    /// The answer is an outline and a `resource_link` (a server whose result budget the echo
+    /// is over: `outline2026`), not the text.
+    outline: bool,
 }
 
 impl Conn {
@@ -123,6 +127,7 @@ impl Conn {
             version: VERSION.into(),
             next_id: 1,
             modern: false,
+            outline: false,
             jsonrpc: false,
         })
     }
@@ -220,7 +225,8 @@ impl Conn {
             mcp_bench::ECHO_TEXT
         );
         let (status, _, bytes) = self.post(body).await?;
-        let ok = status == http::StatusCode::OK && contains(&bytes, EXPECT.as_bytes());
+        let expect = if self.outline { EXPECT_LINK } else { EXPECT };
+        let ok = status == http::StatusCode::OK && contains(&bytes, expect.as_bytes());
         Ok((ok, bytes))
     }
 }
@@ -230,6 +236,7 @@ const TIMER_SLACK: Duration = Duration::from_micros(1500);
 
 const EXPECT: &str = r#"{"type":"text","text":"hello"}"#;
 const EXPECT_JSONRPC: &str = r#""result":"hello""#;
+const EXPECT_LINK: &str = r#"{"type":"resource_link","uri":"mcp-result://"#;
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
@@ -255,8 +262,9 @@ async fn connect(args: &Args) -> Result<Conn> {
     let mut conn = Conn::open(args.addr).await?;
     match args.mode.as_str() {
         "session" => conn.initialize().await?,
-        "stateless2026" => {
+        "stateless2026" | "outline2026" => {
             conn.modern = true;
+            conn.outline = args.mode == "outline2026";
             conn.version = "2026-07-28".into();
         }
         "jsonrpc" => conn.jsonrpc = true,
@@ -276,6 +284,8 @@ async fn check(args: &Args) -> Result<()> {
         let content = &message["result"]["content"];
         let right = if conn.jsonrpc {
             message["result"] == mcp_bench::ECHO_TEXT
+        } else if conn.outline {
+            content.as_array().map(Vec::len) == Some(2) && content[1]["type"] == "resource_link"
         } else {
             content.as_array().map(Vec::len) == Some(1) && content[0] == expected
         };

@@ -53,11 +53,13 @@ pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBindin
     descriptor_json_of(document, method, binding, false, false)
 }
 
-/// [`descriptor_json`], for a method whose result a gateway passes through unchecked
-/// (`passed_through`: forwarded without `--check-results`) or not. Such a tool has no
-/// `outputSchema`: its result is the upstream's as sent, which the document does not promise
-/// to describe, and a client that checks `structuredContent` against an `outputSchema` would
-/// refuse a looser upstream's answer. A checked result fits the schema, so it is published.
+/// [`descriptor_json`], with `passed_through` for a tool whose result is not promised to fit
+/// its schema: a gateway passes it through unchecked (forwarded without `--check-results`), or
+/// it may be answered with a preview (the tool has a result budget). Such a tool has no
+/// `outputSchema`: its result is the upstream's as sent, which the document does not promise to
+/// describe, or a preview, which has not the result's shape, and a client that checks
+/// `structuredContent` against an `outputSchema` would refuse either. A checked result sent
+/// whole fits the schema, so it is published.
 ///
 /// Without `strict_unions` every `oneOf` of the schemas is published as `anyOf`: the
 /// generated code takes the first alternative that accepts a value (docs/validation.md), and a

@@ -179,6 +179,32 @@ pub struct EmitOptions {
     /// JSON Schema says (the CLI's `--strict-unions`). `false`: the first that accepts it
     /// takes it, as the document means (see docs/validation.md).
     pub strict_unions: bool,
+    /// Every tool's result budget in bytes unless its `x-mcp` `resultBudget` says otherwise
+    /// (the CLI's `--result-budget`); `Some(0)`: none, every result whole. `None`: a gateway's
+    /// tools that pass their results through (no `check_results`) get
+    /// [`DEFAULT_RESULT_BUDGET`], others none. A tool with a budget publishes no
+    /// `outputSchema`.
+    pub result_budget: Option<u32>,
+}
+
+/// The result budget of a gateway's tool that passes its results through (forwarded without
+/// `--check-results`) when neither `--result-budget` nor its `x-mcp` `resultBudget` gives one:
+/// 64 KiB, a few pages of a model's context rather than a hydrated block's megabytes.
+pub const DEFAULT_RESULT_BUDGET: u32 = 64 * 1024;
+
+/// The result budget of `plan`'s method in bytes, `None` for none: its `x-mcp` `resultBudget`
+/// if given, else `flag` (`--result-budget`) if given, else [`DEFAULT_RESULT_BUDGET`] for a tool
+/// that passes its results through ([`plan::MethodPlan::passes_through`]); `0` anywhere is
+/// none. Only a tool has one.
+pub(crate) fn result_budget(plan: &plan::MethodPlan<'_>, flag: Option<u32>) -> Option<u32> {
+    let tool = plan.binding()?.as_tool()?;
+    let default = if plan.passes_through() {
+        DEFAULT_RESULT_BUDGET
+    } else {
+        0
+    };
+    let bytes = tool.common.result_budget.or(flag).unwrap_or(default);
+    (bytes != 0).then_some(bytes)
 }
 
 /// [`emit_output`], laid out in files as `layout` says.
@@ -195,6 +221,7 @@ pub fn emit_layout(
         gateway: None,
         own_crate: false,
         strict_unions: false,
+        result_budget: None,
     };
     emit_with(document, skills, source_name, &options)
 }
@@ -216,6 +243,9 @@ pub fn emit_with(
             plan.forwarded = !plan::returns_mcp(plan.method);
             plan.checks_result = gateway.check_results && plan.forwarded && plan.result.is_some();
         }
+    }
+    for plan in &mut methods {
+        plan.result_budget = result_budget(plan, options.result_budget);
     }
     types.lower_all();
     let root = document.sources.locate(&document.files[0], "");

@@ -30,6 +30,11 @@ pub struct MethodPlan<'d> {
     /// Whether the forwarding body checks the upstream's result against the result schema
     /// (`--check-results`), so the tool publishes its `outputSchema`.
     pub checks_result: bool,
+    /// The tool's result budget in bytes ([`super::result_budget`]): a larger result is kept
+    /// and answered with a preview and a link to read it in pages, so the tool publishes no
+    /// `outputSchema`. `None`: no budget (every result whole; always so for a method that is
+    /// not a tool).
+    pub result_budget: Option<u32>,
 }
 
 /// A prompt argument or template variable the handler completes.
@@ -55,6 +60,13 @@ impl<'d> MethodPlan<'d> {
     /// the tool then publishes no `outputSchema`.
     pub fn passes_through(&self) -> bool {
         self.forwarded && !self.checks_result
+    }
+
+    /// Whether the tool publishes no `outputSchema` though its result is typed: its result is
+    /// passed through ([`MethodPlan::passes_through`]), or it has a result budget (a preview
+    /// does not have the result's shape).
+    pub fn publishes_no_output_schema(&self) -> bool {
+        self.passes_through() || self.result_budget.is_some()
     }
 
     /// The handler's return type as seen from next to the types module: the result schema's
@@ -118,6 +130,7 @@ pub fn plan<'d>(
                 completions: Vec::new(),
                 forwarded: false,
                 checks_result: false,
+                result_budget: None,
             }
         })
         .collect();

@@ -1,8 +1,10 @@
 //! `Server<H>`: the generated `Dispatch` implementation (decode, call, encode per method), and
 //! the catalog constant.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use heck::ToKebabCase;
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
@@ -34,6 +36,7 @@ pub(crate) fn server(
 ) -> TokenStream {
     let (scopes_fn, scopes) = scopes(methods, identity.scopes.as_deref());
     let (rate_limit_fn, rate_limits) = rate_limits(methods);
+    let (result_budget_fn, result_budgets) = result_budgets(methods);
     let (face_fn, faces) = faces(methods);
     // Off by default: every caller sees the whole lists.
     let hides_unauthorized = identity
@@ -109,12 +112,14 @@ pub(crate) fn server(
             #scopes
             #hides_unauthorized
             #rate_limits
+            #result_budgets
             #faces
             #server_card
             #skills;
 
         #scopes_fn
         #rate_limit_fn
+        #result_budget_fn
         #face_fn
 
         #allow_deprecated
@@ -262,6 +267,47 @@ fn rate_limits(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
         }
     };
     (lookup, quote!(.with_rate_limits(&rate_limit)))
+}
+
+/// `fn result_budget` and the contract's `.with_result_budgets(&result_budget, SMALLEST)`,
+/// from each tool's [`MethodPlan::result_budget`]: a match on the tool's published name, the
+/// tools of one budget in one arm, arms by budget then name; SMALLEST is the smallest budget (a
+/// result no longer than it is never kept, so the runtime measures no other). Nothing (the
+/// contract's default, every result whole) when no tool has one.
+fn result_budgets(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
+    let mut by_budget: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
+    for plan in methods {
+        if let (Some(bytes), Some(McpBinding::Tool(tool))) = (plan.result_budget, plan.binding()) {
+            by_budget
+                .entry(bytes)
+                .or_default()
+                .insert(tool.common.name.as_str());
+        }
+    }
+    let Some(&smallest) = by_budget.keys().next() else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let bytes_lit = |bytes: u32| Literal::usize_suffixed(bytes as usize);
+    let arms = by_budget.iter().map(|(&bytes, names)| {
+        let names = names.iter().map(|name| str_lit(name));
+        let bytes = bytes_lit(bytes);
+        quote! { #(#names)|* => ::std::option::Option::Some(#bytes), }
+    });
+    let lookup = quote! {
+        /// Each tool's result budget in bytes (`--result-budget`, `x-mcp` `resultBudget`): a larger
+        /// result is kept and answered with a preview and a link to read it in pages.
+        fn result_budget(tool: &str) -> ::std::option::Option<usize> {
+            match tool {
+                #(#arms)*
+                _ => ::std::option::Option::None,
+            }
+        }
+    };
+    let smallest = bytes_lit(smallest);
+    (
+        lookup,
+        quote!(.with_result_budgets(&result_budget, #smallest)),
+    )
 }
 
 /// `fn face` and the contract's `.with_faces(..)`: each method MCP exposes, by its JSON-RPC
@@ -899,7 +945,7 @@ pub fn catalog(
                     document,
                     plan.method,
                     binding,
-                    plan.passes_through(),
+                    plan.publishes_no_output_schema(),
                     strict_unions,
                 );
                 let json = super::descriptors::revision_texts(&json);
@@ -915,7 +961,13 @@ pub fn catalog(
     let prompts = list(McpKind::Prompt, Vec::new());
     // Each skill's SKILL.md is a resource too, after the contract's own.
     let resources = list(McpKind::Resource, crate::skills::skill_descriptors(skills));
-    let templates = list(McpKind::ResourceTemplate, Vec::new());
+    // A server that keeps results over a tool's budget serves their pages, after the
+    // contract's own templates (a contract's URI cannot be `mcp-result:`: `validate`).
+    let pages = methods
+        .iter()
+        .any(|plan| plan.result_budget.is_some())
+        .then(|| quote!(::mcp_runtime::result_budget::PAGES));
+    let templates = list(McpKind::ResourceTemplate, pages.into_iter().collect());
     let completions = completions(document, methods);
     quote! {
         /// The server's identity and its tools, prompts, resources and resource templates.

@@ -27,6 +27,7 @@ pub const METHOD_KEYS: &[&str] = &[
     "inputSchema",
     "scopes",
     "rateLimit",
+    "resultBudget",
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
@@ -104,6 +105,8 @@ pub fn parse_method(
 
 /// Every option `x-mcp` may carry, read before the kind decides which of them the binding keeps.
 struct Options {
+    /// The method's name (or the overlay's key), for messages.
+    method: String,
     common: McpCommon,
     annotations: Option<Value>,
     input_schema: Option<Value>,
@@ -116,6 +119,7 @@ impl Options {
     /// The defaults, taken from the method.
     fn defaults(method: &MethodFacts<'_>, location: Location) -> Self {
         Options {
+            method: method.name.to_string(),
             common: McpCommon {
                 name: method.name.to_string(),
                 title: None,
@@ -125,6 +129,7 @@ impl Options {
                 output: McpOutput::Typed,
                 scopes: None,
                 rate_limit: None,
+                result_budget: None,
                 location,
             },
             annotations: None,
@@ -196,6 +201,12 @@ fn parse_object(
                 locate("/rateLimit"),
                 "`x-mcp.rateLimit` must be a string such as \"10/min\"".into(),
             ),
+        }
+    }
+    if let Some(value) = map.get("resultBudget") {
+        match parse_budget(value) {
+            Ok(bytes) => options.common.result_budget = Some(bytes),
+            Err(message) => reader.error(locate("/resultBudget"), message),
         }
     }
     let Reader { mut diags, ok, .. } = reader;
@@ -310,7 +321,19 @@ fn bind(
     if address_problems(kind, &options, locate, diags) {
         return None;
     }
+    if kind != McpKind::Tool && options.common.result_budget.is_some() {
+        diags.push(Diagnostic::warning(
+            RULE,
+            locate("/resultBudget"),
+            format!(
+                "`x-mcp.resultBudget` of method {:?} is ignored: only a tool's result is kept and read in pages, and this is a {}",
+                options.method,
+                kind.as_str()
+            ),
+        ));
+    }
     let Options {
+        method: _,
         common,
         annotations,
         input_schema,
@@ -498,6 +521,27 @@ pub(crate) fn parse_rate(text: &str) -> Result<(u32, u64), String> {
         ));
     }
     Ok((count, per_ms))
+}
+
+/// `resultBudget`: a whole number of bytes, at most `u32::MAX` (`0`: every result whole).
+fn parse_budget(value: &Value) -> Result<u32, String> {
+    let bytes = match value {
+        Value::Number(n) => n.as_u64().ok_or_else(|| {
+            format!("`x-mcp.resultBudget` {n} is not a number of bytes: expected a whole number, at least 0 (0: every result whole)")
+        })?,
+        other => {
+            return Err(format!(
+                "`x-mcp.resultBudget` must be a number of bytes such as 65536 (0: every result whole), found {}",
+                type_name(other)
+            ))
+        }
+    };
+    u32::try_from(bytes).map_err(|_| {
+        format!(
+            "`x-mcp.resultBudget` {bytes} is too large: at most {} bytes",
+            u32::MAX
+        )
+    })
 }
 
 /// `scopes`: an array of distinct OAuth scope tokens (RFC 6749 §3.3: printable ASCII without

@@ -331,6 +331,12 @@ pub struct McpCommon {
     /// `rateLimit` (`"10/min"`): calls per caller, as a count and a period in milliseconds
     /// (the runtime's `mcp_runtime::rate_limit::Rate`).
     pub rate_limit: Option<(u32, u64)>,
+    /// `resultBudget`, in bytes, as given: a tool result larger than it is kept and answered
+    /// with a preview and a `resource_link` to read it in pages (`mcp-result://{id}/{page}`).
+    /// `Some(0)`: every result of the tool whole, whatever `--result-budget` says; `None`: the
+    /// generation's default (`--result-budget`, else 64 KiB for a gateway's tool that passes
+    /// its results through). A tool's only: on another kind it is warned about and ignored.
+    pub result_budget: Option<u32>,
     /// Where the `x-mcp` value is.
     pub location: Location,
 }

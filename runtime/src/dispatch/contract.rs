@@ -10,6 +10,9 @@ pub type ScopesOf = dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync;
 /// The rate limit of a `method` on a `key` ([`Contract::rate_limit`]).
 pub type RateOf = dyn Fn(&str, &str) -> Option<crate::rate_limit::Rate> + Send + Sync;
 
+/// The lookup of [`Contract::result_budget`]: a tool's result budget in bytes, if it has one.
+pub type BudgetOf = dyn Fn(&str) -> Option<usize> + Send + Sync;
+
 /// The MCP face of a contract method, by the method's JSON-RPC name ([`Contract::face`]).
 pub type FaceOf = dyn Fn(&str) -> Option<Face> + Send + Sync;
 
@@ -97,6 +100,8 @@ pub struct Contract {
     server_card: Option<&'static str>,
     faces: Option<&'static FaceOf>,
     catalog_call: Option<&'static str>,
+    result_budget: &'static BudgetOf,
+    smallest_result_budget: Option<usize>,
 }
 
 fn no_scopes(_: &str, _: &str) -> &'static [&'static str] {
@@ -104,6 +109,10 @@ fn no_scopes(_: &str, _: &str) -> &'static [&'static str] {
 }
 
 fn no_rate_limit(_: &str, _: &str) -> Option<crate::rate_limit::Rate> {
+    None
+}
+
+fn no_budget(_: &str) -> Option<usize> {
     None
 }
 
@@ -123,6 +132,8 @@ impl Contract {
             server_card: None,
             faces: None,
             catalog_call: None,
+            result_budget: &no_budget,
+            smallest_result_budget: None,
         }
     }
 
@@ -180,6 +191,19 @@ impl Contract {
     #[must_use]
     pub const fn with_rate_limits(self, rate_limit: &'static RateOf) -> Self {
         Self { rate_limit, ..self }
+    }
+
+    /// This contract with `budgets` as the lookup of [`result_budget`](Self::result_budget),
+    /// `smallest` being the smallest budget it gives (a result at most this long is never
+    /// looked at again). A server with budgets publishes
+    /// [`result_budget::PAGES`](crate::result_budget::PAGES) among its resource templates.
+    #[must_use]
+    pub const fn with_result_budgets(self, budgets: &'static BudgetOf, smallest: usize) -> Self {
+        Self {
+            result_budget: budgets,
+            smallest_result_budget: Some(smallest),
+            ..self
+        }
     }
 
     /// This contract with the server card `card` (compact JSON text).
@@ -286,6 +310,20 @@ impl Contract {
     /// of its URIs).
     pub fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
         (self.rate_limit)(method, key)
+    }
+
+    /// The result budget of the tool `tool` in bytes: a success longer than it is kept and
+    /// answered with a preview and a link to read it ([`crate::result_budget`]); `None`: its
+    /// results are sent whole. The generator's `--result-budget`, the method's `x-mcp`
+    /// `resultBudget`, 64 KiB for a gateway's forwarded tools without `--check-results`.
+    pub fn result_budget(&self, tool: &str) -> Option<usize> {
+        (self.result_budget)(tool)
+    }
+
+    /// The smallest [`result_budget`](Self::result_budget) of any tool (`None`: no tool has
+    /// one).
+    pub const fn smallest_result_budget(&self) -> Option<usize> {
+        self.smallest_result_budget
     }
 
     /// The server card from the contract (`info["x-mcp"].card`), as compact JSON text without

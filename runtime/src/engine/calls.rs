@@ -70,6 +70,12 @@ impl<D: Dispatch> Engine<D> {
                 if let Some(answer) = crate::skills::read(self.dispatch.contract().skills(), uri) {
                     return Ok(answer);
                 }
+                // A tool result kept because it was over its budget.
+                if self.budgets.active() {
+                    if let Some(answer) = self.budgets.read(uri, &ctx).await {
+                        return answer;
+                    }
+                }
                 (uri, None)
             }
             _ => (members.name()?, members.arguments()),
@@ -78,6 +84,12 @@ impl<D: Dispatch> Engine<D> {
         let round = self.open_round(target, members, &ctx)?;
         let version = ctx.protocol_version();
         let principal = self.caller_for_hints(&ctx);
+        // Who may read a result kept for being over its budget (only a server with budgets
+        // pays for holding it).
+        let owner = match self.budgets.active() {
+            true => ctx.shared_principal(),
+            false => None,
+        };
         let Some(future) = self.run(Call::new(kind, name, arguments, ctx)) else {
             let answer = Err(self.unknown_call(kind, name, version, principal));
             return close_round(&self.sealer, target, round, true, answer);
@@ -96,6 +108,14 @@ impl<D: Dispatch> Engine<D> {
         });
         let failed = !matches!(answer, Answer::Success(_) | Answer::Content(_));
         let answer = match kind {
+            CallKind::Tool if self.budgets.may_exceed(&answer) => {
+                let contract = self.dispatch.contract();
+                let owner = owner.as_deref();
+                let budgets = &self.budgets;
+                budgets
+                    .apply(contract, name, arguments, version, owner, answer)
+                    .await
+            }
             CallKind::Tool => answer.into_call_tool_result(version),
             _ => answer.into_result().map(JsonText::from),
         };

@@ -147,6 +147,8 @@ pub(crate) struct Engine<D> {
     /// The rate limits' buckets, when the configuration or the contract sets a limit
     /// (`crate::rate_limit`); `None`: nothing is checked.
     limiter: Option<crate::rate_limit::Limiter>,
+    /// Tool results over their budget: which are, where they are kept.
+    budgets: crate::result_budget::Budgets,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -200,8 +202,14 @@ impl<D: Dispatch> Engine<D> {
             &dispatch,
             stores.rate_buckets,
         );
+        let budgets = crate::result_budget::Budgets::new(
+            dispatch.contract(),
+            &config.results,
+            stores.results,
+        );
         Self {
             limiter,
+            budgets,
             proofs: stores.proofs,
             notifier,
             param_headers: ParamHeaders::from_catalog(dispatch.contract().catalog()),

@@ -399,6 +399,18 @@ fn every_setting_reaches_the_config() {
         ("max-tasks", "MCP_MAX_TASKS", "5", |c| {
             c.tasks.max_tasks == 5
         }),
+        ("result-budget", "MCP_RESULT_BUDGET", "16KiB", |c| {
+            c.results.result_budget == Some(16 * 1024)
+        }),
+        ("result-keep", "MCP_RESULT_KEEP", "2m", |c| {
+            c.results.result_keep == secs(120)
+        }),
+        (
+            "max-kept-result-bytes",
+            "MCP_MAX_KEPT_RESULT_BYTES",
+            "1MiB",
+            |c| c.results.max_kept_result_bytes == 1 << 20,
+        ),
     ];
     let switches: &[(&str, &str, Check)] = &[
         ("legacy-sse", "MCP_LEGACY_SSE", |c| c.endpoints.legacy_sse),

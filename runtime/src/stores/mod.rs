@@ -43,6 +43,8 @@ pub struct Stores {
     /// The DPoP proofs every instance has seen, when instances share them
     /// ([`crate::auth::SharedProofs`]; set by `stores::redis::connect`).
     pub proofs: Option<Arc<dyn crate::auth::SharedProofs>>,
+    /// Tool results over their budget, kept to be read ([`crate::result_budget`]).
+    pub results: Arc<dyn crate::result_budget::ResultStore>,
 }
 
 impl Stores {
@@ -56,6 +58,9 @@ impl Stores {
             events: None,
             rate_buckets: None,
             proofs: None,
+            results: Arc::new(crate::result_budget::MemoryResultStore::new(
+                config.results.max_kept_result_bytes,
+            )),
         }
     }
 
@@ -107,6 +112,13 @@ impl Stores {
     #[must_use]
     pub fn with_proofs(mut self, proofs: Arc<dyn crate::auth::SharedProofs>) -> Self {
         self.proofs = Some(proofs);
+        self
+    }
+
+    /// The same stores with results over their budget kept in `results`.
+    #[must_use]
+    pub fn with_results(mut self, results: Arc<dyn crate::result_budget::ResultStore>) -> Self {
+        self.results = results;
         self
     }
 

@@ -7,3 +7,4 @@ mod middleware;
 #[allow(dead_code)]
 mod ops;
 mod rate_limits;
+mod result_budgets;

@@ -133,6 +133,7 @@ pub(crate) mod heading {
     pub(crate) const CACHING: &str = "Caching (2026-07-28 results: ttlMs, cacheScope)";
     pub(crate) const STATE: &str = "Request state (2026-07-28 multi round-trip)";
     pub(crate) const TASKS: &str = "Tasks";
+    pub(crate) const RESULTS: &str = "Results over their budget";
     pub(crate) const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
     pub(crate) const SHARED: &str = "Shared state (HTTP; feature `redis`)";
     pub(crate) const OPERATIONS: &str = "Audit records and rate limits";
@@ -144,8 +145,8 @@ pub(crate) mod heading {
 const HEADINGS: &[&str] = {
     use heading::*;
     &[
-        TRANSPORT, ENDPOINTS, LIMITS, SESSIONS, STREAMS, CACHING, STATE, TASKS, AUTH, SHARED,
-        OPERATIONS, TELEMETRY, LOGGING,
+        TRANSPORT, ENDPOINTS, LIMITS, SESSIONS, STREAMS, CACHING, STATE, TASKS, RESULTS, AUTH,
+        SHARED, OPERATIONS, TELEMETRY, LOGGING,
     ]
 };
 

@@ -19,6 +19,7 @@
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
+//! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget ([`crate::result_budget`]); `owner` the principal's owner digest (as a task's), `-` without authorization |
 //! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::event_log::Broadcast) JSON) |
 //!
 //! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
@@ -30,6 +31,7 @@ mod bus;
 mod events;
 mod proofs;
 mod rate_limit;
+mod results;
 mod sessions;
 mod tasks;
 
@@ -140,6 +142,7 @@ pub async fn connect_with(
         _ => None,
     };
     let proofs = Arc::new(proofs::RedisProofs::new(connection.clone(), prefix));
+    let results = Arc::new(results::RedisResultStore::new(connection.clone(), prefix));
     let sessions = RedisSessionStore::new(connection, prefix, bus.clone(), config);
     let stores = match rate_buckets {
         Some(buckets) => Stores::memory(config).with_rate_buckets(Arc::new(buckets)),
@@ -147,6 +150,7 @@ pub async fn connect_with(
     };
     Ok(stores
         .with_proofs(proofs)
+        .with_results(results)
         .with_shared_sessions(Arc::new(sessions))
         .with_tasks(Arc::new(tasks))
         .with_bus(bus)
