@@ -71,8 +71,9 @@ impl<D: Dispatch> Engine<D> {
                     return Ok(answer);
                 }
                 // A tool result kept because it was over its budget.
+                // Boxed: the read's state stays out of every other call's future.
                 if self.budgets.active() {
-                    if let Some(answer) = self.budgets.read(uri, &ctx).await {
+                    if let Some(answer) = Box::pin(self.budgets.read(uri, &ctx)).await {
                         return answer;
                     }
                 }
@@ -111,10 +112,11 @@ impl<D: Dispatch> Engine<D> {
             CallKind::Tool if self.budgets.may_exceed(&answer) => {
                 let contract = self.dispatch.contract();
                 let owner = owner.as_deref();
-                let budgets = &self.budgets;
-                budgets
-                    .apply(contract, name, arguments, version, owner, answer)
-                    .await
+                // Boxed, as the read above.
+                let kept = self
+                    .budgets
+                    .apply(contract, name, arguments, version, owner, answer);
+                Box::pin(kept).await
             }
             CallKind::Tool => answer.into_call_tool_result(version),
             _ => answer.into_result().map(JsonText::from),
