@@ -97,7 +97,9 @@ pub fn check_arguments<P: Validate + ?Sized>(params: &P) -> Result<(), CallError
 }
 
 /// `tools/call` of `name` with `params`; the result decoded as `R` from `structuredContent`,
-/// or from the text block when the revision sent none.
+/// or from the text block when the revision sent none. A result over the tool's budget
+/// (an outline and a `resource_link` to `mcp-result://…`, [`crate::result_budget`]) is read
+/// back whole through its link and decoded from that.
 pub async fn call_tool<P, R>(client: &Client, name: &str, params: &P) -> Result<R, CallError>
 where
     P: Serialize + ?Sized,
@@ -106,8 +108,21 @@ where
     let result = client.call_tool(name, arguments(params)?).await?;
     match result.get("structuredContent") {
         Some(structured) => decode(structured.clone(), "structuredContent"),
-        None => decode_text(first_text(&result["content"]), "the tool's text content"),
+        None => match kept_result(&result["content"]) {
+            Some(uri) => read_resource(client, uri).await,
+            None => decode_text(first_text(&result["content"]), "the tool's text content"),
+        },
     }
+}
+
+/// The `mcp-result://` link of a result kept for being over its tool's budget, if `content`
+/// holds one.
+fn kept_result(content: &Value) -> Option<&str> {
+    content.as_array()?.iter().find_map(|block| {
+        let uri = block["uri"].as_str()?;
+        (block["type"] == "resource_link" && uri.starts_with(crate::result_budget::SCHEME))
+            .then_some(uri)
+    })
 }
 
 /// `tools/call` of a tool whose handler returns the MCP result itself (`x-mcp.output: "mcp"`):

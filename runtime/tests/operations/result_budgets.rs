@@ -252,3 +252,20 @@ async fn the_catalogs_call_tool_is_held_to_the_tools_budget_and_config_replaces_
         "{whole}"
     );
 }
+
+/// The typed client (`client::typed::call_tool`, what a generated `--client` crate calls) reads
+/// a result over its budget back through its link: the caller gets the whole value.
+#[cfg(feature = "client")]
+#[tokio::test]
+async fn the_typed_client_reads_a_kept_result_back_whole() {
+    use mcp_runtime::client::{typed, Client, Era};
+    let url = serve_with(Big, Config::default()).await;
+    for era in [Era::Legacy, Era::Stateless] {
+        let client = Client::builder(&url).era(era).connect().await.unwrap();
+        let value: Value = typed::call_tool(&client, "big", &json!({"n": 10}))
+            .await
+            .unwrap();
+        let whole: Value = serde_json::from_str(&big_text(10)).unwrap();
+        assert_eq!(value, whole, "{era:?}");
+    }
+}
