@@ -358,6 +358,9 @@ pub fn run_with<D: Dispatch>(
     config: Config,
     build: impl FnOnce(Config) -> McpServer<D>,
 ) -> ExitCode {
+    if let Some(code) = crate::result_budget::projection::as_worker() {
+        return code;
+    }
     let mut args = match parse_process(&config) {
         Ok(args) => args,
         Err(Exit::Version) => {
@@ -388,6 +391,9 @@ pub fn run_with<D: Dispatch>(
 /// change what the server took when it was built: `--max-sessions`, `--max-tasks`,
 /// `--task-ttl` and `--task-poll-interval` are refused here ([`run_with`] takes them).
 pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
+    if let Some(code) = crate::result_budget::projection::as_worker() {
+        return code;
+    }
     let mut args = match parse_process(server.config()) {
         Ok(args) => args,
         Err(Exit::Version) => {

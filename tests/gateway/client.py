@@ -24,7 +24,8 @@ SCENARIO is one of
   budget URL NODE         the Ethereum gateway (64 KiB result budget by default) in front of the
                           node at NODE: a block holding a 48 KB transaction, hydrated, comes back
                           as an outline and a resource_link, whose whole read and whose pages
-                          put together are the node's own answer byte for byte
+                          put together are the node's own answer byte for byte; a jq filter
+                          keeps only what it names, and hostile filters are each an isError
 
 Only the SDK's public client API is used. Every check prints "PASS name" or "FAIL name: why"
 and appends that line to FILE; run.sh counts them. A scenario that cannot go on adds a FAIL
@@ -318,11 +319,46 @@ async def budget(c, client, node):
             "eth_getBlockByNumber", {"Block": number, "Hydrated_transactions": False}))
         assert block["transactions"] == [state["hash"]], block["transactions"]
 
+    async def projected():
+        # A jq filter keeps what it names: the block's number and hash and a count, small
+        # enough to come whole.
+        result = await client.call_tool("eth_getBlockByNumber", {
+            "Block": number, "Hydrated_transactions": True,
+            "jq": "{number, hash, count: (.transactions | length), size: (.transactions[0].input | length)}"})
+        assert value_of(result) == {"number": expected["number"], "hash": expected["hash"],
+                                    "count": 1, "size": len(expected["transactions"][0]["input"])}, \
+            result.content[0].text[:500]
+        several = value_of(await client.call_tool("eth_getBlockByNumber", {
+            "Block": number, "Hydrated_transactions": True, "jq": ".number, .hash"}))
+        assert several == [expected["number"], expected["hash"]], several
+
+    async def hostile_filters():
+        # Filters that would run forever, recurse past any stack or allocate without bound
+        # run in a worker that limits itself: each is an isError, and the server goes on.
+        for name, filter, said in [
+            ("recursion", "def f: [f]; f", "stopped the worker"),
+            ("no end", "until(false; .)", "stopped the worker"),
+            ("memory", "[range(1e12)]", "stopped the worker"),
+            ("syntax", ".[", "does not parse"),
+        ]:
+            try:
+                result = await client.call_tool("eth_getBlockByNumber", {
+                    "Block": number, "Hydrated_transactions": False, "jq": filter})
+            except Exception as e:  # noqa: BLE001: before 2025-11-25, invalid arguments are -32602
+                assert name == "syntax" and ("-32602" in str(e) or "does not parse" in str(e)), (name, e)
+                continue
+            assert result.is_error and said in result.content[0].text, (name, result.content)
+        block = value_of(await client.call_tool("eth_getBlockByNumber", {
+            "Block": number, "Hydrated_transactions": False, "jq": ".number"}), string=True)
+        assert block == expected["number"], block
+
     await c.run("a hydrated block over the budget: an outline and a resource_link", outlined)
     if "uri" in state:
         await c.run("the link read whole is the node's answer byte for byte", whole)
         await c.run("the link's pages put together are the node's answer byte for byte", pages)
     await c.run("the same block without its transactions, under the budget, whole", under)
+    await c.run("a jq filter returns only the fields it names", projected)
+    await c.run("hostile jq filters: each an isError within the limits, the next call served", hostile_filters)
 
 
 def resolve(document, value):

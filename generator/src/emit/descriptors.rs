@@ -50,7 +50,7 @@ impl Revision {
 /// The descriptor of `method` (which must have an MCP binding) for every revision, in
 /// [`Revision::ALL`] order, serialized compactly.
 pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBinding) -> [String; 4] {
-    descriptor_json_of(document, method, binding, false, false)
+    descriptor_json_of(document, method, binding, false, false, false)
 }
 
 /// [`descriptor_json`], with `passed_through` for a tool whose result is not promised to fit
@@ -65,22 +65,32 @@ pub fn descriptor_json(document: &Document, method: &Method, binding: &McpBindin
 /// generated code takes the first alternative that accepts a value (docs/validation.md), and a
 /// client that checks `structuredContent` against a `oneOf` would refuse a value two
 /// alternatives accept (an empty array, to a `oneOf` of two arrays).
+///
+/// With `takes_filter` (a tool with a result budget) the tool's `inputSchema` gains the optional
+/// `jq` argument ([`add_filter`]).
 pub fn descriptor_json_of(
     document: &Document,
     method: &Method,
     binding: &McpBinding,
     passed_through: bool,
     strict_unions: bool,
+    takes_filter: bool,
 ) -> [String; 4] {
     Revision::ALL.map(|revision| {
         let value = match binding {
-            McpBinding::Tool(tool_binding) => tool(
-                document,
-                method,
-                tool_binding,
-                revision,
-                (!passed_through, strict_unions),
-            ),
+            McpBinding::Tool(tool_binding) => {
+                let mut tool = tool(
+                    document,
+                    method,
+                    tool_binding,
+                    revision,
+                    (!passed_through, strict_unions),
+                );
+                if takes_filter {
+                    add_filter(&mut tool["inputSchema"]);
+                }
+                tool
+            }
             McpBinding::Prompt(prompt_binding) => prompt(method, &prompt_binding.common, revision),
             McpBinding::Resource(r) => resource(
                 ("uri", &r.uri),
@@ -155,6 +165,26 @@ fn tool(
         map.insert("annotations".into(), annotations.clone());
     }
     finish(map, &binding.common, revision)
+}
+
+/// The `jq` argument of a tool with a result budget: a jq filter the runtime applies to the
+/// result before the budget (`mcp_runtime::result_budget`). Not added when the tool already has
+/// an argument of that name, or an `inputSchema` without `properties` (written as is).
+fn add_filter(input: &mut Value) {
+    let Some(properties) = input.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if properties.contains_key("jq") {
+        return;
+    }
+    properties.insert(
+        "jq".into(),
+        json!({
+            "type": "string",
+            "maxLength": 4096,
+            "description": "Optional: a jq filter applied to the result before it is returned, to keep only what you need, e.g. `{number, hash}`, `.transactions | length`, `[.[] | select(.removed == false)]`. The answer is the filter's output (several outputs as an array); a result larger than the tool's budget is answered with an outline and a link to read it."
+        }),
+    );
 }
 
 /// `{"type":"object","properties":{...},"required":[...]}` from the params in declaration

@@ -58,7 +58,8 @@ impl Emitted {
     /// The runtime features the code needs beyond the default ones, for the dependency line
     /// of the crate's `Cargo.toml`: `pattern` when a schema has a `pattern` or
     /// `patternProperties` (the code then calls `mcp_runtime::compiled_pattern!`), `upstream`
-    /// for a gateway (its handler forwards through `mcp_runtime::upstream`).
+    /// for a gateway (its handler forwards through `mcp_runtime::upstream`), `jq` for tools with
+    /// a result budget (their `jq` argument).
     pub fn runtime_features(&self) -> Vec<&'static str> {
         let uses = |needle: &str| {
             self.source.contains(needle) || self.pieces.iter().any(|p| p.source.contains(needle))
@@ -69,6 +70,10 @@ impl Emitted {
         }
         if self.gateway {
             features.push("upstream");
+        }
+        // Tools with a result budget take a `jq` filter, which the runtime runs with jaq.
+        if uses(".with_result_budgets(") {
+            features.push("jq");
         }
         features
     }

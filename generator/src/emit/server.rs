@@ -947,6 +947,7 @@ pub fn catalog(
                     binding,
                     plan.publishes_no_output_schema(),
                     strict_unions,
+                    plan.result_budget.is_some(),
                 );
                 let json = super::descriptors::revision_texts(&json);
                 Some(quote! {

@@ -91,22 +91,41 @@ impl<D: Dispatch> Engine<D> {
             true => ctx.shared_principal(),
             false => None,
         };
+        // A `jq` filter passed to a tool with a budget (`result_budget::projection`).
+        let filter = match kind {
+            CallKind::Tool if self.budgets.active() => {
+                self.budgets
+                    .filter_of(self.dispatch.contract(), name, arguments)
+            }
+            _ => None,
+        };
         let Some(future) = self.run(Call::new(kind, name, arguments, ctx)) else {
             let answer = Err(self.unknown_call(kind, name, version, principal));
             return close_round(&self.sealer, target, round, true, answer);
         };
-        let answer = CatchUnwind::new(future).await.unwrap_or_else(|panic| {
-            // The panic's text may hold anything the handler saw: the log gets it, the
-            // client does not.
-            tracing::error!(method = kind.method(), %name, %panic, "handler panicked");
-            match kind {
-                CallKind::Tool => Answer::Failed(crate::Error::new("the tool failed unexpectedly")),
-                _ => Answer::Refused(RpcError::internal(format!(
-                    "Internal error: the {} handler failed unexpectedly",
-                    what(kind)
-                ))),
-            }
-        });
+        let answer = match &filter {
+            // Not a filter: refused before the tool runs (its future is dropped unpolled).
+            Some(Err(why)) => Answer::InvalidArguments(why.clone()),
+            _ => CatchUnwind::new(future).await.unwrap_or_else(|panic| {
+                // The panic's text may hold anything the handler saw: the log gets it, the
+                // client does not.
+                tracing::error!(method = kind.method(), %name, %panic, "handler panicked");
+                match kind {
+                    CallKind::Tool => {
+                        Answer::Failed(crate::Error::new("the tool failed unexpectedly"))
+                    }
+                    _ => Answer::Refused(RpcError::internal(format!(
+                        "Internal error: the {} handler failed unexpectedly",
+                        what(kind)
+                    ))),
+                }
+            }),
+        };
+        let answer = match filter {
+            // Boxed, as the read above.
+            Some(Ok(filter)) => Box::pin(self.budgets.project(filter, answer)).await,
+            _ => answer,
+        };
         let failed = !matches!(answer, Answer::Success(_) | Answer::Content(_));
         let answer = match kind {
             CallKind::Tool if self.budgets.may_exceed(&answer) => {

@@ -363,6 +363,10 @@ pub fn gateway<D: Dispatch>(
     default_url: Option<&str>,
     build: impl FnOnce(Upstream) -> D,
 ) -> ExitCode {
+    // A worker applying a tool's `jq` filter (`result_budget::projection`) serves nothing.
+    if let Some(code) = crate::result_budget::projection::as_worker() {
+        return code;
+    }
     let config = Config::default();
     let parsed = parse_gateway_and_mode(
         std::env::args().skip(1),

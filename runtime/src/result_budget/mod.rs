@@ -31,6 +31,7 @@
 //! ```
 
 mod outline;
+pub(crate) mod projection;
 mod store;
 
 pub use store::{MemoryResultStore, ResultStore, Slice, ENTRY_OVERHEAD};
@@ -130,6 +131,58 @@ impl Budgets {
             Some(0) => None,
             Some(replaced) => Some(replaced),
             None => Some(budget),
+        }
+    }
+
+    /// The `jq` filter `arguments` pass to `tool` ([`projection`]), when that tool (the tool
+    /// that runs: a catalog's `call_tool` is its inner tool) has a budget; `Err` for a `jq`
+    /// that is not a string. Only arguments that may hold one are read again.
+    pub(crate) fn filter_of(
+        &self,
+        contract: &Contract,
+        tool: &str,
+        arguments: Option<&RawValue>,
+    ) -> Option<Result<String, String>> {
+        let text = arguments?.get();
+        // `jq` as written, or a member name written with escapes.
+        if !text.contains(projection::ARGUMENT) && !text.contains("\\u") {
+            return None;
+        }
+        let target = crate::policy::Target::of_call(contract, "tools/call", tool.into(), arguments);
+        contract.result_budget(&target.key)?;
+        #[derive(serde::Deserialize)]
+        struct Filter {
+            #[serde(default)]
+            jq: Option<serde_json::Value>,
+        }
+        let filter: Filter = serde_json::from_str(target.arguments?.get()).ok()?;
+        match filter.jq? {
+            serde_json::Value::String(filter) => Some(Ok(filter)),
+            serde_json::Value::Null => None,
+            _ => Some(Err(format!(
+                "`{}` must be a string: a jq filter, such as `{{number, hash}}`",
+                projection::ARGUMENT
+            ))),
+        }
+    }
+
+    /// `answer` with `filter` applied to it when it is a success ([`projection`]): the filter's
+    /// output as the success, or why there is none.
+    pub(crate) async fn project(&self, filter: String, answer: Answer) -> Answer {
+        let Answer::Success(raw) = &answer else {
+            return answer;
+        };
+        match projection::project(&filter, raw.get()).await {
+            Ok(output) => match RawValue::from_string(output) {
+                Ok(raw) => Answer::Success(raw),
+                Err(e) => Answer::Failed(crate::Error::new(format!(
+                    "the jq filter's output is not JSON: {e}"
+                ))),
+            },
+            Err(projection::Failure::Invalid(why)) => Answer::InvalidArguments(why),
+            Err(projection::Failure::Failed(why)) => {
+                Answer::Failed(crate::Error::new(format!("the jq filter failed: {why}")))
+            }
         }
     }
 

@@ -269,3 +269,33 @@ async fn the_typed_client_reads_a_kept_result_back_whole() {
         assert_eq!(value, whole, "{era:?}");
     }
 }
+
+/// A tool with a budget takes a `jq` filter: one that is not a string is refused before the
+/// tool runs; where workers cannot be started (a server not started by `mcp_runtime::entry`,
+/// as here) a filter is an `isError` saying so, never a crash. The filters themselves run in
+/// `tests/gateway/run.sh`, through a generated gateway binary.
+#[tokio::test]
+async fn a_jq_filter_is_checked_and_runs_only_where_workers_can() {
+    let url = serve_with(Big, Config::default()).await;
+    let id = session(&url).await;
+    let wrong = call_in_session(&url, &id, "big", json!({"n": 1, "jq": 5})).await;
+    let text = wrong["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("`jq` must be a string"), "{wrong}");
+    assert_eq!(wrong["result"]["isError"], true);
+    // Escaped, the name is the same member.
+    let raw = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{"j\u0071":".","n":1},"name":"big"}}"#;
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (_, _, body) = ops::post_raw(&url, &headers, raw).await;
+    let text = body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("filters are not available"), "{body}");
+    let unfiltered = call_in_session(&url, &id, "big", json!({"n": 1})).await;
+    assert_eq!(
+        unfiltered["result"]["structuredContent"]["block"], "0x1b4",
+        "{unfiltered}"
+    );
+}
