@@ -332,22 +332,18 @@ async def budget(c, client, node):
             "Block": number, "Hydrated_transactions": True, "jq": ".number, .hash"}))
         assert several == [expected["number"], expected["hash"]], several
 
-    async def hostile_filters():
-        # Filters that would run forever, recurse past any stack or allocate without bound
-        # run in a worker that limits itself: each is an isError, and the server goes on.
-        for name, filter, said in [
-            ("recursion", "def f: [f]; f", "stopped the worker"),
-            ("no end", "until(false; .)", "stopped the worker"),
-            ("memory", "[range(1e12)]", "stopped the worker"),
-            ("syntax", ".[", "does not parse"),
-        ]:
-            try:
-                result = await client.call_tool("eth_getBlockByNumber", {
-                    "Block": number, "Hydrated_transactions": False, "jq": filter})
-            except Exception as e:  # noqa: BLE001: before 2025-11-25, invalid arguments are -32602
-                assert name == "syntax" and ("-32602" in str(e) or "does not parse" in str(e)), (name, e)
-                continue
-            assert result.is_error and said in result.content[0].text, (name, result.content)
+    async def hostile_filter(filter, said):
+        # A filter that would run forever, recurse past any stack or allocate without bound
+        # runs in a worker that limits itself: an isError (past its CPU limit, or the wall
+        # timeout on a busy machine), and the server goes on.
+        try:
+            result = await client.call_tool("eth_getBlockByNumber", {
+                "Block": number, "Hydrated_transactions": False, "jq": filter})
+        except Exception as e:  # noqa: BLE001: before 2025-11-25, invalid arguments are -32602
+            assert said == "does not parse" and ("-32602" in str(e) or said in str(e)), e
+            return
+        text = result.content[0].text
+        assert result.is_error and any(s in text for s in said.split("|")), result.content
         block = value_of(await client.call_tool("eth_getBlockByNumber", {
             "Block": number, "Hydrated_transactions": False, "jq": ".number"}), string=True)
         assert block == expected["number"], block
@@ -358,7 +354,14 @@ async def budget(c, client, node):
         await c.run("the link's pages put together are the node's answer byte for byte", pages)
     await c.run("the same block without its transactions, under the budget, whole", under)
     await c.run("a jq filter returns only the fields it names", projected)
-    await c.run("hostile jq filters: each an isError within the limits, the next call served", hostile_filters)
+    for name, filter, said in [
+        ("a recursion past any stack", "def f: [f]; f", "stopped the worker|ran longer than"),
+        ("an endless loop", "until(false; .)", "stopped the worker|ran longer than"),
+        ("memory without bound", "[range(1e12)]", "stopped the worker|ran longer than"),
+        ("a syntax error", ".[", "does not parse"),
+    ]:
+        await c.run(f"a hostile jq filter, {name}: an isError, and the next call served",
+                    hostile_filter, filter, said)
 
 
 def resolve(document, value):
