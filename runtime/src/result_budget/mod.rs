@@ -77,6 +77,10 @@ const PAGES_JSON_TITLED: &str = concat!(
 /// The engine's side of budgets: which results are looked at, where they are kept.
 pub(crate) struct Budgets {
     store: Arc<dyn ResultStore>,
+    /// Whether any tool of the contract has a budget (and so takes a `jq` filter and may have
+    /// results kept), whatever [`Results::result_budget`](crate::config::Results::result_budget)
+    /// makes of the budgets.
+    tools_have_budgets: bool,
     /// A success at most this long is never over any budget (the smallest budget; `usize::MAX`
     /// without budgets): the only thing every call pays.
     threshold: usize,
@@ -99,16 +103,18 @@ impl Budgets {
         };
         Self {
             store,
+            tools_have_budgets: contract.smallest_result_budget().is_some(),
             threshold,
             replaced: config.result_budget,
             keep: config.result_keep,
         }
     }
 
-    /// Whether any tool has a budget.
+    /// Whether any tool has a budget: its calls may carry a `jq` filter, and kept results may
+    /// be read (even with the budgets turned off at run time, which keeps nothing new).
     #[inline]
     pub(crate) fn active(&self) -> bool {
-        self.threshold != usize::MAX
+        self.tools_have_budgets
     }
 
     /// Whether `answer` may be over its tool's budget (a success longer than the smallest).

@@ -251,6 +251,12 @@ async fn the_catalogs_call_tool_is_held_to_the_tools_budget_and_config_replaces_
         whole["result"]["structuredContent"]["items"][9]["i"], 9,
         "{whole}"
     );
+    // The tool still takes its `jq` argument, whatever the budget's size.
+    let wrong = call_in_session(&url, &id, "big", json!({"n": 1, "jq": 5})).await;
+    let text = wrong["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("`jq` must be a string"), "{wrong}");
 }
 
 /// The typed client (`client::typed::call_tool`, what a generated `--client` crate calls) reads
