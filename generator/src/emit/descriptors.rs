@@ -182,7 +182,7 @@ fn add_filter(input: &mut Value) {
         json!({
             "type": "string",
             "maxLength": 4096,
-            "description": "Optional: a jq filter applied to the result before it is returned, to keep only what you need, e.g. `{number, hash}`, `.transactions | length`, `[.[] | select(.removed == false)]`. The answer is the filter's output (several outputs as an array); a result larger than the tool's budget is answered with an outline and a link to read it."
+            "description": "Optional jq filter applied to the result, to get only what you need, e.g. `{number, hash}`; its output is the answer."
         }),
     );
 }
