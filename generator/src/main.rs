@@ -177,7 +177,8 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     overlay: Option<PathBuf>,
 
-    /// Generate a gateway to the JSON-RPC service at URL (http:// or https://): every method's
+    /// Generate a gateway to the JSON-RPC service at URL (http:// or https://, ws:// or wss://,
+    /// unix:/path for a Unix socket): every method's
     /// handler forwards to it by default (params encoded as its `paramStructure` says, the
     /// result passed through, the service's errors as `isError` results), so the server works
     /// with no code written; implement any method in src/handler.rs to serve it by hand. URL is
@@ -309,8 +310,8 @@ fn main() -> ExitCode {
         (None, true) => mcp_codegen::SkillsSource::Off,
         (None, false) => mcp_codegen::SkillsSource::Beside,
     };
-    if let Some(url) = cli.upstream.as_deref().filter(|url| !is_http_url(url)) {
-        eprintln!("error: --upstream {url:?} must be an http:// or https:// URL without spaces");
+    if let Some(url) = cli.upstream.as_deref().filter(|url| !is_upstream_url(url)) {
+        eprintln!("error: --upstream {url:?} must be an http://, https://, ws:// or wss:// URL or a unix:/path, without spaces");
         return ExitCode::from(2);
     }
     if let Some(dir) = cli.ref_base.as_deref().filter(|d| !d.is_dir()) {
@@ -492,13 +493,19 @@ fn parse_bytes(text: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("too large: at most {} bytes (4 GiB less one)", u32::MAX))
 }
 
-/// Whether `url` is an `http://` or `https://` URL with a host and no spaces.
-fn is_http_url(url: &str) -> bool {
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"));
+/// Whether `url` is an `http://`, `https://`, `ws://` or `wss://` URL with a host, or a
+/// `unix:` path, with no spaces (the runtime's `--upstream` checks it further).
+fn is_upstream_url(url: &str) -> bool {
+    if url.contains(char::is_whitespace) {
+        return false;
+    }
+    if let Some(path) = url.strip_prefix("unix:") {
+        return !path.trim_start_matches("//").is_empty();
+    }
+    let rest = ["http://", "https://", "ws://", "wss://"]
+        .iter()
+        .find_map(|scheme| url.strip_prefix(scheme));
     rest.is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
-        && !url.contains(char::is_whitespace)
 }
 
 /// Writes the server card of `document` to `file`, with a streamable-http remote at `url`.

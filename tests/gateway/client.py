@@ -613,11 +613,14 @@ async def main():
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     info = types.Implementation(name="mcp-codegen gateway test", version="1")
+    # A scenario run with the gateway on another transport to its node (eth-ws, eth-anvil-ipc,
+    # budget-ws): the same checks, named apart.
+    scenario = args.scenario.removesuffix("-ws").removesuffix("-ipc")
     if args.scenario == "eth" and args.rest[:1] == ["--stdio"]:
         targets = [(f"eth-stdio-{mode}", StdioServerParameters(command=args.target,
                     args=["--stdio", *args.rest[1:]]), mode) for mode in ("legacy", "auto")]
-    elif args.scenario in ("eth", "eth-anvil", "catalog", "checked", "checked-anvil", "hostile",
-                           "down", "names", "budget", "budget-anvil"):
+    elif scenario in ("eth", "eth-anvil", "catalog", "checked", "checked-anvil", "hostile",
+                      "down", "names", "budget", "budget-anvil"):
         targets = [(f"{args.scenario}-http-{mode}", args.target, mode) for mode in ("legacy", "auto")]
     else:
         targets = [(f"examples-{mode}", args.target, mode) for mode in ("legacy", "auto")]
@@ -627,19 +630,19 @@ async def main():
             async with Client(target, mode=mode, client_info=info,
                               read_timeout_seconds=TIMEOUT) as client:
                 await portable(c, client)
-                if args.scenario == "names":
+                if scenario == "names":
                     pass
-                elif args.scenario in ("eth", "eth-anvil"):
-                    await eth(c, client, "anvil" if args.scenario == "eth-anvil" else "hardhat")
-                elif args.scenario in ("checked", "checked-anvil"):
-                    await checked(c, client, "anvil" if args.scenario == "checked-anvil" else "hardhat")
-                elif args.scenario == "catalog":
+                elif scenario in ("eth", "eth-anvil"):
+                    await eth(c, client, "anvil" if scenario == "eth-anvil" else "hardhat")
+                elif scenario in ("checked", "checked-anvil"):
+                    await checked(c, client, "anvil" if scenario == "checked-anvil" else "hardhat")
+                elif scenario == "catalog":
                     await catalog(c, client)
-                elif args.scenario in ("budget", "budget-anvil"):
+                elif scenario in ("budget", "budget-anvil"):
                     await budget(c, client, args.rest[0])
-                elif args.scenario == "hostile":
+                elif scenario == "hostile":
                     await hostile(c, client, mode == "auto")
-                elif args.scenario == "down":
+                elif scenario == "down":
                     await down(c, client)
                 else:
                     await examples(c, client, args.rest[0])

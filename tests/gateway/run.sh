@@ -152,6 +152,12 @@ stop_servers
 start_server "$eth" --upstream "$upstream"
 client budget "$url" "$upstream"
 stop_servers
+# The same gateway over the node's WebSocket (hardhat serves it on its HTTP port): the same
+# checks pass, and the results over its budget equal the node's own answers over HTTP.
+start_server "$eth" --upstream "ws://127.0.0.1:$node_port"
+client eth-ws "$url"
+client budget-ws "$url" "$upstream"
+stop_servers
 # The same gateway checking results against the document (--check-results): a real node's
 # answers that the document's unions take pass, a real mismatch names its leaf pointer.
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "$upstream"
@@ -160,8 +166,8 @@ stop_servers
 
 # ---- 3b. a second node: Foundry's anvil 1.7.1 (its npm package's linux binary) ----------------
 anvil_port="$(free_port)"
-"$upstreams/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil" --host 127.0.0.1 \
-  --port "$anvil_port" >"$work/anvil.log" 2>&1 &
+anvil="$upstreams/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil"
+"$anvil" --host 127.0.0.1 --port "$anvil_port" --ipc "$work/anvil.ipc" >"$work/anvil.log" 2>&1 &
 pids+=($!)
 wait_port "$anvil_port" "${pids[-1]}" "anvil" || { cat "$work/anvil.log" >&2; exit 2; }
 log "anvil on 127.0.0.1:$anvil_port ($(grep -m1 -o 'anvil [0-9.]*\|v[0-9.]*' "$work/anvil.log" || true))"
@@ -169,6 +175,62 @@ start_server "$eth" --upstream "http://127.0.0.1:$anvil_port"
 client eth-anvil "$url"
 client budget-anvil "$url" "http://127.0.0.1:$anvil_port"
 stop_servers
+# ... over its WebSocket, and over its IPC socket (geth's framing: JSON values back to back).
+start_server "$eth" --upstream "ws://127.0.0.1:$anvil_port"
+client eth-anvil-ws "$url"
+stop_servers
+start_server "$eth" --upstream "unix:$work/anvil.ipc"
+client eth-anvil-ipc "$url"
+client budget-anvil-ipc "$url" "http://127.0.0.1:$anvil_port"
+stop_servers
+
+# A node killed and started again under a gateway that keeps its connections open (WebSocket,
+# IPC): a call while it is down is an isError at once, not a hang; once it is back, calls work
+# again (the connection is opened again, after a backoff of at most 5 s).
+# call_chain_id URL: a stateless 2026-07-28 tools/call of eth_chainId; prints the answer.
+call_chain_id() {
+  local meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+  curl -s --max-time 20 "$1" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' -H 'mcp-protocol-version: 2026-07-28' \
+    -H 'mcp-method: tools/call' -H 'mcp-name: eth_chainId' \
+    -d "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"eth_chainId\",\"arguments\":{},$meta}}" || true
+}
+restart_port="$(free_port)"
+start_restart_node() {
+  "$anvil" --host 127.0.0.1 --port "$restart_port" --ipc "$work/restart.ipc" >>"$work/restart.log" 2>&1 &
+  restart_pid=$!
+  pids+=("$restart_pid")
+  wait_port "$restart_port" "$restart_pid" "anvil (restarted)" || { cat "$work/restart.log" >&2; exit 2; }
+  for _ in $(seq 50); do [ -S "$work/restart.ipc" ] && break; sleep 0.1; done
+}
+start_restart_node
+for transport in ws ipc; do
+  case "$transport" in
+    ws) start_server "$eth" --upstream "ws://127.0.0.1:$restart_port" ;;
+    ipc) start_server "$eth" --upstream "unix:$work/restart.ipc" ;;
+  esac
+  name="restart-$transport"
+  before="$(call_chain_id "$url")"
+  kill "$restart_pid"; wait "$restart_pid" 2>/dev/null || true
+  started=$SECONDS
+  down="$(call_chain_id "$url")"
+  took=$((SECONDS - started))
+  start_restart_node
+  back=""
+  for _ in $(seq 30); do
+    back="$(call_chain_id "$url")"
+    grep -q '"text":"0x7a69"' <<<"$back" && break
+    sleep 0.5
+  done
+  if grep -q '"text":"0x7a69"' <<<"$before" && grep -q '"isError":true' <<<"$down" \
+      && grep -q 'could not be reached' <<<"$down" && [ "$took" -lt 5 ] \
+      && grep -q '"text":"0x7a69"' <<<"$back"; then
+    echo "PASS $name: a call while the node is down is an isError in ${took} s; calls work again once it is back" | tee -a "$results"
+  else
+    echo "FAIL $name: before: ${before:0:200}; down (${took} s): ${down:0:300}; back: ${back:0:300}" | tee -a "$results"
+  fi
+  stop_servers
+done
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "http://127.0.0.1:$anvil_port"
 client checked-anvil "$url"
 stop_servers

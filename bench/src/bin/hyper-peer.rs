@@ -13,7 +13,9 @@
 //!
 //! `--jsonrpc`: a plain JSON-RPC 2.0 service instead (POST on any path), answering `echo` with
 //! params `{"text": ...}` with the text as its result: the fast upstream of the gateway table,
-//! which the gateway and the rmcp proxy forward to and the load generator calls directly.
+//! which the gateway and the rmcp proxy forward to and the load generator calls directly. A
+//! `GET` asking for a WebSocket upgrade is served on the same port as nodes do (hardhat,
+//! anvil): each text message a request, answered by the same function.
 
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -160,6 +162,48 @@ fn answer(body: &[u8], sse_stream: Option<&AtomicU64>, stateless: bool) -> Respo
     response
 }
 
+/// Whether `request` asks for a WebSocket.
+fn is_upgrade(request: &Request<hyper::body::Incoming>) -> bool {
+    request.method() == http::Method::GET
+        && request
+            .headers()
+            .get(http::header::UPGRADE)
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"))
+}
+
+/// Accepts a WebSocket and answers each of its text messages as a `POST` body.
+fn upgrade(mut request: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::{handshake::derive_accept_key, protocol::Role, Message};
+    let Some(key) = request.headers().get("sec-websocket-key") else {
+        return respond(StatusCode::BAD_REQUEST, String::new());
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let upgraded = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        let Ok(upgraded) = upgraded.await else { return };
+        let io = hyper_util::rt::TokioIo::new(upgraded);
+        let mut socket =
+            tokio_tungstenite::WebSocketStream::from_raw_socket(io, Role::Server, None).await;
+        while let Some(Ok(message)) = socket.next().await {
+            let Message::Text(text) = message else { continue };
+            let answer = answer_jsonrpc(text.as_bytes()).into_body();
+            let Ok(body) = answer.collect().await.map(|b| b.to_bytes()) else { return };
+            let Ok(text) = String::from_utf8(body.to_vec()) else { return };
+            if socket.send(Message::text(text)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(http::header::UPGRADE, http::HeaderValue::from_static("websocket"));
+    headers.insert(http::header::CONNECTION, http::HeaderValue::from_static("Upgrade"));
+    headers.insert("sec-websocket-accept", http::HeaderValue::from_str(&accept).expect("base64"));
+    response
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (addr, rest) = mcp_bench::addr_and_rest();
@@ -180,6 +224,9 @@ async fn main() -> anyhow::Result<()> {
                 hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
                     let streams = streams.clone();
                     async move {
+                        if jsonrpc && is_upgrade(&request) {
+                            return Ok(upgrade(request));
+                        }
                         if jsonrpc && request.method() == http::Method::POST {
                             let body = match request.into_body().collect().await {
                                 Ok(body) => body.to_bytes(),
@@ -209,6 +256,7 @@ async fn main() -> anyhow::Result<()> {
                 });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .with_upgrades()
                 .await;
         });
     }

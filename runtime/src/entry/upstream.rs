@@ -47,8 +47,9 @@ const URL: Flag = Flag {
     flag: "upstream",
     env: "MCP_UPSTREAM_URL",
     value: "URL",
-    help: "the JSON-RPC endpoint the tools forward to: http:// or https:// (credentials go in a \
-           --upstream-header, not in the URL)",
+    help: "the JSON-RPC endpoint the tools forward to: http:// or https://, ws:// or wss:// (a \
+           WebSocket), or unix:/path (a Unix socket, a node's IPC endpoint); credentials go in a \
+           --upstream-header, not in the URL",
     default: |default| default.map_or_else(|| "none: required".into(), str::to_owned),
 };
 const TIMEOUT: Flag = Flag {

@@ -35,6 +35,16 @@ impl TlsConfig {
 /// The connector trusting the system's roots and `config`'s. A root of `config` that cannot
 /// be read is an error (its message starts with `root certificate: ` or `TLS: `).
 pub(crate) fn connector(config: &TlsConfig) -> Result<Connector, String> {
+    Ok(HttpsConnectorBuilder::new()
+        .with_tls_config(client_config(config)?)
+        .https_or_http()
+        .enable_http1()
+        .build())
+}
+
+/// The rustls configuration of [`connector`], for a connection made otherwise (the gateway's
+/// `wss://` upstreams). Its errors are [`connector`]'s.
+pub(crate) fn client_config(config: &TlsConfig) -> Result<ClientConfig, String> {
     let mut roots = system_roots().clone();
     for pem in &config.roots {
         let before = roots.len();
@@ -58,16 +68,11 @@ pub(crate) fn connector(config: &TlsConfig) -> Result<Connector, String> {
     // for lacking post-quantum key exchange; the choice is documented (docs/operations.md).
     #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = ClientConfig::builder_with_provider(provider)
+    Ok(ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS: {e}"))?
         .with_root_certificates(roots)
-        .with_no_client_auth();
-    Ok(HttpsConnectorBuilder::new()
-        .with_tls_config(tls)
-        .https_or_http()
-        .enable_http1()
-        .build())
+        .with_no_client_auth())
 }
 
 /// The system's root certificates, read once per process: reading and parsing them takes
@@ -154,12 +159,8 @@ pub(crate) mod test_server {
     /// Its private key, PEM (PKCS #8). A test key: it protects nothing.
     const KEY: &[u8] = include_bytes!("../../tests/fixtures/tls-test-localhost.key");
 
-    /// `handler` served over https on a free port of 127.0.0.1: the port.
-    pub(crate) async fn serve<F, Fut>(handler: F) -> u16
-    where
-        F: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
-        Fut: Future<Output = Response<Full<Bytes>>> + Send + 'static,
-    {
+    /// The TLS side of a test server presenting [`CERTIFICATE`] (for `localhost`).
+    pub(crate) fn acceptor() -> tokio_rustls::TlsAcceptor {
         let certificate = CertificateDer::from_pem_slice(CERTIFICATE).unwrap();
         let key = PrivateKeyDer::from_pem_slice(KEY).unwrap();
         // *ring*: no C toolchain to build (aws-lc-rs needs one). rustls 0.23.48 deprecates it
@@ -172,7 +173,16 @@ pub(crate) mod test_server {
             .with_no_client_auth()
             .with_single_cert(vec![certificate], key)
             .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        tokio_rustls::TlsAcceptor::from(Arc::new(config))
+    }
+
+    /// `handler` served over https on a free port of 127.0.0.1: the port.
+    pub(crate) async fn serve<F, Fut>(handler: F) -> u16
+    where
+        F: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Response<Full<Bytes>>> + Send + 'static,
+    {
+        let acceptor = acceptor();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         tokio::spawn(async move {

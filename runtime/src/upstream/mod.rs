@@ -52,6 +52,7 @@
 mod error;
 mod params;
 mod response;
+mod socket;
 
 pub use error::UpstreamError;
 pub use params::{Forwarded, Param};
@@ -63,6 +64,7 @@ use http_body_util::{BodyExt, Full};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -90,9 +92,11 @@ const ERROR_BODY_LIMIT: usize = 64 << 10;
 /// Its `Debug` shows the upstream's origin and the headers' names, never their values.
 #[derive(Clone)]
 pub struct UpstreamSettings {
-    /// The upstream's JSON-RPC endpoint: `http://` or `https://`, no user information (give
-    /// credentials as a header: `Authorization: Basic ...`). A query is sent (an API key in it
-    /// is never shown in messages).
+    /// The upstream's JSON-RPC endpoint: `http://` or `https://` (a `POST` per call),
+    /// `ws://` or `wss://` (a WebSocket, calls multiplexed on a few connections), or
+    /// `unix:/path` (a Unix socket, the IPC endpoint of geth or anvil). No user information
+    /// (give credentials as a header: `Authorization: Basic ...`). A query is sent (an API key
+    /// in it is never shown in messages).
     pub url: String,
     /// The whole exchange, from waiting for a slot to the end of the body; past it the call
     /// fails with [`UpstreamError::Timeout`]. Default [`DEFAULT_TIMEOUT`].
@@ -102,7 +106,8 @@ pub struct UpstreamSettings {
     pub max_concurrency: usize,
     /// Headers sent on every call (credentials, an API key); a name given twice is sent twice.
     /// `Content-Type` is the gateway's (`application/json`), as is the framing
-    /// (`Content-Length`, `Transfer-Encoding`): those are refused.
+    /// (`Content-Length`, `Transfer-Encoding`): those are refused. A WebSocket upstream gets
+    /// them with its handshake; a Unix socket takes none.
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// The largest body read; reading stops past it ([`UpstreamError::TooLarge`]). At least
     /// 1. Default [`DEFAULT_MAX_RESPONSE_BYTES`].
@@ -148,18 +153,48 @@ pub struct Upstream {
 }
 
 struct Inner {
-    pool: Pool,
-    uri: Uri,
+    transport: Transport,
+    /// Where a TCP connection (or a Unix socket's) is tried to see that the upstream is up.
+    reachable: Reachable,
     /// The origin, for messages.
     shown: String,
-    /// The configured headers, `Content-Type` and `Accept`.
-    headers: HeaderMap,
     timeout: Duration,
     slots: Semaphore,
     max_response_bytes: usize,
     next_id: AtomicU64,
     /// Where [`NotReady::Upstream`] is reported, once [`Upstream::report_readiness`] is called.
     readiness: OnceLock<Readiness>,
+}
+
+/// How calls reach the upstream.
+enum Transport {
+    /// A `POST` per call on a keep-alive pool, with the configured headers, `Content-Type` and
+    /// `Accept`.
+    Http {
+        pool: Pool,
+        uri: Uri,
+        headers: HeaderMap,
+    },
+    /// A message per call on a few connections that stay open (WebSocket, Unix socket).
+    Socket(socket::Sockets),
+}
+
+/// Where the readiness probe and the start's check connect.
+#[derive(Clone)]
+enum Reachable {
+    Tcp(String, u16),
+    Unix(PathBuf),
+}
+
+/// The upstream's endpoint, as [`check_url`] reads it.
+#[derive(Debug)]
+pub(crate) enum Endpoint {
+    /// `http://`, `https://`.
+    Http(Uri),
+    /// `ws://`, `wss://`.
+    WebSocket(Uri),
+    /// `unix:PATH`.
+    Unix(PathBuf),
 }
 
 impl fmt::Debug for Upstream {
@@ -177,7 +212,7 @@ impl Upstream {
     /// setting cannot work.
     pub fn new(settings: UpstreamSettings) -> Result<Self, UpstreamError> {
         let config = |reason: String| UpstreamError::Config { reason };
-        let uri = check_url(&settings.url).map_err(config)?;
+        let endpoint = check_url(&settings.url).map_err(config)?;
         if settings.max_concurrency == 0 {
             return Err(config("max_concurrency must be at least 1".into()));
         }
@@ -194,22 +229,77 @@ impl Upstream {
             value.set_sensitive(true);
             headers.append(name.clone(), value);
         }
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if !headers.contains_key(ACCEPT) {
-            headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
-        }
         let mut tls = TlsConfig::default();
         for pem in &settings.root_certificates {
             tls.add_root_certificate(pem);
         }
         let max_concurrency = settings.max_concurrency.min(Semaphore::MAX_PERMITS);
-        let pool = http_pool::pool(&tls, max_concurrency).map_err(config)?;
+        let shown = shown_url(&settings.url);
+        let (transport, reachable) = match endpoint {
+            Endpoint::Http(uri) => {
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                if !headers.contains_key(ACCEPT) {
+                    headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+                }
+                let pool = http_pool::pool(&tls, max_concurrency).map_err(config)?;
+                let reachable = Reachable::of(&uri);
+                (Transport::Http { pool, uri, headers }, reachable)
+            }
+            Endpoint::WebSocket(uri) => {
+                if let Some(name) = headers.keys().find(|name| is_websocket_header(name)) {
+                    return Err(config(format!(
+                        "the header {name} is the WebSocket handshake's own; leave it out"
+                    )));
+                }
+                let reachable = Reachable::of(&uri);
+                let Reachable::Tcp(host, port) = reachable.clone() else {
+                    unreachable!("a URI is reached over TCP")
+                };
+                let tls = match uri.scheme_str() == Some("wss") {
+                    false => None,
+                    true => {
+                        let name = rustls::pki_types::ServerName::try_from(host.clone())
+                            .map_err(|e| config(format!("the host {host}: {e}")))?;
+                        let client = http_pool::tls::client_config(&tls).map_err(config)?;
+                        Some((tokio_rustls::TlsConnector::from(Arc::new(client)), name))
+                    }
+                };
+                let address = socket::Address::WebSocket {
+                    uri,
+                    host,
+                    port,
+                    tls,
+                };
+                let sockets = socket::Sockets::new(
+                    address,
+                    headers,
+                    settings.max_response_bytes,
+                    max_concurrency,
+                    shown.clone(),
+                );
+                (Transport::Socket(sockets), reachable)
+            }
+            Endpoint::Unix(path) => {
+                if !headers.is_empty() {
+                    return Err(config(
+                        "a Unix socket upstream takes no headers (--upstream-header): it has no HTTP request to carry them".into(),
+                    ));
+                }
+                let sockets = socket::Sockets::new(
+                    socket::Address::Unix(path.clone()),
+                    headers,
+                    settings.max_response_bytes,
+                    max_concurrency,
+                    shown.clone(),
+                );
+                (Transport::Socket(sockets), Reachable::Unix(path))
+            }
+        };
         Ok(Self {
             inner: Arc::new(Inner {
-                pool,
-                shown: shown_url(&settings.url),
-                uri,
-                headers,
+                transport,
+                reachable,
+                shown,
                 timeout: settings.timeout,
                 slots: Semaphore::new(max_concurrency),
                 max_response_bytes: settings.max_response_bytes,
@@ -229,42 +319,26 @@ impl Upstream {
         if self.inner.readiness.set(readiness.clone()).is_err() {
             return;
         }
-        let (host, port) = self.host_port();
+        let reachable = self.inner.reachable.clone();
         readiness.check_with(NotReady::Upstream, move || {
-            let host = host.clone();
-            async move {
-                tokio::net::TcpStream::connect((host.as_str(), port))
-                    .await
-                    .is_ok()
-            }
+            let reachable = reachable.clone();
+            async move { reachable.connects().await }
         });
     }
 
-    /// The upstream's host and port (the scheme's default port when the URL names none).
-    fn host_port(&self) -> (String, u16) {
-        let host = self
-            .inner
-            .uri
-            .host()
-            .unwrap_or_default()
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let port = self.inner.uri.port_u16().unwrap_or(
-            match self.inner.uri.scheme_str() == Some("https") {
-                true => 443,
-                false => 80,
-            },
-        );
-        (host, port)
-    }
-
-    /// Whether a TCP connection to the upstream opens within `timeout` (blocking; for the
-    /// gateway's start, so that an upstream that is down is said at once rather than at the
-    /// first call): the reason when it does not.
+    /// Whether a connection to the upstream (TCP, or its Unix socket) opens within `timeout`
+    /// (blocking; for the gateway's start, so that an upstream that is down is said at once
+    /// rather than at the first call): the reason when it does not.
     pub(crate) fn probe(&self, timeout: std::time::Duration) -> Result<(), String> {
         use std::net::ToSocketAddrs;
-        let (host, port) = self.host_port();
+        let (host, port) = match &self.inner.reachable {
+            Reachable::Tcp(host, port) => (host, *port),
+            Reachable::Unix(path) => {
+                return std::os::unix::net::UnixStream::connect(path)
+                    .map(drop)
+                    .map_err(|error| format!("connecting to {}: {error}", path.display()))
+            }
+        };
         let addresses = (host.as_str(), port)
             .to_socket_addrs()
             .map_err(|error| format!("{host} does not resolve: {error}"))?;
@@ -278,7 +352,7 @@ impl Upstream {
         Err(last)
     }
 
-    /// The upstream's origin (`https://host:port`), as messages name it.
+    /// The upstream's origin (`https://host:port`, `unix:/path`), as messages name it.
     pub fn origin(&self) -> &str {
         &self.inner.shown
     }
@@ -387,13 +461,23 @@ impl Upstream {
             .acquire()
             .await
             .expect("the semaphore is never closed");
+        let (pool, uri, headers) = match &inner.transport {
+            Transport::Http { pool, uri, headers } => (pool, uri, headers),
+            Transport::Socket(sockets) => {
+                let message = sockets.exchange(id, body).await?;
+                return match response::read(&message, id) {
+                    Answer::Result(result) => Ok(result),
+                    answer => Err(self.refusal(answer, id)),
+                };
+            }
+        };
         let mut request = Request::builder()
             .method(Method::POST)
-            .uri(inner.uri.clone())
+            .uri(uri.clone())
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| self.connect_error(format!("building the request: {e}")))?;
-        *request.headers_mut() = inner.headers.clone();
-        let response = inner.pool.request(request).await.map_err(|e| {
+        *request.headers_mut() = headers.clone();
+        let response = pool.request(request).await.map_err(|e| {
             self.connect_error(http_pool::tls::describe(
                 &e,
                 "trust a private CA with --upstream-ca (UpstreamSettings::root_certificates)",
@@ -529,17 +613,31 @@ fn request_body(id: u64, method: &str, params: Option<&str>) -> String {
     body
 }
 
-/// `url` as the URI to POST to, or why it cannot be (the reason does not repeat the URL,
+/// `url` as the endpoint to call, or why it cannot be (the reason does not repeat the URL,
 /// which can hold credentials).
-pub(crate) fn check_url(url: &str) -> Result<Uri, String> {
+pub(crate) fn check_url(url: &str) -> Result<Endpoint, String> {
     let url = url.trim();
     if url.contains(|c: char| c.is_whitespace() || c.is_control()) {
         return Err("the URL has spaces or control characters".into());
     }
+    if let Some(path) = strip_prefix_ignore_case(url, "unix:") {
+        // `unix:/run/geth.ipc`, `unix:///run/geth.ipc`, `unix:geth.ipc` (relative to the
+        // gateway's working directory).
+        let path = path.strip_prefix("//").unwrap_or(path);
+        if path.is_empty() {
+            return Err("unix: needs the socket's path, e.g. unix:/run/geth/geth.ipc".into());
+        }
+        return Ok(Endpoint::Unix(PathBuf::from(path)));
+    }
     let (scheme, _) = url.split_once("://").unwrap_or((url, ""));
-    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+    let web_socket = ["ws", "wss"].iter().any(|s| scheme.eq_ignore_ascii_case(s));
+    if !web_socket
+        && !["http", "https"]
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s))
+    {
         return Err(format!(
-            "must be an http:// or https:// URL (the upstream's JSON-RPC endpoint, e.g. http://127.0.0.1:8545), not {}",
+            "must be an http://, https://, ws:// or wss:// URL or a unix:/path (the upstream's JSON-RPC endpoint, e.g. http://127.0.0.1:8545), not {}",
             if url.contains("://") { format!("{scheme}://") } else { "a URL without a scheme".into() }
         ));
     }
@@ -554,7 +652,44 @@ pub(crate) fn check_url(url: &str) -> Result<Uri, String> {
     if uri.host().is_none_or(str::is_empty) {
         return Err("the URL has no host".into());
     }
-    Ok(uri)
+    Ok(match web_socket {
+        true => Endpoint::WebSocket(uri),
+        false => Endpoint::Http(uri),
+    })
+}
+
+/// `text` without `prefix`, compared without case.
+fn strip_prefix_ignore_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &text[prefix.len()..])
+}
+
+impl Reachable {
+    /// A URI's host and port (the scheme's default port when it names none).
+    fn of(uri: &Uri) -> Self {
+        let host = uri
+            .host()
+            .unwrap_or_default()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        let secure = matches!(uri.scheme_str(), Some("https" | "wss"));
+        Self::Tcp(
+            host,
+            uri.port_u16().unwrap_or(if secure { 443 } else { 80 }),
+        )
+    }
+
+    /// Whether a connection opens now.
+    async fn connects(&self) -> bool {
+        match self {
+            Self::Tcp(host, port) => tokio::net::TcpStream::connect((host.as_str(), *port))
+                .await
+                .is_ok(),
+            Self::Unix(path) => tokio::net::UnixStream::connect(path).await.is_ok(),
+        }
+    }
 }
 
 /// The origin of `url` (`scheme://host[:port]`, lowercase scheme), what messages show of it:
@@ -562,6 +697,10 @@ pub(crate) fn check_url(url: &str) -> Result<Uri, String> {
 /// Infura or Alchemy key is a path segment).
 fn shown_url(url: &str) -> String {
     let url = url.trim();
+    if strip_prefix_ignore_case(url, "unix:").is_some() {
+        // A socket's path is no secret, and the only way to tell two apart.
+        return url.to_owned();
+    }
     let Some((scheme, rest)) = url.split_once("://") else {
         return "(not a URL)".into();
     };
@@ -586,6 +725,12 @@ pub(crate) fn check_header_name(name: &HeaderName) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Whether `name` is one a WebSocket handshake writes itself.
+fn is_websocket_header(name: &HeaderName) -> bool {
+    let name = name.as_str();
+    ["host", "upgrade", "connection"].contains(&name) || name.starts_with("sec-websocket-")
 }
 
 #[cfg(test)]

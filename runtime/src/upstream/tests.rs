@@ -1,4 +1,5 @@
 use super::*;
+use std::path::PathBuf;
 
 #[test]
 fn urls() {
@@ -8,12 +9,28 @@ fn urls() {
         "HTTP://node/rpc/v1?token=x",
         " http://[::1]:1234/rpc/v0 ",
     ] {
-        assert!(check_url(url).is_ok(), "{url}");
+        assert!(matches!(check_url(url), Ok(Endpoint::Http(_))), "{url}");
+    }
+    for url in ["ws://127.0.0.1:8546", "WSS://mainnet.infura.io/ws/v3/KEY"] {
+        assert!(
+            matches!(check_url(url), Ok(Endpoint::WebSocket(_))),
+            "{url}"
+        );
+    }
+    for (url, path) in [
+        ("unix:/run/geth.ipc", "/run/geth.ipc"),
+        ("unix:///run/geth.ipc", "/run/geth.ipc"),
+        ("UNIX:geth.ipc", "geth.ipc"),
+    ] {
+        match check_url(url) {
+            Ok(Endpoint::Unix(got)) => assert_eq!(got, PathBuf::from(path), "{url}"),
+            _ => panic!("{url}"),
+        }
     }
     for (url, says) in [
-        ("ws://127.0.0.1:8546", "not ws://"),
+        ("ftp://127.0.0.1:8546", "not ftp://"),
         ("127.0.0.1:8545", "without a scheme"),
-        ("unix:///tmp/geth.ipc", "not unix://"),
+        ("unix:", "the socket's path"),
         ("http://user:secret@node:8332", "user information"),
         ("http://", "not a URL"),
         ("http://node/#x", "fragment"),
@@ -165,4 +182,341 @@ fn the_start_probe_says_whether_the_upstream_is_reachable() {
         reason.starts_with(&format!("connecting to 127.0.0.1:{port}: ")),
         "{reason}"
     );
+}
+
+// ---- WebSocket and Unix-socket upstreams (socket.rs) -----------------------------------------
+
+use futures_util::{SinkExt, StreamExt};
+use tokio_tungstenite::tungstenite::Message;
+
+/// The `id` of a JSON-RPC request's text.
+fn id_of(request: &str) -> u64 {
+    let request: serde_json::Value = serde_json::from_str(request).unwrap();
+    request["id"].as_u64().unwrap()
+}
+
+/// A WebSocket server on 127.0.0.1 whose connections are each served by `serve` (given the
+/// socket and the connection's number, from 0): its port, and the `authorization` header of
+/// every handshake.
+async fn ws_server<F, Fut>(serve: F) -> (u16, Arc<std::sync::Mutex<Vec<String>>>)
+where
+    F: Fn(tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>, usize) -> Fut
+        + Send
+        + Sync
+        + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let headers = seen.clone();
+    tokio::spawn(async move {
+        for n in 0.. {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let headers = headers.clone();
+            // tungstenite's callback type: its error is a whole response.
+            #[allow(clippy::result_large_err)]
+            let seen = move |request: &http::Request<()>, response| {
+                let value = request.headers().get("authorization");
+                let value = value.map(|v| v.to_str().unwrap().to_owned());
+                headers.lock().unwrap().push(value.unwrap_or_default());
+                Ok(response)
+            };
+            let socket = tokio_tungstenite::accept_hdr_async(tcp, seen)
+                .await
+                .unwrap();
+            tokio::spawn(serve(socket, n));
+        }
+    });
+    (port, seen)
+}
+
+fn ws_upstream(port: u16, configure: impl FnOnce(&mut UpstreamSettings)) -> Upstream {
+    let mut settings = UpstreamSettings::new(format!("ws://127.0.0.1:{port}"));
+    configure(&mut settings);
+    Upstream::new(settings).unwrap()
+}
+
+/// The pool of `connections` to the WebSocket server at `port`.
+fn ws_sockets(port: u16, connections: usize) -> socket::Sockets {
+    let uri: Uri = format!("ws://127.0.0.1:{port}").parse().unwrap();
+    let address = socket::Address::WebSocket {
+        uri,
+        host: "127.0.0.1".into(),
+        port,
+        tls: None,
+    };
+    socket::Sockets::new(address, HeaderMap::new(), 1 << 20, connections, "ws".into())
+}
+
+#[tokio::test]
+async fn a_web_socket_multiplexes_calls_and_answers_each_by_its_id() {
+    // Reads two requests, then answers the second first.
+    let (port, _) = ws_server(|mut socket, _| async move {
+        let Some(Ok(Message::Text(first))) = socket.next().await else {
+            return;
+        };
+        let Some(Ok(Message::Text(second))) = socket.next().await else {
+            return;
+        };
+        for request in [second, first] {
+            let id = id_of(&request);
+            let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"answer {id}"}}"#);
+            socket.send(Message::text(answer)).await.unwrap();
+        }
+    })
+    .await;
+    let sockets = ws_sockets(port, 1);
+    let body = |id: u64| request_body(id, "m", None);
+    let (one, two) = tokio::join!(sockets.exchange(1, body(1)), sockets.exchange(2, body(2)));
+    assert!(String::from_utf8_lossy(&one.unwrap()).contains(r#""result":"answer 1""#));
+    assert!(String::from_utf8_lossy(&two.unwrap()).contains(r#""result":"answer 2""#));
+}
+
+/// Answers every request of a connection with `result`.
+async fn answer_all(
+    mut socket: tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>,
+    result: String,
+) {
+    while let Some(Ok(Message::Text(request))) = socket.next().await {
+        let id = id_of(&request);
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+        if socket.send(Message::text(answer)).await.is_err() {
+            return;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_web_socket_upstream_sends_the_headers_with_its_handshake() {
+    let (port, headers) = ws_server(|socket, _| answer_all(socket, r#""0x10""#.into())).await;
+    let upstream = ws_upstream(port, |settings| {
+        settings.headers.push((
+            http::header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer for-the-upstream"),
+        ))
+    });
+    let number: Forwarded<String> = upstream.forward_none("eth_blockNumber").await.unwrap();
+    assert!(matches!(number, Forwarded::Raw(raw) if raw.get() == r#""0x10""#));
+    assert_eq!(*headers.lock().unwrap(), ["Bearer for-the-upstream"]);
+}
+
+#[tokio::test]
+async fn a_dropped_connection_fails_its_calls_at_once_and_the_next_call_reconnects() {
+    // The first connection reads a request and closes without answering; the next answer.
+    let (port, _) = ws_server(|mut socket, n| async move {
+        if n == 0 {
+            let _ = socket.next().await;
+            return;
+        }
+        answer_all(socket, "true".into()).await
+    })
+    .await;
+    let upstream = ws_upstream(port, |settings| {
+        settings.max_concurrency = 1;
+        settings.timeout = Duration::from_secs(20);
+    });
+    let started = Instant::now();
+    let error = upstream.call("m", None).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "it waited for the timeout"
+    );
+    assert_eq!(error.kind(), "connect", "{error}");
+    assert!(
+        error.to_string().contains("closed before the answer"),
+        "{error}"
+    );
+    assert_eq!(upstream.call("m", None).await.unwrap().get(), "true");
+}
+
+#[tokio::test]
+async fn a_message_over_the_limit_fails_its_call_and_the_connection_only() {
+    let (port, _) = ws_server(|socket, n| {
+        let result = match n {
+            0 => format!("\"{}\"", "x".repeat(4000)),
+            _ => "1".into(),
+        };
+        answer_all(socket, result)
+    })
+    .await;
+    let upstream = ws_upstream(port, |settings| {
+        settings.max_concurrency = 1;
+        settings.max_response_bytes = 1000;
+    });
+    match upstream.call("big", None).await {
+        Err(UpstreamError::TooLarge { limit: 1000, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(upstream.call("small", None).await.unwrap().get(), "1");
+}
+
+#[tokio::test]
+async fn a_call_that_times_out_leaves_the_connection_usable() {
+    // Answers a request named "slow" after 500 ms, the others at once.
+    let (port, _) = ws_server(|socket, _| async move {
+        let (sink, mut requests) = socket.split();
+        let sink = Arc::new(tokio::sync::Mutex::new(sink));
+        while let Some(Ok(Message::Text(request))) = requests.next().await {
+            let (id, sink) = (id_of(&request), sink.clone());
+            let slow = request.contains(r#""slow""#);
+            tokio::spawn(async move {
+                if slow {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{id}}}"#);
+                let _ = sink.lock().await.send(Message::text(answer)).await;
+            });
+        }
+    })
+    .await;
+    let upstream = ws_upstream(port, |settings| {
+        settings.max_concurrency = 1;
+        settings.timeout = Duration::from_millis(200);
+    });
+    assert_eq!(
+        upstream.call("slow", None).await.unwrap_err().kind(),
+        "timeout"
+    );
+    // Its late answer (id 1) is dropped; the next call gets its own.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(upstream.call("fast", None).await.unwrap().get(), "2");
+}
+
+#[tokio::test]
+async fn a_wss_upstream_is_trusted_as_an_https_one() {
+    let acceptor = crate::http_pool::tls::test_server::acceptor();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut socket = tokio_tungstenite::accept_async(tls).await.unwrap();
+                while let Some(Ok(Message::Text(request))) = socket.next().await {
+                    let id = id_of(&request);
+                    let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"tls"}}"#);
+                    socket.send(Message::text(answer)).await.unwrap();
+                }
+            });
+        }
+    });
+    let mut settings = UpstreamSettings::new(format!("wss://localhost:{port}/"));
+    settings.root_certificates = vec![crate::http_pool::tls::test_server::CERTIFICATE.to_vec()];
+    let trusted = Upstream::new(settings).unwrap();
+    assert_eq!(trusted.call("m", None).await.unwrap().get(), r#""tls""#);
+    let untrusted =
+        Upstream::new(UpstreamSettings::new(format!("wss://localhost:{port}/"))).unwrap();
+    let error = untrusted.call("m", None).await.unwrap_err();
+    assert!(error.to_string().contains("--upstream-ca"), "{error}");
+}
+
+#[tokio::test]
+async fn a_unix_socket_upstream_reads_values_however_they_are_cut() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("node.ipc");
+    let listener = tokio::net::UnixListener::bind(&path).unwrap();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let _probe = listener.accept().await.unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        let (reading, mut writing) = stream.into_split();
+        let mut lines = tokio::io::BufReader::new(reading).lines();
+        // Two requests, each on its line.
+        let first = lines.next_line().await.unwrap().unwrap();
+        let second = lines.next_line().await.unwrap().unwrap();
+        let (a, b) = (id_of(&first), id_of(&second));
+        // Their answers back to back, with braces and quotes in strings, cut anywhere.
+        let answers = format!(
+            r#"{{"jsonrpc":"2.0","id":{b},"result":"}}\"{{"}}  {{"jsonrpc":"2.0","id":{a},"result":[{{"x":"]"}}]}}"#
+        );
+        for part in answers.as_bytes().chunks(7) {
+            writing.write_all(part).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let _ = lines.next_line().await;
+    });
+    let upstream =
+        Upstream::new(UpstreamSettings::new(format!("unix:{}", path.display()))).unwrap();
+    assert_eq!(upstream.origin(), format!("unix:{}", path.display()));
+    // (The probe's connection, accepted and closed, is the server's first.)
+    assert_eq!(upstream.probe(Duration::from_secs(1)), Ok(()));
+    let sockets = socket::Sockets::new(
+        socket::Address::Unix(path),
+        HeaderMap::new(),
+        1 << 20,
+        1,
+        "unix".into(),
+    );
+    let body = |id: u64, method| request_body(id, method, None);
+    let (one, two) = tokio::join!(
+        sockets.exchange(1, body(1, "a")),
+        sockets.exchange(2, body(2, "b"))
+    );
+    let (one, two) = (one.unwrap(), two.unwrap());
+    let result = |message: &[u8], id| match response::read(message, id) {
+        Answer::Result(result) => result.get().to_owned(),
+        _ => panic!("{}", String::from_utf8_lossy(message)),
+    };
+    assert_eq!(result(&one, 1), r#"[{"x":"]"}]"#);
+    assert_eq!(result(&two, 2), r#""}\"{""#);
+}
+
+#[tokio::test]
+async fn a_connection_that_cannot_be_opened_is_tried_again_after_a_backoff() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("absent.ipc");
+    let upstream =
+        Upstream::new(UpstreamSettings::new(format!("unix:{}", path.display()))).unwrap();
+    assert!(upstream.probe(Duration::from_secs(1)).is_err());
+    let first = upstream.call("m", None).await.unwrap_err().to_string();
+    assert!(
+        first.contains("connecting to") && !first.contains("next attempt"),
+        "{first}"
+    );
+    let second = upstream.call("m", None).await.unwrap_err().to_string();
+    assert!(second.contains("next attempt in"), "{second}");
+}
+
+#[test]
+fn socket_settings_that_cannot_work() {
+    let header =
+        |name: &'static str| (HeaderName::from_static(name), HeaderValue::from_static("x"));
+    let mut settings = UpstreamSettings::new("unix:/run/geth.ipc");
+    settings.headers.push(header("authorization"));
+    assert!(
+        matches!(Upstream::new(settings), Err(UpstreamError::Config { reason }) if reason.contains("no headers"))
+    );
+    let mut settings = UpstreamSettings::new("ws://127.0.0.1:8546");
+    settings.headers.push(header("sec-websocket-key"));
+    assert!(
+        matches!(Upstream::new(settings), Err(UpstreamError::Config { reason }) if reason.contains("handshake"))
+    );
+}
+
+#[test]
+fn the_splitter_finds_each_value_of_a_stream() {
+    let cut = |stream: &str| {
+        let (mut splitter, mut rest, mut values) =
+            (socket::Splitter::default(), stream.as_bytes(), Vec::new());
+        while let Some(end) = splitter.next(rest) {
+            values.push(std::str::from_utf8(&rest[..end]).unwrap().trim().to_owned());
+            rest = &rest[end..];
+        }
+        (values, std::str::from_utf8(rest).unwrap().to_owned())
+    };
+    assert_eq!(cut(r#"{"a":1}{"b":[2]}"#).0, [r#"{"a":1}"#, r#"{"b":[2]}"#]);
+    assert_eq!(
+        cut("{\"a\":\"}\\\"\"}\n[1]\n").0,
+        ["{\"a\":\"}\\\"\"}", "[1]"]
+    );
+    // A value not whole yet waits; a bare word is passed on for its reader to refuse.
+    assert_eq!(cut(r#"{"a":{"#), (vec![], r#"{"a":{"#.to_owned()));
+    assert_eq!(cut("oops {}").0, ["oops", "{}"]);
+    // A stray closing bracket at the top does not underflow.
+    assert_eq!(cut("]{}").0.last().unwrap(), "{}");
 }

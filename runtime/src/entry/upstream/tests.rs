@@ -98,10 +98,12 @@ fn defaults_and_values() {
 fn refusals_name_the_flag() {
     let message = refused(&[], &[], None);
     assert!(message.starts_with("--upstream is required"), "{message}");
-    for url in ["ws://127.0.0.1:8546", "127.0.0.1:8545", "file:///tmp/x"] {
+    for url in ["wss:/x", "127.0.0.1:8545", "file:///tmp/x"] {
         let message = refused(&["--upstream", url], &[], None);
         assert!(
-            message.starts_with("--upstream: must be an http:// or https:// URL"),
+            message.starts_with(
+                "--upstream: must be an http://, https://, ws:// or wss:// URL or a unix:/path"
+            ),
             "{message}"
         );
     }
@@ -115,7 +117,7 @@ fn refusals_name_the_flag() {
         message.starts_with("--upstream: ") && !message.contains("secret"),
         "{message}"
     );
-    let message = refused(&[], &[], Some("ws://x"));
+    let message = refused(&[], &[], Some("ftp://x"));
     assert!(
         message.contains("--upstream or MCP_UPSTREAM_URL"),
         "{message}"
