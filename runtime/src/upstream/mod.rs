@@ -644,6 +644,9 @@ pub(crate) fn check_url(url: &str) -> Result<Endpoint, String> {
     if url.contains('#') {
         return Err("the URL has a fragment (#...), which is never sent".into());
     }
+    // The scheme in lower case: `http` parses `HTTPS` as https, but keeps `WSS` as written,
+    // and a `WSS://` upstream must get TLS as a `wss://` one does.
+    let url = format!("{}{}", scheme.to_ascii_lowercase(), &url[scheme.len()..]);
     let uri: Uri = url.parse().map_err(|e| format!("not a URL ({e})"))?;
     let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
     if authority.contains('@') {

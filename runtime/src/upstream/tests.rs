@@ -11,11 +11,16 @@ fn urls() {
     ] {
         assert!(matches!(check_url(url), Ok(Endpoint::Http(_))), "{url}");
     }
-    for url in ["ws://127.0.0.1:8546", "WSS://mainnet.infura.io/ws/v3/KEY"] {
-        assert!(
-            matches!(check_url(url), Ok(Endpoint::WebSocket(_))),
-            "{url}"
-        );
+    for (url, scheme) in [
+        ("ws://127.0.0.1:8546", "ws"),
+        ("WSS://mainnet.infura.io/ws/v3/KEY", "wss"),
+        ("Wss://node:8546", "wss"),
+    ] {
+        match check_url(url) {
+            // The scheme in lower case: a `WSS://` upstream gets TLS.
+            Ok(Endpoint::WebSocket(uri)) => assert_eq!(uri.scheme_str(), Some(scheme), "{url}"),
+            _ => panic!("{url}"),
+        }
     }
     for (url, path) in [
         ("unix:/run/geth.ipc", "/run/geth.ipc"),
