@@ -234,13 +234,15 @@ fn a_forward_is_send() {
         full: None,
         extra: None,
     };
+    let ctx = ctx();
     send(upstream.forward::<_, Value>(
+        &ctx,
         "eth_getBlockByNumber",
         ParamStructure::Either,
         &params,
         BLOCK_ORDER,
     ));
-    send(upstream.forward_none::<Value>("eth_blockNumber"));
+    send(upstream.forward_none::<Value>(&ctx, "eth_blockNumber"));
     send(upstream.call("eth_blockNumber", None));
 }
 
@@ -257,6 +259,7 @@ async fn params_by_position_and_by_name_as_received() {
     };
     let result: Forwarded<Value> = upstream
         .forward(
+            &ctx(),
             "eth_getBlockByNumber",
             ParamStructure::ByPosition,
             &params,
@@ -281,6 +284,7 @@ async fn params_by_position_and_by_name_as_received() {
     };
     upstream
         .forward::<_, Value>(
+            &ctx(),
             "eth_getBalance",
             ParamStructure::Either,
             &params,
@@ -304,6 +308,7 @@ async fn params_by_position_and_by_name_as_received() {
     };
     upstream
         .forward::<_, Value>(
+            &ctx(),
             "eth_getBalance",
             ParamStructure::Either,
             &params,
@@ -321,6 +326,7 @@ async fn params_by_position_and_by_name_as_received() {
     };
     upstream
         .forward::<_, Value>(
+            &ctx(),
             "eth_getBalance",
             ParamStructure::ByName,
             &params,
@@ -342,6 +348,7 @@ async fn params_by_position_and_by_name_as_received() {
     };
     upstream
         .forward::<_, Value>(
+            &ctx(),
             "eth_getBlockByNumber",
             ParamStructure::ByName,
             &params,
@@ -354,7 +361,10 @@ async fn params_by_position_and_by_name_as_received() {
         .ends_with(r#""params":{"block":"0x10","full":true}}"#));
 
     // No params; a method name with a dot, as written.
-    let result: Forwarded<Value> = upstream.forward_none("Filecoin.ChainHead").await.unwrap();
+    let result: Forwarded<Value> = upstream
+        .forward_none(&ctx(), "Filecoin.ChainHead")
+        .await
+        .unwrap();
     let (body, id) = last_body(&seen);
     assert_eq!(
         body,
@@ -372,7 +382,13 @@ async fn params_by_position_and_by_name_as_received() {
         json.get()
     );
     upstream
-        .forward::<_, Value>("Filecoin.ChainHead", ParamStructure::ByName, &(), &[])
+        .forward::<_, Value>(
+            &ctx(),
+            "Filecoin.ChainHead",
+            ParamStructure::ByName,
+            &(),
+            &[],
+        )
         .await
         .unwrap();
     assert!(last_body(&seen).0.ends_with(r#""params":{}}"#));
@@ -444,7 +460,7 @@ async fn the_upstreams_error_as_error_and_tool_result() {
 
     // Through `forward`, the same error; without data, no `data` member.
     let error = upstream
-        .forward::<_, Value>("error_status_rpc", ParamStructure::Either, &(), &[])
+        .forward::<_, Value>(&ctx(), "error_status_rpc", ParamStructure::Either, &(), &[])
         .await
         .unwrap_err();
     assert_eq!(error.code(), Some(-8));
@@ -634,6 +650,11 @@ async fn at_most_max_concurrency_calls_at_the_upstream() {
     );
 }
 
+/// The context of an MCP request without a caller (no authorization).
+fn ctx() -> mcp_runtime::RequestContext {
+    mcp_runtime::RequestContext::new(ProtocolVersion::V2025_11_25)
+}
+
 fn header<'a>(headers: &'a http::HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).map(|v| v.to_str().unwrap())
 }
@@ -714,5 +735,161 @@ fn an_upstream_that_is_no_endpoint_is_refused_naming_the_flag() {
     // WebSocket and Unix-socket upstreams are taken (runtime/src/upstream/tests.rs calls them).
     for url in ["ws://127.0.0.1:8546", "wss://node/ws", "unix:/run/geth.ipc"] {
         assert!(Upstream::new(UpstreamSettings::new(url)).is_ok(), "{url}");
+    }
+}
+
+// ---- Identity headers: the caller's verified claims, per call ---------------------------------
+
+/// The context of an MCP request whose verified caller is `subject`, with `claims`.
+fn as_caller(subject: &str, claims: Value) -> mcp_runtime::RequestContext {
+    let principal = mcp_runtime::auth::Principal::new(subject, vec![]).with_claims(claims);
+    ctx().with_principal(Some(Arc::new(principal)))
+}
+
+#[tokio::test]
+async fn identity_headers_carry_each_callers_verified_claims_and_nothing_else() {
+    use mcp_runtime::upstream::IdentityHeader;
+    let (url, seen) = upstream_server().await;
+    let mut settings = settings(&url);
+    settings.identity_headers = vec![
+        IdentityHeader::parse("X-User: {sub}").unwrap(),
+        IdentityHeader::parse("X-Tenant: org-{org}").unwrap(),
+    ];
+    let upstream = Upstream::new(settings).unwrap();
+    let sent = || seen.bodies.lock().unwrap().len();
+    let last = || seen.headers.lock().unwrap().last().unwrap().clone();
+    // Each caller's own, at once: a string claim and a number.
+    let alice = as_caller("alice", serde_json::json!({"sub": "alice", "org": "a1"}));
+    let bob = as_caller("bob", serde_json::json!({"sub": "bob", "org": 7}));
+    let _: Forwarded<Value> = upstream.forward_none(&alice, "headers").await.unwrap();
+    let headers = last();
+    assert_eq!(header(&headers, "x-user"), Some("alice"));
+    assert_eq!(header(&headers, "x-tenant"), Some("org-a1"));
+    let _: Forwarded<Value> = upstream.forward_none(&bob, "headers").await.unwrap();
+    let headers = last();
+    assert_eq!(header(&headers, "x-user"), Some("bob"));
+    assert_eq!(header(&headers, "x-tenant"), Some("org-7"));
+    assert_eq!(header(&headers, "authorization"), None);
+    // No verified caller, a claim missing, a claim no header can carry, a raw call: each
+    // refused before anything is sent, the claim named and its value not.
+    let before = sent();
+    let refusals = [
+        (ctx(), "no verified caller"),
+        (
+            as_caller("carol", serde_json::json!({"sub": "carol"})),
+            "no `org` claim",
+        ),
+        (
+            as_caller("dan", serde_json::json!({"org": "a\r\nX-Admin: yes"})),
+            "cannot carry",
+        ),
+        (
+            as_caller("erin", serde_json::json!({"org": ["a", "b"]})),
+            "not a string, number or boolean",
+        ),
+    ];
+    for (caller, says) in refusals {
+        let error = upstream
+            .forward_none::<Value>(&caller, "headers")
+            .await
+            .unwrap_err();
+        let text = error.tool_text();
+        assert!(
+            text.starts_with("upstream call failed: the upstream needs the caller's identity: ")
+                && text.contains(says),
+            "{text}"
+        );
+        assert!(!text.contains("X-Admin"), "{text}");
+    }
+    match upstream.call("headers", None).await {
+        Err(UpstreamError::Identity { reason }) => assert!(reason.contains("no verified caller")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(sent(), before, "a refused call reached the upstream");
+}
+
+#[test]
+fn identity_headers_that_cannot_work_are_refused() {
+    use mcp_runtime::upstream::IdentityHeader;
+    for (line, says) in [
+        ("X-User {sub}", "not `Name: template`"),
+        ("X-User: {sub", "without its `}`"),
+        ("X-User: sub}", "without its `{`"),
+        ("X-User: fixed", "names no claim"),
+        ("X-User: {a b}", "not a claim name"),
+        ("X User: {sub}", "not a header name"),
+    ] {
+        let why = IdentityHeader::parse(line).unwrap_err();
+        assert!(why.contains(says), "{line}: {why}");
+    }
+    let refused = |url: &str, fixed: Option<&str>, identity: &str| {
+        let mut settings = UpstreamSettings::new(url);
+        if let Some(name) = fixed {
+            settings.headers.push((
+                http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                http::HeaderValue::from_static("x"),
+            ));
+        }
+        settings.identity_headers = vec![IdentityHeader::parse(identity).unwrap()];
+        match Upstream::new(settings) {
+            Err(UpstreamError::Config { reason }) => reason,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(refused("ws://127.0.0.1:8546", None, "X-User: {sub}").contains("http://"));
+    assert!(refused("unix:/run/geth.ipc", None, "X-User: {sub}").contains("http://"));
+    assert!(refused("http://h:1", Some("x-user"), "X-User: {sub}").contains("both"));
+    assert!(refused("http://h:1", None, "Content-Length: {sub}").contains("own"));
+    // The settings' Debug shows the templates, which hold no caller's value.
+    let mut settings = UpstreamSettings::new("http://h:1");
+    settings.identity_headers = vec![IdentityHeader::parse("X-User: u-{sub}").unwrap()];
+    assert!(format!("{settings:?}").contains("x-user: u-{sub}"));
+}
+
+#[test]
+fn the_identity_header_flag_and_its_variable() {
+    let parse = |args: &[&str], env: &[(&str, &str)]| {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        mcp_runtime::entry::parse_gateway(
+            ["--upstream", "http://h:1"]
+                .iter()
+                .chain(args)
+                .map(|s| s.to_string()),
+            &mcp_runtime::Config::default(),
+            move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
+            None,
+        )
+    };
+    let (_, settings) = parse(
+        &[
+            "--upstream-identity-header",
+            "X-User: {sub}",
+            "--upstream-identity-header",
+            "X-Org: {org}",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(settings.identity_headers.len(), 2);
+    let (_, settings) = parse(
+        &[],
+        &[(
+            "MCP_UPSTREAM_IDENTITY_HEADERS",
+            "X-User: {sub}\n\nX-Org: {org}\n",
+        )],
+    )
+    .unwrap();
+    assert_eq!(settings.identity_headers.len(), 2);
+    match parse(&["--upstream-identity-header", "X-User: {sub"], &[]) {
+        Err(mcp_runtime::entry::ArgsError::Invalid(message)) => {
+            assert!(
+                message.starts_with("--upstream-identity-header #1: "),
+                "{message}"
+            )
+        }
+        other => panic!("{other:?}"),
     }
 }

@@ -158,6 +158,13 @@ start_server "$eth" --upstream "ws://127.0.0.1:$node_port"
 client eth-ws "$url"
 client budget-ws "$url" "$upstream"
 stop_servers
+# Identity headers need verified callers: without authorization the gateway does not start.
+identity_out="$("$eth" --stdio --upstream "$upstream" --upstream-identity-header 'X-User: {sub}' </dev/null 2>&1 >/dev/null; echo "status $?")"
+if grep -q "needs verified callers" <<<"$identity_out" && grep -q "status 2$" <<<"$identity_out"; then
+  echo "PASS identity-start: --upstream-identity-header without authorization stops the start" >>"$results"
+else
+  echo "FAIL identity-start: ${identity_out:0:300}" >>"$results"
+fi
 # The same gateway checking results against the document (--check-results): a real node's
 # answers that the document's unions take pass, a real mismatch names its leaf pointer.
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "$upstream"

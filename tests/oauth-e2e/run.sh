@@ -28,7 +28,12 @@
 #     or issuer (401 invalid_token), a token for this one (200, session), missing scopes (403
 #     insufficient_scope), no token (401 + metadata), sessions bound to their client, the
 #     stateless 2026-07-28 era, which metadata documents each server fetched, and that no token
-#     reaches the servers' logs.
+#     reaches the servers' logs;
+#   - a gateway (the simple-math document's, --gateway, built with --features jwt) behind issuer A
+#     with --upstream-identity-header 'X-User: {sub}' and 'X-Client: {client_id}', in front of
+#     ./identity_upstream.py, which answers the headers it got: each of two clients' calls
+#     reaches the upstream with its own identity and never with its token; a call without a
+#     token is refused at the door (401); no token in the gateway's log.
 # Last line: "N passed, M failed"; exits non-zero on any failure. With warm caches: about 8 s (the
 # generated crate itself is rebuilt), 3 s given a binary; the first build of its dependencies with
 # feature jwt takes minutes.
@@ -128,13 +133,15 @@ wait_port() { # PORT PID LOG
 }
 issuer_a_port=$(free_port); issuer_b_port=$(free_port)
 server_a_port=$(free_port); server_b_port=$(free_port); other_port=$(free_port)
+gateway_port=$(free_port); identity_port=$(free_port)
+gateway_url="http://127.0.0.1:$gateway_port/mcp"
 issuer_a="http://127.0.0.1:$issuer_a_port"; issuer_b="http://127.0.0.1:$issuer_b_port"
 server_a="http://127.0.0.1:$server_a_port/mcp"; server_b="http://127.0.0.1:$server_b_port/mcp"
 other="http://127.0.0.1:$other_port/other"   # a resource of issuer A that nothing serves
 secret="$("$node" -p 'require("crypto").randomBytes(24).toString("hex")')"
 
 "$node" "$here/issuer.mjs" "$issuer_dir/node_modules" \
-  "{\"secret\":\"$secret\",\"a\":{\"port\":$issuer_a_port,\"resources\":[\"$server_a\",\"$other\"]},\"b\":{\"port\":$issuer_b_port,\"resources\":[\"$server_b\"]}}" \
+  "{\"secret\":\"$secret\",\"a\":{\"port\":$issuer_a_port,\"resources\":[\"$server_a\",\"$other\",\"$gateway_url\"]},\"b\":{\"port\":$issuer_b_port,\"resources\":[\"$server_b\"]}}" \
   >"$work/issuer.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 150); do
@@ -171,6 +178,74 @@ if [ "$rc" -ne 0 ]; then
     log "last lines of $f:"; tail -n 25 "$work/$f" | sed 's/^/    /' >&2
   done
 fi
-cat "$work/client.out"
-tail -n 1 "$work/client.out" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$' || { echo "0 passed, 1 failed"; exit 1; }
-exit "$rc"
+tail -n 1 "$work/client.out" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$' || { cat "$work/client.out"; echo "0 passed, 1 failed"; exit 1; }
+
+# ---- 6. a gateway sends each caller's verified identity upstream, never its token ----------------
+gateway_checks() {
+  local crate="$work/identity-gateway"
+  check() { # NAME STATUS DETAIL
+    if [ "$2" -eq 0 ]; then echo "PASS $1"; else echo "FAIL $1: ${3:0:400}"; fi
+  }
+  (cd "$root" && cargo run -q -p mcp-codegen -- \
+    fixtures/third-party/open-rpc-examples/service-descriptions/simple-math-openrpc.json \
+    --tools '*' --gateway --name identity-gateway -o "$crate" -q) >"$work/gateway-codegen.log" 2>&1 \
+    || { cat "$work/gateway-codegen.log" >&2; echo "FAIL gateway: mcp-codegen failed"; return; }
+  cp "$root/Cargo.lock" "$crate/Cargo.lock"
+  cargo build -q --features jwt --manifest-path "$crate/Cargo.toml" \
+    || { echo "FAIL gateway: cargo build of the gateway failed"; return; }
+  python3 "$here/identity_upstream.py" "$identity_port" >"$work/identity-upstream.log" 2>&1 &
+  pids+=($!)
+  wait_port "$identity_port" "$!" "$work/identity-upstream.log"
+  RUST_LOG=info,mcp_runtime=debug "$CARGO_TARGET_DIR/debug/identity-gateway" --addr "127.0.0.1:$gateway_port" \
+    --public-url "$gateway_url" --auth-issuer "$issuer_a" --auth-scopes mcp \
+    --upstream "http://127.0.0.1:$identity_port/" \
+    --upstream-identity-header 'X-User: {sub}' --upstream-identity-header 'X-Client: {client_id}' \
+    >"$work/gateway.log" 2>&1 &
+  pids+=($!)
+  wait_port "$gateway_port" "$!" "$work/gateway.log"
+  local meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}'
+  local call="{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"addition\",\"arguments\":{\"a\":2,\"b\":3},$meta}}"
+  local client token answer status tokens=()
+  for client in mcp-e2e mcp-e2e-2; do
+    token="$(curl -s -u "$client:$secret" "$issuer_a/token" -d grant_type=client_credentials \
+      -d scope=mcp --data-urlencode "resource=$gateway_url" \
+      | python3 -c 'import json,sys; print(json.load(sys.stdin).get("access_token", ""))' || true)"
+    tokens+=("$token")
+    answer="$(curl -s "$gateway_url" -H 'content-type: application/json' \
+      -H 'accept: application/json, text/event-stream' -H 'mcp-protocol-version: 2026-07-28' \
+      -H 'mcp-method: tools/call' -H 'mcp-name: addition' -H "authorization: Bearer $token" -d "$call" || true)"
+    # The tool's text is the upstream's result: the headers it got.
+    status=0
+    python3 - "$answer" "$client" <<'PY' || status=1
+import json, sys
+answer, client = json.loads(sys.argv[1]), sys.argv[2]
+seen = json.loads(answer["result"]["content"][0]["text"])
+assert seen == {"x-user": client, "x-client": client, "authorization": None}, seen
+PY
+    check "gateway: $client's call reaches the upstream as $client (X-User, X-Client from its verified token), without its token" "$status" "$answer"
+  done
+  answer="$(curl -s -o /dev/null -w '%{http_code}' "$gateway_url" -H 'content-type: application/json' \
+    -H 'accept: application/json, text/event-stream' -H 'mcp-protocol-version: 2026-07-28' \
+    -H 'mcp-method: tools/call' -H 'mcp-name: addition' -d "$call" || true)"
+  status=0; [ "$answer" = 401 ] || status=1
+  check "gateway: a call without a token is refused at the door (401)" "$status" "HTTP $answer"
+  status=0
+  for token in "${tokens[@]}"; do
+    if [ -n "$token" ] && grep -qF "$token" "$work/gateway.log"; then status=1; fi
+  done
+  check "gateway: no token in the gateway's log (debug)" "$status" "a token is in the log"
+}
+gateway_checks >"$work/gateway.out" 2>"$work/gateway.err"
+head -n -1 "$work/client.out"
+cat "$work/gateway.out"
+read -r c_passed _ c_failed _ < <(tail -n 1 "$work/client.out")
+gw_passed="$(grep -c '^PASS' "$work/gateway.out" || true)"
+gw_failed="$(grep -c '^FAIL' "$work/gateway.out" || true)"
+if [ "$gw_passed" -eq 0 ]; then
+  gw_failed=$((gw_failed + 1)); log "the gateway checks ran none:"; tail -n 25 "$work/gateway.err" >&2
+fi
+if [ "$gw_failed" -ne 0 ]; then
+  log "last lines of gateway.log:"; tail -n 25 "$work/gateway.log" | sed 's/^/    /' >&2
+fi
+echo "$((c_passed + gw_passed)) passed, $((c_failed + gw_failed)) failed"
+[ "$rc" -eq 0 ] && [ "$gw_failed" -eq 0 ]

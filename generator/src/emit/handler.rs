@@ -84,8 +84,7 @@ pub(crate) fn handler_trait(
             true => {
                 let args = plan.params.map(|_| quote!(, params));
                 quote!({
-                    let _ = ctx;
-                    forwarding::#name(self.upstream() #args)
+                    forwarding::#name(self.upstream(), ctx #args)
                 })
             }
             false => quote!(;),
@@ -115,7 +114,8 @@ pub(crate) fn handler_trait(
             let body = forwarding_body(plan, types, checks);
             quote! {
                 pub(super) async fn #name(
-                    upstream: &::mcp_runtime::upstream::Upstream
+                    upstream: &::mcp_runtime::upstream::Upstream,
+                    ctx: &RequestContext
                     #params
                 ) -> Result<#output, Error> {
                     #body
@@ -193,6 +193,7 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
     };
     let call = quote! {
         upstream.forward(
+            ctx,
             #wire,
             ::mcp_runtime::ParamStructure::#structure,
             #params,

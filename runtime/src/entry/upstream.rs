@@ -84,6 +84,16 @@ const HEADER: Flag = Flag {
            client's own credentials are never forwarded",
     default: |_| String::new(),
 };
+const IDENTITY: Flag = Flag {
+    flag: "upstream-identity-header",
+    env: "MCP_UPSTREAM_IDENTITY_HEADERS",
+    value: "HEADER",
+    help: "a header `Name: template` built for each call from the caller's verified claims, for \
+           an upstream that trusts the gateway: --upstream-identity-header 'X-User: {sub}'; \
+           repeatable (the variable: one a line). Needs authorization (--auth-issuer); a call \
+           without a verified caller, or whose token lacks a claim, is refused. http(s) only",
+    default: |_| String::new(),
+};
 const CA: Flag = Flag {
     flag: "upstream-ca",
     env: "MCP_UPSTREAM_CA",
@@ -104,12 +114,13 @@ const TOOL_MODE: Flag = Flag {
 };
 
 /// The flags, in `--help` order.
-const FLAGS: [&Flag; 7] = [
+const FLAGS: [&Flag; 8] = [
     &URL,
     &TIMEOUT,
     &CONCURRENCY,
     &MAX_BODY,
     &HEADER,
+    &IDENTITY,
     &CA,
     &TOOL_MODE,
 ];
@@ -127,7 +138,7 @@ fn with_flags(mut command: clap::Command, default_url: Option<&str>) -> clap::Co
             wrap(flag.help, HELP_WIDTH),
             wrap(&spec, HELP_WIDTH)
         );
-        let action = if flag.flag == HEADER.flag {
+        let action = if flag.flag == HEADER.flag || flag.flag == IDENTITY.flag {
             clap::ArgAction::Append
         } else {
             clap::ArgAction::Set
@@ -264,31 +275,42 @@ fn settings(
             .map_err(|why| format!("{} {path}: {why}", given.source))?;
         settings.root_certificates.push(pem);
     }
-    // Headers: every --upstream-header, else the variable's lines.
-    let lines: Vec<(String, String)> =
-        if matches.value_source(HEADER.flag) == Some(ValueSource::CommandLine) {
-            matches
-                .get_many::<String>(HEADER.flag)
-                .into_iter()
-                .flatten()
-                .enumerate()
-                .map(|(i, text)| (format!("--{} #{}", HEADER.flag, i + 1), text.clone()))
-                .collect()
-        } else {
-            env(HEADER.env)
-                .unwrap_or_default()
-                .lines()
-                .enumerate()
-                .filter(|(_, line)| !line.trim().is_empty())
-                .map(|(i, line)| (format!("{} line {}", HEADER.env, i + 1), line.to_owned()))
-                .collect()
-        };
-    for (source, text) in lines {
+    for (source, text) in lines(matches, env, &HEADER) {
         settings
             .headers
             .push(header(&text, env).map_err(|why| format!("{source}: {why}"))?);
     }
+    for (source, text) in lines(matches, env, &IDENTITY) {
+        let identity =
+            upstream::IdentityHeader::parse(&text).map_err(|why| format!("{source}: {why}"))?;
+        settings.identity_headers.push(identity);
+    }
     Ok(settings)
+}
+
+/// A repeatable flag's values with where each comes from: every `--FLAG`, else the
+/// variable's lines.
+fn lines(
+    matches: &clap::ArgMatches,
+    env: &dyn Fn(&str) -> Option<String>,
+    flag: &Flag,
+) -> Vec<(String, String)> {
+    if matches.value_source(flag.flag) == Some(ValueSource::CommandLine) {
+        return matches
+            .get_many::<String>(flag.flag)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, text)| (format!("--{} #{}", flag.flag, i + 1), text.clone()))
+            .collect();
+    }
+    env(flag.env)
+        .unwrap_or_default()
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| (format!("{} line {}", flag.env, i + 1), line.to_owned()))
+        .collect()
 }
 
 /// `Name: value`, `Name: env:VAR` or `Name: file:PATH` as the header to send. The error
@@ -405,6 +427,12 @@ pub fn gateway<D: Dispatch>(
         Ok(telemetry) => telemetry,
         Err(code) => return code,
     };
+    if !settings.identity_headers.is_empty() && args.config.auth.is_none() {
+        eprintln!(
+            "error: --upstream-identity-header needs verified callers: turn authorization on (--auth-issuer), or leave the identity headers out"
+        );
+        return ExitCode::from(2);
+    }
     let upstream = match Upstream::new(settings) {
         Ok(upstream) => upstream,
         Err(error) => {

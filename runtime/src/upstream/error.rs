@@ -87,10 +87,18 @@ pub enum UpstreamError {
         /// The limit in bytes ([`UpstreamSettings::max_response_bytes`](super::UpstreamSettings::max_response_bytes)).
         limit: usize,
     },
-    /// The settings cannot work (a URL that is not `http://` or `https://`, a zero
-    /// concurrency, an unusable root certificate, ...).
+    /// The settings cannot work (a URL that is no upstream endpoint, a zero concurrency, an
+    /// unusable root certificate, ...).
     Config {
         /// What is wrong.
+        reason: String,
+    },
+    /// The call needs the caller's identity ([`UpstreamSettings::identity_headers`]) and has
+    /// none to send: no verified caller, or a claim its token lacks. Nothing was sent.
+    ///
+    /// [`UpstreamSettings::identity_headers`]: super::UpstreamSettings::identity_headers
+    Identity {
+        /// Which claim is missing or unusable (its name, never its value).
         reason: String,
     },
 }
@@ -114,6 +122,7 @@ impl UpstreamError {
             Self::WrongId { .. } => "wrong-id",
             Self::TooLarge { .. } => "too-large",
             Self::Config { .. } => "config",
+            Self::Identity { .. } => "identity",
         }
     }
 }
@@ -173,6 +182,12 @@ impl fmt::Display for UpstreamError {
                  raise --upstream-max-body"
             ),
             Self::Config { reason } => write!(f, "upstream settings: {reason}"),
+            Self::Identity { reason } => write!(
+                f,
+                "the caller's identity cannot be sent to the upstream: {reason}; \
+                 --upstream-identity-header needs a verified caller whose token has the claims \
+                 it names"
+            ),
         }
     }
 }
@@ -274,6 +289,10 @@ impl UpstreamError {
                 format!("it answered more than {limit} bytes, the limit")
             }
             Self::Config { .. } => "the gateway's upstream settings cannot work".into(),
+            // The caller's own claims (their names only): what the caller can act on.
+            Self::Identity { reason } => {
+                format!("the upstream needs the caller's identity: {reason}")
+            }
         }
     }
 }

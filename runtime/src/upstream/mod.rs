@@ -9,7 +9,8 @@
 //!   body), at most [`UpstreamSettings::max_concurrency`] calls at the upstream at once, and a
 //!   body read no further than [`UpstreamSettings::max_response_bytes`].
 //! - A call sends the configured headers and nothing of the MCP request: the MCP client's
-//!   access token has no way to the upstream.
+//!   access token has no way to the upstream. Headers made of the caller's verified claims
+//!   ([`IdentityHeader`], `X-User: {sub}`) are sent only when configured.
 //! - The upstream's `result` is passed on as it sent it ([`Forwarded::Raw`]); its JSON-RPC
 //!   error becomes an `isError` tool result with `{"code", "message", "data"}` (see
 //!   [`UpstreamError`]'s conversion into [`Error`]).
@@ -33,14 +34,14 @@
 //! /// Its params in the document's order (a `const`: `forward` takes a `&'static` list).
 //! const GET_BALANCE: &[Param] = &[Param::required("address"), Param::optional("block")];
 //!
-//! # async fn gateway() -> Result<(), mcp_runtime::Error> {
+//! # async fn gateway(ctx: &mcp_runtime::RequestContext) -> Result<(), mcp_runtime::Error> {
 //! let upstream = Upstream::new(UpstreamSettings::new("http://127.0.0.1:8545"))?;
 //! let params = GetBalance { address: "0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae".into(), block: None };
 //! // Sends {"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xde0b..."]}.
 //! let balance: Forwarded<String> = upstream
-//!     .forward("eth_getBalance", ParamStructure::Either, &params, GET_BALANCE)
+//!     .forward(ctx, "eth_getBalance", ParamStructure::Either, &params, GET_BALANCE)
 //!     .await?;
-//! let number: Forwarded<String> = upstream.forward_none("eth_blockNumber").await?;
+//! let number: Forwarded<String> = upstream.forward_none(ctx, "eth_blockNumber").await?;
 //! # let _ = (balance, number);
 //! # Ok(())
 //! # }
@@ -50,11 +51,13 @@
 //! into [`UpstreamSettings`].
 
 mod error;
+mod identity;
 mod params;
 mod response;
 mod socket;
 
 pub use error::UpstreamError;
+pub use identity::IdentityHeader;
 pub use params::{Forwarded, Param};
 
 use bytes::Bytes;
@@ -70,6 +73,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
+use crate::context::RequestContext;
 use crate::dispatch::ParamStructure;
 use crate::error::Error;
 use crate::http_pool::{self, Pool, TlsConfig};
@@ -115,6 +119,11 @@ pub struct UpstreamSettings {
     /// PEM documents of root certificates trusted beside the system's (a private CA, an
     /// upstream's self-signed certificate). Default: none.
     pub root_certificates: Vec<Vec<u8>>,
+    /// Headers built for each call from the caller's verified claims (`X-User: {sub}`), for
+    /// an upstream that trusts the gateway; `http(s)://` upstreams only. With any, a call
+    /// without a verified caller ([`RequestContext::principal`]), or whose token lacks a
+    /// claim they name, is refused ([`UpstreamError::Identity`]) and never sent. Default: none.
+    pub identity_headers: Vec<IdentityHeader>,
 }
 
 impl UpstreamSettings {
@@ -127,6 +136,7 @@ impl UpstreamSettings {
             headers: Vec::new(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             root_certificates: Vec::new(),
+            identity_headers: Vec::new(),
         }
     }
 }
@@ -141,6 +151,7 @@ impl fmt::Debug for UpstreamSettings {
             .field("headers", &names)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("root_certificates", &self.root_certificates.len())
+            .field("identity_headers", &self.identity_headers)
             .finish()
     }
 }
@@ -162,6 +173,8 @@ struct Inner {
     slots: Semaphore,
     max_response_bytes: usize,
     next_id: AtomicU64,
+    /// Built for each call from the caller's claims (HTTP only).
+    identity: Box<[IdentityHeader]>,
     /// Where [`NotReady::Upstream`] is reported, once [`Upstream::report_readiness`] is called.
     readiness: OnceLock<Readiness>,
 }
@@ -234,6 +247,20 @@ impl Upstream {
             tls.add_root_certificate(pem);
         }
         let max_concurrency = settings.max_concurrency.min(Semaphore::MAX_PERMITS);
+        for identity in &settings.identity_headers {
+            let name = identity.name();
+            check_header_name(name).map_err(config)?;
+            if headers.contains_key(name) {
+                return Err(config(format!(
+                    "the header {name} is both an identity header and a fixed one: give it once"
+                )));
+            }
+        }
+        if !settings.identity_headers.is_empty() && !matches!(endpoint, Endpoint::Http(_)) {
+            return Err(config(
+                "identity headers (--upstream-identity-header) go with each call, which only an http:// or https:// upstream carries".into(),
+            ));
+        }
         let shown = shown_url(&settings.url);
         let (transport, reachable) = match endpoint {
             Endpoint::Http(uri) => {
@@ -304,6 +331,7 @@ impl Upstream {
                 slots: Semaphore::new(max_concurrency),
                 max_response_bytes: settings.max_response_bytes,
                 next_id: AtomicU64::new(1),
+                identity: settings.identity_headers.into(),
                 readiness: OnceLock::new(),
             }),
         })
@@ -366,12 +394,16 @@ impl Upstream {
     /// upstream) as `POST` with `Content-Type: application/json` and the configured headers.
     /// A non-success status whose body is a JSON-RPC error for this request (as bitcoind
     /// answers one, with 500 or 404) is that error; 429 is always [`UpstreamError::Status`].
+    ///
+    /// The call carries no caller: with [`UpstreamSettings::identity_headers`] it is refused
+    /// ([`UpstreamError::Identity`]); [`forward`](Self::forward) sends the caller's.
     pub async fn call(
         &self,
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<Box<RawValue>, UpstreamError> {
-        self.call_text(method, params.map(RawValue::get)).await
+        self.call_text(None, method, params.map(RawValue::get))
+            .await
     }
 
     /// Forwards `method` with `params` (a generated params struct; an absent optional param
@@ -385,8 +417,12 @@ impl Upstream {
     /// The result is [`Forwarded::Raw`], the upstream's `result` as it sent it; a failure is
     /// an [`Error`] from [`UpstreamError`] (the upstream's JSON-RPC error with its code,
     /// message and data).
+    ///
+    /// `ctx` is the MCP request's: its verified caller is who the
+    /// [`UpstreamSettings::identity_headers`] name.
     pub async fn forward<P: Serialize + Sync, T>(
         &self,
+        ctx: &RequestContext,
         method: &'static str,
         structure: ParamStructure,
         params: &P,
@@ -397,24 +433,61 @@ impl Upstream {
                 "{method}: the params cannot be sent to the upstream: they {why}"
             ))
         })?;
-        Ok(Forwarded::Raw(self.call_text(method, Some(&params)).await?))
+        let raw = self.call_text(Some(ctx), method, Some(&params)).await?;
+        Ok(Forwarded::Raw(raw))
     }
 
-    /// Forwards `method`, which takes no params (`"params":[]`).
-    pub async fn forward_none<T>(&self, method: &'static str) -> Result<Forwarded<T>, Error> {
-        Ok(Forwarded::Raw(self.call_text(method, Some("[]")).await?))
+    /// Forwards `method`, which takes no params (`"params":[]`), for `ctx`'s caller.
+    pub async fn forward_none<T>(
+        &self,
+        ctx: &RequestContext,
+        method: &'static str,
+    ) -> Result<Forwarded<T>, Error> {
+        Ok(Forwarded::Raw(
+            self.call_text(Some(ctx), method, Some("[]")).await?,
+        ))
+    }
+
+    /// The identity headers of `caller`, or why it has none to send.
+    fn identity_of(
+        &self,
+        caller: Option<&RequestContext>,
+    ) -> Result<Vec<(HeaderName, HeaderValue)>, UpstreamError> {
+        let identity = &self.inner.identity;
+        if identity.is_empty() {
+            return Ok(Vec::new());
+        }
+        let refused = |reason: String| UpstreamError::Identity { reason };
+        let principal = caller.and_then(RequestContext::principal).ok_or_else(|| {
+            refused(
+                "the call has no verified caller (is authorization on, and is it over HTTP?)"
+                    .into(),
+            )
+        })?;
+        identity
+            .iter()
+            .map(|header| {
+                Ok((
+                    header.name().clone(),
+                    header.value(principal).map_err(refused)?,
+                ))
+            })
+            .collect()
     }
 
     async fn call_text(
         &self,
+        caller: Option<&RequestContext>,
         method: &str,
         params: Option<&str>,
     ) -> Result<Box<RawValue>, UpstreamError> {
         let inner = &*self.inner;
+        let identity = self.identity_of(caller)?;
         let started = Instant::now();
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let body = request_body(id, method, params);
-        let outcome = match tokio::time::timeout(inner.timeout, self.exchange(id, body)).await {
+        let exchange = self.exchange(id, body, identity);
+        let outcome = match tokio::time::timeout(inner.timeout, exchange).await {
             Ok(outcome) => outcome,
             Err(_) => Err(UpstreamError::Timeout {
                 url: inner.shown.clone(),
@@ -453,8 +526,14 @@ impl Upstream {
         outcome
     }
 
-    /// One request and its answer, with a slot (the caller bounds it in time).
-    async fn exchange(&self, id: u64, body: String) -> Result<Box<RawValue>, UpstreamError> {
+    /// One request and its answer, with a slot (the caller bounds it in time); `identity`:
+    /// the caller's headers (HTTP only: [`Upstream::new`] refuses them for the others).
+    async fn exchange(
+        &self,
+        id: u64,
+        body: String,
+        identity: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Box<RawValue>, UpstreamError> {
         let inner = &*self.inner;
         let _slot = inner
             .slots
@@ -477,6 +556,9 @@ impl Upstream {
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| self.connect_error(format!("building the request: {e}")))?;
         *request.headers_mut() = headers.clone();
+        for (name, value) in identity {
+            request.headers_mut().insert(name, value);
+        }
         let response = pool.request(request).await.map_err(|e| {
             self.connect_error(http_pool::tls::describe(
                 &e,

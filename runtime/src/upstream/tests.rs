@@ -301,7 +301,13 @@ async fn a_web_socket_upstream_sends_the_headers_with_its_handshake() {
             HeaderValue::from_static("Bearer for-the-upstream"),
         ))
     });
-    let number: Forwarded<String> = upstream.forward_none("eth_blockNumber").await.unwrap();
+    let number: Forwarded<String> = upstream
+        .forward_none(
+            &RequestContext::new(crate::ProtocolVersion::V2025_11_25),
+            "eth_blockNumber",
+        )
+        .await
+        .unwrap();
     assert!(matches!(number, Forwarded::Raw(raw) if raw.get() == r#""0x10""#));
     assert_eq!(*headers.lock().unwrap(), ["Bearer for-the-upstream"]);
 }
