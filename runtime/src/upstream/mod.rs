@@ -544,10 +544,7 @@ impl Upstream {
             Transport::Http { pool, uri, headers } => (pool, uri, headers),
             Transport::Socket(sockets) => {
                 let message = sockets.exchange(id, body).await?;
-                return match response::read(&message, id) {
-                    Answer::Result(result) => Ok(result),
-                    answer => Err(self.refusal(answer, id)),
-                };
+                return self.result_of(&message, id);
             }
         };
         let mut request = Request::builder()
@@ -570,10 +567,7 @@ impl Upstream {
             let bytes = self
                 .read_body(body, &parts.headers, inner.max_response_bytes, true)
                 .await?;
-            return match response::read(&bytes, id) {
-                Answer::Result(result) => Ok(result),
-                answer => Err(self.refusal(answer, id)),
-            };
+            return self.result_of(&bytes, id);
         }
         // An error status: its JSON-RPC error if it has one, else the status and the body's
         // start.
@@ -648,6 +642,14 @@ impl Upstream {
         UpstreamError::Connect {
             url: self.inner.shown.clone(),
             reason,
+        }
+    }
+
+    /// The `result` of `message`, the answer to request `id`, or why there is none.
+    fn result_of(&self, message: &[u8], id: u64) -> Result<Box<RawValue>, UpstreamError> {
+        match response::read(message, id) {
+            Answer::Result(result) => Ok(result),
+            answer => Err(self.refusal(answer, id)),
         }
     }
 

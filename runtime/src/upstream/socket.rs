@@ -41,7 +41,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{self, Message};
 
-use super::UpstreamError;
+use super::error::UpstreamError;
 use crate::http_pool::tls;
 
 /// The most connections to one socket upstream.
