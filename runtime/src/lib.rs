@@ -172,7 +172,7 @@ mod readiness;
 mod relay;
 pub mod request_state;
 pub mod result_budget;
-#[cfg(any(feature = "jwt", feature = "client"))]
+#[cfg(any(feature = "jwt", feature = "client", feature = "upstream"))]
 mod secure_url;
 mod server;
 pub mod session;

@@ -1,6 +1,7 @@
 //! The one rule for the URLs the runtime fetches for authorization (the server's JWKS and
-//! issuer metadata, the client's OAuth discovery and token endpoints): `https`, or plain `http`
-//! to a loopback host only (a development server, a test's).
+//! issuer metadata, the client's OAuth discovery and token endpoints, the gateway's token
+//! exchange endpoint): `https`, or plain `http` to a loopback host only (a development
+//! server, a test's).
 
 /// `url` as a URI to fetch, or why it may not be fetched.
 pub(crate) fn https_or_loopback(url: &str) -> Result<http::Uri, String> {

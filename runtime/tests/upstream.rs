@@ -893,3 +893,110 @@ fn the_identity_header_flag_and_its_variable() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_token_exchange_flags_and_their_variables() {
+    let parse = |args: &[&str], env: &[(&str, &str)]| {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        mcp_runtime::entry::parse_gateway(
+            ["--upstream", "http://h:1"]
+                .iter()
+                .chain(args)
+                .map(|s| s.to_string()),
+            &mcp_runtime::Config::default(),
+            move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
+            None,
+        )
+    };
+    let refused = |args: &[&str], env: &[(&str, &str)]| match parse(args, env) {
+        Err(mcp_runtime::entry::ArgsError::Invalid(message)) => message,
+        Err(other) => panic!("{other:?}"),
+        Ok((_, settings)) => panic!("accepted: {settings:?}"),
+    };
+    let dir = std::env::temp_dir().join(format!("mcp-exchange-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret_file = dir.join("secret");
+    std::fs::write(&secret_file, "s3cret\n").unwrap();
+    let secret = format!("file:{}", secret_file.display());
+    let full = [
+        "--upstream-auth",
+        "token-exchange",
+        "--upstream-token-endpoint",
+        "http://127.0.0.1:9/token",
+        "--upstream-client-id",
+        "gw",
+        "--upstream-client-secret",
+        &secret,
+        "--upstream-audience",
+        "node",
+        "--upstream-scope",
+        "eth",
+    ];
+    let (_, settings) = parse(&full, &[]).unwrap();
+    let exchange = settings.token_exchange.expect("the exchange");
+    assert_eq!(exchange.token_endpoint, "http://127.0.0.1:9/token");
+    assert_eq!(exchange.client_id, "gw");
+    assert_eq!(exchange.client_secret, "s3cret");
+    assert_eq!(exchange.audience.as_deref(), Some("node"));
+    assert_eq!(exchange.resource, None);
+    assert_eq!(exchange.scope.as_deref(), Some("eth"));
+    // The variables, the secret itself in its variable (it is on no command line).
+    let (_, settings) = parse(
+        &[],
+        &[
+            ("MCP_UPSTREAM_AUTH", "token-exchange"),
+            ("MCP_UPSTREAM_TOKEN_ENDPOINT", "https://as.example/token"),
+            ("MCP_UPSTREAM_CLIENT_ID", "gw"),
+            ("MCP_UPSTREAM_CLIENT_SECRET", "from-the-environment"),
+            ("MCP_UPSTREAM_RESOURCE", "https://node.example/"),
+        ],
+    )
+    .unwrap();
+    let exchange = settings.token_exchange.unwrap();
+    assert_eq!(exchange.client_secret, "from-the-environment");
+    assert_eq!(exchange.resource.as_deref(), Some("https://node.example/"));
+    // Off by default; its settings alone are refused, as is a secret on the command line.
+    assert!(parse(&[], &[]).unwrap().1.token_exchange.is_none());
+    let message = refused(&["--upstream-client-id", "gw"], &[]);
+    assert!(
+        message.contains("--upstream-auth token-exchange"),
+        "{message}"
+    );
+    let message = refused(&["--upstream-auth", "exchange"], &[]);
+    assert!(message.starts_with("--upstream-auth: "), "{message}");
+    let mut literal = full.to_vec();
+    literal[7] = "s3cret";
+    let message = refused(&literal, &[]);
+    assert!(
+        message.starts_with("--upstream-client-secret: ") && !message.contains("s3cret"),
+        "{message}"
+    );
+    let mut unset = full.to_vec();
+    unset[7] = "env:NO_SUCH_SECRET_VARIABLE";
+    assert!(refused(&unset, &[]).contains("NO_SUCH_SECRET_VARIABLE is not set"));
+    for (missing, says) in [
+        (
+            "--upstream-token-endpoint",
+            "needs --upstream-token-endpoint",
+        ),
+        ("--upstream-client-id", "needs --upstream-client-id"),
+        ("--upstream-client-secret", "needs --upstream-client-secret"),
+        (
+            "--upstream-audience",
+            "needs --upstream-audience or --upstream-resource",
+        ),
+    ] {
+        let at = full.iter().position(|arg| *arg == missing).unwrap();
+        let mut args = full.to_vec();
+        args.drain(at..at + 2);
+        let message = refused(&args, &[]);
+        assert!(message.contains(says), "{missing}: {message}");
+    }
+    let mut plain = full.to_vec();
+    plain[3] = "http://as.example/token";
+    assert!(refused(&plain, &[]).contains("only fetched over https"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

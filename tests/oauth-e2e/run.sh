@@ -33,7 +33,14 @@
 #     with --upstream-identity-header 'X-User: {sub}' and 'X-Client: {client_id}', in front of
 #     ./identity_upstream.py, which answers the headers it got: each of two clients' calls
 #     reaches the upstream with its own identity and never with its token; a call without a
-#     token is refused at the door (401); no token in the gateway's log.
+#     token is refused at the door (401); no token in the gateway's log;
+#   - the same gateway with --upstream-auth token-exchange (RFC 8693, issuer A's grant for the
+#     client mcp-gateway), twice (issued tokens of 600 s and of 2 s), checked by
+#     ./token_exchange.py: each client's calls reach the upstream with a token issued for it
+#     (its sub, the upstream's aud), a hundred calls cost one exchange per client, a refused
+#     exchange is an isError naming invalid_grant and reaches nothing, an expired issued token
+#     is renewed, no token in the logs; and the gateway does not start with it but without
+#     --auth-issuer (exit 2).
 # Last line: "N passed, M failed"; exits non-zero on any failure. With warm caches: about 8 s (the
 # generated crate itself is rebuilt), 3 s given a binary; the first build of its dependencies with
 # feature jwt takes minutes.
@@ -134,14 +141,18 @@ wait_port() { # PORT PID LOG
 issuer_a_port=$(free_port); issuer_b_port=$(free_port)
 server_a_port=$(free_port); server_b_port=$(free_port); other_port=$(free_port)
 gateway_port=$(free_port); identity_port=$(free_port)
+exchange_port=$(free_port); short_port=$(free_port)
 gateway_url="http://127.0.0.1:$gateway_port/mcp"
+exchange_url="http://127.0.0.1:$exchange_port/mcp"; short_url="http://127.0.0.1:$short_port/mcp"
+upstream_url="http://127.0.0.1:$identity_port/"
 issuer_a="http://127.0.0.1:$issuer_a_port"; issuer_b="http://127.0.0.1:$issuer_b_port"
 server_a="http://127.0.0.1:$server_a_port/mcp"; server_b="http://127.0.0.1:$server_b_port/mcp"
 other="http://127.0.0.1:$other_port/other"   # a resource of issuer A that nothing serves
 secret="$("$node" -p 'require("crypto").randomBytes(24).toString("hex")')"
 
 "$node" "$here/issuer.mjs" "$issuer_dir/node_modules" \
-  "{\"secret\":\"$secret\",\"a\":{\"port\":$issuer_a_port,\"resources\":[\"$server_a\",\"$other\",\"$gateway_url\"]},\"b\":{\"port\":$issuer_b_port,\"resources\":[\"$server_b\"]}}" \
+  "{\"secret\":\"$secret\",\"a\":{\"port\":$issuer_a_port,\"resources\":[\"$server_a\",\"$other\",\"$gateway_url\",\"$exchange_url\",\"$short_url\"]},\"b\":{\"port\":$issuer_b_port,\"resources\":[\"$server_b\"]},
+    \"exchange\":{\"subjectAudiences\":[\"$exchange_url\",\"$short_url\"],\"audiences\":{\"$upstream_url\":600,\"${upstream_url}short\":2},\"refuse\":[\"mcp-e2e-3\"]}}" \
   >"$work/issuer.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 150); do
@@ -235,7 +246,37 @@ PY
   done
   check "gateway: no token in the gateway's log (debug)" "$status" "a token is in the log"
 }
+
+# ---- 7. a gateway exchanges each caller's token for one issued for the upstream (RFC 8693) -------
+exchange_checks() {
+  local binary="$CARGO_TARGET_DIR/debug/identity-gateway" status answer
+  [ -x "$binary" ] || { echo "FAIL token exchange: no gateway binary (step 6 failed)"; return; }
+  printf '%s\n' "$secret" >"$work/gateway-secret"
+  start_exchanging() { # PORT PUBLIC_URL AUDIENCE LOG
+    RUST_LOG=info,mcp_runtime=debug "$binary" --addr "127.0.0.1:$1" --public-url "$2" \
+      --auth-issuer "$issuer_a" --auth-scopes mcp --upstream "$upstream_url" \
+      --upstream-auth token-exchange --upstream-token-endpoint "$issuer_a/token" \
+      --upstream-client-id mcp-gateway --upstream-client-secret "file:$work/gateway-secret" \
+      --upstream-audience "$3" >"$4" 2>&1 &
+    pids+=($!)
+    wait_port "$1" "$!" "$4"
+  }
+  start_exchanging "$exchange_port" "$exchange_url" "$upstream_url" "$work/exchange.log"
+  start_exchanging "$short_port" "$short_url" "${upstream_url}short" "$work/short.log"
+  python3 "$here/token_exchange.py" "{\"issuer\": \"$issuer_a\", \"secret\": \"$secret\",
+    \"gateway\": \"$exchange_url\", \"short\": \"$short_url\", \"upstream\": \"$upstream_url\",
+    \"logs\": [\"$work/exchange.log\", \"$work/short.log\"]}"
+  # Without authorization there is no caller's token to exchange: no start.
+  status=0
+  answer="$(MCP_UPSTREAM_CLIENT_SECRET="$secret" timeout 10 "$binary" --addr 127.0.0.1:0 \
+    --upstream "$upstream_url" --upstream-auth token-exchange --upstream-token-endpoint "$issuer_a/token" \
+    --upstream-client-id mcp-gateway --upstream-audience "$upstream_url" 2>&1 >/dev/null)" || status=$?
+  [ "$status" -eq 2 ] && grep -q -- "--auth-issuer" <<<"$answer" && status=0 || status=1
+  check "token exchange: no start without authorization (exit 2, naming --auth-issuer)" "$status" "$answer"
+}
+
 gateway_checks >"$work/gateway.out" 2>"$work/gateway.err"
+exchange_checks >>"$work/gateway.out" 2>>"$work/gateway.err"
 head -n -1 "$work/client.out"
 cat "$work/gateway.out"
 read -r c_passed _ c_failed _ < <(tail -n 1 "$work/client.out")

@@ -50,6 +50,8 @@ pub struct Auth {
     authenticator: Arc<dyn Authenticator>,
     published: Arc<Published>,
     step_up: Option<Arc<dyn StepUp>>,
+    /// Whether each principal keeps the caller's access token ([`Auth::keep_access_token`]).
+    keep_access_token: bool,
 }
 
 /// What the edge sends back, computed once.
@@ -77,6 +79,7 @@ impl Auth {
             authenticator,
             published: Arc::new(Published::new(metadata, Vec::new())),
             step_up: None,
+            keep_access_token: false,
         }
     }
 
@@ -87,6 +90,24 @@ impl Auth {
     pub fn step_up(mut self, policy: impl StepUp) -> Self {
         self.step_up = Some(Arc::new(policy));
         self
+    }
+
+    /// Each principal keeps the caller's access token (the token of its `Authorization:
+    /// Bearer` or `DPoP` header), for a gateway that exchanges it for a token of the
+    /// upstream's (RFC 8693: [`TokenExchange`](crate::upstream::TokenExchange), feature
+    /// `upstream`). Off by default: a principal then holds no credential. Even on, no API
+    /// outside this crate reads the token, and nothing logs it.
+    ///
+    /// The gateway binary turns it on with `--upstream-auth token-exchange`.
+    #[must_use]
+    pub fn keep_access_token(mut self) -> Self {
+        self.keep_access_token = true;
+        self
+    }
+
+    /// Whether principals keep the caller's access token.
+    pub(crate) fn keeps_access_token(&self) -> bool {
+        self.keep_access_token
     }
 
     /// The step-up policy, if any.
@@ -103,6 +124,7 @@ impl Auth {
             authenticator: self.authenticator,
             published: Arc::new(Published::new(metadata, scopes)),
             step_up: self.step_up,
+            keep_access_token: self.keep_access_token,
         }
     }
 
@@ -121,6 +143,7 @@ impl Auth {
             authenticator: self.authenticator,
             published: Arc::new(Published::new(metadata, required)),
             step_up: self.step_up,
+            keep_access_token: self.keep_access_token,
         }
     }
 

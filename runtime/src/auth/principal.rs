@@ -5,8 +5,11 @@ use serde_json::Value;
 /// The authenticated party behind a request: what an [`Authenticator`](super::Authenticator)
 /// returns and what a handler reads with [`RequestContext::principal`](crate::RequestContext::principal).
 ///
-/// It never holds the credential itself: the token stays at the edge.
-#[derive(Debug, Clone, PartialEq)]
+/// It holds the credential itself only when the server asks for it
+/// ([`Auth::keep_access_token`](super::Auth::keep_access_token), for a gateway that exchanges
+/// the caller's token for one of the upstream's, RFC 8693); even then nothing outside this
+/// crate can read it, and `Debug` never shows it.
+#[derive(Clone, PartialEq)]
 pub struct Principal {
     /// Who it is: the token's `sub` (or, without one, its `client_id`), or whatever
     /// identifies the party for a custom authenticator.
@@ -16,6 +19,27 @@ pub struct Principal {
     /// Every claim of the token as JSON (an object), `Value::Null` when the authenticator has
     /// none to give.
     pub claims: Value,
+    /// The caller's access token, kept only with [`Auth::keep_access_token`](super::Auth::keep_access_token).
+    access_token: Option<AccessToken>,
+}
+
+/// An access token kept for a token exchange: never printed.
+#[derive(Clone, PartialEq)]
+struct AccessToken(std::sync::Arc<str>);
+
+impl std::fmt::Debug for Principal {
+    /// Every field but the access token (shown as kept or not, never its value).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Principal")
+            .field("subject", &self.subject)
+            .field("scopes", &self.scopes)
+            .field("claims", &self.claims)
+            .field(
+                "access_token",
+                &self.access_token.as_ref().map(|_| "[redacted]"),
+            )
+            .finish()
+    }
 }
 
 impl Principal {
@@ -25,6 +49,7 @@ impl Principal {
             subject: subject.into(),
             scopes,
             claims: Value::Null,
+            access_token: None,
         }
     }
 
@@ -32,6 +57,20 @@ impl Principal {
     pub fn with_claims(mut self, claims: Value) -> Self {
         self.claims = claims;
         self
+    }
+
+    /// The same principal holding the caller's access token `token` (the edge sets it with
+    /// [`Auth::keep_access_token`](super::Auth::keep_access_token)).
+    pub(crate) fn keeping_access_token(mut self, token: &str) -> Self {
+        self.access_token = Some(AccessToken(token.into()));
+        self
+    }
+
+    /// The caller's access token, when the edge kept it (read by the gateway's token
+    /// exchange, feature `upstream`).
+    #[cfg_attr(not(feature = "upstream"), allow(dead_code))]
+    pub(crate) fn access_token(&self) -> Option<&str> {
+        self.access_token.as_ref().map(|token| &*token.0)
     }
 
     /// Whether `scope` was granted.
@@ -70,6 +109,15 @@ impl Principal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_token_is_never_printed() {
+        let principal = Principal::new("alice", Vec::new()).keeping_access_token("eyJsecret");
+        assert_eq!(principal.access_token(), Some("eyJsecret"));
+        let shown = format!("{principal:?}");
+        assert!(!shown.contains("eyJsecret"), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
+    }
 
     #[test]
     fn scopes() {

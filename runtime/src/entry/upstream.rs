@@ -94,6 +94,71 @@ const IDENTITY: Flag = Flag {
            without a verified caller, or whose token lacks a claim, is refused. http(s) only",
     default: |_| String::new(),
 };
+const AUTH: Flag = Flag {
+    flag: "upstream-auth",
+    env: "MCP_UPSTREAM_AUTH",
+    value: "MODE",
+    help: "`none`: calls carry the --upstream-headers only; `token-exchange`: each call also \
+           carries a token the authorization server issues for the upstream in exchange for the \
+           caller's own (RFC 8693), cached per caller until shortly before it expires. Needs \
+           authorization (--auth-issuer), --upstream-token-endpoint, --upstream-client-id, \
+           --upstream-client-secret and --upstream-audience or --upstream-resource. http(s) only",
+    default: |_| "none".into(),
+};
+const TOKEN_ENDPOINT: Flag = Flag {
+    flag: "upstream-token-endpoint",
+    env: "MCP_UPSTREAM_TOKEN_ENDPOINT",
+    value: "URL",
+    help: "token-exchange: the authorization server's token endpoint (https, or http on loopback)",
+    default: |_| String::new(),
+};
+const CLIENT_ID: Flag = Flag {
+    flag: "upstream-client-id",
+    env: "MCP_UPSTREAM_CLIENT_ID",
+    value: "ID",
+    help: "token-exchange: the gateway's own client id at the authorization server",
+    default: |_| String::new(),
+};
+const CLIENT_SECRET: Flag = Flag {
+    flag: "upstream-client-secret",
+    env: "MCP_UPSTREAM_CLIENT_SECRET",
+    value: "SOURCE",
+    help: "token-exchange: where the gateway's client secret is, `file:PATH` (the file's content, \
+           trimmed) or `env:VAR`; never the secret itself on the command line (the variable may \
+           hold it). Sent with client_secret_basic",
+    default: |_| String::new(),
+};
+const AUDIENCE: Flag = Flag {
+    flag: "upstream-audience",
+    env: "MCP_UPSTREAM_AUDIENCE",
+    value: "AUDIENCE",
+    help: "token-exchange: the upstream as the authorization server names it, the issued \
+           token's `aud`",
+    default: |_| String::new(),
+};
+const RESOURCE: Flag = Flag {
+    flag: "upstream-resource",
+    env: "MCP_UPSTREAM_RESOURCE",
+    value: "URI",
+    help: "token-exchange: the upstream's resource indicator (RFC 8707)",
+    default: |_| String::new(),
+};
+const SCOPE: Flag = Flag {
+    flag: "upstream-scope",
+    env: "MCP_UPSTREAM_SCOPE",
+    value: "SCOPES",
+    help: "token-exchange: the scopes asked for the issued token (space-separated)",
+    default: |_| String::new(),
+};
+/// The token exchange's flags but `--upstream-auth`, each only with `token-exchange`.
+const EXCHANGE: [&Flag; 6] = [
+    &TOKEN_ENDPOINT,
+    &CLIENT_ID,
+    &CLIENT_SECRET,
+    &AUDIENCE,
+    &RESOURCE,
+    &SCOPE,
+];
 const CA: Flag = Flag {
     flag: "upstream-ca",
     env: "MCP_UPSTREAM_CA",
@@ -114,13 +179,20 @@ const TOOL_MODE: Flag = Flag {
 };
 
 /// The flags, in `--help` order.
-const FLAGS: [&Flag; 8] = [
+const FLAGS: [&Flag; 15] = [
     &URL,
     &TIMEOUT,
     &CONCURRENCY,
     &MAX_BODY,
     &HEADER,
     &IDENTITY,
+    &AUTH,
+    &TOKEN_ENDPOINT,
+    &CLIENT_ID,
+    &CLIENT_SECRET,
+    &AUDIENCE,
+    &RESOURCE,
+    &SCOPE,
     &CA,
     &TOOL_MODE,
 ];
@@ -285,7 +357,115 @@ fn settings(
             upstream::IdentityHeader::parse(&text).map_err(|why| format!("{source}: {why}"))?;
         settings.identity_headers.push(identity);
     }
+    settings.token_exchange = token_exchange(matches, env)?;
     Ok(settings)
+}
+
+/// The token exchange `--upstream-auth token-exchange` and its flags describe, checked as
+/// [`Upstream::new`] will; `None` with `--upstream-auth none` (whose exchange flags are
+/// refused: they would do nothing).
+fn token_exchange(
+    matches: &clap::ArgMatches,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Option<upstream::TokenExchange>, String> {
+    let mode = given(matches, env, &AUTH);
+    match mode.as_ref().map(|mode| mode.text.trim()) {
+        None | Some("none") => {
+            if let Some(flag) = EXCHANGE
+                .iter()
+                .find(|flag| given(matches, env, flag).is_some())
+            {
+                let source = given(matches, env, flag)
+                    .map(|g| g.source)
+                    .unwrap_or_default();
+                return Err(format!(
+                    "{source} is a setting of the token exchange: give --upstream-auth token-exchange too, or leave it out"
+                ));
+            }
+            return Ok(None);
+        }
+        Some("token-exchange") => {}
+        Some(other) => {
+            let source = mode.as_ref().map(|m| m.source.as_str()).unwrap_or_default();
+            return Err(format!(
+                "{source}: {other:?} is not a mode: `none` or `token-exchange`"
+            ));
+        }
+    }
+    let required = |flag: &Flag| {
+        given(matches, env, flag)
+            .map(|given| given.text.trim().to_owned())
+            .filter(|text| !text.is_empty())
+            .ok_or_else(|| {
+                format!(
+                    "--upstream-auth token-exchange needs --{} (or {}): {}",
+                    flag.flag,
+                    flag.env,
+                    flag.help.trim_start_matches("token-exchange: ")
+                )
+            })
+    };
+    let endpoint = required(&TOKEN_ENDPOINT)?;
+    let client_id = required(&CLIENT_ID)?;
+    let secret = given(matches, env, &CLIENT_SECRET).ok_or_else(|| {
+        format!(
+            "--upstream-auth token-exchange needs --{} file:PATH (or {}): the gateway's client secret",
+            CLIENT_SECRET.flag, CLIENT_SECRET.env
+        )
+    })?;
+    let from_command_line = secret.source.starts_with("--");
+    let client_secret = secret_of(secret.text.trim(), from_command_line, env)
+        .map_err(|why| format!("{}: {why}", secret.source))?;
+    let mut exchange = upstream::TokenExchange::new(endpoint, client_id, client_secret);
+    let optional = |flag: &Flag| {
+        given(matches, env, flag)
+            .map(|given| given.text.trim().to_owned())
+            .filter(|text| !text.is_empty())
+    };
+    exchange.audience = optional(&AUDIENCE);
+    exchange.resource = optional(&RESOURCE);
+    exchange.scope = optional(&SCOPE);
+    if exchange.audience.is_none() && exchange.resource.is_none() {
+        return Err(format!(
+            "--upstream-auth token-exchange needs --{} or --{} (or {} or {}): the upstream the issued token is for",
+            AUDIENCE.flag, RESOURCE.flag, AUDIENCE.env, RESOURCE.env
+        ));
+    }
+    crate::secure_url::https_or_loopback(&exchange.token_endpoint)
+        .map_err(|why| format!("--{}: the token endpoint {why}", TOKEN_ENDPOINT.flag))?;
+    Ok(Some(exchange))
+}
+
+/// The secret `text` gives: `file:PATH`'s content, `env:VAR`'s value, or (only when it does
+/// not come from the command line) the text itself. The error never quotes a secret.
+fn secret_of(
+    text: &str,
+    from_command_line: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    if let Some(path) = text.strip_prefix("file:") {
+        let path = path.trim();
+        let content =
+            std::fs::read_to_string(path).map_err(|e| format!("{path} cannot be read ({e})"))?;
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(format!("{path} is empty"));
+        }
+        return Ok(content.to_owned());
+    }
+    if let Some(var) = text.strip_prefix("env:") {
+        let var = var.trim();
+        return env(var)
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| format!("the variable {var} is not set (or empty)"));
+    }
+    if from_command_line {
+        return Err(
+            "give `file:PATH` or `env:VAR`: a secret on the command line is visible to every user of the machine"
+                .into(),
+        );
+    }
+    Ok(text.to_owned())
 }
 
 /// A repeatable flag's values with where each comes from: every `--FLAG`, else the
@@ -432,6 +612,19 @@ pub fn gateway<D: Dispatch>(
             "error: --upstream-identity-header needs verified callers: turn authorization on (--auth-issuer), or leave the identity headers out"
         );
         return ExitCode::from(2);
+    }
+    let mut args = args;
+    if settings.token_exchange.is_some() {
+        // Each principal keeps its caller's token, for the exchange alone.
+        match args.config.auth.take() {
+            Some(auth) => args.config.auth = Some(auth.keep_access_token()),
+            None => {
+                eprintln!(
+                    "error: --upstream-auth token-exchange exchanges each caller's verified token: turn authorization on (--auth-issuer), or use --upstream-auth none"
+                );
+                return ExitCode::from(2);
+            }
+        }
     }
     let upstream = match Upstream::new(settings) {
         Ok(upstream) => upstream,

@@ -45,7 +45,23 @@ pub(super) async fn authenticate(
         };
         return Err(challenge(auth, &refusal, None));
     }
+    if auth.keeps_access_token() {
+        if let Some(token) = access_token(&parts.headers) {
+            return Ok(Arc::new(principal.keeping_access_token(token)));
+        }
+    }
     Ok(Arc::new(principal))
+}
+
+/// The token of the request's `Authorization: Bearer <token>` or `DPoP <token>` header (the
+/// authenticator accepted it: only its scheme is skipped here).
+fn access_token(headers: &http::HeaderMap) -> Option<&str> {
+    let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    ((scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("dpop"))
+        && !token.is_empty())
+    .then_some(token)
 }
 
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for

@@ -101,6 +101,22 @@ pub enum UpstreamError {
         /// Which claim is missing or unusable (its name, never its value).
         reason: String,
     },
+    /// The caller's access token could not be exchanged for one of the upstream's
+    /// ([`UpstreamSettings::token_exchange`]): the authorization server refused, or could not
+    /// be asked, or answered something unusable. Nothing was sent to the upstream.
+    ///
+    /// [`UpstreamSettings::token_exchange`]: super::UpstreamSettings::token_exchange
+    TokenExchange {
+        /// The token endpoint's origin.
+        url: String,
+        /// The authorization server's OAuth `error` code when it refused (`invalid_grant`,
+        /// `invalid_target`, `unauthorized_client`, ...); `None` when it could not be asked or
+        /// its answer was unusable.
+        error: Option<String>,
+        /// What happened, for the log: the server's `error_description`, a connection
+        /// failure, what was wrong with the answer (never a token).
+        reason: String,
+    },
 }
 
 impl UpstreamError {
@@ -111,7 +127,7 @@ impl UpstreamError {
     }
 
     /// A short name of the kind, for logs and metrics (`rpc`, `timeout`, `connect`, `status`,
-    /// `not-json-rpc`, `wrong-id`, `too-large`, `config`).
+    /// `not-json-rpc`, `wrong-id`, `too-large`, `config`, `identity`, `token-exchange`).
     pub fn kind(&self) -> &'static str {
         match self {
             Self::Rpc { .. } => "rpc",
@@ -123,6 +139,7 @@ impl UpstreamError {
             Self::TooLarge { .. } => "too-large",
             Self::Config { .. } => "config",
             Self::Identity { .. } => "identity",
+            Self::TokenExchange { .. } => "token-exchange",
         }
     }
 }
@@ -186,7 +203,27 @@ impl fmt::Display for UpstreamError {
                 f,
                 "the caller's identity cannot be sent to the upstream: {reason}; \
                  --upstream-identity-header needs a verified caller whose token has the claims \
-                 it names"
+                 it names, --upstream-auth token-exchange a verified caller"
+            ),
+            Self::TokenExchange {
+                url,
+                error: Some(error),
+                reason,
+            } => write!(
+                f,
+                "the authorization server {url} refused to exchange the caller's token for the \
+                 upstream's: {error} ({reason}); check that the gateway's client may exchange \
+                 tokens (--upstream-client-id) for the audience or resource it names \
+                 (--upstream-audience, --upstream-resource), and that the caller may reach it"
+            ),
+            Self::TokenExchange {
+                url,
+                error: None,
+                reason,
+            } => write!(
+                f,
+                "the caller's token could not be exchanged for the upstream's at {url}: {reason}; \
+                 check --upstream-token-endpoint"
             ),
         }
     }
@@ -292,6 +329,15 @@ impl UpstreamError {
             // The caller's own claims (their names only): what the caller can act on.
             Self::Identity { reason } => {
                 format!("the upstream needs the caller's identity: {reason}")
+            }
+            // The OAuth error code is what the caller can act on; the rest is the operator's.
+            Self::TokenExchange {
+                error: Some(error), ..
+            } => format!(
+                "the authorization server refused to exchange the caller's token for the upstream's ({error})"
+            ),
+            Self::TokenExchange { error: None, .. } => {
+                "the caller's token could not be exchanged for the upstream's".into()
             }
         }
     }

@@ -51,17 +51,21 @@
 //! into [`UpstreamSettings`].
 
 mod error;
+mod exchange;
 mod identity;
 mod params;
 mod response;
 mod socket;
 
 pub use error::UpstreamError;
+pub use exchange::{TokenExchange, MAX_CACHED, REFUSAL_MEMORY};
 pub use identity::IdentityHeader;
 pub use params::{Forwarded, Param};
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::header::{
+    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER,
+};
 use http::{HeaderMap, Method, Request, Uri};
 use http_body_util::{BodyExt, Full};
 use serde::Serialize;
@@ -124,6 +128,14 @@ pub struct UpstreamSettings {
     /// without a verified caller ([`RequestContext::principal`]), or whose token lacks a
     /// claim they name, is refused ([`UpstreamError::Identity`]) and never sent. Default: none.
     pub identity_headers: Vec<IdentityHeader>,
+    /// Each call carries a token the authorization server issued for the upstream in
+    /// exchange for the caller's own (RFC 8693, [`TokenExchange`]); `http(s)://` upstreams
+    /// only, and no `Authorization` among [`headers`](Self::headers). The server's
+    /// [`Auth`](crate::auth::Auth) must keep the callers' tokens
+    /// ([`Auth::keep_access_token`](crate::auth::Auth::keep_access_token)). The token
+    /// endpoint is trusted as [`root_certificates`](Self::root_certificates) say. Default:
+    /// none.
+    pub token_exchange: Option<TokenExchange>,
 }
 
 impl UpstreamSettings {
@@ -137,6 +149,7 @@ impl UpstreamSettings {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             root_certificates: Vec::new(),
             identity_headers: Vec::new(),
+            token_exchange: None,
         }
     }
 }
@@ -152,6 +165,7 @@ impl fmt::Debug for UpstreamSettings {
             .field("max_response_bytes", &self.max_response_bytes)
             .field("root_certificates", &self.root_certificates.len())
             .field("identity_headers", &self.identity_headers)
+            .field("token_exchange", &self.token_exchange)
             .finish()
     }
 }
@@ -175,6 +189,8 @@ struct Inner {
     next_id: AtomicU64,
     /// Built for each call from the caller's claims (HTTP only).
     identity: Box<[IdentityHeader]>,
+    /// Exchanges each caller's token for the upstream's (HTTP only).
+    exchanger: Option<exchange::Exchanger>,
     /// Where [`NotReady::Upstream`] is reported, once [`Upstream::report_readiness`] is called.
     readiness: OnceLock<Readiness>,
 }
@@ -261,6 +277,27 @@ impl Upstream {
                 "identity headers (--upstream-identity-header) go with each call, which only an http:// or https:// upstream carries".into(),
             ));
         }
+        let exchanger = match &settings.token_exchange {
+            None => None,
+            Some(exchange) => {
+                if !matches!(endpoint, Endpoint::Http(_)) {
+                    return Err(config(
+                        "the token exchange (--upstream-auth token-exchange) gives each call its own token, which only an http:// or https:// upstream carries".into(),
+                    ));
+                }
+                if headers.contains_key(AUTHORIZATION)
+                    || settings
+                        .identity_headers
+                        .iter()
+                        .any(|identity| identity.name() == AUTHORIZATION)
+                {
+                    return Err(config(
+                        "with the token exchange the gateway writes each call's Authorization header: leave it out of the headers".into(),
+                    ));
+                }
+                Some(exchange::Exchanger::new(exchange, &tls).map_err(config)?)
+            }
+        };
         let shown = shown_url(&settings.url);
         let (transport, reachable) = match endpoint {
             Endpoint::Http(uri) => {
@@ -332,6 +369,7 @@ impl Upstream {
                 max_response_bytes: settings.max_response_bytes,
                 next_id: AtomicU64::new(1),
                 identity: settings.identity_headers.into(),
+                exchanger,
                 readiness: OnceLock::new(),
             }),
         })
@@ -395,8 +433,9 @@ impl Upstream {
     /// A non-success status whose body is a JSON-RPC error for this request (as bitcoind
     /// answers one, with 500 or 404) is that error; 429 is always [`UpstreamError::Status`].
     ///
-    /// The call carries no caller: with [`UpstreamSettings::identity_headers`] it is refused
-    /// ([`UpstreamError::Identity`]); [`forward`](Self::forward) sends the caller's.
+    /// The call carries no caller: with [`UpstreamSettings::identity_headers`] or
+    /// [`UpstreamSettings::token_exchange`] it is refused ([`UpstreamError::Identity`]);
+    /// [`forward`](Self::forward) sends the caller's.
     pub async fn call(
         &self,
         method: &str,
@@ -419,7 +458,8 @@ impl Upstream {
     /// message and data).
     ///
     /// `ctx` is the MCP request's: its verified caller is who the
-    /// [`UpstreamSettings::identity_headers`] name.
+    /// [`UpstreamSettings::identity_headers`] name, and whose token
+    /// [`UpstreamSettings::token_exchange`] exchanges.
     pub async fn forward<P: Serialize + Sync, T>(
         &self,
         ctx: &RequestContext,
@@ -454,7 +494,7 @@ impl Upstream {
         caller: Option<&RequestContext>,
     ) -> Result<Vec<(HeaderName, HeaderValue)>, UpstreamError> {
         let identity = &self.inner.identity;
-        if identity.is_empty() {
+        if identity.is_empty() && self.inner.exchanger.is_none() {
             return Ok(Vec::new());
         }
         let refused = |reason: String| UpstreamError::Identity { reason };
@@ -482,11 +522,18 @@ impl Upstream {
         params: Option<&str>,
     ) -> Result<Box<RawValue>, UpstreamError> {
         let inner = &*self.inner;
-        let identity = self.identity_of(caller)?;
+        let mut identity = self.identity_of(caller)?;
         let started = Instant::now();
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let body = request_body(id, method, params);
-        let exchange = self.exchange(id, body, identity);
+        // `identity_of` refused a call without a principal when there is an exchanger.
+        let principal = caller.and_then(RequestContext::principal);
+        let exchange = async {
+            if let (Some(exchanger), Some(principal)) = (&inner.exchanger, principal) {
+                identity.push((AUTHORIZATION, exchanger.authorization(principal).await?));
+            }
+            self.exchange(id, body, identity).await
+        };
         let outcome = match tokio::time::timeout(inner.timeout, exchange).await {
             Ok(outcome) => outcome,
             Err(_) => Err(UpstreamError::Timeout {
@@ -495,6 +542,13 @@ impl Upstream {
             }),
         };
         let elapsed_ms = started.elapsed().as_millis() as u64;
+        if let (Some(exchanger), Some(principal), Err(UpstreamError::Status { status: 401, .. })) =
+            (&inner.exchanger, principal, &outcome)
+        {
+            // The upstream refused the issued token (revoked, or its key rolled): the next
+            // call exchanges again.
+            exchanger.forget(principal);
+        }
         if let Some(readiness) = inner.readiness.get() {
             match &outcome {
                 Err(UpstreamError::Connect { .. }) => readiness.set(NotReady::Upstream, true),

@@ -531,3 +531,317 @@ fn the_splitter_finds_each_value_of_a_stream() {
     // A stray closing bracket at the top does not underflow.
     assert_eq!(cut("]{}").0.last().unwrap(), "{}");
 }
+
+// ---- The token exchange (RFC 8693) -----------------------------------------------------------
+
+/// A plain-HTTP server on 127.0.0.1 answering each request with `handler`; its port.
+async fn http_server<F, Fut>(handler: F) -> u16
+where
+    F: Fn(hyper::Request<hyper::body::Incoming>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = hyper::Response<Full<Bytes>>> + Send + 'static,
+{
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let response = handler(request);
+                    async move { Ok::<_, std::convert::Infallible>(response.await) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                    .await;
+            });
+        }
+    });
+    port
+}
+
+fn json_response(status: u16, body: String) -> hyper::Response<Full<Bytes>> {
+    hyper::Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .unwrap()
+}
+
+/// An authorization server whose token endpoint exchanges `tok-X` for `up-X-N` (N counts the
+/// exchanges), valid `expires_in` seconds (from the subject token `tok-X-ttlS`, else 600),
+/// refuses `tok-refused` with `invalid_grant`; every form it got, decoded.
+async fn token_endpoint() -> (String, Arc<std::sync::Mutex<Vec<Vec<(String, String)>>>>) {
+    let forms = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = forms.clone();
+    let port = http_server(move |request: hyper::Request<hyper::body::Incoming>| {
+        let seen = seen.clone();
+        async move {
+            let basic = request
+                .headers()
+                .get("authorization")
+                .map(|v| v.to_str().unwrap().to_owned());
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            let form: Vec<(String, String)> = form_urlencoded::parse(&body).into_owned().collect();
+            let count = {
+                let mut forms = seen.lock().unwrap();
+                forms.push(form.clone());
+                forms.len()
+            };
+            // client_secret_basic, each part form-encoded: "gw:s3cret&:"
+            if basic.as_deref() != Some("Basic Z3c6czNjcmV0JTI2JTNB") {
+                return json_response(401, r#"{"error":"invalid_client"}"#.into());
+            }
+            let subject = form
+                .iter()
+                .find(|(name, _)| name == "subject_token")
+                .map(|(_, value)| value.clone())
+                .unwrap_or_default();
+            if subject == "tok-refused" {
+                return json_response(
+                    400,
+                    r#"{"error":"invalid_grant","error_description":"this token may not be exchanged"}"#.into(),
+                );
+            }
+            let ttl = subject
+                .rsplit_once("-ttl")
+                .map_or(600, |(_, ttl)| ttl.parse::<u64>().unwrap());
+            let issued = format!("up-{}-{count}", subject.trim_start_matches("tok-"));
+            json_response(
+                200,
+                serde_json::json!({
+                    "access_token": issued,
+                    "issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
+                    "token_type": "Bearer",
+                    "expires_in": ttl,
+                })
+                .to_string(),
+            )
+        }
+    })
+    .await;
+    (format!("http://127.0.0.1:{port}/token"), forms)
+}
+
+/// A JSON-RPC upstream that answers each call with the `Authorization` it got, and 401 to
+/// `up-revoked-*` tokens.
+async fn echo_authorization() -> String {
+    let port = http_server(
+        |request: hyper::Request<hyper::body::Incoming>| async move {
+            let authorization = request
+                .headers()
+                .get("authorization")
+                .map(|v| v.to_str().unwrap().to_owned());
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            let id = id_of(std::str::from_utf8(&body).unwrap());
+            if authorization
+                .as_deref()
+                .is_some_and(|a| a.starts_with("Bearer up-revoked"))
+            {
+                return json_response(401, r#"{"error":"invalid_token"}"#.into());
+            }
+            json_response(
+                200,
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": authorization})
+                    .to_string(),
+            )
+        },
+    )
+    .await;
+    format!("http://127.0.0.1:{port}/")
+}
+
+fn exchanging(upstream: &str, token_endpoint: &str) -> Upstream {
+    let mut settings = UpstreamSettings::new(upstream);
+    let mut exchange = TokenExchange::new(token_endpoint, "gw", "s3cret&:");
+    exchange.audience = Some("https://node.example".into());
+    exchange.scope = Some("eth read".into());
+    settings.token_exchange = Some(exchange);
+    Upstream::new(settings).unwrap()
+}
+
+fn caller(subject: &str, token: Option<&str>) -> RequestContext {
+    let mut principal = crate::auth::Principal::new(subject, Vec::new());
+    if let Some(token) = token {
+        principal = principal.keeping_access_token(token);
+    }
+    RequestContext::new(crate::ProtocolVersion::V2025_11_25)
+        .with_principal(Some(Arc::new(principal)))
+}
+
+async fn authorization_sent(
+    upstream: &Upstream,
+    caller: &RequestContext,
+) -> Result<String, UpstreamError> {
+    let raw = upstream.call_text(Some(caller), "who", Some("[]")).await?;
+    Ok(serde_json::from_str::<String>(raw.get()).unwrap())
+}
+
+#[tokio::test]
+async fn each_callers_token_is_exchanged_once_and_its_issued_token_sent() {
+    let (endpoint, forms) = token_endpoint().await;
+    let upstream = exchanging(&echo_authorization().await, &endpoint);
+    let (alice, bob) = (
+        caller("alice", Some("tok-alice")),
+        caller("bob", Some("tok-bob")),
+    );
+    // A hundred calls each, at once: one exchange per caller (the others wait for it).
+    let calls = (0..100)
+        .flat_map(|_| [&alice, &bob])
+        .map(|c| authorization_sent(&upstream, c));
+    let sent = futures_util::future::join_all(calls).await;
+    assert_eq!(
+        forms.lock().unwrap().len(),
+        2,
+        "{:?}",
+        forms.lock().unwrap()
+    );
+    for (i, sent) in sent.into_iter().enumerate() {
+        let sent = sent.unwrap();
+        let who = if i % 2 == 0 { "alice" } else { "bob" };
+        assert!(sent.starts_with(&format!("Bearer up-{who}-")), "{sent}");
+    }
+    // The form RFC 8693 §2.1 describes, the caller's token as the subject.
+    let form = forms.lock().unwrap()[0].clone();
+    let value = |name: &str| {
+        form.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    assert_eq!(
+        value("grant_type"),
+        Some("urn:ietf:params:oauth:grant-type:token-exchange")
+    );
+    assert!(matches!(
+        value("subject_token"),
+        Some("tok-alice" | "tok-bob")
+    ));
+    assert_eq!(
+        value("subject_token_type"),
+        Some("urn:ietf:params:oauth:token-type:access_token")
+    );
+    assert_eq!(value("audience"), Some("https://node.example"));
+    assert_eq!(value("scope"), Some("eth read"));
+    assert_eq!(value("resource"), None);
+}
+
+#[tokio::test]
+async fn an_issued_token_is_renewed_before_it_expires_and_after_the_upstream_refuses_it() {
+    let (endpoint, forms) = token_endpoint().await;
+    let upstream = exchanging(&echo_authorization().await, &endpoint);
+    let exchanges = || forms.lock().unwrap().len();
+    // Good for 1 s: reused for 0.9 s, then exchanged again.
+    let carol = caller("carol", Some("tok-carol-ttl1"));
+    assert_eq!(
+        authorization_sent(&upstream, &carol).await.unwrap(),
+        "Bearer up-carol-ttl1-1"
+    );
+    assert_eq!(
+        authorization_sent(&upstream, &carol).await.unwrap(),
+        "Bearer up-carol-ttl1-1"
+    );
+    tokio::time::sleep(Duration::from_millis(950)).await;
+    assert_eq!(
+        authorization_sent(&upstream, &carol).await.unwrap(),
+        "Bearer up-carol-ttl1-2"
+    );
+    assert_eq!(exchanges(), 2);
+    // The upstream refuses the issued token (401): the call fails, the next exchanges again.
+    let dave = caller("dave", Some("tok-revoked"));
+    match authorization_sent(&upstream, &dave).await {
+        Err(UpstreamError::Status { status: 401, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let _ = authorization_sent(&upstream, &dave).await;
+    assert_eq!(exchanges(), 4);
+}
+
+#[tokio::test]
+async fn a_refused_exchange_is_a_clear_error_and_nothing_reaches_the_upstream() {
+    let (endpoint, forms) = token_endpoint().await;
+    let upstream = exchanging(&echo_authorization().await, &endpoint);
+    let erin = caller("erin", Some("tok-refused"));
+    let error = authorization_sent(&upstream, &erin).await.unwrap_err();
+    match &error {
+        UpstreamError::TokenExchange {
+            error: Some(code),
+            reason,
+            ..
+        } => {
+            assert_eq!(code, "invalid_grant");
+            assert!(reason.contains("may not be exchanged"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // What the client sees: the OAuth code; the description stays in the log.
+    let text = Error::from(error).tool_text().to_owned();
+    assert!(
+        text.contains("refused to exchange the caller's token for the upstream's (invalid_grant)")
+            && !text.contains("may not be exchanged"),
+        "{text}"
+    );
+    // Remembered for a moment: a burst costs one request to the authorization server.
+    let _ = authorization_sent(&upstream, &erin).await.unwrap_err();
+    assert_eq!(forms.lock().unwrap().len(), 1);
+    // No token kept, no caller: refused before anything is asked or sent.
+    for (who, says) in [
+        (caller("frank", None), "was not kept"),
+        (
+            RequestContext::new(crate::ProtocolVersion::V2025_11_25),
+            "no verified caller",
+        ),
+    ] {
+        match authorization_sent(&upstream, &who).await {
+            Err(UpstreamError::Identity { reason }) => assert!(reason.contains(says), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(forms.lock().unwrap().len(), 1);
+    // An authorization server that cannot be reached: a clear error, no OAuth code.
+    let upstream = exchanging(&echo_authorization().await, "http://127.0.0.1:1/token");
+    match authorization_sent(&upstream, &caller("gina", Some("tok-gina"))).await {
+        Err(UpstreamError::TokenExchange {
+            error: None,
+            reason,
+            ..
+        }) => {
+            assert!(reason.contains("could not be reached"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn token_exchange_settings_that_cannot_work() {
+    let refused = |url: &str, change: &dyn Fn(&mut UpstreamSettings, &mut TokenExchange)| {
+        let mut settings = UpstreamSettings::new(url);
+        let mut exchange = TokenExchange::new("https://as.example/token", "gw", "secret");
+        exchange.resource = Some("https://node.example".into());
+        change(&mut settings, &mut exchange);
+        settings.token_exchange = Some(exchange);
+        match Upstream::new(settings) {
+            Err(UpstreamError::Config { reason }) => reason,
+            other => panic!("{other:?}"),
+        }
+    };
+    let none = |_: &mut UpstreamSettings, _: &mut TokenExchange| {};
+    assert!(refused("ws://127.0.0.1:1", &none).contains("http:// or https://"));
+    assert!(refused("unix:/tmp/x.ipc", &none).contains("http:// or https://"));
+    let fixed = |s: &mut UpstreamSettings, _: &mut TokenExchange| {
+        s.headers
+            .push((AUTHORIZATION, HeaderValue::from_static("Bearer x")))
+    };
+    assert!(refused("http://127.0.0.1:1", &fixed).contains("Authorization"));
+    let plain = |_: &mut UpstreamSettings, e: &mut TokenExchange| {
+        e.token_endpoint = "http://as.example/token".into()
+    };
+    assert!(refused("http://127.0.0.1:1", &plain).contains("https"));
+    let aimless = |_: &mut UpstreamSettings, e: &mut TokenExchange| e.resource = None;
+    assert!(refused("http://127.0.0.1:1", &aimless).contains("audience or resource"));
+    let nameless = |_: &mut UpstreamSettings, e: &mut TokenExchange| e.client_id.clear();
+    assert!(refused("http://127.0.0.1:1", &nameless).contains("client id"));
+    // The secret is in no message and no Debug.
+    let mut settings = UpstreamSettings::new("http://127.0.0.1:1");
+    settings.token_exchange = Some(TokenExchange::new("https://as/token", "gw", "hunter2"));
+    assert!(!format!("{settings:?}").contains("hunter2"));
+}
