@@ -79,6 +79,8 @@ python_venv "$venv" "$root/tests/python-client/requirements.txt" "the mcp Python
 # ---- 2. the gateways, generated with no file edited ------------------------------------------
 codegen="$CARGO_TARGET_DIR/debug/mcp-codegen"
 (cd "$root" && cargo build -q --locked -p mcp-codegen)
+# Upstream::subscribe against a real node (section 3b): runtime/examples/upstream_subscribe.rs.
+(cd "$root" && cargo build -q --locked -p mcp-runtime --features upstream --example upstream_subscribe)
 # generate NAME ARGS...: a gateway crate in $work/NAME, built with the workspace's lock.
 generate() {
   local name="$1"
@@ -237,6 +239,38 @@ for transport in ws ipc; do
     echo "FAIL $name: before: ${before:0:200}; down (${took} s): ${down:0:300}; back: ${back:0:300}" | tee -a "$results"
   fi
   stop_servers
+done
+# Subscriptions at the node (Upstream::subscribe, runtime/examples/upstream_subscribe.rs):
+# eth_subscribe(["newHeads"]) over anvil's WebSocket and IPC socket, one head per block mined
+# with evm_mine; the node killed and started again mid-stream: the subscription is opened again
+# and the new node's heads follow; closed with eth_unsubscribe, which the node answers true.
+mine() { curl -s --max-time 5 "http://127.0.0.1:$restart_port" -H 'content-type: application/json' \
+  -d '{"jsonrpc":"2.0","id":1,"method":"evm_mine","params":[]}' >/dev/null || true; }
+# wait_lines FILE N: until FILE has N lines (10 s).
+wait_lines() { for _ in $(seq 100); do [ "$(wc -l <"$1")" -ge "$2" ] && return 0; sleep 0.1; done; return 1; }
+for transport in ws ipc; do
+  case "$transport" in
+    ws) sub_url="ws://127.0.0.1:$restart_port" ;;
+    ipc) sub_url="unix:$work/restart.ipc" ;;
+  esac
+  out="$work/subscribe-$transport.out"
+  : >"$out"
+  timeout 60 "$CARGO_TARGET_DIR/debug/examples/upstream_subscribe" "$sub_url" 4 >"$out" 2>&1 &
+  sub_pid=$!
+  wait_lines "$out" 1 || true
+  mine; mine
+  wait_lines "$out" 3 || true
+  kill "$restart_pid"; wait "$restart_pid" 2>/dev/null || true
+  start_restart_node
+  wait_lines "$out" 4 || true   # reopened
+  mine; mine
+  sub_status=0; wait "$sub_pid" || sub_status=$?
+  got="$(tr '\n' ' ' <"$out")"
+  if [ "$sub_status" -eq 0 ] && grep -Eq '^subscribed head 0x[0-9a-f]+ head 0x[0-9a-f]+ reopened head 0x1 head 0x2 closed $' <<<"$got"; then
+    echo "PASS subscribe-$transport: eth_subscribe newHeads at anvil: one head per block mined, opened again after the node restarted, closed with eth_unsubscribe (true)" | tee -a "$results"
+  else
+    echo "FAIL subscribe-$transport: status $sub_status: ${got:0:400}" | tee -a "$results"
+  fi
 done
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "http://127.0.0.1:$anvil_port"
 client checked-anvil "$url"

@@ -56,11 +56,15 @@ mod identity;
 mod params;
 mod response;
 mod socket;
+mod subscription;
 
 pub use error::UpstreamError;
 pub use exchange::{TokenExchange, MAX_CACHED, REFUSAL_MEMORY};
 pub use identity::IdentityHeader;
 pub use params::{Forwarded, Param};
+pub use subscription::{
+    SubscriptionEvent, SubscriptionMethods, UpstreamSubscription, EVENTS_BUFFERED,
+};
 
 use bytes::Bytes;
 use http::header::{

@@ -19,8 +19,14 @@
 //!   anvil's IPC servers read and write them; answers are split where each value ends, with or
 //!   without whitespace between them.
 //!
-//! A message with no id of ours (a subscription's notification, an answer whose call timed
-//! out) is dropped, at `debug`.
+//! - **Subscriptions.** A subscription's request is an exchange like any other, whose answer's
+//!   `result` (the upstream's subscription id) the reader registers before it reads the next
+//!   message; each notification that names that id (`params.subscription`, or Starknet's
+//!   `params.subscription_id`) goes to the subscription's channel, until the connection closes
+//!   (the channel's sender is dropped then: [`super::subscription`] opens it again).
+//!
+//! Any other message with no id of ours (an answer whose call timed out, a notification of a
+//! subscription nobody holds) is dropped, at `debug`.
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
@@ -98,7 +104,7 @@ struct Line {
 }
 
 /// An open connection: its writer's queue and the calls waiting for an answer on it.
-struct Conn {
+pub(super) struct Conn {
     outgoing: mpsc::UnboundedSender<String>,
     waiting: Mutex<Waiting>,
     /// The reader's and writer's tasks, ended with the connection.
@@ -108,9 +114,17 @@ struct Conn {
 #[derive(Default)]
 struct Waiting {
     calls: HashMap<u64, oneshot::Sender<Result<Bytes, UpstreamError>>>,
+    /// The subscription requests in flight: where the notifications of the subscription each
+    /// answer opens go.
+    subscribing: HashMap<u64, Route>,
+    /// The subscriptions open on this connection, by the upstream's subscription id.
+    routes: HashMap<Box<str>, Route>,
     /// Why the connection closed, once it has.
     closed: Option<String>,
 }
+
+/// Where a subscription's notifications go (each message whole).
+pub(super) type Route = mpsc::Sender<Bytes>;
 
 /// Why a connection ends.
 enum Closed {
@@ -150,8 +164,39 @@ impl Sockets {
     /// Sends `body` (a request with id `id`) and returns the message that answers it. The
     /// caller bounds it in time: when it is dropped, the call is forgotten.
     pub(super) async fn exchange(&self, id: u64, body: String) -> Result<Bytes, UpstreamError> {
+        let conn = self.next_conn().await?;
+        self.exchange_on(&conn, id, body, None).await
+    }
+
+    /// Sends the subscription request `body` (id `id`) and returns the connection it went on
+    /// and its answer; the notifications of the subscription the answer opens go to `route`
+    /// until that connection closes.
+    pub(super) async fn subscribe(
+        &self,
+        id: u64,
+        body: String,
+        route: Route,
+    ) -> Result<(Arc<Conn>, Bytes), UpstreamError> {
+        let conn = self.next_conn().await?;
+        let answer = self.exchange_on(&conn, id, body, Some(route)).await?;
+        Ok((conn, answer))
+    }
+
+    /// The next line's connection, opened if need be.
+    async fn next_conn(&self) -> Result<Arc<Conn>, UpstreamError> {
         let line = &self.lines[self.next.fetch_add(1, Ordering::Relaxed) % self.lines.len()];
-        let conn = self.open(line).await?;
+        self.open(line).await
+    }
+
+    /// [`exchange`](Self::exchange) on `conn` (an unsubscription goes on its subscription's
+    /// connection); with `route`, a subscription's request.
+    pub(super) async fn exchange_on(
+        &self,
+        conn: &Conn,
+        id: u64,
+        body: String,
+        route: Option<Route>,
+    ) -> Result<Bytes, UpstreamError> {
         let (answer, waited) = oneshot::channel();
         {
             let mut waiting = conn.waiting.lock().expect("never poisoned");
@@ -159,9 +204,12 @@ impl Sockets {
                 return Err(self.connect_error(reason.clone()));
             }
             waiting.calls.insert(id, answer);
+            if let Some(route) = route {
+                waiting.subscribing.insert(id, route);
+            }
         }
         // Forgets the call if it is dropped (timed out) before its answer.
-        let _forget = Forget { conn: &conn, id };
+        let _forget = Forget { conn, id };
         if conn.outgoing.send(body).is_err() {
             return Err(self.connect_error("the connection closed".into()));
         }
@@ -339,16 +387,35 @@ impl Conn {
             .is_some()
     }
 
-    /// Hands `message` to the call it answers, if one waits for it.
+    /// Whether the connection has closed (its subscriptions' routes are gone then).
+    pub(super) fn closed(&self) -> bool {
+        self.is_closed()
+    }
+
+    /// Stops routing the notifications of the upstream's subscription `key`.
+    pub(super) fn unroute(&self, key: &str) {
+        self.waiting
+            .lock()
+            .expect("never poisoned")
+            .routes
+            .remove(key);
+    }
+
+    /// Hands `message` to the call it answers, if one waits for it, or to the subscription
+    /// it is a notification of.
     fn deliver(&self, message: Bytes, shown: &str) {
         match answered_id(&message) {
             Some(id) => {
-                let call = self
-                    .waiting
-                    .lock()
-                    .expect("never poisoned")
-                    .calls
-                    .remove(&id);
+                let call = {
+                    let mut waiting = self.waiting.lock().expect("never poisoned");
+                    if let Some(route) = waiting.subscribing.remove(&id) {
+                        // Before the next message is read: a notification may follow at once.
+                        if let Some(key) = subscription_of_answer(&message) {
+                            waiting.routes.insert(key, route);
+                        }
+                    }
+                    waiting.calls.remove(&id)
+                };
                 match call {
                     Some(call) => {
                         let _ = call.send(Ok(message));
@@ -359,7 +426,20 @@ impl Conn {
                 }
             }
             None => {
-                tracing::debug!(upstream = %shown, "an upstream message without an id of ours (a notification?) dropped")
+                let route = subscription_of_notification(&message).and_then(|key| {
+                    let waiting = self.waiting.lock().expect("never poisoned");
+                    waiting.routes.get(&*key).cloned()
+                });
+                match route {
+                    Some(route) => {
+                        if route.try_send(message).is_err() {
+                            tracing::debug!(upstream = %shown, "a notification dropped: its subscriber is behind or gone");
+                        }
+                    }
+                    None => {
+                        tracing::debug!(upstream = %shown, "an upstream message without an id of ours nor a subscription held (a late notification?) dropped")
+                    }
+                }
             }
         }
     }
@@ -376,6 +456,9 @@ impl Conn {
                 Closed::TooLarge(_) => "the upstream sent a message over the size limit".into(),
             };
             waiting.closed = Some(reason);
+            // Their channels close: each subscription opens itself again.
+            waiting.routes.clear();
+            waiting.subscribing.clear();
             std::mem::take(&mut waiting.calls)
         };
         let alone = calls.len() == 1;
@@ -416,6 +499,7 @@ impl Drop for Forget<'_> {
     fn drop(&mut self) {
         if let Ok(mut waiting) = self.conn.waiting.lock() {
             waiting.calls.remove(&self.id);
+            waiting.subscribing.remove(&self.id);
         }
     }
 }
@@ -580,10 +664,51 @@ fn answered_id(message: &[u8]) -> Option<u64> {
     envelope.id?.get().parse().ok()
 }
 
+/// The upstream's subscription id an answer's `result` gives (a string, or a number as
+/// written), as notifications name it.
+fn subscription_of_answer(message: &[u8]) -> Option<Box<str>> {
+    #[derive(Deserialize)]
+    struct Answer<'a> {
+        #[serde(borrow, default)]
+        result: Option<&'a RawValue>,
+    }
+    let answer: Answer = serde_json::from_slice(message.trim_ascii()).ok()?;
+    subscription_key(answer.result?)
+}
+
+/// The subscription id a notification names: `params.subscription` (Ethereum, Substrate,
+/// Lotus) or `params.subscription_id` (Starknet).
+fn subscription_of_notification(message: &[u8]) -> Option<Box<str>> {
+    #[derive(Deserialize)]
+    struct Notification<'a> {
+        #[serde(borrow)]
+        params: Params<'a>,
+    }
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(borrow, default)]
+        subscription: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        subscription_id: Option<&'a RawValue>,
+    }
+    let notification: Notification = serde_json::from_slice(message.trim_ascii()).ok()?;
+    let params = notification.params;
+    subscription_key(params.subscription.or(params.subscription_id)?)
+}
+
+/// A subscription id as a key: a string's text, a number as written; nothing else names one.
+pub(super) fn subscription_key(id: &RawValue) -> Option<Box<str>> {
+    match serde_json::from_str::<serde_json::Value>(id.get()).ok()? {
+        serde_json::Value::String(text) => Some(text.into()),
+        serde_json::Value::Number(number) => Some(number.to_string().into()),
+        _ => None,
+    }
+}
+
 /// The wait before attempt `failures + 1`: 100 ms doubling up to 5 s, each between half and
 /// all of it (jitter, so that gateways that lost the same upstream do not all come back at
 /// once).
-fn backoff(failures: u32) -> Duration {
+pub(super) fn backoff(failures: u32) -> Duration {
     let full = BACKOFF_FIRST
         .saturating_mul(1 << failures.saturating_sub(1).min(10))
         .min(BACKOFF_MOST);

@@ -845,3 +845,217 @@ fn token_exchange_settings_that_cannot_work() {
     settings.token_exchange = Some(TokenExchange::new("https://as/token", "gw", "hunter2"));
     assert!(!format!("{settings:?}").contains("hunter2"));
 }
+
+// ---- Subscriptions ---------------------------------------------------------------------------
+
+/// What the fake node of [`subscribing_node`] is told to do to every connection.
+#[derive(Clone, Debug)]
+enum NodeCommand {
+    /// A block: a notification to every subscription.
+    Mine(u64),
+    /// Close every connection.
+    Kill,
+}
+
+/// What the fake node saw: each subscription request's method and params, each
+/// unsubscription's params.
+#[derive(Default)]
+struct NodeLog {
+    subscribed: Vec<String>,
+    unsubscribed: Vec<String>,
+}
+
+/// A node on a WebSocket: `eth_subscribe(["newHeads"])` answers `"0xN"`, and its
+/// notifications are `eth_subscription` with `params.subscription`;
+/// `starknet_subscribeNewHeads` answers the number N, sends the current head at once, and its
+/// notifications are `starknet_subscriptionNewHeads` with `params.subscription_id`;
+/// `eth_subscribe(["bogus"])` is refused; the unsubscriptions, and any other call, answer
+/// `true`. Every
+/// notification's result is `{"number": BLOCK}`.
+async fn subscribing_node() -> (
+    u16,
+    tokio::sync::broadcast::Sender<NodeCommand>,
+    Arc<std::sync::Mutex<NodeLog>>,
+) {
+    let (commands, _) = tokio::sync::broadcast::channel(64);
+    let log = Arc::new(std::sync::Mutex::new(NodeLog::default()));
+    let next = Arc::new(std::sync::atomic::AtomicU64::new(1));
+    let (sender, node_log) = (commands.clone(), log.clone());
+    let (port, _) = ws_server(move |mut socket, _| {
+        let mut commands = sender.subscribe();
+        let (log, next) = (node_log.clone(), next.clone());
+        async move {
+            // This connection's subscriptions: (id as JSON, notification method, id member).
+            let mut held: Vec<(String, &str, &str)> = Vec::new();
+            loop {
+                tokio::select! {
+                    command = commands.recv() => match command {
+                        Ok(NodeCommand::Mine(block)) => {
+                            for (id, method, member) in &held {
+                                let note = format!(r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"{member}":{id},"result":{{"number":{block}}}}}}}"#);
+                                if socket.send(Message::text(note)).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        Ok(NodeCommand::Kill) | Err(_) => return,
+                    },
+                    request = socket.next() => {
+                        let Some(Ok(Message::Text(request))) = request else { return };
+                        let request: serde_json::Value = serde_json::from_str(&request).unwrap();
+                        let (id, method) = (request["id"].clone(), request["method"].as_str().unwrap().to_owned());
+                        let params = request["params"].to_string();
+                        let n = next.fetch_add(1, Ordering::SeqCst);
+                        let (answer, first) = match method.as_str() {
+                            "eth_subscribe" if params == r#"["bogus"]"# => (
+                                format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"unknown subscription"}}}}"#),
+                                None,
+                            ),
+                            "eth_subscribe" => {
+                                log.lock().unwrap().subscribed.push(format!("{method} {params}"));
+                                held.push((format!(r#""0x{n:x}""#), "eth_subscription", "subscription"));
+                                (format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"0x{n:x}"}}"#), None)
+                            }
+                            "starknet_subscribeNewHeads" => {
+                                log.lock().unwrap().subscribed.push(format!("{method} {params}"));
+                                held.push((n.to_string(), "starknet_subscriptionNewHeads", "subscription_id"));
+                                let head = format!(r#"{{"jsonrpc":"2.0","method":"starknet_subscriptionNewHeads","params":{{"subscription_id":{n},"result":{{"number":0}}}}}}"#);
+                                (format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{n}}}"#), Some(head))
+                            }
+                            "eth_unsubscribe" | "starknet_unsubscribe" => {
+                                log.lock().unwrap().unsubscribed.push(format!("{method} {params}"));
+                                let gone = request["params"][0].to_string();
+                                let gone_by_name = request["params"]["subscription_id"].to_string();
+                                held.retain(|(held, _, _)| *held != gone && *held != gone_by_name);
+                                (format!(r#"{{"jsonrpc":"2.0","id":{id},"result":true}}"#), None)
+                            }
+                            _ => (format!(r#"{{"jsonrpc":"2.0","id":{id},"result":true}}"#), None),
+                        };
+                        // The answer and the first notification in one go: it must not be lost.
+                        for message in std::iter::once(answer).chain(first) {
+                            if socket.send(Message::text(message)).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    })
+    .await;
+    (port, commands, log)
+}
+
+const ETH: SubscriptionMethods =
+    SubscriptionMethods::positional("eth_subscribe", "eth_unsubscribe");
+
+fn raw(text: &str) -> Box<RawValue> {
+    RawValue::from_string(text.to_owned()).unwrap()
+}
+
+/// The next event of `subscription`, within 5 s.
+async fn next_event(subscription: &mut UpstreamSubscription) -> Option<SubscriptionEvent> {
+    tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .expect("no event within 5 s")
+}
+
+async fn next_block(subscription: &mut UpstreamSubscription) -> u64 {
+    match next_event(subscription).await {
+        Some(SubscriptionEvent::Notification(result)) => {
+            serde_json::from_str::<serde_json::Value>(result.get()).unwrap()["number"]
+                .as_u64()
+                .unwrap()
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn each_subscription_gets_its_notifications_and_dropping_it_unsubscribes() {
+    let (port, node, log) = subscribing_node().await;
+    let upstream = ws_upstream(port, |settings| settings.max_concurrency = 2);
+    let new_heads = raw(r#"["newHeads"]"#);
+    let mut one = upstream.subscribe(&ETH, Some(&new_heads)).await.unwrap();
+    let mut two = upstream.subscribe(&ETH, Some(&new_heads)).await.unwrap();
+    // Calls share the connections with them.
+    assert_eq!(
+        upstream.call("eth_chainId", None).await.unwrap().get(),
+        "true"
+    );
+    for block in 1..=3 {
+        node.send(NodeCommand::Mine(block)).unwrap();
+        assert_eq!(next_block(&mut one).await, block);
+        assert_eq!(next_block(&mut two).await, block);
+    }
+    drop(one);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while log.lock().unwrap().unsubscribed.is_empty() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        log.lock().unwrap().unsubscribed,
+        [r#"eth_unsubscribe ["0x1"]"#]
+    );
+    node.send(NodeCommand::Mine(4)).unwrap();
+    assert_eq!(next_block(&mut two).await, 4);
+    // A subscription the node refuses is the error of `subscribe`; HTTP cannot carry one.
+    match upstream.subscribe(&ETH, Some(&raw(r#"["bogus"]"#))).await {
+        Err(UpstreamError::Rpc { code: -32602, .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    let http = Upstream::new(UpstreamSettings::new("http://127.0.0.1:1")).unwrap();
+    match http.subscribe(&ETH, Some(&new_heads)).await {
+        Err(UpstreamError::Config { reason }) => assert!(reason.contains("ws://"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_subscription_is_opened_again_after_its_connection_is_lost() {
+    let (port, node, log) = subscribing_node().await;
+    let upstream = ws_upstream(port, |_| {});
+    let mut heads = upstream
+        .subscribe(&ETH, Some(&raw(r#"["newHeads"]"#)))
+        .await
+        .unwrap();
+    node.send(NodeCommand::Mine(1)).unwrap();
+    assert_eq!(next_block(&mut heads).await, 1);
+    node.send(NodeCommand::Kill).unwrap();
+    assert!(matches!(
+        next_event(&mut heads).await,
+        Some(SubscriptionEvent::Reopened)
+    ));
+    // Under the node's new id.
+    node.send(NodeCommand::Mine(2)).unwrap();
+    assert_eq!(next_block(&mut heads).await, 2);
+    assert_eq!(
+        log.lock().unwrap().subscribed,
+        [
+            r#"eth_subscribe ["newHeads"]"#,
+            r#"eth_subscribe ["newHeads"]"#
+        ]
+    );
+}
+
+#[tokio::test]
+async fn starknet_subscriptions_name_their_id_in_another_member_and_close_by_name() {
+    let (port, node, log) = subscribing_node().await;
+    let upstream = ws_upstream(port, |_| {});
+    let starknet = SubscriptionMethods::by_name(
+        "starknet_subscribeNewHeads",
+        "starknet_unsubscribe",
+        "subscription_id",
+    );
+    let mut heads = upstream.subscribe(&starknet, None).await.unwrap();
+    // The head sent right behind the answer is not lost.
+    assert_eq!(next_block(&mut heads).await, 0);
+    node.send(NodeCommand::Mine(5)).unwrap();
+    assert_eq!(next_block(&mut heads).await, 5);
+    // Closed and answered before `close` returns.
+    heads.close().await.unwrap();
+    assert_eq!(
+        log.lock().unwrap().unsubscribed,
+        [r#"starknet_unsubscribe {"subscription_id":1}"#]
+    );
+}
