@@ -18,15 +18,17 @@
 //!   JSON values one after the other, each request followed by a newline, as geth's and
 //!   anvil's IPC servers read and write them; answers are split where each value ends, with or
 //!   without whitespace between them.
-//!
 //! - **Subscriptions.** A subscription's request is an exchange like any other, whose answer's
 //!   `result` (the upstream's subscription id) the reader registers before it reads the next
 //!   message; each notification that names that id (`params.subscription`, or Starknet's
 //!   `params.subscription_id`) goes to the subscription's channel, until the connection closes
 //!   (the channel's sender is dropped then: [`super::subscription`] opens it again).
 //!
-//! Any other message with no id of ours (an answer whose call timed out, a notification of a
-//! subscription nobody holds) is dropped, at `debug`.
+//! An error answer without an id (`"id": null`: the upstream could not read a request) fails
+//! every call waiting on its connection; an id echoed as a string (`"7"`) reaches its call,
+//! which fails with [`UpstreamError::WrongId`]. Any other message with no id of ours (an
+//! answer whose call timed out, a notification of a subscription nobody holds) is dropped, at
+//! `debug`.
 
 use bytes::{Bytes, BytesMut};
 use futures_util::{SinkExt, StreamExt};
@@ -425,6 +427,20 @@ impl Conn {
                     }
                 }
             }
+            None if is_unattributed_error(&message) => {
+                // An error the upstream could not tie to a request (`"id": null`: it could not
+                // read one). Every call waiting on this connection gets it, rather than its
+                // timeout: one of them caused it, and none can be told apart.
+                let calls: Vec<_> = {
+                    let mut waiting = self.waiting.lock().expect("never poisoned");
+                    waiting.subscribing.clear();
+                    waiting.calls.drain().collect()
+                };
+                tracing::warn!(upstream = %shown, calls = calls.len(), "the upstream answered an error without an id: it fails every call waiting on the connection");
+                for (_, call) in calls {
+                    let _ = call.send(Ok(message.clone()));
+                }
+            }
             None => {
                 let route = subscription_of_notification(&message).and_then(|key| {
                     let waiting = self.waiting.lock().expect("never poisoned");
@@ -653,7 +669,9 @@ impl Splitter {
     }
 }
 
-/// The id of an answer to one of our requests (a number), if `message` is one.
+/// The id of an answer to one of our requests, if `message` is one: a number, or a string of
+/// one (an upstream that echoes ids as strings: the call then gets
+/// [`UpstreamError::WrongId`] at once rather than its timeout).
 fn answered_id(message: &[u8]) -> Option<u64> {
     #[derive(Deserialize)]
     struct Envelope<'a> {
@@ -661,7 +679,28 @@ fn answered_id(message: &[u8]) -> Option<u64> {
         id: Option<&'a RawValue>,
     }
     let envelope: Envelope = serde_json::from_slice(message.trim_ascii()).ok()?;
-    envelope.id?.get().parse().ok()
+    let id = envelope.id?.get();
+    id.parse()
+        .ok()
+        .or_else(|| id.strip_prefix('"')?.strip_suffix('"')?.parse().ok())
+}
+
+/// Whether `message` is an error response whose `id` is `null` or missing.
+fn is_unattributed_error(message: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        error: Option<&'a RawValue>,
+        #[serde(borrow, default)]
+        method: Option<&'a RawValue>,
+    }
+    serde_json::from_slice::<Envelope>(message.trim_ascii()).is_ok_and(|envelope| {
+        envelope.method.is_none()
+            && envelope.error.is_some_and(|error| error.get() != "null")
+            && envelope.id.is_none_or(|id| id.get() == "null")
+    })
 }
 
 /// The upstream's subscription id an answer's `result` gives (a string, or a number as

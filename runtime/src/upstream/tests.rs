@@ -1059,3 +1059,46 @@ async fn starknet_subscriptions_name_their_id_in_another_member_and_close_by_nam
         [r#"starknet_unsubscribe {"subscription_id":1}"#]
     );
 }
+
+#[tokio::test]
+async fn an_answer_with_a_string_id_or_a_null_id_error_ends_its_calls_at_once() {
+    // Echoes ids as strings.
+    let (strings, _) = ws_server(|mut socket, _| async move {
+        while let Some(Ok(Message::Text(request))) = socket.next().await {
+            let id = id_of(&request);
+            let answer = format!(r#"{{"jsonrpc":"2.0","id":"{id}","result":1}}"#);
+            let _ = socket.send(Message::text(answer)).await;
+        }
+    })
+    .await;
+    let upstream = ws_upstream(strings, |settings| {
+        settings.timeout = Duration::from_secs(20)
+    });
+    let started = Instant::now();
+    match upstream.call("m", None).await {
+        Err(UpstreamError::WrongId { expected, got, .. }) => {
+            assert_eq!(got, format!("\"{expected}\""))
+        }
+        other => panic!("{other:?}"),
+    }
+    // Answers two requests with one error whose id is null: both calls get it.
+    let (nulls, _) = ws_server(|mut socket, _| async move {
+        let _ = socket.next().await;
+        let _ = socket.next().await;
+        let error =
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
+        let _ = socket.send(Message::text(error)).await;
+        let _ = socket.next().await;
+    })
+    .await;
+    let sockets = ws_sockets(nulls, 1);
+    let body = |id: u64| request_body(id, "m", None);
+    let (one, two) = tokio::join!(sockets.exchange(1, body(1)), sockets.exchange(2, body(2)));
+    for answer in [one, two] {
+        assert!(String::from_utf8_lossy(&answer.unwrap()).contains("Parse error"));
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "a call waited for its timeout"
+    );
+}
