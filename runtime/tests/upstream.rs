@@ -846,23 +846,29 @@ fn identity_headers_that_cannot_work_are_refused() {
     assert!(format!("{settings:?}").contains("x-user: u-{sub}"));
 }
 
+/// `parse_gateway` of `--upstream http://h:1` and `args`, with the variables `env`.
+fn parse_flags(
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<(mcp_runtime::entry::Args, UpstreamSettings), mcp_runtime::entry::ArgsError> {
+    let env: Vec<(String, String)> = env
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    mcp_runtime::entry::parse_gateway(
+        ["--upstream", "http://h:1"]
+            .iter()
+            .chain(args)
+            .map(|s| s.to_string()),
+        &mcp_runtime::Config::default(),
+        move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
+        None,
+    )
+}
+
 #[test]
 fn the_identity_header_flag_and_its_variable() {
-    let parse = |args: &[&str], env: &[(&str, &str)]| {
-        let env: Vec<(String, String)> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        mcp_runtime::entry::parse_gateway(
-            ["--upstream", "http://h:1"]
-                .iter()
-                .chain(args)
-                .map(|s| s.to_string()),
-            &mcp_runtime::Config::default(),
-            move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
-            None,
-        )
-    };
+    let parse = parse_flags;
     let (_, settings) = parse(
         &[
             "--upstream-identity-header",
@@ -896,21 +902,7 @@ fn the_identity_header_flag_and_its_variable() {
 
 #[test]
 fn the_token_exchange_flags_and_their_variables() {
-    let parse = |args: &[&str], env: &[(&str, &str)]| {
-        let env: Vec<(String, String)> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        mcp_runtime::entry::parse_gateway(
-            ["--upstream", "http://h:1"]
-                .iter()
-                .chain(args)
-                .map(|s| s.to_string()),
-            &mcp_runtime::Config::default(),
-            move |var| env.iter().find(|(k, _)| k == var).map(|(_, v)| v.clone()),
-            None,
-        )
-    };
+    let parse = parse_flags;
     let refused = |args: &[&str], env: &[(&str, &str)]| match parse(args, env) {
         Err(mcp_runtime::entry::ArgsError::Invalid(message)) => message,
         Err(other) => panic!("{other:?}"),

@@ -125,8 +125,8 @@ struct Waiting {
     closed: Option<String>,
 }
 
-/// Where a subscription's notifications go (each message whole).
-pub(super) type Route = mpsc::Sender<Bytes>;
+/// Where a subscription's notifications go: each one's `params.result`.
+pub(super) type Route = mpsc::Sender<Box<RawValue>>;
 
 /// Why a connection ends.
 enum Closed {
@@ -442,13 +442,13 @@ impl Conn {
                 }
             }
             None => {
-                let route = subscription_of_notification(&message).and_then(|key| {
+                let routed = notification(&message).and_then(|(key, result)| {
                     let waiting = self.waiting.lock().expect("never poisoned");
-                    waiting.routes.get(&*key).cloned()
+                    Some((waiting.routes.get(&*key).cloned()?, result))
                 });
-                match route {
-                    Some(route) => {
-                        if route.try_send(message).is_err() {
+                match routed {
+                    Some((route, result)) => {
+                        if route.try_send(result).is_err() {
                             tracing::debug!(upstream = %shown, "a notification dropped: its subscriber is behind or gone");
                         }
                     }
@@ -715,9 +715,9 @@ fn subscription_of_answer(message: &[u8]) -> Option<Box<str>> {
     subscription_key(answer.result?)
 }
 
-/// The subscription id a notification names: `params.subscription` (Ethereum, Substrate,
-/// Lotus) or `params.subscription_id` (Starknet).
-fn subscription_of_notification(message: &[u8]) -> Option<Box<str>> {
+/// The subscription id a notification names (`params.subscription`: Ethereum, Substrate,
+/// Lotus; or `params.subscription_id`: Starknet) and its `params.result`.
+fn notification(message: &[u8]) -> Option<(Box<str>, Box<RawValue>)> {
     #[derive(Deserialize)]
     struct Notification<'a> {
         #[serde(borrow)]
@@ -729,10 +729,13 @@ fn subscription_of_notification(message: &[u8]) -> Option<Box<str>> {
         subscription: Option<&'a RawValue>,
         #[serde(borrow, default)]
         subscription_id: Option<&'a RawValue>,
+        #[serde(borrow)]
+        result: &'a RawValue,
     }
     let notification: Notification = serde_json::from_slice(message.trim_ascii()).ok()?;
     let params = notification.params;
-    subscription_key(params.subscription.or(params.subscription_id)?)
+    let key = subscription_key(params.subscription.or(params.subscription_id)?)?;
+    Some((key, params.result.to_owned()))
 }
 
 /// A subscription id as a key: a string's text, a number as written; nothing else names one.

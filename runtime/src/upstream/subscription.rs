@@ -39,8 +39,6 @@
 //!   [`SubscriptionMethods::by_name`]) goes on the connection the subscription is on, in the
 //!   background, bounded by the call timeout.
 
-use bytes::Bytes;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -133,7 +131,7 @@ struct Opened {
     conn: Arc<Conn>,
     id: Box<RawValue>,
     key: Box<str>,
-    notifications: mpsc::Receiver<Bytes>,
+    notifications: mpsc::Receiver<Box<RawValue>>,
 }
 
 impl Upstream {
@@ -274,12 +272,8 @@ async fn run(
         loop {
             tokio::select! {
                 _ = events.closed() => return upstream.close_subscription(&methods, opened).await,
-                message = opened.notifications.recv() => match message {
-                    Some(message) => {
-                        let Some(result) = result_of_notification(&message) else {
-                            tracing::debug!(upstream = %upstream.inner.shown, "a notification without params.result dropped");
-                            continue;
-                        };
+                result = opened.notifications.recv() => match result {
+                    Some(result) => {
                         if events.try_send(SubscriptionEvent::Notification(result)).is_err() {
                             tracing::debug!(upstream = %upstream.inner.shown, "a notification dropped: its subscriber is behind");
                         }
@@ -319,20 +313,4 @@ async fn run(
             return upstream.close_subscription(&methods, opened).await;
         }
     }
-}
-
-/// A notification's `params.result`.
-fn result_of_notification(message: &[u8]) -> Option<Box<RawValue>> {
-    #[derive(Deserialize)]
-    struct Notification<'a> {
-        #[serde(borrow)]
-        params: Params<'a>,
-    }
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(borrow)]
-        result: &'a RawValue,
-    }
-    let notification: Notification = serde_json::from_slice(message.trim_ascii()).ok()?;
-    Some(notification.params.result.to_owned())
 }
