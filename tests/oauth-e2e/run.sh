@@ -38,7 +38,8 @@
 #     client mcp-gateway), twice (issued tokens of 600 s and of 2 s), checked by
 #     ./token_exchange.py: each client's calls reach the upstream with a token issued for it
 #     (its sub, the upstream's aud), a hundred calls cost one exchange per client, a refused
-#     exchange is an isError naming invalid_grant and reaches nothing, an expired issued token
+#     exchange is an isError naming invalid_grant and reaches nothing, the plain JSON-RPC door
+#     (raw bytes, a batch) sends the same issued tokens, an expired issued token
 #     is renewed, no token in the logs; and the gateway does not start with it but without
 #     --auth-issuer (exit 2).
 # Last line: "N passed, M failed"; exits non-zero on any failure. With warm caches: about 8 s (the
@@ -257,7 +258,7 @@ exchange_checks() {
       --auth-issuer "$issuer_a" --auth-scopes mcp --upstream "$upstream_url" \
       --upstream-auth token-exchange --upstream-token-endpoint "$issuer_a/token" \
       --upstream-client-id mcp-gateway --upstream-client-secret "file:$work/gateway-secret" \
-      --upstream-audience "$3" >"$4" 2>&1 &
+      --upstream-audience "$3" --jsonrpc /jsonrpc >"$4" 2>&1 &
     pids+=($!)
     wait_port "$1" "$!" "$4"
   }

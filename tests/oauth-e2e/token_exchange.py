@@ -7,6 +7,8 @@ answers each call with the Authorization header it got.
   issuer issued in exchange for the client's own (its `sub`, `aud` the upstream, `act` the
   gateway, its `jti` in the issuer's record), never the client's token; a hundred calls cost one
   exchange per client.
+- The plain JSON-RPC door (--jsonrpc /jsonrpc) decides the same: raw bytes with their members
+  in another order, and a batch, reach the upstream with the same issued token, no new exchange.
 - A client whose tokens the issuer refuses to exchange gets an isError naming the OAuth error
   (invalid_grant), and nothing reaches the upstream.
 - Behind the second gateway the issued tokens live 2 s: a call after that gets a new one.
@@ -125,6 +127,38 @@ for client in ("mcp-e2e", "mcp-e2e-2"):
         )
     except Exception as error:  # noqa: BLE001 - a check that cannot run fails
         check(f"token exchange: {client}'s calls", False, repr(error))
+
+# ---- the plain JSON-RPC door: raw bytes, another member order, a batch -------------------------
+try:
+    token = token_for("mcp-e2e", config["gateway"])
+    before = len([e for e in exchanges(upstream) if e["sub"] == "mcp-e2e"])
+    door = config["gateway"].rsplit("/mcp", 1)[0] + "/jsonrpc"
+    raw = b'[{"params":[2,3],"method":"addition","id":7,"jsonrpc":"2.0"},' \
+          b'{"jsonrpc":"2.0","params":{"b":1,"a":1},"id":"eight","method":"addition"}]'
+    request = urllib.request.Request(
+        door,
+        data=raw,
+        headers={"content-type": "application/json", "authorization": f"Bearer {token}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answers = json.load(response)
+    claims = []
+    for answer in answers:
+        authorization = answer["result"]["authorization"]
+        seen_tokens.append(authorization.partition(" ")[2])
+        payload = authorization.partition(" ")[2].split(".")[1]
+        claims.append(json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))))
+    after = len([e for e in exchanges(upstream) if e["sub"] == "mcp-e2e"])
+    check(
+        "token exchange: the plain JSON-RPC door (raw bytes, members in another order, a batch) "
+        "sends the same issued token, one exchange for the caller's token",
+        len(answers) == 2
+        and all(c["sub"] == "mcp-e2e" and c["aud"] == upstream for c in claims)
+        and after == before + 1,
+        f"{answers} ({before} then {after} exchanges)",
+    )
+except Exception as error:  # noqa: BLE001
+    check("token exchange: the plain JSON-RPC door", False, repr(error))
 
 # ---- a refused exchange -----------------------------------------------------------------------
 try:
