@@ -163,9 +163,13 @@ enum State {
 }
 
 impl Exchanger {
-    /// The exchanger `settings` describe, trusting what `tls` trusts; the error says which
-    /// setting cannot work.
-    pub(crate) fn new(settings: &TokenExchange, tls: &TlsConfig) -> Result<Self, String> {
+    /// The exchanger `settings` describe, trusting what `tls` trusts, its token endpoint
+    /// named `shown` in messages (its origin); the error says which setting cannot work.
+    pub(crate) fn new(
+        settings: &TokenExchange,
+        tls: &TlsConfig,
+        shown: String,
+    ) -> Result<Self, String> {
         let endpoint = crate::secure_url::https_or_loopback(settings.token_endpoint.trim())
             .map_err(|why| format!("the token endpoint {why}"))?;
         if settings.client_id.is_empty() {
@@ -208,7 +212,7 @@ impl Exchanger {
         }
         Ok(Self {
             pool: http_pool::pool(tls, 4)?,
-            shown: super::shown_url(&settings.token_endpoint),
+            shown,
             endpoint,
             client,
             tail: tail.finish(),

@@ -299,7 +299,8 @@ impl Upstream {
                         "with the token exchange the gateway writes each call's Authorization header: leave it out of the headers".into(),
                     ));
                 }
-                Some(exchange::Exchanger::new(exchange, &tls).map_err(config)?)
+                let shown = shown_url(&exchange.token_endpoint);
+                Some(exchange::Exchanger::new(exchange, &tls, shown).map_err(config)?)
             }
         };
         let shown = shown_url(&settings.url);
