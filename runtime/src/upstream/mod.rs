@@ -86,6 +86,7 @@ use crate::dispatch::ParamStructure;
 use crate::error::Error;
 use crate::http_pool::{self, Pool, TlsConfig};
 use crate::readiness::{NotReady, Readiness};
+use params::request_body;
 use response::Answer;
 
 /// [`UpstreamSettings::timeout`] unless set: 30 s.
@@ -217,6 +218,33 @@ enum Transport {
 enum Reachable {
     Tcp(String, u16),
     Unix(PathBuf),
+}
+
+/// A subscription's way to its upstream (only made over a socket: [`Upstream::subscribe`]
+/// checks).
+impl subscription::Link for Upstream {
+    fn sockets(&self) -> &socket::Sockets {
+        match &self.inner.transport {
+            Transport::Socket(sockets) => sockets,
+            Transport::Http { .. } => unreachable!("Upstream::subscribe refuses an http upstream"),
+        }
+    }
+
+    fn next_id(&self) -> u64 {
+        self.inner.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn timeout(&self) -> Duration {
+        self.inner.timeout
+    }
+
+    fn shown(&self) -> &str {
+        &self.inner.shown
+    }
+
+    fn result_of(&self, message: &[u8], id: u64) -> Result<Box<RawValue>, UpstreamError> {
+        Upstream::result_of(self, message, id)
+    }
 }
 
 /// The upstream's endpoint, as [`check_url`] reads it.
@@ -448,6 +476,52 @@ impl Upstream {
     ) -> Result<Box<RawValue>, UpstreamError> {
         self.call_text(None, method, params.map(RawValue::get))
             .await
+    }
+
+    /// Opens a subscription with `methods.subscribe` and `params` (`None`: no `params`
+    /// member) at a WebSocket or Unix-socket upstream: the first request's failure is the
+    /// error (an HTTP upstream cannot carry one: [`UpstreamError::Config`]). Then its
+    /// notifications arrive through [`UpstreamSubscription::next`] until it is closed or
+    /// dropped, and it is opened again after a lost connection (at most
+    /// [`EVENTS_BUFFERED`] notifications wait; the unsubscription goes on the subscription's
+    /// own connection).
+    ///
+    /// ```no_run
+    /// use mcp_runtime::upstream::{SubscriptionEvent, SubscriptionMethods, Upstream, UpstreamSettings};
+    /// use serde_json::value::RawValue;
+    ///
+    /// const ETH: SubscriptionMethods = SubscriptionMethods::positional("eth_subscribe", "eth_unsubscribe");
+    ///
+    /// # async fn heads() -> Result<(), mcp_runtime::upstream::UpstreamError> {
+    /// let upstream = Upstream::new(UpstreamSettings::new("ws://127.0.0.1:8545"))?;
+    /// let params = RawValue::from_string(r#"["newHeads"]"#.into()).unwrap();
+    /// let mut heads = upstream.subscribe(&ETH, Some(&params)).await?;
+    /// while let Some(event) = heads.next().await {
+    ///     match event {
+    ///         SubscriptionEvent::Notification(head) => println!("{}", head.get()),
+    ///         // Notifications may have been missed while the connection was down.
+    ///         SubscriptionEvent::Reopened => println!("(re-subscribed)"),
+    ///     }
+    /// }
+    /// // eth_unsubscribe on its connection (dropping `heads` sends it in the background).
+    /// heads.close().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn subscribe(
+        &self,
+        methods: &SubscriptionMethods,
+        params: Option<&RawValue>,
+    ) -> Result<UpstreamSubscription, UpstreamError> {
+        if !matches!(self.inner.transport, Transport::Socket(_)) {
+            return Err(UpstreamError::Config {
+                reason: format!(
+                    "{}: a subscription needs an upstream that stays connected (ws://, wss:// or unix:/path); {} is http(s)",
+                    methods.subscribe, self.inner.shown
+                ),
+            });
+        }
+        subscription::subscribe(self.clone(), methods, params).await
     }
 
     /// Forwards `method` with `params` (a generated params struct; an absent optional param
@@ -738,22 +812,6 @@ impl Upstream {
             },
         }
     }
-}
-
-/// `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":PARAMS}` (no `params` when `None`).
-fn request_body(id: u64, method: &str, params: Option<&str>) -> String {
-    let method = serde_json::to_string(method).expect("a string serializes");
-    let mut body = String::with_capacity(48 + method.len() + params.map_or(0, str::len));
-    body.push_str(r#"{"jsonrpc":"2.0","id":"#);
-    body.push_str(&id.to_string());
-    body.push_str(r#","method":"#);
-    body.push_str(&method);
-    if let Some(params) = params {
-        body.push_str(r#","params":"#);
-        body.push_str(params);
-    }
-    body.push('}');
-    body
 }
 
 /// `url` as the endpoint to call, or why it cannot be (the reason does not repeat the URL,

@@ -236,6 +236,22 @@ pub(super) fn encode<P: Serialize + ?Sized>(
     Ok(out)
 }
 
+/// `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":PARAMS}` (no `params` when `None`).
+pub(super) fn request_body(id: u64, method: &str, params: Option<&str>) -> String {
+    let method = serde_json::to_string(method).expect("a string serializes");
+    let mut body = String::with_capacity(48 + method.len() + params.map_or(0, str::len));
+    body.push_str(r#"{"jsonrpc":"2.0","id":"#);
+    body.push_str(&id.to_string());
+    body.push_str(r#","method":"#);
+    body.push_str(&method);
+    if let Some(params) = params {
+        body.push_str(r#","params":"#);
+        body.push_str(params);
+    }
+    body.push('}');
+    body
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,29 +3,6 @@
 //! or Unix-socket upstream, their notifications handed over one by one, opened again after a
 //! lost connection, closed when dropped.
 //!
-//! ```no_run
-//! use mcp_runtime::upstream::{SubscriptionEvent, SubscriptionMethods, Upstream, UpstreamSettings};
-//! use serde_json::value::RawValue;
-//!
-//! const ETH: SubscriptionMethods = SubscriptionMethods::positional("eth_subscribe", "eth_unsubscribe");
-//!
-//! # async fn heads() -> Result<(), mcp_runtime::upstream::UpstreamError> {
-//! let upstream = Upstream::new(UpstreamSettings::new("ws://127.0.0.1:8545"))?;
-//! let params = RawValue::from_string(r#"["newHeads"]"#.into()).unwrap();
-//! let mut heads = upstream.subscribe(&ETH, Some(&params)).await?;
-//! while let Some(event) = heads.next().await {
-//!     match event {
-//!         SubscriptionEvent::Notification(head) => println!("{}", head.get()),
-//!         // Notifications may have been missed while the connection was down.
-//!         SubscriptionEvent::Reopened => println!("(re-subscribed)"),
-//!     }
-//! }
-//! // eth_unsubscribe on its connection (dropping `heads` sends it in the background).
-//! heads.close().await?;
-//! # Ok(())
-//! # }
-//! ```
-//!
 //! - One upstream subscription per [`UpstreamSubscription`]; sharing one between MCP
 //!   subscribers is the caller's (it is a value: keep it where they meet).
 //! - **Bounded.** At most [`EVENTS_BUFFERED`] notifications wait for [`UpstreamSubscription::next`];
@@ -40,13 +17,13 @@
 //!   background, bounded by the call timeout.
 
 use serde_json::value::RawValue;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::UpstreamError;
-use super::socket::{self, Conn};
-use super::{request_body, Transport, Upstream};
+use super::params::request_body;
+use super::socket::{self, Conn, Sockets};
 
 /// The most notifications that wait for [`UpstreamSubscription::next`].
 pub const EVENTS_BUFFERED: usize = 256;
@@ -134,135 +111,129 @@ struct Opened {
     notifications: mpsc::Receiver<Box<RawValue>>,
 }
 
-impl Upstream {
-    /// Opens a subscription with `methods.subscribe` and `params` (`None`: no `params`
-    /// member): the first request's failure is the error (an HTTP upstream cannot carry one:
-    /// [`UpstreamError::Config`]). Then its notifications arrive through
-    /// [`UpstreamSubscription::next`] until it is dropped, opened again after a lost
-    /// connection.
-    pub async fn subscribe(
-        &self,
-        methods: &SubscriptionMethods,
-        params: Option<&RawValue>,
-    ) -> Result<UpstreamSubscription, UpstreamError> {
-        if !matches!(self.inner.transport, Transport::Socket(_)) {
-            return Err(UpstreamError::Config {
+/// What a subscription needs of the upstream it is open at; an
+/// [`Upstream`](super::Upstream) over a socket gives it.
+pub(super) trait Link: Clone + Send + Sync + 'static {
+    /// The connections the subscription goes on.
+    fn sockets(&self) -> &Sockets;
+    /// The next request id (one space with the calls').
+    fn next_id(&self) -> u64;
+    /// The longest a request waits for its answer.
+    fn timeout(&self) -> Duration;
+    /// The upstream's origin, for messages.
+    fn shown(&self) -> &str;
+    /// The `result` of `message`, the answer to request `id`, or what it says went wrong.
+    fn result_of(&self, message: &[u8], id: u64) -> Result<Box<RawValue>, UpstreamError>;
+}
+
+/// Opens a subscription at `link` ([`Upstream::subscribe`](super::Upstream::subscribe)).
+pub(super) async fn subscribe<L: Link>(
+    link: L,
+    methods: &SubscriptionMethods,
+    params: Option<&RawValue>,
+) -> Result<UpstreamSubscription, UpstreamError> {
+    let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
+    let opened = open(&link, methods, params.as_deref()).await?;
+    let (events, receiver) = mpsc::channel(EVENTS_BUFFERED);
+    let (done, ended) = oneshot::channel();
+    let methods = *methods;
+    tokio::spawn(async move {
+        let _ = done.send(run(link, methods, params, opened, events).await);
+    });
+    Ok(UpstreamSubscription {
+        events: receiver,
+        ended,
+    })
+}
+
+/// One subscription request, within the call timeout.
+async fn open<L: Link>(
+    link: &L,
+    methods: &SubscriptionMethods,
+    params: Option<&RawValue>,
+) -> Result<Opened, UpstreamError> {
+    let id = link.next_id();
+    let body = request_body(id, methods.subscribe, params.map(RawValue::get));
+    let (route, notifications) = mpsc::channel(EVENTS_BUFFERED);
+    let opening = link.sockets().subscribe(id, body, route);
+    let (conn, answer) = tokio::time::timeout(link.timeout(), opening)
+        .await
+        .map_err(|_| UpstreamError::Timeout {
+            url: link.shown().to_owned(),
+            after: link.timeout(),
+        })??;
+    let result = link.result_of(&answer, id)?;
+    let key = socket::subscription_key(&result).ok_or_else(|| UpstreamError::NotJsonRpc {
+        url: link.shown().to_owned(),
+        reason: format!(
+            "{} answered {}, not a subscription id (a string or a number)",
+            methods.subscribe,
+            super::response::excerpt(result.get().as_bytes(), false)
+        ),
+    })?;
+    tracing::debug!(upstream = %link.shown(), method = methods.subscribe, "upstream subscription opened");
+    Ok(Opened {
+        conn,
+        id: result,
+        key,
+        notifications,
+    })
+}
+
+/// Closes `opened` at the upstream, within the call timeout (a failure is also logged).
+async fn close<L: Link>(
+    link: &L,
+    methods: &SubscriptionMethods,
+    opened: Opened,
+) -> Result<(), UpstreamError> {
+    opened.conn.unroute(&opened.key);
+    if opened.conn.closed() {
+        return Ok(());
+    }
+    let params = match methods.unsubscribe_param {
+        None => format!("[{}]", opened.id.get()),
+        Some(name) => format!(
+            "{{{}:{}}}",
+            serde_json::to_string(name).expect("a string serializes"),
+            opened.id.get()
+        ),
+    };
+    let id = link.next_id();
+    let body = request_body(id, methods.unsubscribe, Some(&params));
+    let closing = link.sockets().exchange_on(&opened.conn, id, body, None);
+    let outcome = match tokio::time::timeout(link.timeout(), closing).await {
+        Ok(Ok(answer)) => match link.result_of(&answer, id) {
+            Ok(result) if result.get() == "false" => Err(UpstreamError::NotJsonRpc {
+                url: link.shown().to_owned(),
                 reason: format!(
-                    "{}: a subscription needs an upstream that stays connected (ws://, wss:// or unix:/path); {} is http(s)",
-                    methods.subscribe, self.inner.shown
+                    "{} answered false: the upstream did not know the subscription",
+                    methods.unsubscribe
                 ),
-            });
-        }
-        let params: Option<Box<RawValue>> = params.map(ToOwned::to_owned);
-        let opened = self.open_subscription(methods, params.as_deref()).await?;
-        let (events, receiver) = mpsc::channel(EVENTS_BUFFERED);
-        let (done, ended) = oneshot::channel();
-        let upstream = self.clone();
-        let methods = *methods;
-        tokio::spawn(async move {
-            let _ = done.send(run(upstream, methods, params, opened, events).await);
-        });
-        Ok(UpstreamSubscription {
-            events: receiver,
-            ended,
-        })
-    }
-
-    /// One subscription request, within the call timeout.
-    async fn open_subscription(
-        &self,
-        methods: &SubscriptionMethods,
-        params: Option<&RawValue>,
-    ) -> Result<Opened, UpstreamError> {
-        let Transport::Socket(sockets) = &self.inner.transport else {
-            unreachable!("checked by subscribe")
-        };
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = request_body(id, methods.subscribe, params.map(RawValue::get));
-        let (route, notifications) = mpsc::channel(EVENTS_BUFFERED);
-        let opening = sockets.subscribe(id, body, route);
-        let (conn, answer) = tokio::time::timeout(self.inner.timeout, opening)
-            .await
-            .map_err(|_| UpstreamError::Timeout {
-                url: self.inner.shown.clone(),
-                after: self.inner.timeout,
-            })??;
-        let result = self.result_of(&answer, id)?;
-        let key = socket::subscription_key(&result).ok_or_else(|| UpstreamError::NotJsonRpc {
-            url: self.inner.shown.clone(),
-            reason: format!(
-                "{} answered {}, not a subscription id (a string or a number)",
-                methods.subscribe,
-                super::response::excerpt(result.get().as_bytes(), false)
-            ),
-        })?;
-        tracing::debug!(upstream = %self.inner.shown, method = methods.subscribe, "upstream subscription opened");
-        Ok(Opened {
-            conn,
-            id: result,
-            key,
-            notifications,
-        })
-    }
-
-    /// Closes `opened` at the upstream, within the call timeout (a failure is also logged).
-    async fn close_subscription(
-        &self,
-        methods: &SubscriptionMethods,
-        opened: Opened,
-    ) -> Result<(), UpstreamError> {
-        opened.conn.unroute(&opened.key);
-        let Transport::Socket(sockets) = &self.inner.transport else {
-            return Ok(());
-        };
-        if opened.conn.closed() {
-            return Ok(());
-        }
-        let params = match methods.unsubscribe_param {
-            None => format!("[{}]", opened.id.get()),
-            Some(name) => format!(
-                "{{{}:{}}}",
-                serde_json::to_string(name).expect("a string serializes"),
-                opened.id.get()
-            ),
-        };
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let body = request_body(id, methods.unsubscribe, Some(&params));
-        let closing = sockets.exchange_on(&opened.conn, id, body, None);
-        let outcome = match tokio::time::timeout(self.inner.timeout, closing).await {
-            Ok(Ok(answer)) => match self.result_of(&answer, id) {
-                Ok(result) if result.get() == "false" => Err(UpstreamError::NotJsonRpc {
-                    url: self.inner.shown.clone(),
-                    reason: format!(
-                        "{} answered false: the upstream did not know the subscription",
-                        methods.unsubscribe
-                    ),
-                }),
-                Ok(_) => Ok(()),
-                Err(error) => Err(error),
-            },
-            Ok(Err(error)) => Err(error),
-            Err(_) => Err(UpstreamError::Timeout {
-                url: self.inner.shown.clone(),
-                after: self.inner.timeout,
             }),
-        };
-        match &outcome {
-            Ok(()) => {
-                tracing::debug!(upstream = %self.inner.shown, method = methods.unsubscribe, "upstream subscription closed")
-            }
-            Err(error) => {
-                tracing::warn!(upstream = %self.inner.shown, method = methods.unsubscribe, "closing an upstream subscription: {error}")
-            }
+            Ok(_) => Ok(()),
+            Err(error) => Err(error),
+        },
+        Ok(Err(error)) => Err(error),
+        Err(_) => Err(UpstreamError::Timeout {
+            url: link.shown().to_owned(),
+            after: link.timeout(),
+        }),
+    };
+    match &outcome {
+        Ok(()) => {
+            tracing::debug!(upstream = %link.shown(), method = methods.unsubscribe, "upstream subscription closed")
         }
-        outcome
+        Err(error) => {
+            tracing::warn!(upstream = %link.shown(), method = methods.unsubscribe, "closing an upstream subscription: {error}")
+        }
     }
+    outcome
 }
 
 /// A subscription's life: notifications handed over until its holder leaves (then it is
 /// closed) or its connection closes (then it is opened again).
-async fn run(
-    upstream: Upstream,
+async fn run<L: Link>(
+    link: L,
     methods: SubscriptionMethods,
     params: Option<Box<RawValue>>,
     mut opened: Opened,
@@ -271,11 +242,11 @@ async fn run(
     loop {
         loop {
             tokio::select! {
-                _ = events.closed() => return upstream.close_subscription(&methods, opened).await,
+                _ = events.closed() => return close(&link, &methods, opened).await,
                 result = opened.notifications.recv() => match result {
                     Some(result) => {
                         if events.try_send(SubscriptionEvent::Notification(result)).is_err() {
-                            tracing::debug!(upstream = %upstream.inner.shown, "a notification dropped: its subscriber is behind");
+                            tracing::debug!(upstream = %link.shown(), "a notification dropped: its subscriber is behind");
                         }
                     }
                     // The connection closed.
@@ -283,10 +254,10 @@ async fn run(
                 },
             }
         }
-        tracing::info!(upstream = %upstream.inner.shown, method = methods.subscribe, "upstream subscription lost with its connection: opening it again");
+        tracing::info!(upstream = %link.shown(), method = methods.subscribe, "upstream subscription lost with its connection: opening it again");
         let mut failures = 0;
         opened = loop {
-            let attempt = upstream.open_subscription(&methods, params.as_deref());
+            let attempt = open(&link, &methods, params.as_deref());
             let outcome = tokio::select! {
                 _ = events.closed() => return Ok(()),
                 outcome = attempt => outcome,
@@ -294,13 +265,13 @@ async fn run(
             match outcome {
                 Ok(opened) => break opened,
                 Err(error @ UpstreamError::Rpc { .. }) => {
-                    tracing::warn!(upstream = %upstream.inner.shown, method = methods.subscribe, "the upstream refused to open the subscription again, which ends it: {error}");
+                    tracing::warn!(upstream = %link.shown(), method = methods.subscribe, "the upstream refused to open the subscription again, which ends it: {error}");
                     return Err(error);
                 }
                 Err(error) => {
                     failures += 1;
                     let wait = socket::backoff(failures);
-                    tracing::debug!(upstream = %upstream.inner.shown, wait_ms = wait.as_millis() as u64, "opening the subscription again: {error}");
+                    tracing::debug!(upstream = %link.shown(), wait_ms = wait.as_millis() as u64, "opening the subscription again: {error}");
                     tokio::select! {
                         _ = events.closed() => return Ok(()),
                         _ = tokio::time::sleep(wait) => {}
@@ -308,9 +279,9 @@ async fn run(
                 }
             }
         };
-        tracing::info!(upstream = %upstream.inner.shown, method = methods.subscribe, "upstream subscription opened again");
+        tracing::info!(upstream = %link.shown(), method = methods.subscribe, "upstream subscription opened again");
         if events.send(SubscriptionEvent::Reopened).await.is_err() {
-            return upstream.close_subscription(&methods, opened).await;
+            return close(&link, &methods, opened).await;
         }
     }
 }
