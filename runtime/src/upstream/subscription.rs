@@ -76,8 +76,9 @@ pub enum SubscriptionEvent {
     Reopened,
 }
 
-/// A subscription open at the upstream ([`Upstream::subscribe`]). Dropping it closes it in
-/// the background; [`close`](Self::close) waits for the upstream's answer.
+/// A subscription open at the upstream
+/// ([`Upstream::subscribe`](super::Upstream::subscribe)). Dropping it closes it in the
+/// background; [`close`](Self::close) waits for the upstream's answer.
 #[derive(Debug)]
 pub struct UpstreamSubscription {
     events: mpsc::Receiver<SubscriptionEvent>,
