@@ -10,6 +10,10 @@
 #     balances, eth_call, a transaction sent and read back, a node error as an isError result
 #     with the node's code, arguments refused before the node; over HTTP in both eras and over
 #     stdio;
+#   - the same gateway over the nodes' WebSocket and anvil's IPC socket, and the node killed and
+#     started again under it; subscriptions at anvil over both (Upstream::subscribe, through
+#     runtime/examples/upstream_subscribe.rs): one head per block mined, opened again after a
+#     restart, closed with eth_unsubscribe;
 #   - the same gateway's plain JSON-RPC door (--jsonrpc, ./plain_door.py, raw bytes): eth_sign,
 #     which the overlay takes off MCP, is -32601 in every spelling and batch and never reaches
 #     the node; rpc.discover lists the exposed methods only; --jsonrpc-unexposed forwards it;
