@@ -94,8 +94,7 @@ impl Auth {
 
     /// Each principal keeps the caller's access token (the token of its `Authorization:
     /// Bearer` or `DPoP` header), for a gateway that exchanges it for a token of the
-    /// upstream's (RFC 8693: [`TokenExchange`](crate::upstream::TokenExchange), feature
-    /// `upstream`). Off by default: a principal then holds no credential. Even on, no API
+    /// upstream's (RFC 8693: `upstream::TokenExchange`, feature `upstream`). Off by default: a principal then holds no credential. Even on, no API
     /// outside this crate reads the token, and nothing logs it.
     ///
     /// The gateway binary turns it on with `--upstream-auth token-exchange`.
