@@ -436,8 +436,9 @@ fn token_exchange(
     Ok(Some(exchange))
 }
 
-/// The secret `text` gives: `file:PATH`'s content, `env:VAR`'s value, or (only when it does
-/// not come from the command line) the text itself. The error never quotes a secret.
+/// The value `text` gives: `file:PATH`'s content (trimmed), `env:VAR`'s value, or (only when
+/// `from_command_line` is false) the text itself. The error never quotes a secret. A header's
+/// value and the token exchange's client secret are read so.
 fn secret_of(
     text: &str,
     from_command_line: bool,
@@ -509,23 +510,8 @@ fn header(
         .map_err(|_| format!("{name:?} is not a header name"))?;
     upstream::check_header_name(&name)?;
     let value = value.trim();
-    let value = if let Some(var) = value.strip_prefix("env:") {
-        let var = var.trim();
-        env(var)
-            .filter(|value| !value.is_empty())
-            .ok_or_else(|| format!("{name}: the variable {var} is not set (or empty)"))?
-    } else if let Some(path) = value.strip_prefix("file:") {
-        let path = path.trim();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{name}: {path} cannot be read ({e})"))?;
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(format!("{name}: {path} is empty"));
-        }
-        text.to_owned()
-    } else {
-        value.to_owned()
-    };
+    // A header's value may be written on the command line (it is not always a secret).
+    let value = secret_of(value, false, env).map_err(|why| format!("{name}: {why}"))?;
     let mut value = HeaderValue::from_str(&value).map_err(|_| {
         format!("{name}: the value is no header value (a line break or another control character?)")
     })?;
