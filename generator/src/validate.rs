@@ -118,13 +118,36 @@ pub struct TemplateVar {
     pub name: String,
     /// True for `{+var}` (reserved expansion).
     pub reserved: bool,
+    /// True for a variable of the final `{?a,b}` expression (form-style query: optional).
+    pub query: bool,
 }
 
 /// Parses the RFC 6570 subset supported for resource templates: literals with `{var}` and
-/// `{+var}` expressions. Returns the variables in order, or why the template is not supported.
+/// `{+var}` expressions, and a final `{?a,b}` (form-style query, each variable optional).
+/// Returns the variables in order, or why the template is not supported.
 pub fn parse_uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
     let mut vars = Vec::new();
     let mut rest = template;
+    if let Some(open) = template.rfind("{?") {
+        let names = &template[open + 2..];
+        let Some(names) = names.strip_suffix('}').filter(|n| !n.contains(['{', '}'])) else {
+            return Err("a query expression `{?...}` must end the template".to_string());
+        };
+        rest = &template[..open];
+        for name in names.split(',') {
+            let valid =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(format!("invalid variable name {name:?} in `{{?{names}}}`"));
+            }
+            vars.push(TemplateVar {
+                name: name.to_string(),
+                reserved: false,
+                query: true,
+            });
+        }
+    }
+    let query = std::mem::take(&mut vars);
     while let Some(open) = rest.find(['{', '}']) {
         if rest[open..].starts_with('}') {
             return Err("unmatched `}`".to_string());
@@ -163,9 +186,11 @@ pub fn parse_uri_template(template: &str) -> Result<Vec<TemplateVar>, String> {
         vars.push(TemplateVar {
             name: name.to_string(),
             reserved,
+            query: false,
         });
         rest = &after[close + 1..];
     }
+    vars.extend(query);
     Ok(vars)
 }
 
@@ -470,6 +495,15 @@ impl Validator<'_> {
                 self.error("mcp-uri-template", at.clone(), message);
             }
         }
+        for var in vars.iter().filter(|var| var.query) {
+            if m.params.iter().any(|p| p.name == var.name && p.required) {
+                let message = format!(
+                    "uriTemplate {template:?}: required param {:?} of method {:?} is in the query, where it may be left out; put it in the path",
+                    var.name, m.name
+                );
+                self.error("mcp-uri-template", at.clone(), message);
+            }
+        }
         for p in m.params.iter().filter(|p| p.required) {
             if !vars.iter().any(|v| v.name == p.name) {
                 let message = format!(
@@ -720,17 +754,23 @@ mod tests {
             vec![
                 TemplateVar {
                     name: "name".into(),
-                    reserved: false
+                    reserved: false,
+                    query: false,
                 },
                 TemplateVar {
                     name: "rest".into(),
-                    reserved: true
+                    reserved: true,
+                    query: false,
                 }
             ]
         );
+        let vars = parse_uri_template("eth://subscription/{kind}{?filter,limit}").unwrap();
+        let named: Vec<(&str, bool)> = vars.iter().map(|v| (v.name.as_str(), v.query)).collect();
+        assert_eq!(named, [("kind", false), ("filter", true), ("limit", true)]);
         assert!(parse_uri_template("plain://x").unwrap().is_empty());
         for bad in [
-            "a{", "a}", "{}", "{+}", "{a,b}", "{#a}", "{a:3}", "{a*}", "{a-b}", "{{a}}",
+            "a{", "a}", "{}", "{+}", "{a,b}", "{#a}", "{a:3}", "{a*}", "{a-b}", "{{a}}", "{?}",
+            "{?a,}", "x{?a}y", "{?a}{b}", "{?a-b}",
         ] {
             assert!(parse_uri_template(bad).is_err(), "{bad}");
         }

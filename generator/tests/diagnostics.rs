@@ -106,7 +106,7 @@ fn mcp_extension() {
   --> mcp-extension.json:3:84 (/info/x-mcp/color)
 error[mcp-extension]: unknown `x-mcp` kind "widget"; expected "tool", "prompt", "resource" or "resource-template"
   --> mcp-extension.json:5:84 (/methods/0/x-mcp)
-error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget
+error[mcp-extension]: unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget, subscription
   --> mcp-extension.json:6:112 (/methods/1/x-mcp/tittle)
 error[mcp-extension]: `x-mcp` resource needs a `uri`
   --> mcp-extension.json:7:84 (/methods/2/x-mcp)

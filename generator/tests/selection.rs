@@ -201,7 +201,7 @@ fn the_overlay_wins_over_the_flags_and_names_the_server() {
     // Located in the overlay, at its own line.
     assert!(tool.common.location.file.ends_with("eth-overlay.json"));
     assert_eq!(tool.common.location.pointer, "/methods/eth_sendTransaction");
-    assert_eq!(tool.common.location.line, 19);
+    assert_eq!(tool.common.location.line, 87);
 
     let server = &generated.document.server;
     assert_eq!(server.name.as_deref(), Some("eth-gateway"));
@@ -212,6 +212,29 @@ fn the_overlay_wins_over_the_flags_and_names_the_server() {
         .is_some_and(|i| i.contains("confirm with the user")));
     assert!(generated.server.source.contains("name: \"eth-gateway\""));
     assert!(generated.warnings.warnings().all(|d| d.rule != "overlay"));
+
+    // `eth_subscribe`, which the document lacks, added by an action as a subscription
+    // template (each URI one subscription at the node).
+    let subscribe = generated
+        .document
+        .methods
+        .iter()
+        .find(|m| m.name == "eth_subscribe")
+        .unwrap();
+    let Some(McpBinding::ResourceTemplate(template)) = &subscribe.mcp else {
+        panic!("eth_subscribe is {:?}", subscribe.mcp);
+    };
+    assert_eq!(
+        template.uri_template,
+        "eth://subscription/{subscriptionType}{?filter}"
+    );
+    assert_eq!(
+        template
+            .subscription
+            .as_ref()
+            .map(|s| s.unsubscribe.as_str()),
+        Some("eth_unsubscribe")
+    );
 }
 
 /// Writes `text` as an overlay beside nothing else, for the problems it has.
@@ -248,7 +271,7 @@ fn overlay_problems_are_located_in_the_overlay() {
         .expect_err("the overlay has errors");
     let expected = r#"error[overlay]: unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, overlay, actions, extends, $schema, $comment
   --> overlay.json:2:13 (/method)
-error[mcp-extension]: unknown key `anotations` in `x-mcp` (did you mean `annotations`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget
+error[mcp-extension]: unknown key `anotations` in `x-mcp` (did you mean `annotations`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget, subscription
   --> overlay.json:4:48 (/methods/eth_call/anotations)
 error[mcp-extension]: unknown `x-mcp` kind "tol" (did you mean "tool"?); expected "tool", "prompt", "resource" or "resource-template"
   --> overlay.json:5:32 (/methods/eth_getBalance/kind)

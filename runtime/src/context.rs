@@ -496,6 +496,13 @@ impl RequestContext {
         }
     }
 
+    /// This context, telling of changes through `notifier` (a call the engine makes itself,
+    /// such as a listen stream's [`crate::dispatch::CallKind::Subscribe`]).
+    pub(crate) fn with_notifier(mut self, notifier: &Notifier) -> Self {
+        self.notifier = Some(notifier.clone());
+        self
+    }
+
     /// This stateless round as a `tools/call` that may become a task (through `slot`, when
     /// the client declared the extension). A context of another era is returned unchanged.
     pub(crate) fn into_task(self, slot: Option<Arc<TaskSlot>>) -> Self {

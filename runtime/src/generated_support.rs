@@ -79,6 +79,18 @@ pub use crate::{
 pub use serde_json::value::RawValue;
 pub use std::future::Future;
 
+/// The plain JSON-RPC call of `method`, which opens a subscription at the upstream: refused
+/// (`-32601`), since one answer cannot carry its notifications; its MCP resource `template`
+/// can (`resources/subscribe`).
+pub fn subscription_call(method: &str, template: &str) -> AnswerFuture<'static> {
+    Box::pin(std::future::ready(Answer::Refused(RpcError::new(
+        crate::jsonrpc::METHOD_NOT_FOUND,
+        format!(
+            "Method not found: {method} opens a subscription, which one answer cannot carry; subscribe to its MCP resource instead (resources/subscribe of {template})"
+        ),
+    ))))
+}
+
 /// A method's `params`, or a call's `arguments`, as they came (absent: `None`).
 pub type Params<'a> = Option<&'a RawValue>;
 

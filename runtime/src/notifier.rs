@@ -214,6 +214,9 @@ pub(crate) struct Subscription {
     /// The tagged notifications, as JSON-RPC message text.
     pub(crate) messages: mpsc::Receiver<String>,
     cut: Arc<AtomicBool>,
+    /// The resources whose updates the stream asked for (opened at the dispatch by
+    /// `Engine::open_listen_updates`).
+    pub(crate) resources: Vec<String>,
 }
 
 impl Subscription {
@@ -306,6 +309,7 @@ impl Notifier {
     ) -> Result<Subscription, ListenFull> {
         let (sender, messages) = mpsc::channel(LISTENER_QUEUE);
         let cut = Arc::new(AtomicBool::new(false));
+        let resources = filter.resource_subscriptions.clone();
         let id = self
             .shared
             .listeners
@@ -338,7 +342,34 @@ impl Notifier {
             listeners: self.shared.listeners.clone(),
             messages,
             cut,
+            resources,
         })
+    }
+
+    /// Whether a client of this instance still wants the updates of `uri`: a session
+    /// subscribed to it (HTTP or lines) or a listen stream that names it. A scan of the
+    /// sessions, for what keeps a subscription open at the upstream
+    /// ([`crate::dispatch::CallKind::Subscribe`]), every few seconds per subscription.
+    #[cfg_attr(not(feature = "upstream"), allow(dead_code))]
+    pub(crate) fn watches(&self, uri: &str) -> bool {
+        let mut watched = self.lock_listeners().iter().any(|listener| {
+            listener
+                .filter
+                .resource_subscriptions
+                .iter()
+                .any(|u| u == uri)
+        });
+        if !watched {
+            self.shared.store.for_each(&mut |session| {
+                watched = watched || session.is_subscribed(uri);
+            });
+        }
+        watched
+            || lock(&self.shared.line_sessions.open).iter().any(|line| {
+                line.session
+                    .upgrade()
+                    .is_some_and(|session| session.is_subscribed(uri))
+            })
     }
 
     /// Ends every listen stream cleanly (the server is shutting down).

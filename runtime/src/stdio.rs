@@ -365,8 +365,20 @@ impl<D: Dispatch> Peer<D> {
             Err(error) => return self.send(error_response(Some(id), &error)),
         };
         let out = self.out.clone();
-        let _ = out.send(ack);
+        // What the stream's resource updates need opened is open before it is told so; a
+        // stream without any is acknowledged at once, in the order of the lines.
+        let opening = match subscription.resources.is_empty() {
+            true => {
+                let _ = out.send(ack);
+                None
+            }
+            false => Some((self.engine.clone(), ack)),
+        };
         self.listeners.spawn(async move {
+            if let Some((engine, ack)) = opening {
+                engine.open_listen_updates(&subscription).await;
+                let _ = out.send(ack);
+            }
             loop {
                 tokio::select! {
                     message = subscription.messages.recv() => match message {

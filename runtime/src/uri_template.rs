@@ -2,8 +2,9 @@
 //! expanding a template with values ([`expand`], what a client does before `resources/read`).
 //!
 //! Supports what resource templates use: literal text, `{var}` (simple expansion: one or more
-//! characters other than `/`, `?` and `#`, percent-decoded) and `{+var}` (reserved expansion:
-//! anything, including `/`).
+//! characters other than `/`, `?` and `#`, percent-decoded), `{+var}` (reserved expansion:
+//! anything, including `/`) and, as the template's last expression, `{?a,b}` (form-style query:
+//! `?a=1&b=2`, each variable optional, in any order).
 //!
 //! The URI comes from the client, so the work one match can cause is bounded: URIs longer than
 //! [`MAX_URI_LEN`] match nothing, and matching is linear in the URI's length for a given
@@ -20,10 +21,53 @@ pub const MAX_URI_LEN: usize = 8 * 1024;
 /// Matches `uri` against `template`; on success returns each variable with its decoded value,
 /// in template order. When a variable could take several lengths, it takes the longest (so
 /// `{major}.{minor}` against `1.2.3` gives `major = 1.2`).
+///
+/// A template ending in `{?a,b}` matches the URI's path (up to its first `?`) with the rest of
+/// the template, then reads the query: each `name=value` names one of the query's variables at
+/// most once (another name, or one given twice, matches nothing); the variables it leaves out
+/// are not returned.
 pub fn match_uri<'t>(template: &'t str, uri: &str) -> Option<Vec<(&'t str, String)>> {
     if uri.len() > MAX_URI_LEN {
         return None;
     }
+    let (template, query) = split_query(template);
+    let Some(names) = query else {
+        return match_path(template, uri);
+    };
+    let (path, given) = match uri.split_once('?') {
+        Some((path, given)) => (path, given),
+        None => (uri, ""),
+    };
+    let mut vars = match_path(template, path)?;
+    let path_vars = vars.len();
+    for pair in given.split('&').filter(|pair| !pair.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = decode(name);
+        let name = *names.iter().find(|known| **known == name)?;
+        if vars[path_vars..].iter().any(|(seen, _)| *seen == name) {
+            return None;
+        }
+        vars.push((name, decode(value)));
+    }
+    Some(vars)
+}
+
+/// The template without its final `{?a,b}` expression, and that expression's names.
+fn split_query(template: &str) -> (&str, Option<Vec<&str>>) {
+    let Some(open) = template.rfind("{?") else {
+        return (template, None);
+    };
+    match template[open + 2..].strip_suffix('}') {
+        Some(names) if !names.contains(['{', '}']) => (
+            &template[..open],
+            Some(names.split(',').map(str::trim).collect()),
+        ),
+        _ => (template, None),
+    }
+}
+
+/// [`match_uri`] for a template without a query expression.
+fn match_path<'t>(template: &'t str, uri: &str) -> Option<Vec<(&'t str, String)>> {
     let parts = parse(template)?;
     let matches = Matches::of(&parts, uri);
     if !matches.from(0, 0) {
@@ -196,7 +240,8 @@ pub fn expand(
     values: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<String, ExpandError> {
     use serde_json::Value;
-    let parts = parse(template).ok_or_else(|| ExpandError::Unclosed {
+    let (path, query) = split_query(template);
+    let parts = parse(path).ok_or_else(|| ExpandError::Unclosed {
         template: template.to_owned(),
     })?;
     let mut uri = String::with_capacity(template.len() + 16);
@@ -218,6 +263,24 @@ pub fn expand(
                 uri.extend(utf8_percent_encode(&text, set));
             }
         }
+    }
+    let mut separator = '?';
+    for name in query.unwrap_or_default() {
+        let text = match values.get(name) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(text)) => text.clone(),
+            Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
+            Some(_) => {
+                return Err(ExpandError::Composite {
+                    name: name.to_owned(),
+                })
+            }
+        };
+        uri.push(separator);
+        uri.extend(utf8_percent_encode(name, UNRESERVED));
+        uri.push('=');
+        uri.extend(utf8_percent_encode(&text, UNRESERVED));
+        separator = '&';
     }
     Ok(uri)
 }
@@ -258,6 +321,57 @@ impl std::error::Error for ExpandError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_expression_matches_its_variables_in_any_order_each_optional() {
+        let template = "eth://subscription/{kind}{?filter,limit}";
+        let vars = |uri| match_uri(template, uri);
+        assert_eq!(
+            vars("eth://subscription/newHeads"),
+            Some(vec![("kind", "newHeads".to_string())])
+        );
+        assert_eq!(
+            vars("eth://subscription/logs?limit=3&filter=%7B%22address%22%3A%220x1%22%7D"),
+            Some(vec![
+                ("kind", "logs".to_string()),
+                ("limit", "3".to_string()),
+                ("filter", r#"{"address":"0x1"}"#.to_string()),
+            ])
+        );
+        assert_eq!(
+            vars("eth://subscription/logs?"),
+            Some(vec![("kind", "logs".to_string())])
+        );
+        // A name it does not have, or one given twice, matches nothing.
+        assert_eq!(vars("eth://subscription/logs?other=1"), None);
+        assert_eq!(vars("eth://subscription/logs?limit=1&limit=2"), None);
+        // The path still has to match.
+        assert_eq!(vars("eth://other/logs?limit=1"), None);
+        assert_eq!(vars("eth://subscription/?limit=1"), None);
+    }
+
+    #[test]
+    fn a_query_expression_expands_the_values_given() {
+        let template = "eth://subscription/{kind}{?filter,limit}";
+        let values = |json: serde_json::Value| json.as_object().unwrap().clone();
+        assert_eq!(
+            expand(template, &values(serde_json::json!({"kind": "newHeads"}))).unwrap(),
+            "eth://subscription/newHeads"
+        );
+        let uri = expand(
+            template,
+            &values(serde_json::json!({"kind": "logs", "filter": "{\"a\":1}", "limit": 2})),
+        )
+        .unwrap();
+        assert_eq!(
+            uri,
+            "eth://subscription/logs?filter=%7B%22a%22%3A1%7D&limit=2"
+        );
+        assert_eq!(
+            match_uri(template, &uri).unwrap()[1],
+            ("filter", r#"{"a":1}"#.to_string())
+        );
+    }
 
     #[test]
     fn expanding_encodes_and_matching_recovers_the_values() {

@@ -273,3 +273,68 @@ fn a_request_future_fits_the_allocator_cache() {
     let size = std::mem::size_of_val(&future);
     assert!(size <= 1024, "a request's future takes {size} bytes");
 }
+
+/// A dispatch that opens something for the resources `ok://` names (as the gateway opens a
+/// subscription at its upstream) and refuses the others.
+struct Opener(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Dispatch for Opener {
+    fn contract(&self) -> &'static Contract {
+        static CONTRACT: Contract = Contract::new(&CATALOG);
+        &CONTRACT
+    }
+
+    fn call<'a>(&'a self, call: Call<'a>) -> Option<BoxFuture<'a, Answer>> {
+        if call.kind() != CallKind::Subscribe {
+            return None;
+        }
+        self.0.lock().unwrap().push(call.name().to_string());
+        let answer = match call.name().starts_with("ok://") {
+            true => Answer::Success(raw("null")),
+            false => Answer::Refused(mcp_runtime::RpcError::invalid_params(
+                "Invalid params: the upstream refused the subscription",
+            )),
+        };
+        Some(Box::pin(std::future::ready(answer)))
+    }
+}
+
+/// `resources/subscribe` reaches the dispatch as a `CallKind::Subscribe` call before the
+/// session keeps it: its refusal is the client's error, and the session does not hold it (the
+/// unsubscription after it changes nothing and is answered as any).
+#[tokio::test]
+async fn a_subscription_is_opened_at_the_dispatch_and_its_refusal_is_the_error() {
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n",
+        r#"{"params":{"uri":"ok://feed"},"id":1,"method":"resources/subscribe","jsonrpc":"2.0"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"no://feed"}}"#,
+        "\n",
+    );
+    let opened = std::sync::Arc::default();
+    let (writer, mut reader) = tokio::io::duplex(64 * 1024);
+    let server = mcp_runtime::McpServer::new(Opener(std::sync::Arc::clone(&opened)));
+    mcp_runtime::stdio::serve_io(server, input.as_bytes(), writer)
+        .await
+        .unwrap();
+    let mut output = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut reader, &mut output)
+        .await
+        .unwrap();
+    let lines: Vec<Value> = output
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_id = |id: Value| lines.iter().find(|l| l["id"] == id).unwrap().clone();
+    assert_eq!(by_id(json!(1))["result"], json!({}));
+    assert_eq!(
+        by_id(json!(2))["error"],
+        json!({"code": -32602, "message": "Invalid params: the upstream refused the subscription"})
+    );
+    let mut seen = opened.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(seen, ["no://feed", "ok://feed"]);
+}

@@ -14,6 +14,10 @@
 #     started again under it; subscriptions at anvil over both (Upstream::subscribe, through
 #     runtime/examples/upstream_subscribe.rs): one head per block mined, opened again after a
 #     restart, closed with eth_unsubscribe;
+#   - subscriptions as MCP resource updates (./updates.py, both eras): the overlay's
+#     eth_subscribe over hardhat's WebSocket, one update per block and per log a contract
+#     emits, resources/read showing them, closed at the node once nobody wants them; and under
+#     anvil killed and started again mid-stream;
 #   - the same gateway's plain JSON-RPC door (--jsonrpc, ./plain_door.py, raw bytes): eth_sign,
 #     which the overlay takes off MCP, is -32601 in every spelling and batch and never reaches
 #     the node; rpc.discover lists the exposed methods only; --jsonrpc-unexposed forwards it;
@@ -176,6 +180,21 @@ fi
 start_server "$CARGO_TARGET_DIR/debug/eth-checked" --upstream "$upstream"
 client checked "$url"
 stop_servers
+# Subscriptions as MCP resource updates (./updates.py), over the node's WebSocket: eth_subscribe,
+# which the overlay declares, in both eras: newHeads and a contract's logs, one update per event,
+# resources/read showing them, the subscription closed at the node once nobody wants it (its id
+# read from the gateway's debug log).
+start_server "$eth" --upstream "ws://127.0.0.1:$node_port" --log-level debug 2>"$work/updates.log"
+updates() {
+  local status=0
+  "$venv/bin/python" "$here/updates.py" --results "$results" "$@" || status=$?
+  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+    echo "FAIL updates-$1: updates.py exited with status $status" | tee -a "$results"
+  fi
+}
+updates heads "$url" "$upstream" "$work/updates.log"
+updates logs "$url" "$upstream"
+stop_servers
 
 # ---- 3b. a second node: Foundry's anvil 1.7.1 (its npm package's linux binary) ----------------
 anvil_port="$(free_port)"
@@ -244,6 +263,12 @@ for transport in ws ipc; do
   fi
   stop_servers
 done
+# ... and under an MCP subscription: anvil started, killed mid-stream and started again by
+# ./updates.py at a port of its own, the gateway on its WebSocket: the updates come back.
+updates_port="$(free_port)"
+start_server "$eth" --upstream "ws://127.0.0.1:$updates_port"
+updates restart "$url" "http://127.0.0.1:$updates_port" "$anvil"
+stop_servers
 # Subscriptions at the node (Upstream::subscribe, runtime/examples/upstream_subscribe.rs):
 # eth_subscribe(["newHeads"]) over anvil's WebSocket and IPC socket, one head per block mined
 # with evm_mine; the node killed and started again mid-stream: the subscription is opened again

@@ -17,6 +17,12 @@ pub(crate) fn handler_trait(
     frame: &mut Frame,
 ) -> TokenStream {
     let types_path = quote!(types);
+    // A subscription's method is no call the handler answers: its resource's feed is the
+    // upstream's (`server::feed`).
+    let methods: Vec<&MethodPlan<'_>> = methods
+        .iter()
+        .filter(|plan| super::server::feed(plan).is_none())
+        .collect();
     let fns = methods.iter().map(|plan| {
         let name = ident(&plan.fn_name);
         let method = plan.method;
@@ -168,6 +174,34 @@ pub(crate) fn handler_trait(
 fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) -> TokenStream {
     let method = plan.method;
     let wire = &method.name;
+    let (structure, params, order) = upstream_params(plan);
+    let call = quote! {
+        upstream.forward(
+            ctx,
+            #wire,
+            #structure,
+            #params,
+            #order,
+        )
+    };
+    match plan.result {
+        Some(ty) if plan.checks_result => {
+            let check = result_check(&method.name, ty, types, checks);
+            quote!(#call.await?#check)
+        }
+        Some(_) => quote!(#call.await),
+        None => quote! {
+            let _: ::mcp_runtime::upstream::Forwarded<::serde_json::Value> = #call.await?;
+            ::std::result::Result::Ok(())
+        },
+    }
+}
+
+/// How a forwarded method's params go to the upstream: its `ParamStructure`, the params
+/// (`&params`, or `&()` for none) and their order (`const { &[Param::required("a"), ..] }`,
+/// in declaration order, each by its document name).
+pub(super) fn upstream_params(plan: &MethodPlan<'_>) -> (TokenStream, TokenStream, TokenStream) {
+    let method = plan.method;
     let structure = match method.param_structure {
         ParamStructure::ByName => quote!(ByName),
         ParamStructure::ByPosition => quote!(ByPosition),
@@ -191,26 +225,11 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
         Some(_) => quote!(&params),
         None => quote!(&()),
     };
-    let call = quote! {
-        upstream.forward(
-            ctx,
-            #wire,
-            ::mcp_runtime::ParamStructure::#structure,
-            #params,
-            const { &[#(#order),*] },
-        )
-    };
-    match plan.result {
-        Some(ty) if plan.checks_result => {
-            let check = result_check(&method.name, ty, types, checks);
-            quote!(#call.await?#check)
-        }
-        Some(_) => quote!(#call.await),
-        None => quote! {
-            let _: ::mcp_runtime::upstream::Forwarded<::serde_json::Value> = #call.await?;
-            ::std::result::Result::Ok(())
-        },
-    }
+    (
+        quote!(::mcp_runtime::ParamStructure::#structure),
+        params,
+        quote!(const { &[#(#order),*] }),
+    )
 }
 
 /// `.check_result("method", |value: &T, path, out| { ... })`: the forwarded result decoded into

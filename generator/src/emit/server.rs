@@ -360,6 +360,7 @@ fn faces(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
 fn call_fn(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> TokenStream {
     let mut arms = Vec::new();
     let mut templates = Vec::new();
+    let mut feeds = Vec::new();
     for (plan, module) in methods.iter().zip(modules) {
         let wire = str_lit(&plan.method.name);
         arms.push(quote! {
@@ -391,6 +392,13 @@ fn call_fn(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> 
                         return Some(dispatch::#module::read_resource(self, uri, vars, ctx));
                     }
                 });
+                if feed(plan).is_some() {
+                    feeds.push(quote! {
+                        if let Some(vars) = match_uri(#uri_template, uri) {
+                            return Some(dispatch::#module::open_feed(self, uri, vars, ctx));
+                        }
+                    });
+                }
             }
             None => {}
         }
@@ -399,6 +407,14 @@ fn call_fn(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> 
         arms.push(quote! {
             (CallKind::Resource, uri) => {
                 #(#templates)*
+                None
+            }
+        });
+    }
+    if !feeds.is_empty() {
+        arms.push(quote! {
+            (CallKind::Subscribe, uri) => {
+                #(#feeds)*
                 None
             }
         });
@@ -430,6 +446,9 @@ fn call_fn(methods: &[MethodPlan<'_>], modules: &[Ident], frame: &mut Frame) -> 
 /// generated crate, and not again in the crate that implements the handler (see
 /// `mcp_runtime::generated_support`).
 fn dispatch_fns(plan: &MethodPlan<'_>, types: &Typed<'_>) -> TokenStream {
+    if let Some(template) = feed(plan) {
+        return feed_fns(plan, template, types);
+    }
     let encoded = encoded_type(plan, types);
     let method = method_fn(plan, types);
     let bound = match plan.binding() {
@@ -692,16 +711,6 @@ fn template_fn(
     types: &Typed<'_>,
 ) -> TokenStream {
     let (encode, reply) = resource_encode(plan, template.mime_type.as_deref(), types);
-    let json_vars: Vec<&str> = plan
-        .method
-        .params
-        .iter()
-        .filter(|p| {
-            let ty = p.schema.get("type").and_then(Value::as_str);
-            matches!(ty, Some("integer" | "number" | "boolean"))
-        })
-        .map(|p| p.name.as_str())
-        .collect();
     let vars = used(plan.params.is_some(), "vars");
     let uri = used(!plan.returns_mcp(), "uri");
     let decode = Decode {
@@ -710,7 +719,7 @@ fn template_fn(
         error: quote!(RpcError),
         decl: quote!(vars: UriVars),
         args: quote!(vars),
-        extra: quote!(&[#(#json_vars),*]),
+        extra: json_vars(plan, false),
     };
     let (decode, body) = decoded(plan, types, decode, reply);
     let shim = dispatch_fn(
@@ -720,6 +729,112 @@ fn template_fn(
         body,
     );
     quote!(#decode #encode #shim)
+}
+
+/// The template of a forwarded method that opens a subscription at the upstream
+/// (`x-mcp.subscription`): each of its URIs is one, read and subscribed to through the
+/// upstream's feeds ([`feed_fns`]). `None` for any other method (a subscription template of a
+/// server that is not a gateway is read by its handler, as any template).
+pub(super) fn feed<'p>(plan: &'p MethodPlan<'_>) -> Option<&'p ResourceTemplateBinding> {
+    match plan.binding() {
+        Some(McpBinding::ResourceTemplate(template))
+            if plan.forwarded && template.subscription.is_some() =>
+        {
+            Some(template)
+        }
+        _ => None,
+    }
+}
+
+/// The dispatch functions of a subscription template ([`feed`]): `open_feed` (the URI's
+/// variables decoded as the method's params, then `Upstream::open_feed` with its subscribe and
+/// unsubscribe methods), `read_resource` (`Upstream::read_feed`: the latest events) and a
+/// `call_method` that refuses the plain JSON-RPC call (one answer cannot carry notifications).
+fn feed_fns(
+    plan: &MethodPlan<'_>,
+    template: &ResourceTemplateBinding,
+    types: &Typed<'_>,
+) -> TokenStream {
+    let subscription = template
+        .subscription
+        .as_ref()
+        .expect("a feed's template names its subscription");
+    let wire = str_lit(&plan.method.name);
+    let unsubscribe = str_lit(&subscription.unsubscribe);
+    let methods = match &subscription.id_param {
+        Some(param) => {
+            let param = str_lit(param);
+            quote!(::mcp_runtime::upstream::SubscriptionMethods::by_name(#wire, #unsubscribe, #param))
+        }
+        None => {
+            quote!(::mcp_runtime::upstream::SubscriptionMethods::positional(#wire, #unsubscribe))
+        }
+    };
+    let (structure, params, order) = super::handler::upstream_params(plan);
+    let decode = Decode {
+        name: "resource",
+        helper: "template_vars",
+        error: quote!(RpcError),
+        decl: quote!(vars: UriVars),
+        args: quote!(vars),
+        extra: json_vars(plan, true),
+    };
+    // The params' type, which nothing else names here (no handler's function takes them).
+    let typed = params_type(plan, types).map(|(ty, _)| quote!(let params: #ty = params;));
+    let open = quote! {
+        #typed
+        const METHODS: ::mcp_runtime::upstream::SubscriptionMethods = #methods;
+        let upstream = server.handler.upstream();
+        reply(
+            upstream.open_feed(&ctx, uri, &METHODS, #structure, #params, #order).await,
+            as_is,
+        )
+    };
+    let (decode, open) = decoded(plan, types, decode, open);
+    let vars = used(plan.params.is_some(), "vars");
+    let open = dispatch_fn(
+        quote!(open_feed),
+        quote!(uri: &'a str, #vars: UriVars,),
+        quote!(AnswerFuture<'a>),
+        open,
+    );
+    let read = dispatch_fn(
+        quote!(read_resource),
+        quote!(uri: &'a str, _vars: UriVars,),
+        quote!(AnswerFuture<'a>),
+        quote! {
+            drop(ctx);
+            Box::pin(::std::future::ready(Answer::Success(server.handler.upstream().read_feed(uri))))
+        },
+    );
+    let uri_template = str_lit(&template.uri_template);
+    let method = dispatch_fn(
+        quote!(call_method),
+        quote!(_params: Params<'_>,),
+        quote!(AnswerFuture<'a>),
+        quote! {
+            let _ = (server, ctx);
+            subscription_call(#wire, #uri_template)
+        },
+    );
+    quote!(#decode #open #read #method)
+}
+
+/// `&["a", ..]`: the params whose URI variable is read as JSON, not taken as a string: the
+/// integer, number and boolean ones, and with `composite` the object and array ones too (a
+/// subscription's filter, `?filter={"address":..}` written out).
+fn json_vars(plan: &MethodPlan<'_>, composite: bool) -> TokenStream {
+    let names = plan
+        .method
+        .params
+        .iter()
+        .filter(|p| match p.schema.get("type").and_then(Value::as_str) {
+            Some("integer" | "number" | "boolean") => true,
+            Some("object" | "array") => composite,
+            _ => false,
+        })
+        .map(|p| p.name.as_str());
+    quote!(&[#(#names),*])
 }
 
 /// The type space, which of its types have checks beyond serde's, and where the dispatch

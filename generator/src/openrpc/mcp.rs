@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::model::{
     McpBinding, McpCommon, McpKind, McpOutput, PromptBinding, ResourceBinding,
-    ResourceTemplateBinding, ServerExtension, ToolBinding,
+    ResourceTemplateBinding, ServerExtension, SubscriptionBinding, ToolBinding,
 };
 use crate::diagnostics::{Diagnostic, Location};
 
@@ -28,6 +28,7 @@ pub const METHOD_KEYS: &[&str] = &[
     "scopes",
     "rateLimit",
     "resultBudget",
+    "subscription",
 ];
 
 /// Keys allowed in `info["x-mcp"]`.
@@ -113,6 +114,7 @@ struct Options {
     uri: Option<String>,
     uri_template: Option<String>,
     mime_type: Option<String>,
+    subscription: Option<SubscriptionBinding>,
 }
 
 impl Options {
@@ -137,6 +139,7 @@ impl Options {
             uri: None,
             uri_template: None,
             mime_type: None,
+            subscription: None,
         }
     }
 }
@@ -207,6 +210,12 @@ fn parse_object(
         match parse_budget(value) {
             Ok(bytes) => options.common.result_budget = Some(bytes),
             Err(message) => reader.error(locate("/resultBudget"), message),
+        }
+    }
+    if let Some(value) = map.get("subscription") {
+        match parse_subscription(value) {
+            Ok(subscription) => options.subscription = Some(subscription),
+            Err(message) => reader.error(locate("/subscription"), message),
         }
     }
     let Reader { mut diags, ok, .. } = reader;
@@ -332,6 +341,17 @@ fn bind(
             ),
         ));
     }
+    if kind != McpKind::ResourceTemplate && options.subscription.is_some() {
+        diags.push(Diagnostic::error(
+            RULE,
+            locate("/subscription"),
+            format!(
+                "`x-mcp.subscription` only applies to kind \"resource-template\" (each URI one subscription), not \"{}\"",
+                kind.as_str()
+            ),
+        ));
+        return None;
+    }
     let Options {
         method: _,
         common,
@@ -340,6 +360,7 @@ fn bind(
         uri,
         uri_template,
         mime_type,
+        subscription,
     } = options;
     Some(match kind {
         McpKind::Tool => McpBinding::Tool(ToolBinding {
@@ -359,8 +380,45 @@ fn bind(
             uri_template: uri_template?,
             mime_type,
             annotations,
+            subscription,
         }),
     })
+}
+
+/// `x-mcp.subscription`: the unsubscribe method's name (the id by position), or
+/// `{"unsubscribe": ..., "idParam": ...}` (the id by name).
+fn parse_subscription(value: &Value) -> Result<SubscriptionBinding, String> {
+    const SHAPE: &str = "`x-mcp.subscription` must be the unsubscribe method's name (\"eth_unsubscribe\") or {\"unsubscribe\": \"starknet_unsubscribe\", \"idParam\": \"subscription_id\"}";
+    match value {
+        Value::String(unsubscribe) if !unsubscribe.is_empty() => Ok(SubscriptionBinding {
+            unsubscribe: unsubscribe.clone(),
+            id_param: None,
+        }),
+        Value::Object(map) => {
+            if let Some(key) = map
+                .keys()
+                .find(|k| !["unsubscribe", "idParam"].contains(&k.as_str()))
+            {
+                return Err(format!(
+                    "unknown key `{key}` in `x-mcp.subscription`: {SHAPE}"
+                ));
+            }
+            let unsubscribe = match map.get("unsubscribe") {
+                Some(Value::String(name)) if !name.is_empty() => name.clone(),
+                _ => return Err(SHAPE.to_string()),
+            };
+            let id_param = match map.get("idParam") {
+                None => None,
+                Some(Value::String(name)) if !name.is_empty() => Some(name.clone()),
+                Some(_) => return Err(SHAPE.to_string()),
+            };
+            Ok(SubscriptionBinding {
+                unsubscribe,
+                id_param,
+            })
+        }
+        _ => Err(SHAPE.to_string()),
+    }
 }
 
 /// Reports a resource without its `uri`, a template without its `uriTemplate`, and either

@@ -385,6 +385,19 @@ pub struct ResourceTemplateBinding {
     pub mime_type: Option<String>,
     /// Resource `annotations`, as given (an object).
     pub annotations: Option<Value>,
+    /// `subscription`: the method opens a subscription at the upstream, and each URI of the
+    /// template is one (a gateway's resource whose updates are the upstream's notifications).
+    pub subscription: Option<SubscriptionBinding>,
+}
+
+/// How a subscription method of the upstream is closed (`x-mcp.subscription`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubscriptionBinding {
+    /// The method that closes it (`eth_unsubscribe`).
+    pub unsubscribe: String,
+    /// The unsubscription's param naming the subscription, when it takes params by name
+    /// (Starknet's `subscription_id`); `None`: the id alone, by position.
+    pub id_param: Option<String>,
 }
 
 /// What the handler of an MCP method returns (`x-mcp.output`).

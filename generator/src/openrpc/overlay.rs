@@ -380,7 +380,7 @@ mod tests {
         let found = summary(&diags);
         let expected = [
             ("/method", 2, 13, "unknown key `method` in the overlay (did you mean `methods`?); allowed keys: methods, info, overlay, actions, extends, $schema, $comment"),
-            ("/methods/a/tittle", 4, 37, "unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget"),
+            ("/methods/a/tittle", 4, 37, "unknown key `tittle` in `x-mcp` (did you mean `title`?); allowed keys: kind, name, title, description, annotations, icons, uri, uriTemplate, mimeType, _meta, output, inputSchema, scopes, rateLimit, resultBudget, subscription"),
             ("/methods/b", 5, 10, "`x-mcp` must be a kind string or an object with `kind`, found a number"),
             ("/info/x_mcp", 8, 21, "unknown key `x_mcp` in the overlay's `info` (did you mean `x-mcp`?); allowed keys: x-mcp, title, version, description"),
         ];

@@ -26,6 +26,14 @@ pub enum CallKind {
     /// A contract method on the plain JSON-RPC endpoint
     /// ([`crate::config::Endpoints::jsonrpc_path`]).
     Method,
+    /// A client wants the updates of a resource (no arguments: the URI is the
+    /// [name](Call::name)): `resources/subscribe` in a session, or a 2026-07-28
+    /// `subscriptions/listen` stream's `resourceSubscriptions`. A dispatch that has something
+    /// to open for it (the gateway: a subscription at the upstream) opens it, and a failure is
+    /// the client's error; `None` (the default) when it has nothing to open, and the
+    /// subscription is kept all the same: the application tells of updates through
+    /// [`crate::Notifier::resource_updated`].
+    Subscribe,
 }
 
 impl CallKind {
@@ -37,6 +45,7 @@ impl CallKind {
             CallKind::Prompt => "prompts/get",
             CallKind::Resource => "resources/read",
             CallKind::Method => "jsonrpc",
+            CallKind::Subscribe => "resources/subscribe",
         }
     }
 }

@@ -280,7 +280,7 @@ fn what(kind: CallKind) -> &'static str {
     match kind {
         CallKind::Tool => "tool",
         CallKind::Prompt => "prompt",
-        CallKind::Resource => "resource",
+        CallKind::Resource | CallKind::Subscribe => "resource",
         CallKind::Method => "method",
     }
 }

@@ -300,6 +300,16 @@ impl<D: Dispatch> Engine<D> {
         let result = match method {
             Method::Ping | Method::SetLogLevel | Method::Subscribe | Method::Unsubscribe => {
                 let (result, change) = session_method(era, method, raw)?;
+                if let (Some(SessionChange::Subscribed { uri }), Era::Session(session)) =
+                    (&change, era)
+                {
+                    // Recorded first, so that what it opens sees a subscriber; undone when
+                    // the dispatch refuses. Boxed, as below.
+                    if let Err(refused) = Box::pin(self.open_updates(uri, ctx.clone())).await {
+                        session.unsubscribe(uri);
+                        return Err(refused);
+                    }
+                }
                 if let (Some(change), Era::Session(session)) = (change, era) {
                     // Boxed: only the methods that change a session pay for its state.
                     Box::pin(self.write_through(session, change)).await?;

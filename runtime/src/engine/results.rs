@@ -1,6 +1,7 @@
 //! The results the engine writes itself: `initialize`, `server/discover` (each built once),
-//! the pages of the lists, `completion/complete`, and the acknowledgement of a
-//! `subscriptions/listen` stream.
+//! the pages of the lists, `completion/complete`, the acknowledgement of a
+//! `subscriptions/listen` stream, and the opening of a resource's updates at the dispatch
+//! ([`CallKind::Subscribe`]).
 
 use serde::Deserialize;
 use serde_json::json;
@@ -11,7 +12,7 @@ use super::method::Method;
 use super::{params_as, Engine};
 use crate::auth::Principal;
 use crate::config::CacheScope;
-use crate::dispatch::Dispatch;
+use crate::dispatch::{Call, CallKind, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
 use crate::notifier::{ListenBounds, ListenFull, Subscription, SubscriptionFilter};
@@ -469,6 +470,48 @@ impl<D: Dispatch> Engine<D> {
                 ))
             })?;
         Ok((ack, subscription))
+    }
+
+    /// Opens the updates of the resource at `uri` at the dispatch (a [`CallKind::Subscribe`]
+    /// call through the call seam), before a session records its subscription: the
+    /// dispatch's refusal is the client's error. A dispatch with nothing to open answers
+    /// nothing, and the subscription is kept as before.
+    pub(crate) async fn open_updates(
+        &self,
+        uri: &str,
+        ctx: RequestContext,
+    ) -> Result<(), RpcError> {
+        let Some(future) = self.run(Call::new(CallKind::Subscribe, uri, None, ctx)) else {
+            return Ok(());
+        };
+        match CatchUnwind::new(future).await {
+            Ok(answer) if answer.is_success() => Ok(()),
+            Ok(answer) => answer.into_result().map(drop),
+            Err(panic) => {
+                tracing::error!(%uri, %panic, "a subscription's handler panicked");
+                Err(RpcError::internal(
+                    "Internal error: the subscription failed unexpectedly",
+                ))
+            }
+        }
+    }
+
+    /// Opens the updates of each resource a `subscriptions/listen` stream named
+    /// ([`Subscription::resources`]) at the dispatch, before its acknowledgement is sent. The
+    /// stream has no answer to carry a refusal: it is logged, and that resource's updates
+    /// do not come.
+    pub(crate) async fn open_listen_updates(&self, subscription: &Subscription) {
+        for uri in &subscription.resources {
+            let ctx =
+                RequestContext::new(ProtocolVersion::V2026_07_28).with_notifier(&self.notifier);
+            if let Err(error) = self.open_updates(uri, ctx).await {
+                tracing::warn!(
+                    %uri,
+                    error = %error.message,
+                    "a listen stream's resource subscription could not be opened: its updates will not come"
+                );
+            }
+        }
     }
 }
 

@@ -198,7 +198,11 @@ impl<D: Dispatch> McpServer<D> {
         };
         let keep_alive = self.engine.config().streams.sse_keep_alive;
         let (frames, rx) = mpsc::channel::<Delivery>(CONNECTION_QUEUE);
+        let engine = self.engine.clone();
         tokio::spawn(async move {
+            // What the stream's resource updates need opened is open before it is told so.
+            engine.open_listen_updates(&subscription).await;
+            drop(engine);
             let mut sequence = 0u64;
             let mut frame = |json: &str| {
                 sequence += 1;

@@ -68,6 +68,7 @@ pub(crate) fn as_target<'a>(
         "tools/call" => CallKind::Tool,
         "prompts/get" => CallKind::Prompt,
         "resources/read" => CallKind::Resource,
+        "resources/subscribe" => CallKind::Subscribe,
         _ => CallKind::Method,
     };
     let ctx = call.into_context();

@@ -52,6 +52,7 @@
 
 mod error;
 mod exchange;
+mod feed;
 mod identity;
 mod params;
 mod response;
@@ -60,6 +61,7 @@ mod subscription;
 
 pub use error::UpstreamError;
 pub use exchange::{TokenExchange, MAX_CACHED, REFUSAL_MEMORY};
+pub use feed::{REAP_EVERY, WINDOW};
 pub use identity::IdentityHeader;
 pub use params::{Forwarded, Param};
 pub use subscription::{
@@ -198,6 +200,8 @@ struct Inner {
     exchanger: Option<exchange::Exchanger>,
     /// Where [`NotReady::Upstream`] is reported, once [`Upstream::report_readiness`] is called.
     readiness: OnceLock<Readiness>,
+    /// The subscriptions open behind resource URIs ([`Upstream::open_feed`]).
+    feeds: feed::Feeds,
 }
 
 /// How calls reach the upstream.
@@ -404,6 +408,7 @@ impl Upstream {
                 identity: settings.identity_headers.into(),
                 exchanger,
                 readiness: OnceLock::new(),
+                feeds: feed::Feeds::default(),
             }),
         })
     }
@@ -522,6 +527,77 @@ impl Upstream {
             });
         }
         subscription::subscribe(self.clone(), methods, params).await
+    }
+
+    /// Opens the updates of the resource `uri` (a URI of a subscription template, naming the
+    /// subscription and its params) as a subscription at the upstream with `methods.subscribe`
+    /// and `params`, encoded as [`forward`](Self::forward) encodes them; or shares the one
+    /// open for `uri` already. The upstream's refusal is the error (the client's
+    /// `resources/subscribe` fails with it).
+    ///
+    /// Each notification is kept in the window [`read_feed`](Self::read_feed) returns (the
+    /// latest [`WINDOW`]) and told as `notifications/resources/updated` for `uri` through
+    /// `ctx`'s notifier. The subscription is closed at the upstream once no client of this
+    /// instance wants `uri` (checked every [`REAP_EVERY`]). A generated gateway calls this for
+    /// a [`CallKind::Subscribe`](crate::dispatch::CallKind::Subscribe) call of a URI its
+    /// subscription template matches.
+    ///
+    /// ```no_run
+    /// use mcp_runtime::upstream::{Param, SubscriptionMethods, Upstream, UpstreamSettings};
+    /// use mcp_runtime::ParamStructure;
+    ///
+    /// const ETH: SubscriptionMethods = SubscriptionMethods::positional("eth_subscribe", "eth_unsubscribe");
+    /// const ORDER: &[Param] = &[Param::required("kind"), Param::optional("filter")];
+    ///
+    /// # async fn heads(upstream: &Upstream, ctx: &mcp_runtime::RequestContext) -> Result<(), mcp_runtime::Error> {
+    /// let params = serde_json::json!({"kind": "newHeads"});
+    /// // eth_subscribe(["newHeads"]) at the upstream, unless open already.
+    /// upstream
+    ///     .open_feed(ctx, "eth://subscription/newHeads", &ETH, ParamStructure::Either, &params, ORDER)
+    ///     .await?;
+    /// // {"contents":[{"uri":..,"mimeType":"application/json","text":"{\"subscribed\":true,..,\"events\":[..]}"}]}
+    /// let read = upstream.read_feed("eth://subscription/newHeads");
+    /// # let _ = read;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn open_feed<P: Serialize + Sync>(
+        &self,
+        ctx: &RequestContext,
+        uri: &str,
+        methods: &'static SubscriptionMethods,
+        structure: ParamStructure,
+        params: &P,
+        order: &'static [Param],
+    ) -> Result<(), Error> {
+        let params = params::encode(params, structure, order).map_err(|why| {
+            Error::new(format!(
+                "{}: the params cannot be sent to the upstream: they {why}",
+                methods.subscribe
+            ))
+        })?;
+        let open = async {
+            let params = RawValue::from_string(params)
+                .map_err(|e| Error::new(format!("{}: {e}", methods.subscribe)))?;
+            self.subscribe(methods, Some(&params))
+                .await
+                .map_err(Error::from)
+        };
+        self.inner
+            .feeds
+            .open(uri, ctx.notifier(), self.inner.max_response_bytes, open)
+            .await
+    }
+
+    /// The `resources/read` result of the resource `uri` whose updates
+    /// [`open_feed`](Self::open_feed) opened: one `application/json` content,
+    /// `{"subscribed": true, "received": N, "reopened": N, "events": [...]}`, the events the
+    /// latest notifications' results (at most [`WINDOW`], oldest first, within
+    /// [`UpstreamSettings::max_response_bytes`]); `received` counts them since the
+    /// subscription opened, and `reopened` the lost connections after which some may have
+    /// been missed. A URI nobody subscribed to reads as `"subscribed": false`, without events.
+    pub fn read_feed(&self, uri: &str) -> Box<RawValue> {
+        self.inner.feeds.read(uri)
     }
 
     /// Forwards `method` with `params` (a generated params struct; an absent optional param

@@ -172,7 +172,7 @@ async fn open<L: Link>(
             super::response::excerpt(result.get().as_bytes(), false)
         ),
     })?;
-    tracing::debug!(upstream = %link.shown(), method = methods.subscribe, "upstream subscription opened");
+    tracing::debug!(upstream = %link.shown(), method = methods.subscribe, subscription = %result.get(), "upstream subscription opened");
     Ok(Opened {
         conn,
         id: result,
@@ -222,7 +222,7 @@ async fn close<L: Link>(
     };
     match &outcome {
         Ok(()) => {
-            tracing::debug!(upstream = %link.shown(), method = methods.unsubscribe, "upstream subscription closed")
+            tracing::debug!(upstream = %link.shown(), method = methods.unsubscribe, subscription = %opened.id.get(), "upstream subscription closed")
         }
         Err(error) => {
             tracing::warn!(upstream = %link.shown(), method = methods.unsubscribe, "closing an upstream subscription: {error}")
