@@ -78,6 +78,7 @@ mod portable;
 pub mod scaffold;
 pub mod server_card;
 pub mod skills;
+mod subscriptions;
 pub mod typespace;
 pub mod validate;
 
@@ -395,6 +396,9 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         selection: options.selection.clone(),
     };
     let (mut document, mut diagnostics) = openrpc::load_with(path, &load_options)?;
+    if options.gateway.is_some() {
+        subscriptions::recognize(&mut document);
+    }
     if !options.keep_names {
         portable::make_portable(&mut document);
     }

@@ -430,3 +430,45 @@ fn the_builder_takes_the_selection() {
     assert!(!source.contains("key: \"eth_getProof\""));
     assert!(!source.contains("key: \"eth_sign\""));
 }
+
+/// A gateway makes the subscription methods its patterns select subscription templates, by
+/// their names (`Filecoin.EthSubscribe` with `Filecoin.EthUnsubscribe` in Lotus' gateway
+/// document), and takes the unsubscribe method off MCP; without a gateway both stay tools.
+#[test]
+fn a_gateway_recognises_subscription_methods_by_their_pair_of_names() {
+    let lotus = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/third-party/lotus/build/openrpc/v2/gateway.json");
+    let mut options = select(&["*"], &[], None);
+    let plain = generate(&lotus, &options);
+    let names = tools(&plain);
+    assert!(
+        names.contains(&"Filecoin_EthSubscribe".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"Filecoin_EthUnsubscribe".to_string()),
+        "{names:?}"
+    );
+
+    options.gateway = Some(mcp_codegen::Upstream { url: None });
+    let gateway = generate(&lotus, &options);
+    let names = tools(&gateway);
+    assert!(!names.iter().any(|n| n.contains("Subscribe")), "{names:?}");
+    let method = |name: &str| {
+        gateway
+            .document
+            .methods
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap()
+    };
+    let Some(McpBinding::ResourceTemplate(template)) = &method("Filecoin.EthSubscribe").mcp else {
+        panic!("{:?}", method("Filecoin.EthSubscribe").mcp);
+    };
+    assert_eq!(template.uri_template, "filecoin://EthSubscribe/{p1}");
+    assert_eq!(template.mime_type.as_deref(), Some("application/json"));
+    let subscription = template.subscription.as_ref().unwrap();
+    assert_eq!(subscription.unsubscribe, "Filecoin.EthUnsubscribe");
+    assert_eq!(subscription.id_param, None);
+    assert!(method("Filecoin.EthUnsubscribe").mcp.is_none());
+}

@@ -828,10 +828,19 @@ fn json_vars(plan: &MethodPlan<'_>, composite: bool) -> TokenStream {
         .method
         .params
         .iter()
-        .filter(|p| match p.schema.get("type").and_then(Value::as_str) {
-            Some("integer" | "number" | "boolean") => true,
-            Some("object" | "array") => composite,
-            _ => false,
+        .filter(|p| {
+            // `"type": "array"` or `"type": ["array"]` (Lotus writes every type in a list).
+            let types: Vec<&str> = match p.schema.get("type") {
+                Some(Value::String(ty)) => vec![ty],
+                Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            !types.contains(&"string")
+                && types.iter().any(|ty| match *ty {
+                    "integer" | "number" | "boolean" => true,
+                    "object" | "array" => composite,
+                    _ => false,
+                })
         })
         .map(|p| p.name.as_str());
     quote!(&[#(#names),*])
