@@ -1169,6 +1169,46 @@ async fn subscriptions_and_completions_need_the_scopes_of_what_they_name() {
     assert_ne!(answer.status, StatusCode::FORBIDDEN, "{}", answer.body);
 }
 
+/// A 2026-07-28 `subscriptions/listen` stream is decided as the read of each resource it
+/// names (its updates tell what the resource holds, and a gateway opens a subscription at its
+/// upstream for it): naming an admin resource without `mcp:admin` is refused at the edge,
+/// wherever the URI stands among the others and whatever the order of the members.
+#[tokio::test]
+async fn a_listen_stream_needs_the_scopes_of_each_resource_it_names() {
+    let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;
+    let server = start_server(&issuer).await;
+    let mut claims = claims(&issuer.url, &server.resource);
+    claims["scope"] = json!(SCOPE);
+    let bearer = format!("Bearer {}", rs256("rsa-1", &claims));
+    let headers = [
+        ("authorization", bearer.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    for body in [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"subscriptions/listen","params":{{{meta},"notifications":{{"resourceSubscriptions":["admin://notes"]}}}}}}"#
+        ),
+        format!(
+            r#"{{"params":{{"notifications":{{"toolsListChanged":true,"resourceSubscriptions":["test://open","admin://notes"]}},{meta}}},"id":9,"method":"subscriptions/listen","jsonrpc":"2.0"}}"#
+        ),
+    ] {
+        // A stream let through would never end: its answer is not waited for past 5 s.
+        let sent = send_raw(server.addr, "/mcp", &headers, &body);
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(5), sent)
+            .await
+            .unwrap_or_else(|_| panic!("{body}: the stream was opened"));
+        assert_eq!(
+            answer.status,
+            StatusCode::FORBIDDEN,
+            "{body}: {}",
+            answer.body
+        );
+        assert!(answer.challenge.unwrap().contains("mcp:admin"), "{body}");
+    }
+}
+
 #[tokio::test]
 async fn unreachable_keys_are_503_without_a_challenge() {
     let issuer = start_issuer(vec![rsa_jwk("rsa-1")]).await;

@@ -82,6 +82,14 @@ pub(super) fn scope_refusal<D: Dispatch>(
     if let Some(target) = request.target(contract) {
         return target_refusal(contract, auth, principal, &target, Some(request.id));
     }
+    if request.method == "subscriptions/listen" {
+        // Each resource it names, as the read it stands for (its updates tell what it holds;
+        // a gateway opens a subscription at its upstream for it).
+        return listened_resources(request).into_iter().find_map(|uri| {
+            let target = Target::of_call(contract, "resources/read", uri.into(), None);
+            target_refusal(contract, auth, principal, &target, Some(request.id))
+        });
+    }
     let (method, key) = indirect_target(request)?;
     let target = Target::of_call(contract, method, key.into(), None);
     target_refusal(contract, auth, principal, &target, Some(request.id))
@@ -151,6 +159,27 @@ fn indirect_target(request: &Request<'_>) -> Option<(&'static str, String)> {
         }
         _ => None,
     }
+}
+
+/// The resource URIs a `subscriptions/listen` request names (`notifications.
+/// resourceSubscriptions`); none when its params do not read (the engine refuses them).
+fn listened_resources(request: &Request<'_>) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Listen {
+        notifications: Notifications,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Notifications {
+        #[serde(default)]
+        resource_subscriptions: Vec<String>,
+    }
+    request
+        .params
+        .raw()
+        .and_then(|raw| serde_json::from_str::<Listen>(raw.get()).ok())
+        .map(|listen| listen.notifications.resource_subscriptions)
+        .unwrap_or_default()
 }
 
 /// [`scope_refusal`] for every message of a 2025-03-26 batch (`messages`, each read on its
