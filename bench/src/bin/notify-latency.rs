@@ -12,7 +12,7 @@
 //! usage: notify-latency --node http://127.0.0.1:8545 --ws ws://127.0.0.1:8545
 //!        --mcp http://127.0.0.1:8080/mcp [--era session|stateless] [--rounds N]
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use mcp_runtime::client::{Client, Era, Listen};
 use mcp_runtime::upstream::{SubscriptionEvent, SubscriptionMethods, Upstream, UpstreamSettings};
 use serde_json::value::RawValue;
@@ -50,12 +50,16 @@ async fn main() -> Result<()> {
         "stateless" => Era::Stateless,
         _ => bail!("--era session|stateless"),
     };
-    let upstream = Upstream::new(UpstreamSettings::new(ws))?;
+    // `UpstreamError` is no `std::error::Error` (the runtime's `Error` converts from it).
+    let upstream = Upstream::new(UpstreamSettings::new(ws)).map_err(|e| anyhow!("{e}"))?;
     let params = RawValue::from_string(r#"["newHeads"]"#.into())?;
-    let mut direct = upstream.subscribe(&ETH, Some(&params)).await?;
+    let mut direct = upstream
+        .subscribe(&ETH, Some(&params))
+        .await
+        .map_err(|e| anyhow!("{e}"))?;
     let client = Client::builder(mcp).era(era_of).connect().await?;
     let mut updates = client.listen(Listen::new().resource(URI)).await?;
-    let miner = Upstream::new(UpstreamSettings::new(node))?;
+    let miner = Upstream::new(UpstreamSettings::new(node)).map_err(|e| anyhow!("{e}"))?;
     let (mut at_node, mut at_client, mut added) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..WARMUP + rounds {
         let sent = Instant::now();
@@ -70,7 +74,7 @@ async fn main() -> Result<()> {
                 (update, sent.elapsed())
             },
         );
-        mined?;
+        mined.map_err(|e| anyhow!("evm_mine: {e}"))?;
         let (Some(SubscriptionEvent::Notification(_)), head) = head else {
             bail!("the node's subscription ended or was opened again in round {round}");
         };
