@@ -27,10 +27,10 @@
 
 use std::collections::HashSet;
 
-use crate::openrpc::{
-    Document, McpBinding, McpCommon, McpOrigin, McpOutput, ParamStructure, ResourceTemplateBinding,
-    SubscriptionBinding,
-};
+use serde_json::json;
+
+use crate::openrpc::mcp::{self, MethodFacts};
+use crate::openrpc::{Document, McpBinding, McpOrigin, ParamStructure};
 
 /// Makes each subscription method the `--tools` patterns selected a subscription template,
 /// and takes the unsubscribe methods that only the patterns exposed off MCP (see the
@@ -60,30 +60,27 @@ pub fn recognize(document: &mut Document) {
             Some(binding) => binding.common().location.clone(),
             None => method.location.clone(),
         };
-        method.mcp = Some(McpBinding::ResourceTemplate(ResourceTemplateBinding {
-            common: McpCommon {
-                name: method.name.clone(),
-                title: None,
-                description: method
-                    .description
-                    .clone()
-                    .or_else(|| method.summary.clone()),
-                icons: None,
-                meta: None,
-                output: McpOutput::Typed,
-                scopes: None,
-                rate_limit: None,
-                result_budget: None,
-                location,
-            },
-            uri_template,
-            mime_type: Some("application/json".into()),
-            annotations: None,
-            subscription: Some(SubscriptionBinding {
-                unsubscribe: unsubscribe.clone(),
-                id_param,
-            }),
-        }));
+        // As if the method's `x-mcp` said so: the same reading as a declared one.
+        let subscription = match id_param {
+            Some(param) => json!({"unsubscribe": unsubscribe, "idParam": param}),
+            None => json!(unsubscribe),
+        };
+        let x_mcp = json!({
+            "kind": "resource-template",
+            "uriTemplate": uri_template,
+            "mimeType": "application/json",
+            "subscription": subscription,
+        });
+        let facts = MethodFacts {
+            name: &method.name,
+            description: method.description.as_deref(),
+            summary: method.summary.as_deref(),
+        };
+        let (binding, _) = mcp::parse_method(&x_mcp, &facts, &|_| location.clone());
+        if binding.is_none() {
+            continue;
+        }
+        method.mcp = binding;
         recognized.push(unsubscribe);
     }
     // Every unsubscribe method a subscription names, declared or recognised.

@@ -53,9 +53,10 @@ IDENTITY = "0x0000000000000000000000000000000000000004"
 
 
 class Checks:
-    def __init__(self, scenario, results):
+    def __init__(self, scenario, results, timeout=TIMEOUT):
         self.scenario = scenario
         self.results = results
+        self.timeout = timeout
 
     def record(self, name, error=None):
         line = f"PASS {self.scenario}: {name}" if error is None else f"FAIL {self.scenario}: {name}: {error}"
@@ -66,7 +67,7 @@ class Checks:
     async def run(self, name, check, *args):
         """Runs `await check(*args)`; any exception (an assert included) fails the check."""
         try:
-            with anyio.fail_after(TIMEOUT):
+            with anyio.fail_after(self.timeout):
                 await check(*args)
         except BaseException as e:  # noqa: BLE001: every failure is a FAIL line, and the next runs
             if isinstance(e, (KeyboardInterrupt, SystemExit)):

@@ -41,6 +41,8 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
+from client import Checks
+
 TIMEOUT = 20
 HEADS = "eth://subscription/newHeads"
 # hardhat's and anvil's first funded account.
@@ -48,30 +50,6 @@ ACCOUNT = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266"
 # A contract whose every call emits one LOG0 (no topics, no data): init code returning the
 # runtime code 60006000a000 (PUSH1 0 PUSH1 0 LOG0 STOP).
 EMITTER = "0x6560006000a0006000526006601af3"
-
-
-class Checks:
-    def __init__(self, scenario, results):
-        self.scenario = scenario
-        self.results = results
-
-    def record(self, name, error=None):
-        line = f"PASS {self.scenario}: {name}" if error is None else f"FAIL {self.scenario}: {name}: {error}"
-        print(line, flush=True)
-        with open(self.results, "a") as out:
-            out.write(line + "\n")
-
-    async def run(self, name, check, *args):
-        try:
-            with anyio.fail_after(TIMEOUT * 2):
-                await check(*args)
-        except BaseException as e:  # noqa: BLE001: every failure is a FAIL line, and the next runs
-            if isinstance(e, (KeyboardInterrupt, SystemExit)):
-                raise
-            detail = "".join(traceback.format_exception_only(e)).strip().replace("\n", " | ")
-            self.record(name, detail[:600] or type(e).__name__)
-        else:
-            self.record(name)
 
 
 def node_call(node, method, params=()):
@@ -269,7 +247,7 @@ async def main():
     info = types.Implementation(name="mcp-codegen gateway updates test", version="1")
     for mode in ("legacy", "auto"):
         legacy = mode == "legacy"
-        c = Checks(f"updates-{args.scenario}-{mode}", args.results)
+        c = Checks(f"updates-{args.scenario}-{mode}", args.results, timeout=TIMEOUT * 2)
         send_updates, inbox = anyio.create_memory_object_stream(64)
 
         async def handler(message):
