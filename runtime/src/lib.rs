@@ -84,8 +84,10 @@
 //!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`
 //!   feature).
 //! - Extension points: [`stores::Stores`] ([`session::SessionStore`], [`tasks::TaskStore`],
-//!   [`bus::Bus`]) for state shared between instances (Redis with the `redis` feature),
-//!   [`request_state::SealingKey`] for the `requestState` key, [`jsonrpc`] error codes.
+//!   [`bus::Bus`]) for state shared between instances (in Redis with the `redis` feature),
+//!   [`request_state::SealingKey`] for the `requestState` key.
+//! - [`jsonrpc`]: the JSON-RPC envelope and every error code the server answers
+//!   ([`RpcError`]; a handler's failure is an [`Error`]).
 //! - Operations: [`middleware`] (the user's code around every call), [`audit`] (audit
 //!   records), [`rate_limit`] (rate limits per caller and per tool).
 //! - [`telemetry`]: the request span and trace context (feature `trace`), OTLP export (`otel`),
@@ -107,7 +109,7 @@
 //! | `client` | [`client`](client/index.html): an MCP client (HTTP, https, OAuth, stdio child processes) |
 //! | `upstream` | [`upstream`](upstream/index.html) and [`entry::gateway`](entry/fn.gateway.html): a gateway to a JSON-RPC service |
 //! | `jwt` | `auth::jwt`: JWT access tokens checked against the issuer's JWKS |
-//! | `redis` | `stores::redis`: tasks and notifications shared through Redis |
+//! | `redis` | `stores::redis`: sessions, tasks, the notification bus and event log, rate limits, DPoP proofs and kept results shared between instances through Redis |
 //! | `trace` | the `mcp::request` span and the W3C trace context |
 //! | `otel` | request spans exported over OTLP (implies `trace`) |
 //! | `metrics` | a Prometheus endpoint, `--metrics ADDR` (implies `trace`) |
