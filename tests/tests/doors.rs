@@ -15,7 +15,9 @@
 //! `call_tool` (`--tool-mode catalog`), stdio and the 2024-11-05 HTTP+SSE transport (which
 //! authenticate no one: what a scope refuses elsewhere runs there, everything else is the
 //! same; a server with authorization does not serve the 2024-11-05 transport at all). Every body is raw bytes with
-//! `params` before `method`, and the tool names escaped (`get\u005fbalance`).
+//! `params` before `method`, and the tool names escaped (`get\u005fbalance`). Subscribing to a
+//! resource (`resources/subscribe`, a `subscriptions/listen` stream naming it) is decided as
+//! its read at every door that subscribes with authentication.
 
 mod support;
 
@@ -851,5 +853,53 @@ async fn audit_records_name_the_target_and_redact_it_on_every_door() {
             arguments,
             serde_json::json!({"to": "bob", "amount": "[redacted]"})
         );
+    }
+}
+
+/// Subscribing to a resource is decided as the read it stands for, at every door that
+/// subscribes with authentication: `resources/subscribe` in a 2025-11-25 session and in a
+/// 2025-03-26 batch, and a 2026-07-28 `subscriptions/listen` stream naming the resource
+/// (wherever it stands among the URIs it names). Its updates tell what the resource holds, and
+/// a gateway opens a subscription at its upstream for it: `nobody` (without `bank:read`) is
+/// refused the read's scope at each; `read` subscribes.
+#[tokio::test]
+async fn subscribing_needs_the_scopes_of_the_read_at_every_door() {
+    let (addr, _stop) = serve(Server::new(Bank)).await;
+    let subscribe = r#"{"params":{"uri":"bank://statements/2026-01"},"id":7,"method":"resources/subscribe","jsonrpc":"2.0"}"#;
+    for (token, expected) in [
+        ("nobody", forbidden(&["bank:read"])),
+        ("read", Outcome::Allowed),
+    ] {
+        for version in ["2025-11-25", "2025-03-26"] {
+            let id = session(addr, token, version).await;
+            let extra = [
+                ("mcp-session-id", id.as_str()),
+                ("mcp-protocol-version", version),
+            ];
+            let body = match version {
+                "2025-03-26" => format!("[{subscribe}]"),
+                _ => subscribe.to_string(),
+            };
+            let reply = post(addr, "/mcp", &headers(token, &extra), &body).await;
+            assert_eq!(http_outcome(reply).await, expected, "{token}, {version}");
+        }
+        let listen = r#"{"params":{"notifications":{"resourceSubscriptions":["bank://other","bank://statements/2026-01"]},"_meta":{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}},"id":8,"method":"subscriptions/listen","jsonrpc":"2.0"}"#;
+        let extra = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "subscriptions/listen"),
+        ];
+        let reply = post(addr, "/mcp", &headers(token, &extra), listen).await;
+        match token {
+            // The stream stays open: its status alone is read.
+            "read" => assert_eq!(reply.status, StatusCode::OK, "{token}, listen"),
+            // A stream let through would never end: not waited for past 5 s.
+            _ => {
+                let outcome =
+                    tokio::time::timeout(std::time::Duration::from_secs(5), http_outcome(reply))
+                        .await
+                        .unwrap_or_else(|_| Outcome::Other("the stream was opened".into()));
+                assert_eq!(outcome, expected, "{token}, listen");
+            }
+        }
     }
 }
