@@ -473,9 +473,10 @@ impl<D: Dispatch> Engine<D> {
     }
 
     /// Opens the updates of the resource at `uri` at the dispatch (a [`CallKind::Subscribe`]
-    /// call through the call seam), before a session records its subscription: the
-    /// dispatch's refusal is the client's error. A dispatch with nothing to open answers
-    /// nothing, and the subscription is kept as before.
+    /// call through the call seam), once a session has recorded its subscription (so that
+    /// what opens sees a subscriber; the caller undoes it on a refusal): the dispatch's
+    /// refusal is the client's error. A dispatch with nothing to open answers nothing, and
+    /// the subscription is kept as before.
     pub(crate) async fn open_updates(
         &self,
         uri: &str,
