@@ -48,7 +48,8 @@ impl Dispatch for Traced {
             CallKind::Prompt => return Some(prompt(name)),
             CallKind::Resource => return Some(resource(name)),
             CallKind::Tool => {}
-            CallKind::Method => return None,
+            // A plain method, a subscription: nothing here serves them.
+            _ => return None,
         }
         Some(Box::pin(async move {
             match name {
