@@ -17,7 +17,9 @@
 #   - subscriptions as MCP resource updates (./updates.py, both eras): the overlay's
 #     eth_subscribe over hardhat's WebSocket, one update per block and per log a contract
 #     emits, resources/read showing them, closed at the node once nobody wants them; and under
-#     anvil killed and started again mid-stream;
+#     anvil killed and started again mid-stream; two instances sharing one Redis (redis-server
+#     from Debian) holding one subscription at the node for both, the holder killed and the
+#     other taking over;
 #   - the same gateway's plain JSON-RPC door (--jsonrpc, ./plain_door.py, raw bytes): eth_sign,
 #     which the overlay takes off MCP, is -32601 in every spelling and batch and never reaches
 #     the node; rpc.discover lists the exposed methods only; --jsonrpc-unexposed forwards it;
@@ -89,16 +91,20 @@ codegen="$CARGO_TARGET_DIR/debug/mcp-codegen"
 (cd "$root" && cargo build -q --locked -p mcp-codegen)
 # Upstream::subscribe against a real node (section 3b): runtime/examples/upstream_subscribe.rs.
 (cd "$root" && cargo build -q --locked -p mcp-runtime --features upstream --example upstream_subscribe)
-# generate NAME ARGS...: a gateway crate in $work/NAME, built with the workspace's lock.
+# [features=F] generate NAME ARGS...: a gateway crate in $work/NAME, built with the workspace's
+# lock (and the crate's features F).
 generate() {
   local name="$1"
   shift
   "$codegen" "$@" --name "$name" -o "$work/$name" -q || die "generating $name failed"
   cp "$root/Cargo.lock" "$work/$name/Cargo.lock"
-  log "building $name"
-  cargo build -q --manifest-path "$work/$name/Cargo.toml" || die "building $name failed"
+  log "building $name${features:+ --features $features}"
+  cargo build -q --manifest-path "$work/$name/Cargo.toml" ${features:+--features "$features"} \
+    || die "building $name failed"
 }
-generate eth-gateway "$root/fixtures/gateway/ethereum.openrpc.json" --tools 'eth_*' \
+# With the redis feature (instances sharing subscriptions, section 3), which changes nothing
+# without --redis.
+features=redis generate eth-gateway "$root/fixtures/gateway/ethereum.openrpc.json" --tools 'eth_*' \
   --overlay "$root/fixtures/gateway/eth-overlay.json" --upstream http://127.0.0.1:8545
 generate eth-checked "$root/fixtures/gateway/ethereum.openrpc.json" --tools 'eth_*' \
   --overlay "$root/fixtures/gateway/eth-overlay.json" --gateway --check-results
@@ -195,6 +201,26 @@ updates() {
 updates heads "$url" "$upstream" "$work/updates.log"
 updates logs "$url" "$upstream"
 stop_servers
+# ... shared by two instances on one Redis (--redis): one subscription at the node for both,
+# the holder killed and the other taking it over (./updates.py shared). redis-server from
+# Debian, as tests/scale-out installs it, on a port of its own.
+"$root/tests/scale-out/cluster.sh" --install-only >"$work/redis-install.log" 2>&1 \
+  || { cat "$work/redis-install.log" >&2; die "redis-server could not be installed"; }
+redis_port="$(free_port)"
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
+  >"$work/redis.log" 2>&1 &
+pids+=($!)
+wait_port "$redis_port" "${pids[-1]}" "redis-server" || { cat "$work/redis.log" >&2; exit 2; }
+MCP_REQUEST_STATE_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+export MCP_REQUEST_STATE_KEY
+for instance in a b; do
+  start_server "$eth" --upstream "ws://127.0.0.1:$node_port" --redis "redis://127.0.0.1:$redis_port" \
+    --log-level debug 2>"$work/shared-$instance.log"
+  declare "url_$instance=$url" "pid_$instance=${server_pids[-1]}"
+done
+updates shared "$url_a" "$upstream" "$url_b" "$work/shared-a.log" "$work/shared-b.log" "$pid_a"
+stop_servers
+unset MCP_REQUEST_STATE_KEY
 
 # ---- 3b. a second node: Foundry's anvil 1.7.1 (its npm package's linux binary) ----------------
 anvil_port="$(free_port)"

@@ -23,13 +23,25 @@ SCENARIO is one of
                   while it is down is an isError at once, and once it is back the subscription
                   is opened again (an update, `reopened` counted) and blocks mined on the new
                   node reach the client
+  shared URL_B LOG_A LOG_B PID_A
+                  hardhat, two gateway instances (URL and URL_B) sharing one Redis (--redis),
+                  their debug logs LOG_A and LOG_B: a session client of the first and a
+                  2026-07-28 client of the second subscribe to newHeads; one subscription at the
+                  node for both (one opened, in the first's log; the second follows it); each
+                  block one update to each client, both reading the same window; the first
+                  instance killed (SIGKILL, PID_A): the second takes the subscription over (a
+                  new one at the node, an update, `reopened` counted) and the next blocks reach
+                  its client; its client gone, the subscription is closed at the node
 
 Every check prints "PASS name" or "FAIL name: why" and appends that line to FILE.
 """
 
 import argparse
+import contextlib
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -236,6 +248,111 @@ async def restart(c, client, legacy, inbox, node, anvil):
     await c.run("the node killed and started again mid-stream: updates come back, no call hangs", comes_back)
 
 
+OPENED = re.compile(r'upstream subscription opened .*subscription="?([0-9a-fx]+)')
+
+
+def opened(log):
+    """The ids of the subscriptions an instance opened at the node, from its debug log."""
+    return OPENED.findall(open(log).read())
+
+
+async def shared(results, info, node, url_a, url_b, log_a, log_b, pid_a):
+    c = Checks("updates-shared", results, timeout=TIMEOUT * 3)
+    inbox = {}
+
+    def handler_for(name):
+        send_updates, inbox[name] = anyio.create_memory_object_stream(64)
+
+        async def handler(message):
+            if isinstance(message, types.ResourceUpdatedNotification):
+                await send_updates.send(message.params.uri)
+
+        return handler
+
+    async with Client(url_b, mode="auto", client_info=info, message_handler=handler_for("b"),
+                      read_timeout_seconds=TIMEOUT) as b, anyio.create_task_group() as tasks:
+        # The first instance's client runs in a task of its own, ended (cancelled) once its
+        # server is killed: its connections then fail, and nothing else should see them.
+        clients, ready, first = {}, anyio.Event(), anyio.CancelScope()
+
+        async def first_client():
+            with first, contextlib.suppress(Exception):
+                async with Client(url_a, mode="legacy", client_info=info,
+                                  message_handler=handler_for("a"),
+                                  read_timeout_seconds=TIMEOUT) as client:
+                    clients["a"] = client
+                    ready.set()
+                    await anyio.sleep_forever()
+            ready.set()
+
+        tasks.start_soon(first_client)
+        await ready.wait()
+        a = clients["a"]
+        on_a, on_b = Updates(a, HEADS, True, inbox["a"]), Updates(b, HEADS, False, inbox["b"])
+
+        async def one_at_the_node():
+            await on_a.__aenter__()
+            await on_b.__aenter__()
+            ids = opened(log_a)
+            assert len(ids) == 1, f"the first instance opened {ids}"
+            assert opened(log_b) == [], f"the second instance opened {opened(log_b)} too"
+            assert "this one follows it" in open(log_b).read(), "the second instance does not follow"
+            known = node_call(node, "eth_getFilterChanges", [ids[0]])
+            assert isinstance(known, list), f"the node does not know {ids[0]}: {known}"
+
+        await c.run("two instances' subscribers to one URI: one subscription at the node", one_at_the_node)
+
+        async def both_told():
+            mined = []
+            for _ in range(2):
+                node_call(node, "evm_mine")
+                await on_a.next()
+                await on_b.next()
+                mined.append(node_call(node, "eth_getBlockByNumber", ["latest", False])["hash"])
+            await on_a.quiet(1)
+            await on_b.quiet(0.5)
+            read_a, read_b = await window(a, HEADS), await window(b, HEADS)
+            assert read_a == read_b, (read_a, read_b)
+            assert read_a["subscribed"] is True, read_a
+            assert [event["hash"] for event in read_a["events"]][-2:] == mined, (read_a, mined)
+
+        await c.run("each block one update to each instance's client, one window read on both", both_told)
+
+        async def taken_over():
+            os.kill(pid_a, signal.SIGKILL)
+            first.cancel()
+            # The lease (15 s) runs out, the second instance takes it (checked every 5 s) and
+            # tells of the reopening.
+            started = time.monotonic()
+            await on_b.next(within=30)
+            took = time.monotonic() - started
+            ids = opened(log_b)
+            assert len(ids) == 1, f"the second instance opened {ids}"
+            node_call(node, "evm_mine")
+            await on_b.next()
+            await on_b.quiet(0.5)
+            read = await window(b, HEADS)
+            assert read["reopened"] >= 1, read
+            head = node_call(node, "eth_getBlockByNumber", ["latest", False])["hash"]
+            assert read["events"][-1]["hash"] == head, (read["events"][-1], head)
+            print(f"taken over {took:.1f} s after the holder was killed", flush=True)
+
+        await c.run("the holder killed: the other instance opens the subscription again, updates go on", taken_over)
+
+        async def closed_at_the_node():
+            await on_b.__aexit__(None, None, None)
+            (id,) = opened(log_b)
+            started = time.monotonic()
+            while time.monotonic() - started < 15:
+                if node_call(node, "eth_getFilterChanges", [id]) is None:
+                    return
+                await anyio.sleep(0.2)
+            raise AssertionError(f"the node still knows {id} 15 s after the last subscriber left")
+
+        await c.run("the last subscriber of any instance gone, the subscription is closed at the node", closed_at_the_node)
+        first.cancel()
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--results", required=True)
@@ -245,6 +362,15 @@ async def main():
     parser.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     info = types.Implementation(name="mcp-codegen gateway updates test", version="1")
+    if args.scenario == "shared":
+        url_b, log_a, log_b, pid_a = args.rest
+        try:
+            await shared(args.results, info, args.node, args.target, url_b, log_a, log_b, int(pid_a))
+        except BaseException as e:  # noqa: BLE001
+            Checks("updates-shared", args.results).record(
+                "connect and run", "".join(traceback.format_exception_only(e)).strip()[:600])
+            sys.exit(3)
+        return
     for mode in ("legacy", "auto"):
         legacy = mode == "legacy"
         c = Checks(f"updates-{args.scenario}-{mode}", args.results, timeout=TIMEOUT * 2)

@@ -804,7 +804,7 @@ fn feed_fns(
         quote!(AnswerFuture<'a>),
         quote! {
             drop(ctx);
-            Box::pin(::std::future::ready(Answer::Success(server.handler.upstream().read_feed(uri))))
+            Box::pin(async move { reply(server.handler.upstream().read_feed(uri).await, as_is) })
         },
     );
     let uri_template = str_lit(&template.uri_template);

@@ -13,6 +13,9 @@ pub(super) struct Shared {
     url: String,
     source: &'static str,
     prefix: String,
+    /// A gateway's upstream, whose subscriptions the instances share too.
+    #[cfg(feature = "upstream")]
+    pub(super) upstream: Option<crate::upstream::Upstream>,
 }
 
 pub(super) fn shared(args: &Args) -> Option<Shared> {
@@ -20,6 +23,8 @@ pub(super) fn shared(args: &Args) -> Option<Shared> {
         url: url.clone(),
         source: args.redis_source,
         prefix: args.redis_prefix.clone(),
+        #[cfg(feature = "upstream")]
+        upstream: None,
     })
 }
 
@@ -112,6 +117,13 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
         let stores = crate::stores::redis::connect(&shared.url, &shared.prefix, server.config())
             .await
             .map_err(|error| (1, format!("{source}: {error}")))?;
+        #[cfg(feature = "upstream")]
+        if let Some(upstream) = &shared.upstream {
+            let feeds = crate::stores::redis::connect_feeds(&shared.url, &shared.prefix)
+                .await
+                .map_err(|error| (1, format!("{source}: {error}")))?;
+            upstream.share_feeds(feeds);
+        }
         server.rebuilt_with(stores).map_err(|_| {
             (
                 2,

@@ -74,6 +74,13 @@ const MAX_BODY: Flag = Flag {
     help: "largest answer read from the upstream (the tool fails above; reading stops there)",
     default: |_| show_size(upstream::DEFAULT_MAX_RESPONSE_BYTES),
 };
+const WINDOW: Flag = Flag {
+    flag: "upstream-subscription-window",
+    env: "MCP_UPSTREAM_SUBSCRIPTION_WINDOW",
+    value: "N",
+    help: "most events resources/read of a subscription's resource returns (the latest, within            --upstream-max-body); from 1 to 10000",
+    default: |_| upstream::DEFAULT_SUBSCRIPTION_WINDOW.to_string(),
+};
 const HEADER: Flag = Flag {
     flag: "upstream-header",
     env: "MCP_UPSTREAM_HEADERS",
@@ -179,11 +186,12 @@ const TOOL_MODE: Flag = Flag {
 };
 
 /// The flags, in `--help` order.
-const FLAGS: [&Flag; 15] = [
+const FLAGS: [&Flag; 16] = [
     &URL,
     &TIMEOUT,
     &CONCURRENCY,
     &MAX_BODY,
+    &WINDOW,
     &HEADER,
     &IDENTITY,
     &AUTH,
@@ -229,7 +237,7 @@ fn with_flags(mut command: clap::Command, default_url: Option<&str>) -> clap::Co
 
 /// Like [`parse`](super::parse), for a gateway binary: the upstream flags too (`--upstream`,
 /// `--upstream-timeout`, `--upstream-concurrency`, `--upstream-max-body`,
-/// `--upstream-header`, `--upstream-ca` and their `MCP_UPSTREAM_*` variables), read into the
+/// `--upstream-subscription-window`, `--upstream-header`, `--upstream-ca` and their `MCP_UPSTREAM_*` variables), read into the
 /// [`UpstreamSettings`] of the upstream. `default_url` is the upstream's URL when neither
 /// `--upstream` nor `MCP_UPSTREAM_URL` gives one (the generated code's, from the document);
 /// without it, one of them is required. Every value is checked (a URL that is not `http://` or
@@ -335,6 +343,17 @@ fn settings(
     }
     if let Some(given) = given(matches, env, &MAX_BODY) {
         settings.max_response_bytes = size(&given.text, 1).map_err(|why| cite(&given, why))?;
+    }
+    if let Some(given) = given(matches, env, &WINDOW) {
+        settings.subscription_window = count(&given.text, 1)
+            .and_then(|n| match n {
+                ..=upstream::MAX_SUBSCRIPTION_WINDOW => Ok(n),
+                _ => Err(format!(
+                    "must be at most {}",
+                    upstream::MAX_SUBSCRIPTION_WINDOW
+                )),
+            })
+            .map_err(|why| cite(&given, why))?;
     }
     if let Some(given) = given(matches, env, &CA) {
         let path = given.text.trim();
@@ -631,7 +650,11 @@ pub fn gateway<D: Dispatch>(
         );
     }
     upstream.report_readiness(&args.config.readiness);
-    let shared = shared(&args);
+    let mut shared = shared(&args);
+    if let Some(shared) = &mut shared {
+        // One subscription at the upstream per resource URI for all the instances.
+        shared.upstream = Some(upstream.clone());
+    }
     let server = McpServer::with_config(ToolCatalog::new(build(upstream), mode), args.config);
     serve(server, args.transport, shared, args.metrics)
 }

@@ -61,7 +61,10 @@ mod subscription;
 
 pub use error::UpstreamError;
 pub use exchange::{TokenExchange, MAX_CACHED, REFUSAL_MEMORY};
-pub use feed::{REAP_EVERY, WINDOW};
+pub(crate) use feed::SharedFeeds;
+#[cfg(feature = "redis")]
+pub(crate) use feed::{Renewal, Snapshot};
+pub use feed::{FEED_LEASE, REAP_EVERY, SHARE_EVERY};
 pub use identity::IdentityHeader;
 pub use params::{Forwarded, Param};
 pub use subscription::{
@@ -97,6 +100,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_CONCURRENCY: usize = 64;
 /// [`UpstreamSettings::max_response_bytes`] unless set: 16 MiB.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 << 20;
+/// [`UpstreamSettings::subscription_window`] unless set: the latest 16 events.
+pub const DEFAULT_SUBSCRIPTION_WINDOW: usize = 16;
+/// The largest [`UpstreamSettings::subscription_window`].
+pub const MAX_SUBSCRIPTION_WINDOW: usize = 10_000;
 
 /// The most of an error status's body read for its excerpt (or its JSON-RPC error).
 const ERROR_BODY_LIMIT: usize = 64 << 10;
@@ -143,6 +150,10 @@ pub struct UpstreamSettings {
     /// endpoint is trusted as [`root_certificates`](Self::root_certificates) say. Default:
     /// none.
     pub token_exchange: Option<TokenExchange>,
+    /// The most events `resources/read` of a subscription's resource returns (the latest,
+    /// within [`max_response_bytes`](Self::max_response_bytes); [`Upstream::read_feed`]).
+    /// From 1 to [`MAX_SUBSCRIPTION_WINDOW`]. Default [`DEFAULT_SUBSCRIPTION_WINDOW`].
+    pub subscription_window: usize,
 }
 
 impl UpstreamSettings {
@@ -157,6 +168,7 @@ impl UpstreamSettings {
             root_certificates: Vec::new(),
             identity_headers: Vec::new(),
             token_exchange: None,
+            subscription_window: DEFAULT_SUBSCRIPTION_WINDOW,
         }
     }
 }
@@ -173,6 +185,7 @@ impl fmt::Debug for UpstreamSettings {
             .field("root_certificates", &self.root_certificates.len())
             .field("identity_headers", &self.identity_headers)
             .field("token_exchange", &self.token_exchange)
+            .field("subscription_window", &self.subscription_window)
             .finish()
     }
 }
@@ -283,6 +296,11 @@ impl Upstream {
         }
         if settings.max_response_bytes == 0 {
             return Err(config("max_response_bytes must be at least 1 byte".into()));
+        }
+        if !(1..=MAX_SUBSCRIPTION_WINDOW).contains(&settings.subscription_window) {
+            return Err(config(format!(
+                "subscription_window must be from 1 to {MAX_SUBSCRIPTION_WINDOW} events"
+            )));
         }
         if settings.timeout.is_zero() {
             return Err(config("the timeout must be longer than zero".into()));
@@ -408,7 +426,7 @@ impl Upstream {
                 identity: settings.identity_headers.into(),
                 exchanger,
                 readiness: OnceLock::new(),
-                feeds: feed::Feeds::default(),
+                feeds: feed::Feeds::new(settings.subscription_window, settings.max_response_bytes),
             }),
         })
     }
@@ -536,11 +554,13 @@ impl Upstream {
     /// `resources/subscribe` fails with it).
     ///
     /// Each notification is kept in the window [`read_feed`](Self::read_feed) returns (the
-    /// latest [`WINDOW`]) and told as `notifications/resources/updated` for `uri` through
-    /// `ctx`'s notifier. The subscription is closed at the upstream once no client of this
-    /// instance wants `uri` (checked every [`REAP_EVERY`]). A generated gateway calls this for
-    /// a [`CallKind::Subscribe`](crate::dispatch::CallKind::Subscribe) call of a URI its
-    /// subscription template matches.
+    /// latest [`UpstreamSettings::subscription_window`]) and told as
+    /// `notifications/resources/updated` for `uri` through `ctx`'s notifier. The subscription
+    /// is closed at the upstream once no client wants `uri` (checked every [`REAP_EVERY`]).
+    /// With several instances sharing Redis (`--redis`), one instance holds it for all of
+    /// them, and the window lives in Redis (see docs/gateway.md). A generated gateway calls
+    /// this for a [`CallKind::Subscribe`](crate::dispatch::CallKind::Subscribe) call of a URI
+    /// its subscription template matches.
     ///
     /// ```no_run
     /// use mcp_runtime::upstream::{Param, SubscriptionMethods, Upstream, UpstreamSettings};
@@ -556,7 +576,7 @@ impl Upstream {
     ///     .open_feed(ctx, "eth://subscription/newHeads", &ETH, ParamStructure::Either, &params, ORDER)
     ///     .await?;
     /// // {"contents":[{"uri":..,"mimeType":"application/json","text":"{\"subscribed\":true,..,\"events\":[..]}"}]}
-    /// let read = upstream.read_feed("eth://subscription/newHeads");
+    /// let read = upstream.read_feed("eth://subscription/newHeads").await?;
     /// # let _ = read;
     /// # Ok(())
     /// # }
@@ -570,34 +590,48 @@ impl Upstream {
         params: &P,
         order: &'static [Param],
     ) -> Result<(), Error> {
-        let params = params::encode(params, structure, order).map_err(|why| {
-            Error::new(format!(
-                "{}: the params cannot be sent to the upstream: they {why}",
-                methods.subscribe
-            ))
-        })?;
-        let open = async {
-            let params = RawValue::from_string(params)
-                .map_err(|e| Error::new(format!("{}: {e}", methods.subscribe)))?;
-            self.subscribe(methods, Some(&params))
-                .await
-                .map_err(Error::from)
-        };
-        self.inner
-            .feeds
-            .open(uri, ctx.notifier(), self.inner.max_response_bytes, open)
-            .await
+        let params: Arc<str> = params::encode(params, structure, order)
+            .map_err(|why| {
+                Error::new(format!(
+                    "{}: the params cannot be sent to the upstream: they {why}",
+                    methods.subscribe
+                ))
+            })?
+            .into();
+        let upstream = self.clone();
+        let opener: feed::Opener = Arc::new(move || {
+            let (upstream, params) = (upstream.clone(), params.clone());
+            Box::pin(async move {
+                let params = RawValue::from_string(params.to_string())
+                    .map_err(|e| Error::new(format!("{}: {e}", methods.subscribe)))?;
+                upstream
+                    .subscribe(methods, Some(&params))
+                    .await
+                    .map_err(Error::from)
+            })
+        });
+        self.inner.feeds.open(uri, ctx.notifier(), opener).await
     }
 
     /// The `resources/read` result of the resource `uri` whose updates
     /// [`open_feed`](Self::open_feed) opened: one `application/json` content,
     /// `{"subscribed": true, "received": N, "reopened": N, "events": [...]}`, the events the
-    /// latest notifications' results (at most [`WINDOW`], oldest first, within
-    /// [`UpstreamSettings::max_response_bytes`]); `received` counts them since the
-    /// subscription opened, and `reopened` the lost connections after which some may have
-    /// been missed. A URI nobody subscribed to reads as `"subscribed": false`, without events.
-    pub fn read_feed(&self, uri: &str) -> Box<RawValue> {
-        self.inner.feeds.read(uri)
+    /// latest notifications' results (at most [`UpstreamSettings::subscription_window`],
+    /// oldest first, within [`UpstreamSettings::max_response_bytes`]); `received` counts them
+    /// since the subscription opened, and `reopened` the times it was opened again (after a
+    /// lost connection, or by another instance), after which some may have been missed. A
+    /// URI nobody subscribed to reads as `"subscribed": false`, without events. Fails only
+    /// when the instances share their subscriptions and Redis cannot be read.
+    pub async fn read_feed(&self, uri: &str) -> Result<Box<RawValue>, Error> {
+        self.inner.feeds.read(uri).await
+    }
+
+    /// Shares this upstream's subscriptions with the other instances through `shared`: one
+    /// upstream subscription per URI for all of them (`--redis`; the gateway's `main` calls
+    /// it). Once; later calls are ignored.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn share_feeds(&self, shared: Arc<dyn SharedFeeds>) {
+        self.inner.feeds.share(shared);
     }
 
     /// Forwards `method` with `params` (a generated params struct; an absent optional param

@@ -50,6 +50,7 @@ fn defaults_and_values() {
     assert_eq!(settings.timeout, Duration::from_secs(30));
     assert_eq!(settings.max_concurrency, 64);
     assert_eq!(settings.max_response_bytes, 16 << 20);
+    assert_eq!(settings.subscription_window, 16);
     assert!(settings.headers.is_empty());
     let settings = ok(
         &[
@@ -63,8 +64,10 @@ fn defaults_and_values() {
         &[
             ("MCP_UPSTREAM_URL", "https://node.example/rpc/v1"),
             ("MCP_UPSTREAM_TIMEOUT", "5s"),
+            ("MCP_UPSTREAM_SUBSCRIPTION_WINDOW", "100"),
         ],
     );
+    assert_eq!(settings.subscription_window, 100);
     assert_eq!(settings.url, "https://node.example/rpc/v1");
     assert_eq!(settings.timeout, Duration::from_secs(90));
     assert_eq!(settings.max_concurrency, 8);
@@ -139,6 +142,16 @@ fn refusals_name_the_flag() {
             "--upstream-max-body",
             "16MB",
             "--upstream-max-body 16MB: unknown unit",
+        ),
+        (
+            "--upstream-subscription-window",
+            "0",
+            "--upstream-subscription-window 0: must be at least 1",
+        ),
+        (
+            "--upstream-subscription-window",
+            "10001",
+            "--upstream-subscription-window 10001: must be at most 10000",
         ),
         (
             "--upstream-ca",
@@ -256,6 +269,7 @@ fn help_has_the_upstream_group_with_defaults() {
         "[env: MCP_UPSTREAM_TIMEOUT] [default: 30s]",
         "[env: MCP_UPSTREAM_CONCURRENCY] [default: 64]",
         "[env: MCP_UPSTREAM_MAX_BODY] [default: 16MiB]",
+        "[env: MCP_UPSTREAM_SUBSCRIPTION_WINDOW] [default: 16]",
         "[env: MCP_UPSTREAM_HEADERS]",
         "--upstream-ca <FILE>",
     ] {

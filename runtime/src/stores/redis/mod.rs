@@ -20,6 +20,7 @@
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
 //! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget ([`crate::result_budget`]); `owner` the principal's owner digest (as a task's), `-` without authorization |
+//! | `{prefix}:feed:{{digest}}:*` | a lease, a sorted set, a list, a hash | a gateway's upstream subscription shared by its instances (feature `upstream`; `feeds.rs`) |
 //! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::event_log::Broadcast) JSON) |
 //!
 //! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
@@ -29,6 +30,8 @@
 
 mod bus;
 mod events;
+#[cfg(feature = "upstream")]
+mod feeds;
 mod proofs;
 mod rate_limit;
 mod results;
@@ -93,37 +96,12 @@ pub async fn connect_with(
     prefix: &str,
     config: &Config,
 ) -> Result<Stores, ConnectError> {
+    let (client, connection) = open(url, ca_pem).await?;
+    tracing::info!(url = %without_password(url), prefix, "sharing sessions, tasks and notifications through Redis");
     let failed = |reason: String| ConnectError {
         url: without_password(url),
         reason,
     };
-    let client = match ca_pem {
-        None => Client::open(url),
-        Some(pem) => Client::build_with_tls(
-            url,
-            ::redis::TlsCertificates {
-                client_tls: None,
-                root_cert: Some(pem.to_vec()),
-            },
-        ),
-    }
-    .map_err(|e| failed(e.to_string()))?;
-    let manager_config = ConnectionManagerConfig::new()
-        .set_connection_timeout(Some(TIMEOUT))
-        .set_response_timeout(Some(TIMEOUT))
-        .set_number_of_retries(2)
-        .set_max_delay(Duration::from_secs(1));
-    let mut connection = ConnectionManager::new_with_config(client.clone(), manager_config)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    let pong: String = ::redis::cmd("PING")
-        .query_async(&mut connection)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
-    if pong != "PONG" {
-        return Err(failed(format!("PING answered {pong:?}")));
-    }
-    tracing::info!(url = %without_password(url), prefix, "sharing sessions, tasks and notifications through Redis");
     let tasks = RedisTaskStore::start(connection.clone(), prefix, config.tasks.max_tasks)
         .await
         .map_err(|e| failed(e.to_string()))?;
@@ -155,6 +133,56 @@ pub async fn connect_with(
         .with_tasks(Arc::new(tasks))
         .with_bus(bus)
         .with_event_log(events))
+}
+
+/// A client of the Redis at `url` and its connection, which answered a `PING`.
+async fn open(
+    url: &str,
+    ca_pem: Option<&[u8]>,
+) -> Result<(Client, ConnectionManager), ConnectError> {
+    let failed = |reason: String| ConnectError {
+        url: without_password(url),
+        reason,
+    };
+    let client = match ca_pem {
+        None => Client::open(url),
+        Some(pem) => Client::build_with_tls(
+            url,
+            ::redis::TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.to_vec()),
+            },
+        ),
+    }
+    .map_err(|e| failed(e.to_string()))?;
+    let manager_config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(TIMEOUT))
+        .set_response_timeout(Some(TIMEOUT))
+        .set_number_of_retries(2)
+        .set_max_delay(Duration::from_secs(1));
+    let mut connection = ConnectionManager::new_with_config(client.clone(), manager_config)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    let pong: String = ::redis::cmd("PING")
+        .query_async(&mut connection)
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+    if pong != "PONG" {
+        return Err(failed(format!("PING answered {pong:?}")));
+    }
+    Ok((client, connection))
+}
+
+/// A gateway's upstream subscriptions shared through the Redis at `url` under `prefix`, on a
+/// connection of their own: one subscription at the upstream per URI for every instance
+/// (`--redis`; see [`RedisFeeds`](feeds::RedisFeeds)).
+#[cfg(feature = "upstream")]
+pub(crate) async fn connect_feeds(
+    url: &str,
+    prefix: &str,
+) -> Result<std::sync::Arc<dyn crate::upstream::SharedFeeds>, ConnectError> {
+    let (_, connection) = open(url, None).await?;
+    Ok(Arc::new(feeds::RedisFeeds::new(connection, prefix)))
 }
 
 /// `url` with any password replaced by `***`, for logs and errors.
