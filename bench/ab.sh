@@ -19,7 +19,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-LOADGEN=${CARGO_TARGET_DIR:-$ROOT/target}/release/loadgen
+# BENCH_PROFILE=dev: the debug loadgen (as bench/run.sh --smoke builds it in CI).
+LOADGEN=${CARGO_TARGET_DIR:-$ROOT/target}/$([[ ${BENCH_PROFILE:-release} == dev ]] && echo debug || echo release)/loadgen
 MODE=${MODE:-stateless2026}; ROUNDS=${ROUNDS:-6}; SECS=${SECS:-3}; CONNS=${CONNS:-64}
 PORT=${BENCH_PORT:-19310}
 [[ $# -ge 1 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }

@@ -27,7 +27,14 @@ SMOKE=0
 [[ "${1:-}" == "--smoke" ]] && SMOKE=1
 export CARGO_BUILD_JOBS=${CARGO_BUILD_JOBS:-1}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$CARGO_TARGET_DIR/release
+# BENCH_PROFILE=dev: debug builds, for --smoke in CI (answers, not speeds), which reuse the
+# dependencies the tests built; release otherwise.
+PROFILE=${BENCH_PROFILE:-release}
+case $PROFILE in
+  release) BIN=$CARGO_TARGET_DIR/release ;;
+  dev) BIN=$CARGO_TARGET_DIR/debug ;;
+  *) echo "BENCH_PROFILE: release or dev" >&2; exit 2 ;;
+esac
 BASE_PORT=${BENCH_PORT:-19200}  # below the ephemeral port range, so no load connection holds it
 
 if [[ $SMOKE == 1 ]]; then
@@ -36,7 +43,7 @@ else
   ROUNDS=${ROUNDS:-4}; SECS=${SECS:-4}; WARMUP=1; CONNS=(64 1); SESSION_COUNTS=(1000 10000); RATE_N=20000
 fi
 
-echo "== build (release, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS)" >&2
+echo "== build ($PROFILE, CARGO_BUILD_JOBS=$CARGO_BUILD_JOBS)" >&2
 WORK=$(mktemp -d)
 REDIS_ROWS=${BENCH_REDIS:-0}
 ONLY=${BENCH_ONLY:-}
@@ -45,11 +52,11 @@ ONLY=${BENCH_ONLY:-}
 if [[ $REDIS_ROWS == 1 && -z $ONLY ]]; then
   command -v redis-server >/dev/null || { echo "BENCH_REDIS=1 needs redis-server (apt-get install redis-server)" >&2; exit 1; }
   # The redis build first, kept aside: the memory build below takes the usual path.
-  (cd "$ROOT" && cargo build --release --quiet -p bench-server --features redis)
+  (cd "$ROOT" && cargo build --profile "$PROFILE" --quiet -p bench-server --features redis)
   cp "$BIN/bench-server" "$WORK/bench-server-redis"
 fi
-(cd "$ROOT" && cargo build --release --quiet -p bench-server -p gateway-bench)
-(cd "$ROOT/bench" && cargo build --release --quiet --bins)
+(cd "$ROOT" && cargo build --profile "$PROFILE" --quiet -p bench-server -p gateway-bench)
+(cd "$ROOT/bench" && cargo build --profile "$PROFILE" --quiet --bins)
 BUILT=$(date +%s)
 
 if [[ $(nproc) -ge 2 ]]; then

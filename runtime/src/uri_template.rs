@@ -239,7 +239,6 @@ pub fn expand(
     template: &str,
     values: &serde_json::Map<String, serde_json::Value>,
 ) -> Result<String, ExpandError> {
-    use serde_json::Value;
     let (path, query) = split_query(template);
     let parts = parse(path).ok_or_else(|| ExpandError::Unclosed {
         template: template.to_owned(),
@@ -249,15 +248,8 @@ pub fn expand(
         match part {
             Part::Literal(literal) => uri.push_str(literal),
             Part::Variable { name, reserved } => {
-                let text = match values.get(name) {
-                    None | Some(Value::Null) => continue,
-                    Some(Value::String(text)) => text.clone(),
-                    Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
-                    Some(_) => {
-                        return Err(ExpandError::Composite {
-                            name: name.to_owned(),
-                        })
-                    }
+                let Some(text) = text_of(values, name)? else {
+                    continue;
                 };
                 let set = if reserved { RESERVED } else { UNRESERVED };
                 uri.extend(utf8_percent_encode(&text, set));
@@ -266,15 +258,8 @@ pub fn expand(
     }
     let mut separator = '?';
     for name in query.unwrap_or_default() {
-        let text = match values.get(name) {
-            None | Some(Value::Null) => continue,
-            Some(Value::String(text)) => text.clone(),
-            Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
-            Some(_) => {
-                return Err(ExpandError::Composite {
-                    name: name.to_owned(),
-                })
-            }
+        let Some(text) = text_of(values, name)? else {
+            continue;
         };
         uri.push(separator);
         uri.extend(utf8_percent_encode(name, UNRESERVED));
@@ -283,6 +268,23 @@ pub fn expand(
         separator = '&';
     }
     Ok(uri)
+}
+
+/// The text `name`'s value expands to: `None` when undefined (absent or `null`), an error for
+/// an array or an object.
+fn text_of(
+    values: &serde_json::Map<String, serde_json::Value>,
+    name: &str,
+) -> Result<Option<String>, ExpandError> {
+    use serde_json::Value;
+    match values.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(value @ (Value::Number(_) | Value::Bool(_))) => Ok(Some(value.to_string())),
+        Some(_) => Err(ExpandError::Composite {
+            name: name.to_owned(),
+        }),
+    }
 }
 
 /// Why [`expand`] could not expand a template.
