@@ -15,7 +15,11 @@ use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
 
 /// What kind of call a [`Call`] is.
+///
+/// New kinds may come (a new door, a new MCP method that reaches a handler): a `match` outside
+/// this crate needs a `_` arm, which for a dispatch is the "nothing of mine" answer (`None`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CallKind {
     /// `tools/call`.
     Tool,
