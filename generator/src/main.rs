@@ -290,10 +290,54 @@ fn main() -> ExitCode {
     if let Some(Command::Init { dir, quiet }) = &cli.command {
         return init::run(dir, *quiet);
     }
+    match generate(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// Generation: the flags checked, the document read into code, the server card and the crate
+/// written (or checked, `--check`). `Err` is the exit code, its message printed.
+fn generate(cli: Cli) -> Result<(), ExitCode> {
     let openrpc = cli
         .openrpc
         .clone()
         .expect("clap requires <OPENRPC> without a subcommand");
+    check_flags(&cli)?;
+    // Decided before generating: a generated crate of its own gets its dispatch written for it.
+    let layout = cli.output.as_deref().map(|dir| {
+        scaffold::CrateLayout::for_server(dir, cli.generated_crate, cli.example_tests.is_some())
+    });
+    let generated = mcp_codegen::generate_with_options(&openrpc, &options(&cli, layout)).map_err(
+        |diagnostics| {
+            eprintln!("{diagnostics}");
+            eprintln!("nothing was written: fix the errors above and run again");
+            ExitCode::from(2)
+        },
+    )?;
+    if !cli.quiet {
+        eprint!("{}", generated.warning_report(cli.verbose));
+    }
+    if let Some(file) = &cli.server_card {
+        write_server_card(
+            &generated.document,
+            file,
+            cli.server_card_url.as_deref(),
+            cli.quiet,
+        )?;
+    }
+    let (Some(output), Some(layout)) = (cli.output.clone(), layout) else {
+        return Ok(());
+    };
+    let files = crate_files(&cli, &generated, &openrpc, &output, layout);
+    if cli.check {
+        return check(&files, &openrpc, &output, cli.quiet);
+    }
+    write(&files, &generated, &output, cli.quiet)
+}
+
+/// The flags clap cannot check alone: the package name, the upstream URL, `--ref-base`.
+fn check_flags(cli: &Cli) -> Result<(), ExitCode> {
     if let Some(name) = cli
         .name
         .as_deref()
@@ -303,29 +347,30 @@ fn main() -> ExitCode {
             "error: --name {name:?} is not a package name: use ASCII letters, digits, `-` and `_`, start with a letter, at most {} characters, not a Rust keyword",
             scaffold::MAX_PACKAGE_NAME
         );
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
-    let skills = match (&cli.skills, cli.no_skills) {
-        (Some(dir), _) => mcp_codegen::SkillsSource::Dir(dir.clone()),
-        (None, true) => mcp_codegen::SkillsSource::Off,
-        (None, false) => mcp_codegen::SkillsSource::Beside,
-    };
     if let Some(url) = cli.upstream.as_deref().filter(|url| !is_upstream_url(url)) {
         eprintln!("error: --upstream {url:?} must be an http://, https://, ws:// or wss:// URL or a unix:/path, without spaces");
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
     if let Some(dir) = cli.ref_base.as_deref().filter(|d| !d.is_dir()) {
         eprintln!(
             "error: --ref-base {:?} is not a directory",
             dir.display().to_string()
         );
-        return ExitCode::from(2);
+        return Err(ExitCode::from(2));
     }
-    // Decided before generating: a generated crate of its own gets its dispatch written for it.
-    let layout = cli.output.as_deref().map(|dir| {
-        scaffold::CrateLayout::for_server(dir, cli.generated_crate, cli.example_tests.is_some())
-    });
-    let options = mcp_codegen::Options {
+    Ok(())
+}
+
+/// The generation's [`mcp_codegen::Options`] the flags give, for a crate of `layout`.
+fn options(cli: &Cli, layout: Option<scaffold::CrateLayout>) -> mcp_codegen::Options {
+    let skills = match (&cli.skills, cli.no_skills) {
+        (Some(dir), _) => mcp_codegen::SkillsSource::Dir(dir.clone()),
+        (None, true) => mcp_codegen::SkillsSource::Off,
+        (None, false) => mcp_codegen::SkillsSource::Beside,
+    };
+    mcp_codegen::Options {
         skills,
         ref_base: cli.ref_base.clone(),
         example_tests: cli.example_tests.clone(),
@@ -348,34 +393,20 @@ fn main() -> ExitCode {
         keep_names: cli.keep_names,
         result_budget: cli.result_budget,
         own_crate: !cli.client && layout == Some(scaffold::CrateLayout::OwnCrate),
-    };
-    let generated = match mcp_codegen::generate_with_options(&openrpc, &options) {
-        Ok(generated) => generated,
-        Err(diagnostics) => {
-            eprintln!("{diagnostics}");
-            eprintln!("nothing was written: fix the errors above and run again");
-            return ExitCode::from(2);
-        }
-    };
-    if !cli.quiet {
-        eprint!("{}", generated.warning_report(cli.verbose));
     }
-    if let Some(file) = &cli.server_card {
-        if let Err(code) = write_server_card(
-            &generated.document,
-            file,
-            cli.server_card_url.as_deref(),
-            cli.quiet,
-        ) {
-            return code;
-        }
-    }
-    let (Some(output), Some(layout)) = (cli.output, layout) else {
-        return ExitCode::SUCCESS;
-    };
-    let runtime = match (cli.runtime_path, cli.runtime_version) {
-        (Some(path), _) => RuntimeDependency::Path(path),
-        (None, Some(version)) => RuntimeDependency::Version(version),
+}
+
+/// The files of the crate at `output`: the generated code and the scaffold.
+fn crate_files(
+    cli: &Cli,
+    generated: &mcp_codegen::Generated,
+    openrpc: &std::path::Path,
+    output: &std::path::Path,
+    layout: scaffold::CrateLayout,
+) -> Vec<scaffold::OutputFile> {
+    let runtime = match (&cli.runtime_path, &cli.runtime_version) {
+        (Some(path), _) => RuntimeDependency::Path(path.clone()),
+        (None, Some(version)) => RuntimeDependency::Version(version.clone()),
         // A generator built from a checkout: that checkout's runtime; installed from its
         // package: the released runtime of its own version (the comment in Cargo.toml says which).
         (None, None) => RuntimeDependency::default_for_this_build(),
@@ -384,70 +415,81 @@ fn main() -> ExitCode {
         || openrpc.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let files = scaffold::crate_files_in(
-        &generated,
+    scaffold::crate_files_in(
+        generated,
         &source_name,
         &CrateOptions {
-            crate_name: cli.name,
+            crate_name: cli.name.clone(),
             runtime,
             contract_path: Some(
-                scaffold::contract_path_from(&output, &openrpc)
+                scaffold::contract_path_from(output, openrpc)
                     .display()
                     .to_string(),
             ),
         },
         layout,
+    )
+}
+
+/// `--check`: the stale files listed (exit 1), or "up to date".
+fn check(
+    files: &[scaffold::OutputFile],
+    openrpc: &std::path::Path,
+    output: &std::path::Path,
+    quiet: bool,
+) -> Result<(), ExitCode> {
+    let stale = scaffold::stale_files(output, files);
+    if stale.is_empty() {
+        if !quiet {
+            eprintln!("up to date: {}", output.display());
+        }
+        return Ok(());
+    }
+    for path in &stale {
+        println!("{}", output.join(path).display());
+    }
+    eprintln!(
+        "{} generated file(s) are stale: run `mcp-codegen {} -o {}`",
+        stale.len(),
+        openrpc.display(),
+        output.display()
     );
+    Err(ExitCode::from(1))
+}
 
-    if cli.check {
-        let stale = scaffold::stale_files(&output, &files);
-        if stale.is_empty() {
-            if !cli.quiet {
-                eprintln!("up to date: {}", output.display());
-            }
-            return ExitCode::SUCCESS;
-        }
-        for path in &stale {
-            println!("{}", output.join(path).display());
-        }
+/// Writes the crate and says what changed (exit 3 when it cannot).
+fn write(
+    files: &[scaffold::OutputFile],
+    generated: &mcp_codegen::Generated,
+    output: &std::path::Path,
+    quiet: bool,
+) -> Result<(), ExitCode> {
+    let report = scaffold::write_crate(output, files).map_err(|error| {
+        eprintln!("error: writing {}: {error}", output.display());
+        ExitCode::from(3)
+    })?;
+    if quiet {
+        return Ok(());
+    }
+    for path in &report.written {
+        eprintln!("wrote     {}", output.join(path).display());
+    }
+    match report.unchanged.as_slice() {
+        [] => {}
+        [path] => eprintln!("unchanged {}", output.join(path).display()),
+        paths => eprintln!("unchanged {} generated files", paths.len()),
+    }
+    for path in &report.kept {
+        eprintln!("kept      {} (yours)", output.join(path).display());
+    }
+    for path in &report.removed {
         eprintln!(
-            "{} generated file(s) are stale: run `mcp-codegen {} -o {}`",
-            stale.len(),
-            openrpc.display(),
-            output.display()
+            "removed   {} (no longer generated)",
+            output.join(path).display()
         );
-        return ExitCode::from(1);
     }
-
-    match scaffold::write_crate(&output, &files) {
-        Ok(report) => {
-            if !cli.quiet {
-                for path in &report.written {
-                    eprintln!("wrote     {}", output.join(path).display());
-                }
-                match report.unchanged.as_slice() {
-                    [] => {}
-                    [path] => eprintln!("unchanged {}", output.join(path).display()),
-                    paths => eprintln!("unchanged {} generated files", paths.len()),
-                }
-                for path in &report.kept {
-                    eprintln!("kept      {} (yours)", output.join(path).display());
-                }
-                for path in &report.removed {
-                    eprintln!(
-                        "removed   {} (no longer generated)",
-                        output.join(path).display()
-                    );
-                }
-                eprintln!("{}", generated.summary());
-            }
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("error: writing {}: {error}", output.display());
-            ExitCode::from(3)
-        }
-    }
+    eprintln!("{}", generated.summary());
+    Ok(())
 }
 
 /// The patterns of a repeated, comma-separated flag, each trimmed (`'eth_get*, eth_call'`),
