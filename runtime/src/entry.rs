@@ -57,6 +57,10 @@ use settings::{Given, Parsed, Scope, Setting};
 /// The environment variable giving the Redis URL when `--redis` is not given (empty: off).
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
+/// The environment variable saying the Redis is a Cluster when `--redis-cluster` is not given
+/// (`1`, `true`, `0`, `false`).
+pub const REDIS_CLUSTER_ENV: &str = "MCP_REDIS_CLUSTER";
+
 /// The environment variable giving the Redis key prefix when `--redis-prefix` is not given
 /// (default `mcp`).
 pub const REDIS_PREFIX_ENV: &str = "MCP_REDIS_PREFIX";
@@ -126,6 +130,8 @@ pub struct Args {
     pub redis: Option<String>,
     /// `--redis-prefix` (default `mcp`).
     pub redis_prefix: String,
+    /// `--redis-cluster`: `redis` names nodes of a Redis Cluster (comma-separated).
+    pub redis_cluster: bool,
     /// `--metrics ADDR`: serve Prometheus metrics there (feature `metrics`), if given.
     pub metrics: Option<SocketAddr>,
     /// Where `redis` came from: `--redis` or [`REDIS_URL_ENV`].
@@ -307,6 +313,7 @@ fn from_matches(
         log_format: parsed.log_format,
         redis,
         redis_prefix: parsed.redis_prefix,
+        redis_cluster: parsed.redis_cluster,
         metrics: parsed.metrics,
         redis_source,
         given,

@@ -22,17 +22,26 @@
 #   SCALE_OUT_INSTANCES=N   how many instances (default 3)
 #   SCALE_OUT_NO_REDIS=1    no redis-server, instances without --redis (each keeps its own state:
 #                           shows what fails without shared state)
+#   SCALE_OUT_REDIS_CLUSTER=1  a Redis Cluster instead of one redis-server: 3 masters and 3
+#                           replicas (redis-cli --cluster create), cluster-node-timeout 1000 ms and
+#                           cluster-replica-validity-factor 0 (a replica fresh from its first sync
+#                           may fail over on loopback), ports below 55536 (the bus is port + 10000);
+#                           the instances get --redis-cluster and every node's URL
 #   SCALE_OUT_STATE=FILE    written (atomically) once everything answers, and again after each
 #                           redis restart: shell `key=value` lines, cluster_pid, dir, nginx_port,
 #                           nginx_pid, redis_port, redis_pid (empty without redis), redis_generation,
-#                           instances, instance_<i>_port, instance_<i>_pid, instance_<i>_log (i = 1..N).
+#                           instances, instance_<i>_port, instance_<i>_pid, instance_<i>_log (i = 1..N);
+#                           with a Redis Cluster also redis_cluster=1 and redis_nodes="PORT:PID ..."
+#                           (redis_port and redis_pid are then the first node's).
 #                           Removed at exit.
 #   SCALE_OUT_DIR=DIR       keep the logs, configs and redis files there (created; not removed);
 #                           default: a mktemp directory, removed at exit
 #   RUST_LOG                passed to the instances (default info)
 #
 # Signals: TERM/INT stop everything and exit 0. USR1 starts redis-server again on the same port
-# (after a test killed it, pid from SCALE_OUT_STATE) and rewrites the state file once it answers.
+# (after a test killed it, pid from SCALE_OUT_STATE) and rewrites the state file once it answers;
+# with a Redis Cluster, every node that exited, on its port with its nodes.conf (it rejoins, as
+# a replica when it was failed over).
 # If nginx exits, the script stops everything and exits 1; an instance or redis that exits is
 # logged, not restarted (the tests kill them on purpose).
 #
@@ -92,6 +101,9 @@ INSTANCES="${SCALE_OUT_INSTANCES:-3}"
 [[ "$INSTANCES" =~ ^[1-9][0-9]*$ ]] || die "SCALE_OUT_INSTANCES must be a positive number: $INSTANCES"
 NO_REDIS="${SCALE_OUT_NO_REDIS:-}"
 [ "$NO_REDIS" = 1 ] || NO_REDIS=""
+REDIS_CLUSTER="${SCALE_OUT_REDIS_CLUSTER:-}"
+[ "$REDIS_CLUSTER" = 1 ] || REDIS_CLUSTER=""
+[ -z "$NO_REDIS" ] || [ -z "$REDIS_CLUSTER" ] || die "SCALE_OUT_NO_REDIS=1 and SCALE_OUT_REDIS_CLUSTER=1 exclude each other"
 STATE="${SCALE_OUT_STATE:-}"
 
 # (The help is read whole first: `grep -q` leaving early would SIGPIPE the server, and pipefail fail.)
@@ -110,6 +122,7 @@ fi
 
 REDIS_PID=""; REDIS_PORT=""; REDIS_GENERATION=0; NGINX_PID=""; SLEEP_PID=""
 INSTANCE_PIDS=(); INSTANCE_PORTS=()
+NODE_PORTS=(); NODE_PIDS=()
 STOPPING=0
 
 # stop_pid PID NAME: TERM, up to 5 s, then KILL; reaps it.
@@ -134,7 +147,11 @@ cleanup() {
   local pid
   for pid in "${INSTANCE_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for pid in "${INSTANCE_PIDS[@]}"; do stop_pid "$pid"; done
-  stop_pid "$REDIS_PID"
+  if [ -n "$REDIS_CLUSTER" ]; then
+    for pid in "${NODE_PIDS[@]}"; do stop_pid "$pid"; done
+  else
+    stop_pid "$REDIS_PID"
+  fi
   [ -z "$STATE" ] || rm -f "$STATE" "$STATE.tmp"
   if [ "$KEEP_DIR" = 1 ]; then log "stopped; logs in $DIR"; else rm -rf "$DIR"; log "stopped"; fi
 }
@@ -144,10 +161,12 @@ trap 'exit 0' TERM INT
 # A free loopback port: a random one nothing answers on and that this script has not handed out.
 # (Racy in theory; a start that fails to bind is retried on another port.)
 USED_PORTS=" $PORT "
+# A Redis Cluster node's bus listens on its port + 10000: those stay below 55536.
 free_port() {
-  local p
+  local p span=40000
+  [ -z "$REDIS_CLUSTER" ] || span=35000
   while :; do
-    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
+    p=$(( 20000 + (RANDOM * 32768 + RANDOM) % span ))
     case "$USED_PORTS" in *" $p "*) continue ;; esac
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
     USED_PORTS+="$p "
@@ -166,8 +185,8 @@ wait_listening() {
 }
 
 redis_ping() {
-  local reply=""
-  { exec 4<>"/dev/tcp/127.0.0.1/$REDIS_PORT"; } 2>/dev/null || return 1
+  local reply="" port="${1:-$REDIS_PORT}"
+  { exec 4<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || return 1
   printf 'PING\r\n' >&4
   IFS= read -r -t 2 reply <&4 || true
   exec 4<&- 4>&-
@@ -199,6 +218,66 @@ start_redis() {
   die "redis-server did not start (see $DIR/redis.log)"
 }
 
+# start_node I: cluster node I (0..5) on NODE_PORTS[I] (chosen at its first start), its files in
+# $DIR/node-<port>/ (nodes.conf kept across restarts: a restarted node rejoins).
+start_node() {
+  local i="$1" port="${NODE_PORTS[$1]:-}" attempt
+  for attempt in 1 2 3 4 5; do
+    [ -n "$port" ] || port=$(free_port)
+    mkdir -p "$DIR/node-$port"
+    "$REDIS_SERVER" --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$DIR/node-$port" \
+      --daemonize no --protected-mode yes --logfile '' --cluster-enabled yes \
+      --cluster-config-file nodes.conf --cluster-node-timeout 1000 \
+      --cluster-replica-validity-factor 0 </dev/null >>"$DIR/node-$port/redis.log" 2>&1 &
+    NODE_PIDS[$i]=$!
+    if wait_listening "${NODE_PIDS[$i]}" "$port" 10; then
+      for _ in $(seq 100); do redis_ping "$port" && break; sleep 0.05; done
+      redis_ping "$port" || die "cluster node on 127.0.0.1:$port does not answer PING (see $DIR/node-$port/redis.log)"
+      NODE_PORTS[$i]=$port
+      log "cluster node $i pid ${NODE_PIDS[$i]} on 127.0.0.1:$port"
+      return 0
+    fi
+    stop_pid "${NODE_PIDS[$i]}"
+    [ -z "${NODE_PORTS[$i]:-}" ] || break
+    port=""
+  done
+  die "cluster node $i did not start (see $DIR/node-*/redis.log)"
+}
+
+# A Redis Cluster of 6 nodes: 3 masters, each with a replica; returns once every node says
+# cluster_state:ok.
+start_redis_cluster() {
+  local i addrs=() port state ok
+  for i in 0 1 2 3 4 5; do start_node "$i"; addrs+=("127.0.0.1:${NODE_PORTS[$i]}"); done
+  "$REDIS_CLI" --cluster create "${addrs[@]}" --cluster-replicas 1 --cluster-yes \
+    >"$DIR/cluster-create.log" 2>&1 || { tail -n 20 "$DIR/cluster-create.log" >&2; die "redis-cli --cluster create failed"; }
+  for _ in $(seq 200); do
+    ok=1
+    for port in "${NODE_PORTS[@]}"; do
+      state="$("$REDIS_CLI" -p "$port" cluster info 2>/dev/null | tr -d '\r' | grep '^cluster_state:' || true)"
+      [ "$state" = "cluster_state:ok" ] || { ok=0; break; }
+    done
+    [ "$ok" = 0 ] || break
+    sleep 0.1
+  done
+  [ "$ok" = 1 ] || die "the Redis Cluster did not reach cluster_state:ok within 20 s (see $DIR/cluster-create.log)"
+  REDIS_PORT=${NODE_PORTS[0]}; REDIS_PID=${NODE_PIDS[0]}
+  REDIS_GENERATION=$((REDIS_GENERATION + 1))
+  log "Redis Cluster of 6 nodes (3 masters, 3 replicas) on ports ${NODE_PORTS[*]}"
+}
+
+restart_dead_nodes() {
+  local i
+  for i in "${!NODE_PIDS[@]}"; do
+    kill -0 "${NODE_PIDS[$i]}" 2>/dev/null && continue
+    wait "${NODE_PIDS[$i]}" 2>/dev/null || true
+    log "USR1: starting cluster node $i again on 127.0.0.1:${NODE_PORTS[$i]}"
+    start_node "$i"
+  done
+  REDIS_PID=${NODE_PIDS[0]}
+  REDIS_GENERATION=$((REDIS_GENERATION + 1))
+}
+
 write_state() {
   [ -n "$STATE" ] || return 0
   {
@@ -210,6 +289,12 @@ write_state() {
     echo "redis_pid=$REDIS_PID"
     echo "redis_generation=$REDIS_GENERATION"
     echo "instances=$INSTANCES"
+    if [ -n "$REDIS_CLUSTER" ]; then
+      echo "redis_cluster=1"
+      local nodes="" n
+      for n in "${!NODE_PORTS[@]}"; do nodes+="${NODE_PORTS[$n]}:${NODE_PIDS[$n]} "; done
+      echo "redis_nodes=${nodes% }"
+    fi
     local i
     for i in $(seq "$INSTANCES"); do
       echo "instance_${i}_port=${INSTANCE_PORTS[$((i - 1))]}"
@@ -221,7 +306,11 @@ write_state() {
 }
 
 # ---- redis ----------------------------------------------------------------------------------------
-if [ -z "$NO_REDIS" ]; then
+if [ -n "$REDIS_CLUSTER" ]; then
+  REDIS_CLI="$(find_tool redis-cli)"
+  [ -n "$REDIS_CLI" ] || die "redis-cli not found (it comes with redis-server's package, redis-tools)"
+  start_redis_cluster
+elif [ -z "$NO_REDIS" ]; then
   start_redis
 else
   log "SCALE_OUT_NO_REDIS=1: no redis; every instance keeps its own state"
@@ -243,7 +332,13 @@ for i in $(seq "$INSTANCES"); do
   for attempt in 1 2 3 4 5; do
     port=$(free_port)
     args=(--addr "127.0.0.1:$port")
-    [ -n "$NO_REDIS" ] || args+=(--redis "redis://127.0.0.1:$REDIS_PORT/")
+    if [ -n "$REDIS_CLUSTER" ]; then
+      seeds=""
+      for node_port in "${NODE_PORTS[@]}"; do seeds+="redis://127.0.0.1:$node_port/,"; done
+      args+=(--redis "${seeds%,}" --redis-cluster)
+    elif [ -z "$NO_REDIS" ]; then
+      args+=(--redis "redis://127.0.0.1:$REDIS_PORT/")
+    fi
     echo "== $(date -u +%FT%TZ) start: $SERVER ${args[*]}" >>"$DIR/instance-$i.log"
     "$SERVER" "${args[@]}" </dev/null >>"$DIR/instance-$i.log" 2>&1 &
     pid=$!
@@ -345,6 +440,7 @@ write_state
 # ---- foreground -------------------------------------------------------------------------------------
 restart_redis() {
   [ -z "$NO_REDIS" ] || { log "USR1: no redis in this cluster"; return 0; }
+  if [ -n "$REDIS_CLUSTER" ]; then restart_dead_nodes; write_state; return 0; fi
   if [ -n "$REDIS_PID" ] && kill -0 "$REDIS_PID" 2>/dev/null; then
     log "USR1: redis-server $REDIS_PID still runs; not restarted"; write_state; return 0
   fi
@@ -371,7 +467,12 @@ while :; do
       log "instance $((i + 1)) (pid $pid) exited with status $rc"
     fi
   done
-  if [ -n "$REDIS_PID" ] && [ -z "${REPORTED[$REDIS_PID]:-}" ] && ! kill -0 "$REDIS_PID" 2>/dev/null; then
+  for pid in "${NODE_PIDS[@]}"; do
+    if [ -z "${REPORTED[$pid]:-}" ] && ! kill -0 "$pid" 2>/dev/null; then
+      REPORTED[$pid]=1; log "cluster node (pid $pid) exited (USR1 starts it again)"
+    fi
+  done
+  if [ -z "$REDIS_CLUSTER" ] && [ -n "$REDIS_PID" ] && [ -z "${REPORTED[$REDIS_PID]:-}" ] && ! kill -0 "$REDIS_PID" 2>/dev/null; then
     REPORTED[$REDIS_PID]=1; rc=0; wait "$REDIS_PID" 2>/dev/null || rc=$?
     log "redis-server (pid $REDIS_PID) exited with status $rc (USR1 starts it again)"
   fi

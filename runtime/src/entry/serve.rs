@@ -8,9 +8,11 @@ use super::{Args, Transport};
 use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
-/// `--redis`, if given: the URL, the flag or variable it came from, the key prefix.
+/// `--redis`, if given: the URL, the flag or variable it came from, the key prefix, whether it
+/// is a Cluster.
 pub(super) struct Shared {
     url: String,
+    cluster: bool,
     source: &'static str,
     prefix: String,
     /// A gateway's upstream, whose subscriptions the instances share too.
@@ -21,6 +23,7 @@ pub(super) struct Shared {
 pub(super) fn shared(args: &Args) -> Option<Shared> {
     args.redis.as_ref().map(|url| Shared {
         url: url.clone(),
+        cluster: args.redis_cluster,
         source: args.redis_source,
         prefix: args.redis_prefix.clone(),
         #[cfg(feature = "upstream")]
@@ -97,7 +100,7 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
     let source = shared.source;
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (server, shared.url, shared.prefix);
+        let _ = (server, shared.url, shared.prefix, shared.cluster);
         Err((
             2,
             format!("{source}: this server was built without the `redis` feature (build it with `--features redis`)"),
@@ -114,12 +117,32 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
                 format!("{source} needs {KEY_ENV} (or --request-state-key-file): every instance must seal requestState with the same key (e.g. `openssl rand -hex 32`)"),
             ));
         }
-        let stores = crate::stores::redis::connect(&shared.url, &shared.prefix, server.config())
-            .await
-            .map_err(|error| (1, format!("{source}: {error}")))?;
+        let seeds: Vec<String> = shared
+            .url
+            .split(',')
+            .map(str::trim)
+            .filter(|url| !url.is_empty())
+            .map(String::from)
+            .collect();
+        let stores = match (shared.cluster, seeds.len()) {
+            (true, _) => {
+                crate::stores::redis::connect_cluster(&seeds, None, &shared.prefix, server.config())
+                    .await
+            }
+            (false, several) if several > 1 => {
+                return Err((
+                    2,
+                    format!("{source}: several URLs are the nodes of a Redis Cluster: add --redis-cluster (or MCP_REDIS_CLUSTER=1)"),
+                ))
+            }
+            (false, _) => {
+                crate::stores::redis::connect(&shared.url, &shared.prefix, server.config()).await
+            }
+        }
+        .map_err(|error| (1, format!("{source}: {error}")))?;
         #[cfg(feature = "upstream")]
         if let Some(upstream) = &shared.upstream {
-            let feeds = crate::stores::redis::connect_feeds(&shared.url, &shared.prefix)
+            let feeds = crate::stores::redis::connect_feeds(&seeds, shared.cluster, &shared.prefix)
                 .await
                 .map_err(|error| (1, format!("{source}: {error}")))?;
             upstream.share_feeds(feeds);

@@ -468,6 +468,7 @@ fn every_setting_reaches_the_config() {
         ("stdio-output-limit", ()),
         ("redis", ()),
         ("redis-prefix", ()),
+        ("redis-cluster", ()),
         ("metrics", ()),
         ("request-state-key-file", ()),
         ("request-state-previous-key-file", ()),
@@ -959,9 +960,38 @@ fn redis_settings() {
         }
     );
     assert_eq!(
+        refused(&["--redis-prefix", "a{b}"], &[]),
+        if cfg!(feature = "redis") {
+            "--redis-prefix a{b}: the key prefix must have no braces ({ or })".to_string()
+        } else {
+            unbuilt("--redis-prefix", "redis")
+        }
+    );
+    assert_eq!(
         refused(&["--stdio", "--redis", "redis://r/"], &[]),
         "--redis is for HTTP: it cannot be combined with --stdio"
     );
+    // A Cluster: its nodes' URLs in --redis, named by the flag or its variable.
+    if cfg!(feature = "redis") {
+        let seeds = "redis://127.0.0.1:7000/,redis://127.0.0.1:7001/";
+        let args = ok(&["--redis", seeds, "--redis-cluster"], &[]);
+        assert_eq!(
+            (args.redis.as_deref(), args.redis_cluster),
+            (Some(seeds), true)
+        );
+        let args = ok(&[], &[("MCP_REDIS_URL", seeds), ("MCP_REDIS_CLUSTER", "1")]);
+        assert!(args.redis_cluster);
+        assert!(!ok(&["--redis", "redis://r/"], &[]).redis_cluster);
+        assert_eq!(
+            refused(&["--redis-cluster"], &[]),
+            "--redis-cluster (or MCP_REDIS_CLUSTER) needs --redis (or MCP_REDIS_URL): the URL of one or more of the Cluster's nodes"
+        );
+    } else {
+        assert_eq!(
+            refused(&["--redis-cluster"], &[]),
+            unbuilt("--redis-cluster", "redis")
+        );
+    }
     assert_eq!(
         ok(&["--stdio"], &[("MCP_REDIS_URL", "redis://r/")]).redis,
         None
@@ -973,6 +1003,7 @@ fn redis_settings() {
     );
     let help = super::help(&Config::default());
     assert!(help.contains("--redis <URL>"), "{help}");
+    assert!(help.contains("--redis-cluster"), "{help}");
     assert_eq!(
         help.contains("NOT IN THIS BUILD: rebuild with the `redis` feature"),
         !cfg!(feature = "redis"),

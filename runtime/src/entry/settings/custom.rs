@@ -224,6 +224,20 @@ pub(super) const CUSTOM: &[Setting] = &[
         },
     },
     Setting {
+        flag: "redis-cluster",
+        env: crate::entry::REDIS_CLUSTER_ENV,
+        value: None,
+        heading: SHARED,
+        help: "the Redis is a Redis Cluster: --redis names any of its nodes (several, comma-separated, \
+               help when one is down); commands go to each key's master and follow a failover",
+        scope: Scope::Http,
+        default: |_| "off".into(),
+        apply: |p, v| {
+            p.redis_cluster = switch(v.text)?;
+            Ok(())
+        },
+    },
+    Setting {
         flag: "redis-prefix",
         env: crate::entry::REDIS_PREFIX_ENV,
         value: Some("PREFIX"),
@@ -234,6 +248,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         apply: |p, v| {
             if v.text.chars().any(|c| c.is_whitespace() || c.is_control()) {
                 return Err("the key prefix must have no spaces or control characters".into());
+            }
+            if v.text.contains(['{', '}']) {
+                // Braces would become the keys' hash tag on a Cluster, in place of the runtime's.
+                return Err("the key prefix must have no braces ({ or })".into());
             }
             p.redis_prefix = v.text.to_owned();
             Ok(())

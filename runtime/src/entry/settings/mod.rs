@@ -93,6 +93,8 @@ pub(crate) struct Parsed {
     pub redis: Option<(String, &'static str)>,
     /// `--redis-prefix`.
     pub redis_prefix: String,
+    /// `--redis-cluster`.
+    pub redis_cluster: bool,
     /// `--metrics`: where to serve Prometheus metrics.
     pub metrics: Option<SocketAddr>,
 }
@@ -112,6 +114,7 @@ impl Parsed {
             keys_from_env: Vec::new(),
             redis: None,
             redis_prefix: DEFAULT_REDIS_PREFIX.into(),
+            redis_cluster: false,
             metrics: None,
         }
     }
@@ -166,6 +169,13 @@ pub(crate) fn all() -> impl Iterator<Item = &'static Setting> {
 /// `requestState` keys of the environment (when no key file is given), then authorization
 /// (whose audience defaults to the public URL).
 pub(crate) fn finish(p: &mut Parsed, env: &dyn Fn(&str) -> Option<String>) -> Result<(), String> {
+    if p.redis_cluster && p.redis.is_none() {
+        return Err(format!(
+            "--redis-cluster (or {}) needs --redis (or {}): the URL of one or more of the Cluster's nodes",
+            crate::entry::REDIS_CLUSTER_ENV,
+            crate::entry::REDIS_URL_ENV
+        ));
+    }
     // The keys themselves are secrets: errors name the variable, never the value.
     let key_env = |var: &str| env(var).filter(|text| !text.trim().is_empty());
     for (file_by_flag, var, file_var, key, name) in [

@@ -12,8 +12,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-use ::redis::aio::ConnectionManager;
-use ::redis::Client;
+use super::connection::{Connection, Link};
 
 use crate::bus::{Bus, BusEvent, Deliver};
 
@@ -33,7 +32,7 @@ struct Envelope {
 
 /// The bus of one instance (see the module documentation).
 pub struct RedisBus {
-    client: Client,
+    link: Link,
     channel: String,
     instance: String,
     outgoing: mpsc::Sender<BusEvent>,
@@ -51,12 +50,12 @@ impl std::fmt::Debug for RedisBus {
 
 impl RedisBus {
     /// The bus on `{prefix}:bus`, publishing through `connection`; subscribing opens its own
-    /// connection from `client`. Starts the publisher on the current Tokio runtime.
+    /// connection from `link`. Starts the publisher on the current Tokio runtime.
     ///
     /// # Panics
     ///
     /// Outside a Tokio runtime.
-    pub fn start(client: Client, connection: ConnectionManager, prefix: &str) -> Self {
+    pub(crate) fn start(link: Link, connection: Connection, prefix: &str) -> Self {
         let channel = format!("{prefix}:bus");
         let instance = crate::ids::random_id();
         let (outgoing, queued) = mpsc::channel(QUEUE);
@@ -68,7 +67,7 @@ impl RedisBus {
             queued,
         ));
         Self {
-            client,
+            link,
             channel,
             instance,
             outgoing,
@@ -78,16 +77,37 @@ impl RedisBus {
 }
 
 impl RedisBus {
-    /// The channel and the message that carry `event` from this instance: for a store that
-    /// publishes it itself, in the same round trip as the write it is about (the other
-    /// instances then hear of the write before the client that made it hears back).
-    pub(crate) fn message(&self, event: BusEvent) -> (&str, String) {
+    /// Runs `pipeline` (a store's write) and publishes `event` from this instance before it
+    /// returns, so that the other instances hear of the write before the client that made it
+    /// hears back: in the same round trip on a node; on a Cluster, right after (a pipeline
+    /// goes to one slot, and the channel's is not the write's). Returns the pipeline's reply.
+    pub(crate) async fn write_and_tell<T: ::redis::FromRedisValue>(
+        &self,
+        connection: &mut Connection,
+        mut pipeline: ::redis::Pipeline,
+        event: BusEvent,
+    ) -> Result<T, ::redis::RedisError> {
         let envelope = Envelope {
             from: self.instance.clone(),
             event,
         };
         let text = serde_json::to_string(&envelope).unwrap_or_default();
-        (&self.channel, text)
+        if connection.is_cluster() {
+            let written = pipeline.query_async(connection).await?;
+            ::redis::cmd("PUBLISH")
+                .arg(&self.channel)
+                .arg(text)
+                .query_async::<()>(connection)
+                .await?;
+            return Ok(written);
+        }
+        pipeline
+            .cmd("PUBLISH")
+            .arg(&self.channel)
+            .arg(text)
+            .ignore()
+            .query_async(connection)
+            .await
     }
 }
 
@@ -100,7 +120,7 @@ impl Bus for RedisBus {
 
     fn subscribe(&self, deliver: Deliver) {
         self.runtime.spawn(subscribe(
-            self.client.clone(),
+            self.link.clone(),
             self.channel.clone(),
             self.instance.clone(),
             deliver,
@@ -110,7 +130,7 @@ impl Bus for RedisBus {
 
 /// Publishes what is queued until every sender is gone.
 async fn publish(
-    mut connection: ConnectionManager,
+    mut connection: Connection,
     channel: String,
     instance: String,
     mut queued: mpsc::Receiver<BusEvent>,
@@ -136,10 +156,10 @@ async fn publish(
 
 /// Delivers the other instances' events until `deliver` is gone, subscribing again after
 /// each lost connection.
-async fn subscribe(client: Client, channel: String, instance: String, deliver: Deliver) {
+async fn subscribe(link: Link, channel: String, instance: String, deliver: Deliver) {
     let mut backoff = Duration::from_millis(50);
     while deliver.strong_count() > 0 {
-        match listen(&client, &channel, &instance, &deliver, &mut backoff).await {
+        match listen(&link, &channel, &instance, &deliver, &mut backoff).await {
             Ok(()) => return,
             Err(error) => {
                 tracing::warn!(%error, ?backoff, "bus subscription lost; subscribing again");
@@ -153,22 +173,20 @@ async fn subscribe(client: Client, channel: String, instance: String, deliver: D
 /// One subscription: `Ok` when `deliver` is gone, `Err` when the connection is. Once
 /// subscribed, the next reconnection starts again from a short pause.
 async fn listen(
-    client: &Client,
+    link: &Link,
     channel: &str,
     instance: &str,
     deliver: &Deliver,
     backoff: &mut Duration,
 ) -> Result<(), ::redis::RedisError> {
-    let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(channel).await?;
+    let mut messages = link.subscribe(channel).await?;
     tracing::info!(channel, "bus subscribed");
     *backoff = Duration::from_millis(50);
-    let mut messages = pubsub.into_on_message();
     while let Some(message) = messages.next().await {
         let Some(deliver) = deliver.upgrade() else {
             return Ok(());
         };
-        let envelope: Envelope = match serde_json::from_slice(message.get_payload_bytes()) {
+        let envelope: Envelope = match serde_json::from_slice(&message) {
             Ok(envelope) => envelope,
             Err(error) => {
                 tracing::warn!(%error, "a bus message that does not parse was ignored");

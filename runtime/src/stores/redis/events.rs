@@ -9,10 +9,10 @@
 use std::time::Duration;
 use tokio::sync::mpsc;
 
-use ::redis::aio::{ConnectionManager, MultiplexedConnection};
-use ::redis::{AsyncConnectionConfig, Client, RedisError, Value};
+use ::redis::{RedisError, Value};
 
-use super::TIMEOUT;
+use super::connection::{Connection, Link};
+
 use crate::event_log::{Broadcast, EventLog, LogDeliver, Logged, ReplayError};
 use crate::future::BoxFuture;
 use crate::session::StoreError;
@@ -40,8 +40,8 @@ const SEQUENCE_BITS: u32 = 20;
 
 /// The log of one instance (see the module documentation).
 pub struct RedisEventLog {
-    client: Client,
-    connection: ConnectionManager,
+    link: Link,
+    connection: Connection,
     key: String,
     outgoing: mpsc::Sender<Broadcast>,
     runtime: tokio::runtime::Handle,
@@ -57,19 +57,19 @@ impl std::fmt::Debug for RedisEventLog {
 
 impl RedisEventLog {
     /// The log at `{prefix}:events`, appending and reading through `connection`; tailing
-    /// opens a connection of its own from `client`. Starts the appender on the current Tokio
+    /// opens a connection of its own from `link`. Starts the appender on the current Tokio
     /// runtime.
     ///
     /// # Panics
     ///
     /// Outside a Tokio runtime.
-    pub fn start(client: Client, connection: ConnectionManager, prefix: &str) -> Self {
+    pub(crate) fn start(link: Link, connection: Connection, prefix: &str) -> Self {
         let key = format!("{prefix}:events");
         let (outgoing, queued) = mpsc::channel(QUEUE);
         let runtime = tokio::runtime::Handle::current();
         runtime.spawn(append(connection.clone(), key.clone(), queued));
         Self {
-            client,
+            link,
             connection,
             key,
             outgoing,
@@ -87,7 +87,7 @@ impl EventLog for RedisEventLog {
 
     fn subscribe(&self, deliver: LogDeliver) {
         self.runtime
-            .spawn(tail(self.client.clone(), self.key.clone(), deliver));
+            .spawn(tail(self.link.clone(), self.key.clone(), deliver));
     }
 
     fn after(&self, sequence: u64) -> BoxFuture<'_, Result<Vec<Logged>, ReplayError>> {
@@ -143,11 +143,7 @@ impl EventLog for RedisEventLog {
 }
 
 /// Appends what is queued, in order, until every sender is gone.
-async fn append(
-    mut connection: ConnectionManager,
-    key: String,
-    mut queued: mpsc::Receiver<Broadcast>,
-) {
+async fn append(mut connection: Connection, key: String, mut queued: mpsc::Receiver<Broadcast>) {
     while let Some(broadcast) = queued.recv().await {
         let Ok(body) = serde_json::to_string(&broadcast) else {
             continue;
@@ -170,11 +166,11 @@ async fn append(
 
 /// Delivers the log's new entries until `deliver` is gone, tailing again after each lost
 /// connection from the last entry delivered.
-async fn tail(client: Client, key: String, deliver: LogDeliver) {
+async fn tail(link: Link, key: String, deliver: LogDeliver) {
     let mut last = None;
     let mut backoff = Duration::from_millis(50);
     while deliver.strong_count() > 0 {
-        match tail_once(&client, &key, &deliver, &mut last, &mut backoff).await {
+        match tail_once(&link, &key, &deliver, &mut last, &mut backoff).await {
             Ok(()) => return,
             Err(error) => {
                 tracing::warn!(%error, ?backoff, "event log tail lost; tailing again");
@@ -189,19 +185,14 @@ async fn tail(client: Client, key: String, deliver: LogDeliver) {
 /// first one starts at the log's end (what was appended before this instance started is not
 /// its clients' news).
 async fn tail_once(
-    client: &Client,
+    link: &Link,
     key: &str,
     deliver: &LogDeliver,
     last: &mut Option<String>,
     backoff: &mut Duration,
 ) -> Result<(), RedisError> {
     // No response timeout: a blocking read waits on purpose.
-    let config = AsyncConnectionConfig::new()
-        .set_connection_timeout(Some(TIMEOUT))
-        .set_response_timeout(None);
-    let mut connection: MultiplexedConnection = client
-        .get_multiplexed_async_connection_with_config(&config)
-        .await?;
+    let mut connection = link.blocking().await?;
     if last.is_none() {
         let newest: Value = ::redis::cmd("XREVRANGE")
             .arg(key)

@@ -20,7 +20,7 @@
 //! one pipelined round trip of the holder (whatever the number of instances), beside the
 //! broadcast every event is anyway; per read, one round trip.
 
-use ::redis::aio::ConnectionManager;
+use super::connection::Connection;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -69,7 +69,7 @@ return 0
 
 /// The shared side of a gateway's subscriptions (see the module documentation).
 pub(crate) struct RedisFeeds {
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
     /// This instance's name in the leases.
     instance: String,
@@ -85,7 +85,7 @@ struct Keys {
 
 impl RedisFeeds {
     /// The subscriptions of the instances sharing `prefix` through `connection`.
-    pub(crate) fn new(connection: ConnectionManager, prefix: &str) -> Self {
+    pub(crate) fn new(connection: Connection, prefix: &str) -> Self {
         Self {
             connection,
             prefix: prefix.to_string(),
@@ -278,7 +278,8 @@ mod tests {
     use test_server as server;
 
     async fn instance(redis: &server::Redis) -> RedisFeeds {
-        let (_, connection) = super::super::open(&redis.url(), None).await.unwrap();
+        let link = super::super::Link::node(&redis.url(), None).unwrap();
+        let connection = super::super::open(&link).await.unwrap();
         RedisFeeds::new(connection, "f")
     }
 

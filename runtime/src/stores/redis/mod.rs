@@ -29,6 +29,7 @@
 //! back by itself when Redis does.
 
 mod bus;
+mod connection;
 mod events;
 #[cfg(feature = "upstream")]
 mod feeds;
@@ -47,8 +48,8 @@ pub use tasks::{RedisTaskStore, LEASE, LEASE_RENEWAL};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use ::redis::Client;
+use connection::Connection;
+pub(crate) use connection::Link;
 
 use super::Stores;
 use crate::config::Config;
@@ -76,12 +77,22 @@ impl std::fmt::Display for ConnectError {
 
 impl std::error::Error for ConnectError {}
 
+impl ConnectError {
+    fn new(url: &str, reason: String) -> Self {
+        Self {
+            url: without_password(url),
+            reason,
+        }
+    }
+}
+
 /// Connects to the Redis at `url` (`redis://[user:password@]host:port[/db]`, or
 /// `rediss://` for TLS, its certificate checked against the system's roots) and returns the
 /// stores of one instance: sessions, tasks, the bus and the DPoP proofs seen in Redis under
 /// `prefix` (this instance's session replicas bounded by `config`), and the rate-limit buckets when
 /// `config`'s [`RateLimits::shared`](crate::rate_limit::RateLimits::shared) asks (Redis 5 or
-/// later). Fails when Redis does not answer a `PING` within two seconds.
+/// later). Fails when Redis does not answer a `PING` within two seconds, and when `url` is a
+/// node of a Redis Cluster (use [`connect_cluster`]).
 ///
 /// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
 pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
@@ -96,21 +107,44 @@ pub async fn connect_with(
     prefix: &str,
     config: &Config,
 ) -> Result<Stores, ConnectError> {
-    let (client, connection) = open(url, ca_pem).await?;
-    tracing::info!(url = %without_password(url), prefix, "sharing sessions, tasks and notifications through Redis");
-    let failed = |reason: String| ConnectError {
-        url: without_password(url),
-        reason,
-    };
+    let link = Link::node(url, ca_pem).map_err(|e| ConnectError::new(url, e.to_string()))?;
+    connect_link(&link, url, prefix, config).await
+}
+
+/// [`connect_with`] for a Redis Cluster (`--redis-cluster`), reached through `seeds` (the URLs
+/// of any of its nodes, masters or replicas; one is enough, more help when one is down). Every
+/// command goes to the master of its key's slot, and follows a failover by itself; every key a
+/// script or pipeline touches together shares a hash tag (see the module documentation).
+pub async fn connect_cluster(
+    seeds: &[String],
+    ca_pem: Option<&[u8]>,
+    prefix: &str,
+    config: &Config,
+) -> Result<Stores, ConnectError> {
+    let shown = seeds.join(",");
+    let link =
+        Link::cluster(seeds, ca_pem).map_err(|e| ConnectError::new(&shown, e.to_string()))?;
+    connect_link(&link, &shown, prefix, config).await
+}
+
+async fn connect_link(
+    link: &Link,
+    url: &str,
+    prefix: &str,
+    config: &Config,
+) -> Result<Stores, ConnectError> {
+    let failed = |reason: String| ConnectError::new(url, reason);
+    let connection = open(link).await.map_err(failed)?;
+    tracing::info!(url = %without_password(url), prefix, cluster = link.is_cluster(), "sharing sessions, tasks and notifications through Redis");
     let tasks = RedisTaskStore::start(connection.clone(), prefix, config.tasks.max_tasks)
         .await
         .map_err(|e| failed(e.to_string()))?;
     let events = Arc::new(RedisEventLog::start(
-        client.clone(),
+        link.clone(),
         connection.clone(),
         prefix,
     ));
-    let bus = Arc::new(RedisBus::start(client, connection.clone(), prefix));
+    let bus = Arc::new(RedisBus::start(link.clone(), connection.clone(), prefix));
     let rate_buckets = match &config.rate_limits {
         Some(limits) if limits.is_shared() => Some(
             RedisRateBuckets::start(connection.clone(), prefix)
@@ -135,54 +169,101 @@ pub async fn connect_with(
         .with_event_log(events))
 }
 
-/// A client of the Redis at `url` and its connection, which answered a `PING`.
-async fn open(
-    url: &str,
-    ca_pem: Option<&[u8]>,
-) -> Result<(Client, ConnectionManager), ConnectError> {
-    let failed = |reason: String| ConnectError {
-        url: without_password(url),
-        reason,
-    };
-    let client = match ca_pem {
-        None => Client::open(url),
-        Some(pem) => Client::build_with_tls(
-            url,
-            ::redis::TlsCertificates {
-                client_tls: None,
-                root_cert: Some(pem.to_vec()),
-            },
-        ),
-    }
-    .map_err(|e| failed(e.to_string()))?;
-    let manager_config = ConnectionManagerConfig::new()
-        .set_connection_timeout(Some(TIMEOUT))
-        .set_response_timeout(Some(TIMEOUT))
-        .set_number_of_retries(2)
-        .set_max_delay(Duration::from_secs(1));
-    let mut connection = ConnectionManager::new_with_config(client.clone(), manager_config)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
+/// The shared connection of `link`, which answered a `PING`; a node that is part of a
+/// Cluster is refused (its keys would answer `MOVED`), naming `--redis-cluster`.
+async fn open(link: &Link) -> Result<Connection, String> {
+    let mut connection = link.connect().await.map_err(|e| e.to_string())?;
     let pong: String = ::redis::cmd("PING")
         .query_async(&mut connection)
         .await
-        .map_err(|e| failed(e.to_string()))?;
+        .map_err(|e| e.to_string())?;
     if pong != "PONG" {
-        return Err(failed(format!("PING answered {pong:?}")));
+        return Err(format!("PING answered {pong:?}"));
     }
-    Ok((client, connection))
+    if !link.is_cluster() {
+        let info: String = ::redis::cmd("INFO")
+            .arg("cluster")
+            .query_async(&mut connection)
+            .await
+            .unwrap_or_default();
+        if info.lines().any(|line| line.trim() == "cluster_enabled:1") {
+            return Err("it is a node of a Redis Cluster: name it (and any other nodes) with --redis-cluster, or MCP_REDIS_CLUSTER=1".into());
+        }
+    }
+    Ok(connection)
 }
 
-/// A gateway's upstream subscriptions shared through the Redis at `url` under `prefix`, on a
-/// connection of their own: one subscription at the upstream per URI for every instance
-/// (`--redis`; see [`RedisFeeds`](feeds::RedisFeeds)).
+/// A gateway's upstream subscriptions shared through the Redis at `seeds` under `prefix`, on a connection
+/// of their own: one subscription at the upstream per URI for every instance (`--redis`, a
+/// Cluster's seeds with `cluster`; see
+/// [`RedisFeeds`](feeds::RedisFeeds)).
 #[cfg(feature = "upstream")]
 pub(crate) async fn connect_feeds(
-    url: &str,
+    seeds: &[String],
+    cluster: bool,
     prefix: &str,
 ) -> Result<std::sync::Arc<dyn crate::upstream::SharedFeeds>, ConnectError> {
-    let (_, connection) = open(url, None).await?;
+    let shown = seeds.join(",");
+    let failed = |reason: String| ConnectError::new(&shown, reason);
+    let link = match seeds {
+        [url] if !cluster => Link::node(url, None),
+        _ => Link::cluster(seeds, None),
+    }
+    .map_err(|e| failed(e.to_string()))?;
+    let connection = open(&link).await.map_err(failed)?;
     Ok(Arc::new(feeds::RedisFeeds::new(connection, prefix)))
+}
+
+/// Most hash tags the sessions (or the tasks) are spread over: each tag's keys live in one
+/// Cluster slot, and a slot lives on one master.
+const MAX_BUCKETS: usize = 16;
+
+/// Fewest sessions (or tasks) a bucket bounds: below `MAX_BUCKETS × MIN_BUCKET`, fewer buckets,
+/// down to one (an exact bound) for small deployments.
+const MIN_BUCKET: usize = 64;
+
+/// How ids of one kind (sessions, tasks) spread over hash tags, so that a script touches one
+/// slot: an id's record and its bucket's sorted set of live ids share the tag `{kN}` (`k` the
+/// kind, `N` the bucket). Each bucket bounds its share of the deployment's bound, `⌈max /
+/// count⌉`: the deployment never holds more than `max + count − 1`, and a creation may be
+/// refused a little before `max` when its bucket fills first (ids are random, so buckets fill
+/// evenly: with 16 buckets of 625, the fullest is about 4% above the mean at 90%).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Buckets {
+    kind: char,
+    count: usize,
+    bound: usize,
+}
+
+impl Buckets {
+    /// The buckets of `kind` for a deployment bound of `max`.
+    pub(crate) fn new(kind: char, max: usize) -> Self {
+        let count = (max / MIN_BUCKET).clamp(1, MAX_BUCKETS);
+        Self {
+            kind,
+            count,
+            bound: max.div_ceil(count),
+        }
+    }
+
+    /// The hash tag of `id`'s bucket, braces included.
+    pub(crate) fn tag(&self, id: &str) -> String {
+        // FNV-1a: stable across instances and versions, unlike std's hasher.
+        let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("{{{}{}}}", self.kind, hash % self.count as u64)
+    }
+
+    /// How many live ids one bucket may hold.
+    pub(crate) fn bound(&self) -> usize {
+        self.bound
+    }
+
+    /// How many buckets.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
 }
 
 /// `url` with any password replaced by `***`, for logs and errors.
@@ -213,6 +294,24 @@ fn is_unreachable(error: &::redis::RedisError) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn buckets_spread_ids_and_share_the_bound() {
+        let small = Buckets::new('s', 100);
+        assert_eq!((small.count(), small.bound()), (1, 100));
+        assert_eq!(small.tag("anything"), "{s0}");
+        let large = Buckets::new('t', 10_000);
+        assert_eq!((large.count(), large.bound()), (16, 625));
+        let mut seen = [0usize; 16];
+        for i in 0..16_000 {
+            let tag = large.tag(&format!("{i:032x}"));
+            let n: usize = tag[2..tag.len() - 1].parse().unwrap();
+            seen[n] += 1;
+        }
+        assert!(seen.iter().all(|&n| (850..1150).contains(&n)), "{seen:?}");
+        assert_eq!(Buckets::new('s', 100_000).bound(), 6_250);
+        assert_eq!(Buckets::new('s', 1_000).count(), 15);
+    }
 
     #[test]
     fn passwords_stay_out_of_messages() {

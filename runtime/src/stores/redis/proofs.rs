@@ -6,19 +6,19 @@
 
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
+use super::connection::Connection;
 
 use crate::auth::SharedProofs;
 use crate::future::BoxFuture;
 
 /// DPoP proofs in Redis (see the module documentation).
 pub(crate) struct RedisProofs {
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
 }
 
 impl RedisProofs {
-    pub(crate) fn new(connection: ConnectionManager, prefix: &str) -> Self {
+    pub(crate) fn new(connection: Connection, prefix: &str) -> Self {
         Self {
             connection,
             prefix: prefix.to_owned(),

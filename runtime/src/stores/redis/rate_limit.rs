@@ -12,7 +12,7 @@
 
 use std::sync::Mutex;
 
-use ::redis::aio::ConnectionManager;
+use super::connection::Connection;
 use ::redis::{ErrorKind, RedisError, ServerErrorKind};
 
 use crate::future::BoxFuture;
@@ -51,7 +51,7 @@ return {0, 0}
 
 /// Rate-limit buckets in Redis (see the module documentation).
 pub struct RedisRateBuckets {
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
     /// The SHA1 of [`TAKE`] as Redis reported it when loading it.
     sha: Mutex<String>,
@@ -68,7 +68,7 @@ impl std::fmt::Debug for RedisRateBuckets {
 impl RedisRateBuckets {
     /// Loads the script into the Redis behind `connection`.
     pub(super) async fn start(
-        mut connection: ConnectionManager,
+        mut connection: Connection,
         prefix: &str,
     ) -> Result<Self, RedisError> {
         let sha: String = ::redis::cmd("SCRIPT")

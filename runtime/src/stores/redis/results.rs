@@ -7,19 +7,19 @@
 
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
+use super::connection::Connection;
 
 use crate::future::BoxFuture;
 use crate::result_budget::{ResultStore, Slice};
 
 /// Results over their budget in Redis (see the module documentation).
 pub(crate) struct RedisResultStore {
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
 }
 
 impl RedisResultStore {
-    pub(crate) fn new(connection: ConnectionManager, prefix: &str) -> Self {
+    pub(crate) fn new(connection: Connection, prefix: &str) -> Self {
         Self {
             connection,
             prefix: prefix.to_owned(),

@@ -1,6 +1,6 @@
 //! [`RedisSessionStore`]: session-era sessions shared by every instance through Redis.
 //!
-//! Each session is one hash, `{prefix}:session:{id}`, expiring after the idle timeout:
+//! Each session is one hash, `{prefix}:session:{{sN}}:{id}`, expiring after the idle timeout:
 //! `record` is its [`SessionRecord`] as created (JSON), and what changes later has a field
 //! of its own, so that two instances changing one session at once both keep their change:
 //! `level` (the log level rank), `sub:{uri}` (one per subscribed resource) and `seen` (ms
@@ -15,10 +15,13 @@
 //! tell the replicas elsewhere over the bus ([`BusEvent::SessionChanged`]); DELETE removes the
 //! record and every replica ([`BusEvent::SessionClosed`]).
 //!
-//! `config.sessions.max_sessions` bounds the deployment, not only each instance's replicas: a
-//! sorted set, `{prefix}:sessions`, holds every live session's id scored by when its record expires
-//! (kept with each refresh), and a creation beyond the bound is refused (`StoreError::Full`: HTTP
-//! 503) in the same script, so two instances creating at once cannot both pass it. Those two
+//! `config.sessions.max_sessions` bounds the deployment, not only each instance's replicas:
+//! sessions are spread over up to 16 buckets by id ([`Buckets`]), each a sorted set,
+//! `{prefix}:sessions:{{sN}}`, holding its live sessions' ids scored by when their records
+//! expire (kept with each refresh), and a creation beyond the bucket's share of the bound is
+//! refused (`StoreError::Full`: HTTP 503) in the same script, so two instances creating at once
+//! cannot both pass it. A session's hash and its bucket's set share the hash tag `{sN}`: on a
+//! Redis Cluster, each script touches one slot, and no key is touched by every creation. Those two
 //! messages are published in the round trip of the write itself, not through the bus's queue: the
 //! other instances hear of a change before the client that made it hears back (then only their own
 //! delivery, a few microseconds, is left to race the client's next request).
@@ -27,11 +30,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
+use super::connection::Connection;
 use ::redis::RedisError;
 
-use super::is_unreachable;
 use super::RedisBus;
+use super::{is_unreachable, Buckets};
 use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::future::BoxFuture;
@@ -78,12 +81,14 @@ const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 pub struct RedisSessionStore {
     /// The replicas this instance holds (bounded by `config.sessions.max_sessions`).
     local: Arc<MemorySessionStore>,
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
     bus: Arc<RedisBus>,
     limits: SessionLimits,
     /// How many sessions the deployment may hold (`config.sessions.max_sessions`).
     max_sessions: usize,
+    /// The hash tags the sessions spread over, each bounding its share of `max_sessions`.
+    buckets: Buckets,
     /// The records' time to live: the idle timeout (else the lifetime, else a day).
     ttl: Duration,
     runtime: tokio::runtime::Handle,
@@ -109,8 +114,8 @@ impl RedisSessionStore {
     /// # Panics
     ///
     /// Outside a Tokio runtime.
-    pub fn new(
-        connection: ConnectionManager,
+    pub(crate) fn new(
+        connection: Connection,
         prefix: &str,
         bus: Arc<RedisBus>,
         config: &Config,
@@ -122,6 +127,7 @@ impl RedisSessionStore {
             bus,
             limits: SessionLimits::of(config),
             max_sessions: config.sessions.max_sessions,
+            buckets: Buckets::new('s', config.sessions.max_sessions),
             ttl: config
                 .sessions
                 .session_idle_timeout
@@ -132,13 +138,13 @@ impl RedisSessionStore {
     }
 
     /// The key of session `id`'s hash.
-    pub fn key(&self, id: &str) -> String {
-        format!("{}:session:{id}", self.prefix)
+    pub(crate) fn key(&self, id: &str) -> String {
+        format!("{}:session:{}:{id}", self.prefix, self.buckets.tag(id))
     }
 
-    /// The key of the set of live sessions.
-    fn live_key(&self) -> String {
-        format!("{}:sessions", self.prefix)
+    /// The key of the set of live sessions in `id`'s bucket.
+    fn live_key(&self, id: &str) -> String {
+        format!("{}:sessions:{}", self.prefix, self.buckets.tag(id))
     }
 
     fn ttl_ms(&self) -> u64 {
@@ -149,7 +155,7 @@ impl RedisSessionStore {
     /// the replica when the record is gone (the session ended elsewhere, or Redis lost it).
     fn refresh_later(&self, id: &str) {
         let mut connection = self.connection.clone();
-        let keys = [self.key(id), self.live_key()];
+        let keys = [self.key(id), self.live_key(id)];
         let (ttl, id) = (self.ttl_ms(), id.to_string());
         let local = Arc::downgrade(&self.local);
         self.runtime.spawn(async move {
@@ -178,10 +184,10 @@ impl RedisSessionStore {
             .arg(CREATE)
             .arg(2)
             .arg(self.key(session.id()))
-            .arg(self.live_key())
+            .arg(self.live_key(session.id()))
             .arg(unix_ms())
             .arg(self.ttl_ms())
-            .arg(self.max_sessions)
+            .arg(self.buckets.bound())
             .arg(session.id())
             .arg(text)
             .arg(record.last_seen_at_ms)
@@ -191,7 +197,8 @@ impl RedisSessionStore {
         if written == 0 {
             tracing::warn!(
                 max_sessions = self.max_sessions,
-                "session refused: the deployment holds config.sessions.max_sessions sessions"
+                buckets = self.buckets.count(),
+                "session refused: the deployment holds config.sessions.max_sessions sessions (its bucket its share of them)"
             );
             return Err(StoreError::Full);
         }
@@ -209,7 +216,7 @@ impl RedisSessionStore {
             .arg(self.ttl_ms())
             .ignore()
             .cmd("ZADD")
-            .arg(self.live_key())
+            .arg(self.live_key(id))
             .arg("XX")
             .arg(unix_ms() + self.ttl_ms())
             .arg(id)
@@ -264,7 +271,7 @@ fn record_of(id: &str, mut fields: HashMap<String, String>) -> Option<SessionRec
 /// Runs [`CHANGE`] on `keys` (the session's hash, the set of live sessions) for session
 /// `id`, `(op, field, value)` the change: true when the session exists.
 async fn change(
-    connection: &mut ConnectionManager,
+    connection: &mut Connection,
     keys: &[String; 2],
     ttl_ms: u64,
     (op, field, value): (&str, &str, &str),
@@ -368,23 +375,21 @@ impl SharedSessions for RedisSessionStore {
                 SessionChange::Subscribed { uri } => ("set", format!("sub:{uri}"), "1".into()),
                 SessionChange::Unsubscribed { uri } => ("del", format!("sub:{uri}"), String::new()),
             };
-            let keys = [self.key(session.id()), self.live_key()];
-            let (channel, message) = self.bus.message(BusEvent::SessionChanged {
+            let keys = [self.key(session.id()), self.live_key(session.id())];
+            let mut pipeline = ::redis::pipe();
+            pipeline.add_command(change_command(
+                &keys,
+                self.ttl_ms(),
+                (op, &field, &value),
+                session.id(),
+            ));
+            let event = BusEvent::SessionChanged {
                 session_id: session.id().to_string(),
                 change: change_made,
-            });
-            let (exists,): (i64,) = ::redis::pipe()
-                .add_command(change_command(
-                    &keys,
-                    self.ttl_ms(),
-                    (op, &field, &value),
-                    session.id(),
-                ))
-                .cmd("PUBLISH")
-                .arg(channel)
-                .arg(message)
-                .ignore()
-                .query_async(&mut self.connection.clone())
+            };
+            let (exists,): (i64,) = self
+                .bus
+                .write_and_tell(&mut self.connection.clone(), pipeline, event)
                 .await
                 .map_err(store_error)?;
             if exists == 0 {
@@ -397,22 +402,21 @@ impl SharedSessions for RedisSessionStore {
     fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             // The other instances hear of it before this one answers the DELETE.
-            let (channel, message) = self.bus.message(BusEvent::SessionClosed {
-                session_id: id.to_string(),
-            });
-            let (deleted,): (i64,) = ::redis::pipe()
+            let mut pipeline = ::redis::pipe();
+            pipeline
                 .atomic()
                 .cmd("DEL")
                 .arg(self.key(id))
                 .cmd("ZREM")
-                .arg(self.live_key())
+                .arg(self.live_key(id))
                 .arg(id)
-                .ignore()
-                .cmd("PUBLISH")
-                .arg(channel)
-                .arg(message)
-                .ignore()
-                .query_async(&mut self.connection.clone())
+                .ignore();
+            let event = BusEvent::SessionClosed {
+                session_id: id.to_string(),
+            };
+            let (deleted,): (i64,) = self
+                .bus
+                .write_and_tell(&mut self.connection.clone(), pipeline, event)
                 .await
                 .map_err(store_error)?;
             let held = self.local.remove(id).is_some();

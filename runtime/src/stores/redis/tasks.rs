@@ -1,7 +1,10 @@
 //! [`RedisTaskStore`]: task records in Redis, so that any instance answers `tasks/*`.
 //!
-//! A record is one JSON string that expires with the task (`PX`): Redis forgets it on time
-//! without a sweep. Insertion is one script (bound the live tasks, index, store); a change is
+//! A record is one JSON string, `{prefix}:task:{{tN}}:{id}`, that expires with the task (`PX`):
+//! Redis forgets it on time without a sweep. Tasks are spread over up to 16 buckets by id
+//! ([`Buckets`]): insertion is one script on the record and its bucket's index,
+//! `{prefix}:tasks:{{tN}}`, which share the hash tag (bound the bucket's live tasks by its
+//! share of `max_tasks`, index, store: one Cluster slot per script); a change is
 //! read, applied here, and written back only if nobody wrote in between (a compare-and-set
 //! script), else read again: two instances answering the same task never lose each other's
 //! change.
@@ -17,10 +20,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
+use super::connection::Connection;
 use ::redis::RedisError;
 
-use super::is_unreachable;
+use super::{is_unreachable, Buckets};
 use crate::future::BoxFuture;
 use crate::tasks::{TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskStoreResult};
 
@@ -60,10 +63,12 @@ pub const LEASE_RENEWAL: Duration = Duration::from_secs(2);
 
 /// Task records in Redis (see the module documentation).
 pub struct RedisTaskStore {
-    connection: ConnectionManager,
+    connection: Connection,
     prefix: String,
     max_tasks: usize,
-    /// Live tasks (every instance's) as of this instance's last insertion: what
+    /// The hash tags the tasks spread over, each bounding its share of `max_tasks`.
+    buckets: Buckets,
+    /// Live tasks (every instance's, estimated from one bucket's) as of this instance's last insertion: what
     /// [`TaskStore::len`] can tell without a round trip.
     live_at_last_insert: AtomicUsize,
     /// This instance's name in the records and in its lease key.
@@ -88,8 +93,8 @@ impl RedisTaskStore {
     ///
     /// Takes this instance's lease first (one round trip) and renews it from then on, on the
     /// current Tokio runtime, until the store is dropped.
-    pub async fn start(
-        connection: ConnectionManager,
+    pub(crate) async fn start(
+        connection: Connection,
         prefix: &str,
         max_tasks: usize,
     ) -> Result<Self, RedisError> {
@@ -97,6 +102,7 @@ impl RedisTaskStore {
             connection,
             prefix: prefix.to_string(),
             max_tasks,
+            buckets: Buckets::new('t', max_tasks),
             live_at_last_insert: AtomicUsize::new(0),
             instance: crate::ids::random_id(),
             lease_held_since_ms: Arc::new(AtomicU64::new(0)),
@@ -116,7 +122,7 @@ impl RedisTaskStore {
     }
 
     fn record_key(&self, id: &str) -> String {
-        format!("{}:task:{id}", self.prefix)
+        format!("{}:task:{}:{id}", self.prefix, self.buckets.tag(id))
     }
 
     fn lease_key(&self, instance: &str) -> String {
@@ -137,8 +143,9 @@ impl RedisTaskStore {
         Ok(exists)
     }
 
-    fn index_key(&self) -> String {
-        format!("{}:tasks", self.prefix)
+    /// The sorted set of the live tasks in `id`'s bucket.
+    fn index_key(&self, id: &str) -> String {
+        format!("{}:tasks:{}", self.prefix, self.buckets.tag(id))
     }
 
     async fn read(&self, id: &str) -> TaskStoreResult<Option<(String, TaskRecord)>> {
@@ -163,11 +170,11 @@ impl RedisTaskStore {
         let live: usize = ::redis::cmd("EVAL")
             .arg(INSERT)
             .arg(2)
-            .arg(self.index_key())
+            .arg(self.index_key(&task.task_id))
             .arg(self.record_key(&task.task_id))
             .arg(now)
             .arg(expires_at)
-            .arg(self.max_tasks)
+            .arg(self.buckets.bound())
             .arg(text)
             .arg(&task.task_id)
             .arg(expires_at.saturating_sub(now).max(1))
@@ -179,7 +186,9 @@ impl RedisTaskStore {
                 max_tasks: self.max_tasks,
             });
         }
-        self.live_at_last_insert.store(live, Ordering::Relaxed);
+        // One bucket's count stands for each of them (they fill evenly).
+        self.live_at_last_insert
+            .store(live * self.buckets.count(), Ordering::Relaxed);
         Ok(())
     }
 
@@ -241,7 +250,8 @@ impl TaskStore for RedisTaskStore {
         0
     }
 
-    /// The live tasks of every instance as of this instance's last insertion (0 before it).
+    /// The live tasks of every instance as of this instance's last insertion (0 before it),
+    /// estimated from its bucket's count times the number of buckets.
     fn len(&self) -> usize {
         self.live_at_last_insert.load(Ordering::Relaxed)
     }
@@ -256,7 +266,7 @@ impl TaskStore for RedisTaskStore {
 }
 
 /// Sets this instance's lease for [`LEASE`].
-async fn renew(connection: &mut ConnectionManager, key: &str) -> Result<(), RedisError> {
+async fn renew(connection: &mut Connection, key: &str) -> Result<(), RedisError> {
     ::redis::cmd("SET")
         .arg(key)
         .arg(1)
@@ -268,7 +278,7 @@ async fn renew(connection: &mut ConnectionManager, key: &str) -> Result<(), Redi
 
 /// Renews the lease every [`LEASE_RENEWAL`] until the store is gone, recording since when it
 /// has been held without a failure.
-async fn keep_lease(mut connection: ConnectionManager, key: String, held_since: Weak<AtomicU64>) {
+async fn keep_lease(mut connection: Connection, key: String, held_since: Weak<AtomicU64>) {
     loop {
         tokio::time::sleep(LEASE_RENEWAL).await;
         let Some(held_since) = held_since.upgrade() else {
