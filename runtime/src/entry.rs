@@ -132,6 +132,8 @@ pub struct Args {
     pub redis_prefix: String,
     /// `--redis-cluster`: `redis` names nodes of a Redis Cluster (comma-separated).
     pub redis_cluster: bool,
+    /// `--redis-wait-replicas`: how many replicas a write waits for before it is acknowledged.
+    pub redis_wait_replicas: usize,
     /// `--metrics ADDR`: serve Prometheus metrics there (feature `metrics`), if given.
     pub metrics: Option<SocketAddr>,
     /// Where `redis` came from: `--redis` or [`REDIS_URL_ENV`].
@@ -314,6 +316,7 @@ fn from_matches(
         redis,
         redis_prefix: parsed.redis_prefix,
         redis_cluster: parsed.redis_cluster,
+        redis_wait_replicas: parsed.redis_wait_replicas,
         metrics: parsed.metrics,
         redis_source,
         given,

@@ -26,7 +26,8 @@
 #                           replicas (redis-cli --cluster create), cluster-node-timeout 1000 ms and
 #                           cluster-replica-validity-factor 0 (a replica fresh from its first sync
 #                           may fail over on loopback), ports below 55536 (the bus is port + 10000);
-#                           the instances get --redis-cluster and every node's URL
+#                           the instances get --redis-cluster, every node's URL and
+#                           --redis-wait-replicas ${SCALE_OUT_WAIT_REPLICAS:-1}
 #   SCALE_OUT_STATE=FILE    written (atomically) once everything answers, and again after each
 #                           redis restart: shell `key=value` lines, cluster_pid, dir, nginx_port,
 #                           nginx_pid, redis_port, redis_pid (empty without redis), redis_generation,
@@ -261,6 +262,20 @@ start_redis_cluster() {
     sleep 0.1
   done
   [ "$ok" = 1 ] || die "the Redis Cluster did not reach cluster_state:ok within 20 s (see $DIR/cluster-create.log)"
+  # And every replica synced with its master (a write waiting for a replica would time out).
+  for _ in $(seq 200); do
+    ok=1
+    for port in "${NODE_PORTS[@]}"; do
+      state="$("$REDIS_CLI" -p "$port" info replication 2>/dev/null | tr -d '\r')"
+      case "$state" in
+        *role:master*) grep -q '^connected_slaves:1$' <<<"$state" || { ok=0; break; } ;;
+        *) grep -q '^master_link_status:up$' <<<"$state" || { ok=0; break; } ;;
+      esac
+    done
+    [ "$ok" = 0 ] || break
+    sleep 0.1
+  done
+  [ "$ok" = 1 ] || die "the Redis Cluster's replicas did not sync within 20 s"
   REDIS_PORT=${NODE_PORTS[0]}; REDIS_PID=${NODE_PIDS[0]}
   REDIS_GENERATION=$((REDIS_GENERATION + 1))
   log "Redis Cluster of 6 nodes (3 masters, 3 replicas) on ports ${NODE_PORTS[*]}"
@@ -335,7 +350,7 @@ for i in $(seq "$INSTANCES"); do
     if [ -n "$REDIS_CLUSTER" ]; then
       seeds=""
       for node_port in "${NODE_PORTS[@]}"; do seeds+="redis://127.0.0.1:$node_port/,"; done
-      args+=(--redis "${seeds%,}" --redis-cluster)
+      args+=(--redis "${seeds%,}" --redis-cluster --redis-wait-replicas "${SCALE_OUT_WAIT_REPLICAS:-1}")
     elif [ -z "$NO_REDIS" ]; then
       args+=(--redis "redis://127.0.0.1:$REDIS_PORT/")
     fi

@@ -16,7 +16,12 @@
 #       Redis killed and started again while plain calls run through nginx);
 #   (c) a negative control, once: the cross-instance task and session scenarios against a
 #       cluster WITHOUT Redis (SCALE_OUT_NO_REDIS=1) must fail where the state is not shared
-#       (proves (b) can fail).
+#       (proves (b) can fail);
+#   (d) (a) and (b) again on a Redis Cluster of 3 masters and 3 replicas
+#       (SCALE_OUT_REDIS_CLUSTER=1: --redis-cluster, --redis-wait-replicas 1): both eras of the
+#       conformance suite through nginx, and the scenarios with master-failover (the master holding
+#       most sessions and tasks killed with SIGKILL under load; every acknowledged one read back)
+#       in place of redis-outage.
 # Node >= 22 and the suite come from the conformance cache (`conformance/run.sh --install-only`).
 #
 # usage: tests/scale-out/run.sh [EVERYTHING_SERVER_BINARY]
@@ -34,7 +39,7 @@ server="${1:-$target/debug/everything-server}"
 case "$server" in /*) ;; *) server="$(pwd)/$server" ;; esac
 
 # The clusters are configured here, not by the caller's environment.
-unset SCALE_OUT_INSTANCES SCALE_OUT_NO_REDIS SCALE_OUT_STATE SCALE_OUT_DIR
+unset SCALE_OUT_INSTANCES SCALE_OUT_NO_REDIS SCALE_OUT_STATE SCALE_OUT_DIR SCALE_OUT_REDIS_CLUSTER SCALE_OUT_WAIT_REPLICAS
 
 log() { echo "[scale-out] $*" >&2; }
 die() { log "ERROR: $*"; echo "0 passed, 1 failed"; exit 2; }
@@ -105,11 +110,13 @@ start_cluster() {
 # ---- (a) the conformance suite through nginx ---------------------------------------------------------
 # conformance_through_nginx PART NAME [conformance/run.sh options...]: one conformance/run.sh run
 # against a cluster of its own, counted into the totals and the summary.
+# The clusters' environment beyond their directory (part d: SCALE_OUT_REDIS_CLUSTER=1).
+cluster_env=()
 conformance_through_nginx() {
   local part="$1" name="$2" rc=0 last p f
   shift 2
   log "($part) conformance through nginx: $*"
-  SCALE_OUT_DIR="$out/$name-cluster" SCALE_OUT_STATE="" "$root/conformance/run.sh" \
+  env SCALE_OUT_DIR="$out/$name-cluster" SCALE_OUT_STATE="" "${cluster_env[@]}" "$root/conformance/run.sh" \
     --server-cmd "tests/scale-out/cluster.sh \$PORT $(printf '%q' "$server")" \
     "$@" --out-dir "$out/$name" >"$out/$name.out" 2>"$out/$name.log" || rc=$?
   grep -vE '^\[conformance\]' "$out/$name.out" | sed '$d' || true
@@ -122,7 +129,7 @@ conformance_through_nginx() {
     p=0; f=1; tail -n 20 "$out/$name.log" >&2 || true
   fi
   total_p=$((total_p + p)); total_f=$((total_f + f))
-  summary+=("($part) conformance through nginx, $name (3 instances, shared Redis): $p passed, $f failed (exit $rc; $out/$name)")
+  summary+=("($part) conformance through nginx, $name (3 instances, ${redis_kind:-shared Redis}): $p passed, $f failed (exit $rc; $out/$name)")
 }
 # The session era exactly as .ci/run's first conformance step runs it (conformance/run.sh's
 # default versions and requirements): sessions are shared through Redis, so a session
@@ -132,24 +139,31 @@ conformance_through_nginx a2 conformance --versions 2026-07-28 --requirements 20
   --scenario-list "$tasks_scenarios"
 
 # ---- (b) the scale-out scenarios ----------------------------------------------------------------------
-log "(b) scenarios.mjs against 3 instances sharing Redis"
-if start_cluster cluster-redis; then
-  rc=0
-  "$node" "$here/scenarios.mjs" "$state" | tee "$out/scenarios.out" || rc=$?
-  stop_cluster
-  last="$(tail -n 1 "$out/scenarios.out")"
-  if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-    p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
-    [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+# scenarios PART NAME WHAT [ENV=VALUE ...]: scenarios.mjs (every scenario that fits) against a
+# cluster of its own.
+scenarios() {
+  local part="$1" name="$2" what="$3" rc p f last
+  shift 3
+  log "($part) scenarios.mjs against $what"
+  if start_cluster "$name" "$@"; then
+    rc=0
+    "$node" "$here/scenarios.mjs" "$state" | tee "$out/$name.out" || rc=$?
+    stop_cluster
+    last="$(tail -n 1 "$out/$name.out")"
+    if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+      p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
+      [ "$rc" = 0 ] || [ "$f" -gt 0 ] || f=1
+    else
+      p=0; f=1
+    fi
   else
-    p=0; f=1
+    stop_cluster
+    p=0; f=1; log "the cluster did not start (see $out/$name/cluster.log)"
   fi
-else
-  stop_cluster
-  p=0; f=1; log "the cluster did not start (see $out/cluster-redis/cluster.log)"
-fi
-total_p=$((total_p + p)); total_f=$((total_f + f))
-summary+=("(b) scenarios, 3 instances sharing Redis: $p passed, $f failed ($out/cluster-redis)")
+  total_p=$((total_p + p)); total_f=$((total_f + f))
+  summary+=("($part) scenarios, $what: $p passed, $f failed ($out/$name)")
+}
+scenarios b cluster-redis "3 instances sharing Redis"
 
 # ---- (c) negative control ------------------------------------------------------------------------------
 log "(c) negative control: the cross-instance task and session scenarios WITHOUT Redis must fail"
@@ -175,6 +189,19 @@ else
 fi
 total_p=$((total_p + p)); total_f=$((total_f + f))
 summary+=("(c) negative control without Redis: $verdict")
+
+# ---- (d) a Redis Cluster -------------------------------------------------------------------------------
+# The same deployment on a Redis Cluster of 3 masters and 3 replicas (cluster.sh
+# SCALE_OUT_REDIS_CLUSTER=1; the instances wait for a replica before acknowledging a session or a
+# task): both eras of the conformance suite, and the scenarios, where a master is killed under load
+# (master-failover) instead of the one redis-server (redis-outage).
+cluster_env=(SCALE_OUT_REDIS_CLUSTER=1)
+redis_kind="a Redis Cluster"
+conformance_through_nginx d1 cluster-conformance-session-era
+conformance_through_nginx d2 cluster-conformance --versions 2026-07-28 --requirements 2026-07-28 \
+  --scenario-list "$tasks_scenarios"
+scenarios d3 cluster-redis-cluster "3 instances sharing a Redis Cluster (3 masters, 3 replicas)" \
+  SCALE_OUT_REDIS_CLUSTER=1
 
 echo
 printf '%s\n' "${summary[@]}"

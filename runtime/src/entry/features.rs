@@ -8,7 +8,9 @@ pub(super) fn missing(flag: &str) -> Option<&'static str> {
         "auth-issuer" | "auth-audience" | "auth-jwks" | "auth-token-type" | "auth-scopes" => {
             ("jwt", cfg!(feature = "jwt"))
         }
-        "redis" | "redis-prefix" | "redis-cluster" => ("redis", cfg!(feature = "redis")),
+        "redis" | "redis-prefix" | "redis-cluster" | "redis-wait-replicas" => {
+            ("redis", cfg!(feature = "redis"))
+        }
         "metrics" => ("metrics", cfg!(feature = "metrics")),
         _ => return None,
     };
@@ -36,6 +38,7 @@ mod tests {
             ("redis", "redis", cfg!(feature = "redis")),
             ("redis-prefix", "redis", cfg!(feature = "redis")),
             ("redis-cluster", "redis", cfg!(feature = "redis")),
+            ("redis-wait-replicas", "redis", cfg!(feature = "redis")),
             ("metrics", "metrics", cfg!(feature = "metrics")),
         ] {
             assert_eq!(missing(flag), (!built).then_some(feature), "{flag}");

@@ -9,10 +9,11 @@ use crate::dispatch::Dispatch;
 use crate::server::McpServer;
 
 /// `--redis`, if given: the URL, the flag or variable it came from, the key prefix, whether it
-/// is a Cluster.
+/// is a Cluster, how many replicas a write waits for.
 pub(super) struct Shared {
     url: String,
     cluster: bool,
+    wait_replicas: usize,
     source: &'static str,
     prefix: String,
     /// A gateway's upstream, whose subscriptions the instances share too.
@@ -24,6 +25,7 @@ pub(super) fn shared(args: &Args) -> Option<Shared> {
     args.redis.as_ref().map(|url| Shared {
         url: url.clone(),
         cluster: args.redis_cluster,
+        wait_replicas: args.redis_wait_replicas,
         source: args.redis_source,
         prefix: args.redis_prefix.clone(),
         #[cfg(feature = "upstream")]
@@ -100,7 +102,13 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
     let source = shared.source;
     #[cfg(not(feature = "redis"))]
     {
-        let _ = (server, shared.url, shared.prefix, shared.cluster);
+        let _ = (
+            server,
+            shared.url,
+            shared.prefix,
+            shared.cluster,
+            shared.wait_replicas,
+        );
         Err((
             2,
             format!("{source}: this server was built without the `redis` feature (build it with `--features redis`)"),
@@ -124,22 +132,18 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
             .filter(|url| !url.is_empty())
             .map(String::from)
             .collect();
-        let stores = match (shared.cluster, seeds.len()) {
-            (true, _) => {
-                crate::stores::redis::connect_cluster(&seeds, None, &shared.prefix, server.config())
-                    .await
-            }
-            (false, several) if several > 1 => {
-                return Err((
-                    2,
-                    format!("{source}: several URLs are the nodes of a Redis Cluster: add --redis-cluster (or MCP_REDIS_CLUSTER=1)"),
-                ))
-            }
-            (false, _) => {
-                crate::stores::redis::connect(&shared.url, &shared.prefix, server.config()).await
-            }
+        if !shared.cluster && seeds.len() > 1 {
+            return Err((
+                2,
+                format!("{source}: several URLs are the nodes of a Redis Cluster: add --redis-cluster (or MCP_REDIS_CLUSTER=1)"),
+            ));
         }
-        .map_err(|error| (1, format!("{source}: {error}")))?;
+        let options = crate::stores::redis::Options::new(&shared.prefix)
+            .cluster(shared.cluster)
+            .wait_for_replicas(shared.wait_replicas);
+        let stores = crate::stores::redis::connect_to(&seeds, &options, server.config())
+            .await
+            .map_err(|error| (1, format!("{source}: {error}")))?;
         #[cfg(feature = "upstream")]
         if let Some(upstream) = &shared.upstream {
             let feeds = crate::stores::redis::connect_feeds(&seeds, shared.cluster, &shared.prefix)

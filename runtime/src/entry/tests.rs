@@ -469,6 +469,7 @@ fn every_setting_reaches_the_config() {
         ("redis", ()),
         ("redis-prefix", ()),
         ("redis-cluster", ()),
+        ("redis-wait-replicas", ()),
         ("metrics", ()),
         ("request-state-key-file", ()),
         ("request-state-previous-key-file", ()),
@@ -982,6 +983,21 @@ fn redis_settings() {
         let args = ok(&[], &[("MCP_REDIS_URL", seeds), ("MCP_REDIS_CLUSTER", "1")]);
         assert!(args.redis_cluster);
         assert!(!ok(&["--redis", "redis://r/"], &[]).redis_cluster);
+        let args = ok(
+            &["--redis", "redis://r/", "--redis-wait-replicas", "1"],
+            &[],
+        );
+        assert_eq!(args.redis_wait_replicas, 1);
+        let args = ok(
+            &["--redis", "redis://r/"],
+            &[("MCP_REDIS_WAIT_REPLICAS", "2")],
+        );
+        assert_eq!(args.redis_wait_replicas, 2);
+        assert_eq!(ok(&["--redis", "redis://r/"], &[]).redis_wait_replicas, 0);
+        assert_eq!(
+            refused(&["--redis-wait-replicas", "17"], &[]),
+            "--redis-wait-replicas 17: expected a number of replicas from 0 to 16"
+        );
         assert_eq!(
             refused(&["--redis-cluster"], &[]),
             "--redis-cluster (or MCP_REDIS_CLUSTER) needs --redis (or MCP_REDIS_URL): the URL of one or more of the Cluster's nodes"

@@ -238,6 +238,27 @@ pub(super) const CUSTOM: &[Setting] = &[
         },
     },
     Setting {
+        flag: "redis-wait-replicas",
+        env: "MCP_REDIS_WAIT_REPLICAS",
+        value: Some("N"),
+        heading: SHARED,
+        help: "acknowledge a session's creation and a task's acceptance or change only once N Redis \
+               replicas have it (WAIT, up to 1 s; else 503, retryable): a master killed right after \
+               loses none of them (0: no wait, the default)",
+        scope: Scope::Http,
+        default: |_| "0".into(),
+        apply: |p, v| {
+            p.redis_wait_replicas = v
+                .text
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n <= 16)
+                .ok_or("expected a number of replicas from 0 to 16")?;
+            Ok(())
+        },
+    },
+    Setting {
         flag: "redis-prefix",
         env: crate::entry::REDIS_PREFIX_ENV,
         value: Some("PREFIX"),

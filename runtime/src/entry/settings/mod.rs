@@ -95,6 +95,8 @@ pub(crate) struct Parsed {
     pub redis_prefix: String,
     /// `--redis-cluster`.
     pub redis_cluster: bool,
+    /// `--redis-wait-replicas`.
+    pub redis_wait_replicas: usize,
     /// `--metrics`: where to serve Prometheus metrics.
     pub metrics: Option<SocketAddr>,
 }
@@ -115,6 +117,7 @@ impl Parsed {
             redis: None,
             redis_prefix: DEFAULT_REDIS_PREFIX.into(),
             redis_cluster: false,
+            redis_wait_replicas: 0,
             metrics: None,
         }
     }

@@ -20,8 +20,8 @@ use ::redis::aio::{
 use ::redis::cluster::{ClusterClient, ClusterClientBuilder};
 use ::redis::cluster_async::ClusterConnection;
 use ::redis::{
-    AsyncConnectionConfig, Client, Cmd, Pipeline, PushInfo, PushKind, RedisFuture, RedisResult,
-    Value,
+    AsyncConnectionConfig, Client, Cmd, ErrorKind, Pipeline, PushInfo, PushKind, RedisFuture,
+    RedisResult, Value,
 };
 
 use super::TIMEOUT;
@@ -62,7 +62,31 @@ impl ConnectionLike for Connection {
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
             Self::Node(connection) => connection.req_packed_commands(pipeline, offset, count),
-            Self::Cluster(connection) => connection.req_packed_commands(pipeline, offset, count),
+            // The cluster client follows a slot's move for a command, not for a pipeline: a
+            // pipeline that met one (a failover under way) is sent again, after a pause. All
+            // its keys share a slot, so a move means none of them was written.
+            Self::Cluster(connection) => Box::pin(async move {
+                let mut attempt = 0;
+                loop {
+                    let replies = connection
+                        .req_packed_commands(pipeline, offset, count)
+                        .await;
+                    let moving = match &replies {
+                        Err(error) => is_moving(error.kind()),
+                        Ok(values) => values.iter().any(|value| match value {
+                            Value::ServerError(error) => error
+                                .kind()
+                                .is_some_and(|kind| is_moving(ErrorKind::Server(kind))),
+                            _ => false,
+                        }),
+                    };
+                    if !moving || attempt == PIPELINE_RETRIES {
+                        return replies;
+                    }
+                    attempt += 1;
+                    tokio::time::sleep(RETRY_PAUSE * attempt).await;
+                }
+            }),
             Self::Blocking(connection) => connection.req_packed_commands(pipeline, offset, count),
         }
     }
@@ -211,6 +235,24 @@ impl Link {
 
 /// What [`Link::subscribe`] gives: each message's payload.
 pub(crate) type Messages = std::pin::Pin<Box<dyn futures_util::Stream<Item = Vec<u8>> + Send>>;
+
+/// How many times a Cluster pipeline that met a slot moving is sent again; the pauses grow by
+/// [`RETRY_PAUSE`] each time (2.75 s in all, about a failover on a LAN with a short
+/// `cluster-node-timeout`).
+const PIPELINE_RETRIES: u32 = 10;
+
+/// See [`PIPELINE_RETRIES`].
+const RETRY_PAUSE: Duration = Duration::from_millis(50);
+
+/// Whether an error means a slot is moving or its master is being replaced (the request did
+/// not run, and will where the cluster says, soon).
+pub(crate) fn is_moving(kind: ErrorKind) -> bool {
+    use ::redis::ServerErrorKind::{Ask, ClusterDown, ExecAbort, MasterDown, Moved, TryAgain};
+    matches!(
+        kind,
+        ErrorKind::Server(Moved | Ask | TryAgain | ClusterDown | MasterDown | ExecAbort)
+    )
+}
 
 /// The response timeout of a [`Link::blocking`] Cluster connection (which has no "none").
 const BLOCKING: Duration = Duration::from_secs(24 * 60 * 60);

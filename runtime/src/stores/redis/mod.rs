@@ -1,4 +1,5 @@
-//! Redis as the state several instances share (feature `redis`): [`connect`] gives the
+//! Redis as the state several instances share (feature `redis`), one node or a Redis Cluster:
+//! [`connect`] (or [`connect_to`], with [`Options`]) gives the
 //! [`Stores`] of one instance, whose session-era sessions ([`RedisSessionStore`]) and tasks
 //! ([`RedisTaskStore`]) live in Redis, whose events travel over Redis pub/sub
 //! ([`RedisBus`]) and whose broadcasts go through one Redis Stream ([`RedisEventLog`]).
@@ -12,16 +13,22 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `{prefix}:session:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON [`SessionRecord`](crate::session::SessionRecord)), `level`, `sub:{uri}`, `seen` |
-//! | `{prefix}:sessions` | sorted set, id → expiry (ms) | the live sessions, to bound them across instances (`config.sessions.max_sessions`) |
-//! | `{prefix}:task:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
-//! | `{prefix}:tasks` | sorted set, id → expiry (ms) | the live tasks, to bound them (`config.tasks.max_tasks`) |
+//! | `{prefix}:session:{{sN}}:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON [`SessionRecord`](crate::session::SessionRecord)), `level`, `sub:{uri}`, `seen`; `sN` its bucket (one of up to 16, by a hash of the id) |
+//! | `{prefix}:sessions:{{sN}}` | sorted set, id → expiry (ms) | the live sessions of bucket `sN`, to bound them across instances (its share of `config.sessions.max_sessions`) |
+//! | `{prefix}:task:{{tN}}:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
+//! | `{prefix}:tasks:{{tN}}` | sorted set, id → expiry (ms) | the live tasks of bucket `tN`, to bound them (its share of `config.tasks.max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
 //! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
 //! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget ([`crate::result_budget`]); `owner` the principal's owner digest (as a task's), `-` without authorization |
 //! | `{prefix}:feed:{{digest}}:*` | a lease, a sorted set, a list, a hash | a gateway's upstream subscription shared by its instances (feature `upstream`; `feeds.rs`) |
 //! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::event_log::Broadcast) JSON) |
+//!
+//! The braces are literal: they are the keys' hash tags. On a Redis Cluster
+//! ([`Options::cluster`]), a script or pipeline touches the keys of one slot only, and every key
+//! written together shares one tag (a session's hash and its bucket's set; a task's record and
+//! its bucket's index; a caller's rate buckets; a feed's keys); no key is written by every
+//! request. `{prefix}:events` and `{prefix}:bus` are one each, on any Redis.
 //!
 //! Faults: Redis unreachable at start is an error ([`connect`] fails, the binary exits 1);
 //! lost while running, a request that needs a task answers HTTP 503 with a retryable
@@ -92,11 +99,26 @@ impl ConnectError {
 /// `prefix` (this instance's session replicas bounded by `config`), and the rate-limit buckets when
 /// `config`'s [`RateLimits::shared`](crate::rate_limit::RateLimits::shared) asks (Redis 5 or
 /// later). Fails when Redis does not answer a `PING` within two seconds, and when `url` is a
-/// node of a Redis Cluster (use [`connect_cluster`]).
+/// node of a Redis Cluster (see [`Options::cluster`]).
 ///
 /// Call it inside the Tokio runtime that will serve: the bus's subscriber runs on it.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp_runtime::stores::redis::{connect, connect_to, Options};
+/// use mcp_runtime::Config;
+///
+/// let config = Config::default();
+/// // One node:
+/// let stores = connect("redis://127.0.0.1:6379/", "mcp", &config).await?;
+/// // A Cluster, through two of its nodes, a session or task acknowledged once a replica has it:
+/// let seeds = ["redis://10.0.0.1:7000/".to_string(), "redis://10.0.0.2:7000/".to_string()];
+/// let options = Options::new("mcp").cluster(true).wait_for_replicas(1);
+/// let stores = connect_to(&seeds, &options, &config).await?;
+/// # let _ = stores; Ok(()) }
+/// ```
 pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores, ConnectError> {
-    connect_with(url, None, prefix, config).await
+    connect_to(&[url.to_string()], &Options::new(prefix), config).await
 }
 
 /// [`connect`], a `rediss://` server's certificate checked against `ca_pem` (PEM, one or
@@ -107,38 +129,138 @@ pub async fn connect_with(
     prefix: &str,
     config: &Config,
 ) -> Result<Stores, ConnectError> {
-    let link = Link::node(url, ca_pem).map_err(|e| ConnectError::new(url, e.to_string()))?;
-    connect_link(&link, url, prefix, config).await
+    let mut options = Options::new(prefix);
+    if let Some(pem) = ca_pem {
+        options = options.ca_pem(pem);
+    }
+    connect_to(&[url.to_string()], &options, config).await
 }
 
-/// [`connect_with`] for a Redis Cluster (`--redis-cluster`), reached through `seeds` (the URLs
-/// of any of its nodes, masters or replicas; one is enough, more help when one is down). Every
-/// command goes to the master of its key's slot, and follows a failover by itself; every key a
-/// script or pipeline touches together shares a hash tag (see the module documentation).
-pub async fn connect_cluster(
-    seeds: &[String],
-    ca_pem: Option<&[u8]>,
-    prefix: &str,
+/// [`connect`] with every option: `urls` is one node's URL, or (with [`Options::cluster`]) the
+/// URLs of any of a Redis Cluster's nodes (one is enough; more help when one is down).
+pub async fn connect_to(
+    urls: &[String],
+    options: &Options,
     config: &Config,
 ) -> Result<Stores, ConnectError> {
-    let shown = seeds.join(",");
-    let link =
-        Link::cluster(seeds, ca_pem).map_err(|e| ConnectError::new(&shown, e.to_string()))?;
-    connect_link(&link, &shown, prefix, config).await
+    let shown = urls.join(",");
+    let link = options
+        .link(urls)
+        .map_err(|reason| ConnectError::new(&shown, reason))?;
+    connect_link(&link, &shown, options, config).await
+}
+
+/// How [`connect_to`] reaches Redis and what an acknowledgment waits for.
+#[derive(Clone, Debug)]
+pub struct Options {
+    prefix: String,
+    ca_pem: Option<Vec<u8>>,
+    cluster: bool,
+    durability: Durability,
+}
+
+impl Options {
+    /// Keys and channels under `prefix` (no spaces or braces); one node; `rediss://`
+    /// certificates checked against the system's roots; nothing waited for.
+    pub fn new(prefix: &str) -> Self {
+        Self {
+            prefix: prefix.to_string(),
+            ca_pem: None,
+            cluster: false,
+            durability: Durability::default(),
+        }
+    }
+
+    /// The URLs are nodes of a Redis Cluster (`--redis-cluster`): every command goes to the
+    /// master of its key's slot and follows a failover by itself; the keys a script or a
+    /// pipeline touches together share a hash tag (see the module documentation).
+    pub fn cluster(mut self, cluster: bool) -> Self {
+        self.cluster = cluster;
+        self
+    }
+
+    /// Check a `rediss://` server's certificate against `pem` (one or more PEM certificates:
+    /// a private CA) instead of the system's roots.
+    pub fn ca_pem(mut self, pem: &[u8]) -> Self {
+        self.ca_pem = Some(pem.to_vec());
+        self
+    }
+
+    /// Acknowledge a session's creation and a task's acceptance or change only once `replicas`
+    /// replicas of its master have it (`WAIT`, up to one second; `--redis-wait-replicas`):
+    /// a master killed right after cannot lose it. When fewer confirm in time, the request
+    /// answers 503 (retryable), and the write may or may not survive. 0 (the default): no wait;
+    /// a master lost within its replication lag (sub-millisecond on a LAN) loses what it had
+    /// not passed on.
+    pub fn wait_for_replicas(mut self, replicas: usize) -> Self {
+        self.durability = Durability { replicas };
+        self
+    }
+
+    fn link(&self, urls: &[String]) -> Result<Link, String> {
+        let ca = self.ca_pem.as_deref();
+        match urls {
+            _ if self.cluster => Link::cluster(urls, ca),
+            [url] => Link::node(url, ca),
+            [] => return Err("no URL".into()),
+            _ => return Err("several URLs are the nodes of a Redis Cluster: add --redis-cluster (or MCP_REDIS_CLUSTER=1)".into()),
+        }
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// What a write the server acknowledges waits for: `WAIT replicas 1000` after it, in the
+/// same round trip (and on a Cluster to the same master).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Durability {
+    replicas: usize,
+}
+
+/// How long a write waits for its replicas ([`Options::wait_for_replicas`]).
+const WAIT_MS: u64 = 1_000;
+
+impl Durability {
+    /// Appends the `WAIT` to `pipeline` when replicas are asked for: the pipeline's last reply
+    /// is then how many confirmed.
+    pub(crate) fn append(&self, pipeline: &mut ::redis::Pipeline) {
+        if self.replicas > 0 {
+            pipeline.cmd("WAIT").arg(self.replicas).arg(WAIT_MS);
+        }
+    }
+
+    /// `Ok` when `confirmed` (the `WAIT`'s reply; `None` without one) is enough, else why not.
+    pub(crate) fn check(&self, confirmed: Option<i64>) -> Result<(), String> {
+        match confirmed {
+            Some(n) if (n as usize) < self.replicas => {
+                tracing::warn!(confirmed = n, asked = self.replicas, "a write was not confirmed by enough Redis replicas in time (--redis-wait-replicas): refused as unavailable");
+                Err(format!(
+                    "{n} of {} Redis replicas confirmed the write within {WAIT_MS} ms",
+                    self.replicas
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 async fn connect_link(
     link: &Link,
     url: &str,
-    prefix: &str,
+    options: &Options,
     config: &Config,
 ) -> Result<Stores, ConnectError> {
+    let prefix = options.prefix.as_str();
     let failed = |reason: String| ConnectError::new(url, reason);
     let connection = open(link).await.map_err(failed)?;
-    tracing::info!(url = %without_password(url), prefix, cluster = link.is_cluster(), "sharing sessions, tasks and notifications through Redis");
-    let tasks = RedisTaskStore::start(connection.clone(), prefix, config.tasks.max_tasks)
-        .await
-        .map_err(|e| failed(e.to_string()))?;
+    tracing::info!(url = %without_password(url), prefix, cluster = link.is_cluster(), wait_replicas = options.durability.replicas, "sharing sessions, tasks and notifications through Redis");
+    let tasks = RedisTaskStore::start(
+        connection.clone(),
+        prefix,
+        config.tasks.max_tasks,
+        options.durability,
+    )
+    .await
+    .map_err(|e| failed(e.to_string()))?;
     let events = Arc::new(RedisEventLog::start(
         link.clone(),
         connection.clone(),
@@ -155,7 +277,8 @@ async fn connect_link(
     };
     let proofs = Arc::new(proofs::RedisProofs::new(connection.clone(), prefix));
     let results = Arc::new(results::RedisResultStore::new(connection.clone(), prefix));
-    let sessions = RedisSessionStore::new(connection, prefix, bus.clone(), config);
+    let sessions =
+        RedisSessionStore::new(connection, prefix, bus.clone(), config, options.durability);
     let stores = match rate_buckets {
         Some(buckets) => Stores::memory(config).with_rate_buckets(Arc::new(buckets)),
         None => Stores::memory(config),
@@ -205,11 +328,10 @@ pub(crate) async fn connect_feeds(
 ) -> Result<std::sync::Arc<dyn crate::upstream::SharedFeeds>, ConnectError> {
     let shown = seeds.join(",");
     let failed = |reason: String| ConnectError::new(&shown, reason);
-    let link = match seeds {
-        [url] if !cluster => Link::node(url, None),
-        _ => Link::cluster(seeds, None),
-    }
-    .map_err(|e| failed(e.to_string()))?;
+    let link = Options::new(prefix)
+        .cluster(cluster)
+        .link(seeds)
+        .map_err(failed)?;
     let connection = open(&link).await.map_err(failed)?;
     Ok(Arc::new(feeds::RedisFeeds::new(connection, prefix)))
 }
@@ -283,9 +405,11 @@ fn without_password(url: &str) -> String {
     }
 }
 
-/// Whether a Redis error means "not reachable now" (a retry may work), not a bad command.
+/// Whether a Redis error means "not reachable now" (a retry may work), not a bad command: a
+/// Cluster's slot moving or its master being replaced counts.
 fn is_unreachable(error: &::redis::RedisError) -> bool {
-    error.is_io_error()
+    connection::is_moving(error.kind())
+        || error.is_io_error()
         || error.is_timeout()
         || error.is_connection_refusal()
         || error.is_connection_dropped()

@@ -34,7 +34,7 @@ use super::connection::Connection;
 use ::redis::RedisError;
 
 use super::RedisBus;
-use super::{is_unreachable, Buckets};
+use super::{is_unreachable, Buckets, Durability};
 use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::future::BoxFuture;
@@ -89,6 +89,8 @@ pub struct RedisSessionStore {
     max_sessions: usize,
     /// The hash tags the sessions spread over, each bounding its share of `max_sessions`.
     buckets: Buckets,
+    /// What a creation waits for before it is acknowledged.
+    durability: Durability,
     /// The records' time to live: the idle timeout (else the lifetime, else a day).
     ttl: Duration,
     runtime: tokio::runtime::Handle,
@@ -106,7 +108,7 @@ impl std::fmt::Debug for RedisSessionStore {
 
 impl RedisSessionStore {
     /// Sessions under `prefix` through `connection`, changes told on `bus`'s channel (in the
-    /// round trip that writes them), bounded and
+    /// round trip that writes them), a creation acknowledged as `durability` says, bounded and
     /// timed by `config` (`max_sessions` in the deployment and replicas here,
     /// `session_idle_timeout` as the records' time to live). Refreshes run on the current
     /// Tokio runtime.
@@ -119,6 +121,7 @@ impl RedisSessionStore {
         prefix: &str,
         bus: Arc<RedisBus>,
         config: &Config,
+        durability: Durability,
     ) -> Self {
         Self {
             local: Arc::new(MemorySessionStore::new(config.sessions.max_sessions)),
@@ -128,6 +131,7 @@ impl RedisSessionStore {
             limits: SessionLimits::of(config),
             max_sessions: config.sessions.max_sessions,
             buckets: Buckets::new('s', config.sessions.max_sessions),
+            durability,
             ttl: config
                 .sessions
                 .session_idle_timeout
@@ -180,7 +184,8 @@ impl RedisSessionStore {
         let record = session.record();
         let text =
             serde_json::to_string(&record).map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        let written: i64 = ::redis::cmd("EVAL")
+        let mut create = ::redis::cmd("EVAL");
+        create
             .arg(CREATE)
             .arg(2)
             .arg(self.key(session.id()))
@@ -190,10 +195,18 @@ impl RedisSessionStore {
             .arg(self.buckets.bound())
             .arg(session.id())
             .arg(text)
-            .arg(record.last_seen_at_ms)
+            .arg(record.last_seen_at_ms);
+        let mut pipeline = ::redis::pipe();
+        pipeline.add_command(create);
+        self.durability.append(&mut pipeline);
+        let replies: Vec<i64> = pipeline
             .query_async(&mut self.connection.clone())
             .await
             .map_err(store_error)?;
+        let written = replies.first().copied().unwrap_or(0);
+        self.durability
+            .check(replies.get(1).copied())
+            .map_err(StoreError::Unavailable)?;
         if written == 0 {
             tracing::warn!(
                 max_sessions = self.max_sessions,

@@ -23,7 +23,7 @@ use std::time::Duration;
 use super::connection::Connection;
 use ::redis::RedisError;
 
-use super::{is_unreachable, Buckets};
+use super::{is_unreachable, Buckets, Durability};
 use crate::future::BoxFuture;
 use crate::tasks::{TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskStoreResult};
 
@@ -68,6 +68,8 @@ pub struct RedisTaskStore {
     max_tasks: usize,
     /// The hash tags the tasks spread over, each bounding its share of `max_tasks`.
     buckets: Buckets,
+    /// What an insertion or a change waits for before it is acknowledged.
+    durability: Durability,
     /// Live tasks (every instance's, estimated from one bucket's) as of this instance's last insertion: what
     /// [`TaskStore::len`] can tell without a round trip.
     live_at_last_insert: AtomicUsize,
@@ -89,7 +91,7 @@ impl std::fmt::Debug for RedisTaskStore {
 
 impl RedisTaskStore {
     /// Tasks under `prefix` through `connection`, at most `max_tasks` live at once across
-    /// every instance sharing them.
+    /// every instance sharing them, each write acknowledged as `durability` says.
     ///
     /// Takes this instance's lease first (one round trip) and renews it from then on, on the
     /// current Tokio runtime, until the store is dropped.
@@ -97,12 +99,14 @@ impl RedisTaskStore {
         connection: Connection,
         prefix: &str,
         max_tasks: usize,
+        durability: Durability,
     ) -> Result<Self, RedisError> {
         let store = Self {
             connection,
             prefix: prefix.to_string(),
             max_tasks,
             buckets: Buckets::new('t', max_tasks),
+            durability,
             live_at_last_insert: AtomicUsize::new(0),
             instance: crate::ids::random_id(),
             lease_held_since_ms: Arc::new(AtomicU64::new(0)),
@@ -167,7 +171,8 @@ impl RedisTaskStore {
         let text = to_json(&task)?;
         let now = crate::tasks::now_ms();
         let expires_at = task.created_at_ms + task.ttl_ms;
-        let live: usize = ::redis::cmd("EVAL")
+        let mut insert = ::redis::cmd("EVAL");
+        insert
             .arg(INSERT)
             .arg(2)
             .arg(self.index_key(&task.task_id))
@@ -177,10 +182,9 @@ impl RedisTaskStore {
             .arg(self.buckets.bound())
             .arg(text)
             .arg(&task.task_id)
-            .arg(expires_at.saturating_sub(now).max(1))
-            .query_async(&mut self.connection.clone())
-            .await
-            .map_err(store_error)?;
+            .arg(expires_at.saturating_sub(now).max(1));
+        let replies = self.durably(insert).await?;
+        let live = replies.first().copied().unwrap_or(0).max(0) as usize;
         if live == 0 {
             return Err(TaskStoreError::Full {
                 max_tasks: self.max_tasks,
@@ -190,6 +194,22 @@ impl RedisTaskStore {
         self.live_at_last_insert
             .store(live * self.buckets.count(), Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Runs `write` (a script answering an integer), followed by the `WAIT` [`Durability`] asks
+    /// for: its replies, or unavailable when too few replicas confirmed.
+    async fn durably(&self, write: ::redis::Cmd) -> TaskStoreResult<Vec<i64>> {
+        let mut pipeline = ::redis::pipe();
+        pipeline.add_command(write);
+        self.durability.append(&mut pipeline);
+        let replies: Vec<i64> = pipeline
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(store_error)?;
+        self.durability
+            .check(replies.get(1).copied())
+            .map_err(TaskStoreError::Unavailable)?;
+        Ok(replies)
     }
 
     async fn update_record(
@@ -202,15 +222,19 @@ impl RedisTaskStore {
                 return Ok(None);
             };
             change(&mut record);
-            let written: i64 = ::redis::cmd("EVAL")
+            let mut compare_and_set = ::redis::cmd("EVAL");
+            compare_and_set
                 .arg(COMPARE_AND_SET)
                 .arg(1)
                 .arg(self.record_key(id))
                 .arg(read)
-                .arg(to_json(&record)?)
-                .query_async(&mut self.connection.clone())
-                .await
-                .map_err(store_error)?;
+                .arg(to_json(&record)?);
+            let written = self
+                .durably(compare_and_set)
+                .await?
+                .first()
+                .copied()
+                .unwrap_or(0);
             if written == 1 {
                 return Ok(Some(record));
             }
