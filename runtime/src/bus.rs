@@ -20,12 +20,19 @@ pub enum BusEvent {
     TaskCancelled {
         /// The task.
         task_id: String,
+        /// The instance running it ([`TaskRecord::runner`](crate::tasks::TaskRecord::runner)):
+        /// the event is for it alone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runner: Option<String>,
     },
     /// `tasks/update` brought answers for task `task_id`: the instance running it wakes its
     /// handler (which would otherwise see them at its next look at the store).
     TaskAnswered {
         /// The task.
         task_id: String,
+        /// The instance running it: the event is for it alone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        runner: Option<String>,
     },
     /// A list changed: `method` is `notifications/tools/list_changed`,
     /// `notifications/prompts/list_changed` or `notifications/resources/list_changed`.
@@ -93,6 +100,24 @@ pub enum BusEvent {
     },
 }
 
+impl BusEvent {
+    /// The bus address of the one instance this event is for, when only one needs it: a
+    /// client's answer (the address is in the request id the instance minted), a relayed
+    /// stream's part (in the tag the asking instance minted), a task's cancellation or answers
+    /// (its runner). `None`: every instance may need it (a list change, a session's change, a
+    /// stream or a cancellation whose holder is unknown).
+    pub fn addressee(&self) -> Option<&str> {
+        match self {
+            Self::ClientAnswered { request_id, .. } => crate::session::minted_address(request_id),
+            Self::StreamRelayed { relay, .. } => relay.split_once('.').map(|(address, _)| address),
+            Self::TaskCancelled { runner, .. } | Self::TaskAnswered { runner, .. } => {
+                runner.as_deref()
+            }
+            _ => None,
+        }
+    }
+}
+
 /// What a relayed stream carries next ([`BusEvent::StreamRelayed`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "part", rename_all = "snake_case")]
@@ -125,6 +150,13 @@ pub trait Bus: Send + Sync + 'static {
 
     /// Delivers every other instance's events to `deliver` from now on, until it is gone.
     fn subscribe(&self, deliver: Deliver);
+
+    /// This instance's address on the bus, when the bus can carry an event to one instance
+    /// ([`BusEvent::addressee`]): minted request ids and relay tags carry it. `None` (the
+    /// default): every event reaches every instance.
+    fn address(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// One instance alone: nothing to tell, nothing to hear.
@@ -168,9 +200,39 @@ mod tests {
     fn events_travel_as_tagged_json() {
         let event = BusEvent::TaskCancelled {
             task_id: "t1".into(),
+            runner: None,
         };
         let text = serde_json::to_string(&event).unwrap();
         assert_eq!(text, r#"{"kind":"task_cancelled","task_id":"t1"}"#);
         assert_eq!(serde_json::from_str::<BusEvent>(&text).unwrap(), event);
+    }
+
+    #[test]
+    fn an_event_one_instance_needs_names_it() {
+        let runner = BusEvent::TaskAnswered {
+            task_id: "t1".into(),
+            runner: Some("ab12".into()),
+        };
+        assert_eq!(runner.addressee(), Some("ab12"));
+        let answered = |request_id: &str| BusEvent::ClientAnswered {
+            session_id: "s".into(),
+            request_id: request_id.into(),
+            answer: "{}".into(),
+        };
+        assert_eq!(
+            answered("s3.ab12.0011223344556677").addressee(),
+            Some("ab12")
+        );
+        assert_eq!(answered("s3.0011223344556677").addressee(), None);
+        let relayed = |relay: &str| BusEvent::StreamRelayed {
+            relay: relay.into(),
+            part: RelayPart::End,
+        };
+        assert_eq!(relayed("ab12.99").addressee(), Some("ab12"));
+        assert_eq!(relayed("99").addressee(), None);
+        let everyone = BusEvent::ListChanged {
+            method: "notifications/tools/list_changed".into(),
+        };
+        assert_eq!(everyone.addressee(), None);
     }
 }

@@ -54,7 +54,11 @@ impl Relays {
         stream: u32,
         after: u64,
     ) -> Waiting {
-        let relay = random_id();
+        // The holder publishes the parts for this instance alone when the bus can address it.
+        let relay = match bus.address() {
+            Some(address) => format!("{address}.{}", random_id()),
+            None => random_id(),
+        };
         let (sender, parts) = mpsc::channel(CONNECTION_QUEUE);
         lock(&self.waiting).insert(relay.clone(), sender);
         bus.publish(BusEvent::StreamWanted {

@@ -14,6 +14,7 @@ mod record;
 mod store;
 
 pub use crate::bus::SessionChange;
+pub(crate) use minted::address_of as minted_address;
 #[cfg_attr(not(feature = "redis"), allow(unused_imports))]
 pub(crate) use record::unix_ms;
 pub use record::SessionRecord;
@@ -131,6 +132,9 @@ pub struct Session {
     /// For a session a shared store keeps: the key its server-to-client request ids are
     /// tagged with, so that only answers to ids some instance minted travel on the bus.
     mint_key: OnceLock<minted::MintKey>,
+    /// This instance's address on the bus, which the request ids it mints carry (a shared
+    /// session's, set by its store: [`Session::set_bus_address`]).
+    bus_address: OnceLock<String>,
     /// [`crate::ids::fingerprint`] of `id`, made on first use (an audit record per call).
     fingerprint: OnceLock<Box<str>>,
 }
@@ -239,6 +243,7 @@ impl Session {
             owner: OnceLock::new(),
             shared_refreshed_ms: AtomicU64::new(u64::MAX),
             mint_key: OnceLock::new(),
+            bus_address: OnceLock::new(),
             fingerprint: OnceLock::new(),
         }
     }
@@ -247,6 +252,14 @@ impl Session {
     pub fn mark_shared(&self) {
         self.shared_refreshed_ms
             .store(self.created.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Sets the bus address of the instance holding this replica: the server-to-client request
+    /// ids it mints name it, so that a client's answer posted to another instance is published
+    /// for this one alone (see `session/minted.rs`). Set once; later calls are ignored.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn set_bus_address(&self, address: &str) {
+        let _ = self.bus_address.set(address.to_string());
     }
 
     /// Whether a shared store keeps the session (its changes are written through).
@@ -385,7 +398,7 @@ impl Session {
         }
         let n = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let id = match self.mint_key.get() {
-            Some(key) => key.id(n),
+            Some(key) => key.id(n, self.bus_address.get().map(String::as_str)),
             None => format!("s{n}"),
         };
         let (tx, rx) = oneshot::channel();

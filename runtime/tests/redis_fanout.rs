@@ -5,14 +5,17 @@
 //!
 //! - **broadcasts** (`EventLog::append`, a list change or a resource update: every instance's
 //!   clients may want it), counted once every instance has read each;
+//! - **messages for every instance** (`Bus::publish` of a session deleted: each instance drops
+//!   its replica), counted once every instance has received each;
 //! - **point-to-point messages** (`Bus::publish` of a client's answer for a request another
-//!   instance sent: one instance needs it), counted once every instance has received each.
+//!   instance sent: one instance needs it, and its address is in the request id), counted once
+//!   that instance has received each.
 //!
 //! Per message: Redis commands by name and bytes in and out, from `INFO commandstats` and
 //! `INFO stats` around the run, less what the same instances cost Redis idle for as long (their
 //! task leases). Printed as a table (`--nocapture`); BENCHMARKS.md ("Past one Redis") keeps it.
-//! The asserts hold what the table shows today: each broadcast is read by every instance, and a
-//! point-to-point message reaches every instance, not the one that needs it.
+//! The asserts hold what the table shows: each broadcast is read by every instance, and a
+//! point-to-point message reaches the instance it is for and no other.
 //!
 //! `cargo test -p mcp-runtime --features redis --test redis_fanout -- --ignored --nocapture`
 
@@ -187,6 +190,7 @@ async fn what_a_broadcast_and_a_point_to_point_message_cost_redis() {
     until("every instance subscribed", || {
         first.stores.bus.publish(BusEvent::TaskCancelled {
             task_id: "warm-up".into(),
+            runner: None,
         });
         log.append(Broadcast::ListChanged {
             method: "notifications/tools/list_changed".into(),
@@ -237,24 +241,53 @@ async fn what_a_broadcast_and_a_point_to_point_message_cost_redis() {
         MESSAGES,
     );
 
-    // Point-to-point: a client's answer for the instance that sent the request.
-    let heard: Vec<usize> = others
-        .iter()
-        .map(|i| i.heard.load(Ordering::Relaxed))
-        .collect();
+    // A bus message every instance needs (a session deleted: each drops its replica).
+    let heard = |set: &[Instance]| -> Vec<usize> {
+        set.iter()
+            .map(|i| i.heard.load(Ordering::Relaxed))
+            .collect()
+    };
+    let before_heard = heard(others);
+    let before = counters(&mut admin).await;
+    let started = Instant::now();
+    for n in 0..MESSAGES {
+        first.stores.bus.publish(BusEvent::SessionClosed {
+            session_id: format!("{n:032x}"),
+        });
+        until("every other instance heard the message", || {
+            others
+                .iter()
+                .zip(&before_heard)
+                .all(|(i, was)| i.heard.load(Ordering::Relaxed) > was + n)
+        })
+        .await;
+    }
+    let took = started.elapsed();
+    let run = rate(&before, &counters(&mut admin).await, took);
+    let everyone = per_message(
+        "a message for every instance (`Bus::publish`: a session deleted)",
+        run,
+        &idle,
+        took,
+        MESSAGES,
+    );
+
+    // Point-to-point: a client's answer for the instance that sent the request, whose address
+    // is in the id it minted (`s{n}.{address}.{tag}`).
+    let (target, bystanders) = others.split_last().unwrap();
+    let address = target.stores.bus.address().unwrap().to_string();
+    let target_was = target.heard.load(Ordering::Relaxed);
+    let bystanders_were = heard(bystanders);
     let before = counters(&mut admin).await;
     let started = Instant::now();
     for n in 0..MESSAGES {
         first.stores.bus.publish(BusEvent::ClientAnswered {
             session_id: "0123456789abcdef0123456789abcdef".into(),
-            request_id: format!("s{n}"),
+            request_id: format!("s{n}.{address}.0123456789abcdef"),
             answer: r#"{"result":{"action":"accept","content":{"name":"Ada"}}}"#.into(),
         });
-        until("every other instance heard the message", || {
-            others
-                .iter()
-                .zip(&heard)
-                .all(|(i, was)| i.heard.load(Ordering::Relaxed) > was + n)
+        until("the instance it is for heard the message", || {
+            target.heard.load(Ordering::Relaxed) > target_was + n
         })
         .await;
     }
@@ -267,9 +300,16 @@ async fn what_a_broadcast_and_a_point_to_point_message_cost_redis() {
         took,
         MESSAGES,
     );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        heard(bystanders),
+        bystanders_were,
+        "a message for one instance reached others"
+    );
     println!();
 
-    // Today: one append, and a read by every instance; one publish, delivered to every one.
+    // One append, and a read by every instance; one publish each, the point-to-point one
+    // delivered to its instance alone (its bytes out do not grow with the instances).
     assert!(
         (broadcast.get("xadd").copied().unwrap_or(0.0) - 1.0).abs() < 0.5,
         "{broadcast:?}"
@@ -281,5 +321,9 @@ async fn what_a_broadcast_and_a_point_to_point_message_cost_redis() {
     assert!(
         (point.get("publish").copied().unwrap_or(0.0) - 1.0).abs() < 0.5,
         "{point:?}"
+    );
+    assert!(
+        (everyone.get("publish").copied().unwrap_or(0.0) - 1.0).abs() < 0.5,
+        "{everyone:?}"
     );
 }

@@ -181,6 +181,7 @@ async fn bus_events_reach_the_other_instances_only() {
     // Subscriptions are asynchronous: publish until B hears one.
     let cancel = BusEvent::TaskCancelled {
         task_id: "x".into(),
+        runner: None,
     };
     let deadline = Instant::now() + Duration::from_secs(10);
     while seen_by_b.lock().unwrap().is_empty() {
@@ -224,6 +225,7 @@ async fn a_lost_redis_is_unavailable_then_comes_back() {
     // A publish while Redis is gone is dropped, not a panic nor a hang.
     a.bus.publish(BusEvent::TaskAnswered {
         task_id: "lost".into(),
+        runner: None,
     });
     redis.spawn();
     // The same stores work again (the connection manager reconnects by itself); the data

@@ -402,6 +402,9 @@ EOF
   server {
     listen 127.0.0.1:$PORT;
     server_name _;
+    # A client may keep its connection for as long as it likes (nginx closes one after 1000
+    # requests by default, which a load generator would count as a failure).
+    keepalive_requests 10000000;
     # The instances enforce their own body and header limits (413, 431): nginx must not answer first.
     client_max_body_size 0;
     large_client_header_buffers 8 64k;

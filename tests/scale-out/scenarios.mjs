@@ -42,7 +42,8 @@
 //   bus-carries-only-minted-answers  a raw subscriber on the Redis bus: responses to ids no
 //                            instance minted (256 KiB each) and a cancellation of a 4 KiB id,
 //                            POSTed to B, publish nothing; a real answer to A's elicitation,
-//                            POSTed to B, travels once and completes the call on A
+//                            POSTed to B, travels once, on A's own channel only, and completes
+//                            the call on A
 //   stream-resumed-elsewhere test_reconnection called on A in a 2025-11-25 session: A closes the
 //                            POST's SSE stream after its priming event; a GET with that
 //                            Last-Event-ID on B gets the call's result (relayed from A); a
@@ -554,21 +555,44 @@ scenarios["session-across-instances"] = async (s) => {
   }
 };
 
-// A raw RESP subscriber on the deployment's bus channel (`mcp:bus`, the default prefix): the
-// bytes every instance receives. `bytes()` counts them; `text()` is what arrived.
+// An instance's address on the bus, from its log (`bus subscribed ... own=mcp:bus:ADDRESS`).
+function busAddress(x) {
+  const m = readFileSync(x.log, "utf8").match(/bus subscribed channel=mcp:bus own=mcp:bus:([0-9a-zA-Z]+)/);
+  expect(m, `no bus address in ${x.name}'s log`);
+  return m[1];
+}
+
+// A raw RESP subscriber on every channel of the deployment's bus (`mcp:bus` and each instance's
+// `mcp:bus:ADDRESS`, the default prefix): on one Redis, PSUBSCRIBE mcp:bus*; on a Cluster, where
+// they are sharded channels, SSUBSCRIBE to each on every master (the one owning its slot
+// confirms, the others answer MOVED). `bytes()` counts what arrived after the confirmations;
+// `text()` is it.
 async function busSubscriber() {
   const { connect } = await import("node:net");
-  const socket = connect(Number(state.redis_port), "127.0.0.1");
+  const frame = (...args) => `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join("")}`;
+  const cluster = state.redis_cluster === "1";
+  const channels = ["mcp:bus", ...inst.map((x) => `mcp:bus:${busAddress(x)}`)];
+  const ports = cluster
+    ? clusterNodes(Number(state.redis_port)).filter((n) => n.flags.includes("master") && !n.flags.some((f) => f.startsWith("fail"))).map((n) => n.port)
+    : [Number(state.redis_port)];
   let received = "";
-  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
-  socket.write("*2\r\n$9\r\nSUBSCRIBE\r\n$7\r\nmcp:bus\r\n");
+  const sockets = ports.map((port) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+    socket.on("error", () => {});
+    if (cluster) for (const channel of channels) socket.write(frame("SSUBSCRIBE", channel));
+    else socket.write(frame("PSUBSCRIBE", "mcp:bus*"));
+    return socket;
+  });
+  const confirmations = () => (received.match(cluster ? /ssubscribe/g : /psubscribe/g) || []).length;
   const started = Date.now();
-  while (!received.includes("subscribe")) {
-    expect(Date.now() - started < 5000, "the bus subscription was not confirmed");
+  while (confirmations() < (cluster ? channels.length : 1)) {
+    expect(Date.now() - started < 5000, `the bus subscription was not confirmed: ${short(received)}`);
     await sleep(10);
   }
+  await sleep(50);
   const base = received.length;
-  return { bytes: () => received.length - base, text: () => received.slice(base), close: () => socket.destroy() };
+  return { bytes: () => received.length - base, text: () => received.slice(base), close: () => sockets.forEach((socket) => socket.destroy()) };
 }
 
 scenarios["bus-carries-only-minted-answers"] = async (s) => {
@@ -602,6 +626,14 @@ scenarios["bus-carries-only-minted-answers"] = async (s) => {
       await sleep(100);
       const answers = answersSeen();
       expect(answers === 1, `expected the answer on the bus once, saw it ${answers} times (${bus.bytes()} bytes: ${short(bus.text())})`);
+    });
+    await step(s, "it travelled on A's own channel, not on the one every instance hears", async () => {
+      const [a, b, c] = [A, B, C].map(busAddress);
+      const text = bus.text();
+      expect(text.includes(`mcp:bus:${a}`), `not on A's channel mcp:bus:${a}: ${short(text)}`);
+      expect(!text.includes(`mcp:bus:${b}`) && !text.includes(`mcp:bus:${c}`), `on B's or C's channel: ${short(text)}`);
+      expect(!/\r\nmcp:bus\r\n/.test(text), `on mcp:bus, which every instance hears: ${short(text)}`);
+      return `mcp:bus:${a.slice(0, 8)}…`;
     });
   } finally {
     bus?.close();

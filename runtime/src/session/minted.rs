@@ -7,6 +7,10 @@
 //! bytes of HMAC-SHA256(`n`) under a key of the session's own, kept in its shared record and
 //! never sent to the client. An answer whose id does not verify was never asked for by any
 //! instance, and is dropped where it arrived.
+//!
+//! An instance with an address on the bus ([`Bus::address`](crate::bus::Bus::address)) puts it
+//! in the ids it mints, `s{n}.{address}.{tag}` (the tag then covers `{n}.{address}`): the answer
+//! is published for that instance alone ([`address_of`]), not for every instance.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -16,6 +20,17 @@ type HmacSha256 = Hmac<Sha256>;
 /// The tag's length in bytes (16 hex digits on the wire): enough that guessing one is hopeless
 /// for the few requests a session ever sends.
 const TAG_BYTES: usize = 8;
+
+/// The longest bus address an id may carry (an instance's is 32 hex digits).
+const MAX_ADDRESS: usize = 64;
+
+/// The bus address of the instance that minted `id` (`s{n}.{address}.{tag}`), if it names one.
+/// Unverified: call it on ids [`MintKey::minted`] accepted.
+pub(crate) fn address_of(id: &str) -> Option<&str> {
+    let mut parts = id.strip_prefix('s')?.split('.');
+    let (_number, address, _tag) = (parts.next()?, parts.next()?, parts.next()?);
+    (parts.next().is_none() && !address.is_empty()).then_some(address)
+}
 
 /// A shared session's key for its request ids.
 #[derive(Clone, PartialEq, Eq)]
@@ -53,28 +68,37 @@ impl MintKey {
         Some(Self(key))
     }
 
-    /// The id of request number `n`: `s{n}.{tag}`.
-    pub(crate) fn id(&self, n: u64) -> String {
-        let number = n.to_string();
-        let tag = self.mac(number.as_bytes());
+    /// The id of request number `n`, minted on the instance at bus `address` if it has one:
+    /// `s{n}.{address}.{tag}`, else `s{n}.{tag}`.
+    pub(crate) fn id(&self, n: u64, address: Option<&str>) -> String {
+        let signed = match address {
+            Some(address) => format!("{n}.{address}"),
+            None => n.to_string(),
+        };
+        let tag = self.mac(signed.as_bytes());
         format!(
-            "s{number}.{}",
+            "s{signed}.{}",
             crate::ids::hex(&tag.finalize().into_bytes()[..TAG_BYTES])
         )
     }
 
     /// Whether `id` is one [`MintKey::id`] made with this key (compared in constant time).
     pub(crate) fn minted(&self, id: &str) -> bool {
-        let Some((number, tag)) = id.strip_prefix('s').and_then(|rest| rest.split_once('.')) else {
+        let Some((signed, tag)) = id.strip_prefix('s').and_then(|rest| rest.rsplit_once('.'))
+        else {
             return false;
         };
+        let (number, address) = signed.split_once('.').unwrap_or((signed, ""));
         if number.is_empty() || number.len() > 20 || !number.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        if address.len() > MAX_ADDRESS || !address.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return false;
         }
         let Some(tag) = MintKey::from_hex_tag(tag) else {
             return false;
         };
-        self.mac(number.as_bytes())
+        self.mac(signed.as_bytes())
             .verify_truncated_left(&tag)
             .is_ok()
     }
@@ -104,8 +128,9 @@ mod tests {
     #[test]
     fn only_ids_minted_with_the_key_verify() {
         let key = MintKey::random();
-        let id = key.id(42);
+        let id = key.id(42, None);
         assert!(id.starts_with("s42."), "{id}");
+        assert_eq!(address_of(&id), None);
         assert_eq!(id.len(), "s42.".len() + 16);
         assert!(key.minted(&id));
         assert!(!MintKey::random().minted(&id), "another session's key");
@@ -123,6 +148,22 @@ mod tests {
         }
         assert!(!key.minted(&format!("{id}0")));
         assert!(!key.minted(&"s1.".repeat(100_000)));
+    }
+
+    #[test]
+    fn an_id_names_the_instance_that_minted_it_and_the_tag_covers_it() {
+        let key = MintKey::random();
+        let id = key.id(7, Some("a1b2"));
+        assert!(id.starts_with("s7.a1b2."), "{id}");
+        assert!(key.minted(&id));
+        assert_eq!(address_of(&id), Some("a1b2"));
+        // Another address, the same tag: refused (an answer cannot be steered elsewhere).
+        let steered = id.replacen("a1b2", "c3d4", 1);
+        assert!(!key.minted(&steered), "{steered}");
+        let dropped = id.replacen(".a1b2", "", 1);
+        assert!(!key.minted(&dropped), "{dropped}");
+        assert!(!key.minted(&format!("s7.{}.{}", "a".repeat(65), &id[id.len() - 16..])));
+        assert!(!key.minted("s7.a-b.0000000000000000"));
     }
 
     #[test]

@@ -313,24 +313,26 @@ impl Tasks {
         }
         let params: UpdateParams = parse(params)?;
         let responses = params.input_responses.unwrap_or_default();
-        self.update_owned(&params.task_id, owner, &mut |task| {
-            if task.status.is_terminal() {
-                return;
-            }
-            for (key, value) in &responses {
-                if task.input_requests.remove(key).is_some() {
-                    task.input_responses.insert(key.clone(), value.clone());
+        let task = self
+            .update_owned(&params.task_id, owner, &mut |task| {
+                if task.status.is_terminal() {
+                    return;
                 }
-            }
-            if task.input_requests.is_empty() && task.status == TaskStatus::InputRequired {
-                task.status = TaskStatus::Working;
-            }
-            task.touch();
-        })
-        .await?;
+                for (key, value) in &responses {
+                    if task.input_requests.remove(key).is_some() {
+                        task.input_responses.insert(key.clone(), value.clone());
+                    }
+                }
+                if task.input_requests.is_empty() && task.status == TaskStatus::InputRequired {
+                    task.status = TaskStatus::Working;
+                }
+                task.touch();
+            })
+            .await?;
         if !self.wake_here(&params.task_id) {
             self.bus.publish(BusEvent::TaskAnswered {
                 task_id: params.task_id,
+                runner: task.runner,
             });
         }
         Ok(ACK.to_string())
@@ -356,6 +358,7 @@ impl Tasks {
         if !self.stop_here(&params.task_id) && task.status == TaskStatus::Cancelled {
             self.bus.publish(BusEvent::TaskCancelled {
                 task_id: params.task_id,
+                runner: task.runner,
             });
         }
         Ok(ACK.to_string())
@@ -386,10 +389,10 @@ impl Tasks {
     /// Another instance's event about a task.
     pub(crate) fn on_bus_event(&self, event: &BusEvent) {
         match event {
-            BusEvent::TaskCancelled { task_id } => {
+            BusEvent::TaskCancelled { task_id, .. } => {
                 self.stop_here(task_id);
             }
-            BusEvent::TaskAnswered { task_id } => {
+            BusEvent::TaskAnswered { task_id, .. } => {
                 self.wake_here(task_id);
             }
             _ => {}

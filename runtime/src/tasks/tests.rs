@@ -128,6 +128,7 @@ async fn another_instances_cancel_arrives_by_the_bus() {
     let record = create(&tasks, stop.clone()).await.unwrap();
     tasks.on_bus_event(&BusEvent::TaskCancelled {
         task_id: record.task_id.clone(),
+        runner: None,
     });
     assert!(*stop.borrow());
     assert_eq!(tasks.running_here(), 0);

@@ -1,4 +1,13 @@
-//! [`RedisBus`]: [`BusEvent`]s between instances over one Redis pub/sub channel.
+//! [`RedisBus`]: [`BusEvent`]s between instances over Redis pub/sub.
+//!
+//! Each instance has an address (the name its task lease and task records carry too) and
+//! listens on two channels: `{prefix}:bus`, for the events every instance may need (a list
+//! change, a session's change), and `{prefix}:bus:{address}`, for those only it needs
+//! ([`BusEvent::addressee`]: a client's answer to a request it sent, a part of a stream it asked
+//! for, a task it runs). An addressed event is published on its addressee's channel, so Redis
+//! sends it to that instance alone, not to all of them. On a Redis Cluster, both are sharded
+//! channels (`SPUBLISH`, `SSUBSCRIBE`): a message goes to the master that owns its channel's
+//! slot and its replicas, not over the cluster bus to every node.
 //!
 //! Publishing never waits on Redis: events go through a bounded queue to one task that
 //! owns the publishing side (an event that does not fit, or that Redis refuses, is logged and
@@ -33,7 +42,9 @@ struct Envelope {
 /// The bus of one instance (see the module documentation).
 pub struct RedisBus {
     link: Link,
+    /// The channel every instance listens on.
     channel: String,
+    /// This instance's address (see the module documentation).
     instance: String,
     outgoing: mpsc::Sender<BusEvent>,
     runtime: tokio::runtime::Handle,
@@ -49,15 +60,16 @@ impl std::fmt::Debug for RedisBus {
 }
 
 impl RedisBus {
-    /// The bus on `{prefix}:bus`, publishing through `connection`; subscribing opens its own
-    /// connection from `link`. Starts the publisher on the current Tokio runtime.
+    /// The bus of the instance at `address`, on `{prefix}:bus` and `{prefix}:bus:{address}`,
+    /// publishing through `connection`; subscribing opens its own connection from `link`.
+    /// Starts the publisher on the current Tokio runtime.
     ///
     /// # Panics
     ///
     /// Outside a Tokio runtime.
-    pub(crate) fn start(link: Link, connection: Connection, prefix: &str) -> Self {
+    pub(crate) fn start(link: Link, connection: Connection, prefix: &str, address: &str) -> Self {
         let channel = format!("{prefix}:bus");
-        let instance = crate::ids::random_id();
+        let instance = address.to_string();
         let (outgoing, queued) = mpsc::channel(QUEUE);
         let runtime = tokio::runtime::Handle::current();
         runtime.spawn(publish(
@@ -94,8 +106,8 @@ impl RedisBus {
         let text = serde_json::to_string(&envelope).unwrap_or_default();
         if connection.is_cluster() {
             let written = pipeline.query_async(connection).await?;
-            ::redis::cmd("PUBLISH")
-                .arg(&self.channel)
+            ::redis::cmd("SPUBLISH")
+                .arg(channel_of(&self.channel, &envelope.event))
                 .arg(text)
                 .query_async::<()>(connection)
                 .await?;
@@ -103,7 +115,7 @@ impl RedisBus {
         }
         pipeline
             .cmd("PUBLISH")
-            .arg(&self.channel)
+            .arg(channel_of(&self.channel, &envelope.event))
             .arg(text)
             .ignore()
             .query_async(connection)
@@ -119,12 +131,32 @@ impl Bus for RedisBus {
     }
 
     fn subscribe(&self, deliver: Deliver) {
+        let own = format!("{}:{}", self.channel, self.instance);
         self.runtime.spawn(subscribe(
             self.link.clone(),
-            self.channel.clone(),
+            [self.channel.clone(), own],
             self.instance.clone(),
             deliver,
         ));
+    }
+
+    fn address(&self) -> Option<&str> {
+        Some(&self.instance)
+    }
+}
+
+/// The channel that carries `event`: its addressee's (`{channel}:{address}`) when it has one
+/// (an address of letters and digits only), else `channel`, which every instance hears.
+fn channel_of(channel: &str, event: &BusEvent) -> String {
+    match event.addressee() {
+        Some(address)
+            if !address.is_empty()
+                && address.len() <= 64
+                && address.bytes().all(|b| b.is_ascii_alphanumeric()) =>
+        {
+            format!("{channel}:{address}")
+        }
+        _ => channel.to_string(),
     }
 }
 
@@ -135,7 +167,14 @@ async fn publish(
     instance: String,
     mut queued: mpsc::Receiver<BusEvent>,
 ) {
+    // A Cluster's channels are sharded: each message goes to its channel's shard only.
+    let command = if connection.is_cluster() {
+        "SPUBLISH"
+    } else {
+        "PUBLISH"
+    };
     while let Some(event) = queued.recv().await {
+        let to = channel_of(&channel, &event);
         let envelope = Envelope {
             from: instance.clone(),
             event,
@@ -143,8 +182,8 @@ async fn publish(
         let Ok(text) = serde_json::to_string(&envelope) else {
             continue;
         };
-        let sent: Result<i64, _> = ::redis::cmd("PUBLISH")
-            .arg(&channel)
+        let sent: Result<i64, _> = ::redis::cmd(command)
+            .arg(to)
             .arg(text)
             .query_async(&mut connection)
             .await;
@@ -154,12 +193,10 @@ async fn publish(
     }
 }
 
-/// Delivers the other instances' events until `deliver` is gone, subscribing again after
-/// each lost connection.
-async fn subscribe(link: Link, channel: String, instance: String, deliver: Deliver) {
+async fn subscribe(link: Link, channels: [String; 2], instance: String, deliver: Deliver) {
     let mut backoff = Duration::from_millis(50);
     while deliver.strong_count() > 0 {
-        match listen(&link, &channel, &instance, &deliver, &mut backoff).await {
+        match listen(&link, &channels, &instance, &deliver, &mut backoff).await {
             Ok(()) => return,
             Err(error) => {
                 tracing::warn!(%error, ?backoff, "bus subscription lost; subscribing again");
@@ -174,13 +211,13 @@ async fn subscribe(link: Link, channel: String, instance: String, deliver: Deliv
 /// subscribed, the next reconnection starts again from a short pause.
 async fn listen(
     link: &Link,
-    channel: &str,
+    channels: &[String; 2],
     instance: &str,
     deliver: &Deliver,
     backoff: &mut Duration,
 ) -> Result<(), ::redis::RedisError> {
-    let mut messages = link.subscribe(channel).await?;
-    tracing::info!(channel, "bus subscribed");
+    let mut messages = link.subscribe(channels).await?;
+    tracing::info!(channel = %channels[0], own = %channels[1], "bus subscribed");
     *backoff = Duration::from_millis(50);
     while let Some(message) = messages.next().await {
         let Some(deliver) = deliver.upgrade() else {

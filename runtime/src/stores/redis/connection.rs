@@ -178,15 +178,16 @@ impl Link {
         }
     }
 
-    /// The payloads of the messages published on `channel`, on a connection of its own. On a
-    /// node, the stream ends when the connection is lost (subscribe again); on a Cluster, the
-    /// client subscribes again by itself after a reconnection or a failover, and the stream
-    /// does not end.
-    pub(crate) async fn subscribe(&self, channel: &str) -> RedisResult<Messages> {
+    /// The payloads of the messages published on `channels`, on a connection of its own: on
+    /// a node, `PUBLISH`ed ones, and the stream ends when the connection is lost (subscribe
+    /// again); on a Cluster, `SPUBLISH`ed ones (sharded channels), each subscribed on the
+    /// master of its slot, again by the client itself after a reconnection or a failover (the
+    /// stream does not end).
+    pub(crate) async fn subscribe(&self, channels: &[String]) -> RedisResult<Messages> {
         match self {
             Self::Node(client) => {
                 let mut pubsub = client.get_async_pubsub().await?;
-                pubsub.subscribe(channel).await?;
+                pubsub.subscribe(channels).await?;
                 Ok(Box::pin(
                     pubsub
                         .into_on_message()
@@ -197,7 +198,9 @@ impl Link {
                 let (sender, pushed) = tokio::sync::mpsc::unbounded_channel::<PushInfo>();
                 let client = self.cluster_builder()?.push_sender(sender).build()?;
                 let mut connection = client.get_async_connection().await?;
-                connection.subscribe(channel).await?;
+                for channel in channels {
+                    connection.ssubscribe(channel).await?;
+                }
                 Ok(Box::pin(futures_util::stream::unfold(
                     (pushed, connection),
                     |(mut pushed, connection)| async move {

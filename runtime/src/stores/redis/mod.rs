@@ -253,9 +253,12 @@ async fn connect_link(
     let failed = |reason: String| ConnectError::new(url, reason);
     let connection = open(link).await.map_err(failed)?;
     tracing::info!(url = %without_password(url), prefix, cluster = link.is_cluster(), wait_replicas = options.durability.replicas, "sharing sessions, tasks and notifications through Redis");
+    // One name for this instance: its task lease and records, and its address on the bus.
+    let instance = crate::ids::random_id();
     let tasks = RedisTaskStore::start(
         connection.clone(),
         prefix,
+        &instance,
         config.tasks.max_tasks,
         options.durability,
     )
@@ -266,7 +269,12 @@ async fn connect_link(
         connection.clone(),
         prefix,
     ));
-    let bus = Arc::new(RedisBus::start(link.clone(), connection.clone(), prefix));
+    let bus = Arc::new(RedisBus::start(
+        link.clone(),
+        connection.clone(),
+        prefix,
+        &instance,
+    ));
     let rate_buckets = match &config.rate_limits {
         Some(limits) if limits.is_shared() => Some(
             RedisRateBuckets::start(connection.clone(), prefix)

@@ -35,7 +35,7 @@ use ::redis::RedisError;
 
 use super::RedisBus;
 use super::{is_unreachable, Buckets, Durability};
-use crate::bus::BusEvent;
+use crate::bus::{Bus, BusEvent};
 use crate::config::Config;
 use crate::future::BoxFuture;
 use crate::session::{
@@ -216,6 +216,9 @@ impl RedisSessionStore {
             return Err(StoreError::Full);
         }
         session.mark_shared();
+        if let Some(address) = self.bus.address() {
+            session.set_bus_address(address);
+        }
         Ok(())
     }
 
@@ -251,6 +254,9 @@ impl RedisSessionStore {
             return Ok(false);
         }
         replica.mark_shared();
+        if let Some(address) = self.bus.address() {
+            replica.set_bus_address(address);
+        }
         self.local.insert_if_absent(Arc::new(replica))?;
         Ok(true)
     }

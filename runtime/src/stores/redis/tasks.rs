@@ -91,13 +91,15 @@ impl std::fmt::Debug for RedisTaskStore {
 
 impl RedisTaskStore {
     /// Tasks under `prefix` through `connection`, at most `max_tasks` live at once across
-    /// every instance sharing them, each write acknowledged as `durability` says.
+    /// every instance sharing them, each write acknowledged as `durability` says; `instance`
+    /// names this instance in its lease and in the records of the tasks it runs.
     ///
     /// Takes this instance's lease first (one round trip) and renews it from then on, on the
     /// current Tokio runtime, until the store is dropped.
     pub(crate) async fn start(
         connection: Connection,
         prefix: &str,
+        instance: &str,
         max_tasks: usize,
         durability: Durability,
     ) -> Result<Self, RedisError> {
@@ -108,7 +110,7 @@ impl RedisTaskStore {
             buckets: Buckets::new('t', max_tasks),
             durability,
             live_at_last_insert: AtomicUsize::new(0),
-            instance: crate::ids::random_id(),
+            instance: instance.to_string(),
             lease_held_since_ms: Arc::new(AtomicU64::new(0)),
         };
         let lease_key = store.lease_key(&store.instance);
