@@ -30,11 +30,20 @@ stop() {
 }
 trap 'stop; rm -rf "$WORK"' EXIT
 
-# Redis commands since the last reset, on every node of the deployment (INFO and CONFIG left out).
-nodes() { . "$WORK/state"; if [[ ${redis_cluster:-} == 1 ]]; then for n in $redis_nodes; do echo "${n%%:*}"; done; else echo "$redis_port"; fi; }
+# Redis commands since the last reset, on every master of the deployment (INFO and CONFIG left out;
+# a replica's commands are its master's, replicated).
+value() { sed -n "s/^$1=//p" "$WORK/state"; }
+nodes() {
+  if [[ $(value redis_cluster) == 1 ]]; then for n in $(value redis_nodes); do echo "${n%%:*}"; done
+  else value redis_port; fi
+}
 reset() { for p in $(nodes); do redis-cli -p "$p" config resetstat >/dev/null; done; }
-commands() { for p in $(nodes); do redis-cli -p "$p" info commandstats; done |
-  awk -F'[:=,]' '/^cmdstat_/ && $1 !~ /cmdstat_(config|info|cluster|ping|command)/ { n += $3 } END { print n+0 }'; }
+commands() {
+  for p in $(nodes); do
+    redis-cli -p "$p" info replication | grep -q '^role:master' && redis-cli -p "$p" info commandstats
+  done |
+  awk -F'[:=,]' '/^cmdstat_/ && $1 !~ /cmdstat_(config|info|cluster|ping|command|replconf)/ { n += $3 } END { print n+0 }'
+}
 field() { sed -n "s/.*$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
 
 RESULTS=$WORK/results
@@ -44,7 +53,7 @@ deployments=("one Redis|" "Cluster|SCALE_OUT_REDIS_CLUSTER=1 SCALE_OUT_WAIT_REPL
 for round in $(seq "$ROUNDS"); do
   for entry in "${deployments[@]}"; do
     IFS='|' read -r name envs <<<"$entry"
-    port=$((30000 + RANDOM % 10000))
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     rm -f "$WORK/state"
     # shellcheck disable=SC2086
     env SCALE_OUT_STATE="$WORK/state" RUST_LOG=warn $envs \

@@ -170,6 +170,12 @@ free_port() {
     p=$(( 20000 + (RANDOM * 32768 + RANDOM) % span ))
     case "$USED_PORTS" in *" $p "*) continue ;; esac
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+    # A cluster node's bus port must be free too.
+    if [ -n "$REDIS_CLUSTER" ]; then
+      case "$USED_PORTS" in *" $((p + 10000)) "*) continue ;; esac
+      (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null && continue
+      USED_PORTS+="$((p + 10000)) "
+    fi
     USED_PORTS+="$p "
     echo "$p"; return 0
   done
@@ -239,6 +245,7 @@ start_node() {
       return 0
     fi
     stop_pid "${NODE_PIDS[$i]}"
+    log "cluster node $i did not start on $port (attempt $attempt): $(tail -n 1 "$DIR/node-$port/redis.log" 2>/dev/null)"
     [ -z "${NODE_PORTS[$i]:-}" ] || break
     port=""
   done

@@ -18,7 +18,8 @@
 //! | `{prefix}:task:{{tN}}:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
 //! | `{prefix}:tasks:{{tN}}` | sorted set, id → expiry (ms) | the live tasks of bucket `tN`, to bound them (its share of `config.tasks.max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
-//! | `{prefix}:bus` | pub/sub channel | [`BusEvent`](crate::bus::BusEvent)s between instances |
+//! | `{prefix}:bus` | pub/sub channel (sharded on a Cluster) | [`BusEvent`](crate::bus::BusEvent)s any instance may need |
+//! | `{prefix}:bus:{address}` | pub/sub channel (sharded on a Cluster) | the events for one instance ([`BusEvent::addressee`](crate::bus::BusEvent::addressee)): a client's answer, a relayed stream's part, a task's cancellation or answers |
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
 //! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget ([`crate::result_budget`]); `owner` the principal's owner digest (as a task's), `-` without authorization |
 //! | `{prefix}:feed:{{digest}}:*` | a lease, a sorted set, a list, a hash | a gateway's upstream subscription shared by its instances (feature `upstream`; `feeds.rs`) |
