@@ -6,8 +6,8 @@ usage: extract.py FILE.md... > script.sh
 The convention (README.md of this directory says it for writers):
 
 - A ```sh block is run; any other fence (```text, ```console, ```rust, ...) is not.
-- Every `## ` heading starts in the working directory again (`cd "$DOCS_WORK"`); within a
-  section the blocks share one shell, so a `cd` carries on to the next block.
+- Every file and every `## ` heading starts in the working directory again (`cd "$DOCS_WORK"`);
+  within a section the blocks share one shell, so a `cd` carries on to the next block.
 - A ```text block that follows a run block with nothing but blank lines between is that
   block's expected standard output, compared line by line (trailing spaces ignored).
 - `<!-- docs-test: background PORT -->` on the line before a block: the block is started in

@@ -81,7 +81,7 @@ docs_stop_background() {
 }
 trap 'docs_stop_background' EXIT
 trap 'exit 143' TERM INT
-docs_file() { echo "[docs] ==== $1" >&2; }
+docs_file() { cd "$DOCS_WORK"; echo "[docs] ==== $1" >&2; }
 docs_file_end() { docs_stop_background; }
 docs_section() { docs_stop_background; cd "$DOCS_WORK"; echo "[docs] == $2 ($1)" >&2; }
 docs_show() { sed 's/^/    | /' >&2; }
