@@ -76,7 +76,9 @@ pub mod names;
 pub mod openrpc;
 mod portable;
 pub mod scaffold;
-pub mod server_card;
+/// The server card (`info.x-mcp.card`): its checks and the card a crate serves. It belongs to
+/// the document ([`openrpc::card`]), which the loader checks it with; kept at this path too.
+pub use openrpc::card as server_card;
 pub mod skills;
 mod subscriptions;
 pub mod typespace;

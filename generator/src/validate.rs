@@ -25,8 +25,8 @@ use crate::schema_walk;
 pub const RULE_REQUIRED_PARAMS_FIRST: &str = "required-params-first";
 
 /// Rule id: a method name begins with `rpc.`, the prefix OpenRPC reserves for rpc-internal
-/// methods.
-pub const RULE_RESERVED_METHOD_NAMES: &str = "reserved-method-names";
+/// methods (the loader reports a declared `rpc.discover`, this module every other).
+pub use crate::openrpc::load::RULE_RESERVED_METHOD_NAMES;
 
 /// Rule id (a warning): a contract error's code is in −32768..=−32000, which JSON-RPC reserves
 /// for pre-defined errors (OpenRPC allows it only for those). The constructor is generated
@@ -228,7 +228,7 @@ impl Validator<'_> {
     /// The contract errors (`errors` of every method): codes in the reserved range, one code
     /// with several messages.
     fn contract_errors(&mut self) {
-        let errors = crate::emit::errors::contract_errors(self.doc);
+        let errors = crate::openrpc::errors::contract_errors(self.doc);
         let mut first_by_code: HashMap<i32, usize> = HashMap::new();
         for (i, error) in errors.iter().enumerate() {
             if RESERVED_ERROR_CODES.contains(&error.code) {

@@ -5,7 +5,7 @@
 //! An error is one `(code, message)` pair: the same pair declared on several methods is one
 //! constructor whose doc names them all; one code with two messages is two constructors (and a
 //! `contract-error-duplicate-code` warning from [`crate::validate`]). The name is the message in
-//! snake case through [`names::snake_ident`], made unique with a [`names::Scope`] in the order the
+//! snake case through [`crate::names::snake_ident`], made unique with a [`crate::names::Scope`] in the order the
 //! errors are first declared (methods in document order), so output is deterministic.
 //!
 //! OpenRPC 1.x makes an error's `data` "a primitive or structured value", not a schema: it is
@@ -16,70 +16,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::diagnostics::Location;
-use crate::names;
+use crate::openrpc::errors::{contract_errors, ContractError};
 use crate::openrpc::Document;
 use crate::tokens::{doc_attrs, ident};
-
-/// One distinct `(code, message)` of the contract.
-#[derive(Debug, Clone)]
-pub(crate) struct ContractError {
-    /// The JSON-RPC error code.
-    pub code: i32,
-    /// The message.
-    pub message: String,
-    /// The first `data` declared with it, if any (an example value).
-    pub data: Option<serde_json::Value>,
-    /// The methods declaring it, in document order, without repeats.
-    pub methods: Vec<String>,
-    /// Where it was first declared.
-    pub location: Location,
-    /// The constructor's name.
-    pub fn_name: String,
-}
-
-/// The distinct errors of `document`, in the order they are first declared.
-pub(crate) fn contract_errors(document: &Document) -> Vec<ContractError> {
-    let mut errors: Vec<ContractError> = Vec::new();
-    for method in &document.methods {
-        for error in &method.errors {
-            // Codes out of `i32` are refused by the loader.
-            let Ok(code) = i32::try_from(error.code) else {
-                continue;
-            };
-            match errors
-                .iter_mut()
-                .find(|e| e.code == code && e.message == error.message)
-            {
-                Some(known) => {
-                    if !known.methods.contains(&method.name) {
-                        known.methods.push(method.name.clone());
-                    }
-                    if known.data.is_none() {
-                        known.data.clone_from(&error.data);
-                    }
-                }
-                None => errors.push(ContractError {
-                    code,
-                    message: error.message.clone(),
-                    data: error.data.clone(),
-                    methods: vec![method.name.clone()],
-                    location: error.location.clone(),
-                    fn_name: String::new(),
-                }),
-            }
-        }
-    }
-    let mut scope = names::Scope::new();
-    for error in &mut errors {
-        let mut name = names::snake_ident(&error.message);
-        if error.message.trim().is_empty() || name == "field" && error.message != "field" {
-            name = format!("error_{}", error.code.unsigned_abs());
-        }
-        error.fn_name = scope.unique_ident(&name);
-    }
-    errors
-}
 
 /// `pub mod errors { ... }`: a constructor per contract error (an empty module when there are
 /// none, so handlers can name the module in any case).

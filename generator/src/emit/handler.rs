@@ -5,7 +5,7 @@ use quote::quote;
 
 use super::format::{Frame, Slot};
 use super::plan::MethodPlan;
-use crate::openrpc::ParamStructure;
+use super::upstream::upstream_params;
 use crate::tokens::{doc_attrs, ident, paragraphs};
 use crate::typespace::{Checks, TypeId, TypeSpace};
 
@@ -18,10 +18,10 @@ pub(crate) fn handler_trait(
 ) -> TokenStream {
     let types_path = quote!(types);
     // A subscription's method is no call the handler answers: its resource's feed is the
-    // upstream's (`server::feed`).
+    // upstream's (`upstream::feed`).
     let methods: Vec<&MethodPlan<'_>> = methods
         .iter()
-        .filter(|plan| super::server::feed(plan).is_none())
+        .filter(|plan| super::upstream::feed(plan).is_none())
         .collect();
     let fns = methods.iter().map(|plan| {
         let name = ident(&plan.fn_name);
@@ -195,41 +195,6 @@ fn forwarding_body(plan: &MethodPlan<'_>, types: &TypeSpace, checks: &Checks) ->
             ::std::result::Result::Ok(())
         },
     }
-}
-
-/// How a forwarded method's params go to the upstream: its `ParamStructure`, the params
-/// (`&params`, or `&()` for none) and their order (`const { &[Param::required("a"), ..] }`,
-/// in declaration order, each by its document name).
-pub(super) fn upstream_params(plan: &MethodPlan<'_>) -> (TokenStream, TokenStream, TokenStream) {
-    let method = plan.method;
-    let structure = match method.param_structure {
-        ParamStructure::ByName => quote!(ByName),
-        ParamStructure::ByPosition => quote!(ByPosition),
-        ParamStructure::Either => quote!(Either),
-    };
-    let order = method.params.iter().map(|param| {
-        let name = param.document_name.as_ref().unwrap_or(&param.name);
-        let param_of = match param.required {
-            true => quote!(::mcp_runtime::upstream::Param::required(#name)),
-            false => quote!(::mcp_runtime::upstream::Param::optional(#name)),
-        };
-        match &param.document_name {
-            Some(_) => {
-                let key = &param.name;
-                quote!(#param_of.keyed(#key))
-            }
-            None => param_of,
-        }
-    });
-    let params = match plan.params {
-        Some(_) => quote!(&params),
-        None => quote!(&()),
-    };
-    (
-        quote!(::mcp_runtime::ParamStructure::#structure),
-        params,
-        quote!(const { &[#(#order),*] }),
-    )
 }
 
 /// `.check_result("method", |value: &T, path, out| { ... })`: the forwarded result decoded into

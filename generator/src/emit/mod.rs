@@ -19,6 +19,7 @@ pub mod layout;
 mod plan;
 mod schema_bundle;
 mod server;
+mod upstream;
 
 pub(crate) use client::method_names as client_method_names;
 pub use descriptors::{descriptor_json, Revision};

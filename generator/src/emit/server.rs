@@ -12,6 +12,7 @@ use super::descriptors::descriptor_json_of;
 use super::format::{Frame, Piece, Reach, Slot};
 use super::layout;
 use super::plan::MethodPlan;
+use super::upstream::feed;
 use crate::openrpc::{
     Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
     ResourceTemplateBinding, ServerExtension,
@@ -731,22 +732,7 @@ fn template_fn(
     quote!(#decode #encode #shim)
 }
 
-/// The template of a forwarded method that opens a subscription at the upstream
-/// (`x-mcp.subscription`): each of its URIs is one, read and subscribed to through the
-/// upstream's feeds ([`feed_fns`]). `None` for any other method (a subscription template of a
-/// server that is not a gateway is read by its handler, as any template).
-pub(super) fn feed<'p>(plan: &'p MethodPlan<'_>) -> Option<&'p ResourceTemplateBinding> {
-    match plan.binding() {
-        Some(McpBinding::ResourceTemplate(template))
-            if plan.forwarded && template.subscription.is_some() =>
-        {
-            Some(template)
-        }
-        _ => None,
-    }
-}
-
-/// The dispatch functions of a subscription template ([`feed`]): `open_feed` (the URI's
+/// The dispatch functions of a subscription template ([`super::upstream::feed`]): `open_feed` (the URI's
 /// variables decoded as the method's params, then `Upstream::open_feed` with its subscribe and
 /// unsubscribe methods), `read_resource` (`Upstream::read_feed`: the latest events) and a
 /// `call_method` that refuses the plain JSON-RPC call (one answer cannot carry notifications).
@@ -770,7 +756,7 @@ fn feed_fns(
             quote!(::mcp_runtime::upstream::SubscriptionMethods::positional(#wire, #unsubscribe))
         }
     };
-    let (structure, params, order) = super::handler::upstream_params(plan);
+    let (structure, params, order) = super::upstream::upstream_params(plan);
     let decode = Decode {
         name: "resource",
         helper: "template_vars",

@@ -1,5 +1,7 @@
 //! OpenRPC documents: loading with source positions, `$ref` resolution, and the model.
 
+pub mod card;
+pub(crate) mod errors;
 mod glob;
 pub mod json_pos;
 pub mod load;

@@ -65,7 +65,7 @@ pub struct ServerExtension {
     /// `hideUnauthorized`: whether, under authorization, the lists leave out what the caller
     /// lacks a scope for (default `false`).
     pub hide_unauthorized: bool,
-    /// `card`: what the server card adds to the identity (`crate::server_card`).
+    /// `card`: what the server card adds to the identity (`crate::openrpc::card`).
     pub card: Option<serde_json::Map<String, serde_json::Value>>,
 }
 

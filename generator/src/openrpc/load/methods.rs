@@ -3,12 +3,13 @@
 use serde_json::{Map, Value};
 
 use super::paths::fragment_encode;
-use super::{ptr_child, Loader, RULE_PARAM_DESCRIPTOR, RULE_RESULT_DESCRIPTOR};
+use super::{
+    ptr_child, Loader, RULE_PARAM_DESCRIPTOR, RULE_RESERVED_METHOD_NAMES, RULE_RESULT_DESCRIPTOR,
+};
 use crate::diagnostics::{Diagnostic, Location};
 use crate::openrpc::mcp::{self, type_name, MethodFacts};
 use crate::openrpc::model::*;
 use crate::openrpc::selection::{self, Choice};
-use crate::validate::RULE_RESERVED_METHOD_NAMES;
 
 /// The OpenRPC service discovery method, which the runtime answers from the document itself.
 const RPC_DISCOVER: &str = "rpc.discover";

@@ -150,6 +150,11 @@ pub struct LoadOptions {
 /// as the result it most plausibly means, and the warning says how.
 pub const RULE_RESULT_DESCRIPTOR: &str = "result-descriptor";
 
+/// Rule id: a method name begins with `rpc.`, the prefix OpenRPC reserves for rpc-internal
+/// methods (a declared `rpc.discover` is skipped here with a warning; any other is an error of
+/// `crate::validate`).
+pub const RULE_RESERVED_METHOD_NAMES: &str = "reserved-method-names";
+
 /// Rule id (a warning): a param is a `$ref` to a schema rather than to a content descriptor;
 /// it is read as a param of that schema named after it (`#/components/schemas/Filter`: a param
 /// `Filter`), as a `result` of the same shape is.

@@ -174,7 +174,7 @@ impl Loader {
             let locate = |sub: &str| sources.locate(&path, &format!("/info/x-mcp/card{sub}"));
             let title = server.title.as_deref().or(Some(info.title.as_str()));
             let title = title.filter(|t| !t.is_empty());
-            for d in crate::server_card::check(card, info, title, &locate) {
+            for d in crate::openrpc::card::check(card, info, title, &locate) {
                 self.diags.push(d);
             }
         }
