@@ -1142,12 +1142,15 @@ scenarios["master-failover"] = async (s) => {
       for (const id of allTasks) await getTask(target, id);
     }
   });
-  await step(s, "the killed node, started again (USR1), rejoins as a replica", async () => {
+  await step(s, "the killed node, started again (USR1), rejoins as a replica and syncs", async () => {
     process.kill(Number(state.cluster_pid), "SIGUSR1");
     const started = Date.now();
     for (;;) {
       const back = clusterNodes(promoted.port).find((n) => n.port === victim.port);
-      if (back && back.flags.includes("slave") && !back.flags.some((f) => f.startsWith("fail"))) {
+      // A replica again, and synced: a write waiting for a replica (--redis-wait-replicas)
+      // would otherwise time out while its first sync runs.
+      const synced = () => /master_link_status:up/.test(redisCli(victim.port, "info", "replication"));
+      if (back && back.flags.includes("slave") && !back.flags.some((f) => f.startsWith("fail")) && synced()) {
         return `${Date.now() - started} ms`;
       }
       expect(Date.now() - started < 20000, `not back: ${short(back)}`);

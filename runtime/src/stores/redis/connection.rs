@@ -158,14 +158,14 @@ impl Link {
         }
     }
 
-    /// A connection of its own for commands that block (`XREAD BLOCK`): no response timeout,
-    /// and nothing else waits behind it.
+    /// A connection of its own for commands that block (`XREAD BLOCK`): nothing else waits
+    /// behind it, and its response timeout is [`BLOCKING`].
     pub(crate) async fn blocking(&self) -> RedisResult<Connection> {
         match self {
             Self::Node(client) => {
                 let config = AsyncConnectionConfig::new()
                     .set_connection_timeout(Some(TIMEOUT))
-                    .set_response_timeout(None);
+                    .set_response_timeout(Some(BLOCKING));
                 let connection = client
                     .get_multiplexed_async_connection_with_config(&config)
                     .await?;
@@ -257,8 +257,10 @@ pub(crate) fn is_moving(kind: ErrorKind) -> bool {
     )
 }
 
-/// The response timeout of a [`Link::blocking`] Cluster connection (which has no "none").
-const BLOCKING: Duration = Duration::from_secs(24 * 60 * 60);
+/// The response timeout of a [`Link::blocking`] connection: well past the longest block the
+/// stores ask for (the event log's `XREAD BLOCK` of 1 s), so that a Redis gone silent (a network
+/// partition, which closes no connection) is noticed and the reader connects again.
+const BLOCKING: Duration = Duration::from_secs(10);
 
 fn certificates(pem: &[u8]) -> ::redis::TlsCertificates {
     ::redis::TlsCertificates {
