@@ -108,7 +108,7 @@ impl BusEvent {
     /// stream or a cancellation whose holder is unknown).
     pub fn addressee(&self) -> Option<&str> {
         match self {
-            Self::ClientAnswered { request_id, .. } => crate::session::minted_address(request_id),
+            Self::ClientAnswered { request_id, .. } => crate::ids::minted_address(request_id),
             Self::StreamRelayed { relay, .. } => relay.split_once('.').map(|(address, _)| address),
             Self::TaskCancelled { runner, .. } | Self::TaskAnswered { runner, .. } => {
                 runner.as_deref()

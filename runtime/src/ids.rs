@@ -17,6 +17,15 @@ pub(crate) fn is_random_id(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// The bus address of the instance that minted the request id `id` (`s{n}.{address}.{tag}`,
+/// a shared session's id for a request it sends the client), if it names one. Unverified: call
+/// it on ids the session's key accepted.
+pub(crate) fn minted_address(id: &str) -> Option<&str> {
+    let mut parts = id.strip_prefix('s')?.split('.');
+    let (_number, address, _tag) = (parts.next()?, parts.next()?, parts.next()?);
+    (parts.next().is_none() && !address.is_empty()).then_some(address)
+}
+
 /// What the logs say instead of a secret id (a session or task id is a bearer credential): the
 /// first 8 hex digits of its SHA-256, enough to follow one id through the logs, useless to
 /// replay it.

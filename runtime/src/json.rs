@@ -1,6 +1,8 @@
 //! Results on their way to the wire, as text that is never parsed again.
 
+use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// A JSON text the runtime wrote itself, or took from a [`RawValue`] serde_json already
 /// checked.
@@ -95,6 +97,31 @@ impl From<&RawValue> for JsonText {
     fn from(raw: &RawValue) -> Self {
         Self(raw.get().to_string())
     }
+}
+
+/// A string without escapes, borrowed (feature `trace`); any other value (a number, an object, a string with
+/// escapes, which no valid trace header has) is `None` rather than an error.
+#[cfg(feature = "trace")]
+pub(crate) fn lenient_str<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<&'de str>, D::Error> {
+    let raw: &'de RawValue = Deserialize::deserialize(deserializer)?;
+    Ok(raw
+        .get()
+        .strip_prefix('"')
+        .and_then(|text| text.strip_suffix('"'))
+        .filter(|text| !text.contains('\\')))
+}
+
+/// An optional string borrowed from the request when it has no escapes. serde borrows a
+/// `Cow<str>` only when it is a field's whole type: around an `Option` it always copies.
+pub(crate) fn borrowed_str<'de, D>(deserializer: D) -> Result<Option<Cow<'de, str>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
+    Ok(Option::<Borrowed<'de>>::deserialize(deserializer)?.map(|text| text.0))
 }
 
 #[cfg(test)]

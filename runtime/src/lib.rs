@@ -166,7 +166,6 @@ mod notifier;
 mod outbound;
 mod panic;
 mod param_headers;
-mod params;
 mod policy;
 mod protocol;
 pub mod rate_limit;

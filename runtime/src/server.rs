@@ -9,7 +9,6 @@ use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 pub use crate::load::Load;
 use crate::notifier::Notifier;
-use crate::request_state::{SealingKey, StateSealer};
 use crate::session::SessionStore;
 use crate::stores::Stores;
 
@@ -49,14 +48,8 @@ impl<D: Dispatch> McpServer<D> {
     /// Serves `dispatch` with `config` and `stores` (shared ones for several instances:
     /// [`crate::stores`]).
     pub fn with_stores(dispatch: D, config: Config, stores: Stores) -> Self {
-        let mut config = config;
-        // The contract's scopes are published with the metadata.
-        if let Some(auth) = config.auth.take() {
-            config.auth = Some(auth.support_scopes(dispatch.contract().scopes_supported()));
-        }
-        let sealer = sealer(&config);
         Self {
-            engine: Arc::new(Engine::new(dispatch, config, stores, sealer)),
+            engine: Arc::new(Engine::new(dispatch, config, stores)),
         }
     }
 
@@ -117,39 +110,5 @@ impl<D: Dispatch> McpServer<D> {
             load.replay_streams += streams.tracked_streams();
         });
         load
-    }
-}
-
-/// The sealer `config` asks for: its keys (else those of [`KEY_ENV`] and
-/// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one), its
-/// TTL and whether states are single-use.
-pub(crate) fn sealer(config: &Config) -> StateSealer {
-    let previous = match &config.request_state.request_state_previous_key {
-        Some(key) => Some(key.clone()),
-        None => SealingKey::previous_from_env().unwrap_or_else(|error| {
-            tracing::error!(%error, "ignoring the previous requestState key");
-            None
-        }),
-    };
-    let (key, random) = current_key(config);
-    StateSealer::new(key, config.request_state.request_state_ttl)
-        .with_previous(previous)
-        .single_use(config.request_state.request_state_single_use)
-        .random_key(random)
-}
-
-/// The configured sealing key, else the environment's, else a random one (true: the first
-/// state sealed warns about it).
-fn current_key(config: &Config) -> (SealingKey, bool) {
-    if let Some(key) = &config.request_state.request_state_key {
-        return (key.clone(), false);
-    }
-    match SealingKey::from_env() {
-        Ok(Some(key)) => (key, false),
-        Ok(None) => (SealingKey::random(), true),
-        Err(error) => {
-            tracing::error!(%error, "ignoring the requestState key; using a random one");
-            (SealingKey::random(), true)
-        }
     }
 }

@@ -117,7 +117,7 @@ pub(crate) fn serve(
 
 #[derive(Deserialize)]
 struct ListParams<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::borrowed_str")]
     cursor: Option<Cow<'a, str>>,
 }
 
@@ -125,7 +125,7 @@ struct ListParams<'a> {
 struct UriParams<'a> {
     #[serde(borrow)]
     uri: Cow<'a, str>,
-    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::borrowed_str")]
     cursor: Option<Cow<'a, str>>,
 }
 

@@ -8,7 +8,7 @@ use crate::dispatch::Dispatch;
 pub type ScopesOf = dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync;
 
 /// The rate limit of a `method` on a `key` ([`Contract::rate_limit`]).
-pub type RateOf = dyn Fn(&str, &str) -> Option<crate::rate_limit::Rate> + Send + Sync;
+pub type RateOf = dyn Fn(&str, &str) -> Option<super::rate::Rate> + Send + Sync;
 
 /// The lookup of [`Contract::result_budget`]: a tool's result budget in bytes, if it has one.
 pub type BudgetOf = dyn Fn(&str) -> Option<usize> + Send + Sync;
@@ -108,7 +108,7 @@ fn no_scopes(_: &str, _: &str) -> &'static [&'static str] {
     &[]
 }
 
-fn no_rate_limit(_: &str, _: &str) -> Option<crate::rate_limit::Rate> {
+fn no_rate_limit(_: &str, _: &str) -> Option<super::rate::Rate> {
     None
 }
 
@@ -308,7 +308,7 @@ impl Contract {
     /// plain JSON-RPC call is asked as its method's [face](Self::face)): its `x-mcp`
     /// `rateLimit`, a bucket per caller ([`crate::rate_limit`]; one per template for the reads
     /// of its URIs).
-    pub fn rate_limit(&self, method: &str, key: &str) -> Option<crate::rate_limit::Rate> {
+    pub fn rate_limit(&self, method: &str, key: &str) -> Option<super::rate::Rate> {
         (self.rate_limit)(method, key)
     }
 

@@ -1,6 +1,6 @@
 //! What the rest of the runtime may read of the engine, and the jobs it asks of it.
 //!
-//! The engine's fields are its own: a transport, the listener or [`crate::McpServer`] reads
+//! The engine's fields are its own: a transport, the listener or `McpServer` reads
 //! the configuration and the contract through the accessors here (plain references, inlined:
 //! no request pays for them), and asks the engine to do what needs its other parts (a stream
 //! relayed from another instance, a reconfiguration, the load figures) instead of reaching
@@ -19,6 +19,7 @@ use crate::notifier::Notifier;
 use crate::param_headers::ParamHeaders;
 use crate::rate_limit::{Limiter, PeerKey};
 use crate::relay::Waiting;
+use crate::request_state::{SealingKey, StateSealer};
 
 impl<D: Dispatch> Engine<D> {
     /// The server's configuration.
@@ -101,12 +102,51 @@ impl<D: Dispatch> Engine<D> {
     /// `requestState` sealer and the rate limits rebuilt from it; shared buckets, if the
     /// server's stores have them, stay (the stores are not rebuilt).
     pub(crate) fn reconfigure(&mut self, mut config: Config) {
-        if let Some(auth) = config.auth.take() {
-            config.auth = Some(auth.support_scopes(self.dispatch.contract().scopes_supported()));
-        }
+        publish_scopes(&mut config, &self.dispatch);
         self.config = config;
-        self.sealer = crate::server::sealer(&self.config);
+        self.sealer = sealer(&self.config);
         let buckets = self.limiter.as_ref().and_then(Limiter::shared_buckets);
         self.limiter = Limiter::of(self.config.rate_limits.as_ref(), &self.dispatch, buckets);
+    }
+}
+
+/// The contract's scopes, published with the authorization metadata of `config`.
+pub(super) fn publish_scopes<D: Dispatch>(config: &mut Config, dispatch: &D) {
+    if let Some(auth) = config.auth.take() {
+        config.auth = Some(auth.support_scopes(dispatch.contract().scopes_supported()));
+    }
+}
+
+/// The sealer `config` asks for: its keys (else those of [`KEY_ENV`](crate::request_state::KEY_ENV) and
+/// `MCP_REQUEST_STATE_PREVIOUS_KEY`; without a current key, a random one), its
+/// TTL and whether states are single-use.
+pub(super) fn sealer(config: &Config) -> StateSealer {
+    let previous = match &config.request_state.request_state_previous_key {
+        Some(key) => Some(key.clone()),
+        None => SealingKey::previous_from_env().unwrap_or_else(|error| {
+            tracing::error!(%error, "ignoring the previous requestState key");
+            None
+        }),
+    };
+    let (key, random) = current_key(config);
+    StateSealer::new(key, config.request_state.request_state_ttl)
+        .with_previous(previous)
+        .single_use(config.request_state.request_state_single_use)
+        .random_key(random)
+}
+
+/// The configured sealing key, else the environment's, else a random one (true: the first
+/// state sealed warns about it).
+fn current_key(config: &Config) -> (SealingKey, bool) {
+    if let Some(key) = &config.request_state.request_state_key {
+        return (key.clone(), false);
+    }
+    match SealingKey::from_env() {
+        Ok(Some(key)) => (key, false),
+        Ok(None) => (SealingKey::random(), true),
+        Err(error) => {
+            tracing::error!(%error, "ignoring the requestState key; using a random one");
+            (SealingKey::random(), true)
+        }
     }
 }

@@ -12,6 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::sync::Arc;
 
+use super::params::CallMembers;
 use super::Engine;
 use crate::auth::Principal;
 use crate::catalog::Descriptor;
@@ -22,7 +23,6 @@ use crate::jsonrpc::{self, RpcError};
 use crate::mrtr::InputRound;
 use crate::outbound::Outbound;
 use crate::panic::CatchUnwind;
-use crate::params::CallMembers;
 use crate::policy;
 use crate::protocol::ProtocolVersion;
 use crate::request_state::{Binding, StateSealer};
@@ -112,7 +112,7 @@ impl<D: Dispatch> Engine<D> {
                 tracing::error!(method = kind.method(), %name, %panic, "handler panicked");
                 match kind {
                     CallKind::Tool => {
-                        Answer::Failed(crate::Error::new("the tool failed unexpectedly"))
+                        Answer::Failed(crate::error::Error::new("the tool failed unexpectedly"))
                     }
                     _ => Answer::Refused(RpcError::internal(format!(
                         "Internal error: the {} handler failed unexpectedly",

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::params::RequestMeta;
+use super::params::RequestMeta;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 

@@ -43,7 +43,7 @@ impl<D: Dispatch> Engine<D> {
 
 /// A quarter of the shortest of the session idle timeout, the session lifetime and the task
 /// TTL, between [`MIN_PERIOD`] and [`MAX_PERIOD`]; `None` when nothing expires.
-fn sweep_period(config: &crate::Config) -> Option<Duration> {
+fn sweep_period(config: &crate::config::Config) -> Option<Duration> {
     let shortest = [
         config.sessions.session_idle_timeout,
         config.sessions.session_max_lifetime,
@@ -78,14 +78,14 @@ mod tests {
 
     #[test]
     fn the_period_follows_the_shortest_expiry() {
-        let config = crate::Config::builder()
+        let config = crate::config::Config::builder()
             .session_idle_timeout(Some(Duration::from_secs(8)))
             .build();
         assert_eq!(sweep_period(&config), Some(Duration::from_secs(2)));
-        let config = crate::Config::builder()
+        let config = crate::config::Config::builder()
             .session_idle_timeout(Some(Duration::from_millis(1)))
             .build();
         assert_eq!(sweep_period(&config), Some(MIN_PERIOD));
-        assert!(sweep_period(&crate::Config::default()).unwrap() <= MAX_PERIOD);
+        assert!(sweep_period(&crate::config::Config::default()).unwrap() <= MAX_PERIOD);
     }
 }

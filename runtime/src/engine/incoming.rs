@@ -18,8 +18,8 @@ use std::fmt;
 
 use super::fixed_name::FixedName;
 use super::method::Method;
+use super::params::{self, RequestParams};
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, PARSE_ERROR};
-use crate::params::{self, RequestParams};
 use crate::policy::Target;
 use crate::session::ClientAnswer;
 

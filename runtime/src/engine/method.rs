@@ -155,7 +155,7 @@ impl Method {
     /// Whether the method is a call that runs a handler with client input (`tools/call`,
     /// `prompts/get`, `resources/read`): its params are read as [`CallMembers`].
     ///
-    /// [`CallMembers`]: crate::params::CallMembers
+    /// [`CallMembers`]: super::params::CallMembers
     pub fn is_call(self) -> bool {
         matches!(
             self,

@@ -16,6 +16,7 @@ pub(crate) mod fixed_name;
 pub(crate) mod incoming;
 pub(crate) mod limits;
 pub(crate) mod method;
+pub(crate) mod params;
 mod results;
 pub(crate) mod run;
 pub(crate) mod sessions;
@@ -40,7 +41,6 @@ use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::notifier::Notifier;
 use crate::param_headers::ParamHeaders;
-use crate::params::{CallMembers, RequestParams};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
 use crate::session::{Session, SessionChange, SessionLimits, SessionStore, SharedSessions};
@@ -50,6 +50,7 @@ use crate::tasks::{self, Tasks};
 use crate::telemetry::{TraceHeaders, Transport};
 use incoming::Params;
 use method::Method;
+use params::{CallMembers, RequestParams};
 
 /// A request's params kept past its bytes, as the method table reads them: a call's members
 /// (with `_meta` already consumed), or the raw text the other methods decode themselves.
@@ -152,7 +153,9 @@ pub(crate) struct Engine<D> {
 }
 
 impl<D: Dispatch> Engine<D> {
-    pub(crate) fn new(dispatch: D, config: Config, stores: Stores, sealer: StateSealer) -> Self {
+    pub(crate) fn new(dispatch: D, mut config: Config, stores: Stores) -> Self {
+        access::publish_scopes(&mut config, &dispatch);
+        let sealer = access::sealer(&config);
         let tasks = Arc::new(Tasks::new(
             stores.tasks,
             stores.bus.clone(),
@@ -250,7 +253,7 @@ impl<D: Dispatch> Engine<D> {
             .as_deref()
     }
 
-    /// The session store (what [`crate::McpServer::sessions`] gives out, and the load).
+    /// The session store (what `McpServer::sessions` gives out, and the load).
     pub(crate) fn sessions(&self) -> &Arc<dyn SessionStore> {
         &self.store
     }

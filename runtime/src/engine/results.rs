@@ -11,8 +11,11 @@ use std::borrow::Cow;
 use super::method::Method;
 use super::{params_as, Engine};
 use crate::auth::Principal;
+use crate::catalog::{CompletionKind, CompletionRequest};
 use crate::config::CacheScope;
+use crate::context::RequestContext;
 use crate::dispatch::{Call, CallKind, Dispatch};
+use crate::error::Error;
 use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
 use crate::notifier::{ListenBounds, ListenFull, Subscription, SubscriptionFilter};
@@ -20,11 +23,10 @@ use crate::panic::CatchUnwind;
 use crate::protocol::ProtocolVersion;
 use crate::skills::{self, SKILLS_EXTENSION};
 use crate::tasks::TASKS_EXTENSION;
-use crate::{CompletionKind, CompletionRequest, Error, RequestContext};
 
 #[derive(Deserialize, Default)]
 struct CursorParams<'a> {
-    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::borrowed_str")]
     cursor: Option<Cow<'a, str>>,
 }
 
@@ -49,9 +51,9 @@ struct CompleteContext {
 struct CompleteRef<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::borrowed_str")]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default, deserialize_with = "crate::params::borrowed_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::borrowed_str")]
     uri: Option<Cow<'a, str>>,
 }
 

@@ -14,6 +14,9 @@ use tokio::sync::oneshot;
 use super::era::Stateless;
 use super::incoming::{Params, Request};
 use super::method::Method;
+use super::params;
+#[cfg(feature = "trace")]
+use super::params::RequestMeta;
 use super::stateless::{capabilities_of, log_rank};
 use super::{Engine, Era, OwnedParams};
 use crate::auth::Principal;
@@ -22,9 +25,6 @@ use crate::dispatch::{BoxFuture, Dispatch, Door};
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError, MISSING_CAPABILITY};
 use crate::outbound::{Outbound, Outcome, Reply};
-use crate::params;
-#[cfg(feature = "trace")]
-use crate::params::RequestMeta;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};
 use crate::telemetry::TraceHeaders;
@@ -209,7 +209,7 @@ fn start_trace(
     let meta_trace = match (era, &request.params) {
         (Era::Stateless(Stateless { meta, .. }), _) => meta.trace(),
         (_, Params::Members(members)) => members.meta.as_ref().and_then(RequestMeta::trace),
-        (_, Params::Raw(raw)) if wanted || method.is_call() => params::trace_meta(*raw),
+        (_, Params::Raw(raw)) if wanted || method.is_call() => crate::telemetry::trace_meta(*raw),
         (_, Params::Raw(_)) => None,
     };
     let trace_context = if meta_trace.is_some() || headers.value.is_some() {

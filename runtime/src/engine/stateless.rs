@@ -13,9 +13,9 @@ use std::sync::{Arc, LazyLock};
 
 use super::incoming::{Params, Request};
 use super::method::Method;
+use super::params::RequestMeta;
 use crate::jsonrpc::{RpcError, INVALID_PARAMS, UNSUPPORTED_VERSION};
 use crate::mcp::level_rank;
-use crate::params::RequestMeta;
 use crate::protocol::ProtocolVersion;
 
 /// `_meta` key of the request's protocol version.

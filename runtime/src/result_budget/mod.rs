@@ -181,14 +181,14 @@ impl Budgets {
         match projection::project(&filter, raw.get()).await {
             Ok(output) => match RawValue::from_string(output) {
                 Ok(raw) => Answer::Success(raw),
-                Err(e) => Answer::Failed(crate::Error::new(format!(
+                Err(e) => Answer::Failed(crate::error::Error::new(format!(
                     "the jq filter's output is not JSON: {e}"
                 ))),
             },
             Err(projection::Failure::Invalid(why)) => Answer::InvalidArguments(why),
-            Err(projection::Failure::Failed(why)) => {
-                Answer::Failed(crate::Error::new(format!("the jq filter failed: {why}")))
-            }
+            Err(projection::Failure::Failed(why)) => Answer::Failed(crate::error::Error::new(
+                format!("the jq filter failed: {why}"),
+            )),
         }
     }
 

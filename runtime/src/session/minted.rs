@@ -10,7 +10,7 @@
 //!
 //! An instance with an address on the bus ([`Bus::address`](crate::bus::Bus::address)) puts it
 //! in the ids it mints, `s{n}.{address}.{tag}` (the tag then covers `{n}.{address}`): the answer
-//! is published for that instance alone ([`address_of`]), not for every instance.
+//! is published for that instance alone ([`minted_address`](crate::ids::minted_address)), not for every instance.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -23,14 +23,6 @@ const TAG_BYTES: usize = 8;
 
 /// The longest bus address an id may carry (an instance's is 32 hex digits).
 const MAX_ADDRESS: usize = 64;
-
-/// The bus address of the instance that minted `id` (`s{n}.{address}.{tag}`), if it names one.
-/// Unverified: call it on ids [`MintKey::minted`] accepted.
-pub(crate) fn address_of(id: &str) -> Option<&str> {
-    let mut parts = id.strip_prefix('s')?.split('.');
-    let (_number, address, _tag) = (parts.next()?, parts.next()?, parts.next()?);
-    (parts.next().is_none() && !address.is_empty()).then_some(address)
-}
 
 /// A shared session's key for its request ids.
 #[derive(Clone, PartialEq, Eq)]
@@ -130,7 +122,7 @@ mod tests {
         let key = MintKey::random();
         let id = key.id(42, None);
         assert!(id.starts_with("s42."), "{id}");
-        assert_eq!(address_of(&id), None);
+        assert_eq!(crate::ids::minted_address(&id), None);
         assert_eq!(id.len(), "s42.".len() + 16);
         assert!(key.minted(&id));
         assert!(!MintKey::random().minted(&id), "another session's key");
@@ -156,7 +148,7 @@ mod tests {
         let id = key.id(7, Some("a1b2"));
         assert!(id.starts_with("s7.a1b2."), "{id}");
         assert!(key.minted(&id));
-        assert_eq!(address_of(&id), Some("a1b2"));
+        assert_eq!(crate::ids::minted_address(&id), Some("a1b2"));
         // Another address, the same tag: refused (an answer cannot be steered elsewhere).
         let steered = id.replacen("a1b2", "c3d4", 1);
         assert!(!key.minted(&steered), "{steered}");

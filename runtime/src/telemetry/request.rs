@@ -54,7 +54,7 @@ pub(crate) fn start_outside_engine(
     params: Option<&RawValue>,
     headers: TraceHeaders<'_>,
 ) -> (Option<Arc<TraceContext>>, Option<Box<RequestTrace>>) {
-    let context = trace_context(crate::params::trace_meta(params), headers.value).map(Arc::new);
+    let context = trace_context(trace_meta(params), headers.value).map(Arc::new);
     let trace = wanted().then(|| {
         RequestTrace::start(Start {
             method,
@@ -379,6 +379,30 @@ impl Drop for RequestTrace {
         #[cfg(feature = "metrics")]
         metrics::request_ended(self.label, self.transport, self.ending, elapsed);
     }
+}
+
+/// `_meta.traceparent` and `_meta.tracestate` of any request's params (feature `trace`). Params that never
+/// mention one are not parsed (the engine asks only when the request's span is on, or for a
+/// call whose params were not read with the envelope).
+#[cfg(feature = "trace")]
+pub(crate) fn trace_meta(params: Option<&RawValue>) -> Option<(&str, Option<&str>)> {
+    use serde::Deserialize;
+    #[derive(Deserialize)]
+    struct MetaOnly<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<TraceOnly<'a>>,
+    }
+    #[derive(Deserialize)]
+    struct TraceOnly<'a> {
+        #[serde(borrow, default, deserialize_with = "crate::json::lenient_str")]
+        traceparent: Option<&'a str>,
+        #[serde(borrow, default, deserialize_with = "crate::json::lenient_str")]
+        tracestate: Option<&'a str>,
+    }
+    let params = params.filter(|p| p.get().contains("traceparent"))?;
+    let parsed: MetaOnly<'_> = serde_json::from_str(params.get()).ok()?;
+    let meta = parsed.meta?;
+    Some((meta.traceparent?, meta.tracestate))
 }
 
 #[cfg(test)]

@@ -518,7 +518,7 @@ config_table! {
             };
         }
 
-        /// Tool results over their tool's budget ([`crate::result_budget`]): which budget, how
+        /// Tool results over their tool's budget (the `result_budget` module): which budget, how
         /// long they are kept to be read, how much of them one instance keeps.
         group results: Results, heading RESULTS {
             /// Replaces the result budget of every tool that has one (the contract's: the

@@ -14,7 +14,6 @@ mod record;
 mod store;
 
 pub use crate::bus::SessionChange;
-pub(crate) use minted::address_of as minted_address;
 #[cfg_attr(not(feature = "redis"), allow(unused_imports))]
 pub(crate) use record::unix_ms;
 pub use record::SessionRecord;

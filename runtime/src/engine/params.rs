@@ -31,11 +31,11 @@ pub(crate) struct RequestMeta<'a> {
     /// as text, checked by `telemetry::TraceContext::parse`; a value of another type is
     /// ignored, never an error.
     #[cfg(feature = "trace")]
-    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::lenient_str")]
     pub traceparent: Option<&'a str>,
     /// The W3C `tracestate` that goes with `traceparent` (feature `trace`).
     #[cfg(feature = "trace")]
-    #[serde(borrow, default, deserialize_with = "lenient_str")]
+    #[serde(borrow, default, deserialize_with = "crate::json::lenient_str")]
     pub tracestate: Option<&'a str>,
     /// `otel`: what the client asks of server-execution telemetry (draft SEP-2448; feature
     /// `otel`), read only when the member is there (one byte: the request types stay as
@@ -51,20 +51,6 @@ impl<'a> RequestMeta<'a> {
     pub fn trace(&self) -> Option<(&'a str, Option<&'a str>)> {
         Some((self.traceparent?, self.tracestate))
     }
-}
-
-/// A string without escapes, borrowed (feature `trace`); any other value (a number, an object, a string with
-/// escapes, which no valid trace header has) is `None` rather than an error.
-#[cfg(feature = "trace")]
-fn lenient_str<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<&'de str>, D::Error> {
-    let raw: &'de RawValue = Deserialize::deserialize(deserializer)?;
-    Ok(raw
-        .get()
-        .strip_prefix('"')
-        .and_then(|text| text.strip_suffix('"'))
-        .filter(|text| !text.contains('\\')))
 }
 
 /// The members of the MCP methods the runtime routes itself (`tools/call`, `prompts/get`,
@@ -163,17 +149,6 @@ fn next_text<'de, A: serde::de::MapAccess<'de>>(
     Ok(map
         .next_value::<Option<Borrowed<'de>>>()?
         .map(|text| text.0))
-}
-
-/// An optional string borrowed from the request when it has no escapes. serde borrows a
-/// `Cow<str>` only when it is a field's whole type: around an `Option` it always copies.
-pub(crate) fn borrowed_str<'de, D>(deserializer: D) -> Result<Option<Cow<'de, str>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    #[derive(Deserialize)]
-    struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
-    Ok(Option::<Borrowed<'de>>::deserialize(deserializer)?.map(|text| text.0))
 }
 
 impl<'a> RequestParams<'a> {
@@ -309,29 +284,6 @@ pub(crate) fn progress_token(params: Option<&RawValue>) -> Option<&RawValue> {
     parsed.meta?.progress_token
 }
 
-/// `_meta.traceparent` and `_meta.tracestate` of any request's params (feature `trace`). Params that never
-/// mention one are not parsed (the engine asks only when the request's span is on, or for a
-/// call whose params were not read with the envelope).
-#[cfg(feature = "trace")]
-pub(crate) fn trace_meta(params: Option<&RawValue>) -> Option<(&str, Option<&str>)> {
-    #[derive(Deserialize)]
-    struct MetaOnly<'a> {
-        #[serde(rename = "_meta", borrow, default)]
-        meta: Option<TraceOnly<'a>>,
-    }
-    #[derive(Deserialize)]
-    struct TraceOnly<'a> {
-        #[serde(borrow, default, deserialize_with = "lenient_str")]
-        traceparent: Option<&'a str>,
-        #[serde(borrow, default, deserialize_with = "lenient_str")]
-        tracestate: Option<&'a str>,
-    }
-    let params = params.filter(|p| p.get().contains("traceparent"))?;
-    let parsed: MetaOnly<'_> = serde_json::from_str(params.get()).ok()?;
-    let meta = parsed.meta?;
-    Some((meta.traceparent?, meta.tracestate))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,6 +324,7 @@ mod tests {
     #[cfg(feature = "trace")]
     #[test]
     fn trace_members_are_read_leniently() {
+        use crate::telemetry::trace_meta;
         let text = raw(
             r#"{"name":"echo","_meta":{"traceparent":"00-ab-cd-01","tracestate":"a=b","progressToken":1}}"#,
         );

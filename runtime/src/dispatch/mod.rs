@@ -26,6 +26,7 @@ pub use contract::{BudgetOf, Contract, Face, FaceOf, RateOf, ScopesOf};
 
 mod call;
 mod contract;
+pub(crate) mod rate;
 
 /// How a method accepts its params (OpenRPC `paramStructure`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
