@@ -54,7 +54,7 @@ fn hot_path(c: &mut Criterion) {
         r#"{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"hello"}]}}"#;
     g.bench_function("sse_frame_write", |b| {
         b.iter(|| {
-            black_box(mcp_runtime::events::encode_frame(
+            black_box(mcp_runtime::session::events::encode_frame(
                 black_box("3"),
                 answer.as_bytes(),
             ))

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::Principal;
+use crate::delivery::notifier::Notifier;
+use crate::delivery::outbound::Outbound;
 use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::mcp::{level_rank, CreateMessageResult, ElicitResult, ListRootsResult, LoggingLevel};
-use crate::notifier::Notifier;
-use crate::outbound::Outbound;
 use crate::protocol::ProtocolVersion;
 use crate::session::Session;
 use crate::tasks::{self, TaskSlot};

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use crate::catalog::Catalog;
 use crate::engine::incoming::{self, Incoming};
-use crate::param_headers::ParamHeaders;
+use crate::engine::param_headers::ParamHeaders;
 use crate::request_state::{Binding, SealingKey, StatePayload, StateSealer};
 
 // ---- the JSON-RPC reader (engine/incoming.rs) ----
@@ -256,7 +256,7 @@ pub fn catalog_decision(text: &str, announced: Option<&str>) -> Option<Decision>
 /// Decodes an `Mcp-Param-*` or `Mcp-Name` value (`param_headers::decode`): the
 /// `=?base64?...?=` form strictly, anything else as itself, trimmed.
 pub fn decode_header_value(value: &str) -> Option<String> {
-    crate::param_headers::decode(value)
+    crate::engine::param_headers::decode(value)
 }
 
 /// The `Mcp-Param-*` table of a catalog's tools (`param_headers::ParamHeaders`).
@@ -298,7 +298,7 @@ pub fn check_host_and_origin(
 
 /// A `Last-Event-ID` read as `(stream, sequence)` (`events::parse_event_id`).
 pub fn parse_last_event_id(id: &str) -> Option<(u32, u64)> {
-    crate::events::parse_event_id(id)
+    crate::session::events::parse_event_id(id)
 }
 
 // ---- requestState (request_state.rs) ----

@@ -133,6 +133,7 @@ pub mod catalog;
 pub mod client;
 pub mod config;
 mod context;
+pub mod delivery;
 pub mod dispatch;
 mod durations;
 mod engine;
@@ -144,11 +145,6 @@ pub mod generated_support;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-// Public only so `bench/benches/hot_path.rs` can measure SSE framing (`encode_frame`); not
-// part of the API.
-#[doc(hidden)]
-pub mod event_log;
-pub mod events;
 pub mod http;
 // The outgoing pool and its TLS, shared by the client and the upstream client.
 #[cfg(any(feature = "client", feature = "upstream"))]
@@ -157,20 +153,14 @@ mod ids;
 mod json;
 pub mod jsonrpc;
 mod legacy_shapes;
-mod legacy_streams;
 mod load;
 pub mod mcp;
 pub mod middleware;
-mod mrtr;
-mod notifier;
-mod outbound;
 mod panic;
-mod param_headers;
 mod policy;
 mod protocol;
 pub mod rate_limit;
 mod readiness;
-mod relay;
 pub mod request_state;
 pub mod result_budget;
 #[cfg(any(feature = "jwt", feature = "client", feature = "upstream"))]
@@ -200,11 +190,11 @@ pub mod wire;
 pub use catalog::{Catalog, Completion, CompletionKind, CompletionRequest, Descriptor, ServerInfo};
 pub use config::{CacheHint, CacheHints, CacheScope, Config, ConfigBuilder};
 pub use context::RequestContext;
+pub use delivery::notifier::Notifier;
 pub use dispatch::{Answer, BoxFuture, Contract, Dispatch, ParamStructure};
 pub use error::Error;
 pub use json::JsonText;
 pub use jsonrpc::RpcError;
-pub use notifier::Notifier;
 pub use protocol::ProtocolVersion;
 pub use server::Load;
 pub use server::McpServer;

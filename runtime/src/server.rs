@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::delivery::notifier::Notifier;
 use crate::dispatch::Dispatch;
 use crate::engine::Engine;
 pub use crate::load::Load;
-use crate::notifier::Notifier;
 use crate::session::SessionStore;
 use crate::stores::Stores;
 

@@ -28,7 +28,7 @@ mod common;
 
 use common::redis::Redis;
 use mcp_runtime::bus::{BusEvent, Deliver};
-use mcp_runtime::event_log::{Broadcast, LogDeliver, Logged};
+use mcp_runtime::delivery::event_log::{Broadcast, LogDeliver, Logged};
 use mcp_runtime::stores::redis::connect;
 use mcp_runtime::stores::Stores;
 use mcp_runtime::Config;

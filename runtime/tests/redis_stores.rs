@@ -22,7 +22,7 @@ mod common;
 
 use common::redis::Redis;
 use mcp_runtime::bus::{BusEvent, Deliver};
-use mcp_runtime::event_log::{Broadcast, LogDeliver, Logged, ReplayError};
+use mcp_runtime::delivery::event_log::{Broadcast, LogDeliver, Logged, ReplayError};
 use mcp_runtime::session::{Session, SessionChange, SessionLimits, StoreError};
 use mcp_runtime::stores::redis::connect;
 use mcp_runtime::stores::Stores;

@@ -9,16 +9,16 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use super::param_headers::ParamHeaders;
 use super::Engine;
 use crate::config::Config;
+use crate::delivery::event_log::EventLog;
+use crate::delivery::legacy_streams::Connections;
+use crate::delivery::notifier::Notifier;
+use crate::delivery::relay::Waiting;
 use crate::dispatch::Dispatch;
-use crate::event_log::EventLog;
-use crate::legacy_streams::Connections;
 use crate::load::Load;
-use crate::notifier::Notifier;
-use crate::param_headers::ParamHeaders;
 use crate::rate_limit::{Limiter, PeerKey};
-use crate::relay::Waiting;
 use crate::request_state::{SealingKey, StateSealer};
 
 impl<D: Dispatch> Engine<D> {

@@ -2,7 +2,7 @@
 //! `resources/read`.
 //!
 //! In a session a handler that asks the client waits for the answer on the session. On the
-//! stateless revision a call runs in rounds (see `crate::mrtr`): the retry's answers and
+//! stateless revision a call runs in rounds (see `crate::request_state::rounds`): the retry's answers and
 //! sealed `requestState` are opened before the handler runs, and a handler that failed while
 //! questions are pending ends the round with an `InputRequiredResult`. A round's state is
 //! bound to the call and, when authorization is on, to the principal making it.
@@ -17,14 +17,14 @@ use super::Engine;
 use crate::auth::Principal;
 use crate::catalog::Descriptor;
 use crate::context::RequestContext;
+use crate::delivery::outbound::Outbound;
 use crate::dispatch::{Answer, BoxFuture, Call, CallKind, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
-use crate::mrtr::InputRound;
-use crate::outbound::Outbound;
 use crate::panic::CatchUnwind;
 use crate::policy;
 use crate::protocol::ProtocolVersion;
+use crate::request_state::rounds::InputRound;
 use crate::request_state::{Binding, StateSealer};
 
 /// What a round of a call is bound to: method, target (tool or prompt name, resource URI)

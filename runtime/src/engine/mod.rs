@@ -4,7 +4,7 @@
 //! request's [`Era`] at its edge, and hands the request to [`Engine::start`] (see [`run`]).
 //! The engine checks what the era requires, answers the MCP methods itself and routes calls
 //! through the generated [`Dispatch`] to the user's handler. It knows nothing of HTTP status
-//! codes or stdout lines: it produces [`Reply`](crate::outbound::Reply) values, which the
+//! codes or stdout lines: it produces [`Reply`](crate::delivery::outbound::Reply) values, which the
 //! transports frame.
 
 mod access;
@@ -16,6 +16,7 @@ pub(crate) mod fixed_name;
 pub(crate) mod incoming;
 pub(crate) mod limits;
 pub(crate) mod method;
+pub(crate) mod param_headers;
 pub(crate) mod params;
 mod results;
 pub(crate) mod run;
@@ -36,11 +37,10 @@ use crate::bus::Bus;
 use crate::bus::BusEvent;
 use crate::config::Config;
 use crate::context::RequestContext;
+use crate::delivery::notifier::Notifier;
 use crate::dispatch::{CallKind, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
-use crate::notifier::Notifier;
-use crate::param_headers::ParamHeaders;
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
 use crate::session::{Session, SessionChange, SessionLimits, SessionStore, SharedSessions};
@@ -50,6 +50,7 @@ use crate::tasks::{self, Tasks};
 use crate::telemetry::{TraceHeaders, Transport};
 use incoming::Params;
 use method::Method;
+use param_headers::ParamHeaders;
 use params::{CallMembers, RequestParams};
 
 /// A request's params kept past its bytes, as the method table reads them: a call's members
@@ -132,17 +133,17 @@ pub(crate) struct Engine<D> {
     /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport
     /// (`config.endpoints.legacy_sse`): kept here, reached through the engine every request already
     /// holds, so the option costs `/mcp` requests nothing (empty when off).
-    legacy_sse: Arc<crate::legacy_streams::Connections>,
+    legacy_sse: Arc<crate::delivery::legacy_streams::Connections>,
     /// Where the other instances' events arrive (the bus holds it weakly: it lives as long as
     /// the engine).
     _bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync>,
     /// The log of broadcasts shared by the instances, if any: resumptions of a standalone
     /// stream read it.
-    event_log: Option<Arc<dyn crate::event_log::EventLog>>,
+    event_log: Option<Arc<dyn crate::delivery::event_log::EventLog>>,
     /// The streams of shared sessions this instance asked another to relay.
-    relays: Arc<crate::relay::Relays>,
+    relays: Arc<crate::delivery::relay::Relays>,
     /// Where the log's entries arrive (held weakly by the log).
-    _log_delivery: Option<Arc<dyn Fn(crate::event_log::Logged) + Send + Sync>>,
+    _log_delivery: Option<Arc<dyn Fn(crate::delivery::event_log::Logged) + Send + Sync>>,
     /// The DPoP proofs every instance has seen, when instances share them.
     proofs: Option<Arc<dyn crate::auth::SharedProofs>>,
     /// The rate limits' buckets, when the configuration or the contract sets a limit
@@ -169,12 +170,12 @@ impl<D: Dispatch> Engine<D> {
         );
         let log_delivery = stores.events.as_ref().map(|log| {
             let notifier = notifier.clone();
-            let deliver: Arc<dyn Fn(crate::event_log::Logged) + Send + Sync> =
+            let deliver: Arc<dyn Fn(crate::delivery::event_log::Logged) + Send + Sync> =
                 Arc::new(move |logged| notifier.on_logged(&logged));
             log.subscribe(Arc::downgrade(&deliver));
             deliver
         });
-        let relays = Arc::new(crate::relay::Relays::default());
+        let relays = Arc::new(crate::delivery::relay::Relays::default());
         let bus_delivery: Arc<dyn Fn(BusEvent) + Send + Sync> = {
             let (tasks, notifier, relays) = (tasks.clone(), notifier.clone(), relays.clone());
             let (store, shared) = (stores.sessions.clone(), stores.shared_sessions.clone());
@@ -185,7 +186,7 @@ impl<D: Dispatch> Engine<D> {
                 if let Some(shared) = &shared {
                     shared.on_bus_event(&event);
                     session_bus_event(&*store, &event);
-                    crate::relay::on_bus_event(&*store, &bus, &relays, &event);
+                    crate::delivery::relay::on_bus_event(&*store, &bus, &relays, &event);
                 }
             })
         };
@@ -564,7 +565,7 @@ impl<D: Dispatch> Engine<D> {
     pub(crate) fn session_context(
         &self,
         session: &Arc<Session>,
-        outbound: Option<crate::outbound::Outbound>,
+        outbound: Option<crate::delivery::outbound::Outbound>,
     ) -> RequestContext {
         RequestContext::in_session(
             session.clone(),

@@ -8,7 +8,7 @@ use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 
 use super::supervisor::InProgress;
-use crate::events::Delivery;
+use crate::session::events::Delivery;
 
 /// The body of every response the MCP endpoint sends.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! GET on `/mcp`: a session's standalone SSE stream, or the resumption of a broken stream
 //! (`Last-Event-ID`). When instances share the sessions, a resumption may land on any of them:
-//! the standalone stream resumes from the shared event log ([`crate::event_log`]), a POST's
-//! stream from the instance that holds it ([`crate::relay`]).
+//! the standalone stream resumes from the shared event log ([`crate::delivery::event_log`]), a POST's
+//! stream from the instance that holds it ([`crate::delivery::relay`]).
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
@@ -12,13 +12,13 @@ use super::headers::Headers;
 use super::response::{bad_request, rpc_error, session_refused, sse_response};
 use super::{post, stateless_only_post, Body};
 use crate::bus::RelayPart;
+use crate::delivery::event_log::{EventLog, ReplayError};
+use crate::delivery::notifier::logged_message;
+use crate::delivery::relay;
 use crate::dispatch::Dispatch;
-use crate::event_log::{EventLog, ReplayError};
-use crate::events::{parse_event_id, ResumeError, CONNECTION_QUEUE, STANDALONE};
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
-use crate::notifier::logged_message;
-use crate::relay;
 use crate::server::McpServer;
+use crate::session::events::{parse_event_id, ResumeError, CONNECTION_QUEUE, STANDALONE};
 use crate::session::Session;
 
 /// What an SSE response starts with: a comment, so the client sees the stream open at once.
@@ -165,7 +165,10 @@ fn open_here(
 
 /// An SSE response starting with `head` (after the opening comment), then what `rx`
 /// carries.
-fn opened_with(head: &[u8], rx: mpsc::Receiver<crate::events::Delivery>) -> Response<Body> {
+fn opened_with(
+    head: &[u8],
+    rx: mpsc::Receiver<crate::session::events::Delivery>,
+) -> Response<Body> {
     let mut bytes = Vec::with_capacity(OPENED.len() + head.len());
     bytes.extend_from_slice(OPENED);
     bytes.extend_from_slice(head);

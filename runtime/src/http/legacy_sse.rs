@@ -33,16 +33,16 @@ use super::response::{
 };
 use super::Body;
 use crate::config::Config;
+use crate::delivery::legacy_streams::{lock, Connection, Standalone};
+use crate::delivery::outbound::{Outbound, Reply};
 use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::sessions::{Keep, Refusal};
 use crate::engine::{answer_key, id_key, Engine};
-use crate::events::{Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{self, error_response, RpcError};
-use crate::legacy_streams::{lock, Connection, Standalone};
-use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
+use crate::session::events::{Delivery, CONNECTION_QUEUE};
 use crate::session::Session;
 use crate::telemetry::Transport;
 

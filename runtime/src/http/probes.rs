@@ -97,7 +97,7 @@ const CHECK_AUTH_READY: Duration = Duration::from_secs(10);
 /// What the background `watch` task checks.
 pub(super) struct Watched {
     /// The shared event log (Redis), if any: unreachable sets [`NotReady::SharedState`].
-    pub event_log: Option<Arc<dyn crate::event_log::EventLog>>,
+    pub event_log: Option<Arc<dyn crate::delivery::event_log::EventLog>>,
     /// The authorization, if on: an authenticator that cannot decide sets
     /// [`NotReady::Authorization`].
     pub auth: Option<crate::auth::Auth>,
@@ -132,7 +132,7 @@ pub(super) async fn watch(watched: Watched, readiness: Readiness) {
         loop {
             let reachable = !matches!(
                 tokio::time::timeout(CHECK_TIMEOUT, log.after(u64::MAX)).await,
-                Err(_) | Ok(Err(crate::event_log::ReplayError::Unavailable(_)))
+                Err(_) | Ok(Err(crate::delivery::event_log::ReplayError::Unavailable(_)))
             );
             let was_reachable = !is_set(&readiness, NotReady::SharedState);
             if was_reachable != reachable {

@@ -8,8 +8,8 @@ use tokio::sync::mpsc;
 
 use super::Body;
 use crate::engine::sessions::Refusal;
-use crate::events::Delivery;
 use crate::jsonrpc::{self, error_response, RpcError};
+use crate::session::events::Delivery;
 
 /// A JSON-RPC error as an HTTP response (cold: errors are the exception, and their code stays
 /// out of the request path).

@@ -13,11 +13,11 @@ use tokio::sync::mpsc;
 
 use super::response::{json_response, rpc_error, sse_response, status_only, whole_sse_response};
 use super::Body;
+use crate::delivery::outbound::{Outbound, Reply};
 use crate::dispatch::BoxFuture;
 use crate::engine::id_key;
 use crate::engine::run::Started;
-use crate::events::Delivery;
-use crate::outbound::{Outbound, Reply};
+use crate::session::events::Delivery;
 use crate::session::{NotAdmitted, Session};
 
 /// Awaits a started session request and frames its answer.

@@ -15,17 +15,17 @@ use tokio::sync::{mpsc, oneshot};
 use super::headers::Headers;
 use super::response::{json_response, rpc_error, sse_response, status_only};
 use super::Body;
+use crate::delivery::outbound::{Outbound, Outcome, Reply};
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{Params, Request};
 use crate::engine::method::Method;
 use crate::engine::run::Started;
 use crate::engine::stateless::{self as era, MetaChecked};
-use crate::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
-use crate::outbound::{Outbound, Outcome, Reply};
 use crate::protocol;
 use crate::server::McpServer;
+use crate::session::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 
 pub use crate::engine::stateless::{
     META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
@@ -424,7 +424,7 @@ fn stream(
 /// Decodes a header value that may use the `=?base64?...?=` form (strictly), trimming
 /// surrounding whitespace; `None` when the encoded form is malformed.
 pub fn decode_header_value(value: &str) -> Option<String> {
-    crate::param_headers::decode(value)
+    crate::engine::param_headers::decode(value)
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! The sealed `requestState` of multi round-trip requests (2026-07-28, SEP-2322).
+//! Multi round-trip requests (2026-07-28, SEP-2322): one round of a call (`rounds`'s
+//! `InputRound`) and the sealed `requestState` that carries what the next round needs.
 //!
 //! The server keeps nothing between the rounds of a request: what it needs on the retry (the
 //! answers already given, the handler's own saved values) travels to the client inside
@@ -29,6 +30,8 @@
 //! each instance then remembers the states it opened until they expire and refuses a second
 //! redemption. That memory is per instance: behind a load balancer without affinity, a state can
 //! still be redeemed once on each instance.
+
+pub(crate) mod rounds;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;

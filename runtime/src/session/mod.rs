@@ -9,6 +9,10 @@
 //! serving it holds a replica, and what a process holds (streams, running requests, waiting
 //! futures) stays in the replica where it was opened.
 
+// Public only so the fuzz checks (`runtime/tests/fuzz_checks/`) and `bench/benches/hot_path.rs`
+// reach the SSE framing and replay window; not part of the API.
+#[doc(hidden)]
+pub mod events;
 mod minted;
 mod record;
 mod store;
@@ -27,9 +31,9 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
-use crate::events::Streams;
 use crate::jsonrpc::RpcError;
 use crate::protocol::ProtocolVersion;
+use events::Streams;
 
 /// What one session may hold, from [`Config`](crate::Config): every per-client resource has a bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -25,6 +25,8 @@ use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
+use crate::delivery::notifier::LinesAttached;
+use crate::delivery::outbound::{Outbound, Reply};
 use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{self, Incoming, Request};
@@ -34,8 +36,6 @@ use crate::engine::sessions::{Keep, Opened, Refusal};
 use crate::engine::stateless as era;
 use crate::engine::{answer_key, batch, cancelled_id, id_key, Engine};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
-use crate::notifier::LinesAttached;
-use crate::outbound::{Outbound, Reply};
 use crate::server::McpServer;
 use crate::session::Session;
 use crate::telemetry::Transport;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::bus::{Bus, LocalBus};
 use crate::config::Config;
-use crate::event_log::EventLog;
+use crate::delivery::event_log::EventLog;
 use crate::session::{MemorySessionStore, SessionStore, SharedSessions};
 use crate::tasks::{MemoryTaskStore, TaskStore};
 

@@ -8,11 +8,11 @@ use std::task::{Context, Poll, Waker};
 use tokio::sync::{oneshot, watch};
 
 use super::{store_error, TaskRecord, TaskStoreError, TaskStoreResult, Tasks};
+use crate::delivery::outbound::{Outcome, Reply};
 use crate::error::Error;
 use crate::future::BoxFuture;
 use crate::json::JsonText;
 use crate::jsonrpc::{error_response, success_response, RpcError};
-use crate::outbound::{Outcome, Reply};
 
 /// One stateless `tools/call` that may turn into a task: how its answer is sent (once,
 /// by whoever comes first: the result, or the `CreateTaskResult`) and, once it is a task,

@@ -36,9 +36,9 @@ use tokio::sync::OnceCell;
 use tokio::time::{Instant, Interval};
 
 use super::subscription::{SubscriptionEvent, UpstreamSubscription};
+use crate::delivery::notifier::Notifier;
 use crate::error::Error;
 use crate::future::BoxFuture;
-use crate::notifier::Notifier;
 
 /// How often a feed checks that a client of this instance still wants it (and is closed
 /// otherwise), when the instance does not share its feeds.

@@ -5,7 +5,7 @@
 
 use bytes::Bytes;
 use futures_util::{stream, FutureExt, StreamExt};
-use mcp_runtime::events::{encode_frame, Delivery, Streams, CONNECTION_QUEUE};
+use mcp_runtime::session::events::{encode_frame, Delivery, Streams, CONNECTION_QUEUE};
 use serde_json::Value;
 use sse_stream::{Sse, SseByteStream};
 use tokio::sync::mpsc;

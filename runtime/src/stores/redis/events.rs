@@ -13,7 +13,7 @@ use ::redis::{RedisError, Value};
 
 use super::connection::{Connection, Link};
 
-use crate::event_log::{Broadcast, EventLog, LogDeliver, Logged, ReplayError};
+use crate::delivery::event_log::{Broadcast, EventLog, LogDeliver, Logged, ReplayError};
 use crate::future::BoxFuture;
 use crate::session::StoreError;
 

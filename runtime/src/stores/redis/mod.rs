@@ -23,7 +23,7 @@
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
 //! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget ([`crate::result_budget`]); `owner` the principal's owner digest (as a task's), `-` without authorization |
 //! | `{prefix}:feed:{{digest}}:*` | a lease, a sorted set, a list, a hash | a gateway's upstream subscription shared by its instances (feature `upstream`; `feeds.rs`) |
-//! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::event_log::Broadcast) JSON) |
+//! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::delivery::event_log::Broadcast) JSON) |
 //!
 //! The braces are literal: they are the keys' hash tags. On a Redis Cluster
 //! ([`Options::cluster`]), a script or pipeline touches the keys of one slot only, and every key

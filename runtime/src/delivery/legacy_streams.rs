@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use crate::events::Delivery;
+use crate::session::events::Delivery;
 use crate::session::Session;
 
 /// The open 2024-11-05 streams of a server, by the id their endpoint URL carries.

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::{mpsc, Notify};
 
-use crate::events::{Delivery, Streams, CONNECTION_QUEUE};
-use crate::mrtr::InputRound;
+use crate::request_state::rounds::InputRound;
+use crate::session::events::{Delivery, Streams, CONNECTION_QUEUE};
 use crate::session::Session;
 
 /// Where messages sent during a request go, and how the transport learns that the request

@@ -16,8 +16,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::bus::{Bus, BusEvent, RelayPart};
-use crate::events::{Delivery, ResumeError, CONNECTION_QUEUE};
 use crate::ids::random_id;
+use crate::session::events::{Delivery, ResumeError, CONNECTION_QUEUE};
 use crate::session::SessionStore;
 
 /// How long an asking instance waits for the holder's first part before it answers that no

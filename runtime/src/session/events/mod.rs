@@ -6,7 +6,7 @@
 //! `"<stream>-<sequence>"`, unique in the session, so a `Last-Event-ID` names both the stream to
 //! resume and where to resume it. The last `window` events are kept for replay.
 //!
-//! When instances share a log of broadcasts ([`crate::event_log`]), the standalone stream
+//! When instances share a log of broadcasts ([`crate::delivery::event_log`]), the standalone stream
 //! carries the log's entries under the log's numbering (`0-<place in the log>`) and keeps
 //! none of them: the log is its window, and any instance can resume it.
 

@@ -3,7 +3,7 @@
 //!
 //! A session-era session's standalone (GET) stream carries broadcasts only: list changes and
 //! resource updates. One instance alone numbers them per session and keeps the last ones in the
-//! session ([`crate::events`]). Behind a load balancer the client's GET stream lives on one
+//! session ([`crate::session::events`]). Behind a load balancer the client's GET stream lives on one
 //! instance, which may die, and the client reconnects with `Last-Event-ID` to another: that
 //! one must know what the first sent and what it did not. So with a shared log every broadcast
 //! is appended to one log, in one order every instance sees, and its place in the log is its

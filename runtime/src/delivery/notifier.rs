@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::mpsc;
 
 use crate::bus::{Bus, BusEvent};
-use crate::event_log::{Broadcast, EventLog, Logged};
-use crate::events::STANDALONE;
+use crate::delivery::event_log::{Broadcast, EventLog, Logged};
+use crate::session::events::STANDALONE;
 use crate::session::{Session, SessionStore};
 
 /// The list-changed notifications: the only methods another instance may ask to broadcast.
