@@ -1,6 +1,6 @@
 //! The loaded OpenRPC document: what the rest of the generator reads.
 //!
-//! Loading (`load.rs`) turns JSON text into this model: content-descriptor `$ref`s are resolved in
+//! Loading (`load/`) turns JSON text into this model: content-descriptor `$ref`s are resolved in
 //! place, and every schema `$ref` (into `#/components/schemas` or another file) is rewritten to a
 //! key of [`Document::schemas`], so later passes never open files or follow JSON pointers.
 
