@@ -110,12 +110,19 @@ struct Cli {
     /// Write the generated code as a crate of its own, DIR/generated/ (its Cargo.toml,
     /// src/lib.rs and a file per type and per method), which the crate depends on by path and
     /// src/main.rs names with `use NAME_generated as generated;`: an edit of src/handler.rs
-    /// then compiles only the crate's own code again (about a second for a 240-method
+    /// then compiles only the crate's own code again (under a second for a 240-method
     /// contract, rather than several), while a change to the contract compiles the crate's
-    /// dispatch again too (slower than without). For a new crate; a crate generated with it
-    /// keeps it when regenerated. Not with --example-tests or --client.
-    #[arg(long, conflicts_with_all = ["example_tests", "client"])]
+    /// dispatch again too (slower than without). A new crate gets it without the flag when the
+    /// contract has 64 methods or more. A crate generated with it keeps it when regenerated.
+    /// Not with --example-tests or --client.
+    #[arg(long, conflicts_with_all = ["example_tests", "client", "no_generated_crate"])]
     generated_crate: bool,
+
+    /// Keep the generated code in the crate's src/ (src/generated.rs and src/generated/) even
+    /// for a contract of 64 methods or more, which a new crate otherwise gets as a crate of
+    /// its own (--generated-crate).
+    #[arg(long)]
+    no_generated_crate: bool,
 
     /// Package name of a new crate [default: the document's info.title in kebab case].
     #[arg(long, value_name = "NAME")]
@@ -304,17 +311,33 @@ fn generate(cli: Cli) -> Result<(), ExitCode> {
         .clone()
         .expect("clap requires <OPENRPC> without a subcommand");
     check_flags(&cli)?;
-    // Decided before generating: a generated crate of its own gets its dispatch written for it.
-    let layout = cli.output.as_deref().map(|dir| {
-        scaffold::CrateLayout::for_server(dir, cli.generated_crate, cli.example_tests.is_some())
+    // A generated crate of its own gets its dispatch written for it, so the layout is decided
+    // before emitting; a new crate's default depends on the contract's size, known once it is
+    // read: a contract that turns out large is generated again, for its own crate.
+    let layout_of = |methods| {
+        cli.output.as_deref().map(|dir| {
+            let in_crate_only = cli.example_tests.is_some() || cli.client;
+            scaffold::CrateLayout::for_server(dir, wanted_layout(&cli), in_crate_only, methods)
+        })
+    };
+    let failed = |diagnostics: mcp_codegen::Diagnostics| {
+        eprintln!("{diagnostics}");
+        eprintln!("nothing was written: fix the errors above and run again");
+        ExitCode::from(2)
+    };
+    let mut layout = layout_of(0);
+    let mut generated =
+        mcp_codegen::generate_with_options(&openrpc, &options(&cli, layout)).map_err(failed)?;
+    let sized = layout_of(generated.document.methods.len());
+    if sized.map(|(layout, _)| layout) != layout.map(|(layout, _)| layout) {
+        layout = sized;
+        generated =
+            mcp_codegen::generate_with_options(&openrpc, &options(&cli, layout)).map_err(failed)?;
+    }
+    let layout = layout.map(|(layout, reason)| {
+        let note = (reason != scaffold::LayoutReason::Kept).then(|| layout_note(layout, reason));
+        (layout, note.flatten())
     });
-    let generated = mcp_codegen::generate_with_options(&openrpc, &options(&cli, layout)).map_err(
-        |diagnostics| {
-            eprintln!("{diagnostics}");
-            eprintln!("nothing was written: fix the errors above and run again");
-            ExitCode::from(2)
-        },
-    )?;
     if !cli.quiet {
         eprint!("{}", generated.warning_report(cli.verbose));
     }
@@ -326,14 +349,14 @@ fn generate(cli: Cli) -> Result<(), ExitCode> {
             cli.quiet,
         )?;
     }
-    let (Some(output), Some(layout)) = (cli.output.clone(), layout) else {
+    let (Some(output), Some((layout, note))) = (cli.output.clone(), layout) else {
         return Ok(());
     };
     let files = crate_files(&cli, &generated, &openrpc, &output, layout);
     if cli.check {
         return check(&files, &openrpc, &output, cli.quiet);
     }
-    write(&files, &generated, &output, cli.quiet)
+    write(&files, &generated, &output, note.as_deref(), cli.quiet)
 }
 
 /// The flags clap cannot check alone: the package name, the upstream URL, `--ref-base`.
@@ -363,8 +386,32 @@ fn check_flags(cli: &Cli) -> Result<(), ExitCode> {
     Ok(())
 }
 
+/// What the flags ask of the crate's layout.
+fn wanted_layout(cli: &Cli) -> scaffold::LayoutWanted {
+    match (cli.generated_crate, cli.no_generated_crate) {
+        (true, _) => scaffold::LayoutWanted::OwnCrate,
+        (false, true) => scaffold::LayoutWanted::InCrate,
+        (false, false) => scaffold::LayoutWanted::BySize,
+    }
+}
+
+/// What the summary line adds when a new crate's layout was chosen by the contract's size and
+/// differs from the small contracts' (`None` otherwise).
+fn layout_note(layout: scaffold::CrateLayout, reason: scaffold::LayoutReason) -> Option<String> {
+    match (layout, reason) {
+        (scaffold::CrateLayout::OwnCrate, scaffold::LayoutReason::Size(methods)) => Some(format!(
+            "; the generated code is a crate of its own, generated/ ({methods} methods, {} or more: an edit of src/handler.rs rebuilds only your crate; --no-generated-crate keeps it in src/)",
+            scaffold::OWN_CRATE_FROM
+        )),
+        _ => None,
+    }
+}
+
 /// The generation's [`mcp_codegen::Options`] the flags give, for a crate of `layout`.
-fn options(cli: &Cli, layout: Option<scaffold::CrateLayout>) -> mcp_codegen::Options {
+fn options(
+    cli: &Cli,
+    layout: Option<(scaffold::CrateLayout, scaffold::LayoutReason)>,
+) -> mcp_codegen::Options {
     let skills = match (&cli.skills, cli.no_skills) {
         (Some(dir), _) => mcp_codegen::SkillsSource::Dir(dir.clone()),
         (None, true) => mcp_codegen::SkillsSource::Off,
@@ -392,7 +439,7 @@ fn options(cli: &Cli, layout: Option<scaffold::CrateLayout>) -> mcp_codegen::Opt
         strict_unions: cli.strict_unions,
         keep_names: cli.keep_names,
         result_budget: cli.result_budget,
-        own_crate: !cli.client && layout == Some(scaffold::CrateLayout::OwnCrate),
+        own_crate: layout.is_some_and(|(layout, _)| layout == scaffold::CrateLayout::OwnCrate),
     }
 }
 
@@ -462,6 +509,7 @@ fn write(
     files: &[scaffold::OutputFile],
     generated: &mcp_codegen::Generated,
     output: &std::path::Path,
+    layout_note: Option<&str>,
     quiet: bool,
 ) -> Result<(), ExitCode> {
     let report = scaffold::write_crate(output, files).map_err(|error| {
@@ -488,7 +536,7 @@ fn write(
             output.join(path).display()
         );
     }
-    eprintln!("{}", generated.summary());
+    eprintln!("{}{}", generated.summary(), layout_note.unwrap_or(""));
     Ok(())
 }
 

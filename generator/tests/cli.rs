@@ -419,6 +419,104 @@ fn generated_crate_layout() {
     assert_eq!(refused.status.code(), Some(2));
 }
 
+/// A new crate of a contract of 64 methods or more gets the generated crate of its own without
+/// the flag (an edit of the handler then rebuilds only the user's crate), and the summary line
+/// says so; 63 methods keep the in-crate layout, as does `--no-generated-crate`; `--example-tests`
+/// and a crate already generated in the other layout keep theirs; regenerating keeps the layout.
+#[test]
+fn a_large_contract_gets_a_generated_crate_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = |methods: usize| {
+        let methods: Vec<serde_json::Value> = (0..methods)
+            .map(|i| {
+                serde_json::json!({
+                    "name": format!("method_{i:03}"),
+                    "x-mcp": "tool",
+                    "params": [{"name": "q", "required": true, "schema": {"type": "string"}}],
+                    "result": {"name": "r", "schema": {"type": "integer"}}
+                })
+            })
+            .collect();
+        let path = dir.path().join(format!("contract-{}.json", methods.len()));
+        let doc = serde_json::json!({
+            "openrpc": "1.3.2",
+            "info": {"title": "Sized", "version": "0.1.0"},
+            "methods": methods
+        });
+        fs::write(&path, doc.to_string()).unwrap();
+        path
+    };
+    let (large, small) = (contract(64), contract(63));
+    let own = |out: &Path| {
+        out.join("generated/Cargo.toml").is_file() && !out.join("src/generated.rs").exists()
+    };
+    let in_crate =
+        |out: &Path| out.join("src/generated.rs").is_file() && !out.join("generated").exists();
+
+    let out = dir.path().join("large");
+    let run = generate_into(&large, &out, &[]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(own(&out));
+    let summary = text(&run.stderr).lines().last().unwrap().to_string();
+    assert_eq!(
+        summary,
+        "exposes 64 tools, 0 prompts, 0 resources and 0 plain JSON-RPC methods; the generated code is a crate of its own, generated/ (64 methods, 64 or more: an edit of src/handler.rs rebuilds only your crate; --no-generated-crate keeps it in src/)"
+    );
+    let main = fs::read_to_string(out.join("src/main.rs")).unwrap();
+    assert!(
+        main.contains("\nuse sized_generated as generated;\n"),
+        "{main}"
+    );
+    // The same as with the flag, byte for byte.
+    let flagged = dir.path().join("flagged");
+    assert!(generate_into(&large, &flagged, &["--generated-crate"])
+        .status
+        .success());
+    let check = generate_into(&large, &flagged, &["--check"]);
+    assert_eq!(check.status.code(), Some(0), "{}", text(&check.stdout));
+    for file in ["generated/src/lib.rs", "src/main.rs", "Cargo.toml"] {
+        assert_eq!(
+            fs::read_to_string(out.join(file)).unwrap(),
+            fs::read_to_string(flagged.join(file)).unwrap(),
+            "{file}"
+        );
+    }
+    // Regenerated: kept, and the note is not repeated.
+    let again = generate_into(&large, &out, &[]);
+    assert!(again.status.success() && own(&out));
+    assert!(
+        !text(&again.stderr).contains("crate of its own"),
+        "{}",
+        text(&again.stderr)
+    );
+
+    let out = dir.path().join("small");
+    let run = generate_into(&small, &out, &[]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(in_crate(&out));
+    assert!(!text(&run.stderr).contains("crate of its own"));
+    // A small crate regenerated from a contract grown past the bound keeps its layout.
+    assert!(generate_into(&large, &out, &[]).status.success());
+    assert!(in_crate(&out));
+
+    for (name, flags) in [
+        ("asked", &["--no-generated-crate"][..]),
+        ("examples", &["--example-tests"][..]),
+    ] {
+        let out = dir.path().join(name);
+        let run = generate_into(&large, &out, flags);
+        assert!(run.status.success(), "{name}: {}", text(&run.stderr));
+        assert!(in_crate(&out), "{name}");
+        assert!(!text(&run.stderr).contains("crate of its own"), "{name}");
+    }
+    let both = generate_into(
+        &large,
+        &dir.path().join("both"),
+        &["--generated-crate", "--no-generated-crate"],
+    );
+    assert_eq!(both.status.code(), Some(2));
+}
+
 #[test]
 fn an_invalid_document_exits_2_lists_every_error_and_writes_nothing() {
     let root = common::workspace();

@@ -37,6 +37,7 @@ fn tools_exclude_and_overlay_reach_the_generated_crate() {
         "-o",
         path(&out),
         "--one-file",
+        "--no-generated-crate",
         "--tools",
         "eth_get*, eth_call",
         "--tools=eth_sign*,web3_*,",

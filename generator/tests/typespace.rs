@@ -295,7 +295,8 @@ fn discriminator_found_through_refs() {
     space.add_named("#/$defs/TagA", "TagA", &json!({"const": "a"}));
     let file: syn::File = syn::parse2(space.emit()).expect("valid Rust");
     let expected: syn::Item = syn::parse_quote! {
-        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+        #[derive(::serde::Serialize, ::serde::Deserialize)]
         #[serde(tag = "t")]
         pub enum U {
             #[serde(rename = "a")]

@@ -20,10 +20,14 @@ use crate::openrpc::errors::{contract_errors, ContractError};
 use crate::openrpc::Document;
 use crate::tokens::{doc_attrs, ident};
 
-/// `pub mod errors { ... }`: a constructor per contract error (an empty module when there are
-/// none, so handlers can name the module in any case).
+/// `pub mod errors { ... }`: a constructor per contract error; nothing when the contract
+/// declares none.
 pub(crate) fn errors_module(document: &Document) -> TokenStream {
-    let constructors = contract_errors(document).into_iter().map(constructor);
+    let errors = contract_errors(document);
+    if errors.is_empty() {
+        return TokenStream::new();
+    }
+    let constructors = errors.into_iter().map(constructor);
     quote! {
         /// The errors the contract declares, one constructor each: the contract's code and
         /// message as an `mcp_runtime::Error`, which a tool reports as an `isError` result

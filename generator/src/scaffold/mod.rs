@@ -55,30 +55,82 @@ pub enum CrateLayout {
     /// Modules of the user's crate: [`GENERATED_ROOT`] (`mod generated;` in `src/main.rs`)
     /// and its pieces in `src/generated/`. Every edit of the user's code compiles the whole
     /// generated code again (its parsing, macro expansion and name resolution are not
-    /// incremental), seconds for a large contract. The CLI's default, `--example-tests` and
-    /// the client library.
+    /// incremental), seconds for a large contract. A new crate's default below
+    /// [`OWN_CRATE_FROM`] methods; always with `--example-tests` and for the client library.
     #[default]
     InCrate,
     /// A crate of its own in [`GENERATED_CRATE_DIR`] (package `NAME-generated`, a member of
     /// the user's workspace, a path dependency of the user's crate, which names it
     /// `generated` with `use NAME_generated as generated;`): [`GENERATED_CRATE_ROOT`] and its
-    /// pieces beside it. An edit of the handler compiles only the user's crate again.
+    /// pieces beside it. An edit of the handler compiles only the user's crate again. A new
+    /// crate's default from [`OWN_CRATE_FROM`] methods on, and `--generated-crate`.
     OwnCrate,
 }
 
+/// The contracts of this many methods or more get [`CrateLayout::OwnCrate`] when a new crate
+/// is generated without `--generated-crate` or `--no-generated-crate`. Measured side by side
+/// (BENCHMARKS.md, "The edit loop by default"): in the other layout the rebuild after an edit of
+/// `src/handler.rs` grows with the contract, about 3x the quickstart's at 60 methods and 4x
+/// near 80; in a generated crate of its own it stays within 1.5x at 240.
+pub const OWN_CRATE_FROM: usize = 64;
+
+/// What the command line asks of the layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LayoutWanted {
+    /// Neither flag: a new crate gets [`CrateLayout::OwnCrate`] from [`OWN_CRATE_FROM`]
+    /// methods on, an existing crate keeps its layout.
+    #[default]
+    BySize,
+    /// `--generated-crate`.
+    OwnCrate,
+    /// `--no-generated-crate`.
+    InCrate,
+}
+
+/// Why a crate has the layout [`CrateLayout::for_server`] chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayoutReason {
+    /// The directory already holds a crate of that layout.
+    Kept,
+    /// A flag asked for it (or `--example-tests` or `--client`, which need the generated code
+    /// beside the user's).
+    Asked,
+    /// A new crate of a contract of that many methods, without a flag.
+    Size(usize),
+}
+
 impl CrateLayout {
-    /// The layout for a server crate written to `dir`: [`CrateLayout::OwnCrate`] when `dir`
-    /// already holds a generated crate, or when `own_crate` asks for one (`--generated-crate`)
-    /// and `dir` holds no [`GENERATED_ROOT`] of the other layout (whose `src/main.rs` says
-    /// `mod generated;`: regenerating keeps it building); never with `example_tests` (the tests
-    /// name the handler, so they need the generated code beside it).
-    pub fn for_server(dir: &Path, own_crate: bool, example_tests: bool) -> Self {
-        let own = dir.join(GENERATED_CRATE_DIR).join("Cargo.toml").is_file()
-            || (own_crate && !dir.join(GENERATED_ROOT).is_file());
-        if own && !example_tests {
-            CrateLayout::OwnCrate
-        } else {
-            CrateLayout::InCrate
+    /// The layout for a server crate written to `dir`, and why:
+    ///
+    /// - `dir` already holds a generated crate: [`CrateLayout::OwnCrate`]; it holds a
+    ///   [`GENERATED_ROOT`] of the other layout (whose `src/main.rs` says `mod generated;`):
+    ///   [`CrateLayout::InCrate`], whatever the flags, so that regenerating keeps it building;
+    /// - `in_crate_only` (`--example-tests`, whose tests name the handler, or `--client`):
+    ///   [`CrateLayout::InCrate`];
+    /// - else what `wanted` asks, or by size: [`CrateLayout::OwnCrate`] for `methods` of
+    ///   [`OWN_CRATE_FROM`] or more.
+    pub fn for_server(
+        dir: &Path,
+        wanted: LayoutWanted,
+        in_crate_only: bool,
+        methods: usize,
+    ) -> (Self, LayoutReason) {
+        if in_crate_only {
+            return (CrateLayout::InCrate, LayoutReason::Asked);
+        }
+        if dir.join(GENERATED_CRATE_DIR).join("Cargo.toml").is_file() {
+            return (CrateLayout::OwnCrate, LayoutReason::Kept);
+        }
+        if dir.join(GENERATED_ROOT).is_file() {
+            return (CrateLayout::InCrate, LayoutReason::Kept);
+        }
+        match wanted {
+            LayoutWanted::OwnCrate => (CrateLayout::OwnCrate, LayoutReason::Asked),
+            LayoutWanted::InCrate => (CrateLayout::InCrate, LayoutReason::Asked),
+            LayoutWanted::BySize if methods >= OWN_CRATE_FROM => {
+                (CrateLayout::OwnCrate, LayoutReason::Size(methods))
+            }
+            LayoutWanted::BySize => (CrateLayout::InCrate, LayoutReason::Size(methods)),
         }
     }
 }

@@ -2,14 +2,9 @@
 
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
     ///
@@ -38,13 +33,8 @@ pub struct Annotations {
 }
 /// Audio provided to or from an LLM.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct AudioContent {
     #[serde(
         rename = "_meta",
@@ -63,17 +53,10 @@ pub struct AudioContent {
     pub r#type: AudioContentType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum AudioContentType {
     #[serde(rename = "audio")]
     #[default]
@@ -81,13 +64,8 @@ pub enum AudioContentType {
 }
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -101,13 +79,8 @@ pub struct BaseMetadata {
     pub title: ::std::option::Option<::std::string::String>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct BlobResourceContents {
     #[serde(
         rename = "_meta",
@@ -128,13 +101,8 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct BooleanSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<bool>,
@@ -145,17 +113,10 @@ pub struct BooleanSchema {
     pub r#type: BooleanSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum BooleanSchemaType {
     #[serde(rename = "boolean")]
     #[default]
@@ -163,13 +124,8 @@ pub enum BooleanSchemaType {
 }
 /// A result that supports a time-to-live (TTL) hint for client-side caching.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CacheableResult {
     #[serde(
         rename = "_meta",
@@ -220,16 +176,9 @@ pub struct CacheableResult {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum CacheableResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -238,13 +187,8 @@ pub enum CacheableResultCacheScope {
 }
 /// Used by the client to invoke a tool provided by the server.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CallToolRequest {
     pub id: RequestId,
     pub jsonrpc: CallToolRequestJsonrpc,
@@ -252,34 +196,20 @@ pub struct CallToolRequest {
     pub params: CallToolRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CallToolRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CallToolRequestMethod {
     #[serde(rename = "tools/call")]
     #[default]
@@ -287,13 +217,8 @@ pub enum CallToolRequestMethod {
 }
 /// Parameters for a `tools/call` request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CallToolRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -319,13 +244,8 @@ pub struct CallToolRequestParams {
 }
 /// The result returned by the server for a {@link CallToolRequesttools/call} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CallToolResult {
     #[serde(
         rename = "_meta",
@@ -375,43 +295,26 @@ pub struct CallToolResult {
 }
 /// A successful response from the server for a {@link CallToolRequesttools/call} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CallToolResultResponse {
     pub id: RequestId,
     pub jsonrpc: CallToolResultResponseJsonrpc,
     pub result: CallToolResultResponseResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CallToolResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum CallToolResultResponseResult {
     InputRequiredResult(InputRequiredResult),
@@ -425,47 +328,28 @@ pub enum CallToolResultResponseResult {
 ///
 /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CancelledNotification {
     pub jsonrpc: CancelledNotificationJsonrpc,
     pub method: CancelledNotificationMethod,
     pub params: CancelledNotificationParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CancelledNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CancelledNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
     #[default]
@@ -473,13 +357,8 @@ pub enum CancelledNotificationMethod {
 }
 /// Parameters for a `notifications/cancelled` notification.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CancelledNotificationParams {
     #[serde(
         rename = "_meta",
@@ -498,14 +377,9 @@ pub struct CancelledNotificationParams {
 }
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -536,14 +410,9 @@ pub struct ClientCapabilities {
 }
 /// Present if the client supports elicitation from the server.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ClientCapabilitiesElicitation {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub form: ::std::option::Option<JsonObject>,
@@ -552,14 +421,9 @@ pub struct ClientCapabilitiesElicitation {
 }
 /// Present if the client supports sampling from an LLM.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ClientCapabilitiesSampling {
     /// Whether the client supports context inclusion via `includeContext` parameter.
     /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
@@ -577,60 +441,36 @@ pub struct ClientCapabilitiesSampling {
 ///
 /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ClientNotification {
     pub jsonrpc: ClientNotificationJsonrpc,
     pub method: ClientNotificationMethod,
     pub params: CancelledNotificationParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ClientNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ClientNotificationMethod {
     #[serde(rename = "notifications/cancelled")]
     #[default]
     NotificationsCancelled,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(tag = "method")]
 pub enum ClientRequest {
     /// A request from the client asking the server to advertise its supported
@@ -714,13 +554,8 @@ pub enum ClientRequest {
 pub type ClientResult = Result;
 /// A request from the client to the server, to ask for completion options.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CompleteRequest {
     pub id: RequestId,
     pub jsonrpc: CompleteRequestJsonrpc,
@@ -728,34 +563,20 @@ pub struct CompleteRequest {
     pub params: CompleteRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CompleteRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CompleteRequestMethod {
     #[serde(rename = "completion/complete")]
     #[default]
@@ -763,13 +584,8 @@ pub enum CompleteRequestMethod {
 }
 /// Parameters for a `completion/complete` request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CompleteRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -782,13 +598,8 @@ pub struct CompleteRequestParams {
 }
 /// The argument's information
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
     pub name: ::std::string::String,
@@ -797,14 +608,9 @@ pub struct CompleteRequestParamsArgument {
 }
 /// Additional, optional context for completions
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct CompleteRequestParamsContext {
     /// Previously-resolved variables in a URI template or prompt.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -813,13 +619,8 @@ pub struct CompleteRequestParamsContext {
     >,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(tag = "type")]
 pub enum CompleteRequestParamsRef {
     /// Identifies a prompt.
@@ -845,13 +646,8 @@ pub enum CompleteRequestParamsRef {
 }
 /// The result returned by the server for a {@link CompleteRequestcompletion/complete} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CompleteResult {
     #[serde(
         rename = "_meta",
@@ -871,13 +667,8 @@ pub struct CompleteResult {
     pub result_type: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
     #[serde(
@@ -894,43 +685,26 @@ pub struct CompleteResultCompletion {
 }
 /// A successful response from the server for a {@link CompleteRequestcompletion/complete} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CompleteResultResponse {
     pub id: RequestId,
     pub jsonrpc: CompleteResultResponseJsonrpc,
     pub result: CompleteResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CompleteResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(tag = "type")]
 pub enum ContentBlock {
     /// Text provided to or from an LLM.
@@ -1059,29 +833,17 @@ pub enum ContentBlock {
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CreateMessageRequest {
     pub method: CreateMessageRequestMethod,
     pub params: CreateMessageRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum CreateMessageRequestMethod {
     #[serde(rename = "sampling/createMessage")]
     #[default]
@@ -1089,13 +851,8 @@ pub enum CreateMessageRequestMethod {
 }
 /// Parameters for a `sampling/createMessage` request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
     /// The client MAY ignore this request.
@@ -1161,16 +918,9 @@ pub struct CreateMessageRequestParams {
 /// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
 /// {@link ClientCapabilities.sampling.context}.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum CreateMessageRequestParamsIncludeContext {
     #[serde(rename = "allServers")]
     AllServers,
@@ -1183,13 +933,8 @@ pub enum CreateMessageRequestParamsIncludeContext {
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct CreateMessageResult {
     #[serde(
         rename = "_meta",
@@ -1218,13 +963,8 @@ pub struct CreateMessageResult {
     pub stop_reason: ::std::option::Option<::std::string::String>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum CreateMessageResultContent {
     TextContent(TextContent),
@@ -1242,13 +982,8 @@ pub type Cursor = ::std::string::String;
 /// implement `server/discover`. Clients **MAY** call it but are not required
 /// to — version negotiation can also happen inline via per-request `_meta`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct DiscoverRequest {
     pub id: RequestId,
     pub jsonrpc: DiscoverRequestJsonrpc,
@@ -1256,47 +991,28 @@ pub struct DiscoverRequest {
     pub params: RequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum DiscoverRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum DiscoverRequestMethod {
     #[serde(rename = "server/discover")]
     #[default]
     ServerDiscover,
 }
 /// The result returned by the server for a {@link DiscoverRequestserver/discover} request.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct DiscoverResult {
     #[serde(
         rename = "_meta",
@@ -1360,16 +1076,9 @@ pub struct DiscoverResult {
 ///   same authorization context. Caches MUST NOT be shared across
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum DiscoverResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -1378,30 +1087,18 @@ pub enum DiscoverResultCacheScope {
 }
 /// A successful response from the server for a {@link DiscoverRequestserver/discover} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct DiscoverResultResponse {
     pub id: RequestId,
     pub jsonrpc: DiscoverResultResponseJsonrpc,
     pub result: DiscoverResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum DiscoverResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -1409,29 +1106,17 @@ pub enum DiscoverResultResponseJsonrpc {
 }
 /// A request from the server to elicit additional information from the user via the client.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ElicitRequest {
     pub method: ElicitRequestMethod,
     pub params: ElicitRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ElicitRequestMethod {
     #[serde(rename = "elicitation/create")]
     #[default]
@@ -1439,13 +1124,8 @@ pub enum ElicitRequestMethod {
 }
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ElicitRequestFormParams {
     /// The message to present to the user describing what information is being requested.
     pub message: ::std::string::String,
@@ -1459,17 +1139,10 @@ pub struct ElicitRequestFormParams {
 }
 /// The elicitation mode.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ElicitRequestFormParamsMode {
     #[serde(rename = "form")]
     #[default]
@@ -1478,13 +1151,8 @@ pub enum ElicitRequestFormParamsMode {
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ElicitRequestFormParamsRequestedSchema {
     #[serde(
         rename = "$schema",
@@ -1501,17 +1169,10 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     pub r#type: ElicitRequestFormParamsRequestedSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ElicitRequestFormParamsRequestedSchemaType {
     #[serde(rename = "object")]
     #[default]
@@ -1519,13 +1180,8 @@ pub enum ElicitRequestFormParamsRequestedSchemaType {
 }
 /// The parameters for a request to elicit additional information from the user via the client.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ElicitRequestParams {
     ElicitRequestFormParams(ElicitRequestFormParams),
@@ -1533,13 +1189,8 @@ pub enum ElicitRequestParams {
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ElicitRequestUrlParams {
     /// The message to present to the user explaining why the interaction is needed.
     pub message: ::std::string::String,
@@ -1550,17 +1201,10 @@ pub struct ElicitRequestUrlParams {
 }
 /// The elicitation mode.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ElicitRequestUrlParamsMode {
     #[serde(rename = "url")]
     #[default]
@@ -1568,13 +1212,8 @@ pub enum ElicitRequestUrlParamsMode {
 }
 /// The result returned by the client for an {@link ElicitRequestelicitation/create} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ElicitResult {
     /// The user action in response to the elicitation.
     /// - `"accept"`: User submitted the form/confirmed the action
@@ -1594,16 +1233,9 @@ pub struct ElicitResult {
 /// - `"decline"`: User explicitly declined the action
 /// - `"cancel"`: User dismissed without making an explicit choice
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ElicitResultAction {
     #[serde(rename = "accept")]
     Accept,
@@ -1613,26 +1245,16 @@ pub enum ElicitResultAction {
     Decline,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ElicitResultContentValue {
     Variant0(::std::vec::Vec<::std::string::String>),
     Variant1(ElicitResultContentValueVariant1),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ElicitResultContentValueVariant1 {
     String(::std::string::String),
@@ -1644,13 +1266,8 @@ pub enum ElicitResultContentValueVariant1 {
 /// It is up to the client how best to render embedded resources for the benefit
 /// of the LLM and/or the user.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct EmbeddedResource {
     #[serde(
         rename = "_meta",
@@ -1665,30 +1282,18 @@ pub struct EmbeddedResource {
     pub r#type: EmbeddedResourceType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum EmbeddedResourceResource {
     TextResourceContents(TextResourceContents),
     BlobResourceContents(BlobResourceContents),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum EmbeddedResourceType {
     #[serde(rename = "resource")]
     #[default]
@@ -1698,13 +1303,8 @@ pub enum EmbeddedResourceType {
 #[cfg(feature = "wire-full")]
 pub type EmptyResult = Result;
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum EnumSchema {
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
@@ -1714,13 +1314,8 @@ pub enum EnumSchema {
     LegacyTitledEnumSchema(LegacyTitledEnumSchema),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Error {
     /// The error type that occurred.
     pub code: i64,
@@ -1732,13 +1327,8 @@ pub struct Error {
 }
 /// Used by the client to get a prompt provided by the server.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct GetPromptRequest {
     pub id: RequestId,
     pub jsonrpc: GetPromptRequestJsonrpc,
@@ -1746,34 +1336,20 @@ pub struct GetPromptRequest {
     pub params: GetPromptRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum GetPromptRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum GetPromptRequestMethod {
     #[serde(rename = "prompts/get")]
     #[default]
@@ -1781,13 +1357,8 @@ pub enum GetPromptRequestMethod {
 }
 /// Parameters for a `prompts/get` request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct GetPromptRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -1813,13 +1384,8 @@ pub struct GetPromptRequestParams {
 }
 /// The result returned by the server for a {@link GetPromptRequestprompts/get} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct GetPromptResult {
     #[serde(
         rename = "_meta",
@@ -1843,43 +1409,26 @@ pub struct GetPromptResult {
 }
 /// A successful response from the server for a {@link GetPromptRequestprompts/get} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct GetPromptResultResponse {
     pub id: RequestId,
     pub jsonrpc: GetPromptResultResponseJsonrpc,
     pub result: GetPromptResultResponseResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum GetPromptResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum GetPromptResultResponseResult {
     InputRequiredResult(InputRequiredResult),
@@ -1890,13 +1439,8 @@ pub enum GetPromptResultResponseResult {
 /// because required headers are missing or malformed. For HTTP, the response
 /// status code MUST be `400 Bad Request`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct HeaderMismatchError {
     pub error: HeaderMismatchErrorError,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -1904,13 +1448,8 @@ pub struct HeaderMismatchError {
     pub jsonrpc: HeaderMismatchErrorJsonrpc,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct HeaderMismatchErrorError {
     pub code: HeaderMismatchErrorErrorCode,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
@@ -1921,15 +1460,9 @@ pub struct HeaderMismatchErrorError {
 }
 /// Always `-32020`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum HeaderMismatchErrorErrorCode {
     #[default]
     Minus32020,
@@ -1967,30 +1500,18 @@ impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorErrorCode {
     }
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum HeaderMismatchErrorJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
     /// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -2028,16 +1549,9 @@ pub struct Icon {
 /// the icon is designed to be used with a dark background.
 ///
 /// If not provided, the client should assume the icon can be used with any theme.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum IconTheme {
     #[serde(rename = "dark")]
     Dark,
@@ -2046,14 +1560,9 @@ pub enum IconTheme {
 }
 /// Base interface to add `icons` property.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -2069,13 +1578,8 @@ pub struct Icons {
 }
 /// An image provided to or from an LLM.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ImageContent {
     #[serde(
         rename = "_meta",
@@ -2094,30 +1598,18 @@ pub struct ImageContent {
     pub r#type: ImageContentType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ImageContentType {
     #[serde(rename = "image")]
     #[default]
     Image,
 }
 /// Describes the MCP implementation.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
     ///
@@ -2158,13 +1650,8 @@ pub struct Implementation {
     pub website_url: ::std::option::Option<::std::string::String>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(tag = "method")]
 pub enum InputRequest {
     /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
@@ -2198,13 +1685,8 @@ pub type InputRequests = ::std::collections::BTreeMap<
 ///
 /// At least one of `inputRequests` or `requestState` MUST be present.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct InputRequiredResult {
     #[serde(
         rename = "_meta",
@@ -2235,13 +1717,8 @@ pub struct InputRequiredResult {
     pub result_type: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum InputResponse {
     CreateMessageResult(CreateMessageResult),
@@ -2249,13 +1726,8 @@ pub enum InputResponse {
     ElicitResult(ElicitResult),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct InputResponseRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -2282,13 +1754,8 @@ pub type InputResponses = ::std::collections::BTreeMap<
 >;
 /// A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct InternalError {
     /// The error type that occurred.
     pub code: InternalErrorCode,
@@ -2302,15 +1769,9 @@ pub struct InternalError {
 ///
 /// Always `-32603`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum InternalErrorCode {
     #[default]
     Minus32603,
@@ -2358,13 +1819,8 @@ impl<'de> ::serde::Deserialize<'de> for InternalErrorCode {
 /// - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
 /// - **Sampling**: Missing tool result or tool results mixed with other content
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct InvalidParamsError {
     /// The error type that occurred.
     pub code: InvalidParamsErrorCode,
@@ -2378,15 +1834,9 @@ pub struct InvalidParamsError {
 ///
 /// Always `-32602`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum InvalidParamsErrorCode {
     #[default]
     Minus32602,
@@ -2425,13 +1875,8 @@ impl<'de> ::serde::Deserialize<'de> for InvalidParamsErrorCode {
 }
 /// A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct InvalidRequestError {
     /// The error type that occurred.
     pub code: InvalidRequestErrorCode,
@@ -2445,15 +1890,9 @@ pub struct InvalidRequestError {
 ///
 /// Always `-32600`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum InvalidRequestErrorCode {
     #[default]
     Minus32600,
@@ -2495,13 +1934,8 @@ pub type JsonArray = ::std::vec::Vec<JsonValue>;
 pub type JsonObject = ::std::collections::BTreeMap<::std::string::String, JsonValue>;
 /// A response to a request that indicates an error occurred.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct JsonrpcErrorResponse {
     pub error: Error,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -2509,17 +1943,10 @@ pub struct JsonrpcErrorResponse {
     pub jsonrpc: JsonrpcErrorResponseJsonrpc,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum JsonrpcErrorResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -2527,13 +1954,8 @@ pub enum JsonrpcErrorResponseJsonrpc {
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum JsonrpcMessage {
     JsonrpcRequest(JsonrpcRequest),
@@ -2543,13 +1965,8 @@ pub enum JsonrpcMessage {
 }
 /// A notification which does not expect a response.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct JsonrpcNotification {
     pub jsonrpc: JsonrpcNotificationJsonrpc,
     pub method: ::std::string::String,
@@ -2559,17 +1976,10 @@ pub struct JsonrpcNotification {
     >,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum JsonrpcNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -2577,13 +1987,8 @@ pub enum JsonrpcNotificationJsonrpc {
 }
 /// A request that expects a response.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct JsonrpcRequest {
     pub id: RequestId,
     pub jsonrpc: JsonrpcRequestJsonrpc,
@@ -2594,17 +1999,10 @@ pub struct JsonrpcRequest {
     >,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum JsonrpcRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -2612,13 +2010,8 @@ pub enum JsonrpcRequestJsonrpc {
 }
 /// A response to a request, containing either the result or error.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum JsonrpcResponse {
     JsonrpcResultResponse(JsonrpcResultResponse),
@@ -2626,55 +2019,33 @@ pub enum JsonrpcResponse {
 }
 /// A successful (non-error) response to a request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct JsonrpcResultResponse {
     pub id: RequestId,
     pub jsonrpc: JsonrpcResultResponseJsonrpc,
     pub result: Result,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum JsonrpcResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum JsonValue {
     JsonObject(JsonObject),
     Variant1(::std::vec::Vec<JsonValue>),
     Variant2(JsonValueVariant2),
 }
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum JsonValueVariant2 {
     String(::std::string::String),
@@ -2684,13 +2055,8 @@ pub enum JsonValueVariant2 {
 /// Use {@link TitledSingleSelectEnumSchema} instead.
 /// This interface will be removed in a future version.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct LegacyTitledEnumSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
@@ -2710,17 +2076,10 @@ pub struct LegacyTitledEnumSchema {
     pub r#type: LegacyTitledEnumSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum LegacyTitledEnumSchemaType {
     #[serde(rename = "string")]
     #[default]
@@ -2728,13 +2087,8 @@ pub enum LegacyTitledEnumSchemaType {
 }
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListPromptsRequest {
     pub id: RequestId,
     pub jsonrpc: ListPromptsRequestJsonrpc,
@@ -2742,34 +2096,20 @@ pub struct ListPromptsRequest {
     pub params: PaginatedRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListPromptsRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListPromptsRequestMethod {
     #[serde(rename = "prompts/list")]
     #[default]
@@ -2777,13 +2117,8 @@ pub enum ListPromptsRequestMethod {
 }
 /// The result returned by the server for a {@link ListPromptsRequestprompts/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListPromptsResult {
     #[serde(
         rename = "_meta",
@@ -2843,16 +2178,9 @@ pub struct ListPromptsResult {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ListPromptsResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -2861,30 +2189,18 @@ pub enum ListPromptsResultCacheScope {
 }
 /// A successful response from the server for a {@link ListPromptsRequestprompts/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListPromptsResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListPromptsResultResponseJsonrpc,
     pub result: ListPromptsResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListPromptsResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -2892,13 +2208,8 @@ pub enum ListPromptsResultResponseJsonrpc {
 }
 /// Sent from the client to request a list of resource templates the server has.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListResourceTemplatesRequest {
     pub id: RequestId,
     pub jsonrpc: ListResourceTemplatesRequestJsonrpc,
@@ -2906,34 +2217,20 @@ pub struct ListResourceTemplatesRequest {
     pub params: PaginatedRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListResourceTemplatesRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListResourceTemplatesRequestMethod {
     #[serde(rename = "resources/templates/list")]
     #[default]
@@ -2941,13 +2238,8 @@ pub enum ListResourceTemplatesRequestMethod {
 }
 /// The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListResourceTemplatesResult {
     #[serde(
         rename = "_meta",
@@ -3008,16 +2300,9 @@ pub struct ListResourceTemplatesResult {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ListResourceTemplatesResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -3026,30 +2311,18 @@ pub enum ListResourceTemplatesResultCacheScope {
 }
 /// A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListResourceTemplatesResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListResourceTemplatesResultResponseJsonrpc,
     pub result: ListResourceTemplatesResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListResourceTemplatesResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -3057,13 +2330,8 @@ pub enum ListResourceTemplatesResultResponseJsonrpc {
 }
 /// Sent from the client to request a list of resources the server has.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListResourcesRequest {
     pub id: RequestId,
     pub jsonrpc: ListResourcesRequestJsonrpc,
@@ -3071,34 +2339,20 @@ pub struct ListResourcesRequest {
     pub params: PaginatedRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListResourcesRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListResourcesRequestMethod {
     #[serde(rename = "resources/list")]
     #[default]
@@ -3106,13 +2360,8 @@ pub enum ListResourcesRequestMethod {
 }
 /// The result returned by the server for a {@link ListResourcesRequestresources/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListResourcesResult {
     #[serde(
         rename = "_meta",
@@ -3172,16 +2421,9 @@ pub struct ListResourcesResult {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ListResourcesResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -3190,30 +2432,18 @@ pub enum ListResourcesResultCacheScope {
 }
 /// A successful response from the server for a {@link ListResourcesRequestresources/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListResourcesResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListResourcesResultResponseJsonrpc,
     pub result: ListResourcesResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListResourcesResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -3227,44 +2457,27 @@ pub enum ListResourcesResultResponseJsonrpc {
 /// This request is typically used when the server needs to understand the file system
 /// structure or access specific locations that the client has permission to read from.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListRootsRequest {
     pub method: ListRootsRequestMethod,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub params: ::std::option::Option<ListRootsRequestParams>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListRootsRequestMethod {
     #[serde(rename = "roots/list")]
     #[default]
     RootsList,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ListRootsRequestParams {
     #[serde(
         rename = "_meta",
@@ -3277,25 +2490,15 @@ pub struct ListRootsRequestParams {
 /// This result contains an array of {@link Root} objects, each representing a root directory
 /// or file that the server can operate on.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListRootsResult {
     pub roots: ::std::vec::Vec<Root>,
 }
 /// Sent from the client to request a list of tools the server has.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListToolsRequest {
     pub id: RequestId,
     pub jsonrpc: ListToolsRequestJsonrpc,
@@ -3303,34 +2506,20 @@ pub struct ListToolsRequest {
     pub params: PaginatedRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListToolsRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListToolsRequestMethod {
     #[serde(rename = "tools/list")]
     #[default]
@@ -3338,13 +2527,8 @@ pub enum ListToolsRequestMethod {
 }
 /// The result returned by the server for a {@link ListToolsRequesttools/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListToolsResult {
     #[serde(
         rename = "_meta",
@@ -3404,16 +2588,9 @@ pub struct ListToolsResult {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ListToolsResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -3422,30 +2599,18 @@ pub enum ListToolsResultCacheScope {
 }
 /// A successful response from the server for a {@link ListToolsRequesttools/list} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ListToolsResultResponse {
     pub id: RequestId,
     pub jsonrpc: ListToolsResultResponseJsonrpc,
     pub result: ListToolsResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ListToolsResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -3456,16 +2621,9 @@ pub enum ListToolsResultResponseJsonrpc {
 /// These map to syslog message severities, as specified in RFC-5424:
 /// https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum LoggingLevel {
     #[serde(rename = "alert")]
     Alert,
@@ -3486,47 +2644,28 @@ pub enum LoggingLevel {
 }
 /// JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct LoggingMessageNotification {
     pub jsonrpc: LoggingMessageNotificationJsonrpc,
     pub method: LoggingMessageNotificationMethod,
     pub params: LoggingMessageNotificationParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum LoggingMessageNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum LoggingMessageNotificationMethod {
     #[serde(rename = "notifications/message")]
     #[default]
@@ -3534,13 +2673,8 @@ pub enum LoggingMessageNotificationMethod {
 }
 /// Parameters for a `notifications/message` notification.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct LoggingMessageNotificationParams {
     #[serde(
         rename = "_meta",
@@ -3582,13 +2716,8 @@ pub type MetaObject = ::std::collections::BTreeMap<
 ///
 /// A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct MethodNotFoundError {
     /// The error type that occurred.
     pub code: MethodNotFoundErrorCode,
@@ -3602,15 +2731,9 @@ pub struct MethodNotFoundError {
 ///
 /// Always `-32601`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum MethodNotFoundErrorCode {
     #[default]
     Minus32601,
@@ -3651,13 +2774,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotFoundErrorCode {
 /// declare in `clientCapabilities`. For HTTP, the response status code MUST be
 /// `400 Bad Request`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct MissingRequiredClientCapabilityError {
     pub error: MissingRequiredClientCapabilityErrorError,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3665,13 +2783,8 @@ pub struct MissingRequiredClientCapabilityError {
     pub jsonrpc: MissingRequiredClientCapabilityErrorJsonrpc,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct MissingRequiredClientCapabilityErrorError {
     pub code: MissingRequiredClientCapabilityErrorErrorCode,
     pub data: MissingRequiredClientCapabilityErrorErrorData,
@@ -3680,15 +2793,9 @@ pub struct MissingRequiredClientCapabilityErrorError {
 }
 /// Always `-32021`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum MissingRequiredClientCapabilityErrorErrorCode {
     #[default]
     Minus32021,
@@ -3726,30 +2833,18 @@ impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErro
     }
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct MissingRequiredClientCapabilityErrorErrorData {
     /// The capabilities the server requires from the client to process this request.
     #[serde(rename = "requiredCapabilities")]
     pub required_capabilities: ClientCapabilities,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum MissingRequiredClientCapabilityErrorJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -3760,14 +2855,9 @@ pub enum MissingRequiredClientCapabilityErrorJsonrpc {
 /// Keys not declared here are currently left unspecified by the spec and are up
 /// to the client to interpret.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ModelHint {
     /// A hint for a model name.
     ///
@@ -3793,14 +2883,9 @@ pub struct ModelHint {
 /// up to the client to decide how to interpret these preferences and how to
 /// balance them against other considerations.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
     /// is not important, while a value of 1 means cost is the most important
@@ -3840,26 +2925,16 @@ pub struct ModelPreferences {
     pub speed_priority: ::std::option::Option<f64>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum MultiSelectEnumSchema {
     UntitledMultiSelectEnumSchema(UntitledMultiSelectEnumSchema),
     TitledMultiSelectEnumSchema(TitledMultiSelectEnumSchema),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Notification {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -3869,14 +2944,9 @@ pub struct Notification {
 }
 /// Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct NotificationMetaObject {
     /// Identifies the subscription stream a notification was delivered on. The
     /// server MUST include this key on every notification delivered via a
@@ -3897,14 +2967,9 @@ pub struct NotificationMetaObject {
 }
 /// Common params for any notification.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct NotificationParams {
     #[serde(
         rename = "_meta",
@@ -3914,13 +2979,8 @@ pub struct NotificationParams {
     pub meta: ::std::option::Option<NotificationMetaObject>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct NumberSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<f64>,
@@ -3935,16 +2995,9 @@ pub struct NumberSchema {
     pub r#type: NumberSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum NumberSchemaType {
     #[serde(rename = "integer")]
     Integer,
@@ -3952,13 +3005,8 @@ pub enum NumberSchemaType {
     Number,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PaginatedRequest {
     pub id: RequestId,
     pub jsonrpc: PaginatedRequestJsonrpc,
@@ -3966,17 +3014,10 @@ pub struct PaginatedRequest {
     pub params: PaginatedRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum PaginatedRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -3984,13 +3025,8 @@ pub enum PaginatedRequestJsonrpc {
 }
 /// Common params for paginated requests.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PaginatedRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -4000,13 +3036,8 @@ pub struct PaginatedRequestParams {
     pub cursor: ::std::option::Option<::std::string::String>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PaginatedResult {
     #[serde(
         rename = "_meta",
@@ -4034,13 +3065,8 @@ pub struct PaginatedResult {
 }
 /// A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ParseError {
     /// The error type that occurred.
     pub code: ParseErrorCode,
@@ -4054,15 +3080,9 @@ pub struct ParseError {
 ///
 /// Always `-32700`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum ParseErrorCode {
     #[default]
     Minus32700,
@@ -4102,13 +3122,8 @@ impl<'de> ::serde::Deserialize<'de> for ParseErrorCode {
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum PrimitiveSchemaDefinition {
     StringSchema(StringSchema),
@@ -4122,47 +3137,28 @@ pub enum PrimitiveSchemaDefinition {
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ProgressNotification {
     pub jsonrpc: ProgressNotificationJsonrpc,
     pub method: ProgressNotificationMethod,
     pub params: ProgressNotificationParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ProgressNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ProgressNotificationMethod {
     #[serde(rename = "notifications/progress")]
     #[default]
@@ -4170,13 +3166,8 @@ pub enum ProgressNotificationMethod {
 }
 /// Parameters for a {@link ProgressNotificationnotifications/progress} notification.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ProgressNotificationParams {
     #[serde(
         rename = "_meta",
@@ -4198,13 +3189,8 @@ pub struct ProgressNotificationParams {
 }
 /// A progress token, used to associate progress notifications with the original request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ProgressToken {
     String(::std::string::String),
@@ -4212,13 +3198,8 @@ pub enum ProgressToken {
 }
 /// A prompt or prompt template that the server offers.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Prompt {
     #[serde(
         rename = "_meta",
@@ -4256,13 +3237,8 @@ pub struct Prompt {
 }
 /// Describes an argument that a prompt can accept.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -4283,13 +3259,8 @@ pub struct PromptArgument {
 }
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PromptListChangedNotification {
     pub jsonrpc: PromptListChangedNotificationJsonrpc,
     pub method: PromptListChangedNotificationMethod,
@@ -4297,34 +3268,20 @@ pub struct PromptListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum PromptListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum PromptListChangedNotificationMethod {
     #[serde(rename = "notifications/prompts/list_changed")]
     #[default]
@@ -4335,26 +3292,16 @@ pub enum PromptListChangedNotificationMethod {
 /// This is similar to {@link SamplingMessage}, but also supports the embedding of
 /// resources from the MCP server.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PromptMessage {
     pub content: ContentBlock,
     pub role: Role,
 }
 /// Identifies a prompt.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -4369,17 +3316,10 @@ pub struct PromptReference {
     pub r#type: PromptReferenceType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum PromptReferenceType {
     #[serde(rename = "ref/prompt")]
     #[default]
@@ -4387,13 +3327,8 @@ pub enum PromptReferenceType {
 }
 /// Sent from the client to the server, to read a specific resource URI.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ReadResourceRequest {
     pub id: RequestId,
     pub jsonrpc: ReadResourceRequestJsonrpc,
@@ -4401,34 +3336,20 @@ pub struct ReadResourceRequest {
     pub params: ReadResourceRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ReadResourceRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ReadResourceRequestMethod {
     #[serde(rename = "resources/read")]
     #[default]
@@ -4436,13 +3357,8 @@ pub enum ReadResourceRequestMethod {
 }
 /// Parameters for a `resources/read` request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ReadResourceRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -4463,13 +3379,8 @@ pub struct ReadResourceRequestParams {
 }
 /// The result returned by the server for a {@link ReadResourceRequestresources/read} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ReadResourceResult {
     #[serde(
         rename = "_meta",
@@ -4521,16 +3432,9 @@ pub struct ReadResourceResult {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ReadResourceResultCacheScope {
     #[serde(rename = "private")]
     Private,
@@ -4538,13 +3442,8 @@ pub enum ReadResourceResultCacheScope {
     Public,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ReadResourceResultContentsItem {
     TextResourceContents(TextResourceContents),
@@ -4552,56 +3451,34 @@ pub enum ReadResourceResultContentsItem {
 }
 /// A successful response from the server for a {@link ReadResourceRequestresources/read} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ReadResourceResultResponse {
     pub id: RequestId,
     pub jsonrpc: ReadResourceResultResponseJsonrpc,
     pub result: ReadResourceResultResponseResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ReadResourceResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ReadResourceResultResponseResult {
     InputRequiredResult(InputRequiredResult),
     ReadResourceResult(ReadResourceResult),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Request {
     pub method: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -4611,13 +3488,8 @@ pub struct Request {
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
     String(::std::string::String),
@@ -4625,13 +3497,8 @@ pub enum RequestId {
 }
 /// Extends {@link MetaObject} with additional request-specific fields. All key naming rules from `MetaObject` apply.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct RequestMetaObject {
     /// The client's capabilities for this specific request. Required.
     ///
@@ -4686,26 +3553,16 @@ pub struct RequestMetaObject {
 }
 /// Common params for any request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct RequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
 }
 /// A known resource that the server is capable of reading.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Resource {
     #[serde(
         rename = "_meta",
@@ -4759,13 +3616,8 @@ pub struct Resource {
 }
 /// The contents of a specific resource or sub-resource.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceContents {
     #[serde(
         rename = "_meta",
@@ -4787,13 +3639,8 @@ pub struct ResourceContents {
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceLink {
     #[serde(
         rename = "_meta",
@@ -4847,17 +3694,10 @@ pub struct ResourceLink {
     pub uri: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ResourceLinkType {
     #[serde(rename = "resource_link")]
     #[default]
@@ -4865,13 +3705,8 @@ pub enum ResourceLinkType {
 }
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceListChangedNotification {
     pub jsonrpc: ResourceListChangedNotificationJsonrpc,
     pub method: ResourceListChangedNotificationMethod,
@@ -4879,34 +3714,20 @@ pub struct ResourceListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ResourceListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ResourceListChangedNotificationMethod {
     #[serde(rename = "notifications/resources/list_changed")]
     #[default]
@@ -4914,13 +3735,8 @@ pub enum ResourceListChangedNotificationMethod {
 }
 /// Common params for resource-related requests.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -4929,13 +3745,8 @@ pub struct ResourceRequestParams {
 }
 /// A template description for resources available on the server.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceTemplate {
     #[serde(
         rename = "_meta",
@@ -4985,30 +3796,18 @@ pub struct ResourceTemplate {
 }
 /// A reference to a resource or resource template definition.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceTemplateReference {
     pub r#type: ResourceTemplateReferenceType,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ResourceTemplateReferenceType {
     #[serde(rename = "ref/resource")]
     #[default]
@@ -5016,47 +3815,28 @@ pub enum ResourceTemplateReferenceType {
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: ResourceUpdatedNotificationJsonrpc,
     pub method: ResourceUpdatedNotificationMethod,
     pub params: ResourceUpdatedNotificationParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ResourceUpdatedNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ResourceUpdatedNotificationMethod {
     #[serde(rename = "notifications/resources/updated")]
     #[default]
@@ -5064,13 +3844,8 @@ pub enum ResourceUpdatedNotificationMethod {
 }
 /// Parameters for a `notifications/resources/updated` notification.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ResourceUpdatedNotificationParams {
     #[serde(
         rename = "_meta",
@@ -5083,13 +3858,8 @@ pub struct ResourceUpdatedNotificationParams {
 }
 /// Common result fields.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Result {
     #[serde(
         rename = "_meta",
@@ -5111,14 +3881,9 @@ pub struct Result {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 /// Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
     /// include this field on every response unless specifically configured not
@@ -5147,16 +3912,9 @@ pub struct ResultMetaObject {
 pub type ResultType = ::std::string::String;
 /// The sender or recipient of messages and data in a conversation.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum Role {
     #[serde(rename = "assistant")]
     Assistant,
@@ -5165,13 +3923,8 @@ pub enum Role {
 }
 /// Represents a root directory or file that the server can operate on.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Root {
     #[serde(
         rename = "_meta",
@@ -5191,13 +3944,8 @@ pub struct Root {
 }
 /// Describes a message issued to or received from an LLM API.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SamplingMessage {
     #[serde(
         rename = "_meta",
@@ -5209,13 +3957,8 @@ pub struct SamplingMessage {
     pub role: Role,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum SamplingMessageContent {
     TextContent(TextContent),
@@ -5226,13 +3969,8 @@ pub enum SamplingMessageContent {
     Variant5(::std::vec::Vec<SamplingMessageContentBlock>),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(tag = "type")]
 pub enum SamplingMessageContentBlock {
     /// Text provided to or from an LLM.
@@ -5350,14 +4088,9 @@ pub enum SamplingMessageContentBlock {
     },
 }
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -5391,14 +4124,9 @@ pub struct ServerCapabilities {
     pub tools: ::std::option::Option<ServerCapabilitiesTools>,
 }
 /// Present if the server offers any prompt templates.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
     #[serde(
@@ -5409,14 +4137,9 @@ pub struct ServerCapabilitiesPrompts {
     pub list_changed: ::std::option::Option<bool>,
 }
 /// Present if the server offers any resources to read.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
     #[serde(
@@ -5430,14 +4153,9 @@ pub struct ServerCapabilitiesResources {
     pub subscribe: ::std::option::Option<bool>,
 }
 /// Present if the server offers any tools to call.
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
     #[serde(
@@ -5448,13 +4166,8 @@ pub struct ServerCapabilitiesTools {
     pub list_changed: ::std::option::Option<bool>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(tag = "method")]
 pub enum ServerNotification {
     /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
@@ -5525,13 +4238,8 @@ pub enum ServerNotification {
     },
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum ServerResult {
     Result(Result),
@@ -5548,26 +4256,16 @@ pub enum ServerResult {
     CompleteResult(CompleteResult),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 #[serde(untagged)]
 pub enum SingleSelectEnumSchema {
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
     TitledSingleSelectEnumSchema(TitledSingleSelectEnumSchema),
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct StringSchema {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub default: ::std::option::Option<::std::string::String>,
@@ -5592,16 +4290,9 @@ pub struct StringSchema {
     pub r#type: StringSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum StringSchemaFormat {
     #[serde(rename = "date")]
     Date,
@@ -5613,17 +4304,10 @@ pub enum StringSchemaFormat {
     Uri,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum StringSchemaType {
     #[serde(rename = "string")]
     #[default]
@@ -5635,14 +4319,9 @@ pub enum StringSchemaType {
 /// Each notification type is **opt-in**; the server **MUST NOT** send
 /// notification types the client has not explicitly requested here.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct SubscriptionFilter {
     /// If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.
     #[serde(
@@ -5687,47 +4366,28 @@ pub struct SubscriptionFilter {
 /// per subscription ID and not per channel: messages belonging to other
 /// subscriptions MAY be interleaved before it.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsAcknowledgedNotification {
     pub jsonrpc: SubscriptionsAcknowledgedNotificationJsonrpc,
     pub method: SubscriptionsAcknowledgedNotificationMethod,
     pub params: SubscriptionsAcknowledgedNotificationParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum SubscriptionsAcknowledgedNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum SubscriptionsAcknowledgedNotificationMethod {
     #[serde(rename = "notifications/subscriptions/acknowledged")]
     #[default]
@@ -5735,13 +4395,8 @@ pub enum SubscriptionsAcknowledgedNotificationMethod {
 }
 /// Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsAcknowledgedNotificationParams {
     #[serde(
         rename = "_meta",
@@ -5759,13 +4414,8 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
 /// outside the context of a specific request. Replaces the previous HTTP GET
 /// endpoint and ensures consistent behavior between HTTP and STDIO.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsListenRequest {
     pub id: RequestId,
     pub jsonrpc: SubscriptionsListenRequestJsonrpc,
@@ -5773,34 +4423,20 @@ pub struct SubscriptionsListenRequest {
     pub params: SubscriptionsListenRequestParams,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum SubscriptionsListenRequestJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum SubscriptionsListenRequestMethod {
     #[serde(rename = "subscriptions/listen")]
     #[default]
@@ -5808,13 +4444,8 @@ pub enum SubscriptionsListenRequestMethod {
 }
 /// Parameters for a {@link SubscriptionsListenRequestsubscriptions/listen} request.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsListenRequestParams {
     #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
@@ -5829,13 +4460,8 @@ pub struct SubscriptionsListenRequestParams {
 /// is sent only when the server tears the subscription down; an abrupt transport
 /// close carries no response. The result body is otherwise empty.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsListenResult {
     #[serde(rename = "_meta")]
     pub meta: SubscriptionsListenResultMetaObject,
@@ -5852,13 +4478,8 @@ pub struct SubscriptionsListenResult {
 /// Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
 /// {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsListenResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
     /// include this field on every response unless specifically configured not
@@ -5888,30 +4509,18 @@ pub struct SubscriptionsListenResultMetaObject {
 /// A successful response from the server for a {@link SubscriptionsListenRequestsubscriptions/listen}
 /// request, sent when the server tears the subscription down gracefully.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct SubscriptionsListenResultResponse {
     pub id: RequestId,
     pub jsonrpc: SubscriptionsListenResultResponseJsonrpc,
     pub result: SubscriptionsListenResult,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum SubscriptionsListenResultResponseJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -5919,13 +4528,8 @@ pub enum SubscriptionsListenResultResponseJsonrpc {
 }
 /// Text provided to or from an LLM.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TextContent {
     #[serde(
         rename = "_meta",
@@ -5941,30 +4545,18 @@ pub struct TextContent {
     pub r#type: TextContentType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum TextContentType {
     #[serde(rename = "text")]
     #[default]
     Text,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TextResourceContents {
     #[serde(
         rename = "_meta",
@@ -5986,13 +4578,8 @@ pub struct TextResourceContents {
 }
 /// Schema for multiple-selection enumeration with display titles for each option.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -6023,26 +4610,16 @@ pub struct TitledMultiSelectEnumSchema {
 }
 /// Schema for array items with enum options and display labels.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TitledMultiSelectEnumSchemaItems {
     /// Array of enum options with values and display labels.
     #[serde(rename = "anyOf")]
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
     pub r#const: ::std::string::String,
@@ -6050,17 +4627,10 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     pub title: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum TitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
     #[default]
@@ -6068,13 +4638,8 @@ pub enum TitledMultiSelectEnumSchemaType {
 }
 /// Schema for single-selection enumeration with display titles for each option.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -6091,13 +4656,8 @@ pub struct TitledSingleSelectEnumSchema {
     pub r#type: TitledSingleSelectEnumSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
     pub r#const: ::std::string::String,
@@ -6105,17 +4665,10 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum TitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]
     #[default]
@@ -6123,13 +4676,8 @@ pub enum TitledSingleSelectEnumSchemaType {
 }
 /// Definition for a tool the client can call.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct Tool {
     #[serde(
         rename = "_meta",
@@ -6210,13 +4758,8 @@ pub struct Tool {
 ///
 /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ToolInputSchema {
     #[serde(
         rename = "$schema",
@@ -6230,17 +4773,10 @@ pub struct ToolInputSchema {
     pub extra: ::std::collections::BTreeMap<::std::string::String, ::serde_json::Value>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ToolInputSchemaType {
     #[serde(rename = "object")]
     #[default]
@@ -6251,14 +4787,9 @@ pub enum ToolInputSchemaType {
 ///
 /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ToolOutputSchema {
     #[serde(
         rename = "$schema",
@@ -6279,14 +4810,9 @@ pub struct ToolOutputSchema {
 /// Clients should never make tool use decisions based on `ToolAnnotations`
 /// received from untrusted servers.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
     /// If false, the tool performs only additive updates.
@@ -6339,14 +4865,9 @@ pub struct ToolAnnotations {
 }
 /// Controls tool selection behavior for sampling requests.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
     /// - `"auto"`: Model decides whether to use tools (default)
@@ -6360,16 +4881,9 @@ pub struct ToolChoice {
 /// - `"required"`: Model MUST use at least one tool before completing
 /// - `"none"`: Model MUST NOT use any tools
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub enum ToolChoiceMode {
     #[serde(rename = "auto")]
     Auto,
@@ -6380,13 +4894,8 @@ pub enum ToolChoiceMode {
 }
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ToolListChangedNotification {
     pub jsonrpc: ToolListChangedNotificationJsonrpc,
     pub method: ToolListChangedNotificationMethod,
@@ -6394,34 +4903,20 @@ pub struct ToolListChangedNotification {
     pub params: ::std::option::Option<NotificationParams>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ToolListChangedNotificationJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
     _20,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ToolListChangedNotificationMethod {
     #[serde(rename = "notifications/tools/list_changed")]
     #[default]
@@ -6429,13 +4924,8 @@ pub enum ToolListChangedNotificationMethod {
 }
 /// The result of a tool use, provided by the user back to the assistant.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
     /// including tool results in subsequent sampling requests to enable caching optimizations.
@@ -6478,17 +4968,10 @@ pub struct ToolResultContent {
     pub r#type: ToolResultContentType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ToolResultContentType {
     #[serde(rename = "tool_result")]
     #[default]
@@ -6496,13 +4979,8 @@ pub enum ToolResultContentType {
 }
 /// A request from the assistant to call a tool.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
     /// including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -6523,17 +5001,10 @@ pub struct ToolUseContent {
     pub r#type: ToolUseContentType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum ToolUseContentType {
     #[serde(rename = "tool_use")]
     #[default]
@@ -6544,13 +5015,8 @@ pub enum ToolUseContentType {
 /// chosen not to implement). For HTTP, the response status code MUST be
 /// `400 Bad Request`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct UnsupportedProtocolVersionError {
     pub error: UnsupportedProtocolVersionErrorError,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -6558,13 +5024,8 @@ pub struct UnsupportedProtocolVersionError {
     pub jsonrpc: UnsupportedProtocolVersionErrorJsonrpc,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct UnsupportedProtocolVersionErrorError {
     pub code: UnsupportedProtocolVersionErrorErrorCode,
     pub data: UnsupportedProtocolVersionErrorErrorData,
@@ -6573,15 +5034,9 @@ pub struct UnsupportedProtocolVersionErrorError {
 }
 /// Always `-32022`.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::std::default::Default)]
 pub enum UnsupportedProtocolVersionErrorErrorCode {
     #[default]
     Minus32022,
@@ -6619,13 +5074,8 @@ impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorCode
     }
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct UnsupportedProtocolVersionErrorErrorData {
     /// The protocol version that was requested by the client.
     pub requested: ::std::string::String,
@@ -6634,17 +5084,10 @@ pub struct UnsupportedProtocolVersionErrorErrorData {
     pub supported: ::std::vec::Vec<::std::string::String>,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum UnsupportedProtocolVersionErrorJsonrpc {
     #[serde(rename = "2.0")]
     #[default]
@@ -6652,13 +5095,8 @@ pub enum UnsupportedProtocolVersionErrorJsonrpc {
 }
 /// Schema for multiple-selection enumeration without display titles for options.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -6689,47 +5127,28 @@ pub struct UntitledMultiSelectEnumSchema {
 }
 /// Schema for the array items.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct UntitledMultiSelectEnumSchemaItems {
     /// Array of enum values to choose from.
     pub r#enum: ::std::vec::Vec<::std::string::String>,
     pub r#type: UntitledMultiSelectEnumSchemaItemsType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum UntitledMultiSelectEnumSchemaItemsType {
     #[serde(rename = "string")]
     #[default]
     String,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum UntitledMultiSelectEnumSchemaType {
     #[serde(rename = "array")]
     #[default]
@@ -6737,13 +5156,8 @@ pub enum UntitledMultiSelectEnumSchemaType {
 }
 /// Schema for single-selection enumeration without display titles for options.
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -6759,17 +5173,10 @@ pub struct UntitledSingleSelectEnumSchema {
     pub r#type: UntitledSingleSelectEnumSchemaType,
 }
 #[cfg(feature = "wire-full")]
-#[derive(
-    ::std::fmt::Debug,
-    ::std::clone::Clone,
-    ::std::marker::Copy,
-    ::std::cmp::PartialEq,
-    ::std::cmp::Eq,
-    ::std::hash::Hash,
-    ::serde::Serialize,
-    ::serde::Deserialize,
-    ::std::default::Default
-)]
+#[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+#[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+#[derive(::serde::Serialize, ::serde::Deserialize)]
+#[derive(::std::default::Default)]
 pub enum UntitledSingleSelectEnumSchemaType {
     #[serde(rename = "string")]
     #[default]

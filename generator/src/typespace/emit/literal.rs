@@ -22,7 +22,9 @@ pub(super) fn literal_enum(
         let default = (def.is_const && index == 0).then(|| quote!(#[default]));
         quote!(#default #vname)
     });
-    let default = def.is_const.then(|| quote!(, ::std::default::Default));
+    let default = def
+        .is_const
+        .then(|| quote!(#[derive(::std::default::Default)]));
     let writes = def.variants.iter().map(|variant| {
         let vname = ident(&variant.name);
         let write = write_value(&variant.value);
@@ -52,10 +54,9 @@ pub(super) fn literal_enum(
     );
     quote! {
         #docs
-        #[derive(
-            ::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq,
-            ::std::cmp::Eq, ::std::hash::Hash #default
-        )]
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+        #[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+        #default
         pub enum #name { #(#variants,)* }
 
         #serialize

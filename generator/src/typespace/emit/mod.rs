@@ -198,12 +198,10 @@ impl<'a> Emitter<'a> {
         let docs = doc_attrs(&named.docs);
         let docs = quote!(#docs #cfg);
         let name = ident(&named.name);
+        // Two short attributes rather than one list prettyplease writes a path per line.
         let derive_base = quote!(
-            ::std::fmt::Debug,
-            ::std::clone::Clone,
-            ::std::cmp::PartialEq,
-            ::serde::Serialize,
-            ::serde::Deserialize
+            #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+            #[derive(::serde::Serialize, ::serde::Deserialize)]
         );
         match &named.body {
             Body::Pending(_) => quote!(),
@@ -232,7 +230,7 @@ impl<'a> Emitter<'a> {
                 let (derive_default, manual_default) = self.default_impl(def, &name, cfg);
                 quote! {
                     #docs
-                    #[derive(#derive_base #derive_default)]
+                    #derive_base #derive_default
                     #deny
                     pub struct #name { #fields }
                     #manual_default
@@ -246,7 +244,7 @@ impl<'a> Emitter<'a> {
                 let items = items.iter().map(|item| self.slot(*item, id));
                 quote! {
                     #docs
-                    #[derive(#derive_base)]
+                    #derive_base
                     pub struct #name(#(pub #items),*);
                 }
             }
@@ -260,7 +258,7 @@ impl<'a> Emitter<'a> {
                 if !self.links_runtime() {
                     return quote! {
                         #docs
-                        #[derive(#derive_base)]
+                        #derive_base
                         #[serde(tag = #tag)]
                         pub enum #name { #(#variants,)* }
                     };
@@ -282,7 +280,7 @@ impl<'a> Emitter<'a> {
                 );
                 quote! {
                     #docs
-                    #[derive(#derive_base)]
+                    #derive_base
                     #[serde(tag = #tag, remote = "Self")]
                     pub enum #name { #(#variants,)* }
 
@@ -300,7 +298,7 @@ impl<'a> Emitter<'a> {
                 });
                 quote! {
                     #docs
-                    #[derive(#derive_base)]
+                    #derive_base
                     #[serde(untagged)]
                     pub enum #name { #(#variants,)* }
                 }
@@ -314,12 +312,8 @@ impl<'a> Emitter<'a> {
                 let deserialize = self.untagged_deserialize(id, &name, variants, cfg);
                 quote! {
                     #docs
-                    #[derive(
-                        ::std::fmt::Debug,
-                        ::std::clone::Clone,
-                        ::std::cmp::PartialEq,
-                        ::serde::Serialize
-                    )]
+                    #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::cmp::PartialEq)]
+                    #[derive(::serde::Serialize)]
                     #[serde(untagged)]
                     pub enum #name { #(#items,)* }
                     #deserialize
@@ -589,7 +583,7 @@ impl<'a> Emitter<'a> {
             .iter()
             .any(|f| matches!(f.presence, Presence::DefaultFn { .. }))
         {
-            return (quote!(, ::std::default::Default), quote!());
+            return (quote!(#[derive(::std::default::Default)]), quote!());
         }
         let inits = def.fields.iter().map(|field| {
             let fname = ident(&field.name);
@@ -768,13 +762,15 @@ fn string_enum(docs: &TokenStream, name: &Ident, def: &StringEnumDef) -> TokenSt
         let default = (def.is_const && index == 0).then(|| quote!(#[default]));
         quote!(#rename #default #vname)
     });
-    let default = def.is_const.then(|| quote!(, ::std::default::Default));
+    let default = def
+        .is_const
+        .then(|| quote!(#[derive(::std::default::Default)]));
     quote! {
         #docs
-        #[derive(
-            ::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy, ::std::cmp::PartialEq,
-            ::std::cmp::Eq, ::std::hash::Hash, ::serde::Serialize, ::serde::Deserialize #default
-        )]
+        #[derive(::std::fmt::Debug, ::std::clone::Clone, ::std::marker::Copy)]
+        #[derive(::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+        #[derive(::serde::Serialize, ::serde::Deserialize)]
+        #default
         pub enum #name { #(#variants,)* }
     }
 }
