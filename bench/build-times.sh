@@ -15,8 +15,10 @@
 # Python so that the bench workspace need not be built; N=... for another size): the cold build,
 # then the rebuild after a comment appended to the user's `src/handler.rs`, three times (what a
 # user pays on every edit of their handler), then the one-method change of step 2 on
-# `method_0000` (twice, with the CPU of each crate rebuilt). With GEN_FLAGS=--generated-crate,
-# the generated code is a crate of its own (see docs/generated.md).
+# `method_0000` (twice, with the CPU of each crate rebuilt). The generated code is where a new
+# crate gets it: in src/ for the Lotus gateway (50 methods), a crate of its own for 64 methods
+# or more (the synthetic 240); GEN_FLAGS=--generated-crate or --no-generated-crate chooses
+# (see docs/generated.md).
 # Usage: bench/build-times.sh [CHECKOUT]. Compare two checkouts back to back, e.g.
 #   bench/build-times.sh /work/main; bench/build-times.sh
 # CPU time is what to compare on a shared machine; wall time only on a quiet one. UNITS=1 also

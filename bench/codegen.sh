@@ -19,13 +19,13 @@ WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 LOTUS=$ROOT/fixtures/third-party/lotus/build/openrpc/v2/gateway.json
 "$BIN/gen-synthetic" 1000 >"$WORK/synthetic.json"
 echo "inputs: lotus $(jq '.methods | length' "$LOTUS") methods ($(wc -c <"$LOTUS") bytes), synthetic $(jq '.methods | length' "$WORK/synthetic.json") methods ($(wc -c <"$WORK/synthetic.json") bytes)"
-gen() { "$BIN/mcp-codegen" "$1" -o "$2" --runtime-path "$ROOT/runtime" >/dev/null 2>&1; }
+gen() { "$BIN/mcp-codegen" "$1" -o "$2" --runtime-path "$ROOT/runtime" --no-generated-crate >/dev/null 2>&1; }
 for doc in lotus synthetic; do
   src=$LOTUS; [[ $doc == synthetic ]] && src=$WORK/synthetic.json
   gen "$src" "$WORK/$doc"
   echo "$doc: generated.rs $(wc -l <"$WORK/$doc/src/generated.rs") lines"
   if command -v hyperfine >/dev/null; then
-    hyperfine -N --warmup 3 --runs 20 --style basic "$BIN/mcp-codegen $src -o $WORK/$doc --runtime-path $ROOT/runtime" 2>&1 | sed -n '/Time/,/Range/p'
+    hyperfine -N --warmup 3 --runs 20 --style basic "$BIN/mcp-codegen $src -o $WORK/$doc --runtime-path $ROOT/runtime --no-generated-crate" 2>&1 | sed -n '/Time/,/Range/p'
   else
     start=$(date +%s%N); for _ in $(seq 20); do gen "$src" "$WORK/$doc"; done
     echo "  mean $(( ($(date +%s%N) - start) / 20000000 )) ms over 20 runs (loop)"
