@@ -197,5 +197,5 @@ pub use json::JsonText;
 pub use jsonrpc::RpcError;
 pub use protocol::ProtocolVersion;
 pub use server::Load;
-pub use server::McpServer;
+pub use server::{McpServer, McpServerBuilder};
 pub use telemetry::TraceContext;

@@ -28,28 +28,29 @@ impl<D> Clone for McpServer<D> {
 }
 
 impl<D: Dispatch> McpServer<D> {
-    /// Serves `dispatch` (a generated `Server<H>`) with the default [`Config`].
+    /// Serves `dispatch` (a generated `Server<H>`) with the default [`Config`], keeping
+    /// everything in memory: `McpServer::builder(dispatch).build()`.
     pub fn new(dispatch: D) -> Self {
-        Self::with_config(dispatch, Config::default())
+        Self::builder(dispatch).build()
     }
 
-    /// Serves `dispatch` with `config`, keeping everything in memory ([`Stores::memory`]).
-    pub fn with_config(dispatch: D, config: Config) -> Self {
-        let stores = Stores::memory(&config);
-        Self::with_stores(dispatch, config, stores)
-    }
-
-    /// Serves `dispatch` with `config`, keeping sessions in `store` (tasks in memory).
-    pub fn with_store(dispatch: D, config: Config, store: Arc<dyn SessionStore>) -> Self {
-        let stores = Stores::memory(&config).with_sessions(store);
-        Self::with_stores(dispatch, config, stores)
-    }
-
-    /// Serves `dispatch` with `config` and `stores` (shared ones for several instances:
-    /// [`crate::stores`]).
-    pub fn with_stores(dispatch: D, config: Config, stores: Stores) -> Self {
-        Self {
-            engine: Arc::new(Engine::new(dispatch, config, stores)),
+    /// A server for `dispatch` with a configuration or stores of one's own:
+    ///
+    /// ```
+    /// use mcp_runtime::{Config, Dispatch, McpServer};
+    ///
+    /// fn server<D: Dispatch>(dispatch: D) -> McpServer<D> {
+    ///     McpServer::builder(dispatch)
+    ///         .config(Config::builder().max_sessions(1_000).build())
+    ///         .build()
+    /// }
+    /// ```
+    pub fn builder(dispatch: D) -> McpServerBuilder<D> {
+        McpServerBuilder {
+            dispatch,
+            config: Config::default(),
+            stores: None,
+            sessions: None,
         }
     }
 
@@ -60,7 +61,10 @@ impl<D: Dispatch> McpServer<D> {
         match Arc::try_unwrap(self.engine) {
             Ok(engine) => {
                 let (dispatch, config) = engine.into_parts();
-                Ok(Self::with_stores(dispatch, config, stores))
+                Ok(Self::builder(dispatch)
+                    .config(config)
+                    .stores(stores)
+                    .build())
             }
             Err(engine) => Err(Self { engine }),
         }
@@ -110,5 +114,53 @@ impl<D: Dispatch> McpServer<D> {
             load.replay_streams += streams.tracked_streams();
         });
         load
+    }
+}
+
+/// Builds an [`McpServer`] ([`McpServer::builder`]): its [`Config`] (by default
+/// [`Config::default`]) and where it keeps its state (by default in memory,
+/// [`Stores::memory`]).
+#[must_use]
+pub struct McpServerBuilder<D> {
+    dispatch: D,
+    config: Config,
+    stores: Option<Stores>,
+    sessions: Option<Arc<dyn SessionStore>>,
+}
+
+impl<D: Dispatch> McpServerBuilder<D> {
+    /// The configuration.
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The stores: sessions, tasks, the bus and the event log (shared ones for several
+    /// instances: [`crate::stores`]).
+    pub fn stores(mut self, stores: Stores) -> Self {
+        self.stores = Some(stores);
+        self
+    }
+
+    /// Sessions kept in `store`; the other stores as [`stores`](Self::stores) says, else in
+    /// memory.
+    pub fn sessions(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.sessions = Some(store);
+        self
+    }
+
+    /// The server.
+    pub fn build(self) -> McpServer<D> {
+        let stores = match self.stores {
+            Some(stores) => stores,
+            None => Stores::memory(&self.config),
+        };
+        let stores = match self.sessions {
+            Some(store) => stores.with_sessions(store),
+            None => stores,
+        };
+        McpServer {
+            engine: Arc::new(Engine::new(self.dispatch, self.config, stores)),
+        }
     }
 }

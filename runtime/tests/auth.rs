@@ -245,7 +245,7 @@ async fn start_server_with(issuer: &Issuer, change: impl FnOnce(&mut JwtSettings
         .auth(Some(auth))
         .jsonrpc_path(Some("/jsonrpc".into()))
         .build();
-    let server = McpServer::with_config(WhoAmI, config);
+    let server = McpServer::builder(WhoAmI).config(config).build();
     tokio::spawn(server.serve_listener(listener, std::future::pending()));
     Server { addr, resource }
 }
@@ -1222,7 +1222,10 @@ async fn unreachable_keys_are_503_without_a_challenge() {
         .auth(Some(JwtAuthenticator::auth(settings).unwrap()))
         .build();
     tokio::spawn(
-        McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()),
+        McpServer::builder(WhoAmI)
+            .config(config)
+            .build()
+            .serve_listener(listener, std::future::pending()),
     );
     let server = Server { addr, resource };
     let answer = refused_with(
@@ -1504,7 +1507,10 @@ async fn one_principal_holds_at_most_its_share_of_listen_streams() {
         .max_listen_streams_per_principal(2)
         .build();
     tokio::spawn(
-        McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()),
+        McpServer::builder(WhoAmI)
+            .config(config)
+            .build()
+            .serve_listener(listener, std::future::pending()),
     );
     let server = Server { addr, resource };
     let (alice, bob) = alice_and_bob(&issuer, &server);
@@ -1794,7 +1800,10 @@ async fn step_up_scopes_depend_on_the_arguments_and_the_uri() {
         .step_up(policy);
     let config = Config::builder().auth(Some(auth)).build();
     tokio::spawn(
-        McpServer::with_config(WhoAmI, config).serve_listener(listener, std::future::pending()),
+        McpServer::builder(WhoAmI)
+            .config(config)
+            .build()
+            .serve_listener(listener, std::future::pending()),
     );
     let server = Server { addr, resource };
     let (bearer, session) = session_without_admin(&issuer, &server).await;
@@ -1952,7 +1961,10 @@ async fn a_dpop_proof_used_on_one_instance_is_a_replay_on_the_others() {
         let stores = mcp_runtime::stores::redis::connect(&redis.url(), "dpop", &config)
             .await
             .unwrap();
-        let server = McpServer::with_stores(WhoAmI, config, stores);
+        let server = McpServer::builder(WhoAmI)
+            .config(config)
+            .stores(stores)
+            .build();
         tokio::spawn(server.serve_listener(listener, std::future::pending()));
         servers.push(Server {
             addr,

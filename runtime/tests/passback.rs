@@ -150,9 +150,12 @@ async fn start(return_traces: bool) -> Running {
     let config = Config::builder().return_traces(return_traces).build();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(
-        McpServer::with_config(Traced, config).serve_listener(listener, async move {
-            let _ = stopped.await;
-        }),
+        McpServer::builder(Traced)
+            .config(config)
+            .build()
+            .serve_listener(listener, async move {
+                let _ = stopped.await;
+            }),
     );
     Running {
         addr,
@@ -585,7 +588,7 @@ async fn stdio_calls_and_prompts_get_their_spans_too() {
     );
     let (writer, mut reader) = tokio::io::duplex(256 * 1024);
     mcp_runtime::stdio::serve_io(
-        McpServer::with_config(Traced, config),
+        McpServer::builder(Traced).config(config).build(),
         input.as_bytes(),
         writer,
     )

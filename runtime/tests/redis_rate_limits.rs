@@ -36,7 +36,10 @@ async fn instance<D: Dispatch>(
     config: Config,
 ) -> (McpServer<D>, String) {
     let stores = connect(&redis.url(), prefix, &config).await.unwrap();
-    let server = McpServer::with_stores(shop, config, stores);
+    let server = McpServer::builder(shop)
+        .config(config)
+        .stores(stores)
+        .build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(
@@ -379,7 +382,10 @@ async fn stdio_keeps_its_own_buckets_under_shared_limits() {
     let config = config(limits);
     let (shop, _, calls) = shop();
     let stores = connect(&redis.url(), "stdio", &config).await.unwrap();
-    let server = McpServer::with_stores(shop, config, stores);
+    let server = McpServer::builder(shop)
+        .config(config)
+        .stores(stores)
+        .build();
     let call = |id: u32| {
         format!(
             r#"{{"params":{{"name":"echo","arguments":{{"n":1}}}},"id":{id},"jsonrpc":"2.0","method":"tools/call"}}"#

@@ -18,7 +18,10 @@ async fn readiness_follows_redis_down_and_back() {
     let mut redis = Redis::start();
     let config = Config::default();
     let stores = connect(&redis.url(), "readiness", &config).await.unwrap();
-    let server = McpServer::with_stores(Nothing, config, stores);
+    let server = McpServer::builder(Nothing)
+        .config(config)
+        .stores(stores)
+        .build();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(server.serve_listener(listener, std::future::pending()));

@@ -960,7 +960,10 @@ async fn serve_authorized(
         .auth(Some(mcp_runtime::auth::Auth::new(metadata, authenticator)))
         .build();
     let stores = connect(&redis.url(), prefix, &config).await.unwrap();
-    let server = mcp_runtime::McpServer::with_stores(Nothing, config, stores);
+    let server = mcp_runtime::McpServer::builder(Nothing)
+        .config(config)
+        .stores(stores)
+        .build();
     tokio::spawn(server.serve_listener(listener, std::future::pending()));
     addr
 }

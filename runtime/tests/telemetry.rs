@@ -484,7 +484,9 @@ async fn the_plain_jsonrpc_endpoint_and_initialize_have_spans_with_the_clients_t
     let config = mcp_runtime::Config::builder()
         .jsonrpc_path(Some("/rpc".into()))
         .build();
-    let server = McpServer::with_config(Echo(seen.clone()), config);
+    let server = McpServer::builder(Echo(seen.clone()))
+        .config(config)
+        .build();
     // The HTTP header; then `_meta` in by-name params, which wins over it.
     let (status, _, body) = post_to(
         &server,

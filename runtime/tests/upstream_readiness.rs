@@ -39,7 +39,7 @@ async fn readiness_follows_the_upstream_down_and_back() {
     // Not ready before the first check, so that a probe never says ready unchecked.
     assert_eq!(readiness.first_reason(), Some(NotReady::Upstream));
 
-    let server = McpServer::with_config(Nothing, config);
+    let server = McpServer::builder(Nothing).config(config).build();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(server.serve_listener(listener, std::future::pending()));

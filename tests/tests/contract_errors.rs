@@ -29,7 +29,9 @@ async fn start() -> (SocketAddr, oneshot::Sender<()>) {
         // `transfer` has no MCP face: served on the plain endpoint only when asked.
         .jsonrpc_unexposed(true)
         .build();
-    let server = McpServer::with_config(Server::new(ErrorsHandler), config);
+    let server = McpServer::builder(Server::new(ErrorsHandler))
+        .config(config)
+        .build();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();

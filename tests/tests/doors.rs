@@ -380,7 +380,7 @@ async fn serve<D: Dispatch>(dispatch: D) -> (SocketAddr, oneshot::Sender<()>) {
 
 /// A server of `dispatch` with `config` on 127.0.0.1 until the sender is dropped.
 async fn serve_with<D: Dispatch>(dispatch: D, config: Config) -> (SocketAddr, oneshot::Sender<()>) {
-    let server = McpServer::with_config(dispatch, config);
+    let server = McpServer::builder(dispatch).config(config).build();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
@@ -528,7 +528,9 @@ async fn send(door: Door, addr: SocketAddr, id: &str, token: &str, call: Call) -
 /// `calls` in order over stdio (a 2025-11-25 session, no authentication): the last outcome.
 async fn stdio(calls: &[Call]) -> Outcome {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let server = McpServer::with_config(Server::new(Bank), Config::default());
+    let server = McpServer::builder(Server::new(Bank))
+        .config(Config::default())
+        .build();
     let (client, server_end) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_end);
     tokio::spawn(mcp_runtime::stdio::serve_io(

@@ -146,10 +146,9 @@ fn cancel(id: Value) -> String {
 #[tokio::test]
 async fn stdio_stops_reading_while_the_client_does_not_read_and_drops_nothing() {
     const CALLS: usize = 2_000;
-    let server = McpServer::with_config(
-        Server::new(TestHandler::default()),
-        Config::builder().stdio_output_limit(4096).build(),
-    );
+    let server = McpServer::builder(Server::new(TestHandler::default()))
+        .config(Config::builder().stdio_output_limit(4096).build())
+        .build();
     let (mut client_in, server_in) = tokio::io::duplex(1024);
     let (server_out, mut client_out) = tokio::io::duplex(256);
     let serving = tokio::spawn(mcp_runtime::stdio::serve_io(server, server_in, server_out));
@@ -200,7 +199,9 @@ async fn stdio_stops_reading_while_the_client_does_not_read_and_drops_nothing() 
 #[tokio::test]
 async fn stdio_leaves_nothing_running_after_cancellations_malformed_lines_and_eof() {
     let handler = TestHandler::default();
-    let server = McpServer::with_config(Server::new(handler.clone()), Config::default());
+    let server = McpServer::builder(Server::new(handler.clone()))
+        .config(Config::default())
+        .build();
     let stateless = |id: Value, millis: u64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "slow", "arguments": {"millis": millis},

@@ -453,7 +453,9 @@ async fn initialize_at_2024_11_05_negotiates_on_mcp() {
 
 #[tokio::test]
 async fn initialize_at_2024_11_05_negotiates_on_stdio() {
-    let server = McpServer::with_config(Server::new(TestHandler::default()), Config::default());
+    let server = McpServer::builder(Server::new(TestHandler::default()))
+        .config(Config::default())
+        .build();
     let input = [
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2024-11-05", "capabilities": {},

@@ -1113,7 +1113,10 @@ impl Running {
         let stores = Stores::memory(&config)
             .with_sessions(sessions)
             .with_tasks(tasks.clone());
-        let server = McpServer::with_stores(Server::new(TestHandler::default()), config, stores);
+        let server = McpServer::builder(Server::new(TestHandler::default()))
+            .config(config)
+            .stores(stores)
+            .build();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -50,7 +50,9 @@ fn handshake(version: &str) -> Vec<String> {
 /// Serves `lines` (each one input line) on stdio to completion.
 async fn run(lines: &[String]) -> Run {
     let handler = TestHandler::default();
-    let server = McpServer::with_config(Server::new(handler.clone()), Config::default());
+    let server = McpServer::builder(Server::new(handler.clone()))
+        .config(Config::default())
+        .build();
     let mut input = lines.join("\n");
     input.push('\n');
     let (writer, mut reader) = tokio::io::duplex(1 << 20);
@@ -381,10 +383,9 @@ async fn stdio_a_method_without_x_mcp_is_not_reachable() {
 
 #[tokio::test]
 async fn stdio_a_line_over_the_limit_or_not_utf8_is_answered_and_the_next_one_served() {
-    let server = McpServer::with_config(
-        Server::new(TestHandler::default()),
-        Config::builder().body_limit(512).build(),
-    );
+    let server = McpServer::builder(Server::new(TestHandler::default()))
+        .config(Config::builder().body_limit(512).build())
+        .build();
     let mut input: Vec<u8> = Vec::new();
     for line in handshake("2025-11-25") {
         input.extend_from_slice(line.as_bytes());

@@ -21,7 +21,9 @@ pub const SERVED_BY: &str = "x-served-by";
 
 /// The generated notes server with `config`.
 pub fn notes_server(config: Config) -> McpServer<Server<Notes>> {
-    McpServer::with_config(Server::new(Notes::default()), config)
+    McpServer::builder(Server::new(Notes::default()))
+        .config(config)
+        .build()
 }
 
 /// The application: its own routes, `mcp` at `/mcp`, and the middleware over both.

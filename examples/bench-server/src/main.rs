@@ -12,9 +12,8 @@ fn main() -> std::process::ExitCode {
         .sse_responses(std::env::var("BENCH_SSE_RESPONSES").is_ok_and(|v| v == "1"))
         .build();
     mcp_runtime::entry::run_with(config, |config| {
-        McpServer::with_config(
-            bench_server::server::Server::new(bench_server::Echo),
-            config,
-        )
+        McpServer::builder(bench_server::server::Server::new(bench_server::Echo))
+            .config(config)
+            .build()
     })
 }

@@ -348,20 +348,20 @@ pub fn version_line(catalog: &crate::Catalog) -> String {
 /// flag or variable.
 pub fn main<D: Dispatch>(dispatch: D) -> ExitCode {
     run_with(Config::default(), |config| {
-        McpServer::with_config(dispatch, config)
+        McpServer::builder(dispatch).config(config).build()
     })
 }
 
 /// Like [`main`], for an application's own [`Config`] (the defaults `--help` shows: flags and
 /// variables override them) and its own way to build the server from the result, e.g.
-/// [`McpServer::with_stores`], or taking its [`McpServer::notifier`] for the application's own
+/// [`McpServerBuilder::stores`](crate::McpServerBuilder::stores), or taking its [`McpServer::notifier`] for the application's own
 /// threads. `build` runs once the flags are checked and logging is set up.
 ///
 /// ```no_run
 /// # fn app<D: mcp_runtime::Dispatch>(dispatch: D) -> std::process::ExitCode {
 /// use mcp_runtime::{entry, Config, McpServer};
 /// let config = Config::builder().page_size(20).build();
-/// entry::run_with(config, |config| McpServer::with_config(dispatch, config))
+/// entry::run_with(config, |config| McpServer::builder(dispatch).config(config).build())
 /// # }
 /// ```
 pub fn run_with<D: Dispatch>(

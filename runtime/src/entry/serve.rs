@@ -154,7 +154,7 @@ pub(super) async fn shared_through_redis<D: Dispatch>(
         server.rebuilt_with(stores).map_err(|_| {
             (
                 2,
-                format!("{source} cannot change a server that was cloned before entry::run; build it in entry::run_with's closure, or with McpServer::with_stores"),
+                format!("{source} cannot change a server that was cloned before entry::run; build it in entry::run_with's closure, or with McpServer::builder(..).stores(..)"),
             )
         })
     }

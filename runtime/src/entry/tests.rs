@@ -1086,7 +1086,11 @@ impl Dispatch for Nothing {
 /// `entry::run`'s path: the flags change a server built before them.
 #[test]
 fn flags_reconfigure_a_server_built_before_them() {
-    let built = || McpServer::with_config(Nothing, Config::builder().page_size(7).build());
+    let built = || {
+        McpServer::builder(Nothing)
+            .config(Config::builder().page_size(7).build())
+            .build()
+    };
     let args_over = |server: &McpServer<Nothing>, args: &[&str], env: &[(&str, &str)]| {
         let env: Vec<(String, String)> = env
             .iter()
@@ -1120,12 +1124,13 @@ fn flags_reconfigure_a_server_built_before_them() {
     );
 
     // A variable wins over the key the application set, as every variable does.
-    let mut server = McpServer::with_config(
-        Nothing,
-        Config::builder()
-            .request_state_key(Some(SealingKeyText(OTHER_KEY_HEX).key()))
-            .build(),
-    );
+    let mut server = McpServer::builder(Nothing)
+        .config(
+            Config::builder()
+                .request_state_key(Some(SealingKeyText(OTHER_KEY_HEX).key()))
+                .build(),
+        )
+        .build();
     let args = args_over(&server, &[], &[("MCP_REQUEST_STATE_KEY", KEY_HEX)]);
     reconfigure(&mut server, &args).unwrap();
     assert_eq!(

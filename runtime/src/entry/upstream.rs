@@ -655,7 +655,9 @@ pub fn gateway<D: Dispatch>(
         // One subscription at the upstream per resource URI for all the instances.
         shared.upstream = Some(upstream.clone());
     }
-    let server = McpServer::with_config(ToolCatalog::new(build(upstream), mode), args.config);
+    let server = McpServer::builder(ToolCatalog::new(build(upstream), mode))
+        .config(args.config)
+        .build();
     serve(server, args.transport, shared, args.metrics)
 }
 

@@ -17,7 +17,7 @@ use crate::tasks::{MemoryTaskStore, TaskStore};
 #[cfg(feature = "redis")]
 pub mod redis;
 
-/// The stores of one server: give them to `McpServer::with_stores`.
+/// The stores of one server: give them to `McpServer::builder(..).stores(..)`.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Stores {

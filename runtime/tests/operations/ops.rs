@@ -165,7 +165,9 @@ pub async fn serve_with(dispatch: impl Dispatch, config: Config) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(
-        McpServer::with_config(dispatch, config)
+        McpServer::builder(dispatch)
+            .config(config)
+            .build()
             .serve_listener(listener, std::future::pending::<()>()),
     );
     format!("http://{addr}/mcp")

@@ -162,7 +162,7 @@ async fn a_tools_limit_from_the_contract_and_from_a_flag() {
 async fn stdio_gets_the_json_rpc_error() {
     let (shop, _, _) = shop();
     let limits = RateLimits::new().per_caller(Some(Rate::new(1, 60_000)));
-    let server = McpServer::with_config(shop, config(limits));
+    let server = McpServer::builder(shop).config(config(limits)).build();
     let call = |id: u32| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{}}}}}}"#
@@ -289,7 +289,7 @@ async fn the_plain_json_rpc_endpoint_is_limited_too() {
 async fn a_stdio_batch_is_refused_when_one_of_its_calls_is_over_the_limit() {
     let (shop, _, calls) = shop();
     let limits = RateLimits::new().per_caller(Some(Rate::new(1, 60_000)));
-    let server = McpServer::with_config(shop, config(limits));
+    let server = McpServer::builder(shop).config(config(limits)).build();
     let batch = r#"[{"params":{"name":"echo","arguments":{}},"jsonrpc":"2.0","id":2,"method":"tools/call"},{"jsonrpc":"2.0","id":3,"method":"tools\/call","params":{"n\u0061me":"echo","arguments":{}}}]"#;
     let text = over_stdio(server, "2025-03-26", &[batch]).await;
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();

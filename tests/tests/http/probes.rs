@@ -26,7 +26,9 @@ async fn serve(
     oneshot::Sender<()>,
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
-    let server = McpServer::with_config(Server::new(TestHandler::default()), config);
+    let server = McpServer::builder(Server::new(TestHandler::default()))
+        .config(config)
+        .build();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();

@@ -23,7 +23,9 @@ async fn serve_until_stopped(
     tokio::task::JoinHandle<std::io::Result<()>>,
 ) {
     let config = Config::builder().shutdown_grace(grace).build();
-    let server = McpServer::with_config(Server::new(TestHandler::default()), config);
+    let server = McpServer::builder(Server::new(TestHandler::default()))
+        .config(config)
+        .build();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();

@@ -49,7 +49,9 @@ impl TestServer {
 /// Starts a server with `config`.
 pub async fn start(config: Config) -> TestServer {
     let handler = TestHandler::default();
-    let server = McpServer::with_config(Server::new(handler.clone()), config);
+    let server = McpServer::builder(Server::new(handler.clone()))
+        .config(config)
+        .build();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
