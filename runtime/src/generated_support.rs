@@ -104,6 +104,7 @@ pub type UriVars = Vec<(&'static str, String)>;
 /// docs](crate::generated_support)): `mcp_runtime::encoded!(types::Pet);` in the method's own
 /// module, then [`reply`]`(result, Encoded)`.
 #[macro_export]
+#[doc(hidden)]
 macro_rules! encoded {
     ($result:ty) => {
         /// The result as the runtime's generic encoders see it (see `mcp_runtime::encoded!`).

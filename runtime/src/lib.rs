@@ -140,6 +140,7 @@ mod engine;
 pub mod entry;
 mod error;
 mod future;
+#[doc(hidden)]
 pub mod generated_support;
 // Entry points for the fuzz targets (`runtime/tests/fuzz_*.rs`, `fuzz/`); not part of the API.
 #[cfg(feature = "fuzzing")]

@@ -21,12 +21,15 @@ use crate::json::JsonText;
 use crate::jsonrpc::RpcError;
 
 /// The extension's identifier, the key under `capabilities.extensions`.
+#[doc(hidden)]
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// The URI scheme of skill files.
+#[doc(hidden)]
 pub const SKILL_SCHEME: &str = "skill://";
 
 /// The `mimeType` of a directory child in a `resources/directory/read` result.
+#[doc(hidden)]
 pub const DIRECTORY_MIME_TYPE: &str = "inode/directory";
 
 /// One bundled skill.

@@ -16,6 +16,7 @@
 use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// The longest URI a template is matched against; longer ones match none.
+#[doc(hidden)]
 pub const MAX_URI_LEN: usize = 8 * 1024;
 
 /// Matches `uri` against `template`; on success returns each variable with its decoded value,

@@ -32,6 +32,7 @@ mod file;
 pub(crate) mod settings;
 
 /// The `tracing` target of the records.
+#[doc(hidden)]
 pub const TARGET: &str = "mcp::audit";
 
 pub use file::AuditFile;

@@ -8,6 +8,7 @@
 use serde_json::json;
 
 /// The well-known path of the metadata (RFC 9728 §3).
+#[doc(hidden)]
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// What [`WELL_KNOWN`] answers: `resource`, `authorization_servers`, `scopes_supported` and

@@ -49,6 +49,7 @@ mod stdio;
 mod tasks;
 mod tls;
 mod transport;
+#[doc(hidden)]
 pub mod typed;
 
 pub use builder::ClientBuilder;
@@ -83,8 +84,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The 2026-07-28 revision, the stateless one.
+#[doc(hidden)]
 pub const STATELESS_VERSION: &str = "2026-07-28";
 /// The legacy revision asked for in `initialize`.
+#[doc(hidden)]
 pub const LEGACY_VERSION: &str = "2025-11-25";
 /// The legacy revisions the client speaks, any of which the server may answer `initialize`
 /// with.

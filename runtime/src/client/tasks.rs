@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 use std::time::Duration;
 
 /// The extension's identifier, under `capabilities.extensions`.
+#[doc(hidden)]
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The poll interval when the server suggests none.

@@ -19,12 +19,16 @@ use crate::mcp::level_rank;
 use crate::protocol::ProtocolVersion;
 
 /// `_meta` key of the request's protocol version.
+#[doc(hidden)]
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of the client's capabilities.
+#[doc(hidden)]
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 /// `_meta` key of the minimum log level the client wants on this request.
+#[doc(hidden)]
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 /// `_meta` key of the server identity in `server/discover`.
+#[doc(hidden)]
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A stateless request after step 1: its method, its `_meta`, and the request with the

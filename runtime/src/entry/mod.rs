@@ -42,31 +42,30 @@ pub(crate) mod settings;
 mod upstream;
 use crate::config::values;
 
-pub use crate::config::values::{
-    check_jsonrpc_path, check_public_url, JsonRpcPathError, PublicUrlError, JSONRPC_PATH_ENV,
-    LEGACY_SSE_ENV, PUBLIC_URL_ENV, SERVER_CARD_ENV,
-};
-
 #[cfg(feature = "upstream")]
-pub use upstream::{gateway, parse_gateway};
+pub use upstream::gateway;
+#[cfg(feature = "upstream")]
+#[doc(hidden)]
+pub use upstream::parse_gateway;
 
 use command::{clap_error, command, program_name, source, VERSION_FLAG};
 use serve::{serve, shared};
 use settings::{Given, Parsed, Scope, Setting};
 
 /// The environment variable giving the Redis URL when `--redis` is not given (empty: off).
-pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
+pub(crate) const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
 /// The environment variable saying the Redis is a Cluster when `--redis-cluster` is not given
 /// (`1`, `true`, `0`, `false`).
-pub const REDIS_CLUSTER_ENV: &str = "MCP_REDIS_CLUSTER";
+pub(crate) const REDIS_CLUSTER_ENV: &str = "MCP_REDIS_CLUSTER";
 
 /// The environment variable giving the Redis key prefix when `--redis-prefix` is not given
 /// (default `mcp`).
-pub const REDIS_PREFIX_ENV: &str = "MCP_REDIS_PREFIX";
+pub(crate) const REDIS_PREFIX_ENV: &str = "MCP_REDIS_PREFIX";
 
 /// How to serve, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Transport {
     /// Streamable HTTP on this address.
     Http(SocketAddr),
@@ -76,6 +75,7 @@ pub enum Transport {
 
 /// How logs are written to stderr (`--log-format`, `MCP_LOG_FORMAT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[doc(hidden)]
 pub enum LogFormat {
     /// One line of text per event, for people (`text`, the default).
     #[default]
@@ -87,6 +87,7 @@ pub enum LogFormat {
 /// Why [`parse`] returned no [`Args`]. Its `Display` is the text to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
+#[doc(hidden)]
 pub enum ArgsError {
     /// `-h` / `--help`: print this help (on stdout) and exit successfully.
     Help(String),
@@ -114,6 +115,7 @@ impl std::error::Error for ArgsError {}
 /// What the command line and the environment ask for.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
+#[doc(hidden)]
 pub struct Args {
     /// How to serve MCP (`--addr`, `--stdio`).
     pub transport: Transport,
@@ -166,18 +168,6 @@ impl Args {
     }
 }
 
-/// The transport the command line and the process environment ask for (see
-/// [`parse_command_line`]).
-pub fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Transport, ArgsError> {
-    parse_command_line(args).map(|args| args.transport)
-}
-
-/// Parses `args` (without the program name) and the process environment over
-/// [`Config::default`]; see [`parse`].
-pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args, ArgsError> {
-    parse(args, &Config::default(), |var| std::env::var(var).ok())
-}
-
 /// Parses `args` (the command line without the program name) and the environment `env` (a
 /// variable's value by name, e.g. `|var| std::env::var(var).ok()`) over `config`: each setting
 /// comes from its flag, else from its variable (empty: unset), else stays as in `config`.
@@ -186,7 +176,7 @@ pub fn parse_command_line(args: impl IntoIterator<Item = String>) -> Result<Args
 /// A setting for HTTP given as a flag with `--stdio` is refused; given as a variable, it is
 /// ignored (one environment can serve both transports). Likewise `--stdio-output-limit`
 /// without `--stdio`.
-pub fn parse(
+pub(crate) fn parse(
     args: impl IntoIterator<Item = String>,
     config: &Config,
     env: impl Fn(&str) -> Option<String>,
@@ -324,7 +314,8 @@ fn from_matches(
 }
 
 /// The `--help` text of a server starting from `config` (its values are the defaults shown).
-pub fn help(config: &Config) -> String {
+#[cfg(test)]
+pub(crate) fn help(config: &Config) -> String {
     command(&program_name(), config).render_help().to_string()
 }
 
@@ -337,7 +328,7 @@ const RUNTIME_VERSION: &str = concat!(
 
 /// What `--version` prints for a server: `NAME VERSION (mcp-runtime X.Y.Z; MCP revisions)`,
 /// the name and version from its contract's `info`.
-pub fn version_line(catalog: &crate::Catalog) -> String {
+pub(crate) fn version_line(catalog: &crate::Catalog) -> String {
     let server = &catalog.server;
     format!("{} {} ({RUNTIME_VERSION})", server.name, server.version)
 }

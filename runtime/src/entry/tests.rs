@@ -89,10 +89,6 @@ fn transport_flags() {
     );
     assert_eq!(ok(&["--stdio"], &[]).transport, Transport::Stdio);
     assert_eq!(
-        parse_args(["--stdio".to_string()]).unwrap(),
-        Transport::Stdio
-    );
-    assert_eq!(
         ok(&[], &[("MCP_ADDR", "0.0.0.0:80")]).transport,
         Transport::Http("0.0.0.0:80".parse().unwrap())
     );

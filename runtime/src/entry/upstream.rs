@@ -235,7 +235,7 @@ fn with_flags(mut command: clap::Command, default_url: Option<&str>) -> clap::Co
     command
 }
 
-/// Like [`parse`](super::parse), for a gateway binary: the upstream flags too (`--upstream`,
+/// Like `entry::parse`, for a gateway binary: the upstream flags too (`--upstream`,
 /// `--upstream-timeout`, `--upstream-concurrency`, `--upstream-max-body`,
 /// `--upstream-subscription-window`, `--upstream-header`, `--upstream-ca` and their `MCP_UPSTREAM_*` variables), read into the
 /// [`UpstreamSettings`] of the upstream. `default_url` is the upstream's URL when neither

@@ -47,8 +47,10 @@ use crate::session::Session;
 use crate::telemetry::Transport;
 
 /// The path that opens a 2024-11-05 stream.
+#[doc(hidden)]
 pub const SSE_PATH: &str = "/sse";
 /// The path client messages are posted to (with `?sessionId=`).
+#[doc(hidden)]
 pub const MESSAGES_PATH: &str = "/messages";
 
 /// Whether `path` is one of this transport's, and the transport is on.

@@ -44,11 +44,14 @@ use response::{bad_request, method_not_allowed, rpc_error, session_refused, stat
 use routes::{Mount, Route};
 
 /// The header carrying the session id.
+#[doc(hidden)]
 pub const SESSION_HEADER: &str = "mcp-session-id";
 /// [`SESSION_HEADER`] as a header name, built at compile time.
 const SESSION_HEADER_NAME: http::HeaderName = http::HeaderName::from_static(SESSION_HEADER);
 /// The header carrying the negotiated protocol version.
+#[doc(hidden)]
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
+#[doc(hidden)]
 pub use crate::protocol::ENDPOINT;
 
 impl<D: Dispatch> McpServer<D> {

@@ -423,6 +423,7 @@ fn stream(
 
 /// Decodes a header value that may use the `=?base64?...?=` form (strictly), trimming
 /// surrounding whitespace; `None` when the encoded form is malformed.
+#[doc(hidden)]
 pub fn decode_header_value(value: &str) -> Option<String> {
     crate::engine::param_headers::decode(value)
 }

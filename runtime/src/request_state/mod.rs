@@ -59,14 +59,17 @@ pub const PREVIOUS_KEY_ENV: &str = "MCP_REQUEST_STATE_PREVIOUS_KEY";
 /// Most redeemed states a server remembers at once with
 /// `config.request_state.request_state_single_use`; past it, retries are refused until remembered
 /// states expire (failing closed: forgetting one early would let it be replayed).
+#[doc(hidden)]
 pub const SINGLE_USE_CAPACITY: usize = 100_000;
 
 /// Most of [`SINGLE_USE_CAPACITY`] one principal's redeemed states may take (with
 /// authorization on), so that one client retrying in a loop cannot make the server refuse
 /// everyone else's retries.
+#[doc(hidden)]
 pub const SINGLE_USE_PER_PRINCIPAL: usize = 1_000;
 
 /// The smallest key accepted, in bytes.
+#[doc(hidden)]
 pub const MIN_KEY_LEN: usize = 32;
 
 /// The secret that seals `requestState`. Every instance behind one load balancer needs the

@@ -51,10 +51,12 @@ use crate::jsonrpc::{self, RpcError};
 use crate::protocol::ProtocolVersion;
 
 /// The scheme of a kept result's URI.
+#[doc(hidden)]
 pub const SCHEME: &str = "mcp-result://";
 
 /// The resource template of a kept result's pages, which a server with budgets publishes
 /// (`resources/templates/list`): `mcp-result://{id}/{page}`.
+#[doc(hidden)]
 pub const PAGES: Descriptor = Descriptor {
     key: "mcp-result://{id}/{page}",
     json: [

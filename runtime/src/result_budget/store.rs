@@ -49,6 +49,7 @@ pub struct MemoryResultStore {
 /// What one kept result costs besides its text and key (its map and queue entries, the
 /// shared text's header), counted against the bound, so many small results cannot hold more
 /// memory than it says.
+#[doc(hidden)]
 pub const ENTRY_OVERHEAD: usize = 128;
 
 /// The bytes one entry counts for.

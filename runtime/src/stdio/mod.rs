@@ -458,6 +458,7 @@ fn id_in_use() -> RpcError {
 
 /// Runs a future to completion on the current thread (for tests and simple tools; the
 /// transports run on tokio).
+#[doc(hidden)]
 pub fn block_on<F: Future>(future: F) -> F::Output {
     struct Unpark(Thread);
     impl Wake for Unpark {

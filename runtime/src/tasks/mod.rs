@@ -39,6 +39,7 @@ pub use store::{
 };
 
 /// The extension's identifier, in `capabilities.extensions`.
+#[doc(hidden)]
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// The running side of this instance's tasks, in front of the [`TaskStore`].

@@ -303,6 +303,7 @@ pub(crate) fn now_ms() -> u64 {
 }
 
 /// `2026-11-30T06:33:00.123Z` (UTC) from milliseconds since the epoch.
+#[doc(hidden)]
 pub fn iso8601(ms: u64) -> String {
     let secs = ms / 1000;
     let (days, rest) = (secs / 86_400, secs % 86_400);

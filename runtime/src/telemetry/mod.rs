@@ -32,10 +32,12 @@ pub(crate) use request::*;
 pub use error::{InitError, LogFilterError};
 
 /// The `tracing` target of the request spans: enable it with `mcp::request=debug`.
+#[doc(hidden)]
 pub const TARGET: &str = "mcp::request";
 
 /// The span's `tracing` name (its OpenTelemetry name is `otel.name`: `{mcp.method.name}`, or
 /// `{mcp.method.name} {target}` for a tool or prompt, as the semantic conventions say).
+#[doc(hidden)]
 pub const SPAN_NAME: &str = "mcp.request";
 
 /// How a request reached the server, as the span's `network.transport` names it (a hint the
@@ -332,6 +334,7 @@ pub fn parse_log_filter(filter: &str) -> Result<Targets, LogFilterError> {
 
 /// The environment variable giving the metrics address when `--metrics` is not given (a
 /// setting of `entry`'s table).
+#[doc(hidden)]
 pub const METRICS_ADDR_ENV: &str = "MCP_METRICS_ADDR";
 
 /// Starts the Prometheus endpoint on `addr`, its gauges read from `load` (feature `metrics`);

@@ -17,6 +17,7 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 use super::TraceContext;
 
 /// The variable that turns the exporter on.
+#[doc(hidden)]
 pub const ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
 /// The exporter's handle: flushes and stops it when dropped.

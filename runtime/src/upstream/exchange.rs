@@ -49,8 +49,10 @@ use crate::auth::Principal;
 use crate::http_pool::{self, Pool, TlsConfig};
 
 /// The most issued tokens kept at once (one per caller's token).
+#[doc(hidden)]
 pub const MAX_CACHED: usize = 10_000;
 /// How long a refused exchange is answered from memory rather than asked again.
+#[doc(hidden)]
 pub const REFUSAL_MEMORY: Duration = Duration::from_secs(1);
 /// The most of the authorization server's answer read.
 const MAX_ANSWER: usize = 64 << 10;

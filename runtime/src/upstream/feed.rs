@@ -42,15 +42,18 @@ use crate::future::BoxFuture;
 
 /// How often a feed checks that a client of this instance still wants it (and is closed
 /// otherwise), when the instance does not share its feeds.
+#[doc(hidden)]
 pub const REAP_EVERY: Duration = Duration::from_secs(2);
 
 /// With shared feeds (`--redis`): how often the holder of a URI's subscription renews its
 /// lease and sees whether any instance still wants it, and each other instance with a
 /// client of it says so (and takes the lease over if it is free).
+#[doc(hidden)]
 pub const SHARE_EVERY: Duration = Duration::from_secs(5);
 
 /// With shared feeds: how long a holder's lease, and an instance's "still wanted", last
 /// without renewal. A holder that stops is replaced within this and [`SHARE_EVERY`].
+#[doc(hidden)]
 pub const FEED_LEASE: Duration = Duration::from_secs(15);
 
 /// Where the feeds of several instances meet ([`crate::stores::redis`]'s `RedisFeeds`):

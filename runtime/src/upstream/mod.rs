@@ -95,14 +95,19 @@ use params::request_body;
 use response::Answer;
 
 /// [`UpstreamSettings::timeout`] unless set: 30 s.
+#[doc(hidden)]
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// [`UpstreamSettings::max_concurrency`] unless set: 64.
+#[doc(hidden)]
 pub const DEFAULT_MAX_CONCURRENCY: usize = 64;
 /// [`UpstreamSettings::max_response_bytes`] unless set: 16 MiB.
+#[doc(hidden)]
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 16 << 20;
 /// [`UpstreamSettings::subscription_window`] unless set: the latest 16 events.
+#[doc(hidden)]
 pub const DEFAULT_SUBSCRIPTION_WINDOW: usize = 16;
 /// The largest [`UpstreamSettings::subscription_window`].
+#[doc(hidden)]
 pub const MAX_SUBSCRIPTION_WINDOW: usize = 10_000;
 
 /// The most of an error status's body read for its excerpt (or its JSON-RPC error).

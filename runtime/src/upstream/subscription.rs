@@ -26,6 +26,7 @@ use super::params::request_body;
 use super::socket::{self, Conn, Sockets};
 
 /// The most notifications that wait for [`UpstreamSubscription::next`].
+#[doc(hidden)]
 pub const EVENTS_BUFFERED: usize = 256;
 
 /// How an upstream opens and closes a subscription: the methods a vendor document declares

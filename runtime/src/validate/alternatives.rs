@@ -28,10 +28,12 @@ const NEAREST: &str = "; nearest: (";
 
 /// Decodes a value as one alternative's type again, from its text, for the pointer and the
 /// message of its first problem (`None`: it decodes). See [`explain`].
+#[doc(hidden)]
 pub type Explain = fn(&Value) -> Option<(String, String)>;
 
 /// Why one alternative of a union did not take the value.
 #[derive(Debug)]
+#[doc(hidden)]
 pub enum Miss {
     /// The value does not decode as the alternative's type.
     Decode(serde_json::Error),
@@ -55,6 +57,7 @@ impl Miss {
 /// The pointer (relative to `value`) and the message of the problem serde stops at when it
 /// decodes `value` as `T` from its text, which names where (`None` when it decodes). One
 /// decode: the failing path of a union, not every problem.
+#[doc(hidden)]
 pub fn explain<T: DeserializeOwned>(value: &Value) -> Option<(String, String)> {
     let text = value.to_string();
     let error = serde_json::from_str::<T>(&text).err()?;
@@ -83,6 +86,7 @@ pub const LONGEST_REASON: usize = 120;
 /// ([`no_alternative_in`] also names the nearest alternative's failure down to its leaf.)
 #[cold]
 #[inline(never)]
+#[doc(hidden)]
 pub fn no_alternative(alternatives: &[(&str, &Miss)]) -> String {
     no_alternative_of(None, alternatives)
 }
@@ -94,6 +98,7 @@ pub fn no_alternative(alternatives: &[(&str, &Miss)]) -> String {
 /// failing path only, at most 16 times for one failing value.
 #[cold]
 #[inline(never)]
+#[doc(hidden)]
 pub fn no_alternative_in(value: &Value, alternatives: &[(&str, &Miss)]) -> String {
     no_alternative_of(Some(value), alternatives)
 }

@@ -7,6 +7,7 @@ use super::{Path, Violations};
 use serde_json::Value;
 
 /// `type`: `value` has one of the JSON Schema types named (`integer` takes `1.0` too).
+#[doc(hidden)]
 pub fn has_type(value: &Value, types: &[&str]) -> bool {
     types.iter().any(|name| match *name {
         "null" => value.is_null(),
@@ -26,6 +27,7 @@ pub fn has_type(value: &Value, types: &[&str]) -> bool {
 }
 
 /// `required`: `value` has every member named, or is not an object (the keyword then holds).
+#[doc(hidden)]
 pub fn has_members(value: &Value, names: &[&str]) -> bool {
     match value.as_object() {
         Some(members) => names.iter().all(|name| members.contains_key(*name)),
@@ -35,6 +37,7 @@ pub fn has_members(value: &Value, names: &[&str]) -> bool {
 
 /// `not`: `matched` says whether the value matches `schema` (its JSON text), which it must not.
 #[inline]
+#[doc(hidden)]
 pub fn not(matched: bool, schema: &str, path: &Path<'_>, out: &mut Violations) {
     if matched {
         out.push(path, "not", format!("must not match {schema}"));
@@ -43,6 +46,7 @@ pub fn not(matched: bool, schema: &str, path: &Path<'_>, out: &mut Violations) {
 
 /// `then`: the value matches `if`, so it must match `schema`; `matched` says whether it does.
 #[inline]
+#[doc(hidden)]
 pub fn then(matched: bool, schema: &str, path: &Path<'_>, out: &mut Violations) {
     if !matched {
         out.push(
@@ -56,6 +60,7 @@ pub fn then(matched: bool, schema: &str, path: &Path<'_>, out: &mut Violations) 
 /// `else`: the value does not match `if`, so it must match `schema`; `matched` says whether
 /// it does.
 #[inline]
+#[doc(hidden)]
 pub fn otherwise(matched: bool, schema: &str, path: &Path<'_>, out: &mut Violations) {
     if !matched {
         out.push(
@@ -69,6 +74,7 @@ pub fn otherwise(matched: bool, schema: &str, path: &Path<'_>, out: &mut Violati
 /// `patternProperties`: the member at `path`, whose name matches `pattern`, must match
 /// `schema`; `matched` says whether it does.
 #[inline]
+#[doc(hidden)]
 pub fn pattern_property(
     matched: bool,
     pattern: &str,

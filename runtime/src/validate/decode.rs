@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 /// for every problem found: `/a: expected an integer, got a string; /name: is required` (its
 /// `to_string()`; [`DecodeError::violations`] gives each problem's pointer and message).
 #[inline]
+#[doc(hidden)]
 pub fn decode_with_path<T: DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
@@ -45,6 +46,7 @@ fn decode_errors(
 /// [`decode_with_path`] reports them all.)
 #[cold]
 #[inline(never)]
+#[doc(hidden)]
 pub fn decode_error(text: &str, error: &serde_json::Error) -> String {
     let found = problem(text, error);
     let mut out = Violations::new();

@@ -18,6 +18,7 @@ mod applicators;
 mod decode;
 mod error;
 mod every_problem;
+#[doc(hidden)]
 pub mod formats;
 #[cfg(feature = "pattern")]
 mod pattern;
@@ -37,6 +38,7 @@ pub use whole_value::deserialize_whole_value;
 /// `pattern` feature, which the generator's scaffold turns on for contracts that have patterns.
 #[cfg(feature = "pattern")]
 #[macro_export]
+#[doc(hidden)]
 macro_rules! compiled_pattern {
     ($source:literal) => {{
         static PATTERN: ::std::sync::LazyLock<$crate::validate::Regex> =
@@ -49,6 +51,7 @@ macro_rules! compiled_pattern {
 /// generated code that needs it does not compile, and says what to add to `Cargo.toml`.
 #[cfg(not(feature = "pattern"))]
 #[macro_export]
+#[doc(hidden)]
 macro_rules! compiled_pattern {
     ($source:literal) => {
         ::std::compile_error!(::std::concat!(
@@ -80,6 +83,7 @@ impl<T: Validate + ?Sized> Validate for Box<T> {
 /// Checks `value` from the root: `Err` holds every violation (its `to_string()` is the
 /// message naming them all).
 #[inline]
+#[doc(hidden)]
 pub fn check<T: Validate + ?Sized>(value: &T) -> Result<(), Invalid> {
     let mut out = Violations::new();
     value.validate(&Path::Root, &mut out);
@@ -257,6 +261,7 @@ impl fmt::Display for Violations {
 
 /// A number a numeric rule compares: every integer type and `f64`, compared as `f64` (exact
 /// for integers up to 2^53).
+#[doc(hidden)]
 pub trait Number: Copy {
     /// The value as `f64`.
     fn as_f64(self) -> f64;
@@ -285,6 +290,7 @@ fn show(bound: f64) -> String {
 
 /// `minimum` (`exclusive`: `exclusiveMinimum`).
 #[inline]
+#[doc(hidden)]
 pub fn minimum<N: Number>(
     value: N,
     bound: f64,
@@ -306,6 +312,7 @@ pub fn minimum<N: Number>(
 
 /// `maximum` (`exclusive`: `exclusiveMaximum`).
 #[inline]
+#[doc(hidden)]
 pub fn maximum<N: Number>(
     value: N,
     bound: f64,
@@ -327,6 +334,7 @@ pub fn maximum<N: Number>(
 
 /// `multipleOf` (`factor` > 0): the quotient is an integer, within floating-point rounding.
 #[inline]
+#[doc(hidden)]
 pub fn multiple_of<N: Number>(value: N, factor: f64, path: &Path<'_>, out: &mut Violations) {
     let quotient = value.as_f64() / factor;
     let off = (quotient - quotient.round()).abs();
@@ -360,6 +368,7 @@ fn characters(n: u64) -> &'static str {
 
 /// `minLength`, in characters.
 #[inline]
+#[doc(hidden)]
 pub fn min_length(value: &str, bound: u64, path: &Path<'_>, out: &mut Violations) {
     // Fewer bytes than the bound is short without counting (a character is at least a byte).
     if (value.len() as u64) < bound || (length(value) as u64) < bound {
@@ -373,6 +382,7 @@ pub fn min_length(value: &str, bound: u64, path: &Path<'_>, out: &mut Violations
 
 /// `maxLength`, in characters.
 #[inline]
+#[doc(hidden)]
 pub fn max_length(value: &str, bound: u64, path: &Path<'_>, out: &mut Violations) {
     // A string of at most `bound` bytes has at most `bound` characters: no count needed.
     if value.len() as u64 > bound && length(value) as u64 > bound {
@@ -386,6 +396,7 @@ pub fn max_length(value: &str, bound: u64, path: &Path<'_>, out: &mut Violations
 
 /// `format`: `check` is one of [`formats`]' checkers, `name` the format's name.
 #[inline]
+#[doc(hidden)]
 pub fn format(
     value: &str,
     check: fn(&str) -> bool,
@@ -408,6 +419,7 @@ fn items(n: u64) -> &'static str {
 
 /// `minItems`.
 #[inline]
+#[doc(hidden)]
 pub fn min_items(len: usize, bound: u64, path: &Path<'_>, out: &mut Violations) {
     if (len as u64) < bound {
         out.push(
@@ -420,6 +432,7 @@ pub fn min_items(len: usize, bound: u64, path: &Path<'_>, out: &mut Violations) 
 
 /// `maxItems`.
 #[inline]
+#[doc(hidden)]
 pub fn max_items(len: usize, bound: u64, path: &Path<'_>, out: &mut Violations) {
     if len as u64 > bound {
         out.push(
@@ -435,6 +448,7 @@ pub fn max_items(len: usize, bound: u64, path: &Path<'_>, out: &mut Violations) 
 const PAIRWISE_UNIQUE: usize = 32;
 
 /// `uniqueItems`: no two items are equal.
+#[doc(hidden)]
 pub fn unique_items<T: PartialEq + Serialize>(items: &[T], path: &Path<'_>, out: &mut Violations) {
     let duplicate = if items.len() <= PAIRWISE_UNIQUE {
         items
@@ -464,6 +478,7 @@ fn properties(n: u64) -> &'static str {
 
 /// `minProperties`.
 #[inline]
+#[doc(hidden)]
 pub fn min_properties(len: usize, bound: u64, path: &Path<'_>, out: &mut Violations) {
     if (len as u64) < bound {
         out.push(
@@ -476,6 +491,7 @@ pub fn min_properties(len: usize, bound: u64, path: &Path<'_>, out: &mut Violati
 
 /// `maxProperties`.
 #[inline]
+#[doc(hidden)]
 pub fn max_properties(len: usize, bound: u64, path: &Path<'_>, out: &mut Violations) {
     if len as u64 > bound {
         out.push(
@@ -487,6 +503,7 @@ pub fn max_properties(len: usize, bound: u64, path: &Path<'_>, out: &mut Violati
 }
 
 /// `const`: `value` equals `expected` (numbers by value: `1` equals `1.0`).
+#[doc(hidden)]
 pub fn constant(value: &Value, expected: &Value, path: &Path<'_>, out: &mut Violations) {
     if !json_equal(value, expected) {
         out.push(path, "const", format!("must be {expected}"));
@@ -494,6 +511,7 @@ pub fn constant(value: &Value, expected: &Value, path: &Path<'_>, out: &mut Viol
 }
 
 /// `enum`: `value` equals one of `allowed`.
+#[doc(hidden)]
 pub fn one_of(value: &Value, allowed: &[Value], path: &Path<'_>, out: &mut Violations) {
     if !allowed.iter().any(|a| json_equal(value, a)) {
         let listed: Vec<String> = allowed.iter().map(Value::to_string).collect();
@@ -507,6 +525,7 @@ pub fn one_of(value: &Value, allowed: &[Value], path: &Path<'_>, out: &mut Viola
 
 /// JSON Schema's equality: numbers by mathematical value, objects whatever their members'
 /// order, everything else structurally.
+#[doc(hidden)]
 pub fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
@@ -530,12 +549,14 @@ pub fn json_equal(a: &Value, b: &Value) -> bool {
 
 /// Parses the JSON text of a `const` or `enum` the generator wrote (valid by construction);
 /// `null` if it somehow is not, so a server never panics over it.
+#[doc(hidden)]
 pub fn constant_value(json: &str) -> Value {
     serde_json::from_str(json).unwrap_or(Value::Null)
 }
 
 /// Parses the JSON array text of an `enum` the generator wrote; empty if it somehow is not an
 /// array, so a server never panics over it.
+#[doc(hidden)]
 pub fn constant_values(json: &str) -> Vec<Value> {
     match serde_json::from_str(json) {
         Ok(Value::Array(values)) => values,

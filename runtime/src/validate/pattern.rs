@@ -3,10 +3,12 @@
 
 use super::{Path, Violations};
 
+#[doc(hidden)]
 pub use regex::Regex;
 
 /// `pattern`: `regex` (compiled once by the generated code) matches somewhere in `value`.
 #[inline]
+#[doc(hidden)]
 pub fn pattern(value: &str, regex: &Regex, source: &str, path: &Path<'_>, out: &mut Violations) {
     if !regex.is_match(value) {
         out.push(
@@ -19,6 +21,7 @@ pub fn pattern(value: &str, regex: &Regex, source: &str, path: &Path<'_>, out: &
 
 /// Compiles a `pattern` the generator already compiled with the same crate. Should it fail all
 /// the same, the result matches everything: the rule is then not enforced, and nothing panics.
+#[doc(hidden)]
 pub fn compile_pattern(source: &str) -> Regex {
     Regex::new(source).unwrap_or_else(|_| Regex::new("").expect("the empty pattern compiles"))
 }

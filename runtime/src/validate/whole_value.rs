@@ -32,6 +32,7 @@ use std::marker::PhantomData;
 /// let error = mcp_runtime::validate::decode_with_path::<Vec<Answer>>("[42, 41]").err();
 /// assert_eq!(error.map(|e| e.to_string()).as_deref(), Some("/1: must be 42"));
 /// ```
+#[doc(hidden)]
 pub fn deserialize_whole_value<'de, D, T, E, F>(deserializer: D, choose: F) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,

@@ -40,6 +40,7 @@ struct Envelope {
 }
 
 /// The bus of one instance (see the module documentation).
+#[doc(hidden)]
 pub struct RedisBus {
     link: Link,
     /// The channel every instance listens on.

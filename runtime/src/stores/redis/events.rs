@@ -20,6 +20,7 @@ use crate::session::StoreError;
 /// How many entries the stream keeps, at least (trimming is approximate, so a few more): a
 /// client may resume its standalone stream as long as fewer broadcasts than this followed
 /// its last event.
+#[doc(hidden)]
 pub const LOG_LENGTH: usize = 10_000;
 
 /// Most entries one resumption replays: what the stream keeps, with room for approximate
@@ -39,6 +40,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(2);
 const SEQUENCE_BITS: u32 = 20;
 
 /// The log of one instance (see the module documentation).
+#[doc(hidden)]
 pub struct RedisEventLog {
     link: Link,
     connection: Connection,

@@ -50,6 +50,7 @@ return {0, 0}
 ";
 
 /// Rate-limit buckets in Redis (see the module documentation).
+#[doc(hidden)]
 pub struct RedisRateBuckets {
     connection: Connection,
     prefix: String,

@@ -78,6 +78,7 @@ const DEFAULT_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Session-era sessions in Redis, with a replica of each in the instances serving it (see
 /// the module documentation).
+#[doc(hidden)]
 pub struct RedisSessionStore {
     /// The replicas this instance holds (bounded by `config.sessions.max_sessions`).
     local: Arc<MemorySessionStore>,

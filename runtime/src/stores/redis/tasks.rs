@@ -56,12 +56,15 @@ return 0
 const MAX_ATTEMPTS: u32 = 64;
 
 /// How long an instance's lease lasts without renewal.
+#[doc(hidden)]
 pub const LEASE: Duration = Duration::from_secs(6);
 
 /// How often an instance renews its lease.
+#[doc(hidden)]
 pub const LEASE_RENEWAL: Duration = Duration::from_secs(2);
 
 /// Task records in Redis (see the module documentation).
+#[doc(hidden)]
 pub struct RedisTaskStore {
     connection: Connection,
     prefix: String,

@@ -29,21 +29,26 @@ pub use capture::{layer, PassbackLayer};
 
 /// Most spans one result carries, the request span included; the others are counted in
 /// `droppedSpansCount`.
+#[doc(hidden)]
 pub const MAX_SPANS: usize = 64;
 
 /// Most bytes of the `_meta.otel.traces` value one result carries (its OTLP JSON); spans past
 /// it are dropped and counted.
+#[doc(hidden)]
 pub const MAX_BYTES: usize = 64 * 1024;
 
 /// A string attribute longer than this many bytes is cut (at a character boundary), so that
 /// one attribute cannot take a result's whole budget.
+#[doc(hidden)]
 pub const MAX_VALUE_BYTES: usize = 512;
 
 /// The capability the draft has a server advertise (`serverExecutionTelemetry`), as the
 /// `initialize` result's capabilities member carries it when the server returns traces.
+#[doc(hidden)]
 pub const CAPABILITY: &str = "serverExecutionTelemetry";
 
 /// The draft's schema version of the capability.
+#[doc(hidden)]
 pub const CAPABILITY_VERSION: &str = "2026-03-01";
 
 /// The capability's value (`{"version": …, "signals": {"traces": {"supported": true}}}`).
