@@ -7,7 +7,8 @@
 #   2. settings: docs/runtime.md's settings table has a row for every flag of a server's
 #      --help, with its variable and default (tests/docs/settings_table.py);
 #   3. commands: the ```sh blocks of README.md, then docs/gateway.md (whose blocks use the
-#      generator README.md installs), docs/telemetry.md, docs/validation.md and docs/documents.md,
+#      generator README.md installs), docs/telemetry.md, docs/validation.md, docs/documents.md,
+#      docs/protocol.md, docs/operations.md, docs/deploy.md and docs/x-mcp.md,
 #      in order, in a fresh temporary directory that
 #      holds the checkout as `mcp-codegen/` (as the README's install step assumes), with
 #      `cargo install` writing into that directory, never into ~/.cargo. The conventions
@@ -23,7 +24,8 @@
 # stopped at the end. Builds share CARGO_TARGET_DIR (default: the checkout's target/).
 #
 # usage: tests/docs/run.sh [FILE.md...]    (default: README.md docs/gateway.md docs/telemetry.md docs/validation.md
-#                                           docs/documents.md)
+#                                           docs/documents.md docs/protocol.md docs/operations.md
+#                                           docs/deploy.md docs/x-mcp.md)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -46,7 +48,8 @@ rm -f "${TMPDIR:-/tmp}/docs-help.$$"
 
 # ---- 3. the commands ------------------------------------------------------------------------
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=(README.md docs/gateway.md docs/telemetry.md docs/validation.md docs/documents.md)
+[ ${#files[@]} -gt 0 ] || files=(README.md docs/gateway.md docs/telemetry.md docs/validation.md docs/documents.md
+  docs/protocol.md docs/operations.md docs/deploy.md docs/x-mcp.md)
 DOCS_WORK="$(mktemp -d)"
 export DOCS_WORK
 script="$DOCS_WORK/.docs-test.sh"
