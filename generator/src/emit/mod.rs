@@ -8,7 +8,9 @@
 //! alone needs only `types`. [`Layout`] decides the files: one, or a root file and a file per
 //! type, per method and for the descriptors ([`layout`]).
 
+mod catalog;
 mod client;
+mod contract;
 mod descriptors;
 pub(crate) mod errors;
 pub mod examples;
@@ -330,10 +332,10 @@ pub fn emit_with(
         )
     };
     let descriptors_section = |frame: &mut Frame| {
-        let catalog = server::catalog(document, &methods, skills, options.strict_unions);
+        let catalog = catalog::catalog(document, &methods, skills, options.strict_unions);
         let bundled = crate::skills::skills_static(skills);
-        let card = server::server_card(document);
-        let document = server::openrpc_document(document);
+        let card = catalog::server_card(document);
+        let document = catalog::openrpc_document(document);
         descriptors_module(frame, quote!(#catalog #bundled #document #card))
     };
     let errors_section = |_: &mut Frame| errors::errors_module(document);

@@ -1,21 +1,17 @@
-//! `Server<H>`: the generated `Dispatch` implementation (decode, call, encode per method), and
-//! the catalog constant.
+//! `Server<H>`: the generated `Dispatch` implementation (decode, call, encode per method), with
+//! the `static CONTRACT` it returns (its lookups: `contract.rs`; the catalog: `catalog.rs`).
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use heck::ToKebabCase;
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use super::descriptors::descriptor_json_of;
 use super::format::{Frame, Piece, Reach, Slot};
 use super::layout;
 use super::plan::MethodPlan;
 use super::upstream::feed;
 use crate::openrpc::{
-    Document, McpBinding, McpKind, ParamStructure, PromptBinding, ResourceBinding,
-    ResourceTemplateBinding, ServerExtension,
+    McpBinding, ParamStructure, PromptBinding, ResourceBinding, ResourceTemplateBinding,
+    ServerExtension,
 };
 use crate::tokens::ident;
 use crate::tokens::str_lit;
@@ -35,10 +31,10 @@ pub(crate) fn server(
     own_crate: bool,
     frame: &mut Frame,
 ) -> TokenStream {
-    let (scopes_fn, scopes) = scopes(methods, identity.scopes.as_deref());
-    let (rate_limit_fn, rate_limits) = rate_limits(methods);
-    let (result_budget_fn, result_budgets) = result_budgets(methods);
-    let (face_fn, faces) = faces(methods);
+    let (scopes_fn, scopes) = super::contract::scopes(methods, identity.scopes.as_deref());
+    let (rate_limit_fn, rate_limits) = super::contract::rate_limits(methods);
+    let (result_budget_fn, result_budgets) = super::contract::result_budgets(methods);
+    let (face_fn, faces) = super::contract::faces(methods);
     // Off by default: every caller sees the whole lists.
     let hides_unauthorized = identity
         .hide_unauthorized
@@ -136,223 +132,6 @@ pub(crate) fn server(
 
         #dispatch
     }
-}
-
-/// `fn required_scopes` and the contract's `.with_required_scopes(..).with_scopes_supported(..)`,
-/// from `x-mcp` `scopes` and the document's default (for the plain JSON-RPC endpoint too,
-/// under `"jsonrpc"` and the method's name, for every method, those without `x-mcp`
-/// included); nothing (the contract's defaults, no scopes) when the document names none.
-fn scopes(methods: &[MethodPlan<'_>], default: Option<&[String]>) -> (TokenStream, TokenStream) {
-    let mut arms = Vec::new();
-    // After the exact URIs: a read of a URI the template matches (or of the template itself,
-    // which is how lists filtered per caller name it).
-    let mut template_arms = Vec::new();
-    let mut plain_arms = Vec::new();
-    let mut supported: Vec<&str> = default
-        .unwrap_or_default()
-        .iter()
-        .map(String::as_str)
-        .collect();
-    for plan in methods {
-        // On the plain JSON-RPC endpoint a method is decided as its MCP face (`fn face`); one
-        // without (served there only with `--jsonrpc-unexposed`) takes the document's default.
-        let Some(binding) = plan.binding() else {
-            if let Some(scopes) = default {
-                let name = plan.method.name.as_str();
-                plain_arms.push(quote! { ("jsonrpc", #name) => &[#(#scopes),*], });
-            }
-            continue;
-        };
-        let common = binding.common();
-        let Some(scopes) = &common.scopes else {
-            continue;
-        };
-        let (method, key) = match binding {
-            McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
-            McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
-            McpBinding::Resource(resource) => ("resources/read", resource.uri.as_str()),
-            McpBinding::ResourceTemplate(template) => {
-                ("resources/read", template.uri_template.as_str())
-            }
-        };
-        for scope in scopes {
-            if !supported.contains(&scope.as_str()) {
-                supported.push(scope);
-            }
-        }
-        if let McpBinding::ResourceTemplate(_) = binding {
-            template_arms.push(quote! {
-                ("resources/read", uri)
-                    if uri == #key
-                        || match_uri(#key, uri).is_some() =>
-                {
-                    &[#(#scopes),*]
-                }
-            });
-            continue;
-        }
-        arms.push(quote! { (#method, #key) => &[#(#scopes),*], });
-    }
-    if arms.is_empty() && template_arms.is_empty() && default.is_none() {
-        return (TokenStream::new(), TokenStream::new());
-    }
-    let default = default.unwrap_or_default();
-    let lookup = quote! {
-        /// The scopes a principal needs for `method` on `key` (the contract's `x-mcp` `scopes`).
-        fn required_scopes(method: &str, key: &str) -> &'static [&'static str] {
-            match (method, key) {
-                #(#arms)*
-                #(#template_arms)*
-                ("tools/call" | "prompts/get" | "resources/read", _) => &[#(#default),*],
-                #(#plain_arms)*
-                _ => &[],
-            }
-        }
-    };
-    let builder = quote! {
-        .with_required_scopes(&required_scopes)
-        .with_scopes_supported(&[#(#supported),*])
-    };
-    (lookup, builder)
-}
-
-/// `fn rate_limit` and the contract's `.with_rate_limits(..)`, from `x-mcp` `rateLimit`: a match
-/// on the MCP method and the tool or prompt name or resource URI (a template's URI through its
-/// matcher; the plain JSON-RPC endpoint counts a method as its MCP face, `fn face`); nothing
-/// (the contract's default, no limit) when no method has one.
-fn rate_limits(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
-    let mut arms = Vec::new();
-    let mut template_arms = Vec::new();
-    for plan in methods {
-        let Some(binding) = plan.binding() else {
-            continue;
-        };
-        let common = binding.common();
-        let Some((count, per_ms)) = common.rate_limit else {
-            continue;
-        };
-        let rate = quote!(::mcp_runtime::rate_limit::Rate::new(#count, #per_ms));
-        let (method, key) = match binding {
-            McpBinding::Tool(_) => ("tools/call", common.name.as_str()),
-            McpBinding::Prompt(_) => ("prompts/get", common.name.as_str()),
-            McpBinding::Resource(resource) => ("resources/read", resource.uri.as_str()),
-            McpBinding::ResourceTemplate(template) => {
-                let key = template.uri_template.as_str();
-                template_arms.push(quote! {
-                    ("resources/read", uri)
-                        if uri == #key
-                            || ::mcp_runtime::uri_template::match_uri(#key, uri).is_some() =>
-                    {
-                        ::std::option::Option::Some(#rate)
-                    }
-                });
-                continue;
-            }
-        };
-        arms.push(quote! { (#method, #key) => ::std::option::Option::Some(#rate), });
-    }
-    if arms.is_empty() && template_arms.is_empty() {
-        return (TokenStream::new(), TokenStream::new());
-    }
-    let lookup = quote! {
-        /// The rate limit of `method` on `key` (the contract's `x-mcp` `rateLimit`).
-        fn rate_limit(
-            method: &str,
-            key: &str,
-        ) -> ::std::option::Option<::mcp_runtime::rate_limit::Rate> {
-            match (method, key) {
-                #(#arms)*
-                #(#template_arms)*
-                _ => ::std::option::Option::None,
-            }
-        }
-    };
-    (lookup, quote!(.with_rate_limits(&rate_limit)))
-}
-
-/// `fn result_budget` and the contract's `.with_result_budgets(&result_budget, SMALLEST)`,
-/// from each tool's [`MethodPlan::result_budget`]: a match on the tool's published name, the
-/// tools of one budget in one arm, arms by budget then name; SMALLEST is the smallest budget (a
-/// result no longer than it is never kept, so the runtime measures no other). Nothing (the
-/// contract's default, every result whole) when no tool has one.
-fn result_budgets(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
-    let mut by_budget: BTreeMap<u32, BTreeSet<&str>> = BTreeMap::new();
-    for plan in methods {
-        if let (Some(bytes), Some(McpBinding::Tool(tool))) = (plan.result_budget, plan.binding()) {
-            by_budget
-                .entry(bytes)
-                .or_default()
-                .insert(tool.common.name.as_str());
-        }
-    }
-    let Some(&smallest) = by_budget.keys().next() else {
-        return (TokenStream::new(), TokenStream::new());
-    };
-    let bytes_lit = |bytes: u32| Literal::usize_suffixed(bytes as usize);
-    let arms = by_budget.iter().map(|(&bytes, names)| {
-        let names = names.iter().map(|name| str_lit(name));
-        let bytes = bytes_lit(bytes);
-        quote! { #(#names)|* => ::std::option::Option::Some(#bytes), }
-    });
-    let lookup = quote! {
-        /// Each tool's result budget in bytes (`--result-budget`, `x-mcp` `resultBudget`): a larger
-        /// result is kept and answered with a preview and a link to read it in pages.
-        fn result_budget(tool: &str) -> ::std::option::Option<usize> {
-            match tool {
-                #(#arms)*
-                _ => ::std::option::Option::None,
-            }
-        }
-    };
-    let smallest = bytes_lit(smallest);
-    (
-        lookup,
-        quote!(.with_result_budgets(&result_budget, #smallest)),
-    )
-}
-
-/// `fn face` and the contract's `.with_faces(..)`: each method MCP exposes, by its JSON-RPC
-/// name, as the tool, prompt or resource it is published as, with its params' names (the
-/// plain JSON-RPC endpoint serves only these, each decided as that MCP call).
-fn faces(methods: &[MethodPlan<'_>]) -> (TokenStream, TokenStream) {
-    let arms: Vec<TokenStream> = methods
-        .iter()
-        .filter_map(|plan| {
-            let binding = plan.binding()?;
-            let name = plan.method.name.as_str();
-            let params = plan.method.params.iter().map(|p| p.name.as_str());
-            let (kind, key) = match binding {
-                McpBinding::Tool(_) => (quote!(tool), binding.common().name.as_str()),
-                McpBinding::Prompt(_) => (quote!(prompt), binding.common().name.as_str()),
-                McpBinding::Resource(resource) => (quote!(resource), resource.uri.as_str()),
-                McpBinding::ResourceTemplate(template) => {
-                    (quote!(resource), template.uri_template.as_str())
-                }
-            };
-            Some(quote! { #name => Face::#kind(#key, &[#(#params),*]), })
-        })
-        .collect();
-    if arms.is_empty() {
-        let lookup = quote! {
-            /// No method is exposed to MCP: the plain JSON-RPC endpoint serves none.
-            fn face(_: &str) -> ::std::option::Option<::mcp_runtime::dispatch::Face> {
-                ::std::option::Option::None
-            }
-        };
-        return (lookup, quote!(.with_faces(&face)));
-    }
-    let lookup = quote! {
-        /// What each method MCP exposes is published as: the plain JSON-RPC endpoint serves
-        /// only these, each decided as that MCP call.
-        fn face(method: &str) -> ::std::option::Option<::mcp_runtime::dispatch::Face> {
-            use ::mcp_runtime::dispatch::Face;
-            ::std::option::Option::Some(match method {
-                #(#arms)*
-                _ => return ::std::option::Option::None,
-            })
-        }
-    };
-    (lookup, quote!(.with_faces(&face)))
 }
 
 /// `Dispatch::call`: one `match` on the call's kind and name (a JSON-RPC method, a tool or
@@ -923,41 +702,6 @@ fn short_option_str(value: Option<&str>) -> TokenStream {
     }
 }
 
-/// `::std::option::Option::Some("text")` or `::std::option::Option::None`, in the
-/// descriptors (which have no prelude).
-fn option_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(text) => {
-            let lit = str_lit(text);
-            quote!(::std::option::Option::Some(#lit))
-        }
-        None => quote!(::std::option::Option::None),
-    }
-}
-
-/// `OPENRPC_DOCUMENT`: the document bundled into one, compact, for `rpc.discover`.
-pub fn openrpc_document(document: &Document) -> TokenStream {
-    let text = serde_json::to_string(&document.bundled_json)
-        .expect("a JSON value read from text always serializes");
-    let text = str_lit(&text);
-    let doc = if document.files.len() > 1 {
-        quote! {
-            /// The OpenRPC document this server was generated from (its root file with the
-            /// files it refers to bundled in, compact JSON): the result of `rpc.discover` on
-            /// the plain JSON-RPC endpoint.
-        }
-    } else {
-        quote! {
-            /// The OpenRPC document this server was generated from (its root file, compact JSON):
-            /// the result of `rpc.discover` on the plain JSON-RPC endpoint.
-        }
-    };
-    quote! {
-        #doc
-        pub const OPENRPC_DOCUMENT: &str = #text;
-    }
-}
-
 /// `Dispatch::complete`, routing each argument the contract marks `x-mcp.complete` to its
 /// handler method; nothing when none is marked (the runtime then completes from enums only).
 fn complete(methods: &[MethodPlan<'_>]) -> Option<TokenStream> {
@@ -1006,149 +750,6 @@ fn complete(methods: &[MethodPlan<'_>]) -> Option<TokenStream> {
             }
         }
     })
-}
-
-/// `SERVER_CARD`: the contract's server card, compact, when it has one (`info["x-mcp"].card`).
-pub fn server_card(document: &Document) -> TokenStream {
-    let Some(card) = crate::server_card::card(document) else {
-        return TokenStream::new();
-    };
-    let text = serde_json::to_string(&card).expect("a JSON value always serializes");
-    let text = str_lit(&text);
-    quote! {
-        /// The server card (SEP-2127) from the contract, without the `remotes` a running server
-        /// adds: served at `<mcp-url>/server-card` when the server card is turned on.
-        pub const SERVER_CARD: &str = #text;
-    }
-}
-
-/// `pub static CATALOG: ::mcp_runtime::Catalog = ...`.
-pub fn catalog(
-    document: &Document,
-    methods: &[MethodPlan<'_>],
-    skills: &[crate::skills::Skill],
-    strict_unions: bool,
-) -> TokenStream {
-    let server = &document.server;
-    let name = server
-        .name
-        .clone()
-        .unwrap_or_else(|| document.info.title.to_kebab_case());
-    let name = str_lit(&name);
-    let version = str_lit(&document.info.version);
-    let title = option_str(
-        server
-            .title
-            .as_deref()
-            .or(Some(document.info.title.as_str()))
-            .filter(|t| !t.is_empty()),
-    );
-    let website = option_str(server.website_url.as_deref());
-    let instructions = option_str(server.instructions.as_deref());
-    let list = |kind: McpKind, extra: Vec<TokenStream>| {
-        let mut entries: Vec<TokenStream> = methods
-            .iter()
-            .filter_map(|plan| {
-                let binding = plan.binding().filter(|b| b.kind() == kind)?;
-                let key = str_lit(binding.key());
-                let json = descriptor_json_of(
-                    document,
-                    plan.method,
-                    binding,
-                    plan.publishes_no_output_schema(),
-                    strict_unions,
-                    plan.result_budget.is_some(),
-                );
-                let json = super::descriptors::revision_texts(&json);
-                Some(quote! {
-                    ::mcp_runtime::Descriptor { key: #key, json: #json }
-                })
-            })
-            .collect();
-        entries.extend(extra);
-        quote!(&[#(#entries),*])
-    };
-    let tools = list(McpKind::Tool, Vec::new());
-    let prompts = list(McpKind::Prompt, Vec::new());
-    // Each skill's SKILL.md is a resource too, after the contract's own.
-    let resources = list(McpKind::Resource, crate::skills::skill_descriptors(skills));
-    // A server that keeps results over a tool's budget serves their pages, after the
-    // contract's own templates (a contract's URI cannot be `mcp-result:`: `validate`).
-    let pages = methods
-        .iter()
-        .any(|plan| plan.result_budget.is_some())
-        .then(|| quote!(::mcp_runtime::result_budget::PAGES));
-    let templates = list(McpKind::ResourceTemplate, pages.into_iter().collect());
-    let completions = completions(document, methods);
-    quote! {
-        /// The server's identity and its tools, prompts, resources and resource templates.
-        pub static CATALOG: ::mcp_runtime::Catalog = ::mcp_runtime::Catalog {
-            server: ::mcp_runtime::ServerInfo {
-                name: #name,
-                version: #version,
-                title: #title,
-                website_url: #website,
-            },
-            instructions: #instructions,
-            tools: #tools,
-            prompts: #prompts,
-            resources: #resources,
-            resource_templates: #templates,
-            completions: &[#(#completions),*],
-        };
-    }
-}
-
-/// `completion/complete` entries: every prompt argument and template variable whose schema is a
-/// string enum offers its values.
-fn completions(document: &Document, methods: &[MethodPlan<'_>]) -> Vec<TokenStream> {
-    let mut entries = Vec::new();
-    for plan in methods {
-        let Some(binding) = plan.binding() else {
-            continue;
-        };
-        let (kind, reference) = match binding {
-            McpBinding::Prompt(prompt) => (quote!(Prompt), prompt.common.name.as_str()),
-            McpBinding::ResourceTemplate(template) => {
-                (quote!(Resource), template.uri_template.as_str())
-            }
-            McpBinding::Tool(_) | McpBinding::Resource(_) => continue,
-        };
-        for param in &plan.method.params {
-            let Some(values) = string_enum(document, &param.schema) else {
-                continue;
-            };
-            let reference = str_lit(reference);
-            let argument = str_lit(&param.name);
-            let values = values.iter().map(|v| str_lit(v));
-            entries.push(quote! {
-                ::mcp_runtime::Completion {
-                    kind: ::mcp_runtime::CompletionKind::#kind,
-                    reference: #reference,
-                    argument: #argument,
-                    values: &[#(#values),*],
-                }
-            });
-        }
-    }
-    entries
-}
-
-/// The values of a string `enum` schema, following `$ref`s to the document's named schemas.
-fn string_enum(document: &Document, schema: &Value) -> Option<Vec<String>> {
-    let mut current = schema;
-    for _ in 0..16 {
-        match current.get("$ref").and_then(Value::as_str) {
-            Some(key) => current = &document.schemas.get(key)?.schema,
-            None => break,
-        }
-    }
-    current
-        .get("enum")?
-        .as_array()?
-        .iter()
-        .map(|v| v.as_str().map(str::to_string))
-        .collect()
 }
 
 /// One method's dispatch function in its module: `name(server, INPUTS ctx) -> OUTPUT { body }`.
