@@ -11,8 +11,8 @@
 #   3. with TIME_PASSES=1, the same change once more under `rustc -Z time-passes`
 #      (RUSTC_BOOTSTRAP=1): where the crate's rebuild spends its time.
 # HANDLER_EDIT=1 builds the crate of a synthetic 240-method contract instead (the document
-# `cargo run -p mcp-bench --bin gen-synthetic -- 240` writes, made here by the same recipe in
-# Python so that the bench workspace need not be built; N=... for another size): the cold build,
+# `cargo run -p mcp-bench --bin gen-synthetic -- 240` writes, made by bench/synthetic.py so
+# that the bench workspace need not be built; N=... for another size): the cold build,
 # then the rebuild after a comment appended to the user's `src/handler.rs`, three times (what a
 # user pays on every edit of their handler), then the one-method change of step 2 on
 # `method_0000` (twice, with the CPU of each crate rebuilt). The generated code is where a new
@@ -32,29 +32,7 @@ WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 LOTUS=$CHECKOUT/fixtures/third-party/lotus/build/openrpc/v2/gateway.json
 if [[ ${HANDLER_EDIT:-} == 1 ]]; then
   LOTUS=$WORK/synthetic.json
-  # bench/src/bin/gen-synthetic.rs, the same document.
-  python3 - "${N:-240}" >"$LOTUS" <<'EOF'
-import json, sys
-n = int(sys.argv[1])
-method = lambda i: {
-    "name": f"method_{i:04}", "summary": f"Synthetic method number {i}.", "x-mcp": {"kind": "tool"},
-    "params": [
-        {"name": "query", "required": True, "schema": {"type": "string"}},
-        {"name": "limit", "schema": {"type": "integer", "minimum": 1}},
-        {"name": "mode", "schema": {"type": "string", "enum": ["fast", "thorough"]}},
-        {"name": "filter", "schema": {"$ref": "#/components/schemas/Filter"}}],
-    "result": {"name": "result", "schema": {"type": "object", "properties": {
-        "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
-        "total": {"type": "integer"}}, "required": ["items", "total"]}}}
-json.dump({"openrpc": "1.3.2",
-    "info": {"title": "Synthetic", "version": "0.1.0", "x-mcp": {"name": "synthetic"}},
-    "methods": [method(i) for i in range(n)],
-    "components": {"schemas": {
-        "Filter": {"type": "object", "properties": {
-            "tags": {"type": "array", "items": {"type": "string"}}, "since": {"type": "string"}}},
-        "Item": {"type": "object", "properties": {"id": {"type": "integer"}, "title": {"type": "string"}},
-            "required": ["id", "title"]}}}}, sys.stdout, indent=2, sort_keys=True)
-EOF
+  python3 "$HERE/bench/synthetic.py" "${N:-240}" >"$LOTUS"
 fi
 if [[ -z ${GEN:-} ]]; then
   cargo build --quiet --manifest-path "$CHECKOUT/Cargo.toml" -p mcp-codegen

@@ -17,29 +17,7 @@ cargo build --quiet --manifest-path "$CHECKOUT/Cargo.toml" -p mcp-codegen
 GEN=$(cargo metadata --manifest-path "$CHECKOUT/Cargo.toml" --format-version 1 --no-deps |
   sed 's/.*"target_directory":"\([^"]*\)".*/\1/')/debug/mcp-codegen
 export CARGO_TARGET_DIR=$W/target
-synthetic() { python3 - "$1" <<'PY'
-import json, sys
-n = int(sys.argv[1])
-method = lambda i: {
-    "name": f"method_{i:04}", "summary": f"Synthetic method number {i}.", "x-mcp": {"kind": "tool"},
-    "params": [
-        {"name": "query", "required": True, "schema": {"type": "string"}},
-        {"name": "limit", "schema": {"type": "integer", "minimum": 1}},
-        {"name": "mode", "schema": {"type": "string", "enum": ["fast", "thorough"]}},
-        {"name": "filter", "schema": {"$ref": "#/components/schemas/Filter"}}],
-    "result": {"name": "result", "schema": {"type": "object", "properties": {
-        "items": {"type": "array", "items": {"$ref": "#/components/schemas/Item"}},
-        "total": {"type": "integer"}}, "required": ["items", "total"]}}}
-json.dump({"openrpc": "1.3.2",
-    "info": {"title": "Synthetic", "version": "0.1.0", "x-mcp": {"name": "synthetic"}},
-    "methods": [method(i) for i in range(n)],
-    "components": {"schemas": {
-        "Filter": {"type": "object", "properties": {
-            "tags": {"type": "array", "items": {"type": "string"}}, "since": {"type": "string"}}},
-        "Item": {"type": "object", "properties": {"id": {"type": "integer"}, "title": {"type": "string"}},
-            "required": ["id", "title"]}}}}, sys.stdout, indent=2, sort_keys=True)
-PY
-}
+synthetic() { python3 "$HERE/bench/synthetic.py" "$1"; }
 # NAME DOC [FLAGS...]: one crate, its layout, three handler-edit rebuilds.
 edits() {
   local name=$1 doc=$2; shift 2
