@@ -25,7 +25,8 @@ pub(super) fn rpc_error(
 /// A session [`Refusal`] as an HTTP response: 400 for `initialize`'s params, a missing
 /// session id or another version than the session's; 404 for a session that does not exist
 /// (to this principal); 503 when the session store is full or cannot be reached. `id` is
-/// the request's, which only the answers to `initialize` and the store's errors carry.
+/// the request's, which only the answers to `initialize` carry (a session another instance
+/// made is loaded before the body is read: its store error answers `"id": null`).
 #[cold]
 pub(super) fn session_refused(refusal: Refusal, id: Option<&RawValue>) -> Response<Body> {
     let (status, id) = match &refusal {
