@@ -25,7 +25,6 @@
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::parser::ValueSource;
 
@@ -369,7 +368,7 @@ pub fn run_with<D: Dispatch>(
             let server = build(config);
             println!(
                 "{}",
-                version_line(server.engine.dispatch().contract().catalog())
+                version_line(server.engine().dispatch().contract().catalog())
             );
             return ExitCode::SUCCESS;
         }
@@ -400,7 +399,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
         Err(Exit::Version) => {
             println!(
                 "{}",
-                version_line(server.engine.dispatch().contract().catalog())
+                version_line(server.engine().dispatch().contract().catalog())
             );
             return ExitCode::SUCCESS;
         }
@@ -408,7 +407,7 @@ pub fn run<D: Dispatch>(mut server: McpServer<D>) -> ExitCode {
     };
     let _telemetry = match start_logging(
         &args,
-        server.engine.dispatch().contract().catalog().server.name,
+        server.engine().dispatch().contract().catalog().server.name,
     ) {
         Ok(telemetry) => telemetry,
         Err(code) => return code,
@@ -482,7 +481,7 @@ fn reconfigure<D: Dispatch>(server: &mut McpServer<D>, args: &Args) -> Result<()
             ));
         }
     }
-    let Some(engine) = Arc::get_mut(&mut server.engine) else {
+    let Some(engine) = server.engine_mut() else {
         return Err("flags and MCP_* variables cannot change a server that was cloned before entry::run: build it in entry::run_with's closure, or set its Config".into());
     };
     engine.reconfigure(args.config.clone());

@@ -1,15 +1,15 @@
 //! The authorization edge ([`crate::auth`]): authenticating a request before the engine
 //! runs, the challenges of a refusal, and the Protected Resource Metadata document.
 //!
-//! Only reached when [`Config::auth`](crate::Config::auth) is set; every function here is
+//! Only reached when [`Config::auth`](crate::config::Config::auth) is set; every function here is
 //! off the unauthenticated hot path.
 
 use http::header::{HeaderValue, ACCESS_CONTROL_ALLOW_ORIGIN, CACHE_CONTROL, WWW_AUTHENTICATE};
 use http::{Method, Response, StatusCode};
 use std::sync::Arc;
 
+use super::body::Body;
 use super::response::{json_response, method_not_allowed, rpc_error};
-use super::Body;
 use crate::auth::{Auth, Principal, Refusal};
 use crate::dispatch::Dispatch;
 use crate::engine::incoming::{self, Incoming, Request};
@@ -65,7 +65,7 @@ fn access_token(headers: &http::HeaderMap) -> Option<&str> {
 }
 
 /// 403 `insufficient_scope` when `principal` lacks a scope the contract requires for
-/// `request` (`x-mcp` `scopes`: [`crate::Contract::required_scopes`]) or the step-up policy
+/// `request` (`x-mcp` `scopes`: [`Contract::required_scopes`](crate::dispatch::Contract::required_scopes)) or the step-up policy
 /// asks of it; `None` when it may go on.
 ///
 /// The call is decided on the target that runs ([`Request::target`]): the tool, prompt or

@@ -8,26 +8,27 @@ use http::{Response, StatusCode};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+use super::body::Body;
 use super::headers::Headers;
+use super::post;
 use super::response::{bad_request, rpc_error, session_refused, sse_response};
-use super::{post, stateless_only_post, Body};
+use super::Endpoint;
 use crate::bus::RelayPart;
 use crate::delivery::event_log::{EventLog, ReplayError};
 use crate::delivery::notifier::logged_message;
 use crate::delivery::relay;
 use crate::dispatch::Dispatch;
 use crate::jsonrpc::{RpcError, INVALID_REQUEST, SERVER_ERROR};
-use crate::server::McpServer;
 use crate::session::events::{parse_event_id, ResumeError, CONNECTION_QUEUE, STANDALONE};
 use crate::session::Session;
 
 /// What an SSE response starts with: a comment, so the client sees the stream open at once.
 const OPENED: &[u8] = b": ping\n\n";
 
-impl<D: Dispatch> McpServer<D> {
-    /// GET: the session's standalone SSE stream, or the resumption of a broken one; 405 on
-    /// the stateless revision.
-    pub(super) fn get(&self, headers: &Headers<'_>) -> Response<Body> {
+impl<D: Dispatch> Endpoint<D> {
+    /// GET here: the session's standalone SSE stream, or the resumption of a broken one
+    /// this instance holds; 405 on the stateless revision.
+    pub(super) fn open_stream(&self, headers: &Headers<'_>) -> Response<Body> {
         let session = match self.get_session(headers) {
             Ok(session) => session,
             Err(response) => return *response,
@@ -40,7 +41,7 @@ impl<D: Dispatch> McpServer<D> {
     /// GET with `Last-Event-ID` when instances share the sessions: the standalone stream
     /// from the event log, a POST's stream from here or, when another instance issued it,
     /// relayed from that one.
-    pub(super) async fn get_shared(&self, headers: &Headers<'_>) -> Response<Body> {
+    pub(super) async fn resume_shared(&self, headers: &Headers<'_>) -> Response<Body> {
         let session = match self.get_session(headers) {
             Ok(session) => session,
             Err(response) => return *response,
@@ -126,7 +127,7 @@ impl<D: Dispatch> McpServer<D> {
     /// 406 without `text/event-stream` in `Accept`, 400 without a session id, 404 for a
     /// session that does not exist.
     fn get_session(&self, headers: &Headers<'_>) -> Result<Arc<Session>, Box<Response<Body>>> {
-        if let Some(response) = stateless_only_post(headers) {
+        if let Some(response) = super::stateless::only_post(headers) {
             return Err(Box::new(response));
         }
         if !headers.accepts_sse {

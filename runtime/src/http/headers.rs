@@ -36,7 +36,7 @@ pub(crate) struct Headers<'a> {
     pub protocol_version: Option<&'a str>,
     pub mcp_method: Option<&'a str>,
     pub mcp_name: Option<&'a str>,
-    /// Who the request acts for, when authorization is on ([`crate::Config::auth`]): set by
+    /// Who the request acts for, when authorization is on ([`Config::auth`](crate::config::Config::auth)): set by
     /// `route` after the headers are read.
     pub principal: Option<std::sync::Arc<crate::auth::Principal>>,
     /// The peer's address as a rate limit's key, under the runtime's own listener when rate

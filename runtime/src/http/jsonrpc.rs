@@ -24,23 +24,23 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::body::Body;
 use super::headers::Headers;
 use super::request_body::{self, Accepts};
 use super::response::{json_response, method_not_allowed, rpc_error, status_only};
-use super::Body;
+use super::Endpoint;
 use crate::auth::Principal;
 use crate::context::RequestContext;
 use crate::dispatch::{Call, CallKind, Dispatch, Door};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::jsonrpc::{self, error_response, success_response, RpcError};
 use crate::panic::CatchUnwind;
-use crate::server::McpServer;
 use crate::telemetry::TraceHeaders;
 
 /// The method answering the OpenRPC document (OpenRPC service discovery).
 const DISCOVER: &str = "rpc.discover";
 
-impl<D: Dispatch> McpServer<D> {
+impl<D: Dispatch> Endpoint<D> {
     /// Answers one HTTP request to the plain JSON-RPC path, whose Host and Origin were checked.
     pub(super) async fn plain_jsonrpc<B>(
         &self,
@@ -129,7 +129,7 @@ impl<D: Dispatch> McpServer<D> {
         // answers in the order of the requests.
         use futures_util::StreamExt;
         // Collected first: a closure held across the await would not be provably `Send`.
-        let elements: Vec<crate::BoxFuture<'_, Option<String>>> = messages
+        let elements: Vec<crate::dispatch::BoxFuture<'_, Option<String>>> = messages
             .iter()
             .map(|message| self.plain_element(message.get(), principal, trace_headers))
             .collect();
@@ -150,7 +150,7 @@ impl<D: Dispatch> McpServer<D> {
         text: &'a str,
         principal: Option<&'a Arc<Principal>>,
         trace_headers: TraceHeaders<'a>,
-    ) -> crate::BoxFuture<'a, Option<String>> {
+    ) -> crate::dispatch::BoxFuture<'a, Option<String>> {
         Box::pin(async move {
             match incoming::read_plain(text) {
                 Err(error) => Some(error_response(None, &error)),

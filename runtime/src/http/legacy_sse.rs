@@ -26,12 +26,13 @@ use http::{Method, Response, StatusCode};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use super::body::Body;
 use super::headers::Headers;
 use super::request_body::{self, Accepts};
 use super::response::{
     bad_request, rpc_error, session_not_found, session_refused, sse_response, status_only,
 };
-use super::Body;
+use super::Endpoint;
 use crate::config::Config;
 use crate::delivery::legacy_streams::{lock, Connection, Standalone};
 use crate::delivery::outbound::{Outbound, Reply};
@@ -41,7 +42,6 @@ use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::sessions::{Keep, Refusal};
 use crate::engine::{answer_key, id_key, Engine};
 use crate::jsonrpc::{self, error_response, RpcError};
-use crate::server::McpServer;
 use crate::session::events::{Delivery, CONNECTION_QUEUE};
 use crate::session::Session;
 use crate::telemetry::Transport;
@@ -59,7 +59,7 @@ pub(super) fn serves(config: &Config, path: &str) -> bool {
     config.endpoints.legacy_sse && (path == SSE_PATH || path == MESSAGES_PATH)
 }
 
-impl<D: Dispatch> McpServer<D> {
+impl<D: Dispatch> Endpoint<D> {
     /// Answers a request to [`SSE_PATH`] or [`MESSAGES_PATH`], whose Host and Origin were
     /// checked.
     pub(super) async fn legacy_sse<B>(

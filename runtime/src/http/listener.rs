@@ -17,14 +17,14 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::peers::{PeerPlace, Peers};
 use super::supervisor::{Supervisor, Verdict};
+use super::Endpoint;
 use super::ENDPOINT;
 use crate::dispatch::Dispatch;
-use crate::server::McpServer;
 
 /// The first pause after a failed accept; it doubles up to [`MAX_ACCEPT_BACKOFF`] while
 /// accepting keeps failing.
@@ -36,24 +36,10 @@ const DRAINING_CONNECTIONS: usize = 64;
 /// How long a connection accepted while draining may take for its one request.
 const DRAINING_CONNECTION_TIME: Duration = Duration::from_secs(5);
 
-impl<D: Dispatch> McpServer<D> {
-    /// Serves the MCP endpoint on `addr` until SIGTERM or Ctrl-C, then shuts down gracefully
-    /// (see [`McpServer::serve_listener`]).
-    pub async fn serve(self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
-        let listener = TcpListener::bind(addr).await?;
-        self.serve_listener(listener, crate::shutdown::signal())
-            .await
-    }
-
-    /// Serves on `listener` until `shutdown` completes, then shuts down gracefully: marks the
-    /// server [`NotReady::Draining`](crate::http::NotReady::Draining), ends the standalone and
-    /// listen SSE streams cleanly, lets running requests answer (new connections get only the
-    /// probes, anything else 503; none are accepted when both probes are off), and returns
-    /// once every connection closed or [`config.transport.shutdown_grace`] passed. Expired sessions
-    /// are evicted in the background.
-    ///
-    /// [`config.transport.shutdown_grace`]: crate::config::Transport::shutdown_grace
-    pub async fn serve_listener(
+impl<D: Dispatch> Endpoint<D> {
+    /// `McpServer::serve_listener`: accepts connections until `shutdown` completes, then
+    /// drains them.
+    pub(crate) async fn serve_listener(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()>,
@@ -226,7 +212,7 @@ impl<D: Dispatch> McpServer<D> {
         let service = hyper::service::service_fn(move |request: hyper::Request<_>| {
             Box::pin(server.clone().serve_request(
                 request,
-                super::Mount::Listener,
+                super::routes::Mount::Listener,
                 Some(requests.start()),
             ))
         });

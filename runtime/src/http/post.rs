@@ -10,10 +10,11 @@ use http::{Response, StatusCode};
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
+use super::body::Body;
 use super::headers::Headers;
-use super::request_body::{self, Accepts};
 use super::response::{bad_request, json_response, rpc_error, session_refused, status_only};
-use super::{session_answer, stateless, Body, SESSION_HEADER_NAME};
+use super::Endpoint;
+use super::{session_answer, stateless, SESSION_HEADER_NAME};
 use crate::delivery::outbound::Outbound;
 use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::Era;
@@ -22,7 +23,6 @@ use crate::engine::params;
 use crate::engine::run::Started;
 use crate::engine::sessions::{Keep, Opened, Refusal, WriteThrough};
 use crate::protocol::ProtocolVersion;
-use crate::server::McpServer;
 use crate::session::Session;
 use crate::telemetry::Transport;
 
@@ -91,56 +91,13 @@ fn stateless_meta(request: &Request<'_>) -> bool {
         && (request.method != "initialize" || request.params.meta_version().is_some())
 }
 
-impl<D: Dispatch> McpServer<D> {
-    pub(super) async fn post<B>(&self, headers: &Headers<'_>, body: B) -> Response<Body>
-    where
-        B: http_body::Body + Send,
-        B::Data: Send,
-        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    {
-        let config = self.engine.config();
-        let bytes = match request_body::read_post(headers, body, config, Accepts::JsonAndSse).await
-        {
-            Ok(bytes) => bytes,
-            Err(refused) => return refused,
-        };
-        let text = match request_body::text(&bytes) {
-            Ok(text) => text,
-            Err(refused) => return *refused,
-        };
-        if incoming::is_batch(text) || self.engine.limits_shared() {
-            // Boxed: batches are rare, and shared limits wait for Redis first; their state
-            // would grow every request's future (`a_request_future_fits_the_allocator_cache`).
-            return Box::pin(self.post_boxed(headers, text)).await;
-        }
-        // Read and routed in a block of its own: the parsed members are gone before the
-        // await, so they never become part of the connection's future.
-        let next = match incoming::read(text, stateless::announced_method(headers)) {
-            Ok(message) => self.route_message(headers, message),
-            Err(error) => return rpc_error(StatusCode::BAD_REQUEST, error, None),
-        };
-        next.respond().await
-    }
-
-    /// What [`post`](Self::post) boxes: a batch, or any body under shared rate limits, which
-    /// first asks Redis whether one of its calls is over its limit.
-    async fn post_boxed(&self, headers: &Headers<'_>, text: &str) -> Response<Body> {
-        if self.engine.limits_shared() {
-            if let Some(refused) = self.shared_rate_refusal(headers, text).await {
-                return refused;
-            }
-        }
-        if incoming::is_batch(text) {
-            return self.batch(headers, text).await;
-        }
-        match incoming::read(text, stateless::announced_method(headers)) {
-            Ok(message) => self.route_message(headers, message).respond().await,
-            Err(error) => rpc_error(StatusCode::BAD_REQUEST, error, None),
-        }
-    }
-
+impl<D: Dispatch> Endpoint<D> {
     /// Decides the message's era and starts it.
-    fn route_message<'a>(&self, headers: &Headers<'_>, message: Incoming<'a>) -> Next<'a> {
+    pub(super) fn route_message<'a>(
+        &self,
+        headers: &Headers<'_>,
+        message: Incoming<'a>,
+    ) -> Next<'a> {
         if let (Some(principal), Incoming::Request(request)) = (&headers.principal, &message) {
             if let Some(refused) = self.scope_refusal(principal, request) {
                 return refused.into();
@@ -234,7 +191,7 @@ impl<D: Dispatch> McpServer<D> {
     /// With shared rate limits: the 429 of a body (a message or a batch) one of whose calls
     /// is over its limit in Redis (`Engine::shared_rate_refusal`). A call the contract's
     /// scopes refuse takes no token: routing refuses it as it would without shared limits.
-    async fn shared_rate_refusal(
+    pub(super) async fn shared_rate_refusal(
         &self,
         headers: &Headers<'_>,
         text: &str,
@@ -326,7 +283,7 @@ impl<D: Dispatch> McpServer<D> {
     }
 
     /// A 2025-03-26 batch: every message handled in order, the answers as one JSON array.
-    async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
+    pub(super) async fn batch(&self, headers: &Headers<'_>, body: &str) -> Response<Body> {
         let max = self.engine.config().streams.max_batch_len;
         let messages = match incoming::read_batch(body)
             .and_then(|messages| incoming::check_batch_len(&messages, max).map(|()| messages))

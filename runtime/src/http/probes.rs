@@ -19,8 +19,8 @@ use bytes::Bytes;
 use http::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
 use http::{Method, Response, StatusCode};
 
+use super::body::Body;
 use super::response::method_not_allowed;
-use super::Body;
 use crate::config::Config;
 
 pub use crate::readiness::{NotReady, Readiness};

@@ -40,7 +40,7 @@ pub(super) async fn read_post<B>(
     body: B,
     config: &Config,
     accepts: Accepts,
-) -> Result<Bytes, Response<super::Body>>
+) -> Result<Bytes, Response<super::body::Body>>
 where
     B: Body + Send,
     B::Data: Send,
@@ -57,12 +57,12 @@ where
 
 /// The text of a body [`read_post`] read: 400 with a parse error when it is not UTF-8.
 #[inline]
-pub(super) fn text(bytes: &[u8]) -> Result<&str, Box<Response<super::Body>>> {
+pub(super) fn text(bytes: &[u8]) -> Result<&str, Box<Response<super::body::Body>>> {
     std::str::from_utf8(bytes).map_err(|_| not_utf8())
 }
 
 #[cold]
-fn not_utf8() -> Box<Response<super::Body>> {
+fn not_utf8() -> Box<Response<super::body::Body>> {
     Box::new(rpc_error(
         StatusCode::BAD_REQUEST,
         RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not UTF-8"),
@@ -75,7 +75,7 @@ fn not_utf8() -> Box<Response<super::Body>> {
 fn refused_media(
     headers: &super::headers::Headers<'_>,
     accepts: Accepts,
-) -> Option<Response<super::Body>> {
+) -> Option<Response<super::body::Body>> {
     if !super::guard::is_json_content(headers.content_type) {
         return Some(rpc_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -105,7 +105,7 @@ fn refused_media(
 /// A body that could not be read: 413 over the limit, 400 when the connection failed, 408
 /// when it did not arrive in time.
 #[cold]
-fn body_error(error: ReadError, limit: usize) -> Response<super::Body> {
+fn body_error(error: ReadError, limit: usize) -> Response<super::body::Body> {
     match error {
         ReadError::TooLarge => rpc_error(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -6,7 +6,7 @@ use http::{Response, StatusCode};
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::Body;
+use super::body::Body;
 use crate::engine::sessions::Refusal;
 use crate::jsonrpc::{self, error_response, RpcError};
 use crate::session::events::Delivery;

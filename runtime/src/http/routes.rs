@@ -15,7 +15,7 @@ use crate::config::Config;
 /// How the service reads request paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mount {
-    /// The service owns the listener ([`McpServer::serve`](crate::McpServer::serve)): the
+    /// The service owns the listener (`McpServer::serve`): the
     /// MCP endpoint is `/mcp` and an unknown path gets 404.
     Listener,
     /// The service is a `tower::Service` inside another router: every path that is not one of

@@ -19,20 +19,21 @@ use http::{Method, Response, StatusCode};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use super::body::Body;
 use super::headers::Headers;
 use super::response::{method_not_allowed, status_only};
 use super::routes::Route;
-use super::{Body, ENDPOINT};
+use super::Endpoint;
+use super::ENDPOINT;
 use crate::dispatch::Dispatch;
 use crate::protocol::ProtocolVersion;
-use crate::server::McpServer;
 
 /// The server card's media type.
 pub const SERVER_CARD_TYPE: &str = "application/mcp-server-card+json";
 /// The `specVersion` of the MCP Catalog format.
 const CATALOG_SPEC_VERSION: &str = "draft";
 
-impl<D: Dispatch> McpServer<D> {
+impl<D: Dispatch> Endpoint<D> {
     /// Answers a request for the card or the catalog; `path` is the request path, whose Host
     /// was checked (the documents name it when no public URL is configured).
     #[cold]

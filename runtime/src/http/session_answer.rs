@@ -11,8 +11,8 @@ use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+use super::body::Body;
 use super::response::{json_response, rpc_error, sse_response, status_only, whole_sse_response};
-use super::Body;
 use crate::delivery::outbound::{Outbound, Reply};
 use crate::dispatch::BoxFuture;
 use crate::engine::id_key;

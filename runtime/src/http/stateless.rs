@@ -12,9 +12,10 @@ use http::{Response, StatusCode};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
+use super::body::Body;
 use super::headers::Headers;
-use super::response::{json_response, rpc_error, sse_response, status_only};
-use super::Body;
+use super::response::{json_response, method_not_allowed, rpc_error, sse_response, status_only};
+use super::Endpoint;
 use crate::delivery::outbound::{Outbound, Outcome, Reply};
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::engine::era::{Era, Stateless};
@@ -24,7 +25,6 @@ use crate::engine::run::Started;
 use crate::engine::stateless::{self as era, MetaChecked};
 use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
 use crate::protocol;
-use crate::server::McpServer;
 use crate::session::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 
 pub use crate::engine::stateless::{
@@ -44,6 +44,16 @@ pub(super) fn is_stateless(headers: &Headers<'_>, has_meta: bool) -> bool {
             .protocol_version
             .is_some_and(|v| !protocol::names_session_era(v))
             || has_meta)
+}
+
+/// 405 for a GET or DELETE of the stateless revision (no session, 2026-07-28 header).
+pub(super) fn only_post(headers: &Headers<'_>) -> Option<Response<Body>> {
+    let stateless = headers.session_id.is_none()
+        && headers
+            .protocol_version
+            .and_then(protocol::ProtocolVersion::parse)
+            .is_some_and(|v| v.is_stateless());
+    stateless.then(|| method_not_allowed("POST"))
 }
 
 /// The method a stateless request's `Mcp-Method` header announces, so that the reader can
@@ -67,7 +77,7 @@ fn header_mismatch(id: &RawValue, what: &str) -> Box<Response<Body>> {
     refusal(StatusCode::BAD_REQUEST, error, id)
 }
 
-impl<D: Dispatch> McpServer<D> {
+impl<D: Dispatch> Endpoint<D> {
     /// Checks a stateless request in the order the specification gives, then starts it;
     /// `Err` is the answer already (a refusal, or the `subscriptions/listen` stream).
     /// Synchronous: only the handler (boxed in the [`Started`]) is awaited, so the request's

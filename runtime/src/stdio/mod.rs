@@ -60,11 +60,11 @@ where
     // is the backlog, which stops the reader.
     let (tx, rx) = mpsc::unbounded_channel::<String>();
     let backlog = Arc::new(Backlog::new(
-        server.engine.config().limits.stdio_output_limit,
+        server.engine().config().limits.stdio_output_limit,
     ));
     let writer = tokio::spawn(write_lines(rx, output, backlog.clone()));
     let mut peer = Peer {
-        engine: server.engine.clone(),
+        engine: server.engine().clone(),
         out: tx,
         session: Arc::default(),
         notified: None,
@@ -72,7 +72,7 @@ where
         listeners: JoinSet::new(),
         in_flight: Arc::default(),
     };
-    let limit = server.engine.config().limits.body_limit;
+    let limit = server.engine().config().limits.body_limit;
     let mut input = BufReader::new(input);
     let mut bytes = Vec::new();
     loop {
