@@ -19,14 +19,14 @@ const VERSIONS: &[&str] = &["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-2
 const FEATURE: &str = "wire-full";
 
 /// Per revision, the types the runtime uses (with what they need, always compiled): the values
-/// of `runtime/src/mcp.rs` (2025-11-25) and the fixed results of `runtime/src/engine/results.rs`
+/// of `runtime/src/mcp/` (2025-11-25) and the fixed results of `runtime/src/engine/results.rs`
 /// (`initialize` in 2025-11-25, `server/discover` in 2026-07-28). A revision not listed is
 /// compiled only with the feature.
 const ALWAYS: &[(&str, &[&str])] = &[
     (
         "2025-11-25",
         &[
-            // mcp.rs
+            // mcp/
             "BlobResourceContents",
             "ContentBlock",
             "CreateMessageResult",

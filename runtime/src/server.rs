@@ -14,7 +14,7 @@ use crate::delivery::notifier::Notifier;
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::engine::Engine;
 use crate::http::{Body, Endpoint};
-pub use crate::load::Load;
+pub use crate::lifecycle::load::Load;
 use crate::session::SessionStore;
 use crate::stores::Stores;
 
@@ -96,7 +96,7 @@ impl<D: Dispatch> McpServer<D> {
     /// (see [`McpServer::serve_listener`]).
     pub async fn serve(self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
         let listener = TcpListener::bind(addr).await?;
-        self.serve_listener(listener, crate::shutdown::signal())
+        self.serve_listener(listener, crate::lifecycle::shutdown::signal())
             .await
     }
 

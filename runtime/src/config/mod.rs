@@ -29,6 +29,8 @@ use values::{
 
 pub(crate) mod cache;
 mod table;
+
+pub(crate) use table::{heading, FieldSetting, Scope};
 pub(crate) mod values;
 
 pub use cache::{CacheHint, CacheHints, CacheScope};
@@ -579,7 +581,7 @@ config_table! {
         fields {
             /// Whether the server is ready for traffic, as the readiness probe reports it (shared
             /// by clones of this `Config`). Default: ready, until the server sets a reason.
-            readiness: crate::readiness::Readiness = crate::readiness::Readiness::default();
+            readiness: crate::lifecycle::readiness::Readiness = crate::lifecycle::readiness::Readiness::default();
             /// `ttlMs` and `cacheScope` of cacheable 2026-07-28 results.
             cache_hints: CacheHints = CacheHints::default();
             /// Authorization of HTTP requests (an OAuth 2.1 resource server, see [`crate::auth`]):

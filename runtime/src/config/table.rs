@@ -1,6 +1,69 @@
 //! The macro that turns the table of settings in `config.rs` into [`Config`](super::Config)
 //! and its groups, their `Default`, the [`ConfigBuilder`](super::ConfigBuilder) setters and the
-//! rows of the command line (`entry::settings::Setting`), so that each setting is written once.
+//! rows of the command line ([`FieldSetting`]), so that each setting is written once. The
+//! rows' types are here too ([`FieldSetting`], [`Scope`], [`heading`]): `entry::settings` lists
+//! them beside its own, and the configuration imports nothing of the entry point.
+
+use super::Config;
+
+/// Where a setting applies. A flag given where it does not apply is refused; an environment
+/// variable is ignored there (one environment can serve both transports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// HTTP and stdio.
+    Any,
+    /// Streamable HTTP only (refused with `--stdio`).
+    Http,
+    /// `--stdio` only.
+    Stdio,
+}
+
+/// The `--help` groups, in `--help` order (`HEADINGS`).
+pub(crate) mod heading {
+    pub(crate) const TRANSPORT: &str = "Transport";
+    pub(crate) const ENDPOINTS: &str = "Endpoints (HTTP)";
+    pub(crate) const LIMITS: &str = "Limits";
+    pub(crate) const SESSIONS: &str = "Sessions (HTTP)";
+    pub(crate) const STREAMS: &str = "Streams";
+    pub(crate) const CACHING: &str = "Caching (2026-07-28 results: ttlMs, cacheScope)";
+    pub(crate) const STATE: &str = "Request state (2026-07-28 multi round-trip)";
+    pub(crate) const TASKS: &str = "Tasks";
+    pub(crate) const RESULTS: &str = "Results over their budget";
+    pub(crate) const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
+    pub(crate) const SHARED: &str = "Shared state (HTTP; feature `redis`)";
+    pub(crate) const OPERATIONS: &str = "Audit records and rate limits";
+    pub(crate) const TELEMETRY: &str = "Telemetry (features `metrics`, `otel`)";
+    pub(crate) const LOGGING: &str = "Logging";
+
+    /// The groups in their order.
+    pub(crate) const HEADINGS: &[&str] = &[
+        TRANSPORT, ENDPOINTS, LIMITS, SESSIONS, STREAMS, CACHING, STATE, TASKS, RESULTS, AUTH,
+        SHARED, OPERATIONS, TELEMETRY, LOGGING,
+    ];
+}
+
+/// A field of [`Config`] that is also a flag and an environment variable of a server binary:
+/// one row the table writes.
+#[derive(Clone, Copy)]
+pub(crate) struct FieldSetting {
+    /// The long flag, without its dashes (`body-limit`).
+    pub flag: &'static str,
+    /// The environment variable read when the flag is not given (empty value: unset).
+    pub env: &'static str,
+    /// The value's name in `--help` (`SIZE`); `None` for a switch.
+    pub value: Option<&'static str>,
+    /// The `--help` group (one of [`heading`]).
+    pub heading: &'static str,
+    /// The `--help` line (the variable and the default are added to it).
+    pub help: &'static str,
+    /// Where it applies.
+    pub scope: Scope,
+    /// The default `--help` shows, from the configuration the binary starts from.
+    pub default: fn(&Config) -> String,
+    /// Reads the text given into its field; the error says what is wrong, and the caller
+    /// names the flag or variable.
+    pub apply: fn(&mut Config, &str) -> Result<(), String>,
+}
 
 /// Expands the table of settings (see `config.rs`).
 ///
@@ -8,7 +71,7 @@
 ///
 /// - `group name: Type, heading HEADING { rows }`: a field `name` of `Config` holding the
 ///   struct `Type` (public in [`crate::config`]), one field per row; the rows that are flags
-///   are listed in `--help` under `HEADING` (one of `entry::settings::heading`), so a group is
+///   are listed in `--help` under `HEADING` (one of [`heading`]), so a group is
 ///   what an operator sees as one section;
 /// - `fields { rows }`: fields of `Config` itself (shared state, and concerns with a type of
 ///   their own, set by hand-written flags).
@@ -19,7 +82,7 @@
 ///   clamp), the reason added to the setter's documentation;
 /// - `cli { flag, env, value, scope, help, parse, show }` (grouped rows only): the field is
 ///   also a flag and an environment variable of a server binary. `value` is the value's name
-///   in `--help` (`None`: a switch), `scope` an `entry::settings::Scope` variant, `help` the
+///   in `--help` (`None`: a switch), `scope` a [`Scope`] variant, `help` the
 ///   `--help` line, `parse` a `fn(&str) -> Result<Type, String>` (its error says what is
 ///   wrong, without naming the flag) and `show` a `fn(Type) -> String` writing the default in
 ///   the form `parse` reads.
@@ -142,22 +205,22 @@ macro_rules! config_table {
         }
 
         /// The rows of the command line that set one field of [`Config`] each, in table order.
-        pub(crate) const $settings: &[$crate::entry::settings::Setting] = &[
+        pub(crate) const $settings: &[$crate::config::FieldSetting] = &[
             $($($(
-                $crate::entry::settings::Setting {
+                $crate::config::FieldSetting {
                     flag: $flag,
                     env: $env,
                     value: $value,
-                    heading: $crate::entry::settings::heading::$heading,
+                    heading: $crate::config::heading::$heading,
                     help: $help,
-                    scope: $crate::entry::settings::Scope::$scope,
+                    scope: $crate::config::Scope::$scope,
                     default: |config| {
                         let show: fn($ty) -> String = $show;
                         show(Clone::clone(&config.$group.$field))
                     },
-                    apply: |parsed, given| {
+                    apply: |config, text| {
                         let parse: fn(&str) -> Result<$ty, String> = $parse;
-                        parsed.config.$group.$field = parse(given.text)?;
+                        config.$group.$field = parse(text)?;
                         Ok(())
                     },
                 },

@@ -322,7 +322,7 @@ impl Answer {
             }
             Answer::Content(result) if version == ProtocolVersion::V2024_11_05 => {
                 // Cold: only 2024-11-05 sessions take this branch.
-                return Answer::Content(crate::legacy_shapes::tool_result(result))
+                return Answer::Content(crate::mcp::legacy_shapes::tool_result(result))
                     .into_call_tool_result(ProtocolVersion::V2025_03_26);
             }
             Answer::Content(result) => return super::content_result(&result, version),

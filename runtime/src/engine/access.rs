@@ -17,7 +17,7 @@ use crate::delivery::legacy_streams::Connections;
 use crate::delivery::notifier::Notifier;
 use crate::delivery::relay::Waiting;
 use crate::dispatch::Dispatch;
-use crate::load::Load;
+use crate::lifecycle::load::Load;
 use crate::rate_limit::{Limiter, PeerKey};
 use crate::request_state::{SealingKey, StateSealer};
 

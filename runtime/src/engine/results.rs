@@ -349,7 +349,9 @@ impl<D: Dispatch> Engine<D> {
                 .tools
                 .iter()
                 .map(|d| {
-                    crate::legacy_shapes::tool_descriptor(d.json_for(ProtocolVersion::V2024_11_05))
+                    crate::mcp::legacy_shapes::tool_descriptor(
+                        d.json_for(ProtocolVersion::V2024_11_05),
+                    )
                 })
                 .collect()
         })

@@ -221,10 +221,10 @@ fn from_matches(
     // The transport first: whether the other settings apply depends on it. `--addr` on the
     // command line wins over MCP_STDIO.
     let (stdio, addr) = (setting("stdio"), setting("addr"));
-    let stdio_by_flag = flag(stdio).is_some();
+    let stdio_by_flag = flag(&stdio).is_some();
     parsed.stdio = stdio_by_flag
-        || (flag(addr).is_none()
-            && match variable(stdio) {
+        || (flag(&addr).is_none()
+            && match variable(&stdio) {
                 Some(text) => values::switch(&text)
                     .map_err(|why| ArgsError::Invalid(format!("{}={text}: {why}", stdio.env)))?,
                 None => false,
@@ -235,13 +235,13 @@ fn from_matches(
     // The first flag given whose feature this build lacks, as its error.
     let mut unbuilt: Option<String> = None;
     for setting in settings::all().filter(|s| s.flag != "stdio") {
-        let value = match (flag(setting), variable(setting)) {
+        let value = match (flag(&setting), variable(&setting)) {
             (Some(text), _) => (text, true),
             (None, Some(text)) => (text, false),
             (None, None) => continue,
         };
         let value = Given {
-            source: source(setting, &value.0, value.1),
+            source: source(&setting, &value.0, value.1),
             text: &value.0,
             from_flag: value.1,
         };
@@ -279,7 +279,7 @@ fn from_matches(
             };
             features::error(&cited, feature)
         });
-        if let Err(why) = (setting.apply)(&mut parsed, &value) {
+        if let Err(why) = setting.apply_to(&mut parsed, &value) {
             let message = unserved.unwrap_or_else(|| format!("{}: {why}", value.source));
             return Err(ArgsError::Invalid(message));
         }

@@ -75,7 +75,7 @@ pub(super) fn serve<D: Dispatch>(
             // stdin closing is the usual end; a signal ends it too, with success.
             Transport::Stdio => tokio::select! {
                 served = crate::stdio::serve_stdio(server) => served,
-                () = crate::shutdown::signal() => Ok(()),
+                () = crate::lifecycle::shutdown::signal() => Ok(()),
             },
         }
     });

@@ -23,7 +23,7 @@ use super::body::Body;
 use super::response::method_not_allowed;
 use crate::config::Config;
 
-pub use crate::readiness::{NotReady, Readiness};
+pub use crate::lifecycle::readiness::{NotReady, Readiness};
 
 /// A probe endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub(super) struct Watched {
     pub auth: Option<crate::auth::Auth>,
     /// The checks given to [`Readiness::check_with`] (a gateway's upstream, the
     /// application's own): each sets its reason while it fails.
-    pub checks: Vec<(NotReady, crate::readiness::Check)>,
+    pub checks: Vec<(NotReady, crate::lifecycle::readiness::Check)>,
 }
 
 impl Watched {

@@ -26,7 +26,7 @@ use std::time::Duration;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
 use super::{Ending, Transport};
-use crate::load::Load;
+use crate::lifecycle::load::Load;
 
 /// Whether requests are counted (set once the recorder is installed).
 static ON: AtomicBool = AtomicBool::new(false);

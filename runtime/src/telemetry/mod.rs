@@ -341,7 +341,7 @@ pub const METRICS_ADDR_ENV: &str = "MCP_METRICS_ADDR";
 /// without the feature, an error saying so. `Err` is (exit code, message).
 pub fn start_metrics(
     runtime: &tokio::runtime::Runtime,
-    load: impl Fn() -> crate::load::Load + Clone + Send + Sync + 'static,
+    load: impl Fn() -> crate::lifecycle::load::Load + Clone + Send + Sync + 'static,
     addr: std::net::SocketAddr,
 ) -> Result<(), (u8, String)> {
     #[cfg(feature = "metrics")]

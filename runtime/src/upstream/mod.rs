@@ -90,7 +90,7 @@ use crate::context::RequestContext;
 use crate::dispatch::ParamStructure;
 use crate::error::Error;
 use crate::http_pool::{self, Pool, TlsConfig};
-use crate::readiness::{NotReady, Readiness};
+use crate::lifecycle::readiness::{NotReady, Readiness};
 use params::request_body;
 use response::Answer;
 

@@ -4,7 +4,7 @@
 //! logging. Each heading lists these rows before the table's (`config.rs`).
 
 use super::heading::*;
-use super::{Parsed, Scope, Setting, DEFAULT_LOG_FILTER, DEFAULT_REDIS_PREFIX};
+use super::{Apply, Parsed, Scope, Setting, DEFAULT_LOG_FILTER, DEFAULT_REDIS_PREFIX};
 use crate::config::values::{cache_hint, count, show_cache_hint, show_switch, switch};
 use crate::config::CacheScope;
 use crate::entry::LogFormat;
@@ -46,7 +46,7 @@ pub(super) const CUSTOM: &[Setting] = &[
         scope: Scope::Any,
         default: |_| String::new(),
         // Read before the others (entry::parse): whether a setting applies depends on it.
-        apply: |_, _| Ok(()),
+        apply: Apply::Options(|_, _| Ok(())),
     },
     Setting {
         flag: "addr",
@@ -56,12 +56,12 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "serve MCP over Streamable HTTP at http://HOST:PORT/mcp",
         scope: Scope::Http,
         default: |_| "127.0.0.1:8080".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.addr = v.text.trim().parse().map_err(|e| {
                 format!("{e} (expected HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::]:8080)")
             })?;
             Ok(())
-        },
+        }),
     },
     // Caching.
     Setting {
@@ -72,7 +72,7 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "how long clients may reuse tools/list, prompts/list, resources/list and resources/templates/list results, and who (public or private; 0s: not at all); the lists come from the contract and change only with a new build",
         scope: Scope::Any,
         default: |c| show_cache_hint(c.cache_hints.tools_list),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let hint = cache_hint(v.text, CacheScope::Public)?;
             let hints = &mut p.config.cache_hints;
             hints.tools_list = hint;
@@ -80,7 +80,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             hints.resources_list = hint;
             hints.resource_templates_list = hint;
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "read-cache",
@@ -90,10 +90,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "how long clients may reuse a resources/read result, and who (a read that took client input is never cached)",
         scope: Scope::Any,
         default: |c| show_cache_hint(c.cache_hints.resources_read),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.config.cache_hints.resources_read = cache_hint(v.text, CacheScope::Private)?;
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "discover-cache",
@@ -103,10 +103,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "how long clients may reuse the server/discover result, and who",
         scope: Scope::Any,
         default: |c| show_cache_hint(c.cache_hints.discover),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.config.cache_hints.discover = cache_hint(v.text, CacheScope::Private)?;
             Ok(())
-        },
+        }),
     },
     // Request state.
     Setting {
@@ -117,11 +117,11 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "read the key sealing requestState (32+ random bytes as hex or base64, e.g. `openssl rand -hex 32`) from PATH; every instance needs the same; else the key itself from MCP_REQUEST_STATE_KEY",
         scope: Scope::Any,
         default: |c| key_default(c.request_state.request_state_key.is_some(), KEY_ENV, "a random key"),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.config.request_state.request_state_key = Some(key_file(v.text)?);
             p.key_file_by_flag = Some(v.from_flag);
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "request-state-previous-key-file",
@@ -131,11 +131,11 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "read the key before the last rotation from PATH: states it sealed still open until they expire; else from MCP_REQUEST_STATE_PREVIOUS_KEY",
         scope: Scope::Any,
         default: |c| key_default(c.request_state.request_state_previous_key.is_some(), PREVIOUS_KEY_ENV, "none"),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.config.request_state.request_state_previous_key = Some(key_file(v.text)?);
             p.previous_key_file_by_flag = Some(v.from_flag);
             Ok(())
-        },
+        }),
     },
     // Authorization.
     Setting {
@@ -146,10 +146,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "require OAuth access tokens (JWT) of this issuer (its `iss`, exactly): turns authorization on",
         scope: Scope::Http,
         default: |_| "off".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.auth.issuer = Some((v.text.to_owned(), v.source.clone()));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "auth-audience",
@@ -159,10 +159,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "the audience (aud) tokens must name: this server's resource URL",
         scope: Scope::Http,
         default: |_| "--public-url".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.auth.audience = Some((v.text.to_owned(), v.source.clone()));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "auth-jwks",
@@ -172,10 +172,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "the issuer's JWKS",
         scope: Scope::Http,
         default: |_| "jwks_uri of the issuer's metadata".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.auth.jwks = Some((v.text.to_owned(), v.source.clone()));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "auth-token-type",
@@ -185,10 +185,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "the JOSE header typ access tokens must carry (at+jwt for RFC 9068 tokens), so that another JWT of the issuer is not taken for one",
         scope: Scope::Http,
         default: |_| "not checked".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.auth.token_type = Some((v.text.to_owned(), v.source.clone()));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "auth-scopes",
@@ -198,10 +198,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "scopes every request needs, comma- or space-separated",
         scope: Scope::Http,
         default: |_| "none".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.auth.scopes = Some((v.text.to_owned(), v.source.clone()));
             Ok(())
-        },
+        }),
     },
     // Shared state.
     Setting {
@@ -213,7 +213,7 @@ pub(super) const CUSTOM: &[Setting] = &[
         scope: Scope::Http,
         default: |_| "off, everything in memory".into(),
         // Checked when the server connects (entry::serve), naming the flag or variable only.
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let source = if v.from_flag {
                 "--redis"
             } else {
@@ -221,7 +221,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             };
             p.redis = Some((v.text.to_owned(), source));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "redis-cluster",
@@ -232,10 +232,10 @@ pub(super) const CUSTOM: &[Setting] = &[
                help when one is down); commands go to each key's master and follow a failover",
         scope: Scope::Http,
         default: |_| "off".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.redis_cluster = switch(v.text)?;
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "redis-wait-replicas",
@@ -247,7 +247,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                loses none of them (0: no wait, the default)",
         scope: Scope::Http,
         default: |_| "0".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.redis_wait_replicas = v
                 .text
                 .trim()
@@ -256,7 +256,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .filter(|n| *n <= 16)
                 .ok_or("expected a number of replicas from 0 to 16")?;
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "redis-prefix",
@@ -266,7 +266,7 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "the prefix of every Redis key and of the channel: several deployments can share one Redis",
         scope: Scope::Http,
         default: |_| DEFAULT_REDIS_PREFIX.into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             if v.text.chars().any(|c| c.is_whitespace() || c.is_control()) {
                 return Err("the key prefix must have no spaces or control characters".into());
             }
@@ -276,7 +276,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             }
             p.redis_prefix = v.text.to_owned();
             Ok(())
-        },
+        }),
     },
     // Audit records.
     Setting {
@@ -287,10 +287,10 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "one record per tools/call, prompts/get, resources/read (and plain JSON-RPC call) on the log target mcp::audit, at info",
         scope: Scope::Any,
         default: |c| show_switch(c.audit.is_some()),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.config.audit = switch(v.text)?.then(crate::audit::Audit::new);
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "audit-principal",
@@ -303,7 +303,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             Some(crate::audit::PrincipalShown::Digest) => "digest".into(),
             _ => "subject".into(),
         },
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let shown = v
                 .text
                 .parse::<crate::audit::PrincipalShown>()
@@ -311,7 +311,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             let audit = audited(p)?;
             *audit = std::mem::take(audit).principal(shown);
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "audit-arguments",
@@ -321,12 +321,12 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "put each call's arguments in its audit record, less --audit-redact; needs --audit",
         scope: Scope::Any,
         default: |c| show_switch(c.audit.as_ref().is_some_and(|a| a.settings().1)),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let on = switch(v.text)?;
             let audit = audited(p)?;
             *audit = std::mem::take(audit).with_arguments(on);
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "audit-redact",
@@ -341,7 +341,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .map(|a| a.settings().2.join(","))
                 .unwrap_or_default()
         },
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let redact: Vec<String> = v
                 .text
                 .split(',')
@@ -352,7 +352,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             let audit = audited(p)?;
             *audit = std::mem::take(audit).redact(redact);
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "audit-file",
@@ -368,7 +368,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .map(|f| f.path().display().to_string())
                 .unwrap_or_default()
         },
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let file = match v.text.trim() {
                 "" => None,
                 path => Some(crate::audit::AuditFile::open(path).map_err(|e| e.to_string())?),
@@ -376,7 +376,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             let audit = audited(p)?;
             *audit = std::mem::take(audit).to_file(file);
             Ok(())
-        },
+        }),
     },
     // Rate limits.
     Setting {
@@ -392,7 +392,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .and_then(|l| l.settings().0)
                 .map_or_else(|| "off".into(), |rate| rate.to_string())
         },
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let rate = v
                 .text
                 .parse::<crate::rate_limit::Rate>()
@@ -400,7 +400,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             let limits = p.config.rate_limits.take().unwrap_or_default();
             p.config.rate_limits = Some(limits.per_caller(Some(rate)));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "tool-rate-limit",
@@ -420,7 +420,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                     .join(","),
             }
         },
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let mut limits = p.config.rate_limits.take().unwrap_or_default();
             for entry in v.text.split(',').map(str::trim).filter(|e| !e.is_empty()) {
                 let (name, rate) = entry
@@ -431,7 +431,7 @@ pub(super) const CUSTOM: &[Setting] = &[
             }
             p.config.rate_limits = Some(limits);
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "rate-limit-callers",
@@ -446,12 +446,12 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .map_or(crate::rate_limit::DEFAULT_MAX_CALLERS, |l| l.settings().2)
                 .to_string()
         },
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let max = count(v.text, 16)?;
             let limits = p.config.rate_limits.take().unwrap_or_default();
             p.config.rate_limits = Some(limits.max_callers(max));
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "rate-limit-shared",
@@ -462,12 +462,12 @@ pub(super) const CUSTOM: &[Setting] = &[
         scope: Scope::Http,
         default: |c| show_switch(c.rate_limits.as_ref().is_some_and(|l| l.is_shared())),
         // Checked against --redis in `finish`.
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let shared = switch(v.text)?;
             let limits = p.config.rate_limits.take().unwrap_or_default();
             p.config.rate_limits = Some(limits.shared(shared));
             Ok(())
-        },
+        }),
     },
     // Telemetry.
     Setting {
@@ -479,7 +479,7 @@ pub(super) const CUSTOM: &[Setting] = &[
         scope: Scope::Any,
         default: |_| "off".into(),
         // A build without the feature refuses it when the server starts (exit 2, saying so).
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let addr = v
                 .text
                 .trim()
@@ -487,7 +487,7 @@ pub(super) const CUSTOM: &[Setting] = &[
                 .map_err(|e| format!("{e} (expected HOST:PORT, e.g. 127.0.0.1:9464)"))?;
             p.metrics = Some(addr);
             Ok(())
-        },
+        }),
     },
     // Logging.
     Setting {
@@ -498,13 +498,13 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "what to log: error, warn, info, debug, trace, or directives such as info,mcp_runtime=debug",
         scope: Scope::Any,
         default: |_| DEFAULT_LOG_FILTER.into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             let filter = v.text.trim();
             crate::telemetry::parse_log_filter(filter)
                 .map_err(|e| format!("not a log filter: {e}"))?;
             p.log_filter = filter.to_owned();
             Ok(())
-        },
+        }),
     },
     Setting {
         flag: "log-format",
@@ -514,14 +514,14 @@ pub(super) const CUSTOM: &[Setting] = &[
         help: "text (for people) or json (one object a line, for collectors); logs go to stderr",
         scope: Scope::Any,
         default: |_| "text".into(),
-        apply: |p, v| {
+        apply: Apply::Options(|p, v| {
             p.log_format = match v.text.trim() {
                 "text" => LogFormat::Text,
                 "json" => LogFormat::Json,
                 _ => return Err("expected text or json".into()),
             };
             Ok(())
-        },
+        }),
     },
 ];
 

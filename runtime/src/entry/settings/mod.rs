@@ -15,24 +15,14 @@ use std::net::SocketAddr;
 
 use super::LogFormat;
 use crate::auth::AuthArgs;
-use crate::config::Config;
+pub(crate) use crate::config::{heading, Scope};
+use crate::config::{Config, FieldSetting};
 use crate::request_state::{SealingKey, KEY_ENV, PREVIOUS_KEY_ENV};
 
 mod custom;
 
-/// Where a setting applies. A flag given where it does not apply is refused; an environment
-/// variable is ignored there (one environment can serve both transports).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Scope {
-    /// HTTP and stdio.
-    Any,
-    /// Streamable HTTP only (refused with `--stdio`).
-    Http,
-    /// `--stdio` only.
-    Stdio,
-}
-
 /// One setting. See the module's documentation.
+#[derive(Clone, Copy)]
 pub(crate) struct Setting {
     /// The long flag, without its dashes (`body-limit`).
     pub flag: &'static str,
@@ -50,9 +40,43 @@ pub(crate) struct Setting {
     /// The default `--help` shows, from the configuration the binary starts from (empty: none
     /// shown).
     pub default: fn(&Config) -> String,
-    /// Reads the value given (for a switch given as a flag: `true`) into the options; the
-    /// error says what is wrong, and the caller names the flag or variable.
-    pub apply: fn(&mut Parsed, &Given<'_>) -> Result<(), String>,
+    /// Reads the value given (for a switch given as a flag: `true`) into the options.
+    pub apply: Apply,
+}
+
+/// How a setting reads the value given; the error says what is wrong, and the caller names
+/// the flag or variable.
+#[derive(Clone, Copy)]
+pub(crate) enum Apply {
+    /// Into one field of [`Config`] (a row of the configuration's table).
+    Field(fn(&mut Config, &str) -> Result<(), String>),
+    /// Into the options (a hand-written row of `custom.rs`).
+    Options(fn(&mut Parsed, &Given<'_>) -> Result<(), String>),
+}
+
+impl Setting {
+    /// Reads `given` into `parsed`.
+    pub fn apply_to(&self, parsed: &mut Parsed, given: &Given<'_>) -> Result<(), String> {
+        match self.apply {
+            Apply::Field(apply) => apply(&mut parsed.config, given.text),
+            Apply::Options(apply) => apply(parsed, given),
+        }
+    }
+}
+
+impl From<&FieldSetting> for Setting {
+    fn from(row: &FieldSetting) -> Self {
+        Self {
+            flag: row.flag,
+            env: row.env,
+            value: row.value,
+            heading: row.heading,
+            help: row.help,
+            scope: row.scope,
+            default: row.default,
+            apply: Apply::Field(row.apply),
+        }
+    }
 }
 
 /// A value of a setting, as given.
@@ -129,41 +153,14 @@ pub(crate) const DEFAULT_REDIS_PREFIX: &str = "mcp";
 /// The log filter without `--log-level` or `RUST_LOG`.
 pub(crate) const DEFAULT_LOG_FILTER: &str = "info";
 
-/// The `--help` groups, in `--help` order ([`HEADINGS`]).
-pub(crate) mod heading {
-    pub(crate) const TRANSPORT: &str = "Transport";
-    pub(crate) const ENDPOINTS: &str = "Endpoints (HTTP)";
-    pub(crate) const LIMITS: &str = "Limits";
-    pub(crate) const SESSIONS: &str = "Sessions (HTTP)";
-    pub(crate) const STREAMS: &str = "Streams";
-    pub(crate) const CACHING: &str = "Caching (2026-07-28 results: ttlMs, cacheScope)";
-    pub(crate) const STATE: &str = "Request state (2026-07-28 multi round-trip)";
-    pub(crate) const TASKS: &str = "Tasks";
-    pub(crate) const RESULTS: &str = "Results over their budget";
-    pub(crate) const AUTH: &str = "Authorization (HTTP; feature `jwt`)";
-    pub(crate) const SHARED: &str = "Shared state (HTTP; feature `redis`)";
-    pub(crate) const OPERATIONS: &str = "Audit records and rate limits";
-    pub(crate) const TELEMETRY: &str = "Telemetry (features `metrics`, `otel`)";
-    pub(crate) const LOGGING: &str = "Logging";
-}
-
-/// The `--help` groups in their order.
-const HEADINGS: &[&str] = {
-    use heading::*;
-    &[
-        TRANSPORT, ENDPOINTS, LIMITS, SESSIONS, STREAMS, CACHING, STATE, TASKS, RESULTS, AUTH,
-        SHARED, OPERATIONS, TELEMETRY, LOGGING,
-    ]
-};
-
 /// Every setting, in `--help` order (also the order they are applied in): heading by heading,
 /// the hand-written rows of `custom.rs` first, then the table's (`config.rs`), each in the
 /// order written.
-pub(crate) fn all() -> impl Iterator<Item = &'static Setting> {
-    HEADINGS.iter().flat_map(|&heading| {
-        custom::CUSTOM
-            .iter()
-            .chain(crate::config::FIELD_SETTINGS)
+pub(crate) fn all() -> impl Iterator<Item = Setting> {
+    heading::HEADINGS.iter().flat_map(|&heading| {
+        let own = custom::CUSTOM.iter().copied();
+        let fields = crate::config::FIELD_SETTINGS.iter().map(Setting::from);
+        own.chain(fields)
             .filter(move |setting| setting.heading == heading)
     })
 }

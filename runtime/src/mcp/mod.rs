@@ -4,6 +4,8 @@
 //! The types are the generated wire model of 2025-11-25 (a superset of the earlier revisions'
 //! content); the helpers spare handlers the optional fields.
 
+pub(crate) mod legacy_shapes;
+
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
