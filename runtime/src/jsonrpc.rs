@@ -1,31 +1,23 @@
-//! JSON-RPC 2.0 errors: the codes the runtime answers with and the error object on the wire.
+//! JSON-RPC 2.0 errors: the error object on the wire ([`RpcError`]) and the codes the runtime
+//! answers with ([`RpcError::INVALID_PARAMS`] and the others, associated constants of the
+//! type as `http::StatusCode`'s are).
 
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
-/// Invalid JSON was received.
-pub const PARSE_ERROR: i32 = -32700;
-/// The JSON sent is not a valid request object.
-pub const INVALID_REQUEST: i32 = -32600;
-/// The method does not exist or is not available.
-pub const METHOD_NOT_FOUND: i32 = -32601;
-/// Invalid method parameters (also: unknown tool or prompt, bad cursor).
-pub const INVALID_PARAMS: i32 = -32602;
-/// Internal JSON-RPC error.
-pub const INTERNAL_ERROR: i32 = -32603;
-/// Application error of a plain JSON-RPC method that gave no code of its own.
-pub const SERVER_ERROR: i32 = -32000;
-/// Session-era "resource not found" (2025-03-26 .. 2025-11-25).
-pub const RESOURCE_NOT_FOUND: i32 = -32002;
-/// 2026-07-28: a routing header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
-/// `Mcp-Param-*`) is missing or differs from the body.
-pub const HEADER_MISMATCH: i32 = -32020;
-/// 2026-07-28: the request needs a client capability the client did not declare.
-pub const MISSING_CAPABILITY: i32 = -32021;
-/// 2026-07-28: the requested protocol version is not supported.
-pub const UNSUPPORTED_VERSION: i32 = -32022;
+// The codes by their bare names, for the runtime's own code.
+pub(crate) const PARSE_ERROR: i32 = RpcError::PARSE_ERROR;
+pub(crate) const INVALID_REQUEST: i32 = RpcError::INVALID_REQUEST;
+pub(crate) const METHOD_NOT_FOUND: i32 = RpcError::METHOD_NOT_FOUND;
+pub(crate) const INVALID_PARAMS: i32 = RpcError::INVALID_PARAMS;
+pub(crate) const INTERNAL_ERROR: i32 = RpcError::INTERNAL_ERROR;
+pub(crate) const SERVER_ERROR: i32 = RpcError::SERVER_ERROR;
+pub(crate) const RESOURCE_NOT_FOUND: i32 = RpcError::RESOURCE_NOT_FOUND;
+pub(crate) const HEADER_MISMATCH: i32 = RpcError::HEADER_MISMATCH;
+pub(crate) const MISSING_CAPABILITY: i32 = RpcError::MISSING_CAPABILITY;
+pub(crate) const UNSUPPORTED_VERSION: i32 = RpcError::UNSUPPORTED_VERSION;
 
 /// A JSON-RPC error object: `{"code", "message", "data"?}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,9 +31,31 @@ pub struct RpcError {
     pub data: Option<Value>,
 }
 
-/// The constructors are `#[cold]`: a call that fails is the exception, and the branches that
-/// build errors then leave the request path's code compact.
+/// The codes, then the constructors. These are `#[cold]`: a call that fails is the exception,
+/// and the branches that build errors then leave the request path's code compact.
 impl RpcError {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters (also: unknown tool or prompt, bad cursor).
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Application error of a plain JSON-RPC method that gave no code of its own.
+    pub const SERVER_ERROR: i32 = -32000;
+    /// Session-era "resource not found" (2025-03-26 .. 2025-11-25).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// 2026-07-28: a routing header (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+    /// `Mcp-Param-*`) is missing or differs from the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// 2026-07-28: the request needs a client capability the client did not declare.
+    pub const MISSING_CAPABILITY: i32 = -32021;
+    /// 2026-07-28: the requested protocol version is not supported.
+    pub const UNSUPPORTED_VERSION: i32 = -32022;
+
     /// An error with `code` and `message` and no data.
     #[cold]
     pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {

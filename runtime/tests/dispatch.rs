@@ -5,9 +5,9 @@ use mcp_runtime::dispatch::{
     decode_arguments, decode_params, prompt_result, resource_result, template_params,
 };
 use mcp_runtime::dispatch::{Call, CallKind};
-use mcp_runtime::jsonrpc::INVALID_PARAMS;
 use mcp_runtime::{
     Answer, BoxFuture, Catalog, Contract, Dispatch, Error, ParamStructure, ProtocolVersion,
+    RpcError,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -61,12 +61,12 @@ fn params_decode_by_name_and_by_position() {
 fn params_structure_is_enforced() {
     let err =
         decode_params::<Pair>(Some(&raw(r#"{"a":1}"#)), ParamStructure::ByPosition).unwrap_err();
-    assert_eq!(err.code, INVALID_PARAMS);
+    assert_eq!(err.code, RpcError::INVALID_PARAMS);
     assert!(err.message.contains("by position"), "{}", err.message);
     let err = decode_params::<Pair>(Some(&raw("[1]")), ParamStructure::ByName).unwrap_err();
     assert!(err.message.contains("by name"), "{}", err.message);
     let err = decode_params::<Pair>(Some(&raw("7")), ParamStructure::Either).unwrap_err();
-    assert_eq!(err.code, INVALID_PARAMS);
+    assert_eq!(err.code, RpcError::INVALID_PARAMS);
     let err = decode_params::<Pair>(None, ParamStructure::Either).unwrap_err();
     assert_eq!(err.message, "Invalid params: /a: is required");
     let err =
@@ -134,7 +134,7 @@ fn invalid_arguments_are_errors_before_2025_11_25_and_results_after() {
     let err = outcome()
         .into_call_tool_result(ProtocolVersion::V2025_06_18)
         .unwrap_err();
-    assert_eq!(err.code, INVALID_PARAMS);
+    assert_eq!(err.code, RpcError::INVALID_PARAMS);
     let result = parse_text(
         &outcome()
             .into_call_tool_result(ProtocolVersion::V2025_11_25)
@@ -183,7 +183,7 @@ fn template_variables_become_typed_params() {
     );
     let err =
         template_params::<P>(vec![("id", "x".into()), ("name", "n".into())], &["id"]).unwrap_err();
-    assert_eq!(err.code, INVALID_PARAMS);
+    assert_eq!(err.code, RpcError::INVALID_PARAMS);
 }
 
 /// A hand-written dispatch with one method `double`, as generated code would route it.
@@ -291,7 +291,7 @@ impl Dispatch for Opener {
         self.0.lock().unwrap().push(call.name().to_string());
         let answer = match call.name().starts_with("ok://") {
             true => Answer::Success(raw("null")),
-            false => Answer::Refused(mcp_runtime::RpcError::invalid_params(
+            false => Answer::Refused(RpcError::invalid_params(
                 "Invalid params: the upstream refused the subscription",
             )),
         };

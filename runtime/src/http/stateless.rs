@@ -23,14 +23,13 @@ use crate::engine::incoming::{Params, Request};
 use crate::engine::method::Method;
 use crate::engine::run::Started;
 use crate::engine::stateless::{self as era, MetaChecked};
-use crate::jsonrpc::{RpcError, INTERNAL_ERROR, METHOD_NOT_FOUND};
+use crate::jsonrpc::{RpcError, HEADER_MISMATCH, INTERNAL_ERROR, METHOD_NOT_FOUND};
 use crate::protocol;
 use crate::session::events::{encode_frame, Delivery, CONNECTION_QUEUE};
 
 pub use crate::engine::stateless::{
     META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
 };
-pub use crate::jsonrpc::{HEADER_MISMATCH, MISSING_CAPABILITY, UNSUPPORTED_VERSION};
 
 /// The SSE comment sent on a quiet listen stream, so proxies do not time it out.
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";

@@ -49,7 +49,7 @@ pub(crate) async fn protocol_error_job(ctx: &RequestContext) -> Result<ToolResul
     ctx.require_task()?;
     tokio::time::sleep(TASK_STEP).await;
     Err(Error::protocol(
-        mcp_runtime::jsonrpc::INTERNAL_ERROR,
+        mcp_runtime::RpcError::INTERNAL_ERROR,
         "protocol_error_job failed with a protocol error",
     ))
 }
