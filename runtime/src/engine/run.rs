@@ -44,52 +44,51 @@ pub(crate) struct Started {
     pub task_reply: Option<oneshot::Receiver<Reply>>,
 }
 
+/// Where a request comes from: the door it came through, the principal the edge
+/// authenticated (with [`Config::auth`](crate::config::Config::auth); `None` otherwise) and the
+/// W3C trace headers it carried (`traceparent` and `tracestate`: HTTP).
+pub(crate) struct Source<'h> {
+    /// The way in.
+    pub door: Door,
+    /// Who the request acts for.
+    pub principal: Option<Arc<Principal>>,
+    /// The trace headers; zero-sized without the `trace` feature.
+    pub trace: TraceHeaders<'h>,
+}
+
+impl Source<'_> {
+    /// A request through `door` that carries no principal and no trace headers (stdio, the
+    /// 2024-11-05 stream).
+    pub(crate) fn door(door: Door) -> Self {
+        Self {
+            door,
+            principal: None,
+            trace: TraceHeaders::default(),
+        }
+    }
+}
+
 impl<D: Dispatch> Engine<D> {
-    /// Starts `request` of `era` that came through `door` (the 2024-11-05 SSE transport,
-    /// stdio), its messages going to `outbound`.
+    /// Starts `request` of `era` from `source`, its messages going to `outbound`: the one
+    /// start of every transport's requests.
+    ///
+    /// The request's telemetry (feature `trace`) starts here: its span (see
+    /// [`crate::telemetry`]) when enabled, which the work then runs inside, and its metrics
+    /// with the `metrics` feature. Without the feature the trace headers are zero-sized and
+    /// nothing here differs from a runtime without telemetry.
     pub(crate) fn start(
         self: &Arc<Self>,
-        door: Door,
+        source: Source<'_>,
         era: Era<'_>,
         request: Request<'_>,
         outbound: Outbound,
     ) -> Started {
-        let headers = TraceHeaders::default();
-        self.start_over(door, era, None, headers, request, outbound)
-    }
-
-    /// [`start`](Self::start) for a request of `/mcp` the edge authenticated as `principal` (with
-    /// [`crate::Config::auth`]; `None` otherwise), with the W3C trace headers the edge read
-    /// (`traceparent` and `tracestate`: HTTP).
-    ///
-    /// The request's telemetry (feature `trace`) starts here, the one place every transport's
-    /// requests go through: its span (see [`crate::telemetry`]) when enabled, which the work
-    /// then runs inside, and its metrics with the `metrics` feature. Without the feature
-    /// `trace_headers` is zero-sized and nothing here differs from a runtime without telemetry.
-    pub(crate) fn start_as(
-        self: &Arc<Self>,
-        era: Era<'_>,
-        principal: Option<Arc<Principal>>,
-        trace_headers: TraceHeaders<'_>,
-        request: Request<'_>,
-        outbound: Outbound,
-    ) -> Started {
-        self.start_over(Door::Mcp, era, principal, trace_headers, request, outbound)
-    }
-
-    /// [`start_as`](Self::start_as) through `door`.
-    #[inline]
-    fn start_over(
-        self: &Arc<Self>,
-        door: Door,
-        era: Era<'_>,
-        principal: Option<Arc<Principal>>,
-        #[cfg_attr(not(feature = "trace"), allow(unused_variables))] trace_headers: TraceHeaders<
-            '_,
-        >,
-        request: Request<'_>,
-        outbound: Outbound,
-    ) -> Started {
+        #[cfg_attr(not(feature = "trace"), allow(unused_variables))]
+        let Source {
+            door,
+            principal,
+            trace: trace_headers,
+        } = source;
         let method = Method::of(request.method);
         let mut ctx = self.context_for(&era, &outbound).through(door);
         // The progress token is the one member of `_meta` the work reads: it goes into the

@@ -7,6 +7,8 @@ use http::header::{HeaderValue, ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use http::HeaderMap;
 
 use super::guard;
+use crate::dispatch::Door;
+use crate::engine::run::Source;
 use crate::telemetry::TraceHeaders;
 
 /// The media types a POST must accept.
@@ -130,6 +132,16 @@ impl<'a> Headers<'a> {
         #[cfg(not(feature = "trace"))]
         {
             TraceHeaders::default()
+        }
+    }
+
+    /// Where a request of `/mcp` with these headers comes from: the principal the edge
+    /// authenticated and the trace headers.
+    pub(super) fn source(&self) -> Source<'a> {
+        Source {
+            door: Door::Mcp,
+            principal: self.principal.clone(),
+            trace: self.trace(),
         }
     }
 }

@@ -39,6 +39,7 @@ use crate::delivery::outbound::{Outbound, Reply};
 use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::Era;
 use crate::engine::incoming::{self, Incoming, Request};
+use crate::engine::run::Source;
 use crate::engine::sessions::{Keep, Refusal};
 use crate::engine::{answer_key, id_key, Engine};
 use crate::jsonrpc::{self, error_response, RpcError};
@@ -308,9 +309,12 @@ impl<D: Dispatch> Endpoint<D> {
             return connection.send(error_response(Some(id), &refused.error()));
         }
         let outbound = Outbound::lines(connection.lines.clone());
-        let started = self
-            .engine
-            .start(Door::LegacySse, Era::Session(&session), request, outbound);
+        let started = self.engine.start(
+            Source::door(Door::LegacySse),
+            Era::Session(&session),
+            request,
+            outbound,
+        );
         let canceller = started.outbound.clone();
         // Checked just above; another POST of the same id racing this one loses here.
         if let Err(refused) = session.track(&key, move || canceller.cancel()) {

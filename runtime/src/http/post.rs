@@ -172,13 +172,9 @@ impl<D: Dispatch> Endpoint<D> {
                     self.engine.config().streams.sse_responses,
                 );
                 let id = request.id;
-                let started = self.engine.start_as(
-                    Era::Session(&session),
-                    headers.principal.clone(),
-                    headers.trace(),
-                    request,
-                    outbound,
-                );
+                let started =
+                    self.engine
+                        .start(headers.source(), Era::Session(&session), request, outbound);
                 Next::Session {
                     started,
                     session,

@@ -119,13 +119,9 @@ impl<D: Dispatch> Endpoint<D> {
             meta: checked.meta,
         });
         let outbound = Outbound::deferred_lines();
-        Ok(self.engine.start_as(
-            stateless,
-            headers.principal.clone(),
-            headers.trace(),
-            checked.request,
-            outbound,
-        ))
+        Ok(self
+            .engine
+            .start(headers.source(), stateless, checked.request, outbound))
     }
 
     /// Step 2: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the tool's `Mcp-Param-*`

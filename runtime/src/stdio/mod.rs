@@ -31,7 +31,7 @@ use crate::dispatch::{Dispatch, Door};
 use crate::engine::era::{Era, Stateless};
 use crate::engine::incoming::{self, Incoming, Request};
 use crate::engine::method::Method;
-use crate::engine::run::Started;
+use crate::engine::run::{Source, Started};
 use crate::engine::sessions::{Keep, Opened, Refusal};
 use crate::engine::stateless as era;
 use crate::engine::{answer_key, batch, cancelled_id, id_key, Engine};
@@ -280,9 +280,12 @@ impl<D: Dispatch> Peer<D> {
         if let Err(refused) = session.admits(&key) {
             return self.send(error_response(Some(request.id), &refused.error()));
         }
-        let started = self
-            .engine
-            .start(Door::Stdio, Era::Session(&session), request, outbound);
+        let started = self.engine.start(
+            Source::door(Door::Stdio),
+            Era::Session(&session),
+            request,
+            outbound,
+        );
         let canceller = started.outbound.clone();
         // Admitted just above, and this peer alone starts the session's requests.
         let _ = session.track(&key, move || canceller.cancel());
@@ -322,7 +325,9 @@ impl<D: Dispatch> Peer<D> {
         let Some(registered) = self.in_flight.register(id_key(id), &outbound) else {
             return self.send(error_response(Some(id), &id_in_use()));
         };
-        let started = self.engine.start(Door::Stdio, stateless, request, outbound);
+        let started = self
+            .engine
+            .start(Source::door(Door::Stdio), stateless, request, outbound);
         self.running
             .spawn(answer_lines(started, self.out.clone(), registered));
     }

@@ -6,7 +6,7 @@
 //! telemetry (no trace members in `_meta`, no trace headers, nothing in
 //! [`crate::RequestContext`] or in the request's work), so telemetry costs nothing it does not
 //! do. With it, the span is made where every transport's request starts
-//! (`engine::run::Engine::start_as`), at level `DEBUG` with target [`TARGET`], so it is off
+//! (`engine::run::Engine::start`), at level `DEBUG` with target [`TARGET`], so it is off
 //! unless a subscriber asks for it (`RUST_LOG=info,mcp::request=debug`, or the OTLP exporter).
 //! Off, a request pays one load of tracing's global level (and one of the metrics switch), and
 //! the reading of `traceparent`/`tracestate`: nothing is formatted, allocated or wrapped

@@ -40,7 +40,7 @@ pub(crate) fn trace_context(
         .or_else(|| headers.and_then(|(parent, state)| TraceContext::parse(parent, state)))
 }
 
-/// The telemetry of a request that does not go through `Engine::start_as` (`initialize`, the
+/// The telemetry of a request that does not go through `Engine::start` (`initialize`, the
 /// plain JSON-RPC endpoint): its trace context, from `_meta` in `params` or from the HTTP
 /// `headers` (params that never mention `traceparent` are not parsed), and its
 /// [`RequestTrace`] when [`wanted`] (`method` as the span names it, `label` as the metrics
