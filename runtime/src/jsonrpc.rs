@@ -55,6 +55,8 @@ impl RpcError {
     pub const MISSING_CAPABILITY: i32 = -32021;
     /// 2026-07-28: the requested protocol version is not supported.
     pub const UNSUPPORTED_VERSION: i32 = -32022;
+    /// A call over its rate limit ([`crate::rate_limit`]; HTTP 429).
+    pub const RATE_LIMITED: i32 = -32023;
 
     /// An error with `code` and `message` and no data.
     #[cold]

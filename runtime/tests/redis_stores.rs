@@ -772,10 +772,12 @@ async fn rediss_is_tls_checked_against_the_given_ca() {
     let url = format!("rediss://127.0.0.1:{}/", redis.port);
     let config = Config::builder().build();
     // With the CA that signed the server's certificate: two instances share a task over TLS.
-    let a = mcp_runtime::stores::redis::connect_with(&url, Some(&ca), "tls", &config)
+    let urls = [url.clone()];
+    let options = mcp_runtime::stores::redis::Options::new("tls").ca_pem(&ca);
+    let a = mcp_runtime::stores::redis::connect_to(&urls, &options, &config)
         .await
         .expect("rediss:// with the private CA");
-    let b = mcp_runtime::stores::redis::connect_with(&url, Some(&ca), "tls", &config)
+    let b = mcp_runtime::stores::redis::connect_to(&urls, &options, &config)
         .await
         .unwrap();
     a.tasks.insert(record("over-tls", 60_000)).await.unwrap();

@@ -29,7 +29,6 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use mcp_runtime::auth::{Auth, Authenticator, Principal, Refusal, ResourceMetadata, StepUpRequest};
-use mcp_runtime::rate_limit::RATE_LIMITED;
 use mcp_runtime::tool_catalog::{ToolCatalog, ToolMode};
 use mcp_runtime::{BoxFuture, Config, Dispatch, Error, McpServer, RequestContext};
 use support::{send_to, POST_HEADERS};
@@ -355,7 +354,9 @@ fn message_outcome(answer: &Value) -> Outcome {
             {
                 Outcome::NotFound
             }
-            Some(code) if code == i64::from(RATE_LIMITED) => Outcome::RateLimited,
+            Some(code) if code == i64::from(mcp_runtime::RpcError::RATE_LIMITED) => {
+                Outcome::RateLimited
+            }
             _ => Outcome::Other(answer.to_string()),
         };
     }

@@ -40,7 +40,8 @@ use settings::SHARDS;
 pub(crate) mod settings;
 pub(crate) mod shared;
 
-pub use settings::{ParseRateError, Rate, RateLimits, DEFAULT_MAX_CALLERS, RATE_LIMITED};
+pub(crate) use settings::RATE_LIMITED;
+pub use settings::{ParseRateError, Rate, RateLimits, DEFAULT_MAX_CALLERS};
 
 /// A peer address as the limits count it: a keyed hash of it, made once per connection (8
 /// bytes in a rate-limited request's future instead of an address's 17).

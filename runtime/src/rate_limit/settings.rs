@@ -5,8 +5,10 @@
 /// Shards of the bucket table: calls of different callers seldom wait on one lock.
 pub(super) const SHARDS: usize = 16;
 
-/// The JSON-RPC error code of a call over its rate limit.
-pub const RATE_LIMITED: i32 = -32023;
+/// The JSON-RPC error code of a call over its rate limit ([`RpcError::RATE_LIMITED`]).
+///
+/// [`RpcError::RATE_LIMITED`]: crate::jsonrpc::RpcError::RATE_LIMITED
+pub(crate) const RATE_LIMITED: i32 = crate::jsonrpc::RpcError::RATE_LIMITED;
 
 pub use crate::dispatch::rate::{ParseRateError, Rate};
 

@@ -122,21 +122,6 @@ pub async fn connect(url: &str, prefix: &str, config: &Config) -> Result<Stores,
     connect_to(&[url.to_string()], &Options::new(prefix), config).await
 }
 
-/// [`connect`], a `rediss://` server's certificate checked against `ca_pem` (PEM, one or
-/// more certificates: a private CA) instead of the system's roots when given.
-pub async fn connect_with(
-    url: &str,
-    ca_pem: Option<&[u8]>,
-    prefix: &str,
-    config: &Config,
-) -> Result<Stores, ConnectError> {
-    let mut options = Options::new(prefix);
-    if let Some(pem) = ca_pem {
-        options = options.ca_pem(pem);
-    }
-    connect_to(&[url.to_string()], &options, config).await
-}
-
 /// [`connect`] with every option: `urls` is one node's URL, or (with [`Options::cluster`]) the
 /// URLs of any of a Redis Cluster's nodes (one is enough; more help when one is down).
 pub async fn connect_to(
