@@ -30,7 +30,7 @@ use sessions::{session_bus_event, session_method};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::auth::Principal;
 use crate::bus::Bus;
@@ -101,6 +101,12 @@ impl OwnedParams {
 /// Everything a server shares between its requests: the generated dispatch, the
 /// configuration, the stores and the results that never change. Its fields are its own: the
 /// rest of the runtime reads them through the accessors of `access.rs`, or asks the engine.
+///
+/// Its jobs are owned parts, each a type a reader can open: the tasks ([`Tasks`]), the rate
+/// limits (`rate_limit::Limiter`), result budgets (`result_budget::Budgets`), the fixed
+/// results (`results::Fixed`), the `requestState` sealer (`StateSealer`), what reaches the
+/// clients (`Notifier`, `delivery::relay::Relays`, `delivery::legacy_streams::Connections`);
+/// the session lifecycle is `sessions.rs` over the session store.
 pub(crate) struct Engine<D> {
     dispatch: D,
     config: Config,
@@ -119,17 +125,10 @@ pub(crate) struct Engine<D> {
     param_headers: ParamHeaders,
     /// Tool calls that became tasks.
     tasks: Arc<Tasks>,
-    /// The `initialize` result of each revision, built on first use (it never changes).
-    initialize_results: [OnceLock<String>; ProtocolVersion::ALL.len()],
-    /// The `server/discover` result, built on first use.
-    discover_result: OnceLock<String>,
-    /// The plain endpoint's `rpc.discover` document, built on first use
-    /// ([`crate::policy::plain_document`]).
-    plain_document: OnceLock<Option<String>>,
+    /// The results that never change, each built on first use (`results.rs`).
+    fixed: results::Fixed,
     /// Whether the expiry sweep runs (`expiry.rs`).
     expiry_started: std::sync::atomic::AtomicBool,
-    /// The tool descriptors of 2024-11-05 (without `annotations`), built on first use.
-    legacy_tools: OnceLock<Box<[String]>>,
     /// The open streams of the opt-in 2024-11-05 HTTP+SSE transport
     /// (`config.endpoints.legacy_sse`): kept here, reached through the engine every request already
     /// holds, so the option costs `/mcp` requests nothing (empty when off).
@@ -228,11 +227,8 @@ impl<D: Dispatch> Engine<D> {
             event_log: stores.events,
             relays,
             _log_delivery: log_delivery,
-            initialize_results: Default::default(),
-            discover_result: OnceLock::new(),
-            plain_document: OnceLock::new(),
+            fixed: results::Fixed::default(),
             expiry_started: Default::default(),
-            legacy_tools: OnceLock::new(),
             legacy_sse: Arc::default(),
         }
     }
@@ -246,7 +242,8 @@ impl<D: Dispatch> Engine<D> {
     /// The document `rpc.discover` answers on the plain JSON-RPC endpoint: the contract's,
     /// with only the methods that endpoint serves.
     pub(crate) fn plain_document(&self) -> Option<&str> {
-        self.plain_document
+        self.fixed
+            .plain_document
             .get_or_init(|| {
                 let unexposed = self.config.endpoints.jsonrpc_unexposed;
                 crate::policy::plain_document(self.dispatch.contract(), unexposed)
@@ -342,7 +339,8 @@ impl<D: Dispatch> Engine<D> {
             // Built whole, cache hints included.
             Method::Discover => {
                 return Ok(JsonText::trusted(
-                    self.discover_result
+                    self.fixed
+                        .discover
                         .get_or_init(|| self.build_discover_result())
                         .clone(),
                 ))
@@ -493,7 +491,7 @@ impl<D: Dispatch> Engine<D> {
             SessionLimits::of(&self.config),
         ));
         session.touch();
-        let result = self.initialize_results[version.index()]
+        let result = self.fixed.initialize[version.index()]
             .get_or_init(|| self.build_initialize_result(version))
             .clone();
         Ok((session, JsonText::trusted(result)))

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use super::method::Method;
 use super::{params_as, Engine};
@@ -87,6 +88,20 @@ struct Offered {
     completions: bool,
     /// Bundled skills (the skills extension).
     skills: bool,
+}
+
+/// The results that never change once the server runs, each built on first use and then
+/// answered as it is: a part of the engine of its own.
+#[derive(Default)]
+pub(super) struct Fixed {
+    /// The `initialize` result of each revision.
+    pub initialize: [OnceLock<String>; ProtocolVersion::ALL.len()],
+    /// The `server/discover` result.
+    pub discover: OnceLock<String>,
+    /// The plain endpoint's `rpc.discover` document ([`crate::policy::plain_document`]).
+    pub plain_document: OnceLock<Option<String>>,
+    /// The tool descriptors of 2024-11-05 (without `annotations`).
+    pub legacy_tools: OnceLock<Box<[String]>>,
 }
 
 impl<D: Dispatch> Engine<D> {
@@ -342,7 +357,7 @@ impl<D: Dispatch> Engine<D> {
     /// use.
     #[cold]
     fn legacy_tools(&self) -> &[String] {
-        self.legacy_tools.get_or_init(|| {
+        self.fixed.legacy_tools.get_or_init(|| {
             self.dispatch
                 .contract()
                 .catalog()
