@@ -30,7 +30,7 @@ use values::{
 pub(crate) mod cache;
 mod table;
 
-pub(crate) use table::{heading, FieldSetting, Scope};
+pub(crate) use table::{heading, FieldSetting, Scope, Setting};
 pub(crate) mod values;
 
 pub use cache::{CacheHint, CacheHints, CacheScope};

@@ -1,7 +1,7 @@
 //! The macro that turns the table of settings in `config.rs` into [`Config`](super::Config)
 //! and its groups, their `Default`, the [`ConfigBuilder`](super::ConfigBuilder) setters and the
 //! rows of the command line ([`FieldSetting`]), so that each setting is written once. The
-//! rows' types are here too ([`FieldSetting`], [`Scope`], [`heading`]): `entry::settings` lists
+//! rows' types are here too ([`Setting`], [`Scope`], [`heading`]): `entry::settings` lists
 //! them beside its own, and the configuration imports nothing of the entry point.
 
 use super::Config;
@@ -42,15 +42,18 @@ pub(crate) mod heading {
     ];
 }
 
-/// A field of [`Config`] that is also a flag and an environment variable of a server binary:
-/// one row the table writes.
+/// One setting of a server binary: its flag, its environment variable, its `--help` group and
+/// line, where it applies and how `--help` shows its default; `apply` reads the value given.
+/// The table's rows are [`FieldSetting`]s; `entry::settings` adds its own rows with another
+/// `A`.
 #[derive(Clone, Copy)]
-pub(crate) struct FieldSetting {
+pub(crate) struct Setting<A> {
     /// The long flag, without its dashes (`body-limit`).
     pub flag: &'static str,
     /// The environment variable read when the flag is not given (empty value: unset).
     pub env: &'static str,
-    /// The value's name in `--help` (`SIZE`); `None` for a switch.
+    /// The value's name in `--help` (`SIZE`); `None` for a switch (a flag without a value,
+    /// whose variable takes `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`).
     pub value: Option<&'static str>,
     /// The `--help` group (one of [`heading`]).
     pub heading: &'static str,
@@ -58,12 +61,33 @@ pub(crate) struct FieldSetting {
     pub help: &'static str,
     /// Where it applies.
     pub scope: Scope,
-    /// The default `--help` shows, from the configuration the binary starts from.
+    /// The default `--help` shows, from the configuration the binary starts from (empty: none
+    /// shown).
     pub default: fn(&Config) -> String,
-    /// Reads the text given into its field; the error says what is wrong, and the caller
-    /// names the flag or variable.
-    pub apply: fn(&mut Config, &str) -> Result<(), String>,
+    /// Reads the value given; the error says what is wrong, and the caller names the flag or
+    /// variable.
+    pub apply: A,
 }
+
+impl<A> Setting<A> {
+    /// The same setting, read by `apply`.
+    pub(crate) fn read_by<B>(self, apply: impl FnOnce(A) -> B) -> Setting<B> {
+        Setting {
+            flag: self.flag,
+            env: self.env,
+            value: self.value,
+            heading: self.heading,
+            help: self.help,
+            scope: self.scope,
+            default: self.default,
+            apply: apply(self.apply),
+        }
+    }
+}
+
+/// A field of [`Config`] that is also a flag and an environment variable: one row the table
+/// writes, read by parsing the text given into its field.
+pub(crate) type FieldSetting = Setting<fn(&mut Config, &str) -> Result<(), String>>;
 
 /// Expands the table of settings (see `config.rs`).
 ///
@@ -207,7 +231,7 @@ macro_rules! config_table {
         /// The rows of the command line that set one field of [`Config`] each, in table order.
         pub(crate) const $settings: &[$crate::config::FieldSetting] = &[
             $($($(
-                $crate::config::FieldSetting {
+                $crate::config::Setting {
                     flag: $flag,
                     env: $env,
                     value: $value,

@@ -15,34 +15,15 @@ use std::net::SocketAddr;
 
 use super::LogFormat;
 use crate::auth::AuthArgs;
+use crate::config::Config;
 pub(crate) use crate::config::{heading, Scope};
-use crate::config::{Config, FieldSetting};
 use crate::request_state::{SealingKey, KEY_ENV, PREVIOUS_KEY_ENV};
 
 mod custom;
 
-/// One setting. See the module's documentation.
-#[derive(Clone, Copy)]
-pub(crate) struct Setting {
-    /// The long flag, without its dashes (`body-limit`).
-    pub flag: &'static str,
-    /// The environment variable read when the flag is not given (empty value: unset).
-    pub env: &'static str,
-    /// The value's name in `--help` (`SIZE`); `None` for a switch (a flag without a value,
-    /// whose variable takes `1`/`true`/`on`/`yes` or `0`/`false`/`off`/`no`).
-    pub value: Option<&'static str>,
-    /// The `--help` group.
-    pub heading: &'static str,
-    /// The `--help` line (the variable and the default are added to it).
-    pub help: &'static str,
-    /// Where it applies.
-    pub scope: Scope,
-    /// The default `--help` shows, from the configuration the binary starts from (empty: none
-    /// shown).
-    pub default: fn(&Config) -> String,
-    /// Reads the value given (for a switch given as a flag: `true`) into the options.
-    pub apply: Apply,
-}
+/// One setting (see the module's documentation): a row of the configuration's table, or one
+/// of `custom.rs`.
+pub(crate) type Setting = crate::config::Setting<Apply>;
 
 /// How a setting reads the value given; the error says what is wrong, and the caller names
 /// the flag or variable.
@@ -60,21 +41,6 @@ impl Setting {
         match self.apply {
             Apply::Field(apply) => apply(&mut parsed.config, given.text),
             Apply::Options(apply) => apply(parsed, given),
-        }
-    }
-}
-
-impl From<&FieldSetting> for Setting {
-    fn from(row: &FieldSetting) -> Self {
-        Self {
-            flag: row.flag,
-            env: row.env,
-            value: row.value,
-            heading: row.heading,
-            help: row.help,
-            scope: row.scope,
-            default: row.default,
-            apply: Apply::Field(row.apply),
         }
     }
 }
@@ -159,7 +125,9 @@ pub(crate) const DEFAULT_LOG_FILTER: &str = "info";
 pub(crate) fn all() -> impl Iterator<Item = Setting> {
     heading::HEADINGS.iter().flat_map(|&heading| {
         let own = custom::CUSTOM.iter().copied();
-        let fields = crate::config::FIELD_SETTINGS.iter().map(Setting::from);
+        let fields = crate::config::FIELD_SETTINGS
+            .iter()
+            .map(|row| row.read_by(Apply::Field));
         own.chain(fields)
             .filter(move |setting| setting.heading == heading)
     })
