@@ -76,7 +76,7 @@ fn tool_descriptor<'s>(source: &'s str, name: &str) -> &'s str {
 
 /// Whether the catalog lists the pages of kept results among its resource templates.
 fn lists_pages(source: &str) -> bool {
-    source.contains("resource_templates: &[::mcp_runtime::result_budget::PAGES]")
+    source.contains("resource_templates: &[::mcp_runtime::generated_support::RESULT_PAGES]")
 }
 
 /// A gateway's tools pass their results through (no `--check-results`): each gets 64 KiB,
@@ -125,7 +125,7 @@ fn a_gateway_that_checks_results_has_no_budget() {
     let source = &generated.server.source;
     assert_eq!(function(source, "result_budget"), None);
     assert!(!source.contains("with_result_budgets"));
-    assert!(!source.contains("result_budget::PAGES"));
+    assert!(!source.contains("RESULT_PAGES"));
     for tool in TOOLS {
         assert!(
             tool_descriptor(source, tool).contains(r#""outputSchema":"#),

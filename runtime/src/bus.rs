@@ -106,6 +106,7 @@ impl BusEvent {
     /// stream's part (in the tag the asking instance minted), a task's cancellation or answers
     /// (its runner). `None`: every instance may need it (a list change, a session's change, a
     /// stream or a cancellation whose holder is unknown).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))] // what a shared store (`stores::redis`) uses
     pub fn addressee(&self) -> Option<&str> {
         match self {
             Self::ClientAnswered { request_id, .. } => crate::ids::minted_address(request_id),

@@ -69,6 +69,9 @@ use serde::Serialize;
 
 pub use crate::dispatch::encode_result;
 pub use crate::dispatch::{Answer, Call, CallKind};
+/// The resource template of a kept result's pages, after a contract's own templates when a
+/// tool has a result budget.
+pub use crate::result_budget::PAGES as RESULT_PAGES;
 pub use crate::skills::Skill;
 pub use crate::uri_template::match_uri;
 pub use crate::validate::Validate;

@@ -20,6 +20,7 @@ pub(crate) fn is_random_id(id: &str) -> bool {
 /// The bus address of the instance that minted the request id `id` (`s{n}.{address}.{tag}`,
 /// a shared session's id for a request it sends the client), if it names one. Unverified: call
 /// it on ids the session's key accepted.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))] // what a shared store (`stores::redis`) uses
 pub(crate) fn minted_address(id: &str) -> Option<&str> {
     let mut parts = id.strip_prefix('s')?.split('.');
     let (_number, address, _tag) = (parts.next()?, parts.next()?, parts.next()?);

@@ -83,9 +83,8 @@
 //! - [`auth`]: authorization of HTTP requests (the [`auth::Authenticator`] trait, the
 //!   principal a handler sees, Protected Resource Metadata; JWT access tokens with the `jwt`
 //!   feature).
-//! - Extension points: [`stores::Stores`] ([`session::SessionStore`], [`tasks::TaskStore`],
-//!   [`bus::Bus`]) for state shared between instances (in Redis with the `redis` feature),
-//!   [`request_state::SealingKey`] for the `requestState` key.
+//! - [`stores::Stores`]: where state lives, in memory or (feature `redis`) shared between
+//!   instances through Redis; [`request_state::SealingKey`] for the `requestState` key.
 //! - [`jsonrpc`]: the JSON-RPC envelope and every error code the server answers
 //!   ([`RpcError`]; a handler's failure is an [`Error`]).
 //! - Operations: [`middleware`] (the user's code around every call), [`audit`] (audit
@@ -126,14 +125,14 @@
 // private.
 pub mod audit;
 pub mod auth;
-pub mod bus;
+pub(crate) mod bus;
 pub mod catalog;
 // An MCP client over Streamable HTTP (feature `client`).
 #[cfg(feature = "client")]
 pub mod client;
 pub mod config;
 mod context;
-pub mod delivery;
+pub(crate) mod delivery;
 pub mod dispatch;
 mod durations;
 mod engine;
@@ -161,7 +160,7 @@ mod policy;
 mod protocol;
 pub mod rate_limit;
 pub mod request_state;
-pub mod result_budget;
+pub(crate) mod result_budget;
 #[cfg(any(feature = "jwt", feature = "client", feature = "upstream"))]
 mod secure_url;
 mod server;

@@ -15,7 +15,6 @@ use crate::dispatch::{BoxFuture, Dispatch};
 use crate::engine::Engine;
 use crate::http::{Body, Endpoint};
 pub use crate::lifecycle::load::Load;
-use crate::session::SessionStore;
 use crate::stores::Stores;
 
 /// A generated server with its configuration and sessions: what the transports serve.
@@ -70,7 +69,6 @@ impl<D: Dispatch> McpServer<D> {
             dispatch,
             config: Config::default(),
             stores: None,
-            sessions: None,
         }
     }
 
@@ -139,9 +137,10 @@ impl<D: Dispatch> McpServer<D> {
         self.engine().notifier().clone()
     }
 
-    /// The session store.
-    pub fn sessions(&self) -> &Arc<dyn SessionStore> {
-        self.engine().sessions()
+    /// Calls `f` with each live session (for tests: a session's memory is freed once it ends).
+    #[doc(hidden)]
+    pub fn for_each_session(&self, f: &mut dyn FnMut(&Arc<crate::session::Session>)) {
+        self.engine().sessions().for_each(f);
     }
 
     /// The generated dispatch.
@@ -161,7 +160,7 @@ impl<D: Dispatch> McpServer<D> {
     ///
     /// For health endpoints, metrics and leak checks: an idle server's load is
     /// [`Load::is_idle`] once its sessions ended or expired. It visits every live session
-    /// (one lock each, through [`SessionStore::for_each`]): cheap for a scrape every few
+    /// (one lock each, through `SessionStore::for_each`): cheap for a scrape every few
     /// seconds, not meant for every request.
     pub fn load(&self) -> Load {
         let mut load = self.engine().load();
@@ -184,7 +183,6 @@ pub struct McpServerBuilder<D> {
     dispatch: D,
     config: Config,
     stores: Option<Stores>,
-    sessions: Option<Arc<dyn SessionStore>>,
 }
 
 impl<D: Dispatch> McpServerBuilder<D> {
@@ -201,22 +199,11 @@ impl<D: Dispatch> McpServerBuilder<D> {
         self
     }
 
-    /// Sessions kept in `store`; the other stores as [`stores`](Self::stores) says, else in
-    /// memory.
-    pub fn sessions(mut self, store: Arc<dyn SessionStore>) -> Self {
-        self.sessions = Some(store);
-        self
-    }
-
     /// The server.
     pub fn build(self) -> McpServer<D> {
         let stores = match self.stores {
             Some(stores) => stores,
             None => Stores::memory(&self.config),
-        };
-        let stores = match self.sessions {
-            Some(store) => stores.with_sessions(store),
-            None => stores,
         };
         McpServer {
             http: Endpoint {

@@ -150,7 +150,7 @@ async fn a_session_over_sse_at_2024_11_05() {
         "{result}"
     );
     assert!(result["capabilities"]["tools"].is_object());
-    assert_eq!(server.server.sessions().len(), 1);
+    assert_eq!(server.server.load().sessions, 1);
 
     let tools = legacy.request("tools/list", json!({})).await;
     assert_response(SCHEMA, "tools/list", &tools);
@@ -332,7 +332,7 @@ async fn the_stream_ending_ends_the_session() {
     let server = start(on()).await;
     let mut legacy = Legacy::open(server.addr).await;
     legacy.initialize("2024-11-05").await;
-    assert_eq!(server.server.sessions().len(), 1);
+    assert_eq!(server.server.load().sessions, 1);
     let Legacy {
         addr,
         stream,
@@ -375,7 +375,7 @@ async fn gone(server: &TestServer, addr: SocketAddr, endpoint: &str) {
             &ping,
         )
         .await;
-        if reply.status == StatusCode::NOT_FOUND && server.server.sessions().is_empty() {
+        if reply.status == StatusCode::NOT_FOUND && server.server.load().sessions == 0 {
             return;
         }
         assert!(

@@ -52,8 +52,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 use mcp_runtime::stores::Stores;
-use mcp_runtime::tasks::{MemoryTaskStore, TaskChange, TaskRecord, TaskStore, TaskStoreResult};
-use mcp_runtime::BoxFuture;
 use mcp_runtime::{Config, Load, McpServer};
 use workspace_tests::server::Server;
 use workspace_tests::TestHandler;
@@ -201,46 +199,6 @@ impl Stats {
             g(&self.tasks_abandoned),
             g(&self.failures),
         )
-    }
-}
-
-/// The default in-memory task store, counting the tasks it holds: the [`TaskStore`] trait
-/// has no count of its own.
-#[derive(Debug)]
-struct CountedTasks {
-    inner: MemoryTaskStore,
-    held: AtomicUsize,
-}
-
-impl TaskStore for CountedTasks {
-    fn insert(&self, task: TaskRecord) -> BoxFuture<'_, TaskStoreResult<()>> {
-        Box::pin(async move {
-            self.inner.insert(task).await?;
-            self.held.fetch_add(1, Ordering::SeqCst);
-            Ok(())
-        })
-    }
-
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
-        self.inner.get(id)
-    }
-
-    fn update<'a>(
-        &'a self,
-        id: &'a str,
-        change: &'a mut TaskChange<'_>,
-    ) -> BoxFuture<'a, TaskStoreResult<Option<TaskRecord>>> {
-        self.inner.update(id, change)
-    }
-
-    fn remove_expired(&self, now_ms: u64) -> usize {
-        let removed = self.inner.remove_expired(now_ms);
-        self.held.fetch_sub(removed, Ordering::SeqCst);
-        removed
-    }
-
-    fn len(&self) -> usize {
-        self.inner.len()
     }
 }
 
@@ -1092,27 +1050,17 @@ async fn client_loop(
     }
 }
 
-/// The test server on 127.0.0.1, its task store counting what it holds.
+/// The test server on 127.0.0.1.
 struct Running {
     server: McpServer<Server<TestHandler>>,
     addr: SocketAddr,
-    tasks: Arc<CountedTasks>,
     stop: tokio::sync::oneshot::Sender<()>,
     served: JoinHandle<()>,
 }
 
 impl Running {
     async fn start(config: Config) -> Running {
-        let tasks = Arc::new(CountedTasks {
-            inner: MemoryTaskStore::new(config.tasks.max_tasks),
-            held: AtomicUsize::new(0),
-        });
-        let sessions = Arc::new(mcp_runtime::session::MemorySessionStore::new(
-            config.sessions.max_sessions,
-        ));
-        let stores = Stores::memory(&config)
-            .with_sessions(sessions)
-            .with_tasks(tasks.clone());
+        let stores = Stores::memory(&config);
         let server = McpServer::builder(Server::new(TestHandler::default()))
             .config(config)
             .stores(stores)
@@ -1132,7 +1080,6 @@ impl Running {
         Running {
             server,
             addr,
-            tasks,
             stop,
             served,
         }
@@ -1177,7 +1124,6 @@ async fn run(settings: Settings) {
     let Running {
         server,
         addr,
-        tasks,
         stop,
         served,
     } = Running::start(config).await;
@@ -1185,12 +1131,7 @@ async fn run(settings: Settings) {
     let stats = Arc::new(Stats::default());
     let observed = Arc::new(Observed::default());
     let monitor = {
-        let (server, stats, observed, tasks) = (
-            server.clone(),
-            stats.clone(),
-            observed.clone(),
-            tasks.clone(),
-        );
+        let (server, stats, observed) = (server.clone(), stats.clone(), observed.clone());
         let warm_at = settings.requests / 10;
         let step = (settings.requests / 10).max(1);
         tokio::spawn(async move {
@@ -1210,7 +1151,7 @@ async fn run(settings: Settings) {
                     .fetch_max(load.listen_streams, Ordering::Relaxed);
                 observed
                     .peak_tasks_held
-                    .fetch_max(tasks.held.load(Ordering::Relaxed), Ordering::Relaxed);
+                    .fetch_max(load.tasks_held, Ordering::Relaxed);
                 if sent >= warm_at && observed.warm_rss_kib.load(Ordering::Relaxed) == 0 {
                     observed.warm_rss_kib.store(rss, Ordering::Relaxed);
                     eprintln!("soak: warmed up at {sent} requests: RSS {}", mib(rss));
@@ -1218,11 +1159,10 @@ async fn run(settings: Settings) {
                 if sent >= next_report {
                     next_report += step;
                     eprintln!(
-                        "soak: {:>6.1} s  {sent} requests, {} sessions begun, RSS {}, {load:?}, tasks held {}",
+                        "soak: {:>6.1} s  {sent} requests, {} sessions begun, RSS {}, {load:?}",
                         started.elapsed().as_secs_f64(),
                         Stats::get(&stats.sessions_started),
                         mib(rss),
-                        tasks.held.load(Ordering::Relaxed)
                     );
                 }
             }
@@ -1275,9 +1215,8 @@ async fn run(settings: Settings) {
         stats.summary()
     );
     eprintln!(
-        "soak: at the end of the load: RSS {}, {load_at_end:?}, tasks held {}",
+        "soak: at the end of the load: RSS {}, {load_at_end:?}",
         mib(end_of_load_rss),
-        tasks.held.load(Ordering::SeqCst)
     );
 
     // Everything abandoned ends by itself: sessions expire, waiting handlers time out, dropped
@@ -1341,12 +1280,8 @@ async fn run(settings: Settings) {
         final_load.is_idle(),
         "the server still holds something: {final_load:?}"
     );
+    // `tasks_held` among them: no task is held past its time to live.
     assert_eq!(final_load, Load::default());
-    assert_eq!(
-        tasks.held.load(Ordering::SeqCst),
-        0,
-        "tasks held past their time to live"
-    );
     assert!(
         final_alive <= baseline_tasks,
         "{final_alive} tokio tasks alive, {baseline_tasks} before the load"

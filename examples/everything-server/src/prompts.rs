@@ -1,6 +1,6 @@
 //! §2.7: the prompts, and the helpers that build their messages.
 
-use mcp_runtime::mcp::{self, ContentBlock, GetPromptResult, Role};
+use mcp_runtime::mcp::{ContentBlock, GetPromptResult, PromptMessage, Role};
 use mcp_runtime::{Error, RequestContext};
 
 use crate::client_requests::{field, form};
@@ -8,12 +8,12 @@ use crate::server::types;
 use crate::TEST_IMAGE_BASE64;
 
 /// One user message in a prompt.
-fn user(content: ContentBlock) -> mcp::PromptMessage {
-    mcp::message(Role::User, content)
+fn user(content: ContentBlock) -> PromptMessage {
+    PromptMessage::new(Role::User, content)
 }
 
 /// A prompt result made of these messages.
-fn prompt(messages: Vec<mcp::PromptMessage>) -> GetPromptResult {
+fn prompt(messages: Vec<PromptMessage>) -> GetPromptResult {
     GetPromptResult {
         meta: None,
         description: None,
@@ -23,7 +23,7 @@ fn prompt(messages: Vec<mcp::PromptMessage>) -> GetPromptResult {
 
 /// One fixed user message.
 pub(crate) async fn test_simple_prompt(_ctx: &RequestContext) -> Result<GetPromptResult, Error> {
-    Ok(prompt(vec![user(mcp::text(
+    Ok(prompt(vec![user(ContentBlock::text(
         "This is a simple prompt for testing.",
     ))]))
 }
@@ -33,7 +33,7 @@ pub(crate) async fn test_prompt_with_arguments(
     _ctx: &RequestContext,
     params: types::TestPromptWithArgumentsParams,
 ) -> Result<GetPromptResult, Error> {
-    Ok(prompt(vec![user(mcp::text(format!(
+    Ok(prompt(vec![user(ContentBlock::text(format!(
         "Prompt with arguments: arg1='{}', arg2='{}'",
         params.arg1, params.arg2
     )))]))
@@ -45,12 +45,14 @@ pub(crate) async fn test_prompt_with_embedded_resource(
     params: types::TestPromptWithEmbeddedResourceParams,
 ) -> Result<GetPromptResult, Error> {
     Ok(prompt(vec![
-        user(mcp::embedded_text(
+        user(ContentBlock::embedded_text(
             params.resource_uri,
             "text/plain",
             "Embedded resource content for testing.",
         )),
-        user(mcp::text("Please process the embedded resource above.")),
+        user(ContentBlock::text(
+            "Please process the embedded resource above.",
+        )),
     ]))
 }
 
@@ -59,8 +61,8 @@ pub(crate) async fn test_prompt_with_image(
     _ctx: &RequestContext,
 ) -> Result<GetPromptResult, Error> {
     Ok(prompt(vec![
-        user(mcp::image(TEST_IMAGE_BASE64, "image/png")),
-        user(mcp::text("Please analyze the image above.")),
+        user(ContentBlock::image(TEST_IMAGE_BASE64, "image/png")),
+        user(ContentBlock::text("Please analyze the image above.")),
     ]))
 }
 
@@ -74,7 +76,7 @@ pub(crate) async fn test_input_required_result_prompt(
             form("What context should the prompt use?", "context", "string"),
         )
         .await?;
-    Ok(prompt(vec![user(mcp::text(format!(
+    Ok(prompt(vec![user(ContentBlock::text(format!(
         "Prompt with context: {}",
         field(&answer, "context")?
     )))]))

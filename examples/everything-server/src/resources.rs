@@ -1,6 +1,8 @@
 //! §2.6: the resources and resource templates.
 
-use mcp_runtime::mcp::{self, ReadResourceResult, ReadResourceResultContentsItem};
+use mcp_runtime::mcp::{
+    BlobResourceContents, ReadResourceResult, ReadResourceResultContentsItem, TextResourceContents,
+};
 use mcp_runtime::{Error, RequestContext};
 use serde_json::json;
 
@@ -12,7 +14,7 @@ fn read_text(uri: &str, mime_type: &str, text: impl Into<String>) -> ReadResourc
     ReadResourceResult {
         meta: None,
         contents: vec![ReadResourceResultContentsItem::TextResourceContents(
-            mcp::text_contents(uri, mime_type, text),
+            TextResourceContents::new(uri, mime_type, text),
         )],
     }
 }
@@ -31,7 +33,7 @@ pub(crate) async fn static_binary(_ctx: &RequestContext) -> Result<ReadResourceR
     Ok(ReadResourceResult {
         meta: None,
         contents: vec![ReadResourceResultContentsItem::BlobResourceContents(
-            mcp::blob_contents("test://static-binary", "image/png", TEST_IMAGE_BASE64),
+            BlobResourceContents::new("test://static-binary", "image/png", TEST_IMAGE_BASE64),
         )],
     })
 }

@@ -103,7 +103,7 @@ pub fn catalog(
     let pages = methods
         .iter()
         .any(|plan| plan.result_budget.is_some())
-        .then(|| quote!(::mcp_runtime::result_budget::PAGES));
+        .then(|| quote!(::mcp_runtime::generated_support::RESULT_PAGES));
     let templates = list(McpKind::ResourceTemplate, pages.into_iter().collect());
     let completions = completions(document, methods);
     quote! {

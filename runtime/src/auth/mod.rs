@@ -35,7 +35,7 @@ pub use metadata::{
     canonical_resource, ResourceMetadata, ResourceUrlError, UrlProblem, WELL_KNOWN,
 };
 pub use principal::Principal;
-pub use shared_proofs::SharedProofs;
+pub(crate) use shared_proofs::SharedProofs;
 pub(crate) use shared_proofs::SHARED_PROOFS;
 pub use step_up::{StepUp, StepUpRequest};
 

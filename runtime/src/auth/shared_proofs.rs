@@ -17,6 +17,7 @@ pub trait SharedProofs: Send + Sync + 'static {
     /// Records the proof `digest` (a SHA-256 of its key's thumbprint and its `jti`) for
     /// `keep`: `Ok(true)` when no instance recorded it before, `Ok(false)` for a replay, `Err`
     /// (why) when the memory cannot say.
+    #[cfg_attr(not(feature = "jwt"), allow(dead_code))] // DPoP proofs are checked with `jwt`
     fn first_use<'a>(
         &'a self,
         digest: &'a [u8; 32],

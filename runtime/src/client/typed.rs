@@ -98,7 +98,7 @@ pub fn check_arguments<P: Validate + ?Sized>(params: &P) -> Result<(), CallError
 
 /// `tools/call` of `name` with `params`; the result decoded as `R` from `structuredContent`,
 /// or from the text block when the revision sent none. A result over the tool's budget
-/// (an outline and a `resource_link` to `mcp-result://…`, [`crate::result_budget`]) is read
+/// (an outline and a `resource_link` to `mcp-result://…`) is read
 /// back whole through its link and decoded from that.
 pub async fn call_tool<P, R>(client: &Client, name: &str, params: &P) -> Result<R, CallError>
 where

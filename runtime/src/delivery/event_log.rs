@@ -49,6 +49,7 @@ pub struct Logged {
 }
 
 /// Why the log cannot say what followed an event id.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))] // what a shared store (`stores::redis`) uses
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReplayError {
     /// The log never held that id: HTTP 400.

@@ -13,8 +13,7 @@
 //! Below it: one session's SSE streams and replay window (`session::events`), and the bus
 //! instances tell each other on ([`crate::bus`]).
 
-// Public for the stores that implement it (`stores::redis`, or an application's own).
-pub mod event_log;
+pub(crate) mod event_log;
 pub(crate) mod legacy_streams;
 pub(crate) mod notifier;
 pub(crate) mod outbound;

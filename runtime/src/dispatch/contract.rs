@@ -5,16 +5,16 @@ use crate::catalog::Catalog;
 use crate::dispatch::Dispatch;
 
 /// The scopes a principal needs for a `method` on a `key` ([`Contract::required_scopes`]).
-pub type ScopesOf = dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync;
+type ScopesOf = dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync;
 
 /// The rate limit of a `method` on a `key` ([`Contract::rate_limit`]).
-pub type RateOf = dyn Fn(&str, &str) -> Option<super::rate::Rate> + Send + Sync;
+type RateOf = dyn Fn(&str, &str) -> Option<super::rate::Rate> + Send + Sync;
 
 /// The lookup of [`Contract::result_budget`]: a tool's result budget in bytes, if it has one.
-pub type BudgetOf = dyn Fn(&str) -> Option<usize> + Send + Sync;
+type BudgetOf = dyn Fn(&str) -> Option<usize> + Send + Sync;
 
 /// The MCP face of a contract method, by the method's JSON-RPC name ([`Contract::face`]).
-pub type FaceOf = dyn Fn(&str) -> Option<Face> + Send + Sync;
+type FaceOf = dyn Fn(&str) -> Option<Face> + Send + Sync;
 
 /// What a contract method is on the MCP face: the call it stands for, which the policy
 /// (selection, scopes, step-up, rate limits, audit) decides on whichever door the method is
@@ -161,7 +161,10 @@ impl Contract {
     /// This contract with `required_scopes` as the lookup of
     /// [`required_scopes`](Self::required_scopes).
     #[must_use]
-    pub const fn with_required_scopes(self, required_scopes: &'static ScopesOf) -> Self {
+    pub const fn with_required_scopes(
+        self,
+        required_scopes: &'static (dyn Fn(&str, &str) -> &'static [&'static str] + Send + Sync),
+    ) -> Self {
         Self {
             required_scopes,
             ..self
@@ -189,16 +192,23 @@ impl Contract {
 
     /// This contract with `rate_limit` as the lookup of [`rate_limit`](Self::rate_limit).
     #[must_use]
-    pub const fn with_rate_limits(self, rate_limit: &'static RateOf) -> Self {
+    pub const fn with_rate_limits(
+        self,
+        rate_limit: &'static (dyn Fn(&str, &str) -> Option<super::rate::Rate> + Send + Sync),
+    ) -> Self {
         Self { rate_limit, ..self }
     }
 
     /// This contract with `budgets` as the lookup of [`result_budget`](Self::result_budget),
     /// `smallest` being the smallest budget it gives (a result at most this long is never
     /// looked at again). A server with budgets publishes
-    /// [`result_budget::PAGES`](crate::result_budget::PAGES) among its resource templates.
+    /// the pages' template (`mcp-result://{id}/{page}`) among its resource templates.
     #[must_use]
-    pub const fn with_result_budgets(self, budgets: &'static BudgetOf, smallest: usize) -> Self {
+    pub const fn with_result_budgets(
+        self,
+        budgets: &'static (dyn Fn(&str) -> Option<usize> + Send + Sync),
+        smallest: usize,
+    ) -> Self {
         Self {
             result_budget: budgets,
             smallest_result_budget: Some(smallest),
@@ -220,7 +230,10 @@ impl Contract {
     /// [`crate::config::Endpoints::jsonrpc_unexposed`] is on), and decides each call on the MCP
     /// call it stands for.
     #[must_use]
-    pub const fn with_faces(self, faces: &'static FaceOf) -> Self {
+    pub const fn with_faces(
+        self,
+        faces: &'static (dyn Fn(&str) -> Option<Face> + Send + Sync),
+    ) -> Self {
         Self {
             faces: Some(faces),
             ..self
@@ -313,7 +326,7 @@ impl Contract {
     }
 
     /// The result budget of the tool `tool` in bytes: a success longer than it is kept and
-    /// answered with a preview and a link to read it ([`crate::result_budget`]); `None`: its
+    /// answered with an outline and a `resource_link` to read it in pages; `None`: its
     /// results are sent whole. The generator's `--result-budget`, the method's `x-mcp`
     /// `resultBudget`, 64 KiB for a gateway's forwarded tools without `--check-results`.
     pub fn result_budget(&self, tool: &str) -> Option<usize> {

@@ -22,7 +22,7 @@ use crate::protocol::ProtocolVersion;
 pub use crate::context::Door;
 pub use crate::future::BoxFuture;
 pub use call::{Answer, Call, CallKind};
-pub use contract::{BudgetOf, Contract, Face, FaceOf, RateOf, ScopesOf};
+pub use contract::{Contract, Face};
 
 mod call;
 mod contract;

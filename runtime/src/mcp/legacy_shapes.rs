@@ -37,7 +37,7 @@ pub(crate) fn tool_result(mut result: ToolResult) -> ToolResult {
             }
             _ => continue,
         };
-        *block = mcp::text(replacement);
+        *block = mcp::ContentBlock::text(replacement);
     }
     result
 }
@@ -63,11 +63,11 @@ mod tests {
     #[test]
     fn audio_and_links_become_text() {
         let result = tool_result(ToolResult::content(vec![
-            mcp::text("t"),
-            mcp::audio("AAAA", "audio/wav"),
-            mcp::image("AAAA", "image/png"),
+            mcp::ContentBlock::text("t"),
+            mcp::ContentBlock::audio("AAAA", "audio/wav"),
+            mcp::ContentBlock::image("AAAA", "image/png"),
         ]));
-        assert_eq!(result.content[0], mcp::text("t"));
+        assert_eq!(result.content[0], mcp::ContentBlock::text("t"));
         assert!(matches!(
             &result.content[1],
             ContentBlock::TextContent { text, .. } if text.contains("audio/wav") && text.contains("2024-11-05")

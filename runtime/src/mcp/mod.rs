@@ -2,7 +2,8 @@
 //! of tools whose `x-mcp` says `"output": "mcp"`.
 //!
 //! The types are the generated wire model of 2025-11-25 (a superset of the earlier revisions'
-//! content); the helpers spare handlers the optional fields.
+//! content); their constructors (`ContentBlock::text`, `PromptMessage::new`, ...) spare
+//! handlers the optional fields.
 
 pub(crate) mod legacy_shapes;
 
@@ -129,13 +130,13 @@ impl ToolResult {
 
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Self::content(vec![self::text(text)])
+        Self::content(vec![ContentBlock::text(text)])
     }
 
     /// A failed result (`isError: true`) with one text block.
     pub fn error(message: impl Into<String>) -> Self {
         Self {
-            content: vec![self::text(message)],
+            content: vec![ContentBlock::text(message)],
             structured_content: None,
             is_error: true,
         }
@@ -148,85 +149,104 @@ impl ToolResult {
     }
 }
 
-/// A text content block.
-pub fn text(text: impl Into<String>) -> ContentBlock {
-    ContentBlock::TextContent {
-        meta: None,
-        annotations: None,
-        text: text.into(),
+impl ContentBlock {
+    /// A text content block.
+    ///
+    /// ```
+    /// use mcp_runtime::mcp::{ContentBlock, PromptMessage, Role, ToolResult};
+    ///
+    /// let answer = ToolResult::content(vec![
+    ///     ContentBlock::text("The chart of last week:"),
+    ///     ContentBlock::image("iVBORw0KGgo=", "image/png"),
+    /// ]);
+    /// let prompt = PromptMessage::new(Role::User, ContentBlock::text("Summarize the chart."));
+    /// # let _ = (answer, prompt);
+    /// ```
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::TextContent {
+            meta: None,
+            annotations: None,
+            text: text.into(),
+        }
+    }
+
+    /// An image content block from base64 `data`.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::ImageContent {
+            meta: None,
+            annotations: None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// An audio content block from base64 `data`.
+    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::AudioContent {
+            meta: None,
+            annotations: None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// An embedded text resource content block.
+    pub fn embedded_text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self::EmbeddedResource {
+            meta: None,
+            annotations: None,
+            resource: EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
+                uri, mime_type, text,
+            )),
+        }
     }
 }
 
-/// An image content block from base64 `data`.
-pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> ContentBlock {
-    ContentBlock::ImageContent {
-        meta: None,
-        annotations: None,
-        data: data.into(),
-        mime_type: mime_type.into(),
+impl TextResourceContents {
+    /// Text resource contents.
+    pub fn new(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        Self {
+            meta: None,
+            mime_type: Some(mime_type.into()),
+            text: text.into(),
+            uri: uri.into(),
+        }
     }
 }
 
-/// An audio content block from base64 `data`.
-pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> ContentBlock {
-    ContentBlock::AudioContent {
-        meta: None,
-        annotations: None,
-        data: data.into(),
-        mime_type: mime_type.into(),
+impl BlobResourceContents {
+    /// Binary resource contents from base64 `blob`.
+    pub fn new(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        blob: impl Into<String>,
+    ) -> Self {
+        Self {
+            meta: None,
+            blob: blob.into(),
+            mime_type: Some(mime_type.into()),
+            uri: uri.into(),
+        }
     }
 }
 
-/// An embedded text resource content block.
-pub fn embedded_text(
-    uri: impl Into<String>,
-    mime_type: impl Into<String>,
-    text: impl Into<String>,
-) -> ContentBlock {
-    ContentBlock::EmbeddedResource {
-        meta: None,
-        annotations: None,
-        resource: EmbeddedResourceResource::TextResourceContents(text_contents(
-            uri, mime_type, text,
-        )),
+impl PromptMessage {
+    /// A prompt message.
+    pub fn new(role: Role, content: ContentBlock) -> Self {
+        Self { content, role }
     }
-}
-
-/// Text resource contents.
-pub fn text_contents(
-    uri: impl Into<String>,
-    mime_type: impl Into<String>,
-    text: impl Into<String>,
-) -> TextResourceContents {
-    TextResourceContents {
-        meta: None,
-        mime_type: Some(mime_type.into()),
-        text: text.into(),
-        uri: uri.into(),
-    }
-}
-
-/// Binary resource contents from base64 `blob`.
-pub fn blob_contents(
-    uri: impl Into<String>,
-    mime_type: impl Into<String>,
-    blob: impl Into<String>,
-) -> BlobResourceContents {
-    BlobResourceContents {
-        meta: None,
-        blob: blob.into(),
-        mime_type: Some(mime_type.into()),
-        uri: uri.into(),
-    }
-}
-
-/// A prompt message.
-pub fn message(role: Role, content: ContentBlock) -> PromptMessage {
-    PromptMessage { content, role }
 }
 
 /// The severity rank of a log level (debug = 0 .. emergency = 7), for filtering.
-pub fn level_rank(level: LoggingLevel) -> u8 {
+pub(crate) fn level_rank(level: LoggingLevel) -> u8 {
     match level {
         LoggingLevel::Debug => 0,
         LoggingLevel::Info => 1,

@@ -17,24 +17,14 @@
 //! Such a tool publishes no `outputSchema`: a preview does not have the result's shape. A kept
 //! result is read only by the principal whose call made it (when authorization is on), and
 //! only by whoever holds its 256-bit id.
-//!
-//! ```
-//! use mcp_runtime::result_budget::{ResultStore, MemoryResultStore};
-//! use std::time::Duration;
-//!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let store = MemoryResultStore::new(1 << 20);
-//! store.keep("k", r#"{"a":[1,2,3]}"#, Duration::from_secs(60)).await.unwrap();
-//! let slice = store.read("k", 1, 5).await.unwrap().unwrap();
-//! assert_eq!((slice.len, &slice.bytes[..]), (13, &br#""a":"#[..]));
-//! # })
-//! ```
 
 mod outline;
 pub(crate) mod projection;
 mod store;
 
-pub use store::{MemoryResultStore, ResultStore, Slice, ENTRY_OVERHEAD};
+#[cfg(test)]
+use store::ENTRY_OVERHEAD;
+pub(crate) use store::{MemoryResultStore, ResultStore, Slice};
 
 use std::fmt::Write as _;
 use std::sync::Arc;

@@ -2,11 +2,11 @@
 //!
 //! A [`Session`] holds what `initialize` negotiated and the live state of one client: log level,
 //! resource subscriptions, requests it is waiting on, requests it is serving, and its SSE
-//! streams. Sessions live behind [`SessionStore`]; [`MemorySessionStore`] is the default.
+//! streams. Sessions are kept in the server's [`Stores`](crate::stores::Stores): in memory
+//! by default.
 //!
-//! Several instances share sessions through a store that also implements [`SharedSessions`]
-//! (Redis, feature `redis`): what a session *is* travels as a [`SessionRecord`], each instance
-//! serving it holds a replica, and what a process holds (streams, running requests, waiting
+//! Several instances share sessions through Redis (feature `redis`): what a session *is*
+//! travels as a record (`record.rs`), each instance serving it holds a replica, and what a process holds (streams, running requests, waiting
 //! futures) stays in the replica where it was opened.
 
 // Public only so the fuzz checks (`runtime/tests/fuzz_checks/`) and `bench/benches/hot_path.rs`
@@ -14,14 +14,15 @@
 #[doc(hidden)]
 pub mod events;
 mod minted;
+// A session as a shared store keeps it (`stores::redis`).
+#[cfg(feature = "redis")]
 mod record;
 mod store;
 
-pub use crate::bus::SessionChange;
-#[cfg_attr(not(feature = "redis"), allow(unused_imports))]
-pub(crate) use record::unix_ms;
-pub use record::SessionRecord;
-pub use store::{MemorySessionStore, SessionStore, SharedSessions, StoreError};
+pub(crate) use crate::bus::SessionChange;
+#[cfg(feature = "redis")]
+pub(crate) use record::{unix_ms, SessionRecord};
+pub(crate) use store::{MemorySessionStore, SessionStore, SharedSessions, StoreError};
 
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -61,7 +61,7 @@ pub(crate) fn unix_ms() -> u64 {
 
 impl Session {
     /// What the session is, for a shared store.
-    pub fn record(&self) -> SessionRecord {
+    pub(crate) fn record(&self) -> SessionRecord {
         let now = unix_ms();
         let age = self.created.elapsed().as_millis() as u64;
         let created_at_ms = now.saturating_sub(age);
@@ -82,7 +82,7 @@ impl Session {
     /// A replica of the session `record` describes, in this process, bounded by `limits`
     /// (its lifetime counted from the record's creation); `None` when the record names a
     /// revision this runtime does not speak, or one without sessions.
-    pub fn from_record(record: SessionRecord, limits: SessionLimits) -> Option<Self> {
+    pub(crate) fn from_record(record: SessionRecord, limits: SessionLimits) -> Option<Self> {
         let version = ProtocolVersion::parse(&record.version).filter(|v| !v.is_stateless())?;
         let mut session = Self::with_client(
             version,
@@ -126,7 +126,7 @@ impl Session {
 
     /// Applies a change another instance made (replicas follow the shared record; the
     /// subscription bound was checked where the change was made).
-    pub fn apply(&self, change: &SessionChange) {
+    pub(crate) fn apply(&self, change: &SessionChange) {
         match change {
             SessionChange::LogLevel { rank } => self.set_log_level(*rank),
             SessionChange::Subscribed { uri } => {

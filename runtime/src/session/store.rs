@@ -10,6 +10,7 @@ use crate::bus::BusEvent;
 use crate::future::BoxFuture;
 
 /// Why a session could not be stored.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))] // what a shared store (`stores::redis`) uses
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
     /// The store holds its maximum number of sessions.
@@ -78,10 +79,6 @@ pub trait SessionStore: Send + Sync + 'static {
     fn for_each(&self, f: &mut dyn FnMut(&Arc<Session>));
     /// Number of live sessions.
     fn len(&self) -> usize;
-    /// Whether no session is live.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// The hasher of the session table. Session ids are 64 hex digits from the OS CSPRNG, so a

@@ -5,6 +5,28 @@
 //! of the sessions it serves), tasks, notifications and the event log through Redis with the
 //! `redis` feature (`stores::redis::connect`). What cannot leave a process (open streams,
 //! running handlers, futures waiting for an answer) always stays in it.
+//!
+//! These two are the backends: the traits a store implements (sessions, tasks, the bus, the
+//! event log, rate buckets, DPoP proofs, kept results) are the runtime's own, not a plug-in
+//! interface semver covers. Their contracts (write-through, a replica's wait, leases, replay
+//! by number) are what `stores/redis`'s tests check against a real Redis; a third backend
+//! belongs beside `redis` in this folder.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_runtime::stores::Stores;
+//! use mcp_runtime::Config;
+//!
+//! let config = Config::default();
+//! // One instance: everything in this process.
+//! let local = Stores::memory(&config);
+//! # let _ = local;
+//! // Several instances sharing one Redis (feature `redis`).
+//! # #[cfg(feature = "redis")]
+//! let shared = mcp_runtime::stores::redis::connect("redis://127.0.0.1:6379", "mcp", &config).await?;
+//! # Ok(())
+//! # }
+//! ```
 
 use std::sync::Arc;
 
@@ -23,27 +45,27 @@ pub mod redis;
 pub struct Stores {
     /// Session-era sessions held by this process (all of them, or the replicas of shared
     /// ones).
-    pub sessions: Arc<dyn SessionStore>,
+    pub(crate) sessions: Arc<dyn SessionStore>,
     /// The shared side of `sessions` when several instances share them (`None`: sessions
     /// live in this process only).
-    pub shared_sessions: Option<Arc<dyn SharedSessions>>,
+    pub(crate) shared_sessions: Option<Arc<dyn SharedSessions>>,
     /// 2026-07-28 tasks: shared, any instance answers `tasks/*`.
-    pub tasks: Arc<dyn TaskStore>,
+    pub(crate) tasks: Arc<dyn TaskStore>,
     /// The events other instances must hear: task cancels and answers, list changes,
     /// resource updates.
-    pub bus: Arc<dyn Bus>,
+    pub(crate) bus: Arc<dyn Bus>,
     /// The log the broadcasts of every instance go through, numbering the standalone streams
     /// of shared sessions so any instance can resume them (`None`: each session numbers its
     /// own, in this process).
-    pub events: Option<Arc<dyn EventLog>>,
+    pub(crate) events: Option<Arc<dyn EventLog>>,
     /// Where shared rate-limit buckets live, when the configuration asks for them
     /// (`RateLimits::shared`; set by `stores::redis::connect`).
     pub(crate) rate_buckets: Option<Arc<dyn crate::rate_limit::shared::SharedBuckets>>,
     /// The DPoP proofs every instance has seen, when instances share them
     /// ([`crate::auth::SharedProofs`]; set by `stores::redis::connect`).
-    pub proofs: Option<Arc<dyn crate::auth::SharedProofs>>,
+    pub(crate) proofs: Option<Arc<dyn crate::auth::SharedProofs>>,
     /// Tool results over their budget, kept to be read ([`crate::result_budget`]).
-    pub results: Arc<dyn crate::result_budget::ResultStore>,
+    pub(crate) results: Arc<dyn crate::result_budget::ResultStore>,
 }
 
 impl Stores {
@@ -61,71 +83,6 @@ impl Stores {
                 config.results.max_kept_result_bytes,
             )),
         }
-    }
-
-    /// The same stores with sessions in `sessions`.
-    #[must_use]
-    pub fn with_sessions(mut self, sessions: Arc<dyn SessionStore>) -> Self {
-        self.sessions = sessions;
-        self.shared_sessions = None;
-        self
-    }
-
-    /// The same stores with sessions in `sessions`, which several instances share.
-    #[must_use]
-    pub fn with_shared_sessions<S: SessionStore + SharedSessions>(
-        mut self,
-        sessions: Arc<S>,
-    ) -> Self {
-        self.sessions = sessions.clone();
-        self.shared_sessions = Some(sessions);
-        self
-    }
-
-    /// The same stores with tasks in `tasks`.
-    #[must_use]
-    pub fn with_tasks(mut self, tasks: Arc<dyn TaskStore>) -> Self {
-        self.tasks = tasks;
-        self
-    }
-
-    /// The same stores with broadcasts going through `log`.
-    #[must_use]
-    pub fn with_event_log(mut self, log: Arc<dyn EventLog>) -> Self {
-        self.events = Some(log);
-        self
-    }
-
-    /// The same stores with rate-limit buckets shared in `buckets`.
-    #[cfg(feature = "redis")]
-    #[must_use]
-    pub(crate) fn with_rate_buckets(
-        mut self,
-        buckets: Arc<dyn crate::rate_limit::shared::SharedBuckets>,
-    ) -> Self {
-        self.rate_buckets = Some(buckets);
-        self
-    }
-
-    /// The same stores with DPoP proofs shared in `proofs`.
-    #[must_use]
-    pub fn with_proofs(mut self, proofs: Arc<dyn crate::auth::SharedProofs>) -> Self {
-        self.proofs = Some(proofs);
-        self
-    }
-
-    /// The same stores with results over their budget kept in `results`.
-    #[must_use]
-    pub fn with_results(mut self, results: Arc<dyn crate::result_budget::ResultStore>) -> Self {
-        self.results = results;
-        self
-    }
-
-    /// The same stores with events carried by `bus`.
-    #[must_use]
-    pub fn with_bus(mut self, bus: Arc<dyn Bus>) -> Self {
-        self.bus = bus;
-        self
     }
 }
 

@@ -7,10 +7,10 @@
 //! becomes the task's `completed` (or `failed`) state, read with `tasks/get`. `tasks/cancel`
 //! stops the handler.
 //!
-//! Task state lives behind [`TaskStore`] (in memory by default). What cannot leave the
+//! Task state lives behind `TaskStore` (in memory by default). What cannot leave the
 //! process (the running handler, its wake-ups) stays in `Tasks`. With a shared store, any
 //! instance answers `tasks/*`: a cancel or an answer for a task another instance runs reaches
-//! it over the [`Bus`], and a handler waiting for input also re-reads the
+//! it over the `Bus`, and a handler waiting for input also re-reads the
 //! store every second, so an answer whose event was lost still arrives.
 //!
 //! [`RequestContext::start_task`]: crate::RequestContext::start_task
@@ -33,9 +33,9 @@ mod store;
 
 pub(crate) use slot::TaskSlot;
 pub(crate) use store::now_ms;
-pub use store::{
-    iso8601, MemoryTaskStore, TaskChange, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
-    TaskStoreResult,
+pub use store::{iso8601, TaskStatus};
+pub(crate) use store::{
+    MemoryTaskStore, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskStoreResult,
 };
 
 /// The extension's identifier, in `capabilities.extensions`.

@@ -21,7 +21,7 @@ static CATALOG: Catalog = Catalog {
         key: "big",
         json: [BIG; 4],
     }],
-    resource_templates: &[mcp_runtime::result_budget::PAGES],
+    resource_templates: &[mcp_runtime::generated_support::RESULT_PAGES],
     ..Catalog::empty("budget-test", "1.0.0")
 };
 

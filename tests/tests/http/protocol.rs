@@ -48,7 +48,7 @@ async fn initialize_negotiates_and_issues_a_session() {
         };
         assert_response(schema, "initialize", &body);
     }
-    assert_eq!(server.server.sessions().len(), 5);
+    assert_eq!(server.server.load().sessions, 5);
 }
 
 #[tokio::test]

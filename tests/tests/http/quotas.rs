@@ -99,7 +99,7 @@ async fn initialize_with_more_client_json_than_a_session_keeps_is_invalid_params
         .as_str()
         .unwrap()
         .contains("config.limits.max_client_json_bytes"));
-    assert_eq!(server.server.sessions().len(), 0);
+    assert_eq!(server.server.load().sessions, 0);
 }
 
 #[tokio::test]
@@ -120,7 +120,7 @@ async fn a_session_ends_at_its_lifetime_however_busy_it_is() {
     tokio::time::sleep_until(born + lifetime + Duration::from_millis(100)).await;
     let (_, reply) = client.request("ping", json!({})).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND, "past its lifetime");
-    assert_eq!(server.server.sessions().len(), 0);
+    assert_eq!(server.server.load().sessions, 0);
 }
 
 /// A stateless `subscriptions/listen` POST asking for tool list changes.

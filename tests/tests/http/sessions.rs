@@ -70,7 +70,7 @@ async fn sessionless_clients_are_served_when_allowed() {
         json!("x")
     );
     assert_eq!(
-        server.server.sessions().len(),
+        server.server.load().sessions,
         0,
         "the throwaway session is not kept"
     );
@@ -89,13 +89,12 @@ async fn idle_sessions_expire_and_free_their_memory() {
         let mut found = None;
         server
             .server
-            .sessions()
-            .for_each(&mut |s| found = Some(Arc::downgrade(s)));
+            .for_each_session(&mut |s| found = Some(Arc::downgrade(s)));
         found.expect("the session is stored")
     };
     assert!(weak.upgrade().is_some());
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert_eq!(server.server.sessions().len(), 0);
+    assert_eq!(server.server.load().sessions, 0);
     assert!(
         weak.upgrade().is_none(),
         "the evicted session's memory is freed"

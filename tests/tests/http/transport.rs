@@ -227,5 +227,5 @@ async fn the_server_is_a_tower_service() {
     let response = service.call(request).await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers().contains_key("mcp-session-id"));
-    assert_eq!(service.sessions().len(), 1);
+    assert_eq!(service.load().sessions, 1);
 }

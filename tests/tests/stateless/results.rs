@@ -103,7 +103,7 @@ async fn discover_and_lists_carry_result_type_and_cache_hints() {
     .body;
     assert_valid(V, "GetPromptResult", &prompt["result"]);
     assert_eq!(
-        server.server.sessions().len(),
+        server.server.load().sessions,
         0,
         "the stateless path keeps no session"
     );

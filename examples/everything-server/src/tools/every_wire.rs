@@ -1,6 +1,6 @@
 //! §2.1: the tools served on every wire (content blocks, tool errors, progress, a 2020-12 schema).
 
-use mcp_runtime::mcp::{self, ToolResult};
+use mcp_runtime::mcp::{ContentBlock, ToolResult};
 use mcp_runtime::{Error, RequestContext};
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub(crate) async fn test_simple_text(_ctx: &RequestContext) -> Result<ToolResult
 
 /// Returns one PNG image block.
 pub(crate) async fn test_image_content(_ctx: &RequestContext) -> Result<ToolResult, Error> {
-    Ok(ToolResult::content(vec![mcp::image(
+    Ok(ToolResult::content(vec![ContentBlock::image(
         TEST_IMAGE_BASE64,
         "image/png",
     )]))
@@ -26,7 +26,7 @@ pub(crate) async fn test_image_content(_ctx: &RequestContext) -> Result<ToolResu
 
 /// Returns one WAV audio block.
 pub(crate) async fn test_audio_content(_ctx: &RequestContext) -> Result<ToolResult, Error> {
-    Ok(ToolResult::content(vec![mcp::audio(
+    Ok(ToolResult::content(vec![ContentBlock::audio(
         TEST_AUDIO_BASE64,
         "audio/wav",
     )]))
@@ -34,7 +34,7 @@ pub(crate) async fn test_audio_content(_ctx: &RequestContext) -> Result<ToolResu
 
 /// Returns one embedded text resource.
 pub(crate) async fn test_embedded_resource(_ctx: &RequestContext) -> Result<ToolResult, Error> {
-    Ok(ToolResult::content(vec![mcp::embedded_text(
+    Ok(ToolResult::content(vec![ContentBlock::embedded_text(
         "test://embedded-resource",
         "text/plain",
         "This is an embedded resource content.",
@@ -46,9 +46,9 @@ pub(crate) async fn test_multiple_content_types(
     _ctx: &RequestContext,
 ) -> Result<ToolResult, Error> {
     Ok(ToolResult::content(vec![
-        mcp::text("Multiple content types test:"),
-        mcp::image(TEST_IMAGE_BASE64, "image/png"),
-        mcp::embedded_text(
+        ContentBlock::text("Multiple content types test:"),
+        ContentBlock::image(TEST_IMAGE_BASE64, "image/png"),
+        ContentBlock::embedded_text(
             "test://mixed-content-resource",
             "application/json",
             r#"{"test":"data","value":123}"#,

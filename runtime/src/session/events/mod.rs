@@ -6,7 +6,7 @@
 //! `"<stream>-<sequence>"`, unique in the session, so a `Last-Event-ID` names both the stream to
 //! resume and where to resume it. The last `window` events are kept for replay.
 //!
-//! When instances share a log of broadcasts ([`crate::delivery::event_log`]), the standalone stream
+//! When instances share a log of broadcasts (`delivery/event_log.rs`), the standalone stream
 //! carries the log's entries under the log's numbering (`0-<place in the log>`) and keeps
 //! none of them: the log is its window, and any instance can resume it.
 
@@ -89,6 +89,7 @@ impl Streams {
 
     /// Issues request stream ids from `first` on (a replica of a shared session starts at a
     /// random point, so that the instances serving one session never issue the same id).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))] // what a shared store (`stores::redis`) uses
     pub(crate) fn start_streams_at(&mut self, first: u32) {
         self.first_stream = first.max(1);
         self.next_stream = self.first_stream;

@@ -264,18 +264,12 @@ impl SharedFeeds for RedisFeeds {
 // `SHARE_EVERY` is what the lease outlives: a holder renews three times within it.
 const _: () = assert!(FEED_LEASE.as_millis() >= 3 * SHARE_EVERY.as_millis());
 
-/// The tests' `redis-server` (`runtime/tests/common/redis.rs`).
-#[cfg(test)]
-#[allow(dead_code)]
-#[path = "../../../tests/common/redis.rs"]
-mod test_server;
-
 #[cfg(test)]
 mod tests {
-    //! Against a real `redis-server` (as `runtime/tests/redis_stores.rs`), two instances.
+    //! Against a real `redis-server` (as `stores/redis/tests/shared.rs`), two instances.
 
     use super::*;
-    use test_server as server;
+    use crate::stores::redis::tests::harness as server;
 
     async fn instance(redis: &server::Redis) -> RedisFeeds {
         let link = super::super::Link::node(&redis.url(), None).unwrap();

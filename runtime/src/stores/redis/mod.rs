@@ -13,17 +13,17 @@
 //!
 //! | key | type | what |
 //! |---|---|---|
-//! | `{prefix}:session:{{sN}}:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON [`SessionRecord`](crate::session::SessionRecord)), `level`, `sub:{uri}`, `seen`; `sN` its bucket (one of up to 16, by a hash of the id) |
+//! | `{prefix}:session:{{sN}}:{id}` | hash, expiring after the idle timeout (refreshed lazily) | one session: `record` (JSON `SessionRecord`), `level`, `sub:{uri}`, `seen`; `sN` its bucket (one of up to 16, by a hash of the id) |
 //! | `{prefix}:sessions:{{sN}}` | sorted set, id → expiry (ms) | the live sessions of bucket `sN`, to bound them across instances (its share of `config.sessions.max_sessions`) |
-//! | `{prefix}:task:{{tN}}:{id}` | string (JSON [`TaskRecord`](crate::tasks::TaskRecord)), expiring with the task | one task |
+//! | `{prefix}:task:{{tN}}:{id}` | string (JSON `TaskRecord`), expiring with the task | one task |
 //! | `{prefix}:tasks:{{tN}}` | sorted set, id → expiry (ms) | the live tasks of bucket `tN`, to bound them (its share of `config.tasks.max_tasks`) |
 //! | `{prefix}:instance:{name}` | string, expiring ([`LEASE`]) | an instance's lease: its tasks are abandoned once it is gone |
-//! | `{prefix}:bus` | pub/sub channel (sharded on a Cluster) | [`BusEvent`](crate::bus::BusEvent)s any instance may need |
-//! | `{prefix}:bus:{address}` | pub/sub channel (sharded on a Cluster) | the events for one instance ([`BusEvent::addressee`](crate::bus::BusEvent::addressee)): a client's answer, a relayed stream's part, a task's cancellation or answers |
+//! | `{prefix}:bus` | pub/sub channel (sharded on a Cluster) | `BusEvent`s any instance may need |
+//! | `{prefix}:bus:{address}` | pub/sub channel (sharded on a Cluster) | the events for one instance (`BusEvent::addressee`): a client's answer, a relayed stream's part, a task's cancellation or answers |
 //! | `{prefix}:rate:{{caller}}`, `{prefix}:rate:{{caller}}:{target}` | hash, expiring after its period untouched | a shared rate-limit bucket (`--rate-limit-shared`; digests, never raw names): `t` tokens, `at` when ([`RedisRateBuckets`]) |
-//! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget ([`crate::result_budget`]); `owner` the principal's owner digest (as a task's), `-` without authorization |
+//! | `{prefix}:result:{id}-{page size}:{owner}` | string, expiring ([`Results::result_keep`](crate::config::Results::result_keep)) | a tool result over its budget (`crate::result_budget`); `owner` the principal's owner digest (as a task's), `-` without authorization |
 //! | `{prefix}:feed:{{digest}}:*` | a lease, a sorted set, a list, a hash | a gateway's upstream subscription shared by its instances (feature `upstream`; `feeds.rs`) |
-//! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` ([`Broadcast`](crate::delivery::event_log::Broadcast) JSON) |
+//! | `{prefix}:events` | stream, trimmed to about [`LOG_LENGTH`] entries | the broadcasts (list changes, resource updates) every standalone stream carries, field `b` (`Broadcast` JSON) |
 //!
 //! The braces are literal: they are the keys' hash tags. On a Redis Cluster
 //! ([`Options::cluster`]), a script or pipeline touches the keys of one slot only, and every key
@@ -273,17 +273,17 @@ async fn connect_link(
     let results = Arc::new(results::RedisResultStore::new(connection.clone(), prefix));
     let sessions =
         RedisSessionStore::new(connection, prefix, bus.clone(), config, options.durability);
-    let stores = match rate_buckets {
-        Some(buckets) => Stores::memory(config).with_rate_buckets(Arc::new(buckets)),
-        None => Stores::memory(config),
-    };
-    Ok(stores
-        .with_proofs(proofs)
-        .with_results(results)
-        .with_shared_sessions(Arc::new(sessions))
-        .with_tasks(Arc::new(tasks))
-        .with_bus(bus)
-        .with_event_log(events))
+    let sessions = Arc::new(sessions);
+    Ok(Stores {
+        sessions: sessions.clone(),
+        shared_sessions: Some(sessions),
+        tasks: Arc::new(tasks),
+        bus,
+        events: Some(events),
+        rate_buckets: rate_buckets.map(|buckets| Arc::new(buckets) as _),
+        proofs: Some(proofs),
+        results,
+    })
 }
 
 /// The shared connection of `link`, which answered a `PING`; a node that is part of a
@@ -410,41 +410,4 @@ fn is_unreachable(error: &::redis::RedisError) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buckets_spread_ids_and_share_the_bound() {
-        let small = Buckets::new('s', 100);
-        assert_eq!((small.count(), small.bound()), (1, 100));
-        assert_eq!(small.tag("anything"), "{s0}");
-        let large = Buckets::new('t', 10_000);
-        assert_eq!((large.count(), large.bound()), (16, 625));
-        let mut seen = [0usize; 16];
-        for i in 0..16_000 {
-            let tag = large.tag(&format!("{i:032x}"));
-            let n: usize = tag[2..tag.len() - 1].parse().unwrap();
-            seen[n] += 1;
-        }
-        assert!(seen.iter().all(|&n| (850..1150).contains(&n)), "{seen:?}");
-        assert_eq!(Buckets::new('s', 100_000).bound(), 6_250);
-        assert_eq!(Buckets::new('s', 1_000).count(), 15);
-    }
-
-    #[test]
-    fn passwords_stay_out_of_messages() {
-        assert_eq!(
-            without_password("redis://:secret@h:6379/0"),
-            "redis://:***@h:6379/0"
-        );
-        assert_eq!(
-            without_password("redis://user:secret@h:6379"),
-            "redis://user:***@h:6379"
-        );
-        assert_eq!(without_password("redis://token@h"), "redis://***@h");
-        assert_eq!(
-            without_password("redis://127.0.0.1:6379/"),
-            "redis://127.0.0.1:6379/"
-        );
-    }
-}
+mod tests;

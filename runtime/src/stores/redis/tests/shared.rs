@@ -18,17 +18,15 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::redis::Redis;
-use mcp_runtime::bus::{BusEvent, Deliver};
-use mcp_runtime::delivery::event_log::{Broadcast, LogDeliver, Logged, ReplayError};
-use mcp_runtime::session::{Session, SessionChange, SessionLimits, StoreError};
-use mcp_runtime::stores::redis::connect;
-use mcp_runtime::stores::Stores;
-use mcp_runtime::tasks::{TaskRecord, TaskStatus, TaskStoreError};
-use mcp_runtime::Config;
-use mcp_runtime::ProtocolVersion;
+use super::harness::Redis;
+use crate::bus::{BusEvent, Deliver};
+use crate::delivery::event_log::{Broadcast, LogDeliver, Logged, ReplayError};
+use crate::session::{Session, SessionChange, SessionLimits, StoreError};
+use crate::stores::redis::connect;
+use crate::stores::Stores;
+use crate::tasks::{TaskRecord, TaskStatus, TaskStoreError};
+use crate::Config;
+use crate::ProtocolVersion;
 
 fn record(id: &str, ttl_ms: u64) -> TaskRecord {
     let now = SystemTimeMs::now();
@@ -289,7 +287,7 @@ async fn an_instance_that_stopped_loses_its_lease() {
     // not judge yet.
     drop(a);
     assert!(b.tasks.is_alive(&a_name).await.unwrap());
-    tokio::time::sleep(mcp_runtime::stores::redis::LEASE + Duration::from_millis(500)).await;
+    tokio::time::sleep(crate::stores::redis::LEASE + Duration::from_millis(500)).await;
     assert!(
         !b.tasks.is_alive(&a_name).await.unwrap(),
         "A's lease outlived it"
@@ -773,11 +771,11 @@ async fn rediss_is_tls_checked_against_the_given_ca() {
     let config = Config::builder().build();
     // With the CA that signed the server's certificate: two instances share a task over TLS.
     let urls = [url.clone()];
-    let options = mcp_runtime::stores::redis::Options::new("tls").ca_pem(&ca);
-    let a = mcp_runtime::stores::redis::connect_to(&urls, &options, &config)
+    let options = crate::stores::redis::Options::new("tls").ca_pem(&ca);
+    let a = crate::stores::redis::connect_to(&urls, &options, &config)
         .await
         .expect("rediss:// with the private CA");
-    let b = mcp_runtime::stores::redis::connect_to(&urls, &options, &config)
+    let b = crate::stores::redis::connect_to(&urls, &options, &config)
         .await
         .unwrap();
     a.tasks.insert(record("over-tls", 60_000)).await.unwrap();
@@ -811,14 +809,13 @@ async fn rediss_is_tls_checked_against_the_given_ca() {
 /// Every request acts for alice of issuer `https://as.example` (the credential is not looked at).
 struct Alice;
 
-impl mcp_runtime::auth::Authenticator for Alice {
+impl crate::auth::Authenticator for Alice {
     fn authenticate<'a>(
         &'a self,
         _: &'a http::request::Parts,
-    ) -> mcp_runtime::BoxFuture<'a, Result<mcp_runtime::auth::Principal, mcp_runtime::auth::Refusal>>
-    {
+    ) -> crate::BoxFuture<'a, Result<crate::auth::Principal, crate::auth::Refusal>> {
         Box::pin(async {
-            Ok(mcp_runtime::auth::Principal::new("alice", vec![])
+            Ok(crate::auth::Principal::new("alice", vec![])
                 .with_claims(serde_json::json!({"iss": "https://as.example", "sub": "alice"})))
         })
     }
@@ -826,11 +823,11 @@ impl mcp_runtime::auth::Authenticator for Alice {
 
 struct Nothing;
 
-static NOTHING: mcp_runtime::Catalog = mcp_runtime::Catalog::empty("nothing", "1");
+static NOTHING: crate::Catalog = crate::Catalog::empty("nothing", "1");
 
-impl mcp_runtime::Dispatch for Nothing {
-    fn contract(&self) -> &'static mcp_runtime::Contract {
-        static CONTRACT: mcp_runtime::Contract = mcp_runtime::Contract::new(&NOTHING);
+impl crate::Dispatch for Nothing {
+    fn contract(&self) -> &'static crate::Contract {
+        static CONTRACT: crate::Contract = crate::Contract::new(&NOTHING);
         &CONTRACT
     }
 }
@@ -870,17 +867,16 @@ fn hex(bytes: &[u8]) -> String {
 /// Every request acts for the subject its bearer token names (`Bearer alice`).
 struct ByToken;
 
-impl mcp_runtime::auth::Authenticator for ByToken {
+impl crate::auth::Authenticator for ByToken {
     fn authenticate<'a>(
         &'a self,
         request: &'a http::request::Parts,
-    ) -> mcp_runtime::BoxFuture<'a, Result<mcp_runtime::auth::Principal, mcp_runtime::auth::Refusal>>
-    {
+    ) -> crate::BoxFuture<'a, Result<crate::auth::Principal, crate::auth::Refusal>> {
         Box::pin(async move {
-            let subject = mcp_runtime::auth::bearer_token(&request.headers)?
+            let subject = crate::auth::bearer_token(&request.headers)?
                 .unwrap_or("nobody")
                 .to_owned();
-            Ok(mcp_runtime::auth::Principal::new(subject.clone(), vec![])
+            Ok(crate::auth::Principal::new(subject.clone(), vec![])
                 .with_claims(serde_json::json!({"iss": "https://as.example", "sub": subject})))
         })
     }
@@ -949,20 +945,20 @@ fn session_of(answer: &str) -> String {
 async fn serve_authorized(
     redis: &Redis,
     prefix: &str,
-    authenticator: impl mcp_runtime::auth::Authenticator,
+    authenticator: impl crate::auth::Authenticator,
 ) -> std::net::SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let metadata = mcp_runtime::auth::ResourceMetadata::new(
+    let metadata = crate::auth::ResourceMetadata::new(
         &format!("http://{addr}/mcp"),
         vec!["https://as.example".into()],
     )
     .unwrap();
     let config = Config::builder()
-        .auth(Some(mcp_runtime::auth::Auth::new(metadata, authenticator)))
+        .auth(Some(crate::auth::Auth::new(metadata, authenticator)))
         .build();
     let stores = connect(&redis.url(), prefix, &config).await.unwrap();
-    let server = mcp_runtime::McpServer::builder(Nothing)
+    let server = crate::McpServer::builder(Nothing)
         .config(config)
         .stores(stores)
         .build();
@@ -1018,7 +1014,7 @@ async fn a_delete_by_another_principal_ends_nothing_on_any_instance() {
     assert!(exists, "the record was deleted by another principal");
 }
 
-/// Results over their budget (`mcp_runtime::result_budget`) kept by one instance are read by
+/// Results over their budget (`crate::result_budget`) kept by one instance are read by
 /// another, a page at a time (`GETRANGE`: the bytes asked for, multi-byte characters as
 /// bytes), until they expire; another deployment's prefix sees nothing.
 #[tokio::test]

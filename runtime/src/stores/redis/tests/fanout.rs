@@ -17,21 +17,19 @@
 //! The asserts hold what the table shows: each broadcast is read by every instance, and a
 //! point-to-point message reaches the instance it is for and no other.
 //!
-//! `cargo test -p mcp-runtime --features redis --test redis_fanout -- --ignored --nocapture`
+//! `cargo test -p mcp-runtime --features redis --lib stores::redis::tests::fanout -- --ignored --nocapture`
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::redis::Redis;
-use mcp_runtime::bus::{BusEvent, Deliver};
-use mcp_runtime::delivery::event_log::{Broadcast, LogDeliver, Logged};
-use mcp_runtime::stores::redis::connect;
-use mcp_runtime::stores::Stores;
-use mcp_runtime::Config;
+use super::harness::Redis;
+use crate::bus::{BusEvent, Deliver};
+use crate::delivery::event_log::{Broadcast, LogDeliver, Logged};
+use crate::stores::redis::connect;
+use crate::stores::Stores;
+use crate::Config;
 
 /// Messages per kind.
 const MESSAGES: usize = 20;
@@ -81,8 +79,8 @@ struct Counters {
     bytes_out: u64,
 }
 
-async fn counters(connection: &mut redis::aio::MultiplexedConnection) -> Counters {
-    let text: String = redis::cmd("INFO")
+async fn counters(connection: &mut ::redis::aio::MultiplexedConnection) -> Counters {
+    let text: String = ::redis::cmd("INFO")
         .arg("all")
         .query_async(connection)
         .await
@@ -179,7 +177,7 @@ async fn what_a_broadcast_and_a_point_to_point_message_cost_redis() {
     for _ in 0..count {
         instances.push(instance(&redis).await);
     }
-    let mut admin = redis::Client::open(redis.url())
+    let mut admin = ::redis::Client::open(redis.url())
         .unwrap()
         .get_multiplexed_async_connection()
         .await
