@@ -140,7 +140,7 @@ impl<D: Dispatch> McpServer<D> {
     /// Calls `f` with each live session (for tests: a session's memory is freed once it ends).
     #[doc(hidden)]
     pub fn for_each_session(&self, f: &mut dyn FnMut(&Arc<crate::session::Session>)) {
-        self.engine().sessions().for_each(f);
+        self.engine().sessions().store().for_each(f);
     }
 
     /// The generated dispatch.
@@ -164,7 +164,7 @@ impl<D: Dispatch> McpServer<D> {
     /// seconds, not meant for every request.
     pub fn load(&self) -> Load {
         let mut load = self.engine().load();
-        self.engine().sessions().for_each(&mut |session| {
+        self.engine().sessions().store().for_each(&mut |session| {
             load.in_flight += session.in_flight();
             load.pending_client_requests += session.pending_client_requests();
             let streams = session.streams();

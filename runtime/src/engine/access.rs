@@ -88,7 +88,7 @@ impl<D: Dispatch> Engine<D> {
     /// them): sessions, listen streams, tasks, rate-limit fallbacks.
     pub(crate) fn load(&self) -> Load {
         Load {
-            sessions: self.store.len(),
+            sessions: self.sessions.store().len(),
             listen_streams: self.notifier.listen_streams(),
             tasks_held: self.tasks.held(),
             tasks_running: self.tasks.running_here(),
@@ -104,6 +104,7 @@ impl<D: Dispatch> Engine<D> {
     pub(crate) fn reconfigure(&mut self, mut config: Config) {
         publish_scopes(&mut config, &self.dispatch);
         self.config = config;
+        self.sessions.reconfigure(&self.config);
         self.sealer = sealer(&self.config);
         let buckets = self.limiter.as_ref().and_then(Limiter::shared_buckets);
         self.limiter = Limiter::of(self.config.rate_limits.as_ref(), &self.dispatch, buckets);

@@ -64,6 +64,7 @@ async fn sweep<D: Dispatch>(engine: Weak<Engine<D>>, period: Duration) {
         };
         let evicted = engine
             .sessions()
+            .store()
             .evict_expired(engine.config.sessions.session_idle_timeout);
         let forgotten = engine.tasks.remove_expired();
         if evicted + forgotten > 0 {

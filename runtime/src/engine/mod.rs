@@ -24,7 +24,7 @@ pub(crate) mod sessions;
 pub(crate) mod stateless;
 
 pub(crate) use era::Era;
-pub(crate) use sessions::{answer_text, unavailable};
+pub(crate) use sessions::{answer_text, unavailable, Sessions};
 use sessions::{session_bus_event, session_method};
 
 use serde::Deserialize;
@@ -43,7 +43,7 @@ use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
 use crate::protocol::ProtocolVersion;
 use crate::request_state::StateSealer;
-use crate::session::{Session, SessionChange, SessionLimits, SessionStore, SharedSessions};
+use crate::session::{Session, SessionChange, SessionLimits};
 use crate::skills;
 use crate::stores::Stores;
 use crate::tasks::{self, Tasks};
@@ -102,20 +102,16 @@ impl OwnedParams {
 /// configuration, the stores and the results that never change. Its fields are its own: the
 /// rest of the runtime reads them through the accessors of `access.rs`, or asks the engine.
 ///
-/// Its jobs are owned parts, each a type a reader can open: the tasks ([`Tasks`]), the rate
-/// limits (`rate_limit::Limiter`), result budgets (`result_budget::Budgets`), the fixed
-/// results (`results::Fixed`), the `requestState` sealer (`StateSealer`), what reaches the
-/// clients (`Notifier`, `delivery::relay::Relays`, `delivery::legacy_streams::Connections`);
-/// the session lifecycle is `sessions.rs` over the session store.
+/// Its jobs are owned parts, each a type a reader can open: the sessions and their lifecycle
+/// ([`Sessions`]), the tasks ([`Tasks`]), the rate limits (`rate_limit::Limiter`), result
+/// budgets (`result_budget::Budgets`), the fixed results (`results::Fixed`), the
+/// `requestState` sealer (`StateSealer`), what reaches the clients (`Notifier`,
+/// `delivery::relay::Relays`, `delivery::legacy_streams::Connections`).
 pub(crate) struct Engine<D> {
     dispatch: D,
     config: Config,
-    /// The sessions: reached through the session lifecycle (`sessions.rs`), not by the
-    /// transports.
-    store: Arc<dyn SessionStore>,
-    /// The shared side of `store` when several instances share sessions (`None`: sessions
-    /// are this process's own, and no request pays for sharing).
-    shared_sessions: Option<Arc<dyn SharedSessions>>,
+    /// The sessions and their lifecycle (`sessions.rs`).
+    sessions: Sessions,
     /// Carries what the other instances must hear (answers and cancellations meant for a
     /// request another instance runs).
     bus: Arc<dyn Bus>,
@@ -211,6 +207,7 @@ impl<D: Dispatch> Engine<D> {
             stores.results,
         );
         Self {
+            sessions: Sessions::new(stores.sessions, stores.shared_sessions, &config),
             limiter,
             budgets,
             proofs: stores.proofs,
@@ -218,8 +215,6 @@ impl<D: Dispatch> Engine<D> {
             param_headers: ParamHeaders::from_catalog(dispatch.contract().catalog()),
             dispatch,
             config,
-            store: stores.sessions,
-            shared_sessions: stores.shared_sessions,
             bus: stores.bus,
             sealer,
             tasks,
@@ -251,14 +246,9 @@ impl<D: Dispatch> Engine<D> {
             .as_deref()
     }
 
-    /// The session store (what `McpServer::sessions` gives out, and the load).
-    pub(crate) fn sessions(&self) -> &Arc<dyn SessionStore> {
-        &self.store
-    }
-
-    /// Whether several instances share the sessions (a shared session store is set).
-    pub(crate) fn shares_sessions(&self) -> bool {
-        self.shared_sessions.is_some()
+    /// The sessions: find, load, close and discard one; the store.
+    pub(crate) fn sessions(&self) -> &Sessions {
+        &self.sessions
     }
 
     /// The dispatch and configuration back, the rest dropped (a server rebuilt with other
@@ -313,7 +303,7 @@ impl<D: Dispatch> Engine<D> {
                 }
                 if let (Some(change), Era::Session(session)) = (change, era) {
                     // Boxed: only the methods that change a session pay for its state.
-                    Box::pin(self.write_through(session, change)).await?;
+                    Box::pin(self.sessions.write_through(session, change)).await?;
                 }
                 result
             }
@@ -375,23 +365,6 @@ impl<D: Dispatch> Engine<D> {
                 decorate(result, cache)
             }
         })
-    }
-
-    /// Writes a change of `session` to the shared store when one keeps it (before the
-    /// answer: another instance reading the session next sees it); nothing otherwise.
-    async fn write_through(
-        &self,
-        session: &Session,
-        change: SessionChange,
-    ) -> Result<(), RpcError> {
-        let Some(shared) = self
-            .shared_sessions
-            .as_ref()
-            .filter(|_| session.is_shared())
-        else {
-            return Ok(());
-        };
-        shared.changed(session, change).await.map_err(unavailable)
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`: the capability gate comes before any
@@ -554,7 +527,8 @@ impl<D: Dispatch> Engine<D> {
     /// listen streams), cleanly: the server is shutting down. Request streams end with their
     /// answers.
     pub(crate) fn end_long_lived_streams(&self) {
-        self.store
+        self.sessions
+            .store()
             .for_each(&mut |session| session.streams().end_standalone());
         self.notifier.end_listen_streams();
     }

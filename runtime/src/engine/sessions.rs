@@ -1,8 +1,8 @@
 //! One session lifecycle for every transport that has sessions (Streamable HTTP's `/mcp`, the
-//! 2024-11-05 HTTP+SSE transport, stdio): [`open`](Engine::open_session) (create, bind to
-//! the principal, keep, write through), [`find`](Engine::find_session) (the replica loaded,
-//! the owner and the negotiated version checked, or a throwaway session when the
-//! configuration allows one) and [`close`](Engine::close_session).
+//! 2024-11-05 HTTP+SSE transport, stdio), in one part of the engine, [`Sessions`]:
+//! [`open`](Engine::open_session) (create, bind to the principal, keep, write through),
+//! [`find`](Sessions::find) (the replica loaded, the owner and the negotiated version checked,
+//! or a throwaway session when the configuration allows one) and [`close`](Sessions::close).
 //!
 //! Each step answers a [`Refusal`]: the transport maps it to its status (HTTP) or its line
 //! (stdio, the 2024-11-05 stream), and nothing else. What really differs between the
@@ -17,6 +17,7 @@ use super::method::Method;
 use super::{empty, params_as, Engine, Era};
 use crate::auth::Principal;
 use crate::bus::BusEvent;
+use crate::config::Config;
 use crate::dispatch::{BoxFuture, Dispatch};
 use crate::json::JsonText;
 use crate::jsonrpc::{self, RpcError};
@@ -120,47 +121,54 @@ impl WriteThrough {
     }
 }
 
-impl<D: Dispatch> Engine<D> {
-    /// `initialize` over `transport`: the session created from `params`, bound to `owner`
-    /// (the authenticated principal, when the transport authenticates), kept as `keep` says,
-    /// and its result. The telemetry of `initialize` (feature `trace`: the span, with the
-    /// trace context from `_meta` or `trace_headers`) starts here: it does not go through
-    /// [`Engine::start`](super::run).
-    pub(crate) fn open_session(
-        &self,
-        transport: Transport,
-        params: Option<&RawValue>,
-        trace_headers: TraceHeaders<'_>,
-        owner: Option<&Principal>,
-        keep: Keep,
-    ) -> Result<Opened, Refusal> {
-        let (session, result) = self
-            .initialize_over(transport, params, trace_headers)
-            .map_err(Refusal::Invalid)?;
-        if let Some(owner) = owner {
-            // The digest, not the subject: a shared store holds the record.
-            session.bind_owner(owner.owner_digest());
-        }
+/// The sessions of this instance: where they are kept (the store, and its shared side when
+/// instances share them) and the steps of their lifecycle after `initialize`. The engine
+/// opens a session ([`Engine::open_session`]: it answers `initialize`) and keeps it here.
+pub(crate) struct Sessions {
+    store: Arc<dyn SessionStore>,
+    /// The shared side of `store` when several instances share sessions (`None`: sessions
+    /// are this process's own, and no request pays for sharing).
+    shared: Option<Arc<dyn SharedSessions>>,
+    /// A throwaway session's limits, when the configuration lets a client send no session
+    /// id ([`config.sessions.allow_sessionless`](crate::Config)).
+    sessionless: Option<SessionLimits>,
+}
+
+impl Sessions {
+    pub(crate) fn new(
+        store: Arc<dyn SessionStore>,
+        shared: Option<Arc<dyn SharedSessions>>,
+        config: &Config,
+    ) -> Self {
+        let mut sessions = Self {
+            store,
+            shared,
+            sessionless: None,
+        };
+        sessions.reconfigure(config);
+        sessions
+    }
+
+    /// Follows a new configuration (`Engine::reconfigure`).
+    pub(crate) fn reconfigure(&mut self, config: &Config) {
+        self.sessionless = config
+            .sessions
+            .allow_sessionless
+            .then(|| SessionLimits::of(config));
+    }
+
+    /// Keeps a session just opened as `keep` says: the record to write to the shared store
+    /// before its id reaches the client, if it must be.
+    fn keep(&self, session: &Arc<Session>, keep: Keep) -> Result<Option<WriteThrough>, Refusal> {
         if keep != Keep::Transport {
             self.store.insert(session.clone()).map_err(Refusal::Store)?;
         }
-        let write_through = match (keep, &self.shared_sessions) {
+        Ok(match (keep, &self.shared) {
             (Keep::Shared, Some(shared)) => Some(WriteThrough {
                 shared: shared.clone(),
                 session: session.clone(),
             }),
             _ => None,
-        };
-        tracing::debug!(
-            session = %crate::ids::fingerprint(session.id()),
-            version = %session.version(),
-            ?transport,
-            "session created"
-        );
-        Ok(Opened {
-            session,
-            result,
-            write_through,
         })
     }
 
@@ -172,7 +180,7 @@ impl<D: Dispatch> Engine<D> {
         &'a self,
         id: &'a str,
     ) -> Option<BoxFuture<'a, Result<bool, StoreError>>> {
-        let shared = self.shared_sessions.as_ref()?;
+        let shared = self.shared.as_ref()?;
         // An id of another form was never issued: no round trip to the store for it.
         crate::ids::is_random_id(id)
             .then(|| shared.load(id))
@@ -188,7 +196,7 @@ impl<D: Dispatch> Engine<D> {
     /// (2025-03-26 when absent) when [`config.sessions.allow_sessionless`](crate::Config) allows
     /// it, else [`Refusal::Missing`]. Only `/mcp` lets a request name no session; a transport
     /// that knows its session always passes its id.
-    pub(crate) fn find_session(
+    pub(crate) fn find(
         &self,
         id: Option<&str>,
         principal: Option<&Principal>,
@@ -216,22 +224,20 @@ impl<D: Dispatch> Engine<D> {
     /// allows it.
     #[cold]
     fn sessionless(&self, sent: Option<&str>) -> Result<Arc<Session>, Refusal> {
-        if !self.config.sessions.allow_sessionless {
-            return Err(Refusal::Missing);
-        }
+        let limits = self.sessionless.ok_or(Refusal::Missing)?;
         Ok(Arc::new(Session::new(
             sent.and_then(ProtocolVersion::parse)
                 .unwrap_or(ProtocolVersion::V2025_03_26),
             serde_json::Value::Null,
             serde_json::Value::Null,
-            SessionLimits::of(&self.config),
+            limits,
         )))
     }
 
     /// Ends session `id` at a client's request: everywhere when instances share sessions
     /// (its record and every replica), else here. [`Refusal::NotFound`] when no instance
     /// knew it or (with authorization) `principal` is not its owner.
-    pub(crate) async fn close_session(
+    pub(crate) async fn close(
         &self,
         id: &str,
         principal: Option<&Principal>,
@@ -245,7 +251,7 @@ impl<D: Dispatch> Engine<D> {
                 _ => return Err(Refusal::NotFound),
             }
         }
-        match &self.shared_sessions {
+        match &self.shared {
             Some(shared) => match shared.delete(id).await {
                 Ok(true) => {
                     tracing::debug!(session = %crate::ids::fingerprint(id), "session deleted on every instance");
@@ -266,8 +272,67 @@ impl<D: Dispatch> Engine<D> {
 
     /// Forgets session `id` in this instance, without a client asking (its transport's
     /// connection ended, or lost a race to it): [`Keep::Instance`] sessions.
-    pub(crate) fn discard_session(&self, id: &str) {
+    pub(crate) fn discard(&self, id: &str) {
         self.store.remove(id);
+    }
+
+    /// Writes a change of `session` to the shared store when one keeps it (before the
+    /// answer: another instance reading the session next sees it); nothing otherwise.
+    pub(crate) async fn write_through(
+        &self,
+        session: &Session,
+        change: SessionChange,
+    ) -> Result<(), RpcError> {
+        let Some(shared) = self.shared.as_ref().filter(|_| session.is_shared()) else {
+            return Ok(());
+        };
+        shared.changed(session, change).await.map_err(unavailable)
+    }
+
+    /// The store: every session held here (the load, the expiry sweep, shutdown).
+    pub(crate) fn store(&self) -> &Arc<dyn SessionStore> {
+        &self.store
+    }
+
+    /// Whether several instances share the sessions (a shared session store is set).
+    pub(crate) fn are_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+}
+
+impl<D: Dispatch> Engine<D> {
+    /// `initialize` over `transport`: the session created from `params`, bound to `owner`
+    /// (the authenticated principal, when the transport authenticates), kept as `keep` says
+    /// (in [`Sessions`]), and its result. The telemetry of `initialize` (feature `trace`: the
+    /// span, with the trace context from `_meta` or `trace_headers`) starts here: it does not
+    /// go through [`Engine::start`](super::run).
+    pub(crate) fn open_session(
+        &self,
+        transport: Transport,
+        params: Option<&RawValue>,
+        trace_headers: TraceHeaders<'_>,
+        owner: Option<&Principal>,
+        keep: Keep,
+    ) -> Result<Opened, Refusal> {
+        let (session, result) = self
+            .initialize_over(transport, params, trace_headers)
+            .map_err(Refusal::Invalid)?;
+        if let Some(owner) = owner {
+            // The digest, not the subject: a shared store holds the record.
+            session.bind_owner(owner.owner_digest());
+        }
+        let write_through = self.sessions.keep(&session, keep)?;
+        tracing::debug!(
+            session = %crate::ids::fingerprint(session.id()),
+            version = %session.version(),
+            ?transport,
+            "session created"
+        );
+        Ok(Opened {
+            session,
+            result,
+            write_through,
+        })
     }
 }
 

@@ -128,7 +128,7 @@ impl<D: Dispatch> Endpoint<D> {
         }
         if let (Some(id), Route::Mcp) = (headers.session_id, route) {
             // A session another instance created: its replica, loaded before anything reads it.
-            if let Some(load) = self.engine.load_replica(id) {
+            if let Some(load) = self.engine.sessions().load_replica(id) {
                 if let Err(error) = load.await {
                     return session_refused(Refusal::Store(error), None);
                 }
@@ -225,7 +225,7 @@ impl<D: Dispatch> Endpoint<D> {
     /// the shared event log or the instance holding it, when instances share the sessions);
     /// 405 on the stateless revision.
     async fn get(&self, headers: &Headers<'_>) -> Response<Body> {
-        let shared = self.engine.shares_sessions() || self.engine.event_log().is_some();
+        let shared = self.engine.sessions().are_shared() || self.engine.event_log().is_some();
         if shared && get::last_event_id(headers).is_some() {
             // Boxed: a resumption that may need Redis or another instance stays out of every
             // request's future.
@@ -246,7 +246,8 @@ impl<D: Dispatch> Endpoint<D> {
         };
         match self
             .engine
-            .close_session(id, headers.principal.as_deref())
+            .sessions()
+            .close(id, headers.principal.as_deref())
             .await
         {
             Ok(()) => status_only(StatusCode::NO_CONTENT),

@@ -55,7 +55,9 @@ impl<D: Dispatch> Endpoint<D> {
         }
         match open_here(&session, last_event_id(headers)) {
             Ok(response) => response,
-            Err(ResumeError::Unknown) if stream != STANDALONE && self.engine.shares_sessions() => {
+            Err(ResumeError::Unknown)
+                if stream != STANDALONE && self.engine.sessions().are_shared() =>
+            {
                 self.resume_elsewhere(&session, stream, after).await
             }
             Err(error) => cannot_resume(error, window),

@@ -195,7 +195,8 @@ impl<D: Dispatch> Endpoint<D> {
             Some(session) => {
                 let found =
                     self.engine
-                        .find_session(Some(session.id()), None, headers.protocol_version);
+                        .sessions()
+                        .find(Some(session.id()), None, headers.protocol_version);
                 match found {
                     Ok(session) => Some(session),
                     Err(refusal) => return session_refused(refusal, None),
@@ -279,7 +280,7 @@ impl<D: Dispatch> Endpoint<D> {
         };
         // Two initializes racing: the first one wins, the other's session goes.
         if connection.session.set(session.clone()).is_err() {
-            self.engine.discard_session(session.id());
+            self.engine.sessions().discard(session.id());
             connection.send(error_response(
                 Some(id),
                 &RpcError::new(
@@ -418,7 +419,7 @@ async fn write_stream<D: Dispatch>(writer: Writer<D>) {
     drop(stream);
     engine.legacy_streams().remove(&id);
     if let Some(session) = connection.session.get() {
-        engine.discard_session(session.id());
+        engine.sessions().discard(session.id());
     }
     tracing::debug!(connection = %crate::ids::fingerprint(&id), clean, "2024-11-05 stream ended");
 }

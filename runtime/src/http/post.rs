@@ -268,10 +268,10 @@ impl<D: Dispatch> Endpoint<D> {
     }
 
     /// The session a non-initialize request of `/mcp` belongs to (see
-    /// [`Engine::find_session`](crate::engine::Engine::find_session)), with the principal and
+    /// [`Sessions::find`](crate::engine::Sessions::find)), with the principal and
     /// the version header of the request (checked by [`unsupported_version`] first).
     pub(super) fn session(&self, headers: &Headers<'_>) -> Result<Arc<Session>, Refusal> {
-        self.engine.find_session(
+        self.engine.sessions().find(
             headers.session_id,
             headers.principal.as_deref(),
             headers.protocol_version,
