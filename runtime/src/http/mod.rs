@@ -29,7 +29,7 @@ mod session_answer;
 pub mod stateless;
 mod supervisor;
 
-pub use body::Body;
+pub use body::{Body, StreamCut};
 pub use probes::{NotReady, Readiness};
 
 use std::sync::Arc;
